@@ -1,0 +1,171 @@
+import { bindTenant, type CentralDb } from '@pos/db';
+import { REGISTER_PERMISSIONS, CASHIER_PERMISSIONS } from '@pos/domain/permissions';
+import { createMerchant, dropMerchant } from '../merchants/create-merchant.ts';
+import { hashSecret, pinFingerprint, randomCode, randomDigits, randomSecret } from '../security/passwords.ts';
+
+export interface DemoSeedOptions {
+  slug: string;
+  reset: boolean;
+  apiKey: string;
+  pinPepper: string;
+  now?: Date;
+}
+
+/** CONTRACTS 1: the one JSON object `bun run seed:demo` prints. */
+export interface DemoSeedResult {
+  api_key: string;
+  merchant: { id: string; slug: string; tenant_database: string };
+  backoffice: { email: string; password: string };
+  locations: { id: string; name: string; timezone: string }[];
+  devices: { id: string; type: 'pos' | 'kiosk' | 'kds'; location_id: string; activation_code: string }[];
+  staff: { role: 'manager' | 'cashier'; name: string; pin: string }[];
+  items: { id: string; name: string; unit_price: number; vat_rate: number }[];
+  drawers: { id: string; name: string; kind: 'physical' | 'virtual' }[];
+}
+
+export class SeedExistsError extends Error {
+  constructor(slug: string) {
+    super(`Merchant "${slug}" already exists; pass --reset to recreate it.`);
+  }
+}
+
+const uuid = () => Bun.randomUUIDv7();
+
+const DEMO_ITEMS = [
+  { name: 'Espresso', unit_price: 280, vat_rate: 21, category: 'Drinks' },
+  { name: 'Belgian beer', unit_price: 450, vat_rate: 21, category: 'Drinks' },
+  { name: 'Sparkling water', unit_price: 300, vat_rate: 21, category: 'Drinks' },
+  { name: 'Croissant', unit_price: 220, vat_rate: 6, category: 'Food' },
+  { name: 'Fries with mayonnaise', unit_price: 395, vat_rate: 6, category: 'Food' },
+  { name: 'Spaghetti bolognese', unit_price: 1450, vat_rate: 12, category: 'Food' },
+] as const;
+
+/** Creates (or with `reset`, recreates) the demo merchant of CONTRACTS 1. */
+export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<DemoSeedResult> {
+  const existing = await db.selectFrom('merchants').select(['id', 'tenant_database']).where('slug', '=', opts.slug).executeTakeFirst();
+  if (existing) {
+    if (!opts.reset) throw new SeedExistsError(opts.slug);
+    await dropMerchant(db, existing);
+  }
+  const now = opts.now ?? new Date();
+  const title = opts.slug === 'demo' ? 'Demo Bistro' : `Demo ${opts.slug}`;
+  const merchant = await createMerchant(db, { slug: opts.slug, name: title, posProvider: 'firstparty', isTest: true });
+  const tdb = bindTenant(db, merchant.tenant_database);
+
+  const email = `owner@${opts.slug}.example.com`;
+  const password = randomSecret(12);
+  const userId = uuid();
+  const locations = [
+    { id: uuid(), name: `${title} Centre`, timezone: 'Europe/Brussels' },
+    { id: uuid(), name: `${title} Station`, timezone: 'Europe/Brussels' },
+  ];
+  const register = locations[0]!;
+  const devices: DemoSeedResult['devices'] = (['pos', 'pos', 'kiosk', 'kds'] as const).map((type) => ({
+    id: uuid(),
+    type,
+    location_id: register.id,
+    activation_code: randomCode(8),
+  }));
+  const pins = new Set<string>();
+  while (pins.size < 2) pins.add(randomDigits(4));
+  const [managerPin, cashierPin] = [...pins] as [string, string];
+  const staff: DemoSeedResult['staff'] = [
+    { role: 'manager', name: 'Marie Manager', pin: managerPin },
+    { role: 'cashier', name: 'Carl Cashier', pin: cashierPin },
+  ];
+  const items = DEMO_ITEMS.map((i) => ({ id: uuid(), ...i }));
+  const drawers: DemoSeedResult['drawers'] = [{ id: uuid(), name: 'Main drawer', kind: 'physical' }];
+  const passwordHash = await hashSecret(password);
+  const staffRows = await Promise.all(
+    staff.map(async (s) => ({
+      id: uuid(),
+      name: s.name,
+      role: s.role,
+      pin_hash: await hashSecret(s.pin),
+      pin_fingerprint: pinFingerprint(opts.pinPepper, merchant.tenant_database, s.pin),
+      permissions: s.role === 'manager' ? [...REGISTER_PERMISSIONS] : [...CASHIER_PERMISSIONS],
+    })),
+  );
+  const subscriptionUntil = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
+
+  await db.transaction().execute(async (ctx) => {
+    await ctx
+      .insertInto('users')
+      .values({ id: userId, email, password_hash: passwordHash, name: 'Demo Owner', business_info: JSON.stringify({}), email_verified_at: now, active_merchant_id: merchant.id })
+      .execute();
+    await ctx.insertInto('memberships').values({ user_id: userId, merchant_id: merchant.id, is_owner: true }).execute();
+    await ctx
+      .insertInto('device_registry')
+      .values(devices.map((d) => ({ id: d.id, merchant_id: merchant.id, type: d.type, activation_code: d.activation_code })))
+      .execute();
+
+    const tx = bindTenant(ctx as unknown as CentralDb, merchant.tenant_database);
+    await tx
+      .insertInto('locations')
+      .values(
+        locations.map((l, i) => ({
+          ...l,
+          address: i === 0 ? 'Grote Markt 1, 1000 Brussels' : 'Stationsplein 2, 2000 Antwerp',
+          country: 'BE',
+          vat_no: 'BE0123456789',
+          est_no: i === 0 ? '2123456789' : '2123456790',
+          pos_tenders: JSON.stringify(
+            i === 0
+              ? {
+                  enabled: ['card', 'meal_voucher', 'gift_voucher'],
+                  issuers: { card_debit: ['Bancontact'], card_credit: ['Visa', 'Mastercard'], meal_voucher: ['Pluxee'], gift_voucher: [] },
+                }
+              : {},
+          ),
+        })),
+      )
+      .execute();
+    const ownerRole = uuid();
+    await tx.insertInto('roles').values({ id: ownerRole, name: 'Owner', is_owner: true, permissions: [] }).execute();
+    await tx.insertInto('user_roles').values({ user_id: userId, role_id: ownerRole }).execute();
+    await tx.insertInto('user_locations').values(locations.map((l) => ({ user_id: userId, location_id: l.id }))).execute();
+    await tx
+      .insertInto('devices')
+      .values(
+        devices.map((d, i) => ({
+          id: d.id,
+          location_id: d.location_id,
+          type: d.type,
+          name: `${d.type.toUpperCase()} ${i + 1}`,
+          network_info: JSON.stringify({}),
+          subscription_active_until: d.type === 'kiosk' || d.type === 'kds' ? subscriptionUntil : null,
+        })),
+      )
+      .execute();
+    await tx.insertInto('staff_credentials').values(staffRows).execute();
+    await tx
+      .insertInto('tax_rates')
+      .values([21, 12, 6, 0].map((rate) => ({ id: uuid(), name: `VAT ${rate}%`, rate, country: 'BE' })))
+      .execute();
+    await tx.insertInto('items').values(items).execute();
+    const menuId = uuid();
+    await tx.insertInto('menus').values({ id: menuId, location_id: register.id, name: 'All day', status: 'published' }).execute();
+    const groups = ['Drinks', 'Food'].map((name, position) => ({ id: uuid(), menu_id: menuId, name, position }));
+    await tx.insertInto('display_groups').values(groups).execute();
+    await tx
+      .insertInto('display_group_items')
+      .values(items.map((it, position) => ({ display_group_id: groups.find((g) => g.name === it.category)!.id, item_id: it.id, position })))
+      .execute();
+    await tx.insertInto('drawers').values(drawers.map((d) => ({ ...d, location_id: register.id }))).execute();
+    await tx
+      .insertInto('fdm_devices')
+      .values({ id: uuid(), location_id: register.id, fdm_id: `FDM-${merchant.tenant_database.slice(-8).toUpperCase()}-1`, regime: 'gks', status: 'active', mode: 'software' })
+      .execute();
+  });
+
+  return {
+    api_key: opts.apiKey,
+    merchant: { id: merchant.id, slug: merchant.slug, tenant_database: merchant.tenant_database },
+    backoffice: { email, password },
+    locations,
+    devices,
+    staff,
+    items: items.map(({ id, name, unit_price, vat_rate }) => ({ id, name, unit_price, vat_rate })),
+    drawers,
+  };
+}

@@ -1,0 +1,71 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T = unknown> = ColumnType<T, string | T, string | T>;
+
+/** Tables of the central schema (`public`): what crosses tenants. */
+export interface CentralTables {
+  merchants: {
+    id: string;
+    slug: string;
+    name: string;
+    tenant_database: string;
+    pos_provider: string | null;
+    is_test: Generated<boolean>;
+    reseller_id: string | null;
+    started_at: NullableTimestamp;
+    created_at: Generated<Timestamp>;
+  };
+  users: {
+    id: string;
+    email: string;
+    password_hash: string;
+    name: string;
+    phone: string | null;
+    business_info: Json<Record<string, unknown>>;
+    email_verified_at: NullableTimestamp;
+    is_global_admin: Generated<boolean>;
+    /** Resellers own the merchants whose reseller_id points at them (admin-vendor-override). */
+    reseller_id: string | null;
+    active_merchant_id: string | null;
+    last_active_at: NullableTimestamp;
+    created_at: Generated<Timestamp>;
+  };
+  memberships: {
+    user_id: string;
+    merchant_id: string;
+    is_owner: Generated<boolean>;
+    created_at: Generated<Timestamp>;
+  };
+  /** Device registry: activation is unauthenticated, so the code must find its merchant centrally. */
+  device_registry: {
+    id: string;
+    merchant_id: string;
+    type: string;
+    activation_code: string | null;
+    activation_code_used_at: NullableTimestamp;
+    token_version: Generated<number>;
+    created_at: Generated<Timestamp>;
+  };
+  pos_providers: {
+    key: string;
+    name: string;
+    active: boolean;
+    test_only: boolean;
+  };
+  outbox: {
+    id: Generated<string>;
+    queue: string;
+    job: string;
+    payload: Json<Record<string, unknown>>;
+    created_at: Generated<Timestamp>;
+    relayed_at: NullableTimestamp;
+    attempts: Generated<number>;
+  };
+  heartbeats: {
+    service: string;
+    beat_at: Timestamp;
+    info: Json<Record<string, unknown>>;
+  };
+}

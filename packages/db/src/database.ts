@@ -1,0 +1,27 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { CentralTables } from './central-types.ts';
+
+// int8 (bigserial, count(*)) as number: our counts and ids stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** The central database: only central tables are typed here, so tenant tables cannot be reached. */
+export type CentralDb = Kysely<CentralTables>;
+
+export interface DatabaseHandle {
+  readonly db: CentralDb;
+  readonly pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export function createDatabase(url: string, opts: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'ordering-platform' });
+  // An idle client error (server restart) must not crash the process; the pool replaces the client.
+  pool.on('error', () => {});
+  const db = new Kysely<CentralTables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    pool,
+    close: () => db.destroy(),
+  };
+}

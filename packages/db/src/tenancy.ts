@@ -1,0 +1,27 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { CentralDb } from './database.ts';
+import type { TenantTables } from './tenant-types.ts';
+
+/** A Kysely instance bound to one merchant's schema. The only way to reach tenant tables. */
+export type TenantDb = Kysely<TenantTables>;
+export type TenantTx = Transaction<TenantTables>;
+
+const SCHEMA_NAME = /^t_[a-z0-9_]{1,60}$/;
+
+/** True for a well-formed tenant schema name; anything else never reaches SQL. */
+export function isTenantSchemaName(name: string): boolean {
+  return SCHEMA_NAME.test(name);
+}
+
+/** Schema name for a new merchant: `t_<slug>_<random>` so two slugs never collide after normalisation. */
+export function newTenantSchemaName(slug: string): string {
+  const base = slug.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40) || 'm';
+  const rnd = crypto.getRandomValues(new Uint8Array(4));
+  return `t_${base}_${Buffer.from(rnd).toString('hex')}`;
+}
+
+/** Binds the central connection to a tenant schema (`withSchema`); the name comes from the token's `tenant_database`. */
+export function bindTenant(db: CentralDb, tenantDatabase: string): TenantDb {
+  if (!isTenantSchemaName(tenantDatabase)) throw new Error(`Invalid tenant schema name`);
+  return (db as unknown as Kysely<TenantTables>).withSchema(tenantDatabase);
+}

@@ -1,0 +1,101 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T = unknown> = ColumnType<T, string | T, string | T>;
+
+/** Tables of one merchant's schema. Reached only through a tenant-bound Kysely (see tenancy.ts). */
+export interface TenantTables {
+  locations: {
+    id: string;
+    name: string;
+    timezone: string;
+    address: string | null;
+    country: string;
+    status: Generated<string>;
+    vat_no: string | null;
+    est_no: string | null;
+    pos_tenders: Json<unknown>;
+    created_at: Generated<Timestamp>;
+  };
+  devices: {
+    id: string;
+    location_id: string;
+    type: 'pos' | 'kiosk' | 'kds' | 'printer';
+    name: string;
+    device_profile_id: string | null;
+    subscription_active_until: NullableTimestamp;
+    activated_at: NullableTimestamp;
+    last_seen_at: NullableTimestamp;
+    network_info: Json<Record<string, unknown>>;
+    deleted_at: NullableTimestamp;
+    created_at: Generated<Timestamp>;
+  };
+  roles: {
+    id: string;
+    name: string;
+    is_owner: Generated<boolean>;
+    permissions: ColumnType<string[], string[], string[]>;
+    created_at: Generated<Timestamp>;
+  };
+  user_roles: { user_id: string; role_id: string };
+  user_locations: { user_id: string; location_id: string };
+  staff_credentials: {
+    id: string;
+    name: string;
+    role: string;
+    /** argon2id hash of the PIN (verification). */
+    pin_hash: string;
+    /** keyed HMAC of the PIN: lookup at PIN login and uniqueness within the merchant. */
+    pin_fingerprint: string;
+    permissions: ColumnType<string[], string[], string[]>;
+    user_id: string | null;
+    deleted_at: NullableTimestamp;
+    created_at: Generated<Timestamp>;
+  };
+  tax_rates: { id: string; name: string; rate: number; country: string };
+  items: {
+    id: string;
+    name: string;
+    unit_price: number;
+    vat_rate: number;
+    category: string | null;
+    created_at: Generated<Timestamp>;
+  };
+  menus: {
+    id: string;
+    location_id: string;
+    name: string;
+    status: 'draft' | 'published' | 'archived';
+    created_at: Generated<Timestamp>;
+  };
+  display_groups: { id: string; menu_id: string; name: string; position: number };
+  display_group_items: { display_group_id: string; item_id: string; position: number };
+  drawers: {
+    id: string;
+    location_id: string;
+    name: string;
+    kind: 'physical' | 'virtual';
+    retired_at: NullableTimestamp;
+    created_at: Generated<Timestamp>;
+  };
+  fdm_devices: {
+    id: string;
+    location_id: string;
+    fdm_id: string;
+    regime: string;
+    status: 'active' | 'retired';
+    mode: 'software' | 'remote';
+    created_at: Generated<Timestamp>;
+    retired_at: NullableTimestamp;
+  };
+  activity_logs: {
+    id: string;
+    user_id: string | null;
+    action: string;
+    subject: string;
+    subject_id: string | null;
+    properties: Json<Record<string, unknown>>;
+    created_at: Generated<Timestamp>;
+  };
+}

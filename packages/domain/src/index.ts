@@ -1,0 +1,3 @@
+/** Pure rules: money, permissions, and (as features arrive) orders, tills, business days. */
+export * from './money.ts';
+export * from './permissions.ts';

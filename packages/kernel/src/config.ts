@@ -1,0 +1,75 @@
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Configuration comes only from the environment and is validated once at start. A missing or bad
+ * value stops the process with one line naming the variable (see `exitOnConfigError`).
+ */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
+const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
+
+/** Variables every process reads. */
+export const CommonEnv = {
+  APP_ENV: Type.Optional(Type.Union([Type.Literal('local'), Type.Literal('test'), Type.Literal('production')])),
+  DEBUG: Type.Optional(Bool),
+  LOG_LEVEL: Type.Optional(Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')])),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+};
+
+export const ApiEnv = {
+  ...CommonEnv,
+  API_PORT: Type.Optional(Port),
+  JWT_SECRET: Type.String({ minLength: 32 }),
+  DEVICE_API_KEY: Type.String({ minLength: 16 }),
+  ADMIN_SWITCH_IPS: Type.Optional(Type.String()),
+  APP_VERSION: Type.Optional(Type.String()),
+  VERSION_FILE: Type.Optional(Type.String()),
+  PIN_PEPPER: Type.String({ minLength: 16 }),
+  FISCAL_SIGNING_KEYS: Type.Optional(Type.String()),
+};
+
+export const WorkerEnv = { ...CommonEnv, WORKER_PORT: Type.Optional(Port) };
+export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
+
+/** Validates `env` against `props`; throws ConfigError naming the first bad variable. */
+export function readEnv<P extends TProperties>(props: P, env: Record<string, string | undefined> = process.env): Static<TObject<P>> {
+  const schema = Type.Object(props);
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(props)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  const first = Value.Errors(schema, picked).First();
+  if (first) {
+    const variable = first.path.replace(/^\//, '').split('/')[0] || 'environment';
+    const detail = picked[variable] === undefined ? 'is required' : `is invalid (${first.message})`;
+    throw new ConfigError(variable, detail);
+  }
+  return picked as Static<TObject<P>>;
+}
+
+/** Runs `load`; on ConfigError prints its one line and exits 1. */
+export function exitOnConfigError<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(e.message + '\n');
+      process.exit(1);
+    }
+    throw e;
+  }
+}
+
+export type AppEnv = 'local' | 'test' | 'production';
+export const appEnv = (env: { APP_ENV?: AppEnv | undefined }): AppEnv => env.APP_ENV ?? 'local';
+export const isDebug = (env: { DEBUG?: string | undefined }): boolean => env.DEBUG === 'true' || env.DEBUG === '1';
+export const portOf = (v: string | undefined, dflt: number): number => (v ? Number(v) : dflt);

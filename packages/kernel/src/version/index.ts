@@ -1,0 +1,2 @@
+export { resolveVersion } from "./resolve-version.ts";
+export type { ResolveVersionOptions, VersionRecord } from "./resolve-version.ts";

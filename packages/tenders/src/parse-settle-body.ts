@@ -1,0 +1,100 @@
+import type { SettleInput, TenderLegInput } from './types.ts';
+
+/** One entry of the 422 `errors` map: a dot path (`tenders.1.amount`) and its text. */
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+export type ParseSettleBodyResult =
+  | { readonly ok: true; readonly input: SettleInput }
+  | { readonly ok: false; readonly errors: readonly FieldError[] };
+
+/** Most legs one settle body may hold; a real ticket has a handful, this only bounds the work. */
+export const MAX_TENDER_LEGS = 20;
+
+/** Longest issuer name accepted from a register. */
+export const MAX_ISSUER_LENGTH = 100;
+
+const CENTS_TEXT = 'must be a whole number of cents, 0 or more.';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCentsAmount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Reads one leg, pushing its field errors; returns the leg only when it has none. */
+function parseLeg(raw: unknown, index: number, errors: FieldError[]): TenderLegInput | undefined {
+  const at = `tenders.${index}`;
+  if (!isRecord(raw)) {
+    errors.push({ field: at, message: 'Each payment must be an object.' });
+    return undefined;
+  }
+  const before = errors.length;
+  const { method, funding, amount, amount_tendered: tendered, issuer } = raw;
+  if (typeof method !== 'string' || method.trim() === '') {
+    errors.push({ field: `${at}.method`, message: 'method is required.' });
+  }
+  if (funding !== undefined && funding !== null && typeof funding !== 'string') {
+    errors.push({ field: `${at}.funding`, message: 'funding must be debit or credit.' });
+  }
+  if (amount !== undefined && amount !== null) {
+    if (!isCentsAmount(amount)) errors.push({ field: `${at}.amount`, message: `amount ${CENTS_TEXT}` });
+    // A card or voucher of 0 pays nothing and would sign an empty line; only cash may be 0 (zero-total sale).
+    else if (amount === 0 && method !== 'cash') errors.push({ field: `${at}.amount`, message: 'amount must be more than 0.' });
+  }
+  if (tendered !== undefined && tendered !== null && !isCentsAmount(tendered)) {
+    errors.push({ field: `${at}.amount_tendered`, message: `amount_tendered ${CENTS_TEXT}` });
+  }
+  if (issuer !== undefined && issuer !== null && (typeof issuer !== 'string' || issuer.length > MAX_ISSUER_LENGTH)) {
+    errors.push({ field: `${at}.issuer`, message: `issuer must be text of at most ${MAX_ISSUER_LENGTH} characters.` });
+  }
+  if (errors.length > before || typeof method !== 'string') return undefined;
+  return {
+    method,
+    ...(typeof funding === 'string' ? { funding } : {}),
+    ...(isCentsAmount(amount) ? { amount } : {}),
+    ...(isCentsAmount(tendered) ? { amount_tendered: tendered } : {}),
+    ...(typeof issuer === 'string' ? { issuer } : {}),
+  };
+}
+
+/**
+ * Turns a settle request body into a SettleInput, or every field error found (422). Shapes only:
+ * the tender rules (methods enabled, totals, issuers) are `settle`'s. A `null` key counts as absent.
+ * The body is either legacy `{amount_tendered}` or `{tenders:[...]}` with 1..MAX_TENDER_LEGS legs;
+ * sending both is refused rather than guessing which one the register meant.
+ */
+export function parseSettleBody(raw: unknown): ParseSettleBodyResult {
+  if (!isRecord(raw)) return { ok: false, errors: [{ field: 'body', message: 'The body must be a JSON object.' }] };
+  const tenders = raw.tenders ?? undefined;
+  const tendered = raw.amount_tendered ?? undefined;
+
+  if (tenders === undefined) {
+    if (tendered === undefined) {
+      return { ok: false, errors: [{ field: 'tenders', message: 'Send amount_tendered, or tenders with at least one payment.' }] };
+    }
+    if (!isCentsAmount(tendered)) return { ok: false, errors: [{ field: 'amount_tendered', message: `amount_tendered ${CENTS_TEXT}` }] };
+    return { ok: true, input: { kind: 'legacy', amount_tendered: tendered } };
+  }
+
+  if (tendered !== undefined) {
+    return { ok: false, errors: [{ field: 'amount_tendered', message: 'Send either amount_tendered or tenders, not both.' }] };
+  }
+  if (!Array.isArray(tenders)) return { ok: false, errors: [{ field: 'tenders', message: 'tenders must be a list of payments.' }] };
+  if (tenders.length === 0) return { ok: false, errors: [{ field: 'tenders', message: 'tenders must hold at least one payment.' }] };
+  if (tenders.length > MAX_TENDER_LEGS) {
+    return { ok: false, errors: [{ field: 'tenders', message: `tenders can hold at most ${MAX_TENDER_LEGS} payments.` }] };
+  }
+
+  const errors: FieldError[] = [];
+  const legs: TenderLegInput[] = [];
+  for (const [index, leg] of tenders.entries()) {
+    const parsed = parseLeg(leg, index, errors);
+    if (parsed !== undefined) legs.push(parsed);
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, input: { kind: 'multi', tenders: legs } };
+}

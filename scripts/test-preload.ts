@@ -1,0 +1,1 @@
+// Test preload: nothing global yet; integration helpers live in scripts/test-support.

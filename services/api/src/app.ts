@@ -1,0 +1,30 @@
+import { Elysia } from 'elysia';
+import { openapi } from '@elysiajs/openapi';
+import type { ApiDeps } from './context.ts';
+import { errorPlugin } from './plugins/errors.ts';
+import { versionRoutes } from './routes/version/index.ts';
+import { healthRoutes } from './routes/health/index.ts';
+import { publicOptionRoutes } from './routes/public/index.ts';
+
+/** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
+export function createApp(deps: ApiDeps) {
+  const api = new Elysia({ prefix: '/api' })
+    .use(healthRoutes(deps))
+    .use(publicOptionRoutes());
+
+  return new Elysia()
+    .use(errorPlugin({ debug: deps.debug, log: deps.log }))
+    .use(
+      openapi({
+        path: '/api/docs',
+        documentation: {
+          info: { title: 'Ordering platform API', version: '1.0.0', description: 'Core API (spec 1), register (spec 2), payments and webhooks (spec 3).' },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+        },
+      }),
+    )
+    .use(versionRoutes(deps))
+    .use(api);
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,33 @@
+import { ApiEnv, appEnv, createLogger, createRedis, ensureRedis, isDebug, readEnv, systemClock, type Clock } from '@pos/kernel';
+import { createDatabase, resolveDatabase } from '@pos/db';
+import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
+import type { ApiDeps } from './context.ts';
+
+/** Builds the API's dependencies from the environment; `close` releases connections. */
+export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
+  const config = readEnv(ApiEnv, env);
+  const log = createLogger({ service: 'api' });
+  const database = await resolveDatabase(env, process.cwd(), (m) => log.info(m));
+  const handle = createDatabase(database.url, { applicationName: 'api', max: 20 });
+  const redis = createRedis(await ensureRedis(config.REDIS_URL), 'api');
+  redis.on('error', (e) => log.warn('redis error', { err: e.message }));
+  const deps: ApiDeps = {
+    db: handle.db,
+    redis,
+    config,
+    env: appEnv(config),
+    debug: isDebug(config),
+    clock: opts.clock ?? systemClock,
+    log,
+    health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 5000),
+    repoDir: opts.repoDir ?? process.cwd(),
+  };
+  return {
+    deps,
+    close: async () => {
+      redis.disconnect();
+      await handle.close();
+      await database.stop();
+    },
+  };
+}
