@@ -26,6 +26,7 @@ type CheckedLeg =
   | { readonly kind: 'card'; readonly funding: CardFunding; readonly amount?: Cents; readonly issuer?: string }
   | { readonly kind: 'meal_voucher' | 'gift_voucher'; readonly amount?: Cents; readonly issuer?: string };
 
+type CashLeg = Extract<CheckedLeg, { kind: 'cash' }>;
 type Refusal = Extract<SettleResult, { ok: false }>;
 
 function refuse(code: TenderRefusalCode, field?: string): Refusal {
@@ -89,7 +90,7 @@ function checkLeg(
 /**
  * Settles a sale (spec 2, "Tenders and settlement"). Pure: the same input always gives the same
  * frozen tender or the same refusal. Refusals come in this order: negative total; per-leg checks
- * (first failing leg wins); amounts, walked in the order taken; coverage; cash tendered.
+ * (first failing leg wins); amounts, walked in the order taken; coverage; unneeded cash; cash tendered.
  *
  * Amount rules, walking the legs in order with `due` starting at the total:
  * - A card or voucher leg pays its `amount`, or, without one, everything still due at that point
@@ -99,8 +100,8 @@ function checkLeg(
  * - A cash leg with `amount` takes that share at its place in the order (capped at what is still
  *   due: cash gives change, so an over-stated share only changes the change). Without `amount` it
  *   pays what remains after all the non-cash legs, wherever it stands.
- * - A cash leg when the non-cash legs already pay everything is refused (`cash_not_needed`), except
- *   on a zero-total sale with no other leg, where a cash leg of 0 is fine.
+ * - A cash leg left with nothing to pay beside card or voucher legs is refused (`cash_not_needed`);
+ *   a cash leg of 0 is fine only on a zero-total sale with no other leg.
  * - Only the cash share is rounded (never one under 5 cents); cash tendered defaults to the rounded
  *   cash due (exact money) and may not be less than it.
  *
@@ -151,18 +152,19 @@ export function settle({ total, body, config }: SettleArgs): SettleResult {
     nonCashSeen = true;
   }
 
-  const cash = legs[cashIndex];
-  if (cash?.kind === 'cash' && cash.amount === undefined) {
-    if (due === 0 && nonCashSeen) return refuse('cash_not_needed', legPath(cashIndex));
+  const cash = legs.find((leg): leg is CashLeg => leg.kind === 'cash');
+  if (cash !== undefined && cash.amount === undefined) {
     pays[cashIndex] = due;
     due = 0;
   }
   if (due > 0) return refuse('not_covered', body.kind === 'legacy' ? 'amount_tendered' : 'tenders');
+  // Also catches a stated share of 0 that later legs made redundant (its tender would only be change).
+  if (cash !== undefined && pays[cashIndex] === 0 && nonCashSeen) return refuse('cash_not_needed', legPath(cashIndex));
 
-  const rawCash = cash?.kind === 'cash' ? (pays[cashIndex] ?? 0) : 0;
+  const rawCash = cash === undefined ? 0 : (pays[cashIndex] ?? 0);
   const cashDue = roundCash(rawCash);
   const rounding = rawCash - cashDue;
-  const tendered = cash?.kind === 'cash' ? (cash.tendered ?? cashDue) : 0;
+  const tendered = cash?.tendered ?? cashDue;
   if (tendered < cashDue) return refuse('cash_short', pathOf(cashIndex)('amount_tendered'));
   const change = tendered - cashDue;
 
@@ -180,6 +182,6 @@ export function settle({ total, body, config }: SettleArgs): SettleResult {
   });
 
   const tender: FrozenTender =
-    cashIndex >= 0 ? { total, legs: frozen, rounding, amount_tendered: tendered, change } : { total, legs: frozen, rounding };
+    cash !== undefined ? { total, legs: frozen, rounding, amount_tendered: tendered, change } : { total, legs: frozen, rounding };
   return { ok: true, tender };
 }

@@ -3,6 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type { ApiEnv, Clock, Logger, AppEnv } from '@pos/kernel';
 import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
+import type { TokenService } from './plugins/tokens.ts';
 
 export type ApiConfig = Static<TObject<typeof ApiEnv>>;
 
@@ -16,6 +17,7 @@ export interface ApiDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly health: HealthMonitor;
+  readonly tokens: TokenService;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

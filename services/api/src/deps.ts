@@ -2,6 +2,7 @@ import { ApiEnv, appEnv, createLogger, createRedis, ensureRedis, isDebug, readEn
 import { createDatabase, resolveDatabase } from '@pos/db';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { ApiDeps } from './context.ts';
+import { createTokenService } from './plugins/tokens.ts';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -20,6 +21,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     clock: opts.clock ?? systemClock,
     log,
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 5000),
+    tokens: createTokenService(config.JWT_SECRET),
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

@@ -36,6 +36,8 @@ export async function checkDependencies(db: CentralDb, redis: Redis, now: () => 
   const [database, redisCheck] = await Promise.all([
     timed(() => sql`select 1`.execute(db)),
     timed(async () => {
+      // Not connected: fail now rather than wait in ioredis's offline queue.
+      if (redis.status !== 'ready') throw Object.assign(new Error('not connected'), { code: redis.status.toUpperCase() });
       if ((await redis.ping()) !== 'PONG') throw new Error('bad ping');
     }),
   ]);

@@ -1,0 +1,38 @@
+import type { TenantDb } from '@pos/db';
+import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
+
+/** What a back-office user may do within the bound merchant. */
+export interface Access {
+  readonly permissions: ReadonlySet<string>;
+  /** Location ids granted to the user; owners and internal admins hold every location. */
+  readonly locationIds: ReadonlySet<string>;
+  readonly allLocations: boolean;
+}
+
+export function accessCan(a: Access, permission: string, locationId?: string): boolean {
+  if (!a.permissions.has(permission)) return false;
+  if (locationId === undefined || a.allLocations) return true;
+  return a.locationIds.has(locationId);
+}
+
+export const FULL_PERMISSIONS: ReadonlySet<string> = new Set(BACKOFFICE_PERMISSIONS);
+
+/**
+ * Loads the user's permissions (union of their roles; an owner role holds all) and location grant.
+ * `elevated` (an internal admin or reseller acting through admin-vendor-override) holds everything.
+ */
+export async function loadAccess(tdb: TenantDb, userId: string, elevated: boolean): Promise<Access> {
+  const locations = await tdb.selectFrom('locations').select('id').execute();
+  if (elevated) return { permissions: FULL_PERMISSIONS, locationIds: new Set(locations.map((l) => l.id)), allLocations: true };
+  const roles = await tdb
+    .selectFrom('user_roles')
+    .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+    .select(['roles.is_owner', 'roles.permissions'])
+    .where('user_roles.user_id', '=', userId)
+    .execute();
+  const owner = roles.some((r) => r.is_owner);
+  const permissions = owner ? FULL_PERMISSIONS : new Set(roles.flatMap((r) => r.permissions));
+  if (owner) return { permissions, locationIds: new Set(locations.map((l) => l.id)), allLocations: true };
+  const grants = await tdb.selectFrom('user_locations').select('location_id').where('user_id', '=', userId).execute();
+  return { permissions, locationIds: new Set(grants.map((g) => g.location_id)), allLocations: false };
+}

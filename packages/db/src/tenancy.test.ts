@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
+import { createDatabase, type DatabaseHandle } from './database.ts';
+import { migrateAll, migrateCentral, migrateTenant, TENANT_MIGRATIONS } from './migrator.ts';
+import { bindTenant, isTenantSchemaName, newTenantSchemaName } from './tenancy.ts';
+
+const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
+let h: DatabaseHandle;
+const a = newTenantSchemaName('alpha');
+const b = newTenantSchemaName('beta');
+
+beforeAll(async () => {
+  h = createDatabase(URL, { max: 4 });
+  await migrateCentral(h.db);
+  await migrateTenant(h.db, a);
+  await migrateTenant(h.db, b);
+});
+afterAll(async () => {
+  for (const s of [a, b]) await sql`drop schema if exists ${sql.id(s)} cascade`.execute(h.db);
+  await h.close();
+});
+
+describe('tenancy', () => {
+  test('schema names are validated before they reach SQL', () => {
+    expect(isTenantSchemaName(a)).toBe(true);
+    expect(isTenantSchemaName('public')).toBe(false);
+    expect(isTenantSchemaName('t_x; drop table merchants')).toBe(false);
+    expect(() => bindTenant(h.db, 'public')).toThrow('Invalid tenant schema name');
+  });
+
+  test('each tenant schema holds its own tables and migration history', async () => {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = ${a} and table_name = 'locations'`.execute(h.db);
+    expect(rows[0]!.n).toBe(1);
+    const applied = await sql<{ name: string }>`select name from ${sql.id(a)}.kysely_migration order by name`.execute(h.db);
+    expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(TENANT_MIGRATIONS));
+  });
+
+  test('a tenant-bound instance sees only its own rows', async () => {
+    const ta = bindTenant(h.db, a);
+    const tb = bindTenant(h.db, b);
+    await ta.insertInto('locations').values({ id: crypto.randomUUID(), name: 'A', timezone: 'Europe/Brussels', country: 'BE', pos_tenders: '{}' }).execute();
+    expect((await ta.selectFrom('locations').select('name').execute()).map((r) => r.name)).toEqual(['A']);
+    expect(await tb.selectFrom('locations').select('name').execute()).toEqual([]);
+  });
+
+  test('migrateAll is idempotent', async () => {
+    await migrateAll(h.db);
+    await migrateAll(h.db);
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, test } from 'bun:test';
+import { ApiEnv, ConfigError, readEnv } from './config.ts';
+
+const good = { JWT_SECRET: 'x'.repeat(40), DEVICE_API_KEY: 'k'.repeat(20), PIN_PEPPER: 'p'.repeat(20) };
+
+describe('configuration from the environment', () => {
+  test('valid values pass; blanks count as unset', () => {
+    expect(readEnv(ApiEnv, { ...good, APP_ENV: 'test', API_PORT: '3000', DEBUG: '' })).toEqual({ ...good, APP_ENV: 'test', API_PORT: '3000' });
+  });
+
+  test('a missing variable is named in one line', () => {
+    const { JWT_SECRET: _, ...rest } = good;
+    expect(() => readEnv(ApiEnv, rest)).toThrow(new ConfigError('JWT_SECRET', 'is required'));
+    expect(() => readEnv(ApiEnv, rest)).toThrow('Invalid configuration: JWT_SECRET is required');
+  });
+
+  test('a bad value is named', () => {
+    expect(() => readEnv(ApiEnv, { ...good, APP_ENV: 'staging' })).toThrow(/^Invalid configuration: APP_ENV is invalid/);
+    expect(() => readEnv(ApiEnv, { ...good, API_PORT: 'eighty' })).toThrow(/API_PORT is invalid/);
+    expect(() => readEnv(ApiEnv, { ...good, DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL is invalid/);
+  });
+
+  test('the service exits with that one line', () => {
+    const r = Bun.spawnSync(['bun', 'services/api/src/main.ts'], { env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root' }, cwd: `${import.meta.dir}/../../..` });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.toString().trim()).toBe('Invalid configuration: JWT_SECRET is required');
+  });
+});

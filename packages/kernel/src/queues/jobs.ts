@@ -1,0 +1,23 @@
+import type { JobDefinition } from './job-definition.ts';
+import type { QueueName } from './names.ts';
+import { heartbeatJob } from './jobs/heartbeat.job.ts';
+import { notificationSendJob } from './jobs/notification-send.job.ts';
+
+export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
+export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
+
+/** Every job the platform knows. Add a job: a `jobs/<name>.job.ts` here, a `<name>.handler.ts` in the worker. */
+export const JOBS = [heartbeatJob, notificationSendJob] as const;
+
+export type KnownJob = (typeof JOBS)[number];
+export type JobName = KnownJob['name'];
+
+const BY_NAME: ReadonlyMap<string, JobDefinition> = new Map(JOBS.map((j) => [j.name, j as JobDefinition]));
+
+/** The definition of `name`, or undefined for a job this build does not know. */
+export function findJob(name: string): JobDefinition | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The queues at least one known job runs on (one worker processor each). */
+export const JOB_QUEUES: readonly QueueName[] = [...new Set(JOBS.map((j) => j.queue))];

@@ -1,0 +1,118 @@
+import { describe, expect, test } from 'bun:test';
+import { MAX_TENDER_LEGS, parseSettleBody } from './parse-settle-body.ts';
+
+describe('parseSettleBody: legacy', () => {
+  test('amount_tendered alone is the legacy body', () => {
+    expect(parseSettleBody({ amount_tendered: 2000 })).toEqual({ ok: true, input: { kind: 'legacy', amount_tendered: 2000 } });
+    expect(parseSettleBody({ amount_tendered: 0, tenders: null })).toEqual({
+      ok: true,
+      input: { kind: 'legacy', amount_tendered: 0 },
+    });
+  });
+
+  test('amount_tendered must be whole non-negative cents', () => {
+    for (const amount_tendered of [-1, 10.5, '2000', true, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) {
+      expect(parseSettleBody({ amount_tendered })).toEqual({
+        ok: false,
+        errors: [{ field: 'amount_tendered', message: 'amount_tendered must be a whole number of cents, 0 or more.' }],
+      });
+    }
+  });
+});
+
+describe('parseSettleBody: body shape', () => {
+  test('not an object', () => {
+    for (const raw of [null, undefined, 'x', 5, []]) {
+      expect(parseSettleBody(raw)).toEqual({ ok: false, errors: [{ field: 'body', message: 'The body must be a JSON object.' }] });
+    }
+  });
+
+  test('neither amount_tendered nor tenders', () => {
+    expect(parseSettleBody({})).toEqual({
+      ok: false,
+      errors: [{ field: 'tenders', message: 'Send amount_tendered, or tenders with at least one payment.' }],
+    });
+  });
+
+  test('both is refused', () => {
+    expect(parseSettleBody({ amount_tendered: 100, tenders: [{ method: 'cash' }] })).toEqual({
+      ok: false,
+      errors: [{ field: 'amount_tendered', message: 'Send either amount_tendered or tenders, not both.' }],
+    });
+  });
+
+  test('tenders must be a non-empty, bounded list', () => {
+    expect(parseSettleBody({ tenders: {} })).toEqual({
+      ok: false,
+      errors: [{ field: 'tenders', message: 'tenders must be a list of payments.' }],
+    });
+    expect(parseSettleBody({ tenders: [] })).toEqual({
+      ok: false,
+      errors: [{ field: 'tenders', message: 'tenders must hold at least one payment.' }],
+    });
+    const tooMany = Array.from({ length: MAX_TENDER_LEGS + 1 }, () => ({ method: 'meal_voucher', amount: 100 }));
+    expect(parseSettleBody({ tenders: tooMany })).toEqual({
+      ok: false,
+      errors: [{ field: 'tenders', message: 'tenders can hold at most 20 payments.' }],
+    });
+    expect(parseSettleBody({ tenders: tooMany.slice(1) }).ok).toBe(true);
+  });
+});
+
+describe('parseSettleBody: legs', () => {
+  test('keeps known fields in order, drops nulls and unknown keys', () => {
+    expect(
+      parseSettleBody({
+        tenders: [
+          { method: 'card', funding: 'debit', amount: 1000, issuer: 'Bancontact', extra: 1 },
+          { method: 'cash', amount: null, amount_tendered: 2000, funding: null, issuer: null },
+          { method: 'meal_voucher', amount: 3200.0 },
+        ],
+      }),
+    ).toEqual({
+      ok: true,
+      input: {
+        kind: 'multi',
+        tenders: [
+          { method: 'card', funding: 'debit', amount: 1000, issuer: 'Bancontact' },
+          { method: 'cash', amount_tendered: 2000 },
+          { method: 'meal_voucher', amount: 3200 },
+        ],
+      },
+    });
+  });
+
+  test('leaves method, funding and issuer values to settle', () => {
+    expect(parseSettleBody({ tenders: [{ method: 'bitcoin', funding: 'prepaid', issuer: 'Nobody' }] })).toEqual({
+      ok: true,
+      input: { kind: 'multi', tenders: [{ method: 'bitcoin', funding: 'prepaid', issuer: 'Nobody' }] },
+    });
+  });
+
+  test('reports every field error with its dot path', () => {
+    expect(
+      parseSettleBody({
+        tenders: [
+          'cash',
+          { funding: 3, amount: -1, amount_tendered: 1.5, issuer: 7 },
+          { method: 'card', amount: 0 },
+          { method: 'cash', amount: 0, amount_tendered: 0 },
+          { method: '  ', issuer: 'x'.repeat(101) },
+        ],
+      }),
+    ).toEqual({
+      ok: false,
+      errors: [
+        { field: 'tenders.0', message: 'Each payment must be an object.' },
+        { field: 'tenders.1.method', message: 'method is required.' },
+        { field: 'tenders.1.funding', message: 'funding must be debit or credit.' },
+        { field: 'tenders.1.amount', message: 'amount must be a whole number of cents, 0 or more.' },
+        { field: 'tenders.1.amount_tendered', message: 'amount_tendered must be a whole number of cents, 0 or more.' },
+        { field: 'tenders.1.issuer', message: 'issuer must be text of at most 100 characters.' },
+        { field: 'tenders.2.amount', message: 'amount must be more than 0.' },
+        { field: 'tenders.4.method', message: 'method is required.' },
+        { field: 'tenders.4.issuer', message: 'issuer must be text of at most 100 characters.' },
+      ],
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import type { Selectable } from 'kysely';
+import type Redis from 'ioredis';
+import { errors } from '@pos/kernel';
+import type { CentralDb, CentralTables } from '@pos/db';
+import { isDeviceType, type Principal } from '@pos/core/auth/principal';
+import type { TokenService } from '../plugins/tokens.ts';
+
+export type MerchantRecord = Selectable<CentralTables['merchants']>;
+
+/** `Authorization: Bearer <token>` or null; any other scheme counts as no token. */
+export function bearerToken(header: string | undefined | null): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+export const revokedKey = (jti: string) => `revoked-jti:${jti}`;
+
+/** Revokes one token until it would have expired anyway (logout). */
+export async function revokeToken(redis: Redis, jti: string, exp: number): Promise<void> {
+  const ttl = Math.max(1, exp - Math.floor(Date.now() / 1000));
+  await redis.set(revokedKey(jti), '1', 'EX', ttl);
+}
+
+/**
+ * `auth`: 401 `Unauthenticated` without a token, 401 `Invalid token` for a bad, expired, revoked or
+ * mis-signed one, or one whose subject no longer exists.
+ */
+export async function authenticate(deps: { db: CentralDb; redis: Redis; tokens: TokenService }, header: string | undefined | null): Promise<Principal> {
+  const raw = bearerToken(header);
+  if (!raw) throw errors.unauthenticated();
+  const principal = await principalFromToken(deps, raw);
+  if (!principal) throw errors.invalidToken();
+  return principal;
+}
+
+/** `auth.optional`: the principal when a valid token is present, null when absent; an invalid one is still 401. */
+export async function authenticateOptional(deps: { db: CentralDb; redis: Redis; tokens: TokenService }, header: string | undefined | null): Promise<Principal | null> {
+  if (!bearerToken(header)) return null;
+  return authenticate(deps, header);
+}
+
+async function principalFromToken(deps: { db: CentralDb; redis: Redis; tokens: TokenService }, raw: string): Promise<Principal | null> {
+  const c = await deps.tokens.verify(raw);
+  if (!c) return null;
+  if (await deps.redis.exists(revokedKey(c.jti))) return null;
+  const base = { merchantId: c.merchant_id, tenantDatabase: c.tenant_database, jti: c.jti, exp: c.exp };
+  if (isDeviceType(c.type)) {
+    const reg = await deps.db
+      .selectFrom('device_registry')
+      .select(['token_version', 'type'])
+      .where('id', '=', c.sub)
+      .where('merchant_id', '=', c.merchant_id)
+      .executeTakeFirst();
+    if (!reg || reg.token_version !== c.ver || reg.type !== c.type) return null;
+    return { type: c.type, deviceId: c.sub, ...base };
+  }
+  if (c.type === 'backoffice') {
+    const member = await deps.db
+      .selectFrom('memberships')
+      .select('user_id')
+      .where('user_id', '=', c.sub)
+      .where('merchant_id', '=', c.merchant_id)
+      .executeTakeFirst();
+    if (!member) {
+      // Internal admins and resellers hold tokens for merchants they are not members of only via set-merchant.
+      const user = await deps.db.selectFrom('users').select(['is_global_admin']).where('id', '=', c.sub).executeTakeFirst();
+      if (!user?.is_global_admin) return null;
+    }
+    return { type: 'backoffice', userId: c.sub, ...base };
+  }
+  return { type: 'customer', customerId: c.sub, ...base };
+}

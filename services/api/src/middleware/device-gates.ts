@@ -1,0 +1,26 @@
+import type Redis from 'ioredis';
+import type { Selectable } from 'kysely';
+import type { TenantTables } from '@pos/db';
+import { errors } from '@pos/kernel';
+import type { TenantContext } from './tenant.ts';
+
+export type DeviceRecord = Selectable<TenantTables['devices']>;
+
+/** The device behind a device token; a deleted device's token is invalid. */
+export async function loadDevice(tenant: TenantContext, deviceId: string): Promise<DeviceRecord> {
+  const d = await tenant.db.selectFrom('devices').selectAll().where('id', '=', deviceId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!d) throw errors.invalidToken();
+  return d;
+}
+
+/** Kiosk and kds tokens without an active subscription: 402. POS devices are never gated. */
+export function requireSubscription(device: DeviceRecord, now: Date): void {
+  if (device.type === 'pos') return;
+  if (!device.subscription_active_until || device.subscription_active_until.getTime() <= now.getTime()) throw errors.paymentRequired();
+}
+
+/** Liveness for kds, kiosk and pos: `last_seen_at`, written at most every 30 s per device. */
+export async function touchDevice(tenant: TenantContext, redis: Redis, device: DeviceRecord, now: Date): Promise<void> {
+  const first = await redis.set(`device-seen:${device.id}`, '1', 'EX', 30, 'NX');
+  if (first) await tenant.db.updateTable('devices').set({ last_seen_at: now }).where('id', '=', device.id).execute();
+}

@@ -1,0 +1,16 @@
+import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import type { MerchantRecord } from './authenticate.ts';
+
+export interface TenantContext {
+  readonly merchant: MerchantRecord;
+  readonly db: TenantDb;
+}
+
+/** `tenant:<t>`: binds the tenant store of the token's merchant; the tenant is always the token's. */
+export async function bindTokenTenant(db: CentralDb, merchantId: string, tenantDatabase: string): Promise<TenantContext> {
+  const merchant = await db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirst();
+  // A token whose merchant vanished or whose schema claim disagrees is not a valid token.
+  if (!merchant || merchant.tenant_database !== tenantDatabase) throw errors.invalidToken();
+  return { merchant, db: bindTenant(db, merchant.tenant_database) };
+}

@@ -1,0 +1,34 @@
+import type Redis from 'ioredis';
+import { AppError, hitThrottle, type AppEnv, type ThrottleRule } from '@pos/kernel';
+
+/** The named throttles of spec 1 section 8 and spec 2 section 8. */
+export const THROTTLES = {
+  customerGuest: { name: 'customer', limit: 20, windowSeconds: 60 },
+  loginIdp: { name: 'login-idp', limit: 5, windowSeconds: 60 },
+  orderHistory: { name: 'order-history', limit: 5, windowSeconds: 60 },
+  orderDetail: { name: 'order-detail', limit: 10, windowSeconds: 60 },
+  vatVerify: { name: 'vat-verify', limit: 30, windowSeconds: 60 },
+  crmIntake: { name: 'crm-intake', limit: 60, windowSeconds: 60 },
+  login: { name: 'login', limit: 10, windowSeconds: 60 },
+  deviceActivate: { name: 'device-activate', limit: 10, windowSeconds: 60 },
+  posPin: { name: 'pos-pin', limit: 10, windowSeconds: 60 },
+  posEscalate: { name: 'pos-escalate', limit: 10, windowSeconds: 60 },
+  printerDiscoveryMinute: { name: 'printer-discovery', limit: 4, windowSeconds: 60 },
+  printerDiscoveryHour: { name: 'printer-discovery', limit: 60, windowSeconds: 3600 },
+  printerDiscoveryAddress: { name: 'printer-discovery-ip', limit: 120, windowSeconds: 60 },
+} as const satisfies Record<string, ThrottleRule>;
+
+/** Applies every rule to its subject; rate limiting is off in the local environment. 429 when exceeded. */
+export async function throttle(redis: Redis, env: AppEnv, checks: readonly [ThrottleRule, string][]): Promise<void> {
+  if (env === 'local') return;
+  for (const [rule, subject] of checks) {
+    const r = await hitThrottle(redis, rule, subject);
+    if (!r.allowed) throw new AppError('throttled', 'Too Many Attempts.', { extra: { retry_after: r.retryAfter } });
+  }
+}
+
+/** Client address: the first X-Forwarded-For hop when behind the load balancer, else the socket's. */
+export function clientAddress(headers: Record<string, string | undefined>, socketIp: string | undefined): string {
+  const fwd = headers['x-forwarded-for']?.split(',')[0]?.trim();
+  return fwd || socketIp || 'unknown';
+}

@@ -1,0 +1,40 @@
+import { jwt } from '@elysiajs/jwt';
+import { TOKEN_LIFETIME_SECONDS, type TokenClaims, type TokenType } from '@pos/core/auth/principal';
+
+export interface VerifiedClaims extends TokenClaims {
+  exp: number;
+  iat: number;
+}
+
+export interface TokenService {
+  sign(claims: Omit<TokenClaims, 'jti'> & { jti?: string }, lifetimeSeconds?: number): Promise<string>;
+  /** The claims of a well-formed, correctly signed, unexpired token of a known type, else null. */
+  verify(token: string): Promise<VerifiedClaims | null>;
+}
+
+const TYPES: ReadonlySet<string> = new Set<TokenType>(['backoffice', 'customer', 'kiosk', 'kds', 'pos']);
+
+/** Signed JWTs (HS256) through @elysiajs/jwt; the secret comes from the environment. */
+export function createTokenService(secret: string): TokenService {
+  const signer = jwt({ name: 'jwt', secret, alg: 'HS256' }).decorator.jwt;
+  return {
+    async sign(claims, lifetimeSeconds) {
+      const ttl = lifetimeSeconds ?? TOKEN_LIFETIME_SECONDS[claims.type];
+      const now = Math.floor(Date.now() / 1000);
+      return signer.sign({ ...claims, jti: claims.jti ?? crypto.randomUUID(), exp: now + ttl });
+    },
+    async verify(token) {
+      const p = (await signer.verify(token)) as Record<string, unknown> | false;
+      if (!p) return null;
+      const ok =
+        typeof p.type === 'string' &&
+        TYPES.has(p.type) &&
+        typeof p.sub === 'string' &&
+        typeof p.tenant_database === 'string' &&
+        typeof p.merchant_id === 'string' &&
+        typeof p.jti === 'string' &&
+        typeof p.exp === 'number';
+      return ok ? (p as unknown as VerifiedClaims) : null;
+    },
+  };
+}

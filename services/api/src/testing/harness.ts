@@ -1,0 +1,82 @@
+import { migrateCentral } from '@pos/db';
+import { dropMerchant } from '@pos/core/merchants/create-merchant';
+import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
+import type { Clock } from '@pos/kernel';
+import { createApp } from '../app.ts';
+import { buildDeps } from '../deps.ts';
+
+export const TEST_ENV = {
+  APP_ENV: 'test',
+  JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
+  DEVICE_API_KEY: 'test-device-api-key-0123',
+  PIN_PEPPER: 'test-pin-pepper-0123456789',
+  DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test',
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+} as const;
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Raw body text, sent as-is (malformed JSON tests). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  deviceKey?: boolean;
+  staffToken?: string;
+}
+
+export interface CallResult<B = any> {
+  status: number;
+  body: B;
+  text: string;
+  headers: Headers;
+}
+
+/**
+ * An API wired to the real PostgreSQL and Redis of the test environment, driven through
+ * `app.handle(new Request(...))`. Each test file seeds its own merchants (own tenant schemas).
+ */
+export async function createTestApi(opts: { env?: Record<string, string>; clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
+  const env = { ...TEST_ENV, ...opts.env };
+  const { deps, close } = await buildDeps(env, { clock: opts.clock, repoDir: opts.repoDir, healthTtlMs: opts.healthTtlMs });
+  await migrateCentral(deps.db);
+  const app = createApp(deps);
+  const merchants: DemoSeedResult[] = [];
+
+  async function call<B = any>(method: string, path: string, o: CallOptions = {}): Promise<CallResult<B>> {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.deviceKey) headers['x-client-api-key'] = env.DEVICE_API_KEY;
+    if (o.staffToken) headers['x-pos-staff-token'] = o.staffToken;
+    let body: string | undefined;
+    if (o.rawBody !== undefined) body = o.rawBody;
+    else if (o.body !== undefined) body = JSON.stringify(o.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: res.status, body: parsed as B, text, headers: res.headers };
+  }
+
+  /** Seeds a fresh demo merchant with a unique slug; dropped again by `close()`. */
+  async function seed(prefix = 'test'): Promise<DemoSeedResult> {
+    const slug = `${prefix}-${crypto.randomUUID().slice(0, 8)}`.toLowerCase();
+    const m = await seedDemo(deps.db, { slug, reset: false, apiKey: env.DEVICE_API_KEY, pinPepper: env.PIN_PEPPER });
+    merchants.push(m);
+    return m;
+  }
+
+  return {
+    app,
+    deps,
+    env,
+    call,
+    seed,
+    async close() {
+      for (const m of merchants) await dropMerchant(deps.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+      await close();
+    },
+  };
+}
+
+export type TestApi = Awaited<ReturnType<typeof createTestApi>>;
