@@ -15,7 +15,7 @@ export interface CentralTables {
     is_test: Generated<boolean>;
     reseller_id: string | null;
     started_at: NullableTimestamp;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   users: {
     id: string;
@@ -30,13 +30,13 @@ export interface CentralTables {
     reseller_id: string | null;
     active_merchant_id: string | null;
     last_active_at: NullableTimestamp;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   memberships: {
     user_id: string;
     merchant_id: string;
     is_owner: Generated<boolean>;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   /** Device registry: activation is unauthenticated, so the code must find its merchant centrally. */
   device_registry: {
@@ -46,7 +46,7 @@ export interface CentralTables {
     activation_code: string | null;
     activation_code_used_at: NullableTimestamp;
     token_version: Generated<number>;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   pos_providers: {
     key: string;
@@ -59,9 +59,18 @@ export interface CentralTables {
     queue: string;
     job: string;
     payload: Json<Record<string, unknown>>;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
     relayed_at: NullableTimestamp;
     attempts: Generated<number>;
+  };
+  notifications: {
+    id: string;
+    user_id: string;
+    merchant_id: string;
+    title: string;
+    body: string;
+    read_at: NullableTimestamp;
+    created_at: Timestamp;
   };
   heartbeats: {
     service: string;

@@ -16,7 +16,7 @@ export interface TenantTables {
     vat_no: string | null;
     est_no: string | null;
     pos_tenders: Json<unknown>;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   devices: {
     id: string;
@@ -29,14 +29,14 @@ export interface TenantTables {
     last_seen_at: NullableTimestamp;
     network_info: Json<Record<string, unknown>>;
     deleted_at: NullableTimestamp;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   roles: {
     id: string;
     name: string;
     is_owner: Generated<boolean>;
     permissions: ColumnType<string[], string[], string[]>;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   user_roles: { user_id: string; role_id: string };
   user_locations: { user_id: string; location_id: string };
@@ -51,7 +51,7 @@ export interface TenantTables {
     permissions: ColumnType<string[], string[], string[]>;
     user_id: string | null;
     deleted_at: NullableTimestamp;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   tax_rates: { id: string; name: string; rate: number; country: string };
   items: {
@@ -60,14 +60,14 @@ export interface TenantTables {
     unit_price: number;
     vat_rate: number;
     category: string | null;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   menus: {
     id: string;
     location_id: string;
     name: string;
     status: 'draft' | 'published' | 'archived';
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   display_groups: { id: string; menu_id: string; name: string; position: number };
   display_group_items: { display_group_id: string; item_id: string; position: number };
@@ -77,7 +77,7 @@ export interface TenantTables {
     name: string;
     kind: 'physical' | 'virtual';
     retired_at: NullableTimestamp;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
   fdm_devices: {
     id: string;
@@ -86,7 +86,7 @@ export interface TenantTables {
     regime: string;
     status: 'active' | 'retired';
     mode: 'software' | 'remote';
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
     retired_at: NullableTimestamp;
   };
   activity_logs: {
@@ -96,6 +96,6 @@ export interface TenantTables {
     subject: string;
     subject_id: string | null;
     properties: Json<Record<string, unknown>>;
-    created_at: Generated<Timestamp>;
+    created_at: Timestamp;
   };
 }

@@ -36,7 +36,12 @@ export const ApiEnv = {
   FISCAL_SIGNING_KEYS: Type.Optional(Type.String()),
 };
 
-export const WorkerEnv = { ...CommonEnv, WORKER_PORT: Type.Optional(Port) };
+export const WorkerEnv = {
+  ...CommonEnv,
+  WORKER_PORT: Type.Optional(Port),
+  /** Milliseconds between the worker's heartbeat jobs; default 15000. */
+  WORKER_HEARTBEAT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
+};
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 
 /** Validates `env` against `props`; throws ConfigError naming the first bad variable. */

@@ -5,12 +5,15 @@ import { errorPlugin } from './plugins/errors.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
+import { backofficeUserRoutes, guestAuthRoutes } from './routes/backoffice-auth/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
   const api = new Elysia({ prefix: '/api' })
     .use(healthRoutes(deps))
-    .use(publicOptionRoutes());
+    .use(publicOptionRoutes())
+    .use(guestAuthRoutes(deps))
+    .use(backofficeUserRoutes(deps));
 
   return new Elysia()
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))

@@ -76,6 +76,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index outbox_pending on outbox (id) where relayed_at is null`.execute(db);
 
   await db.schema
+    .createTable('notifications')
+    .addColumn('id', 'uuid', (c) => c.primaryKey())
+    .addColumn('user_id', 'uuid', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('merchant_id', 'uuid', (c) => c.notNull().references('merchants.id').onDelete('cascade'))
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('read_at', 'timestamptz')
+    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .execute();
+
+  await db.schema
     .createTable('heartbeats')
     .addColumn('service', 'text', (c) => c.primaryKey())
     .addColumn('beat_at', 'timestamptz', (c) => c.notNull())
@@ -84,7 +95,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['heartbeats', 'outbox', 'pos_providers', 'device_registry', 'memberships', 'users', 'merchants']) {
+  for (const t of ['heartbeats', 'notifications', 'outbox', 'pos_providers', 'device_registry', 'memberships', 'users', 'merchants']) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }

@@ -1,0 +1,79 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+import { createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { seedDemo } from '@pos/core/seed/demo-seed';
+import { E2E } from './stack-env.ts';
+
+/**
+ * Playwright's web server: a fresh database (dropped and recreated), migrations, the demo seed
+ * (written to e2e/.run/seed.json for the suites), then the three real services as child processes.
+ */
+const root = join(import.meta.dir, '..', '..');
+const base = await resolveDatabase(process.env, root, (m) => console.error(`[stack] ${m}`));
+const url = new URL(base.url);
+const dbName = process.env.E2E_DATABASE ?? 'ordering_e2e';
+const admin = new pg.Client({ connectionString: base.url });
+await admin.connect();
+await admin.query(`drop database if exists ${dbName} with (force)`);
+await admin.query(`create database ${dbName}`);
+await admin.end();
+url.pathname = `/${dbName}`;
+const DATABASE_URL = url.toString();
+
+const h = createDatabase(DATABASE_URL, { max: 4 });
+await migrateAll(h.db);
+const seed = await seedDemo(h.db, { slug: 'demo', reset: true, apiKey: E2E.env.DEVICE_API_KEY, pinPepper: E2E.env.PIN_PEPPER });
+await h.close();
+mkdirSync(dirname(E2E.seedFile), { recursive: true });
+writeFileSync(E2E.seedFile, JSON.stringify(seed, null, 2));
+
+const env = {
+  ...process.env,
+  ...E2E.env,
+  DATABASE_URL,
+  API_PORT: String(E2E.apiPort),
+  PRINTER_POLL_PORT: String(E2E.printerPort),
+  WORKER_PORT: String(E2E.workerPort),
+};
+const services = [
+  ['api', 'services/api/src/main.ts'],
+  ['worker', 'services/worker/src/main.ts'],
+  ['printer', 'services/printer-poll/src/main.ts'],
+] as const;
+const children = services.map(([name, entry]) => {
+  const child = Bun.spawn(['bun', entry], { cwd: root, env, stdout: 'inherit', stderr: 'inherit' });
+  child.exited.then((code) => {
+    if (!stopping) {
+      console.error(`[stack] ${name} exited with ${code}`);
+      void stop(1);
+    }
+  });
+  return child;
+});
+
+// One readiness URL for Playwright: 200 once all three services answer their health routes.
+const probes = [
+  `http://127.0.0.1:${E2E.apiPort}/api/health/readiness`,
+  `http://127.0.0.1:${E2E.workerPort}/health`,
+  `http://127.0.0.1:${E2E.printerPort}/health`,
+];
+Bun.serve({
+  port: E2E.stackPort,
+  hostname: '127.0.0.1',
+  async fetch() {
+    const ok = await Promise.all(probes.map((u) => fetch(u).then((r) => r.ok, () => false)));
+    return new Response(ok.every(Boolean) ? 'ready' : 'starting', { status: ok.every(Boolean) ? 200 : 503 });
+  },
+});
+
+let stopping = false;
+async function stop(code: number) {
+  stopping = true;
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => c.exited));
+  await base.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));

@@ -1,0 +1,56 @@
+import { expect, test } from '@playwright/test';
+import { loadSeed } from '../support/seed.ts';
+import { printerUrl, workerUrl } from '../support/stack-env.ts';
+
+test.describe('platform foundation', () => {
+  test('GET /version answers the version record at the root', async ({ request }) => {
+    const r = await request.get('/version');
+    expect(r.status()).toBe(200);
+    const body = await r.json();
+    expect(Object.keys(body).sort()).toEqual(['app', 'branch', 'commit', 'deployed_at', 'environment', 'short']);
+    expect(body.environment).toBe('test');
+  });
+
+  test('health routes answer with real dependency checks', async ({ request }) => {
+    for (const path of ['/api/health', '/api/health/readiness', '/api/health/detailed', '/api/health/fresh', '/api/health/status']) {
+      expect((await request.get(path)).status(), path).toBe(200);
+    }
+    const d = await (await request.get('/api/health/detailed')).json();
+    expect(d.checks.database.status).toBe('ok');
+    expect(d.checks.redis.status).toBe('ok');
+    expect((await request.get(workerUrl('/health'))).status()).toBe(200);
+  });
+
+  test('error shapes: 401, 404 model message, 400 malformed JSON, 422', async ({ request }) => {
+    expect(await (await request.get('/api/back-office/user')).json()).toEqual({ message: 'Unauthenticated' });
+    const bad = await request.get('/api/back-office/user', { headers: { authorization: 'Bearer nope' } });
+    expect(bad.status()).toBe(401);
+    expect(await bad.json()).toEqual({ message: 'Invalid token' });
+    const malformed = await request.post('/api/device-auth/activate', { data: '{"activation_code":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status()).toBe(400);
+    expect(await malformed.json()).toEqual({ message: 'Malformed JSON body' });
+    const invalid = await request.post('/api/device-auth/activate', { data: {} });
+    expect(invalid.status()).toBe(422);
+    const body = await invalid.json();
+    expect(body.errors.activation_code).toHaveLength(1);
+  });
+
+  test('the printer poll endpoint answers an empty text/xml 200', async ({ request }) => {
+    const r = await request.post(printerUrl('/print/printer-a/sdp'), { form: { ConnectionType: 'GetRequest', ID: 'printer-1' } });
+    expect(r.status()).toBe(200);
+    expect(r.headers()['content-type']).toBe('text/xml; charset=utf-8');
+    expect(await r.text()).toBe('');
+  });
+
+  test("the seed's devices activate and its staff exist", async ({ request }) => {
+    const seed = loadSeed();
+    const pos = seed.devices.find((d) => d.type === 'pos')!;
+    const act = await request.post('/api/device-auth/activate', { data: { activation_code: pos.activation_code } });
+    expect(act.status()).toBe(200);
+    const activated = await act.json();
+    expect(activated.device_details).toEqual({ id: pos.id, location_id: pos.location_id, merchant_slug: 'demo' });
+    const again = await request.post('/api/device-auth/activate', { data: { activation_code: pos.activation_code } });
+    expect(again.status()).toBe(422);
+    expect(seed.staff.map((s) => s.role)).toEqual(['manager', 'cashier']);
+  });
+});

@@ -1,0 +1,40 @@
+import type { CentralDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+
+export interface MerchantOption {
+  value: string;
+  label: string;
+  slug: string;
+}
+
+/** Merchants a user may switch to: memberships; internal admins and resellers also reach merchants they administer. */
+export async function merchantOptions(db: CentralDb, userId: string): Promise<MerchantOption[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('merchants', 'merchants.id', 'memberships.merchant_id')
+    .select(['merchants.id', 'merchants.name', 'merchants.slug'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('merchants.name')
+    .execute();
+  return rows.map((r) => ({ value: r.id, label: r.name, slug: r.slug }));
+}
+
+/** `set-merchant`: the user must be a member of the target (or administer it). Records it as active. */
+export async function switchMerchant(db: CentralDb, userId: string, merchantId: string): Promise<{ id: string; tenant_database: string }> {
+  const member = await db
+    .selectFrom('memberships')
+    .innerJoin('merchants', 'merchants.id', 'memberships.merchant_id')
+    .select(['merchants.id', 'merchants.tenant_database'])
+    .where('memberships.user_id', '=', userId)
+    .where('merchants.id', '=', merchantId)
+    .executeTakeFirst();
+  let target = member;
+  if (!target) {
+    const u = await db.selectFrom('users').select(['is_global_admin', 'reseller_id']).where('id', '=', userId).executeTakeFirst();
+    const m = await db.selectFrom('merchants').select(['id', 'tenant_database', 'reseller_id']).where('id', '=', merchantId).executeTakeFirst();
+    if (u && m && (u.is_global_admin || (u.reseller_id !== null && u.reseller_id === m.reseller_id))) target = { id: m.id, tenant_database: m.tenant_database };
+  }
+  if (!target) throw errors.notFound('merchant');
+  await db.updateTable('users').set({ active_merchant_id: target.id }).where('id', '=', userId).execute();
+  return target;
+}

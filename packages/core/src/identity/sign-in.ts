@@ -1,0 +1,42 @@
+import type { CentralDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { verifySecret } from '../security/passwords.ts';
+
+export interface SignInInput {
+  email: string;
+  password: string;
+}
+
+export type SignInResult =
+  | { kind: 'verification_required'; email: string }
+  | { kind: 'signed_in'; userId: string; merchant: { id: string; tenant_database: string } };
+
+const BAD_CREDENTIALS = 'These credentials do not match our records.';
+
+/**
+ * Back-office password sign-in. The merchant of the token is the user's active merchant while they
+ * are still a member, else their first membership. Unknown email and wrong password answer alike.
+ */
+export async function signIn(db: CentralDb, input: SignInInput): Promise<SignInResult> {
+  const user = await db.selectFrom('users').selectAll().where('email', '=', input.email.trim().toLowerCase()).executeTakeFirst();
+  // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
+  const ok = await verifySecret(input.password, user?.password_hash ?? DUMMY_HASH);
+  if (!user || !ok) throw errors.field('email', BAD_CREDENTIALS);
+  if (!user.email_verified_at) return { kind: 'verification_required', email: user.email };
+  const merchant = await pickMerchant(db, user.id, user.active_merchant_id);
+  if (!merchant) throw errors.field('email', 'This account has no merchant yet.');
+  return { kind: 'signed_in', userId: user.id, merchant };
+}
+
+export async function pickMerchant(db: CentralDb, userId: string, preferred: string | null) {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('merchants', 'merchants.id', 'memberships.merchant_id')
+    .select(['merchants.id', 'merchants.tenant_database'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('memberships.created_at')
+    .execute();
+  return rows.find((r) => r.id === preferred) ?? rows[0];
+}
+
+const DUMMY_HASH = await Bun.password.hash('not-a-real-password', { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 });

@@ -1,0 +1,76 @@
+/**
+ * `bun run test`: the type check, unit and integration tests (`bun test`, real PostgreSQL and Redis),
+ * then the end-to-end suite (Playwright, three real services). Ends with `N passed, N failed`.
+ *
+ * DATABASE_URL unset: the embedded PostgreSQL of DESIGN 4 serves a `ordering_test` database.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { resolveDatabase } from '@pos/db';
+import { ensureRedis } from '@pos/kernel';
+
+const root = join(import.meta.dir, '..');
+const only = process.argv[2]; // optional: typecheck | unit | e2e
+
+async function ensureDatabase(baseUrl: string, name: string): Promise<string> {
+  const c = new pg.Client({ connectionString: baseUrl });
+  await c.connect();
+  const { rowCount } = await c.query('select 1 from pg_database where datname = $1', [name]);
+  if (!rowCount) await c.query(`create database ${name}`);
+  await c.end();
+  const u = new URL(baseUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+function run(cmd: string[], env: Record<string, string | undefined>): { code: number; out: string } {
+  const p = Bun.spawnSync(cmd, { cwd: root, env: env as Record<string, string>, stdout: 'pipe', stderr: 'pipe' });
+  const out = p.stdout.toString() + p.stderr.toString();
+  process.stdout.write(out);
+  return { code: p.exitCode ?? 1, out };
+}
+
+const base = await resolveDatabase(process.env, root, (m) => console.error(`[test] ${m}`));
+const redisUrl = await ensureRedis(process.env.REDIS_URL);
+const DATABASE_URL = await ensureDatabase(base.url, 'ordering_test');
+const env = { ...process.env, DATABASE_URL, REDIS_URL: redisUrl, APP_ENV: 'test' };
+let passed = 0;
+let failed = 0;
+
+if (!only || only === 'typecheck') {
+  console.log('\n== type check ==');
+  const r = run(['bunx', 'tsc', '-p', 'tsconfig.json', '--noEmit'], env);
+  r.code === 0 ? passed++ : failed++;
+  console.log(r.code === 0 ? 'type check: ok' : 'type check: FAILED');
+}
+
+if (!only || only === 'unit') {
+  console.log('\n== unit and integration tests (bun test) ==');
+  const r = run(['bun', 'test', 'packages', 'services', 'infra'], env);
+  const p = /^\s*(\d+) pass\s*$/m.exec(r.out);
+  const f = /^\s*(\d+) fail\s*$/m.exec(r.out);
+  passed += p ? Number(p[1]) : 0;
+  failed += f ? Number(f[1]) : 0;
+  if (r.code !== 0 && !f) failed++;
+}
+
+if (!only || only === 'e2e') {
+  console.log('\n== end-to-end (Playwright) ==');
+  const results = join(root, 'e2e', '.run', 'results.json');
+  rmSync(results, { force: true });
+  // The e2e stack makes its own fresh database next to the test one.
+  const r = run(['bunx', 'playwright', 'test', '-c', 'e2e/playwright.config.ts'], { ...env, DATABASE_URL: base.url === process.env.DATABASE_URL ? base.url : DATABASE_URL });
+  if (existsSync(results)) {
+    const stats = JSON.parse(readFileSync(results, 'utf8')).stats as { expected: number; unexpected: number; flaky: number };
+    passed += stats.expected + stats.flaky;
+    failed += stats.unexpected;
+    if (r.code !== 0 && stats.unexpected === 0) failed++;
+  } else {
+    failed++;
+  }
+}
+
+await base.stop();
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

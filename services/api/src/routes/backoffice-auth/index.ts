@@ -1,0 +1,118 @@
+import { Elysia, t } from 'elysia';
+import { signIn } from '@pos/core/identity/sign-in';
+import { getProfile, startUsing, updateBusinessInfo, updatePersonalInfo } from '@pos/core/identity/profile';
+import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-access';
+import { backofficeBootstrap } from '@pos/core/identity/bootstrap';
+import { merchantFeatures } from '@pos/core/identity/features';
+import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
+import type { ApiDeps } from '../../context.ts';
+import { secured } from '../../plugins/secured.ts';
+import { authenticate, revokeToken } from '../../middleware/authenticate.ts';
+import { THROTTLES, clientAddress, throttle } from '../../middleware/throttle.ts';
+import * as S from './backoffice-auth.schemas.ts';
+
+const tags = ['Back-office authentication'];
+
+/** `POST /login` (guest), `GET /validate-token` (auth, any type). */
+export function guestAuthRoutes(deps: ApiDeps) {
+  return new Elysia({ name: 'guest-auth' })
+    .post(
+      '/login',
+      async ({ body, headers, server, request }) => {
+        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${clientAddress(headers, server?.requestIP(request)?.address)}:${body.email.toLowerCase()}`]]);
+        const r = await signIn(deps.db, body);
+        if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
+        const token = await deps.tokens.sign({ type: 'backoffice', sub: r.userId, merchant_id: r.merchant.id, tenant_database: r.merchant.tenant_database });
+        return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
+      },
+      { body: S.LoginBody, response: { 200: S.LoginResponse }, detail: { tags, summary: 'Sign in with email and password' } },
+    )
+    .get(
+      '/validate-token',
+      async ({ headers }) => {
+        const p = await authenticate(deps, headers.authorization);
+        return { status: 'success' as const, type: p.type, expires_at: new Date(p.exp * 1000).toISOString() };
+      },
+      { response: { 200: S.ValidateTokenResponse }, detail: { tags, summary: 'Validate a token of any type', security: [{ bearer: [] }] } },
+    );
+}
+
+/** Routes of "Back-office authenticated user" (auth, type:backoffice). */
+export function backofficeUserRoutes(deps: ApiDeps) {
+  const doc = (summary: string) => ({ detail: { tags, summary, security: [{ bearer: [] }] } });
+  return new Elysia({ name: 'backoffice-user' })
+    .use(secured(deps, { types: ['backoffice'] }))
+    .post(
+      '/logout',
+      async ({ auth }) => {
+        await revokeToken(deps.redis, auth.jti, auth.exp);
+        return { status: 'success' as const };
+      },
+      { response: { 200: S.Success }, ...doc('Sign out: the token stops working') },
+    )
+    .post(
+      '/back-office/start-using',
+      async ({ tenant }) => {
+        await startUsing(deps.db, tenant.merchant.id, deps.clock.now());
+        return { status: 'success' as const };
+      },
+      { response: { 200: S.Success }, ...doc('Mark the merchant as started') },
+    )
+    .get('/back-office/user', async ({ auth }) => ({ data: await getProfile(deps.db, auth.userId, auth.merchantId) }), {
+      response: { 200: t.Object({ data: S.Profile }) },
+      ...doc('Current profile'),
+    })
+    .put(
+      '/back-office/user-personal-info',
+      async ({ auth, body }) => {
+        await updatePersonalInfo(deps.db, auth.userId, body);
+        return { data: await getProfile(deps.db, auth.userId, auth.merchantId) };
+      },
+      { body: S.PersonalInfoBody, response: { 200: t.Object({ data: S.Profile }) }, ...doc('Update name and phone') },
+    )
+    .put(
+      '/back-office/user-business-info',
+      async ({ auth, body }) => {
+        await updateBusinessInfo(deps.db, auth.userId, body);
+        return { data: await getProfile(deps.db, auth.userId, auth.merchantId) };
+      },
+      { body: S.BusinessInfoBody, response: { 200: t.Object({ data: S.Profile }) }, ...doc('Update business details') },
+    )
+    .get('/back-office/merchant-options', async ({ auth }) => ({ data: await merchantOptions(deps.db, auth.userId) }), {
+      response: { 200: S.OptionList },
+      ...doc("The user's merchants"),
+    })
+    .post(
+      '/back-office/set-merchant',
+      async ({ auth, body }) => {
+        const m = await switchMerchant(deps.db, auth.userId, body.merchant_id);
+        const token = await deps.tokens.sign({ type: 'backoffice', sub: auth.userId, merchant_id: m.id, tenant_database: m.tenant_database });
+        return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
+      },
+      { body: S.SetMerchantBody, response: { 200: S.TokenResponse }, ...doc('Switch the active merchant; returns a new token') },
+    )
+    .get(
+      '/back-office/bootstrap',
+      async ({ auth, tenant, access }) => ({ data: await backofficeBootstrap(deps.db, tenant.db, auth.userId, tenant.merchant, await access(), deps.clock.now()) }),
+      { ...doc("Boot payload for the caller's own merchant (no permission gate, no vendor override)") },
+    )
+    .get('/back-office/features', async ({ tenant }) => ({ data: await merchantFeatures(deps.db, tenant.db, tenant.merchant, deps.clock.now()) }), {
+      response: { 200: t.Object({ data: S.Features }) },
+      ...doc('Feature flags of the current merchant'),
+    })
+    .get(
+      '/back-office/visibility-options',
+      () => ({ data: [{ value: 'visible', label: 'Visible' }, { value: 'hidden', label: 'Hidden' }, { value: 'unavailable', label: 'Sold out' }] }),
+      { response: { 200: S.OptionList }, ...doc('Item visibility options') },
+    )
+    .get(
+      '/back-office/item-pricing-options',
+      () => ({ data: [{ value: 'fixed', label: 'Fixed price' }, { value: 'per_channel', label: 'Price per channel' }, { value: 'open', label: 'Open price' }] }),
+      { response: { 200: S.OptionList }, ...doc('Item pricing options') },
+    )
+    .get(
+      '/back-office/language-options',
+      () => ({ data: [{ value: 'nl', label: 'Dutch' }, { value: 'fr', label: 'French' }, { value: 'de', label: 'German' }, { value: 'en', label: 'English' }] }),
+      { response: { 200: S.OptionList }, ...doc('Languages a merchant can publish (Belgian languages and English)') },
+    );
+}

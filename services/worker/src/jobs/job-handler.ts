@@ -1,0 +1,17 @@
+import type { Clock, Logger } from '@pos/kernel';
+import type { CentralDb } from '@pos/db';
+import type { JobDefinition, JobPayload } from '@pos/kernel/queues/index';
+import type { NotificationDriver } from '../notifications/driver.ts';
+
+/** What a handler may use; built once by the worker. */
+export interface JobContext {
+  readonly db: CentralDb;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly notifications: NotificationDriver;
+  /** The bee-queue job id (`outbox-<id>-<t>` for relayed rows). */
+  readonly jobId: string;
+}
+
+/** Runs one job whose payload has already been validated against its schema. Must be safe to repeat. */
+export type JobHandler<D extends JobDefinition> = (payload: JobPayload<D>, ctx: JobContext) => Promise<void>;

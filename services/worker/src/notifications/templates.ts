@@ -1,0 +1,47 @@
+/** A rendered notification: what a driver sends. */
+export interface RenderedNotification {
+  channel: 'email' | 'sms';
+  to: string;
+  template: string;
+  subject: string;
+  body: string;
+}
+
+interface Template {
+  subject: string;
+  body: string;
+}
+
+/**
+ * Notification templates by name. `{{key}}` is replaced by `data.key` (missing keys render empty).
+ * Unknown template names fail the job, so a typo is seen in the failed set instead of sending nothing.
+ */
+export const TEMPLATES: Readonly<Record<string, Template>> = {
+  activation_code: {
+    subject: 'Your activation code: {{code}}',
+    body: 'Enter {{code}} to activate your account. The code expires in {{expires_in_minutes}} minutes.',
+  },
+};
+
+export class UnknownTemplateError extends Error {
+  constructor(readonly template: string) {
+    super(`Unknown notification template: ${template}`);
+    this.name = 'UnknownTemplateError';
+  }
+}
+
+function fill(text: string, data: Readonly<Record<string, unknown>>): string {
+  return text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, key: string) => {
+    const v = data[key];
+    return v === undefined || v === null ? '' : String(v);
+  });
+}
+
+export function renderNotification(
+  msg: { channel: 'email' | 'sms'; to: string; template: string; data: Readonly<Record<string, unknown>> },
+  templates: Readonly<Record<string, Template>> = TEMPLATES,
+): RenderedNotification {
+  const t = templates[msg.template];
+  if (!t) throw new UnknownTemplateError(msg.template);
+  return { channel: msg.channel, to: msg.to, template: msg.template, subject: fill(t.subject, msg.data), body: fill(t.body, msg.data) };
+}

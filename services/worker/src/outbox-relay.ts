@@ -1,0 +1,257 @@
+import type { Logger } from '@pos/kernel';
+import type { CentralDb } from '@pos/db';
+import { createQueue, JOBS, QUEUE_PREFIX, type JobDefinition, type JobEnvelope, type JobQueue } from '@pos/kernel/queues/index';
+import type { WorkerMetrics } from './metrics.ts';
+
+export interface OutboxRelayOptions {
+  db: CentralDb;
+  redisUrl: string;
+  log: Logger;
+  metrics?: WorkerMetrics;
+  /** Redis key prefix of the queues (default `bq`). */
+  prefix?: string;
+  /** Rows per transaction (default 100). */
+  batchSize?: number;
+  /** Pause between polls when there is nothing left (default 250 ms). */
+  intervalMs?: number;
+  /** Longest pause after Redis failures (default 5000 ms; the pause doubles from `intervalMs`). */
+  maxBackoffMs?: number;
+  /** A Redis call taking longer counts as a failure (default 5000 ms). */
+  redisTimeoutMs?: number;
+  /** The jobs this relay moves; rows of other jobs wait for a worker that knows them. Default: every known job. */
+  jobs?: readonly JobDefinition[];
+}
+
+export interface RelayResult {
+  relayed: number;
+  failed: number;
+}
+
+interface PendingRow {
+  id: number;
+  job: string;
+  queue: string;
+  payload: unknown;
+  created_at: Date;
+}
+
+/**
+ * The bee-queue job id of an outbox row: `outbox-<id>-<created_at in base 36 ms>`. Relaying a row
+ * again (a crash between the Redis write and the commit) reuses the id, and bee-queue's addJob
+ * ignores an id it still holds (waiting, active, delayed or failed); a job that already succeeded
+ * and was removed is caught by the processor's done marker. The creation time keeps ids distinct when
+ * the database is recreated while Redis keeps its keys (outbox ids then start again at 1).
+ */
+export function outboxJobId(row: { id: number; created_at: Date }): string {
+  return `outbox-${row.id}-${row.created_at.getTime().toString(36)}`;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Moves after-commit work from the `outbox` table to bee-queue (DESIGN 2 "After-commit work").
+ *
+ * Each poll, in one transaction: lock up to `batchSize` pending rows of known jobs in id order
+ * (`FOR UPDATE SKIP LOCKED`, so several workers can relay side by side), write them to their queues
+ * (pipelined per queue, job id from `outboxJobId`), then mark the written rows `relayed_at` and add
+ * one to `attempts` of the rows Redis refused, which stay pending. After a failure the relay waits
+ * longer (doubling up to `maxBackoffMs`); `trigger()` asks for a poll now.
+ */
+export class OutboxRelay {
+  private readonly db: CentralDb;
+  private readonly log: Logger;
+  private readonly opts: Required<Omit<OutboxRelayOptions, 'db' | 'log' | 'metrics' | 'jobs'>>;
+  private readonly jobs: ReadonlyMap<string, JobDefinition>;
+  private readonly queues = new Map<string, JobQueue>();
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private wake: (() => void) | undefined;
+  private pokes = 0;
+  private delayMs: number;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.db = options.db;
+    this.log = options.log.child({ component: 'outbox-relay' });
+    this.opts = {
+      redisUrl: options.redisUrl,
+      prefix: options.prefix ?? QUEUE_PREFIX,
+      batchSize: options.batchSize ?? 100,
+      intervalMs: options.intervalMs ?? 250,
+      maxBackoffMs: options.maxBackoffMs ?? 5000,
+      redisTimeoutMs: options.redisTimeoutMs ?? 5000,
+    };
+    this.jobs = new Map((options.jobs ?? (JOBS as readonly JobDefinition[])).map((j) => [j.name, j]));
+    this.delayMs = this.opts.intervalMs;
+  }
+
+  /** Starts polling in the background. */
+  start(): void {
+    if (this.running) return;
+    this.stopped = false;
+    this.running = this.loop();
+  }
+
+  /** Polls as soon as the current poll (if any) is done. */
+  trigger(): void {
+    this.pokes++;
+    this.wake?.();
+  }
+
+  /** Stops polling (waits for the poll in progress) and closes the queue connections. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.running;
+    this.running = undefined;
+    const queues = [...this.queues.values()];
+    this.queues.clear();
+    await Promise.all(queues.map((q) => q.close(2000).catch(() => {})));
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      this.pokes = 0;
+      let full = false;
+      try {
+        const r = await this.runOnce();
+        full = r.relayed + r.failed >= this.opts.batchSize && r.failed === 0;
+        this.delayMs = r.failed > 0 ? Math.min(this.delayMs * 2, this.opts.maxBackoffMs) : this.opts.intervalMs;
+      } catch (e) {
+        // The database is away: same backoff as for Redis.
+        this.delayMs = Math.min(this.delayMs * 2, this.opts.maxBackoffMs);
+        this.log.warn('outbox poll failed', { err: e, retry_in_ms: this.delayMs });
+      }
+      if (this.stopped) break;
+      if (full || this.pokes > 0) continue; // more rows waiting, or asked while polling
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.delayMs);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** One poll: relays at most one batch. Rejects only when the database fails. */
+  async runOnce(): Promise<RelayResult> {
+    const names = [...this.jobs.keys()];
+    if (names.length === 0) return { relayed: 0, failed: 0 };
+    const result = await this.db.transaction().execute(async (trx) => {
+      const rows = (await trx
+        .selectFrom('outbox')
+        .select(['id', 'job', 'queue', 'payload', 'created_at'])
+        .where('relayed_at', 'is', null)
+        .where('job', 'in', names)
+        .orderBy('id')
+        .limit(this.opts.batchSize)
+        .forUpdate()
+        .skipLocked()
+        .execute()) as unknown as PendingRow[]; // int8 ids arrive as numbers (see @pos/db database.ts)
+      if (rows.length === 0) return { relayed: 0, failed: 0 };
+
+      const relayedIds: number[] = [];
+      const failedIds: number[] = [];
+      for (const [queueName, group] of this.groupByQueue(rows)) {
+        const { ok, failed } = await this.writeToQueue(queueName, group);
+        relayedIds.push(...ok);
+        failedIds.push(...failed);
+      }
+      if (relayedIds.length > 0) {
+        await trx.updateTable('outbox').set({ relayed_at: new Date() }).where('id', 'in', relayedIds.map(String)).execute();
+      }
+      if (failedIds.length > 0) {
+        await trx
+          .updateTable('outbox')
+          .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+          .where('id', 'in', failedIds.map(String))
+          .execute();
+      }
+      return { relayed: relayedIds.length, failed: failedIds.length };
+    });
+
+    const m = this.options.metrics;
+    if (m) {
+      m.lastPollAt = new Date();
+      m.outboxRelayed += result.relayed;
+      m.outboxRelayFailures += result.failed;
+      if (result.relayed > 0) m.lastRelayAt = m.lastPollAt;
+    }
+    if (result.relayed > 0) this.log.debug('outbox relayed', { rows: result.relayed });
+    return result;
+  }
+
+  /** Rows by their job's queue (the registry decides, not the row), keeping id order within each. */
+  private groupByQueue(rows: PendingRow[]): Map<string, { row: PendingRow; def: JobDefinition }[]> {
+    const groups = new Map<string, { row: PendingRow; def: JobDefinition }[]>();
+    for (const row of rows) {
+      const def = this.jobs.get(row.job);
+      if (!def) continue; // not selected: the query filters on known names
+      if (row.queue !== def.queue) this.log.warn('outbox row names another queue than its job', { outbox_id: row.id, job: row.job, row_queue: row.queue, queue: def.queue });
+      const g = groups.get(def.queue) ?? [];
+      g.push({ row, def });
+      groups.set(def.queue, g);
+    }
+    return groups;
+  }
+
+  private async writeToQueue(queueName: string, group: { row: PendingRow; def: JobDefinition }[]): Promise<{ ok: number[]; failed: number[] }> {
+    const queue = this.queue(queueName);
+    try {
+      const jobs = group.map(({ row, def }) => {
+        const data: JobEnvelope = {
+          job: def.name,
+          version: def.version,
+          payload: row.payload,
+          outbox_id: row.id,
+          enqueued_at: row.created_at.toISOString(),
+        };
+        const job = queue.createJob(data).setId(outboxJobId(row)).timeout(def.timeoutMs);
+        if (def.retries > 0) job.retries(def.retries).backoff('exponential', def.backoffMs);
+        return { row, job };
+      });
+      await withTimeout(queue.ready(), this.opts.redisTimeoutMs, `connecting to queue ${queueName}`);
+      const errors = await withTimeout(queue.saveAll(jobs.map((j) => j.job)), this.opts.redisTimeoutMs, `writing to queue ${queueName}`);
+      const ok: number[] = [];
+      const failed: number[] = [];
+      for (const { row, job } of jobs) {
+        const err = errors.get(job);
+        if (err) {
+          failed.push(row.id);
+          this.log.warn('outbox row not relayed', { outbox_id: row.id, job: row.job, err });
+        } else {
+          ok.push(row.id); // a null job id means bee-queue already held it: relayed before
+        }
+      }
+      return { ok, failed };
+    } catch (e) {
+      // Connection refused, lost or too slow: drop the queue (a failed connect does not recover) and retry later.
+      this.queues.delete(queueName);
+      queue.close(500).catch(() => {});
+      this.log.warn('outbox relay could not reach Redis; rows stay pending', { queue: queueName, rows: group.length, err: e instanceof Error ? e.message : String(e), retry_in_ms: Math.min(this.delayMs * 2, this.opts.maxBackoffMs) });
+      return { ok: [], failed: group.map((g) => g.row.id) };
+    }
+  }
+
+  private queue(name: string): JobQueue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = createQueue(name, this.opts.redisUrl, {
+        prefix: this.opts.prefix,
+        onError: (err) => this.log.warn('queue connection error', { queue: name, err: err.message }),
+      });
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+}

@@ -1,0 +1,130 @@
+import type Redis from 'ioredis';
+import { Value } from '@sinclair/typebox/value';
+import type { Clock, Logger } from '@pos/kernel';
+import type { CentralDb } from '@pos/db';
+import {
+  createQueue,
+  findJob,
+  JobEnvelope,
+  payloadProblems,
+  QUEUE_PREFIX,
+  type JobDefinition,
+  type JobQueue,
+} from '@pos/kernel/queues/index';
+import type BeeQueue from 'bee-queue';
+import { HANDLERS } from './jobs/index.ts';
+import type { JobContext, JobHandler } from './jobs/job-handler.ts';
+import type { NotificationDriver } from './notifications/driver.ts';
+import type { WorkerMetrics } from './metrics.ts';
+
+/** How long a "this outbox job already ran" marker is kept: far beyond the relay's crash window. */
+export const DONE_MARKER_TTL_S = 24 * 60 * 60;
+
+/** A job refused before its handler runs; never retried. */
+export class RejectedJobError extends Error {
+  constructor(message: string, readonly problems: string[] = []) {
+    super(problems.length ? `${message}: ${problems.join('; ')}` : message);
+    this.name = 'RejectedJobError';
+  }
+}
+
+export interface ProcessorOptions {
+  db: CentralDb;
+  /** For the done markers (see `DONE_MARKER_TTL_S`). */
+  redis: Redis;
+  redisUrl: string;
+  log: Logger;
+  clock: Clock;
+  notifications: NotificationDriver;
+  metrics: WorkerMetrics;
+  prefix?: string;
+  /** Jobs run at once per queue (default 4). */
+  concurrency?: number;
+  /** Handlers by job name (default `HANDLERS`); tests may swap one. */
+  handlers?: Readonly<Record<string, JobHandler<any>>>;
+}
+
+/**
+ * Takes jobs from one queue: checks the envelope, finds the job's definition, checks the version and
+ * validates the payload against the job's TypeBox schema (`Value.Check`) before the handler runs. A
+ * refused job is logged and failed at once (no retries); a handler error fails the run, and bee-queue
+ * retries it as the job's definition says. A job relayed twice from the outbox runs once.
+ */
+export class QueueProcessor {
+  readonly queue: JobQueue;
+  private readonly prefix: string;
+  private readonly log: Logger;
+
+  constructor(readonly queueName: string, private readonly opts: ProcessorOptions) {
+    this.prefix = opts.prefix ?? QUEUE_PREFIX;
+    this.log = opts.log.child({ component: 'processor', queue: queueName });
+    this.queue = createQueue(queueName, opts.redisUrl, {
+      isWorker: true,
+      prefix: this.prefix,
+      onError: (err) => this.log.warn('queue connection error', { err: err.message }),
+    });
+  }
+
+  /** Waits for the connection, then takes jobs. */
+  async start(): Promise<void> {
+    await this.queue.ready();
+    this.queue.process(this.opts.concurrency ?? 4, (job) => this.run(job));
+  }
+
+  /** Stops taking jobs and waits (up to `timeoutMs`) for the ones running. */
+  async stop(timeoutMs = 5000): Promise<void> {
+    await this.queue.close(timeoutMs).catch((e) => this.log.warn('queue close', { err: e instanceof Error ? e.message : String(e) }));
+  }
+
+  /** The Redis key saying job `jobId` of this queue completed. */
+  doneKey(jobId: string): string {
+    return `${this.prefix}:${this.queueName}:done:${jobId}`;
+  }
+
+  private async run(job: BeeQueue.Job<JobEnvelope>): Promise<void> {
+    const envelope: unknown = job.data;
+    const label = Value.Check(JobEnvelope, envelope) ? envelope.job : 'unknown';
+    const log = this.log.child({ job: label, job_id: job.id });
+    const refuse = (message: string, problems: string[] = []): never => {
+      this.opts.metrics.jobFailed(label);
+      log.error('job rejected', { reason: message, problems });
+      // A refused job fails for good: retrying cannot make it valid.
+      job.options.retries = 0;
+      throw new RejectedJobError(message, problems);
+    };
+
+    if (!Value.Check(JobEnvelope, envelope)) return refuse('malformed job envelope', payloadProblems(JobEnvelope, envelope));
+    const def: JobDefinition | undefined = findJob(envelope.job);
+    if (!def) return refuse(`unknown job ${envelope.job}`);
+    if (def.queue !== this.queueName) return refuse(`job ${def.name} belongs to queue ${def.queue}`);
+    if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
+    if (!Value.Check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
+    const handlers: Readonly<Record<string, JobHandler<any>>> = this.opts.handlers ?? HANDLERS;
+    const handler = handlers[def.name] as JobHandler<JobDefinition> | undefined;
+    if (!handler) return refuse(`no handler for job ${def.name}`);
+
+    const relayed = job.id.startsWith('outbox-');
+    if (relayed && (await this.opts.redis.exists(this.doneKey(job.id))) === 1) {
+      this.opts.metrics.jobSkipped(def.name);
+      log.info('job already processed; skipped');
+      return;
+    }
+
+    const ctx: JobContext = { db: this.opts.db, log, clock: this.opts.clock, notifications: this.opts.notifications, jobId: job.id };
+    const started = performance.now();
+    try {
+      await handler(envelope.payload as never, ctx);
+    } catch (e) {
+      this.opts.metrics.jobFailed(def.name);
+      log.error('job failed', { err: e, retries_left: job.options.retries ?? 0 });
+      throw e;
+    }
+    this.opts.metrics.jobProcessed(def.name);
+    log.debug('job done', { ms: Math.round(performance.now() - started) });
+    if (relayed) {
+      await this.opts.redis
+        .set(this.doneKey(job.id), '1', 'EX', DONE_MARKER_TTL_S)
+        .catch((e: unknown) => log.warn('could not write done marker', { err: e instanceof Error ? e.message : String(e) }));
+    }
+  }
+}

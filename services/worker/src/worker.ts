@@ -1,0 +1,135 @@
+import type Redis from 'ioredis';
+import { systemClock, type Clock, type Logger } from '@pos/kernel';
+import type { CentralDb } from '@pos/db';
+import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
+import { JOB_QUEUES, QUEUE_PREFIX } from '@pos/kernel/queues/index';
+import { HeartbeatScheduler, DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
+import { workerFetch } from './http.ts';
+import { WorkerMetrics } from './metrics.ts';
+import { devLogDriver, type NotificationDriver } from './notifications/driver.ts';
+import { OutboxRelay } from './outbox-relay.ts';
+import { QueueProcessor } from './processor.ts';
+import type { JobHandler } from './jobs/job-handler.ts';
+
+export interface WorkerDeps {
+  db: CentralDb;
+  /** ioredis connection for health checks and done markers. */
+  redis: Redis;
+  /** bee-queue opens its own connections to this URL. */
+  redisUrl: string;
+  log: Logger;
+  clock?: Clock;
+  /** Redis key prefix of the queues (default `bq`); tests pass a unique one. */
+  prefix?: string;
+  /** Between heartbeats (default 15 s). */
+  heartbeatMs?: number;
+  /** Relay poll interval (default 250 ms). */
+  relayIntervalMs?: number;
+  /** Jobs at once per queue (default 4). */
+  concurrency?: number;
+  notifications?: NotificationDriver;
+  /** Listen for /health and /metrics on this port (0 = any free port); omitted: no HTTP server. */
+  port?: number;
+  hostname?: string;
+  /** Cache of the health report (default 2000 ms). */
+  healthTtlMs?: number;
+  /** Handlers by job name (default the worker's own); tests may swap one. */
+  handlers?: Readonly<Record<string, JobHandler<any>>>;
+}
+
+export interface RunningWorker {
+  readonly relay: OutboxRelay;
+  readonly metrics: WorkerMetrics;
+  readonly processors: readonly QueueProcessor[];
+  readonly heartbeat: HeartbeatScheduler;
+  /** The /health and /metrics handler (also served on `port` when one was given). */
+  readonly fetch: (req: Request) => Promise<Response>;
+  /** The port the HTTP server listens on, when it was started. */
+  readonly port: number | undefined;
+  stop(): Promise<void>;
+}
+
+let current: RunningWorker | undefined;
+
+/**
+ * Starts the worker in this process: one processor per queue in use, the outbox relay, the heartbeat
+ * scheduler and (with `port`) the HTTP server. The connections in `deps` stay the caller's to close.
+ */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const log = deps.log;
+  const clock = deps.clock ?? systemClock;
+  const metrics = new WorkerMetrics();
+  const prefix = deps.prefix ?? QUEUE_PREFIX;
+
+  const processors = JOB_QUEUES.map(
+    (q) =>
+      new QueueProcessor(q, {
+        db: deps.db,
+        redis: deps.redis,
+        redisUrl: deps.redisUrl,
+        log,
+        clock,
+        metrics,
+        prefix,
+        notifications: deps.notifications ?? devLogDriver(log),
+        ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+        ...(deps.handlers ? { handlers: deps.handlers } : {}),
+      }),
+  );
+  try {
+    await Promise.all(processors.map((p) => p.start()));
+  } catch (e) {
+    await Promise.all(processors.map((p) => p.stop(500)));
+    throw e;
+  }
+
+  const relay = new OutboxRelay({
+    db: deps.db,
+    redisUrl: deps.redisUrl,
+    log,
+    metrics,
+    prefix,
+    ...(deps.relayIntervalMs !== undefined ? { intervalMs: deps.relayIntervalMs } : {}),
+  });
+  relay.start();
+
+  const heartbeat = new HeartbeatScheduler({
+    db: deps.db,
+    log,
+    clock,
+    intervalMs: deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    onEnqueued: () => relay.trigger(),
+  });
+  heartbeat.start();
+
+  const health = new HealthMonitor(() => checkDependencies(deps.db, deps.redis), deps.healthTtlMs ?? 2000);
+  const fetch = workerFetch({ db: deps.db, health, metrics });
+  const server = deps.port === undefined ? undefined : Bun.serve({ port: deps.port, hostname: deps.hostname ?? '0.0.0.0', fetch });
+
+  let stopping: Promise<void> | undefined;
+  const worker: RunningWorker = {
+    relay,
+    metrics,
+    processors,
+    heartbeat,
+    fetch,
+    port: server?.port,
+    stop: () =>
+      (stopping ??= (async () => {
+        await heartbeat.stop();
+        await relay.stop();
+        await Promise.all(processors.map((p) => p.stop()));
+        await server?.stop(true);
+        if (current === worker) current = undefined;
+        log.info('worker stopped');
+      })()),
+  };
+  current = worker;
+  log.info('worker started', { queues: JOB_QUEUES, prefix, port: server?.port });
+  return worker;
+}
+
+/** Stops `worker` (default: the last one started in this process). */
+export async function stopWorker(worker: RunningWorker | undefined = current): Promise<void> {
+  await worker?.stop();
+}
