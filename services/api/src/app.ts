@@ -15,7 +15,8 @@ export function createApp(deps: ApiDeps) {
     .use(guestAuthRoutes(deps))
     .use(backofficeUserRoutes(deps));
 
-  return new Elysia()
+  // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
+  return new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(
       openapi({

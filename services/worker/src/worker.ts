@@ -38,6 +38,8 @@ export interface WorkerDeps {
 }
 
 export interface RunningWorker {
+  /** The Redis key prefix of its queues. */
+  readonly prefix: string;
   readonly relay: OutboxRelay;
   readonly metrics: WorkerMetrics;
   readonly processors: readonly QueueProcessor[];
@@ -108,6 +110,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   let stopping: Promise<void> | undefined;
   const worker: RunningWorker = {
+    prefix,
     relay,
     metrics,
     processors,

@@ -1,0 +1,54 @@
+/** Shared by the worker's tests: real PostgreSQL and Redis from the environment, unique queue prefixes. */
+import Redis from 'ioredis';
+import { createDatabase, migrateCentral, type DatabaseHandle } from '@pos/db';
+import { createLogger, createRedis, type Logger } from '@pos/kernel';
+
+export const TEST_DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
+export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+export interface TestEnv {
+  handle: DatabaseHandle;
+  redis: Redis;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export async function openTestEnv(): Promise<TestEnv> {
+  const handle = createDatabase(TEST_DATABASE_URL, { max: 5, applicationName: 'worker-test' });
+  await migrateCentral(handle.db);
+  const redis = createRedis(TEST_REDIS_URL, 'worker-test');
+  const log = createLogger({ service: 'worker-test' }, (process.env.LOG_LEVEL as 'debug' | undefined) ?? 'error');
+  return {
+    handle,
+    redis,
+    log,
+    close: async () => {
+      redis.disconnect();
+      await handle.close();
+    },
+  };
+}
+
+/** A queue prefix no other test uses. */
+export const uniquePrefix = (): string => `bqtest-${crypto.randomUUID().slice(0, 8)}`;
+
+/** Deletes every Redis key under `prefix`. */
+export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
