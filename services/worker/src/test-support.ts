@@ -17,6 +17,8 @@ export async function openTestEnv(): Promise<TestEnv> {
   const handle = createDatabase(TEST_DATABASE_URL, { max: 5, applicationName: 'worker-test' });
   await migrateCentral(handle.db);
   const redis = createRedis(TEST_REDIS_URL, 'worker-test');
+  // Health checks fail while the connection is still being made.
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   const log = createLogger({ service: 'worker-test' }, (process.env.LOG_LEVEL as 'debug' | undefined) ?? 'error');
   return {
     handle,

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { AppError } from '@pos/kernel';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../testing/harness.ts';
+import { authenticate, authenticateOptional, bearerToken, revokeToken } from './authenticate.ts';
+import { requireType } from './require-type.ts';
+import { checkDeviceKey } from './device-key.ts';
+import { bindTokenTenant } from './tenant.ts';
+import { applyVendorOverride } from './vendor-override.ts';
+import { requireOwnLocation } from './location-owner.ts';
+import { requireGlobalAdmin } from './global-admin.ts';
+import { recordUserActivity } from './user-activity.ts';
+import { loadDevice, requireSubscription, touchDevice } from './device-gates.ts';
+import { requirePermission } from './permission.ts';
+import { THROTTLES, throttle } from './throttle.ts';
+
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let ownerId: string;
+
+async function expectError(p: Promise<unknown> | (() => unknown), status: number, message: string) {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    expect(e).toBeInstanceOf(AppError);
+    expect({ status: (e as AppError).status, message: (e as AppError).message }).toEqual({ status, message });
+    return;
+  }
+  throw new Error('expected an error');
+}
+
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('mw-a');
+  b = await api.seed('mw-b');
+  ownerId = (await api.deps.db.selectFrom('users').select('id').where('email', '=', a.backoffice.email).executeTakeFirstOrThrow()).id;
+});
+afterAll(() => api.close());
+
+const sign = (over: Record<string, unknown> = {}, ttl?: number) =>
+  api.deps.tokens.sign({ type: 'backoffice', sub: ownerId, merchant_id: a.merchant.id, tenant_database: a.merchant.tenant_database, ...over } as never, ttl);
+
+describe('auth', () => {
+  test('bearer parsing', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('bearer abc ')).toBe('abc');
+    expect(bearerToken('Basic abc')).toBeNull();
+    expect(bearerToken(undefined)).toBeNull();
+  });
+  test('no token: Unauthenticated; bad, expired, revoked: Invalid token', async () => {
+    await expectError(authenticate(api.deps, undefined), 401, 'Unauthenticated');
+    await expectError(authenticate(api.deps, 'Bearer x.y.z'), 401, 'Invalid token');
+    await expectError(authenticate(api.deps, `Bearer ${await sign({}, -5)}`), 401, 'Invalid token');
+    const t = await sign();
+    const p = await authenticate(api.deps, `Bearer ${t}`);
+    expect(p).toMatchObject({ type: 'backoffice', userId: ownerId, merchantId: a.merchant.id });
+    await revokeToken(api.deps.redis, p.jti, p.exp);
+    await expectError(authenticate(api.deps, `Bearer ${t}`), 401, 'Invalid token');
+  });
+  test('a token signed with another secret is invalid', async () => {
+    const { createTokenService } = await import('../plugins/tokens.ts');
+    const other = createTokenService('another-secret-another-secret-another-secret');
+    const t = await other.sign({ type: 'backoffice', sub: ownerId, merchant_id: a.merchant.id, tenant_database: a.merchant.tenant_database });
+    await expectError(authenticate(api.deps, `Bearer ${t}`), 401, 'Invalid token');
+  });
+  test('a back-office token for a merchant the user does not belong to is invalid', async () => {
+    await expectError(authenticate(api.deps, `Bearer ${await sign({ merchant_id: b.merchant.id, tenant_database: b.merchant.tenant_database })}`), 401, 'Invalid token');
+  });
+  test('device tokens die when the registry version moves', async () => {
+    const dev = a.devices[0]!;
+    const t = await api.deps.tokens.sign({ type: 'pos', sub: dev.id, merchant_id: a.merchant.id, tenant_database: a.merchant.tenant_database, ver: 0 });
+    expect(await authenticate(api.deps, `Bearer ${t}`)).toMatchObject({ type: 'pos', deviceId: dev.id });
+    await api.deps.db.updateTable('device_registry').set({ token_version: 1 }).where('id', '=', dev.id).execute();
+    await expectError(authenticate(api.deps, `Bearer ${t}`), 401, 'Invalid token');
+    await api.deps.db.updateTable('device_registry').set({ token_version: 0 }).where('id', '=', dev.id).execute();
+  });
+  test('auth.optional: absent is null, invalid is still 401', async () => {
+    expect(await authenticateOptional(api.deps, undefined)).toBeNull();
+    await expectError(authenticateOptional(api.deps, 'Bearer nope'), 401, 'Invalid token');
+  });
+});
+
+describe('type, device key, tenant', () => {
+  test('type:<t>', async () => {
+    const p = await authenticate(api.deps, `Bearer ${await sign()}`);
+    expect(() => requireType(p, ['backoffice'])).not.toThrow();
+    await expectError(() => requireType(p, ['pos', 'kiosk']), 403, 'Unauthorized: Invalid user type');
+  });
+  test('device-key compares the configured key', async () => {
+    expect(() => checkDeviceKey(api.env.DEVICE_API_KEY, api.env.DEVICE_API_KEY)).not.toThrow();
+    await expectError(() => checkDeviceKey('wrong', api.env.DEVICE_API_KEY), 401, 'Invalid API key');
+    await expectError(() => checkDeviceKey(undefined, api.env.DEVICE_API_KEY), 401, 'Invalid API key');
+  });
+  test('tenant binds the token merchant; a mismatched schema claim is invalid', async () => {
+    const t = await bindTokenTenant(api.deps.db, a.merchant.id, a.merchant.tenant_database);
+    expect(t.merchant.slug).toBe(a.merchant.slug);
+    expect((await t.db.selectFrom('locations').select('id').execute()).length).toBe(a.locations.length);
+    await expectError(bindTokenTenant(api.deps.db, a.merchant.id, b.merchant.tenant_database), 401, 'Invalid token');
+  });
+});
+
+describe('admin-vendor-override and location-owner', () => {
+  test('absent vendor_id has no effect; an ordinary user cannot rebind', async () => {
+    const t = await bindTokenTenant(api.deps.db, a.merchant.id, a.merchant.tenant_database);
+    expect(await applyVendorOverride(api.deps.db, ownerId, t, undefined)).toEqual({ tenant: t, elevated: false });
+    await expectError(applyVendorOverride(api.deps.db, ownerId, t, b.merchant.id), 403, 'Unauthorized: Insufficient permissions');
+  });
+  test('an internal admin and the merchant reseller may rebind; another reseller may not', async () => {
+    const t = await bindTokenTenant(api.deps.db, a.merchant.id, a.merchant.tenant_database);
+    await api.deps.db.updateTable('users').set({ is_global_admin: true }).where('id', '=', ownerId).execute();
+    const r = await applyVendorOverride(api.deps.db, ownerId, t, b.merchant.id);
+    expect(r.elevated).toBe(true);
+    expect(r.tenant.merchant.id).toBe(b.merchant.id);
+    await api.deps.db.updateTable('users').set({ is_global_admin: false }).where('id', '=', ownerId).execute();
+    const reseller = crypto.randomUUID();
+    await api.deps.db.updateTable('merchants').set({ reseller_id: reseller }).where('id', '=', b.merchant.id).execute();
+    await api.deps.db.updateTable('users').set({ reseller_id: reseller }).where('id', '=', ownerId).execute();
+    expect((await applyVendorOverride(api.deps.db, ownerId, t, b.merchant.id)).tenant.merchant.id).toBe(b.merchant.id);
+    await api.deps.db.updateTable('users').set({ reseller_id: crypto.randomUUID() }).where('id', '=', ownerId).execute();
+    await expectError(applyVendorOverride(api.deps.db, ownerId, t, b.merchant.id), 403, 'Unauthorized: Insufficient permissions');
+    await api.deps.db.updateTable('users').set({ reseller_id: null }).where('id', '=', ownerId).execute();
+  });
+  test('location-owner: own location passes, another merchant location is a 404', async () => {
+    const t = await bindTokenTenant(api.deps.db, a.merchant.id, a.merchant.tenant_database);
+    await requireOwnLocation(t, a.locations[0]!.id);
+    await expectError(requireOwnLocation(t, b.locations[0]!.id), 404, 'Unable to locate the location you requested.');
+    await expectError(requireOwnLocation(t, 'not-a-uuid'), 404, 'Unable to locate the location you requested.');
+  });
+  test('global-admin', async () => {
+    await expectError(requireGlobalAdmin(api.deps.db, ownerId), 403, 'Unauthorized: Insufficient permissions');
+  });
+});
+
+describe('permissions, activity, device gates, throttles', () => {
+  test('permission slug scoped to granted locations', async () => {
+    const access = { permissions: new Set(['VIEW_DEVICES']), locationIds: new Set([a.locations[0]!.id]), allLocations: false };
+    expect(() => requirePermission(access, 'VIEW_DEVICES')).not.toThrow();
+    expect(() => requirePermission(access, 'VIEW_DEVICES', a.locations[0]!.id)).not.toThrow();
+    await expectError(() => requirePermission(access, 'VIEW_DEVICES', a.locations[1]!.id), 403, 'Unauthorized: Insufficient permissions');
+    await expectError(() => requirePermission(access, 'EDIT_DEVICES'), 403, 'Unauthorized: Insufficient permissions');
+  });
+  test('check-user-activity writes last_active_at at most once a minute', async () => {
+    await api.deps.redis.del(`user-activity:${ownerId}`);
+    const t1 = new Date('2026-11-21T10:00:00Z');
+    await recordUserActivity(api.deps.db, api.deps.redis, ownerId, t1);
+    await recordUserActivity(api.deps.db, api.deps.redis, ownerId, new Date('2026-11-21T10:00:30Z'));
+    const u = await api.deps.db.selectFrom('users').select('last_active_at').where('id', '=', ownerId).executeTakeFirstOrThrow();
+    expect(u.last_active_at!.toISOString()).toBe(t1.toISOString());
+  });
+  test('subscription gate: kiosk and kds need one, pos never', async () => {
+    const t = await bindTokenTenant(api.deps.db, a.merchant.id, a.merchant.tenant_database);
+    const now = new Date();
+    const kiosk = await loadDevice(t, a.devices.find((d) => d.type === 'kiosk')!.id);
+    expect(() => requireSubscription(kiosk, now)).not.toThrow();
+    await expectError(() => requireSubscription({ ...kiosk, subscription_active_until: new Date(now.getTime() - 1000) }, now), 402, 'An active subscription is required for this device.');
+    const pos = await loadDevice(t, a.devices[0]!.id);
+    expect(() => requireSubscription(pos, now)).not.toThrow();
+  });
+  test('liveness records last_seen_at', async () => {
+    const t = await bindTokenTenant(api.deps.db, a.merchant.id, a.merchant.tenant_database);
+    const d = await loadDevice(t, a.devices[1]!.id);
+    await api.deps.redis.del(`device-seen:${d.id}`);
+    const now = new Date('2026-11-21T11:00:00Z');
+    await touchDevice(t, api.deps.redis, d, now);
+    const row = await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('devices').select('last_seen_at').where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(row.last_seen_at!.toISOString()).toBe(now.toISOString());
+  });
+  test('throttles count in Redis and are off in local', async () => {
+    const subject = crypto.randomUUID();
+    const rule = THROTTLES.loginIdp;
+    for (let i = 0; i < rule.limit; i++) await throttle(api.deps.redis, 'test', [[rule, subject]]);
+    await expectError(throttle(api.deps.redis, 'test', [[rule, subject]]), 429, 'Too Many Attempts.');
+    await throttle(api.deps.redis, 'local', [[rule, subject]]);
+  });
+});

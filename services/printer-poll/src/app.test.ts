@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import Redis from 'ioredis';
+import { createDatabase, type DatabaseHandle } from '@pos/db';
+import { createLogger, createRedis } from '@pos/kernel';
+import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
+import { createPrinterPollApp, type PrinterPollApp } from './app.ts';
+import type { PrinterPollDeps } from './context.ts';
+import { parseSdpBody, SDP_CONTENT_TYPE, summariseResponseFile } from './routes/printer-a-sdp.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const URL_SDP = 'http://localhost/print/printer-a/sdp';
+const FORM = 'application/x-www-form-urlencoded';
+
+let handle: DatabaseHandle;
+let redis: Redis;
+let deps: PrinterPollDeps;
+let app: PrinterPollApp;
+
+beforeAll(async () => {
+  handle = createDatabase(DATABASE_URL, { max: 2, applicationName: 'printer-poll-test' });
+  redis = createRedis(REDIS_URL, 'printer-poll-test');
+  deps = { db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) };
+  app = createPrinterPollApp(deps);
+  // The health check fails while the connection is still being made.
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await handle.close();
+});
+
+const post = (body: string, contentType = FORM) => app.handle(new Request(URL_SDP, { method: 'POST', headers: { 'content-type': contentType }, body }));
+
+const RESPONSE_FILE =
+  '<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><devid>local_printer</devid><printjobid>JOB-1</printjobid></Parameter>' +
+  '<PrintResponse><response success="true" code="" status="251658262" battery="0"/></PrintResponse></ePOSPrint></PrintResponseInfo>';
+
+describe('POST /print/printer-a/sdp', () => {
+  test('GetRequest: 200, text/xml; charset=utf-8, empty body', async () => {
+    const res = await post('ConnectionType=GetRequest&ID=printer-1&Name=TM-m30');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(SDP_CONTENT_TYPE);
+    expect(res.headers.get('content-type')).toBe('text/xml; charset=utf-8');
+    expect(await res.text()).toBe('');
+  });
+
+  test('SetResponse: empty 200', async () => {
+    const res = await post(new URLSearchParams({ ConnectionType: 'SetResponse', ID: 'printer-1', ResponseFile: RESPONSE_FILE }).toString());
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+  });
+
+  test('missing ConnectionType: 400 text', async () => {
+    const res = await post('ID=printer-1');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toStartWith('text/plain');
+    expect(await res.text()).toBe('Missing ConnectionType');
+  });
+
+  test('another ConnectionType: 400 text', async () => {
+    const res = await post('ConnectionType=Reboot&ID=printer-1');
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe('Unsupported ConnectionType: Reboot');
+  });
+
+  test('empty body: 400', async () => {
+    const res = await post('');
+    expect(res.status).toBe(400);
+  });
+
+  test('over a real socket the content type is exactly text/xml; charset=utf-8', async () => {
+    const server = createPrinterPollApp(deps).listen({ port: 0, hostname: '127.0.0.1' });
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.server!.port}/print/printer-a/sdp`, {
+        method: 'POST',
+        headers: { 'content-type': FORM },
+        body: 'ConnectionType=GetRequest&ID=printer-1',
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/xml; charset=utf-8');
+      expect(await res.text()).toBe('');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('GET /health', () => {
+  test('200 with database and redis checks', async () => {
+    const res = await app.handle(new Request('http://localhost/health'));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; checks: Record<string, { status: string }> };
+    expect(body.status).toBe('ok');
+    expect(body.checks.database?.status).toBe('ok');
+    expect(body.checks.redis?.status).toBe('ok');
+  });
+
+  test('503 naming redis when Redis does not answer', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    down.on('error', () => {});
+    try {
+      const sick = createPrinterPollApp({ ...deps, redis: down, health: new HealthMonitor(() => checkDependencies(handle.db, down), 0) });
+      const res = await sick.handle(new Request('http://localhost/health'));
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { message: string }).message).toBe('Unhealthy: redis');
+    } finally {
+      down.disconnect();
+    }
+  });
+});
+
+describe('parsing', () => {
+  test('parseSdpBody reads the form', () => {
+    expect(parseSdpBody('ConnectionType=GetRequest&ID=a%20b')).toEqual({ ok: true, request: { kind: 'GetRequest', printerId: 'a b', name: undefined } });
+    expect(parseSdpBody('ConnectionType=GetRequest')).toEqual({ ok: false, error: 'Missing ID' });
+  });
+
+  test('summariseResponseFile picks job id, success and code', () => {
+    expect(summariseResponseFile(RESPONSE_FILE)).toEqual({ printjobid: 'JOB-1', success: true });
+    expect(summariseResponseFile('<response success="false" code="EPTR_COVER_OPEN"/>')).toEqual({ success: false, code: 'EPTR_COVER_OPEN' });
+  });
+});
