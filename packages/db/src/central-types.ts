@@ -72,6 +72,18 @@ export interface CentralTables {
     read_at: NullableTimestamp;
     created_at: Timestamp;
   };
+  /** Team invitations, one per (merchant, user); only the SHA-256 of the emailed token is stored. */
+  invitations: {
+    id: string;
+    merchant_id: string;
+    user_id: string;
+    invited_by: string | null;
+    token_hash: string;
+    expires_at: ColumnType<Date, Date | string, Date | string>;
+    accepted_at: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
   heartbeats: {
     service: string;
     beat_at: Timestamp;

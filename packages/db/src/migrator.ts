@@ -3,14 +3,22 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { CentralDb } from './database.ts';
 import { isTenantSchemaName } from './tenancy.ts';
 import * as central001 from './migrations/central/2026-11-21-001-foundation.ts';
+import * as central002team from './migrations/central/2026-11-21-002-team.ts';
 import * as tenant001 from './migrations/tenant/2026-11-21-001-foundation.ts';
+import * as tenant002devices from './migrations/tenant/2026-11-21-002-devices.ts';
+import * as tenant003team from './migrations/tenant/2026-11-21-003-team.ts';
+import * as tenant004 from './migrations/tenant/2026-11-21-004-register.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': central001,
+  '2026-11-21-002-team': central002team,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
+  '2026-11-21-002-devices': tenant002devices,
+  '2026-11-21-003-team': tenant003team,
+  '2026-11-21-004-register': tenant004,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -28,7 +36,7 @@ function check(result: MigrationResultSet, where: string): void {
 }
 
 export async function migrateCentral(db: CentralDb): Promise<void> {
-  const migrator = new Migrator({ db: db as Kysely<any>, provider: new StaticProvider(CENTRAL_MIGRATIONS) });
+  const migrator = new Migrator({ db: db as Kysely<any>, provider: new StaticProvider(CENTRAL_MIGRATIONS), allowUnorderedMigrations: true });
   check(await migrator.migrateToLatest(), 'central schema');
 }
 
@@ -40,6 +48,8 @@ export async function migrateTenant(db: CentralDb, schema: string): Promise<void
     db: (db as Kysely<any>).withSchema(schema),
     provider: new StaticProvider(TENANT_MIGRATIONS),
     migrationTableSchema: schema,
+    // Features land in parallel branches; a later-dated file may be applied before an earlier one.
+    allowUnorderedMigrations: true,
   });
   check(await migrator.migrateToLatest(), `tenant schema ${schema}`);
 }

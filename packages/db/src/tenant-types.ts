@@ -31,6 +31,15 @@ export interface TenantTables {
     deleted_at: NullableTimestamp;
     created_at: Timestamp;
   };
+  /** Shared settings for devices of one type (migration 2026-11-21-002-devices). */
+  device_profiles: {
+    id: string;
+    name: string;
+    type: 'pos' | 'kiosk' | 'kds';
+    settings: Json<Record<string, unknown>>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
   roles: {
     id: string;
     name: string;
@@ -40,6 +49,13 @@ export interface TenantTables {
   };
   user_roles: { user_id: string; role_id: string };
   user_locations: { user_id: string; location_id: string };
+  /** Per-member settings of this merchant; `all_locations`: access to every location, including future ones. */
+  member_settings: {
+    user_id: string;
+    all_locations: Generated<boolean>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
   staff_credentials: {
     id: string;
     name: string;
@@ -97,5 +113,68 @@ export interface TenantTables {
     subject_id: string | null;
     properties: Json<Record<string, unknown>>;
     created_at: Timestamp;
+  };
+  pos_staff_sessions: {
+    id: string;
+    staff_id: string;
+    device_id: string;
+    location_id: string;
+    token_hash: string;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+    ended_at: NullableTimestamp;
+  };
+  pos_orders: {
+    id: string;
+    location_id: string;
+    device_id: string;
+    staff_id: string | null;
+    version: number;
+    state: 'OPEN' | 'SETTLING' | 'SETTLED' | 'VOIDED';
+    fired: Generated<boolean>;
+    order_profile: Json<Record<string, unknown>>;
+    table_number: string | null;
+    lines: Json<unknown[]>;
+    totals: Json<Record<string, unknown>>;
+    tender: Json<Record<string, unknown> | null>;
+    fiscal: Json<Record<string, unknown> | null>;
+    transaction_id: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+    fired_at: NullableTimestamp;
+    settled_at: NullableTimestamp;
+  };
+  pos_transactions: {
+    id: string;
+    order_id: string;
+    location_id: string;
+    device_id: string;
+    staff_id: string | null;
+    total: number;
+    tender: Json<Record<string, unknown>>;
+    payment_snapshot: Json<unknown>;
+    captured_by_platform: Generated<boolean>;
+    fiscal: Json<Record<string, unknown> | null>;
+    business_date: ColumnType<string, string, string>;
+    till_id: string | null;
+    created_at: Timestamp;
+  };
+  fiscal_counters: { fdm_id: string; label: string; value: Generated<number> };
+  fiscal_journal: {
+    id: string;
+    fdm_id: string;
+    location_id: string;
+    seq: number;
+    event_kind: string;
+    payload: string;
+    sign_result: string | null;
+    status: 'pending' | 'signed' | 'failed';
+    prev_hash: string;
+    hash: string;
+    result_hash: string | null;
+    subject_type: string | null;
+    subject_id: string | null;
+    created_at: Timestamp;
+    completed_at: NullableTimestamp;
   };
 }

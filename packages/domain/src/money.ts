@@ -15,3 +15,25 @@ export function toMajorUnits(c: Cents): number {
 export function fromMajorUnits(major: number): Cents {
   return Math.round(major * 100);
 }
+
+/** Alias of `toMajorUnits`: decimal major units for X and Z report values (1234 -> 12.34). */
+export function toMajor(c: Cents): number {
+  return toMajorUnits(c);
+}
+
+/**
+ * Integer division rounded half up (half away from zero for a negative quotient, so
+ * `divRoundHalfUp(-n, d) === -divRoundHalfUp(n, d)`). Both operands must be safe integers and `d > 0`;
+ * the arithmetic stays in integers, so 0.5 cases never suffer float noise (`divRoundHalfUp(5, 10) === 1`).
+ */
+export function divRoundHalfUp(n: number, d: number): number {
+  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(d) || d <= 0) {
+    throw new RangeError(`divRoundHalfUp needs safe integers and a positive divisor, got ${n} / ${d}`);
+  }
+  const sign = n < 0 ? -1 : 1;
+  const a = Math.abs(n);
+  const q = Math.floor(a / d);
+  const r = a - q * d;
+  const rounded = 2 * r >= d ? q + 1 : q;
+  return sign * rounded || 0;
+}

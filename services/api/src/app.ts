@@ -6,6 +6,8 @@ import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
 import { backofficeUserRoutes, guestAuthRoutes } from './routes/backoffice-auth/index.ts';
+import { posProviderRoutes } from './routes/pos-provider/index.ts';
+import { posPinLoginRoutes, posStaffRoutes } from './routes/pos-staff/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -13,7 +15,10 @@ export function createApp(deps: ApiDeps) {
     .use(healthRoutes(deps))
     .use(publicOptionRoutes())
     .use(guestAuthRoutes(deps))
-    .use(backofficeUserRoutes(deps));
+    .use(backofficeUserRoutes(deps))
+    .use(posProviderRoutes(deps))
+    .use(posPinLoginRoutes(deps))
+    .use(posStaffRoutes(deps));
 
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })

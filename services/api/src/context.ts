@@ -4,6 +4,19 @@ import type { ApiEnv, Clock, Logger, AppEnv } from '@pos/kernel';
 import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
+import type { TenantContext } from './middleware/tenant.ts';
+
+/** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
+export interface RegisterHooks {
+  staffSignedIn?: (tenant: TenantContext, e: StaffSessionEvent) => Promise<void>;
+  staffSignedOut?: (tenant: TenantContext, e: StaffSessionEvent) => Promise<void>;
+}
+export interface StaffSessionEvent {
+  staffId: string;
+  deviceId: string;
+  locationId: string;
+  sessionId: string;
+}
 
 export type ApiConfig = Static<TObject<typeof ApiEnv>>;
 
@@ -18,6 +31,7 @@ export interface ApiDeps {
   readonly log: Logger;
   readonly health: HealthMonitor;
   readonly tokens: TokenService;
+  readonly registerHooks: RegisterHooks;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

@@ -22,6 +22,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     log,
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 5000),
     tokens: createTokenService(config.JWT_SECRET),
+    registerHooks: {},
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

@@ -1,20 +1,21 @@
-import { exitOnConfigError, readEnv, WorkerEnv, createLogger } from '@pos/kernel';
+import { createLogger, exitOnConfigError, readEnv, WorkerEnv } from '@pos/kernel';
 import { migrateCentral } from '@pos/db';
 import { buildWorkerDeps } from './deps.ts';
-import { startWorker, stopWorker } from './worker.ts';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 
 exitOnConfigError(() => readEnv(WorkerEnv));
-let built: Awaited<ReturnType<typeof buildWorkerDeps>>;
+let built: Awaited<ReturnType<typeof buildWorkerDeps>> | undefined;
+let worker: RunningWorker;
 try {
   built = await buildWorkerDeps(process.env);
   await migrateCentral(built.deps.db);
+  worker = await startWorker(built.deps);
 } catch (e) {
   createLogger({ service: 'worker' }).error('worker could not start', { err: e });
+  await built?.close().catch(() => {});
   process.exit(1);
 }
 const { deps, close } = built;
-const worker = await startWorker(deps);
-deps.log.info('worker listening', { port: worker.port });
 
 let shuttingDown = false;
 const shutdown = async (signal: string) => {

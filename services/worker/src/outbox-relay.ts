@@ -228,19 +228,25 @@ export class OutboxRelay {
         const err = errors.get(job);
         if (err) {
           failed.push(row.id);
-          this.log.warn('outbox row not relayed', { outbox_id: row.id, job: row.job, err });
+          this.log.warn('outbox row not relayed', { outbox_id: row.id, job: row.job, err: err.message });
         } else {
           ok.push(row.id); // a null job id means bee-queue already held it: relayed before
         }
       }
+      // Whatever went wrong (NOSCRIPT after a Redis restart, a lost connection), a fresh queue is the cure.
+      if (failed.length > 0) this.dropQueue(queueName, queue);
       return { ok, failed };
     } catch (e) {
       // Connection refused, lost or too slow: drop the queue (a failed connect does not recover) and retry later.
-      this.queues.delete(queueName);
-      queue.close(500).catch(() => {});
+      this.dropQueue(queueName, queue);
       this.log.warn('outbox relay could not reach Redis; rows stay pending', { queue: queueName, rows: group.length, err: e instanceof Error ? e.message : String(e), retry_in_ms: Math.min(this.delayMs * 2, this.opts.maxBackoffMs) });
       return { ok: [], failed: group.map((g) => g.row.id) };
     }
+  }
+
+  private dropQueue(name: string, queue: JobQueue): void {
+    if (this.queues.get(name) === queue) this.queues.delete(name);
+    queue.close(500).catch(() => {});
   }
 
   private queue(name: string): JobQueue {

@@ -20,6 +20,9 @@ import type { WorkerMetrics } from './metrics.ts';
 /** How long a "this outbox job already ran" marker is kept: far beyond the relay's crash window. */
 export const DONE_MARKER_TTL_S = 24 * 60 * 60;
 
+/** Between checks for stalled jobs (bee-queue's stall interval is 5 s). */
+export const STALL_CHECK_MS = 5000;
+
 /** A job refused before its handler runs; never retried. */
 export class RejectedJobError extends Error {
   constructor(message: string, readonly problems: string[] = []) {
@@ -69,6 +72,8 @@ export class QueueProcessor {
   async start(): Promise<void> {
     await this.queue.ready();
     this.queue.process(this.opts.concurrency ?? 4, (job) => this.run(job));
+    // Puts back jobs whose worker died while running them (bee-queue leaves this to the caller).
+    void this.queue.checkStalledJobs(STALL_CHECK_MS).catch((e: unknown) => this.log.warn('stalled job check failed', { err: e instanceof Error ? e.message : String(e) }));
   }
 
   /** Stops taking jobs and waits (up to `timeoutMs`) for the ones running. */

@@ -18,7 +18,8 @@ export function accessCan(a: Access, permission: string, locationId?: string): b
 export const FULL_PERMISSIONS: ReadonlySet<string> = new Set(BACKOFFICE_PERMISSIONS);
 
 /**
- * Loads the user's permissions (union of their roles; an owner role holds all) and location grant.
+ * Loads the user's permissions (union of their roles; an owner role holds all) and location grant
+ * (`user_locations`, or every location for an owner or a member flagged `all_locations`).
  * `elevated` (an internal admin or reseller acting through admin-vendor-override) holds everything.
  */
 export async function loadAccess(tdb: TenantDb, userId: string, elevated: boolean): Promise<Access> {
@@ -33,6 +34,9 @@ export async function loadAccess(tdb: TenantDb, userId: string, elevated: boolea
   const owner = roles.some((r) => r.is_owner);
   const permissions = owner ? FULL_PERMISSIONS : new Set(roles.flatMap((r) => r.permissions));
   if (owner) return { permissions, locationIds: new Set(locations.map((l) => l.id)), allLocations: true };
+  // A "global user" (member_settings.all_locations) reaches every location, including ones created later.
+  const settings = await tdb.selectFrom('member_settings').select('all_locations').where('user_id', '=', userId).executeTakeFirst();
+  if (settings?.all_locations) return { permissions, locationIds: new Set(locations.map((l) => l.id)), allLocations: true };
   const grants = await tdb.selectFrom('user_locations').select('location_id').where('user_id', '=', userId).execute();
   return { permissions, locationIds: new Set(grants.map((g) => g.location_id)), allLocations: false };
 }

@@ -35,6 +35,42 @@ export type SecuredContext<T extends TokenType> = {
   access: () => Promise<Access>;
 };
 
+/** The composed middleware as a function, so audience-specific plugins (the register's) can extend it. */
+export async function resolveSecured<const T extends TokenType>(
+  deps: ApiDeps,
+  opts: SecuredOptions<T>,
+  { headers, query }: { headers: Record<string, string | undefined>; query: Record<string, unknown> },
+): Promise<SecuredContext<T>> {
+  const principal = await authenticate(deps, headers.authorization);
+  requireType(principal, opts.types);
+  if (opts.deviceKey) checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY);
+  let tenant = await bindTokenTenant(deps.db, principal.merchantId, principal.tenantDatabase);
+  let elevated = false;
+  let device: DeviceRecord | null = null;
+  const now = deps.clock.now();
+  if (principal.type === 'backoffice') {
+    const bo = principal as BackofficePrincipal;
+    if (opts.vendorOverride) {
+      const vendorId = typeof query.vendor_id === 'string' ? query.vendor_id : undefined;
+      ({ tenant, elevated } = await applyVendorOverride(deps.db, bo.userId, tenant, vendorId));
+    }
+    if (opts.activity !== false) await recordUserActivity(deps.db, deps.redis, bo.userId, now);
+  } else if (principal.type !== 'customer') {
+    device = await loadDevice(tenant, (principal as DevicePrincipal).deviceId);
+    requireSubscription(device, now);
+    await touchDevice(tenant, deps.redis, device, now);
+  }
+  let cached: Promise<Access> | undefined;
+  const bound = tenant;
+  const isElevated = elevated;
+  const access = () => {
+    if (principal.type !== 'backoffice') return Promise.reject(new Error('access() is for back-office users'));
+    cached ??= loadAccess(bound.db, (principal as BackofficePrincipal).userId, isElevated);
+    return cached;
+  };
+  return { auth: principal as PrincipalOf<T>, tenant, device, elevated, access };
+}
+
 /**
  * Composes the spec's middleware in order for one route group: `auth`, `type:<t>`, `device-key`,
  * `tenant:<t>`, `admin-vendor-override`, then device gates (subscription 402, liveness) or
@@ -42,37 +78,8 @@ export type SecuredContext<T extends TokenType> = {
  * any body validation. Per-route permission and location-owner checks use the resolved context.
  */
 export function secured<const T extends TokenType>(deps: ApiDeps, opts: SecuredOptions<T>) {
-  return new Elysia({ name: `secured:${opts.types.join(',')}:${opts.deviceKey ? 'k' : ''}${opts.vendorOverride ? 'v' : ''}` }).derive(
+  return new Elysia().derive(
     { as: 'scoped' },
-    async ({ headers, query }): Promise<SecuredContext<T>> => {
-      const principal = await authenticate(deps, headers.authorization);
-      requireType(principal, opts.types);
-      if (opts.deviceKey) checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY);
-      let tenant = await bindTokenTenant(deps.db, principal.merchantId, principal.tenantDatabase);
-      let elevated = false;
-      let device: DeviceRecord | null = null;
-      const now = deps.clock.now();
-      if (principal.type === 'backoffice') {
-        const bo = principal as BackofficePrincipal;
-        if (opts.vendorOverride) {
-          const vendorId = typeof query.vendor_id === 'string' ? query.vendor_id : undefined;
-          ({ tenant, elevated } = await applyVendorOverride(deps.db, bo.userId, tenant, vendorId));
-        }
-        if (opts.activity !== false) await recordUserActivity(deps.db, deps.redis, bo.userId, now);
-      } else if (principal.type !== 'customer') {
-        device = await loadDevice(tenant, (principal as DevicePrincipal).deviceId);
-        requireSubscription(device, now);
-        await touchDevice(tenant, deps.redis, device, now);
-      }
-      let cached: Promise<Access> | undefined;
-      const bound = tenant;
-      const isElevated = elevated;
-      const access = () => {
-        if (principal.type !== 'backoffice') return Promise.reject(new Error('access() is for back-office users'));
-        cached ??= loadAccess(bound.db, (principal as BackofficePrincipal).userId, isElevated);
-        return cached;
-      };
-      return { auth: principal as PrincipalOf<T>, tenant, device, elevated, access };
-    },
+    (ctx): Promise<SecuredContext<T>> => resolveSecured(deps, opts, ctx),
   );
 }

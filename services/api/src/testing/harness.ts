@@ -66,12 +66,37 @@ export async function createTestApi(opts: { env?: Record<string, string>; clock?
     return m;
   }
 
+  /** A device token for a seeded device, minted as activation would (current token_version). */
+  async function deviceToken(m: DemoSeedResult, type: 'pos' | 'kiosk' | 'kds' = 'pos', index = 0): Promise<string> {
+    const device = m.devices.filter((d) => d.type === type)[index]!;
+    const reg = await deps.db.selectFrom('device_registry').select('token_version').where('id', '=', device.id).executeTakeFirstOrThrow();
+    return deps.tokens.sign({ type, sub: device.id, merchant_id: m.merchant.id, tenant_database: m.merchant.tenant_database, ver: reg.token_version });
+  }
+
+  /** Signs a staff member in on a seeded register; returns the staff token. */
+  async function staffLogin(m: DemoSeedResult, role: 'manager' | 'cashier', token: string): Promise<string> {
+    const pin = m.staff.find((s) => s.role === role)!.pin;
+    const r = await call('POST', '/api/pos/staff/pin-login', { token, deviceKey: true, body: { pin } });
+    if (r.status !== 200) throw new Error(`pin-login failed: ${r.status} ${r.text}`);
+    return r.body.staff_token as string;
+  }
+
+  /** Back-office owner token of a seeded merchant. */
+  async function ownerToken(m: DemoSeedResult): Promise<string> {
+    const r = await call('POST', '/api/login', { body: { email: m.backoffice.email, password: m.backoffice.password } });
+    if (r.status !== 200) throw new Error(`login failed: ${r.status} ${r.text}`);
+    return r.body.token as string;
+  }
+
   return {
     app,
     deps,
     env,
     call,
     seed,
+    deviceToken,
+    staffLogin,
+    ownerToken,
     async close() {
       for (const m of merchants) await dropMerchant(deps.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
       await close();

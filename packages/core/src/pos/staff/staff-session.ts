@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { TenantDb, TenantTables } from '@pos/db';
+import { AppError } from '@pos/kernel';
+import { randomSecret } from '../../security/passwords.ts';
+
+/** Spec 2 section 5: staff tokens expire after 12 hours. */
+export const STAFF_TOKEN_TTL_MS = 12 * 3600 * 1000;
+export const INVALID_STAFF_TOKEN = 'Invalid POS staff token';
+
+export type StaffRecord = Selectable<TenantTables['staff_credentials']>;
+export interface StaffSession {
+  sessionId: string;
+  staff: StaffRecord;
+}
+
+export const hashStaffToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Opens a session for `staff` on `device`; the opaque token is returned once, only its hash is stored. */
+export async function openStaffSession(tdb: TenantDb, input: { staffId: string; deviceId: string; locationId: string; now: Date }): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+  const token = randomSecret(32);
+  const sessionId = Bun.randomUUIDv7();
+  const expiresAt = new Date(input.now.getTime() + STAFF_TOKEN_TTL_MS);
+  await tdb
+    .insertInto('pos_staff_sessions')
+    .values({ id: sessionId, staff_id: input.staffId, device_id: input.deviceId, location_id: input.locationId, token_hash: hashStaffToken(token), created_at: input.now, expires_at: expiresAt })
+    .execute();
+  return { token, sessionId, expiresAt };
+}
+
+/**
+ * `X-Pos-Staff-Token`: a live session of this device whose member still exists, else 401
+ * `Invalid POS staff token` (the client then clears the staff and returns to the PIN pad).
+ */
+export async function resolveStaffSession(tdb: TenantDb, token: string | undefined, deviceId: string, now: Date): Promise<StaffSession> {
+  if (!token) throw new AppError('unauthenticated', INVALID_STAFF_TOKEN);
+  const row = await tdb
+    .selectFrom('pos_staff_sessions')
+    .innerJoin('staff_credentials', 'staff_credentials.id', 'pos_staff_sessions.staff_id')
+    .selectAll('staff_credentials')
+    .select(['pos_staff_sessions.id as session_id'])
+    .where('pos_staff_sessions.token_hash', '=', hashStaffToken(token))
+    .where('pos_staff_sessions.device_id', '=', deviceId)
+    .where('pos_staff_sessions.ended_at', 'is', null)
+    .where('pos_staff_sessions.expires_at', '>', now)
+    .where('staff_credentials.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw new AppError('unauthenticated', INVALID_STAFF_TOKEN);
+  const { session_id, ...staff } = row;
+  return { sessionId: session_id, staff };
+}
+
+/** Ends the session (pin-logout); idempotent. */
+export async function endStaffSession(tdb: TenantDb, sessionId: string, now: Date): Promise<void> {
+  await tdb.updateTable('pos_staff_sessions').set({ ended_at: now }).where('id', '=', sessionId).where('ended_at', 'is', null).execute();
+}

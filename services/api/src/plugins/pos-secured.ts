@@ -1,0 +1,35 @@
+import { Elysia } from 'elysia';
+import { resolveStaffSession, type StaffSession } from '@pos/core/pos/staff/staff-session';
+import { StaffAuthorizer } from '@pos/core/pos/staff/approvals';
+import type { ApiDeps } from '../context.ts';
+import { resolveSecured, type SecuredContext } from './secured.ts';
+
+export type PosDeviceContext = SecuredContext<'pos'> & { device: NonNullable<SecuredContext<'pos'>['device']> };
+export type PosStaffContext = PosDeviceContext & {
+  staff: StaffSession;
+  /** Register permissions for this request; reads `approval_token` from the body when one is needed. */
+  authorizer: (approvalToken: string | undefined) => StaffAuthorizer;
+};
+
+/** Device-level register routes: `auth`, `device-key`, `type:pos`, `tenant:pos` (spec 2 section 4). */
+export async function resolvePosDevice(deps: ApiDeps, ctx: { headers: Record<string, string | undefined>; query: Record<string, unknown> }): Promise<PosDeviceContext> {
+  const base = await resolveSecured(deps, { types: ['pos'], deviceKey: true }, ctx);
+  return base as PosDeviceContext;
+}
+
+export function posDevice(deps: ApiDeps) {
+  return new Elysia().derive({ as: 'scoped' }, (ctx) => resolvePosDevice(deps, ctx));
+}
+
+/** Staff routes add `X-Pos-Staff-Token` (401 `Invalid POS staff token` when missing, ended or expired). */
+export function posStaff(deps: ApiDeps) {
+  return new Elysia().derive({ as: 'scoped' }, async (ctx): Promise<PosStaffContext> => {
+    const base = await resolvePosDevice(deps, ctx);
+    const staff = await resolveStaffSession(base.tenant.db, ctx.headers['x-pos-staff-token'], base.device.id, deps.clock.now());
+    return {
+      ...base,
+      staff,
+      authorizer: (approvalToken) => new StaffAuthorizer(deps.redis, staff.staff.permissions, base.device.id, approvalToken),
+    };
+  });
+}
