@@ -104,6 +104,8 @@ test.skipIf(!hasRedisServer)(
       await enqueueOutbox(env.handle.db, beat(after));
       worker.relay.trigger();
       await waitFor(() => heartbeatOf(after), 10_000, 'heartbeat after recovery');
+      // bee-queue's Lua scripts are in Redis again (a restart empties its script cache): no NOSCRIPT.
+      for (const p of worker.processors) expect(await p.queue.checkStalledJobs()).toBe(0);
     } finally {
       await worker?.stop();
       redis.disconnect();

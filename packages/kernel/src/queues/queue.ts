@@ -50,7 +50,7 @@ export function createQueue(name: string, redisUrl: string, opts: CreateQueueOpt
   });
   queue.on('error', opts.onError ?? (() => {}));
   queue.ready().then(
-    () => {},
+    () => reloadScriptsOnReconnect(queue),
     // A failed first connection rejects `ready()`; it surfaces on the next call, not as an unhandled rejection.
     () => {},
   );

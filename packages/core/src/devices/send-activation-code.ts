@@ -1,0 +1,43 @@
+import { enqueueOutbox } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { jobMessage } from '@pos/kernel/queues/job-definition';
+import { notificationSendJob } from '@pos/kernel/queues/jobs/notification-send.job';
+import { logActivity } from '../activity/log-activity.ts';
+import { findDevice, inMerchantTx, requireLocationAccess, type BackofficeScope } from './device-records.ts';
+
+export interface SendActivationCodeInput {
+  email?: string;
+  phone?: string;
+}
+
+export const ACTIVATION_CODE_TEMPLATE = 'device-activation-code';
+
+/**
+ * `POST /back-office/devices/{id}/send-activation-code`: sends the device's current (unused) code by
+ * e-mail or SMS. The notification is written to the outbox in the same transaction as the activity
+ * entry; the worker relays it to the `notifications` queue. Exactly one of email and phone.
+ */
+export async function sendActivationCode(scope: BackofficeScope, deviceId: string, input: SendActivationCodeInput): Promise<void> {
+  const email = input.email?.trim();
+  const phone = input.phone?.trim();
+  if (!email && !phone) throw errors.field('email', 'The email field is required when phone is not present.');
+  if (email && phone) throw errors.field('email', 'Provide either an email address or a phone number, not both.');
+  const d = await findDevice(scope.tdb, deviceId);
+  requireLocationAccess(scope.access, d.location_id);
+  const channel = email ? ('email' as const) : ('sms' as const);
+  await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
+    const reg = await central
+      .selectFrom('device_registry')
+      .select(['activation_code', 'activation_code_used_at'])
+      .where('id', '=', d.id)
+      .where('merchant_id', '=', scope.merchant.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!reg?.activation_code || reg.activation_code_used_at) throw errors.field('activation_code', 'The activation code has already been used.');
+    await enqueueOutbox(
+      central,
+      jobMessage(notificationSendJob, { channel, to: (email ?? phone)!, template: ACTIVATION_CODE_TEMPLATE, data: { code: reg.activation_code, device_name: d.name } }),
+    );
+    await logActivity(tenant, { userId: scope.userId, action: 'sent_activation_code', subject: 'device', subjectId: d.id, properties: { channel } });
+  });
+}

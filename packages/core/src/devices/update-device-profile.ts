@@ -1,0 +1,34 @@
+import { errors } from '@pos/kernel';
+import { logActivity } from '../activity/log-activity.ts';
+import { findProfile, inMerchantTx, profileView, requireSettingsSize, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
+
+export interface UpdateDeviceProfileInput {
+  name?: string;
+  type?: ProfileType;
+  /** Replaces the settings object as a whole. */
+  settings?: Record<string, unknown>;
+}
+
+/**
+ * `PUT /back-office/device-profiles/{id}`. The type may change only while no live device uses the
+ * profile (a profile always fits the devices bound to it): otherwise 422 on `type`.
+ */
+export async function updateDeviceProfile(scope: BackofficeScope, profileId: string, input: UpdateDeviceProfileInput): Promise<DeviceProfileView> {
+  const p = await findProfile(scope.tdb, profileId);
+  if (input.settings) requireSettingsSize(input.settings);
+  return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ tenant }) => {
+    if (input.type !== undefined && input.type !== p.type) {
+      const used = await tenant.selectFrom('devices').select('id').where('device_profile_id', '=', p.id).where('deleted_at', 'is', null).limit(1).executeTakeFirst();
+      if (used) throw errors.field('type', 'The type cannot change while devices use this profile.');
+    }
+    const changes: { name?: string; type?: ProfileType; settings?: string } = {};
+    if (input.name !== undefined) changes.name = input.name.trim();
+    if (input.type !== undefined) changes.type = input.type;
+    if (input.settings !== undefined) changes.settings = JSON.stringify(input.settings);
+    if (Object.keys(changes).length) {
+      await tenant.updateTable('device_profiles').set({ ...changes, updated_at: scope.now }).where('id', '=', p.id).execute();
+      await logActivity(tenant, { userId: scope.userId, action: 'updated', subject: 'device_profile', subjectId: p.id, properties: { fields: Object.keys(changes) } });
+    }
+    return profileView(tenant, p.id);
+  });
+}

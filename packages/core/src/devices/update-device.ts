@@ -1,0 +1,35 @@
+import { logActivity } from '../activity/log-activity.ts';
+import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
+
+export interface UpdateDeviceInput {
+  name?: string;
+  location_id?: string;
+  device_profile_id?: string | null;
+}
+
+/**
+ * `PUT /back-office/devices/{id}`: renames, moves (to a location in the grant) or rebinds the profile.
+ * The type of a device never changes (its tokens carry it).
+ */
+export async function updateDevice(scope: BackofficeScope, deviceId: string, input: UpdateDeviceInput): Promise<DeviceView> {
+  const d = await findDevice(scope.tdb, deviceId);
+  requireLocationAccess(scope.access, d.location_id, 'EDIT_DEVICES');
+  const changes: { name?: string; location_id?: string; device_profile_id?: string | null } = {};
+  if (input.name !== undefined) changes.name = input.name.trim();
+  if (input.location_id !== undefined && input.location_id !== d.location_id) {
+    const loc = await findLocation(scope.tdb, input.location_id);
+    requireLocationAccess(scope.access, loc.id, 'EDIT_DEVICES');
+    changes.location_id = loc.id;
+  }
+  if (input.device_profile_id !== undefined) {
+    if (input.device_profile_id !== null) requireProfileFits(await findProfile(scope.tdb, input.device_profile_id), d.type);
+    changes.device_profile_id = input.device_profile_id;
+  }
+  return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
+    if (Object.keys(changes).length) {
+      await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();
+      await logActivity(tenant, { userId: scope.userId, action: 'updated', subject: 'device', subjectId: d.id, properties: { changes } });
+    }
+    return deviceView(central, tenant, d.id);
+  });
+}

@@ -1,0 +1,36 @@
+import { errors } from '@pos/kernel';
+import { logActivity } from '../activity/log-activity.ts';
+import { findMember, inTeamTransaction, loadMember, type TeamScope } from './team-scope.ts';
+
+export const CANNOT_REMOVE_SELF = 'You cannot remove yourself from the team.';
+export const CANNOT_REMOVE_OWNER = 'The owner of the merchant cannot be removed.';
+
+/**
+ * `DELETE /team/users/{userId}` and `DELETE /team/users/global/{userId}` (`globalOnly`: the member
+ * must be a global user, else 404). Removes the membership, the invitation and the tenant rows
+ * (roles, location grants, settings); the person's tokens for this merchant stop working at once
+ * (authentication checks the membership). An account that never verified its e-mail and belongs to
+ * no other merchant is deleted too. The caller and the merchant's owner cannot be removed (409).
+ * Logs `removed user`.
+ */
+export async function removeMember(scope: TeamScope, userId: string, opts: { globalOnly?: boolean } = {}): Promise<void> {
+  await inTeamTransaction(scope, async (central, tx) => {
+    const member = await findMember(central, scope.tenant.merchant.id, userId);
+    const view = await loadMember(central, tx, scope.tenant.merchant.id, member.id);
+    if (opts.globalOnly && !view.all_locations) throw errors.notFound('user');
+    if (member.id === scope.actorId) throw errors.conflict(CANNOT_REMOVE_SELF);
+    if (view.is_owner) throw errors.conflict(CANNOT_REMOVE_OWNER);
+
+    await central.deleteFrom('memberships').where('merchant_id', '=', scope.tenant.merchant.id).where('user_id', '=', member.id).execute();
+    await central.deleteFrom('invitations').where('merchant_id', '=', scope.tenant.merchant.id).where('user_id', '=', member.id).execute();
+    await central.updateTable('users').set({ active_merchant_id: null }).where('id', '=', member.id).where('active_merchant_id', '=', scope.tenant.merchant.id).execute();
+    await tx.deleteFrom('user_roles').where('user_id', '=', member.id).execute();
+    await tx.deleteFrom('user_locations').where('user_id', '=', member.id).execute();
+    await tx.deleteFrom('member_settings').where('user_id', '=', member.id).execute();
+    if (!member.email_verified_at) {
+      const other = await central.selectFrom('memberships').select('merchant_id').where('user_id', '=', member.id).executeTakeFirst();
+      if (!other) await central.deleteFrom('users').where('id', '=', member.id).execute();
+    }
+    await logActivity(tx, { userId: scope.actorId, action: 'removed', subject: 'user', subjectId: member.id, properties: { email: member.email, name: member.name } });
+  });
+}

@@ -1,0 +1,37 @@
+import { errors } from '@pos/kernel';
+import { logActivity } from '../activity/log-activity.ts';
+import { randomSecret } from '../security/passwords.ts';
+import { enqueueInvitationEmail } from './invite-member.ts';
+import { INVITATION_TTL_MS, findMember, hashInvitationToken, inTeamTransaction, loadMember, type MemberView, type TeamScope } from './team-scope.ts';
+
+export const INVITATION_ALREADY_ACCEPTED = 'This user has already accepted the invitation.';
+export const NO_PENDING_INVITATION = 'This user has no pending invitation.';
+
+/**
+ * `POST /team/users/{userId}/resend-invitation`: only for a member who has not accepted. A new token
+ * replaces the stored hash (the old token stops working), the 7 days start again and one new e-mail
+ * goes through the outbox. Accepted (or never invited, like the founding owner): 409.
+ */
+export async function resendInvitation(scope: TeamScope, userId: string): Promise<MemberView> {
+  const token = randomSecret(32);
+  await inTeamTransaction(scope, async (central, tx) => {
+    const member = await findMember(central, scope.tenant.merchant.id, userId);
+    const inv = await central
+      .selectFrom('invitations')
+      .select(['id', 'accepted_at'])
+      .where('merchant_id', '=', scope.tenant.merchant.id)
+      .where('user_id', '=', member.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!inv) throw errors.conflict(NO_PENDING_INVITATION);
+    if (inv.accepted_at) throw errors.conflict(INVITATION_ALREADY_ACCEPTED);
+    await central
+      .updateTable('invitations')
+      .set({ token_hash: hashInvitationToken(token), expires_at: new Date(scope.now.getTime() + INVITATION_TTL_MS), invited_by: scope.actorId, updated_at: scope.now })
+      .where('id', '=', inv.id)
+      .execute();
+    await enqueueInvitationEmail(central, member.email, scope.tenant.merchant.name, token);
+    await logActivity(tx, { userId: scope.actorId, action: 'resent invitation', subject: 'user', subjectId: member.id, properties: { email: member.email } });
+  });
+  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+}

@@ -1,0 +1,20 @@
+import { errors } from '@pos/kernel';
+import { logActivity } from '../activity/log-activity.ts';
+import { findMember, inTeamTransaction, loadMember, type MemberView, type TeamScope } from './team-scope.ts';
+
+/**
+ * `PUT /team/users/{userId}` and `PUT /team/users/global/{userId}` (`globalOnly`: the member must be
+ * a global user, else 404). Sets the account's display name (the central user record, the same name
+ * the person sees in their own profile). Logs `updated user`.
+ */
+export async function updateMember(scope: TeamScope, userId: string, input: { name: string }, opts: { globalOnly?: boolean } = {}): Promise<MemberView> {
+  const name = input.name.trim();
+  if (!name) throw errors.field('name', 'The name field is required.');
+  await inTeamTransaction(scope, async (central, tx) => {
+    const member = await findMember(central, scope.tenant.merchant.id, userId);
+    if (opts.globalOnly && !(await loadMember(central, tx, scope.tenant.merchant.id, member.id)).all_locations) throw errors.notFound('user');
+    await central.updateTable('users').set({ name }).where('id', '=', member.id).execute();
+    await logActivity(tx, { userId: scope.actorId, action: 'updated', subject: 'user', subjectId: member.id, properties: { name, previous: { name: member.name } } });
+  });
+  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+}

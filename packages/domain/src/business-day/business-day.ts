@@ -1,0 +1,99 @@
+import { formatInTimeZone, getTimezoneOffset } from 'date-fns-tz';
+
+/** A business date, `YYYY-MM-DD`, on the location's wall calendar. */
+export type BusinessDate = string;
+
+export interface BusinessDayOptions {
+  /**
+   * Local hour (integer 0-23) at which a business day starts. Default 0: the day boundary is local
+   * midnight in the location's zone. With 4, a sale at 02:30 local belongs to the previous date.
+   */
+  readonly cutoverHour?: number;
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** True for a real calendar date written `YYYY-MM-DD`. */
+export function isBusinessDate(s: unknown): s is BusinessDate {
+  if (typeof s !== 'string') return false;
+  const m = DATE_RE.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+/** True for an IANA zone the runtime knows (`Europe/Brussels`, `UTC`). */
+export function isValidTimeZone(tz: unknown): tz is string {
+  if (typeof tz !== 'string' || tz.length === 0) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function assertZone(tz: string): void {
+  if (!isValidTimeZone(tz)) throw new RangeError(`Unknown time zone ${JSON.stringify(tz)}`);
+}
+
+function cutoverOf(opts: BusinessDayOptions | undefined): number {
+  const h = opts?.cutoverHour ?? 0;
+  if (!Number.isInteger(h) || h < 0 || h > 23) throw new RangeError(`cutoverHour must be an integer 0-23, got ${h}`);
+  return h;
+}
+
+/** The calendar date `days` after `date` (negative for before). */
+export function addDays(date: BusinessDate, days: number): BusinessDate {
+  if (!isBusinessDate(date)) throw new RangeError(`Not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+/**
+ * The business date of an instant at a location: the local calendar date in `timeZone` (through
+ * date-fns-tz), where the day starts at local midnight, or at `cutoverHour` local when given
+ * (an instant before the cut-over hour belongs to the previous date). The hour is read on the local
+ * wall clock, so DST days need no special case.
+ */
+export function businessDate(instant: Date, timeZone: string, opts?: BusinessDayOptions): BusinessDate {
+  assertZone(timeZone);
+  if (Number.isNaN(instant.getTime())) throw new RangeError('Invalid instant');
+  const cutover = cutoverOf(opts);
+  const [date, hour] = formatInTimeZone(instant, timeZone, 'yyyy-MM-dd HH').split(' ') as [string, string];
+  return Number(hour) < cutover ? addDays(date, -1) : date;
+}
+
+/**
+ * The UTC instant at which the local wall time `date` `hour`:00 first occurs in `tz`. If that
+ * wall time falls in a DST gap (it never occurs), the instant the gap ends (the transition) is
+ * returned, so bounds stay contiguous and agree with `businessDate`.
+ */
+function startOfLocalHour(date: BusinessDate, hour: number, tz: string): Date {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const wallAsUtc = Date.UTC(y, m - 1, d, hour);
+  const target = `${date} ${String(hour).padStart(2, '0')}:00`;
+  // Offsets in force a day either side: zones change offset at most once in such a window.
+  const before = getTimezoneOffset(tz, new Date(wallAsUtc - DAY));
+  const after = getTimezoneOffset(tz, new Date(wallAsUtc + DAY));
+  const candidates = [wallAsUtc - before, wallAsUtc - after]
+    .filter((t) => formatInTimeZone(new Date(t), tz, 'yyyy-MM-dd HH:mm') === target)
+    .sort((a, b) => a - b);
+  // Repeated wall time (DST fall-back): the first occurrence. Gap: the pre-transition offset lands on the transition.
+  return new Date(candidates[0] ?? wallAsUtc - before);
+}
+
+/**
+ * The UTC bounds of a business date at a location: `start` inclusive, `end` exclusive (the next
+ * date's start). DST-safe: in Europe/Brussels 2026-03-29 lasts 23 h and 2026-10-25 lasts 25 h.
+ * Throws RangeError for a malformed date, an unknown zone or a bad cut-over hour.
+ */
+export function dayBounds(date: BusinessDate, timeZone: string, opts?: BusinessDayOptions): { start: Date; end: Date } {
+  if (!isBusinessDate(date)) throw new RangeError(`Not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
+  assertZone(timeZone);
+  const cutover = cutoverOf(opts);
+  return { start: startOfLocalHour(date, cutover, timeZone), end: startOfLocalHour(addDays(date, 1), cutover, timeZone) };
+}

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../testing/harness.ts';
+import { sampleValue } from './sample-body.ts';
+
+/**
+ * The tenant isolation matrix (issue 3 point 6): every registered route that takes an id or a
+ * `{locationId}` is called by merchant A with merchant B's ids. Each must answer 404 (or 403 where the
+ * spec says so) and leave B's data unchanged. Routes join the matrix by being registered.
+ */
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+const tokens: Record<string, { token: string; staffToken?: string; deviceKey?: boolean }> = {};
+
+/** Routes whose id is chosen by the client (upsert): a foreign id creates the caller's own record. */
+const CLIENT_CHOSEN_IDS = new Set(['PUT /api/pos/orders/:clientUuid']);
+/** Where the spec answers 403 rather than 404 for another merchant's id. */
+const FORBIDDEN_OK = new Set<string>(['POST /api/back-office/set-merchant']);
+
+async function snapshot(schema: string): Promise<Record<string, string>> {
+  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = ${schema} and table_name <> 'kysely_migration' and table_name <> 'kysely_migration_lock' order by 1`.execute(api.deps.db);
+  const out: Record<string, string> = {};
+  for (const { table_name } of tables.rows) {
+    const r = await sql<{ h: string | null }>`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as h from ${sql.id(schema)}.${sql.id(table_name)} t`.execute(api.deps.db);
+    out[table_name] = r.rows[0]?.h ?? '';
+  }
+  const central = await sql<{ h: string }>`select md5(coalesce(string_agg(d::text, '|' order by d::text), '')) as h from device_registry d where merchant_id = ${b.merchant.id}`.execute(api.deps.db);
+  out['central.device_registry'] = central.rows[0]!.h;
+  return out;
+}
+
+async function idsOf(schema: string): Promise<string[]> {
+  const tables = await sql<{ table_name: string }>`select table_name from information_schema.columns where table_schema = ${schema} and column_name = 'id' and data_type = 'uuid'`.execute(api.deps.db);
+  const ids: string[] = [];
+  for (const { table_name } of tables.rows) {
+    const r = await sql<{ id: string }>`select id::text from ${sql.id(schema)}.${sql.id(table_name)}`.execute(api.deps.db);
+    ids.push(...r.rows.map((x) => x.id));
+  }
+  const users = await api.deps.db.selectFrom('memberships').select('user_id').where('merchant_id', '=', b.merchant.id).execute();
+  return [...new Set([...ids, ...users.map((u) => u.user_id)])];
+}
+
+function callerFor(path: string) {
+  if (path.startsWith('/api/pos/') && !path.startsWith('/api/pos/staff/pin-login')) return tokens.posStaff!;
+  if (path.startsWith('/api/kds')) return tokens.kds!;
+  if (path.startsWith('/api/kiosk')) return tokens.kiosk!;
+  if (path.startsWith('/api/device-auth')) return tokens.pos!;
+  return tokens.owner!;
+}
+
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('iso-a');
+  b = await api.seed('iso-b');
+  const pos = await api.deviceToken(a, 'pos');
+  tokens.owner = { token: await api.ownerToken(a) };
+  tokens.pos = { token: pos, deviceKey: true };
+  tokens.posStaff = { token: pos, deviceKey: true, staffToken: await api.staffLogin(a, 'manager', pos) };
+  tokens.kiosk = { token: await api.deviceToken(a, 'kiosk'), deviceKey: true };
+  tokens.kds = { token: await api.deviceToken(a, 'kds'), deviceKey: true };
+  // Give B some register activity so order-like ids exist too (best effort: routes may not exist yet).
+  const bPos = await api.deviceToken(b, 'pos');
+  const bStaff = await api.staffLogin(b, 'manager', bPos).catch(() => undefined);
+  if (bStaff) {
+    await api.call('PUT', `/api/pos/orders/${crypto.randomUUID()}`, {
+      token: bPos,
+      deviceKey: true,
+      staffToken: bStaff,
+      body: { expected_version: 0, lines: [{ uuid: crypto.randomUUID(), item_id: b.items[0]!.id, qty: 1, unit_price: b.items[0]!.unit_price, price_source: 'catalog', modifiers: [] }] },
+    });
+  }
+});
+afterAll(() => api.close());
+
+describe('tenant isolation matrix', () => {
+  test('every id-taking route answers 404/403 for another merchant and changes nothing', async () => {
+    const routes = ((api.app as any).routes as { method: string; path: string; hooks: any }[]).filter((r) => r.path.startsWith('/api/') && r.path.includes('/:'));
+    expect(routes.length).toBeGreaterThan(0);
+    const before = await snapshot(b.merchant.tenant_database);
+    const bIds = await idsOf(b.merchant.tenant_database);
+    const failures: string[] = [];
+    let calls = 0;
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      const params = [...route.path.matchAll(/:(\w+)\??/g)].map((m) => m[1]!);
+      const candidates = (name: string) => (name === 'locationId' ? b.locations.map((l) => l.id) : name === 'forPaymentProfile' ? [] : bIds);
+      if (params.every((p) => candidates(p).length === 0)) continue;
+      const first = params.find((p) => candidates(p).length > 0)!;
+      for (const id of candidates(first)) {
+        let path = route.path;
+        for (const p of params) path = path.replace(new RegExp(`:${p}\\??`), p === first ? id : (candidates(p)[0] ?? id));
+        const caller = callerFor(path);
+        const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? (sampleValue(route.hooks?.body, [id]) ?? {}) : undefined;
+        const r = await api.call(route.method, path, { ...caller, body });
+        calls++;
+        if (CLIENT_CHOSEN_IDS.has(key)) continue;
+        const ok = r.status === 404 || (r.status === 403 && FORBIDDEN_OK.has(key));
+        if (!ok) failures.push(`${key} with ${first}=${id}: ${r.status} ${r.text.slice(0, 160)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await snapshot(b.merchant.tenant_database)).toEqual(before);
+    expect(calls).toBeGreaterThan(0);
+  }, 120_000);
+
+  test('routes taking ids in the body refuse another merchant\'s ids and change nothing', async () => {
+    const hasUuid = (schema: any): boolean => !!schema && (schema.format === 'uuid' || Object.values(schema.properties ?? {}).some(hasUuid) || hasUuid(schema.items) || (schema.anyOf ?? []).some(hasUuid));
+    const routes = ((api.app as any).routes as { method: string; path: string; hooks: any }[]).filter(
+      (r) => r.path.startsWith('/api/') && !r.path.includes('/:') && hasUuid(r.hooks?.body),
+    );
+    const before = await snapshot(b.merchant.tenant_database);
+    const bIds = [...b.locations.map((l) => l.id), ...(await idsOf(b.merchant.tenant_database))];
+    const failures: string[] = [];
+    for (const route of routes) {
+      for (const id of bIds.slice(0, 12)) {
+        const body = sampleValue(route.hooks.body, [id]) ?? {};
+        const r = await api.call(route.method, route.path, { ...callerFor(route.path), body });
+        if (r.status < 400) failures.push(`${route.method} ${route.path} with ${id}: ${r.status} ${r.text.slice(0, 160)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await snapshot(b.merchant.tenant_database)).toEqual(before);
+  }, 120_000);
+});
