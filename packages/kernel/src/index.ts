@@ -6,3 +6,4 @@ export * from './clock.ts';
 export * from './redis.ts';
 export * from './version/index.ts';
 export * from './throttle.ts';
+export * from './queues/index.ts';

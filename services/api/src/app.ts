@@ -6,6 +6,8 @@ import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
 import { backofficeUserRoutes, guestAuthRoutes } from './routes/backoffice-auth/index.ts';
+import { teamRoutes } from './routes/team/index.ts';
+import { activityLogRoutes } from './routes/activity-logs/index.ts';
 import { posProviderRoutes } from './routes/pos-provider/index.ts';
 import { posPinLoginRoutes, posStaffRoutes } from './routes/pos-staff/index.ts';
 
@@ -16,6 +18,8 @@ export function createApp(deps: ApiDeps) {
     .use(publicOptionRoutes())
     .use(guestAuthRoutes(deps))
     .use(backofficeUserRoutes(deps))
+    .use(teamRoutes(deps))
+    .use(activityLogRoutes(deps))
     .use(posProviderRoutes(deps))
     .use(posPinLoginRoutes(deps))
     .use(posStaffRoutes(deps));

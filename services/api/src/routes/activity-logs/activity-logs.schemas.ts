@@ -1,0 +1,27 @@
+import { t } from 'elysia';
+
+export const ActivityLogQuery = t.Object({
+  page: t.Optional(t.Numeric({ minimum: 1, description: 'page number, from 1' })),
+  per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 100, description: 'rows per page, 1-100 (default 25)' })),
+  search: t.Optional(t.String({ maxLength: 255, description: 'matches the action or the subject' })),
+  subject: t.Optional(t.String({ maxLength: 100, description: 'exact subject (role, user, ...)' })),
+  user_id: t.Optional(t.String({ format: 'uuid', error: 'The user_id field must be a valid UUID.' })),
+  vendor_id: t.Optional(t.String({ description: 'admin-vendor-override: merchant id to act on' })),
+});
+
+export const ActivityLogRow = t.Object({
+  id: t.String(),
+  user: t.Nullable(t.Object({ id: t.String(), name: t.String() })),
+  action: t.String(),
+  subject: t.String(),
+  subject_id: t.Nullable(t.String()),
+  properties: t.Record(t.String(), t.Unknown()),
+  created_at: t.String(),
+});
+
+export const ActivityLogDatatable = t.Object({
+  data: t.Array(ActivityLogRow),
+  total: t.Integer(),
+  page: t.Integer(),
+  per_page: t.Integer(),
+});

@@ -1,0 +1,128 @@
+import { t } from 'elysia';
+
+const Iso = t.String({ format: 'date-time' });
+const Uuid = (error: string) => t.String({ format: 'uuid', error });
+
+export const DeviceType = t.Union([t.Literal('pos'), t.Literal('kiosk'), t.Literal('kds'), t.Literal('printer')], {
+  error: 'The selected type is invalid.',
+});
+export const ProfileType = t.Union([t.Literal('pos'), t.Literal('kiosk'), t.Literal('kds')], { error: 'The selected type is invalid.' });
+
+/** Path id: any string; ids that are not UUIDs are a 404 (checked by the use case), never a 422. */
+export const IdParams = t.Object({ id: t.String() });
+
+export const Success = t.Object({ status: t.Literal('success') });
+
+/** Data-table paging shared by the list routes. */
+const Paging = {
+  page: t.Optional(t.Integer({ minimum: 1 })),
+  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  search: t.Optional(t.String({ maxLength: 255 })),
+};
+
+// ---- devices -------------------------------------------------------------------------------
+
+/** The back-office view of a device; `activation_code` is shown while it is unused, else null. */
+export const Device = t.Object({
+  id: t.String(),
+  name: t.String(),
+  type: DeviceType,
+  location_id: t.String(),
+  location: t.Object({ id: t.String(), name: t.String() }),
+  device_profile_id: t.Nullable(t.String()),
+  device_profile: t.Nullable(t.Object({ id: t.String(), name: t.String(), type: t.String() })),
+  activation_code: t.Nullable(t.String()),
+  activated_at: t.Nullable(Iso),
+  last_seen_at: t.Nullable(Iso),
+  subscription_active_until: t.Nullable(Iso),
+  network_info: t.Record(t.String(), t.Unknown()),
+  created_at: Iso,
+});
+export const DeviceResponse = t.Object({ data: Device });
+
+export const DeviceListQuery = t.Object({
+  ...Paging,
+  location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
+  type: t.Optional(DeviceType),
+});
+export const DeviceList = t.Object({ data: t.Array(Device), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+
+const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
+
+export const CreateDeviceBody = t.Object(
+  {
+    name: Name,
+    type: DeviceType,
+    location_id: t.String({ minLength: 1, error: 'The location id field is required.' }),
+    device_profile_id: t.Optional(t.Nullable(t.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateDeviceBody = t.Object(
+  {
+    name: t.Optional(Name),
+    location_id: t.Optional(t.String({ minLength: 1 })),
+    device_profile_id: t.Optional(t.Nullable(t.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const DeviceProfileBody = t.Object(
+  { device_profile_id: t.Nullable(t.String({ minLength: 1, error: 'The device profile id field must be a device profile id or null.' })) },
+  { additionalProperties: false },
+);
+
+export const SendActivationCodeBody = t.Object(
+  {
+    email: t.Optional(t.String({ format: 'email', maxLength: 255, error: 'The email field must be a valid email address.' })),
+    phone: t.Optional(t.String({ pattern: '^\\+?[0-9 ()-]{4,32}$', error: 'The phone field must be a valid phone number.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeviceForm = t.Object({
+  data: t.Object({
+    location_options: t.Array(t.Object({ value: t.String(), label: t.String() })),
+    type_options: t.Array(t.Object({ value: DeviceType, label: t.String() })),
+    device_profile_options: t.Array(t.Object({ value: t.String(), label: t.String(), type: t.String() })),
+  }),
+});
+
+export const DeviceOptionsQuery = t.Object({
+  location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
+  type: t.Optional(DeviceType),
+});
+export const DeviceOptions = t.Object({
+  data: t.Array(t.Object({ value: t.String(), label: t.String(), type: DeviceType, location_id: t.String() })),
+});
+
+// ---- device profiles -----------------------------------------------------------------------
+
+export const DeviceProfile = t.Object({
+  id: t.String(),
+  name: t.String(),
+  type: ProfileType,
+  settings: t.Record(t.String(), t.Unknown()),
+  /** Live devices bound to this profile. */
+  devices_count: t.Integer(),
+  created_at: Iso,
+  updated_at: Iso,
+});
+export const DeviceProfileResponse = t.Object({ data: DeviceProfile });
+export const DeviceProfileList = t.Object({ data: t.Array(DeviceProfile), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const DeviceProfileListQuery = t.Object({ ...Paging, type: t.Optional(ProfileType) });
+export const DeviceProfileOptionsQuery = t.Object({ type: t.Optional(ProfileType) });
+export const DeviceProfileOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), type: ProfileType })) });
+
+const Settings = t.Record(t.String(), t.Unknown(), { error: 'The settings field must be an object.' });
+
+export const CreateDeviceProfileBody = t.Object(
+  { name: Name, type: ProfileType, settings: t.Optional(Settings) },
+  { additionalProperties: false },
+);
+export const UpdateDeviceProfileBody = t.Object(
+  { name: t.Optional(Name), type: t.Optional(ProfileType), settings: t.Optional(Settings) },
+  { additionalProperties: false },
+);
+export const DeleteProfileResponse = t.Object({ status: t.Literal('success'), unbound_devices: t.Integer() });
