@@ -9,6 +9,7 @@ export const E2E = {
     JWT_SECRET: 'e2e-jwt-secret-0123456789abcdef0123456789',
     DEVICE_API_KEY: 'e2e-device-api-key-0123',
     PIN_PEPPER: 'e2e-pin-pepper-0123456789',
+    FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
   },
   seedFile: `${import.meta.dir}/../.run/seed.json`,
 } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { ApiEnv, ConfigError, readEnv } from './config.ts';
 
-const good = { JWT_SECRET: 'x'.repeat(40), DEVICE_API_KEY: 'k'.repeat(20), PIN_PEPPER: 'p'.repeat(20) };
+const good = { JWT_SECRET: 'x'.repeat(40), DEVICE_API_KEY: 'k'.repeat(20), PIN_PEPPER: 'p'.repeat(20), FISCAL_MASTER_KEY: 'f'.repeat(40) };
 
 describe('configuration from the environment', () => {
   test('valid values pass; blanks count as unset', () => {

@@ -33,7 +33,16 @@ export const ApiEnv = {
   APP_VERSION: Type.Optional(Type.String()),
   VERSION_FILE: Type.Optional(Type.String()),
   PIN_PEPPER: Type.String({ minLength: 16 }),
+  /** Derives each in-process fiscal signing key (HKDF-SHA256, info = fdm id) unless FISCAL_SIGNING_KEYS names one. */
+  FISCAL_MASTER_KEY: Type.String({ minLength: 32 }),
+  /** JSON object fdm id -> 64-hex Ed25519 seed; overrides the derived key of those devices. */
   FISCAL_SIGNING_KEYS: Type.Optional(Type.String()),
+  /** Base of the verification URL the in-process signer prints as a QR code. */
+  FISCAL_VERIFICATION_URL: Type.Optional(Type.String()),
+  /** Base URL of the remote fiscal data modules (`{base}/{fdmId}/graphql`). */
+  FDM_REMOTE_URL: Type.Optional(Type.String()),
+  /** JSON object fdm id -> shared secret of that remote module. */
+  FDM_REMOTE_SECRETS: Type.Optional(Type.String()),
 };
 
 export const WorkerEnv = {

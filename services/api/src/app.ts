@@ -6,10 +6,14 @@ import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
 import { backofficeUserRoutes, guestAuthRoutes } from './routes/backoffice-auth/index.ts';
+import { deviceProfileRoutes, deviceRoutes } from './routes/devices/index.ts';
+import { deviceAuthRoutes } from './routes/device-auth/index.ts';
 import { teamRoutes } from './routes/team/index.ts';
 import { activityLogRoutes } from './routes/activity-logs/index.ts';
 import { posProviderRoutes } from './routes/pos-provider/index.ts';
 import { posPinLoginRoutes, posStaffRoutes } from './routes/pos-staff/index.ts';
+import { posBootstrapRoutes } from './routes/pos-bootstrap/index.ts';
+import { posOrderRoutes } from './routes/pos-orders/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -18,11 +22,16 @@ export function createApp(deps: ApiDeps) {
     .use(publicOptionRoutes())
     .use(guestAuthRoutes(deps))
     .use(backofficeUserRoutes(deps))
+    .use(deviceRoutes(deps))
+    .use(deviceProfileRoutes(deps))
+    .use(deviceAuthRoutes(deps))
     .use(teamRoutes(deps))
     .use(activityLogRoutes(deps))
     .use(posProviderRoutes(deps))
     .use(posPinLoginRoutes(deps))
-    .use(posStaffRoutes(deps));
+    .use(posStaffRoutes(deps))
+    .use(posBootstrapRoutes(deps))
+    .use(posOrderRoutes(deps));
 
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })

@@ -10,6 +10,7 @@ export const TEST_ENV = {
   JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
   DEVICE_API_KEY: 'test-device-api-key-0123',
   PIN_PEPPER: 'test-pin-pepper-0123456789',
+  FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
   DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test',
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
 } as const;

@@ -17,6 +17,14 @@ interface Template {
  * Unknown template names fail the job, so a typo is seen in the failed set instead of sending nothing.
  */
 export const TEMPLATES: Readonly<Record<string, Template>> = {
+  'device-activation-code': {
+    subject: 'Activation code for {{device_name}}: {{code}}',
+    body: 'Open the app on {{device_name}} and enter the activation code {{code}}. The code works once.',
+  },
+  'team-invitation': {
+    subject: 'You are invited to join {{merchant_name}}',
+    body: 'You have been invited to the back office of {{merchant_name}}. Accept the invitation with this token within 7 days: {{invite_token}}',
+  },
   activation_code: {
     subject: 'Your activation code: {{code}}',
     body: 'Enter {{code}} to activate your account. The code expires in {{expires_in_minutes}} minutes.',

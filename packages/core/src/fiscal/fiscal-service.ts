@@ -1,0 +1,47 @@
+import type { FetchLike } from '@pos/fiscal';
+import type { TenantDb, TenantTx } from '@pos/db';
+import { systemClock, type Clock, type Logger } from '@pos/kernel';
+import corePackage from '../../package.json' with { type: 'json' };
+import type { FiscalConfig } from './fiscal-config.ts';
+import type { SignedFiscalEvent } from './journal-rows.ts';
+import { completePendingEntry, signEvent, signInTransaction, signRemote, type FiscalSignDeps, type PendingOutcome, type SignEventInput } from './sign-event.ts';
+import { createSignerRegistry, type SignerRegistry } from './signer-registry.ts';
+
+/**
+ * Fiscal signing for the register, built once from configuration (`createFiscalService`) and passed
+ * to use cases. See sign-event.ts for the software and remote flows and the caller contract.
+ */
+export interface FiscalService {
+  readonly signers: SignerRegistry;
+  /** Software mode, inside the caller's transaction (its state change commits with the signed entry). */
+  signInTransaction(tx: TenantTx, input: SignEventInput): Promise<SignedFiscalEvent>;
+  /** Remote mode: pending entry committed, module called outside any transaction, entry completed. */
+  signRemote(tdb: TenantDb, input: SignEventInput): Promise<SignedFiscalEvent>;
+  /** By enrolment mode; software runs in `opts.tx` or its own transaction; remote refuses `opts.tx`. */
+  signEvent(tdb: TenantDb, input: SignEventInput, opts?: { tx?: TenantTx }): Promise<SignedFiscalEvent>;
+  /** Re-sends one pending remote entry and records the answer; completed entries are returned as they are. */
+  completePending(tdb: TenantDb, journalId: string): Promise<PendingOutcome>;
+  /** Public key (SPKI PEM) of a software-mode device, for journal verification. */
+  publicKeyFor(fdmId: string): string;
+}
+
+export interface FiscalServiceOptions {
+  readonly clock?: Clock;
+  /** Transport of remote modules (default global fetch). */
+  readonly fetch?: FetchLike;
+}
+
+/** Builds the fiscal service. Reads no environment: parse it with `fiscalConfigFromEnv`. */
+export function createFiscalService(config: FiscalConfig, log: Logger, opts: FiscalServiceOptions = {}): FiscalService {
+  const clock = opts.clock ?? systemClock;
+  const signers = createSignerRegistry(config, { clock, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const deps: FiscalSignDeps = { signers, clock, log: log.child({ component: 'fiscal' }), posSwVersion: config.posSwVersion ?? corePackage.version };
+  return {
+    signers,
+    signInTransaction: (tx, input) => signInTransaction(deps, tx, input),
+    signRemote: (tdb, input) => signRemote(deps, tdb, input),
+    signEvent: (tdb, input, o) => signEvent(deps, tdb, input, o),
+    completePending: (tdb, journalId) => completePendingEntry(deps, tdb, journalId),
+    publicKeyFor: (fdmId) => signers.publicKeyFor(fdmId),
+  };
+}

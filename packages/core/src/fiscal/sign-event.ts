@@ -1,0 +1,344 @@
+import { createHash } from 'node:crypto';
+import { formatInTimeZone } from 'date-fns-tz';
+import {
+  appendEntry,
+  appendSigned,
+  canonicalJson,
+  completeEntry,
+  FdmError,
+  FdmNetworkError,
+  journalContent,
+  type FiscalCommon,
+  type FiscalEvent,
+  type FiscalLanguage,
+  type JournalEntry,
+  type RemoteFdmSigner,
+  type SignResult,
+  type TicketMedium,
+} from '@pos/fiscal';
+import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
+import { AppError, errors, type Clock, type Logger } from '@pos/kernel';
+import { activeFdmFor, isSigning, type FdmEnrolment } from './active-fdm.ts';
+import { DbCounterStore, reserveCounter, SEQ_LABEL, ticketLabel } from './counter-store.ts';
+import { failureHash, lastEntryRow, signedEventOf, toJournalEntry, type FiscalSignError, type FiscalSubject, type JournalRow, type SignedFiscalEvent } from './journal-rows.ts';
+import type { SignerRegistry } from './signer-registry.ts';
+
+// Signing a fiscal event and journaling it (DESIGN 2, Fiscal):
+// - software mode (in-process signer): `signInTransaction` reserves the counters, signs and appends
+//   the signed entry in the caller's transaction, so the state change, the counters and the journal
+//   commit or roll back together.
+// - remote mode (a fiscal data module over HTTP): `signRemote` commits a pending entry, calls the
+//   module outside any transaction, then completes the entry in a new transaction. A refusal marks
+//   it failed; an unreachable module leaves it pending for `recoverPendingEntries`.
+//
+// Contract for callers of the remote flow (e.g. settle):
+//   1. Commit your own state first as in progress (order state 'SETTLING', tender frozen), never
+//      holding a transaction across step 2.
+//   2. Call `fiscal.signEvent(tdb, input)` (or `signRemote`) with `subject` naming your record.
+//   3. On success, commit the final state with the returned result (SETTLED + fiscal block).
+//      On a 422 `fiscal_refused` the module counted nothing: revert (e.g. back to OPEN).
+//      On a 503 `fiscal_unreachable` keep the in-progress state: the entry is pending and the
+//      recovery job (or `completePending` on a client retry, found through `findJournalEntry` by
+//      subject) completes it later; a `RecoveryHooks` callback can then finish your record.
+
+/** What a caller gives to sign one event. */
+export interface SignEventInput {
+  readonly locationId: string;
+  /** The register device: `posId` and `deviceId` of the event; its ticket numbers are counted per fiscal device. */
+  readonly deviceId: string;
+  /** Default: `deviceId`. */
+  readonly terminalId?: string;
+  /** The staff member (employee id) the event is booked to. */
+  readonly employeeId: string;
+  /** What the entry records (`pos_order` + order id, ...); stored as subject_type / subject_id. */
+  readonly subject: FiscalSubject;
+  /**
+   * The fiscal business day (`bookingPeriodId`, `bookingDate`). Default: today's date in the
+   * location's zone and a period id derived from location and date.
+   */
+  readonly businessDay?: { readonly id: string; readonly date: string };
+  /** Default false. */
+  readonly isTraining?: boolean;
+  /** Default 'NL'. */
+  readonly language?: FiscalLanguage;
+  /** Default 'PAPER'. */
+  readonly ticketMedium?: TicketMedium;
+  /** Builds the event from the common fields (e.g. `(c) => saleEvent(c, lines, tender, drawer)`). */
+  readonly build: (common: FiscalCommon) => FiscalEvent;
+}
+
+/** Outcome of completing a pending (remote) entry. */
+export type PendingOutcome =
+  | { readonly status: 'signed'; readonly signed: SignedFiscalEvent }
+  | { readonly status: 'failed'; readonly journal_id: string; readonly error: FiscalSignError }
+  | { readonly status: 'pending'; readonly journal_id: string; readonly reason: string; readonly cause?: unknown };
+
+/** What the signing functions use; built by `createFiscalService`. */
+export interface FiscalSignDeps {
+  readonly signers: SignerRegistry;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly posSwVersion: string;
+}
+
+/** 422 `fiscal_not_enrolled`: no active Belgian-regime enrolment at the location. */
+export const notEnrolledError = (): AppError => errors.businessRule('This location has no active fiscal data module.', { reason: 'fiscal_not_enrolled' });
+
+/** 503 `fiscal_unreachable` (message verbatim for the register). */
+export const unreachableError = (cause?: unknown): AppError =>
+  errors.unavailable('The fiscal data module is unreachable; the sale is kept and will be signed when it answers.', { reason: 'fiscal_unreachable', cause });
+
+/** 422 `fiscal_refused`: the module refused the event and counted nothing. */
+export const refusedError = (error: FiscalSignError, cause?: unknown): AppError =>
+  errors.businessRule('The fiscal data module refused this event.', {
+    reason: 'fiscal_refused',
+    extra: { fiscal_error: { code: error.code, ...(error.sub_code ? { sub_code: error.sub_code } : {}) } },
+    cause,
+  });
+
+/** YYYY-MM-DD of `at` in the IANA zone `timeZone`. */
+export function businessDateIn(timeZone: string, at: Date): string {
+  return formatInTimeZone(at, timeZone, 'yyyy-MM-dd');
+}
+
+/** A stable UUID-shaped id for (location, date) when the caller has no business-day record. */
+export function derivedBookingPeriodId(locationId: string, date: string): string {
+  const h = createHash('sha256').update(`booking-period:${locationId}:${date}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80; // version 8 (custom)
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+interface Prepared {
+  readonly seq: number;
+  readonly prev: JournalEntry | null;
+  readonly event: FiscalEvent;
+}
+
+/**
+ * Inside `tx`: locks the device's journal head (the 'seq' counter row, held until commit), checks
+ * it against the last entry, reserves the register's ticket number, and builds the event.
+ */
+async function prepareEntry(deps: FiscalSignDeps, tx: TenantTx, fdm: FdmEnrolment, input: SignEventInput): Promise<Prepared> {
+  const location = await tx.selectFrom('locations').select(['timezone', 'vat_no', 'est_no']).where('id', '=', input.locationId).executeTakeFirst();
+  if (!location) throw errors.notFound('location');
+  if (!location.vat_no || !location.est_no) {
+    throw errors.businessRule('This location needs a VAT number and an establishment number before it can sign fiscal events.', { reason: 'fiscal_identity_missing' });
+  }
+  const seq = await reserveCounter(tx, fdm.fdm_id, SEQ_LABEL);
+  const prevRow = await lastEntryRow(tx, fdm.fdm_id);
+  const prevSeq = prevRow ? Number(prevRow.seq) : 0;
+  if (prevSeq !== seq - 1) {
+    // Someone removed or wrote journal rows behind this module's back: never sign on top of that.
+    deps.log.error('fiscal journal head does not match its counter', { fdm_id: fdm.fdm_id, last_seq: prevSeq, head: seq - 1 });
+    throw new Error(`Fiscal journal of ${fdm.fdm_id} is inconsistent: last entry is seq ${prevSeq}, the head counter says ${seq - 1}`);
+  }
+  const posFiscalTicketNo = await reserveCounter(tx, fdm.fdm_id, ticketLabel(input.deviceId));
+  const now = deps.clock.now();
+  const bookingDate = input.businessDay?.date ?? businessDateIn(location.timezone, now);
+  const common: FiscalCommon = {
+    vatNo: location.vat_no,
+    estNo: location.est_no,
+    posId: input.deviceId,
+    posFiscalTicketNo,
+    posDateTime: now.toISOString(),
+    posSwVersion: deps.posSwVersion,
+    terminalId: input.terminalId ?? input.deviceId,
+    deviceId: input.deviceId,
+    bookingPeriodId: input.businessDay?.id ?? derivedBookingPeriodId(input.locationId, bookingDate),
+    bookingDate,
+    ticketMedium: input.ticketMedium ?? 'PAPER',
+    employeeId: input.employeeId,
+    language: input.language ?? 'NL',
+    isTraining: input.isTraining ?? false,
+  };
+  return { seq, prev: prevRow ? toJournalEntry(prevRow) : null, event: input.build(common) };
+}
+
+async function insertEntry(deps: FiscalSignDeps, tx: TenantTx, input: SignEventInput, entry: JournalEntry): Promise<string> {
+  const id = Bun.randomUUIDv7();
+  const now = deps.clock.now();
+  await tx
+    .insertInto('fiscal_journal')
+    .values({
+      id,
+      fdm_id: entry.fdm_id,
+      location_id: input.locationId,
+      seq: entry.seq,
+      event_kind: entry.event_kind,
+      payload: entry.payload,
+      sign_result: entry.sign_result === null ? null : canonicalJson(entry.sign_result),
+      status: entry.status,
+      prev_hash: entry.prev_hash,
+      hash: entry.hash,
+      result_hash: entry.result_hash,
+      subject_type: input.subject.type,
+      subject_id: input.subject.id,
+      created_at: now,
+      completed_at: entry.status === 'signed' ? now : null,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * Software mode: signs and journals the event in the caller's transaction (counters, signature and
+ * signed entry commit or roll back with the caller's state change). Concurrent signers of one device
+ * wait for each other on the journal head row. Throws 422 `fiscal_not_enrolled` without an active
+ * enrolment; a remote-mode enrolment is a programming error here (use `signEvent`).
+ */
+export async function signInTransaction(deps: FiscalSignDeps, tx: TenantTx, input: SignEventInput): Promise<SignedFiscalEvent> {
+  if (!tx.isTransaction) throw new Error('signInTransaction needs a transaction');
+  const fdm = await activeFdmFor(tx, input.locationId);
+  if (!isSigning(fdm)) throw notEnrolledError();
+  if (fdm.mode !== 'software') throw new Error(`Fiscal device ${fdm.fdm_id} is a remote module: sign through signEvent/signRemote, outside a transaction`);
+  const signer = deps.signers.software(fdm.fdm_id);
+  const { seq, prev, event } = await prepareEntry(deps, tx, fdm, input);
+  const result = await signer.withCounters(new DbCounterStore(tx, fdm.fdm_id)).sign(event);
+  const entry = appendSigned(prev, journalContent(fdm.fdm_id, event), result);
+  if (entry.seq !== seq) throw new Error(`Fiscal journal of ${fdm.fdm_id}: appended seq ${entry.seq}, reserved ${seq}`);
+  const journal_id = await insertEntry(deps, tx, input, entry);
+  return { journal_id, fdm_id: fdm.fdm_id, seq, subject: input.subject, event, result };
+}
+
+function signErrorOf(e: FdmError): FiscalSignError {
+  return { code: e.code, ...(e.subCode ? { sub_code: e.subCode } : {}), message: e.message, status: e.status };
+}
+
+function outcomeOf(row: JournalRow): PendingOutcome {
+  if (row.status === 'signed') return { status: 'signed', signed: signedEventOf(row) };
+  if (row.status === 'failed') {
+    let error: FiscalSignError;
+    try {
+      error = JSON.parse(row.sign_result ?? 'null') as FiscalSignError;
+    } catch {
+      error = { code: 'UNKNOWN', message: 'unreadable refusal', status: 0 };
+    }
+    return { status: 'failed', journal_id: row.id, error };
+  }
+  return { status: 'pending', journal_id: row.id, reason: 'in progress' };
+}
+
+/** Records the module's answer on a pending row (idempotent: an already completed row is returned as is). */
+async function finishRow(deps: FiscalSignDeps, tdb: TenantDb, journalId: string, answer: { result: SignResult } | { error: FiscalSignError }): Promise<PendingOutcome> {
+  return withWriteRetry(() =>
+    tdb.transaction().execute(async (tx) => {
+      const row = await tx.selectFrom('fiscal_journal').selectAll().where('id', '=', journalId).forUpdate().executeTakeFirstOrThrow();
+      if (row.status !== 'pending') return outcomeOf(row);
+      const now = deps.clock.now();
+      if ('result' in answer) {
+        const done = completeEntry(toJournalEntry(row), answer.result);
+        await tx
+          .updateTable('fiscal_journal')
+          .set({ status: 'signed', sign_result: canonicalJson(answer.result), result_hash: done.result_hash, completed_at: now })
+          .where('id', '=', journalId)
+          .execute();
+      } else {
+        await tx
+          .updateTable('fiscal_journal')
+          .set({ status: 'failed', sign_result: canonicalJson(answer.error), result_hash: failureHash(row.hash, answer.error), completed_at: now })
+          .where('id', '=', journalId)
+          .execute();
+      }
+      return outcomeOf(await tx.selectFrom('fiscal_journal').selectAll().where('id', '=', journalId).executeTakeFirstOrThrow());
+    }),
+  );
+}
+
+/**
+ * Sends a pending row's stored payload to the remote module (outside any transaction) and records
+ * the answer. The request is rebuilt from the stored payload, so a retry is byte-for-byte the same
+ * event and a module that replays identical requests does not count it twice.
+ */
+async function sendPendingRow(deps: FiscalSignDeps, tdb: TenantDb, row: JournalRow, signer: RemoteFdmSigner): Promise<PendingOutcome> {
+  let result: SignResult;
+  try {
+    result = await signer.sign(JSON.parse(row.payload) as FiscalEvent);
+  } catch (e) {
+    if (e instanceof FdmError) {
+      deps.log.warn('fiscal data module refused an event', { fdm_id: row.fdm_id, seq: Number(row.seq), code: e.code, sub_code: e.subCode });
+      return finishRow(deps, tdb, row.id, { error: signErrorOf(e) });
+    }
+    if (e instanceof FdmNetworkError) {
+      deps.log.warn('fiscal data module unreachable; entry stays pending', { fdm_id: row.fdm_id, seq: Number(row.seq), err: e.message });
+      return { status: 'pending', journal_id: row.id, reason: 'unreachable', cause: e };
+    }
+    throw e;
+  }
+  return finishRow(deps, tdb, row.id, { result });
+}
+
+/**
+ * Remote mode: (a) commits a pending entry, (b) calls the module outside any transaction, (c)
+ * completes the entry. Throws 422 `fiscal_refused` (entry failed) or 503 `fiscal_unreachable`
+ * (entry left pending for recovery). Never call it inside a transaction.
+ */
+export async function signRemote(deps: FiscalSignDeps, tdb: TenantDb, input: SignEventInput): Promise<SignedFiscalEvent> {
+  if (tdb.isTransaction) throw new Error('signRemote must not run inside a transaction: the fiscal module is called outside it');
+  const enrolled = await activeFdmFor(tdb, input.locationId);
+  if (!isSigning(enrolled)) throw notEnrolledError();
+  if (enrolled.mode !== 'remote') throw new Error(`Fiscal device ${enrolled.fdm_id} signs in process: use signEvent/signInTransaction`);
+  // Resolved before anything is written: a device without configuration leaves no pending entry.
+  const signer = deps.signers.remote(enrolled.fdm_id);
+
+  const pending = await withWriteRetry(() =>
+    tdb.transaction().execute(async (tx) => {
+      const fdm = await activeFdmFor(tx, input.locationId);
+      if (!isSigning(fdm) || fdm.fdm_id !== enrolled.fdm_id || fdm.mode !== 'remote') throw errors.conflict('The fiscal enrolment of this location changed; try again.', { reason: 'fiscal_enrolment_changed' });
+      const { seq, prev, event } = await prepareEntry(deps, tx, fdm, input);
+      const entry = appendEntry(prev, journalContent(fdm.fdm_id, event));
+      if (entry.seq !== seq) throw new Error(`Fiscal journal of ${fdm.fdm_id}: appended seq ${entry.seq}, reserved ${seq}`);
+      const id = await insertEntry(deps, tx, input, entry);
+      return tx.selectFrom('fiscal_journal').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    }),
+  );
+
+  const outcome = await sendPendingRow(deps, tdb, pending, signer);
+  switch (outcome.status) {
+    case 'signed':
+      return outcome.signed;
+    case 'failed':
+      throw refusedError(outcome.error);
+    case 'pending':
+      throw unreachableError(outcome.cause);
+  }
+}
+
+/**
+ * Completes one pending entry (recovery, or a client retrying the operation that created it). A
+ * signed or failed entry is returned as it is; a pending one is re-sent to its remote module.
+ */
+export async function completePendingEntry(deps: FiscalSignDeps, tdb: TenantDb, journalId: string): Promise<PendingOutcome> {
+  const row = await tdb.selectFrom('fiscal_journal').selectAll().where('id', '=', journalId).executeTakeFirst();
+  if (!row) throw errors.notFound('fiscal journal entry');
+  if (row.status !== 'pending') return outcomeOf(row);
+  const device = await tdb.selectFrom('fdm_devices').select(['mode']).where('fdm_id', '=', row.fdm_id).executeTakeFirst();
+  if (device?.mode !== 'remote') {
+    return { status: 'pending', journal_id: row.id, reason: device ? 'entry of an in-process signer cannot be resumed' : 'unknown fiscal device' };
+  }
+  let signer: RemoteFdmSigner;
+  try {
+    signer = deps.signers.remote(row.fdm_id);
+  } catch (e) {
+    deps.log.error('pending fiscal entry cannot be sent: module not configured', { fdm_id: row.fdm_id, err: e instanceof AppError && e.cause instanceof Error ? e.cause.message : e });
+    return { status: 'pending', journal_id: row.id, reason: 'not configured', cause: e };
+  }
+  return sendPendingRow(deps, tdb, row, signer);
+}
+
+/**
+ * Signs by the location's enrolment mode. Software: in `opts.tx` when given (the caller's state
+ * change), else in a transaction of its own (retried on write conflicts). Remote: the three-step
+ * flow of `signRemote` (refused with `opts.tx`: the module is never called inside a transaction).
+ */
+export async function signEvent(deps: FiscalSignDeps, tdb: TenantDb, input: SignEventInput, opts: { tx?: TenantTx } = {}): Promise<SignedFiscalEvent> {
+  const fdm = await activeFdmFor(opts.tx ?? tdb, input.locationId);
+  if (!isSigning(fdm)) throw notEnrolledError();
+  if (fdm.mode === 'remote') {
+    if (opts.tx) throw new Error(`Fiscal device ${fdm.fdm_id} is a remote module: commit first, then call signEvent without a transaction`);
+    return signRemote(deps, tdb, input);
+  }
+  if (opts.tx) return signInTransaction(deps, opts.tx, input);
+  return withWriteRetry(() => tdb.transaction().execute((tx) => signInTransaction(deps, tx, input)));
+}

@@ -1,0 +1,111 @@
+import type { TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { normalisePosTenders } from '@pos/tenders';
+import { isSigning } from '../../fiscal/active-fdm.ts';
+
+/** The fiscal-device block of the bootstrap; `signing` is an active Belgian-regime (`gks`) enrolment. */
+export interface BootstrapFiscalDevice {
+  fdm_id: string;
+  regime: string;
+  status: 'active' | 'retired';
+  signing: boolean;
+}
+
+export interface BootstrapItem {
+  id: string;
+  name: string;
+  unit_price: number;
+  vat_rate: number;
+  modifiers: unknown[];
+}
+
+export interface BootstrapDisplayGroup {
+  id: string;
+  name: string;
+  position: number;
+  items: BootstrapItem[];
+}
+
+/** The location's normalised `pos_tenders` (spec 2 "Location tender configuration"). */
+export interface BootstrapTenders {
+  enabled: string[];
+  issuers: { card_debit: string[]; card_credit: string[]; meal_voucher: string[]; gift_voucher: string[] };
+}
+
+/** `GET /pos/bootstrap` (spec 2 section 4). */
+export interface Bootstrap {
+  device: { id: string; name: string; type: string; location_id: string };
+  location: { id: string; name: string; timezone: string; pos_tenders: BootstrapTenders; fiscal_device: BootstrapFiscalDevice | null };
+  display_groups: BootstrapDisplayGroup[];
+}
+
+function tendersOf(raw: unknown): BootstrapTenders {
+  const t = normalisePosTenders(raw);
+  return {
+    enabled: [...t.enabled],
+    issuers: { card_debit: [...t.issuers.card_debit], card_credit: [...t.issuers.card_credit], meal_voucher: [...t.issuers.meal_voucher], gift_voucher: [...t.issuers.gift_voucher] },
+  };
+}
+
+/**
+ * What a register needs at start: itself, its location (normalised `pos_tenders`, the location's
+ * fiscal device: the active enrolment, else the latest retired one, else null) and the menu
+ * (`display_groups` of the location's published menu, the newest when several are published, by
+ * position; items by position; no published menu gives `[]`).
+ */
+export async function getBootstrap(db: TenantDb, device: { id: string; name: string; type: string; location_id: string }): Promise<Bootstrap> {
+  const location = await db.selectFrom('locations').select(['id', 'name', 'timezone', 'pos_tenders']).where('id', '=', device.location_id).executeTakeFirst();
+  if (!location) throw errors.notFound('location');
+
+  const fdm = await db
+    .selectFrom('fdm_devices')
+    .select(['id', 'location_id', 'fdm_id', 'regime', 'status', 'mode'])
+    .where('location_id', '=', location.id)
+    .orderBy((eb) => eb.case().when('status', '=', 'active').then(0).else(1).end())
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+
+  const menu = await db
+    .selectFrom('menus')
+    .select('id')
+    .where('location_id', '=', location.id)
+    .where('status', '=', 'published')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  const groups = menu ? await db.selectFrom('display_groups').select(['id', 'name', 'position']).where('menu_id', '=', menu.id).orderBy('position').orderBy('name').execute() : [];
+  const rows =
+    groups.length === 0
+      ? []
+      : await db
+          .selectFrom('display_group_items')
+          .innerJoin('items', 'items.id', 'display_group_items.item_id')
+          .select(['display_group_items.display_group_id', 'items.id', 'items.name', 'items.unit_price', 'items.vat_rate'])
+          .where(
+            'display_group_items.display_group_id',
+            'in',
+            groups.map((g) => g.id),
+          )
+          .orderBy('display_group_items.position')
+          .orderBy('items.name')
+          .execute();
+
+  return {
+    device: { id: device.id, name: device.name, type: device.type, location_id: device.location_id },
+    location: {
+      id: location.id,
+      name: location.name,
+      timezone: location.timezone,
+      pos_tenders: tendersOf(location.pos_tenders),
+      fiscal_device: fdm ? { fdm_id: fdm.fdm_id, regime: fdm.regime, status: fdm.status, signing: isSigning(fdm) } : null,
+    },
+    display_groups: groups.map((g) => ({
+      id: g.id,
+      name: g.name,
+      position: g.position,
+      items: rows
+        .filter((r) => r.display_group_id === g.id)
+        .map((r) => ({ id: r.id, name: r.name, unit_price: r.unit_price, vat_rate: r.vat_rate, modifiers: [] })),
+    })),
+  };
+}

@@ -1,0 +1,40 @@
+import { withWriteRetry, type TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { orderTransition } from '@pos/domain/orders/order-state';
+import type { OrderState } from '@pos/domain/orders/order-state';
+import type { StaffAuthorizer } from '../staff/approvals.ts';
+import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { storedLines, toOrderResource, type OrderResource, type OrderRow } from './order-resource.ts';
+import { SETTLING_MESSAGE } from './upsert-order.ts';
+
+/** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
+export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'settle'): Error | null {
+  if (row.state === 'SETTLING') return errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
+  const t = orderTransition({ state: row.state as OrderState, fired: row.fired, line_count: storedLines(row).length }, action);
+  return t.kind === 'refused' ? errors.conflict(t.message, { reason: t.reason }) : null;
+}
+
+/**
+ * `POST /pos/orders/{clientUuid}/fire` (`take_orders`): an OPEN order with lines gets `fired`
+ * true and version + 1 (stays OPEN; firing again sends what was added since). A settled or voided
+ * order is 409 `not_open`, an empty one 409 `empty_order`. The row is locked for the check and the write.
+ */
+export async function fireOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date): Promise<OrderResource> {
+  if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
+  await authorizer.require('take_orders');
+  const row = await withWriteRetry(() =>
+    db.transaction().execute(async (tx) => {
+      const current = await findLocationOrder(tx, actor.locationId, clientUuid, { lock: true });
+      if (!current) throw orderNotFound();
+      const refused = transitionRefusal(current, 'fire');
+      if (refused) throw refused;
+      return tx
+        .updateTable('pos_orders')
+        .set({ fired: true, fired_at: now, version: current.version + 1, updated_at: now })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }),
+  );
+  return toOrderResource(row);
+}

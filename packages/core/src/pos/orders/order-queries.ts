@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { TenantDb, TenantTables } from '@pos/db';
+import { errors } from '@pos/kernel';
+import type { OrderRow } from './order-resource.ts';
+
+/** Who acts on an order: the register (device), its location and the signed-in staff member. */
+export interface OrderActor {
+  readonly deviceId: string;
+  readonly locationId: string;
+  readonly staffId: string;
+}
+
+/** Any UUID text (the `pos_orders.id` column is `uuid`; other text never reaches SQL). */
+const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuidText = (s: unknown): s is string => typeof s === 'string' && ANY_UUID.test(s);
+
+/** 404 of spec 2 section 7: unknown order, or an order of another location or merchant. */
+export const orderNotFound = () => errors.notFound('order');
+
+/**
+ * The order `clientUuid` of the actor's location, or null. An order of another location is null
+ * too (the caller answers the uniform 404); another merchant's lives in another schema.
+ */
+export async function findLocationOrder(db: Kysely<TenantTables>, locationId: string, clientUuid: string, opts: { lock?: boolean } = {}): Promise<OrderRow | null> {
+  if (!isUuidText(clientUuid)) return null;
+  let q = db.selectFrom('pos_orders').selectAll().where('id', '=', clientUuid).where('location_id', '=', locationId);
+  if (opts.lock) q = q.forUpdate();
+  return (await q.executeTakeFirst()) ?? null;
+}
+
+/** The order of the actor's location, else 404 `Unable to locate the order you requested.`. */
+export async function requireLocationOrder(db: TenantDb, locationId: string, clientUuid: string): Promise<OrderRow> {
+  const row = await findLocationOrder(db, locationId, clientUuid);
+  if (!row) throw orderNotFound();
+  return row;
+}

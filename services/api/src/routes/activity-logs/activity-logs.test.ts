@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { login, makeMember, tenantOf } from '../team/team.test-support.ts';
+
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let owner: string;
+let ownerId: string;
+let roleId: string;
+let invitedId: string;
+
+const team = '/api/back-office/settings/team';
+const path = '/api/back-office/settings/activity-logs/datatable';
+
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('logs-a');
+  b = await api.seed('logs-b');
+  owner = await login(api, a.backoffice.email, a.backoffice.password);
+  ownerId = (await api.deps.db.selectFrom('users').select('id').where('email', '=', a.backoffice.email).executeTakeFirstOrThrow()).id;
+  // A known sequence of team writes.
+  roleId = (await api.call('POST', `${team}/roles`, { token: owner, body: { name: 'Barista', permissions: ['VIEW_ITEMS'] } })).body.data.id;
+  await api.call('PUT', `${team}/roles/${roleId}`, { token: owner, body: { name: 'Head barista', permissions: ['VIEW_ITEMS', 'EDIT_ITEMS'] } });
+  const email = `log-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  invitedId = (await api.call('POST', `${team}/users`, { token: owner, body: { email, name: 'Logan', role_ids: [], location_ids: [] } })).body.data.id;
+  await api.call('PUT', `${team}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [roleId] } });
+  await api.call('PUT', `${team}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [a.locations[0]!.id] } });
+  await api.call('POST', `${team}/users/${invitedId}/resend-invitation`, { token: owner });
+  await api.call('PUT', `${team}/users/${invitedId}`, { token: owner, body: { name: 'Logan L.' } });
+  await api.call('PUT', `${team}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [] } });
+  await api.call('DELETE', `${team}/roles/${roleId}`, { token: owner });
+  await api.call('DELETE', `${team}/users/${invitedId}`, { token: owner });
+});
+afterAll(async () => {
+  await api.deps.db.deleteFrom('outbox').where(sql<string>`payload->>'template'`, '=', 'team-invitation').where(sql<string>`payload->'data'->>'merchant_name'`, '=', `Demo ${a.merchant.slug}`).execute();
+  await api.close();
+});
+
+const phrase = (r: { action: string; subject: string }) => `${r.action} ${r.subject}`;
+
+describe('GET /back-office/settings/activity-logs/datatable', () => {
+  test('every team write, newest first, with the acting user', async () => {
+    const r = await api.call('GET', path, { token: owner });
+    expect(r.status).toBe(200);
+    expect(r.body.data.map(phrase)).toEqual([
+      'removed user',
+      'deleted role',
+      'assigned roles user',
+      'updated user',
+      'resent invitation user',
+      'updated locations user',
+      'assigned roles user',
+      'invited user',
+      'updated role',
+      'created role',
+    ]);
+    expect(r.body).toMatchObject({ total: 10, page: 1, per_page: 25 });
+    expect(r.body.data[9]).toEqual({
+      id: expect.any(String),
+      user: { id: ownerId, name: 'Demo Owner' },
+      action: 'created',
+      subject: 'role',
+      subject_id: roleId,
+      properties: { name: 'Barista', permissions: ['VIEW_ITEMS'] },
+      created_at: expect.any(String),
+    });
+    expect(r.body.data[0]).toMatchObject({ subject_id: invitedId, properties: { name: 'Logan L.' } });
+  });
+
+  test('paginates', async () => {
+    const p1 = await api.call('GET', `${path}?page=1&per_page=4`, { token: owner });
+    const p3 = await api.call('GET', `${path}?page=3&per_page=4`, { token: owner });
+    expect(p1.body).toMatchObject({ total: 10, page: 1, per_page: 4 });
+    expect(p1.body.data.map(phrase)).toEqual(['removed user', 'deleted role', 'assigned roles user', 'updated user']);
+    expect(p3.body.data.map(phrase)).toEqual(['updated role', 'created role']);
+    const past = await api.call('GET', `${path}?page=9&per_page=4`, { token: owner });
+    expect(past.body).toEqual({ data: [], total: 10, page: 9, per_page: 4 });
+    expect((await api.call('GET', `${path}?per_page=1000`, { token: owner })).status).toBe(422);
+    expect((await api.call('GET', `${path}?page=0`, { token: owner })).status).toBe(422);
+  });
+
+  test('search matches action or subject; subject and user_id filter', async () => {
+    const s = await api.call('GET', `${path}?search=role`, { token: owner });
+    expect(s.body.data.map(phrase)).toEqual(['deleted role', 'assigned roles user', 'assigned roles user', 'updated role', 'created role']);
+    const phraseSearch = await api.call('GET', `${path}?search=${encodeURIComponent('invited user')}`, { token: owner });
+    expect(phraseSearch.body.data.map(phrase)).toEqual(['invited user']);
+    const bySubject = await api.call('GET', `${path}?subject=role`, { token: owner });
+    expect(bySubject.body).toMatchObject({ total: 3 });
+    const wildcard = await api.call('GET', `${path}?search=%25`, { token: owner });
+    expect(wildcard.body.total).toBe(0);
+    const byUser = await api.call('GET', `${path}?user_id=${ownerId}&per_page=1`, { token: owner });
+    expect(byUser.body).toMatchObject({ total: 10, per_page: 1 });
+    expect((await api.call('GET', `${path}?user_id=${crypto.randomUUID()}`, { token: owner })).body.total).toBe(0);
+    expect(await api.call('GET', `${path}?user_id=nope`, { token: owner })).toMatchObject({ status: 422, body: { errors: { user_id: ['The user_id field must be a valid UUID.'] } } });
+  });
+
+  test("another merchant sees only its own log; the short path answers the same", async () => {
+    const ownerB = await login(api, b.backoffice.email, b.backoffice.password);
+    expect((await api.call('GET', path, { token: ownerB })).body).toEqual({ data: [], total: 0, page: 1, per_page: 25 });
+    const short = await api.call('GET', '/api/back-office/activity-logs/datatable?per_page=2', { token: owner });
+    expect(short).toMatchObject({ status: 200, body: { total: 10, per_page: 2 } });
+  });
+
+  test('a system entry (no user) answers user null', async () => {
+    const tdb = tenantOf(api, b);
+    await tdb.insertInto('activity_logs').values({ id: Bun.randomUUIDv7(), user_id: null, action: 'synced', subject: 'menu', subject_id: null, properties: '{}' }).execute();
+    const ownerB = await login(api, b.backoffice.email, b.backoffice.password);
+    const r = await api.call('GET', path, { token: ownerB });
+    expect(r.body.data).toEqual([{ id: expect.any(String), user: null, action: 'synced', subject: 'menu', subject_id: null, properties: {}, created_at: expect.any(String) }]);
+  });
+
+  test('403 without VIEW_ACTIVITY_LOGS, 200 with it', async () => {
+    const none = await makeMember(api, a, ['VIEW_USERS']);
+    expect(await api.call('GET', path, { token: none.token })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    expect(await api.call('GET', '/api/back-office/activity-logs/datatable', { token: none.token })).toMatchObject({ status: 403 });
+    const viewer = await makeMember(api, a, ['VIEW_ACTIVITY_LOGS']);
+    expect((await api.call('GET', path, { token: viewer.token })).status).toBe(200);
+    expect(await api.call('GET', path)).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
+  });
+});

@@ -1,0 +1,19 @@
+import { Elysia } from 'elysia';
+import { getBootstrap } from '@pos/core/pos/bootstrap/get-bootstrap';
+import type { ApiDeps } from '../../context.ts';
+import { posDevice } from '../../plugins/pos-secured.ts';
+import * as S from './pos-bootstrap.schemas.ts';
+
+/** `GET /pos/bootstrap` (device level, no staff session): device, location and menu. */
+export function posBootstrapRoutes(deps: ApiDeps) {
+  return new Elysia({ name: 'pos-bootstrap' })
+    .use(posDevice(deps))
+    .get('/pos/bootstrap', ({ tenant, device }) => getBootstrap(tenant.db, device), {
+      response: { 200: S.Bootstrap },
+      detail: {
+        tags: ['Register: bootstrap'],
+        security: [{ bearer: [] }],
+        summary: 'The register, its location (normalised pos_tenders, fiscal device) and the published menu',
+      },
+    });
+}

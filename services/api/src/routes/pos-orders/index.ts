@@ -1,0 +1,92 @@
+import { Elysia } from 'elysia';
+import { upsertOrder } from '@pos/core/pos/orders/upsert-order';
+import { getOrder } from '@pos/core/pos/orders/get-order';
+import { listOrders } from '@pos/core/pos/orders/list-orders';
+import { fireOrder } from '@pos/core/pos/orders/fire-order';
+import { voidOrder } from '@pos/core/pos/orders/void-order';
+import type { OrderActor } from '@pos/core/pos/orders/order-queries';
+import type { ApiDeps } from '../../context.ts';
+import { posStaff, type PosStaffContext } from '../../plugins/pos-secured.ts';
+import * as S from './pos-orders.schemas.ts';
+
+const tags = ['Register: orders'];
+const security = [{ bearer: [] }];
+
+const actorOf = (ctx: Pick<PosStaffContext, 'device' | 'staff'>): OrderActor => ({
+  deviceId: ctx.device.id,
+  locationId: ctx.device.location_id,
+  staffId: ctx.staff.staff.id,
+});
+
+/** Register orders (spec 2 "Order rules", "States and transitions"): staff routes of `/pos/orders`. */
+export function posOrderRoutes(deps: ApiDeps) {
+  return new Elysia({ name: 'pos-orders' })
+    .use(posStaff(deps))
+    .get('/pos/orders', ({ query, tenant, device }) => listOrders(tenant.db, { locationId: device.location_id }, query), {
+      query: S.ListOrdersQuery,
+      response: { 200: S.OrderList },
+      detail: {
+        tags,
+        security,
+        summary: 'Orders of this register location by state: `{data, total}`',
+        description:
+          '`state` is required: `open`, `settling` (orders whose settlement is in flight with a remote fiscal data module, state SETTLING) or `settled`; any other value is 422 on `state`. Newest change first.',
+      },
+    })
+    .put(
+      '/pos/orders/:clientUuid',
+      ({ params, body, tenant, device, staff, authorizer }) =>
+        upsertOrder(
+          tenant.db,
+          actorOf({ device, staff }),
+          authorizer(body.approval_token),
+          {
+            clientUuid: params.clientUuid,
+            expected_version: body.expected_version,
+            order_profile: body.order_profile,
+            table_number: body.table_number,
+            lines: body.lines,
+          },
+          deps.clock.now(),
+        ),
+      {
+        params: S.OrderParams,
+        body: S.UpsertOrderBody,
+        response: { 200: S.Order },
+        detail: {
+          tags,
+          security,
+          summary: 'Create or replace an order (full document; the server prices it)',
+          description:
+            'Create with `expected_version` 0 or absent (stored at version 1). Stale version: 409 `{message, reason: stale_version, current_version}`. Emptying an unfired order voids it (200, state VOIDED); emptying a fired one is 409 `order_fired`. Permissions: `take_orders`; `apply_discount` for a new or changed discount; `remove_fired_line` for removing, lowering or replacing a line of a fired order.',
+        },
+      },
+    )
+    .get('/pos/orders/:clientUuid', ({ params, tenant, device }) => getOrder(tenant.db, { locationId: device.location_id }, params.clientUuid), {
+      params: S.OrderParams,
+      response: { 200: S.Order },
+      detail: { tags, security, summary: 'One order of this register location' },
+    })
+    .post(
+      '/pos/orders/:clientUuid/fire',
+      ({ params, body, tenant, device, staff, authorizer }) =>
+        fireOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), params.clientUuid, deps.clock.now()),
+      {
+        params: S.OrderParams,
+        body: S.ApprovalBody,
+        response: { 200: S.Order },
+        detail: { tags, security, summary: 'Send an OPEN order with lines to the kitchen (`take_orders`): `fired` true, version + 1' },
+      },
+    )
+    .post(
+      '/pos/orders/:clientUuid/void',
+      ({ params, body, tenant, device, staff, authorizer }) =>
+        voidOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), params.clientUuid, deps.clock.now()),
+      {
+        params: S.OrderParams,
+        body: S.ApprovalBody,
+        response: { 200: S.Order },
+        detail: { tags, security, summary: 'Void an OPEN order (`void_order`)' },
+      },
+    );
+}

@@ -1,0 +1,353 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { hashInvitationToken } from '@pos/core/team/team-scope';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { login, makeMember, tenantOf } from './team.test-support.ts';
+
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let owner: string;
+let ownerId: string;
+let ownerIdB: string;
+let roleA: string;
+let roleA2: string;
+let roleB: string;
+
+const base = '/api/back-office/settings/team';
+const FORBIDDEN = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+const USER_404 = { status: 404, body: { message: 'Unable to locate the user you requested.' } };
+const DAY = 24 * 3600 * 1000;
+
+const uniqueEmail = (p: string) => `${p}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+
+async function outboxFor(email: string) {
+  return api.deps.db
+    .selectFrom('outbox')
+    .select(['queue', 'job', 'payload'])
+    .where(sql<string>`payload->>'to'`, '=', email)
+    .orderBy('id')
+    .execute();
+}
+
+async function invitationOf(merchantId: string, userId: string) {
+  return api.deps.db.selectFrom('invitations').selectAll().where('merchant_id', '=', merchantId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('users-a');
+  b = await api.seed('users-b');
+  owner = await login(api, a.backoffice.email, a.backoffice.password);
+  const ownerB = await login(api, b.backoffice.email, b.backoffice.password);
+  ownerId = (await api.deps.db.selectFrom('users').select('id').where('email', '=', a.backoffice.email).executeTakeFirstOrThrow()).id;
+  ownerIdB = (await api.deps.db.selectFrom('users').select('id').where('email', '=', b.backoffice.email).executeTakeFirstOrThrow()).id;
+  roleA = (await api.call('POST', `${base}/roles`, { token: owner, body: { name: 'Waiter', permissions: ['VIEW_ITEMS'] } })).body.data.id;
+  roleA2 = (await api.call('POST', `${base}/roles`, { token: owner, body: { name: 'Manager', permissions: ['VIEW_ITEMS', 'EDIT_ITEMS'] } })).body.data.id;
+  roleB = (await api.call('POST', `${base}/roles`, { token: ownerB, body: { name: 'Waiter', permissions: [] } })).body.data.id;
+});
+afterAll(async () => {
+  // Leave no invitation e-mails behind for a relay running against the same database.
+  await api.deps.db
+    .deleteFrom('outbox')
+    .where(sql<string>`payload->>'template'`, '=', 'team-invitation')
+    .where(sql<string>`payload->'data'->>'merchant_name'`, 'in', [`Demo ${a.merchant.slug}`, `Demo ${b.merchant.slug}`])
+    .execute();
+  await api.close();
+});
+
+describe('GET /team/users', () => {
+  test('lists the members with status, roles and locations', async () => {
+    const r = await api.call('GET', `${base}/users`, { token: owner });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual([
+      {
+        id: ownerId,
+        name: 'Demo Owner',
+        email: a.backoffice.email,
+        status: 'active',
+        is_owner: true,
+        all_locations: true,
+        roles: [{ id: expect.any(String), name: 'Owner' }],
+        location_ids: a.locations.map((l) => l.id).sort(),
+        invitation_expires_at: null,
+        joined_at: expect.any(String),
+      },
+    ]);
+  });
+});
+
+describe('POST /team/users (invite)', () => {
+  let invitedId: string;
+  const email = uniqueEmail('Invitee').toLowerCase();
+
+  test('a new person: unverified account, membership, roles, locations, invitation and one outbox e-mail', async () => {
+    const r = await api.call('POST', `${base}/users`, {
+      token: owner,
+      body: { email: email.toUpperCase(), name: 'Ivy Invitee', role_ids: [roleA], location_ids: [a.locations[1]!.id] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      status: 'success',
+      data: {
+        id: expect.any(String),
+        name: 'Ivy Invitee',
+        email,
+        status: 'invited',
+        is_owner: false,
+        all_locations: false,
+        roles: [{ id: roleA, name: 'Waiter' }],
+        location_ids: [a.locations[1]!.id],
+        invitation_expires_at: expect.any(String),
+        joined_at: expect.any(String),
+      },
+    });
+    invitedId = r.body.data.id;
+    const expires = new Date(r.body.data.invitation_expires_at).getTime();
+    expect(Math.abs(expires - (Date.now() + 7 * DAY))).toBeLessThan(60_000);
+
+    const user = await api.deps.db.selectFrom('users').selectAll().where('id', '=', invitedId).executeTakeFirstOrThrow();
+    expect(user.email_verified_at).toBeNull();
+    // The random password hash is unusable: signing in fails.
+    expect((await api.call('POST', '/api/login', { body: { email, password: '' } })).status).toBe(422);
+
+    const mail = await outboxFor(email);
+    expect(mail).toHaveLength(1);
+    const token = (mail[0]!.payload as { data: { invite_token: string } }).data.invite_token;
+    expect(mail[0]).toEqual({
+      queue: 'notifications',
+      job: 'notification.send',
+      payload: { channel: 'email', to: email, template: 'team-invitation', data: { merchant_name: 'Demo ' + a.merchant.slug, invite_token: token } },
+    });
+    const inv = await invitationOf(a.merchant.id, invitedId);
+    expect(inv).toMatchObject({ token_hash: hashInvitationToken(token), accepted_at: null, invited_by: ownerId });
+    expect(inv!.token_hash).not.toContain(token);
+  });
+
+  test('someone already in the merchant is 422 on email', async () => {
+    const r = await api.call('POST', `${base}/users`, { token: owner, body: { email, name: 'Again', role_ids: [], location_ids: [] } });
+    expect(r).toMatchObject({ status: 422, body: { errors: { email: ['This user is already a member of this team.'] } } });
+    expect(await outboxFor(email)).toHaveLength(1);
+  });
+
+  test('unknown or foreign role and location ids are 422 with dot paths', async () => {
+    const r = await api.call('POST', `${base}/users`, {
+      token: owner,
+      body: { email: uniqueEmail('bad'), name: 'Bad', role_ids: [roleA, roleB, 'nope'], location_ids: [b.locations[0]!.id] },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual({
+      'role_ids.1': ['The selected role_ids.1 is invalid.'],
+      'role_ids.2': ['The selected role_ids.2 is invalid.'],
+      'location_ids.0': ['The selected location_ids.0 is invalid.'],
+    });
+    const ownerRole = (await tenantOf(api, a).selectFrom('roles').select('id').where('is_owner', '=', true).executeTakeFirstOrThrow()).id;
+    const o = await api.call('POST', `${base}/users`, { token: owner, body: { email: uniqueEmail('own'), name: 'Own', role_ids: [ownerRole], location_ids: [] } });
+    expect(o).toMatchObject({ status: 422, body: { errors: { 'role_ids.0': ['The owner role cannot be assigned.'] } } });
+    const shape = await api.call('POST', `${base}/users`, { token: owner, body: { email: 'not-an-email', name: 'X', role_ids: [], location_ids: [] } });
+    expect(shape).toMatchObject({ status: 422, body: { errors: { email: ['The email field must be a valid email address.'] } } });
+  });
+
+  test('an existing account (member of another merchant) only gains the membership', async () => {
+    const r = await api.call('POST', `${base}/users`, { token: owner, body: { email: b.backoffice.email, name: 'Ignored name', role_ids: [roleA2], location_ids: [] } });
+    expect(r).toMatchObject({ status: 200, body: { data: { id: ownerIdB, name: 'Demo Owner', email: b.backoffice.email, status: 'invited', is_owner: false, roles: [{ id: roleA2, name: 'Manager' }], location_ids: [] } } });
+    const users = await api.deps.db.selectFrom('users').select('id').where('email', '=', b.backoffice.email).execute();
+    expect(users).toHaveLength(1);
+    expect(await outboxFor(b.backoffice.email)).toHaveLength(1);
+    // Still owner of merchant B.
+    const mb = await api.deps.db.selectFrom('memberships').select(['merchant_id', 'is_owner']).where('user_id', '=', ownerIdB).orderBy('created_at').execute();
+    expect(mb).toEqual([
+      { merchant_id: b.merchant.id, is_owner: true },
+      { merchant_id: a.merchant.id, is_owner: false },
+    ]);
+  });
+
+  test('resend: new token, the old one no longer matches, exactly one more e-mail', async () => {
+    const before = await invitationOf(a.merchant.id, invitedId);
+    const oldToken = ((await outboxFor(email))[0]!.payload as { data: { invite_token: string } }).data.invite_token;
+    const r = await api.call('POST', `${base}/users/${invitedId}/resend-invitation`, { token: owner });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { id: invitedId, status: 'invited' } } });
+    const mail = await outboxFor(email);
+    expect(mail).toHaveLength(2);
+    const newToken = (mail[1]!.payload as { data: { invite_token: string } }).data.invite_token;
+    expect(newToken).not.toBe(oldToken);
+    const after = await invitationOf(a.merchant.id, invitedId);
+    expect(after!.token_hash).toBe(hashInvitationToken(newToken));
+    expect(after!.token_hash).not.toBe(before!.token_hash);
+    const byOld = await api.deps.db.selectFrom('invitations').select('id').where('token_hash', '=', hashInvitationToken(oldToken)).executeTakeFirst();
+    expect(byOld).toBeUndefined();
+  });
+
+  test('resend after acceptance, or for a never-invited member, is 409', async () => {
+    await api.deps.db.updateTable('invitations').set({ accepted_at: new Date() }).where('merchant_id', '=', a.merchant.id).where('user_id', '=', ownerIdB).execute();
+    expect(await api.call('POST', `${base}/users/${ownerIdB}/resend-invitation`, { token: owner })).toMatchObject({
+      status: 409,
+      body: { message: 'This user has already accepted the invitation.' },
+    });
+    expect(await api.call('POST', `${base}/users/${ownerId}/resend-invitation`, { token: owner })).toMatchObject({ status: 409, body: { message: 'This user has no pending invitation.' } });
+    const list = await api.call('GET', `${base}/users`, { token: owner });
+    expect(list.body.data.find((m: { id: string }) => m.id === ownerIdB)).toMatchObject({ status: 'active', invitation_expires_at: null });
+  });
+
+  test('PUT /users/{id}/roles replaces the roles', async () => {
+    const r = await api.call('PUT', `${base}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [roleA2, roleA] } });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { roles: [{ id: roleA2, name: 'Manager' }, { id: roleA, name: 'Waiter' }] } } });
+    const bad = await api.call('PUT', `${base}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [roleB] } });
+    expect(bad).toMatchObject({ status: 422, body: { errors: { 'role_ids.0': ['The selected role_ids.0 is invalid.'] } } });
+    const none = await api.call('PUT', `${base}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [] } });
+    expect(none.body.data.roles).toEqual([]);
+    await api.call('PUT', `${base}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [roleA] } });
+  });
+
+  test("the owner's owner role survives a role assignment", async () => {
+    const r = await api.call('PUT', `${base}/users/${ownerId}/roles`, { token: owner, body: { role_ids: [roleA] } });
+    expect(r.status).toBe(200);
+    expect(r.body.data.roles.map((x: { name: string }) => x.name)).toEqual(['Owner', 'Waiter']);
+    await api.call('PUT', `${base}/users/${ownerId}/roles`, { token: owner, body: { role_ids: [] } });
+  });
+
+  test('PUT /users/{id}/locations replaces the grants and can make a global user', async () => {
+    const both = a.locations.map((l) => l.id).sort();
+    const r = await api.call('PUT', `${base}/users/${invitedId}/locations`, { token: owner, body: { location_ids: both } });
+    expect(r).toMatchObject({ status: 200, body: { data: { location_ids: both, all_locations: false } } });
+    const bad = await api.call('PUT', `${base}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [a.locations[0]!.id, b.locations[0]!.id, 'x'] } });
+    expect(bad.body.errors).toEqual({ 'location_ids.1': ['The selected location_ids.1 is invalid.'], 'location_ids.2': ['The selected location_ids.2 is invalid.'] });
+    const global = await api.call('PUT', `${base}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [], all_locations: true } });
+    expect(global.body.data).toMatchObject({ location_ids: [], all_locations: true });
+    // Absent all_locations keeps it.
+    const kept = await api.call('PUT', `${base}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [a.locations[0]!.id] } });
+    expect(kept.body.data).toMatchObject({ location_ids: [a.locations[0]!.id], all_locations: true });
+    const listed = await api.call('GET', `${base}/users/global`, { token: owner });
+    expect(listed.body.data.map((m: { id: string }) => m.id).sort()).toEqual([ownerId, invitedId].sort());
+    await api.call('PUT', `${base}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [a.locations[1]!.id], all_locations: false } });
+  });
+
+  test('PUT /users/{id} renames', async () => {
+    const r = await api.call('PUT', `${base}/users/${invitedId}`, { token: owner, body: { name: 'Ivy Renamed' } });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { id: invitedId, name: 'Ivy Renamed' } } });
+    expect((await api.call('PUT', `${base}/users/${invitedId}`, { token: owner, body: { name: '' } })).status).toBe(422);
+  });
+
+  test("another merchant's user, an unknown id and a non-UUID are 404 on every user route", async () => {
+    const strangerB = (await api.deps.db.selectFrom('users').select('id').where('email', '=', b.backoffice.email).executeTakeFirstOrThrow()).id;
+    const onlyB = await makeMember(api, b, []);
+    for (const id of [onlyB.userId, crypto.randomUUID(), 'not-a-uuid']) {
+      expect(await api.call('PUT', `${base}/users/${id}`, { token: owner, body: { name: 'X' } })).toMatchObject(USER_404);
+      expect(await api.call('PUT', `${base}/users/${id}/roles`, { token: owner, body: { role_ids: [] } })).toMatchObject(USER_404);
+      expect(await api.call('PUT', `${base}/users/${id}/locations`, { token: owner, body: { location_ids: [] } })).toMatchObject(USER_404);
+      expect(await api.call('POST', `${base}/users/${id}/resend-invitation`, { token: owner })).toMatchObject(USER_404);
+      expect(await api.call('DELETE', `${base}/users/${id}`, { token: owner })).toMatchObject(USER_404);
+      expect(await api.call('PUT', `${base}/users/global/${id}`, { token: owner, body: { name: 'X' } })).toMatchObject(USER_404);
+      expect(await api.call('DELETE', `${base}/users/global/${id}`, { token: owner })).toMatchObject(USER_404);
+    }
+    expect(strangerB).toBe(ownerIdB);
+  });
+
+  test('DELETE /users/{id}: not yourself, not the owner (409); else membership and tenant rows go', async () => {
+    const manager = await makeMember(api, a, ['DELETE_USERS']);
+    expect(await api.call('DELETE', `${base}/users/${manager.userId}`, { token: manager.token })).toMatchObject({ status: 409, body: { message: 'You cannot remove yourself from the team.' } });
+    expect(await api.call('DELETE', `${base}/users/${ownerId}`, { token: manager.token })).toMatchObject({ status: 409, body: { message: 'The owner of the merchant cannot be removed.' } });
+
+    const r = await api.call('DELETE', `${base}/users/${invitedId}`, { token: manager.token });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success' } });
+    const tdb = tenantOf(api, a);
+    expect(await tdb.selectFrom('user_roles').select('role_id').where('user_id', '=', invitedId).execute()).toEqual([]);
+    expect(await tdb.selectFrom('user_locations').select('location_id').where('user_id', '=', invitedId).execute()).toEqual([]);
+    expect(await tdb.selectFrom('member_settings').select('user_id').where('user_id', '=', invitedId).execute()).toEqual([]);
+    expect(await invitationOf(a.merchant.id, invitedId)).toBeUndefined();
+    // The never-verified account that belonged nowhere else is gone too.
+    expect(await api.deps.db.selectFrom('users').select('id').where('id', '=', invitedId).executeTakeFirst()).toBeUndefined();
+
+    // An account with another membership stays; its tokens for this merchant stop working.
+    const ownerBTokenForA = await api.deps.tokens.sign({ type: 'backoffice', sub: ownerIdB, merchant_id: a.merchant.id, tenant_database: a.merchant.tenant_database });
+    expect((await api.call('GET', '/api/back-office/user', { token: ownerBTokenForA })).status).toBe(200);
+    expect((await api.call('DELETE', `${base}/users/${ownerIdB}`, { token: owner })).status).toBe(200);
+    expect(await api.deps.db.selectFrom('users').select('id').where('id', '=', ownerIdB).executeTakeFirst()).toBeDefined();
+    expect(await api.call('GET', '/api/back-office/user', { token: ownerBTokenForA })).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+  });
+
+  test('a removed person can be invited again', async () => {
+    const r = await api.call('POST', `${base}/users`, { token: owner, body: { email: b.backoffice.email, name: 'B again', role_ids: [], location_ids: [a.locations[0]!.id] } });
+    expect(r).toMatchObject({ status: 200, body: { data: { id: ownerIdB, status: 'invited', roles: [], location_ids: [a.locations[0]!.id] } } });
+  });
+});
+
+describe('global users', () => {
+  let globalId: string;
+  const email = uniqueEmail('global');
+
+  test('POST /users/global invites a member with every location', async () => {
+    const r = await api.call('POST', `${base}/users/global`, { token: owner, body: { email, name: 'Gina Global', role_ids: [roleA] } });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ name: 'Gina Global', email, status: 'invited', all_locations: true, location_ids: [], roles: [{ id: roleA, name: 'Waiter' }] });
+    globalId = r.body.data.id;
+    expect(await outboxFor(email)).toHaveLength(1);
+    const extra = await api.call('POST', `${base}/users/global`, { token: owner, body: { email: uniqueEmail('x'), name: 'X', role_ids: [], location_ids: [] } });
+    expect(extra.status).toBe(422);
+  });
+
+  test('GET /users/global lists only global members; GET /users lists everyone', async () => {
+    const g = await api.call('GET', `${base}/users/global`, { token: owner });
+    expect(g.status).toBe(200);
+    expect(g.body.data.every((m: { all_locations: boolean }) => m.all_locations)).toBe(true);
+    expect(g.body.data.map((m: { id: string }) => m.id)).toContain(globalId);
+    const all = await api.call('GET', `${base}/users`, { token: owner });
+    expect(all.body.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining([globalId, ownerIdB]));
+    expect(g.body.data.map((m: { id: string }) => m.id)).not.toContain(ownerIdB);
+  });
+
+  test('PUT and DELETE /users/global/{id} work on global members only', async () => {
+    const r = await api.call('PUT', `${base}/users/global/${globalId}`, { token: owner, body: { name: 'Gina G.' } });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { id: globalId, name: 'Gina G.', all_locations: true } } });
+    // A location-scoped member is not in the global collection.
+    expect(await api.call('PUT', `${base}/users/global/${ownerIdB}`, { token: owner, body: { name: 'X' } })).toMatchObject(USER_404);
+    expect(await api.call('DELETE', `${base}/users/global/${ownerIdB}`, { token: owner })).toMatchObject(USER_404);
+    expect(await api.call('DELETE', `${base}/users/global/${ownerId}`, { token: owner })).toMatchObject({ status: 409 });
+    expect(await api.call('DELETE', `${base}/users/global/${globalId}`, { token: owner })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await api.call('GET', `${base}/users/global`, { token: owner }).then((x) => x.body.data.map((m: { id: string }) => m.id))).not.toContain(globalId);
+  });
+});
+
+describe('permission gates on user routes', () => {
+  test('each route needs exactly its slug', async () => {
+    const target = await makeMember(api, a, []);
+    const none = await makeMember(api, a, ['VIEW_ROLES', 'EDIT_ITEMS']);
+    const calls: [string, string, unknown?][] = [
+      ['GET', `${base}/users`],
+      ['GET', `${base}/users/global`],
+      ['POST', `${base}/users`, { email: uniqueEmail('g'), name: 'G', role_ids: [], location_ids: [] }],
+      ['POST', `${base}/users/global`, { email: uniqueEmail('g'), name: 'G', role_ids: [] }],
+      ['POST', `${base}/users/${target.userId}/resend-invitation`],
+      ['PUT', `${base}/users/${target.userId}/roles`, { role_ids: [] }],
+      ['PUT', `${base}/users/${target.userId}/locations`, { location_ids: [] }],
+      ['PUT', `${base}/users/${target.userId}`, { name: 'N' }],
+      ['PUT', `${base}/users/global/${target.userId}`, { name: 'N' }],
+      ['DELETE', `${base}/users/${target.userId}`],
+      ['DELETE', `${base}/users/global/${target.userId}`],
+    ];
+    for (const [method, path, body] of calls) expect(await api.call(method, path, { token: none.token, body })).toMatchObject(FORBIDDEN);
+
+    const slugFor: Record<string, string> = {
+      roles: 'ASSIGN_ROLES',
+      locations: 'EDIT_USER_LOCATION_ACCESS',
+    };
+    const assigner = await makeMember(api, a, [slugFor.roles!]);
+    expect((await api.call('PUT', `${base}/users/${target.userId}/roles`, { token: assigner.token, body: { role_ids: [roleA] } })).status).toBe(200);
+    expect(await api.call('PUT', `${base}/users/${target.userId}/locations`, { token: assigner.token, body: { location_ids: [] } })).toMatchObject(FORBIDDEN);
+    const locator = await makeMember(api, a, [slugFor.locations!]);
+    expect((await api.call('PUT', `${base}/users/${target.userId}/locations`, { token: locator.token, body: { location_ids: [] } })).status).toBe(200);
+    const viewer = await makeMember(api, a, ['VIEW_USERS']);
+    expect((await api.call('GET', `${base}/users`, { token: viewer.token })).status).toBe(200);
+    expect((await api.call('GET', `${base}/users/global`, { token: viewer.token })).status).toBe(200);
+    expect(await api.call('PUT', `${base}/users/${target.userId}`, { token: viewer.token, body: { name: 'N' } })).toMatchObject(FORBIDDEN);
+  });
+
+  test('an invited account with an unknown password cannot sign in until it sets one', async () => {
+    const email = uniqueEmail('pw');
+    await api.call('POST', `${base}/users`, { token: owner, body: { email, name: 'Pw', role_ids: [], location_ids: [] } });
+    const u = await api.deps.db.selectFrom('users').select(['password_hash']).where('email', '=', email).executeTakeFirstOrThrow();
+    expect(u.password_hash).toStartWith('$argon2id$');
+    expect(await Bun.password.verify('', u.password_hash)).toBe(false);
+  });
+});
