@@ -18,12 +18,13 @@ export const ACTIVATION_CODE_TEMPLATE = 'device-activation-code';
  * entry; the worker relays it to the `notifications` queue. Exactly one of email and phone.
  */
 export async function sendActivationCode(scope: BackofficeScope, deviceId: string, input: SendActivationCodeInput): Promise<void> {
+  // The device first: another merchant's id is a 404 whatever the body says.
+  const d = await findDevice(scope.tdb, deviceId);
+  requireLocationAccess(scope.access, d.location_id);
   const email = input.email?.trim();
   const phone = input.phone?.trim();
   if (!email && !phone) throw errors.field('email', 'The email field is required when phone is not present.');
   if (email && phone) throw errors.field('email', 'Provide either an email address or a phone number, not both.');
-  const d = await findDevice(scope.tdb, deviceId);
-  requireLocationAccess(scope.access, d.location_id);
   const channel = email ? ('email' as const) : ('sms' as const);
   await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
     const reg = await central

@@ -54,3 +54,17 @@ export const Features = t.Object({
   kitchen_display: t.Boolean(),
   test_mode: t.Boolean(),
 });
+
+export const InvitationDetails = t.Object({
+  merchant_name: t.String(),
+  email: t.String(),
+  name: t.String(),
+  expires_at: t.String(),
+  requires_password: t.Boolean(),
+});
+
+export const JoinMerchantBody = t.Object({
+  token: t.String({ minLength: 16, maxLength: 200 }),
+  password: t.Optional(t.String({ minLength: 8, maxLength: 255 })),
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+});

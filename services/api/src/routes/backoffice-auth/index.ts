@@ -5,6 +5,7 @@ import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-acc
 import { backofficeBootstrap } from '@pos/core/identity/bootstrap';
 import { merchantFeatures } from '@pos/core/identity/features';
 import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
+import { acceptInvitation, invitationDetails } from '@pos/core/team/accept-invitation';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { authenticate, revokeToken } from '../../middleware/authenticate.ts';
@@ -26,6 +27,20 @@ export function guestAuthRoutes(deps: ApiDeps) {
         return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
       },
       { body: S.LoginBody, response: { 200: S.LoginResponse }, detail: { tags, summary: 'Sign in with email and password' } },
+    )
+    .get('/back-office/join-merchant', async ({ query }) => ({ data: await invitationDetails(deps.db, query.token, deps.clock.now()) }), {
+      query: t.Object({ token: t.String({ minLength: 16, maxLength: 200 }) }),
+      response: { 200: t.Object({ data: S.InvitationDetails }) },
+      detail: { tags, summary: 'Details of an open team invitation' },
+    })
+    .post(
+      '/back-office/join-merchant',
+      async ({ body }) => {
+        const joined = await acceptInvitation(deps.db, body, deps.clock.now());
+        const token = await deps.tokens.sign({ type: 'backoffice', sub: joined.user_id, merchant_id: joined.merchant_id, tenant_database: joined.tenant_database });
+        return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
+      },
+      { body: S.JoinMerchantBody, response: { 200: S.TokenResponse }, detail: { tags, summary: 'Accept a team invitation (a new account sets its password); answers a token' } },
     )
     .get(
       '/validate-token',

@@ -100,7 +100,7 @@ describe('POST /device-auth/admin-switch', () => {
     const missing = { status: 404, body: { message: 'Unable to locate the device you requested.' } };
     expect(await doSwitch(pos1, b.devices[1]!.id)).toMatchObject(missing);
     expect(await doSwitch(posB, a.devices[1]!.id)).toMatchObject(missing);
-    expect(await doSwitch(pos1, 'not-a-uuid')).toMatchObject(missing);
+    expect(await doSwitch(pos1, 'not-a-uuid')).toMatchObject({ status: 422, body: { errors: { device_id: ['The device id field must be a valid UUID.'] } } });
     expect((await api.call('POST', '/api/device-auth/admin-switch', { token: pos1, deviceKey: true, body: {}, headers: { 'x-forwarded-for': INSIDE } })).status).toBe(422);
   });
 });

@@ -44,6 +44,6 @@ export const SwitchTargets = t.Object({
 });
 
 export const AdminSwitchBody = t.Object(
-  { device_id: t.String({ minLength: 1, maxLength: 64, error: 'The device id field is required.' }) },
+  { device_id: t.String({ format: 'uuid', error: 'The device id field must be a valid UUID.' }) },
   { additionalProperties: false },
 );

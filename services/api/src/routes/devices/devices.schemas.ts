@@ -53,8 +53,8 @@ export const CreateDeviceBody = t.Object(
   {
     name: Name,
     type: DeviceType,
-    location_id: t.String({ minLength: 1, error: 'The location id field is required.' }),
-    device_profile_id: t.Optional(t.Nullable(t.String({ minLength: 1 }))),
+    location_id: Uuid('The location id field must be a valid UUID.'),
+    device_profile_id: t.Optional(t.Nullable(Uuid('The device profile id field must be a valid UUID.'))),
   },
   { additionalProperties: false },
 );
@@ -62,14 +62,14 @@ export const CreateDeviceBody = t.Object(
 export const UpdateDeviceBody = t.Object(
   {
     name: t.Optional(Name),
-    location_id: t.Optional(t.String({ minLength: 1 })),
-    device_profile_id: t.Optional(t.Nullable(t.String({ minLength: 1 }))),
+    location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
+    device_profile_id: t.Optional(t.Nullable(Uuid('The device profile id field must be a valid UUID.'))),
   },
   { additionalProperties: false },
 );
 
 export const DeviceProfileBody = t.Object(
-  { device_profile_id: t.Nullable(t.String({ minLength: 1, error: 'The device profile id field must be a device profile id or null.' })) },
+  { device_profile_id: t.Nullable(t.String({ format: 'uuid' }), { error: 'The device profile id field must be a valid UUID or null.' }) },
   { additionalProperties: false },
 );
 

@@ -100,10 +100,10 @@ describe('POST /back-office/devices', () => {
     }
   });
 
-  test('location: unknown, non-UUID or another merchant\'s is a 404', async () => {
+  test('location: unknown or another merchant\'s is a 404; a non-UUID is 422', async () => {
     const missing = { status: 404, body: { message: 'Unable to locate the location you requested.' } };
     expect(await createDevice({ name: 'X', type: 'kiosk', location_id: crypto.randomUUID() })).toMatchObject(missing);
-    expect(await createDevice({ name: 'X', type: 'kiosk', location_id: 'not-a-uuid' })).toMatchObject(missing);
+    expect(await createDevice({ name: 'X', type: 'kiosk', location_id: 'not-a-uuid' })).toMatchObject({ status: 422, body: { errors: { location_id: ['The location id field must be a valid UUID.'] } } });
     expect(await createDevice({ name: 'X', type: 'kiosk', location_id: b.locations[0]!.id })).toMatchObject(missing);
   });
 

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
+import { canonicalJson, type SignResult } from '@pos/fiscal';
+import { exportJournal, locationsWithFiscalHistory, type DeviceJournal } from './export-journal.ts';
+import { createFiscalService, type FiscalService } from './fiscal-service.ts';
+import { openFiscalTestTenant, saleInput, TEST_FISCAL_CONFIG, type FiscalTestTenant } from './test-support.ts';
+
+let t: FiscalTestTenant;
+let fiscal: FiscalService;
+let loc: string;
+let fdmId: string;
+
+beforeAll(async () => {
+  t = await openFiscalTestTenant('export');
+  fiscal = createFiscalService(TEST_FISCAL_CONFIG, t.log);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** A fresh device with a journal of 5 signed entries. */
+beforeEach(async () => {
+  loc = await t.addLocation();
+  fdmId = await t.enrol(loc, 'software');
+  for (let i = 0; i < 5; i++) await fiscal.signEvent(t.tdb, saleInput(loc, crypto.randomUUID(), 100 + i * 5));
+});
+
+async function verification() {
+  const devices = await exportJournal(t.tdb, { locationId: loc }, fiscal);
+  expect(devices.map((d) => d.fdm_id)).toEqual([fdmId]);
+  return devices[0]!.verification;
+}
+
+const rowAt = (seq: number) => t.tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).where('seq', '=', seq).executeTakeFirstOrThrow();
+const update = (seq: number, set: Record<string, unknown>) =>
+  t.tdb.updateTable('fiscal_journal').set(set).where('fdm_id', '=', fdmId).where('seq', '=', seq).execute();
+
+describe('exportJournal verification', () => {
+  test('an intact journal verifies and exports the window', async () => {
+    expect(await verification()).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
+    const all = (await exportJournal(t.tdb, { locationId: loc }))[0]!;
+    expect(all.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(all.entries[0]).toMatchObject({ status: 'signed', event_kind: 'sale', subject_type: 'pos_order', sign_error: null });
+    expect(all.entries[0]!.sign_result!.fdmRef.fdmId).toBe(fdmId);
+    const third = all.entries[2]!;
+    const window: DeviceJournal = (await exportJournal(t.tdb, { locationId: loc, from: third.created_at, to: new Date(third.created_at.getTime() + 1) }))[0]!;
+    expect(window.entries.map((e) => e.seq)).toEqual([3]);
+    expect(window.verification.ok).toBe(true); // always over the whole journal
+    expect(await exportJournal(t.tdb, { locationId: await t.addLocation() })).toEqual([]);
+    expect(await locationsWithFiscalHistory(t.tdb, [loc])).toEqual(new Set([loc]));
+  });
+
+  test('an altered payload', async () => {
+    const r = await rowAt(3);
+    await update(3, { payload: r.payload.replace('"lineTotal":110', '"lineTotal":1') });
+    expect(await verification()).toMatchObject({ ok: false, seq: 3, problem: 'altered' });
+  });
+
+  test('an altered sign result', async () => {
+    const r = await rowAt(2);
+    const sr = JSON.parse(r.sign_result!) as SignResult;
+    await update(2, { sign_result: canonicalJson({ ...sr, shortSignature: 'AAAAAAAA' }) });
+    expect(await verification()).toMatchObject({ ok: false, seq: 2, problem: 'altered' });
+  });
+
+  test('a re-hashed forged sign result fails the signature check', async () => {
+    const r = await rowAt(4);
+    const sr = JSON.parse(r.sign_result!) as SignResult;
+    const forged = { ...sr, digitalSignature: Buffer.alloc(64, 7).toString('base64') };
+    const { resultHash } = await import('@pos/fiscal');
+    await update(4, { sign_result: canonicalJson(forged), result_hash: resultHash(r.hash, forged) });
+    expect(await verification()).toMatchObject({ ok: false, seq: 4, problem: 'bad_signature' });
+    expect((await exportJournal(t.tdb, { locationId: loc }))[0]!.verification.ok).toBe(true); // without keys only the hashes are checked
+  });
+
+  test('a changed seq', async () => {
+    await update(2, { seq: 99 });
+    expect(await verification()).toMatchObject({ ok: false, seq: 2, problem: 'removed' });
+    await update(99, { seq: 2 });
+    await update(5, { seq: 50 });
+    await update(4, { seq: 5 });
+    expect(await verification()).toMatchObject({ ok: false, seq: 4, problem: 'removed' });
+  });
+
+  test('swapped entries', async () => {
+    await update(2, { seq: -2 });
+    await update(3, { seq: 2 });
+    await update(-2, { seq: 3 });
+    expect(await verification()).toMatchObject({ ok: false, seq: 2, problem: 'altered' });
+  });
+
+  test('a deleted row, in the middle or at the end', async () => {
+    await t.tdb.deleteFrom('fiscal_journal').where('fdm_id', '=', fdmId).where('seq', '=', 5).execute();
+    expect(await verification()).toMatchObject({ ok: false, seq: 5, problem: 'removed' });
+    await t.tdb.deleteFrom('fiscal_journal').where('fdm_id', '=', fdmId).where('seq', '=', 3).execute();
+    expect(await verification()).toMatchObject({ ok: false, seq: 3, problem: 'removed' });
+  });
+
+  test('signing refuses to continue a journal whose head was removed', async () => {
+    await t.tdb.deleteFrom('fiscal_journal').where('fdm_id', '=', fdmId).where('seq', '=', 5).execute();
+    await expect(fiscal.signEvent(t.tdb, saleInput(loc))).rejects.toThrow(/inconsistent/);
+    expect(Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(`${t.merchant.tenant_database}.fiscal_journal`)} where fdm_id = ${fdmId}`.execute(t.handle.db)).rows[0]!.n)).toBe(4);
+  });
+});

@@ -1,0 +1,332 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant } from '@pos/db';
+import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
+
+let api: TestApi;
+let m: DemoSeedResult;
+let device: string;
+let cashier: string;
+let manager: string;
+
+const STALE = 'The order was changed on another register. Reload it and try again.';
+const NOT_FOUND = { message: 'Unable to locate the order you requested.' };
+const FORBIDDEN = { message: 'Unauthorized: Insufficient permissions' };
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('orders');
+  device = await api.deviceToken(m, 'pos', 0);
+  cashier = await api.staffLogin(m, 'cashier', device);
+  manager = await api.staffLogin(m, 'manager', device);
+});
+afterAll(() => api.close());
+
+const uuid = () => crypto.randomUUID();
+const item = (name: string) => m.items.find((i) => i.name === name)!;
+const pinOf = (role: 'manager' | 'cashier') => m.staff.find((s) => s.role === role)!.pin;
+
+/** A catalog line of `name`, qty `qty`. */
+function line(name: string, qty = 1, extra: Record<string, unknown> = {}) {
+  const it = item(name);
+  return { uuid: uuid(), item_id: it.id, qty, unit_price: it.unit_price, price_source: 'catalog', modifiers: [], ...extra };
+}
+
+function put(id: string, body: Record<string, unknown>, staffToken = cashier, token = device): Promise<CallResult> {
+  return api.call('PUT', `/api/pos/orders/${id}`, { token, deviceKey: true, staffToken, body });
+}
+function post(path: string, staffToken = cashier, body?: unknown, token = device): Promise<CallResult> {
+  return api.call('POST', path, { token, deviceKey: true, staffToken, body });
+}
+function get(path: string, staffToken = cashier, token = device): Promise<CallResult> {
+  return api.call('GET', path, { token, deviceKey: true, staffToken });
+}
+async function escalate(permission: string, staffToken = cashier): Promise<string> {
+  const r = await post('/api/pos/staff/escalate', staffToken, { manager_pin: pinOf('manager'), permission });
+  expect(r.status).toBe(200);
+  return r.body.approval_token as string;
+}
+/** Creates an order with the given lines as the cashier; returns its id. */
+async function create(lines: unknown[], staffToken = cashier): Promise<string> {
+  const id = uuid();
+  const r = await put(id, { lines }, staffToken);
+  expect(r.status).toBe(200);
+  return id;
+}
+
+describe('PUT /pos/orders/{clientUuid}', () => {
+  test('creates at version 1 (expected_version absent or 0), then updates with the version seen', async () => {
+    const id = uuid();
+    const first = line('Espresso', 2);
+    const r = await put(id, { expected_version: 0, order_profile: { behavior: 'dine_in' }, table_number: '12B', lines: [first] });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      client_uuid: id,
+      version: 1,
+      state: 'OPEN',
+      fired: false,
+      order_profile: { behavior: 'dine_in' },
+      table_number: '12B',
+      lines: [{ uuid: first.uuid, item_id: first.item_id, name: 'Espresso', qty: 2, unit_price: 280, price_source: 'catalog', modifiers: [], line_total: 560 }],
+      totals: { subtotal: 560, discount: 0, vat: 97, total: 560, by_vat_rate: [{ rate: 21, net: 463, vat: 97, gross: 560 }] },
+      tender: {},
+      fiscal: {},
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(r.body.transaction_id).toBeUndefined();
+
+    const second = line('Croissant');
+    const u = await put(id, { expected_version: 1, order_profile: { behavior: 'take_away' }, lines: [first, second] });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({ version: 2, state: 'OPEN', order_profile: { behavior: 'take_away' }, table_number: null, totals: { total: 780 } });
+    expect(u.body.lines.map((l: { name: string }) => l.name)).toEqual(['Espresso', 'Croissant']);
+    expect(u.body.created_at).toBe(r.body.created_at);
+
+    const shown = await get(`/api/pos/orders/${id}`);
+    expect(shown).toMatchObject({ status: 200, body: u.body });
+    // Absent expected_version on an existing order reads as 0: stale.
+    expect((await put(id, { lines: [first] })).body).toEqual({ message: STALE, reason: 'stale_version', current_version: 2 });
+  });
+
+  test('a stale expected_version is 409 {message, reason, current_version}; a new order with a version is stale at 0', async () => {
+    const id = await create([line('Espresso')]);
+    expect((await put(id, { expected_version: 1, lines: [line('Espresso', 3)] })).status).toBe(200);
+    const stale = await put(id, { expected_version: 1, lines: [line('Croissant')] });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toEqual({ message: STALE, reason: 'stale_version', current_version: 2 });
+    const fresh = await put(uuid(), { expected_version: 4, lines: [line('Espresso')] });
+    expect(fresh.status).toBe(409);
+    expect(fresh.body).toEqual({ message: STALE, reason: 'stale_version', current_version: 0 });
+    // Nothing was written by the stale request.
+    expect((await get(`/api/pos/orders/${id}`)).body).toMatchObject({ version: 2, lines: [{ name: 'Espresso', qty: 3 }] });
+  });
+
+  test('two writers with the same expected_version: one 200, one 409 stale_version', async () => {
+    const id = await create([line('Espresso')]);
+    const results = await Promise.all([put(id, { expected_version: 1, lines: [line('Croissant')] }), put(id, { expected_version: 1, lines: [line('Belgian beer')] })]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const lost = results.find((r) => r.status === 409)!;
+    expect(lost.body).toEqual({ message: STALE, reason: 'stale_version', current_version: 2 });
+    expect((await get(`/api/pos/orders/${id}`)).body.version).toBe(2);
+
+    const created = uuid();
+    const both = await Promise.all([put(created, { lines: [line('Espresso')] }), put(created, { lines: [line('Croissant')] })]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(both.find((r) => r.status === 409)!.body).toEqual({ message: STALE, reason: 'stale_version', current_version: 1 });
+  });
+
+  test('totals are the server\'s, exact in cents: 6 % and 21 %, pct and amount discounts, modifiers, catalog prices', async () => {
+    const espresso = line('Espresso', 3, { unit_price: 1, modifiers: [{ name: 'Extra shot', price: 50 }], discount: { type: 'pct', value: 10 } });
+    const croissant = line('Croissant', 2, { discount: { type: 'amount', value: 25 } });
+    const fries = line('Fries with mayonnaise', 1, { modifiers: [{ id: 'mayo', name: 'Extra mayo', price: 30, qty: 2 }] });
+    const beer = line('Belgian beer', 1, { unit_price: 500, price_source: 'open_price' });
+    const r = await put(uuid(), { lines: [espresso, croissant, fries, beer] }, manager);
+    expect(r.status).toBe(200);
+    // espresso: unit 280 + 50 = 330, 10 % = 33 per unit -> 3 x 297 = 891 (catalog price, not the 1 sent)
+    // croissant: 220 - 25 = 195 -> 2 x 195 = 390; fries: 395 + 2 x 30 = 455; beer: open price 500 kept
+    expect(r.body.lines.map((l: { unit_price: number; line_total: number }) => [l.unit_price, l.line_total])).toEqual([
+      [280, 891],
+      [220, 390],
+      [395, 455],
+      [500, 500],
+    ]);
+    expect(r.body.lines[0]).toMatchObject({ modifiers: [{ name: 'Extra shot', price: 50 }], discount: { type: 'pct', value: 10 } });
+    expect(r.body.lines[2].modifiers).toEqual([{ id: 'mayo', name: 'Extra mayo', price: 30, qty: 2 }]);
+    expect(r.body.lines[3]).toMatchObject({ price_source: 'open_price', name: 'Belgian beer' });
+    expect(r.body.lines[3].discount).toBeUndefined();
+    // 21 %: 891 + 500 = 1391 -> net round(1391 / 1.21) = 1150, vat 241; 6 %: 390 + 455 = 845 -> net 797, vat 48
+    expect(r.body.totals).toEqual({
+      subtotal: 990 + 440 + 455 + 500,
+      discount: 99 + 50,
+      vat: 289,
+      total: 2236,
+      by_vat_rate: [
+        { rate: 21, net: 1150, vat: 241, gross: 1391 },
+        { rate: 6, net: 797, vat: 48, gross: 845 },
+      ],
+    });
+  });
+
+  test('clientUuid and line uuids must be UUID v4; lines are validated with dot paths; unknown items are refused', async () => {
+    const notV4 = await put('0190f3a4-5b6c-7d8e-9fa0-b1c2d3e4f506', { lines: [line('Espresso')] });
+    expect(notV4.status).toBe(422);
+    expect(notV4.body.errors).toEqual({ clientUuid: ['The clientUuid must be a valid UUID v4.'] });
+    expect((await put('not-a-uuid', { lines: [] })).body.errors).toEqual({ clientUuid: ['The clientUuid must be a valid UUID v4.'] });
+
+    const dup = line('Espresso');
+    const bad = await put(uuid(), { lines: [{ ...line('Espresso'), uuid: '0190f3a4-5b6c-7d8e-9fa0-b1c2d3e4f506' }, dup, { ...line('Croissant'), uuid: dup.uuid, qty: 0 }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({
+      message: 'The lines.0.uuid field must be a valid UUID v4. (and 2 more errors)',
+      errors: {
+        'lines.0.uuid': ['The lines.0.uuid field must be a valid UUID v4.'],
+        'lines.2.uuid': ['The lines.2.uuid field has a duplicate value.'],
+        'lines.2.qty': ['The lines.2.qty field must be between 1 and 999.'],
+      },
+    });
+    const discount = await put(uuid(), { lines: [line('Espresso', 1, { discount: { type: 'pct', value: 150 } })] });
+    expect(discount.body.errors).toEqual({ 'lines.0.discount.value': ['The lines.0.discount.value field must be between 1 and 100.'] });
+
+    const unknown = await put(uuid(), { lines: [line('Espresso'), { ...line('Espresso'), item_id: uuid() }, { ...line('Espresso'), item_id: 'nope' }] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toEqual({
+      'lines.1.item_id': ['The selected lines.1.item_id is invalid.'],
+      'lines.2.item_id': ['The selected lines.2.item_id is invalid.'],
+    });
+    const shape = await put(uuid(), { expected_version: -1, lines: 'x' });
+    expect(shape.status).toBe(422);
+    expect(Object.keys(shape.body.errors).sort()).toEqual(['expected_version', 'lines']);
+  });
+
+  test('emptying an unfired order voids it (200, bare resource); emptying a fired one is 409 order_fired', async () => {
+    const id = await create([line('Espresso')]);
+    const voided = await put(id, { expected_version: 1, lines: [] });
+    expect(voided.status).toBe(200);
+    expect(voided.body).toMatchObject({ client_uuid: id, version: 2, state: 'VOIDED', lines: [], totals: { subtotal: 0, discount: 0, vat: 0, total: 0, by_vat_rate: [] } });
+    // A voided order is final.
+    const again = await put(id, { expected_version: 2, lines: [line('Espresso')] });
+    expect(again).toMatchObject({ status: 409, body: { reason: 'not_open', message: 'This order is voided and can no longer be changed.' } });
+
+    const fired = await create([line('Croissant')]);
+    expect((await post(`/api/pos/orders/${fired}/fire`)).status).toBe(200);
+    const refused = await put(fired, { expected_version: 2, lines: [] }, manager);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ message: 'This order has been sent to the kitchen and cannot be emptied — void it instead.', reason: 'order_fired' });
+    expect((await get(`/api/pos/orders/${fired}`)).body).toMatchObject({ state: 'OPEN', fired: true, version: 2 });
+  });
+
+  test('a cashier needs apply_discount: 403, then an approval token from escalate passes once', async () => {
+    const id = await create([line('Espresso')]);
+    const discounted = (extra: Record<string, unknown> = {}) => ({ expected_version: 1, lines: [line('Espresso', 1, { discount: { type: 'amount', value: 30 } })], ...extra });
+    const denied = await put(id, discounted());
+    expect(denied).toMatchObject({ status: 403, body: FORBIDDEN });
+    // A token for another permission does not help, and is not consumed.
+    const voidToken = await escalate('void_order');
+    expect((await put(id, discounted({ approval_token: voidToken }))).status).toBe(403);
+
+    const token = await escalate('apply_discount');
+    const ok = await put(id, discounted({ approval_token: token }));
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ version: 2, totals: { discount: 30, total: 250 } });
+    // Used once: a second discount change with the same token is refused.
+    const reuse = await put(id, { expected_version: 2, lines: [line('Espresso', 1, { discount: { type: 'amount', value: 40 } })], approval_token: token });
+    expect(reuse).toMatchObject({ status: 403, body: FORBIDDEN });
+    // Keeping the stored discount unchanged needs nothing.
+    const keep = await put(id, { expected_version: 2, lines: [{ ...ok.body.lines[0], qty: 2 }] });
+    expect(keep).toMatchObject({ status: 200, body: { version: 3, totals: { total: 500 } } });
+    // The void token is still usable for what it approves.
+    expect((await post(`/api/pos/orders/${id}/void`, cashier, { approval_token: voidToken })).body.state).toBe('VOIDED');
+  });
+
+  test('removing or lowering a line of a fired order needs remove_fired_line; adding does not', async () => {
+    const a = line('Espresso', 2);
+    const b = line('Croissant', 1);
+    const id = await create([a, b]);
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ fired: true, version: 2 });
+    const added = await put(id, { expected_version: 2, lines: [a, b, line('Belgian beer')] });
+    expect(added).toMatchObject({ status: 200, body: { version: 3 } });
+    const lines = added.body.lines;
+
+    expect(await put(id, { expected_version: 3, lines: [{ ...lines[0], qty: 1 }, lines[1], lines[2]] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await put(id, { expected_version: 3, lines: [lines[0], lines[2]] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    const token = await escalate('remove_fired_line');
+    const removed = await put(id, { expected_version: 3, lines: [{ ...lines[0], qty: 1 }, lines[2]], approval_token: token });
+    expect(removed).toMatchObject({ status: 200, body: { version: 4, fired: true, totals: { total: 280 + 450 } } });
+    // The manager holds it.
+    expect((await put(id, { expected_version: 4, lines: [lines[2]] }, manager)).status).toBe(200);
+  });
+
+  test('an order of another location or another merchant is a 404', async () => {
+    const id = await create([line('Espresso')]);
+    // A register on location [1] of the same merchant.
+    const otherDevice = Bun.randomUUIDv7();
+    await api.deps.db.insertInto('device_registry').values({ id: otherDevice, merchant_id: m.merchant.id, type: 'pos', activation_code: null }).execute();
+    await bindTenant(api.deps.db, m.merchant.tenant_database)
+      .insertInto('devices')
+      .values({ id: otherDevice, location_id: m.locations[1]!.id, type: 'pos', name: 'POS station', network_info: JSON.stringify({}) })
+      .execute();
+    const reg = await api.deps.db.selectFrom('device_registry').select('token_version').where('id', '=', otherDevice).executeTakeFirstOrThrow();
+    const stationToken = await api.deps.tokens.sign({ type: 'pos', sub: otherDevice, merchant_id: m.merchant.id, tenant_database: m.merchant.tenant_database, ver: reg.token_version });
+    const stationStaff = await api.staffLogin(m, 'manager', stationToken);
+    expect(await get(`/api/pos/orders/${id}`, stationStaff, stationToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await put(id, { expected_version: 1, lines: [line('Croissant')] }, stationStaff, stationToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await post(`/api/pos/orders/${id}/fire`, stationStaff, undefined, stationToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await post(`/api/pos/orders/${id}/void`, stationStaff, undefined, stationToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await post(`/api/pos/orders/${id}/settle`, stationStaff, { amount_tendered: 500 }, stationToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect((await get('/api/pos/orders?state=open', stationStaff, stationToken)).body).toEqual({ data: [], total: 0 });
+
+    const other = await api.seed('orders-other');
+    const otherToken = await api.deviceToken(other, 'pos', 0);
+    const otherStaff = await api.staffLogin(other, 'manager', otherToken);
+    expect(await get(`/api/pos/orders/${id}`, otherStaff, otherToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await post(`/api/pos/orders/${id}/fire`, otherStaff, undefined, otherToken)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await get(`/api/pos/orders/${uuid()}`)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await get('/api/pos/orders/not-a-uuid')).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+
+  test('needs a staff session', async () => {
+    const r = await api.call('PUT', `/api/pos/orders/${uuid()}`, { token: device, deviceKey: true, body: { lines: [] } });
+    expect(r).toMatchObject({ status: 401, body: { message: 'Invalid POS staff token' } });
+  });
+});
+
+describe('fire and void', () => {
+  test('fire sets fired and bumps the version; an empty or final order is refused', async () => {
+    const id = await create([line('Espresso')]);
+    const fired = await post(`/api/pos/orders/${id}/fire`);
+    expect(fired.status).toBe(200);
+    expect(fired.body).toMatchObject({ client_uuid: id, state: 'OPEN', fired: true, version: 2 });
+    // Firing again (lines added since) stays OPEN and bumps the version.
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ fired: true, version: 3 });
+
+    const empty = await create([]);
+    expect((await get(`/api/pos/orders/${empty}`)).body).toMatchObject({ state: 'OPEN', version: 1, lines: [] });
+    expect(await post(`/api/pos/orders/${empty}/fire`)).toMatchObject({ status: 409, body: { reason: 'empty_order', message: 'An order without lines cannot be sent to the kitchen.' } });
+    expect(await post(`/api/pos/orders/${uuid()}/fire`)).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+
+  test('void needs void_order: the cashier gets 403, the manager voids; a voided order cannot be fired or voided again', async () => {
+    const id = await create([line('Espresso')]);
+    expect(await post(`/api/pos/orders/${id}/void`)).toMatchObject({ status: 403, body: FORBIDDEN });
+    const voided = await post(`/api/pos/orders/${id}/void`, manager);
+    expect(voided.status).toBe(200);
+    expect(voided.body).toMatchObject({ client_uuid: id, state: 'VOIDED', version: 2, lines: [{ name: 'Espresso' }] });
+    expect(await post(`/api/pos/orders/${id}/void`, manager)).toMatchObject({ status: 409, body: { reason: 'not_open', message: 'This order is voided and can no longer be changed.' } });
+    expect(await post(`/api/pos/orders/${id}/fire`, manager)).toMatchObject({ status: 409, body: { reason: 'not_open' } });
+  });
+});
+
+describe('GET /pos/orders', () => {
+  test('lists by state with paging as {data, total}; state is required and closed', async () => {
+    const own = await api.seed('orders-list');
+    const token = await api.deviceToken(own, 'pos', 0);
+    const staff = await api.staffLogin(own, 'manager', token);
+    const it = own.items[0]!;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = uuid();
+      ids.push(id);
+      const r = await put(id, { lines: [{ uuid: uuid(), item_id: it.id, qty: 1, unit_price: it.unit_price, price_source: 'catalog' }] }, staff, token);
+      expect(r.status).toBe(200);
+    }
+    expect((await post(`/api/pos/orders/${ids[0]}/void`, staff, undefined, token)).status).toBe(200);
+    const extra = uuid();
+    expect((await put(extra, { lines: [{ uuid: uuid(), item_id: it.id, qty: 1, unit_price: it.unit_price, price_source: 'catalog' }] }, staff, token)).status).toBe(200);
+
+    const page1 = await get('/api/pos/orders?state=open&per_page=2', staff, token);
+    expect(page1.status).toBe(200);
+    expect(page1.body.total).toBe(3);
+    expect(page1.body.data.map((o: { client_uuid: string }) => o.client_uuid)).toEqual([extra, ids[2]]);
+    const page2 = await get('/api/pos/orders?state=open&per_page=2&page=2', staff, token);
+    expect(page2.body).toEqual({ data: [expect.objectContaining({ client_uuid: ids[1], state: 'OPEN' })], total: 3 });
+    expect((await get('/api/pos/orders?state=settling', staff, token)).body).toEqual({ data: [], total: 0 });
+    expect((await get('/api/pos/orders?state=settled', staff, token)).body).toEqual({ data: [], total: 0 });
+
+    expect(await get('/api/pos/orders', staff, token)).toMatchObject({ status: 422, body: { errors: { state: ['The state field is required.'] } } });
+    const invalid = await get('/api/pos/orders?state=voided', staff, token);
+    expect(invalid).toMatchObject({ status: 422, body: { message: 'The selected state is invalid. Accepted: open, settling, settled.', errors: { state: ['The selected state is invalid. Accepted: open, settling, settled.'] } } });
+    expect((await get('/api/pos/orders?state=OPEN', staff, token)).status).toBe(422);
+    expect((await get('/api/pos/orders?state=open&per_page=500', staff, token)).status).toBe(422);
+  });
+});
