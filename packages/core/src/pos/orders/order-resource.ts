@@ -14,11 +14,13 @@ export type StoredOrderState = OrderRow['state'];
 /**
  * An order line as stored in `pos_orders.lines`: the client's intent after server pricing
  * (`unit_price` from the catalog when `price_source` is `catalog`), plus the catalog name, the VAT
- * rate frozen when the line was written and its total (VAT included, discount taken off).
+ * rate and category frozen when the line was written and its total (VAT included, discount taken off).
  */
 export interface StoredLine extends OrderLine {
   readonly name: string;
   readonly vat_rate: number;
+  /** The item's catalog category when the line was written: the fiscal department. */
+  readonly category?: string | null;
   readonly line_total: Cents;
   readonly modifiers: readonly OrderModifier[];
 }

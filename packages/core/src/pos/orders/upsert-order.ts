@@ -29,6 +29,7 @@ interface CatalogItem {
   name: string;
   unit_price: number;
   vat_rate: number;
+  category: string | null;
 }
 
 function cleanModifier(m: OrderModifier): OrderModifier {
@@ -47,7 +48,7 @@ function cleanModifier(m: OrderModifier): OrderModifier {
  */
 async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<StoredLine[]> {
   const ids = [...new Set(lines.map((l) => l.item_id).filter(isUuidText).map((s) => s.toLowerCase()))];
-  const items: CatalogItem[] = ids.length === 0 ? [] : await db.selectFrom('items').select(['id', 'name', 'unit_price', 'vat_rate']).where('id', 'in', ids).execute();
+  const items: CatalogItem[] = ids.length === 0 ? [] : await db.selectFrom('items').select(['id', 'name', 'unit_price', 'vat_rate', 'category']).where('id', 'in', ids).execute();
   const byId = new Map(items.map((i) => [i.id.toLowerCase(), i] as const));
   const problems: FieldError[] = [];
   const out: StoredLine[] = [];
@@ -67,7 +68,7 @@ async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<St
       modifiers: (l.modifiers ?? []).map(cleanModifier),
       ...(discount ? { discount } : {}),
     };
-    out.push({ ...priced, modifiers: priced.modifiers ?? [], name: item.name, vat_rate: item.vat_rate, line_total: lineTotals(priced).gross });
+    out.push({ ...priced, modifiers: priced.modifiers ?? [], name: item.name, vat_rate: item.vat_rate, category: item.category, line_total: lineTotals(priced).gross });
   });
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   return out;

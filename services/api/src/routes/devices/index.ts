@@ -41,14 +41,14 @@ export function deviceRoutes(deps: ApiDeps) {
   const tags = ['Devices'];
   return new Elysia({ name: 'devices', prefix: '/back-office/devices' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
-    .get('/', async (ctx) => listDevices(await scopeOf(deps, ctx), ctx.query), {
+    .get('', async (ctx) => listDevices(await scopeOf(deps, ctx), ctx.query), {
       query: S.DeviceListQuery,
       response: { 200: S.DeviceList },
       beforeHandle: [permission('VIEW_DEVICES')],
       ...doc(tags, 'List devices', 'Data table of live devices at locations in the caller\'s grant; optional `location_id`, `type`, `search`, `page`, `per_page` (max 100).'),
     })
     .post(
-      '/',
+      '',
       async (ctx) => {
         ctx.set.status = 201;
         return { data: await createDevice(await scopeOf(deps, ctx), ctx.body) };
@@ -132,14 +132,14 @@ export function deviceProfileRoutes(deps: ApiDeps) {
   const tags = ['Device profiles'];
   return new Elysia({ name: 'device-profiles', prefix: '/back-office/device-profiles' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
-    .get('/', async ({ tenant, query }) => listDeviceProfiles(tenant.db, query), {
+    .get('', async ({ tenant, query }) => listDeviceProfiles(tenant.db, query), {
       query: S.DeviceProfileListQuery,
       response: { 200: S.DeviceProfileList },
       beforeHandle: [permission('VIEW_DEVICE_PROFILE')],
       ...doc(tags, 'List device profiles', 'Data table; optional `type`, `search`, `page`, `per_page`.'),
     })
     .post(
-      '/',
+      '',
       async (ctx) => {
         ctx.set.status = 201;
         return { data: await createDeviceProfile(await scopeOf(deps, ctx), ctx.body) };

@@ -4,10 +4,12 @@ import { getOrder } from '@pos/core/pos/orders/get-order';
 import { listOrders } from '@pos/core/pos/orders/list-orders';
 import { fireOrder } from '@pos/core/pos/orders/fire-order';
 import { voidOrder } from '@pos/core/pos/orders/void-order';
+import { settleOrder } from '@pos/core/pos/orders/settle-order';
 import type { OrderActor } from '@pos/core/pos/orders/order-queries';
 import type { ApiDeps } from '../../context.ts';
 import { posStaff, type PosStaffContext } from '../../plugins/pos-secured.ts';
 import * as S from './pos-orders.schemas.ts';
+import { fiscalServiceOf } from './fiscal-service.ts';
 
 const tags = ['Register: orders'];
 const security = [{ bearer: [] }];
@@ -87,6 +89,30 @@ export function posOrderRoutes(deps: ApiDeps) {
         body: S.ApprovalBody,
         response: { 200: S.Order },
         detail: { tags, security, summary: 'Void an OPEN order (`void_order`)' },
+      },
+    )
+    .post(
+      '/pos/orders/:clientUuid/settle',
+      ({ params, body, tenant, device, staff, authorizer }) =>
+        settleOrder(
+          tenant.db,
+          fiscalServiceOf(deps),
+          actorOf({ device, staff }),
+          authorizer(body.approval_token),
+          { clientUuid: params.clientUuid, body },
+          deps.clock.now(),
+        ),
+      {
+        params: S.OrderParams,
+        body: S.SettleBody,
+        response: { 200: S.Order },
+        detail: {
+          tags,
+          security,
+          summary: 'Settle an OPEN order (`settle`): tender legs, fiscal signature, transaction',
+          description:
+            'Body `{amount_tendered}` (one cash leg) or `{tenders:[{method, funding?, amount?, amount_tendered?, issuer?}]}`. A tender refusal is 422 with the verbatim message, `reason` (the refusal code) and the field; the order stays OPEN. A second settle is 409 `not_open`. Without an active fiscal enrolment: 422 `fiscal_not_enrolled`. Answers the bare order with `tender {amount_tendered?, change?}`, `fiscal {short_signature, digital_signature, verification_url}` and `transaction_id`.',
+        },
       },
     );
 }

@@ -1,0 +1,288 @@
+import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
+import { AppError, errors } from '@pos/kernel';
+import { toFieldErrorMap } from '@pos/domain/field-error';
+import { businessDate } from '@pos/domain/business-day/business-day';
+import { lineTotals } from '@pos/domain/orders/line-totals';
+import { notOpenRefusal, type OrderState } from '@pos/domain/orders/order-state';
+import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
+import { saleEvent, type LineInput } from '@pos/fiscal';
+import { activeFdmFor, derivedBookingPeriodId, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
+import type { StaffAuthorizer } from '../staff/approvals.ts';
+import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredFiscal, type StoredLine } from './order-resource.ts';
+import { SETTLING_MESSAGE } from './upsert-order.ts';
+
+/** Second settle of one order (409 business rule, `reason` `not_open`). */
+export const ALREADY_SETTLED = 'This order is already settled.';
+export const EMPTY_ORDER_SETTLE = 'An order without lines cannot be settled.';
+
+/** The journal subject of a sale: the order. */
+export const SALE_SUBJECT_TYPE = 'pos_order';
+
+/** What the fiscal service must offer settle (the whole FiscalService in production). */
+export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent' | 'completePending'>;
+
+export interface SettleOrderInput {
+  readonly clientUuid: string;
+  /** The raw JSON body: legacy `{amount_tendered}` or `{tenders:[...]}` (parsed by `parseSettleBody`). */
+  readonly body: unknown;
+}
+
+/** A payment as recorded at the till, in the order taken (`pos_transactions.payment_snapshot`). */
+export interface PaymentSnapshotLeg {
+  readonly method: FrozenLeg['kind'];
+  readonly funding?: 'debit' | 'credit';
+  readonly amount: number;
+  readonly issuer?: string;
+}
+
+/**
+ * The legs as recorded at the till: method, funding (cards), amount paid toward the sale (cash: the
+ * rounded cash due) and issuer. Refunds compare it with the order's frozen tender.
+ */
+export function paymentSnapshot(tender: FrozenTender): PaymentSnapshotLeg[] {
+  return tender.legs.map((leg): PaymentSnapshotLeg => {
+    switch (leg.kind) {
+      case 'cash':
+        return { method: 'cash', amount: leg.amount };
+      case 'card':
+        return { method: 'card', funding: leg.funding, amount: leg.amount, ...(leg.issuer !== undefined ? { issuer: leg.issuer } : {}) };
+      case 'meal_voucher':
+      case 'gift_voucher':
+        return { method: leg.kind, amount: leg.amount, ...(leg.issuer !== undefined ? { issuer: leg.issuer } : {}) };
+    }
+  });
+}
+
+const departmentId = (category: string | null | undefined) =>
+  category ? category.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'general' : 'general';
+
+/**
+ * A stored order line as a fiscal line: product = catalog item, department = its category, unit
+ * price = the unit after modifiers and the per-unit discount (so quantity x unitPrice = lineTotal),
+ * VAT label from the frozen rate.
+ */
+export function fiscalLineOf(line: StoredLine): LineInput {
+  const t = lineTotals(line);
+  return {
+    productId: line.item_id,
+    productName: line.name,
+    departmentId: departmentId(line.category),
+    departmentName: line.category ?? 'General',
+    quantity: line.qty,
+    unitPrice: t.unit - t.unit_discount,
+    vatRate: line.vat_rate,
+    lineTotal: t.gross,
+  };
+}
+
+const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+
+/** The 409 for an order that can no longer be settled, or null when it is OPEN with lines. */
+function settleRefusal(row: OrderRow): AppError | null {
+  if (row.state === 'SETTLED') return errors.conflict(ALREADY_SETTLED, { reason: 'not_open' });
+  if (row.state === 'SETTLING') return errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
+  const refused = notOpenRefusal(row.state as OrderState);
+  if (refused) return errors.conflict(refused.message, { reason: refused.reason });
+  if (storedLines(row).length === 0) return errors.conflict(EMPTY_ORDER_SETTLE, { reason: 'empty_order' });
+  return null;
+}
+
+/** Runs the tender engine on a locked OPEN order; a refusal is 422 with the verbatim message and `reason` = its code. */
+async function freezeTender(tx: TenantTx, row: OrderRow, body: SettleInput): Promise<FrozenTender> {
+  const location = await tx.selectFrom('locations').select(['pos_tenders']).where('id', '=', row.location_id).executeTakeFirstOrThrow();
+  const total = parseJson<{ total: number }>(row.totals).total;
+  const result = settle({ total, body, config: normalisePosTenders(location.pos_tenders) });
+  if (!result.ok) {
+    throw errors.businessRule(result.message, { reason: result.code, ...(result.field ? { errors: { [result.field]: [result.message] } } : {}) });
+  }
+  return result.tender;
+}
+
+async function signInputFor(db: TenantDb, row: OrderRow, actor: OrderActor, tender: FrozenTender, now: Date): Promise<SignEventInput> {
+  const location = await db.selectFrom('locations').select(['timezone']).where('id', '=', row.location_id).executeTakeFirstOrThrow();
+  const date = businessDate(now, location.timezone);
+  const lines = storedLines(row).map(fiscalLineOf);
+  return {
+    locationId: row.location_id,
+    deviceId: actor.deviceId,
+    employeeId: actor.staffId,
+    subject: { type: SALE_SUBJECT_TYPE, id: row.id },
+    businessDay: { id: derivedBookingPeriodId(row.location_id, date), date },
+    build: (common) => saleEvent(common, lines, tender),
+  };
+}
+
+/** Writes the sale transaction and moves the order to SETTLED (inside `tx`, the order row locked). */
+async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, now: Date): Promise<OrderRow> {
+  const transactionId = Bun.randomUUIDv7();
+  const r = signed.result;
+  const fiscal: StoredFiscal = {
+    ...(r.shortSignature !== undefined ? { short_signature: r.shortSignature } : {}),
+    digital_signature: r.digitalSignature,
+    ...(r.verificationUrl !== undefined ? { verification_url: r.verificationUrl } : {}),
+    fdm_id: signed.fdm_id,
+    journal_id: signed.journal_id,
+    journal_seq: signed.seq,
+    fdm_ref: r.fdmRef,
+    pos_fiscal_ticket_no: signed.event.posFiscalTicketNo,
+    booking_date: signed.event.bookingDate,
+  };
+  await tx
+    .insertInto('pos_transactions')
+    .values({
+      id: transactionId,
+      order_id: row.id,
+      location_id: row.location_id,
+      device_id: who.deviceId,
+      staff_id: who.staffId,
+      total: tender.total,
+      tender: JSON.stringify(tender),
+      payment_snapshot: JSON.stringify(paymentSnapshot(tender)),
+      captured_by_platform: false,
+      fiscal: JSON.stringify(fiscal),
+      business_date: signed.event.bookingDate,
+      till_id: null,
+      created_at: now,
+    })
+    .execute();
+  return tx
+    .updateTable('pos_orders')
+    .set({
+      state: 'SETTLED',
+      tender: JSON.stringify(tender),
+      fiscal: JSON.stringify(fiscal),
+      transaction_id: transactionId,
+      settled_at: now,
+      version: row.version + 1,
+      updated_at: now,
+    })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * `POST /pos/orders/{clientUuid}/settle` (permission `settle`; spec 2 "Tenders and settlement").
+ *
+ * The body is parsed by `parseSettleBody` (422 field errors) and settled by the tender engine
+ * against the order's server total and the location's `pos_tenders`; a refusal is 422 with the
+ * verbatim message, `reason` = the refusal code and the field, and the order stays OPEN.
+ *
+ * In-process signer (software enrolment): ONE transaction (retried on write conflicts) locks the
+ * order row, requires OPEN with lines (a second settle is 409 `not_open` `This order is already
+ * settled.`), freezes the tender, signs the sale through the fiscal service (journal entry in the
+ * same transaction), writes the `pos_transactions` row and sets SETTLED with tender, fiscal data,
+ * `transaction_id`, `settled_at` and version + 1. Concurrent settles queue on the row lock, so a
+ * sale is signed exactly once. Without an active enrolment the fiscal service refuses (422
+ * `fiscal_not_enrolled`) and nothing is written.
+ *
+ * Remote module: the tender is frozen and the order committed as SETTLING (listed by
+ * `state=settling`), the module is called outside any transaction, then the sale is recorded. A
+ * refusal puts the order back to OPEN; an unreachable module leaves it SETTLING (503): a retry of
+ * settle, or the recovery job with `settleRecoveryHooks`, completes it with the frozen tender.
+ */
+export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
+  const found = await findLocationOrder(db, actor.locationId, input.clientUuid);
+  if (!found) throw orderNotFound();
+  const parsed = parseSettleBody(input.body);
+  if (!parsed.ok) throw errors.validation(toFieldErrorMap(parsed.errors));
+  await authorizer.require('settle');
+
+  if (found.state === 'SETTLING') return resumeSettling(db, fiscal, found.id, now);
+  const fdm = await activeFdmFor(db, actor.locationId);
+  if (isSigning(fdm) && fdm.mode === 'remote') return settleRemote(db, fiscal, actor, found.id, parsed.input, now);
+
+  const row = await withWriteRetry(() =>
+    db.transaction().execute(async (tx) => {
+      const current = await findLocationOrder(tx, actor.locationId, found.id, { lock: true });
+      if (!current) throw orderNotFound();
+      const refused = settleRefusal(current);
+      if (refused) throw refused;
+      const tender = await freezeTender(tx, current, parsed.input);
+      const signed = await fiscal.signInTransaction(tx, await signInputFor(tx, current, actor, tender, now));
+      return recordSale(tx, current, tender, signed, actor, now);
+    }),
+  );
+  return toOrderResource(row);
+}
+
+/** Remote flow, step 1 (commit SETTLING with the frozen tender), 2 (sign outside), 3 (record). */
+async function settleRemote(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, orderId: string, body: SettleInput, now: Date): Promise<OrderResource> {
+  const { row, tender } = await withWriteRetry(() =>
+    db.transaction().execute(async (tx) => {
+      const current = await findLocationOrder(tx, actor.locationId, orderId, { lock: true });
+      if (!current) throw orderNotFound();
+      const refused = settleRefusal(current);
+      if (refused) throw refused;
+      const frozen = await freezeTender(tx, current, body);
+      const settling = await tx
+        .updateTable('pos_orders')
+        .set({ state: 'SETTLING', tender: JSON.stringify(frozen), updated_at: now })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { row: settling, tender: frozen };
+    }),
+  );
+  let signed: SignedFiscalEvent;
+  try {
+    signed = await fiscal.signEvent(db, await signInputFor(db, row, actor, tender, now));
+  } catch (e) {
+    // Unreachable: the entry is pending, the order stays SETTLING. Anything else signed nothing.
+    if (!(e instanceof AppError && e.reason === 'fiscal_unreachable')) await revertToOpen(db, row.id, now);
+    throw e;
+  }
+  return toOrderResource(await finishSettling(db, signed, now));
+}
+
+/** A settle retried while the order is SETTLING: complete the pending entry, then record or revert. */
+async function resumeSettling(db: TenantDb, fiscal: SettleFiscal, orderId: string, now: Date): Promise<OrderResource> {
+  const entry = await findJournalEntry(db, { type: SALE_SUBJECT_TYPE, id: orderId });
+  if (!entry) {
+    // The sign call never wrote an entry (the process died in between): nothing was counted.
+    await revertToOpen(db, orderId, now);
+    throw errors.conflict('The settlement of this order was interrupted; settle it again.', { reason: 'settle_interrupted' });
+  }
+  const outcome = await fiscal.completePending(db, entry.journal_id);
+  switch (outcome.status) {
+    case 'signed':
+      return toOrderResource(await finishSettling(db, outcome.signed, now));
+    case 'failed':
+      await revertToOpen(db, orderId, now);
+      throw refusedError(outcome.error);
+    case 'pending':
+      throw unreachableError(outcome.cause);
+  }
+}
+
+/** SETTLING -> SETTLED with the module's answer (idempotent: a settled order is returned as it is). */
+async function finishSettling(db: TenantDb, signed: SignedFiscalEvent, now: Date): Promise<OrderRow> {
+  const orderId = signed.subject?.id;
+  if (!orderId) throw new Error(`Signed sale ${signed.journal_id} has no order subject`);
+  return withWriteRetry(() =>
+    db.transaction().execute(async (tx) => {
+      const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
+      if (row.state !== 'SETTLING') return row;
+      const tender = parseJson<FrozenTender>(row.tender);
+      return recordSale(tx, row, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, now);
+    }),
+  );
+}
+
+/** SETTLING -> OPEN, the frozen tender dropped (the module counted nothing). */
+async function revertToOpen(db: TenantDb, orderId: string, now: Date): Promise<void> {
+  await withWriteRetry(() =>
+    db.updateTable('pos_orders').set({ state: 'OPEN', tender: null, updated_at: now }).where('id', '=', orderId).where('state', '=', 'SETTLING').execute(),
+  );
+}
+
+/** Hooks for `recoverPendingEntries`: finish or revert the orders whose sale the recovery job completed. */
+export const settleRecoveryHooks = (clock: { now(): Date }): RecoveryHooks => ({
+  async onSigned(tdb, signed) {
+    if (signed.subject?.type === SALE_SUBJECT_TYPE) await finishSettling(tdb, signed, clock.now());
+  },
+  async onFailed(tdb, failed) {
+    if (failed.subject?.type === SALE_SUBJECT_TYPE) await revertToOpen(tdb, failed.subject.id, clock.now());
+  },
+});
