@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 /** Ports and secrets of the end-to-end stack; separate from `bun run dev` so both can run at once. */
 export const E2E = {
   apiPort: Number(process.env.E2E_API_PORT ?? 3400),
@@ -11,7 +13,8 @@ export const E2E = {
     PIN_PEPPER: 'e2e-pin-pepper-0123456789',
     FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
   },
-  seedFile: `${import.meta.dir}/../.run/seed.json`,
+  // Playwright runs the suites under Node, so no Bun-only `import.meta.dir` here.
+  seedFile: fileURLToPath(new URL('../.run/seed.json', import.meta.url)),
 } as const;
 
 export const apiUrl = (path: string) => `http://127.0.0.1:${E2E.apiPort}${path}`;

@@ -26,7 +26,7 @@ test.describe('platform foundation', () => {
     const bad = await request.get('/api/back-office/user', { headers: { authorization: 'Bearer nope' } });
     expect(bad.status()).toBe(401);
     expect(await bad.json()).toEqual({ message: 'Invalid token' });
-    const malformed = await request.post('/api/device-auth/activate', { data: '{"activation_code":', headers: { 'content-type': 'application/json' } });
+    const malformed = await request.post('/api/device-auth/activate', { data: Buffer.from('{"activation_code":'), headers: { 'content-type': 'application/json' } });
     expect(malformed.status()).toBe(400);
     expect(await malformed.json()).toEqual({ message: 'Malformed JSON body' });
     const invalid = await request.post('/api/device-auth/activate', { data: {} });
@@ -44,7 +44,7 @@ test.describe('platform foundation', () => {
 
   test("the seed's devices activate and its staff exist", async ({ request }) => {
     const seed = loadSeed();
-    const pos = seed.devices.find((d) => d.type === 'pos')!;
+    const pos = seed.devices.filter((d) => d.type === 'pos')[1]!;
     const act = await request.post('/api/device-auth/activate', { data: { activation_code: pos.activation_code } });
     expect(act.status()).toBe(200);
     const activated = await act.json();

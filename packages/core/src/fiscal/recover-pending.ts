@@ -60,7 +60,14 @@ export async function recoverPendingEntries(tdb: TenantDb, service: Pick<FiscalS
       pending++;
       continue;
     }
-    const outcome = await service.completePending(tdb, row.id);
+    let outcome: PendingOutcome;
+    try {
+      outcome = await service.completePending(tdb, row.id);
+    } catch (e) {
+      // Not an answer of the module (e.g. an unreadable stored payload): leave it, log it, go on.
+      opts.log?.error('fiscal recovery could not resend an entry', { journal_id: row.id, fdm_id: row.fdm_id, seq: Number(row.seq), err: e });
+      outcome = { status: 'pending', journal_id: row.id, reason: 'error', cause: e };
+    }
     outcomes.push(outcome);
     switch (outcome.status) {
       case 'signed':
