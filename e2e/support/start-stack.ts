@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import Redis from 'ioredis';
 import { createDatabase, migrateAll, resolveDatabase } from '@pos/db';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { E2E } from './stack-env.ts';
@@ -28,8 +29,16 @@ await h.close();
 mkdirSync(dirname(E2E.seedFile), { recursive: true });
 writeFileSync(E2E.seedFile, JSON.stringify(seed, null, 2));
 
+// A Redis database of its own, emptied per run: throttle windows of an earlier run do not leak in.
+const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+redisUrl.pathname = `/${process.env.E2E_REDIS_DB ?? '1'}`;
+const redis = new Redis(redisUrl.toString());
+await redis.flushdb();
+redis.disconnect();
+
 const env = {
   ...process.env,
+  REDIS_URL: redisUrl.toString(),
   ...E2E.env,
   DATABASE_URL,
   API_PORT: String(E2E.apiPort),

@@ -44,8 +44,12 @@ export async function resolveDatabase(env: Record<string, string | undefined>, r
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
-    onLog: (m: unknown) => log(String(m).trim()),
-    onError: (m: unknown) => log(String(m).trim()),
+    // Server chatter stays out of the caller's output; errors are reported.
+    onLog: () => {},
+    onError: (m: unknown) => {
+      const text = String(m);
+      if (/\b(FATAL|PANIC)\b/.test(text)) log(text.trim());
+    },
   });
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
   if (fresh) {

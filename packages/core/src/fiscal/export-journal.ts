@@ -1,7 +1,7 @@
 import { verifyJournal, type JournalProblem, type SignResult } from '@pos/fiscal';
 import type { TenantDb } from '@pos/db';
 import { counterValue, SEQ_LABEL } from './counter-store.ts';
-import { failureHash, toJournalEntry, type JournalRow } from './journal-rows.ts';
+import { failureHash, parseOr, toJournalEntry, type JournalRow } from './journal-rows.ts';
 
 /** One journal entry as exported (payload kept as the stored canonical text its hash covers). */
 export interface ExportedEntry {
@@ -81,14 +81,6 @@ export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDevice
     failed: rows.filter((r) => r.status === 'failed').length,
     last_seq: rows.length ? Number(rows[rows.length - 1]!.seq) : 0,
   };
-}
-
-function parseOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 function exported(row: JournalRow): ExportedEntry {

@@ -39,7 +39,8 @@ export function failureHash(hash: string, error: unknown): string {
   return createHash('sha256').update(canonicalJson({ hash, sign_error: error }), 'utf8').digest('hex');
 }
 
-function parseOr(text: string): unknown {
+/** JSON.parse, or the text itself when it does not parse. */
+export function parseOr(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
