@@ -30,7 +30,7 @@ const complain = (msg: string) => process.stderr.write(`${paint(31, '[dev]')}   
 // ---------------------------------------------------------------------------------------------
 
 /** Secrets generated for a new `.env`, with their lengths. */
-const SECRETS: Readonly<Record<string, number>> = { JWT_SECRET: 48, DEVICE_API_KEY: 32, PIN_PEPPER: 32 };
+const SECRETS: Readonly<Record<string, number>> = { JWT_SECRET: 48, DEVICE_API_KEY: 32, PIN_PEPPER: 32, FISCAL_MASTER_KEY: 48 };
 
 function randomSecret(length: number): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -44,7 +44,7 @@ function randomSecret(length: number): string {
   return out.join('');
 }
 
-const DEFAULT_ENV = ['APP_ENV=local', 'DEBUG=false', 'JWT_SECRET=', 'DEVICE_API_KEY=', 'PIN_PEPPER=', ''].join('\n');
+const DEFAULT_ENV = ['APP_ENV=local', 'DEBUG=false', 'JWT_SECRET=', 'DEVICE_API_KEY=', 'PIN_PEPPER=', 'FISCAL_MASTER_KEY=', ''].join('\n');
 
 /** The text of a new `.env`: the example (or the defaults) with every secret freshly generated. */
 function newEnvText(template: string): string {

@@ -92,6 +92,8 @@ export interface TenantTables {
     location_id: string;
     name: string;
     kind: 'physical' | 'virtual';
+    /** Frozen at creation: `{drawerId, drawerName}` as signed in fiscal events. */
+    fiscal_identity: Json<{ drawerId: string; drawerName: string } | null>;
     retired_at: NullableTimestamp;
     created_at: Timestamp;
   };
@@ -176,5 +178,77 @@ export interface TenantTables {
     subject_id: string | null;
     created_at: Timestamp;
     completed_at: NullableTimestamp;
+  };
+  pos_registers: {
+    id: string;
+    location_id: string;
+    name: string;
+    device_id: string | null;
+    drawer_id: string | null;
+    terminal: Json<Record<string, unknown> | null>;
+    retired_at: NullableTimestamp;
+    created_at: Timestamp;
+  };
+  pos_tills: {
+    id: string;
+    location_id: string;
+    mode: 'register_drawer' | 'staff_wallet';
+    drawer_id: string | null;
+    staff_id: string;
+    device_id: string;
+    state: 'open' | 'ended' | 'closed';
+    opening_float: number;
+    drawer_snapshot: Json<Record<string, unknown>>;
+    opened_at: Timestamp;
+    ended_at: NullableTimestamp;
+    counted: number | null;
+    expected_at_count: number | null;
+    variance: number | null;
+    variance_level: string | null;
+    counted_at: NullableTimestamp;
+    counted_by: string | null;
+    closed_at: NullableTimestamp;
+    closed_by: string | null;
+    close_approved_by: string | null;
+    business_day_id: string | null;
+  };
+  pos_till_movements: {
+    id: string;
+    till_id: string;
+    type: 'paid_in' | 'paid_out' | 'drawer_open_no_sale' | 'float_issue' | 'float_return';
+    amount: number;
+    reason: string | null;
+    staff_id: string;
+    approved_by: string | null;
+    journal_id: string | null;
+    created_at: Timestamp;
+  };
+  pos_refunds: {
+    id: string;
+    transaction_id: string;
+    location_id: string;
+    device_id: string;
+    staff_id: string;
+    approved_by: string | null;
+    mode: 'full' | 'partial';
+    amount: number;
+    by_vat_rate: Json<unknown[]>;
+    till_id: string | null;
+    fiscal: Json<Record<string, unknown> | null>;
+    business_date: ColumnType<string, string, string>;
+    created_at: Timestamp;
+  };
+  pos_refund_lines: { refund_id: string; transaction_id: string; line_uuid: string; amount: number };
+  pos_business_days: {
+    id: string;
+    location_id: string;
+    business_date: ColumnType<string, string, string>;
+    status: 'open' | 'closed';
+    opened_at: Timestamp;
+    closed_at: NullableTimestamp;
+    closed_by: string | null;
+    z_report_no: number | null;
+    z_report: Json<Record<string, unknown> | null>;
+    journal_id: string | null;
   };
 }

@@ -4,6 +4,7 @@ import type { ApiEnv, Clock, Logger, AppEnv } from '@pos/kernel';
 import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
+import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
@@ -32,6 +33,8 @@ export interface ApiDeps {
   readonly health: HealthMonitor;
   readonly tokens: TokenService;
   readonly registerHooks: RegisterHooks;
+  /** Signs fiscal events and keeps the hash-chained journal. */
+  readonly fiscal: FiscalService;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

@@ -3,6 +3,9 @@ import { createDatabase, resolveDatabase } from '@pos/db';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { ApiDeps } from './context.ts';
 import { createTokenService } from './plugins/tokens.ts';
+import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
+import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
+import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -12,6 +15,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
   const handle = createDatabase(database.url, { applicationName: 'api', max: 20 });
   const redis = createRedis(await ensureRedis(config.REDIS_URL), 'api');
   redis.on('error', (e) => log.warn('redis error', { err: e.message }));
+  const fiscal = createFiscalService(fiscalConfigFromEnv(config), log, { clock: opts.clock });
   const deps: ApiDeps = {
     db: handle.db,
     redis,
@@ -22,7 +26,11 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     log,
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 5000),
     tokens: createTokenService(config.JWT_SECRET),
-    registerHooks: {},
+    registerHooks: {
+      staffSignedIn: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_in', ...e }, log),
+      staffSignedOut: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_out', ...e }, log),
+    },
+    fiscal,
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

@@ -151,7 +151,10 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
       .insertInto('display_group_items')
       .values(items.map((it, position) => ({ display_group_id: groups.find((g) => g.name === it.category)!.id, item_id: it.id, position })))
       .execute();
-    await tx.insertInto('drawers').values(drawers.map((d) => ({ ...d, location_id: register.id }))).execute();
+    await tx
+      .insertInto('drawers')
+      .values(drawers.map((d) => ({ ...d, location_id: register.id, fiscal_identity: JSON.stringify({ drawerId: d.id, drawerName: d.name }) })))
+      .execute();
     await tx
       .insertInto('fdm_devices')
       .values({ id: uuid(), location_id: register.id, fdm_id: `FDM-${merchant.tenant_database.slice(-8).toUpperCase()}-1`, regime: 'gks', status: 'active', mode: 'software' })

@@ -98,9 +98,9 @@ function refusalOf(plan: UpsertPlan): Error | null {
   }
 }
 
-/** The plan for a stored row (SETTLING is refused like any order that is no longer OPEN). */
+/** The plan for a stored row; a SETTLING order (sale being signed) is refused like any order no longer OPEN. */
 function planFor(row: OrderRow | null, lines: readonly StoredLine[], expected: number | null | undefined): UpsertPlan {
-  if (row?.state === 'SETTLING') return { kind: 'refuse', reason: 'not_open', message: SETTLING_MESSAGE, state: 'OPEN' };
+  if (row?.state === 'SETTLING') throw errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
   return planUpsert(row ? storedView(row) : null, lines, { expected_version: expected });
 }
 

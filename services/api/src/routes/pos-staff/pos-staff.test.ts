@@ -76,3 +76,17 @@ describe('escalate', () => {
     expect(Object.keys(unknown.body.errors)).toEqual(['permission']);
   });
 });
+
+describe('fiscal work events', () => {
+  test('pin-login signs a work-in and pin-logout a work-out, chained in the journal', async () => {
+    const tdb = api.deps.db.withSchema(m.merchant.tenant_database) as any;
+    const before = (await tdb.selectFrom('fiscal_journal').select('event_kind').execute()).length;
+    const staff = await api.staffLogin(m, 'manager', device);
+    await api.call('POST', '/api/pos/staff/pin-logout', { token: device, deviceKey: true, staffToken: staff });
+    const rows = await tdb.selectFrom('fiscal_journal').select(['event_kind', 'status', 'seq']).orderBy('seq').execute();
+    expect(rows.slice(before).map((r: { event_kind: string; status: string }) => [r.event_kind, r.status])).toEqual([
+      ['work_in', 'signed'],
+      ['work_out', 'signed'],
+    ]);
+  });
+});
