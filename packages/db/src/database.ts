@@ -4,6 +4,8 @@ import type { CentralTables } from './central-types.ts';
 
 // int8 (bigserial, count(*)) as number: our counts and ids stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
+// date columns (business dates) stay 'YYYY-MM-DD' strings: a Date would shift them by the process zone.
+pg.types.setTypeParser(1082, (v) => v);
 
 /** The central database: only central tables are typed here, so tenant tables cannot be reached. */
 export type CentralDb = Kysely<CentralTables>;

@@ -18,7 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // A drawer's fiscal identity is frozen when it is created: renaming it never changes signed data.
   await db.schema.alterTable('drawers').addColumn('fiscal_identity', 'jsonb').execute();
-  await sql`update drawers set fiscal_identity = jsonb_build_object('drawerId', id::text, 'drawerName', name) where fiscal_identity is null`.execute(db);
+  // Raw SQL would miss the tenant schema; the builder carries it.
+  await db.updateTable('drawers').set({ fiscal_identity: sql`jsonb_build_object('drawerId', id::text, 'drawerName', name)` }).where('fiscal_identity', 'is', null).execute();
 
   await db.schema
     .createTable('pos_tills')

@@ -9,7 +9,6 @@ import type { OrderActor } from '@pos/core/pos/orders/order-queries';
 import type { ApiDeps } from '../../context.ts';
 import { posStaff, type PosStaffContext } from '../../plugins/pos-secured.ts';
 import * as S from './pos-orders.schemas.ts';
-import { fiscalServiceOf } from './fiscal-service.ts';
 
 const tags = ['Register: orders'];
 const security = [{ bearer: [] }];
@@ -96,7 +95,7 @@ export function posOrderRoutes(deps: ApiDeps) {
       ({ params, body, tenant, device, staff, authorizer }) =>
         settleOrder(
           tenant.db,
-          fiscalServiceOf(deps),
+          deps.fiscal,
           actorOf({ device, staff }),
           authorizer(body.approval_token),
           { clientUuid: params.clientUuid, body },

@@ -7,7 +7,6 @@ import { verifySignature, type SaleEvent, type SignResult } from '@pos/fiscal';
 import { TENDER_MESSAGES } from '@pos/tenders';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
-import { fiscalServiceOf } from './fiscal-service.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -86,7 +85,7 @@ describe('POST /pos/orders/{clientUuid}/settle', () => {
     const today = businessDate(new Date(), 'Europe/Brussels');
     expect(event).toMatchObject({ kind: 'sale', posId: m.devices[0]!.id, bookingDate: today, vatNo: 'BE0123456789' });
     expect(result.digitalSignature).toBe(r.body.fiscal.digital_signature);
-    expect(verifySignature(fiscalServiceOf(api.deps).publicKeyFor(fdm_id), event, result)).toBe(true);
+    expect(verifySignature(api.deps.fiscal.publicKeyFor(fdm_id), event, result)).toBe(true);
 
     const [tx, ...more] = await transactionOf(id);
     expect(more).toHaveLength(0);
