@@ -42,9 +42,9 @@ test.describe('platform foundation', () => {
     expect(await r.text()).toBe('');
   });
 
-  test("the seed's devices activate and its staff exist", async ({ request }) => {
+  test("the seed's devices activate once (its staff sign in: register-shift.spec)", async ({ request }) => {
     const seed = loadSeed();
-    const pos = seed.devices.filter((d) => d.type === 'pos')[1]!;
+    const pos = seed.devices.find((d) => d.type === 'kds')!;
     const act = await request.post('/api/device-auth/activate', { data: { activation_code: pos.activation_code } });
     expect(act.status()).toBe(200);
     const activated = await act.json();
