@@ -1,0 +1,149 @@
+/**
+ * Settle throughput and latency: N concurrent simulated registers (spread over L locations, each with
+ * its own fiscal enrolment) settle separate orders against the real API process over HTTP. Beside it, a
+ * baseline measured in the same run: single-row update transactions on the same database through the
+ * same driver (Kysely over pg), with the same concurrency. Prints p50, p99 and the ratio.
+ *
+ * Env: BENCH_REGISTERS (32), BENCH_LOCATIONS (8), BENCH_ORDERS (20 per register), BENCH_PORT (3590).
+ */
+import { join } from 'node:path';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { bindTenant, createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { seedDemo } from '@pos/core/seed/demo-seed';
+import { createTokenService } from '../services/api/src/plugins/tokens.ts';
+import { fmt, percentile } from './stats.ts';
+
+const REGISTERS = Number(process.env.BENCH_REGISTERS ?? 32);
+const LOCATIONS = Number(process.env.BENCH_LOCATIONS ?? 8);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 20);
+const PORT = Number(process.env.BENCH_PORT ?? 3590);
+const root = join(import.meta.dir, '..');
+const SECRETS = {
+  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
+  DEVICE_API_KEY: 'bench-device-api-key-0123',
+  PIN_PEPPER: 'bench-pin-pepper-0123456789',
+  FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef',
+};
+
+export async function runSettleBench(): Promise<void> {
+  const base = await resolveDatabase(process.env, root, () => {});
+  const admin = new pg.Client({ connectionString: base.url });
+  await admin.connect();
+  await admin.query('drop database if exists ordering_bench with (force)');
+  await admin.query('create database ordering_bench');
+  await admin.end();
+  const u = new URL(base.url);
+  u.pathname = '/ordering_bench';
+  const DATABASE_URL = u.toString();
+
+  // --- setup: one merchant, L locations with an active enrolment each, N pos devices spread over them.
+  const h = createDatabase(DATABASE_URL, { max: 4 });
+  await migrateAll(h.db);
+  const seed = await seedDemo(h.db, { slug: 'bench', reset: true, apiKey: SECRETS.DEVICE_API_KEY, pinPepper: SECRETS.PIN_PEPPER });
+  const tdb = bindTenant(h.db, seed.merchant.tenant_database);
+  const locationIds = [seed.locations[0]!.id];
+  const tenders = (await tdb.selectFrom('locations').select('pos_tenders').where('id', '=', locationIds[0]!).executeTakeFirstOrThrow()).pos_tenders;
+  for (let i = 1; i < LOCATIONS; i++) {
+    const id = Bun.randomUUIDv7();
+    await tdb.insertInto('locations').values({ id, name: `Bench ${i}`, timezone: 'Europe/Brussels', country: 'BE', vat_no: 'BE0123456789', est_no: `21234${String(i).padStart(5, '0')}`, pos_tenders: JSON.stringify(tenders) }).execute();
+    await tdb.insertInto('fdm_devices').values({ id: Bun.randomUUIDv7(), location_id: id, fdm_id: `FDM-BENCH-${i}`, regime: 'gks', status: 'active', mode: 'software' }).execute();
+    locationIds.push(id);
+  }
+  const tokens = createTokenService(SECRETS.JWT_SECRET);
+  const devices: { id: string; token: string }[] = [];
+  for (let i = 0; i < REGISTERS; i++) {
+    const id = Bun.randomUUIDv7();
+    await h.db.insertInto('device_registry').values({ id, merchant_id: seed.merchant.id, type: 'pos', activation_code: null }).execute();
+    await tdb.insertInto('devices').values({ id, location_id: locationIds[i % LOCATIONS]!, type: 'pos', name: `Bench POS ${i}`, network_info: '{}' }).execute();
+    devices.push({ id, token: await tokens.sign({ type: 'pos', sub: id, merchant_id: seed.merchant.id, tenant_database: seed.merchant.tenant_database, ver: 0 }) });
+  }
+
+  // --- the API as its own process, so client and server do not share an event loop.
+  const api = Bun.spawn(['bun', 'services/api/src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), LOG_LEVEL: 'error' },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  });
+  const url = (p: string) => `http://127.0.0.1:${PORT}/api${p}`;
+  for (let i = 0; ; i++) {
+    if (await fetch(url('/health/readiness')).then((r) => r.ok, () => false)) break;
+    if (i > 100) throw new Error('API did not start');
+    await Bun.sleep(100);
+  }
+  const managerPin = seed.staff.find((s) => s.role === 'manager')!.pin;
+  const headers = (d: { token: string }, staff?: string) => ({
+    authorization: `Bearer ${d.token}`,
+    'x-client-api-key': SECRETS.DEVICE_API_KEY,
+    'content-type': 'application/json',
+    ...(staff ? { 'x-pos-staff-token': staff } : {}),
+  });
+  const item = seed.items[0]!;
+  const registers = await Promise.all(
+    devices.map(async (d) => {
+      const login = await fetch(url('/pos/staff/pin-login'), { method: 'POST', headers: headers(d), body: JSON.stringify({ pin: managerPin }) });
+      if (!login.ok) throw new Error(`pin-login ${login.status} ${await login.text()}`);
+      const staff = ((await login.json()) as { staff_token: string }).staff_token;
+      const orders: { id: string; total: number }[] = [];
+      for (let k = 0; k < ORDERS; k++) {
+        const id = crypto.randomUUID();
+        const r = await fetch(url(`/pos/orders/${id}`), {
+          method: 'PUT',
+          headers: headers(d, staff),
+          body: JSON.stringify({ expected_version: 0, lines: [{ uuid: crypto.randomUUID(), item_id: item.id, qty: 1 + (k % 3), unit_price: item.unit_price, price_source: 'catalog', modifiers: [] }] }),
+        });
+        if (!r.ok) throw new Error(`upsert ${r.status} ${await r.text()}`);
+        orders.push({ id, total: ((await r.json()) as { totals: { total: number } }).totals.total });
+      }
+      return { d, staff, orders };
+    }),
+  );
+
+  // --- measured phase: every register settles its orders one after another, all registers at once.
+  const latencies: number[] = [];
+  let failures = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    registers.map(async ({ d, staff, orders }) => {
+      for (const o of orders) {
+        const s = performance.now();
+        const r = await fetch(url(`/pos/orders/${o.id}/settle`), { method: 'POST', headers: headers(d, staff), body: JSON.stringify({ amount_tendered: o.total + 500 }) });
+        await r.arrayBuffer();
+        latencies.push(performance.now() - s);
+        if (r.status !== 200) failures++;
+      }
+    }),
+  );
+  const settleSeconds = (performance.now() - t0) / 1000;
+  api.kill('SIGTERM');
+  await api.exited;
+
+  // --- baseline: single-row update transactions, same database, same driver, same concurrency.
+  await sql`create table bench_rows (id int primary key, n int not null)`.execute(h.db);
+  await sql`insert into bench_rows select g, 0 from generate_series(1, ${REGISTERS}) g`.execute(h.db);
+  const pool = createDatabase(DATABASE_URL, { max: 20, applicationName: 'bench-baseline' });
+  const perWorker = Math.max(ORDERS * 5, 50);
+  const b0 = performance.now();
+  await Promise.all(
+    Array.from({ length: REGISTERS }, (_, w) =>
+      (async () => {
+        for (let k = 0; k < perWorker; k++) {
+          await pool.db.transaction().execute((tx) => sql`update bench_rows set n = n + 1 where id = ${w + 1}`.execute(tx));
+        }
+      })(),
+    ),
+  );
+  const baselineTps = (REGISTERS * perWorker) / ((performance.now() - b0) / 1000);
+  await pool.close();
+  const journal = await tdb.selectFrom('fiscal_journal').select(sql<number>`count(*)`.as('n')).where('event_kind', '=', 'sale').executeTakeFirstOrThrow();
+  await h.close();
+  await base.stop();
+
+  const sorted = latencies.sort((a, b) => a - b);
+  const settlesPerSecond = latencies.length / settleSeconds;
+  console.log(`settle: ${REGISTERS} registers over ${LOCATIONS} locations, ${latencies.length} settles (${failures} failed), ${journal.n} sales journaled`);
+  console.log(`  settles/s ${fmt(settlesPerSecond)}   p50 ${fmt(percentile(sorted, 50))} ms   p99 ${fmt(percentile(sorted, 99))} ms   max ${fmt(sorted[sorted.length - 1]!)} ms`);
+  console.log(`  baseline: single-row update transactions ${fmt(baselineTps)} tx/s (${REGISTERS} concurrent, same database and driver)`);
+  console.log(`  ratio settles/s : baseline tx/s = ${fmt(settlesPerSecond / baselineTps, 3)}   (goal >= 0.25; p99 goal < 50 ms)`);
+}
