@@ -50,6 +50,14 @@ export const WorkerEnv = {
   WORKER_PORT: Type.Optional(Port),
   /** Milliseconds between the worker's heartbeat jobs; default 15000. */
   WORKER_HEARTBEAT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
+  /** The worker completes pending fiscal journal entries (`fiscal.recover`): same fiscal settings as the API. */
+  FISCAL_MASTER_KEY: ApiEnv.FISCAL_MASTER_KEY,
+  FISCAL_SIGNING_KEYS: ApiEnv.FISCAL_SIGNING_KEYS,
+  FISCAL_VERIFICATION_URL: ApiEnv.FISCAL_VERIFICATION_URL,
+  FDM_REMOTE_URL: ApiEnv.FDM_REMOTE_URL,
+  FDM_REMOTE_SECRETS: ApiEnv.FDM_REMOTE_SECRETS,
+  /** Milliseconds between the worker's fiscal recovery sweeps (`fiscal.recover`); default 60000. */
+  FISCAL_RECOVER_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

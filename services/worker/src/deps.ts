@@ -1,11 +1,17 @@
-import { createLogger, createRedis, ensureRedis, portOf, readEnv, WorkerEnv } from '@pos/kernel';
+import { createLogger, createRedis, ensureRedis, portOf, readEnv, systemClock, WorkerEnv, type Clock } from '@pos/kernel';
 import { createDatabase, resolveDatabase } from '@pos/db';
+import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
+import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
+import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import type { WorkerDeps } from './worker.ts';
 
 /** Builds the worker's dependencies from the environment; `close` releases the connections. */
-export async function buildWorkerDeps(env: Record<string, string | undefined>) {
+export async function buildWorkerDeps(env: Record<string, string | undefined>, opts: { clock?: Clock } = {}) {
   const config = readEnv(WorkerEnv, env);
+  // Parsed before any connection is opened: a bad fiscal setting stops the worker with its one line.
+  const fiscalConfig = fiscalConfigFromEnv(config);
+  const clock = opts.clock ?? systemClock;
   const log = createLogger({ service: 'worker' });
   const database = await resolveDatabase(env, process.cwd(), (m) => log.info(m));
   const handle = createDatabase(database.url, { applicationName: 'worker', max: 10 });
@@ -17,8 +23,11 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>) {
     redis,
     redisUrl,
     log,
+    clock,
     port: portOf(config.WORKER_PORT, 3200),
     heartbeatMs: config.WORKER_HEARTBEAT_MS ? Number(config.WORKER_HEARTBEAT_MS) : DEFAULT_HEARTBEAT_MS,
+    fiscal: createFiscalService(fiscalConfig, log, { clock }),
+    fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
   };
   return {
     deps,

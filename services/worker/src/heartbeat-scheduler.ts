@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '@pos/kernel';
-import { enqueueOutbox, type CentralDb } from '@pos/db';
+import type { CentralDb } from '@pos/db';
 import { heartbeatJob, jobMessage } from '@pos/kernel/queues/index';
+import { OutboxScheduler } from './outbox-scheduler.ts';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
@@ -21,36 +22,20 @@ export interface HeartbeatSchedulerOptions {
  * all after-commit work goes (outbox, relay, queue, processor), so a fresh `heartbeats` row shows the
  * whole path works.
  */
-export class HeartbeatScheduler {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private inflight: Promise<void> | undefined;
-
-  constructor(private readonly opts: HeartbeatSchedulerOptions) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.beat(), this.opts.intervalMs ?? DEFAULT_HEARTBEAT_MS);
-    void this.beat();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.inflight;
+export class HeartbeatScheduler extends OutboxScheduler {
+  constructor(opts: HeartbeatSchedulerOptions) {
+    super({
+      db: opts.db,
+      log: opts.log,
+      what: 'heartbeat',
+      intervalMs: opts.intervalMs ?? DEFAULT_HEARTBEAT_MS,
+      message: () => jobMessage(heartbeatJob, { service: opts.service ?? 'worker', at: opts.clock.now().toISOString() }),
+      ...(opts.onEnqueued ? { onEnqueued: opts.onEnqueued } : {}),
+    });
   }
 
   /** Enqueues one beat now; errors are logged (the next beat tries again). */
   beat(): Promise<void> {
-    if (this.inflight) return this.inflight;
-    this.inflight = (async () => {
-      try {
-        const msg = jobMessage(heartbeatJob, { service: this.opts.service ?? 'worker', at: this.opts.clock.now().toISOString() });
-        await enqueueOutbox(this.opts.db, msg);
-        this.opts.onEnqueued?.();
-      } catch (e) {
-        this.opts.log.warn('heartbeat not enqueued', { err: e instanceof Error ? e.message : String(e) });
-      }
-    })().finally(() => (this.inflight = undefined));
-    return this.inflight;
+    return this.enqueue();
   }
 }

@@ -1,9 +1,10 @@
 import { createLogger, exitOnConfigError, readEnv, WorkerEnv } from '@pos/kernel';
 import { migrateCentral } from '@pos/db';
+import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { buildWorkerDeps } from './deps.ts';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 
-exitOnConfigError(() => readEnv(WorkerEnv));
+exitOnConfigError(() => fiscalConfigFromEnv(readEnv(WorkerEnv)));
 let built: Awaited<ReturnType<typeof buildWorkerDeps>> | undefined;
 let worker: RunningWorker;
 try {

@@ -12,7 +12,6 @@ import {
   type JobQueue,
 } from '@pos/kernel/queues/index';
 import type BeeQueue from 'bee-queue';
-import { HANDLERS } from './jobs/index.ts';
 import type { JobContext, JobHandler } from './jobs/job-handler.ts';
 import type { NotificationDriver } from './notifications/driver.ts';
 import type { WorkerMetrics } from './metrics.ts';
@@ -43,8 +42,8 @@ export interface ProcessorOptions {
   prefix?: string;
   /** Jobs run at once per queue (default 4). */
   concurrency?: number;
-  /** Handlers by job name (default `HANDLERS`); tests may swap one. */
-  handlers?: Readonly<Record<string, JobHandler<any>>>;
+  /** Handlers by job name (the worker's are built by `createHandlers`). */
+  handlers: Readonly<Record<string, JobHandler<any>>>;
 }
 
 /**
@@ -104,8 +103,7 @@ export class QueueProcessor {
     if (def.queue !== this.queueName) return refuse(`job ${def.name} belongs to queue ${def.queue}`);
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     if (!Value.Check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
-    const handlers: Readonly<Record<string, JobHandler<any>>> = this.opts.handlers ?? HANDLERS;
-    const handler = handlers[def.name] as JobHandler<JobDefinition> | undefined;
+    const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);
 
     const relayed = job.id.startsWith('outbox-');

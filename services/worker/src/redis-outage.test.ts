@@ -10,7 +10,7 @@ import { createRedis } from '@pos/kernel';
 import { heartbeatJob, jobMessage } from '@pos/kernel/queues/index';
 import { enqueueOutbox } from '@pos/db';
 import { startWorker, type RunningWorker } from './worker.ts';
-import { openTestEnv, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { openTestEnv, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 const hasRedisServer = Bun.which('redis-server') !== null;
 
@@ -72,7 +72,7 @@ test.skipIf(!hasRedisServer)(
     redis.on('error', () => {});
     let worker: RunningWorker | undefined;
     try {
-      worker = await startWorker({ db: env.handle.db, redis, redisUrl: url, log: env.log, prefix: uniquePrefix(), heartbeatMs: 3_600_000, relayIntervalMs: 50 });
+      worker = await startWorker({ db: env.handle.db, redis, redisUrl: url, log: env.log, prefix: uniquePrefix(), heartbeatMs: 3_600_000, fiscal: testFiscal(env.log), fiscalRecoverMs: 0, relayIntervalMs: 50 });
       const before = `outage-before-${crypto.randomUUID()}`;
       await enqueueOutbox(env.handle.db, beat(before));
       worker.relay.trigger();

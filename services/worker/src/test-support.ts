@@ -2,9 +2,24 @@
 import Redis from 'ioredis';
 import { createDatabase, migrateCentral, type DatabaseHandle } from '@pos/db';
 import { createLogger, createRedis, type Logger } from '@pos/kernel';
+import { createFiscalService, type FiscalService } from '@pos/core/fiscal/fiscal-service';
+import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 
 export const TEST_DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
 export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+/** The worker's environment in tests (`buildWorkerDeps`, `main.ts`). */
+export const TEST_WORKER_ENV = {
+  APP_ENV: 'test',
+  DATABASE_URL: TEST_DATABASE_URL,
+  REDIS_URL: TEST_REDIS_URL,
+  FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
+} as const;
+
+/** The fiscal service the worker builds from `TEST_WORKER_ENV` plus `env` (e.g. FDM_REMOTE_URL / FDM_REMOTE_SECRETS). */
+export function testFiscal(log: Logger, env: Record<string, string> = {}): FiscalService {
+  return createFiscalService(fiscalConfigFromEnv({ ...TEST_WORKER_ENV, ...env }), log);
+}
 
 export interface TestEnv {
   handle: DatabaseHandle;

@@ -9,7 +9,7 @@ import { workerFetch } from './http.ts';
 import { WorkerMetrics } from './metrics.ts';
 import type { NotificationDriver } from './notifications/driver.ts';
 import type { RenderedNotification } from './notifications/templates.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 let env: TestEnv;
 const prefixes: string[] = [];
@@ -43,6 +43,9 @@ async function start(opts: { notifications?: NotificationDriver; port?: number }
     log: env.log,
     prefix: prefix(),
     heartbeatMs: 3_600_000,
+    // No scheduled sweeps here: fiscal recovery has its own test file.
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
     relayIntervalMs: 50,
     ...opts,
   });

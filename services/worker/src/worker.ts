@@ -4,12 +4,16 @@ import type { CentralDb } from '@pos/db';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import { JOB_QUEUES, QUEUE_PREFIX } from '@pos/kernel/queues/index';
 import { HeartbeatScheduler, DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
+import { DEFAULT_FISCAL_RECOVER_MS, fiscalRecoverScheduler } from './fiscal-recover-scheduler.ts';
+import type { OutboxScheduler } from './outbox-scheduler.ts';
 import { workerFetch } from './http.ts';
 import { WorkerMetrics } from './metrics.ts';
 import { devLogDriver, type NotificationDriver } from './notifications/driver.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 import { QueueProcessor } from './processor.ts';
+import { createHandlers } from './jobs/index.ts';
 import type { JobHandler } from './jobs/job-handler.ts';
+import type { FiscalRecoveryDeps } from './jobs/fiscal-recover.handler.ts';
 
 export interface WorkerDeps {
   db: CentralDb;
@@ -23,6 +27,12 @@ export interface WorkerDeps {
   prefix?: string;
   /** Between heartbeats (default 15 s). */
   heartbeatMs?: number;
+  /** Completes pending fiscal journal entries (`fiscal.recover`): the fiscal service built from the worker's env. */
+  fiscal: FiscalRecoveryDeps['fiscal'];
+  /** Between scheduled fiscal recovery sweeps (default 60 s); 0: none scheduled (an enqueued `fiscal.recover` still runs). */
+  fiscalRecoverMs?: number;
+  /** A sweep leaves pending entries younger than this to the call in flight (default 60 s). */
+  fiscalRecoverOlderThanMs?: number;
   /** Relay poll interval (default 250 ms). */
   relayIntervalMs?: number;
   /** Jobs at once per queue (default 4). */
@@ -33,7 +43,7 @@ export interface WorkerDeps {
   hostname?: string;
   /** Cache of the health report (default 2000 ms). */
   healthTtlMs?: number;
-  /** Handlers by job name (default the worker's own); tests may swap one. */
+  /** Handlers by job name (default the worker's own, `createHandlers`); tests may swap them. */
   handlers?: Readonly<Record<string, JobHandler<any>>>;
 }
 
@@ -44,6 +54,8 @@ export interface RunningWorker {
   readonly metrics: WorkerMetrics;
   readonly processors: readonly QueueProcessor[];
   readonly heartbeat: HeartbeatScheduler;
+  /** Enqueues `fiscal.recover` sweeps; undefined when `fiscalRecoverMs` is 0. */
+  readonly fiscalRecovery: OutboxScheduler | undefined;
   /** The /health and /metrics handler (also served on `port` when one was given). */
   readonly fetch: (req: Request) => Promise<Response>;
   /** The port the HTTP server listens on, when it was started. */
@@ -55,13 +67,20 @@ let current: RunningWorker | undefined;
 
 /**
  * Starts the worker in this process: one processor per queue in use, the outbox relay, the heartbeat
- * scheduler and (with `port`) the HTTP server. The connections in `deps` stay the caller's to close.
+ * and fiscal recovery schedulers and (with `port`) the HTTP server. The connections in `deps` stay the caller's to close.
  */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const log = deps.log;
   const clock = deps.clock ?? systemClock;
   const metrics = new WorkerMetrics();
   const prefix = deps.prefix ?? QUEUE_PREFIX;
+  const handlers =
+    deps.handlers ??
+    createHandlers({
+      fiscal: deps.fiscal,
+      clock,
+      ...(deps.fiscalRecoverOlderThanMs !== undefined ? { fiscalRecoverOlderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
+    });
 
   const processors = JOB_QUEUES.map(
     (q) =>
@@ -75,7 +94,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         prefix,
         notifications: deps.notifications ?? devLogDriver(log),
         ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
-        ...(deps.handlers ? { handlers: deps.handlers } : {}),
+        handlers,
       }),
   );
   try {
@@ -104,6 +123,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
   heartbeat.start();
 
+  const fiscalRecoverMs = deps.fiscalRecoverMs ?? DEFAULT_FISCAL_RECOVER_MS;
+  const fiscalRecovery = fiscalRecoverMs > 0 ? fiscalRecoverScheduler({ db: deps.db, log, clock, intervalMs: fiscalRecoverMs, onEnqueued: () => relay.trigger() }) : undefined;
+  fiscalRecovery?.start();
+
   const health = new HealthMonitor(() => checkDependencies(deps.db, deps.redis), deps.healthTtlMs ?? 2000);
   const fetch = workerFetch({ db: deps.db, health, metrics });
   const server = deps.port === undefined ? undefined : Bun.serve({ port: deps.port, hostname: deps.hostname ?? '0.0.0.0', fetch });
@@ -115,11 +138,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     metrics,
     processors,
     heartbeat,
+    fiscalRecovery,
     fetch,
     port: server?.port,
     stop: () =>
       (stopping ??= (async () => {
         await heartbeat.stop();
+        await fiscalRecovery?.stop();
         await relay.stop();
         await Promise.all(processors.map((p) => p.stop()));
         await server?.stop(true);

@@ -30,6 +30,25 @@ export async function reserveCounter(tx: TenantDb, fdmId: string, label: string)
   return Number(row.value);
 }
 
+/**
+ * Reserves several counters of one device in a single round trip (one multi-row upsert). Rows are
+ * locked in the order given, so every caller names the 'seq' head first and signers never deadlock.
+ */
+export async function reserveCounters<const L extends readonly string[]>(tx: TenantDb, fdmId: string, labels: L): Promise<{ [K in keyof L]: number }> {
+  const rows = await tx
+    .insertInto('fiscal_counters')
+    .values(labels.map((label) => ({ fdm_id: fdmId, label, value: 1 })))
+    .onConflict((oc) => oc.columns(['fdm_id', 'label']).doUpdateSet((eb) => ({ value: eb('fiscal_counters.value', '+', 1) })))
+    .returning(['label', 'value'])
+    .execute();
+  const byLabel = new Map(rows.map((r) => [r.label, Number(r.value)]));
+  return labels.map((l) => {
+    const v = byLabel.get(l);
+    if (v === undefined) throw new Error(`counter ${l} was not reserved`);
+    return v;
+  }) as { [K in keyof L]: number };
+}
+
 /** Current value of a counter (0 when it was never reserved). */
 export async function counterValue(tdb: TenantDb, fdmId: string, label: string): Promise<number> {
   const row = await tdb.selectFrom('fiscal_counters').select('value').where('fdm_id', '=', fdmId).where('label', '=', label).executeTakeFirst();
@@ -47,8 +66,7 @@ export class DbCounterStore implements CounterStore {
   ) {}
 
   async next(label: EventLabel): Promise<FdmCounters> {
-    const eventCounter = await reserveCounter(this.tx, this.fdmId, label);
-    const totalCounter = await reserveCounter(this.tx, this.fdmId, TOTAL_LABEL);
+    const [eventCounter, totalCounter] = await reserveCounters(this.tx, this.fdmId, [label, TOTAL_LABEL]);
     return { eventCounter, totalCounter };
   }
 }

@@ -2,7 +2,7 @@
 export { DEFAULT_VERIFICATION_URL, fiscalConfigFromEnv, type FiscalConfig, type FiscalEnv } from './fiscal-config.ts';
 export { createSignerRegistry, deriveSeedHex, type SignerRegistry, type SignerRegistryOptions } from './signer-registry.ts';
 export { activeFdmFor, activeFdmsFor, GKS_REGIME, isSigning, type FdmEnrolment } from './active-fdm.ts';
-export { counterValue, DbCounterStore, reserveCounter, SEQ_LABEL, ticketLabel, TOTAL_LABEL } from './counter-store.ts';
+export { counterValue, DbCounterStore, reserveCounter, reserveCounters, SEQ_LABEL, ticketLabel, TOTAL_LABEL } from './counter-store.ts';
 export type { FiscalSignError, FiscalSubject, SignedFiscalEvent } from './journal-rows.ts';
 export {
   businessDateIn,

@@ -19,7 +19,7 @@ import {
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors, type Clock, type Logger } from '@pos/kernel';
 import { activeFdmFor, isSigning, type FdmEnrolment } from './active-fdm.ts';
-import { DbCounterStore, reserveCounter, SEQ_LABEL, ticketLabel } from './counter-store.ts';
+import { DbCounterStore, reserveCounters, SEQ_LABEL, ticketLabel } from './counter-store.ts';
 import { failureHash, lastEntryRow, signedEventOf, toJournalEntry, type FiscalSignError, type FiscalSubject, type JournalRow, type SignedFiscalEvent } from './journal-rows.ts';
 import type { SignerRegistry } from './signer-registry.ts';
 
@@ -126,7 +126,9 @@ async function prepareEntry(deps: FiscalSignDeps, tx: TenantTx, fdm: FdmEnrolmen
   if (!location.vat_no || !location.est_no) {
     throw errors.businessRule('This location needs a VAT number and an establishment number before it can sign fiscal events.', { reason: 'fiscal_identity_missing' });
   }
-  const seq = await reserveCounter(tx, fdm.fdm_id, SEQ_LABEL);
+  // The head ('seq', locked until commit) and the register's ticket number in one round trip.
+  const ticket = ticketLabel(input.deviceId);
+  const [seq, posFiscalTicketNo] = await reserveCounters(tx, fdm.fdm_id, [SEQ_LABEL, ticket]);
   const prevRow = await lastEntryRow(tx, fdm.fdm_id);
   const prevSeq = prevRow ? Number(prevRow.seq) : 0;
   if (prevSeq !== seq - 1) {
@@ -134,7 +136,6 @@ async function prepareEntry(deps: FiscalSignDeps, tx: TenantTx, fdm: FdmEnrolmen
     deps.log.error('fiscal journal head does not match its counter', { fdm_id: fdm.fdm_id, last_seq: prevSeq, head: seq - 1 });
     throw new Error(`Fiscal journal of ${fdm.fdm_id} is inconsistent: last entry is seq ${prevSeq}, the head counter says ${seq - 1}`);
   }
-  const posFiscalTicketNo = await reserveCounter(tx, fdm.fdm_id, ticketLabel(input.deviceId));
   const now = deps.clock.now();
   const bookingDate = input.businessDay?.date ?? businessDateIn(location.timezone, now);
   const common: FiscalCommon = {

@@ -26,14 +26,21 @@ export function isBusinessDate(s: unknown): s is BusinessDate {
 }
 
 /** True for an IANA zone the runtime knows (`Europe/Brussels`, `UTC`). */
+// Building an Intl.DateTimeFormat is costly and zones are few: remember the answers.
+const zoneValidity = new Map<string, boolean>();
+
 export function isValidTimeZone(tz: unknown): tz is string {
   if (typeof tz !== 'string' || tz.length === 0) return false;
+  const known = zoneValidity.get(tz);
+  if (known !== undefined) return known;
+  let ok = true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
   } catch {
-    return false;
+    ok = false;
   }
+  if (zoneValidity.size < 1000) zoneValidity.set(tz, ok);
+  return ok;
 }
 
 function assertZone(tz: string): void {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
-import { findJob, heartbeatJob, JOB_QUEUES, jobMessage, JOBS, notificationSendJob, QUEUES } from './index.ts';
+import { findJob, fiscalRecoverJob, heartbeatJob, JOB_QUEUES, jobMessage, JOBS, notificationSendJob, QUEUES } from './index.ts';
 
 describe('job registry', () => {
   test('every job has a unique name, a known queue and a version', () => {
@@ -26,6 +26,15 @@ describe('job registry', () => {
     expect(Value.Check(notificationSendJob.payload, ok)).toBe(true);
     expect(Value.Check(notificationSendJob.payload, { ...ok, channel: 'fax' })).toBe(false);
     expect(Value.Check(notificationSendJob.payload, { ...ok, data: undefined })).toBe(false);
+  });
+
+  test('fiscal.recover: registered on the system queue, never retried; payload optional tenant and time', () => {
+    expect(findJob('fiscal.recover')).toBe(fiscalRecoverJob);
+    expect(fiscalRecoverJob).toMatchObject({ queue: QUEUES.system, version: 1, retries: 0 });
+    expect(Value.Check(fiscalRecoverJob.payload, {})).toBe(true);
+    expect(Value.Check(fiscalRecoverJob.payload, { tenant_database: 't_abc_123', at: '2026-11-21T05:00:00.000Z' })).toBe(true);
+    expect(Value.Check(fiscalRecoverJob.payload, { tenant_database: 'public' })).toBe(false);
+    expect(Value.Check(fiscalRecoverJob.payload, { at: 'now' })).toBe(false);
   });
 
   test('jobMessage builds the outbox row and refuses a bad payload', () => {

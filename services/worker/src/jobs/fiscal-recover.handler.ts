@@ -1,5 +1,5 @@
 import { bindTenant, isTenantSchemaName, type CentralDb } from '@pos/db';
-import type { Logger } from '@pos/kernel';
+import type { Clock, Logger } from '@pos/kernel';
 import type { fiscalRecoverJob } from '@pos/kernel/queues/jobs/fiscal-recover.job';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import { recoverPendingEntries, type RecoveryHooks } from '@pos/core/fiscal/recover-pending';
@@ -12,6 +12,8 @@ export interface FiscalRecoveryDeps {
   readonly hooks?: RecoveryHooks;
   /** Entries younger than this are left to the call in flight (default 60 s). */
   readonly olderThanMs?: number;
+  /** Measures `olderThanMs` (the handler passes the worker's clock; default the system clock). */
+  readonly clock?: Clock;
 }
 
 export interface FiscalSweepSummary {
@@ -44,6 +46,7 @@ export async function sweepFiscalJournals(db: CentralDb, deps: FiscalRecoveryDep
         log: log.child({ merchant_id: m.id }),
         ...(deps.hooks ? { hooks: deps.hooks } : {}),
         ...(deps.olderThanMs !== undefined ? { olderThanMs: deps.olderThanMs } : {}),
+        ...(deps.clock ? { clock: deps.clock } : {}),
       });
       signed += r.signed;
       failed += r.failed;
@@ -63,7 +66,7 @@ export async function sweepFiscalJournals(db: CentralDb, deps: FiscalRecoveryDep
  */
 export function createFiscalRecoverHandler(deps: FiscalRecoveryDeps): JobHandler<typeof fiscalRecoverJob> {
   return async (payload, ctx) => {
-    const summary = await sweepFiscalJournals(ctx.db, deps, ctx.log.child({ job: 'fiscal.recover', job_id: ctx.jobId }), payload.tenant_database);
+    const summary = await sweepFiscalJournals(ctx.db, { clock: ctx.clock, ...deps }, ctx.log.child({ job: 'fiscal.recover', job_id: ctx.jobId }), payload.tenant_database);
     if (summary.signed + summary.failed + summary.pending > 0) ctx.log.info('fiscal recovery sweep', { ...summary });
     if (summary.errors > 0) throw new Error(`fiscal recovery failed for ${summary.errors} merchant(s)`);
   };

@@ -1,5 +1,8 @@
+import type { Clock } from '@pos/kernel';
 import type { KnownJob } from '@pos/kernel/queues/index';
+import { settleRecoveryHooks } from '@pos/core/pos/orders/settle-order';
 import type { JobHandler } from './job-handler.ts';
+import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-recover.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 
@@ -8,7 +11,25 @@ export type { JobContext, JobHandler } from './job-handler.ts';
 /** One handler per known job; the mapped type makes a job without a handler a compile error. */
 export type JobHandlers = { readonly [D in KnownJob as D['name']]: JobHandler<D> };
 
-export const HANDLERS: JobHandlers = {
-  heartbeat: handleHeartbeat,
-  'notification.send': handleNotificationSend,
-};
+/** What the handlers are built from (once per worker). */
+export interface HandlerDeps {
+  /** Completes pending fiscal journal entries (`fiscal.recover`). */
+  readonly fiscal: FiscalRecoveryDeps['fiscal'];
+  /** Time of the records the handlers finish (settled orders). */
+  readonly clock: Clock;
+  /** `fiscal.recover` leaves pending entries younger than this to the call in flight (default 60 s). */
+  readonly fiscalRecoverOlderThanMs?: number;
+}
+
+/** The worker's handlers, by job name. */
+export function createHandlers(deps: HandlerDeps): JobHandlers {
+  return {
+    heartbeat: handleHeartbeat,
+    'notification.send': handleNotificationSend,
+    'fiscal.recover': createFiscalRecoverHandler({
+      fiscal: deps.fiscal,
+      hooks: settleRecoveryHooks(deps.clock),
+      ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
+    }),
+  };
+}
