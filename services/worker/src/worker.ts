@@ -67,7 +67,8 @@ let current: RunningWorker | undefined;
 
 /**
  * Starts the worker in this process: one processor per queue in use, the outbox relay, the heartbeat
- * and fiscal recovery schedulers and (with `port`) the HTTP server. The connections in `deps` stay the caller's to close.
+ * and fiscal recovery schedulers and (with `port`) the HTTP server. The connections in `deps` stay
+ * the caller's to close.
  */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const log = deps.log;
@@ -153,7 +154,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       })()),
   };
   current = worker;
-  log.info('worker started', { queues: JOB_QUEUES, prefix, port: server?.port });
+  log.info('worker started', { queues: JOB_QUEUES, prefix, port: server?.port, fiscal_recover_ms: fiscalRecoverMs });
   return worker;
 }
 

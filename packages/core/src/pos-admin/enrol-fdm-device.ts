@@ -1,0 +1,60 @@
+import { AppError, errors } from '@pos/kernel';
+import { GKS_REGIME } from '../fiscal/active-fdm.ts';
+import { logActivity } from '../activity/log-activity.ts';
+import { lockLocation } from './register-records.ts';
+import { inTenantTx, isUniqueViolation, type PosAdminScope } from './pos-admin-scope.ts';
+import { ACTIVE_FDM_EXISTS, FDM_ID_TAKEN, presentFdmDevice, REMOTE_NOT_CONFIGURED, type FdmDeviceView } from './fdm-device-records.ts';
+
+export interface EnrolFdmDeviceInput {
+  fdm_id: string;
+  mode: 'software' | 'remote';
+}
+
+/** What enrolment needs of the fiscal service: whether a remote module is configured for a device. */
+export interface RemoteSignerLookup {
+  readonly signers: { remote(fdmId: string): unknown };
+}
+
+/**
+ * 422 `mode` when the device is remote and no remote module is configured for it (FDM_REMOTE_URL and
+ * the device's shared secret): the register could not sign a single sale with it.
+ */
+function requireRemoteConfigured(fiscal: RemoteSignerLookup, fdmId: string): void {
+  try {
+    fiscal.signers.remote(fdmId);
+  } catch (e) {
+    if (e instanceof AppError && e.reason === 'fiscal_not_configured') throw errors.field('mode', REMOTE_NOT_CONFIGURED);
+    throw e;
+  }
+}
+
+/**
+ * `POST /back-office/pos/{locationId}/fdm-devices` (MANAGE_POS_CONFIGURATION): enrols a fiscal data
+ * module of the Belgian regime (`gks`) as the location's active one. One active enrolment per
+ * location: 409 while another is active (checked under a lock on the location row); an `fdm_id`
+ * already enrolled (active or retired: a module's journal is never restarted) is 409 as well.
+ */
+export async function enrolFdmDevice(scope: PosAdminScope, fiscal: RemoteSignerLookup, locationId: string, input: EnrolFdmDeviceInput): Promise<FdmDeviceView> {
+  const fdmId = input.fdm_id.trim();
+  if (input.mode === 'remote') requireRemoteConfigured(fiscal, fdmId);
+  try {
+    const row = await inTenantTx(scope.tdb, async (tx) => {
+      await lockLocation(tx, locationId);
+      const active = await tx.selectFrom('fdm_devices').select('id').where('location_id', '=', locationId).where('status', '=', 'active').executeTakeFirst();
+      if (active) throw errors.conflict(ACTIVE_FDM_EXISTS, { reason: 'fdm_active' });
+      const taken = await tx.selectFrom('fdm_devices').select('id').where('fdm_id', '=', fdmId).executeTakeFirst();
+      if (taken) throw errors.conflict(FDM_ID_TAKEN, { reason: 'fdm_enrolled' });
+      const created = await tx
+        .insertInto('fdm_devices')
+        .values({ id: Bun.randomUUIDv7(), location_id: locationId, fdm_id: fdmId, regime: GKS_REGIME, status: 'active', mode: input.mode, created_at: scope.now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await logActivity(tx, { userId: scope.userId, action: 'enrolled', subject: 'fdm_device', subjectId: created.id, properties: { location_id: locationId, fdm_id: fdmId, mode: input.mode } });
+      return created;
+    });
+    return presentFdmDevice(row);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw errors.conflict(FDM_ID_TAKEN, { reason: 'fdm_enrolled' });
+    throw e;
+  }
+}

@@ -1,0 +1,37 @@
+import { logActivity } from '../activity/log-activity.ts';
+import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
+import { findLiveRegisterForUpdate, lockLocation, presentRegister, requireAssignableDevice, requireLiveDrawer, type RegisterView } from './register-records.ts';
+
+export interface UpdateRegisterInput {
+  name?: string;
+  /** null unbinds the device. */
+  device_id?: string | null;
+  /** null unbinds the drawer. */
+  drawer_id?: string | null;
+}
+
+/**
+ * `PUT /back-office/pos/{locationId}/registers/{registerId}` (MANAGE_POS_CONFIGURATION): rename, bind
+ * or unbind the device and drawer; a key left out keeps its value. A retired register is 409.
+ */
+export async function updateRegister(scope: PosAdminScope, locationId: string, id: string, input: UpdateRegisterInput): Promise<RegisterView> {
+  const row = await inTenantTx(scope.tdb, async (tx) => {
+    await lockLocation(tx, locationId);
+    await findLiveRegisterForUpdate(tx, locationId, id);
+    if (input.device_id) await requireAssignableDevice(tx, locationId, input.device_id, id);
+    if (input.drawer_id) await requireLiveDrawer(tx, locationId, input.drawer_id);
+    const updated = await tx
+      .updateTable('pos_registers')
+      .set({
+        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+        ...(input.device_id !== undefined ? { device_id: input.device_id } : {}),
+        ...(input.drawer_id !== undefined ? { drawer_id: input.drawer_id } : {}),
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await logActivity(tx, { userId: scope.userId, action: 'updated', subject: 'pos_register', subjectId: id, properties: { fields: Object.keys(input).sort() } });
+    return updated;
+  });
+  return presentRegister(row);
+}
