@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { TenantTables } from '@pos/db';
 import type { FiscalDrawer } from '@pos/fiscal';
 import { errors } from '@pos/kernel';
@@ -159,7 +159,7 @@ export async function findTillByDrawer(db: Db, locationId: string, drawerId: str
     .selectAll()
     .where('location_id', '=', locationId)
     .where('state', '<>', 'closed')
-    .where((eb) => eb(eb.ref('drawer_snapshot', '->>').key('id' as never), '=', drawerId))
+    .where(sql<string>`drawer_snapshot->>'id'`, '=', drawerId)
     .orderBy('opened_at', 'desc')
     .limit(1)
     .executeTakeFirst();
