@@ -127,7 +127,7 @@ describe("kubernetes manifests", () => {
 
   test("ConfigMap carries no secret keys; the port variables match the containers", () => {
     const data: Obj = configMap.data;
-    for (const key of ["DATABASE_URL", "REDIS_URL", "JWT_SECRET", "DEVICE_API_KEY", "FISCAL_SIGNING_KEYS"]) {
+    for (const key of ["DATABASE_URL", "REDIS_URL", "JWT_SECRET", "DEVICE_API_KEY", "PIN_PEPPER", "FISCAL_MASTER_KEY", "FISCAL_SIGNING_KEYS"]) {
       expect(data[key]).toBeUndefined();
     }
     for (const name of SERVICE_NAMES) expect(data[SERVICES[name].portEnv]).toBe(String(SERVICES[name].port));
@@ -142,7 +142,7 @@ describe("kubernetes manifests", () => {
     expect(secret.data).toBeUndefined(); // no base64 blobs
     const values = Object.entries(secret.stringData as Obj);
     expect(values.map(([k]) => k).sort()).toEqual(
-      ["DATABASE_URL", "DEVICE_API_KEY", "FISCAL_SIGNING_KEYS", "JWT_SECRET", "REDIS_URL"].sort(),
+      ["DATABASE_URL", "DEVICE_API_KEY", "FISCAL_MASTER_KEY", "JWT_SECRET", "PIN_PEPPER", "REDIS_URL"].sort(),
     );
     for (const [key, value] of values) {
       expect(typeof value).toBe("string");
