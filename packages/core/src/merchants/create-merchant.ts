@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { migrateTenant, newTenantSchemaName, type CentralDb } from '@pos/db';
+import { migrateTenant, newTenantSchemaName, withWriteRetry, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 
 export interface CreateMerchantInput {
@@ -42,7 +42,7 @@ export async function createMerchant(db: CentralDb, input: CreateMerchantInput):
 /** Removes a merchant, its schema and its central rows (seed --reset, failed creation). */
 export async function dropMerchant(db: CentralDb, m: { id: string; tenant_database: string }): Promise<void> {
   await sql`drop schema if exists ${sql.id(m.tenant_database)} cascade`.execute(db);
-  await db.transaction().execute(async (tx) => {
+  await withWriteRetry(() => db.transaction().execute(async (tx) => {
     const members = await tx.selectFrom('memberships').select('user_id').where('merchant_id', '=', m.id).execute();
     await tx.deleteFrom('merchants').where('id', '=', m.id).execute();
     // Users who belonged only to this merchant go with it.
@@ -50,5 +50,5 @@ export async function dropMerchant(db: CentralDb, m: { id: string; tenant_databa
       const other = await tx.selectFrom('memberships').select('merchant_id').where('user_id', '=', user_id).executeTakeFirst();
       if (!other) await tx.deleteFrom('users').where('id', '=', user_id).execute();
     }
-  });
+  }));
 }

@@ -1,4 +1,4 @@
-import type { CentralDb } from '@pos/db';
+import { withWriteRetry, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { hashSecret } from '../security/passwords.ts';
 import { hashInvitationToken as hashToken } from './team-scope.ts';
@@ -36,7 +36,7 @@ export async function invitationDetails(db: CentralDb, token: string, now: Date)
  * here and its email counts as verified (the token reached that inbox). Returns who joined where.
  */
 export async function acceptInvitation(db: CentralDb, input: { token: string; password?: string; name?: string }, now: Date) {
-  return db.transaction().execute(async (tx) => {
+  return withWriteRetry(() => db.transaction().execute(async (tx) => {
     const inv = await findOpen(tx as unknown as CentralDb, input.token, now);
     if (!inv) throw errors.field('token', INVALID);
     const taken = await tx.updateTable('invitations').set({ accepted_at: now, updated_at: now } as never).where('id', '=', inv.id).where('accepted_at', 'is', null).executeTakeFirst();
@@ -50,5 +50,5 @@ export async function acceptInvitation(db: CentralDb, input: { token: string; pa
         .execute();
     }
     return { user_id: inv.user_id, merchant_id: inv.merchant_id, tenant_database: inv.tenant_database, email: inv.email };
-  });
+  }));
 }

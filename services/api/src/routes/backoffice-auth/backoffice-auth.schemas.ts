@@ -68,3 +68,22 @@ export const JoinMerchantBody = t.Object({
   password: t.Optional(t.String({ minLength: 8, maxLength: 255 })),
   name: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
 });
+
+export const Bootstrap = t.Object({
+  user: Profile,
+  merchant_options: t.Array(Option),
+  location_options: t.Array(Option),
+  unread_notifications: t.Array(t.Object({ id: t.String(), title: t.String(), body: t.String(), created_at: t.String() })),
+  features: Features,
+  locations: t.Array(
+    t.Object({
+      id: t.String(),
+      name: t.String(),
+      timezone: t.String(),
+      status: t.String(),
+      channels: t.Object({ pos: t.Boolean(), kiosk: t.Boolean(), kitchen_display: t.Boolean() }),
+      pricing: t.Object({ currency: t.String(), prices_include_vat: t.Boolean(), vat_rates: t.Array(t.Number()) }),
+      ordering: t.Object({ dining_options: t.Array(t.String()) }),
+    }),
+  ),
+});

@@ -109,7 +109,7 @@ export function backofficeUserRoutes(deps: ApiDeps) {
     .get(
       '/back-office/bootstrap',
       async ({ auth, tenant, access }) => ({ data: await backofficeBootstrap(deps.db, tenant.db, auth.userId, tenant.merchant, await access(), deps.clock.now()) }),
-      { ...doc("Boot payload for the caller's own merchant (no permission gate, no vendor override)") },
+      { response: { 200: t.Object({ data: S.Bootstrap }) }, ...doc("Boot payload for the caller's own merchant (no permission gate, no vendor override)") },
     )
     .get('/back-office/features', async ({ tenant }) => ({ data: await merchantFeatures(deps.db, tenant.db, tenant.merchant, deps.clock.now()) }), {
       response: { 200: t.Object({ data: S.Features }) },
