@@ -12,21 +12,24 @@ export interface UpdateRegisterInput {
 
 /**
  * `PUT /back-office/pos/{locationId}/registers/{registerId}` (MANAGE_POS_CONFIGURATION): rename, bind
- * or unbind the device and drawer; a key left out keeps its value. A retired register is 409.
+ * or unbind the device and drawer; a key left out keeps its value (an empty body changes nothing).
+ * A retired register is 409.
  */
 export async function updateRegister(scope: PosAdminScope, locationId: string, id: string, input: UpdateRegisterInput): Promise<RegisterView> {
   const row = await inTenantTx(scope.tdb, async (tx) => {
     await lockLocation(tx, locationId);
-    await findLiveRegisterForUpdate(tx, locationId, id);
+    const current = await findLiveRegisterForUpdate(tx, locationId, id);
     if (input.device_id) await requireAssignableDevice(tx, locationId, input.device_id, id);
     if (input.drawer_id) await requireLiveDrawer(tx, locationId, input.drawer_id);
+    const changes = {
+      ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+      ...(input.device_id !== undefined ? { device_id: input.device_id } : {}),
+      ...(input.drawer_id !== undefined ? { drawer_id: input.drawer_id } : {}),
+    };
+    if (Object.keys(changes).length === 0) return current;
     const updated = await tx
       .updateTable('pos_registers')
-      .set({
-        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
-        ...(input.device_id !== undefined ? { device_id: input.device_id } : {}),
-        ...(input.drawer_id !== undefined ? { drawer_id: input.drawer_id } : {}),
-      })
+      .set(changes)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -11,20 +11,22 @@ export interface UpdateStaffCredentialInput {
 
 /**
  * `PUT /back-office/pos/staff-credentials/{credentialId}` (MANAGE_POS_STAFF): name, role and register
- * permissions; a key left out keeps its value. The PIN changes only through reset-pin. A deleted or
+ * permissions; a key left out keeps its value (an empty body changes nothing). The PIN changes only through reset-pin. A deleted or
  * unknown credential is 404. Permissions are read at each staff action, so a change applies to open
  * sessions at once.
  */
 export async function updateStaffCredential(scope: PosAdminScope, id: string, input: UpdateStaffCredentialInput): Promise<StaffCredentialView> {
   const row = await inTenantTx(scope.tdb, async (tx) => {
-    await findLiveCredential(tx, id, { lock: true });
+    const current = await findLiveCredential(tx, id, { lock: true });
+    const changes = {
+      ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+      ...(input.role !== undefined ? { role: input.role.trim() } : {}),
+      ...(input.permissions !== undefined ? { permissions: normalisePermissions(input.permissions) } : {}),
+    };
+    if (Object.keys(changes).length === 0) return current;
     const updated = await tx
       .updateTable('staff_credentials')
-      .set({
-        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
-        ...(input.role !== undefined ? { role: input.role.trim() } : {}),
-        ...(input.permissions !== undefined ? { permissions: normalisePermissions(input.permissions) } : {}),
-      })
+      .set(changes)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
