@@ -14,6 +14,11 @@ import { posProviderRoutes } from './routes/pos-provider/index.ts';
 import { posPinLoginRoutes, posStaffRoutes } from './routes/pos-staff/index.ts';
 import { posBootstrapRoutes } from './routes/pos-bootstrap/index.ts';
 import { posOrderRoutes } from './routes/pos-orders/index.ts';
+import { posTillRoutes } from './routes/pos-tills/index.ts';
+import { posRefundRoutes } from './routes/pos-refunds/index.ts';
+import { posBusinessDayRoutes } from './routes/pos-business-day/index.ts';
+import { posAdminRoutes } from './routes/pos-admin/index.ts';
+import { posCoverageRoutes, reportRoutes } from './routes/reports/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -31,7 +36,13 @@ export function createApp(deps: ApiDeps) {
     .use(posPinLoginRoutes(deps))
     .use(posStaffRoutes(deps))
     .use(posBootstrapRoutes(deps))
-    .use(posOrderRoutes(deps));
+    .use(posOrderRoutes(deps))
+    .use(posTillRoutes(deps))
+    .use(posRefundRoutes(deps))
+    .use(posBusinessDayRoutes(deps))
+    .use(posAdminRoutes(deps))
+    .use(reportRoutes(deps))
+    .use(posCoverageRoutes(deps));
 
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })

@@ -1,16 +1,17 @@
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
-import { businessDate } from '@pos/domain/business-day/business-day';
 import { lineTotals } from '@pos/domain/orders/line-totals';
 import { notOpenRefusal, type OrderState } from '@pos/domain/orders/order-state';
 import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
-import { saleEvent, type LineInput } from '@pos/fiscal';
-import { activeFdmFor, derivedBookingPeriodId, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
+import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
+import { activeFdmFor, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredFiscal, type StoredLine } from './order-resource.ts';
 import { SETTLING_MESSAGE } from './upsert-order.ts';
+import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
+import { findTakingTill, findTillByDrawer, fiscalDrawerOf, type TillRow } from '../tills/till-queries.ts';
 
 /** Second settle of one order (409 business rule, `reason` `not_open`). */
 export const ALREADY_SETTLED = 'This order is already settled.';
@@ -99,22 +100,34 @@ async function freezeTender(tx: TenantTx, row: OrderRow, body: SettleInput): Pro
   return result.tender;
 }
 
-async function signInputFor(db: TenantDb, row: OrderRow, actor: OrderActor, tender: FrozenTender, now: Date): Promise<SignEventInput> {
-  const location = await db.selectFrom('locations').select(['timezone']).where('id', '=', row.location_id).executeTakeFirstOrThrow();
-  const date = businessDate(now, location.timezone);
+/** True when the sale takes cash (a cash leg): only then is it booked to a till. */
+export const takesCash = (tender: FrozenTender): boolean => tender.legs.some((l) => l.kind === 'cash');
+
+/**
+ * The till a cash sale is booked to: the member's open staff_wallet till, else this register's
+ * open register_drawer till; null without a cash leg or without an open till. Held FOR SHARE
+ * inside a transaction, so the till cannot end while the sale is booked to it.
+ */
+async function saleTill(db: TenantDb, actor: OrderActor, tender: FrozenTender, lock: boolean): Promise<TillRow | null> {
+  if (!takesCash(tender)) return null;
+  return findTakingTill(db, actor, lock ? { lock: 'share' } : {});
+}
+
+function signInputFor(row: OrderRow, actor: OrderActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): SignEventInput {
   const lines = storedLines(row).map(fiscalLineOf);
   return {
     locationId: row.location_id,
     deviceId: actor.deviceId,
     employeeId: actor.staffId,
     subject: { type: SALE_SUBJECT_TYPE, id: row.id },
-    businessDay: { id: derivedBookingPeriodId(row.location_id, date), date },
-    build: (common) => saleEvent(common, lines, tender),
+    businessDay: day,
+    // The cash lines carry the till's drawer identity (financials[].drawer).
+    build: (common) => saleEvent(common, lines, tender, drawer),
   };
 }
 
 /** Writes the sale transaction and moves the order to SETTLED (inside `tx`, the order row locked). */
-async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, now: Date): Promise<OrderRow> {
+async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, tillId: string | null, now: Date): Promise<OrderRow> {
   const transactionId = Bun.randomUUIDv7();
   const r = signed.result;
   const fiscal: StoredFiscal = {
@@ -142,7 +155,7 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
       captured_by_platform: false,
       fiscal: JSON.stringify(fiscal),
       business_date: signed.event.bookingDate,
-      till_id: null,
+      till_id: tillId,
       created_at: now,
     })
     .execute();
@@ -177,6 +190,14 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * sale is signed exactly once. Without an active enrolment the fiscal service refuses (422
  * `fiscal_not_enrolled`) and nothing is written.
  *
+ * Business day and till: the sale books on the location's business day of `now` (created at its
+ * first booking, held FOR SHARE so a concurrent Z close waits and counts it); after that day's Z
+ * close the settle is 409 `business_day_closed` and the order stays OPEN (the next business day
+ * starts at local midnight). A sale with a cash leg is booked to a till (`pos_transactions.till_id`):
+ * the member's open staff_wallet till, else this register's open register_drawer till, else none
+ * (null); that till's frozen drawer identity is signed on the sale's cash lines
+ * (`financials[].drawer`). Sales without cash are booked to no till.
+ *
  * Remote module: the tender is frozen and the order committed as SETTLING (listed by
  * `state=settling`), the module is called outside any transaction, then the sale is recorded. A
  * refusal puts the order back to OPEN; an unreachable module leaves it SETTLING (503): a retry of
@@ -200,8 +221,10 @@ export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: Ord
       const refused = settleRefusal(current);
       if (refused) throw refused;
       const tender = await freezeTender(tx, current, parsed.input);
-      const signed = await fiscal.signInTransaction(tx, await signInputFor(tx, current, actor, tender, now));
-      return recordSale(tx, current, tender, signed, actor, now);
+      const day = await requireOpenBusinessDay(tx, actor.locationId, now);
+      const till = await saleTill(tx, actor, tender, true);
+      const signed = await fiscal.signInTransaction(tx, signInputFor(current, actor, tender, day, till ? fiscalDrawerOf(till) : undefined));
+      return recordSale(tx, current, tender, signed, actor, till?.id ?? null, now);
     }),
   );
   return toOrderResource(row);
@@ -209,25 +232,27 @@ export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: Ord
 
 /** Remote flow, step 1 (commit SETTLING with the frozen tender), 2 (sign outside), 3 (record). */
 async function settleRemote(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, orderId: string, body: SettleInput, now: Date): Promise<OrderResource> {
-  const { row, tender } = await withWriteRetry(() =>
+  const { row, tender, day } = await withWriteRetry(() =>
     db.transaction().execute(async (tx) => {
       const current = await findLocationOrder(tx, actor.locationId, orderId, { lock: true });
       if (!current) throw orderNotFound();
       const refused = settleRefusal(current);
       if (refused) throw refused;
       const frozen = await freezeTender(tx, current, body);
+      const day = await requireOpenBusinessDay(tx, actor.locationId, now);
       const settling = await tx
         .updateTable('pos_orders')
         .set({ state: 'SETTLING', tender: JSON.stringify(frozen), updated_at: now })
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { row: settling, tender: frozen };
+      return { row: settling, tender: frozen, day };
     }),
   );
+  const till = await saleTill(db, actor, tender, false);
   let signed: SignedFiscalEvent;
   try {
-    signed = await fiscal.signEvent(db, await signInputFor(db, row, actor, tender, now));
+    signed = await fiscal.signEvent(db, signInputFor(row, actor, tender, day, till ? fiscalDrawerOf(till) : undefined));
   } catch (e) {
     // Unreachable: the entry is pending, the order stays SETTLING. Anything else signed nothing.
     if (!(e instanceof AppError && e.reason === 'fiscal_unreachable')) await revertToOpen(db, row.id, now);
@@ -265,9 +290,17 @@ async function finishSettling(db: TenantDb, signed: SignedFiscalEvent, now: Date
       const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
       if (row.state !== 'SETTLING') return row;
       const tender = parseJson<FrozenTender>(row.tender);
-      return recordSale(tx, row, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, now);
+      return recordSale(tx, row, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, await signedTillId(tx, row.location_id, signed), now);
     }),
   );
+}
+
+/** The till a signed sale was booked to: the unclosed till whose drawer identity its cash line carries, else null. */
+async function signedTillId(tx: TenantTx, locationId: string, signed: SignedFiscalEvent): Promise<string | null> {
+  if (signed.event.kind !== 'sale') return null;
+  const drawerId = signed.event.financials.find((f) => f.type === 'CASH' && f.drawer)?.drawer?.drawerId;
+  if (!drawerId) return null;
+  return (await findTillByDrawer(tx, locationId, drawerId))?.id ?? null;
 }
 
 /** SETTLING -> OPEN, the frozen tender dropped (the module counted nothing). */

@@ -1,0 +1,139 @@
+import type { TenantDb, TenantTx } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { dayBounds } from '@pos/domain/business-day/business-day';
+import { zReport, type ZReport } from '@pos/domain/reports/x-report';
+import type { FiscalCommon } from '@pos/fiscal';
+import type { StaffAuthorizer } from '../staff/approvals.ts';
+import { activeFdmFor } from '../../fiscal/index.ts';
+import { runSignedChange, storedSignature, type SignedChangeFiscal } from '../tills/signed-change.ts';
+import { toTillResource, type TillActor } from '../tills/till-queries.ts';
+import { ensureBusinessDay, reportingDay } from './business-day-queries.ts';
+import { dayReportInput, unclosedTills } from './day-report.ts';
+import { businessDayResource, type BusinessDayResource } from './get-business-day.ts';
+import { reportTurnover } from './report-turnover.ts';
+
+export const ALREADY_CLOSED_MESSAGE = 'This business day is already closed: the next one starts at local midnight.';
+export const OPEN_TILLS_MESSAGE = 'Tills of this business day are not closed yet: end, count and close them before the Z close.';
+export const SALES_IN_FLIGHT_MESSAGE = 'Sales of this business day are still waiting for the fiscal data module: try the close again once they are settled.';
+
+/** Journal subject of a Z close: the business day. */
+export const Z_REPORT_SUBJECT_TYPE = 'pos_business_day';
+
+/** What `pos_business_days.z_report` holds and the close returns: the Z report (major units) and its signature. */
+export interface StoredZReport extends ZReport {
+  readonly business_date: string;
+  readonly fiscal?: { digital_signature: string; fdm_id: string; journal_id: string; journal_seq: number; fdm_ref: unknown };
+}
+
+export type BusinessDayCloseResponse = BusinessDayResource & { z_report: StoredZReport };
+
+/** The refusals a close checks (before asking for the permission, and again under the locks). */
+async function closeRefusal(tx: TenantDb, locationId: string, date: string, timeZone: string, status: 'open' | 'closed' | undefined) {
+  if (status === 'closed') return errors.conflict(ALREADY_CLOSED_MESSAGE, { reason: 'already_closed', extra: { business_date: date } });
+  const tills = await unclosedTills(tx, locationId, dayBounds(date, timeZone).end);
+  if (tills.length) {
+    const names = new Map((await tx.selectFrom('staff_credentials').select(['id', 'name']).where('id', 'in', tills.map((t) => t.staff_id)).execute()).map((s) => [s.id, s.name]));
+    return errors.conflict(OPEN_TILLS_MESSAGE, { reason: 'open_tills', extra: { tills: tills.map((t) => toTillResource(t, names.get(t.staff_id) ?? null)) } });
+  }
+  const settling = await tx.selectFrom('pos_orders').select('id').where('location_id', '=', locationId).where('state', '=', 'SETTLING').limit(1).execute();
+  if (settling.length) return errors.conflict(SALES_IN_FLIGHT_MESSAGE, { reason: 'sales_in_flight' });
+  return null;
+}
+
+/**
+ * `POST /pos/business-day/close` (permission `close_business_day`), body `{approval_token?}`: the
+ * Z close of the register's business day (the location's oldest day still open up to today, else
+ * today's, as `GET /pos/business-day` shows; the day row is created here if the date had no
+ * booking).
+ *
+ * Refused with 409:
+ * - `already_closed`: that day's Z is done (a second close of the same day);
+ * - `open_tills` (with `tills`, bare till resources): a till opened before the end of the day is not
+ *   closed yet. Cash accountability comes first: every till is ended, counted and closed before
+ *   the day closes; nothing is carried over silently;
+ * - `sales_in_flight`: a sale of the location is SETTLING with a remote fiscal module.
+ * These are checked before the permission is asked, so no manager is called for a close that
+ * cannot happen; 403 without `close_business_day` (escalate and retry with `approval_token`).
+ *
+ * In one transaction (closes of a location serialised on its row; the day row held FOR UPDATE, so
+ * sales and refunds in flight finish first and are counted): the Z number is the location's last
+ * + 1 (1, 2, 3...; unique per location), the Z report (domain `zReport`, decimal major units) is
+ * computed over the day's settled sales and refunds, signed as a `report_z` event (label R;
+ * `reportNo`, `reportBookingDate`, the location's registers and fiscal module, cents turnover) and
+ * stored with its signature on the day, which becomes `closed`. From then on, sales, refunds, till
+ * movements and till openings of that date are refused with 409 `business_day_closed`; the next
+ * business day starts at local midnight.
+ */
+export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal, actor: TillActor, authorizer: StaffAuthorizer, now: Date): Promise<BusinessDayCloseResponse> {
+  const early = await reportingDay(db, actor.locationId, now);
+  const refused = await closeRefusal(db, actor.locationId, early.date, early.timeZone, early.row?.status);
+  if (refused) throw refused;
+  await authorizer.require('close_business_day');
+
+  return runSignedChange(db, fiscal, {
+    locationId: actor.locationId,
+    async prepare(tx: TenantTx) {
+      await tx.selectFrom('locations').select('id').where('id', '=', actor.locationId).forNoKeyUpdate().execute();
+      const { date, timeZone } = await reportingDay(tx, actor.locationId, now);
+      const day = await ensureBusinessDay(tx, actor.locationId, date, now, { lock: 'update' });
+      const refusal = await closeRefusal(tx, actor.locationId, date, timeZone, day.status);
+      if (refusal) throw refusal;
+      const last = await tx
+        .selectFrom('pos_business_days')
+        .select((eb) => eb.fn.max('z_report_no').as('n'))
+        .where('location_id', '=', actor.locationId)
+        .executeTakeFirst();
+      const reportNo = Number(last?.n ?? 0) + 1;
+      const input = await dayReportInput(tx, actor.locationId, date);
+      const report: StoredZReport = { ...zReport({ ...input, report_number: reportNo }), business_date: date };
+      const posDevices = (await tx.selectFrom('devices').select('id').where('location_id', '=', actor.locationId).where('type', '=', 'pos').where('deleted_at', 'is', null).orderBy('id').execute()).map((d) => d.id);
+      const fdm = await activeFdmFor(tx, actor.locationId);
+      const turnover = reportTurnover(input);
+      await tx
+        .updateTable('pos_business_days')
+        .set({ status: 'closed', closed_at: now, closed_by: actor.staffId, z_report_no: reportNo, z_report: JSON.stringify(report) })
+        .where('id', '=', day.id)
+        .execute();
+      return {
+        state: { dayId: day.id, date, timeZone, report },
+        input: {
+          locationId: actor.locationId,
+          deviceId: actor.deviceId,
+          employeeId: actor.staffId,
+          subject: { type: Z_REPORT_SUBJECT_TYPE, id: day.id },
+          businessDay: { id: day.id, date },
+          build: (common: FiscalCommon) => ({
+            ...common,
+            kind: 'report_z' as const,
+            reportNo,
+            reportBookingDate: date,
+            posDevices,
+            fdmDevices: fdm ? [fdm.fdm_id] : [],
+            turnover,
+          }),
+        },
+      };
+    },
+    async finish(tx, state, signed) {
+      const sig = storedSignature(signed);
+      const z_report: StoredZReport = {
+        ...state.report,
+        fiscal: { digital_signature: sig.digital_signature, fdm_id: sig.fdm_id, journal_id: sig.journal_id, journal_seq: sig.journal_seq, fdm_ref: sig.fdm_ref },
+      };
+      const row = await tx
+        .updateTable('pos_business_days')
+        .set({ z_report: JSON.stringify(z_report), journal_id: signed.journal_id })
+        .where('id', '=', state.dayId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { ...(await businessDayResource(tx, actor.locationId, state.date, state.timeZone, row)), z_report };
+    },
+    async undo(tx, state) {
+      await tx
+        .updateTable('pos_business_days')
+        .set({ status: 'open', closed_at: null, closed_by: null, z_report_no: null, z_report: null })
+        .where('id', '=', state.dayId)
+        .execute();
+    },
+  });
+}

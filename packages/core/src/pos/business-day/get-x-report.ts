@@ -1,0 +1,45 @@
+import type { TenantDb } from '@pos/db';
+import { xReport, type XReport } from '@pos/domain/reports/x-report';
+import type { FiscalCommon, FiscalEvent } from '@pos/fiscal';
+import type { FiscalService } from '../../fiscal/index.ts';
+import { businessDayId, reportingDay } from './business-day-queries.ts';
+import { dayReportInput } from './day-report.ts';
+import { reportTurnover, userReportTurnovers } from './report-turnover.ts';
+
+/** Journal subject of an X report print (one id, two events: `<id>:turnover`, `<id>:user`). */
+export const X_REPORT_SUBJECT_TYPE = 'pos_x_report';
+
+export interface XReportActor {
+  readonly deviceId: string;
+  readonly locationId: string;
+  readonly staffId: string;
+}
+
+/**
+ * `GET /pos/business-day/x-report`: `{turnover_x, user_x}` in DECIMAL MAJOR UNITS (domain
+ * `xReport`) over the settled sales and refunds booked on the register's business day (the day
+ * `GET /pos/business-day` shows, i.e. the one the next Z close closes). The day stays open.
+ *
+ * Every call is an X report print, and the fiscal data module counts each print: it is signed as
+ * two report events (label R), `report_x_turnover` (the day's turnover) then `report_x_user` (per
+ * employee), each journaled, with the cents turnover the module takes. Without an active fiscal
+ * enrolment: 422 `fiscal_not_enrolled`. Nothing else is written.
+ */
+export async function getXReport(db: TenantDb, fiscal: Pick<FiscalService, 'signEvent'>, actor: XReportActor, now: Date): Promise<XReport> {
+  const day = await reportingDay(db, actor.locationId, now);
+  const input = await dayReportInput(db, actor.locationId, day.date);
+  const booking = { id: day.row?.id ?? businessDayId(actor.locationId, day.date), date: day.date };
+  const printId = Bun.randomUUIDv7();
+  const sign = (part: 'turnover' | 'user', build: (c: FiscalCommon) => FiscalEvent) =>
+    fiscal.signEvent(db, {
+      locationId: actor.locationId,
+      deviceId: actor.deviceId,
+      employeeId: actor.staffId,
+      subject: { type: X_REPORT_SUBJECT_TYPE, id: `${printId}:${part}` },
+      businessDay: booking,
+      build,
+    });
+  await sign('turnover', (c) => ({ ...c, kind: 'report_x_turnover', turnover: reportTurnover(input) }));
+  await sign('user', (c) => ({ ...c, kind: 'report_x_user', users: userReportTurnovers(input) }));
+  return xReport(input);
+}

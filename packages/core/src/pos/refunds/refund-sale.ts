@@ -1,0 +1,226 @@
+import type { TenantDb } from '@pos/db';
+import { errors, type FieldErrors, type Logger } from '@pos/kernel';
+import type { Cents } from '@pos/domain/money';
+import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
+import { refundEvent, type FiscalCommon } from '@pos/fiscal';
+import type { StaffAuthorizer } from '../staff/approvals.ts';
+import { isUuidText } from '../orders/order-queries.ts';
+import { storedLines, type StoredLine } from '../orders/order-resource.ts';
+import { fiscalLineOf } from '../orders/settle-order.ts';
+import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
+import { runSignedChange, storedSignature, type SignedChangeFiscal, type StoredSignature } from '../tills/signed-change.ts';
+import { findTakingTill, fiscalDrawerOf, isUniqueViolation, type TillActor } from '../tills/till-queries.ts';
+import { allRecordedAtTill, tendersAgree } from './tender-agreement.ts';
+
+/** Spec 2 refund rules 3 and 4, verbatim. */
+export const CARD_PAID_MESSAGE = 'Card-paid sales cannot be refunded on the POS yet — refund via the payment provider.';
+export const TENDER_MISMATCH_MESSAGE = 'This sale cannot be refunded on the POS: its payment records do not match. Nothing was refunded — contact support.';
+export const ALREADY_REFUNDED_MESSAGE = 'Some of these lines were already refunded: a line is refunded once.';
+export const NOTHING_LEFT_MESSAGE = 'Every line of this sale was already refunded.';
+export const NO_OPEN_TILL_MESSAGE = 'A refund hands back cash from an open till: open a till first.';
+
+/** Journal subject of a refund. */
+export const REFUND_SUBJECT_TYPE = 'pos_refund';
+const LINES_ONCE = 'pos_refund_lines_once';
+
+export interface RefundSaleInput {
+  readonly transaction_id: string;
+  readonly mode: 'full' | 'partial';
+  readonly line_uuids?: readonly string[] | null;
+}
+
+export interface RefundLineResource {
+  uuid: string;
+  item_id: string;
+  name: string;
+  qty: number;
+  /** Cents handed back for the line (its line total). */
+  amount: Cents;
+}
+
+export interface RefundResource {
+  id: string;
+  transaction_id: string;
+  order_id: string;
+  mode: 'full' | 'partial';
+  /** Cents handed back in cash (the refunded lines' totals, not rounded). */
+  amount: Cents;
+  lines: RefundLineResource[];
+  by_vat_rate: VatRateTotal[];
+  till_id: string;
+  business_date: string;
+  fiscal: { short_signature?: string; digital_signature: string; verification_url?: string };
+  created_at: string;
+}
+
+const lineResource = (l: StoredLine): RefundLineResource => ({ uuid: l.uuid, item_id: l.item_id, name: l.name, qty: l.qty, amount: l.line_total });
+
+/** VAT groups of the refunded lines (positive), rate descending: the report takes them off the day. */
+function refundVat(lines: readonly StoredLine[]): VatRateTotal[] {
+  const gross = new Map<number, Cents>();
+  for (const l of lines) gross.set(l.vat_rate, (gross.get(l.vat_rate) ?? 0) + l.line_total);
+  return [...gross.entries()].sort(([a], [b]) => b - a).map(([rate, g]) => vatGroup(rate, g));
+}
+
+const alreadyRefunded = (uuids: readonly string[]) => errors.conflict(ALREADY_REFUNDED_MESSAGE, { reason: 'already_refunded', extra: { line_uuids: [...uuids] } });
+
+/** Mode and line checks that need no database (422 field errors). */
+function checkInput(input: RefundSaleInput): void {
+  const uuids = input.line_uuids ?? [];
+  const errs: FieldErrors = {};
+  if (input.mode === 'partial' && uuids.length === 0) errs.line_uuids = ['The line_uuids field is required for a partial refund: name the lines to refund.'];
+  if (input.mode === 'full' && uuids.length > 0) errs.line_uuids = ['A full refund takes every line of the sale: leave line_uuids out, or use mode partial.'];
+  const seen = new Set<string>();
+  uuids.forEach((u, i) => {
+    if (seen.has(u)) errs[`line_uuids.${i}`] = ['This line is named twice.'];
+    seen.add(u);
+  });
+  if (Object.keys(errs).length) throw errors.validation(errs);
+}
+
+/**
+ * `POST /pos/refunds` (permission `refund`; spec 2 "Refund rules"), body `{transaction_id, mode,
+ * line_uuids?, approval_token?}`.
+ *
+ * Checks, in order:
+ * 1. the transaction is a sale of this location (another location's, another merchant's or an
+ *    unknown id: 404);
+ * 2. body: `partial` names at least one line, `full` names none, no line twice (422);
+ * 3. a payment captured by the platform itself: 422 `card_paid`;
+ * 4. every payment recorded at the till (cash, keyed card, vouchers) and the transaction's payment
+ *    snapshot agreeing with the order's frozen tender (`tendersAgree`): otherwise 422
+ *    `tender_mismatch`, an error is logged with the transaction id, and nothing is refunded;
+ * 5. each named line is a line of the sale (422 on `line_uuids.N`);
+ * 6. permission `refund` (403; escalate and retry with `approval_token`): asked only once the
+ *    refund is known to be possible, so no manager is called for a refused one.
+ * Then, in one transaction holding the sale row: a line is refunded once (409 `already_refunded`
+ * with the `line_uuids` already refunded; a `full` refund takes every line NOT yet refunded, and is
+ * 409 `already_refunded` when none is left; the unique (transaction, line) constraint is the final
+ * word); the refund books on today's business day (409 `business_day_closed` after its Z close);
+ * the cash leaves the caller's taking till (own open staff_wallet till, else this register's open
+ * register_drawer till): without one, 409 `no_open_till`. The refund is signed (one negative CASH
+ * line, lines with negative quantities and reason REFUND, the till's drawer) in that transaction.
+ *
+ * The amount is the sum of the refunded lines' totals, handed back in cash, not rounded.
+ */
+export async function refundSale(
+  db: TenantDb,
+  fiscal: SignedChangeFiscal,
+  log: Logger,
+  actor: TillActor,
+  authorizer: StaffAuthorizer,
+  input: RefundSaleInput,
+  now: Date,
+): Promise<{ refund: RefundResource }> {
+  const sale = isUuidText(input.transaction_id)
+    ? await db.selectFrom('pos_transactions').selectAll().where('id', '=', input.transaction_id).where('location_id', '=', actor.locationId).executeTakeFirst()
+    : undefined;
+  if (!sale) throw errors.notFound('transaction');
+  checkInput(input);
+  if (sale.captured_by_platform) throw errors.businessRule(CARD_PAID_MESSAGE, { reason: 'card_paid' });
+  const order = await db.selectFrom('pos_orders').select(['id', 'lines', 'tender']).where('id', '=', sale.order_id).executeTakeFirstOrThrow();
+  if (!allRecordedAtTill(sale.payment_snapshot) || !tendersAgree(order.tender, sale.payment_snapshot)) {
+    log.error('refund refused: payment snapshot and frozen tender disagree', { transaction_id: sale.id, order_id: order.id, location_id: actor.locationId });
+    throw errors.businessRule(TENDER_MISMATCH_MESSAGE, { reason: 'tender_mismatch' });
+  }
+  const saleLines = storedLines(order);
+  const byUuid = new Map(saleLines.map((l) => [l.uuid, l]));
+  const named = input.line_uuids ?? [];
+  const unknown: FieldErrors = {};
+  named.forEach((u, i) => {
+    if (!byUuid.has(u)) unknown[`line_uuids.${i}`] = ['This line is not a line of the sale.'];
+  });
+  if (Object.keys(unknown).length) throw errors.validation(unknown);
+  const approvedBy = await authorizer.require('refund');
+
+  const id = Bun.randomUUIDv7();
+  try {
+    return await runSignedChange(db, fiscal, {
+      locationId: actor.locationId,
+      async prepare(tx) {
+        // One refund of a sale at a time: the sale row is held until commit.
+        await tx.selectFrom('pos_transactions').select('id').where('id', '=', sale.id).forUpdate().execute();
+        const done = new Set((await tx.selectFrom('pos_refund_lines').select('line_uuid').where('transaction_id', '=', sale.id).execute()).map((r) => r.line_uuid));
+        let lines: StoredLine[];
+        if (input.mode === 'full') {
+          lines = saleLines.filter((l) => !done.has(l.uuid));
+          if (lines.length === 0) throw errors.conflict(NOTHING_LEFT_MESSAGE, { reason: 'already_refunded', extra: { line_uuids: saleLines.map((l) => l.uuid) } });
+        } else {
+          const again = named.filter((u) => done.has(u));
+          if (again.length) throw alreadyRefunded(again);
+          lines = named.map((u) => byUuid.get(u)!);
+        }
+        const day = await requireOpenBusinessDay(tx, actor.locationId, now);
+        const till = await findTakingTill(tx, actor, { lock: 'share' });
+        if (!till) throw errors.conflict(NO_OPEN_TILL_MESSAGE, { reason: 'no_open_till' });
+        const amount = lines.reduce((s, l) => s + l.line_total, 0);
+        const by_vat_rate = refundVat(lines);
+        await tx
+          .insertInto('pos_refunds')
+          .values({
+            id,
+            transaction_id: sale.id,
+            location_id: actor.locationId,
+            device_id: actor.deviceId,
+            staff_id: actor.staffId,
+            approved_by: approvedBy,
+            mode: input.mode,
+            amount,
+            by_vat_rate: JSON.stringify(by_vat_rate),
+            till_id: till.id,
+            fiscal: null,
+            business_date: day.date,
+            created_at: now,
+          })
+          .execute();
+        await tx
+          .insertInto('pos_refund_lines')
+          .values(lines.map((l) => ({ refund_id: id, transaction_id: sale.id, line_uuid: l.uuid, amount: l.line_total })))
+          .execute();
+        const fiscalLines = lines.map(fiscalLineOf);
+        const drawer = fiscalDrawerOf(till);
+        return {
+          state: { lines, amount, by_vat_rate, till_id: till.id, business_date: day.date },
+          input: {
+            locationId: actor.locationId,
+            deviceId: actor.deviceId,
+            employeeId: actor.staffId,
+            subject: { type: REFUND_SUBJECT_TYPE, id },
+            businessDay: day,
+            build: (common: FiscalCommon) => refundEvent(common, fiscalLines, drawer),
+          },
+        };
+      },
+      async finish(tx, state, signed) {
+        const stored: StoredSignature = storedSignature(signed);
+        const row = await tx.updateTable('pos_refunds').set({ fiscal: JSON.stringify(stored) }).where('id', '=', id).returning(['created_at']).executeTakeFirstOrThrow();
+        return {
+          refund: {
+            id,
+            transaction_id: sale.id,
+            order_id: order.id,
+            mode: input.mode,
+            amount: state.amount,
+            lines: state.lines.map(lineResource),
+            by_vat_rate: state.by_vat_rate,
+            till_id: state.till_id,
+            business_date: state.business_date,
+            fiscal: {
+              ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
+              digital_signature: stored.digital_signature,
+              ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
+            },
+            created_at: new Date(row.created_at).toISOString(),
+          },
+        };
+      },
+      async undo(tx) {
+        await tx.deleteFrom('pos_refund_lines').where('refund_id', '=', id).execute();
+        await tx.deleteFrom('pos_refunds').where('id', '=', id).execute();
+      },
+    });
+  } catch (e) {
+    if (isUniqueViolation(e, LINES_ONCE)) throw alreadyRefunded(named);
+    throw e;
+  }
+}

@@ -1,0 +1,115 @@
+import type { TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { toFieldErrorMap } from '@pos/domain/field-error';
+import { movementPermission, signedMovementAmount, tillTransition, validateMovement, type TillMovementType } from '@pos/domain/tills/till-rules';
+import type { Cents } from '@pos/domain/money';
+import { moneyInOutEvent, type FiscalCommon, type FiscalEvent } from '@pos/fiscal';
+import type { StaffAuthorizer } from '../staff/approvals.ts';
+import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
+import { runSignedChange, storedSignature, type SignedChangeFiscal } from './signed-change.ts';
+import { fiscalDrawerOf, requireLocationTill, type TillActor } from './till-queries.ts';
+
+/** Journal subject of a till movement. */
+export const MOVEMENT_SUBJECT_TYPE = 'pos_till_movement';
+
+export interface TillMovementInput {
+  readonly type?: unknown;
+  readonly amount?: unknown;
+  readonly reason?: unknown;
+}
+
+/** The movement as returned: `amount` signed by direction (+ into the drawer, - out of it, 0 for a no-sale). */
+export interface TillMovementResource {
+  id: string;
+  till_id: string;
+  type: TillMovementType;
+  amount: Cents;
+  reason: string | null;
+  staff_id: string;
+  approved_by: string | null;
+  fiscal: { digital_signature: string };
+  created_at: string;
+}
+
+/** The fiscal event of a movement: money in/out (label F) with its signed amount, or a drawer open without a sale. */
+function movementEvent(common: FiscalCommon, type: TillMovementType, amount: Cents, drawer: ReturnType<typeof fiscalDrawerOf>): FiscalEvent {
+  if (type === 'drawer_open_no_sale') return { ...common, kind: 'drawer_open', drawer };
+  return moneyInOutEvent(common, type, Math.abs(amount), drawer);
+}
+
+/**
+ * `POST /pos/tills/{tillId}/movements`, body `{type, amount, reason?, approval_token?}`.
+ *
+ * - `amount` is a positive integer of cents, signed on the server by direction (`paid_in`,
+ *   `float_issue` +; `paid_out`, `float_return` -); `drawer_open_no_sale` carries 0 or no amount.
+ *   Field errors are 422.
+ * - Permissions: `paid_out` needs `till_paid_out`, `drawer_open_no_sale` needs `no_sale`; the
+ *   other movements (`paid_in`, `float_issue`, `float_return`) need `open_till`, the permission of
+ *   whoever runs a till's cash. A missing permission is 403 (escalate, retry with `approval_token`).
+ * - Only an OPEN till of this location moves cash (409 `till_not_open` / `till_closed`; 404 for
+ *   another location's). After the Z close of the day: 409 `business_day_closed`.
+ * - Each movement is signed as a fiscal event with the till's drawer identity, in the transaction
+ *   that records it: `money_in_out` (signed amount) or `drawer_open` for a no-sale.
+ */
+export async function recordTillMovement(
+  db: TenantDb,
+  fiscal: SignedChangeFiscal,
+  actor: TillActor,
+  authorizer: StaffAuthorizer,
+  tillId: string,
+  body: TillMovementInput,
+  now: Date,
+): Promise<TillMovementResource> {
+  await requireLocationTill(db, actor.locationId, tillId);
+  const invalid = validateMovement(body);
+  if (invalid.length) throw errors.validation(toFieldErrorMap(invalid));
+  const type = body.type as TillMovementType;
+  const amount = signedMovementAmount(type, (body.amount as number | null | undefined) ?? null);
+  const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason.trim().slice(0, 500) : null;
+  const approvedBy = await authorizer.require(movementPermission(type) ?? 'open_till');
+  const id = Bun.randomUUIDv7();
+
+  return runSignedChange(db, fiscal, {
+    locationId: actor.locationId,
+    async prepare(tx) {
+      // Lock order of every booking: business day, then till, then the fiscal journal head.
+      const day = await requireOpenBusinessDay(tx, actor.locationId, now);
+      const till = await requireLocationTill(tx, actor.locationId, tillId, { lock: true });
+      const t = tillTransition({ state: till.state, counted: till.counted !== null }, 'movement');
+      if (t.kind === 'refused') throw errors.conflict(t.message, { reason: t.reason });
+      await tx
+        .insertInto('pos_till_movements')
+        .values({ id, till_id: till.id, type, amount, reason, staff_id: actor.staffId, approved_by: approvedBy, journal_id: null, created_at: now })
+        .execute();
+      const drawer = fiscalDrawerOf(till);
+      return {
+        state: null,
+        input: {
+          locationId: actor.locationId,
+          deviceId: actor.deviceId,
+          employeeId: actor.staffId,
+          subject: { type: MOVEMENT_SUBJECT_TYPE, id },
+          businessDay: day,
+          build: (common: FiscalCommon) => movementEvent(common, type, amount, drawer),
+        },
+      };
+    },
+    async finish(tx, _state, signed) {
+      const row = await tx.updateTable('pos_till_movements').set({ journal_id: signed.journal_id }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      return {
+        id: row.id,
+        till_id: row.till_id,
+        type: row.type,
+        amount: row.amount,
+        reason: row.reason,
+        staff_id: row.staff_id,
+        approved_by: row.approved_by,
+        fiscal: { digital_signature: storedSignature(signed).digital_signature },
+        created_at: new Date(row.created_at).toISOString(),
+      };
+    },
+    async undo(tx) {
+      await tx.deleteFrom('pos_till_movements').where('id', '=', id).execute();
+    },
+  });
+}

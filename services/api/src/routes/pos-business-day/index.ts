@@ -1,0 +1,58 @@
+import { Elysia } from 'elysia';
+import { getBusinessDay } from '@pos/core/pos/business-day/get-business-day';
+import { getXReport } from '@pos/core/pos/business-day/get-x-report';
+import { closeBusinessDay } from '@pos/core/pos/business-day/close-business-day';
+import type { ApiDeps } from '../../context.ts';
+import { posStaff } from '../../plugins/pos-secured.ts';
+import * as S from './pos-business-day.schemas.ts';
+
+const tags = ['Register: business day'];
+const security = [{ bearer: [] }];
+
+/** The fiscal business day (spec 2 section 3 and 4): peek, X report, Z close. */
+export function posBusinessDayRoutes(deps: ApiDeps) {
+  return new Elysia({ name: 'pos-business-day' })
+    .use(posStaff(deps))
+    .get('/pos/business-day', ({ tenant, device }) => getBusinessDay(tenant.db, { locationId: device.location_id }, deps.clock.now()), {
+      response: { 200: S.BusinessDay },
+      detail: {
+        tags,
+        security,
+        summary: 'Peek at the fiscal business day (read only; also the recovery probe)',
+        description:
+          "The location's oldest business day still open up to today (a forgotten Z close comes first), else today's. `{business_date, status, location_id, opened_at, closed_at, sales_count, open_tills, z_report_no}`. Days follow the location's time zone; a day is created at its first sale, refund, till event or close.",
+      },
+    })
+    .get(
+      '/pos/business-day/x-report',
+      // The domain's readonly arrays, served as they are.
+      async ({ tenant, device, staff }) =>
+        (await getXReport(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, deps.clock.now())) as typeof S.XReport.static,
+      {
+        response: { 200: S.XReport },
+        detail: {
+          tags,
+          security,
+          summary: 'X report of the business day: `{turnover_x, user_x}` in decimal major units',
+          description:
+            'Over the settled sales and refunds booked on the day `GET /pos/business-day` shows. Every call is an X report print: it is signed as `report_x_turnover` and `report_x_user` events (label R) and journaled. The day stays open.',
+        },
+      },
+    )
+    .post(
+      '/pos/business-day/close',
+      async ({ body, tenant, device, staff, authorizer }) =>
+        (await closeBusinessDay(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, authorizer(body?.approval_token), deps.clock.now())) as typeof S.BusinessDayClose.static,
+      {
+        body: S.ApprovalBody,
+        response: { 200: S.BusinessDayClose },
+        detail: {
+          tags,
+          security,
+          summary: 'Z close of the business day (`close_business_day`)',
+          description:
+            "Signs the Z report (`report_z`, numbered 1, 2, 3... per location), stores it on the day and closes it. 409 `already_closed` for a closed day; 409 `open_tills` (with `tills`) while a till of the day is not closed; 409 `sales_in_flight` while a sale waits for a remote fiscal module. After the close, that date's sales, refunds, till movements and till openings are 409 `business_day_closed`; the next business day starts at local midnight.",
+        },
+      },
+    );
+}

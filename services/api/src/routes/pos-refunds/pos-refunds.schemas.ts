@@ -1,0 +1,28 @@
+import { t } from 'elysia';
+
+export const RefundBody = t.Object({
+  transaction_id: t.String({ description: 'the sale transaction (`transaction_id` of the settled order)', error: 'The transaction_id field is required.' }),
+  mode: t.Union([t.Literal('full'), t.Literal('partial')], { error: 'The mode field must be full or partial.', description: '`full`: every line not yet refunded; `partial`: the lines named in `line_uuids`' }),
+  line_uuids: t.Optional(
+    t.Union([t.Array(t.String(), { maxItems: 500 }), t.Null()], { error: 'The line_uuids field must be an array of line uuids.', description: 'partial only: the uuids of the sale lines to refund' }),
+  ),
+  approval_token: t.Optional(t.String({ description: 'from POST /pos/staff/escalate for `refund`' })),
+});
+
+const VatGroup = t.Object({ rate: t.Number(), net: t.Integer(), vat: t.Integer(), gross: t.Integer() });
+
+export const Refund = t.Object({
+  refund: t.Object({
+    id: t.String(),
+    transaction_id: t.String(),
+    order_id: t.String(),
+    mode: t.Union([t.Literal('full'), t.Literal('partial')]),
+    amount: t.Integer({ description: 'cents handed back in cash' }),
+    lines: t.Array(t.Object({ uuid: t.String(), item_id: t.String(), name: t.String(), qty: t.Integer(), amount: t.Integer({ description: 'cents' }) })),
+    by_vat_rate: t.Array(VatGroup),
+    till_id: t.String({ description: 'the open till the cash left' }),
+    business_date: t.String({ description: 'the business day the refund is booked on' }),
+    fiscal: t.Object({ short_signature: t.Optional(t.String()), digital_signature: t.String(), verification_url: t.Optional(t.String()) }),
+    created_at: t.String(),
+  }),
+});
