@@ -10,6 +10,11 @@ export default defineConfig({
   timeout: 60_000,
   reporter: [['list'], ['json', { outputFile: '.run/results.json' }]],
   use: { baseURL: `http://127.0.0.1:${E2E.apiPort}` },
+  // The day suite closes the business day (Z), so it runs after every other suite.
+  projects: [
+    { name: 'platform', testIgnore: /register-day\.spec\.ts/ },
+    { name: 'day-close', testMatch: /register-day\.spec\.ts/, dependencies: ['platform'] },
+  ],
   webServer: {
     command: 'bun e2e/support/start-stack.ts',
     cwd: '..',
