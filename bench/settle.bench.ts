@@ -4,7 +4,8 @@
  * baseline measured in the same run: single-row update transactions on the same database through the
  * same driver (Kysely over pg), with the same concurrency. Prints p50, p99 and the ratio.
  *
- * Env: BENCH_REGISTERS (32), BENCH_LOCATIONS (8), BENCH_ORDERS (20 per register), BENCH_PORT (3590).
+ * Env: BENCH_REGISTERS (32), BENCH_LOCATIONS (8), BENCH_ORDERS (20 per register), BENCH_PORT (3590),
+ * BENCH_API_FLAGS (extra bun flags for the API process, e.g. "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/p").
  */
 import { join } from 'node:path';
 import pg from 'pg';
@@ -60,7 +61,7 @@ export async function runSettleBench(): Promise<void> {
   }
 
   // --- the API as its own process, so client and server do not share an event loop.
-  const api = Bun.spawn(['bun', 'services/api/src/main.ts'], {
+  const api = Bun.spawn(['bun', ...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean), 'services/api/src/main.ts'], {
     cwd: root,
     env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), LOG_LEVEL: 'error' },
     stdout: 'ignore',

@@ -4,7 +4,7 @@ import { dayBounds } from '@pos/domain/business-day/business-day';
 import { zReport, type ZReport } from '@pos/domain/reports/x-report';
 import type { FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { activeFdmFor } from '../../fiscal/index.ts';
+import { activeFdmFor, type SignedFiscalEvent } from '../../fiscal/index.ts';
 import { runSignedChange, storedSignature, type SignedChangeFiscal } from '../tills/signed-change.ts';
 import { toTillResource, type TillActor } from '../tills/till-queries.ts';
 import { ensureBusinessDay, reportingDay } from './business-day-queries.ts';
@@ -26,6 +26,35 @@ export interface StoredZReport extends ZReport {
 }
 
 export type BusinessDayCloseResponse = BusinessDayResource & { z_report: StoredZReport };
+
+/**
+ * Records a Z close's signature: the stored report gains its `fiscal` block and the day its
+ * `journal_id`. Written by the close itself, or by the fiscal recovery job once a remote module that
+ * was unreachable signs it late. `report` is the report the close stored on the day.
+ */
+export async function recordZSignature(tx: TenantTx, dayId: string, report: StoredZReport, signed: SignedFiscalEvent) {
+  const sig = storedSignature(signed);
+  const z_report: StoredZReport = {
+    ...report,
+    fiscal: { digital_signature: sig.digital_signature, fdm_id: sig.fdm_id, journal_id: sig.journal_id, journal_seq: sig.journal_seq, fdm_ref: sig.fdm_ref },
+  };
+  const row = await tx
+    .updateTable('pos_business_days')
+    .set({ z_report: JSON.stringify(z_report), journal_id: signed.journal_id })
+    .where('id', '=', dayId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { row, z_report };
+}
+
+/** Reopens a day whose Z close the remote module refused (it counted nothing): at once, or by the recovery job. */
+export async function reopenBusinessDay(tx: TenantTx, dayId: string): Promise<void> {
+  await tx
+    .updateTable('pos_business_days')
+    .set({ status: 'open', closed_at: null, closed_by: null, z_report_no: null, z_report: null })
+    .where('id', '=', dayId)
+    .execute();
+}
 
 /** The refusals a close checks (before asking for the permission, and again under the locks). */
 async function closeRefusal(tx: TenantDb, locationId: string, date: string, timeZone: string, status: 'open' | 'closed' | undefined) {
@@ -115,25 +144,11 @@ export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal,
       };
     },
     async finish(tx, state, signed) {
-      const sig = storedSignature(signed);
-      const z_report: StoredZReport = {
-        ...state.report,
-        fiscal: { digital_signature: sig.digital_signature, fdm_id: sig.fdm_id, journal_id: sig.journal_id, journal_seq: sig.journal_seq, fdm_ref: sig.fdm_ref },
-      };
-      const row = await tx
-        .updateTable('pos_business_days')
-        .set({ z_report: JSON.stringify(z_report), journal_id: signed.journal_id })
-        .where('id', '=', state.dayId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const { row, z_report } = await recordZSignature(tx, state.dayId, state.report, signed);
       return { ...(await businessDayResource(tx, actor.locationId, state.date, state.timeZone, row)), z_report };
     },
     async undo(tx, state) {
-      await tx
-        .updateTable('pos_business_days')
-        .set({ status: 'open', closed_at: null, closed_by: null, z_report_no: null, z_report: null })
-        .where('id', '=', state.dayId)
-        .execute();
+      await reopenBusinessDay(tx, state.dayId);
     },
   });
 }

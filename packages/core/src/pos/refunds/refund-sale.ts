@@ -1,8 +1,9 @@
-import type { TenantDb } from '@pos/db';
+import type { TenantDb, TenantTx } from '@pos/db';
 import { errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
 import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
 import { refundEvent, type FiscalCommon } from '@pos/fiscal';
+import type { SignedFiscalEvent } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
 import { storedLines, type StoredLine } from '../orders/order-resource.ts';
@@ -76,6 +77,23 @@ function checkInput(input: RefundSaleInput): void {
     seen.add(u);
   });
   if (Object.keys(errs).length) throw errors.validation(errs);
+}
+
+/**
+ * Records a refund's signature (`pos_refunds.fiscal`) and returns it with the refund's creation
+ * time. Written by the refund itself, or by the fiscal recovery job once a remote module that was
+ * unreachable signs it late.
+ */
+export async function recordRefundSignature(tx: TenantTx, refundId: string, signed: SignedFiscalEvent): Promise<{ stored: StoredSignature; created_at: Date }> {
+  const stored = storedSignature(signed);
+  const row = await tx.updateTable('pos_refunds').set({ fiscal: JSON.stringify(stored) }).where('id', '=', refundId).returning(['created_at']).executeTakeFirstOrThrow();
+  return { stored, created_at: row.created_at };
+}
+
+/** Removes a refund the remote module refused (it counted nothing), lines first: at once, or by the recovery job. */
+export async function removeRefund(tx: TenantTx, refundId: string): Promise<void> {
+  await tx.deleteFrom('pos_refund_lines').where('refund_id', '=', refundId).execute();
+  await tx.deleteFrom('pos_refunds').where('id', '=', refundId).execute();
 }
 
 /**
@@ -192,8 +210,7 @@ export async function refundSale(
         };
       },
       async finish(tx, state, signed) {
-        const stored: StoredSignature = storedSignature(signed);
-        const row = await tx.updateTable('pos_refunds').set({ fiscal: JSON.stringify(stored) }).where('id', '=', id).returning(['created_at']).executeTakeFirstOrThrow();
+        const { stored, created_at } = await recordRefundSignature(tx, id, signed);
         return {
           refund: {
             id,
@@ -210,13 +227,12 @@ export async function refundSale(
               digital_signature: stored.digital_signature,
               ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
             },
-            created_at: new Date(row.created_at).toISOString(),
+            created_at: new Date(created_at).toISOString(),
           },
         };
       },
       async undo(tx) {
-        await tx.deleteFrom('pos_refund_lines').where('refund_id', '=', id).execute();
-        await tx.deleteFrom('pos_refunds').where('id', '=', id).execute();
+        await removeRefund(tx, id);
       },
     });
   } catch (e) {

@@ -1,9 +1,10 @@
-import type { TenantDb } from '@pos/db';
+import type { TenantDb, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { movementPermission, signedMovementAmount, tillTransition, validateMovement, type TillMovementType } from '@pos/domain/tills/till-rules';
 import type { Cents } from '@pos/domain/money';
 import { moneyInOutEvent, type FiscalCommon, type FiscalEvent } from '@pos/fiscal';
+import type { SignedFiscalEvent } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { runSignedChange, storedSignature, type SignedChangeFiscal } from './signed-change.ts';
@@ -35,6 +36,19 @@ export interface TillMovementResource {
 function movementEvent(common: FiscalCommon, type: TillMovementType, amount: Cents, drawer: ReturnType<typeof fiscalDrawerOf>): FiscalEvent {
   if (type === 'drawer_open_no_sale') return { ...common, kind: 'drawer_open', drawer };
   return moneyInOutEvent(common, type, Math.abs(amount), drawer);
+}
+
+/**
+ * Records a movement's signature (its journal entry). Written by the movement itself, or by the
+ * fiscal recovery job once a remote module that was unreachable signs it late.
+ */
+export function recordMovementSignature(tx: TenantTx, movementId: string, signed: Pick<SignedFiscalEvent, 'journal_id'>) {
+  return tx.updateTable('pos_till_movements').set({ journal_id: signed.journal_id }).where('id', '=', movementId).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Removes a movement the remote module refused (it counted nothing): at once, or by the recovery job. */
+export async function removeMovement(tx: TenantTx, movementId: string): Promise<void> {
+  await tx.deleteFrom('pos_till_movements').where('id', '=', movementId).execute();
 }
 
 /**
@@ -95,7 +109,7 @@ export async function recordTillMovement(
       };
     },
     async finish(tx, _state, signed) {
-      const row = await tx.updateTable('pos_till_movements').set({ journal_id: signed.journal_id }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      const row = await recordMovementSignature(tx, id, signed);
       return {
         id: row.id,
         till_id: row.till_id,
@@ -109,7 +123,7 @@ export async function recordTillMovement(
       };
     },
     async undo(tx) {
-      await tx.deleteFrom('pos_till_movements').where('id', '=', id).execute();
+      await removeMovement(tx, id);
     },
   });
 }
