@@ -1,6 +1,6 @@
 import type { Clock } from '@pos/kernel';
 import type { KnownJob } from '@pos/kernel/queues/index';
-import { settleRecoveryHooks } from '@pos/core/pos/orders/settle-order';
+import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import type { JobHandler } from './job-handler.ts';
 import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-recover.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
@@ -15,7 +15,7 @@ export type JobHandlers = { readonly [D in KnownJob as D['name']]: JobHandler<D>
 export interface HandlerDeps {
   /** Completes pending fiscal journal entries (`fiscal.recover`). */
   readonly fiscal: FiscalRecoveryDeps['fiscal'];
-  /** Time of the records the handlers finish (settled orders). */
+  /** Time of the records the handlers finish (settled orders; `registerRecoveryHooks`). */
   readonly clock: Clock;
   /** `fiscal.recover` leaves pending entries younger than this to the call in flight (default 60 s). */
   readonly fiscalRecoverOlderThanMs?: number;
@@ -28,7 +28,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     'notification.send': handleNotificationSend,
     'fiscal.recover': createFiscalRecoverHandler({
       fiscal: deps.fiscal,
-      hooks: settleRecoveryHooks(deps.clock),
+      hooks: registerRecoveryHooks(deps.clock),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
   };
