@@ -52,11 +52,19 @@ export async function resolveDatabase(env: Record<string, string | undefined>, r
     },
   });
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
-  if (fresh) {
-    log(`initialising embedded PostgreSQL in ${dataDir}`);
-    await server.initialise();
+  try {
+    if (fresh) {
+      log(`initialising embedded PostgreSQL in ${dataDir}`);
+      await server.initialise();
+    }
+    await server.start();
+  } catch (e) {
+    if (String((e as Error)?.message ?? e).includes('EACCES') && process.getuid?.() === 0) {
+      // As root the server runs as the `postgres` user, which must be able to reach the checkout.
+      throw new Error(`Embedded PostgreSQL runs as the 'postgres' user when started by root, and that user cannot read ${root}. Set DATABASE_URL, or keep the checkout in a directory other users can traverse (not a 0700 temporary directory).`);
+    }
+    throw e;
   }
-  await server.start();
   if (fresh) await server.createDatabase(EMBEDDED_DB);
   log(`embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PG_PORT}`);
   return { url, stop: () => server.stop() };

@@ -27,7 +27,8 @@ export interface SignedChange<S, R> {
  * - remote module: the reservation commits first, the module is called outside any transaction,
  *   then the signature is recorded. A refusal (422 `fiscal_refused`) undoes the reservation; an
  *   unreachable module (503 `fiscal_unreachable`) keeps it, with its journal entry pending for the
- *   recovery job.
+ *   recovery job, whose hooks (`registerRecoveryHooks`, pos/fiscal-recovery) then record the late
+ *   signature as `finish` does or undo the change as `undo` does.
  * Without an active enrolment: 422 `fiscal_not_enrolled`, nothing written.
  */
 export async function runSignedChange<S, R>(db: TenantDb, fiscal: SignedChangeFiscal, change: SignedChange<S, R>): Promise<R> {
