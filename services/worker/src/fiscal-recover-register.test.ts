@@ -155,6 +155,11 @@ describe('fiscal recovery of till movements, refunds and Z closes (remote module
     expect(movement!.journal_id).toBeNull();
     expect(refund!.fiscal).toBeNull();
 
+    // The recovered movement and refund count in the till: float + paid in - refund.
+    await closeTill(till, 5000 + 500 - 560);
+    // While they wait for the module the day cannot be Z closed: a late refusal would change its totals.
+    expect(await call(manager, 'POST', '/pos/business-day/close', {})).toMatchObject({ status: 409, body: { reason: 'fiscal_pending' } });
+
     const signedBefore = sim.signedCount;
     await runWorkerJob();
     expect(sim.signedCount).toBe(signedBefore + 2);
@@ -169,9 +174,6 @@ describe('fiscal recovery of till movements, refunds and Z closes (remote module
     expect(json(signedRefund!.fiscal)).toEqual(storedSignature(signedEventOf(refundEntry)));
     expect(json(signedRefund!.fiscal)).toMatchObject({ fdm_id: fdmId, journal_id: refundEntry.id, digital_signature: json(refundEntry.sign_result).digitalSignature });
     expect(await refundLinesOf(sale.transaction_id)).toHaveLength(1);
-
-    // The recovered movement and refund count in the till: float + paid in - refund.
-    await closeTill(till, 5000 + 500 - 560);
 
     await duringOutage('POST', '/pos/business-day/close', {});
     const closed = await dayRow();

@@ -14,6 +14,7 @@ import { reportTurnover } from './report-turnover.ts';
 
 export const ALREADY_CLOSED_MESSAGE = 'This business day is already closed: the next one starts at local midnight.';
 export const OPEN_TILLS_MESSAGE = 'Tills of this business day are not closed yet: end, count and close them before the Z close.';
+export const FISCAL_PENDING_MESSAGE = 'Events of this business day are still waiting for the fiscal data module: try the close again once they are signed.';
 export const SALES_IN_FLIGHT_MESSAGE = 'Sales of this business day are still waiting for the fiscal data module: try the close again once they are settled.';
 
 /** Journal subject of a Z close: the business day. */
@@ -66,6 +67,10 @@ async function closeRefusal(tx: TenantDb, locationId: string, date: string, time
   }
   const settling = await tx.selectFrom('pos_orders').select('id').where('location_id', '=', locationId).where('state', '=', 'SETTLING').limit(1).execute();
   if (settling.length) return errors.conflict(SALES_IN_FLIGHT_MESSAGE, { reason: 'sales_in_flight' });
+  // A movement, refund or report still waiting for a remote module could yet be refused and undone,
+  // which would change totals the Z had already signed: close only once the journal is complete.
+  const pending = await tx.selectFrom('fiscal_journal').select('id').where('location_id', '=', locationId).where('status', '=', 'pending').limit(1).execute();
+  if (pending.length) return errors.conflict(FISCAL_PENDING_MESSAGE, { reason: 'fiscal_pending' });
   return null;
 }
 
@@ -80,7 +85,8 @@ async function closeRefusal(tx: TenantDb, locationId: string, date: string, time
  * - `open_tills` (with `tills`, bare till resources): a till opened before the end of the day is not
  *   closed yet. Cash accountability comes first: every till is ended, counted and closed before
  *   the day closes; nothing is carried over silently;
- * - `sales_in_flight`: a sale of the location is SETTLING with a remote fiscal module.
+ * - `sales_in_flight`: a sale of the location is SETTLING with a remote fiscal module;
+ * - `fiscal_pending`: another signed event of the location still waits for a remote module.
  * These are checked before the permission is asked, so no manager is called for a close that
  * cannot happen; 403 without `close_business_day` (escalate and retry with `approval_token`).
  *
