@@ -126,7 +126,9 @@ export async function upsertOrder(db: TenantDb, actor: OrderActor, authorizer: S
 
   const stored = await findLocationOrder(db, actor.locationId, clientUuid);
   if (!stored) {
-    const elsewhere = await db.selectFrom('pos_orders').select('id').where('id', '=', clientUuid).executeTakeFirst();
+    // Only another location's order is a 404: a row of this location that appeared meanwhile is a
+    // concurrent create, which the insert below turns into 409 stale_version.
+    const elsewhere = await db.selectFrom('pos_orders').select('id').where('id', '=', clientUuid).where('location_id', '<>', actor.locationId).executeTakeFirst();
     if (elsewhere) throw orderNotFound();
   }
   const plan = planFor(stored, lines, input.expected_version);
