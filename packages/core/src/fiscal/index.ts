@@ -27,3 +27,4 @@ export {
   type ExportJournalInput,
   type VerifyDeviceOptions,
 } from './export-journal.ts';
+export { storedSignature, type StoredSignature } from './stored-signature.ts';

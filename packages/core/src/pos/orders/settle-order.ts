@@ -8,7 +8,8 @@ import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
 import { activeFdmFor, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
-import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredFiscal, type StoredLine } from './order-resource.ts';
+import { storedSignature } from '../../fiscal/stored-signature.ts';
+import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
 import { SETTLING_MESSAGE } from './upsert-order.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { findTakingTill, findTillByDrawer, fiscalDrawerOf, type TillRow } from '../tills/till-queries.ts';
@@ -129,18 +130,7 @@ function signInputFor(row: OrderRow, actor: OrderActor, tender: FrozenTender, da
 /** Writes the sale transaction and moves the order to SETTLED (inside `tx`, the order row locked). */
 async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, tillId: string | null, now: Date): Promise<OrderRow> {
   const transactionId = Bun.randomUUIDv7();
-  const r = signed.result;
-  const fiscal: StoredFiscal = {
-    ...(r.shortSignature !== undefined ? { short_signature: r.shortSignature } : {}),
-    digital_signature: r.digitalSignature,
-    ...(r.verificationUrl !== undefined ? { verification_url: r.verificationUrl } : {}),
-    fdm_id: signed.fdm_id,
-    journal_id: signed.journal_id,
-    journal_seq: signed.seq,
-    fdm_ref: r.fdmRef,
-    pos_fiscal_ticket_no: signed.event.posFiscalTicketNo,
-    booking_date: signed.event.bookingDate,
-  };
+  const fiscal = storedSignature(signed);
   await tx
     .insertInto('pos_transactions')
     .values({
