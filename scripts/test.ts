@@ -33,7 +33,8 @@ function run(cmd: string[], env: Record<string, string | undefined>): { code: nu
 
 const base = await resolveDatabase(process.env, root, (m) => console.error(`[test] ${m}`));
 const redisUrl = await ensureRedis(process.env.REDIS_URL);
-const DATABASE_URL = await ensureDatabase(base.url, 'ordering_test');
+// TEST_DATABASE lets two checkouts on one machine test side by side without sharing migrations.
+const DATABASE_URL = await ensureDatabase(base.url, process.env.TEST_DATABASE ?? 'ordering_test');
 const env = { ...process.env, DATABASE_URL, REDIS_URL: redisUrl, APP_ENV: 'test' };
 let passed = 0;
 let failed = 0;
