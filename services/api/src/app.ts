@@ -2,6 +2,8 @@ import { Elysia } from 'elysia';
 import { openapi } from '@elysiajs/openapi';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
+import { requestGuard } from './request-guard/request-guard.ts';
+import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -44,9 +46,11 @@ export function createApp(deps: ApiDeps) {
     .use(reportRoutes(deps))
     .use(posCoverageRoutes(deps));
 
+  const bodyLess: { current: BodyLessRoutes | null } = { current: null };
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
-  return new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
+    .use(requestGuard(bodyLess))
     .use(
       openapi({
         path: '/api/docs',
@@ -58,6 +62,10 @@ export function createApp(deps: ApiDeps) {
     )
     .use(versionRoutes(deps))
     .use(api);
+  bodyLess.current = new BodyLessRoutes(
+    (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
+  );
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -6,6 +6,7 @@ import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
+import type { ClientAddressResolver } from './request-guard/client-address.ts';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
 export interface RegisterHooks {
@@ -35,6 +36,8 @@ export interface ApiDeps {
   readonly registerHooks: RegisterHooks;
   /** Signs fiscal events and keeps the hash-chained journal. */
   readonly fiscal: FiscalService;
+  /** The client's address: the socket's, or X-Forwarded-For's from a trusted proxy (`TRUSTED_PROXIES`). */
+  readonly clientAddress: ClientAddressResolver;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

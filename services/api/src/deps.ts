@@ -6,6 +6,8 @@ import { createTokenService } from './plugins/tokens.ts';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
+import { parseAllowList } from '@pos/core/devices/ip-allow-list';
+import { createClientAddress } from './request-guard/client-address.ts';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -31,6 +33,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
       staffSignedOut: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_out', ...e }, log),
     },
     fiscal,
+    clientAddress: createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES')),
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

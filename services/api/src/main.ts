@@ -2,12 +2,13 @@ import { exitOnConfigError, ApiEnv, readEnv, portOf } from '@pos/kernel';
 import { migrateCentral } from '@pos/db';
 import { createApp } from './app.ts';
 import { buildDeps } from './deps.ts';
+import { serveOptions } from './request-guard/serve-options.ts';
 
 exitOnConfigError(() => readEnv(ApiEnv));
 const { deps, close } = await buildDeps(process.env);
 await migrateCentral(deps.db);
 const port = portOf(deps.config.API_PORT, 3000);
-const app = createApp(deps).listen({ port, hostname: '0.0.0.0' });
+const app = createApp(deps).listen({ ...serveOptions, port, hostname: '0.0.0.0' });
 deps.log.info('api listening', { port, env: deps.env });
 
 const shutdown = async () => {
