@@ -20,7 +20,8 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
+      // Not awaited: cancelling one branch of a teed (cloned) body settles only when both are cancelled.
+      void reader.cancel().catch(() => undefined);
       throw payloadTooLarge(maxBytes);
     }
     chunks.push(value);
