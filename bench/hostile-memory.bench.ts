@@ -85,7 +85,7 @@ export async function runHostileMemoryBench(): Promise<void> {
       if (i > 100) throw new Error('API did not start');
       await Bun.sleep(100);
     }
-    const doc = await (await fetch(url('/api/docs/json'))).json();
+    const doc = (await (await fetch(url("/api/docs/json"))).json()) as { paths: Record<string, Record<string, any>> };
     const idle = rssMb(api.pid);
 
     // Baseline beside the attack: a bare route's answer time, then three concurrent deep bodies.
