@@ -38,6 +38,9 @@ async function checkBody(request: Request, url: URL, routes: BodyLessRoutes | nu
   } catch {
     throw errors.badRequest(MESSAGES.malformedJson);
   }
+  // Every body of this API is a JSON object; `[]`, `null` or a bare string never reach a handler
+  // (an optional object body would otherwise let them through as "no body").
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw errors.field('body', 'The request body must be a JSON object.');
   const bad = findUnsafeValue(value);
   if (bad) throw errors.field(bad.path, bad.text);
   if (!isEmptyBody(value) && routes?.takesNoBody(request.method, url.pathname)) throw errors.field('body', 'This route takes no request body.');
