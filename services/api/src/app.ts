@@ -4,6 +4,7 @@ import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
 import { requestGuard } from './request-guard/request-guard.ts';
 import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
+import { openapiJsonBodies } from './openapi/json-bodies.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -51,6 +52,7 @@ export function createApp(deps: ApiDeps) {
   const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(requestGuard(bodyLess))
+    .use(openapiJsonBodies('/api/docs/json'))
     .use(
       openapi({
         path: '/api/docs',
