@@ -63,7 +63,7 @@ export const SettleBody = t.Object(
     tenders: t.Optional(
       t.Unknown({
         description:
-          'multi-tender body: [{method: cash|card|meal_voucher|gift_voucher, funding?: debit|credit, amount?, amount_tendered?, issuer?}] in the order taken',
+          'multi-tender body: [{method: cash|card|meal_voucher|gift_voucher, funding?: debit|credit, amount?, amount_tendered?, provider? (the issuer pick; issuer is an alias)}] in the order taken; any other leg key is a 422 on that field',
       }),
     ),
     approval_token: t.Optional(t.String()),
