@@ -32,9 +32,33 @@ export const OrderLineInput = t.Object(
   { additionalProperties: true },
 );
 
+/** Largest order version accepted (the column is a PostgreSQL integer). */
+const MAX_VERSION = 2_147_483_647;
+
+const ignored = (what: string) => t.Optional(t.Unknown({ description: `ignored: ${what} is the server's, always taken from the response` }));
+
+/**
+ * Keys of the order document that the server owns (spec 2: totals, state, fired, tender and fiscal
+ * data are always taken from the response). A client may send back the document it received; these
+ * are accepted and ignored, never applied.
+ */
+const SERVER_OWNED = {
+  client_uuid: ignored('the id (from the path)'),
+  version: ignored('the version (send expected_version)'),
+  state: ignored('the state'),
+  fired: ignored('fired'),
+  totals: ignored('the totals'),
+  tender: ignored('the tender'),
+  fiscal: ignored('the fiscal block'),
+  transaction_id: ignored('the transaction id'),
+  created_at: ignored('created_at'),
+  updated_at: ignored('updated_at'),
+};
+
+/** Full-document upsert; any key not listed here (nor server-owned) is a 422 on that key. */
 export const UpsertOrderBody = t.Object({
   expected_version: t.Optional(
-    t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+    t.Union([t.Integer({ minimum: 0, maximum: MAX_VERSION }), t.Null()], {
       error: 'The expected_version field must be an integer of 0 or more.',
       description: 'the version the register last saw; 0 or absent creates the order (stored at version 1)',
     }),
@@ -50,11 +74,33 @@ export const UpsertOrderBody = t.Object({
     error: 'The lines field must be an array of order lines.',
     description: 'order lines (see OrderLineInput): the full intent, replacing the stored lines',
   }),
-  approval_token: t.Optional(t.String({ description: 'from POST /pos/staff/escalate, for exactly one missing permission' })),
-});
+  approval_token: t.Optional(t.String({ maxLength: 200, description: 'from POST /pos/staff/escalate, for exactly one missing permission' })),
+  ...SERVER_OWNED,
+},
+{ additionalProperties: false },
+);
 
-/** Body of fire and void: optional, only carries an approval token. */
-export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(t.String()) }));
+/** Body of fire: optional, only carries an approval token. */
+export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(t.String({ maxLength: 200 })) }, { additionalProperties: false }));
+
+/** Longest void reason kept in the activity log. */
+export const MAX_VOID_REASON = 500;
+
+/** Body of void: optional; an approval token and the reason, recorded in the activity log. */
+export const VoidBody = t.Optional(
+  t.Object(
+    {
+      approval_token: t.Optional(t.String({ maxLength: 200 })),
+      reason: t.Optional(
+        t.Union([t.String({ maxLength: MAX_VOID_REASON }), t.Null()], {
+          error: `The reason field must be text of at most ${MAX_VOID_REASON} characters.`,
+          description: 'why the order is voided; recorded in the activity log',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 /** Settle body: parsed by the tender engine (`parseSettleBody`), which reports field errors with dot paths. */
 export const SettleBody = t.Object(

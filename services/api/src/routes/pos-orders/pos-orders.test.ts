@@ -179,6 +179,24 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect(Object.keys(shape.body.errors).sort()).toEqual(['expected_version', 'lines']);
   });
 
+  test('the document the server returned can be sent back: server-owned keys are ignored, other unknown keys are 422', async () => {
+    const id = uuid();
+    const created = await put(id, { lines: [line('Espresso', 2)], table_number: '4' });
+    expect(created.status).toBe(200);
+    expect(Object.keys(created.body)).toEqual(expect.arrayContaining(['client_uuid', 'version', 'state', 'fired', 'totals', 'tender', 'fiscal', 'created_at', 'updated_at']));
+    // Sent back as received, with server-owned values that lie: they are ignored, never applied.
+    const lying = { ...created.body, expected_version: created.body.version, state: 'SETTLED', fired: true, version: 99, totals: { total: 1 }, tender: { change: 5 }, fiscal: { short_signature: 'X' }, client_uuid: uuid(), transaction_id: uuid() };
+    const echoed = await put(id, lying);
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).toMatchObject({ client_uuid: id, version: 2, state: 'OPEN', fired: false, table_number: '4', totals: created.body.totals, tender: {}, fiscal: {} });
+    expect(echoed.body.lines).toEqual(created.body.lines);
+    expect(echoed.body.transaction_id).toBeUndefined();
+
+    const unknown = await put(id, { expected_version: 2, lines: [line('Espresso')], colour: 'red' });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.body.errors)).toEqual(['colour']);
+  });
+
   test('emptying an unfired order voids it (200, bare resource); emptying a fired one is 409 order_fired', async () => {
     const id = await create([line('Espresso')]);
     const voided = await put(id, { expected_version: 1, lines: [] });
@@ -284,6 +302,26 @@ describe('fire and void', () => {
     expect((await get(`/api/pos/orders/${empty}`)).body).toMatchObject({ state: 'OPEN', version: 1, lines: [] });
     expect(await post(`/api/pos/orders/${empty}/fire`)).toMatchObject({ status: 409, body: { reason: 'empty_order', message: 'An order without lines cannot be sent to the kitchen.' } });
     expect(await post(`/api/pos/orders/${uuid()}/fire`)).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+
+  test('void takes an optional reason and records it in the activity log', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const id = await create([line('Espresso')]);
+    const voided = await post(`/api/pos/orders/${id}/void`, manager, { reason: 'Customer left' });
+    expect(voided).toMatchObject({ status: 200, body: { state: 'VOIDED' } });
+    const logged = await tdb.selectFrom('activity_logs').selectAll().where('subject', '=', 'pos_order').where('subject_id', '=', id).execute();
+    expect(logged.map((l) => [l.action, l.properties])).toEqual([['voided', { reason: 'Customer left', staff_id: expect.any(String), device_id: m.devices[0]!.id }]]);
+
+    const bare = await create([line('Espresso')]);
+    expect((await post(`/api/pos/orders/${bare}/void`, manager)).status).toBe(200);
+    const none = await tdb.selectFrom('activity_logs').select('properties').where('subject_id', '=', bare).executeTakeFirstOrThrow();
+    expect(none.properties).toMatchObject({ reason: null });
+
+    const tooLong = await create([line('Espresso')]);
+    const refused = await post(`/api/pos/orders/${tooLong}/void`, manager, { reason: 'x'.repeat(501) });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(['reason']);
+    expect((await post(`/api/pos/orders/${tooLong}/void`, manager, { reason: 'ok', colour: 'red' })).status).toBe(422);
   });
 
   test('void needs void_order: the cashier gets 403, the manager voids; a voided order cannot be fired or voided again', async () => {
