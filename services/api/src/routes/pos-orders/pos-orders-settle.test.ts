@@ -44,8 +44,8 @@ async function order(lines: unknown[], ctx: Ctx = here()): Promise<{ id: string;
   expect(r.status).toBe(200);
   return { id, body: r.body };
 }
-/** An order of exactly `cents` (one open-price croissant, 6 %). */
-const orderOf = (cents: number, ctx: Ctx = here()) => order([line(ctx, 'Croissant', 1, { unit_price: cents, price_source: 'open_price' })], ctx);
+/** An order of exactly `cents` (one open-price croissant, 6 %), taken by the manager: an open price needs apply_discount. */
+const orderOf = (cents: number, ctx: Ctx = here()) => order([line(ctx, 'Croissant', 1, { unit_price: cents, price_source: 'open_price' })], { ...ctx, staff: manager });
 /** Espresso x2 (560) + croissant (220): 780. */
 const order780 = (ctx: Ctx = here()) => order([line(ctx, 'Espresso', 2), line(ctx, 'Croissant')], ctx);
 

@@ -214,6 +214,52 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect((await get(`/api/pos/orders/${fired}`)).body).toMatchObject({ state: 'OPEN', fired: true, version: 2 });
   });
 
+  test('a manual price needs apply_discount like a discount: a cashier cannot sell a 2.80 espresso for a cent', async () => {
+    const cheap = line('Espresso', 1, { unit_price: 1, price_source: 'manual' });
+    const id = uuid();
+    expect(await put(id, { lines: [cheap] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect((await get(`/api/pos/orders/${id}`)).status).toBe(404);
+    // A catalog line is priced from the catalog, whatever was sent: no permission needed.
+    const catalog = await put(uuid(), { lines: [line('Espresso', 1, { unit_price: 1 })] });
+    expect(catalog.status).toBe(200);
+    expect(catalog.body.lines[0].unit_price).toBe(280);
+    // A manual price equal to the catalog's is no price change.
+    expect((await put(uuid(), { lines: [line('Espresso', 1, { price_source: 'manual' })] })).status).toBe(200);
+    // With an approval token for apply_discount the cashier may; the unchanged line needs no new approval.
+    const approved = await put(id, { lines: [cheap], approval_token: await escalate('apply_discount') });
+    expect(approved.status).toBe(200);
+    expect(approved.body.lines[0]).toMatchObject({ unit_price: 1, price_source: 'manual', line_total: 1 });
+    expect((await put(id, { expected_version: 1, lines: [cheap, line('Croissant')] })).status).toBe(200);
+    // Changing the manual price again needs the permission again.
+    expect(await put(id, { expected_version: 2, lines: [{ ...cheap, unit_price: 2 }, line('Croissant')] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    // The manager holds apply_discount.
+    expect((await put(uuid(), { lines: [cheap] }, manager)).status).toBe(200);
+  });
+
+  test('prices, quantities, modifier amounts and text have upper bounds: 422 on the field, never a 500', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ unit_price: 10_000_000_000, price_source: 'manual' }, 'lines.0.unit_price', 'The lines.0.unit_price field must be between 0 and 1000000.'],
+      [{ modifiers: [{ name: 'Gold leaf', price: 10_000_000_000 }] }, 'lines.0.modifiers.0.price', 'The lines.0.modifiers.0.price field must be between 0 and 100000.'],
+      [{ modifiers: [{ name: 'x', price: 1, qty: 1000 }] }, 'lines.0.modifiers.0.qty', 'The lines.0.modifiers.0.qty field must be between 1 and 999.'],
+      [{ modifiers: Array.from({ length: 51 }, () => ({ price: 0 })) }, 'lines.0.modifiers', 'The lines.0.modifiers field must have at most 50 items.'],
+      [{ modifiers: [{ name: 'n'.repeat(121), price: 0 }] }, 'lines.0.modifiers.0.name', 'The lines.0.modifiers.0.name field must be at most 120 characters.'],
+      [{ discount: { type: 'amount', value: 10_000_000_000 } }, 'lines.0.discount.value', 'The lines.0.discount.value field must be between 1 and 1000000.'],
+      [{ price_source: 'p'.repeat(41) }, 'lines.0.price_source', 'The lines.0.price_source field must be at most 40 characters.'],
+      [{ qty: 10_000_000_000 }, 'lines.0.qty', 'The lines.0.qty field must be between 1 and 999.'],
+    ];
+    for (const [extra, field, message] of cases) {
+      const r = await put(uuid(), { lines: [line('Espresso', 1, extra)] }, manager);
+      expect({ status: r.status, errors: r.body.errors }).toEqual({ status: 422, errors: { [field]: [message] } });
+    }
+    // Each bound alone is fine, but an order may not add up to more than 1,000,000.00.
+    const big = Array.from({ length: 2 }, () => line('Espresso', 999, { unit_price: 1_000_000, price_source: 'manual' }));
+    const r = await put(uuid(), { lines: big }, manager);
+    expect({ status: r.status, body: r.body }).toEqual({
+      status: 422,
+      body: { message: 'The order total may not exceed 100000000 cents.', errors: { lines: ['The order total may not exceed 100000000 cents.'] } },
+    });
+  });
+
   test('a cashier needs apply_discount: 403, then an approval token from escalate passes once', async () => {
     const id = await create([line('Espresso')]);
     const discounted = (extra: Record<string, unknown> = {}) => ({ expected_version: 1, lines: [line('Espresso', 1, { discount: { type: 'amount', value: 30 } })], ...extra });
