@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { openapi } from '@elysiajs/openapi';
+import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
 import { versionRoutes } from './routes/version/index.ts';
@@ -47,15 +47,7 @@ export function createApp(deps: ApiDeps) {
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
-    .use(
-      openapi({
-        path: '/api/docs',
-        documentation: {
-          info: { title: 'Ordering platform API', version: '1.0.0', description: 'Core API (spec 1), register (spec 2), payments and webhooks (spec 3).' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-        },
-      }),
-    )
+    .use(apiDocs())
     .use(versionRoutes(deps))
     .use(api);
 }
