@@ -24,6 +24,10 @@ describe('GET /api/docs', () => {
     expect(page.text).not.toMatch(/cdn\.jsdelivr|unpkg\.com/);
     // The reference is told not to fetch its web fonts (fonts.scalar.com).
     expect(page.text).toContain('"withDefaultFonts":false');
+    // The document is fetched from its absolute path (a relative one resolves under /api/api/...).
+    const config = JSON.parse(/data-configuration='([^']*)'/.exec(page.text)![1]!) as { url: string };
+    expect(config.url).toBe('/api/docs/json');
+    expect((await api.call('GET', config.url)).status).toBe(200);
   });
 
   test('the reference script is served from the installed package, as JavaScript', async () => {

@@ -28,8 +28,9 @@ export function apiDocs() {
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
         },
         exclude: { paths: [API_REFERENCE_SCRIPT] },
+        // url absolute: the plugin's relative 'api/docs/json' resolves to /api/api/docs/json from this page.
         // withDefaultFonts false: the default fonts would come from the vendor's font host.
-        scalar: { cdn: API_REFERENCE_SCRIPT, withDefaultFonts: false } as ScalarOptions,
+        scalar: { url: '/api/docs/json', cdn: API_REFERENCE_SCRIPT, withDefaultFonts: false } as ScalarOptions,
       }),
     )
     .get(
