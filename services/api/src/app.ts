@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { openapi } from '@elysiajs/openapi';
+import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
 import { requestGuard } from './request-guard/request-guard.ts';
@@ -53,15 +53,7 @@ export function createApp(deps: ApiDeps) {
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(requestGuard(bodyLess))
     .use(openapiJsonBodies('/api/docs/json'))
-    .use(
-      openapi({
-        path: '/api/docs',
-        documentation: {
-          info: { title: 'Ordering platform API', version: '1.0.0', description: 'Core API (spec 1), register (spec 2), payments and webhooks (spec 3).' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-        },
-      }),
-    )
+    .use(apiDocs())
     .use(versionRoutes(deps))
     .use(api);
   bodyLess.current = new BodyLessRoutes(
