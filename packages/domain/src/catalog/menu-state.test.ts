@@ -15,7 +15,7 @@ describe('menuTransition', () => {
     for (const op of OPS) {
       test(`${status} + ${op} (with a draft and items)`, () => {
         const d = menuTransition({ status, hasDraft: true, publishableItems: 3 }, op);
-        expect(d.kind === 'accepted' ? d.next : d.reason).toBe(EXPECTED[status][op]);
+        expect<string>(d.kind === 'accepted' ? d.next : d.reason).toBe(EXPECTED[status][op]);
       });
     }
   }

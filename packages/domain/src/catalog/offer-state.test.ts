@@ -12,7 +12,7 @@ describe('offerTransition', () => {
     for (const op of Object.keys(EXPECTED[s]) as OfferOperation[]) {
       test(`${s} + ${op}`, () => {
         const d = offerTransition(s, op);
-        expect(d.kind === 'accepted' ? d.next : d.reason).toBe(EXPECTED[s][op]);
+        expect<string>(d.kind === 'accepted' ? d.next : d.reason).toBe(EXPECTED[s][op]);
       });
     }
   }

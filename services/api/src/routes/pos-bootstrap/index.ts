@@ -8,7 +8,7 @@ import * as S from './pos-bootstrap.schemas.ts';
 export function posBootstrapRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'pos-bootstrap' })
     .use(posDevice(deps))
-    .get('/pos/bootstrap', ({ tenant, device }) => getBootstrap(tenant.db, device), {
+    .get('/pos/bootstrap', ({ tenant, device }) => getBootstrap(tenant.db, device, { redis: deps.redis, merchantId: tenant.merchant.id }), {
       response: { 200: S.Bootstrap },
       detail: {
         tags: ['Register: bootstrap'],
