@@ -19,6 +19,10 @@ import { posRefundRoutes } from './routes/pos-refunds/index.ts';
 import { posBusinessDayRoutes } from './routes/pos-business-day/index.ts';
 import { posAdminRoutes } from './routes/pos-admin/index.ts';
 import { posCoverageRoutes, reportRoutes } from './routes/reports/index.ts';
+import { categoryRoutes, displayGroupRoutes, itemRoutes, modifierRoutes, taxRateRoutes, variantGroupRoutes } from './routes/catalog/index.ts';
+import { menuRoutes } from './routes/menus/index.ts';
+import { offerRoutes } from './routes/offers/index.ts';
+import { kioskPricingRoutes } from './routes/kiosk-pricing/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -42,7 +46,16 @@ export function createApp(deps: ApiDeps) {
     .use(posBusinessDayRoutes(deps))
     .use(posAdminRoutes(deps))
     .use(reportRoutes(deps))
-    .use(posCoverageRoutes(deps));
+    .use(posCoverageRoutes(deps))
+    .use(itemRoutes(deps))
+    .use(categoryRoutes(deps))
+    .use(modifierRoutes(deps))
+    .use(variantGroupRoutes(deps))
+    .use(displayGroupRoutes(deps))
+    .use(taxRateRoutes(deps))
+    .use(menuRoutes(deps))
+    .use(offerRoutes(deps))
+    .use(kioskPricingRoutes(deps));
 
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })

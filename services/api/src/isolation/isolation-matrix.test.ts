@@ -105,7 +105,24 @@ describe('tenant isolation matrix', () => {
     expect(failures).toEqual([]);
     expect(await snapshot(b.merchant.tenant_database)).toEqual(before);
     // The matrix reaches the families registered so far (new routes join by being registered).
-    for (const k of ['GET /api/back-office/devices/:id', 'DELETE /api/back-office/settings/team/roles/:roleId', 'PUT /api/back-office/settings/team/users/:userId/locations', 'GET /api/back-office/device-profiles/:id']) {
+    for (const k of [
+      'GET /api/back-office/devices/:id',
+      'DELETE /api/back-office/settings/team/roles/:roleId',
+      'PUT /api/back-office/settings/team/users/:userId/locations',
+      'GET /api/back-office/device-profiles/:id',
+      // the catalog (issue 11)
+      'PUT /api/back-office/items/:id',
+      'DELETE /api/back-office/categories/:id',
+      'PUT /api/back-office/modifier-groups/:id',
+      'PUT /api/back-office/variant-groups/:id',
+      'PUT /api/back-office/display-groups/:id',
+      'PUT /api/back-office/tax-rates/:id',
+      'POST /api/back-office/menus/publish/:id',
+      'POST /api/back-office/menus/display-group-items/:id',
+      'POST /api/back-office/menus/move-item-to-other-group/:id',
+      'POST /api/back-office/menus/add-item-to-groups/:itemId',
+      'POST /api/back-office/offers/activate/:id',
+    ]) {
       expect([...covered]).toContain(k);
     }
     expect(calls).toBeGreaterThan(100);
@@ -128,5 +145,10 @@ describe('tenant isolation matrix', () => {
     }
     expect(failures).toEqual([]);
     expect(await snapshot(b.merchant.tenant_database)).toEqual(before);
+    // The catalog's body-id routes are among them (issue 11).
+    const keys = routes.map((r) => `${r.method} ${r.path}`);
+    for (const k of ['POST /api/back-office/items', 'POST /api/back-office/menus', 'POST /api/back-office/display-groups', 'POST /api/back-office/variant-groups', 'PUT /api/back-office/modifier-groups/reorder', 'POST /api/back-office/offers', 'POST /api/kiosk/pricing/quote']) {
+      expect(keys).toContain(k);
+    }
   }, 120_000);
 });
