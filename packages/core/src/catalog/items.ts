@@ -56,12 +56,10 @@ export interface ItemInput {
 type ItemRow = Awaited<ReturnType<typeof loadRows>>[number];
 
 function loadRows(tdb: TenantDb, ids: readonly string[]) {
-  return tdb
-    .selectFrom('items')
+  return (ids.length === 0 ? tdb.selectFrom('items').where((eb) => eb.val(false)) : tdb.selectFrom('items').where('items.id', 'in', [...ids]))
     .leftJoin('categories', 'categories.id', 'items.category_id')
     .selectAll('items')
     .select('categories.name as category_name')
-    .where('items.id', 'in', [...ids])
     .execute();
 }
 
