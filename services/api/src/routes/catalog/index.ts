@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import * as items from '@pos/core/catalog/items';
+import { exportItems } from '@pos/core/catalog/export-items';
 import * as categories from '@pos/core/catalog/categories';
 import * as mg from '@pos/core/catalog/modifier-groups';
 import * as vg from '@pos/core/catalog/variant-groups';
@@ -25,6 +26,23 @@ export function itemRoutes(deps: ApiDeps) {
       beforeHandle: [permission('VIEW_ITEMS')],
       ...doc(tags, 'Items data table', 'VIEW_ITEMS', 'Query: page, per_page (max 100), search (name, sku), sort (name, unit_price, vat_rate, created_at, updated_at; `-` for descending), filters category_id, visible, channel.'),
     })
+    .get(
+      '/export',
+      ({ tenant, query }) => {
+        const file = exportItems(tenant.db, query, deps.clock.now());
+        return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"` } });
+      },
+      {
+        query: S.ExportQuery,
+        beforeHandle: [permission('EXPORT_ITEMS')],
+        ...doc(
+          tags,
+          'Export items as CSV or XLSX',
+          'EXPORT_ITEMS',
+          '`format` csv (default) or xlsx; optional search and category_id. Streamed as an attachment; columns id, name, sku, category, unit_price_cents, price, vat_rate, allergens, dietary, channels (lists joined by `|`), visible, created_at. Text that a spreadsheet would run as a formula is prefixed with `\'`.',
+        ),
+      },
+    )
     .get('/options', async ({ tenant, query }) => ({ data: await items.itemOptions(tenant.db, query) }), {
       query: S.ItemOptionsQuery,
       response: { 200: S.ItemOptions },

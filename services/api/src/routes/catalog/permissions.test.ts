@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
+
+/**
+ * Every catalog route of spec 1 ("Items, categories, ...", "Menus", "Offers", "Content, inventories,
+ * tax rates") with the permission slug of the spec's table (null: a dash, no check of its own). A member
+ * without the slug gets 403 `Unauthorized: Insufficient permissions`; with exactly that slug the route
+ * is reached (whatever it then answers); without a token, 401.
+ */
+export const CATALOG_ROUTES: readonly [method: string, path: string, slug: string | null][] = [
+  ['GET', '/items/datatable', 'VIEW_ITEMS'],
+  ['GET', '/items/export', 'EXPORT_ITEMS'],
+  ['GET', '/items/options', null],
+  ['POST', '/items', 'CREATE_ITEMS'],
+  ['GET', '/items/:id', 'VIEW_ITEMS'],
+  ['PUT', '/items/:id', 'EDIT_ITEMS'],
+  ['DELETE', '/items/:id', 'DELETE_ITEMS'],
+  ['GET', '/categories/datatable', 'VIEW_CATEGORIES'],
+  ['GET', '/categories/options', null],
+  ['POST', '/categories', 'CREATE_CATEGORIES'],
+  ['GET', '/categories/:id', 'VIEW_CATEGORIES'],
+  ['PUT', '/categories/:id', 'EDIT_CATEGORIES'],
+  ['DELETE', '/categories/:id', 'DELETE_CATEGORIES'],
+  ['GET', '/modifiers', null],
+  ['GET', '/modifier-groups', 'VIEW_MODIFIER_GROUPS'],
+  ['POST', '/modifier-groups', 'CREATE_MODIFIER_GROUPS'],
+  ['GET', '/modifier-groups/options', null],
+  ['PUT', '/modifier-groups/reorder', 'EDIT_MODIFIER_GROUPS'],
+  ['GET', '/modifier-groups/:id', 'VIEW_MODIFIER_GROUPS'],
+  ['PUT', '/modifier-groups/:id', 'EDIT_MODIFIER_GROUPS'],
+  ['DELETE', '/modifier-groups/:id', 'DELETE_MODIFIER_GROUPS'],
+  ['POST', '/variant-groups', 'CREATE_VARIANT_GROUPS'],
+  ['GET', '/variant-groups/:id', 'VIEW_ITEMS'],
+  ['PUT', '/variant-groups/:id', 'EDIT_VARIANT_GROUPS'],
+  ['DELETE', '/variant-groups/:id', 'DELETE_VARIANT_GROUPS'],
+  ['GET', '/display-groups', null],
+  ['POST', '/display-groups', null],
+  ['GET', '/display-groups/:id', null],
+  ['PUT', '/display-groups/:id', null],
+  ['DELETE', '/display-groups/:id', null],
+  ['GET', '/menu-options', null],
+  ['GET', '/menus', 'VIEW_MENUS'],
+  ['POST', '/menus', 'CREATE_MENUS'],
+  ['GET', '/menus/:id', 'VIEW_MENUS'],
+  ['PUT', '/menus/:id', 'EDIT_MENUS'],
+  ['DELETE', '/menus/:id', 'DELETE_MENUS'],
+  ['POST', '/menus/duplicate/:id', 'CREATE_MENUS'],
+  ['POST', '/menus/draft/:id', 'EDIT_MENUS'],
+  ['POST', '/menus/archive/:id', 'EDIT_MENUS'],
+  ['POST', '/menus/publish/:id', 'EDIT_MENUS'],
+  ['GET', '/menus/display-group-items/:id', 'VIEW_MENUS'],
+  ['POST', '/menus/display-group-items/:id', 'EDIT_MENUS'],
+  ['POST', '/menus/display-group-items/:id/draft', 'EDIT_MENUS'],
+  ['POST', '/menus/display-group-items/:id/discard', 'EDIT_MENUS'],
+  ['DELETE', '/menus/display-groups/:id', 'EDIT_MENUS'],
+  ['POST', '/menus/move-item-to-other-group/:id', 'EDIT_MENUS'],
+  ['POST', '/menus/add-item-to-groups/:itemId', 'EDIT_MENUS'],
+  ['GET', '/offers', 'VIEW_OFFERS'],
+  ['POST', '/offers', 'CREATE_OFFERS'],
+  ['GET', '/offers/:id', 'VIEW_OFFERS'],
+  ['PUT', '/offers/:id', 'EDIT_OFFERS'],
+  ['DELETE', '/offers/:id', 'DELETE_OFFERS'],
+  ['POST', '/offers/activate/:id', 'EDIT_OFFERS'],
+  ['POST', '/offers/deactivate/:id', 'EDIT_OFFERS'],
+  ['POST', '/offers/archive/:id', 'EDIT_OFFERS'],
+  ['POST', '/offers/unarchive/:id', 'EDIT_OFFERS'],
+  ['GET', '/tax-rate-options', null],
+  ['GET', '/tax-rates/datatable', 'VIEW_TAX_RATES'],
+  ['POST', '/tax-rates', 'CREATE_CUSTOM_TAX_RATES'],
+  ['PUT', '/tax-rates/:id', 'EDIT_CUSTOM_TAX_RATES'],
+  ['DELETE', '/tax-rates/:id', 'DELETE_CUSTOM_TAX_RATES'],
+];
+
+/** Prefixes (under /api/back-office) whose every route must be in the table above. */
+const FAMILIES = ['/items', '/categories', '/modifiers', '/modifier-groups', '/variant-groups', '/display-groups', '/menu-options', '/menus', '/offers', '/tax-rate-options', '/tax-rates', '/contents', '/inventories'];
+
+let api: TestApi;
+let m: DemoSeedResult;
+let none: string;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('catalog-perms');
+  none = await limitedUserToken(api, m, [], m.locations.map((l) => l.id));
+});
+afterAll(() => api.close());
+
+const pathOf = (p: string) => `/api/back-office${p.replace(/:(id|itemId)/g, crypto.randomUUID())}`;
+const uuid = () => crypto.randomUUID();
+/** A body that passes validation, so the permission (checked after it) decides. */
+function bodyOf(method: string, path: string): unknown {
+  if (method === 'GET') return undefined;
+  const key = `${method} ${path}`;
+  const bodies: Record<string, unknown> = {
+    'POST /items': { name: 'P', unit_price: 100, vat_rate: 21, category_id: null },
+    'POST /categories': { name: 'P' },
+    'POST /modifier-groups': { name: 'P', min_select: 0, max_select: 1, modifiers: [] },
+    'PUT /modifier-groups/reorder': { ids: [uuid()] },
+    'POST /variant-groups': { item_id: uuid(), name: 'P', variants: [{ name: 'V', unit_price: 1 }] },
+    'POST /display-groups': { menu_id: uuid(), name: 'P' },
+    'POST /menus': { name: 'P', location_id: m.locations[0]!.id },
+    'POST /menus/display-group-items/:id': { groups: [{ id: uuid(), item_ids: [] }] },
+    'POST /menus/display-group-items/:id/draft': { groups: [{ id: uuid(), item_ids: [] }] },
+    'POST /menus/move-item-to-other-group/:id': { from_display_group_id: uuid(), to_display_group_id: uuid() },
+    'POST /menus/add-item-to-groups/:itemId': { display_group_ids: [uuid()] },
+    'POST /offers': { name: 'P', rule: { kind: 'percentage', percent: 5 }, item_ids: [] },
+    'POST /tax-rates': { name: 'P', rate: 3 },
+  };
+  return bodies[key] ?? {};
+}
+
+describe('catalog permissions', () => {
+  test('the table lists every registered catalog route', () => {
+    const registered = ((api.app as any).routes as { method: string; path: string }[])
+      .filter((r) => FAMILIES.some((f) => r.path === `/api/back-office${f}` || r.path.startsWith(`/api/back-office${f}/`)))
+      .map((r) => `${r.method} ${r.path.replace('/api/back-office', '')}`)
+      .sort();
+    expect(registered).toEqual(CATALOG_ROUTES.map(([method, path]) => `${method} ${path}`).sort());
+  });
+
+  for (const [method, path, slug] of CATALOG_ROUTES) {
+    test(`${method} ${path}: ${slug ?? 'no permission of its own'}`, async () => {
+      expect(await api.call(method, pathOf(path), {})).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
+      const without = await api.call(method, pathOf(path), { token: none, body: bodyOf(method, path) });
+      if (slug === null) {
+        expect(without.status).not.toBe(403);
+        return;
+      }
+      expect(without).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+      const holder = await limitedUserToken(api, m, [slug], m.locations.map((l) => l.id));
+      const withIt = await api.call(method, pathOf(path), { token: holder, body: bodyOf(method, path) });
+      expect(withIt.status).not.toBe(403);
+      expect(withIt.status).toBeLessThan(500);
+    });
+  }
+});
