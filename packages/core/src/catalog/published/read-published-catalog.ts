@@ -75,3 +75,39 @@ export function itemsOnChannel(menu: PublishedMenu | null, channel: string): Map
   for (const g of menu.display_groups) for (const it of g.items) if (it.channels.includes(channel) && !out.has(it.id)) out.set(it.id, it);
   return out;
 }
+
+/**
+ * A channel's view of the published catalog, serialised once per catalog version and kept in this
+ * process (a payload of one version never changes, so the memo needs no invalidation: a publish
+ * moves the Redis pointer to a new version and the next read builds the new view). The hot path of a
+ * read is one small Redis GET for the version; Redis errors fall back to the database.
+ */
+const views = new Map<string, string>();
+const MAX_VIEWS = 256;
+
+export async function readChannelView(
+  tdb: TenantDb,
+  redis: Redis,
+  merchantId: string,
+  locationId: string,
+  channel: string,
+  project: (menu: PublishedMenu | null) => unknown,
+): Promise<string> {
+  let version: number | null = null;
+  try {
+    const current = await redis.get(pointerKey(merchantId, locationId));
+    if (current !== null) version = Number(current);
+  } catch {
+    version = null;
+  }
+  const memo = (v: number) => `${merchantId}:${locationId}:${v}:${channel}`;
+  if (version !== null) {
+    const hit = views.get(memo(version));
+    if (hit !== undefined) return hit;
+  }
+  const catalog = await readPublishedCatalog(tdb, redis, merchantId, locationId);
+  const json = JSON.stringify(project(catalog.menu));
+  if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
+  views.set(memo(catalog.version), json);
+  return json;
+}
