@@ -89,8 +89,24 @@ export interface TenantTables {
     location_ids: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
     visible: Generated<boolean>;
     allow_negative_stock: Generated<boolean>;
+    /** Migration 2026-11-23-002: the item's image (a content item). */
+    image_content_id: Generated<string | null>;
     created_at: Timestamp;
     updated_at: Timestamp;
+  };
+  /** Uploaded files; the bytes live in the object store under `storage_key`. */
+  contents: { id: string; name: string; alt_text: string | null; content_type: string; size_bytes: number; storage_key: string; created_at: Timestamp; updated_at: Timestamp };
+  inventory_levels: { item_id: string; location_id: string; quantity: number; updated_at: Timestamp };
+  inventory_history: {
+    id: string;
+    item_id: string;
+    location_id: string;
+    type: 'restock' | 'sale' | 'waste' | 'adjustment' | 'count';
+    quantity_change: number;
+    quantity_after: number;
+    note: string | null;
+    user_id: string | null;
+    created_at: Timestamp;
   };
   modifier_groups: { id: string; name: string; min_select: number; max_select: number; position: Generated<number>; created_at: Timestamp; updated_at: Timestamp };
   modifiers: { id: string; modifier_group_id: string; name: string; price: number; position: number };

@@ -23,6 +23,8 @@ import { categoryRoutes, displayGroupRoutes, itemRoutes, modifierRoutes, taxRate
 import { menuRoutes } from './routes/menus/index.ts';
 import { offerRoutes } from './routes/offers/index.ts';
 import { kioskPricingRoutes } from './routes/kiosk-pricing/index.ts';
+import { contentRoutes } from './routes/contents/index.ts';
+import { inventoryRoutes } from './routes/inventories/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -55,7 +57,9 @@ export function createApp(deps: ApiDeps) {
     .use(taxRateRoutes(deps))
     .use(menuRoutes(deps))
     .use(offerRoutes(deps))
-    .use(kioskPricingRoutes(deps));
+    .use(kioskPricingRoutes(deps))
+    .use(contentRoutes(deps))
+    .use(inventoryRoutes(deps));
 
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })

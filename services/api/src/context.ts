@@ -6,6 +6,7 @@ import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
+import type { ObjectStore } from '@pos/core/storage/object-store';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
 export interface RegisterHooks {
@@ -35,6 +36,10 @@ export interface ApiDeps {
   readonly registerHooks: RegisterHooks;
   /** Signs fiscal events and keeps the hash-chained journal. */
   readonly fiscal: FiscalService;
+  /** Files (content uploads): local disk in development and tests, S3-compatible in production. */
+  readonly objects: ObjectStore;
+  /** Largest accepted content upload, in bytes. */
+  readonly contentMaxBytes: number;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

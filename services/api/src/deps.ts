@@ -6,6 +6,8 @@ import { createTokenService } from './plugins/tokens.ts';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
+import { objectStoreFromEnv } from '@pos/core/storage/object-store';
+import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -31,6 +33,8 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
       staffSignedOut: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_out', ...e }, log),
     },
     fiscal,
+    objects: objectStoreFromEnv(config, process.cwd()),
+    contentMaxBytes: config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES,
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

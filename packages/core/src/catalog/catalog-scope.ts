@@ -41,7 +41,7 @@ export async function findOr404<T>(model: string, id: string, load: (id: string)
  */
 export async function requireIds(
   tx: TenantDb | TenantTx,
-  table: 'items' | 'categories' | 'modifier_groups' | 'display_groups' | 'locations' | 'menus',
+  table: 'items' | 'categories' | 'modifier_groups' | 'display_groups' | 'locations' | 'menus' | 'contents' | 'inventory_history',
   ids: readonly string[],
   field: string,
   label: string,

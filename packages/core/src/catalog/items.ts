@@ -31,6 +31,7 @@ export interface ItemView {
   location_ids: string[] | null;
   visible: boolean;
   allow_negative_stock: boolean;
+  image_content_id: string | null;
   modifier_group_ids: string[];
   variant_groups: { id: string; name: string }[];
   created_at: string;
@@ -50,6 +51,7 @@ export interface ItemInput {
   location_ids?: string[] | null;
   visible?: boolean;
   allow_negative_stock?: boolean;
+  image_content_id?: string | null;
   modifier_group_ids?: string[];
 }
 
@@ -85,6 +87,7 @@ async function views(tdb: TenantDb, rows: readonly ItemRow[]): Promise<ItemView[
     location_ids: r.location_ids ? [...r.location_ids] : null,
     visible: r.visible,
     allow_negative_stock: r.allow_negative_stock,
+    image_content_id: r.image_content_id,
     modifier_group_ids: mgs.filter((m) => m.item_id === r.id).map((m) => m.modifier_group_id),
     variant_groups: vgs.filter((v) => v.item_id === r.id).map((v) => ({ id: v.id, name: v.name })),
     created_at: iso(r.created_at)!,
@@ -156,6 +159,7 @@ async function validate(tx: TenantDb, input: Partial<ItemInput>): Promise<void> 
     requireDistinct(input.modifier_group_ids, 'modifier_group_ids');
     await requireIds(tx, 'modifier_groups', input.modifier_group_ids, 'modifier_group_ids', 'modifier group');
   }
+  if (input.image_content_id) await requireIds(tx, 'contents', [input.image_content_id], 'image_content_id', 'image content id', true);
   if (input.vat_rate !== undefined) await requireTaxRate(tx, input.vat_rate);
 }
 
@@ -190,6 +194,7 @@ export async function createItem(scope: CatalogScope, input: ItemInput): Promise
         location_ids: input.location_ids ?? null,
         visible: input.visible ?? true,
         allow_negative_stock: input.allow_negative_stock ?? false,
+        image_content_id: input.image_content_id?.toLowerCase() ?? null,
       })
       .execute();
     await setModifierGroups(tx, id, input.modifier_group_ids ?? []);
@@ -218,6 +223,7 @@ export async function updateItem(scope: CatalogScope, id: string, input: Partial
         ...(input.location_ids !== undefined ? { location_ids: input.location_ids } : {}),
         ...(input.visible !== undefined ? { visible: input.visible } : {}),
         ...(input.allow_negative_stock !== undefined ? { allow_negative_stock: input.allow_negative_stock } : {}),
+        ...(input.image_content_id !== undefined ? { image_content_id: input.image_content_id?.toLowerCase() ?? null } : {}),
         updated_at: scope.now,
       })
       .where('id', '=', current.id)

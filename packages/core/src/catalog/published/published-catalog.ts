@@ -26,6 +26,7 @@ export interface PublishedItem {
   dietary: string[];
   /** Channels the item is sold on. */
   channels: string[];
+  image_content_id: string | null;
   modifier_groups: PublishedModifierGroup[];
   variant_groups: { id: string; name: string; variants: { id: string; name: string; unit_price: number }[] }[];
 }
@@ -102,6 +103,7 @@ export async function compileMenu(tx: TenantDb, menuId: string, locationId: stri
             'items.channels',
             'items.visible',
             'items.location_ids',
+            'items.image_content_id',
           ])
           .where(
             'display_group_items.display_group_id',
@@ -181,6 +183,7 @@ export async function compileMenu(tx: TenantDb, menuId: string, locationId: stri
           allergens: [...l.allergens],
           dietary: [...l.dietary],
           channels: [...l.channels],
+          image_content_id: l.image_content_id,
           modifier_groups: modifierGroupsOf(l.id),
           variant_groups: variantGroupsOf(l.id),
         })),

@@ -60,6 +60,7 @@ export const Item = t.Object({
   location_ids: t.Nullable(t.Array(t.String())),
   visible: t.Boolean(),
   allow_negative_stock: t.Boolean(),
+  image_content_id: t.Nullable(t.String()),
   modifier_group_ids: t.Array(t.String()),
   variant_groups: t.Array(t.Object({ id: t.String(), name: t.String() })),
   created_at: Iso,
@@ -85,6 +86,7 @@ const itemFields = {
   location_ids: t.Optional(t.Nullable(t.Array(Uuid('location id'), { maxItems: 500, description: 'null: every location' }))),
   visible: t.Optional(t.Boolean()),
   allow_negative_stock: t.Optional(t.Boolean()),
+  image_content_id: t.Optional(t.Nullable(Uuid('image content id'))),
   modifier_group_ids: t.Optional(t.Array(Uuid('modifier group id'), { maxItems: 50, description: 'in display order' })),
 };
 const VatRate = t.Integer({ minimum: 0, maximum: 100, description: 'whole percent, one of /tax-rate-options' });

@@ -45,6 +45,7 @@ describe('items CRUD', () => {
         location_ids: null,
         visible: true,
         allow_negative_stock: false,
+        image_content_id: null,
         modifier_group_ids: [],
         variant_groups: [],
         created_at: expect.any(String),

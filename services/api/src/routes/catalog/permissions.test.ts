@@ -71,6 +71,15 @@ export const CATALOG_ROUTES: readonly [method: string, path: string, slug: strin
   ['POST', '/tax-rates', 'CREATE_CUSTOM_TAX_RATES'],
   ['PUT', '/tax-rates/:id', 'EDIT_CUSTOM_TAX_RATES'],
   ['DELETE', '/tax-rates/:id', 'DELETE_CUSTOM_TAX_RATES'],
+  ['GET', '/contents/datatable', null],
+  ['GET', '/contents', null],
+  ['POST', '/contents', 'CREATE_CONTENT'],
+  ['GET', '/contents/:id', 'VIEW_CONTENT'],
+  ['POST', '/contents/:id', 'VIEW_CONTENT'],
+  ['DELETE', '/contents', 'DELETE_CONTENT'],
+  ['GET', '/inventories', null],
+  ['POST', '/inventories', null],
+  ['DELETE', '/inventories', null],
 ];
 
 /** Prefixes (under /api/back-office) whose every route must be in the table above. */
@@ -107,6 +116,9 @@ function bodyOf(method: string, path: string): unknown {
     'POST /menus/add-item-to-groups/:itemId': { display_group_ids: [uuid()] },
     'POST /offers': { name: 'P', rule: { kind: 'percentage', percent: 5 }, item_ids: [] },
     'POST /tax-rates': { name: 'P', rate: 3 },
+    'DELETE /contents': { ids: [uuid()] },
+    'POST /inventories': { item_id: m.items[0]!.id, location_id: m.locations[0]!.id, type: 'restock', quantity: 1 },
+    'DELETE /inventories': { ids: [uuid()] },
   };
   return bodies[key] ?? {};
 }
@@ -120,17 +132,27 @@ describe('catalog permissions', () => {
     expect(registered).toEqual(CATALOG_ROUTES.map(([method, path]) => `${method} ${path}`).sort());
   });
 
+  /** The upload is multipart: a valid PNG, so only the permission decides. */
+  const upload = async (token: string) => {
+    const form = new FormData();
+    form.append('file', new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])], 'p.png', { type: 'image/png' }));
+    const res = await api.app.handle(new Request('http://localhost/api/back-office/contents', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form }));
+    return { status: res.status, body: await res.json() };
+  };
+  const send = (method: string, path: string, token: string) =>
+    method === 'POST' && path === '/contents' ? upload(token) : api.call(method, pathOf(path), { token, body: bodyOf(method, path) });
+
   for (const [method, path, slug] of CATALOG_ROUTES) {
     test(`${method} ${path}: ${slug ?? 'no permission of its own'}`, async () => {
       expect(await api.call(method, pathOf(path), {})).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
-      const without = await api.call(method, pathOf(path), { token: none, body: bodyOf(method, path) });
+      const without = await send(method, path, none);
       if (slug === null) {
         expect(without.status).not.toBe(403);
         return;
       }
       expect(without).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
       const holder = await limitedUserToken(api, m, [slug], m.locations.map((l) => l.id));
-      const withIt = await api.call(method, pathOf(path), { token: holder, body: bodyOf(method, path) });
+      const withIt = await send(method, path, holder);
       expect(withIt.status).not.toBe(403);
       expect(withIt.status).toBeLessThan(500);
     });
