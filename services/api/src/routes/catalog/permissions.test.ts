@@ -137,7 +137,7 @@ describe('catalog permissions', () => {
     const form = new FormData();
     form.append('file', new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])], 'p.png', { type: 'image/png' }));
     const res = await api.app.handle(new Request('http://localhost/api/back-office/contents', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form }));
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as any };
   };
   const send = (method: string, path: string, token: string) =>
     method === 'POST' && path === '/contents' ? upload(token) : api.call(method, pathOf(path), { token, body: bodyOf(method, path) });

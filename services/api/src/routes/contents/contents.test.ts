@@ -18,7 +18,7 @@ async function upload(parts: { bytes: Uint8Array; filename: string; type: string
   if (parts.name) form.append('name', parts.name);
   for (const [k, v] of Object.entries(parts.extra ?? {})) form.append(k, v);
   const res = await api.app.handle(new Request('http://localhost/api/back-office/contents', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form }));
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as any };
 }
 const call = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
 const rows = async () => (await tdb.selectFrom('contents').select('id').execute()).length;
