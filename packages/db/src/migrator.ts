@@ -11,6 +11,8 @@ import * as tenant003team from './migrations/tenant/2026-11-21-003-team.ts';
 import * as tenant004 from './migrations/tenant/2026-11-21-004-register.ts';
 import * as tenant005 from './migrations/tenant/2026-11-21-005-tills-days.ts';
 import * as tenant009seal from './migrations/tenant/2026-11-23-009-journal-seal.ts';
+import * as tenant20261123catalog from './migrations/tenant/2026-11-23-010-catalog.ts';
+import * as tenant20261123contents from './migrations/tenant/2026-11-23-011-contents-inventories.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +27,8 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-004-register': tenant004,
   '2026-11-21-005-tills-days': tenant005,
   '2026-11-23-009-journal-seal': tenant009seal,
+  '2026-11-23-010-catalog': tenant20261123catalog,
+  '2026-11-23-011-contents-inventories': tenant20261123contents,
 };
 
 class StaticProvider implements MigrationProvider {

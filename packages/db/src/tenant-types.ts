@@ -69,24 +69,88 @@ export interface TenantTables {
     deleted_at: NullableTimestamp;
     created_at: Timestamp;
   };
-  tax_rates: { id: string; name: string; rate: number; country: string };
+  tax_rates: { id: string; name: string; rate: number; country: string; is_custom: Generated<boolean>; created_at: Timestamp };
+  /** Catalog (migration 2026-11-23-010-catalog). */
+  categories: { id: string; name: string; description: string | null; position: Generated<number>; created_at: Timestamp; updated_at: Timestamp };
   items: {
     id: string;
     name: string;
     unit_price: number;
     vat_rate: number;
+    /** The category's name, kept beside `category_id` for the register's order lines. */
     category: string | null;
+    description: Generated<string | null>;
+    category_id: Generated<string | null>;
+    sku: Generated<string | null>;
+    allergens: ColumnType<string[], string[] | undefined, string[]>;
+    dietary: ColumnType<string[], string[] | undefined, string[]>;
+    channels: ColumnType<string[], string[] | undefined, string[]>;
+    /** null: every location. */
+    location_ids: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+    visible: Generated<boolean>;
+    allow_negative_stock: Generated<boolean>;
+    /** Migration 2026-11-23-002: the item's image (a content item). */
+    image_content_id: Generated<string | null>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** Uploaded files; the bytes live in the object store under `storage_key`. */
+  contents: { id: string; name: string; alt_text: string | null; content_type: string; size_bytes: number; storage_key: string; created_at: Timestamp; updated_at: Timestamp };
+  inventory_levels: { item_id: string; location_id: string; quantity: number; updated_at: Timestamp };
+  inventory_history: {
+    id: string;
+    item_id: string;
+    location_id: string;
+    type: 'restock' | 'sale' | 'waste' | 'adjustment' | 'count';
+    quantity_change: number;
+    quantity_after: number;
+    note: string | null;
+    user_id: string | null;
     created_at: Timestamp;
   };
+  modifier_groups: { id: string; name: string; min_select: number; max_select: number; position: Generated<number>; created_at: Timestamp; updated_at: Timestamp };
+  modifiers: { id: string; modifier_group_id: string; name: string; price: number; position: number };
+  item_modifier_groups: { item_id: string; modifier_group_id: string; position: number };
+  variant_groups: { id: string; item_id: string; name: string; created_at: Timestamp; updated_at: Timestamp };
+  variants: { id: string; variant_group_id: string; name: string; unit_price: number; position: number };
   menus: {
     id: string;
     location_id: string;
     name: string;
     status: 'draft' | 'published' | 'archived';
+    channels: ColumnType<string[], string[] | undefined, string[]>;
+    /** Pending display-group structure (see core/catalog/menus), null when none. */
+    draft: Json<unknown | null>;
+    published_at: NullableTimestamp;
     created_at: Timestamp;
+    updated_at: Timestamp;
   };
-  display_groups: { id: string; menu_id: string; name: string; position: number };
+  display_groups: { id: string; menu_id: string; name: string; position: number; parent_id: Generated<string | null> };
   display_group_items: { display_group_id: string; item_id: string; position: number };
+  /** What channels read: one row per location, swapped in the publishing transaction. */
+  published_catalogs: {
+    location_id: string;
+    menu_id: string | null;
+    version: number;
+    payload: Json<unknown | null>;
+    published_at: Timestamp;
+  };
+  offers: {
+    id: string;
+    name: string;
+    description: string | null;
+    status: Generated<'inactive' | 'active' | 'archived'>;
+    rule: Json<Record<string, unknown>>;
+    item_ids: ColumnType<string[], string[] | undefined, string[]>;
+    category_ids: ColumnType<string[], string[] | undefined, string[]>;
+    min_basket: Generated<number>;
+    channels: ColumnType<string[], string[] | undefined, string[]>;
+    location_ids: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+    schedule: Json<Record<string, unknown> | null>;
+    position: Generated<number>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
   drawers: {
     id: string;
     location_id: string;

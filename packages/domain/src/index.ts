@@ -11,3 +11,7 @@ export * from './tills/till-rules.ts';
 export * from './business-day/business-day.ts';
 export * from './reports/sales-by-tender.ts';
 export * from './reports/x-report.ts';
+export * from './catalog/menu-state.ts';
+export * from './catalog/offer-state.ts';
+export * from './catalog/pricing.ts';
+export * from './catalog/tax-defaults.ts';

@@ -46,6 +46,10 @@ export const ApiEnv = {
   FDM_REMOTE_URL: Type.Optional(Type.String()),
   /** JSON object fdm id -> shared secret of that remote module. */
   FDM_REMOTE_SECRETS: Type.Optional(Type.String()),
+  /** Directory of the local-disk object store (uploaded content); default `.data/objects`. */
+  OBJECT_STORE_DIR: Type.Optional(Type.String()),
+  /** Largest accepted content upload in bytes; default 5242880 (5 MiB). */
+  CONTENT_MAX_BYTES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,9}$' })),
 };
 
 export const WorkerEnv = {

@@ -22,6 +22,12 @@ import { posRefundRoutes } from './routes/pos-refunds/index.ts';
 import { posBusinessDayRoutes } from './routes/pos-business-day/index.ts';
 import { posAdminRoutes } from './routes/pos-admin/index.ts';
 import { posCoverageRoutes, reportRoutes } from './routes/reports/index.ts';
+import { categoryRoutes, displayGroupRoutes, itemRoutes, modifierRoutes, taxRateRoutes, variantGroupRoutes } from './routes/catalog/index.ts';
+import { menuRoutes } from './routes/menus/index.ts';
+import { offerRoutes } from './routes/offers/index.ts';
+import { kioskPricingRoutes } from './routes/kiosk-pricing/index.ts';
+import { contentRoutes } from './routes/contents/index.ts';
+import { inventoryRoutes } from './routes/inventories/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -45,13 +51,24 @@ export function createApp(deps: ApiDeps) {
     .use(posBusinessDayRoutes(deps))
     .use(posAdminRoutes(deps))
     .use(reportRoutes(deps))
-    .use(posCoverageRoutes(deps));
+    .use(posCoverageRoutes(deps))
+    .use(itemRoutes(deps))
+    .use(categoryRoutes(deps))
+    .use(modifierRoutes(deps))
+    .use(variantGroupRoutes(deps))
+    .use(displayGroupRoutes(deps))
+    .use(taxRateRoutes(deps))
+    .use(menuRoutes(deps))
+    .use(offerRoutes(deps))
+    .use(kioskPricingRoutes(deps))
+    .use(contentRoutes(deps))
+    .use(inventoryRoutes(deps));
 
   const bodyLess: { current: BodyLessRoutes | null } = { current: null };
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
-    .use(requestGuard(bodyLess))
+    .use(requestGuard(deps.bodyPolicies, bodyLess))
     .use(openapiJsonBodies('/api/docs/json'))
     .use(apiDocs())
     .use(versionRoutes(deps))

@@ -7,6 +7,8 @@ import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
 import type { ClientAddressResolver } from './request-guard/client-address.ts';
+import type { BodyPolicy } from './request-guard/body-policy.ts';
+import type { ObjectStore } from '@pos/core/storage/object-store';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
 export interface RegisterHooks {
@@ -38,6 +40,12 @@ export interface ApiDeps {
   readonly fiscal: FiscalService;
   /** The client's address: the socket's, or X-Forwarded-For's from a trusted proxy (`TRUSTED_PROXIES`). */
   readonly clientAddress: ClientAddressResolver;
+  /** Body size limits and media types per route family (the request guard and the server use them). */
+  readonly bodyPolicies: readonly BodyPolicy[];
+  /** Files (content uploads): local disk in development and tests, S3-compatible in production. */
+  readonly objects: ObjectStore;
+  /** Largest accepted content upload, in bytes. */
+  readonly contentMaxBytes: number;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

@@ -8,6 +8,9 @@ import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
 import { createClientAddress } from './request-guard/client-address.ts';
+import { bodyPolicies } from './request-guard/body-policy.ts';
+import { objectStoreFromEnv } from '@pos/core/storage/object-store';
+import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -18,6 +21,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
   const redis = createRedis(await ensureRedis(config.REDIS_URL), 'api');
   redis.on('error', (e) => log.warn('redis error', { err: e.message }));
   const fiscal = createFiscalService(fiscalConfigFromEnv(config), log, { clock: opts.clock });
+  const contentMaxBytes = config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES;
   const deps: ApiDeps = {
     db: handle.db,
     redis,
@@ -34,6 +38,9 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     },
     fiscal,
     clientAddress: createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES')),
+    objects: objectStoreFromEnv(config, process.cwd()),
+    contentMaxBytes,
+    bodyPolicies: bodyPolicies(contentMaxBytes),
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

@@ -8,7 +8,7 @@ exitOnConfigError(() => readEnv(ApiEnv));
 const { deps, close } = await buildDeps(process.env);
 await migrateCentral(deps.db);
 const port = portOf(deps.config.API_PORT, 3000);
-const app = createApp(deps).listen({ ...serveOptions, port, hostname: '0.0.0.0' });
+const app = createApp(deps).listen({ ...serveOptions(deps.bodyPolicies), port, hostname: '0.0.0.0' });
 deps.log.info('api listening', { port, env: deps.env });
 
 const shutdown = async () => {

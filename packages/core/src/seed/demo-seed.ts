@@ -1,6 +1,7 @@
 import { bindTenant, type CentralDb } from '@pos/db';
 import { REGISTER_PERMISSIONS, CASHIER_PERMISSIONS } from '@pos/domain/permissions';
 import { createMerchant, dropMerchant } from '../merchants/create-merchant.ts';
+import { writePublished } from '../catalog/published/published-catalog.ts';
 import { hashSecret, pinFingerprint, randomCode, randomDigits, randomSecret } from '../security/passwords.ts';
 
 export interface DemoSeedOptions {
@@ -142,15 +143,22 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
       .insertInto('tax_rates')
       .values([21, 12, 6, 0].map((rate) => ({ id: uuid(), name: `VAT ${rate}%`, rate, country: 'BE' })))
       .execute();
-    await tx.insertInto('items').values(items).execute();
+    const categories = ['Drinks', 'Food'].map((name, position) => ({ id: uuid(), name, position }));
+    await tx.insertInto('categories').values(categories).execute();
+    await tx
+      .insertInto('items')
+      .values(items.map((it) => ({ ...it, category_id: categories.find((c) => c.name === it.category)!.id })))
+      .execute();
     const menuId = uuid();
-    await tx.insertInto('menus').values({ id: menuId, location_id: register.id, name: 'All day', status: 'published' }).execute();
+    await tx.insertInto('menus').values({ id: menuId, location_id: register.id, name: 'All day', status: 'published', published_at: now }).execute();
     const groups = ['Drinks', 'Food'].map((name, position) => ({ id: uuid(), menu_id: menuId, name, position }));
     await tx.insertInto('display_groups').values(groups).execute();
     await tx
       .insertInto('display_group_items')
       .values(items.map((it, position) => ({ display_group_id: groups.find((g) => g.name === it.category)!.id, item_id: it.id, position })))
       .execute();
+    // What the channels read: the published catalog of the register location.
+    await writePublished(tx, register.id, menuId);
     await tx
       .insertInto('drawers')
       .values(drawers.map((d) => ({ ...d, location_id: register.id, fiscal_identity: JSON.stringify({ drawerId: d.id, drawerName: d.name }) })))

@@ -22,13 +22,22 @@ interface Caller {
   staffToken?: string;
 }
 
-/** Columns that record that a request happened (activity stamps), not data a request changed. */
-const STAMPS: Record<string, string[]> = {};
+/**
+ * Columns that record that a request happened (liveness stamps written by the device gates, at most
+ * once a minute), not data a request changed: left out of the hash.
+ */
+const STAMPS: Record<string, string[]> = { devices: ['last_seen_at'] };
+
+let tableList: string[] | undefined;
 
 async function snapshot(): Promise<string> {
   const schema = m.merchant.tenant_database;
-  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = ${schema} and table_type = 'BASE TABLE' and table_name not like 'kysely_%' order by 1`.execute(api.deps.db);
-  const parts = tables.rows.map(({ table_name }) => sql`select ${table_name}::text as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as h from ${sql.id(schema)}.${sql.id(table_name)} x`);
+  // The catalog tables, once: no request creates a table.
+  tableList ??= (await sql<{ t: string }>`select tablename as t from pg_tables where schemaname = ${schema} and tablename not like 'kysely_%' order by 1`.execute(api.deps.db)).rows.map((r) => r.t);
+  const parts = tableList.map((table) => {
+    const row = STAMPS[table] ? sql`(to_jsonb(x) - ${sql.val(STAMPS[table])}::text[])::text` : sql`x::text`;
+    return sql`select ${table}::text as t, md5(coalesce(string_agg(${row}, '|' order by ${row}), '')) as h from ${sql.id(schema)}.${sql.id(table)} x`;
+  });
   const central = [
     sql`select 'memberships', md5(coalesce(string_agg(x::text, '|' order by x::text), '')) from memberships x where merchant_id = ${m.merchant.id}`,
     sql`select 'users', md5(coalesce(string_agg((x.id, x.email, x.name, x.password_hash, x.phone, x.business_info, x.active_merchant_id)::text, '|' order by x.id), '')) from users x where id in (select user_id from memberships where merchant_id = ${m.merchant.id})`,
@@ -106,7 +115,7 @@ describe('hostile-input fuzz pass', () => {
     for (const op of ops) {
       // Real ids let the handlers run on hostile values; deletions get unknown ids so the fuzz keeps
       // the devices and records it signs in with.
-      const variants = hostileRequests(op, op.method === 'DELETE' ? { locationId: ids.locationId! } : pathValuesFor(op.path, ids));
+      const variants = hostileRequests(op, op.method === 'DELETE' ? { locationId: ids.locations! } : pathValuesFor(op.path, ids));
       expect(variants.length).toBeGreaterThanOrEqual(10);
       for (const v of variants) {
         const kind = callerKind(op.path);
@@ -135,7 +144,7 @@ describe('hostile-input fuzz pass', () => {
   }, 600_000);
 });
 
-/** Path parameter -> the tenant table whose first row stands in for it (`id` by the segment before it). */
+/** Named path parameters -> the tenant table whose first row stands in for them. */
 const ID_TABLES: Record<string, string> = {
   businessDayId: 'pos_business_days',
   clientUuid: 'pos_orders',
@@ -145,24 +154,29 @@ const ID_TABLES: Record<string, string> = {
   registerId: 'pos_registers',
   roleId: 'roles',
   tillId: 'pos_tills',
-  devices: 'devices',
-  'device-profiles': 'device_profiles',
+  itemId: 'items',
 };
 
+/** The first id of every tenant table that has one, keyed by table name. */
 async function realIds(): Promise<Record<string, string>> {
-  const out: Record<string, string> = { locationId: m.locations[0]!.id, userId: ownerId };
-  for (const [key, table] of Object.entries(ID_TABLES)) {
-    const r = await sql<{ id: string }>`select id::text from ${sql.id(m.merchant.tenant_database)}.${sql.id(table)} order by id limit 1`.execute(api.deps.db);
-    if (r.rows[0]) out[key] = r.rows[0].id;
+  const schema = m.merchant.tenant_database;
+  const tables = await sql<{ t: string }>`select table_name as t from information_schema.columns where table_schema = ${schema} and column_name = 'id' and data_type = 'uuid'`.execute(api.deps.db);
+  const out: Record<string, string> = { locations: m.locations[0]!.id };
+  for (const { t } of tables.rows) {
+    const r = await sql<{ id: string }>`select id::text from ${sql.id(schema)}.${sql.id(t)} order by id limit 1`.execute(api.deps.db);
+    if (r.rows[0] && !out[t]) out[t] = r.rows[0].id;
   }
   return out;
 }
 
+/** Real ids for an operation's path: `{locationId}`, named ids through ID_TABLES, `{id}` by the segment before it. */
 function pathValuesFor(path: string, ids: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of path.matchAll(/([^/]*)\/\{(\w+)\}/g)) {
-    const v = m[2] === 'id' ? ids[m[1]!] : ids[m[2]!];
-    if (v) out[m[2]!] = v;
+  for (const match of path.matchAll(/([^/]*)\/\{(\w+)\}/g)) {
+    const [, segment, name] = match as unknown as [string, string, string];
+    const table = name === 'id' ? segment.replace(/-/g, '_') : name === 'locationId' ? 'locations' : name === 'userId' ? '' : ID_TABLES[name];
+    const v = name === 'userId' ? ownerId : table ? ids[table] : undefined;
+    if (v) out[name] = v;
   }
   return out;
 }

@@ -42,11 +42,18 @@ export function operationsOf(doc: { paths: Record<string, Record<string, any>> }
   return out;
 }
 
-/** Replaces every leaf of a value that `pick` selects (strings, numbers, arrays, ...). */
+/** Replaces every scalar leaf of a value through `f`. */
 function mapLeaves(v: unknown, f: (leaf: unknown) => unknown): unknown {
-  if (Array.isArray(v)) return f(v.map((x) => mapLeaves(x, f)));
+  if (Array.isArray(v)) return v.map((x) => mapLeaves(x, f));
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mapLeaves(x, f)]));
   return f(v);
+}
+
+/** Every array of a value (outermost only) repeated to HUGE_ARRAY copies of its first item. */
+function expandArrays(v: unknown): unknown {
+  if (Array.isArray(v)) return Array.from({ length: HUGE_ARRAY }, () => v[0] ?? null);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expandArrays(x)]));
+  return v;
 }
 
 const wrongType = (v: unknown): unknown => {
@@ -91,7 +98,7 @@ export function hostileRequests(op: OpenApiOperation, pathValues: Record<string,
     json('prototype-keys', `{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"toString":1${sampleText.length > 2 ? `,${sampleText.slice(1)}` : '}'}`);
     json('deep-nesting', `{"a":${'['.repeat(5_000)}${']'.repeat(5_000)}}`);
     json('huge-strings', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'string' ? 'x'.repeat(HUGE_STRING) : v))));
-    json('huge-arrays', JSON.stringify(mapLeaves(sample, (v) => (Array.isArray(v) ? Array.from({ length: HUGE_ARRAY }, () => v[0] ?? null) : v))));
+    json('huge-arrays', JSON.stringify(expandArrays(sample)));
     json('nul-strings', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'string' ? `a\u0000b` : v))));
     json('lone-surrogates', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'string' ? `a\ud800b` : v))));
     json('numbers-huge', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'number' ? 1e308 : v))));

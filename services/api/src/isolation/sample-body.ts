@@ -12,7 +12,9 @@ export function sampleValue(schema: any, idPool: readonly string[], depth = 0): 
   if (schema.const !== undefined) return schema.const;
   if (schema.enum) return schema.enum[0];
   if (schema.anyOf) {
-    const nonNull = schema.anyOf.find((s: any) => s.type !== 'null');
+    // Elysia's t.Integer/t.Numeric: a numeric-string branch beside the number branch; send the number.
+    const numericString = (s: any) => s.type === 'string' && (s.format === 'integer' || s.format === 'numeric');
+    const nonNull = schema.anyOf.find((s: any) => s.type !== 'null' && !numericString(s)) ?? schema.anyOf.find((s: any) => s.type !== 'null');
     return sampleValue(nonNull ?? schema.anyOf[0], idPool, depth + 1);
   }
   switch (schema.type) {

@@ -6,28 +6,35 @@
 export interface BodyPolicy {
   readonly prefix: string;
   readonly maxBytes: number;
-  /** Media types read by the JSON guard; `multipart/form-data` is left to the framework's parser. */
+  /** Media types accepted; JSON is checked by the guard, `multipart/form-data` only counted. */
   readonly mediaTypes: readonly string[];
 }
 
 const KIB = 1024;
 const JSON_ONLY = ['application/json'] as const;
+/** Room for a multipart envelope and the text fields beside the file. */
+const MULTIPART_OVERHEAD = 64 * KIB;
 
-export const BODY_POLICIES: readonly BodyPolicy[] = [
-  // Unauthenticated credential routes: small bodies only.
-  { prefix: '/api/login', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
-  { prefix: '/api/device-auth/', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
-  { prefix: '/api/pos/staff/', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
-  // Register orders carry up to 500 lines with modifiers.
-  { prefix: '/api/pos/', maxBytes: 512 * KIB, mediaTypes: JSON_ONLY },
-  { prefix: '/api/', maxBytes: 256 * KIB, mediaTypes: JSON_ONLY },
-];
+/** The families and their limits; `contentMaxBytes` is the largest upload (CONTENT_MAX_BYTES). */
+export function bodyPolicies(contentMaxBytes: number): readonly BodyPolicy[] {
+  return [
+    // Unauthenticated credential routes: small bodies only.
+    { prefix: '/api/login', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
+    { prefix: '/api/device-auth/', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
+    { prefix: '/api/pos/staff/', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
+    // Register orders carry up to 500 lines with modifiers.
+    { prefix: '/api/pos/', maxBytes: 512 * KIB, mediaTypes: JSON_ONLY },
+    // Catalog content uploads (an image and its name).
+    { prefix: '/api/back-office/contents', maxBytes: contentMaxBytes + MULTIPART_OVERHEAD, mediaTypes: ['multipart/form-data', 'application/json'] },
+    { prefix: '/api/', maxBytes: 256 * KIB, mediaTypes: JSON_ONLY },
+  ];
+}
 
 /** The largest body any family accepts: the server refuses anything larger before routing. */
-export const MAX_BODY_BYTES = Math.max(...BODY_POLICIES.map((p) => p.maxBytes));
+export const maxBodyBytes = (policies: readonly BodyPolicy[]) => Math.max(...policies.map((p) => p.maxBytes));
 
-export function bodyPolicyFor(pathname: string): BodyPolicy {
-  return BODY_POLICIES.find((p) => pathname.startsWith(p.prefix)) ?? BODY_POLICIES[BODY_POLICIES.length - 1]!;
+export function bodyPolicyFor(policies: readonly BodyPolicy[], pathname: string): BodyPolicy {
+  return policies.find((p) => pathname.startsWith(p.prefix)) ?? policies[policies.length - 1]!;
 }
 
 /** `application/json; charset=utf-8` -> `application/json`; `application/merge+json` counts as JSON. */

@@ -41,7 +41,7 @@ describe('login throttle over HTTP', () => {
   beforeAll(async () => {
     api = await createTestApi();
     m = await api.seed('xff');
-    server = api.app.listen({ ...serveOptions, port: 0, hostname: '127.0.0.1' });
+    server = api.app.listen({ ...serveOptions(api.deps.bodyPolicies), port: 0, hostname: '127.0.0.1' });
     base = `http://127.0.0.1:${server.server!.port}`;
   });
   afterAll(async () => {

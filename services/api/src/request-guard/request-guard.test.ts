@@ -45,7 +45,7 @@ describe('prototype keys', () => {
   });
 
   test('over a real socket the answer is JSON, never the runtime\'s HTML error page', async () => {
-    const server = api.app.listen({ ...serveOptions, port: 0, hostname: '127.0.0.1' });
+    const server = api.app.listen({ ...serveOptions(api.deps.bodyPolicies), port: 0, hostname: '127.0.0.1' });
     try {
       const r = await fetch(`http://127.0.0.1:${server.server!.port}${LOGIN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@b.co","password":"x","toString":1}' });
       expect(r.status).toBe(422);
@@ -163,7 +163,7 @@ describe('bodies a route does not expect', () => {
 describe('the request line', () => {
   test('a raw NUL in the request line is refused by the runtime\'s parser before any code runs (505, no body)', async () => {
     // Bun's HTTP parser answers this itself; no hook reaches it (docs/decisions.md, "Request layer").
-    const server = api.app.listen({ ...serveOptions, port: 0, hostname: '127.0.0.1' });
+    const server = api.app.listen({ ...serveOptions(api.deps.bodyPolicies), port: 0, hostname: '127.0.0.1' });
     try {
       const answer = await new Promise<string>((resolve) => {
         let data = '';

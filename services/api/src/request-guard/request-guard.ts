@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
 import { AppError, MESSAGES, errors } from '@pos/kernel';
-import { bodyPolicyFor, mediaTypeOf } from './body-policy.ts';
+import { bodyPolicyFor, mediaTypeOf, type BodyPolicy } from './body-policy.ts';
 import { BodyLessRoutes, isEmptyBody } from './body-less-routes.ts';
 import { exceedsDepth, findUnsafeValue, MAX_JSON_DEPTH, unsafeStringReason } from './json-guard.ts';
-import { payloadTooLarge, readBodyText } from './read-body.ts';
+import { readBodyBytes, readBodyText } from './read-body.ts';
 
 const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -13,12 +13,12 @@ const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
  * and prototype keys. A route without a body schema refuses a non-empty body. Throws the refusal;
  * returns nothing when the body may go on to the framework's own JSON parser and validation.
  */
-async function checkBody(request: Request, url: URL, routes: BodyLessRoutes | null): Promise<void> {
-  const policy = bodyPolicyFor(url.pathname);
+async function checkBody(request: Request, url: URL, policies: readonly BodyPolicy[], routes: BodyLessRoutes | null): Promise<void> {
+  const policy = bodyPolicyFor(policies, url.pathname);
   const media = mediaTypeOf(request.headers.get('content-type'));
   if (media === 'multipart/form-data' && policy.mediaTypes.includes(media)) {
-    // The framework's form parser reads it; a declared length is required and checked.
-    if (!(Number(request.headers.get('content-length') ?? NaN) <= policy.maxBytes)) throw payloadTooLarge(policy.maxBytes);
+    // Counted against the family limit; the framework's form parser reads it, the route checks the file.
+    await readBodyBytes(request.clone() as Request, policy.maxBytes);
     return;
   }
   let text: string;
@@ -62,11 +62,11 @@ function checkValues(values: Record<string, unknown> | undefined, where: 'parame
  * handler, validator or recursion sees a hostile one; query and path values are checked before
  * validation. `routes.current` is set by the app once every route is registered.
  */
-export function requestGuard(routes: { current: BodyLessRoutes | null }) {
+export function requestGuard(policies: readonly BodyPolicy[], routes: { current: BodyLessRoutes | null }) {
   return new Elysia({ name: 'request-guard' })
     .onRequest(async ({ request }) => {
       if (WITHOUT_BODY.has(request.method)) return;
-      await checkBody(request, new URL(request.url), routes.current);
+      await checkBody(request, new URL(request.url), policies, routes.current);
     })
     .onTransform({ as: 'global' }, ({ query, params }) => {
       checkValues(query as Record<string, unknown>, 'parameter');

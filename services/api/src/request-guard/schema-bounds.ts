@@ -4,7 +4,9 @@
  * bound. Every route's input must be bounded (issue 8): the schema lint test walks every route
  * with this, so a new route joins the check by being registered.
  */
-const BOUNDED_FORMATS = new Set(['uuid', 'integer', 'numeric']);
+// uuid: fixed length; integer/numeric: Elysia's string branch of a bounded number; binary: an
+// uploaded file, bounded by its route family's body limit (body-policy.ts).
+const BOUNDED_FORMATS = new Set(['uuid', 'integer', 'numeric', 'binary']);
 
 export function unboundedNodes(schema: unknown, path = '', out: string[] = []): string[] {
   if (!schema || typeof schema !== 'object') return out;

@@ -1,5 +1,5 @@
 import { lastResortResponse } from '../plugins/errors.ts';
-import { MAX_BODY_BYTES } from './body-policy.ts';
+import { maxBodyBytes, type BodyPolicy } from './body-policy.ts';
 
 /**
  * Bun.serve options of the API process. `development: false` in every environment: Bun's
@@ -7,8 +7,9 @@ import { MAX_BODY_BYTES } from './body-policy.ts';
  * page. The server refuses bodies over the largest family limit before routing; `error` is the
  * last resort if a failure escapes the error plugin.
  */
-export const serveOptions = {
-  development: false,
-  maxRequestBodySize: MAX_BODY_BYTES,
-  error: () => lastResortResponse(),
-} as const;
+export const serveOptions = (policies: readonly BodyPolicy[]) =>
+  ({
+    development: false,
+    maxRequestBodySize: maxBodyBytes(policies),
+    error: () => lastResortResponse(),
+  }) as const;

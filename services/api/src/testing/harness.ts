@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { migrateCentral } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -13,6 +14,8 @@ export const TEST_ENV = {
   FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
   DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test',
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  // Uploaded content of tests goes to a temporary directory, not the checkout.
+  OBJECT_STORE_DIR: process.env.OBJECT_STORE_DIR ?? `${tmpdir()}/ordering-test-objects`,
 } as const;
 
 export interface CallOptions {

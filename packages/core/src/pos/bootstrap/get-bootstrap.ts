@@ -1,7 +1,10 @@
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { normalisePosTenders } from '@pos/tenders';
+import type Redis from 'ioredis';
 import { isSigning } from '../../fiscal/active-fdm.ts';
+import { readChannelView } from '../../catalog/published/read-published-catalog.ts';
+import type { PublishedMenu } from '../../catalog/published/published-catalog.ts';
 
 /** The fiscal-device block of the bootstrap; `signing` is an active Belgian-regime (`gks`) enrolment. */
 export interface BootstrapFiscalDevice {
@@ -50,45 +53,58 @@ function tendersOf(raw: unknown): BootstrapTenders {
 /**
  * What a register needs at start: itself, its location (normalised `pos_tenders`, the location's
  * fiscal device: the active enrolment, else the latest retired one, else null) and the menu
- * (`display_groups` of the location's published menu, the newest when several are published, by
- * position; items by position; no published menu gives `[]`).
+ * (`display_groups` of the location's published catalog as sold on the register channel, read through
+ * the cached published-catalog reader; groups depth-first by position; items by position; no published
+ * menu gives `[]`; `modifiers` holds the item's modifier groups).
+ *
+ * The register's menu (`display_groups`) of a published catalog: the groups, and the items sold on the `pos` channel. */
+export function registerMenu(menu: PublishedMenu | null): BootstrapDisplayGroup[] {
+  if (!menu || !menu.channels.includes('pos')) return [];
+  return menu.display_groups.map((g) => ({
+    id: g.id,
+    name: g.name,
+    position: g.position,
+    items: g.items
+      .filter((it) => it.channels.includes('pos'))
+      .map((it) => ({ id: it.id, name: it.name, unit_price: it.unit_price, vat_rate: it.vat_rate, modifiers: it.modifier_groups })),
+  }));
+}
+
+/**
+ * The bootstrap as JSON text. The menu part comes from the published-catalog reader as text already
+ * serialised for this catalog version, so a 500-item menu is not parsed and re-serialised per request.
  */
-export async function getBootstrap(db: TenantDb, device: { id: string; name: string; type: string; location_id: string }): Promise<Bootstrap> {
-  const location = await db.selectFrom('locations').select(['id', 'name', 'timezone', 'pos_tenders']).where('id', '=', device.location_id).executeTakeFirst();
+export async function getBootstrapJson(
+  db: TenantDb,
+  device: { id: string; name: string; type: string; location_id: string },
+  catalog: { redis: Redis; merchantId: string },
+): Promise<string> {
+  // The device's location id is known: the head's queries and the menu read run side by side.
+  const [head, groups] = await Promise.all([bootstrapHead(db, device), readChannelView(db, catalog.redis, catalog.merchantId, device.location_id, 'pos', registerMenu)]);
+  return `${JSON.stringify(head).slice(0, -1)},"display_groups":${groups}}`;
+}
+
+/** The bootstrap as an object (see `getBootstrapJson`). */
+export async function getBootstrap(
+  db: TenantDb,
+  device: { id: string; name: string; type: string; location_id: string },
+  catalog: { redis: Redis; merchantId: string },
+): Promise<Bootstrap> {
+  return JSON.parse(await getBootstrapJson(db, device, catalog)) as Bootstrap;
+}
+
+async function bootstrapHead(db: TenantDb, device: { id: string; name: string; type: string; location_id: string }): Promise<Omit<Bootstrap, 'display_groups'>> {
+  const [location, fdm] = await Promise.all([
+    db.selectFrom('locations').select(['id', 'name', 'timezone', 'pos_tenders']).where('id', '=', device.location_id).executeTakeFirst(),
+    db
+      .selectFrom('fdm_devices')
+      .select(['id', 'location_id', 'fdm_id', 'regime', 'status', 'mode'])
+      .where('location_id', '=', device.location_id)
+      .orderBy((eb) => eb.case().when('status', '=', 'active').then(0).else(1).end())
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst(),
+  ]);
   if (!location) throw errors.notFound('location');
-
-  const fdm = await db
-    .selectFrom('fdm_devices')
-    .select(['id', 'location_id', 'fdm_id', 'regime', 'status', 'mode'])
-    .where('location_id', '=', location.id)
-    .orderBy((eb) => eb.case().when('status', '=', 'active').then(0).else(1).end())
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
-
-  const menu = await db
-    .selectFrom('menus')
-    .select('id')
-    .where('location_id', '=', location.id)
-    .where('status', '=', 'published')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  const groups = menu ? await db.selectFrom('display_groups').select(['id', 'name', 'position']).where('menu_id', '=', menu.id).orderBy('position').orderBy('name').execute() : [];
-  const rows =
-    groups.length === 0
-      ? []
-      : await db
-          .selectFrom('display_group_items')
-          .innerJoin('items', 'items.id', 'display_group_items.item_id')
-          .select(['display_group_items.display_group_id', 'items.id', 'items.name', 'items.unit_price', 'items.vat_rate'])
-          .where(
-            'display_group_items.display_group_id',
-            'in',
-            groups.map((g) => g.id),
-          )
-          .orderBy('display_group_items.position')
-          .orderBy('items.name')
-          .execute();
 
   return {
     device: { id: device.id, name: device.name, type: device.type, location_id: device.location_id },
@@ -99,13 +115,5 @@ export async function getBootstrap(db: TenantDb, device: { id: string; name: str
       pos_tenders: tendersOf(location.pos_tenders),
       fiscal_device: fdm ? { fdm_id: fdm.fdm_id, regime: fdm.regime, status: fdm.status, signing: isSigning(fdm) } : null,
     },
-    display_groups: groups.map((g) => ({
-      id: g.id,
-      name: g.name,
-      position: g.position,
-      items: rows
-        .filter((r) => r.display_group_id === g.id)
-        .map((r) => ({ id: r.id, name: r.name, unit_price: r.unit_price, vat_rate: r.vat_rate, modifiers: [] })),
-    })),
   };
 }

@@ -1,0 +1,70 @@
+import type Redis from 'ioredis';
+import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
+import { errors, type AppErrorOptions } from '@pos/kernel';
+import type { Access } from '../auth/access.ts';
+
+/** What the catalog use cases need from a back-office request. */
+export interface CatalogScope {
+  readonly tdb: TenantDb;
+  readonly redis: Redis;
+  readonly merchantId: string;
+  readonly access: Access;
+  readonly now: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID.test(id);
+
+export const newId = () => Bun.randomUUIDv7();
+
+/**
+ * One transaction on the merchant's schema, retried on write conflicts; `after` runs once the
+ * transaction committed (cache invalidation), with what the work returned.
+ */
+export async function catalogTx<T>(scope: Pick<CatalogScope, 'tdb'>, work: (tx: TenantTx) => Promise<T>): Promise<T> {
+  return withWriteRetry(() => scope.tdb.transaction().execute(work));
+}
+
+/** A refusal that depends on the state of a record: 409 with a stable reason. */
+export const stateConflict = (reason: string, message: string, opts: AppErrorOptions = {}) => errors.conflict(message, { ...opts, reason });
+
+/** A row of the bound merchant by id, or 404 `Unable to locate the {model} you requested.` */
+export async function findOr404<T>(model: string, id: string, load: (id: string) => Promise<T | undefined>): Promise<T> {
+  const row = isUuid(id) ? await load(id) : undefined;
+  if (!row) throw errors.notFound(model);
+  return row;
+}
+
+/**
+ * Checks that every id of a body list exists in the merchant's table; an unknown or foreign id is a 422
+ * on its field (`field.N`, or `field` for a single id).
+ */
+export async function requireIds(
+  tx: TenantDb | TenantTx,
+  table: 'items' | 'categories' | 'modifier_groups' | 'display_groups' | 'locations' | 'menus' | 'contents' | 'inventory_history',
+  ids: readonly string[],
+  field: string,
+  label: string,
+  single = false,
+): Promise<void> {
+  const wanted = [...new Set(ids.filter(isUuid).map((s) => s.toLowerCase()))];
+  const found = wanted.length === 0 ? [] : await (tx as TenantDb).selectFrom(table).select('id').where('id', 'in', wanted).execute();
+  const have = new Set(found.map((r) => r.id.toLowerCase()));
+  const problems: Record<string, string[]> = {};
+  ids.forEach((id, i) => {
+    if (!isUuid(id) || !have.has(id.toLowerCase())) problems[single ? field : `${field}.${i}`] = [`The selected ${label} is invalid.`];
+  });
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+}
+
+/** 422 when a list holds the same value twice. */
+export function requireDistinct(values: readonly string[], field: string): void {
+  const seen = new Set<string>();
+  values.forEach((v, i) => {
+    const k = v.toLowerCase();
+    if (seen.has(k)) throw errors.field(`${field}.${i}`, `The ${field}.${i} field has a duplicate value.`);
+    seen.add(k);
+  });
+}
+
+export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());

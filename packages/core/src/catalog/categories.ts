@@ -1,0 +1,116 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { TenantDb } from '@pos/db';
+import type { TenantTables } from '@pos/db/tenant-types';
+import { errors } from '@pos/kernel';
+import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
+import { catalogTx, findOr404, iso, newId, type CatalogScope } from './catalog-scope.ts';
+import { invalidatePublished } from './published/read-published-catalog.ts';
+import { refreshPublished } from './published/published-catalog.ts';
+
+/** Categories (spec 1 "Items, categories, ..."): name unique within the merchant (case-insensitive). */
+export interface CategoryView {
+  id: string;
+  name: string;
+  description: string | null;
+  position: number;
+  items_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CategoryInput {
+  name: string;
+  description?: string | null;
+  position?: number;
+}
+
+const find = (tdb: TenantDb, id: string) => findOr404('category', id, (x) => tdb.selectFrom('categories').selectAll().where('id', '=', x).executeTakeFirst());
+
+// A builder subquery (not raw SQL): the tenant schema is applied to builder table names only.
+const itemsCount = () => (eb: ExpressionBuilder<TenantTables, 'categories'>) =>
+  eb.selectFrom('items').select((e) => e.fn.countAll<number>().as('n')).whereRef('items.category_id', '=', 'categories.id').as('items_count');
+
+const view = (r: { id: string; name: string; description: string | null; position: number; items_count: number | string | null; created_at: Date; updated_at: Date }): CategoryView => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  position: r.position,
+  items_count: Number(r.items_count ?? 0),
+  created_at: iso(r.created_at)!,
+  updated_at: iso(r.updated_at)!,
+});
+
+/** `GET /categories/datatable`: search on name; sort name, position, created_at. */
+export function listCategories(tdb: TenantDb, q: DatatableQuery & { sort?: string }): Promise<Datatable<CategoryView>> {
+  return runDatatable(tdb.selectFrom('categories'), q, {
+    searchColumns: ['name'],
+    sortable: ['name', 'position', 'created_at'],
+    defaultSort: { column: 'position', direction: 'asc' },
+    select: (qb) => qb.selectAll().select(itemsCount()),
+    map: view,
+  });
+}
+
+/** `GET /categories/options`. */
+export async function categoryOptions(tdb: TenantDb): Promise<{ value: string; label: string }[]> {
+  const rows = await tdb.selectFrom('categories').select(['id', 'name']).orderBy('position').orderBy('name').execute();
+  return rows.map((r) => ({ value: r.id, label: r.name }));
+}
+
+export async function getCategory(tdb: TenantDb, id: string): Promise<CategoryView> {
+  const c = await find(tdb, id);
+  const row = await tdb.selectFrom('categories').selectAll().select(itemsCount()).where('id', '=', c.id).executeTakeFirstOrThrow();
+  return view(row);
+}
+
+async function uniqueName(tdb: TenantDb, name: string, exceptId?: string): Promise<void> {
+  let q = tdb.selectFrom('categories').select('id').where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()));
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  if (await q.executeTakeFirst()) throw errors.field('name', 'The name has already been taken.');
+}
+
+export async function createCategory(scope: CatalogScope, input: CategoryInput): Promise<CategoryView> {
+  const id = await catalogTx(scope, async (tx) => {
+    const name = input.name.trim();
+    await uniqueName(tx, name);
+    const id = newId();
+    await tx.insertInto('categories').values({ id, name, description: input.description ?? null, position: input.position ?? 0 }).execute();
+    return id;
+  });
+  return getCategory(scope.tdb, id);
+}
+
+/** A rename is live on the channels: the items keep the category's name beside its id. */
+export async function updateCategory(scope: CatalogScope, id: string, input: Partial<CategoryInput>): Promise<CategoryView> {
+  const changed = await catalogTx(scope, async (tx) => {
+    const current = await find(tx, id);
+    const name = input.name?.trim();
+    if (name !== undefined) await uniqueName(tx, name, current.id);
+    await tx
+      .updateTable('categories')
+      .set({
+        ...(name !== undefined ? { name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.position !== undefined ? { position: input.position } : {}),
+        updated_at: scope.now,
+      })
+      .where('id', '=', current.id)
+      .execute();
+    if (name === undefined || name === current.name) return [];
+    const items = await tx.updateTable('items').set({ category: name, updated_at: scope.now }).where('category_id', '=', current.id).returning('id').execute();
+    return refreshPublished(tx, items.map((i) => i.id));
+  });
+  await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
+  return getCategory(scope.tdb, id);
+}
+
+/** Items of a deleted category keep existing, without a category. */
+export async function deleteCategory(scope: CatalogScope, id: string): Promise<void> {
+  const changed = await catalogTx(scope, async (tx) => {
+    const current = await find(tx, id);
+    const items = await tx.updateTable('items').set({ category: null, category_id: null, updated_at: scope.now }).where('category_id', '=', current.id).returning('id').execute();
+    await tx.deleteFrom('categories').where('id', '=', current.id).execute();
+    return refreshPublished(tx, items.map((i) => i.id));
+  });
+  await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
+}

@@ -1,0 +1,182 @@
+import type { TenantDb } from '@pos/db';
+import { AppError, errors } from '@pos/kernel';
+import { offerTransition, type OfferOperation, type OfferStatus } from '@pos/domain/catalog/offer-state';
+import { parseHhMm, type OfferRule, type OfferSchedule, type PricingOffer } from '@pos/domain/catalog/pricing';
+import { catalogTx, findOr404, iso, isUuid, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+
+/** Offers (spec 1 "Offers", section 3): the rules `priceBasket` needs, and the states of `offerTransition`. */
+export interface OfferView {
+  id: string;
+  name: string;
+  description: string | null;
+  status: OfferStatus;
+  rule: OfferRule;
+  item_ids: string[];
+  category_ids: string[];
+  min_basket: number;
+  channels: string[];
+  location_ids: string[] | null;
+  schedule: OfferSchedule | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OfferInput {
+  name: string;
+  description?: string | null;
+  rule: OfferRule;
+  item_ids: string[];
+  category_ids?: string[];
+  min_basket?: number;
+  channels?: string[];
+  location_ids?: string[] | null;
+  schedule?: OfferSchedule | null;
+}
+
+type OfferRow = Awaited<ReturnType<typeof rows>>[number];
+const rows = (tdb: TenantDb) => tdb.selectFrom('offers').selectAll().execute();
+
+const view = (r: OfferRow): OfferView => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  status: r.status,
+  rule: r.rule as unknown as OfferRule,
+  item_ids: [...r.item_ids],
+  category_ids: [...r.category_ids],
+  min_basket: r.min_basket,
+  channels: [...r.channels],
+  location_ids: r.location_ids ? [...r.location_ids] : null,
+  schedule: (r.schedule as unknown as OfferSchedule | null) ?? null,
+  created_at: iso(r.created_at)!,
+  updated_at: iso(r.updated_at)!,
+});
+
+const find = (tdb: TenantDb, id: string) => findOr404('offer', id, (x) => tdb.selectFrom('offers').selectAll().where('id', '=', x).executeTakeFirst());
+
+export async function getOffer(tdb: TenantDb, id: string): Promise<OfferView> {
+  return view(await find(tdb, id));
+}
+
+/** `GET /offers`: optional `status`; newest first. */
+export async function listOffers(tdb: TenantDb, q: { status?: OfferStatus }): Promise<OfferView[]> {
+  let qb = tdb.selectFrom('offers').selectAll();
+  if (q.status) qb = qb.where('status', '=', q.status);
+  return (await qb.orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map(view);
+}
+
+async function validate(tx: TenantDb, input: Partial<OfferInput>): Promise<void> {
+  if (input.item_ids) {
+    requireDistinct(input.item_ids, 'item_ids');
+    await requireIds(tx, 'items', input.item_ids, 'item_ids', 'item');
+  }
+  if (input.category_ids) {
+    requireDistinct(input.category_ids, 'category_ids');
+    await requireIds(tx, 'categories', input.category_ids, 'category_ids', 'category');
+  }
+  if (input.location_ids) {
+    requireDistinct(input.location_ids, 'location_ids');
+    await requireIds(tx, 'locations', input.location_ids, 'location_ids', 'location');
+  }
+  if (input.channels) requireDistinct(input.channels, 'channels');
+  if (input.schedule) {
+    requireDistinct(input.schedule.days.map(String), 'schedule.days');
+    if (parseHhMm(input.schedule.start) === null) throw errors.field('schedule.start', 'The schedule start must be a time HH:MM.');
+    if (parseHhMm(input.schedule.end) === null) throw errors.field('schedule.end', 'The schedule end must be a time HH:MM.');
+    if (input.schedule.start === input.schedule.end) throw errors.field('schedule.end', 'The schedule end must differ from its start.');
+  }
+}
+
+const lower = (ids: readonly string[]) => ids.map((x) => x.toLowerCase());
+
+export async function createOffer(scope: CatalogScope, input: OfferInput): Promise<OfferView> {
+  return catalogTx(scope, async (tx) => {
+    await validate(tx, input);
+    const row = await tx
+      .insertInto('offers')
+      .values({
+        id: newId(),
+        name: input.name.trim(),
+        description: input.description ?? null,
+        rule: JSON.stringify(input.rule),
+        item_ids: lower(input.item_ids),
+        category_ids: lower(input.category_ids ?? []),
+        min_basket: input.min_basket ?? 0,
+        channels: input.channels ?? [],
+        location_ids: input.location_ids ? lower(input.location_ids) : null,
+        schedule: input.schedule ? JSON.stringify(input.schedule) : null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return view(row);
+  });
+}
+
+function decide(status: OfferStatus, op: OfferOperation): OfferStatus {
+  const d = offerTransition(status, op);
+  if (d.kind === 'refused') throw new AppError('conflict', d.message, { reason: d.reason });
+  return d.next;
+}
+
+export async function updateOffer(scope: CatalogScope, id: string, input: Partial<OfferInput>): Promise<OfferView> {
+  return catalogTx(scope, async (tx) => {
+    const current = await find(tx, id);
+    decide(current.status, 'edit');
+    await validate(tx, input);
+    const row = await tx
+      .updateTable('offers')
+      .set({
+        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.rule !== undefined ? { rule: JSON.stringify(input.rule) } : {}),
+        ...(input.item_ids !== undefined ? { item_ids: lower(input.item_ids) } : {}),
+        ...(input.category_ids !== undefined ? { category_ids: lower(input.category_ids) } : {}),
+        ...(input.min_basket !== undefined ? { min_basket: input.min_basket } : {}),
+        ...(input.channels !== undefined ? { channels: input.channels } : {}),
+        ...(input.location_ids !== undefined ? { location_ids: input.location_ids ? lower(input.location_ids) : null } : {}),
+        ...(input.schedule !== undefined ? { schedule: input.schedule ? JSON.stringify(input.schedule) : null } : {}),
+        updated_at: scope.now,
+      })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return view(row);
+  });
+}
+
+/** `activate`, `deactivate`, `archive`, `unarchive`: refused transitions are 409 with the domain's reason. */
+export async function transitionOffer(scope: CatalogScope, id: string, op: Exclude<OfferOperation, 'edit'>): Promise<OfferView> {
+  return catalogTx(scope, async (tx) => {
+    const current = await find(tx, id);
+    const next = decide(current.status, op);
+    const row = await tx.updateTable('offers').set({ status: next, updated_at: scope.now }).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
+    return view(row);
+  });
+}
+
+/** An active offer cannot be deleted (409 `offer_active`): deactivate or archive it first. */
+export async function deleteOffer(scope: CatalogScope, id: string): Promise<void> {
+  await catalogTx(scope, async (tx) => {
+    const current = await find(tx, id);
+    if (current.status === 'active') throw errors.conflict('An active offer cannot be deleted. Deactivate or archive it first.', { reason: 'offer_active' });
+    await tx.deleteFrom('offers').where('id', '=', current.id).execute();
+  });
+}
+
+/** The active offers of a location, as the pricing function takes them (channel and schedule are checked there). */
+export async function activeOffersFor(tdb: TenantDb, locationId: string): Promise<PricingOffer[]> {
+  const list = await tdb.selectFrom('offers').selectAll().where('status', '=', 'active').orderBy('position').orderBy('created_at').orderBy('id').execute();
+  return list
+    .filter((o) => o.location_ids === null || o.location_ids.includes(locationId))
+    .map((o) => ({
+      id: o.id,
+      name: o.name,
+      rule: o.rule as unknown as OfferRule,
+      item_ids: [...o.item_ids],
+      category_ids: [...o.category_ids],
+      min_basket: o.min_basket,
+      channels: [...o.channels],
+      schedule: (o.schedule as unknown as OfferSchedule | null) ?? null,
+    }));
+}
+

@@ -1,0 +1,90 @@
+import type Redis from 'ioredis';
+import type { TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { localMoment, priceBasket, type PricedBasket, type PricingLine } from '@pos/domain/catalog/pricing';
+import { itemsOnChannel, readPublishedCatalog } from './published/read-published-catalog.ts';
+import { activeOffersFor } from './offers.ts';
+
+/** A basket line as a channel sends it: prices are never taken from the client. */
+export interface QuoteLineInput {
+  item_id: string;
+  qty: number;
+  modifier_ids?: string[];
+  variant_id?: string | null;
+}
+
+export interface Quote {
+  menu_version: number;
+  lines: (PricedBasket['lines'][number] & { name: string; modifiers: { id: string; name: string; price: number }[]; variant: { id: string; name: string } | null })[];
+  subtotal: number;
+  discount: number;
+  vat: number;
+  total: number;
+  by_vat_rate: { rate: number; net: number; vat: number; gross: number }[];
+  offers: { id: string; name: string; discount: number }[];
+}
+
+/**
+ * Prices a basket of a channel at a location from the published catalog (through the cached reader)
+ * and the location's active offers, with the one pricing function. An item not sold on the channel,
+ * a modifier outside the item's groups or a selection outside a group's min/max is a 422 on its field.
+ */
+export async function quoteBasket(
+  deps: { tdb: TenantDb; redis: Redis; merchantId: string; now: Date },
+  at: { locationId: string; channel: string },
+  lines: readonly QuoteLineInput[],
+): Promise<Quote> {
+  const location = await deps.tdb.selectFrom('locations').select(['id', 'timezone']).where('id', '=', at.locationId).executeTakeFirst();
+  if (!location) throw errors.notFound('location');
+  const catalog = await readPublishedCatalog(deps.tdb, deps.redis, deps.merchantId, location.id);
+  const items = itemsOnChannel(catalog.menu, at.channel);
+  const problems: Record<string, string[]> = {};
+  const pricing: PricingLine[] = [];
+  const extras: { name: string; modifiers: { id: string; name: string; price: number }[]; variant: { id: string; name: string } | null }[] = [];
+  lines.forEach((l, i) => {
+    const item = items.get(l.item_id.toLowerCase());
+    if (!item) {
+      problems[`lines.${i}.item_id`] = [`The selected lines.${i}.item_id is not on the menu.`];
+      return;
+    }
+    let unit = item.unit_price;
+    let variant: { id: string; name: string } | null = null;
+    if (l.variant_id) {
+      const v = item.variant_groups.flatMap((g) => g.variants).find((x) => x.id === l.variant_id!.toLowerCase());
+      if (!v) problems[`lines.${i}.variant_id`] = [`The selected lines.${i}.variant_id is not a variant of this item.`];
+      else {
+        unit = v.unit_price;
+        variant = { id: v.id, name: v.name };
+      }
+    }
+    const chosen: { id: string; name: string; price: number }[] = [];
+    const wanted = (l.modifier_ids ?? []).map((x) => x.toLowerCase());
+    wanted.forEach((id, k) => {
+      const m = item.modifier_groups.flatMap((g) => g.modifiers).find((x) => x.id === id);
+      if (!m) problems[`lines.${i}.modifier_ids.${k}`] = [`The selected lines.${i}.modifier_ids.${k} is not a modifier of this item.`];
+      else chosen.push(m);
+    });
+    for (const g of item.modifier_groups) {
+      const n = wanted.filter((id) => g.modifiers.some((m) => m.id === id)).length;
+      if (n < g.min_select || n > g.max_select) {
+        problems[`lines.${i}.modifier_ids`] = [`Choose between ${g.min_select} and ${g.max_select} of ${g.name}.`];
+      }
+    }
+    unit += chosen.reduce((s, m) => s + m.price, 0);
+    pricing.push({ key: String(i), item_id: item.id, category_id: item.category_id, qty: l.qty, unit_price: unit, vat_rate: item.vat_rate });
+    extras.push({ name: item.name, modifiers: chosen, variant });
+  });
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  const offers = await activeOffersFor(deps.tdb, location.id);
+  const priced = priceBasket(pricing, offers, { channel: at.channel, ...localMoment(deps.now, location.timezone) });
+  return {
+    menu_version: catalog.version,
+    lines: priced.lines.map((l, i) => ({ ...l, ...extras[i]! })),
+    subtotal: priced.subtotal,
+    discount: priced.discount,
+    vat: priced.by_vat_rate.reduce((s, g) => s + g.vat, 0),
+    total: priced.total,
+    by_vat_rate: priced.by_vat_rate.map((g) => ({ ...g })),
+    offers: priced.offers.map((o) => ({ ...o })),
+  };
+}

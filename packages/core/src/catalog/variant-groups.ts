@@ -1,0 +1,81 @@
+import type { TenantDb } from '@pos/db';
+import { catalogTx, findOr404, iso, newId, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { refreshPublished } from './published/published-catalog.ts';
+import { invalidatePublished } from './published/read-published-catalog.ts';
+import { errors } from '@pos/kernel';
+
+/** A variant group belongs to one item and lists its variants (e.g. sizes) with their own prices, in order. */
+export interface VariantGroupView {
+  id: string;
+  item_id: string;
+  name: string;
+  variants: { id: string; name: string; unit_price: number; position: number }[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VariantGroupInput {
+  item_id: string;
+  name: string;
+  variants: { id?: string; name: string; unit_price: number }[];
+}
+
+const find = (tdb: TenantDb, id: string) => findOr404('variant group', id, (x) => tdb.selectFrom('variant_groups').selectAll().where('id', '=', x).executeTakeFirst());
+
+export async function getVariantGroup(tdb: TenantDb, id: string): Promise<VariantGroupView> {
+  const g = await find(tdb, id);
+  const variants = await tdb.selectFrom('variants').select(['id', 'name', 'unit_price', 'position']).where('variant_group_id', '=', g.id).orderBy('position').execute();
+  return { id: g.id, item_id: g.item_id, name: g.name, variants, created_at: iso(g.created_at)!, updated_at: iso(g.updated_at)! };
+}
+
+async function writeVariants(tx: TenantDb, groupId: string, list: VariantGroupInput['variants']): Promise<void> {
+  const existing = new Set((await tx.selectFrom('variants').select('id').where('variant_group_id', '=', groupId).execute()).map((v) => v.id));
+  list.forEach((v, i) => {
+    if (v.id && !existing.has(v.id.toLowerCase())) throw errors.field(`variants.${i}.id`, `The selected variants.${i}.id is invalid.`);
+  });
+  const keep = list.map((v) => v.id?.toLowerCase()).filter((x): x is string => !!x);
+  let q = tx.deleteFrom('variants').where('variant_group_id', '=', groupId);
+  if (keep.length > 0) q = q.where('id', 'not in', keep);
+  await q.execute();
+  for (const [position, v] of list.entries()) {
+    if (v.id) await tx.updateTable('variants').set({ name: v.name.trim(), unit_price: v.unit_price, position }).where('id', '=', v.id.toLowerCase()).execute();
+    else await tx.insertInto('variants').values({ id: newId(), variant_group_id: groupId, name: v.name.trim(), unit_price: v.unit_price, position }).execute();
+  }
+}
+
+export async function createVariantGroup(scope: CatalogScope, input: VariantGroupInput): Promise<VariantGroupView> {
+  const [id, changed] = await catalogTx(scope, async (tx) => {
+    await requireIds(tx, 'items', [input.item_id], 'item_id', 'item id', true);
+    const id = newId();
+    await tx.insertInto('variant_groups').values({ id, item_id: input.item_id.toLowerCase(), name: input.name.trim() }).execute();
+    await writeVariants(tx, id, input.variants);
+    return [id, await refreshPublished(tx, [input.item_id.toLowerCase()])] as const;
+  });
+  await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
+  return getVariantGroup(scope.tdb, id);
+}
+
+/** The item of a variant group does not change; `variants` replaces the list (an `id` keeps a variant). */
+export async function updateVariantGroup(scope: CatalogScope, id: string, input: Partial<Omit<VariantGroupInput, 'item_id'>>): Promise<VariantGroupView> {
+  const changed = await catalogTx(scope, async (tx) => {
+    const g = await find(tx, id);
+    await tx
+      .updateTable('variant_groups')
+      .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), updated_at: scope.now })
+      .where('id', '=', g.id)
+      .execute();
+    if (input.variants !== undefined) await writeVariants(tx, g.id, input.variants);
+    return refreshPublished(tx, [g.item_id]);
+  });
+  await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
+  return getVariantGroup(scope.tdb, id);
+}
+
+export async function deleteVariantGroup(scope: CatalogScope, id: string): Promise<void> {
+  const changed = await catalogTx(scope, async (tx) => {
+    const g = await find(tx, id);
+    await tx.deleteFrom('variant_groups').where('id', '=', g.id).execute();
+    return refreshPublished(tx, [g.item_id]);
+  });
+  await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
+}

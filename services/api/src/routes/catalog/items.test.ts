@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+let tdb: TenantDb;
+let owner: string;
+let drinks: string;
+
+const call = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+const count = async (table: 'items' | 'item_modifier_groups') => Number((await tdb.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('items');
+  other = await api.seed('items-other');
+  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+  owner = await api.ownerToken(m);
+  drinks = (await tdb.selectFrom('categories').select('id').where('name', '=', 'Drinks').executeTakeFirstOrThrow()).id;
+});
+afterAll(() => api.close());
+
+describe('items CRUD', () => {
+  let id: string;
+  test('POST /items creates an item and answers it whole', async () => {
+    const r = await call('POST', '/items', { name: 'Iced tea', unit_price: 350, vat_rate: 6, category_id: drinks, allergens: ['milk'], dietary: ['vegan'], channels: ['pos', 'kiosk'], sku: 'IT-1' });
+    expect(r.status).toBe(201);
+    id = r.body.data.id;
+    expect(r.body).toEqual({
+      data: {
+        id: expect.any(String),
+        name: 'Iced tea',
+        description: null,
+        sku: 'IT-1',
+        unit_price: 350,
+        vat_rate: 6,
+        category_id: drinks,
+        category: { id: drinks, name: 'Drinks' },
+        allergens: ['milk'],
+        dietary: ['vegan'],
+        channels: ['pos', 'kiosk'],
+        location_ids: null,
+        visible: true,
+        allow_negative_stock: false,
+        image_content_id: null,
+        modifier_group_ids: [],
+        variant_groups: [],
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    });
+    expect((await call('GET', `/items/${id}`)).body).toEqual(r.body);
+  });
+
+  test('PUT /items/{id} is partial; DELETE removes it', async () => {
+    const r = await call('PUT', `/items/${id}`, { unit_price: 375, category_id: null });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ name: 'Iced tea', unit_price: 375, category_id: null, category: null, sku: 'IT-1' });
+    expect((await call('DELETE', `/items/${id}`)).body).toEqual({ status: 'success' });
+    expect(await call('GET', `/items/${id}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the item you requested.' } });
+  });
+
+  test('unknown, malformed and foreign ids are 404', async () => {
+    for (const bad of [crypto.randomUUID(), 'not-a-uuid', other.items[0]!.id]) {
+      expect(await call('GET', `/items/${bad}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the item you requested.' } });
+      expect((await call('PUT', `/items/${bad}`, { unit_price: 1 })).status).toBe(404);
+    }
+  });
+});
+
+describe('bad input is a 422 on the field and nothing is written', () => {
+  const base = { name: 'Bad', unit_price: 100, vat_rate: 21, category_id: null };
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['a price below zero', { unit_price: -1 }, 'unit_price'],
+    ['a fractional price', { unit_price: 1.5 }, 'unit_price'],
+    ['a VAT rate the merchant does not have', { vat_rate: 7 }, 'vat_rate'],
+    ['a category that does not exist', { category_id: crypto.randomUUID() }, 'category_id'],
+    ['an unknown allergen', { allergens: ['gluten', 'plutonium'] }, 'allergens.1'],
+    ['an unknown dietary tag', { dietary: ['carnivore'] }, 'dietary.0'],
+    ['an unknown channel', { channels: ['fax'] }, 'channels.0'],
+    ['a modifier group that does not exist', { modifier_group_ids: [crypto.randomUUID()] }, 'modifier_group_ids.0'],
+    ['a blank name', { name: '   ' }, 'name'],
+    ['a NUL byte', { description: 'a\u0000b' }, 'description'],
+    ['an unknown key', { colour: 'red' }, 'colour'],
+  ];
+  for (const [label, patch, field] of cases) {
+    test(label, async () => {
+      const before = await count('items');
+      const r = await call('POST', '/items', { ...base, ...patch });
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.body.errors)).toContain(field);
+      expect(await count('items')).toBe(before);
+    });
+  }
+
+  test('another merchant\'s category, location or modifier group is a 422 on the field', async () => {
+    const otherDb = bindTenant(api.deps.db, other.merchant.tenant_database);
+    const cat = (await otherDb.selectFrom('categories').select('id').executeTakeFirstOrThrow()).id;
+    expect((await call('POST', '/items', { ...base, category_id: cat })).body.errors).toEqual({ category_id: ['The selected category id is invalid.'] });
+    expect((await call('POST', '/items', { ...base, location_ids: [m.locations[0]!.id, other.locations[0]!.id] })).body.errors).toEqual({ 'location_ids.1': ['The selected location is invalid.'] });
+  });
+
+  test('an update that fails leaves the item as it was, modifier links included', async () => {
+    const item = m.items[0]!;
+    const links = await count('item_modifier_groups');
+    const r = await call('PUT', `/items/${item.id}`, { unit_price: 999, modifier_group_ids: [crypto.randomUUID()] });
+    expect(r.status).toBe(422);
+    expect((await tdb.selectFrom('items').select('unit_price').where('id', '=', item.id).executeTakeFirstOrThrow()).unit_price).toBe(item.unit_price);
+    expect(await count('item_modifier_groups')).toBe(links);
+  });
+});
+
+describe('GET /items/datatable and /items/options', () => {
+  test('page, per_page, search, sort and filters', async () => {
+    const r = await call('GET', '/items/datatable?per_page=2&sort=-unit_price');
+    expect(r.status).toBe(200);
+    expect(r.body.total).toBe(6);
+    expect(r.body.page).toBe(1);
+    expect(r.body.per_page).toBe(2);
+    expect(r.body.data.map((i: { name: string }) => i.name)).toEqual(['Spaghetti bolognese', 'Belgian beer']);
+    const p2 = await call('GET', '/items/datatable?per_page=2&page=2&sort=-unit_price');
+    expect(p2.body.data.map((i: { name: string }) => i.name)).toEqual(['Fries with mayonnaise', 'Sparkling water']);
+    const s = await call('GET', '/items/datatable?search=BEER');
+    expect(s.body.data.map((i: { name: string }) => i.name)).toEqual(['Belgian beer']);
+    const f = await call('GET', `/items/datatable?category_id=${drinks}&sort=name`);
+    expect(f.body.data.map((i: { name: string }) => i.name)).toEqual(['Belgian beer', 'Espresso', 'Sparkling water']);
+    const pct = await call('GET', '/items/datatable?search=%25');
+    expect(pct.status, pct.text).toBe(200);
+    expect(pct.body.total).toBe(0);
+    expect((await call('GET', '/items/datatable?per_page=101')).status).toBe(422);
+  });
+
+  test('options are value/label/unit_price by name', async () => {
+    const r = await call('GET', '/items/options?search=ess');
+    expect(r.body).toEqual({
+      data: [
+        { value: m.items.find((i) => i.name === 'Espresso')!.id, label: 'Espresso', unit_price: 280 },
+      ],
+    });
+  });
+});
+
+describe('an item edit is live on the register', () => {
+  test('a new price shows in the next bootstrap (published catalog rewritten, cache moved on)', async () => {
+    const pos = await api.deviceToken(m, 'pos');
+    const espresso = m.items.find((i) => i.name === 'Espresso')!;
+    const price = async () => {
+      const b = await api.call('GET', '/api/pos/bootstrap', { token: pos, deviceKey: true });
+      return b.body.display_groups.flatMap((g: { items: { id: string; unit_price: number }[] }) => g.items).find((i: { id: string }) => i.id === espresso.id)?.unit_price;
+    };
+    expect(await price()).toBe(280);
+    await call('PUT', `/items/${espresso.id}`, { unit_price: 300 });
+    expect(await price()).toBe(300);
+    await call('PUT', `/items/${espresso.id}`, { channels: ['kiosk'] });
+    expect(await price()).toBeUndefined();
+    await call('PUT', `/items/${espresso.id}`, { channels: ['pos', 'kiosk'], unit_price: 280 });
+    expect(await price()).toBe(280);
+  });
+});

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
+
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+let tdb: TenantDb;
+let owner: string;
+
+const call = (method: string, path: string, body?: unknown, token = owner) => api.call(method, `/api/back-office${path}`, { token, body });
+const item = (name: string) => m.items.find((i) => i.name === name)!.id;
+const entries = async () => (await tdb.selectFrom('inventory_history').select('id').execute()).length;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('inventories');
+  other = await api.seed('inventories-other');
+  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+  owner = await api.ownerToken(m);
+});
+afterAll(() => api.close());
+
+describe('inventories', () => {
+  const loc = () => m.locations[0]!.id;
+  test('movements move the stock; the overview and history show it', async () => {
+    const r = await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'restock', quantity: 24, note: 'Morning delivery' });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toEqual({
+      entry: { id: expect.any(String), item_id: item('Croissant'), location_id: loc(), type: 'restock', quantity_change: 24, quantity_after: 24, note: 'Morning delivery', user_id: expect.any(String), created_at: expect.any(String) },
+      quantity: 24,
+    });
+    expect((await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'sale', quantity: 5 })).body.data.quantity).toBe(19);
+    expect((await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'count', quantity: 17 })).body.data.entry).toMatchObject({ quantity_change: -2, quantity_after: 17 });
+    const o = await call('GET', `/inventories?item_id=${item('Croissant')}&location_id=${loc()}`);
+    expect(o.body.data).toEqual([{ item_id: item('Croissant'), item_name: 'Croissant', location_id: loc(), location_name: m.locations[0]!.name, quantity: 17, allow_negative_stock: false, updated_at: expect.any(String) }]);
+    expect(o.body.history.map((h: { type: string; quantity_change: number }) => `${h.type}:${h.quantity_change}`)).toEqual(['count:-2', 'sale:-5', 'restock:24']);
+    expect((await call('GET', '/inventories?search=croiss')).body.total).toBe(1);
+  });
+
+  test('stock never goes below zero unless the item allows it; nothing is written', async () => {
+    const before = await entries();
+    const r = await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'waste', quantity: 18 });
+    expect(r).toMatchObject({ status: 422, body: { reason: 'insufficient_stock', errors: { quantity: ['Not enough stock: this item may not go below zero.'] } } });
+    expect(await entries()).toBe(before);
+    expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', item('Croissant')).executeTakeFirstOrThrow()).quantity).toBe(17);
+    await call('PUT', `/items/${item('Croissant')}`, { allow_negative_stock: true });
+    expect((await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'sale', quantity: 18 })).body.data.quantity).toBe(-1);
+    await call('PUT', `/items/${item('Croissant')}`, { allow_negative_stock: false });
+  });
+
+  test('deleting entries takes their change back out; foreign or unknown ids are a 422', async () => {
+    const espresso = item('Espresso');
+    const a = (await call('POST', '/inventories', { item_id: espresso, location_id: loc(), type: 'restock', quantity: 10 })).body.data.entry.id;
+    const b = (await call('POST', '/inventories', { item_id: espresso, location_id: loc(), type: 'sale', quantity: 4 })).body.data.entry.id;
+    // Removing the restock alone would leave -4: refused, nothing removed.
+    expect(await call('DELETE', '/inventories', { ids: [a] })).toMatchObject({ status: 422, body: { reason: 'insufficient_stock' } });
+    expect((await call('DELETE', '/inventories', { ids: [b, crypto.randomUUID()] })).body.errors).toEqual({ 'ids.1': ['The selected inventory history entry is invalid.'] });
+    expect((await call('DELETE', '/inventories', { ids: [b] })).body).toEqual({ status: 'success', deleted: 1 });
+    expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).executeTakeFirstOrThrow()).quantity).toBe(10);
+    expect((await call('DELETE', '/inventories', { ids: [a] })).body.deleted).toBe(1);
+    expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).executeTakeFirstOrThrow()).quantity).toBe(0);
+  });
+
+  test('another merchant\'s item or location is a 422; a location outside the grant is a 403', async () => {
+    expect((await call('POST', '/inventories', { item_id: other.items[0]!.id, location_id: loc(), type: 'restock', quantity: 1 })).body.errors).toEqual({ item_id: ['The selected item id is invalid.'] });
+    expect((await call('POST', '/inventories', { item_id: item('Espresso'), location_id: other.locations[0]!.id, type: 'restock', quantity: 1 })).body.errors).toEqual({ location_id: ['The selected location id is invalid.'] });
+    expect((await call('POST', '/inventories', { item_id: item('Espresso'), location_id: loc(), type: 'restock', quantity: 1.5 })).status).toBe(422);
+    const limited = await limitedUserToken(api, m, [], [m.locations[1]!.id]);
+    expect(await call('POST', '/inventories', { item_id: item('Espresso'), location_id: loc(), type: 'restock', quantity: 1 }, limited)).toMatchObject({ status: 403 });
+    expect((await call('GET', '/inventories', undefined, limited)).body.total).toBe(0);
+  });
+});

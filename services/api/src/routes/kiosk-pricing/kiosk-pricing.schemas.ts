@@ -1,0 +1,43 @@
+import { t } from 'elysia';
+import { Strict, Uuid } from '../catalog/catalog.schemas.ts';
+
+export const QuoteBody = Strict({
+  lines: t.Array(
+    Strict({
+      item_id: Uuid('item id'),
+      qty: t.Integer({ minimum: 1, maximum: 999, error: 'The qty must be a whole number between 1 and 999.' }),
+      modifier_ids: t.Optional(t.Array(Uuid('modifier id'), { maxItems: 50 })),
+      variant_id: t.Optional(t.Nullable(Uuid('variant id'))),
+    }),
+    { minItems: 1, maxItems: 100 },
+  ),
+});
+
+const VatGroup = t.Object({ rate: t.Number(), net: t.Integer(), vat: t.Integer(), gross: t.Integer() });
+export const Quote = t.Object({
+  data: t.Object({
+    menu_version: t.Integer({ description: 'version of the published catalog the prices come from' }),
+    lines: t.Array(
+      t.Object({
+        key: t.String(),
+        item_id: t.String(),
+        category_id: t.Nullable(t.String()),
+        name: t.String(),
+        qty: t.Integer(),
+        unit_price: t.Integer({ description: 'item (or variant) price plus modifiers, cents, VAT included' }),
+        vat_rate: t.Number(),
+        gross: t.Integer(),
+        discount: t.Integer(),
+        total: t.Integer(),
+        modifiers: t.Array(t.Object({ id: t.String(), name: t.String(), price: t.Integer() })),
+        variant: t.Nullable(t.Object({ id: t.String(), name: t.String() })),
+      }),
+    ),
+    subtotal: t.Integer(),
+    discount: t.Integer(),
+    vat: t.Integer(),
+    total: t.Integer(),
+    by_vat_rate: t.Array(VatGroup),
+    offers: t.Array(t.Object({ id: t.String(), name: t.String(), discount: t.Integer() })),
+  }),
+});

@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+let tdb: TenantDb;
+let owner: string;
+let pos: string;
+let seededMenu: string;
+
+const call = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+const item = (name: string) => m.items.find((i) => i.name === name)!.id;
+const bootstrapGroups = async () => {
+  const r = await api.call('GET', '/api/pos/bootstrap', { token: pos, deviceKey: true });
+  return (r.body.display_groups as { name: string; items: { name: string; unit_price: number }[] }[]).map((g) => ({ name: g.name, items: g.items.map((i) => `${i.name}:${i.unit_price}`) }));
+};
+
+async function newMenu(name: string): Promise<string> {
+  const r = await call('POST', '/menus', { name, location_id: m.locations[0]!.id });
+  expect(r.status).toBe(201);
+  return r.body.data.id;
+}
+async function newGroup(menuId: string, name: string, parent_id?: string | null): Promise<string> {
+  const r = await call('POST', '/display-groups', { menu_id: menuId, name, ...(parent_id !== undefined ? { parent_id } : {}) });
+  expect(r.status).toBe(201);
+  return r.body.data.id;
+}
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('menus');
+  other = await api.seed('menus-other');
+  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+  owner = await api.ownerToken(m);
+  pos = await api.deviceToken(m, 'pos');
+  seededMenu = (await tdb.selectFrom('menus').select('id').executeTakeFirstOrThrow()).id;
+});
+afterAll(() => api.close());
+
+describe('menus', () => {
+  test('POST /menus creates a draft of a location; GET /menus and /menu-options list it', async () => {
+    const r = await call('POST', '/menus', { name: 'Lunch', location_id: m.locations[0]!.id, channels: ['pos', 'kiosk'] });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toEqual({
+      id: expect.any(String),
+      name: 'Lunch',
+      location_id: m.locations[0]!.id,
+      location: { id: m.locations[0]!.id, name: m.locations[0]!.name },
+      status: 'draft',
+      channels: ['pos', 'kiosk'],
+      has_draft: false,
+      published_at: null,
+      display_groups_count: 0,
+      items_count: 0,
+      display_groups: [],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const list = await call('GET', '/menus?status=draft');
+    expect(list.body.data.map((x: { name: string }) => x.name)).toContain('Lunch');
+    const opts = await call('GET', '/menu-options');
+    expect(opts.body.data).toContainEqual({ value: r.body.data.id, label: 'Lunch', status: 'draft', location_id: m.locations[0]!.id });
+  });
+
+  test('a location of another merchant is a 422 on location_id and nothing is written', async () => {
+    const before = await tdb.selectFrom('menus').select('id').execute();
+    const r = await call('POST', '/menus', { name: 'X', location_id: other.locations[0]!.id });
+    expect(r).toMatchObject({ status: 422, body: { errors: { location_id: ['The selected location id is invalid.'] } } });
+    expect((await tdb.selectFrom('menus').select('id').execute()).length).toBe(before.length);
+  });
+
+  test('refused transitions carry a stable reason', async () => {
+    const id = await newMenu('Empty');
+    expect(await call('POST', `/menus/publish/${id}`)).toMatchObject({ status: 422, body: { reason: 'menu_empty', message: 'A menu without items cannot be published.' } });
+    expect(await call('POST', `/menus/draft/${id}`)).toMatchObject({ status: 409, body: { reason: 'menu_already_draft' } });
+    expect(await call('POST', `/menus/display-group-items/${id}/discard`)).toMatchObject({ status: 409, body: { reason: 'menu_no_draft' } });
+    expect((await call('POST', `/menus/archive/${id}`)).body.data.status).toBe('archived');
+    expect(await call('POST', `/menus/archive/${id}`)).toMatchObject({ status: 409, body: { reason: 'menu_already_archived' } });
+    expect(await call('POST', `/menus/publish/${id}`)).toMatchObject({ status: 409, body: { reason: 'menu_archived' } });
+    expect(await call('PUT', `/menus/${id}`, { name: 'Renamed' })).toMatchObject({ status: 409, body: { reason: 'menu_archived' } });
+    expect(await call('POST', '/display-groups', { menu_id: id, name: 'G' })).toMatchObject({ status: 409, body: { reason: 'menu_archived' } });
+    expect((await call('POST', `/menus/draft/${id}`)).body.data.status).toBe('draft');
+    expect((await call('DELETE', `/menus/${id}`)).body).toEqual({ status: 'success' });
+    expect(await call('DELETE', `/menus/${seededMenu}`)).toMatchObject({ status: 409, body: { reason: 'menu_published', message: 'A published menu cannot be deleted. Archive it or move it back to draft first.' } });
+  });
+});
+
+describe('display groups', () => {
+  test('nesting, and a cycle or a group of another menu or merchant is a 422 on parent_id', async () => {
+    const menuId = await newMenu('Nested');
+    const a = await newGroup(menuId, 'A');
+    const b = await newGroup(menuId, 'B', a);
+    const c = await newGroup(menuId, 'C', b);
+    expect(await call('PUT', `/display-groups/${a}`, { parent_id: c })).toMatchObject({
+      status: 422,
+      body: { errors: { parent_id: ['A display group cannot be placed inside itself or one of its own groups.'] } },
+    });
+    expect((await call('PUT', `/display-groups/${a}`, { parent_id: a })).status).toBe(422);
+    const elsewhere = await newGroup(await newMenu('Elsewhere'), 'E');
+    expect((await call('PUT', `/display-groups/${c}`, { parent_id: elsewhere })).body.errors).toEqual({ parent_id: ['The selected parent id is not a display group of this menu.'] });
+    const foreign = (await bindTenant(api.deps.db, other.merchant.tenant_database).selectFrom('display_groups').select('id').executeTakeFirstOrThrow()).id;
+    expect((await call('PUT', `/display-groups/${c}`, { parent_id: foreign })).status).toBe(422);
+    expect((await call('POST', '/display-groups', { menu_id: (await bindTenant(api.deps.db, other.merchant.tenant_database).selectFrom('menus').select('id').executeTakeFirstOrThrow()).id, name: 'X' })).body.errors).toEqual({
+      menu_id: ['The selected menu id is invalid.'],
+    });
+    expect((await tdb.selectFrom('display_groups').select('parent_id').where('id', '=', a).executeTakeFirstOrThrow()).parent_id).toBeNull();
+    const list = await call('GET', `/display-groups?menu_id=${menuId}`);
+    expect(list.body.data.map((g: { name: string }) => g.name)).toEqual(['A', 'B', 'C']);
+    expect((await call('DELETE', `/menus/display-groups/${a}`)).body).toEqual({ status: 'success' });
+    expect((await call('GET', `/display-groups?menu_id=${menuId}`)).body.data).toEqual([]);
+  });
+});
+
+describe('editing, drafts and publishing', () => {
+  test('save, save as draft, discard, publish: the register sees the published whole', async () => {
+    const menuId = await newMenu('Evening');
+    const mains = await newGroup(menuId, 'Mains');
+    const drinks = await newGroup(menuId, 'Drinks');
+    const saved = await call('POST', `/menus/display-group-items/${menuId}`, { groups: [{ id: mains, item_ids: [item('Spaghetti bolognese'), item('Croissant')] }] });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.display_groups.map((g: { name: string; item_ids: string[] }) => [g.name, g.item_ids])).toEqual([
+      ['Mains', [item('Spaghetti bolognese'), item('Croissant')]],
+      ['Drinks', []],
+    ]);
+    expect(saved.body.data.draft).toBeNull();
+
+    const drafted = await call('POST', `/menus/display-group-items/${menuId}/draft`, { groups: [{ id: drinks, item_ids: [item('Belgian beer')] }] });
+    expect(drafted.body.data.draft.map((g: { item_ids: string[] }) => g.item_ids.length)).toEqual([2, 1]);
+    expect(drafted.body.data.display_groups.map((g: { item_ids: string[] }) => g.item_ids.length)).toEqual([2, 0]);
+    const discarded = await call('POST', `/menus/display-group-items/${menuId}/discard`);
+    expect(discarded.body.data.draft).toBeNull();
+    await call('POST', `/menus/display-group-items/${menuId}/draft`, { groups: [{ id: drinks, item_ids: [item('Belgian beer')] }] });
+
+    // The register still sees the seeded menu until the publish commits.
+    expect((await bootstrapGroups()).map((g) => g.name)).toEqual(['Drinks', 'Food']);
+    const published = await call('POST', `/menus/publish/${menuId}`);
+    expect(published.status).toBe(200);
+    expect(published.body.data).toMatchObject({ status: 'published', has_draft: false, items_count: 3, published_at: expect.any(String) });
+    expect(await bootstrapGroups()).toEqual([
+      { name: 'Mains', items: ['Spaghetti bolognese:1450', 'Croissant:220'] },
+      { name: 'Drinks', items: ['Belgian beer:450'] },
+    ]);
+    // One published menu per location: the seeded one went back to draft.
+    expect((await call('GET', `/menus/${seededMenu}`)).body.data.status).toBe('draft');
+
+    // Saving items of a published menu is live; so is moving one.
+    await call('POST', `/menus/display-group-items/${menuId}`, { groups: [{ id: drinks, item_ids: [item('Belgian beer'), item('Espresso')] }] });
+    expect((await bootstrapGroups())[1]).toEqual({ name: 'Drinks', items: ['Belgian beer:450', 'Espresso:280'] });
+    const moved = await call('POST', `/menus/move-item-to-other-group/${item('Espresso')}`, { from_display_group_id: drinks, to_display_group_id: mains, position: 0 });
+    expect(moved.body.data).toMatchObject({ id: mains, item_ids: [item('Espresso'), item('Spaghetti bolognese'), item('Croissant')] });
+    expect((await bootstrapGroups())[0]!.items[0]).toBe('Espresso:280');
+
+    // Adding to groups appends and keeps the current group.
+    const added = await call('POST', `/menus/add-item-to-groups/${item('Espresso')}`, { display_group_ids: [drinks, mains] });
+    // Espresso was already in the seeded menu's Drinks group too: it stays there.
+    const seededDrinks = (await tdb.selectFrom('display_groups').select('id').where('menu_id', '=', seededMenu).where('name', '=', 'Drinks').executeTakeFirstOrThrow()).id;
+    expect(added.body.data.display_group_ids.sort()).toEqual([mains, drinks, seededDrinks].sort());
+    expect((await bootstrapGroups())[1]).toEqual({ name: 'Drinks', items: ['Belgian beer:450', 'Espresso:280'] });
+
+    // Withdrawing it empties the register's menu.
+    expect((await call('POST', `/menus/draft/${menuId}`)).body.data.status).toBe('draft');
+    expect(await bootstrapGroups()).toEqual([]);
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+    expect((await bootstrapGroups()).map((g) => g.name)).toEqual(['Drinks', 'Food']);
+  });
+
+  test('bad structure input is a 422 on its field and nothing is written', async () => {
+    const menuId = await newMenu('Strict');
+    const g = await newGroup(menuId, 'G');
+    const foreignGroup = (await bindTenant(api.deps.db, other.merchant.tenant_database).selectFrom('display_groups').select('id').executeTakeFirstOrThrow()).id;
+    expect((await call('POST', `/menus/display-group-items/${menuId}`, { groups: [{ id: foreignGroup, item_ids: [] }] })).body.errors).toEqual({
+      'groups.0.id': ['The selected groups.0.id is not a display group of this menu.'],
+    });
+    const r = await call('POST', `/menus/display-group-items/${menuId}`, { groups: [{ id: g, item_ids: [item('Croissant'), other.items[0]!.id] }] });
+    expect(r.body.errors).toEqual({ 'groups.0.item_ids.1': ['The selected item is invalid.'] });
+    expect(await tdb.selectFrom('display_group_items').select('item_id').where('display_group_id', '=', g).execute()).toEqual([]);
+    expect((await call('POST', `/menus/add-item-to-groups/${item('Croissant')}`, { display_group_ids: [g, foreignGroup] })).body.errors).toEqual({ 'display_group_ids.1': ['The selected display group is invalid.'] });
+    expect(await tdb.selectFrom('display_group_items').select('item_id').where('display_group_id', '=', g).execute()).toEqual([]);
+    expect((await call('POST', `/menus/add-item-to-groups/${crypto.randomUUID()}`, { display_group_ids: [g] })).status).toBe(404);
+    expect((await call('POST', `/menus/move-item-to-other-group/${item('Croissant')}`, { from_display_group_id: g, to_display_group_id: g })).body.errors).toEqual({ from_display_group_id: ['The item is not in this display group.'] });
+  });
+
+  test('duplicate copies groups and items as a draft', async () => {
+    const r = await call('POST', `/menus/duplicate/${seededMenu}`);
+    expect(r.body.data).toMatchObject({ name: 'All day (copy)', status: 'draft', display_groups_count: 2, items_count: 6 });
+    expect(r.body.data.display_groups.map((g: { name: string; item_ids: string[] }) => [g.name, g.item_ids.length])).toEqual([
+      ['Drinks', 3],
+      ['Food', 3],
+    ]);
+  });
+
+  test('a publish is atomic for readers: each bootstrap shows the old or the new menu, never a mix', async () => {
+    const menuId = await newMenu('Atomic');
+    const g1 = await newGroup(menuId, 'One');
+    const g2 = await newGroup(menuId, 'Two');
+    await call('POST', `/menus/display-group-items/${menuId}`, { groups: [{ id: g1, item_ids: [item('Espresso')] }, { id: g2, item_ids: [item('Croissant')] }] });
+    const before = JSON.stringify(await bootstrapGroups());
+    const reads: Promise<string>[] = [];
+    const publishing = call('POST', `/menus/publish/${menuId}`);
+    for (let i = 0; i < 30; i++) reads.push(bootstrapGroups().then((x) => JSON.stringify(x)));
+    expect((await publishing).status).toBe(200);
+    const after = JSON.stringify(await bootstrapGroups());
+    expect(after).toBe(JSON.stringify([{ name: 'One', items: ['Espresso:280'] }, { name: 'Two', items: ['Croissant:220'] }]));
+    for (const seen of await Promise.all(reads)) expect([before, after]).toContain(seen);
+  });
+
+  test('an item edit racing a publish never puts the old menu back', async () => {
+    const a = await newMenu('Race A');
+    const b = await newMenu('Race B');
+    for (const id of [a, b]) {
+      const g = await newGroup(id, 'G');
+      await call('POST', `/menus/display-group-items/${id}`, { groups: [{ id: g, item_ids: [item('Croissant')] }] });
+    }
+    await call('POST', `/menus/publish/${a}`);
+    for (let round = 0; round < 5; round++) {
+      const target = round % 2 === 0 ? b : a;
+      await Promise.all([call('POST', `/menus/publish/${target}`), call('PUT', `/items/${item('Croissant')}`, { unit_price: 220 + round }), call('PUT', `/items/${item('Croissant')}`, { name: 'Croissant' })]);
+      const row = await tdb.selectFrom('published_catalogs').select(['menu_id', 'payload']).where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+      expect(row.menu_id).toBe(target);
+      expect((row.payload as { menu_id: string }).menu_id).toBe(target);
+    }
+    await call('PUT', `/items/${item('Croissant')}`, { unit_price: 220 });
+    await call('POST', `/menus/publish/${seededMenu}`);
+  });
+});

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { ManualClock } from '@pos/kernel';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+let tdb: TenantDb;
+let owner: string;
+let kiosk: string;
+// Monday 23 November 2026, 12:00 in Brussels.
+const NOW = new Date('2026-11-23T11:00:00Z');
+
+const call = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+const quote = (lines: unknown[]) => api.call('POST', '/api/kiosk/pricing/quote', { token: kiosk, deviceKey: true, body: { lines } });
+const item = (name: string) => m.items.find((i) => i.name === name)!.id;
+
+beforeAll(async () => {
+  api = await createTestApi({ clock: new ManualClock(NOW) });
+  m = await api.seed('offers');
+  other = await api.seed('offers-other');
+  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+  owner = await api.ownerToken(m);
+  kiosk = await api.deviceToken(m, 'kiosk');
+});
+afterAll(() => api.close());
+
+describe('offers', () => {
+  test('create (inactive), read, states with reasons, update, delete', async () => {
+    const r = await call('POST', '/offers', { name: 'Coffee deal', rule: { kind: 'percentage', percent: 10 }, item_ids: [item('Espresso')], channels: ['kiosk'], min_basket: 0 });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toEqual({
+      id: expect.any(String),
+      name: 'Coffee deal',
+      description: null,
+      status: 'inactive',
+      rule: { kind: 'percentage', percent: 10 },
+      item_ids: [item('Espresso')],
+      category_ids: [],
+      min_basket: 0,
+      channels: ['kiosk'],
+      location_ids: null,
+      schedule: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const id = r.body.data.id;
+    expect(await call('POST', `/offers/deactivate/${id}`)).toMatchObject({ status: 409, body: { reason: 'offer_already_inactive' } });
+    expect((await call('POST', `/offers/activate/${id}`)).body.data.status).toBe('active');
+    expect(await call('POST', `/offers/activate/${id}`)).toMatchObject({ status: 409, body: { reason: 'offer_already_active' } });
+    expect(await call('DELETE', `/offers/${id}`)).toMatchObject({ status: 409, body: { reason: 'offer_active' } });
+    expect((await call('POST', `/offers/archive/${id}`)).body.data.status).toBe('archived');
+    expect(await call('PUT', `/offers/${id}`, { name: 'X' })).toMatchObject({ status: 409, body: { reason: 'offer_archived', message: 'This offer is archived. Unarchive it first.' } });
+    expect(await call('POST', `/offers/activate/${id}`)).toMatchObject({ status: 409, body: { reason: 'offer_archived' } });
+    expect((await call('POST', `/offers/unarchive/${id}`)).body.data.status).toBe('inactive');
+    expect(await call('POST', `/offers/unarchive/${id}`)).toMatchObject({ status: 409, body: { reason: 'offer_not_archived' } });
+    expect((await call('PUT', `/offers/${id}`, { rule: { kind: 'amount', amount: 50 }, schedule: { days: [1, 2], start: '11:00', end: '14:00' } })).body.data).toMatchObject({
+      rule: { kind: 'amount', amount: 50 },
+      schedule: { days: [1, 2], start: '11:00', end: '14:00' },
+    });
+    expect((await call('GET', '/offers?status=inactive')).body.data.map((o: { id: string }) => o.id)).toContain(id);
+    expect((await call('DELETE', `/offers/${id}`)).body).toEqual({ status: 'success' });
+    expect(await call('GET', `/offers/${id}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the offer you requested.' } });
+  });
+
+  test('bad rules and foreign ids are 422 on the field; nothing is written', async () => {
+    const count = async () => (await tdb.selectFrom('offers').select('id').execute()).length;
+    const before = await count();
+    for (const [body, field] of [
+      [{ name: 'X', rule: { kind: 'percentage', percent: 0 }, item_ids: [] }, 'rule'],
+      [{ name: 'X', rule: { kind: 'percentage', percent: 10 }, item_ids: [other.items[0]!.id] }, 'item_ids.0'],
+      [{ name: 'X', rule: { kind: 'amount', amount: 10 }, item_ids: [], location_ids: [other.locations[0]!.id] }, 'location_ids.0'],
+      [{ name: 'X', rule: { kind: 'amount', amount: 10 }, item_ids: [], schedule: { days: [8], start: '10:00', end: '11:00' } }, 'schedule'],
+      [{ name: 'X', rule: { kind: 'amount', amount: 10 }, item_ids: [], schedule: { days: [1], start: '25:00', end: '11:00' } }, 'schedule'],
+      [{ name: 'X', rule: { kind: 'amount', amount: 10 }, item_ids: [], min_basket: -1 }, 'min_basket'],
+    ] as const) {
+      const r = await call('POST', '/offers', body);
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.body.errors)).toContain(field);
+    }
+    expect(await count()).toBe(before);
+  });
+});
+
+describe('POST /kiosk/pricing/quote', () => {
+  test('prices from the published menu, never from the client', async () => {
+    const r = await quote([
+      { item_id: item('Espresso'), qty: 2 },
+      { item_id: item('Croissant'), qty: 1 },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({
+      menu_version: expect.any(Number),
+      lines: [
+        { key: '0', item_id: item('Espresso'), category_id: expect.any(String), name: 'Espresso', qty: 2, unit_price: 280, vat_rate: 21, gross: 560, discount: 0, total: 560, modifiers: [], variant: null },
+        { key: '1', item_id: item('Croissant'), category_id: expect.any(String), name: 'Croissant', qty: 1, unit_price: 220, vat_rate: 6, gross: 220, discount: 0, total: 220, modifiers: [], variant: null },
+      ],
+      subtotal: 780,
+      discount: 0,
+      vat: 109,
+      total: 780,
+      by_vat_rate: [
+        { rate: 21, net: 463, vat: 97, gross: 560 },
+        { rate: 6, net: 208, vat: 12, gross: 220 },
+      ],
+      offers: [],
+    });
+  });
+
+  test('active offers for the kiosk apply; a schedule outside the location\'s time does not', async () => {
+    const deal = (await call('POST', '/offers', { name: 'Two coffees', rule: { kind: 'buy_x_get_y', buy: 1, get: 1 }, item_ids: [item('Espresso')], channels: ['kiosk'] })).body.data.id;
+    const evening = (await call('POST', '/offers', { name: 'Evening', rule: { kind: 'percentage', percent: 50 }, item_ids: [], schedule: { days: [1], start: '18:00', end: '22:00' } })).body.data.id;
+    const online = (await call('POST', '/offers', { name: 'Online only', rule: { kind: 'amount', amount: 100 }, item_ids: [], channels: ['online_ordering'] })).body.data.id;
+    for (const id of [deal, evening, online]) await call('POST', `/offers/activate/${id}`);
+    const r = await quote([{ item_id: item('Espresso'), qty: 2 }, { item_id: item('Croissant'), qty: 1 }]);
+    expect(r.body.data).toMatchObject({ subtotal: 780, discount: 280, total: 500, offers: [{ id: deal, name: 'Two coffees', discount: 280 }] });
+    expect(r.body.data.lines.map((l: { total: number }) => l.total)).toEqual([280, 220]);
+    for (const id of [deal, evening, online]) await call('POST', `/offers/archive/${id}`);
+  });
+
+  test('modifiers and variants add to the unit price; bad selections are 422 on the field', async () => {
+    const g = (await call('POST', '/modifier-groups', { name: 'Milk', min_select: 0, max_select: 1, modifiers: [{ name: 'Oat', price: 40 }, { name: 'Soy', price: 30 }] })).body.data;
+    await call('PUT', `/items/${item('Espresso')}`, { modifier_group_ids: [g.id] });
+    const v = (await call('POST', '/variant-groups', { item_id: item('Espresso'), name: 'Size', variants: [{ name: 'Double', unit_price: 350 }] })).body.data;
+    const r = await quote([{ item_id: item('Espresso'), qty: 1, modifier_ids: [g.modifiers[0].id], variant_id: v.variants[0].id }]);
+    expect(r.body.data.lines[0]).toMatchObject({ unit_price: 390, total: 390, modifiers: [{ id: g.modifiers[0].id, name: 'Oat', price: 40 }], variant: { id: v.variants[0].id, name: 'Double' } });
+    expect((await quote([{ item_id: item('Espresso'), qty: 1, modifier_ids: [g.modifiers[0].id, g.modifiers[1].id] }])).body.errors).toEqual({ 'lines.0.modifier_ids': ['Choose between 0 and 1 of Milk.'] });
+    expect((await quote([{ item_id: item('Croissant'), qty: 1, modifier_ids: [g.modifiers[0].id] }])).body.errors).toEqual({ 'lines.0.modifier_ids.0': ['The selected lines.0.modifier_ids.0 is not a modifier of this item.'] });
+  });
+
+  test('an item not on the kiosk menu, of another merchant or a bad qty is a 422 on the line', async () => {
+    const soup = (await call('POST', '/items', { name: 'Soup', unit_price: 500, vat_rate: 6, category_id: null })).body.data.id;
+    expect((await quote([{ item_id: soup, qty: 1 }])).body.errors).toEqual({ 'lines.0.item_id': ['The selected lines.0.item_id is not on the menu.'] });
+    expect((await quote([{ item_id: item('Croissant'), qty: 1 }, { item_id: other.items[0]!.id, qty: 1 }])).body.errors).toEqual({ 'lines.1.item_id': ['The selected lines.1.item_id is not on the menu.'] });
+    expect((await quote([{ item_id: item('Croissant'), qty: 0 }])).body.errors).toHaveProperty(['lines.0.qty']);
+    expect((await quote([{ item_id: item('Croissant'), qty: 1, unit_price: 1 }])).status).toBe(422);
+  });
+
+  test('only kiosk device tokens with the device key', async () => {
+    const body = { lines: [{ item_id: item('Croissant'), qty: 1 }] };
+    expect((await api.call('POST', '/api/kiosk/pricing/quote', { body, deviceKey: true })).status).toBe(401);
+    expect((await api.call('POST', '/api/kiosk/pricing/quote', { body, token: kiosk })).status).toBe(401);
+    const pos = await api.deviceToken(m, 'pos');
+    expect(await api.call('POST', '/api/kiosk/pricing/quote', { body, token: pos, deviceKey: true })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
+    expect(await api.call('POST', '/api/kiosk/pricing/quote', { body, token: owner, deviceKey: true })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
+  });
+});
