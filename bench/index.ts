@@ -1,4 +1,10 @@
-/** `bun run bench`: every benchmark prints its figures beside a baseline measured in the same run. */
+/**
+ * `bun run bench`: every benchmark prints its figures beside a baseline measured in the same run.
+ * BENCH_ONLY=settle|migrate runs one of them.
+ */
 import { runSettleBench } from './settle.bench.ts';
+import { runMigrateBench } from './migrate.bench.ts';
 
-await runSettleBench();
+const only = process.env.BENCH_ONLY;
+if (!only || only === 'migrate') await runMigrateBench();
+if (!only || only === 'settle') await runSettleBench();

@@ -5,12 +5,13 @@
  * same driver (Kysely over pg), with the same concurrency. Prints p50, p99 and the ratio.
  *
  * Env: BENCH_REGISTERS (32), BENCH_LOCATIONS (8), BENCH_ORDERS (20 per register), BENCH_PORT (3590),
+ * BENCH_DATABASE (database name, default ordering_bench),
  * BENCH_API_FLAGS (extra bun flags for the API process, e.g. "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/p").
  */
 import { join } from 'node:path';
-import pg from 'pg';
 import { sql } from 'kysely';
-import { bindTenant, createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { bindTenant, createDatabase, migrateAll } from '@pos/db';
+import { freshBenchDatabase } from './bench-database.ts';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { createTokenService } from '../services/api/src/plugins/tokens.ts';
 import { fmt, percentile } from './stats.ts';
@@ -28,15 +29,8 @@ const SECRETS = {
 };
 
 export async function runSettleBench(): Promise<void> {
-  const base = await resolveDatabase(process.env, root, () => {});
-  const admin = new pg.Client({ connectionString: base.url });
-  await admin.connect();
-  await admin.query('drop database if exists ordering_bench with (force)');
-  await admin.query('create database ordering_bench');
-  await admin.end();
-  const u = new URL(base.url);
-  u.pathname = '/ordering_bench';
-  const DATABASE_URL = u.toString();
+  const base = await freshBenchDatabase(root);
+  const DATABASE_URL = base.url;
 
   // --- setup: one merchant, L locations with an active enrolment each, N pos devices spread over them.
   const h = createDatabase(DATABASE_URL, { max: 4 });

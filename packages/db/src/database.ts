@@ -16,11 +16,16 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** The pool behind each handle's Kysely, for code that needs its own dialect over the same connections (migrator). */
+const pools = new WeakMap<object, pg.Pool>();
+export const poolOf = (db: object): pg.Pool | undefined => pools.get(db);
+
 export function createDatabase(url: string, opts: { max?: number; applicationName?: string } = {}): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'ordering-platform' });
   // An idle client error (server restart) must not crash the process; the pool replaces the client.
   pool.on('error', () => {});
   const db = new Kysely<CentralTables>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
   return {
     db,
     pool,
