@@ -96,6 +96,7 @@ export async function runSettleBench(): Promise<void> {
   );
 
   // --- measured phase: every register settles its orders one after another, all registers at once.
+  const before = await scrape(PORT);
   const latencies: number[] = [];
   let failures = 0;
   const t0 = performance.now();
@@ -111,6 +112,8 @@ export async function runSettleBench(): Promise<void> {
     }),
   );
   const settleSeconds = (performance.now() - t0) / 1000;
+  const after = await scrape(PORT);
+  const roundTrips = (after.queries - before.queries) / latencies.length;
   api.kill('SIGTERM');
   await api.exited;
 
@@ -139,6 +142,14 @@ export async function runSettleBench(): Promise<void> {
   const settlesPerSecond = latencies.length / settleSeconds;
   console.log(`settle: ${REGISTERS} registers over ${LOCATIONS} locations, ${latencies.length} settles (${failures} failed), ${journal.n} sales journaled`);
   console.log(`  settles/s ${fmt(settlesPerSecond)}   p50 ${fmt(percentile(sorted, 50))} ms   p99 ${fmt(percentile(sorted, 99))} ms   max ${fmt(sorted[sorted.length - 1]!)} ms`);
+  console.log(`  database round trips per settle ${fmt(roundTrips, 2)} (counted in the API process, authentication included)   API RSS ${fmt(after.rssBytes / 2 ** 20, 0)} MB`);
   console.log(`  baseline: single-row update transactions ${fmt(baselineTps)} tx/s (${REGISTERS} concurrent, same database and driver)`);
   console.log(`  ratio settles/s : baseline tx/s = ${fmt(settlesPerSecond / baselineTps, 3)}   (goal >= 0.25; p99 goal < 50 ms)`);
+}
+
+/** The API's own counters: statements sent to PostgreSQL and resident memory, from GET /metrics. */
+async function scrape(port: number): Promise<{ queries: number; rssBytes: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))?.split(' ').pop() ?? NaN);
+  return { queries: value('db_queries_total'), rssBytes: value('process_resident_memory_bytes') };
 }

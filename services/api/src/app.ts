@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { openapi } from '@elysiajs/openapi';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
+import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -47,6 +48,7 @@ export function createApp(deps: ApiDeps) {
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   return new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
+    .use(metricsPlugin(createApiMetrics()))
     .use(
       openapi({
         path: '/api/docs',
