@@ -3,6 +3,7 @@ import { openapi } from '@elysiajs/openapi';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
 import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
+import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -49,6 +50,7 @@ export function createApp(deps: ApiDeps) {
   return new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(metricsPlugin(createApiMetrics()))
+    .use(authInvalidationPlugin(deps))
     .use(
       openapi({
         path: '/api/docs',

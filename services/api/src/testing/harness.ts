@@ -13,6 +13,9 @@ export const TEST_ENV = {
   FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
   DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test',
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  // Many tests change staff, devices or merchants straight in the database and expect the next request
+  // to see it; the API's own writes invalidate the cache, those do not. Cache tests pass a TTL.
+  AUTH_CACHE_TTL_MS: '0',
 } as const;
 
 export interface CallOptions {
