@@ -8,6 +8,7 @@
  * BENCH_DATABASE (database name, default ordering_bench),
  * BENCH_API_FLAGS (extra bun flags for the API process, e.g. "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/p").
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { bindTenant, createDatabase, migrateAll } from '@pos/db';
@@ -16,7 +17,8 @@ import { seedDemo } from '@pos/core/seed/demo-seed';
 import { createTokenService } from '../services/api/src/plugins/tokens.ts';
 import { fmt, percentile } from './stats.ts';
 
-const REGISTERS = Number(process.env.BENCH_REGISTERS ?? 32);
+const REGISTER_COUNTS = (process.env.BENCH_REGISTERS ?? '8,32,64').split(',').map(Number);
+const PROCESS_COUNTS = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map(Number);
 const LOCATIONS = Number(process.env.BENCH_LOCATIONS ?? 8);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20);
 const PORT = Number(process.env.BENCH_PORT ?? 3590);
@@ -28,7 +30,34 @@ const SECRETS = {
   FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef',
 };
 
+interface SettleFigures {
+  registers: number;
+  processes: number;
+  settles: number;
+  failures: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  roundTrips: number;
+  rssMb: number;
+  baselineTps: number;
+}
+
+/** Every (registers, processes) pair on a fresh database, then one table. */
 export async function runSettleBench(): Promise<void> {
+  const rows: SettleFigures[] = [];
+  for (const registers of REGISTER_COUNTS) for (const processes of PROCESS_COUNTS) rows.push(await runOnce(registers, processes));
+  console.log(`settle (${LOCATIONS} locations, ${ORDERS} settles per register; baseline = single-row update transactions, same database, driver and concurrency, measured in the same run):`);
+  console.log('  registers  processes  settles/s     p50 ms     p99 ms  trips/settle  API RSS MB  baseline tx/s   ratio  failed');
+  for (const r of rows) {
+    console.log(
+      `  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.perSecond).padStart(9)}  ${fmt(r.p50).padStart(9)}  ${fmt(r.p99).padStart(9)}  ${(Number.isNaN(r.roundTrips) ? 'n/a' : fmt(r.roundTrips, 2)).padStart(12)}  ${fmt(r.rssMb, 0).padStart(10)}  ${fmt(r.baselineTps).padStart(13)}  ${fmt(r.perSecond / r.baselineTps, 3).padStart(6)}  ${String(r.failures).padStart(6)}`,
+    );
+  }
+  console.log('  goals at 32 registers: ratio >= 0.25, p99 <= 50 ms. Round trips are counted in the API process (one process only: with several, each counts its own).');
+}
+
+async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigures> {
   const base = await freshBenchDatabase(root);
   const DATABASE_URL = base.url;
 
@@ -57,7 +86,7 @@ export async function runSettleBench(): Promise<void> {
   // --- the API as its own process, so client and server do not share an event loop.
   const api = Bun.spawn(['bun', ...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean), 'services/api/src/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), LOG_LEVEL: 'error' },
+    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), API_PROCESSES: String(PROCESSES), LOG_LEVEL: 'error' },
     stdout: 'ignore',
     stderr: 'inherit',
   });
@@ -113,7 +142,8 @@ export async function runSettleBench(): Promise<void> {
   );
   const settleSeconds = (performance.now() - t0) / 1000;
   const after = await scrape(PORT);
-  const roundTrips = (after.queries - before.queries) / latencies.length;
+  const roundTrips = PROCESSES === 1 ? (after.queries - before.queries) / latencies.length : NaN;
+  const rssMb = apiRssMb(api.pid);
   api.kill('SIGTERM');
   await api.exited;
 
@@ -139,12 +169,36 @@ export async function runSettleBench(): Promise<void> {
   await base.stop();
 
   const sorted = latencies.sort((a, b) => a - b);
-  const settlesPerSecond = latencies.length / settleSeconds;
-  console.log(`settle: ${REGISTERS} registers over ${LOCATIONS} locations, ${latencies.length} settles (${failures} failed), ${journal.n} sales journaled`);
-  console.log(`  settles/s ${fmt(settlesPerSecond)}   p50 ${fmt(percentile(sorted, 50))} ms   p99 ${fmt(percentile(sorted, 99))} ms   max ${fmt(sorted[sorted.length - 1]!)} ms`);
-  console.log(`  database round trips per settle ${fmt(roundTrips, 2)} (counted in the API process, authentication included)   API RSS ${fmt(after.rssBytes / 2 ** 20, 0)} MB`);
-  console.log(`  baseline: single-row update transactions ${fmt(baselineTps)} tx/s (${REGISTERS} concurrent, same database and driver)`);
-  console.log(`  ratio settles/s : baseline tx/s = ${fmt(settlesPerSecond / baselineTps, 3)}   (goal >= 0.25; p99 goal < 50 ms)`);
+  if (journal.n !== latencies.length - failures) throw new Error(`${journal.n} sales journaled for ${latencies.length - failures} settles`);
+  return {
+    registers: REGISTERS,
+    processes: PROCESSES,
+    settles: latencies.length,
+    failures,
+    perSecond: latencies.length / settleSeconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    roundTrips,
+    rssMb,
+    baselineTps,
+  };
+}
+
+/** Resident memory of the API process and the siblings it started, from /proc (Linux). */
+function apiRssMb(pid: number): number {
+  const rss = (p: number) => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {}
+  return rss(pid) + children.reduce((sum, c) => sum + rss(c), 0);
 }
 
 /** The API's own counters: statements sent to PostgreSQL and resident memory, from GET /metrics. */
