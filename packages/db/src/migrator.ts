@@ -12,6 +12,7 @@ import * as tenant002devices from './migrations/tenant/2026-11-21-002-devices.ts
 import * as tenant003team from './migrations/tenant/2026-11-21-003-team.ts';
 import * as tenant004 from './migrations/tenant/2026-11-21-004-register.ts';
 import * as tenant005 from './migrations/tenant/2026-11-21-005-tills-days.ts';
+import * as tenant009seal from './migrations/tenant/2026-11-23-009-journal-seal.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-003-team': tenant003team,
   '2026-11-21-004-register': tenant004,
   '2026-11-21-005-tills-days': tenant005,
+  '2026-11-23-009-journal-seal': tenant009seal,
 };
 
 /**

@@ -20,6 +20,24 @@ afterAll(async () => {
   await h.close();
 });
 
+/**
+ * Columns, indexes and constraints of the central schema and every merchant's schema, and each
+ * schema's migration table (names and timestamps: a re-applied migration would change its timestamp).
+ */
+async function schemaSnapshot() {
+  const merchants = await h.db.selectFrom('merchants').select('tenant_database').orderBy('tenant_database').execute();
+  const schemas = ['public', ...merchants.map((m) => m.tenant_database)];
+  const columns = await sql<Record<string, unknown>>`select table_schema, table_name, column_name, data_type, is_nullable, column_default from information_schema.columns where table_schema = any(${schemas}) order by 1, 2, 3`.execute(h.db);
+  const indexes = await sql<Record<string, unknown>>`select schemaname, tablename, indexname, indexdef from pg_indexes where schemaname = any(${schemas}) order by 1, 2, 3`.execute(h.db);
+  const constraints = await sql<Record<string, unknown>>`select n.nspname, c.conname, pg_get_constraintdef(c.oid) as def from pg_constraint c join pg_namespace n on n.oid = c.connamespace where n.nspname = any(${schemas}) order by 1, 2, 3`.execute(h.db);
+  const migrations: Record<string, unknown[]> = {};
+  for (const schema of schemas) {
+    migrations[schema] = (await sql`select name, timestamp from ${sql.id(schema)}.kysely_migration order by name`.execute(h.db)).rows;
+  }
+  expect(columns.rows.length).toBeGreaterThan(0);
+  return { columns: columns.rows, indexes: indexes.rows, constraints: constraints.rows, migrations };
+}
+
 describe('tenancy', () => {
   test('schema names are validated before they reach SQL', () => {
     expect(isTenantSchemaName(a)).toBe(true);
@@ -43,9 +61,14 @@ describe('tenancy', () => {
     expect(await tb.selectFrom('locations').select('name').execute()).toEqual([]);
   });
 
-  test('migrateAll is idempotent', async () => {
-    await migrateAll(h.db);
-    await migrateAll(h.db);
+  test('migrateAll is idempotent: a second run changes neither the schema nor the migration tables', async () => {
+    const first = await migrateAll(h.db);
+    const before = await schemaSnapshot();
+    expect(before.migrations.public).toBeDefined();
+    expect(Object.keys(before.migrations).length).toBe(first.tenants + 1);
+    const second = await migrateAll(h.db);
+    expect(second).toEqual(first);
+    expect(await schemaSnapshot()).toEqual(before);
   });
 
   test('migrateTenant records the migration set it brought the schema to', async () => {

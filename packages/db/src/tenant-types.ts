@@ -174,6 +174,9 @@ export interface TenantTables {
     prev_hash: string;
     hash: string;
     result_hash: string | null;
+    /** HMAC seals under the environment's seal key (@pos/fiscal journal); null on rows from before sealing. */
+    seal: string | null;
+    result_seal: string | null;
     subject_type: string | null;
     subject_id: string | null;
     created_at: Timestamp;

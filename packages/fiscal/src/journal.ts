@@ -1,4 +1,4 @@
-import { createHash, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
 import type { FiscalEvent, FiscalEventKind } from './events.ts';
 import type { SignResult } from './signer.ts';
@@ -10,6 +10,11 @@ import { verifySignature } from './software-signer.ts';
 //   appended while an earlier one still waits for a remote module, and completing never rewrites the chain.
 // - `result_hash` = SHA-256(canonicalJson({hash, sign_result})) is set on completion; it binds the
 //   module's answer to that exact entry (null while pending).
+// - A hash chain proves order, not authenticity: anyone who can write the table can alter an entry
+//   and recompute every later hash. So each entry also carries two HMAC-SHA256 seals under a key the
+//   database never holds (the seal key, from the environment): `seal` over {fdm_id, seq, prev_hash,
+//   hash}, set on append and never rewritten, and `result_seal` over {hash, status, result_hash},
+//   set on completion (null while pending). Verifying with `sealKey` makes a re-forged journal fail.
 
 /** prev_hash of the first entry of a journal. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -29,7 +34,14 @@ export interface JournalEntry extends JournalContent {
   readonly prev_hash: string;
   readonly hash: string;
   readonly result_hash: string | null;
+  /** HMAC of the appended entry (`entrySeal`); null only on rows journaled before sealing existed. */
+  readonly seal: string | null;
+  /** HMAC of the completed entry (`resultSeal`); null while pending. */
+  readonly result_seal: string | null;
 }
+
+/** The seal key: HMAC key material held outside the database. */
+export type SealKey = Buffer | KeyObject;
 
 export type JournalProblem =
   | 'altered' // content, sign result or status does not match its hashes
@@ -39,6 +51,7 @@ export type JournalProblem =
   | 'foreign_device' // an entry of another fiscal device
   | 'duplicate_counter' // two signed entries with the same module total counter
   | 'bad_signature' // signature does not verify (only with a public key)
+  | 'bad_seal' // a seal is missing or does not match (only with the seal key): re-forged or unsealed
   | 'pending'; // an entry never completed (unless allowed)
 
 export type JournalVerification =
@@ -52,6 +65,8 @@ export interface VerifyOptions {
   readonly expectedLastSeq?: number;
   /** The in-process signer's public key: also checks every signature against its payload. */
   readonly publicKey?: KeyObject | string;
+  /** The journal's seal key: also checks every entry's seals (what makes a re-forged journal fail). */
+  readonly sealKey?: SealKey;
 }
 
 function sha256(text: string): string {
@@ -73,23 +88,45 @@ export function resultHash(hash: string, signResult: SignResult): string {
   return sha256(canonicalJson({ hash, sign_result: signResult }));
 }
 
-/** A new pending entry after `prev` (null for the device's first entry). */
-export function appendEntry(prev: JournalEntry | null, content: JournalContent): JournalEntry {
+function hmac(key: SealKey, text: string): string {
+  return createHmac('sha256', key).update(text, 'utf8').digest('hex');
+}
+
+/** Seal of an appended entry: binds its place (device, seq, predecessor) and its content hash. */
+export function entrySeal(key: SealKey, e: { readonly fdm_id: string; readonly seq: number; readonly prev_hash: string; readonly hash: string }): string {
+  return hmac(key, canonicalJson({ seal: 'entry', fdm_id: e.fdm_id, seq: e.seq, prev_hash: e.prev_hash, hash: e.hash }));
+}
+
+/** Seal of a completed entry: binds its final status and result hash (a refusal's, for a failed entry). */
+export function resultSeal(key: SealKey, e: { readonly hash: string; readonly status: string; readonly result_hash: string | null }): string {
+  return hmac(key, canonicalJson({ seal: 'result', hash: e.hash, status: e.status, result_hash: e.result_hash }));
+}
+
+/** Constant-time comparison of a stored seal with the expected one. */
+export function sealMatches(stored: string | null, expected: string): boolean {
+  if (stored === null || stored.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(stored, 'utf8'), Buffer.from(expected, 'utf8'));
+}
+
+/** A new pending, sealed entry after `prev` (null for the device's first entry). */
+export function appendEntry(prev: JournalEntry | null, content: JournalContent, sealKey: SealKey): JournalEntry {
   const seq = prev ? prev.seq + 1 : 1;
   const prev_hash = prev ? prev.hash : GENESIS_HASH;
   const base = { seq, fdm_id: content.fdm_id, event_kind: content.event_kind, payload: content.payload };
-  return { ...base, sign_result: null, status: 'pending', prev_hash, hash: chainHash(prev_hash, base), result_hash: null };
+  const hash = chainHash(prev_hash, base);
+  return { ...base, sign_result: null, status: 'pending', prev_hash, hash, result_hash: null, seal: entrySeal(sealKey, { ...base, prev_hash, hash }), result_seal: null };
 }
 
-/** The pending entry completed with the module's answer. */
-export function completeEntry(entry: JournalEntry, signResult: SignResult): JournalEntry {
+/** The pending entry completed with the module's answer, and sealed. */
+export function completeEntry(entry: JournalEntry, signResult: SignResult, sealKey: SealKey): JournalEntry {
   if (entry.status !== 'pending') throw new Error(`Journal entry ${entry.seq} is already ${entry.status}`);
-  return { ...entry, sign_result: signResult, status: 'signed', result_hash: resultHash(entry.hash, signResult) };
+  const result_hash = resultHash(entry.hash, signResult);
+  return { ...entry, sign_result: signResult, status: 'signed', result_hash, result_seal: resultSeal(sealKey, { hash: entry.hash, status: 'signed', result_hash }) };
 }
 
 /** Append and complete in one step (in-process signer, same transaction). */
-export function appendSigned(prev: JournalEntry | null, content: JournalContent, signResult: SignResult): JournalEntry {
-  return completeEntry(appendEntry(prev, content), signResult);
+export function appendSigned(prev: JournalEntry | null, content: JournalContent, signResult: SignResult, sealKey: SealKey): JournalEntry {
+  return completeEntry(appendEntry(prev, content, sealKey), signResult, sealKey);
 }
 
 function fail(seq: number, problem: JournalProblem, detail: string): JournalVerification {
@@ -113,6 +150,7 @@ export function verifyJournal(entries: readonly JournalEntry[], opts: VerifyOpti
     if (e.fdm_id !== fdmId) return fail(e.seq, 'foreign_device', `entry of device ${e.fdm_id}`);
     if (e.hash !== chainHash(e.prev_hash, e)) return fail(e.seq, 'altered', 'hash does not match content');
     if (e.prev_hash !== (prev ? prev.hash : GENESIS_HASH)) return fail(e.seq, 'broken_link', 'prev_hash is not the previous hash');
+    if (opts.sealKey && !sealMatches(e.seal, entrySeal(opts.sealKey, e))) return fail(e.seq, 'bad_seal', e.seal === null ? 'entry is not sealed' : 'entry seal does not match');
     const problem = checkResult(e, counters, opts);
     if (problem) return fail(e.seq, problem[0], problem[1]);
     if (e.status === 'pending' && firstPending === null) firstPending = e.seq;
@@ -127,7 +165,7 @@ export function verifyJournal(entries: readonly JournalEntry[], opts: VerifyOpti
 
 function checkResult(e: JournalEntry, counters: Set<number>, opts: VerifyOptions): [JournalProblem, string] | null {
   if (e.status === 'pending') {
-    return e.sign_result === null && e.result_hash === null ? null : ['altered', 'pending entry carries a result'];
+    return e.sign_result === null && e.result_hash === null && e.result_seal === null ? null : ['altered', 'pending entry carries a result'];
   }
   if (e.status !== 'signed' || e.sign_result === null) return ['altered', 'signed entry without a result'];
   if (e.result_hash !== resultHash(e.hash, e.sign_result)) return ['altered', 'sign result does not match result_hash'];
@@ -143,5 +181,7 @@ function checkResult(e: JournalEntry, counters: Set<number>, opts: VerifyOptions
     }
     if (!verifySignature(opts.publicKey, event, e.sign_result)) return ['bad_signature', 'signature does not verify'];
   }
+  // After the signature: with a public key, a forged signature is named as such.
+  if (opts.sealKey && !sealMatches(e.result_seal, resultSeal(opts.sealKey, e))) return ['bad_seal', e.result_seal === null ? 'result is not sealed' : 'result seal does not match'];
   return null;
 }

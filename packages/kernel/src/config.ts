@@ -39,6 +39,8 @@ export const ApiEnv = {
   PIN_PEPPER: Type.String({ minLength: 16 }),
   /** Derives each in-process fiscal signing key (HKDF-SHA256, info = fdm id) unless FISCAL_SIGNING_KEYS names one. */
   FISCAL_MASTER_KEY: Type.String({ minLength: 32 }),
+  /** Key material of the fiscal journal seals (HMAC); default: derived from FISCAL_MASTER_KEY (HKDF, info `journal-seal`). */
+  FISCAL_SEAL_KEY: Type.Optional(Type.String({ minLength: 32 })),
   /** JSON object fdm id -> 64-hex Ed25519 seed; overrides the derived key of those devices. */
   FISCAL_SIGNING_KEYS: Type.Optional(Type.String()),
   /** Base of the verification URL the in-process signer prints as a QR code. */
@@ -56,6 +58,7 @@ export const WorkerEnv = {
   WORKER_HEARTBEAT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
   /** The worker completes pending fiscal journal entries (`fiscal.recover`): same fiscal settings as the API. */
   FISCAL_MASTER_KEY: ApiEnv.FISCAL_MASTER_KEY,
+  FISCAL_SEAL_KEY: ApiEnv.FISCAL_SEAL_KEY,
   FISCAL_SIGNING_KEYS: ApiEnv.FISCAL_SIGNING_KEYS,
   FISCAL_VERIFICATION_URL: ApiEnv.FISCAL_VERIFICATION_URL,
   FDM_REMOTE_URL: ApiEnv.FDM_REMOTE_URL,

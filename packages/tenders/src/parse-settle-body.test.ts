@@ -60,11 +60,11 @@ describe('parseSettleBody: body shape', () => {
 });
 
 describe('parseSettleBody: legs', () => {
-  test('keeps known fields in order, drops nulls and unknown keys', () => {
+  test('keeps known fields in order and drops nulls', () => {
     expect(
       parseSettleBody({
         tenders: [
-          { method: 'card', funding: 'debit', amount: 1000, issuer: 'Bancontact', extra: 1 },
+          { method: 'card', funding: 'debit', amount: 1000, issuer: 'Bancontact' },
           { method: 'cash', amount: null, amount_tendered: 2000, funding: null, issuer: null },
           { method: 'meal_voucher', amount: 3200.0 },
         ],
@@ -112,6 +112,32 @@ describe('parseSettleBody: legs', () => {
         { field: 'tenders.2.amount', message: 'amount must be more than 0.' },
         { field: 'tenders.4.method', message: 'method is required.' },
         { field: 'tenders.4.issuer', message: 'issuer must be text of at most 100 characters.' },
+      ],
+    });
+  });
+
+  test('provider, the spec\'s word for the issuer pick, is the issuer (issuer stays an alias)', () => {
+    expect(parseSettleBody({ tenders: [{ method: 'card', funding: 'credit', provider: 'Visa' }, { method: 'meal_voucher', amount: 100, provider: null }] })).toEqual({
+      ok: true,
+      input: { kind: 'multi', tenders: [{ method: 'card', funding: 'credit', issuer: 'Visa', issuer_key: 'provider' }, { method: 'meal_voucher', amount: 100 }] },
+    });
+    expect(parseSettleBody({ tenders: [{ method: 'card', provider: 'x'.repeat(101) }] })).toEqual({
+      ok: false,
+      errors: [{ field: 'tenders.0.provider', message: 'provider must be text of at most 100 characters.' }],
+    });
+    expect(parseSettleBody({ tenders: [{ method: 'card', funding: 'credit', provider: 'Visa', issuer: 'Visa' }] })).toEqual({
+      ok: false,
+      errors: [{ field: 'tenders.0.issuer', message: 'Send the issuer as provider only, not both provider and issuer.' }],
+    });
+  });
+
+  test('an unknown leg key is a 422 on that field, never silently dropped', () => {
+    expect(parseSettleBody({ tenders: [{ method: 'card', funding: 'debit', amount: 1000, extra: 1 }, { method: 'cash', brand: 'Visa', tip: 5 }] })).toEqual({
+      ok: false,
+      errors: [
+        { field: 'tenders.0.extra', message: 'extra is not a payment field.' },
+        { field: 'tenders.1.brand', message: 'brand is not a payment field.' },
+        { field: 'tenders.1.tip', message: 'tip is not a payment field.' },
       ],
     });
   });

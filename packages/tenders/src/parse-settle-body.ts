@@ -26,6 +26,11 @@ function isCentsAmount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
+/** The keys a leg may carry. `provider` is spec 2 rule 6's word for the issuer pick; `issuer` is its alias. */
+const LEG_KEYS: ReadonlySet<string> = new Set(['method', 'funding', 'amount', 'amount_tendered', 'provider', 'issuer']);
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
 /** Reads one leg, pushing its field errors; returns the leg only when it has none. */
 function parseLeg(raw: unknown, index: number, errors: FieldError[]): TenderLegInput | undefined {
   const at = `tenders.${index}`;
@@ -34,7 +39,16 @@ function parseLeg(raw: unknown, index: number, errors: FieldError[]): TenderLegI
     return undefined;
   }
   const before = errors.length;
-  const { method, funding, amount, amount_tendered: tendered, issuer } = raw;
+  // Never drop what the operator sent: a key we do not read would be signed as if it were absent.
+  for (const key of Object.keys(raw)) {
+    if (!LEG_KEYS.has(key)) errors.push({ field: `${at}.${key.slice(0, 60)}`, message: `${key.slice(0, 60)} is not a payment field.` });
+  }
+  if (present(raw.provider) && present(raw.issuer)) {
+    errors.push({ field: `${at}.issuer`, message: 'Send the issuer as provider only, not both provider and issuer.' });
+  }
+  const issuerKey = present(raw.provider) ? 'provider' : 'issuer';
+  const { method, funding, amount, amount_tendered: tendered } = raw;
+  const issuer = raw[issuerKey];
   if (typeof method !== 'string' || method.trim() === '') {
     errors.push({ field: `${at}.method`, message: 'method is required.' });
   }
@@ -49,8 +63,8 @@ function parseLeg(raw: unknown, index: number, errors: FieldError[]): TenderLegI
   if (tendered !== undefined && tendered !== null && !isCentsAmount(tendered)) {
     errors.push({ field: `${at}.amount_tendered`, message: `amount_tendered ${CENTS_TEXT}` });
   }
-  if (issuer !== undefined && issuer !== null && (typeof issuer !== 'string' || issuer.length > MAX_ISSUER_LENGTH)) {
-    errors.push({ field: `${at}.issuer`, message: `issuer must be text of at most ${MAX_ISSUER_LENGTH} characters.` });
+  if (present(issuer) && (typeof issuer !== 'string' || issuer.length > MAX_ISSUER_LENGTH)) {
+    errors.push({ field: `${at}.${issuerKey}`, message: `${issuerKey} must be text of at most ${MAX_ISSUER_LENGTH} characters.` });
   }
   if (errors.length > before || typeof method !== 'string') return undefined;
   return {
@@ -58,13 +72,14 @@ function parseLeg(raw: unknown, index: number, errors: FieldError[]): TenderLegI
     ...(typeof funding === 'string' ? { funding } : {}),
     ...(isCentsAmount(amount) ? { amount } : {}),
     ...(isCentsAmount(tendered) ? { amount_tendered: tendered } : {}),
-    ...(typeof issuer === 'string' ? { issuer } : {}),
+    ...(typeof issuer === 'string' ? { issuer, ...(issuerKey === 'provider' ? { issuer_key: issuerKey } : {}) } : {}),
   };
 }
 
 /**
  * Turns a settle request body into a SettleInput, or every field error found (422). Shapes only:
- * the tender rules (methods enabled, totals, issuers) are `settle`'s. A `null` key counts as absent.
+ * the tender rules (methods enabled, totals, issuers) are `settle`'s. A `null` key counts as absent;
+ * an unknown leg key is a field error (a settle never signs something other than what was asked).
  * The body is either legacy `{amount_tendered}` or `{tenders:[...]}` with 1..MAX_TENDER_LEGS legs;
  * sending both is refused rather than guessing which one the register meant.
  */

@@ -62,7 +62,7 @@ function checkLeg(
       const tendered = optionalCents(leg.amount_tendered, path('amount_tendered'));
       if (cashSeen) return refuse('multiple_cash_legs', path('method'));
       // Cash has no issuer list, so no pick can be one the location set up.
-      if (typeof pick === 'string' && pick.trim() !== '') return refuse('issuer_not_configured', path('issuer'));
+      if (typeof pick === 'string' && pick.trim() !== '') return refuse('issuer_not_configured', path(leg.issuer_key ?? 'issuer'));
       return { kind: 'cash', ...(amount === undefined ? {} : { amount }), ...(tendered === undefined ? {} : { tendered }) };
     }
     case 'card': {
@@ -71,7 +71,7 @@ function checkLeg(
       const funding = leg.funding;
       if (funding !== 'debit' && funding !== 'credit') return refuse('card_funding_missing', path('funding'));
       const issuer = resolveIssuer(config, issuerInstrument({ kind: 'card', funding }), pick);
-      if (!issuer.ok) return refuse('issuer_not_configured', path('issuer'));
+      if (!issuer.ok) return refuse('issuer_not_configured', path(leg.issuer_key ?? 'issuer'));
       return withIssuer({ kind: 'card', funding, ...(amount === undefined ? {} : { amount }) }, issuer.issuer);
     }
     case 'meal_voucher':
@@ -79,7 +79,7 @@ function checkLeg(
       const kind = leg.method;
       if (!config.enabled.includes(kind)) return refuse('method_not_enabled', path('method'));
       const issuer = resolveIssuer(config, issuerInstrument({ kind }), pick);
-      if (!issuer.ok) return refuse('issuer_not_configured', path('issuer'));
+      if (!issuer.ok) return refuse('issuer_not_configured', path(leg.issuer_key ?? 'issuer'));
       return withIssuer({ kind, ...(amount === undefined ? {} : { amount }) }, issuer.issuer);
     }
     default:

@@ -27,6 +27,8 @@ export interface TenderLegInput {
   readonly amount?: number | null;
   readonly amount_tendered?: number | null;
   readonly issuer?: string | null;
+  /** The body key that named the issuer pick (`provider`, the spec's word, or the alias `issuer`), for refusal paths. Default `issuer`. */
+  readonly issuer_key?: 'provider' | 'issuer';
 }
 
 /** Settle body: legacy `{amount_tendered}` (one cash leg) or `{tenders:[...]}`. */

@@ -24,8 +24,9 @@ beforeEach(async () => {
   for (let i = 0; i < 5; i++) await fiscal.signEvent(t.tdb, saleInput(loc, crypto.randomUUID(), 100 + i * 5));
 });
 
-async function verification() {
-  const devices = await exportJournal(t.tdb, { locationId: loc }, fiscal);
+/** The device's verification; `withPublicKey` false checks as for a remote module (seals and hashes only). */
+async function verification(withPublicKey = true) {
+  const devices = await exportJournal(t.tdb, { locationId: loc }, withPublicKey ? fiscal : { publicKeyFor: () => '', sealKey: fiscal.sealKey });
   expect(devices.map((d) => d.fdm_id)).toEqual([fdmId]);
   return devices[0]!.verification;
 }
@@ -37,15 +38,15 @@ const update = (seq: number, set: Record<string, unknown>) =>
 describe('exportJournal verification', () => {
   test('an intact journal verifies and exports the window', async () => {
     expect(await verification()).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
-    const all = (await exportJournal(t.tdb, { locationId: loc }))[0]!;
+    const all = (await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!;
     expect(all.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(all.entries[0]).toMatchObject({ status: 'signed', event_kind: 'sale', subject_type: 'pos_order', sign_error: null });
     expect(all.entries[0]!.sign_result!.fdmRef.fdmId).toBe(fdmId);
     const third = all.entries[2]!;
-    const window: DeviceJournal = (await exportJournal(t.tdb, { locationId: loc, from: third.created_at, to: new Date(third.created_at.getTime() + 1) }))[0]!;
+    const window: DeviceJournal = (await exportJournal(t.tdb, { locationId: loc, from: third.created_at, to: new Date(third.created_at.getTime() + 1) }, fiscal))[0]!;
     expect(window.entries.map((e) => e.seq)).toEqual([3]);
     expect(window.verification.ok).toBe(true); // always over the whole journal
-    expect(await exportJournal(t.tdb, { locationId: await t.addLocation() })).toEqual([]);
+    expect(await exportJournal(t.tdb, { locationId: await t.addLocation() }, fiscal)).toEqual([]);
     expect(await locationsWithFiscalHistory(t.tdb, [loc])).toEqual(new Set([loc]));
   });
 
@@ -69,7 +70,28 @@ describe('exportJournal verification', () => {
     const { resultHash } = await import('@pos/fiscal');
     await update(4, { sign_result: canonicalJson(forged), result_hash: resultHash(r.hash, forged) });
     expect(await verification()).toMatchObject({ ok: false, seq: 4, problem: 'bad_signature' });
-    expect((await exportJournal(t.tdb, { locationId: loc }))[0]!.verification.ok).toBe(true); // without keys only the hashes are checked
+    expect((await exportJournal(t.tdb, { locationId: loc }, { ...fiscal, publicKeyFor: () => '' }))[0]!.verification).toMatchObject({ ok: false, seq: 4, problem: 'bad_seal' }); // without the public key, the seal still catches it
+  });
+
+  test('an entry altered with every later hash recomputed (a re-forged journal)', async () => {
+    const { chainHash, resultHash } = await import('@pos/fiscal');
+    let prevHash = (await rowAt(2)).hash;
+    for (let seq = 3; seq <= 5; seq++) {
+      const r = await rowAt(seq);
+      const payload = seq === 3 ? r.payload.replace('"lineTotal":110', '"lineTotal":1') : r.payload;
+      const hash = chainHash(prevHash, { seq, fdm_id: r.fdm_id, event_kind: r.event_kind as 'sale', payload });
+      await update(seq, { payload, prev_hash: prevHash, hash, result_hash: resultHash(hash, JSON.parse(r.sign_result!) as SignResult) });
+      prevHash = hash;
+    }
+    expect((await rowAt(3)).payload).toContain('"lineTotal":1,');
+    // The same check as a remote module's journal gets (no public key): the seals catch it.
+    expect(await verification(false)).toMatchObject({ ok: false, seq: 3, problem: 'bad_seal' });
+    expect(await verification()).toMatchObject({ ok: false, seq: 3 });
+  });
+
+  test('a removed seal', async () => {
+    await update(5, { seal: null });
+    expect(await verification(false)).toMatchObject({ ok: false, seq: 5, problem: 'bad_seal', detail: 'entry is not sealed' });
   });
 
   test('a changed seq', async () => {

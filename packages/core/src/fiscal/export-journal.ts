@@ -1,4 +1,4 @@
-import { verifyJournal, type JournalProblem, type SignResult } from '@pos/fiscal';
+import { resultSeal, sealMatches, verifyJournal, type JournalProblem, type SealKey, type SignResult } from '@pos/fiscal';
 import type { TenantDb } from '@pos/db';
 import { counterValue, SEQ_LABEL } from './counter-store.ts';
 import { failureHash, parseOr, toJournalEntry, type JournalRow } from './journal-rows.ts';
@@ -48,6 +48,8 @@ export interface ExportJournalInput {
 }
 
 export interface VerifyDeviceOptions {
+  /** The journal seal key: every entry's seals are checked (both signer kinds). */
+  readonly sealKey: SealKey;
   /** The journal head: where the journal must end (detects a removed tail). */
   readonly expectedLastSeq?: number;
   /** Software-mode public key: also checks every signature. */
@@ -56,13 +58,21 @@ export interface VerifyDeviceOptions {
   readonly allowPending?: boolean;
 }
 
+/** What verification needs from the fiscal service: software-mode public keys and the seal key. */
+export interface JournalKeys {
+  publicKeyFor(fdmId: string): string;
+  readonly sealKey: SealKey;
+}
+
 /**
- * Verifies stored rows of one device given in seq order: the chain and results (@pos/fiscal's
- * `verifyJournal`), plus the refusal binding of failed entries. Reports the lowest failing seq.
+ * Verifies stored rows of one device given in seq order: the chain, results and seals
+ * (@pos/fiscal's `verifyJournal`), plus the refusal binding and result seal of failed entries.
+ * Reports the lowest failing seq.
  */
-export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDeviceOptions = {}): DeviceVerification {
+export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDeviceOptions): DeviceVerification {
   const chain = verifyJournal(rows.map(toJournalEntry), {
     allowPending: true,
+    sealKey: opts.sealKey,
     ...(opts.expectedLastSeq !== undefined ? { expectedLastSeq: opts.expectedLastSeq } : {}),
     ...(opts.publicKey ? { publicKey: opts.publicKey } : {}),
   });
@@ -70,8 +80,11 @@ export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDevice
   if (!chain.ok) problems.push(chain);
   const badFailure = rows.find((r) => r.status === 'failed' && (r.sign_result === null || r.result_hash !== failureHash(r.hash, parseOr(r.sign_result))));
   if (badFailure) problems.push({ seq: Number(badFailure.seq), problem: 'altered', detail: 'refusal does not match result_hash' });
+  const badFailureSeal = rows.find((r) => r.status === 'failed' && !sealMatches(r.result_seal, resultSeal(opts.sealKey, r)));
+  if (badFailureSeal) problems.push({ seq: Number(badFailureSeal.seq), problem: 'bad_seal', detail: 'result seal does not match' });
   const firstPending = rows.find((r) => r.status === 'pending');
   if (opts.allowPending === false && firstPending) problems.push({ seq: Number(firstPending.seq), problem: 'pending', detail: 'entry was never completed' });
+  // Lowest seq first; at one seq, a forged-but-rehashed entry reports `bad_seal` after `altered`.
   const first = problems.sort((a, b) => a.seq - b.seq)[0];
   if (first) return { ok: false, seq: first.seq, problem: first.problem, detail: first.detail };
   return {
@@ -107,9 +120,9 @@ function exported(row: JournalRow): ExportedEntry {
 /**
  * The fiscal journal of a location, per fiscal device it ever had (the back-office fiscal-events
  * export): the entries in the window, and a verification of each device's whole journal against
- * its head counter. Given `keys` (the fiscal service), software-mode signatures are checked too.
+ * its head counter and the seal key (`keys`, the fiscal service); software-mode signatures too.
  */
-export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, keys?: { publicKeyFor(fdmId: string): string }): Promise<DeviceJournal[]> {
+export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, keys: JournalKeys): Promise<DeviceJournal[]> {
   const enrolled = await tdb.selectFrom('fdm_devices').select(['fdm_id', 'mode', 'status']).where('location_id', '=', input.locationId).orderBy('created_at').execute();
   const journaled = await tdb.selectFrom('fiscal_journal').select('fdm_id').distinct().where('location_id', '=', input.locationId).execute();
   const devices = new Map<string, { mode: 'software' | 'remote' | null; status: 'active' | 'retired' | null }>();
@@ -121,8 +134,9 @@ export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, ke
     const rows = await tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).orderBy('seq').execute();
     const head = await counterValue(tdb, fdmId, SEQ_LABEL);
     const verification = verifyDeviceRows(rows, {
+      sealKey: keys.sealKey,
       expectedLastSeq: head,
-      ...(keys && device.mode === 'software' ? { publicKey: keys.publicKeyFor(fdmId) } : {}),
+      ...(device.mode === 'software' ? { publicKey: keys.publicKeyFor(fdmId) } : {}),
     });
     const entries = rows
       .filter((r) => r.location_id === input.locationId && (!input.from || r.created_at >= input.from) && (!input.to || r.created_at < input.to))

@@ -48,5 +48,7 @@ describe('fiscalConfigFromEnv', () => {
       expect((caught as ConfigError).variable).toBe(variable);
     }
     expect(() => fiscalConfigFromEnv({ FISCAL_MASTER_KEY: 'short' })).toThrow(/FISCAL_MASTER_KEY/);
+    expect(() => fiscalConfigFromEnv({ FISCAL_MASTER_KEY: MASTER, FISCAL_SEAL_KEY: 'short' })).toThrow(/FISCAL_SEAL_KEY is invalid/);
+    expect(fiscalConfigFromEnv({ FISCAL_MASTER_KEY: MASTER, FISCAL_SEAL_KEY: 's'.repeat(32) }).sealKey).toBe('s'.repeat(32));
   });
 });

@@ -7,6 +7,8 @@ import { ConfigError } from '@pos/kernel';
 export interface FiscalConfig {
   /** Derives each software-mode device's Ed25519 seed: HKDF-SHA256(masterKey, salt = '', info = fdm id), 32 bytes. */
   readonly masterKey: string;
+  /** Optional dedicated key material of the journal seals; default: derived from `masterKey` (`deriveSealKey`). */
+  readonly sealKey?: string;
   /** fdm id -> 64-hex Ed25519 seed; wins over the derived key for that device. */
   readonly signingKeys?: Readonly<Record<string, string>>;
   /** Base of the verification URL the in-process signer issues for sales and refunds. */
@@ -25,6 +27,7 @@ export interface FiscalConfig {
 /** The variables `fiscalConfigFromEnv` reads (`ApiEnv` declares them). */
 export interface FiscalEnv {
   readonly FISCAL_MASTER_KEY: string;
+  readonly FISCAL_SEAL_KEY?: string | undefined;
   readonly FISCAL_SIGNING_KEYS?: string | undefined;
   readonly FISCAL_VERIFICATION_URL?: string | undefined;
   readonly FDM_REMOTE_URL?: string | undefined;
@@ -72,6 +75,9 @@ export function fiscalConfigFromEnv(env: FiscalEnv): FiscalConfig {
   if (typeof env.FISCAL_MASTER_KEY !== 'string' || env.FISCAL_MASTER_KEY.length < 32) {
     throw new ConfigError('FISCAL_MASTER_KEY', env.FISCAL_MASTER_KEY ? 'is invalid (at least 32 characters)' : 'is required');
   }
+  if (env.FISCAL_SEAL_KEY !== undefined && env.FISCAL_SEAL_KEY !== '' && env.FISCAL_SEAL_KEY.length < 32) {
+    throw new ConfigError('FISCAL_SEAL_KEY', 'is invalid (at least 32 characters)');
+  }
   let signingKeys: Record<string, string> | undefined;
   if (env.FISCAL_SIGNING_KEYS) {
     signingKeys = jsonObjectOfStrings('FISCAL_SIGNING_KEYS', env.FISCAL_SIGNING_KEYS);
@@ -91,6 +97,7 @@ export function fiscalConfigFromEnv(env: FiscalEnv): FiscalConfig {
   }
   return {
     masterKey: env.FISCAL_MASTER_KEY,
+    ...(env.FISCAL_SEAL_KEY ? { sealKey: env.FISCAL_SEAL_KEY } : {}),
     ...(signingKeys ? { signingKeys } : {}),
     verificationBaseUrl,
     ...(remote ? { remote } : {}),

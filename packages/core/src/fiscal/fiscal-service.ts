@@ -23,6 +23,8 @@ export interface FiscalService {
   completePending(tdb: TenantDb, journalId: string): Promise<PendingOutcome>;
   /** Public key (SPKI PEM) of a software-mode device, for journal verification. */
   publicKeyFor(fdmId: string): string;
+  /** The journal seal key, for journal verification. */
+  readonly sealKey: Buffer;
 }
 
 export interface FiscalServiceOptions {
@@ -43,5 +45,6 @@ export function createFiscalService(config: FiscalConfig, log: Logger, opts: Fis
     signEvent: (tdb, input, o) => signEvent(deps, tdb, input, o),
     completePending: (tdb, journalId) => completePendingEntry(deps, tdb, journalId),
     publicKeyFor: (fdmId) => signers.publicKeyFor(fdmId),
+    sealKey: signers.sealKey,
   };
 }

@@ -25,6 +25,7 @@ export {
   type DeviceVerification,
   type ExportedEntry,
   type ExportJournalInput,
+  type JournalKeys,
   type VerifyDeviceOptions,
 } from './export-journal.ts';
 export { storedSignature, type StoredSignature } from './stored-signature.ts';

@@ -50,7 +50,8 @@ export function parseOr(text: string): unknown {
 
 /**
  * A stored row as a @pos/fiscal JournalEntry. A `failed` row becomes a pending-shaped link (no
- * result), since the chain only needs its content and hashes; its refusal is checked apart.
+ * result), since the chain only needs its content, hashes and entry seal; its refusal and result
+ * seal are checked apart (`verifyDeviceRows`).
  */
 export function toJournalEntry(row: JournalRow): JournalEntry {
   const base = {
@@ -60,13 +61,15 @@ export function toJournalEntry(row: JournalRow): JournalEntry {
     payload: row.payload,
     prev_hash: row.prev_hash,
     hash: row.hash,
+    seal: row.seal,
   };
-  if (row.status === 'failed') return { ...base, status: 'pending', sign_result: null, result_hash: null };
+  if (row.status === 'failed') return { ...base, status: 'pending', sign_result: null, result_hash: null, result_seal: null };
   return {
     ...base,
     status: row.status as JournalEntry['status'],
     sign_result: row.sign_result === null ? null : (parseOr(row.sign_result) as SignResult),
     result_hash: row.result_hash,
+    result_seal: row.result_seal,
   };
 }
 

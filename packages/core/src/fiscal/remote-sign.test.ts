@@ -80,7 +80,7 @@ describe('remote fiscal data module', () => {
     expect((await findJournalEntry(t.tdb, { type: 'pos_order', id: orderId }))?.status).toBe('pending');
 
     // A live journal with a pending entry still verifies (pending allowed by default).
-    expect((await exportJournal(t.tdb, { locationId: loc }))[0]!.verification).toMatchObject({ ok: true, pending: 1 });
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.verification).toMatchObject({ ok: true, pending: 1 });
 
     // Entries younger than the recovery age are left to the in-flight call.
     expect(await recoverPendingEntries(t.tdb, fiscal)).toMatchObject({ signed: 0, pending: 0 });
@@ -93,7 +93,7 @@ describe('remote fiscal data module', () => {
     const rows = await journal(fdmId);
     expect(rows.map((r) => r.status)).toEqual(['signed']);
     expect(JSON.parse(rows[0]!.sign_result!).fdmRef.totalCounter).toBe(1);
-    expect((await exportJournal(t.tdb, { locationId: loc }))[0]!.verification).toEqual({ ok: true, count: 1, pending: 0, failed: 0, last_seq: 1 });
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.verification).toEqual({ ok: true, count: 1, pending: 0, failed: 0, last_seq: 1 });
 
     // Nothing left: a second run does nothing.
     expect(await recoverPendingEntries(t.tdb, fiscal, { olderThanMs: 0 })).toMatchObject({ signed: 0, failed: 0, pending: 0 });
@@ -123,7 +123,7 @@ describe('remote fiscal data module', () => {
     const stored = JSON.parse(rows[0]!.payload) as FiscalEvent;
     const wire = JSON.parse(JSON.stringify({ operation: 'signSale', isTraining: false, data: toFdmData(stored) }));
     expect(verifyPayloadSignature(sim.publicKeyPem, wire, JSON.parse(rows[0]!.sign_result!) as SignResult)).toBe(true);
-    expect((await exportJournal(t.tdb, { locationId: loc }))[0]!.verification).toEqual({ ok: true, count: 2, pending: 0, failed: 0, last_seq: 2 });
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.verification).toEqual({ ok: true, count: 2, pending: 0, failed: 0, last_seq: 2 });
   });
 
   test('completePending on a client retry: same outcome as recovery, idempotent', async () => {
@@ -154,13 +154,18 @@ describe('remote fiscal data module', () => {
     expect(ok.seq).toBe(2);
     expect(ok.result.fdmRef.totalCounter).toBe(1);
     expect(await recoverPendingEntries(t.tdb, fiscal, { olderThanMs: 0 })).toMatchObject({ signed: 0, failed: 0, pending: 0 });
-    const [device] = await exportJournal(t.tdb, { locationId: loc });
+    const [device] = await exportJournal(t.tdb, { locationId: loc }, fiscal);
     expect(device!.verification).toEqual({ ok: true, count: 2, pending: 0, failed: 1, last_seq: 2 });
     expect(device!.entries[0]).toMatchObject({ status: 'failed', sign_result: null, sign_error: { code: 'INVALID_REQUEST' } });
 
     // The refusal is bound to its entry.
     await t.tdb.updateTable('fiscal_journal').set({ sign_result: JSON.stringify({ code: 'OTHER', message: 'x', status: 200 }) }).where('fdm_id', '=', fdmId).where('seq', '=', 1).execute();
-    expect((await exportJournal(t.tdb, { locationId: loc }))[0]!.verification).toMatchObject({ ok: false, seq: 1, problem: 'altered' });
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.verification).toMatchObject({ ok: false, seq: 1, problem: 'altered' });
+    // ... and re-forging its refusal hash too is caught by the result seal.
+    const { failureHash } = await import('./journal-rows.ts');
+    const forged = { code: 'OTHER', message: 'x', status: 200 };
+    await t.tdb.updateTable('fiscal_journal').set({ sign_result: JSON.stringify(forged), result_hash: failureHash(rows[0]!.hash, forged) }).where('fdm_id', '=', fdmId).where('seq', '=', 1).execute();
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.verification).toMatchObject({ ok: false, seq: 1, problem: 'bad_seal' });
   });
 
   test('wrong shared secret: refused (401) and failed', async () => {

@@ -6,6 +6,7 @@ import {
   canonicalJson,
   completeEntry,
   FdmError,
+  resultSeal,
   FdmNetworkError,
   journalContent,
   type FiscalCommon,
@@ -174,6 +175,8 @@ async function insertEntry(deps: FiscalSignDeps, tx: TenantTx, input: SignEventI
       prev_hash: entry.prev_hash,
       hash: entry.hash,
       result_hash: entry.result_hash,
+      seal: entry.seal,
+      result_seal: entry.result_seal,
       subject_type: input.subject.type,
       subject_id: input.subject.id,
       created_at: now,
@@ -197,7 +200,7 @@ export async function signInTransaction(deps: FiscalSignDeps, tx: TenantTx, inpu
   const signer = deps.signers.software(fdm.fdm_id);
   const { seq, prev, event } = await prepareEntry(deps, tx, fdm, input);
   const result = await signer.withCounters(new DbCounterStore(tx, fdm.fdm_id)).sign(event);
-  const entry = appendSigned(prev, journalContent(fdm.fdm_id, event), result);
+  const entry = appendSigned(prev, journalContent(fdm.fdm_id, event), result, deps.signers.sealKey);
   if (entry.seq !== seq) throw new Error(`Fiscal journal of ${fdm.fdm_id}: appended seq ${entry.seq}, reserved ${seq}`);
   const journal_id = await insertEntry(deps, tx, input, entry);
   return { journal_id, fdm_id: fdm.fdm_id, seq, subject: input.subject, event, result };
@@ -229,16 +232,17 @@ async function finishRow(deps: FiscalSignDeps, tdb: TenantDb, journalId: string,
       if (row.status !== 'pending') return outcomeOf(row);
       const now = deps.clock.now();
       if ('result' in answer) {
-        const done = completeEntry(toJournalEntry(row), answer.result);
+        const done = completeEntry(toJournalEntry(row), answer.result, deps.signers.sealKey);
         await tx
           .updateTable('fiscal_journal')
-          .set({ status: 'signed', sign_result: canonicalJson(answer.result), result_hash: done.result_hash, completed_at: now })
+          .set({ status: 'signed', sign_result: canonicalJson(answer.result), result_hash: done.result_hash, result_seal: done.result_seal, completed_at: now })
           .where('id', '=', journalId)
           .execute();
       } else {
+        const failed = failureHash(row.hash, answer.error);
         await tx
           .updateTable('fiscal_journal')
-          .set({ status: 'failed', sign_result: canonicalJson(answer.error), result_hash: failureHash(row.hash, answer.error), completed_at: now })
+          .set({ status: 'failed', sign_result: canonicalJson(answer.error), result_hash: failed, result_seal: resultSeal(deps.signers.sealKey, { hash: row.hash, status: 'failed', result_hash: failed }), completed_at: now })
           .where('id', '=', journalId)
           .execute();
       }
@@ -288,7 +292,7 @@ export async function signRemote(deps: FiscalSignDeps, tdb: TenantDb, input: Sig
       const fdm = await activeFdmFor(tx, input.locationId);
       if (!isSigning(fdm) || fdm.fdm_id !== enrolled.fdm_id || fdm.mode !== 'remote') throw errors.conflict('The fiscal enrolment of this location changed; try again.', { reason: 'fiscal_enrolment_changed' });
       const { seq, prev, event } = await prepareEntry(deps, tx, fdm, input);
-      const entry = appendEntry(prev, journalContent(fdm.fdm_id, event));
+      const entry = appendEntry(prev, journalContent(fdm.fdm_id, event), deps.signers.sealKey);
       if (entry.seq !== seq) throw new Error(`Fiscal journal of ${fdm.fdm_id}: appended seq ${entry.seq}, reserved ${seq}`);
       const id = await insertEntry(deps, tx, input, entry);
       return tx.selectFrom('fiscal_journal').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

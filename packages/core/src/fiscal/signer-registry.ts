@@ -15,6 +15,8 @@ export interface SignerRegistry {
   remote(fdmId: string): RemoteFdmSigner;
   /** SPKI PEM of a software-mode device's key, to verify its journal's signatures. */
   publicKeyFor(fdmId: string): string;
+  /** The journal seal key (from FISCAL_SEAL_KEY, else FISCAL_MASTER_KEY): never stored in the database. */
+  readonly sealKey: Buffer;
 }
 
 export interface SignerRegistryOptions {
@@ -26,6 +28,11 @@ export interface SignerRegistryOptions {
 /** HKDF-SHA256(masterKey, salt = empty, info = fdmId), 32 bytes, as hex: a software device's Ed25519 seed. */
 export function deriveSeedHex(masterKey: string, fdmId: string): string {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), fdmId, 32)).toString('hex');
+}
+
+/** HKDF-SHA256(material, salt = empty, info = 'journal-seal'), 32 bytes: the HMAC key of the journal seals. */
+export function deriveSealKey(material: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), 'journal-seal', 32));
 }
 
 /** Builds the signer registry. Software keys: `signingKeys[fdmId]`, else derived from `masterKey`. */
@@ -72,5 +79,6 @@ export function createSignerRegistry(config: FiscalConfig, opts: SignerRegistryO
       return signer;
     },
     publicKeyFor: (fdmId) => softwareSigner(fdmId).publicKeyPem,
+    sealKey: deriveSealKey(config.sealKey ?? config.masterKey),
   };
 }

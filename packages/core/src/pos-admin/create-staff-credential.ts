@@ -8,7 +8,6 @@ import {
   guardPinUnique,
   MEMBER_HAS_CREDENTIAL,
   normalisePermissions,
-  NOT_A_MEMBER,
   pinInUse,
   pinSecrets,
   pinTaken,
@@ -35,10 +34,11 @@ export async function lockMemberLink(tx: TenantTx, userId: string): Promise<void
   await sql`select pg_advisory_xact_lock(hashtextextended(${`staff_credentials.user_id:${userId}`}, 0))`.execute(tx);
 }
 
-/** 422 `user_id` unless the user is a member of the merchant who holds no live credential (other than `exceptId`). */
+/** 404 unless the user is a member of the merchant; 422 `user_id` when that member holds a live credential (other than `exceptId`). */
 export async function requireLinkableMember(scope: PosAdminScope, tx: TenantTx, userId: string, exceptId?: string): Promise<void> {
   const member = await scope.db.selectFrom('memberships').select('user_id').where('merchant_id', '=', scope.merchant.id).where('user_id', '=', userId).executeTakeFirst();
-  if (!member) throw errors.field('user_id', NOT_A_MEMBER);
+  // Another merchant's (or no) user: not found, like any foreign id, so a stranger learns nothing of it.
+  if (!member) throw errors.notFound('user');
   await lockMemberLink(tx, userId);
   let q = tx.selectFrom('staff_credentials').select('id').where('user_id', '=', userId).where('deleted_at', 'is', null);
   if (exceptId) q = q.where('id', '<>', exceptId);

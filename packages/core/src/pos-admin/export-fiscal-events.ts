@@ -1,6 +1,6 @@
 import { errors } from '@pos/kernel';
 import { dayBounds, isBusinessDate } from '@pos/domain/business-day/business-day';
-import { exportJournal, type DeviceVerification, type ExportedEntry } from '../fiscal/export-journal.ts';
+import { exportJournal, type DeviceVerification, type ExportedEntry, type JournalKeys } from '../fiscal/export-journal.ts';
 import type { PosAdminScope } from './pos-admin-scope.ts';
 
 /** One exported journal entry, timestamps as ISO strings. */
@@ -25,17 +25,15 @@ export interface ExportFiscalEventsInput {
   to?: string;
 }
 
-/** What the export needs of the fiscal service: software-mode public keys. */
-export interface FiscalKeys {
-  publicKeyFor(fdmId: string): string;
-}
+/** What the export needs of the fiscal service: software-mode public keys and the journal seal key. */
+export type FiscalKeys = JournalKeys;
 
 /**
  * `GET /back-office/pos/{locationId}/fiscal-events` (VIEW_POS_REPORTS): the location's fiscal
  * journal per fiscal device it ever had (`exportJournal`), with the entries whose creation falls in
  * the optional window of local dates (from the start of `from` to the end of `to` in the location's
- * zone) and each device's verification. Signatures of software-mode devices are checked with their
- * public keys. 422 for a malformed date or `to` before `from`.
+ * zone) and each device's verification: seals for every device, and signatures of software-mode
+ * devices with their public keys. 422 for a malformed date or `to` before `from`.
  */
 export async function exportFiscalEvents(scope: PosAdminScope, keys: FiscalKeys, locationId: string, input: ExportFiscalEventsInput): Promise<FiscalDeviceExport[]> {
   if (input.from !== undefined && !isBusinessDate(input.from)) throw errors.field('from', 'The from field must be a valid date (YYYY-MM-DD).');

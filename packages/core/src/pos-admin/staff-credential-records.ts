@@ -27,7 +27,6 @@ export interface StaffCredentialView {
 
 export const PIN_IN_USE = 'This PIN is already in use.';
 export const MEMBER_HAS_CREDENTIAL = 'This member already has a register credential.';
-export const NOT_A_MEMBER = 'The selected user is not a member of this merchant.';
 const PIN_INDEX = 'staff_credentials_pin_unique';
 
 /** What hashing a PIN needs: the configured pepper and the tenant (`tenant_database`) it is unique in. */

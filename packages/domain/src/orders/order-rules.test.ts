@@ -106,6 +106,17 @@ describe('sameLine', () => {
 });
 
 describe('requiredPermissions', () => {
+  test('a line priced away from the catalog needs apply_discount, once per price', () => {
+    const catalog = (id: string) => (id === 'item-1' ? 280 : undefined);
+    const manual = (price: number) => line(U1, { price_source: 'manual', unit_price: price });
+    expect(requiredPermissions(null, [manual(1)], catalog)).toEqual(['take_orders', 'apply_discount']);
+    expect(requiredPermissions(null, [manual(280)], catalog)).toEqual(['take_orders']);
+    expect(requiredPermissions(null, [line(U1, { price_source: 'catalog', unit_price: 1 })], catalog)).toEqual(['take_orders']);
+    const approved = { fired: false, lines: [manual(1)] };
+    expect(requiredPermissions(approved, [manual(1)], catalog)).toEqual(['take_orders']);
+    expect(requiredPermissions(approved, [manual(2)], catalog)).toEqual(['take_orders', 'apply_discount']);
+  });
+
   test('take_orders always', () => {
     expect(requiredPermissions(null, [line(U1)])).toEqual(['take_orders']);
     expect(requiredPermissions(stored(), stored().lines)).toEqual(['take_orders']);
@@ -201,19 +212,19 @@ describe('validateLines', () => {
       { field: 'lines.0.uuid', message: 'The lines.0.uuid field must be a valid UUID v4.' },
       { field: 'lines.0.qty', message: 'The lines.0.qty field must be between 1 and 999.' },
       { field: 'lines.1.qty', message: 'The lines.1.qty field must be between 1 and 999.' },
-      { field: 'lines.1.unit_price', message: 'The lines.1.unit_price field must be at least 0.' },
+      { field: 'lines.1.unit_price', message: 'The lines.1.unit_price field must be between 0 and 1000000.' },
       { field: 'lines.2.uuid', message: 'The lines.2.uuid field has a duplicate value.' },
       { field: 'lines.2.qty', message: 'The lines.2.qty field must be an integer.' },
       { field: 'lines.2.unit_price', message: 'The lines.2.unit_price field must be an integer.' },
       { field: 'lines.2.discount.value', message: 'The lines.2.discount.value field must be a whole percent.' },
-      { field: 'lines.3.modifiers.0.price', message: 'The lines.3.modifiers.0.price field must be at least 0.' },
+      { field: 'lines.3.modifiers.0.price', message: 'The lines.3.modifiers.0.price field must be between 0 and 100000.' },
       { field: 'lines.3.modifiers.1.price', message: 'The lines.3.modifiers.1.price field must be an integer.' },
       { field: 'lines.3.modifiers.1.qty', message: 'The lines.3.modifiers.1.qty field must be between 1 and 999.' },
       { field: 'lines.3.modifiers.2', message: 'The lines.3.modifiers.2 field must be an object.' },
       { field: 'lines.3.discount.value', message: 'The lines.3.discount.value field must be between 1 and 100.' },
       { field: 'lines.4.item_id', message: 'The lines.4.item_id field is required.' },
       { field: 'lines.4.price_source', message: 'The lines.4.price_source field must be a string.' },
-      { field: 'lines.4.discount.value', message: 'The lines.4.discount.value field must be at least 1.' },
+      { field: 'lines.4.discount.value', message: 'The lines.4.discount.value field must be between 1 and 1000000.' },
       { field: 'lines.5.qty', message: 'The lines.5.qty field must be an integer.' },
       { field: 'lines.5.modifiers', message: 'The lines.5.modifiers field must be an array.' },
       { field: 'lines.5.discount.type', message: 'The lines.5.discount.type field must be pct or amount.' },

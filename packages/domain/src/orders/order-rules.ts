@@ -6,6 +6,32 @@ import { notOpenRefusal, type OrderState } from './order-state.ts';
 /** Largest quantity on one line. */
 export const MAX_LINE_QTY = 999;
 
+// Upper bounds of what a register may send (cents): far above any real ticket, and low enough that
+// no total can overflow the integer columns it is stored in (a 422 on the field, never a 500).
+/** Largest unit price of a line: 10,000.00. */
+export const MAX_UNIT_PRICE = 1_000_000;
+/** Largest price of one modifier unit: 1,000.00. */
+export const MAX_MODIFIER_PRICE = 100_000;
+/** Largest per-unit discount amount: 10,000.00. */
+export const MAX_DISCOUNT_AMOUNT = 1_000_000;
+/** Most modifiers on one line. */
+export const MAX_LINE_MODIFIERS = 50;
+/** Largest order total: 1,000,000.00 (well under the 2^31 of the transaction total column). */
+export const MAX_ORDER_TOTAL = 100_000_000;
+/** Longest texts on a line. */
+export const MAX_ITEM_ID_LENGTH = 64;
+export const MAX_PRICE_SOURCE_LENGTH = 40;
+export const MAX_MODIFIER_ID_LENGTH = 64;
+export const MAX_MODIFIER_NAME_LENGTH = 120;
+
+/** The catalog value of `price_source`: the server takes the unit price from the item. */
+export const CATALOG_PRICE_SOURCE = 'catalog';
+
+/** The order-level bound (the sum of bounded lines can still be too much), or null. */
+export function orderTotalProblem(total: number): FieldError | null {
+  return total > MAX_ORDER_TOTAL ? { field: 'lines', message: `The order total may not exceed ${MAX_ORDER_TOTAL} cents.` } : null;
+}
+
 /** What `PUT /pos/orders/{clientUuid}` needs to know of the stored order. */
 export interface StoredOrderView {
   readonly state: OrderState;
@@ -67,6 +93,16 @@ export function planUpsert(stored: StoredOrderView | null, incoming: readonly Or
   return { kind: 'update', version: stored.version + 1, lines_changed: !sameLines(stored.lines, incoming) };
 }
 
+/**
+ * A line priced away from the catalog: a non-catalog `price_source` with a unit price other than the
+ * item's. Selling below (or above) the catalog is a price change, guarded like a discount.
+ */
+export function isManualPrice(line: Pick<OrderLine, 'item_id' | 'unit_price' | 'price_source'>, catalogPrice: (itemId: string) => number | undefined): boolean {
+  if (line.price_source === CATALOG_PRICE_SOURCE) return false;
+  const listed = catalogPrice(line.item_id);
+  return listed !== undefined && listed !== line.unit_price;
+}
+
 /** Two discounts are the same when both are absent, or type and value match. */
 export function sameDiscount(a: LineDiscount | null | undefined, b: LineDiscount | null | undefined): boolean {
   if (!a || !b) return !a && !b;
@@ -108,12 +144,18 @@ export function sameLines(a: readonly OrderLine[], b: readonly OrderLine[]): boo
  *   lowered, or has its `item_id` replaced (the kitchen already has the old item, so replacing it
  *   is removing it).
  */
-export function requiredPermissions(stored: Pick<StoredOrderView, 'fired' | 'lines'> | null, incoming: readonly OrderLine[]): RegisterPermission[] {
+export function requiredPermissions(
+  stored: Pick<StoredOrderView, 'fired' | 'lines'> | null,
+  incoming: readonly OrderLine[],
+  catalogPrice: (itemId: string) => number | undefined = () => undefined,
+): RegisterPermission[] {
   const needed = new Set<RegisterPermission>(['take_orders']);
   const key = (uuid: string) => uuid.toLowerCase();
   const before = new Map((stored?.lines ?? []).map((l) => [key(l.uuid), l] as const));
   for (const line of incoming) {
-    if (line.discount && !sameDiscount(before.get(key(line.uuid))?.discount, line.discount)) needed.add('apply_discount');
+    const old = before.get(key(line.uuid));
+    if (line.discount && !sameDiscount(old?.discount, line.discount)) needed.add('apply_discount');
+    if (isManualPrice(line, catalogPrice) && !(old && old.item_id === line.item_id && old.unit_price === line.unit_price)) needed.add('apply_discount');
   }
   if (stored?.fired) {
     const after = new Map(incoming.map((l) => [key(l.uuid), l] as const));
@@ -149,12 +191,13 @@ function intError(field: string, v: unknown, min: number, max?: number): string 
  * first failing rule), fields as dot paths, messages in plain English:
  * - `lines` is an array of objects;
  * - `uuid` a UUID v4, unique among the lines (the repeat is reported);
- * - `item_id` a non-empty string; `price_source` a string;
- * - `qty` an integer 1..999; `unit_price` an integer >= 0;
- * - `modifiers` absent or an array of objects with `price` an integer >= 0, `qty` absent or an
- *   integer 1..999, `id` and `name` absent, null or strings;
+ * - `item_id` a non-empty string of at most 64; `price_source` a string of at most 40;
+ * - `qty` an integer 1..999; `unit_price` an integer 0..MAX_UNIT_PRICE;
+ * - `modifiers` absent or an array of at most 50 objects with `price` an integer
+ *   0..MAX_MODIFIER_PRICE, `qty` absent or an integer 1..999, `id` and `name` absent, null or
+ *   strings (64 and 120 at most);
  * - `discount` absent, null, or `{type:'pct', value}` with a whole value 1..100, or
- *   `{type:'amount', value}` with an integer value >= 1 (cents).
+ *   `{type:'amount', value}` with an integer value 1..MAX_DISCOUNT_AMOUNT (cents).
  */
 export function validateLines(lines: unknown): FieldError[] {
   const errors: FieldError[] = [];
@@ -177,10 +220,12 @@ export function validateLines(lines: unknown): FieldError[] {
       seen.add(key);
     }
     if (typeof line.item_id !== 'string' || line.item_id.length === 0) err(`${p}.item_id`, `The ${p}.item_id field is required.`);
+    else if (line.item_id.length > MAX_ITEM_ID_LENGTH) err(`${p}.item_id`, `The ${p}.item_id field must be at most ${MAX_ITEM_ID_LENGTH} characters.`);
     if (typeof line.price_source !== 'string') err(`${p}.price_source`, `The ${p}.price_source field must be a string.`);
+    else if (line.price_source.length > MAX_PRICE_SOURCE_LENGTH) err(`${p}.price_source`, `The ${p}.price_source field must be at most ${MAX_PRICE_SOURCE_LENGTH} characters.`);
     const qty = intError(`${p}.qty`, line.qty, 1, MAX_LINE_QTY);
     if (qty) err(`${p}.qty`, qty);
-    const price = intError(`${p}.unit_price`, line.unit_price, 0);
+    const price = intError(`${p}.unit_price`, line.unit_price, 0, MAX_UNIT_PRICE);
     if (price) err(`${p}.unit_price`, price);
     validateModifiers(line.modifiers, `${p}.modifiers`, err);
     validateDiscount(line.discount, `${p}.discount`, err);
@@ -194,21 +239,26 @@ function validateModifiers(mods: unknown, p: string, err: (field: string, messag
     err(p, `The ${p} field must be an array.`);
     return;
   }
+  if (mods.length > MAX_LINE_MODIFIERS) {
+    err(p, `The ${p} field must have at most ${MAX_LINE_MODIFIERS} items.`);
+    return;
+  }
   mods.forEach((m: unknown, j) => {
     const mp = `${p}.${j}`;
     if (!isObject(m)) {
       err(mp, `The ${mp} field must be an object.`);
       return;
     }
-    const price = intError(`${mp}.price`, m.price, 0);
+    const price = intError(`${mp}.price`, m.price, 0, MAX_MODIFIER_PRICE);
     if (price) err(`${mp}.price`, price);
     if (m.qty !== undefined && m.qty !== null) {
       const q = intError(`${mp}.qty`, m.qty, 1, MAX_LINE_QTY);
       if (q) err(`${mp}.qty`, q);
     }
-    for (const k of ['id', 'name'] as const) {
+    for (const [k, max] of [['id', MAX_MODIFIER_ID_LENGTH], ['name', MAX_MODIFIER_NAME_LENGTH]] as const) {
       const v = m[k];
       if (v !== undefined && v !== null && typeof v !== 'string') err(`${mp}.${k}`, `The ${mp}.${k} field must be a string.`);
+      else if (typeof v === 'string' && v.length > max) err(`${mp}.${k}`, `The ${mp}.${k} field must be at most ${max} characters.`);
     }
   });
 }
@@ -223,7 +273,7 @@ function validateDiscount(d: unknown, p: string, err: (field: string, message: s
     const e = intError(`${p}.value`, d.value, 1, 100);
     if (e) err(`${p}.value`, e === `The ${p}.value field must be an integer.` ? `The ${p}.value field must be a whole percent.` : e);
   } else if (d.type === 'amount') {
-    const e = intError(`${p}.value`, d.value, 1);
+    const e = intError(`${p}.value`, d.value, 1, MAX_DISCOUNT_AMOUNT);
     if (e) err(`${p}.value`, e);
   } else {
     err(`${p}.type`, `The ${p}.type field must be pct or amount.`);

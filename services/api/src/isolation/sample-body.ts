@@ -2,6 +2,11 @@
  * Builds a body that satisfies a route's TypeBox/JSON schema, using `idPool` for uuid-formatted
  * strings, so the isolation matrix reaches the handler instead of stopping at validation.
  */
+/** True when a schema holds a uuid-formatted string somewhere. */
+export function carriesUuid(schema: any): boolean {
+  return !!schema && (schema.format === 'uuid' || Object.values(schema.properties ?? {}).some(carriesUuid) || carriesUuid(schema.items) || (schema.anyOf ?? []).some(carriesUuid));
+}
+
 export function sampleValue(schema: any, idPool: readonly string[], depth = 0): unknown {
   if (!schema || depth > 6) return undefined;
   if (schema.const !== undefined) return schema.const;
@@ -13,7 +18,9 @@ export function sampleValue(schema: any, idPool: readonly string[], depth = 0): 
   switch (schema.type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const key of schema.required ?? []) out[key] = sampleValue(schema.properties?.[key], idPool, depth + 1);
+      // The required keys, and every optional key that carries an id: the foreign id must be sent.
+      const keys = new Set<string>([...(schema.required ?? []), ...Object.keys(schema.properties ?? {}).filter((k) => carriesUuid(schema.properties[k]))]);
+      for (const key of keys) out[key] = sampleValue(schema.properties?.[key], idPool, depth + 1);
       return out;
     }
     case 'array': {
@@ -24,9 +31,13 @@ export function sampleValue(schema: any, idPool: readonly string[], depth = 0): 
       if (schema.format === 'uuid') return idPool[0] ?? crypto.randomUUID();
       if (schema.format === 'email') return 'matrix@example.com';
       if (schema.format === 'date-time') return new Date().toISOString();
-      if (schema.pattern === '^[0-9]{4,8}$') return '9999';
-      if (schema.pattern) return undefined;
-      return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+      const min = Math.max(1, schema.minLength ?? 1);
+      if (schema.pattern) {
+        // A value the pattern accepts, so the call reaches the handler rather than stopping at validation.
+        const re = new RegExp(schema.pattern);
+        return ['9999', '482915', 'Matrix sample', 'x'.repeat(min)].find((v) => re.test(v) && v.length >= min && v.length <= (schema.maxLength ?? Infinity));
+      }
+      return 'x'.repeat(min);
     }
     case 'integer':
     case 'number':

@@ -3,14 +3,23 @@ import { errors } from '@pos/kernel';
 import { toFieldErrorMap, type FieldError } from '@pos/domain/field-error';
 import { lineTotals, type LineDiscount, type OrderLine, type OrderModifier } from '@pos/domain/orders/line-totals';
 import { orderTotals } from '@pos/domain/orders/order-totals';
-import { isUuidV4, planUpsert, STALE_VERSION_MESSAGE, requiredPermissions, validateLines, type StoredOrderView, type UpsertPlan } from '@pos/domain/orders/order-rules';
+import {
+  CATALOG_PRICE_SOURCE,
+  isUuidV4,
+  orderTotalProblem,
+  planUpsert,
+  STALE_VERSION_MESSAGE,
+  requiredPermissions,
+  validateLines,
+  type StoredOrderView,
+  type UpsertPlan,
+} from '@pos/domain/orders/order-rules';
 import type { OrderState } from '@pos/domain/orders/order-state';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
 
-/** The catalog value of `price_source`: the server takes the unit price from the item. */
-export const CATALOG_PRICE_SOURCE = 'catalog';
+export { CATALOG_PRICE_SOURCE };
 
 export const SETTLING_MESSAGE = 'This order is being settled and can no longer be changed.';
 
@@ -43,10 +52,11 @@ function cleanModifier(m: OrderModifier): OrderModifier {
 
 /**
  * Prices the client's lines: `unit_price` from the catalog item when `price_source` is `catalog`
- * (any other source keeps the price sent), the name and VAT rate always from the item. An item the
- * catalog does not hold is a 422 on `lines.N.item_id` (its VAT rate and name are unknown).
+ * (any other source keeps the price sent, and needs apply_discount when it differs), the name and
+ * VAT rate always from the item. An item the catalog does not hold is a 422 on `lines.N.item_id`
+ * (its VAT rate and name are unknown); an order above MAX_ORDER_TOTAL is a 422 on `lines`.
  */
-async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<StoredLine[]> {
+async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<{ lines: StoredLine[]; catalogPrice: (itemId: string) => number | undefined }> {
   const ids = [...new Set(lines.map((l) => l.item_id).filter(isUuidText).map((s) => s.toLowerCase()))];
   const items: CatalogItem[] = ids.length === 0 ? [] : await db.selectFrom('items').select(['id', 'name', 'unit_price', 'vat_rate', 'category']).where('id', 'in', ids).execute();
   const byId = new Map(items.map((i) => [i.id.toLowerCase(), i] as const));
@@ -70,8 +80,10 @@ async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<St
     };
     out.push({ ...priced, modifiers: priced.modifiers ?? [], name: item.name, vat_rate: item.vat_rate, category: item.category, line_total: lineTotals(priced).gross });
   });
+  const total = orderTotalProblem(totalsOf(out).total);
+  if (total) problems.push(total);
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
-  return out;
+  return { lines: out, catalogPrice: (itemId) => byId.get(itemId.toLowerCase())?.unit_price };
 }
 
 /** The VAT rate of each line is the one frozen on it (the catalog's at the time the line was written). */
@@ -122,7 +134,7 @@ export async function upsertOrder(db: TenantDb, actor: OrderActor, authorizer: S
   problems.push(...validateLines(input.lines));
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   const clientUuid = input.clientUuid.toLowerCase();
-  const lines = await priceLines(db, input.lines as OrderLine[]);
+  const { lines, catalogPrice } = await priceLines(db, input.lines as OrderLine[]);
 
   const stored = await findLocationOrder(db, actor.locationId, clientUuid);
   if (!stored) {
@@ -133,7 +145,8 @@ export async function upsertOrder(db: TenantDb, actor: OrderActor, authorizer: S
   }
   const plan = planFor(stored, lines, input.expected_version);
   if (plan.kind === 'stale' || plan.kind === 'refuse') throw refusalOf(plan)!;
-  await authorizer.requireAll(requiredPermissions(stored ? storedView(stored) : null, lines));
+  // A line priced away from the catalog needs apply_discount, like a discount (requiredPermissions).
+  await authorizer.requireAll(requiredPermissions(stored ? storedView(stored) : null, lines, catalogPrice));
 
   const voiding = plan.kind === 'void';
   const written = voiding ? [] : lines;

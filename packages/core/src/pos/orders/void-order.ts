@@ -1,15 +1,24 @@
 import { withWriteRetry, type TenantDb } from '@pos/db';
+import { logActivity } from '../../activity/log-activity.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { transitionRefusal } from './fire-order.ts';
 import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
 import { toOrderResource, type OrderResource } from './order-resource.ts';
 
+export interface VoidOrderInput {
+  readonly clientUuid: string;
+  /** Why, as the operator said it; null when not given. */
+  readonly reason: string | null;
+}
+
 /**
  * `POST /pos/orders/{clientUuid}/void` (`void_order`): an OPEN order, fired or not, becomes
- * VOIDED with version + 1; its lines and totals are kept as a record of what was voided. A settled
- * or voided order is 409 `not_open`.
+ * VOIDED with version + 1; its lines and totals are kept as a record of what was voided, and the
+ * void (with its reason, staff and device) goes to the activity log in the same transaction. A
+ * settled or voided order is 409 `not_open`.
  */
-export async function voidOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date): Promise<OrderResource> {
+export async function voidOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, input: VoidOrderInput, now: Date): Promise<OrderResource> {
+  const { clientUuid } = input;
   if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
   await authorizer.require('void_order');
   const row = await withWriteRetry(() =>
@@ -18,12 +27,15 @@ export async function voidOrder(db: TenantDb, actor: OrderActor, authorizer: Sta
       if (!current) throw orderNotFound();
       const refused = transitionRefusal(current, 'void');
       if (refused) throw refused;
-      return tx
+      const voided = await tx
         .updateTable('pos_orders')
         .set({ state: 'VOIDED', version: current.version + 1, updated_at: now })
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      // Register staff are not back-office users: user_id stays null, the staff and device go in properties.
+      await logActivity(tx, { userId: null, action: 'voided', subject: 'pos_order', subjectId: current.id, properties: { reason: input.reason, staff_id: actor.staffId, device_id: actor.deviceId } });
+      return voided;
     }),
   );
   return toOrderResource(row);

@@ -92,7 +92,7 @@ describe('POST /back-office/pos/staff-credentials', () => {
     expect(r.body.errors['permissions.0']).toEqual([`Each permission must be one of: ${REGISTER_PERMISSIONS.join(', ')}.`]);
   });
 
-  test('user_id links a back-office member once; a non-member is refused', async () => {
+  test('user_id links a back-office member once; a non-member is not found (404)', async () => {
     const member = await makeMember(api, m, [], { name: 'Linked Member' });
     const r = await create({ name: 'Linked', role: 'manager', pin: freshPin(), permissions: ['approve_as_manager'], user_id: member.userId });
     expect(r.status).toBe(201);
@@ -102,8 +102,8 @@ describe('POST /back-office/pos/staff-credentials', () => {
       body: { errors: { user_id: ['This member already has a register credential.'] } },
     });
     expect(await create({ name: 'Stranger', role: 'manager', pin: freshPin(), permissions: [], user_id: nothing() })).toMatchObject({
-      status: 422,
-      body: { errors: { user_id: ['The selected user is not a member of this merchant.'] } },
+      status: 404,
+      body: { message: 'Unable to locate the user you requested.' },
     });
   });
 });

@@ -59,7 +59,7 @@ export function posOrderRoutes(deps: ApiDeps) {
           security,
           summary: 'Create or replace an order (full document; the server prices it)',
           description:
-            'Create with `expected_version` 0 or absent (stored at version 1). Stale version: 409 `{message, reason: stale_version, current_version}`. Emptying an unfired order voids it (200, state VOIDED); emptying a fired one is 409 `order_fired`. Permissions: `take_orders`; `apply_discount` for a new or changed discount; `remove_fired_line` for removing, lowering or replacing a line of a fired order.',
+            'Create with `expected_version` 0 or absent (stored at version 1). The document the server returned may be sent back as is: its server-owned keys (`client_uuid`, `version`, `state`, `fired`, `totals`, `tender`, `fiscal`, `transaction_id`, timestamps) are ignored; any other unknown key is 422. Stale version: 409 `{message, reason: stale_version, current_version}`. Emptying an unfired order voids it (200, state VOIDED); emptying a fired one is 409 `order_fired`. Permissions: `take_orders`; `apply_discount` for a new or changed discount; `remove_fired_line` for removing, lowering or replacing a line of a fired order.',
         },
       },
     )
@@ -82,12 +82,12 @@ export function posOrderRoutes(deps: ApiDeps) {
     .post(
       '/pos/orders/:clientUuid/void',
       ({ params, body, tenant, device, staff, authorizer }) =>
-        voidOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), params.clientUuid, deps.clock.now()),
+        voidOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now()),
       {
         params: S.OrderParams,
-        body: S.ApprovalBody,
+        body: S.VoidBody,
         response: { 200: S.Order },
-        detail: { tags, security, summary: 'Void an OPEN order (`void_order`)' },
+        detail: { tags, security, summary: 'Void an OPEN order (`void_order`); the optional `reason` is recorded in the activity log' },
       },
     )
     .post(
@@ -110,7 +110,7 @@ export function posOrderRoutes(deps: ApiDeps) {
           security,
           summary: 'Settle an OPEN order (`settle`): tender legs, fiscal signature, transaction',
           description:
-            'Body `{amount_tendered}` (one cash leg) or `{tenders:[{method, funding?, amount?, amount_tendered?, issuer?}]}`. A tender refusal is 422 with the verbatim message, `reason` (the refusal code) and the field; the order stays OPEN. A second settle is 409 `not_open`. Without an active fiscal enrolment: 422 `fiscal_not_enrolled`. Answers the bare order with `tender {amount_tendered?, change?}`, `fiscal {short_signature, digital_signature, verification_url}` and `transaction_id`.',
+            'Body `{amount_tendered}` (one cash leg) or `{tenders:[{method, funding?, amount?, amount_tendered?, provider?}]}` (`provider` is the issuer pick, `issuer` an alias; any other leg key is 422 on that field). A tender refusal is 422 with the verbatim message, `reason` (the refusal code) and the field; the order stays OPEN. A second settle is 409 `not_open`. Without an active fiscal enrolment: 422 `fiscal_not_enrolled`. Answers the bare order with `tender {amount_tendered?, change?}`, `fiscal {short_signature, digital_signature, verification_url}` and `transaction_id`.',
         },
       },
     );

@@ -44,8 +44,8 @@ async function order(lines: unknown[], ctx: Ctx = here()): Promise<{ id: string;
   expect(r.status).toBe(200);
   return { id, body: r.body };
 }
-/** An order of exactly `cents` (one open-price croissant, 6 %). */
-const orderOf = (cents: number, ctx: Ctx = here()) => order([line(ctx, 'Croissant', 1, { unit_price: cents, price_source: 'open_price' })], ctx);
+/** An order of exactly `cents` (one open-price croissant, 6 %), taken by the manager: an open price needs apply_discount. */
+const orderOf = (cents: number, ctx: Ctx = here()) => order([line(ctx, 'Croissant', 1, { unit_price: cents, price_source: 'open_price' })], { ...ctx, staff: manager });
 /** Espresso x2 (560) + croissant (220): 780. */
 const order780 = (ctx: Ctx = here()) => order([line(ctx, 'Espresso', 2), line(ctx, 'Croissant')], ctx);
 
@@ -134,6 +134,25 @@ describe('POST /pos/orders/{clientUuid}/settle', () => {
     const card = await order780();
     expect((await settle(card.id, { tenders: [{ method: 'card', funding: 'credit', issuer: 'Visa' }] })).status).toBe(200);
     expect((await saleOf(card.id)).event.financials.map((f) => [f.type, f.amount, f.provider])).toEqual([['CARD_CREDIT', 780, 'Visa']]);
+  });
+
+  test('a leg naming its issuer as provider (spec 2 rule 6) signs that issuer; an unknown leg key is a 422 on that field', async () => {
+    const card = await order780();
+    expect((await settle(card.id, { tenders: [{ method: 'card', funding: 'credit', provider: 'Visa' }] })).status).toBe(200);
+    expect((await saleOf(card.id)).event.financials.map((f) => [f.type, f.amount, f.provider])).toEqual([['CARD_CREDIT', 780, 'Visa']]);
+
+    const { id } = await order780();
+    const unknown = await settle(id, { tenders: [{ method: 'card', funding: 'credit', brand: 'Visa' }] });
+    expect({ status: unknown.status, body: unknown.body }).toEqual({
+      status: 422,
+      body: { message: 'brand is not a payment field.', errors: { 'tenders.0.brand': ['brand is not a payment field.'] } },
+    });
+    const notSetUp = await settle(id, { tenders: [{ method: 'card', funding: 'credit', provider: 'Amex' }] });
+    expect({ status: notSetUp.status, body: notSetUp.body }).toEqual({
+      status: 422,
+      body: { message: TENDER_MESSAGES.issuer_not_configured, reason: 'issuer_not_configured', errors: { 'tenders.0.provider': [TENDER_MESSAGES.issuer_not_configured] } },
+    });
+    expect((await api.call('GET', `/api/pos/orders/${id}`, { token: device, deviceKey: true, staffToken: cashier })).body.state).toBe('OPEN');
   });
 
   test('each tender refusal is 422 with the verbatim message and its reason; the order stays OPEN and nothing is signed', async () => {

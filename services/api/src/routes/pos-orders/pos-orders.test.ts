@@ -179,6 +179,24 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect(Object.keys(shape.body.errors).sort()).toEqual(['expected_version', 'lines']);
   });
 
+  test('the document the server returned can be sent back: server-owned keys are ignored, other unknown keys are 422', async () => {
+    const id = uuid();
+    const created = await put(id, { lines: [line('Espresso', 2)], table_number: '4' });
+    expect(created.status).toBe(200);
+    expect(Object.keys(created.body)).toEqual(expect.arrayContaining(['client_uuid', 'version', 'state', 'fired', 'totals', 'tender', 'fiscal', 'created_at', 'updated_at']));
+    // Sent back as received, with server-owned values that lie: they are ignored, never applied.
+    const lying = { ...created.body, expected_version: created.body.version, state: 'SETTLED', fired: true, version: 99, totals: { total: 1 }, tender: { change: 5 }, fiscal: { short_signature: 'X' }, client_uuid: uuid(), transaction_id: uuid() };
+    const echoed = await put(id, lying);
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).toMatchObject({ client_uuid: id, version: 2, state: 'OPEN', fired: false, table_number: '4', totals: created.body.totals, tender: {}, fiscal: {} });
+    expect(echoed.body.lines).toEqual(created.body.lines);
+    expect(echoed.body.transaction_id).toBeUndefined();
+
+    const unknown = await put(id, { expected_version: 2, lines: [line('Espresso')], colour: 'red' });
+    expect(unknown.status).toBe(422);
+    expect(Object.keys(unknown.body.errors)).toEqual(['colour']);
+  });
+
   test('emptying an unfired order voids it (200, bare resource); emptying a fired one is 409 order_fired', async () => {
     const id = await create([line('Espresso')]);
     const voided = await put(id, { expected_version: 1, lines: [] });
@@ -194,6 +212,52 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({ message: 'This order has been sent to the kitchen and cannot be emptied — void it instead.', reason: 'order_fired' });
     expect((await get(`/api/pos/orders/${fired}`)).body).toMatchObject({ state: 'OPEN', fired: true, version: 2 });
+  });
+
+  test('a manual price needs apply_discount like a discount: a cashier cannot sell a 2.80 espresso for a cent', async () => {
+    const cheap = line('Espresso', 1, { unit_price: 1, price_source: 'manual' });
+    const id = uuid();
+    expect(await put(id, { lines: [cheap] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect((await get(`/api/pos/orders/${id}`)).status).toBe(404);
+    // A catalog line is priced from the catalog, whatever was sent: no permission needed.
+    const catalog = await put(uuid(), { lines: [line('Espresso', 1, { unit_price: 1 })] });
+    expect(catalog.status).toBe(200);
+    expect(catalog.body.lines[0].unit_price).toBe(280);
+    // A manual price equal to the catalog's is no price change.
+    expect((await put(uuid(), { lines: [line('Espresso', 1, { price_source: 'manual' })] })).status).toBe(200);
+    // With an approval token for apply_discount the cashier may; the unchanged line needs no new approval.
+    const approved = await put(id, { lines: [cheap], approval_token: await escalate('apply_discount') });
+    expect(approved.status).toBe(200);
+    expect(approved.body.lines[0]).toMatchObject({ unit_price: 1, price_source: 'manual', line_total: 1 });
+    expect((await put(id, { expected_version: 1, lines: [cheap, line('Croissant')] })).status).toBe(200);
+    // Changing the manual price again needs the permission again.
+    expect(await put(id, { expected_version: 2, lines: [{ ...cheap, unit_price: 2 }, line('Croissant')] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    // The manager holds apply_discount.
+    expect((await put(uuid(), { lines: [cheap] }, manager)).status).toBe(200);
+  });
+
+  test('prices, quantities, modifier amounts and text have upper bounds: 422 on the field, never a 500', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ unit_price: 10_000_000_000, price_source: 'manual' }, 'lines.0.unit_price', 'The lines.0.unit_price field must be between 0 and 1000000.'],
+      [{ modifiers: [{ name: 'Gold leaf', price: 10_000_000_000 }] }, 'lines.0.modifiers.0.price', 'The lines.0.modifiers.0.price field must be between 0 and 100000.'],
+      [{ modifiers: [{ name: 'x', price: 1, qty: 1000 }] }, 'lines.0.modifiers.0.qty', 'The lines.0.modifiers.0.qty field must be between 1 and 999.'],
+      [{ modifiers: Array.from({ length: 51 }, () => ({ price: 0 })) }, 'lines.0.modifiers', 'The lines.0.modifiers field must have at most 50 items.'],
+      [{ modifiers: [{ name: 'n'.repeat(121), price: 0 }] }, 'lines.0.modifiers.0.name', 'The lines.0.modifiers.0.name field must be at most 120 characters.'],
+      [{ discount: { type: 'amount', value: 10_000_000_000 } }, 'lines.0.discount.value', 'The lines.0.discount.value field must be between 1 and 1000000.'],
+      [{ price_source: 'p'.repeat(41) }, 'lines.0.price_source', 'The lines.0.price_source field must be at most 40 characters.'],
+      [{ qty: 10_000_000_000 }, 'lines.0.qty', 'The lines.0.qty field must be between 1 and 999.'],
+    ];
+    for (const [extra, field, message] of cases) {
+      const r = await put(uuid(), { lines: [line('Espresso', 1, extra)] }, manager);
+      expect({ status: r.status, errors: r.body.errors }).toEqual({ status: 422, errors: { [field]: [message] } });
+    }
+    // Each bound alone is fine, but an order may not add up to more than 1,000,000.00.
+    const big = Array.from({ length: 2 }, () => line('Espresso', 999, { unit_price: 1_000_000, price_source: 'manual' }));
+    const r = await put(uuid(), { lines: big }, manager);
+    expect({ status: r.status, body: r.body }).toEqual({
+      status: 422,
+      body: { message: 'The order total may not exceed 100000000 cents.', errors: { lines: ['The order total may not exceed 100000000 cents.'] } },
+    });
   });
 
   test('a cashier needs apply_discount: 403, then an approval token from escalate passes once', async () => {
@@ -284,6 +348,26 @@ describe('fire and void', () => {
     expect((await get(`/api/pos/orders/${empty}`)).body).toMatchObject({ state: 'OPEN', version: 1, lines: [] });
     expect(await post(`/api/pos/orders/${empty}/fire`)).toMatchObject({ status: 409, body: { reason: 'empty_order', message: 'An order without lines cannot be sent to the kitchen.' } });
     expect(await post(`/api/pos/orders/${uuid()}/fire`)).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+
+  test('void takes an optional reason and records it in the activity log', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const id = await create([line('Espresso')]);
+    const voided = await post(`/api/pos/orders/${id}/void`, manager, { reason: 'Customer left' });
+    expect(voided).toMatchObject({ status: 200, body: { state: 'VOIDED' } });
+    const logged = await tdb.selectFrom('activity_logs').selectAll().where('subject', '=', 'pos_order').where('subject_id', '=', id).execute();
+    expect(logged.map((l) => [l.action, l.properties])).toEqual([['voided', { reason: 'Customer left', staff_id: expect.any(String), device_id: m.devices[0]!.id }]]);
+
+    const bare = await create([line('Espresso')]);
+    expect((await post(`/api/pos/orders/${bare}/void`, manager)).status).toBe(200);
+    const none = await tdb.selectFrom('activity_logs').select('properties').where('subject_id', '=', bare).executeTakeFirstOrThrow();
+    expect(none.properties).toMatchObject({ reason: null });
+
+    const tooLong = await create([line('Espresso')]);
+    const refused = await post(`/api/pos/orders/${tooLong}/void`, manager, { reason: 'x'.repeat(501) });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.errors)).toEqual(['reason']);
+    expect((await post(`/api/pos/orders/${tooLong}/void`, manager, { reason: 'ok', colour: 'red' })).status).toBe(422);
   });
 
   test('void needs void_order: the cashier gets 403, the manager voids; a voided order cannot be fired or voided again', async () => {

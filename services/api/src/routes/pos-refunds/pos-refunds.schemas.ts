@@ -1,12 +1,12 @@
 import { t } from 'elysia';
 
 export const RefundBody = t.Object({
-  transaction_id: t.String({ description: 'the sale transaction (`transaction_id` of the settled order)', error: 'The transaction_id field is required.' }),
+  transaction_id: t.String({ maxLength: 64, description: 'the sale transaction (`transaction_id` of the settled order)', error: 'The transaction_id field is required.' }),
   mode: t.Union([t.Literal('full'), t.Literal('partial')], { error: 'The mode field must be full or partial.', description: '`full`: every line not yet refunded; `partial`: the lines named in `line_uuids`' }),
   line_uuids: t.Optional(
-    t.Union([t.Array(t.String(), { maxItems: 500 }), t.Null()], { error: 'The line_uuids field must be an array of line uuids.', description: 'partial only: the uuids of the sale lines to refund' }),
+    t.Union([t.Array(t.String({ maxLength: 64 }), { maxItems: 500 }), t.Null()], { error: 'The line_uuids field must be an array of line uuids.', description: 'partial only: the uuids of the sale lines to refund' }),
   ),
-  approval_token: t.Optional(t.String({ description: 'from POST /pos/staff/escalate for `refund`' })),
+  approval_token: t.Optional(t.String({ maxLength: 200, description: 'from POST /pos/staff/escalate for `refund`' })),
 });
 
 const VatGroup = t.Object({ rate: t.Number(), net: t.Integer(), vat: t.Integer(), gross: t.Integer() });

@@ -38,9 +38,9 @@ export function line(r: Register, name: string, qty = 1, extra: Record<string, u
 }
 
 /** Creates an order with `lines` and settles it with `tender`; returns the settled order resource. */
-export async function sell(r: Register, lines: unknown[], tender: unknown): Promise<{ id: string; transaction_id: string; body: any }> {
+export async function sell(r: Register, lines: unknown[], tender: unknown, order: { approval_token?: string } = {}): Promise<{ id: string; transaction_id: string; body: any }> {
   const id = crypto.randomUUID();
-  const put = await call(r, 'PUT', `/pos/orders/${id}`, { lines });
+  const put = await call(r, 'PUT', `/pos/orders/${id}`, { lines, ...order });
   expect(put.status).toBe(200);
   const settled = await call(r, 'POST', `/pos/orders/${id}/settle`, tender);
   if (settled.status !== 200) throw new Error(`settle failed: ${settled.status} ${settled.text}`);
