@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { CentralDb } from './database.ts';
 import type { TenantTables } from './tenant-types.ts';
+import { registerTenantSession } from './prepared.ts';
 
 /** A Kysely instance bound to one merchant's schema. The only way to reach tenant tables. */
 export type TenantDb = Kysely<TenantTables>;
@@ -23,5 +24,7 @@ export function newTenantSchemaName(slug: string): string {
 /** Binds the central connection to a tenant schema (`withSchema`); the name comes from the token's `tenant_database`. */
 export function bindTenant(db: CentralDb, tenantDatabase: string): TenantDb {
   if (!isTenantSchemaName(tenantDatabase)) throw new Error(`Invalid tenant schema name`);
-  return (db as unknown as Kysely<TenantTables>).withSchema(tenantDatabase);
+  const tdb = (db as unknown as Kysely<TenantTables>).withSchema(tenantDatabase);
+  registerTenantSession(tdb, db, tenantDatabase);
+  return tdb;
 }

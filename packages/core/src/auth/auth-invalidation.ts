@@ -41,6 +41,11 @@ export async function subscribeAuthInvalidation(subscriber: Redis, cache: AuthCa
       (e) => log?.warn('auth invalidation subscribe failed', { err: e instanceof Error ? e.message : String(e) }),
     );
   });
-  await subscriber.subscribe(AUTH_INVALIDATION_CHANNEL);
-  cache.setLive(true);
+  try {
+    await subscriber.subscribe(AUTH_INVALIDATION_CHANNEL);
+    cache.setLive(true);
+  } catch (e) {
+    // Redis is down: the API still starts and serves without the cache; 'ready' subscribes later.
+    log?.warn('auth invalidation not subscribed; auth cache off until Redis answers', { err: e instanceof Error ? e.message : String(e) });
+  }
 }

@@ -1,4 +1,4 @@
-import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
+import { tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { lineTotals } from '@pos/domain/orders/line-totals';
@@ -7,7 +7,8 @@ import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type Froz
 import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
 import { activeFdmFor, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
+import { enrolmentOf, inLocationQueue, readSettleRow, settleInProcess, type InProcessSettle } from './settle-in-process.ts';
 import { storedSignature } from '../../fiscal/stored-signature.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
 import { SETTLING_MESSAGE } from './upsert-order.ts';
@@ -22,7 +23,7 @@ export const EMPTY_ORDER_SETTLE = 'An order without lines cannot be settled.';
 export const SALE_SUBJECT_TYPE = 'pos_order';
 
 /** What the fiscal service must offer settle (the whole FiscalService in production). */
-export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent' | 'completePending'>;
+export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent' | 'completePending' | 'signOverHead'>;
 
 export interface SettleOrderInput {
   readonly clientUuid: string;
@@ -93,8 +94,13 @@ function settleRefusal(row: OrderRow): AppError | null {
 /** Runs the tender engine on a locked OPEN order; a refusal is 422 with the verbatim message and `reason` = its code. */
 async function freezeTender(tx: TenantTx, row: OrderRow, body: SettleInput): Promise<FrozenTender> {
   const location = await tx.selectFrom('locations').select(['pos_tenders']).where('id', '=', row.location_id).executeTakeFirstOrThrow();
+  return freezeWith(row, body, location.pos_tenders);
+}
+
+/** The tender engine over the location's `pos_tenders` (pure). */
+function freezeWith(row: OrderRow, body: SettleInput, posTenders: unknown): FrozenTender {
   const total = parseJson<{ total: number }>(row.totals).total;
-  const result = settle({ total, body, config: normalisePosTenders(location.pos_tenders) });
+  const result = settle({ total, body, config: normalisePosTenders(posTenders) });
   if (!result.ok) {
     throw errors.businessRule(result.message, { reason: result.code, ...(result.field ? { errors: { [result.field]: [result.message] } } : {}) });
   }
@@ -194,6 +200,45 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * settle, or the recovery job with `settleRecoveryHooks`, completes it with the frozen tender.
  */
 export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
+  const session = tenantSession(db);
+  // A tenant instance not made by bindTenant (no pool to prepare statements on): the transaction path.
+  if (!session) return settleInTransaction(db, fiscal, actor, authorizer, input, now);
+  if (!isUuidText(input.clientUuid)) throw orderNotFound();
+  const next = await inLocationQueue(session, actor.locationId, async () => {
+    const row = await readSettleRow(session, actor, input.clientUuid, now);
+    if (!row) throw orderNotFound();
+    const parsed = parseSettleBody(input.body);
+    if (!parsed.ok) throw errors.validation(toFieldErrorMap(parsed.errors));
+    await authorizer.require('settle');
+    if (row.state === 'SETTLING') return { kind: 'settling' as const, id: row.id };
+    const fdm = enrolmentOf(row);
+    // The remote module is called outside any transaction and any queue: its own flow below.
+    if (isSigning(fdm) && fdm.mode === 'remote') return { kind: 'remote' as const, id: row.id, body: parsed.input };
+    const rules: InProcessSettle = {
+      refuse: settleRefusal,
+      freeze: (r) => freezeWith(r, parsed.input, r.l_pos_tenders),
+      takesCash,
+      signInput: (r, tender, day, till) => signInputFor(r, actor, tender, day, till ? fiscalDrawerOf(till) : undefined),
+      signOverHead: (snapshot, signInput) => fiscal.signOverHead(snapshot, signInput),
+      paymentSnapshot,
+    };
+    return { kind: 'settled' as const, row: await settleInProcess(db, session, actor, rules, row, now) };
+  });
+  switch (next.kind) {
+    case 'settled':
+      return toOrderResource(next.row);
+    case 'settling':
+      return resumeSettling(db, fiscal, next.id, now);
+    case 'remote':
+      return settleRemote(db, fiscal, actor, next.id, next.body, now);
+  }
+}
+
+/**
+ * The same settle in one interactive transaction (order locked, signed with `signInTransaction`), for
+ * a tenant instance the two-statement path cannot run on.
+ */
+async function settleInTransaction(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
   const found = await findLocationOrder(db, actor.locationId, input.clientUuid);
   if (!found) throw orderNotFound();
   const parsed = parseSettleBody(input.body);
