@@ -2,7 +2,7 @@ import { tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@po
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { lineTotals } from '@pos/domain/orders/line-totals';
-import { notOpenRefusal, type OrderState } from '@pos/domain/orders/order-state';
+import { notOpenRefusal } from '@pos/domain/orders/order-state';
 import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
 import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
 import { activeFdmFor, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
@@ -11,7 +11,6 @@ import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from '.
 import { enrolmentOf, inLocationQueue, readSettleRow, settleInProcess, type InProcessSettle } from './settle-in-process.ts';
 import { storedSignature } from '../../fiscal/stored-signature.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
-import { SETTLING_MESSAGE } from './upsert-order.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { findTakingTill, findTillByDrawer, fiscalDrawerOf, type TillRow } from '../tills/till-queries.ts';
 
@@ -84,8 +83,7 @@ const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) 
 /** The 409 for an order that can no longer be settled, or null when it is OPEN with lines. */
 function settleRefusal(row: OrderRow): AppError | null {
   if (row.state === 'SETTLED') return errors.conflict(ALREADY_SETTLED, { reason: 'not_open' });
-  if (row.state === 'SETTLING') return errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
-  const refused = notOpenRefusal(row.state as OrderState);
+  const refused = notOpenRefusal(row.state);
   if (refused) return errors.conflict(refused.message, { reason: refused.reason });
   if (storedLines(row).length === 0) return errors.conflict(EMPTY_ORDER_SETTLE, { reason: 'empty_order' });
   return null;
