@@ -39,6 +39,7 @@ interface SettleFigures {
   p50: number;
   p99: number;
   roundTrips: number;
+  apiCpuMs: number;
   rssMb: number;
   baselineTps: number;
 }
@@ -48,10 +49,10 @@ export async function runSettleBench(): Promise<void> {
   const rows: SettleFigures[] = [];
   for (const registers of REGISTER_COUNTS) for (const processes of PROCESS_COUNTS) rows.push(await runOnce(registers, processes));
   console.log(`settle (${LOCATIONS} locations, ${ORDERS} settles per register; baseline = single-row update transactions, same database, driver and concurrency, measured in the same run):`);
-  console.log('  registers  processes  settles/s     p50 ms     p99 ms  trips/settle  API RSS MB  baseline tx/s   ratio  failed');
+  console.log('  registers  processes  settles/s     p50 ms     p99 ms  trips/settle  API CPU ms/settle  API RSS MB  baseline tx/s   ratio  failed');
   for (const r of rows) {
     console.log(
-      `  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.perSecond).padStart(9)}  ${fmt(r.p50).padStart(9)}  ${fmt(r.p99).padStart(9)}  ${(Number.isNaN(r.roundTrips) ? 'n/a' : fmt(r.roundTrips, 2)).padStart(12)}  ${fmt(r.rssMb, 0).padStart(10)}  ${fmt(r.baselineTps).padStart(13)}  ${fmt(r.perSecond / r.baselineTps, 3).padStart(6)}  ${String(r.failures).padStart(6)}`,
+      `  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.perSecond).padStart(9)}  ${fmt(r.p50).padStart(9)}  ${fmt(r.p99).padStart(9)}  ${(Number.isNaN(r.roundTrips) ? 'n/a' : fmt(r.roundTrips, 2)).padStart(12)}  ${(Number.isNaN(r.apiCpuMs) ? 'n/a' : fmt(r.apiCpuMs, 2)).padStart(17)}  ${fmt(r.rssMb, 0).padStart(10)}  ${fmt(r.baselineTps).padStart(13)}  ${fmt(r.perSecond / r.baselineTps, 3).padStart(6)}  ${String(r.failures).padStart(6)}`,
     );
   }
   console.log('  goals at 32 registers: ratio >= 0.25, p99 <= 50 ms. Round trips are counted in the API process (one process only: with several, each counts its own).');
@@ -143,6 +144,7 @@ async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigu
   const settleSeconds = (performance.now() - t0) / 1000;
   const after = await scrape(PORT);
   const roundTrips = PROCESSES === 1 ? (after.queries - before.queries) / latencies.length : NaN;
+  const apiCpuMs = PROCESSES === 1 ? ((after.cpuSeconds - before.cpuSeconds) * 1000) / latencies.length : NaN;
   const rssMb = apiRssMb(api.pid);
   api.kill('SIGTERM');
   await api.exited;
@@ -179,6 +181,7 @@ async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigu
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     roundTrips,
+    apiCpuMs,
     rssMb,
     baselineTps,
   };
@@ -202,8 +205,8 @@ function apiRssMb(pid: number): number {
 }
 
 /** The API's own counters: statements sent to PostgreSQL and resident memory, from GET /metrics. */
-async function scrape(port: number): Promise<{ queries: number; rssBytes: number }> {
+async function scrape(port: number): Promise<{ queries: number; rssBytes: number; cpuSeconds: number }> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const value = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))?.split(' ').pop() ?? NaN);
-  return { queries: value('db_queries_total'), rssBytes: value('process_resident_memory_bytes') };
+  return { queries: value('db_queries_total'), rssBytes: value('process_resident_memory_bytes'), cpuSeconds: value('process_cpu_seconds_total') };
 }
