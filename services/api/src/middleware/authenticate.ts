@@ -1,12 +1,12 @@
-import type { Selectable } from 'kysely';
 import type Redis from 'ioredis';
 import { errors } from '@pos/kernel';
-import type { CentralDb, CentralTables } from '@pos/db';
+import type { CentralDb } from '@pos/db';
 import { isDeviceType, type Principal } from '@pos/core/auth/principal';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
+import { findDeviceRegistration, mayActForMerchant } from '@pos/core/auth/auth-records';
 import type { TokenService } from '../plugins/tokens.ts';
 
-export type MerchantRecord = Selectable<CentralTables['merchants']>;
+export type { MerchantRecord } from '@pos/core/auth/auth-records';
 
 /** `Authorization: Bearer <token>` or null; any other scheme counts as no token. */
 export function bearerToken(header: string | undefined | null): string | null {
@@ -68,15 +68,7 @@ async function principalFromToken(deps: AuthDeps, raw: string): Promise<Principa
   const base = { merchantId: c.merchant_id, tenantDatabase: c.tenant_database, jti: c.jti, exp: c.exp };
   if (isDeviceType(c.type)) {
     // The revocation check and the registry read go out together.
-    const [revoked, reg] = await Promise.all([
-      deps.redis.exists(revokedKey(c.jti)),
-      deps.db
-        .selectFrom('device_registry')
-        .select(['token_version', 'type'])
-        .where('id', '=', c.sub)
-        .where('merchant_id', '=', c.merchant_id)
-        .executeTakeFirst(),
-    ]);
+    const [revoked, reg] = await Promise.all([deps.redis.exists(revokedKey(c.jti)), findDeviceRegistration(deps.db, c.sub, c.merchant_id)]);
     if (revoked) return null;
     if (!reg || reg.token_version !== c.ver || reg.type !== c.type) return null;
     const principal: Principal = { type: c.type, deviceId: c.sub, ...base };
@@ -86,17 +78,7 @@ async function principalFromToken(deps: AuthDeps, raw: string): Promise<Principa
   }
   if (await deps.redis.exists(revokedKey(c.jti))) return null;
   if (c.type === 'backoffice') {
-    const member = await deps.db
-      .selectFrom('memberships')
-      .select('user_id')
-      .where('user_id', '=', c.sub)
-      .where('merchant_id', '=', c.merchant_id)
-      .executeTakeFirst();
-    if (!member) {
-      // Internal admins and resellers hold tokens for merchants they are not members of only via set-merchant.
-      const user = await deps.db.selectFrom('users').select(['is_global_admin']).where('id', '=', c.sub).executeTakeFirst();
-      if (!user?.is_global_admin) return null;
-    }
+    if (!(await mayActForMerchant(deps.db, c.sub, c.merchant_id))) return null;
     return { type: 'backoffice', userId: c.sub, ...base };
   }
   return { type: 'customer', customerId: c.sub, ...base };

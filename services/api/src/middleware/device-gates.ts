@@ -1,18 +1,17 @@
 import type Redis from 'ioredis';
-import type { Selectable } from 'kysely';
-import type { TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
+import { findLiveDevice, recordDeviceSeen, type DeviceRecord } from '@pos/core/auth/auth-records';
 import type { TenantContext } from './tenant.ts';
 
-export type DeviceRecord = Selectable<TenantTables['devices']>;
+export type { DeviceRecord };
 
 /** The device behind a device token; a deleted device's token is invalid. */
 export async function loadDevice(tenant: TenantContext, deviceId: string, cache?: AuthCache): Promise<DeviceRecord> {
   const key = `device:${deviceId}`;
   const hit = cache?.get<DeviceRecord>(tenant.merchant.id, key);
   if (hit) return hit;
-  const d = await tenant.db.selectFrom('devices').selectAll().where('id', '=', deviceId).where('deleted_at', 'is', null).executeTakeFirst();
+  const d = await findLiveDevice(tenant.db, deviceId);
   if (!d) throw errors.invalidToken();
   cache?.set(tenant.merchant.id, key, d);
   return d;
@@ -35,5 +34,5 @@ export async function touchDevice(tenant: TenantContext, redis: Redis, device: D
   if (seenHere.size > 100_000) seenHere.clear();
   seenHere.set(device.id, now.getTime());
   const first = await redis.set(`device-seen:${device.id}`, '1', 'EX', 30, 'NX');
-  if (first) await tenant.db.updateTable('devices').set({ last_seen_at: now }).where('id', '=', device.id).execute();
+  if (first) await recordDeviceSeen(tenant.db, device.id, now);
 }

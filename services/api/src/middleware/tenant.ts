@@ -1,7 +1,7 @@
 import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
-import type { MerchantRecord } from './authenticate.ts';
+import { findMerchant, type MerchantRecord } from '@pos/core/auth/auth-records';
 
 export interface TenantContext {
   readonly merchant: MerchantRecord;
@@ -12,7 +12,7 @@ export interface TenantContext {
 export async function bindTokenTenant(db: CentralDb, merchantId: string, tenantDatabase: string, cache?: AuthCache): Promise<TenantContext> {
   let merchant = cache?.get<MerchantRecord>(merchantId, 'merchant');
   if (!merchant) {
-    merchant = await db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirst();
+    merchant = await findMerchant(db, merchantId);
     if (merchant) cache?.set(merchantId, 'merchant', merchant);
   }
   // A token whose merchant vanished or whose schema claim disagrees is not a valid token.

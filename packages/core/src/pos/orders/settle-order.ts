@@ -176,13 +176,16 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * against the order's server total and the location's `pos_tenders`; a refusal is 422 with the
  * verbatim message, `reason` = the refusal code and the field, and the order stays OPEN.
  *
- * In-process signer (software enrolment): ONE transaction (retried on write conflicts) locks the
- * order row, requires OPEN with lines (a second settle is 409 `not_open` `This order is already
- * settled.`), freezes the tender, signs the sale through the fiscal service (journal entry in the
- * same transaction), writes the `pos_transactions` row and sets SETTLED with tender, fiscal data,
- * `transaction_id`, `settled_at` and version + 1. Concurrent settles queue on the row lock, so a
- * sale is signed exactly once. Without an active enrolment the fiscal service refuses (422
- * `fiscal_not_enrolled`) and nothing is written.
+ * In-process signer (software enrolment), two round trips (settle-in-process.ts, docs/performance.md):
+ * one read gathers the order, its location, the enrolment, the device's counters and last journal
+ * entry, the business day and the open tills; the checks run on it (OPEN with lines, else 409
+ * `not_open` `This order is already settled.`; the tender; the day), the sale is signed in the process
+ * over the journal head that read saw, and ONE statement writes the counters, the sealed journal
+ * entry, the `pos_transactions` row and SETTLED (tender, fiscal data, `transaction_id`, `settled_at`,
+ * version + 1), only if the order is still OPEN at that version, the day and till still open and the
+ * head unmoved; otherwise nothing is written and the settle reads and signs again. So a sale is
+ * signed exactly once and the journal stays chained. Without an active enrolment: 422
+ * `fiscal_not_enrolled`, nothing signed.
  *
  * Business day and till: the sale books on the location's business day of `now` (created at its
  * first booking, held FOR SHARE so a concurrent Z close waits and counts it); after that day's Z
