@@ -32,7 +32,9 @@ export function inLocationQueue<T>(session: TenantSession, locationId: string, w
 
 export async function readSettleRow(session: TenantSession, actor: OrderActor, orderId: string, now: Date): Promise<SettleReadRow | undefined> {
   const rows = await readForSettle.run(session, [orderId, actor.locationId, ticketLabel(actor.deviceId), now, actor.staffId, actor.deviceId]);
-  return rows[0];
+  // An order of another location is no order of this register's (the uniform 404).
+  const row = rows[0];
+  return row && row.location_id === actor.locationId ? row : undefined;
 }
 
 /** The location's enrolment as read with the order (null without an active one). */

@@ -30,7 +30,8 @@ export type SettleReadRow = OrderRow & {
 };
 
 /**
- * $1 order id, $2 location id, $3 the register's ticket counter label, $4 now, $5 staff id, $6 device id.
+ * $1 order id, $2 location id (checked by the caller: with it in the WHERE clause a plan made on an
+ * empty table scans the location's orders instead of the primary key), $3 the register's ticket counter label, $4 now, $5 staff id, $6 device id.
  * The order with its location, the location's active enrolment, that device's counters and last journal
  * entry, today's business day (by the location's zone) and the open tills the sale could be booked to.
  */
@@ -55,7 +56,7 @@ export const readForSettle = new TenantStatement<SettleReadRow>(
      where location_id = l.id and mode = 'staff_wallet' and staff_id = $5::uuid and state = 'open' order by opened_at desc limit 1) tw on true
    left join lateral (select id, drawer_snapshot from $schema.pos_tills
      where location_id = l.id and mode = 'register_drawer' and device_id = $6::uuid and state = 'open' order by opened_at desc limit 1) td on true
-   where o.id = $1::uuid and o.location_id = $2::uuid`,
+   where o.id = $1::uuid and $2::uuid is not null`,
 );
 
 /**
