@@ -40,6 +40,9 @@ interface SettleFigures {
   p99: number;
   roundTrips: number;
   apiCpuMs: number;
+  getsPerSecond: number;
+  getP99: number;
+  getCpuMs: number;
   rssMb: number;
   baselineTps: number;
 }
@@ -54,6 +57,11 @@ export async function runSettleBench(): Promise<void> {
     console.log(
       `  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.perSecond).padStart(9)}  ${fmt(r.p50).padStart(9)}  ${fmt(r.p99).padStart(9)}  ${(Number.isNaN(r.roundTrips) ? 'n/a' : fmt(r.roundTrips, 2)).padStart(12)}  ${(Number.isNaN(r.apiCpuMs) ? 'n/a' : fmt(r.apiCpuMs, 2)).padStart(17)}  ${fmt(r.rssMb, 0).padStart(10)}  ${fmt(r.baselineTps).padStart(13)}  ${fmt(r.perSecond / r.baselineTps, 3).padStart(6)}  ${String(r.failures).padStart(6)}`,
     );
+  }
+  console.log('  beside it, GET of an order by primary key (same registers, same authentication):');
+  console.log('  registers  processes     GETs/s     p99 ms  API CPU ms/GET  settle:GET rate');
+  for (const r of rows) {
+    console.log(`  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.getsPerSecond).padStart(9)}  ${fmt(r.getP99).padStart(9)}  ${(Number.isNaN(r.getCpuMs) ? 'n/a' : fmt(r.getCpuMs, 2)).padStart(14)}  ${fmt(r.perSecond / r.getsPerSecond, 3).padStart(15)}`);
   }
   console.log('  goals at 32 registers: ratio >= 0.25, p99 <= 50 ms. Round trips are counted in the API process (one process only: with several, each counts its own).');
 }
@@ -146,6 +154,25 @@ async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigu
   const roundTrips = PROCESSES === 1 ? (after.queries - before.queries) / latencies.length : NaN;
   const apiCpuMs = PROCESSES === 1 ? ((after.cpuSeconds - before.cpuSeconds) * 1000) / latencies.length : NaN;
   const rssMb = apiRssMb(api.pid);
+
+  // --- beside it, the same registers reading their settled orders back (GET by primary key, same
+  // authentication): what any register request costs the API, to tell the settle's own cost apart.
+  const getLatencies: number[] = [];
+  const g0 = performance.now();
+  await Promise.all(
+    registers.map(async ({ d, staff, orders }) => {
+      for (const o of orders) {
+        const s = performance.now();
+        const r = await fetch(url(`/pos/orders/${o.id}`), { headers: headers(d, staff) });
+        await r.arrayBuffer();
+        getLatencies.push(performance.now() - s);
+      }
+    }),
+  );
+  const getsPerSecond = getLatencies.length / ((performance.now() - g0) / 1000);
+  const afterGets = await scrape(PORT);
+  const getCpuMs = PROCESSES === 1 ? ((afterGets.cpuSeconds - after.cpuSeconds) * 1000) / getLatencies.length : NaN;
+  const getP99 = percentile(getLatencies.sort((a, b) => a - b), 99);
   api.kill('SIGTERM');
   await api.exited;
 
@@ -182,6 +209,9 @@ async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigu
     p99: percentile(sorted, 99),
     roundTrips,
     apiCpuMs,
+    getsPerSecond,
+    getP99,
+    getCpuMs,
     rssMb,
     baselineTps,
   };
