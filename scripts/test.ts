@@ -13,11 +13,12 @@ import { ensureRedis } from '@pos/kernel';
 const root = join(import.meta.dir, '..');
 const only = process.argv[2]; // optional: typecheck | unit | e2e
 
-async function ensureDatabase(baseUrl: string, name: string): Promise<string> {
+/** A fresh database per run: nothing left by an earlier run (or another branch's migrations) leaks in. */
+async function freshDatabase(baseUrl: string, name: string): Promise<string> {
   const c = new pg.Client({ connectionString: baseUrl });
   await c.connect();
-  const { rowCount } = await c.query('select 1 from pg_database where datname = $1', [name]);
-  if (!rowCount) await c.query(`create database ${name}`);
+  await c.query(`drop database if exists ${name} with (force)`);
+  await c.query(`create database ${name}`);
   await c.end();
   const u = new URL(baseUrl);
   u.pathname = `/${name}`;
@@ -34,7 +35,7 @@ function run(cmd: string[], env: Record<string, string | undefined>): { code: nu
 const base = await resolveDatabase(process.env, root, (m) => console.error(`[test] ${m}`));
 const redisUrl = await ensureRedis(process.env.REDIS_URL);
 // TEST_DATABASE lets two checkouts on one machine test side by side without sharing migrations.
-const DATABASE_URL = await ensureDatabase(base.url, process.env.TEST_DATABASE ?? 'ordering_test');
+const DATABASE_URL = await freshDatabase(base.url, process.env.TEST_DATABASE ?? 'ordering_test');
 const env = { ...process.env, DATABASE_URL, REDIS_URL: redisUrl, APP_ENV: 'test' };
 let passed = 0;
 let failed = 0;

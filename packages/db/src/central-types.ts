@@ -36,6 +36,8 @@ export interface CentralTables {
     user_id: string;
     merchant_id: string;
     is_owner: Generated<boolean>;
+    /** The merchant's name for the member; null shows the account's own name. */
+    display_name: ColumnType<string | null, string | null | undefined, string | null>;
     created_at: Timestamp;
   };
   /** Device registry: activation is unauthenticated, so the code must find its merchant centrally. */

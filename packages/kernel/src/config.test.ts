@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApiEnv, ConfigError, readEnv } from './config.ts';
+import { BUN, bareEnv } from './test-process.ts';
+
+const ROOT = join(import.meta.dir, '..', '..', '..');
 
 const good = { JWT_SECRET: 'x'.repeat(40), DEVICE_API_KEY: 'k'.repeat(20), PIN_PEPPER: 'p'.repeat(20), FISCAL_MASTER_KEY: 'f'.repeat(40) };
 
@@ -21,8 +27,20 @@ describe('configuration from the environment', () => {
   });
 
   test('the service exits with that one line', () => {
-    const r = Bun.spawnSync(['bun', 'services/api/src/main.ts'], { env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root' }, cwd: `${import.meta.dir}/../../..` });
+    const r = Bun.spawnSync([...BUN, 'services/api/src/main.ts'], { env: bareEnv(), cwd: ROOT });
     expect(r.exitCode).toBe(1);
     expect(r.stderr.toString().trim()).toBe('Invalid configuration: JWT_SECRET is required');
+  });
+
+  test('a .env in the working directory (as `bun run dev` writes) never reaches a process a test starts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
+    try {
+      writeFileSync(join(dir, '.env'), `JWT_SECRET=${'s'.repeat(48)}\nDEVICE_API_KEY=${'k'.repeat(32)}\n`);
+      const r = Bun.spawnSync([...BUN, join(ROOT, 'services/api/src/main.ts')], { env: bareEnv(), cwd: dir });
+      expect(r.stderr.toString().trim()).toBe('Invalid configuration: JWT_SECRET is required');
+      expect(r.exitCode).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

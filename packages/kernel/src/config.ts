@@ -34,6 +34,7 @@ export const ApiEnv = {
   JWT_SECRET: Type.String({ minLength: 32 }),
   DEVICE_API_KEY: Type.String({ minLength: 16 }),
   ADMIN_SWITCH_IPS: Type.Optional(Type.String()),
+  TRUSTED_PROXIES: Type.Optional(Type.String()),
   APP_VERSION: Type.Optional(Type.String()),
   VERSION_FILE: Type.Optional(Type.String()),
   PIN_PEPPER: Type.String({ minLength: 16 }),

@@ -19,6 +19,10 @@ export type AppErrorCode =
   | 'conflict'
   /** A business rule refuses the operation (tender rules, refunds): 422 with `reason`. */
   | 'business_rule'
+  /** Request body over its route family's size limit: 413. */
+  | 'payload_too_large'
+  /** Request body in a media type the route does not read: 415. */
+  | 'unsupported_media_type'
   /** Throttle exceeded: 429. */
   | 'throttled'
   /** Kiosk or kds device without an active subscription: 402. */
@@ -35,6 +39,8 @@ export const STATUS_BY_CODE: Readonly<Record<AppErrorCode, number>> = {
   bad_request: 400,
   conflict: 409,
   business_rule: 422,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   throttled: 429,
   payment_required: 402,
   unavailable: 503,

@@ -1,9 +1,12 @@
 import { Elysia } from 'elysia';
-import { openapi } from '@elysiajs/openapi';
+import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
 import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
 import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
+import { requestGuard } from './request-guard/request-guard.ts';
+import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
+import { openapiJsonBodies } from './openapi/json-bodies.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -46,22 +49,21 @@ export function createApp(deps: ApiDeps) {
     .use(reportRoutes(deps))
     .use(posCoverageRoutes(deps));
 
+  const bodyLess: { current: BodyLessRoutes | null } = { current: null };
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
-  return new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(metricsPlugin(createApiMetrics()))
     .use(authInvalidationPlugin(deps))
-    .use(
-      openapi({
-        path: '/api/docs',
-        documentation: {
-          info: { title: 'Ordering platform API', version: '1.0.0', description: 'Core API (spec 1), register (spec 2), payments and webhooks (spec 3).' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-        },
-      }),
-    )
+    .use(requestGuard(bodyLess))
+    .use(openapiJsonBodies('/api/docs/json'))
+    .use(apiDocs())
     .use(versionRoutes(deps))
     .use(api);
+  bodyLess.current = new BodyLessRoutes(
+    (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
+  );
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

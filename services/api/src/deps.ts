@@ -8,6 +8,8 @@ import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 import { AuthCache } from '@pos/core/auth/auth-cache';
 import { subscribeAuthInvalidation } from '@pos/core/auth/auth-invalidation';
+import { parseAllowList } from '@pos/core/devices/ip-allow-list';
+import { createClientAddress } from './request-guard/client-address.ts';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -39,6 +41,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
       staffSignedOut: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_out', ...e }, log),
     },
     fiscal,
+    clientAddress: createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES')),
     repoDir: opts.repoDir ?? process.cwd(),
   };
   return {

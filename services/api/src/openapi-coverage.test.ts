@@ -33,4 +33,14 @@ describe('OpenAPI coverage', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  test('every route with a body schema documents it as application/json, and only that', async () => {
+    const doc = (await api.call('GET', '/api/docs/json')).body as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: unknown }> } }>> };
+    const wrong: string[] = [];
+    for (const r of routes().filter((x) => x.hooks.body)) {
+      const content = doc.paths[r.path.replace(/:(\w+)\??/g, '{$1}')]?.[r.method.toLowerCase()]?.requestBody?.content ?? {};
+      if (Object.keys(content).join() !== 'application/json' || !content['application/json']?.schema) wrong.push(`${r.method} ${r.path}: ${Object.keys(content).join()}`);
+    }
+    expect(wrong).toEqual([]);
+  });
 });

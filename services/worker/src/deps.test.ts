@@ -3,6 +3,7 @@ import { ConfigError } from '@pos/kernel';
 import { buildWorkerDeps } from './deps.ts';
 import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { TEST_WORKER_ENV } from './test-support.ts';
+import { BUN, bareEnv } from '@pos/kernel/test-process';
 
 const ROOT = `${import.meta.dir}/../../..`;
 
@@ -32,11 +33,11 @@ describe('worker configuration', () => {
   });
 
   test('the worker process exits with the one line naming the variable', () => {
-    const base = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root' };
-    const missing = Bun.spawnSync(['bun', 'services/worker/src/main.ts'], { env: base, cwd: ROOT });
+    const base = bareEnv();
+    const missing = Bun.spawnSync([...BUN, 'services/worker/src/main.ts'], { env: base, cwd: ROOT });
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr.toString().trim()).toBe('Invalid configuration: FISCAL_MASTER_KEY is required');
-    const bad = Bun.spawnSync(['bun', 'services/worker/src/main.ts'], { env: { ...base, FISCAL_MASTER_KEY: TEST_WORKER_ENV.FISCAL_MASTER_KEY, FDM_REMOTE_URL: 'ftp://fdm' }, cwd: ROOT });
+    const bad = Bun.spawnSync([...BUN, 'services/worker/src/main.ts'], { env: { ...base, FISCAL_MASTER_KEY: TEST_WORKER_ENV.FISCAL_MASTER_KEY, FDM_REMOTE_URL: 'ftp://fdm' }, cwd: ROOT });
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr.toString().trim()).toBe('Invalid configuration: FDM_REMOTE_URL is invalid (expected an http or https URL)');
   });

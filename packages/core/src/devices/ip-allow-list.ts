@@ -61,13 +61,13 @@ export function normaliseAddress(raw: string): { kind: 'ipv4'; value: number } |
 }
 
 /**
- * Parses `ADMIN_SWITCH_IPS`. Empty or absent means nobody is allowed. A malformed entry is a
+ * Parses `ADMIN_SWITCH_IPS` (or `variable`, e.g. `TRUSTED_PROXIES`). Empty or absent means nobody is allowed. A malformed entry is a
  * configuration error (the service refuses to start rather than silently widening or narrowing access).
  */
-export function parseAllowList(raw: string | undefined | null): readonly AllowEntry[] {
+export function parseAllowList(raw: string | undefined | null, variable = 'ADMIN_SWITCH_IPS'): readonly AllowEntry[] {
   const out: AllowEntry[] = [];
   for (const entry of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-    const bad = () => new ConfigError('ADMIN_SWITCH_IPS', `is invalid (entry "${entry}")`);
+    const bad = () => new ConfigError(variable, `is invalid (entry "${entry}")`);
     const slash = entry.indexOf('/');
     if (slash >= 0) {
       const base = ipv4ToInt(entry.slice(0, slash));

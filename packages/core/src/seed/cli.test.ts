@@ -1,14 +1,15 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createDatabase } from '@pos/db';
+import { BUN, bareEnv } from '@pos/kernel/test-process';
 import { dropMerchant } from '../merchants/create-merchant.ts';
 
 /** `bun run seed:demo` as a process: one JSON object as the last stdout line, exit 1 on an existing slug. */
 const root = join(import.meta.dir, '..', '..', '..', '..');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
-const env = { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/root', DATABASE_URL, DEVICE_API_KEY: 'cli-device-api-key-0123', PIN_PEPPER: 'cli-pin-pepper-0123456789' };
+const env = { ...bareEnv(), DATABASE_URL, DEVICE_API_KEY: 'cli-device-api-key-0123', PIN_PEPPER: 'cli-pin-pepper-0123456789' };
 const slug = `cli-${crypto.randomUUID().slice(0, 8)}`;
-const run = (...args: string[]) => Bun.spawnSync(['bun', 'run', 'seed:demo', '--', '--slug', slug, ...args], { cwd: root, env });
+const run = (...args: string[]) => Bun.spawnSync([...BUN, 'run', 'seed:demo', '--', '--slug', slug, ...args], { cwd: root, env });
 
 afterAll(async () => {
   const h = createDatabase(DATABASE_URL, { max: 1 });

@@ -33,7 +33,8 @@ export const INVITATION_TEMPLATE = 'team-invitation';
 /**
  * `POST /team/users` and `POST /team/users/global`: invites a person to the merchant.
  *
- * An existing account (by e-mail) only gains the membership; otherwise an unverified account is
+ * An existing account (by e-mail) only gains the membership, under the name the inviter typed (the
+ * answer is the same whether the account existed or not: nothing of it is revealed); otherwise an unverified account is
  * created whose password hash is of a random secret nobody knows (unusable until the invitation is
  * accepted). Roles, location grants and the `all_locations` flag are written on the tenant side,
  * an invitation (7 days, only its SHA-256 stored) centrally, and the e-mail goes through the outbox
@@ -58,7 +59,7 @@ export async function inviteMember(scope: TeamScope, input: InviteMemberInput): 
     const id = existing?.id ?? (await createInvitedUser(central, { email, name, passwordHash: unusableHash }));
     const joined = await central
       .insertInto('memberships')
-      .values({ user_id: id, merchant_id: scope.tenant.merchant.id, is_owner: false })
+      .values({ user_id: id, merchant_id: scope.tenant.merchant.id, is_owner: false, display_name: name })
       .onConflict((oc) => oc.columns(['user_id', 'merchant_id']).doNothing())
       .returning('user_id')
       .executeTakeFirst();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb, type TenantTx } from '@pos/db';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
 import { errors, type FieldErrors } from '@pos/kernel';
@@ -156,7 +156,7 @@ export async function findMember(db: CentralDb | CentralTx, merchantId: string, 
     ? await db
         .selectFrom('memberships')
         .innerJoin('users', 'users.id', 'memberships.user_id')
-        .select(['users.id', 'users.name', 'users.email', 'users.email_verified_at', 'memberships.is_owner as membership_owner', 'memberships.created_at as joined_at'])
+        .select(['users.id', memberName, 'users.email', 'users.email_verified_at', 'memberships.is_owner as membership_owner', 'memberships.created_at as joined_at'])
         .where('memberships.merchant_id', '=', merchantId)
         .where('memberships.user_id', '=', userId)
         .executeTakeFirst()
@@ -164,6 +164,9 @@ export async function findMember(db: CentralDb | CentralTx, merchantId: string, 
   if (!m) throw errors.notFound('user');
   return m;
 }
+
+/** A member's name as this merchant sees it: its own display name, else the account's name. */
+const memberName = sql<string>`coalesce(memberships.display_name, users.name)`.as('name');
 
 /** Members of the merchant with their tenant-side roles, grants and settings, ordered by name. */
 export async function loadMembers(db: CentralDb | CentralTx, tdb: TenantDb | TenantTx, merchantId: string, onlyUserId?: string): Promise<MemberView[]> {
@@ -173,7 +176,7 @@ export async function loadMembers(db: CentralDb | CentralTx, tdb: TenantDb | Ten
     .leftJoin('invitations', (j) => j.onRef('invitations.user_id', '=', 'memberships.user_id').onRef('invitations.merchant_id', '=', 'memberships.merchant_id'))
     .select([
       'users.id',
-      'users.name',
+      memberName,
       'users.email',
       'memberships.is_owner',
       'memberships.created_at',
@@ -183,7 +186,7 @@ export async function loadMembers(db: CentralDb | CentralTx, tdb: TenantDb | Ten
     ])
     .where('memberships.merchant_id', '=', merchantId);
   if (onlyUserId) q = q.where('memberships.user_id', '=', onlyUserId);
-  const rows = await q.orderBy('users.name').orderBy('users.email').execute();
+  const rows = await q.orderBy('name').orderBy('users.email').execute();
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const [roles, grants, settings] = await Promise.all([

@@ -4,8 +4,9 @@ import { findMember, inTeamTransaction, loadMember, type MemberView, type TeamSc
 
 /**
  * `PUT /team/users/{userId}` and `PUT /team/users/global/{userId}` (`globalOnly`: the member must be
- * a global user, else 404). Sets the account's display name (the central user record, the same name
- * the person sees in their own profile). Logs `updated user`.
+ * a global user, else 404). Sets the name this merchant shows for the member (its membership's
+ * display name): the person's account name is theirs alone and changes only through their own
+ * profile, so another merchant cannot rename a shared account. Logs `updated user`.
  */
 export async function updateMember(scope: TeamScope, userId: string, input: { name: string }, opts: { globalOnly?: boolean } = {}): Promise<MemberView> {
   const name = input.name.trim();
@@ -13,7 +14,7 @@ export async function updateMember(scope: TeamScope, userId: string, input: { na
   await inTeamTransaction(scope, async (central, tx) => {
     const member = await findMember(central, scope.tenant.merchant.id, userId);
     if (opts.globalOnly && !(await loadMember(central, tx, scope.tenant.merchant.id, member.id)).all_locations) throw errors.notFound('user');
-    await central.updateTable('users').set({ name }).where('id', '=', member.id).execute();
+    await central.updateTable('memberships').set({ display_name: name }).where('merchant_id', '=', scope.tenant.merchant.id).where('user_id', '=', member.id).execute();
     await logActivity(tx, { userId: scope.actorId, action: 'updated', subject: 'user', subjectId: member.id, properties: { name, previous: { name: member.name } } });
   });
   return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);

@@ -135,8 +135,9 @@ describe('RemoteFdmSigner against the FDM simulator', () => {
 });
 
 test('main.ts runs the simulator as a standalone process from env', async () => {
-  const proc = Bun.spawn(['bun', `${import.meta.dir}/main.ts`], {
-    env: { ...process.env, FDM_SIM_PORT: '0', FDM_SIM_SECRET: 's3', FDM_SIM_DEVICE_ID: 'DEV-X' },
+  // Exactly this environment: no inherited variables, no .env from the working directory.
+  const proc = Bun.spawn(['bun', '--no-env-file', `${import.meta.dir}/main.ts`], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', FDM_SIM_PORT: '0', FDM_SIM_SECRET: 's3', FDM_SIM_DEVICE_ID: 'DEV-X' },
     stdout: 'pipe',
     stderr: 'pipe',
   });

@@ -26,9 +26,3 @@ export async function throttle(redis: Redis, env: AppEnv, checks: readonly [Thro
     if (!r.allowed) throw new AppError('throttled', 'Too Many Attempts.', { extra: { retry_after: r.retryAfter } });
   }
 }
-
-/** Client address: the first X-Forwarded-For hop when behind the load balancer, else the socket's. */
-export function clientAddress(headers: Record<string, string | undefined>, socketIp: string | undefined): string {
-  const fwd = headers['x-forwarded-for']?.split(',')[0]?.trim();
-  return fwd || socketIp || 'unknown';
-}

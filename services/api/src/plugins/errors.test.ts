@@ -5,7 +5,7 @@ import { errorPlugin } from './errors.ts';
 
 const log = createLogger({}, 'error');
 function app(debug: boolean) {
-  return new Elysia()
+  return new Elysia({ normalize: false })
     .use(errorPlugin({ debug, log }))
     .post('/orders', ({ body }) => body, {
       body: t.Object({ lines: t.Array(t.Object({ qty: t.Integer({ minimum: 1 }) })), table: t.String() }),
@@ -22,6 +22,11 @@ function app(debug: boolean) {
     .get('/forbidden', () => {
       throw errors.insufficientPermissions();
     })
+    .get('/hostile', () => {
+      // An error whose own properties throw when read: building the answer fails.
+      throw Object.defineProperty(new Error('x'), 'cause', { get: () => { throw new Error('trap at /work/secret.ts:1'); } });
+    })
+    .post('/fields', ({ body }) => body, { body: t.Object({ a: t.String() }) })
     .get('/refusal', () => {
       throw errors.businessRule('Card-paid sales cannot be refunded on the POS yet — refund via the payment provider.', { reason: 'card_paid' });
     });
@@ -71,6 +76,20 @@ describe('error plugin', () => {
       body: { message: 'Card-paid sales cannot be refunded on the POS yet — refund via the payment provider.', reason: 'card_paid' },
     });
     expect(await send(app(false), 'GET', '/forbidden')).toEqual({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+  });
+
+  test('the handler never throws: a failure while answering is the last-resort 500, whatever debug says', async () => {
+    for (const debug of [false, true]) {
+      expect(await send(app(debug), 'GET', '/hostile')).toEqual({ status: 500, body: { message: 'An unexpected error occurred' } });
+    }
+  });
+
+  test('fields named like Object.prototype members are ordinary keys of the 422', async () => {
+    // (`__proto__` itself never reaches validation in the app: the request guard refuses it first.)
+    for (const key of ['toString', 'hasOwnProperty', 'valueOf', 'constructor']) {
+      const r = await send(app(false), 'POST', '/fields', `{"a":"x","${key}":1}`);
+      expect({ key, status: r.status, fields: Object.keys(r.body.errors ?? {}) }).toEqual({ key, status: 422, fields: [key] });
+    }
   });
 
   test('AppError status table', () => {

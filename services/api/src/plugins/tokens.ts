@@ -14,9 +14,11 @@ export interface TokenService {
 
 const TYPES: ReadonlySet<string> = new Set<TokenType>(['backoffice', 'customer', 'kiosk', 'kds', 'pos']);
 
+const ALG = 'HS256';
+
 /** Signed JWTs (HS256) through @elysiajs/jwt; the secret comes from the environment. */
 export function createTokenService(secret: string): TokenService {
-  const signer = jwt({ name: 'jwt', secret, alg: 'HS256' }).decorator.jwt;
+  const signer = jwt({ name: 'jwt', secret, alg: ALG }).decorator.jwt;
   return {
     async sign(claims, lifetimeSeconds) {
       const ttl = lifetimeSeconds ?? TOKEN_LIFETIME_SECONDS[claims.type];
@@ -24,7 +26,8 @@ export function createTokenService(secret: string): TokenService {
       return signer.sign({ ...claims, jti: claims.jti ?? crypto.randomUUID(), exp: now + ttl });
     },
     async verify(token) {
-      const p = (await signer.verify(token)) as Record<string, unknown> | false;
+      // Only the algorithm we issue: a token signed with HS384/HS512 (even with our secret) is refused.
+      const p = (await signer.verify(token, { algorithms: [ALG] })) as Record<string, unknown> | false;
       if (!p) return null;
       const ok =
         typeof p.type === 'string' &&

@@ -26,6 +26,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   deviceKey?: boolean;
   staffToken?: string;
+  /** The socket address the request comes from (default 127.0.0.1). */
+  ip?: string;
 }
 
 export interface CallResult<B = any> {
@@ -44,6 +46,9 @@ export async function createTestApi(opts: { env?: Record<string, string>; clock?
   const { deps, close } = await buildDeps(env, { clock: opts.clock, repoDir: opts.repoDir, healthTtlMs: opts.healthTtlMs });
   await migrateCentral(deps.db);
   const app = createApp(deps);
+  // app.handle has no socket: stand in for the server's view of the peer address, per request.
+  const peers = new WeakMap<Request, string>();
+  (app as unknown as { server: unknown }).server = { requestIP: (r: Request) => ({ address: peers.get(r) ?? '127.0.0.1', family: 'IPv4', port: 40000 }) };
   const merchants: DemoSeedResult[] = [];
 
   async function call<B = any>(method: string, path: string, o: CallOptions = {}): Promise<CallResult<B>> {
@@ -55,7 +60,9 @@ export async function createTestApi(opts: { env?: Record<string, string>; clock?
     if (o.rawBody !== undefined) body = o.rawBody;
     else if (o.body !== undefined) body = JSON.stringify(o.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const request = new Request(`http://localhost${path}`, { method, headers, body });
+    peers.set(request, o.ip ?? '127.0.0.1');
+    const res = await app.handle(request);
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

@@ -1,12 +1,12 @@
 import { t } from 'elysia';
+import { Paging, vendorIdField } from '../shared.schemas.ts';
 
 export const ActivityLogQuery = t.Object({
-  page: t.Optional(t.Numeric({ minimum: 1, description: 'page number, from 1' })),
-  per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 100, description: 'rows per page, 1-100 (default 25)' })),
+  ...Paging,
   search: t.Optional(t.String({ maxLength: 255, description: 'matches the action or the subject' })),
   subject: t.Optional(t.String({ maxLength: 100, description: 'exact subject (role, user, ...)' })),
   user_id: t.Optional(t.String({ format: 'uuid', error: 'The user_id field must be a valid UUID.' })),
-  vendor_id: t.Optional(t.String({ description: 'admin-vendor-override: merchant id to act on' })),
+  ...vendorIdField(),
 });
 
 export const ActivityLogRow = t.Object({

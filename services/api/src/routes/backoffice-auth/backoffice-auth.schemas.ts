@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Phone } from '../shared.schemas.ts';
 
 export const LoginBody = t.Object({
   email: t.String({ format: 'email', maxLength: 255, error: 'The email field must be a valid email address.' }),
@@ -27,7 +28,7 @@ export const Profile = t.Object({
 
 export const PersonalInfoBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
-  phone: t.Optional(t.Nullable(t.String({ maxLength: 32, pattern: '^\\+?[0-9 ()-]{4,32}$' }))),
+  phone: t.Optional(t.Nullable(Phone())),
 });
 
 export const BusinessInfoBody = t.Object(

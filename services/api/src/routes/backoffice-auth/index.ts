@@ -9,7 +9,7 @@ import { acceptInvitation, invitationDetails } from '@pos/core/team/accept-invit
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { authenticate, revokeToken } from '../../middleware/authenticate.ts';
-import { THROTTLES, clientAddress, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './backoffice-auth.schemas.ts';
 
 const tags = ['Back-office authentication'];
@@ -20,7 +20,7 @@ export function guestAuthRoutes(deps: ApiDeps) {
     .post(
       '/login',
       async ({ body, headers, server, request }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${clientAddress(headers, server?.requestIP(request)?.address)}:${body.email.toLowerCase()}`]]);
+        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${deps.clientAddress(request, server)}:${body.email.toLowerCase()}`]]);
         const r = await signIn(deps.db, body);
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
         const token = await deps.tokens.sign({ type: 'backoffice', sub: r.userId, merchant_id: r.merchant.id, tenant_database: r.merchant.tenant_database });

@@ -10,7 +10,7 @@ let owner: string;
 
 const octet = () => Math.floor(Math.random() * 250) + 1;
 const randomIp = () => `172.${octet()}.${octet()}.${octet()}`;
-const activate = (code: string, ip = randomIp()) => api.call('POST', '/api/device-auth/activate', { body: { activation_code: code }, headers: { 'x-forwarded-for': ip } });
+const activate = (code: string, ip = randomIp()) => api.call('POST', '/api/device-auth/activate', { body: { activation_code: code }, ip });
 const tdb = () => bindTenant(api.deps.db, a.merchant.tenant_database);
 
 /** A new device of `type` at location 0, created through the back office; its id and activation code. */
@@ -58,7 +58,7 @@ describe('POST /device-auth/activate', () => {
     expect((await activate(d.code)).status).toBe(200);
     expect(await activate(d.code)).toMatchObject({ status: 422, body: { message: 'The activation code has already been used.', errors: { activation_code: ['The activation code has already been used.'] } } });
     expect(await activate('ZZZZZZZZ')).toMatchObject({ status: 422, body: { errors: { activation_code: ['The selected activation code is invalid.'] } } });
-    const missing = await api.call('POST', '/api/device-auth/activate', { body: {}, headers: { 'x-forwarded-for': randomIp() } });
+    const missing = await api.call('POST', '/api/device-auth/activate', { body: {}, ip: randomIp() });
     expect(missing).toMatchObject({ status: 422, body: { errors: { activation_code: ['The activation code field is required.'] } } });
   });
 
@@ -208,7 +208,7 @@ describe('admin switch without ADMIN_SWITCH_IPS', () => {
   test('nobody is allowed (403)', async () => {
     const { token } = await tokenFor('pos');
     const forbidden = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
-    expect(await api.call('GET', '/api/device-auth/admin-options', { token, deviceKey: true, headers: { 'x-forwarded-for': '10.1.2.3' } })).toMatchObject(forbidden);
+    expect(await api.call('GET', '/api/device-auth/admin-options', { token, deviceKey: true, ip: '10.1.2.3' })).toMatchObject(forbidden);
     expect(await api.call('POST', '/api/device-auth/admin-switch', { token, deviceKey: true, body: { device_id: a.devices[1]!.id } })).toMatchObject(forbidden);
   });
 });

@@ -16,7 +16,7 @@ import { requireType } from '../../middleware/require-type.ts';
 import { checkDeviceKey } from '../../middleware/device-key.ts';
 import { bindTokenTenant } from '../../middleware/tenant.ts';
 import { loadDevice } from '../../middleware/device-gates.ts';
-import { THROTTLES, clientAddress, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './device-auth.schemas.ts';
 
 const tags = ['Device authentication'];
@@ -43,7 +43,7 @@ function deviceGuestRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'device-auth-guest' }).post(
     '/activate',
     async ({ body, headers, server, request }) => {
-      await throttle(deps.redis, deps.env, [[THROTTLES.deviceActivate, clientAddress(headers, server?.requestIP(request)?.address)]]);
+      await throttle(deps.redis, deps.env, [[THROTTLES.deviceActivate, deps.clientAddress(request, server)]]);
       return tokenResponse(deps, await activateDevice(deps.db, body.activation_code, deps.clock.now()));
     },
     {
@@ -112,7 +112,7 @@ function deviceAdminSwitchRoutes(deps: ApiDeps) {
   const doc = (summary: string, description: string) => ({ detail: { tags, summary, description, security: [DEVICE_AUTH] } });
   return new Elysia({ name: 'device-auth-admin-switch' })
     .derive({ as: 'local' }, async ({ headers, server, request }) => {
-      if (!isAddressAllowed(allowList, clientAddress(headers, server?.requestIP(request)?.address))) throw errors.insufficientPermissions();
+      if (!isAddressAllowed(allowList, deps.clientAddress(request, server))) throw errors.insufficientPermissions();
       const principal = await authenticate(deps, headers.authorization);
       requireType(principal, DEVICE_TOKEN_TYPES);
       checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY);

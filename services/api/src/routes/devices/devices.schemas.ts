@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Paging as PageFields, PathId, Phone } from '../shared.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (error: string) => t.String({ format: 'uuid', error });
@@ -9,14 +10,13 @@ export const DeviceType = t.Union([t.Literal('pos'), t.Literal('kiosk'), t.Liter
 export const ProfileType = t.Union([t.Literal('pos'), t.Literal('kiosk'), t.Literal('kds')], { error: 'The selected type is invalid.' });
 
 /** Path id: any string; ids that are not UUIDs are a 404 (checked by the use case), never a 422. */
-export const IdParams = t.Object({ id: t.String() });
+export const IdParams = t.Object({ id: PathId() });
 
 export const Success = t.Object({ status: t.Literal('success') });
 
 /** Data-table paging shared by the list routes. */
 const Paging = {
-  page: t.Optional(t.Integer({ minimum: 1 })),
-  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  ...PageFields,
   search: t.Optional(t.String({ maxLength: 255 })),
 };
 
@@ -76,7 +76,7 @@ export const DeviceProfileBody = t.Object(
 export const SendActivationCodeBody = t.Object(
   {
     email: t.Optional(t.String({ format: 'email', maxLength: 255, error: 'The email field must be a valid email address.' })),
-    phone: t.Optional(t.String({ pattern: '^\\+?[0-9 ()-]{4,32}$', error: 'The phone field must be a valid phone number.' })),
+    phone: t.Optional(Phone({ error: 'The phone field must be a valid phone number.' })),
   },
   { additionalProperties: false },
 );

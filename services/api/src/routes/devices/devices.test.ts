@@ -13,7 +13,7 @@ let owner: string;
 let ownerB: string;
 
 const randomIp = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
-const activate = (code: string) => api.call('POST', '/api/device-auth/activate', { body: { activation_code: code }, headers: { 'x-forwarded-for': randomIp() } });
+const activate = (code: string) => api.call('POST', '/api/device-auth/activate', { body: { activation_code: code }, ip: randomIp() });
 const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
 const loc0 = () => a.locations[0]!.id;
 const loc1 = () => a.locations[1]!.id;

@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import { REGISTER_PERMISSIONS } from '@pos/domain/permissions';
 import { TENDER_ROWS } from '@pos/domain/reports/sales-by-tender';
 import { TERMINAL_PROVIDERS } from '@pos/core/pos-admin/register-records';
+import { DateString, Paging, PathId, Pin as PinOf, vendorIdField } from '../shared.schemas.ts';
 
 /**
  * Schemas of the back-office register administration (spec 2 "Back-office routes for the first-party
@@ -12,19 +13,18 @@ import { TERMINAL_PROVIDERS } from '@pos/core/pos-admin/register-records';
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (field: string) => t.String({ format: 'uuid', error: `The ${field} field must be a valid UUID.` });
 const Text = (field: string, max: number) => t.String({ minLength: 1, maxLength: max, pattern: '\\S', error: `The ${field} field is required and may not be greater than ${max} characters.` });
-const DateString = (field: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', error: `The ${field} field must be a date (YYYY-MM-DD).` });
 
 export const Success = t.Object({ status: t.Literal('success') });
 
-export const LocationParams = t.Object({ locationId: t.String() });
-export const CredentialParams = t.Object({ credentialId: t.String() });
-export const RegisterParams = t.Object({ locationId: t.String(), registerId: t.String() });
-export const DrawerParams = t.Object({ locationId: t.String(), drawerId: t.String() });
-export const FdmDeviceParams = t.Object({ locationId: t.String(), fdmDeviceId: t.String() });
-export const BusinessDayParams = t.Object({ locationId: t.String(), businessDayId: t.String() });
+export const LocationParams = t.Object({ locationId: PathId() });
+export const CredentialParams = t.Object({ credentialId: PathId() });
+export const RegisterParams = t.Object({ locationId: PathId(), registerId: PathId() });
+export const DrawerParams = t.Object({ locationId: PathId(), drawerId: PathId() });
+export const FdmDeviceParams = t.Object({ locationId: PathId(), fdmDeviceId: PathId() });
+export const BusinessDayParams = t.Object({ locationId: PathId(), businessDayId: PathId() });
 
 /** `admin-vendor-override`: every route of this file accepts `vendor_id`. */
-const vendorId = { vendor_id: t.Optional(t.String({ description: 'admin-vendor-override: merchant id to act on (internal admins and the merchant\'s reseller)' })) };
+const vendorId = vendorIdField('admin-vendor-override: merchant id to act on (internal admins and the merchant\'s reseller)');
 export const VendorQuery = t.Object(vendorId);
 
 export const IncludeRetiredQuery = t.Object({ ...vendorId, include_retired: t.Optional(t.Boolean({ error: 'The include retired field must be true or false.' })) });
@@ -32,7 +32,7 @@ export const IncludeRetiredQuery = t.Object({ ...vendorId, include_retired: t.Op
 // ---- staff credentials ------------------------------------------------------------------------
 
 /** A register PIN: 4 to 8 digits. */
-const Pin = t.String({ pattern: '^[0-9]{4,8}$', error: 'The pin must be 4 to 8 digits.' });
+const Pin = PinOf('The pin must be 4 to 8 digits.');
 const RegisterPermission = t.UnionEnum(REGISTER_PERMISSIONS, { error: `Each permission must be one of: ${REGISTER_PERMISSIONS.join(', ')}.` });
 const Permissions = t.Array(RegisterPermission, { maxItems: 64 });
 
@@ -139,7 +139,7 @@ export const FdmDeviceResponse = t.Object({ data: FdmDevice });
 export const FdmDeviceList = t.Object({ data: t.Array(FdmDevice) });
 export const EnrolFdmDeviceBody = t.Object(
   {
-    fdm_id: t.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', error: 'The fdm id must be 1 to 64 letters, digits, dots, dashes or underscores.' }),
+    fdm_id: t.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', maxLength: 64, error: 'The fdm id must be 1 to 64 letters, digits, dots, dashes or underscores.' }),
     mode: t.Union([t.Literal('software'), t.Literal('remote')], { error: 'The mode must be software or remote.' }),
   },
   { additionalProperties: false },
@@ -150,8 +150,7 @@ export const UpdateFdmDeviceBody = t.Object({ status: t.Literal('retired', { err
 
 export const PagingQuery = t.Object({
   ...vendorId,
-  page: t.Optional(t.Integer({ minimum: 1 })),
-  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  ...Paging,
 });
 
 const BusinessDayFields = {

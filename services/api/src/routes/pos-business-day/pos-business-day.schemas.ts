@@ -1,6 +1,7 @@
 import { t } from 'elysia';
+import { ApprovalToken } from '../shared.schemas.ts';
 
-export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(t.String({ description: 'from POST /pos/staff/escalate for `close_business_day`' })) }, { additionalProperties: true }));
+export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(ApprovalToken({ description: 'from POST /pos/staff/escalate for `close_business_day`' })) }, { additionalProperties: true }));
 
 export const BusinessDay = t.Object({
   business_date: t.String({ description: 'YYYY-MM-DD on the location\'s wall calendar' }),

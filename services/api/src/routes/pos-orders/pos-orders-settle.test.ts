@@ -152,6 +152,9 @@ describe('POST /pos/orders/{clientUuid}/settle', () => {
       status: 422,
       body: { message: TENDER_MESSAGES.issuer_not_configured, reason: 'issuer_not_configured', errors: { 'tenders.0.provider': [TENDER_MESSAGES.issuer_not_configured] } },
     });
+    const extra = await settle(id, { amount_tendered: 2000, tip: 100 });
+    expect(extra.status).toBe(422);
+    expect(Object.keys(extra.body.errors)).toEqual(['tip']);
     expect((await api.call('GET', `/api/pos/orders/${id}`, { token: device, deviceKey: true, staffToken: cashier })).body.state).toBe('OPEN');
   });
 

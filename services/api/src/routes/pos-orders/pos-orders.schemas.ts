@@ -129,7 +129,8 @@ export const SettleBody = t.Object(
     ),
     approval_token: t.Optional(t.String({ maxLength: 200 })),
   },
-  { additionalProperties: true },
+  // Like a leg's, an unknown key is a 422: a settle never signs something other than what was asked.
+  { additionalProperties: false },
 );
 
 export const ListOrdersQuery = t.Object({

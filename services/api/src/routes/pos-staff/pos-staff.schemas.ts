@@ -1,7 +1,8 @@
 import { t } from 'elysia';
 import { REGISTER_PERMISSIONS } from '@pos/domain/permissions';
+import { Pin } from '../shared.schemas.ts';
 
-export const PinLoginBody = t.Object({ pin: t.String({ pattern: '^[0-9]{4,8}$', error: 'The pin field must be 4 to 8 digits.' }) });
+export const PinLoginBody = t.Object({ pin: Pin('The pin field must be 4 to 8 digits.') });
 
 export const Staff = t.Object({ id: t.String(), name: t.String(), role: t.String() });
 
@@ -13,7 +14,7 @@ export const PinLoginResponse = t.Object({
 });
 
 export const EscalateBody = t.Object({
-  manager_pin: t.String({ pattern: '^[0-9]{4,8}$', error: 'The manager pin field must be 4 to 8 digits.' }),
+  manager_pin: Pin('The manager pin field must be 4 to 8 digits.'),
   permission: t.Union(
     REGISTER_PERMISSIONS.map((p) => t.Literal(p)),
     { error: `The selected permission is invalid. Accepted: ${REGISTER_PERMISSIONS.join(', ')}.` },

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
+import { ApprovalToken, PathId } from '../shared.schemas.ts';
 
-export const TillParams = t.Object({ tillId: t.String({ description: 'the till id' }) });
+export const TillParams = t.Object({ tillId: PathId({ description: 'the till id' }) });
 
 /**
  * `POST /pos/tills` body. Exactly `mode`, `opening_float`, `drawer_id`, `approval_token` are
@@ -22,7 +23,7 @@ export const MovementBody = t.Object(
     type: t.Optional(t.Unknown({ description: '`paid_in`, `paid_out`, `drawer_open_no_sale`, `float_issue` or `float_return`' })),
     amount: t.Optional(t.Unknown({ description: 'positive integer cents (the server signs it by direction); 0 or absent for drawer_open_no_sale' })),
     reason: t.Optional(t.Unknown({ description: 'free text, kept with the movement' })),
-    approval_token: t.Optional(t.String({ description: 'for `till_paid_out`, `no_sale` or `open_till`' })),
+    approval_token: t.Optional(ApprovalToken({ description: 'for `till_paid_out`, `no_sale` or `open_till`' })),
   },
   { additionalProperties: true },
 );
@@ -31,12 +32,12 @@ export const CountBody = t.Object(
   {
     counted: t.Optional(t.Unknown({ description: 'required integer cents, 0 or more: the cash counted in the till' })),
     counted_close: t.Optional(t.Unknown({ description: 'DEPRECATED name of `counted`, read only when `counted` is absent (logs a deprecation warning)' })),
-    approval_token: t.Optional(t.String()),
+    approval_token: t.Optional(ApprovalToken()),
   },
   { additionalProperties: true },
 );
 
-export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(t.String({ description: 'from POST /pos/staff/escalate' })) }, { additionalProperties: true }));
+export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(ApprovalToken({ description: 'from POST /pos/staff/escalate' })) }, { additionalProperties: true }));
 
 export const TillDrawer = t.Object({
   id: t.String(),

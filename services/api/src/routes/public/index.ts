@@ -21,7 +21,7 @@ export function publicOptionRoutes() {
     .get(
       '/country-options/:forPaymentProfile',
       ({ params }) => ({ data: countryOptions({ forPaymentProfile: params.forPaymentProfile !== '0' && params.forPaymentProfile !== 'false' }) }),
-      { params: t.Object({ forPaymentProfile: t.String() }), ...doc('Countries where a payment profile can be onboarded') },
+      { params: t.Object({ forPaymentProfile: t.String({ maxLength: 16 }) }), ...doc('Countries where a payment profile can be onboarded') },
     )
     .get('/lang-options', () => ({ data: langOptions() }), doc('Languages (ISO 639-1)'))
     .get('/calling-code-options', () => ({ data: callingCodeOptions() }), doc('International calling codes'))

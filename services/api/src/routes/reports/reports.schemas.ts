@@ -1,9 +1,8 @@
 import { t } from 'elysia';
 import { TENDER_ROWS } from '@pos/domain/reports/sales-by-tender';
+import { DateString } from '../shared.schemas.ts';
 
 /** Schemas of the back-office report routes (`/back-office/reports`). */
-
-const DateString = (field: string) => t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', error: `The ${field} field must be a date (YYYY-MM-DD).` });
 
 export const SalesReportQuery = t.Object({
   from: DateString('from'),

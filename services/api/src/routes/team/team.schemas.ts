@@ -1,11 +1,12 @@
 import { t } from 'elysia';
+import { PathId, vendorIdField } from '../shared.schemas.ts';
 
 /** `admin-vendor-override`: an internal admin or the merchant's reseller rebinds the tenant. */
-export const VendorQuery = t.Object({ vendor_id: t.Optional(t.String({ description: 'admin-vendor-override: merchant id to act on' })) });
+export const VendorQuery = t.Object(vendorIdField());
 
 // Path ids are plain strings: an id that is not a UUID is answered 404 like any unknown id.
-export const RoleParams = t.Object({ roleId: t.String() });
-export const UserParams = t.Object({ userId: t.String() });
+export const RoleParams = t.Object({ roleId: PathId() });
+export const UserParams = t.Object({ userId: PathId() });
 
 export const Option = t.Object({ value: t.String(), label: t.String() });
 export const OptionList = t.Object({ data: t.Array(Option) });

@@ -149,9 +149,9 @@ describe('POST /team/users (invite)', () => {
     expect(shape).toMatchObject({ status: 422, body: { errors: { email: ['The email field must be a valid email address.'] } } });
   });
 
-  test('an existing account (member of another merchant) only gains the membership', async () => {
-    const r = await api.call('POST', `${base}/users`, { token: owner, body: { email: b.backoffice.email, name: 'Ignored name', role_ids: [roleA2], location_ids: [] } });
-    expect(r).toMatchObject({ status: 200, body: { data: { id: ownerIdB, name: 'Demo Owner', email: b.backoffice.email, status: 'invited', is_owner: false, roles: [{ id: roleA2, name: 'Manager' }], location_ids: [] } } });
+  test('an existing account (member of another merchant) only gains the membership, and its name is not revealed', async () => {
+    const r = await api.call('POST', `${base}/users`, { token: owner, body: { email: b.backoffice.email, name: 'Typed name', role_ids: [roleA2], location_ids: [] } });
+    expect(r).toMatchObject({ status: 200, body: { data: { id: ownerIdB, name: 'Typed name', email: b.backoffice.email, status: 'invited', is_owner: false, roles: [{ id: roleA2, name: 'Manager' }], location_ids: [] } } });
     const users = await api.deps.db.selectFrom('users').select('id').where('email', '=', b.backoffice.email).execute();
     expect(users).toHaveLength(1);
     expect(await outboxFor(b.backoffice.email)).toHaveLength(1);
@@ -221,6 +221,20 @@ describe('POST /team/users (invite)', () => {
     const listed = await api.call('GET', `${base}/users/global`, { token: owner });
     expect(listed.body.data.map((m: { id: string }) => m.id).sort()).toEqual([ownerId, invitedId].sort());
     await api.call('PUT', `${base}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [a.locations[1]!.id], all_locations: false } });
+  });
+
+  test("renaming a member who also belongs to another merchant changes only this merchant's name for them", async () => {
+    const globalName = async () => (await api.deps.db.selectFrom('users').select('name').where('id', '=', ownerIdB).executeTakeFirstOrThrow()).name;
+    const before = await globalName();
+    const r = await api.call('PUT', `${base}/users/${ownerIdB}`, { token: owner, body: { name: 'Renamed by A' } });
+    expect(r).toMatchObject({ status: 200, body: { data: { id: ownerIdB, name: 'Renamed by A' } } });
+    expect(await globalName()).toBe(before);
+    const ownerB = await login(api, b.backoffice.email, b.backoffice.password);
+    const inB = await api.call('GET', `${base}/users`, { token: ownerB });
+    expect(inB.body.data.find((m: { id: string }) => m.id === ownerIdB).name).toBe(before);
+    const profile = await api.call('GET', '/api/back-office/user', { token: ownerB });
+    expect(profile.status).toBe(200);
+    expect(profile.body.data.name).toBe(before);
   });
 
   test('PUT /users/{id} renames', async () => {

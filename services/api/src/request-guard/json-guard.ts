@@ -1,0 +1,71 @@
+/**
+ * Pure checks on a request body before and after `JSON.parse` (issue 8): nesting depth is measured
+ * on the raw text so a hostile body never reaches the parser or the validator's recursion, and
+ * strings PostgreSQL cannot store (NUL, lone surrogates) or keys that reach object prototypes are
+ * found once here for every route instead of in each schema.
+ */
+
+/** Deepest nesting of arrays and objects a body may have. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Keys refused anywhere in a body: they reach prototypes when code copies objects by assignment. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** True when `text` nests arrays or objects deeper than `max` (brackets inside strings do not count). */
+export function exceedsDepth(text: string, max: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return false;
+}
+
+/** Why a string cannot be accepted, or null when it can. */
+export function unsafeStringReason(s: string): string | null {
+  if (s.includes('\u0000')) return 'contains a NUL character';
+  if (!s.isWellFormed()) return 'contains an unpaired surrogate';
+  return null;
+}
+
+export interface UnsafeValue {
+  /** Dot path of the offending value or key (`lines.0.name`). */
+  path: string;
+  text: string;
+}
+
+/**
+ * The first string value or key in a parsed body that cannot be accepted, with its dot path, or null.
+ * Depth is already bounded by `exceedsDepth`, so the recursion is too.
+ */
+export function findUnsafeValue(value: unknown, path = ''): UnsafeValue | null {
+  if (typeof value === 'string') {
+    const why = unsafeStringReason(value);
+    return why ? { path: path || 'body', text: `The ${path || 'body'} field ${why}.` } : null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findUnsafeValue(value[i], path ? `${path}.${i}` : String(i));
+      if (hit) return hit;
+    }
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (FORBIDDEN_KEYS.has(key)) return { path: at, text: `The ${key} field is not allowed.` };
+      const why = unsafeStringReason(key);
+      if (why) return { path: path || 'body', text: `A field name in ${path || 'the body'} ${why}.` };
+      const hit = findUnsafeValue((value as Record<string, unknown>)[key], at);
+      if (hit) return hit;
+    }
+  }
+  return null;
+}
