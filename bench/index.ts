@@ -1,9 +1,14 @@
-/** `bun run bench`: every benchmark prints its figures beside a baseline measured in the same run. `bun run bench bootstrap` or `settle` runs one. */
+/**
+ * `bun run bench`: every benchmark prints its figures beside a baseline measured in the same run.
+ * `bun run bench NAME` (or BENCH_ONLY=NAME) runs one: migrate, settle, bootstrap or hostile.
+ */
 import { runSettleBench } from './settle.bench.ts';
+import { runMigrateBench } from './migrate.bench.ts';
 import { runBootstrapBench } from './bootstrap.bench.ts';
 import { runHostileMemoryBench } from './hostile-memory.bench.ts';
 
-const only = process.argv[2];
+const only = process.argv[2] ?? process.env.BENCH_ONLY;
+if (!only || only === 'migrate') await runMigrateBench();
 if (!only || only === 'settle') await runSettleBench();
 if (!only || only === 'bootstrap') await runBootstrapBench();
 if (!only || only === 'hostile') await runHostileMemoryBench();

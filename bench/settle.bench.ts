@@ -5,17 +5,20 @@
  * same driver (Kysely over pg), with the same concurrency. Prints p50, p99 and the ratio.
  *
  * Env: BENCH_REGISTERS (32), BENCH_LOCATIONS (8), BENCH_ORDERS (20 per register), BENCH_PORT (3590),
+ * BENCH_DATABASE (database name, default ordering_bench),
  * BENCH_API_FLAGS (extra bun flags for the API process, e.g. "--cpu-prof --cpu-prof-md --cpu-prof-dir=/tmp/p").
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { sql } from 'kysely';
-import { bindTenant, createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { bindTenant, createDatabase, migrateAll } from '@pos/db';
+import { freshBenchDatabase } from './bench-database.ts';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { createTokenService } from '../services/api/src/plugins/tokens.ts';
 import { fmt, percentile } from './stats.ts';
 
-const REGISTERS = Number(process.env.BENCH_REGISTERS ?? 32);
+const REGISTER_COUNTS = (process.env.BENCH_REGISTERS ?? '8,32,64').split(',').map(Number);
+const PROCESS_COUNTS = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map(Number);
 const LOCATIONS = Number(process.env.BENCH_LOCATIONS ?? 8);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20);
 const PORT = Number(process.env.BENCH_PORT ?? 3590);
@@ -27,16 +30,45 @@ const SECRETS = {
   FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef',
 };
 
+interface SettleFigures {
+  registers: number;
+  processes: number;
+  settles: number;
+  failures: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  roundTrips: number;
+  apiCpuMs: number;
+  getsPerSecond: number;
+  getP99: number;
+  getCpuMs: number;
+  rssMb: number;
+  baselineTps: number;
+}
+
+/** Every (registers, processes) pair on a fresh database, then one table. */
 export async function runSettleBench(): Promise<void> {
-  const base = await resolveDatabase(process.env, root, () => {});
-  const admin = new pg.Client({ connectionString: base.url });
-  await admin.connect();
-  await admin.query('drop database if exists ordering_bench with (force)');
-  await admin.query('create database ordering_bench');
-  await admin.end();
-  const u = new URL(base.url);
-  u.pathname = '/ordering_bench';
-  const DATABASE_URL = u.toString();
+  const rows: SettleFigures[] = [];
+  for (const registers of REGISTER_COUNTS) for (const processes of PROCESS_COUNTS) rows.push(await runOnce(registers, processes));
+  console.log(`settle (${LOCATIONS} locations, ${ORDERS} settles per register; baseline = single-row update transactions, same database, driver and concurrency, measured in the same run):`);
+  console.log('  registers  processes  settles/s     p50 ms     p99 ms  trips/settle  API CPU ms/settle  API RSS MB  baseline tx/s   ratio  failed');
+  for (const r of rows) {
+    console.log(
+      `  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.perSecond).padStart(9)}  ${fmt(r.p50).padStart(9)}  ${fmt(r.p99).padStart(9)}  ${(Number.isNaN(r.roundTrips) ? 'n/a' : fmt(r.roundTrips, 2)).padStart(12)}  ${(Number.isNaN(r.apiCpuMs) ? 'n/a' : fmt(r.apiCpuMs, 2)).padStart(17)}  ${fmt(r.rssMb, 0).padStart(10)}  ${fmt(r.baselineTps).padStart(13)}  ${fmt(r.perSecond / r.baselineTps, 3).padStart(6)}  ${String(r.failures).padStart(6)}`,
+    );
+  }
+  console.log('  beside it, GET of an order by primary key (same registers, same authentication):');
+  console.log('  registers  processes     GETs/s     p99 ms  API CPU ms/GET  settle:GET rate');
+  for (const r of rows) {
+    console.log(`  ${String(r.registers).padStart(9)}  ${String(r.processes).padStart(9)}  ${fmt(r.getsPerSecond).padStart(9)}  ${fmt(r.getP99).padStart(9)}  ${(Number.isNaN(r.getCpuMs) ? 'n/a' : fmt(r.getCpuMs, 2)).padStart(14)}  ${fmt(r.perSecond / r.getsPerSecond, 3).padStart(15)}`);
+  }
+  console.log('  goals at 32 registers: ratio >= 0.25, p99 <= 50 ms. Round trips are counted in the API process (one process only: with several, each counts its own).');
+}
+
+async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigures> {
+  const base = await freshBenchDatabase(root);
+  const DATABASE_URL = base.url;
 
   // --- setup: one merchant, L locations with an active enrolment each, N pos devices spread over them.
   const h = createDatabase(DATABASE_URL, { max: 4 });
@@ -63,7 +95,7 @@ export async function runSettleBench(): Promise<void> {
   // --- the API as its own process, so client and server do not share an event loop.
   const api = Bun.spawn(['bun', ...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean), 'services/api/src/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), LOG_LEVEL: 'error' },
+    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), API_PROCESSES: String(PROCESSES), LOG_LEVEL: 'error' },
     stdout: 'ignore',
     stderr: 'inherit',
   });
@@ -102,6 +134,7 @@ export async function runSettleBench(): Promise<void> {
   );
 
   // --- measured phase: every register settles its orders one after another, all registers at once.
+  const before = await scrape(PORT);
   const latencies: number[] = [];
   let failures = 0;
   const t0 = performance.now();
@@ -117,6 +150,29 @@ export async function runSettleBench(): Promise<void> {
     }),
   );
   const settleSeconds = (performance.now() - t0) / 1000;
+  const after = await scrape(PORT);
+  const roundTrips = PROCESSES === 1 ? (after.queries - before.queries) / latencies.length : NaN;
+  const apiCpuMs = PROCESSES === 1 ? ((after.cpuSeconds - before.cpuSeconds) * 1000) / latencies.length : NaN;
+  const rssMb = apiRssMb(api.pid);
+
+  // --- beside it, the same registers reading their settled orders back (GET by primary key, same
+  // authentication): what any register request costs the API, to tell the settle's own cost apart.
+  const getLatencies: number[] = [];
+  const g0 = performance.now();
+  await Promise.all(
+    registers.map(async ({ d, staff, orders }) => {
+      for (const o of orders) {
+        const s = performance.now();
+        const r = await fetch(url(`/pos/orders/${o.id}`), { headers: headers(d, staff) });
+        await r.arrayBuffer();
+        getLatencies.push(performance.now() - s);
+      }
+    }),
+  );
+  const getsPerSecond = getLatencies.length / ((performance.now() - g0) / 1000);
+  const afterGets = await scrape(PORT);
+  const getCpuMs = PROCESSES === 1 ? ((afterGets.cpuSeconds - after.cpuSeconds) * 1000) / getLatencies.length : NaN;
+  const getP99 = percentile(getLatencies.sort((a, b) => a - b), 99);
   api.kill('SIGTERM');
   await api.exited;
 
@@ -142,9 +198,45 @@ export async function runSettleBench(): Promise<void> {
   await base.stop();
 
   const sorted = latencies.sort((a, b) => a - b);
-  const settlesPerSecond = latencies.length / settleSeconds;
-  console.log(`settle: ${REGISTERS} registers over ${LOCATIONS} locations, ${latencies.length} settles (${failures} failed), ${journal.n} sales journaled`);
-  console.log(`  settles/s ${fmt(settlesPerSecond)}   p50 ${fmt(percentile(sorted, 50))} ms   p99 ${fmt(percentile(sorted, 99))} ms   max ${fmt(sorted[sorted.length - 1]!)} ms`);
-  console.log(`  baseline: single-row update transactions ${fmt(baselineTps)} tx/s (${REGISTERS} concurrent, same database and driver)`);
-  console.log(`  ratio settles/s : baseline tx/s = ${fmt(settlesPerSecond / baselineTps, 3)}   (goal >= 0.25; p99 goal < 50 ms)`);
+  if (journal.n !== latencies.length - failures) throw new Error(`${journal.n} sales journaled for ${latencies.length - failures} settles`);
+  return {
+    registers: REGISTERS,
+    processes: PROCESSES,
+    settles: latencies.length,
+    failures,
+    perSecond: latencies.length / settleSeconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    roundTrips,
+    apiCpuMs,
+    getsPerSecond,
+    getP99,
+    getCpuMs,
+    rssMb,
+    baselineTps,
+  };
+}
+
+/** Resident memory of the API process and the siblings it started, from /proc (Linux). */
+function apiRssMb(pid: number): number {
+  const rss = (p: number) => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {}
+  return rss(pid) + children.reduce((sum, c) => sum + rss(c), 0);
+}
+
+/** The API's own counters: statements sent to PostgreSQL and resident memory, from GET /metrics. */
+async function scrape(port: number): Promise<{ queries: number; rssBytes: number; cpuSeconds: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))?.split(' ').pop() ?? NaN);
+  return { queries: value('db_queries_total'), rssBytes: value('process_resident_memory_bytes'), cpuSeconds: value('process_cpu_seconds_total') };
 }

@@ -91,4 +91,11 @@ export interface CentralTables {
     beat_at: Timestamp;
     info: Json<Record<string, unknown>>;
   };
+  /** Which tenant migration set each schema was last brought to (migrateAll's one-query skip). */
+  tenant_schema_versions: {
+    schema_name: string;
+    fingerprint: string;
+    latest: string;
+    migrated_at: Timestamp;
+  };
 }

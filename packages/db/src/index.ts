@@ -4,6 +4,7 @@ export * from './tenancy.ts';
 export * from './migrator.ts';
 export * from './write-retry.ts';
 export * from './outbox.ts';
+export * from './prepared.ts';
 export * from './embedded.ts';
 export type { CentralTables } from './central-types.ts';
 export type { TenantTables } from './tenant-types.ts';

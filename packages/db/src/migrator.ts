@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
 import type { CentralDb } from './database.ts';
+import { migrationDb } from './migration-dialect.ts';
 import { isTenantSchemaName } from './tenancy.ts';
 import * as central001 from './migrations/central/2026-11-21-001-foundation.ts';
 import * as central002team from './migrations/central/2026-11-21-002-team.ts';
+import * as central003versions from './migrations/central/2026-11-23-003-tenant-schema-versions.ts';
 import * as central003displayName from './migrations/central/2026-11-23-001-membership-display-name.ts';
 import * as tenant001 from './migrations/tenant/2026-11-21-001-foundation.ts';
 import * as tenant002devices from './migrations/tenant/2026-11-21-002-devices.ts';
@@ -18,6 +21,7 @@ import * as tenant20261123contents from './migrations/tenant/2026-11-23-011-cont
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': central001,
   '2026-11-21-002-team': central002team,
+  '2026-11-23-003-tenant-schema-versions': central003versions,
   '2026-11-23-001-membership-display-name': central003displayName,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +34,13 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-23-010-catalog': tenant20261123catalog,
   '2026-11-23-011-contents-inventories': tenant20261123contents,
 };
+
+/**
+ * Identifies the tenant migration set. With unordered migrations allowed, the newest name alone does not
+ * say whether an older-dated file landed later, so the fingerprint covers every name.
+ */
+export const TENANT_MIGRATIONS_FINGERPRINT = createHash('sha256').update(Object.keys(TENANT_MIGRATIONS).sort().join('\n')).digest('hex').slice(0, 32);
+const LATEST_TENANT_MIGRATION = Object.keys(TENANT_MIGRATIONS).sort().at(-1)!;
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly migrations: Record<string, Migration>) {}
@@ -46,28 +57,65 @@ function check(result: MigrationResultSet, where: string): void {
 }
 
 export async function migrateCentral(db: CentralDb): Promise<void> {
-  const migrator = new Migrator({ db: db as Kysely<any>, provider: new StaticProvider(CENTRAL_MIGRATIONS), allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db: migrationDb(db, 'public'), migrationTableSchema: 'public', provider: new StaticProvider(CENTRAL_MIGRATIONS), allowUnorderedMigrations: true });
   check(await migrator.migrateToLatest(), 'central schema');
 }
 
-/** Creates the tenant schema when missing and brings it to the latest tenant migration. */
+/** Creates the tenant schema when missing, brings it to the latest tenant migration and records that centrally. */
 export async function migrateTenant(db: CentralDb, schema: string): Promise<void> {
   if (!isTenantSchemaName(schema)) throw new Error('Invalid tenant schema name');
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   const migrator = new Migrator({
-    db: (db as Kysely<any>).withSchema(schema),
+    db: migrationDb(db, schema).withSchema(schema),
     provider: new StaticProvider(TENANT_MIGRATIONS),
     migrationTableSchema: schema,
     // Features land in parallel branches; a later-dated file may be applied before an earlier one.
     allowUnorderedMigrations: true,
   });
   check(await migrator.migrateToLatest(), `tenant schema ${schema}`);
+  await db
+    .insertInto('tenant_schema_versions')
+    .values({ schema_name: schema, fingerprint: TENANT_MIGRATIONS_FINGERPRINT, latest: LATEST_TENANT_MIGRATION, migrated_at: new Date() })
+    .onConflict((oc) => oc.column('schema_name').doUpdateSet({ fingerprint: TENANT_MIGRATIONS_FINGERPRINT, latest: LATEST_TENANT_MIGRATION, migrated_at: new Date() }))
+    .execute();
 }
 
-/** Central first, then every merchant's schema. */
-export async function migrateAll(db: CentralDb): Promise<{ tenants: number }> {
+/** Tenant schemas whose recorded migration set is not the current one (never migrated, or behind): one query. */
+export async function pendingTenantSchemas(db: CentralDb): Promise<string[]> {
+  const rows = await db
+    .selectFrom('merchants as m')
+    .leftJoin('tenant_schema_versions as v', 'v.schema_name', 'm.tenant_database')
+    .select('m.tenant_database')
+    .where((eb) => eb.or([eb('v.fingerprint', 'is', null), eb('v.fingerprint', '!=', TENANT_MIGRATIONS_FINGERPRINT)]))
+    .orderBy('m.created_at')
+    .execute();
+  return rows.map((r) => r.tenant_database);
+}
+
+export interface MigrateAllOptions {
+  /** Tenant schemas migrated side by side (default 4); each holds one connection while it runs. */
+  concurrency?: number;
+  /** Called after each tenant schema, for progress reports. */
+  onProgress?: (p: { done: number; total: number; schema: string }) => void;
+}
+
+/**
+ * Central first, then every tenant schema not already at the current migration set, `concurrency` at a
+ * time. Schemas already current cost nothing beyond the one query that finds the others.
+ */
+export async function migrateAll(db: CentralDb, opts: MigrateAllOptions = {}): Promise<{ tenants: number; migrated: number }> {
   await migrateCentral(db);
-  const merchants = await db.selectFrom('merchants').select('tenant_database').execute();
-  for (const m of merchants) await migrateTenant(db, m.tenant_database);
-  return { tenants: merchants.length };
+  const { n } = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const pending = await pendingTenantSchemas(db);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < pending.length) {
+      const schema = pending[next++]!;
+      await migrateTenant(db, schema);
+      opts.onProgress?.({ done: ++done, total: pending.length, schema });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, pending.length)) }, worker));
+  return { tenants: Number(n), migrated: pending.length };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { createDatabase, type DatabaseHandle } from './database.ts';
-import { migrateAll, migrateCentral, migrateTenant, TENANT_MIGRATIONS } from './migrator.ts';
+import { migrateAll, migrateCentral, migrateTenant, pendingTenantSchemas, TENANT_MIGRATIONS, TENANT_MIGRATIONS_FINGERPRINT } from './migrator.ts';
 import { bindTenant, isTenantSchemaName, newTenantSchemaName } from './tenancy.ts';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
@@ -69,5 +69,40 @@ describe('tenancy', () => {
     const second = await migrateAll(h.db);
     expect(second).toEqual(first);
     expect(await schemaSnapshot()).toEqual(before);
+  });
+
+  test('migrateTenant records the migration set it brought the schema to', async () => {
+    const row = await h.db.selectFrom('tenant_schema_versions').selectAll().where('schema_name', '=', a).executeTakeFirstOrThrow();
+    expect(row.fingerprint).toBe(TENANT_MIGRATIONS_FINGERPRINT);
+    expect(row.latest).toBe(Object.keys(TENANT_MIGRATIONS).sort().at(-1)!);
+  });
+
+  test('migrateAll migrates only the schemas behind, side by side, and reports progress', async () => {
+    const fresh = [newTenantSchemaName('gamma'), newTenantSchemaName('delta'), newTenantSchemaName('epsilon')];
+    const owned = [...fresh, a, b];
+    const ids = owned.map(() => crypto.randomUUID());
+    try {
+      await h.db.insertInto('merchants').values(owned.map((s, i) => ({ id: ids[i]!, slug: `mig-${s.slice(-8)}`, name: s, tenant_database: s }))).execute();
+      // One existing schema falls behind: its recorded set is an older one.
+      await h.db.updateTable('tenant_schema_versions').set({ fingerprint: 'older' }).where('schema_name', '=', b).execute();
+      const before = await pendingTenantSchemas(h.db);
+      expect(before).toEqual(expect.arrayContaining([...fresh, b]));
+      expect(before).not.toContain(a);
+
+      const progress: string[] = [];
+      const r = await migrateAll(h.db, { concurrency: 3, onProgress: (p) => progress.push(`${p.done}/${p.total}`) });
+      expect(r.migrated).toBe(before.length);
+      expect(progress.at(-1)).toBe(`${before.length}/${before.length}`);
+      for (const s of fresh) {
+        const applied = await sql<{ name: string }>`select name from ${sql.id(s)}.kysely_migration order by name`.execute(h.db);
+        expect(applied.rows.map((x) => x.name)).toEqual(Object.keys(TENANT_MIGRATIONS));
+      }
+      expect(await pendingTenantSchemas(h.db)).toEqual([]);
+      expect((await migrateAll(h.db)).migrated).toBe(0);
+    } finally {
+      await h.db.deleteFrom('merchants').where('id', 'in', ids).execute();
+      await h.db.deleteFrom('tenant_schema_versions').where('schema_name', 'in', fresh).execute();
+      for (const s of fresh) await sql`drop schema if exists ${sql.id(s)} cascade`.execute(h.db);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { CentralDb } from './database.ts';
 import type { TenantTables } from './tenant-types.ts';
+import { registerTenantSession } from './prepared.ts';
 
 /** A Kysely instance bound to one merchant's schema. The only way to reach tenant tables. */
 export type TenantDb = Kysely<TenantTables>;
@@ -20,8 +21,20 @@ export function newTenantSchemaName(slug: string): string {
   return `t_${base}_${Buffer.from(rnd).toString('hex')}`;
 }
 
+const boundByCentral = new WeakMap<CentralDb, Map<string, TenantDb>>();
+
 /** Binds the central connection to a tenant schema (`withSchema`); the name comes from the token's `tenant_database`. */
 export function bindTenant(db: CentralDb, tenantDatabase: string): TenantDb {
   if (!isTenantSchemaName(tenantDatabase)) throw new Error(`Invalid tenant schema name`);
-  return (db as unknown as Kysely<TenantTables>).withSchema(tenantDatabase);
+  // One bound instance per (connection pool, schema): binding builds a Kysely and a schema plugin,
+  // which every authenticated request would otherwise pay for.
+  let bound = boundByCentral.get(db);
+  if (!bound) boundByCentral.set(db, (bound = new Map()));
+  let tdb = bound.get(tenantDatabase);
+  if (!tdb) {
+    tdb = (db as unknown as Kysely<TenantTables>).withSchema(tenantDatabase);
+    registerTenantSession(tdb, db, tenantDatabase);
+    if (bound.size < 10_000) bound.set(tenantDatabase, tdb);
+  }
+  return tdb;
 }

@@ -72,6 +72,7 @@ export {
   type SealKey,
   type JournalContent,
   type JournalEntry,
+  type JournalHead,
   type JournalProblem,
   type JournalVerification,
   type VerifyOptions,

@@ -108,8 +108,11 @@ export function sealMatches(stored: string | null, expected: string): boolean {
   return timingSafeEqual(Buffer.from(stored, 'utf8'), Buffer.from(expected, 'utf8'));
 }
 
+/** What appending needs of the previous entry: its place and its hash. */
+export type JournalHead = Pick<JournalEntry, 'seq' | 'hash'>;
+
 /** A new pending, sealed entry after `prev` (null for the device's first entry). */
-export function appendEntry(prev: JournalEntry | null, content: JournalContent, sealKey: SealKey): JournalEntry {
+export function appendEntry(prev: JournalHead | null, content: JournalContent, sealKey: SealKey): JournalEntry {
   const seq = prev ? prev.seq + 1 : 1;
   const prev_hash = prev ? prev.hash : GENESIS_HASH;
   const base = { seq, fdm_id: content.fdm_id, event_kind: content.event_kind, payload: content.payload };
@@ -125,7 +128,7 @@ export function completeEntry(entry: JournalEntry, signResult: SignResult, sealK
 }
 
 /** Append and complete in one step (in-process signer, same transaction). */
-export function appendSigned(prev: JournalEntry | null, content: JournalContent, signResult: SignResult, sealKey: SealKey): JournalEntry {
+export function appendSigned(prev: JournalHead | null, content: JournalContent, signResult: SignResult, sealKey: SealKey): JournalEntry {
   return completeEntry(appendEntry(prev, content, sealKey), signResult, sealKey);
 }
 

@@ -27,6 +27,10 @@ export const CommonEnv = {
 export const ApiEnv = {
   ...CommonEnv,
   API_PORT: Type.Optional(Port),
+  /** API processes sharing API_PORT (reusePort); default 1. */
+  API_PROCESSES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$' })),
+  /** Milliseconds the register's authentication state is trusted in the process (default 5000; 0 = off). */
+  AUTH_CACHE_TTL_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
   JWT_SECRET: Type.String({ minLength: 32 }),
   DEVICE_API_KEY: Type.String({ minLength: 16 }),
   ADMIN_SWITCH_IPS: Type.Optional(Type.String()),

@@ -2,6 +2,8 @@ import { Elysia } from 'elysia';
 import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
 import { errorPlugin } from './plugins/errors.ts';
+import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
+import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
 import { requestGuard } from './request-guard/request-guard.ts';
 import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
 import { openapiJsonBodies } from './openapi/json-bodies.ts';
@@ -68,6 +70,8 @@ export function createApp(deps: ApiDeps) {
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
+    .use(metricsPlugin(createApiMetrics()))
+    .use(authInvalidationPlugin(deps))
     .use(requestGuard(deps.bodyPolicies, bodyLess))
     .use(openapiJsonBodies('/api/docs/json'))
     .use(apiDocs())

@@ -6,6 +6,7 @@ import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
+import type { AuthCache } from '@pos/core/auth/auth-cache';
 import type { ClientAddressResolver } from './request-guard/client-address.ts';
 import type { BodyPolicy } from './request-guard/body-policy.ts';
 import type { ObjectStore } from '@pos/core/storage/object-store';
@@ -35,6 +36,8 @@ export interface ApiDeps {
   readonly log: Logger;
   readonly health: HealthMonitor;
   readonly tokens: TokenService;
+  /** The register's authentication state, cached in the process and invalidated through Redis pub/sub. */
+  readonly authCache: AuthCache;
   readonly registerHooks: RegisterHooks;
   /** Signs fiscal events and keeps the hash-chained journal. */
   readonly fiscal: FiscalService;

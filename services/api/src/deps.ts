@@ -6,6 +6,8 @@ import { createTokenService } from './plugins/tokens.ts';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
+import { AuthCache } from '@pos/core/auth/auth-cache';
+import { subscribeAuthInvalidation } from '@pos/core/auth/auth-invalidation';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
 import { createClientAddress } from './request-guard/client-address.ts';
 import { bodyPolicies } from './request-guard/body-policy.ts';
@@ -20,6 +22,11 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
   const handle = createDatabase(database.url, { applicationName: 'api', max: 20 });
   const redis = createRedis(await ensureRedis(config.REDIS_URL), 'api');
   redis.on('error', (e) => log.warn('redis error', { err: e.message }));
+  const authCache = new AuthCache({ ttlMs: Number(config.AUTH_CACHE_TTL_MS ?? 5000) });
+  // Its own connection: a subscribed Redis connection can issue no other command.
+  const subscriber = createRedis(await ensureRedis(config.REDIS_URL), 'api-auth-invalidation');
+  subscriber.on('error', (e) => log.warn('redis subscriber error', { err: e.message }));
+  await subscribeAuthInvalidation(subscriber, authCache, log);
   const fiscal = createFiscalService(fiscalConfigFromEnv(config), log, { clock: opts.clock });
   const contentMaxBytes = config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES;
   const deps: ApiDeps = {
@@ -32,6 +39,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     log,
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 5000),
     tokens: createTokenService(config.JWT_SECRET),
+    authCache,
     registerHooks: {
       staffSignedIn: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_in', ...e }, log),
       staffSignedOut: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_out', ...e }, log),
@@ -47,6 +55,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     deps,
     close: async () => {
       redis.disconnect();
+      subscriber.disconnect();
       await handle.close();
       await database.stop();
     },

@@ -2,16 +2,22 @@ import { exitOnConfigError, ApiEnv, readEnv, portOf } from '@pos/kernel';
 import { migrateCentral } from '@pos/db';
 import { createApp } from './app.ts';
 import { buildDeps } from './deps.ts';
+import { startSiblings } from './processes.ts';
 import { serveOptions } from './request-guard/serve-options.ts';
 
 exitOnConfigError(() => readEnv(ApiEnv));
 const { deps, close } = await buildDeps(process.env);
 await migrateCentral(deps.db);
 const port = portOf(deps.config.API_PORT, 3000);
-const app = createApp(deps).listen({ ...serveOptions(deps.bodyPolicies), port, hostname: '0.0.0.0' });
-deps.log.info('api listening', { port, env: deps.env });
+const processes = Number(deps.config.API_PROCESSES ?? 1);
+// reusePort only with several API processes (API_PROCESSES): they share the port and the kernel
+// balances connections. A single process keeps the plain bind, so a second one by mistake still fails.
+const app = createApp(deps).listen({ ...serveOptions(deps.bodyPolicies), port, hostname: '0.0.0.0', reusePort: processes > 1 });
+deps.log.info('api listening', { port, env: deps.env, pid: process.pid });
+const siblings = startSiblings(processes, deps.log);
 
 const shutdown = async () => {
+  await siblings.stop();
   await app.stop();
   await close();
   process.exit(0);

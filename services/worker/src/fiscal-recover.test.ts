@@ -120,8 +120,8 @@ describe('fiscal.recover in the worker', () => {
     }, 15_000, 'order SETTLED by the recovery sweep');
 
     // The scheduler's outbox row reached this worker's own queues (unique prefix) only through its relay.
-    expect(w.metrics.processedCount('fiscal.recover')).toBeGreaterThanOrEqual(1);
-    expect(w.metrics.outboxRelayed).toBeGreaterThanOrEqual(1);
+    expect(await w.metrics.processedCount('fiscal.recover')).toBeGreaterThanOrEqual(1);
+    expect(await w.metrics.outboxRelayed()).toBeGreaterThanOrEqual(1);
 
     const [entry, ...more] = await journalOf(id);
     expect(more).toHaveLength(0);
@@ -140,8 +140,8 @@ describe('fiscal.recover in the worker', () => {
     expect(seen.body).toMatchObject({ state: 'SETTLED', transaction_id: settled.transaction_id, fiscal: { digital_signature: result.digitalSignature } });
 
     // Later sweeps find nothing to do: the module counted the sale exactly once.
-    const runs = w.metrics.processedCount('fiscal.recover');
-    await waitFor(() => w.metrics.processedCount('fiscal.recover') >= runs + 2, 10_000, 'two more sweeps');
+    const runs = await w.metrics.processedCount('fiscal.recover');
+    await waitFor(async () => (await w.metrics.processedCount('fiscal.recover')) >= runs + 2, 10_000, 'two more sweeps');
     expect(sim.signedCount).toBe(signedBefore + 1);
     expect(await transactionsOf(id)).toHaveLength(1);
     expect((await orderRow(id)).version).toBe(2);

@@ -36,8 +36,8 @@ export function workerFetch(deps: { db: CentralDb; health: HealthMonitor; metric
     if (req.method !== 'GET' && req.method !== 'HEAD') return new Response('Method Not Allowed', { status: 405 });
     if (pathname === '/health') return healthResponse(await deps.health.current());
     if (pathname === '/metrics') {
-      const text = deps.metrics.render(await outboxGauges(deps.db), jobNames);
-      return new Response(text, { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
+      const text = await deps.metrics.render(await outboxGauges(deps.db), jobNames);
+      return new Response(text, { headers: { 'content-type': deps.metrics.registry.contentType } });
     }
     return new Response('Not Found', { status: 404 });
   };

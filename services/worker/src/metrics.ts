@@ -1,65 +1,73 @@
-/** In-process counters of one running worker, rendered in the Prometheus text format by `GET /metrics`. */
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+
+/**
+ * The counters of one running worker in a prom-client registry, rendered by `GET /metrics`: job runs by
+ * outcome and job name, outbox relaying, the outbox backlog (read at scrape time) and the process's
+ * default metrics (CPU, memory, event-loop lag).
+ */
 export class WorkerMetrics {
-  private readonly processed = new Map<string, number>();
-  private readonly failed = new Map<string, number>();
-  private readonly skipped = new Map<string, number>();
-  outboxRelayed = 0;
-  outboxRelayFailures = 0;
-  /** Last time at least one row was relayed. */
-  lastRelayAt: Date | undefined;
-  /** Last poll of the outbox that completed without error (rows or not). */
-  lastPollAt: Date | undefined;
+  readonly registry = new Registry();
+  private readonly processed = new Counter({ name: 'worker_jobs_processed_total', help: 'Job runs that succeeded, by job name.', labelNames: ['job'], registers: [this.registry] });
+  private readonly failed = new Counter({ name: 'worker_jobs_failed_total', help: 'Job runs that failed (invalid payload, handler error, unknown job), by job name.', labelNames: ['job'], registers: [this.registry] });
+  private readonly skipped = new Counter({ name: 'worker_jobs_skipped_total', help: 'Jobs skipped because the same outbox row had already been processed.', labelNames: ['job'], registers: [this.registry] });
+  private readonly relayedRows = new Counter({ name: 'worker_outbox_relayed_total', help: 'Outbox rows relayed to the queues by this process.', registers: [this.registry] });
+  private readonly relayFailures = new Counter({ name: 'worker_outbox_relay_failures_total', help: 'Outbox rows left pending because Redis refused them.', registers: [this.registry] });
+  private readonly pending = new Gauge({ name: 'worker_outbox_pending', help: 'Outbox rows not yet relayed.', registers: [this.registry] });
+  private readonly oldestAge = new Gauge({ name: 'worker_outbox_oldest_pending_age_seconds', help: 'Age of the oldest pending outbox row (0 when none).', registers: [this.registry] });
+  private readonly lastRelay = new Gauge({ name: 'worker_outbox_last_relay_timestamp_seconds', help: 'Unix time of the last relay that moved at least one row.', registers: [this.registry] });
+  private readonly lastPoll = new Gauge({ name: 'worker_outbox_last_poll_timestamp_seconds', help: 'Unix time of the last successful outbox poll.', registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
 
   jobProcessed(job: string): void {
-    bump(this.processed, job);
+    this.processed.inc({ job });
   }
   jobFailed(job: string): void {
-    bump(this.failed, job);
+    this.failed.inc({ job });
   }
   /** A job already completed under the same id (a re-relay after a crash). */
   jobSkipped(job: string): void {
-    bump(this.skipped, job);
+    this.skipped.inc({ job });
   }
-  processedCount(job: string): number {
-    return this.processed.get(job) ?? 0;
-  }
-  failedCount(job: string): number {
-    return this.failed.get(job) ?? 0;
+  /** One outbox poll that completed: rows relayed and rows Redis refused. */
+  outboxPolled(relayed: number, failed: number, at = new Date()): void {
+    this.relayedRows.inc(relayed);
+    this.relayFailures.inc(failed);
+    this.lastPoll.set(at.getTime() / 1000);
+    if (relayed > 0) this.lastRelay.set(at.getTime() / 1000);
   }
 
-  /** `outbox` is read at scrape time; undefined when the database did not answer. */
-  render(outbox: { pending: number; oldestPendingAgeS: number } | undefined, knownJobs: readonly string[]): string {
-    const lines: string[] = [];
-    const perJob = (name: string, help: string, values: Map<string, number>) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-      const jobs = new Set([...knownJobs, ...values.keys()]);
-      for (const job of [...jobs].sort()) lines.push(`${name}{job="${escapeLabel(job)}"} ${values.get(job) ?? 0}`);
-    };
-    const single = (name: string, type: 'counter' | 'gauge', help: string, value: number | undefined) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      if (value !== undefined) lines.push(`${name} ${value}`);
-    };
-    perJob('worker_jobs_processed_total', 'Job runs that succeeded, by job name.', this.processed);
-    perJob('worker_jobs_failed_total', 'Job runs that failed (invalid payload, handler error, unknown job), by job name.', this.failed);
-    perJob('worker_jobs_skipped_total', 'Jobs skipped because the same outbox row had already been processed.', this.skipped);
-    single('worker_outbox_relayed_total', 'counter', 'Outbox rows relayed to the queues by this process.', this.outboxRelayed);
-    single('worker_outbox_relay_failures_total', 'counter', 'Outbox rows left pending because Redis refused them.', this.outboxRelayFailures);
-    single('worker_outbox_pending', 'gauge', 'Outbox rows not yet relayed.', outbox?.pending);
-    single('worker_outbox_oldest_pending_age_seconds', 'gauge', 'Age of the oldest pending outbox row (0 when none).', outbox?.oldestPendingAgeS);
-    single('worker_outbox_last_relay_timestamp_seconds', 'gauge', 'Unix time of the last relay that moved at least one row.', seconds(this.lastRelayAt));
-    single('worker_outbox_last_poll_timestamp_seconds', 'gauge', 'Unix time of the last successful outbox poll.', seconds(this.lastPollAt));
-    return lines.join('\n') + '\n';
+  processedCount(job: string): Promise<number> {
+    return valueOf(this.processed, { job });
+  }
+  failedCount(job: string): Promise<number> {
+    return valueOf(this.failed, { job });
+  }
+  outboxRelayed(): Promise<number> {
+    return valueOf(this.relayedRows);
+  }
+  outboxRelayFailures(): Promise<number> {
+    return valueOf(this.relayFailures);
+  }
+
+  /** Prometheus text. `outbox` is read at scrape time (undefined when the database did not answer); known jobs show 0. */
+  async render(outbox: { pending: number; oldestPendingAgeS: number } | undefined, knownJobs: readonly string[]): Promise<string> {
+    for (const job of knownJobs) for (const c of [this.processed, this.failed, this.skipped]) c.inc({ job }, 0);
+    if (outbox) {
+      this.pending.set(outbox.pending);
+      this.oldestAge.set(outbox.oldestPendingAgeS);
+    } else {
+      this.pending.reset();
+      this.oldestAge.reset();
+    }
+    return this.registry.metrics();
   }
 }
 
-function bump(m: Map<string, number>, key: string): void {
-  m.set(key, (m.get(key) ?? 0) + 1);
-}
-
-function seconds(d: Date | undefined): number | undefined {
-  return d === undefined ? undefined : d.getTime() / 1000;
-}
-
-function escapeLabel(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+async function valueOf(metric: Counter<string>, labels: Record<string, string> = {}): Promise<number> {
+  const { values } = await metric.get();
+  const want = Object.entries(labels);
+  return values.find((v) => want.every(([k, x]) => v.labels[k] === x))?.value ?? 0;
 }

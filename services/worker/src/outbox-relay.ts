@@ -181,12 +181,7 @@ export class OutboxRelay {
     });
 
     const m = this.options.metrics;
-    if (m) {
-      m.lastPollAt = new Date();
-      m.outboxRelayed += result.relayed;
-      m.outboxRelayFailures += result.failed;
-      if (result.relayed > 0) m.lastRelayAt = m.lastPollAt;
-    }
+    m?.outboxPolled(result.relayed, result.failed);
     if (result.relayed > 0) this.log.debug('outbox relayed', { rows: result.relayed });
     return result;
   }

@@ -87,7 +87,7 @@ describe('outbox relay and processor', () => {
     const row = await outboxRow(id);
     expect(row.relayed_at).not.toBeNull();
     expect(row.attempts).toBe(0);
-    expect(w.metrics.processedCount('heartbeat')).toBeGreaterThanOrEqual(1);
+    expect(await w.metrics.processedCount('heartbeat')).toBeGreaterThanOrEqual(1);
     // The start-up beat of the scheduler went the same way.
     await waitFor(() => env.handle.db.selectFrom('heartbeats').select('service').where('service', '=', 'worker').executeTakeFirst(), 5000, 'worker heartbeat');
   });
@@ -102,7 +102,7 @@ describe('outbox relay and processor', () => {
     // As if the worker died after writing to Redis but before committing relayed_at.
     await env.handle.db.updateTable('outbox').set({ relayed_at: null }).where('id', '=', String(id)).execute();
     w.relay.trigger();
-    await waitFor(() => w.metrics.render(undefined, []).includes('worker_jobs_skipped_total{job="heartbeat"} 1'), 5000, 'skipped job');
+    await waitFor(async () => (await w.metrics.render(undefined, [])).includes('worker_jobs_skipped_total{job="heartbeat"} 1'), 5000, 'skipped job');
     const again = await env.handle.db.selectFrom('heartbeats').selectAll().where('service', '=', service).executeTakeFirstOrThrow();
     expect(again.beat_at.getTime()).toBe(first.beat_at.getTime());
     expect((await outboxRow(id)).relayed_at).not.toBeNull();
@@ -126,7 +126,7 @@ describe('outbox relay and processor', () => {
       }
       await relay.runOnce();
       for (const id of ids) expect((await outboxRow(id)).attempts).toBe(2);
-      expect(metrics.outboxRelayFailures).toBeGreaterThanOrEqual(4);
+      expect(await metrics.outboxRelayFailures()).toBeGreaterThanOrEqual(4);
     } finally {
       await relay.stop();
       await env.handle.db.deleteFrom('outbox').where('id', 'in', ids.map(String)).execute();
@@ -152,7 +152,7 @@ describe('outbox relay and processor', () => {
       expect(failed.status).toBe('failed');
       expect(failed.options.retries).toBe(0);
       expect(String(failed.options.stacktraces[0])).toContain('invalid payload');
-      expect(w.metrics.failedCount('heartbeat')).toBe(1);
+      expect(await w.metrics.failedCount('heartbeat')).toBe(1);
       expect(await env.handle.db.selectFrom('heartbeats').select('service').where('service', '=', service).executeTakeFirst()).toBeUndefined();
     } finally {
       await inspector.close();
@@ -166,7 +166,7 @@ describe('outbox relay and processor', () => {
     try {
       await producer.createJob({ job: 'no.such.job', version: 1, payload: {} }).save();
       await producer.createJob({ nonsense: true } as never).save();
-      await waitFor(() => w.metrics.failedCount('no.such.job') === 1 && w.metrics.failedCount('unknown') === 1, 5000, 'two refusals');
+      await waitFor(async () => (await w.metrics.failedCount('no.such.job')) === 1 && (await w.metrics.failedCount('unknown')) === 1, 5000, 'two refusals');
     } finally {
       await producer.close();
     }
@@ -181,7 +181,7 @@ describe('outbox relay and processor', () => {
     const n = await waitFor(() => sent.find((x) => x.to === to), 5000, 'notification');
     expect(n.subject).toBe('Your activation code: 482913');
     expect(n.body).toContain('15 minutes');
-    expect(w.metrics.processedCount('notification.send')).toBe(1);
+    expect(await w.metrics.processedCount('notification.send')).toBe(1);
   });
 
   test('jobMessage refuses a payload its schema rejects', () => {

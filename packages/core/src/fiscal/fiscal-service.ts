@@ -6,6 +6,7 @@ import type { FiscalConfig } from './fiscal-config.ts';
 import type { SignedFiscalEvent } from './journal-rows.ts';
 import { completePendingEntry, signEvent, signInTransaction, signRemote, type FiscalSignDeps, type PendingOutcome, type SignEventInput } from './sign-event.ts';
 import { createSignerRegistry, type SignerRegistry } from './signer-registry.ts';
+import { signOverHead, type HeadSnapshot, type SignedOverHead } from './sign-over-head.ts';
 
 /**
  * Fiscal signing for the register, built once from configuration (`createFiscalService`) and passed
@@ -19,6 +20,11 @@ export interface FiscalService {
   signRemote(tdb: TenantDb, input: SignEventInput): Promise<SignedFiscalEvent>;
   /** By enrolment mode; software runs in `opts.tx` or its own transaction; remote refuses `opts.tx`. */
   signEvent(tdb: TenantDb, input: SignEventInput, opts?: { tx?: TenantTx }): Promise<SignedFiscalEvent>;
+  /**
+   * Software mode, no I/O: signs the next entry over a head the caller read; the caller writes it in
+   * one statement conditional on that head (see sign-over-head.ts).
+   */
+  signOverHead(snapshot: HeadSnapshot, input: SignEventInput): SignedOverHead;
   /** Re-sends one pending remote entry and records the answer; completed entries are returned as they are. */
   completePending(tdb: TenantDb, journalId: string): Promise<PendingOutcome>;
   /** Public key (SPKI PEM) of a software-mode device, for journal verification. */
@@ -43,6 +49,7 @@ export function createFiscalService(config: FiscalConfig, log: Logger, opts: Fis
     signInTransaction: (tx, input) => signInTransaction(deps, tx, input),
     signRemote: (tdb, input) => signRemote(deps, tdb, input),
     signEvent: (tdb, input, o) => signEvent(deps, tdb, input, o),
+    signOverHead: (snapshot, input) => signOverHead(deps, snapshot, input),
     completePending: (tdb, journalId) => completePendingEntry(deps, tdb, journalId),
     publicKeyFor: (fdmId) => signers.publicKeyFor(fdmId),
     sealKey: signers.sealKey,

@@ -111,35 +111,25 @@ export function derivedBookingPeriodId(locationId: string, date: string): string
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-interface Prepared {
-  readonly seq: number;
-  readonly prev: JournalEntry | null;
-  readonly event: FiscalEvent;
+/** A location's fiscal identity, checked before anything is signed. */
+export interface FiscalLocation {
+  readonly timezone: string;
+  readonly vat_no: string | null;
+  readonly est_no: string | null;
 }
 
-/**
- * Inside `tx`: locks the device's journal head (the 'seq' counter row, held until commit), checks
- * it against the last entry, reserves the register's ticket number, and builds the event.
- */
-async function prepareEntry(deps: FiscalSignDeps, tx: TenantTx, fdm: FdmEnrolment, input: SignEventInput): Promise<Prepared> {
-  const location = await tx.selectFrom('locations').select(['timezone', 'vat_no', 'est_no']).where('id', '=', input.locationId).executeTakeFirst();
-  if (!location) throw errors.notFound('location');
+/** 422 `fiscal_identity_missing` unless the location has its VAT and establishment numbers. */
+export function requireFiscalIdentity(location: FiscalLocation): asserts location is FiscalLocation & { vat_no: string; est_no: string } {
   if (!location.vat_no || !location.est_no) {
     throw errors.businessRule('This location needs a VAT number and an establishment number before it can sign fiscal events.', { reason: 'fiscal_identity_missing' });
   }
-  // The head ('seq', locked until commit) and the register's ticket number in one round trip.
-  const ticket = ticketLabel(input.deviceId);
-  const [seq, posFiscalTicketNo] = await reserveCounters(tx, fdm.fdm_id, [SEQ_LABEL, ticket]);
-  const prevRow = await lastEntryRow(tx, fdm.fdm_id);
-  const prevSeq = prevRow ? Number(prevRow.seq) : 0;
-  if (prevSeq !== seq - 1) {
-    // Someone removed or wrote journal rows behind this module's back: never sign on top of that.
-    deps.log.error('fiscal journal head does not match its counter', { fdm_id: fdm.fdm_id, last_seq: prevSeq, head: seq - 1 });
-    throw new Error(`Fiscal journal of ${fdm.fdm_id} is inconsistent: last entry is seq ${prevSeq}, the head counter says ${seq - 1}`);
-  }
+}
+
+/** The fields every event carries, from the location, the caller's input and the register's ticket number. */
+export function fiscalCommon(deps: Pick<FiscalSignDeps, 'clock' | 'posSwVersion'>, location: FiscalLocation & { vat_no: string; est_no: string }, input: SignEventInput, posFiscalTicketNo: number): FiscalCommon {
   const now = deps.clock.now();
   const bookingDate = input.businessDay?.date ?? businessDateIn(location.timezone, now);
-  const common: FiscalCommon = {
+  return {
     vatNo: location.vat_no,
     estNo: location.est_no,
     posId: input.deviceId,
@@ -155,6 +145,33 @@ async function prepareEntry(deps: FiscalSignDeps, tx: TenantTx, fdm: FdmEnrolmen
     language: input.language ?? 'NL',
     isTraining: input.isTraining ?? false,
   };
+}
+
+interface Prepared {
+  readonly seq: number;
+  readonly prev: JournalEntry | null;
+  readonly event: FiscalEvent;
+}
+
+/**
+ * Inside `tx`: locks the device's journal head (the 'seq' counter row, held until commit), checks
+ * it against the last entry, reserves the register's ticket number, and builds the event.
+ */
+async function prepareEntry(deps: FiscalSignDeps, tx: TenantTx, fdm: FdmEnrolment, input: SignEventInput): Promise<Prepared> {
+  const location = await tx.selectFrom('locations').select(['timezone', 'vat_no', 'est_no']).where('id', '=', input.locationId).executeTakeFirst();
+  if (!location) throw errors.notFound('location');
+  requireFiscalIdentity(location);
+  // The head ('seq', locked until commit) and the register's ticket number in one round trip.
+  const ticket = ticketLabel(input.deviceId);
+  const [seq, posFiscalTicketNo] = await reserveCounters(tx, fdm.fdm_id, [SEQ_LABEL, ticket]);
+  const prevRow = await lastEntryRow(tx, fdm.fdm_id);
+  const prevSeq = prevRow ? Number(prevRow.seq) : 0;
+  if (prevSeq !== seq - 1) {
+    // Someone removed or wrote journal rows behind this module's back: never sign on top of that.
+    deps.log.error('fiscal journal head does not match its counter', { fdm_id: fdm.fdm_id, last_seq: prevSeq, head: seq - 1 });
+    throw new Error(`Fiscal journal of ${fdm.fdm_id} is inconsistent: last entry is seq ${prevSeq}, the head counter says ${seq - 1}`);
+  }
+  const common = fiscalCommon(deps, location, input, posFiscalTicketNo);
   return { seq, prev: prevRow ? toJournalEntry(prevRow) : null, event: input.build(common) };
 }
 

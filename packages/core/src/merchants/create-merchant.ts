@@ -45,6 +45,7 @@ export async function dropMerchant(db: CentralDb, m: { id: string; tenant_databa
   await withWriteRetry(() => db.transaction().execute(async (tx) => {
     const members = await tx.selectFrom('memberships').select('user_id').where('merchant_id', '=', m.id).execute();
     await tx.deleteFrom('merchants').where('id', '=', m.id).execute();
+    await tx.deleteFrom('tenant_schema_versions').where('schema_name', '=', m.tenant_database).execute();
     // Users who belonged only to this merchant go with it.
     for (const { user_id } of members) {
       const other = await tx.selectFrom('memberships').select('merchant_id').where('user_id', '=', user_id).executeTakeFirst();

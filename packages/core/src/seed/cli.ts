@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { createLogger, readEnv } from '@pos/kernel';
 import { Type } from '@sinclair/typebox';
-import { createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { createDatabase, migrateCentral, resolveDatabase } from '@pos/db';
 import { SeedExistsError, seedDemo } from './demo-seed.ts';
 
 /**
- * `bun run seed:demo [-- --slug NAME] [--reset]`: applies pending migrations, creates the demo
+ * `bun run seed:demo [-- --slug NAME] [--reset]`: applies pending central migrations, creates the demo
  * merchant and prints exactly one JSON object as the last line of stdout (logs go to stderr).
  * Exit 1 when the slug exists and --reset was not given.
  */
@@ -15,7 +15,9 @@ const env = readEnv({ DEVICE_API_KEY: Type.String({ minLength: 16 }), PIN_PEPPER
 const resolved = await resolveDatabase(process.env, process.cwd(), (m) => log.info(m));
 const h = createDatabase(resolved.url, { max: 4, applicationName: 'seed' });
 try {
-  await migrateAll(h.db);
+  // A new merchant needs the central migrations and its own schema (createMerchant migrates it), not
+  // every other merchant's: those are `bun run migrate`'s job at deploy time.
+  await migrateCentral(h.db);
   const result = await seedDemo(h.db, { slug: values.slug!, reset: values.reset!, apiKey: env.DEVICE_API_KEY, pinPepper: env.PIN_PEPPER });
   log.info('demo merchant created', { slug: result.merchant.slug });
   process.stdout.write(JSON.stringify(result) + '\n');

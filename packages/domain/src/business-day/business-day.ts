@@ -70,8 +70,27 @@ export function businessDate(instant: Date, timeZone: string, opts?: BusinessDay
   assertZone(timeZone);
   if (Number.isNaN(instant.getTime())) throw new RangeError('Invalid instant');
   const cutover = cutoverOf(opts);
-  const [date, hour] = formatInTimeZone(instant, timeZone, 'yyyy-MM-dd HH').split(' ') as [string, string];
-  return Number(hour) < cutover ? addDays(date, -1) : date;
+  const { date, hour } = localDateHour(instant, timeZone);
+  return hour < cutover ? addDays(date, -1) : date;
+}
+
+/**
+ * One formatter per zone: building an Intl formatter costs far more than using one, and every sale
+ * asks for its business date.
+ */
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+
+/** The local calendar date (YYYY-MM-DD) and hour (0-23) of an instant in `timeZone`. */
+function localDateHour(instant: Date, timeZone: string): { date: BusinessDate; hour: number } {
+  let f = wallClocks.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' });
+    if (wallClocks.size < 1000) wallClocks.set(timeZone, f);
+  }
+  const parts: Record<string, string> = {};
+  for (const p of f.formatToParts(instant)) parts[p.type] = p.value;
+  const year = parts.year!.padStart(4, '0');
+  return { date: `${year}-${parts.month}-${parts.day}`, hour: Number(parts.hour) % 24 };
 }
 
 /**

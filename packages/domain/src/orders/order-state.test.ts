@@ -2,8 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { isOrderState, notOpenRefusal, ORDER_STATES, orderTransition } from './order-state.ts';
 
 describe('order states', () => {
-  test('the three states', () => {
-    expect(ORDER_STATES).toEqual(['OPEN', 'SETTLED', 'VOIDED']);
+  test('the four states', () => {
+    expect(ORDER_STATES).toEqual(['OPEN', 'SETTLING', 'SETTLED', 'VOIDED']);
+    expect(isOrderState('SETTLING')).toBe(true);
     expect(isOrderState('OPEN')).toBe(true);
     expect(isOrderState('open')).toBe(false);
     expect(isOrderState('FIRED')).toBe(false);
@@ -45,5 +46,16 @@ describe('order states', () => {
   test('unknown actions and states throw', () => {
     expect(() => orderTransition({ state: 'OPEN', fired: false, line_count: 1 }, 'refund' as never)).toThrow(TypeError);
     expect(() => notOpenRefusal('FIRED' as never)).toThrow(TypeError);
+  });
+
+  test('SETTLING: entered from OPEN only, left only to SETTLED or back to OPEN; nothing else touches it', () => {
+    expect(orderTransition({ state: 'OPEN', fired: true, line_count: 1 }, 'begin_settle')).toEqual({ kind: 'allowed', state: 'SETTLING', fired: true });
+    expect(orderTransition({ state: 'SETTLING', fired: true, line_count: 1 }, 'finish_settle')).toEqual({ kind: 'allowed', state: 'SETTLED', fired: true });
+    expect(orderTransition({ state: 'SETTLING', fired: false, line_count: 1 }, 'revert_settle')).toEqual({ kind: 'allowed', state: 'OPEN', fired: false });
+    for (const action of ['fire', 'settle', 'void', 'begin_settle'] as const) {
+      expect(orderTransition({ state: 'SETTLING', fired: false, line_count: 1 }, action)).toEqual({ kind: 'refused', reason: 'not_open', message: 'This order is being settled and can no longer be changed.' });
+    }
+    expect(orderTransition({ state: 'OPEN', fired: false, line_count: 1 }, 'finish_settle')).toMatchObject({ kind: 'refused', reason: 'not_open' });
+    expect(orderTransition({ state: 'SETTLED', fired: false, line_count: 1 }, 'revert_settle')).toMatchObject({ kind: 'refused', reason: 'not_open' });
   });
 });

@@ -1,15 +1,21 @@
 /**
  * Register order states (spec 2 section 3). There is no fired state: `fired` is a flag on an OPEN
- * order. SETTLED and VOIDED are terminal.
+ * order. SETTLING is a settlement in flight with a remote fiscal module (tender frozen, sale not yet
+ * signed): it ends SETTLED when the module signs, or OPEN again when it refuses. SETTLED and VOIDED
+ * are terminal.
  */
-export const ORDER_STATES = ['OPEN', 'SETTLED', 'VOIDED'] as const;
+export const ORDER_STATES = ['OPEN', 'SETTLING', 'SETTLED', 'VOIDED'] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
 
 const ORDER_STATE_SET: ReadonlySet<string> = new Set(ORDER_STATES);
 export const isOrderState = (s: unknown): s is OrderState => typeof s === 'string' && ORDER_STATE_SET.has(s);
 
-/** What can happen to an order after it exists (the upsert itself is `planUpsert`). */
-export type OrderAction = 'fire' | 'settle' | 'void';
+/**
+ * What can happen to an order after it exists (the upsert itself is `planUpsert`). `settle` is the
+ * whole settlement (OPEN -> SETTLED); with a remote module it runs in three steps: `begin_settle`
+ * (OPEN -> SETTLING), then `finish_settle` (SETTLING -> SETTLED) or `revert_settle` (SETTLING -> OPEN).
+ */
+export type OrderAction = 'fire' | 'settle' | 'void' | 'begin_settle' | 'finish_settle' | 'revert_settle';
 
 /** The part of an order the transitions look at. */
 export interface OrderStateView {
@@ -25,6 +31,7 @@ export type OrderTransition =
   | { readonly kind: 'refused'; readonly reason: OrderRefusalReason; readonly message: string };
 
 const NOT_OPEN: Record<Exclude<OrderState, 'OPEN'>, string> = {
+  SETTLING: 'This order is being settled and can no longer be changed.',
   SETTLED: 'This order is settled and can no longer be changed.',
   VOIDED: 'This order is voided and can no longer be changed.',
 };
@@ -34,6 +41,7 @@ export function notOpenRefusal(state: OrderState): Extract<OrderTransition, { ki
   switch (state) {
     case 'OPEN':
       return null;
+    case 'SETTLING':
     case 'SETTLED':
     case 'VOIDED':
       return { kind: 'refused', reason: 'not_open', message: NOT_OPEN[state] };
@@ -51,8 +59,14 @@ export function notOpenRefusal(state: OrderState): Extract<OrderTransition, { ki
  * - `settle`: only OPEN -> SETTLED (the tender rules decide whether the legs cover the total; an
  *   empty order has total 0 and is left to them). `fired` is kept.
  * - `void`: only OPEN -> VOIDED, fired or not (the route needs `void_order`).
+ * - `begin_settle`: OPEN -> SETTLING; `finish_settle` SETTLING -> SETTLED; `revert_settle` SETTLING -> OPEN.
+ * A SETTLING order takes no other change (409 `not_open`).
  */
 export function orderTransition(order: OrderStateView, action: OrderAction): OrderTransition {
+  if (action === 'finish_settle' || action === 'revert_settle') {
+    if (order.state !== 'SETTLING') return notOpenRefusal(order.state) ?? { kind: 'refused', reason: 'not_open', message: 'This order is not being settled.' };
+    return { kind: 'allowed', state: action === 'finish_settle' ? 'SETTLED' : 'OPEN', fired: order.fired };
+  }
   const refused = notOpenRefusal(order.state);
   if (refused) return refused;
   switch (action) {
@@ -63,6 +77,8 @@ export function orderTransition(order: OrderStateView, action: OrderAction): Ord
       return { kind: 'allowed', state: 'OPEN', fired: true };
     case 'settle':
       return { kind: 'allowed', state: 'SETTLED', fired: order.fired };
+    case 'begin_settle':
+      return { kind: 'allowed', state: 'SETTLING', fired: order.fired };
     case 'void':
       return { kind: 'allowed', state: 'VOIDED', fired: order.fired };
     default: {

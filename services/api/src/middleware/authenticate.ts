@@ -1,11 +1,12 @@
-import type { Selectable } from 'kysely';
 import type Redis from 'ioredis';
 import { errors } from '@pos/kernel';
-import type { CentralDb, CentralTables } from '@pos/db';
+import type { CentralDb } from '@pos/db';
 import { isDeviceType, type Principal } from '@pos/core/auth/principal';
+import type { AuthCache } from '@pos/core/auth/auth-cache';
+import { findDeviceRegistration, mayActForMerchant } from '@pos/core/auth/auth-records';
 import type { TokenService } from '../plugins/tokens.ts';
 
-export type MerchantRecord = Selectable<CentralTables['merchants']>;
+export type { MerchantRecord } from '@pos/core/auth/auth-records';
 
 /** `Authorization: Bearer <token>` or null; any other scheme counts as no token. */
 export function bearerToken(header: string | undefined | null): string | null {
@@ -26,7 +27,15 @@ export async function revokeToken(redis: Redis, jti: string, exp: number): Promi
  * `auth`: 401 `Unauthenticated` without a token, 401 `Invalid token` for a bad, expired, revoked or
  * mis-signed one, or one whose subject no longer exists.
  */
-export async function authenticate(deps: { db: CentralDb; redis: Redis; tokens: TokenService }, header: string | undefined | null): Promise<Principal> {
+export interface AuthDeps {
+  db: CentralDb;
+  redis: Redis;
+  tokens: TokenService;
+  /** Device principals are served from it when present (the register's hot path). */
+  authCache?: AuthCache;
+}
+
+export async function authenticate(deps: AuthDeps, header: string | undefined | null): Promise<Principal> {
   const raw = bearerToken(header);
   if (!raw) throw errors.unauthenticated();
   const principal = await principalFromToken(deps, raw);
@@ -35,38 +44,41 @@ export async function authenticate(deps: { db: CentralDb; redis: Redis; tokens: 
 }
 
 /** `auth.optional`: the principal when a valid token is present, null when absent; an invalid one is still 401. */
-export async function authenticateOptional(deps: { db: CentralDb; redis: Redis; tokens: TokenService }, header: string | undefined | null): Promise<Principal | null> {
+export async function authenticateOptional(deps: AuthDeps, header: string | undefined | null): Promise<Principal | null> {
   if (!bearerToken(header)) return null;
   return authenticate(deps, header);
 }
 
-async function principalFromToken(deps: { db: CentralDb; redis: Redis; tokens: TokenService }, raw: string): Promise<Principal | null> {
+const PRINCIPAL = 'principal:';
+
+/**
+ * A device principal seen within the cache's TTL is served without verifying the signature again, nor
+ * asking Redis and PostgreSQL: the raw token is the key, so only the exact string verified before hits.
+ * Its expiry is still checked on every use.
+ */
+async function principalFromToken(deps: AuthDeps, raw: string): Promise<Principal | null> {
+  const cache = deps.authCache;
+  const merchantId = cache?.tokenMerchant(raw);
+  if (merchantId) {
+    const hit = cache!.get<Principal>(merchantId, PRINCIPAL + raw);
+    if (hit && hit.exp * 1000 > Date.now()) return hit;
+  }
   const c = await deps.tokens.verify(raw);
   if (!c) return null;
-  if (await deps.redis.exists(revokedKey(c.jti))) return null;
   const base = { merchantId: c.merchant_id, tenantDatabase: c.tenant_database, jti: c.jti, exp: c.exp };
   if (isDeviceType(c.type)) {
-    const reg = await deps.db
-      .selectFrom('device_registry')
-      .select(['token_version', 'type'])
-      .where('id', '=', c.sub)
-      .where('merchant_id', '=', c.merchant_id)
-      .executeTakeFirst();
+    // The revocation check and the registry read go out together.
+    const [revoked, reg] = await Promise.all([deps.redis.exists(revokedKey(c.jti)), findDeviceRegistration(deps.db, c.sub, c.merchant_id)]);
+    if (revoked) return null;
     if (!reg || reg.token_version !== c.ver || reg.type !== c.type) return null;
-    return { type: c.type, deviceId: c.sub, ...base };
+    const principal: Principal = { type: c.type, deviceId: c.sub, ...base };
+    cache?.rememberToken(raw, c.merchant_id);
+    cache?.set(c.merchant_id, PRINCIPAL + raw, principal);
+    return principal;
   }
+  if (await deps.redis.exists(revokedKey(c.jti))) return null;
   if (c.type === 'backoffice') {
-    const member = await deps.db
-      .selectFrom('memberships')
-      .select('user_id')
-      .where('user_id', '=', c.sub)
-      .where('merchant_id', '=', c.merchant_id)
-      .executeTakeFirst();
-    if (!member) {
-      // Internal admins and resellers hold tokens for merchants they are not members of only via set-merchant.
-      const user = await deps.db.selectFrom('users').select(['is_global_admin']).where('id', '=', c.sub).executeTakeFirst();
-      if (!user?.is_global_admin) return null;
-    }
+    if (!(await mayActForMerchant(deps.db, c.sub, c.merchant_id))) return null;
     return { type: 'backoffice', userId: c.sub, ...base };
   }
   return { type: 'customer', customerId: c.sub, ...base };

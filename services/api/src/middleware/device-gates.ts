@@ -1,15 +1,19 @@
 import type Redis from 'ioredis';
-import type { Selectable } from 'kysely';
-import type { TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
+import type { AuthCache } from '@pos/core/auth/auth-cache';
+import { findLiveDevice, recordDeviceSeen, type DeviceRecord } from '@pos/core/auth/auth-records';
 import type { TenantContext } from './tenant.ts';
 
-export type DeviceRecord = Selectable<TenantTables['devices']>;
+export type { DeviceRecord };
 
 /** The device behind a device token; a deleted device's token is invalid. */
-export async function loadDevice(tenant: TenantContext, deviceId: string): Promise<DeviceRecord> {
-  const d = await tenant.db.selectFrom('devices').selectAll().where('id', '=', deviceId).where('deleted_at', 'is', null).executeTakeFirst();
+export async function loadDevice(tenant: TenantContext, deviceId: string, cache?: AuthCache): Promise<DeviceRecord> {
+  const key = `device:${deviceId}`;
+  const hit = cache?.get<DeviceRecord>(tenant.merchant.id, key);
+  if (hit) return hit;
+  const d = await findLiveDevice(tenant.db, deviceId);
   if (!d) throw errors.invalidToken();
+  cache?.set(tenant.merchant.id, key, d);
   return d;
 }
 
@@ -20,7 +24,15 @@ export function requireSubscription(device: DeviceRecord, now: Date): void {
 }
 
 /** Liveness for kds, kiosk and pos: `last_seen_at`, written at most every 30 s per device. */
+const SEEN_WINDOW_MS = 30_000;
+/** Devices this process marked seen, and when: inside the window it asks Redis nothing. */
+const seenHere = new Map<string, number>();
+
 export async function touchDevice(tenant: TenantContext, redis: Redis, device: DeviceRecord, now: Date): Promise<void> {
+  const at = seenHere.get(device.id);
+  if (at !== undefined && now.getTime() - at < SEEN_WINDOW_MS && now.getTime() >= at) return;
+  if (seenHere.size > 100_000) seenHere.clear();
+  seenHere.set(device.id, now.getTime());
   const first = await redis.set(`device-seen:${device.id}`, '1', 'EX', 30, 'NX');
-  if (first) await tenant.db.updateTable('devices').set({ last_seen_at: now }).where('id', '=', device.id).execute();
+  if (first) await recordDeviceSeen(tenant.db, device.id, now);
 }

@@ -21,11 +21,22 @@ export function posDevice(deps: ApiDeps) {
   return new Elysia().derive({ as: 'scoped' }, (ctx) => resolvePosDevice(deps, ctx));
 }
 
+/** The staff session behind a token, from the auth cache while it is fresh and the session has not expired. */
+async function cachedStaffSession(deps: ApiDeps, base: PosDeviceContext, token: string | undefined): Promise<StaffSession> {
+  const now = deps.clock.now();
+  const key = token ? `staff:${base.device.id}:${token}` : undefined;
+  const hit = key ? deps.authCache.get<StaffSession>(base.tenant.merchant.id, key) : undefined;
+  if (hit && hit.expiresAt && hit.expiresAt.getTime() > now.getTime()) return hit;
+  const staff = await resolveStaffSession(base.tenant.db, token, base.device.id, now);
+  if (key) deps.authCache.set(base.tenant.merchant.id, key, staff);
+  return staff;
+}
+
 /** Staff routes add `X-Pos-Staff-Token` (401 `Invalid POS staff token` when missing, ended or expired). */
 export function posStaff(deps: ApiDeps) {
   return new Elysia().derive({ as: 'scoped' }, async (ctx): Promise<PosStaffContext> => {
     const base = await resolvePosDevice(deps, ctx);
-    const staff = await resolveStaffSession(base.tenant.db, ctx.headers['x-pos-staff-token'], base.device.id, deps.clock.now());
+    const staff = await cachedStaffSession(deps, base, ctx.headers['x-pos-staff-token']);
     return {
       ...base,
       staff,

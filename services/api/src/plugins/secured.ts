@@ -44,7 +44,7 @@ export async function resolveSecured<const T extends TokenType>(
   const principal = await authenticate(deps, headers.authorization);
   requireType(principal, opts.types);
   if (opts.deviceKey) checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY);
-  let tenant = await bindTokenTenant(deps.db, principal.merchantId, principal.tenantDatabase);
+  let tenant = await bindTokenTenant(deps.db, principal.merchantId, principal.tenantDatabase, principal.type === 'backoffice' ? undefined : deps.authCache);
   let elevated = false;
   let device: DeviceRecord | null = null;
   const now = deps.clock.now();
@@ -56,7 +56,7 @@ export async function resolveSecured<const T extends TokenType>(
     }
     if (opts.activity !== false) await recordUserActivity(deps.db, deps.redis, bo.userId, now);
   } else if (principal.type !== 'customer') {
-    device = await loadDevice(tenant, (principal as DevicePrincipal).deviceId);
+    device = await loadDevice(tenant, (principal as DevicePrincipal).deviceId, deps.authCache);
     requireSubscription(device, now);
     await touchDevice(tenant, deps.redis, device, now);
   }

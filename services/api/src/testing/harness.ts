@@ -16,6 +16,9 @@ export const TEST_ENV = {
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   // Uploaded content of tests goes to a temporary directory, not the checkout.
   OBJECT_STORE_DIR: process.env.OBJECT_STORE_DIR ?? `${tmpdir()}/ordering-test-objects`,
+  // Many tests change staff, devices or merchants straight in the database and expect the next request
+  // to see it; the API's own writes invalidate the cache, those do not. Cache tests pass a TTL.
+  AUTH_CACHE_TTL_MS: '0',
 } as const;
 
 export interface CallOptions {

@@ -1,16 +1,13 @@
 import { withWriteRetry, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { orderTransition } from '@pos/domain/orders/order-state';
-import type { OrderState } from '@pos/domain/orders/order-state';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow } from './order-resource.ts';
-import { SETTLING_MESSAGE } from './upsert-order.ts';
 
 /** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
 export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'settle'): Error | null {
-  if (row.state === 'SETTLING') return errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
-  const t = orderTransition({ state: row.state as OrderState, fired: row.fired, line_count: storedLines(row).length }, action);
+  const t = orderTransition({ state: row.state, fired: row.fired, line_count: storedLines(row).length }, action);
   return t.kind === 'refused' ? errors.conflict(t.message, { reason: t.reason }) : null;
 }
 

@@ -1,16 +1,16 @@
-import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
+import { tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { lineTotals } from '@pos/domain/orders/line-totals';
-import { notOpenRefusal, type OrderState } from '@pos/domain/orders/order-state';
+import { notOpenRefusal } from '@pos/domain/orders/order-state';
 import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
 import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
 import { activeFdmFor, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
+import { enrolmentOf, inLocationQueue, readSettleRow, settleInProcess, type InProcessSettle } from './settle-in-process.ts';
 import { storedSignature } from '../../fiscal/stored-signature.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
-import { SETTLING_MESSAGE } from './upsert-order.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { findTakingTill, findTillByDrawer, fiscalDrawerOf, type TillRow } from '../tills/till-queries.ts';
 
@@ -22,7 +22,7 @@ export const EMPTY_ORDER_SETTLE = 'An order without lines cannot be settled.';
 export const SALE_SUBJECT_TYPE = 'pos_order';
 
 /** What the fiscal service must offer settle (the whole FiscalService in production). */
-export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent' | 'completePending'>;
+export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent' | 'completePending' | 'signOverHead'>;
 
 export interface SettleOrderInput {
   readonly clientUuid: string;
@@ -83,8 +83,7 @@ const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) 
 /** The 409 for an order that can no longer be settled, or null when it is OPEN with lines. */
 function settleRefusal(row: OrderRow): AppError | null {
   if (row.state === 'SETTLED') return errors.conflict(ALREADY_SETTLED, { reason: 'not_open' });
-  if (row.state === 'SETTLING') return errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
-  const refused = notOpenRefusal(row.state as OrderState);
+  const refused = notOpenRefusal(row.state);
   if (refused) return errors.conflict(refused.message, { reason: refused.reason });
   if (storedLines(row).length === 0) return errors.conflict(EMPTY_ORDER_SETTLE, { reason: 'empty_order' });
   return null;
@@ -93,8 +92,13 @@ function settleRefusal(row: OrderRow): AppError | null {
 /** Runs the tender engine on a locked OPEN order; a refusal is 422 with the verbatim message and `reason` = its code. */
 async function freezeTender(tx: TenantTx, row: OrderRow, body: SettleInput): Promise<FrozenTender> {
   const location = await tx.selectFrom('locations').select(['pos_tenders']).where('id', '=', row.location_id).executeTakeFirstOrThrow();
+  return freezeWith(row, body, location.pos_tenders);
+}
+
+/** The tender engine over the location's `pos_tenders` (pure). */
+function freezeWith(row: OrderRow, body: SettleInput, posTenders: unknown): FrozenTender {
   const total = parseJson<{ total: number }>(row.totals).total;
-  const result = settle({ total, body, config: normalisePosTenders(location.pos_tenders) });
+  const result = settle({ total, body, config: normalisePosTenders(posTenders) });
   if (!result.ok) {
     throw errors.businessRule(result.message, { reason: result.code, ...(result.field ? { errors: { [result.field]: [result.message] } } : {}) });
   }
@@ -172,13 +176,16 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * against the order's server total and the location's `pos_tenders`; a refusal is 422 with the
  * verbatim message, `reason` = the refusal code and the field, and the order stays OPEN.
  *
- * In-process signer (software enrolment): ONE transaction (retried on write conflicts) locks the
- * order row, requires OPEN with lines (a second settle is 409 `not_open` `This order is already
- * settled.`), freezes the tender, signs the sale through the fiscal service (journal entry in the
- * same transaction), writes the `pos_transactions` row and sets SETTLED with tender, fiscal data,
- * `transaction_id`, `settled_at` and version + 1. Concurrent settles queue on the row lock, so a
- * sale is signed exactly once. Without an active enrolment the fiscal service refuses (422
- * `fiscal_not_enrolled`) and nothing is written.
+ * In-process signer (software enrolment), two round trips (settle-in-process.ts, docs/performance.md):
+ * one read gathers the order, its location, the enrolment, the device's counters and last journal
+ * entry, the business day and the open tills; the checks run on it (OPEN with lines, else 409
+ * `not_open` `This order is already settled.`; the tender; the day), the sale is signed in the process
+ * over the journal head that read saw, and ONE statement writes the counters, the sealed journal
+ * entry, the `pos_transactions` row and SETTLED (tender, fiscal data, `transaction_id`, `settled_at`,
+ * version + 1), only if the order is still OPEN at that version, the day and till still open and the
+ * head unmoved; otherwise nothing is written and the settle reads and signs again. So a sale is
+ * signed exactly once and the journal stays chained. Without an active enrolment: 422
+ * `fiscal_not_enrolled`, nothing signed.
  *
  * Business day and till: the sale books on the location's business day of `now` (created at its
  * first booking, held FOR SHARE so a concurrent Z close waits and counts it); after that day's Z
@@ -194,6 +201,45 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * settle, or the recovery job with `settleRecoveryHooks`, completes it with the frozen tender.
  */
 export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
+  const session = tenantSession(db);
+  // A tenant instance not made by bindTenant (no pool to prepare statements on): the transaction path.
+  if (!session) return settleInTransaction(db, fiscal, actor, authorizer, input, now);
+  if (!isUuidText(input.clientUuid)) throw orderNotFound();
+  const next = await inLocationQueue(session, actor.locationId, async () => {
+    const row = await readSettleRow(session, actor, input.clientUuid, now);
+    if (!row) throw orderNotFound();
+    const parsed = parseSettleBody(input.body);
+    if (!parsed.ok) throw errors.validation(toFieldErrorMap(parsed.errors));
+    await authorizer.require('settle');
+    if (row.state === 'SETTLING') return { kind: 'settling' as const, id: row.id };
+    const fdm = enrolmentOf(row);
+    // The remote module is called outside any transaction and any queue: its own flow below.
+    if (isSigning(fdm) && fdm.mode === 'remote') return { kind: 'remote' as const, id: row.id, body: parsed.input };
+    const rules: InProcessSettle = {
+      refuse: settleRefusal,
+      freeze: (r) => freezeWith(r, parsed.input, r.l_pos_tenders),
+      takesCash,
+      signInput: (r, tender, day, till) => signInputFor(r, actor, tender, day, till ? fiscalDrawerOf(till) : undefined),
+      signOverHead: (snapshot, signInput) => fiscal.signOverHead(snapshot, signInput),
+      paymentSnapshot,
+    };
+    return { kind: 'settled' as const, row: await settleInProcess(db, session, actor, rules, row, now) };
+  });
+  switch (next.kind) {
+    case 'settled':
+      return toOrderResource(next.row);
+    case 'settling':
+      return resumeSettling(db, fiscal, next.id, now);
+    case 'remote':
+      return settleRemote(db, fiscal, actor, next.id, next.body, now);
+  }
+}
+
+/**
+ * The same settle in one interactive transaction (order locked, signed with `signInTransaction`), for
+ * a tenant instance the two-statement path cannot run on.
+ */
+async function settleInTransaction(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
   const found = await findLocationOrder(db, actor.locationId, input.clientUuid);
   if (!found) throw orderNotFound();
   const parsed = parseSettleBody(input.body);

@@ -14,7 +14,6 @@ import {
   type StoredOrderView,
   type UpsertPlan,
 } from '@pos/domain/orders/order-rules';
-import type { OrderState } from '@pos/domain/orders/order-state';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
@@ -93,7 +92,7 @@ export function totalsOf(lines: readonly StoredLine[]) {
 }
 
 function storedView(row: OrderRow): StoredOrderView {
-  return { state: row.state as OrderState, version: row.version, fired: row.fired, lines: storedLines(row) };
+  return { state: row.state, version: row.version, fired: row.fired, lines: storedLines(row) };
 }
 
 /** Turns a refusing plan into the error the client sees; returns the plan when it is a write. */
@@ -110,9 +109,8 @@ function refusalOf(plan: UpsertPlan): Error | null {
   }
 }
 
-/** The plan for a stored row; a SETTLING order (sale being signed) is refused like any order no longer OPEN. */
+/** The plan for a stored row; a SETTLING order (sale being signed) is refused like any order no longer OPEN (domain rule). */
 function planFor(row: OrderRow | null, lines: readonly StoredLine[], expected: number | null | undefined): UpsertPlan {
-  if (row?.state === 'SETTLING') throw errors.conflict(SETTLING_MESSAGE, { reason: 'not_open' });
   return planUpsert(row ? storedView(row) : null, lines, { expected_version: expected });
 }
 

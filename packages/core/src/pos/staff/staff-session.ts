@@ -12,6 +12,8 @@ export type StaffRecord = Selectable<TenantTables['staff_credentials']>;
 export interface StaffSession {
   sessionId: string;
   staff: StaffRecord;
+  /** When the session stops being valid (a cached session is checked against it on every use). */
+  expiresAt?: Date;
 }
 
 export const hashStaffToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -38,7 +40,7 @@ export async function resolveStaffSession(tdb: TenantDb, token: string | undefin
     .selectFrom('pos_staff_sessions')
     .innerJoin('staff_credentials', 'staff_credentials.id', 'pos_staff_sessions.staff_id')
     .selectAll('staff_credentials')
-    .select(['pos_staff_sessions.id as session_id'])
+    .select(['pos_staff_sessions.id as session_id', 'pos_staff_sessions.expires_at as session_expires_at'])
     .where('pos_staff_sessions.token_hash', '=', hashStaffToken(token))
     .where('pos_staff_sessions.device_id', '=', deviceId)
     .where('pos_staff_sessions.ended_at', 'is', null)
@@ -46,8 +48,8 @@ export async function resolveStaffSession(tdb: TenantDb, token: string | undefin
     .where('staff_credentials.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw new AppError('unauthenticated', INVALID_STAFF_TOKEN);
-  const { session_id, ...staff } = row;
-  return { sessionId: session_id, staff };
+  const { session_id, session_expires_at, ...staff } = row;
+  return { sessionId: session_id, staff, expiresAt: session_expires_at };
 }
 
 /** Ends the session (pin-logout); idempotent. */

@@ -1,0 +1,38 @@
+import type { Selectable } from 'kysely';
+import type { CentralDb, CentralTables, TenantDb, TenantTables } from '@pos/db';
+
+// The records authentication reads and writes (device registry, membership, merchant, device row,
+// liveness). The API's middleware decides with them (and caches them); the SQL lives here.
+
+export type MerchantRecord = Selectable<CentralTables['merchants']>;
+export type DeviceRecord = Selectable<TenantTables['devices']>;
+
+/** A device's registry entry (token version and type) under its merchant, or undefined. */
+export function findDeviceRegistration(db: CentralDb, deviceId: string, merchantId: string): Promise<{ token_version: number; type: string } | undefined> {
+  return db.selectFrom('device_registry').select(['token_version', 'type']).where('id', '=', deviceId).where('merchant_id', '=', merchantId).executeTakeFirst();
+}
+
+/**
+ * True when a back-office user may hold a token for the merchant: a member, or an internal admin
+ * (admins and resellers get tokens for merchants they are not members of only via set-merchant).
+ */
+export async function mayActForMerchant(db: CentralDb, userId: string, merchantId: string): Promise<boolean> {
+  const member = await db.selectFrom('memberships').select('user_id').where('user_id', '=', userId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  if (member) return true;
+  const user = await db.selectFrom('users').select(['is_global_admin']).where('id', '=', userId).executeTakeFirst();
+  return !!user?.is_global_admin;
+}
+
+export function findMerchant(db: CentralDb, merchantId: string): Promise<MerchantRecord | undefined> {
+  return db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirst();
+}
+
+/** The device row, unless deleted. */
+export function findLiveDevice(tdb: TenantDb, deviceId: string): Promise<DeviceRecord | undefined> {
+  return tdb.selectFrom('devices').selectAll().where('id', '=', deviceId).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/** Liveness: the device was seen `now`. */
+export async function recordDeviceSeen(tdb: TenantDb, deviceId: string, now: Date): Promise<void> {
+  await tdb.updateTable('devices').set({ last_seen_at: now }).where('id', '=', deviceId).execute();
+}

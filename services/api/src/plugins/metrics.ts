@@ -1,0 +1,55 @@
+import { Elysia } from 'elysia';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { dbQueryCount } from '@pos/db';
+
+/**
+ * Prometheus metrics for this API process at `GET /metrics` (outside `/api`: operators scrape it, clients
+ * never call it): request count and latency per route, statements sent to PostgreSQL, and the process's
+ * default metrics (CPU, memory, event-loop lag). Each process keeps its own figures; with several
+ * processes on one port (reusePort) a scrape reaches one of them, and each reports `pid`.
+ */
+export function createApiMetrics() {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: 'api', pid: String(process.pid) });
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2],
+    registers: [registry],
+  });
+  new Counter({
+    name: 'db_queries_total',
+    help: 'Statements sent to PostgreSQL (one round trip each)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(dbQueryCount());
+    },
+  });
+  return { registry, requests, latency };
+}
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;
+
+const started = new WeakMap<Request, number>();
+
+/** Times every request by its route pattern (never the raw path, so ids do not explode the label set). */
+export function metricsPlugin(metrics: ApiMetrics) {
+  return new Elysia({ name: 'metrics' })
+    .onRequest(({ request }) => {
+      started.set(request, performance.now());
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
+      const t0 = started.get(request);
+      if (t0 === undefined || route === '/metrics') return;
+      const labels = { method: request.method, route: route || 'unmatched' };
+      metrics.requests.inc({ ...labels, status: String(set.status ?? 200) });
+      metrics.latency.observe(labels, (performance.now() - t0) / 1000);
+    })
+    .get('/metrics', async ({ set }) => {
+      set.headers['content-type'] = metrics.registry.contentType;
+      return metrics.registry.metrics();
+    }, { detail: { hide: true } });
+}
