@@ -8,8 +8,9 @@
  * BENCH_BOOTSTRAP_PORT (3591), BENCH_BOOTSTRAP_DATABASE (ordering_bench_bootstrap).
  */
 import { join } from 'node:path';
-import pg from 'pg';
-import { bindTenant, createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { bindTenant, createDatabase, migrateAll } from '@pos/db';
+import { freshBenchDatabase } from './bench-database.ts';
+import { BENCH_SECRETS, startBenchApi } from './bench-api.ts';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { createTokenService } from '../services/api/src/plugins/tokens.ts';
 import { fmt, percentile } from './stats.ts';
@@ -18,14 +19,8 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 500);
 const PORT = Number(process.env.BENCH_BOOTSTRAP_PORT ?? 3591);
-const DB_NAME = process.env.BENCH_BOOTSTRAP_DATABASE ?? 'ordering_bench_bootstrap';
 const root = join(import.meta.dir, '..');
-const SECRETS = {
-  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  DEVICE_API_KEY: 'bench-device-api-key-0123',
-  PIN_PEPPER: 'bench-pin-pepper-0123456789',
-  FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef',
-};
+const SECRETS = BENCH_SECRETS;
 
 async function measure(url: string, headers: Record<string, string>): Promise<{ rps: number; p50: number; p99: number; failures: number; bytes: number }> {
   // Warm-up: caches, JIT, connection pool.
@@ -51,15 +46,8 @@ async function measure(url: string, headers: Record<string, string>): Promise<{ 
 }
 
 export async function runBootstrapBench(): Promise<void> {
-  const base = await resolveDatabase(process.env, root, () => {});
-  const admin = new pg.Client({ connectionString: base.url });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  const u = new URL(base.url);
-  u.pathname = `/${DB_NAME}`;
-  const DATABASE_URL = u.toString();
+  const bench = await freshBenchDatabase(root, '_bootstrap');
+  const DATABASE_URL = bench.url;
 
   // --- setup: the demo merchant, then ITEMS items in 10 display groups of a new menu.
   const h = createDatabase(DATABASE_URL, { max: 4 });
@@ -86,18 +74,8 @@ export async function runBootstrapBench(): Promise<void> {
     .values(items.map((it, i) => ({ display_group_id: groups[i % groups.length]!.id, item_id: it.id, position: Math.floor(i / groups.length) })))
     .execute();
 
-  const api = Bun.spawn(['bun', 'services/api/src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), LOG_LEVEL: 'error' },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  });
+  const api = await startBenchApi(root, { port: PORT, databaseUrl: DATABASE_URL });
   const url = (p: string) => `http://127.0.0.1:${PORT}/api${p}`;
-  for (let i = 0; ; i++) {
-    if (await fetch(url('/health/readiness')).then((r) => r.ok, () => false)) break;
-    if (i > 100) throw new Error('API did not start');
-    await Bun.sleep(100);
-  }
   try {
     // Publish through the back office, as a merchant would.
     const login = await fetch(url('/login'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(seed.backoffice) });
@@ -123,6 +101,6 @@ export async function runBootstrapBench(): Promise<void> {
     api.kill('SIGTERM');
     await api.exited;
     await h.close();
-    await base.stop();
+    await bench.stop();
   }
 }

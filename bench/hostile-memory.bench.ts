@@ -9,8 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { bindTenant, createDatabase, migrateAll, resolveDatabase } from '@pos/db';
+import { bindTenant, createDatabase, migrateAll } from '@pos/db';
+import { freshBenchDatabase } from './bench-database.ts';
+import { BENCH_SECRETS, startBenchApi } from './bench-api.ts';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { openStaffSession } from '@pos/core/pos/staff/staff-session';
 import { createTokenService } from '../services/api/src/plugins/tokens.ts';
@@ -18,14 +19,8 @@ import { hostileRequests, operationsOf } from '../services/api/src/fuzz/hostile-
 import { fmt, percentile } from './stats.ts';
 
 const PORT = Number(process.env.BENCH_FUZZ_PORT ?? 3591);
-const DB = 'ordering_bench_fuzz';
 const root = join(import.meta.dir, '..');
-const SECRETS = {
-  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  DEVICE_API_KEY: 'bench-device-api-key-0123',
-  PIN_PEPPER: 'bench-pin-pepper-0123456789',
-  FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef',
-};
+const SECRETS = BENCH_SECRETS;
 const GOAL_MB = 300;
 
 const rssMb = (pid: number): number => {
@@ -34,15 +29,8 @@ const rssMb = (pid: number): number => {
 };
 
 export async function runHostileMemoryBench(): Promise<void> {
-  const base = await resolveDatabase(process.env, root, () => {});
-  const admin = new pg.Client({ connectionString: base.url });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB} with (force)`);
-  await admin.query(`create database ${DB}`);
-  await admin.end();
-  const u = new URL(base.url);
-  u.pathname = `/${DB}`;
-  const DATABASE_URL = u.toString();
+  const bench = await freshBenchDatabase(root, '_hostile');
+  const DATABASE_URL = bench.url;
 
   const h = createDatabase(DATABASE_URL, { max: 4 });
   await migrateAll(h.db);
@@ -72,19 +60,9 @@ export async function runHostileMemoryBench(): Promise<void> {
   const kindOf = (path: string) =>
     path.startsWith('/api/pos/staff/pin-login') ? 'pos' : path.startsWith('/api/pos/') ? 'posStaff' : path.startsWith('/api/kds') ? 'kds' : path.startsWith('/api/kiosk') ? 'kiosk' : path.startsWith('/api/device-auth') ? 'pos' : 'owner';
 
-  const api = Bun.spawn(['bun', 'services/api/src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), LOG_LEVEL: 'error' },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  });
+  const api = await startBenchApi(root, { port: PORT, databaseUrl: DATABASE_URL });
   const url = (p: string) => `http://127.0.0.1:${PORT}${p}`;
   try {
-    for (let i = 0; ; i++) {
-      if (await fetch(url('/api/health/readiness')).then((r) => r.ok, () => false)) break;
-      if (i > 100) throw new Error('API did not start');
-      await Bun.sleep(100);
-    }
     const doc = (await (await fetch(url("/api/docs/json"))).json()) as { paths: Record<string, Record<string, any>> };
     const idle = rssMb(api.pid);
 
@@ -138,6 +116,7 @@ export async function runHostileMemoryBench(): Promise<void> {
     api.kill();
     await api.exited;
     await h.close();
+    await bench.stop();
   }
 }
 

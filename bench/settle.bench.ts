@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { bindTenant, createDatabase, migrateAll } from '@pos/db';
 import { freshBenchDatabase } from './bench-database.ts';
+import { BENCH_SECRETS, startBenchApi } from './bench-api.ts';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { createTokenService } from '../services/api/src/plugins/tokens.ts';
 import { fmt, percentile } from './stats.ts';
@@ -23,12 +24,7 @@ const LOCATIONS = Number(process.env.BENCH_LOCATIONS ?? 8);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20);
 const PORT = Number(process.env.BENCH_PORT ?? 3590);
 const root = join(import.meta.dir, '..');
-const SECRETS = {
-  JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-  DEVICE_API_KEY: 'bench-device-api-key-0123',
-  PIN_PEPPER: 'bench-pin-pepper-0123456789',
-  FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef',
-};
+const SECRETS = BENCH_SECRETS;
 
 interface SettleFigures {
   registers: number;
@@ -93,18 +89,8 @@ async function runOnce(REGISTERS: number, PROCESSES: number): Promise<SettleFigu
   }
 
   // --- the API as its own process, so client and server do not share an event loop.
-  const api = Bun.spawn(['bun', ...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean), 'services/api/src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...SECRETS, APP_ENV: 'test', DATABASE_URL, API_PORT: String(PORT), API_PROCESSES: String(PROCESSES), LOG_LEVEL: 'error' },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  });
+  const api = await startBenchApi(root, { port: PORT, databaseUrl: DATABASE_URL, env: { API_PROCESSES: String(PROCESSES) } });
   const url = (p: string) => `http://127.0.0.1:${PORT}/api${p}`;
-  for (let i = 0; ; i++) {
-    if (await fetch(url('/health/readiness')).then((r) => r.ok, () => false)) break;
-    if (i > 100) throw new Error('API did not start');
-    await Bun.sleep(100);
-  }
   const managerPin = seed.staff.find((s) => s.role === 'manager')!.pin;
   const headers = (d: { token: string }, staff?: string) => ({
     authorization: `Bearer ${d.token}`,
