@@ -11,6 +11,7 @@ import * as tenant004 from './migrations/tenant/2026-11-21-004-register.ts';
 import * as tenant005 from './migrations/tenant/2026-11-21-005-tills-days.ts';
 import * as tenant20261123catalog from './migrations/tenant/2026-11-23-001-catalog.ts';
 import * as tenant20261123contents from './migrations/tenant/2026-11-23-002-contents-inventories.ts';
+import * as tenant20261123transactions from './migrations/tenant/2026-11-23-003-transactions.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-005-tills-days': tenant005,
   '2026-11-23-001-catalog': tenant20261123catalog,
   '2026-11-23-002-contents-inventories': tenant20261123contents,
+  '2026-11-23-003-transactions': tenant20261123transactions,
 };
 
 class StaticProvider implements MigrationProvider {
