@@ -262,5 +262,6 @@ async function refreshTargets(tx: TenantDb, itemId: string) {
           .where('display_group_items.item_id', '=', itemId),
       ),
     )
+    .forUpdate()
     .execute();
 }

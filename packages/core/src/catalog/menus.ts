@@ -238,10 +238,11 @@ async function replaceGroupItems(tx: TenantDb, groupId: string, itemIds: readonl
 
 export async function publishMenu(scope: CatalogScope, id: string): Promise<MenuDetail> {
   const changed = await catalogTx(scope, async (tx) => {
+    const found = await findMenu(tx, id);
+    requireMenuLocation(scope, found.location_id);
+    // Serialise publishes and withdrawals at one location (the location row is locked), then read the menu again.
+    await tx.selectFrom('locations').select('id').where('id', '=', found.location_id).forUpdate().execute();
     const menu = await findMenu(tx, id);
-    requireMenuLocation(scope, menu.location_id);
-    // Serialise publishes at one location: the published-catalog row (or the location) is locked first.
-    await tx.selectFrom('locations').select('id').where('id', '=', menu.location_id).forUpdate().execute();
     const draft = draftOf(menu.draft);
     const effective = applyDraft(await structure(tx, menu.id), draft);
     const existing = new Set(effective.flatMap((g) => g.item_ids));
@@ -259,11 +260,14 @@ export async function publishMenu(scope: CatalogScope, id: string): Promise<Menu
 /** `draft` and `archive`: a published menu leaves the channels (its location then has no published menu). */
 async function withdraw(scope: CatalogScope, id: string, op: 'to_draft' | 'archive'): Promise<MenuDetail> {
   const changed = await catalogTx(scope, async (tx) => {
+    const found = await findMenu(tx, id);
+    requireMenuLocation(scope, found.location_id);
+    // Same order of locks as publish: the location first, so the two serialise; then the menu again.
+    await tx.selectFrom('locations').select('id').where('id', '=', found.location_id).forUpdate().execute();
     const menu = await findMenu(tx, id);
-    requireMenuLocation(scope, menu.location_id);
     const next = decide(menu, op);
     await tx.updateTable('menus').set({ status: next, updated_at: scope.now }).where('id', '=', menu.id).execute();
-    const published = await tx.selectFrom('published_catalogs').select('location_id').where('menu_id', '=', menu.id).execute();
+    const published = await tx.selectFrom('published_catalogs').select('location_id').where('menu_id', '=', menu.id).forUpdate().execute();
     for (const p of published) await writePublished(tx, p.location_id, null);
     return published.map((p) => p.location_id);
   });

@@ -233,14 +233,15 @@ export async function refreshPublished(tx: TenantDb, itemIds?: readonly string[]
       ),
     );
   }
-  const rows = await q.execute();
+  // Locked, so a publish committing meanwhile is waited for and its new menu is what gets recompiled.
+  const rows = await q.forUpdate().execute();
   for (const r of rows) await writePublished(tx, r.location_id, r.menu_id);
   return rows.map((r) => r.location_id);
 }
 
 /** Recompiles the published catalogs of one menu (it is published at its location). */
 export async function refreshMenu(tx: TenantDb, menuId: string): Promise<string[]> {
-  const rows = await tx.selectFrom('published_catalogs').select('location_id').where('menu_id', '=', menuId).execute();
+  const rows = await tx.selectFrom('published_catalogs').select('location_id').where('menu_id', '=', menuId).forUpdate().execute();
   for (const r of rows) await writePublished(tx, r.location_id, menuId);
   return rows.map((r) => r.location_id);
 }

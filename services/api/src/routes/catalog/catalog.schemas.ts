@@ -18,7 +18,7 @@ export const Strict = <P extends Record<string, TSchema>>(props: P) => t.Object(
 /** No NUL characters (PostgreSQL text cannot hold them): such a string is a 422, never a 500. */
 export const NO_NUL = '^[^\\u0000]*$';
 const name = (max = 255) =>
-  t.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000]*\\S[^\\u0000]*$', error: `The name field is required, may not be blank and may not be greater than ${max} characters.` });
+  t.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$', error: `The name field is required, may not be blank and may not be greater than ${max} characters.` });
 export const Name = name();
 /** Free text up to `max` characters. */
 export const Text = (max: number) => t.String({ maxLength: max, pattern: NO_NUL, error: `The field may not be greater than ${max} characters.` });

@@ -206,4 +206,23 @@ describe('editing, drafts and publishing', () => {
     expect(after).toBe(JSON.stringify([{ name: 'One', items: ['Espresso:280'] }, { name: 'Two', items: ['Croissant:220'] }]));
     for (const seen of await Promise.all(reads)) expect([before, after]).toContain(seen);
   });
+
+  test('an item edit racing a publish never puts the old menu back', async () => {
+    const a = await newMenu('Race A');
+    const b = await newMenu('Race B');
+    for (const id of [a, b]) {
+      const g = await newGroup(id, 'G');
+      await call('POST', `/menus/display-group-items/${id}`, { groups: [{ id: g, item_ids: [item('Croissant')] }] });
+    }
+    await call('POST', `/menus/publish/${a}`);
+    for (let round = 0; round < 5; round++) {
+      const target = round % 2 === 0 ? b : a;
+      await Promise.all([call('POST', `/menus/publish/${target}`), call('PUT', `/items/${item('Croissant')}`, { unit_price: 220 + round }), call('PUT', `/items/${item('Croissant')}`, { name: 'Croissant' })]);
+      const row = await tdb.selectFrom('published_catalogs').select(['menu_id', 'payload']).where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+      expect(row.menu_id).toBe(target);
+      expect((row.payload as { menu_id: string }).menu_id).toBe(target);
+    }
+    await call('PUT', `/items/${item('Croissant')}`, { unit_price: 220 });
+    await call('POST', `/menus/publish/${seededMenu}`);
+  });
 });
