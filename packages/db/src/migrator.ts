@@ -12,6 +12,7 @@ import * as tenant005 from './migrations/tenant/2026-11-21-005-tills-days.ts';
 import * as tenant20261123catalog from './migrations/tenant/2026-11-23-001-catalog.ts';
 import * as tenant20261123contents from './migrations/tenant/2026-11-23-002-contents-inventories.ts';
 import * as tenant20261123transactions from './migrations/tenant/2026-11-23-003-transactions.ts';
+import * as tenant20261123postcapture from './migrations/tenant/2026-11-23-004-post-capture.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-23-001-catalog': tenant20261123catalog,
   '2026-11-23-002-contents-inventories': tenant20261123contents,
   '2026-11-23-003-transactions': tenant20261123transactions,
+  '2026-11-23-004-post-capture': tenant20261123postcapture,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -229,7 +229,29 @@ export interface TenantTables {
     completed_at: NullableTimestamp;
     created_at: Timestamp;
     updated_at: Timestamp;
+    /** Register dispatch: null before, `not_configured`, `sent`, `failed` (migration 2026-11-23-004). */
+    pos_sync_status: Generated<string | null>;
+    pos_sync_detail: Generated<string | null>;
   };
+  /** Steps of the post-capture sequence a transaction went through, once each, in order. */
+  transaction_steps: { seq: Generated<string>; transaction_id: string; step: string; outcome: string; detail: string | null; at: Timestamp };
+  /** Kitchen item documents written by `PaymentCaptured`. */
+  kitchen_items: {
+    transaction_id: string;
+    position: number;
+    location_id: string;
+    order_no: number;
+    item_id: string;
+    name: string;
+    qty: number;
+    unit_price: number;
+    total: number;
+    modifiers: Json<unknown[]>;
+    status: Generated<string>;
+    created_at: Timestamp;
+  };
+  daily_stats: { location_id: string; date: ColumnType<string, string, string>; transactions: number; total: ColumnType<string, number | string, number | string> };
+  daily_stats_counted: { transaction_id: string };
   transaction_lines: {
     transaction_id: string;
     position: number;

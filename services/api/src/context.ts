@@ -7,6 +7,7 @@ import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
 import type { ObjectStore } from '@pos/core/storage/object-store';
+import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
 export interface RegisterHooks {
@@ -40,6 +41,8 @@ export interface ApiDeps {
   readonly objects: ObjectStore;
   /** Largest accepted content upload, in bytes. */
   readonly contentMaxBytes: number;
+  /** Payment provider clients, defaults and the auto-success flag (spec 3). */
+  readonly payments: PaymentProviders;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

@@ -8,6 +8,7 @@ import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 import { objectStoreFromEnv } from '@pos/core/storage/object-store';
 import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -36,6 +37,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     objects: objectStoreFromEnv(config, process.cwd()),
     contentMaxBytes: config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES,
     repoDir: opts.repoDir ?? process.cwd(),
+    payments: paymentProvidersFromEnv(config),
   };
   return {
     deps,
