@@ -8,6 +8,7 @@ import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { TenantContext } from './middleware/tenant.ts';
 import type { ObjectStore } from '@pos/core/storage/object-store';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
+import type { RealtimeHub } from './realtime/realtime-hub.ts';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
 export interface RegisterHooks {
@@ -43,6 +44,8 @@ export interface ApiDeps {
   readonly contentMaxBytes: number;
   /** Payment provider clients, defaults and the auto-success flag (spec 3). */
   readonly payments: PaymentProviders;
+  /** Fans real-time events (Redis pub/sub) out to this process's WebSocket clients. */
+  readonly realtime: RealtimeHub;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

@@ -9,6 +9,7 @@ import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 import { objectStoreFromEnv } from '@pos/core/storage/object-store';
 import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { RealtimeHub } from './realtime/realtime-hub.ts';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -38,10 +39,12 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     contentMaxBytes: config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES,
     repoDir: opts.repoDir ?? process.cwd(),
     payments: paymentProvidersFromEnv(config),
+    realtime: new RealtimeHub(redis, log),
   };
   return {
     deps,
     close: async () => {
+      await deps.realtime.stop();
       redis.disconnect();
       await handle.close();
       await database.stop();

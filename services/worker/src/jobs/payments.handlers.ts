@@ -11,7 +11,8 @@ import type {
 } from '@pos/kernel/queues/index';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { addToDailyStats, dispatchOrderToRegister, finalisePayment, recordStep, runPostCapture } from '@pos/core/payments/post-capture';
+import { addToDailyStats, dispatchOrderToRegister, finalisePayment, recordStep, runPostCapture, writeKitchenItems, type PaymentCapturedListener } from '@pos/core/payments/post-capture';
+import { publishKitchenEvent } from '@pos/core/payments/payment-events';
 import type { JobHandler } from './job-handler.ts';
 
 export interface PaymentHandlerDeps {
@@ -29,7 +30,17 @@ export function createPaymentHandlers(deps: PaymentHandlerDeps) {
       { kind: 'poll' },
     );
   };
-  const postCapture: JobHandler<typeof paymentPostCaptureJob> = (p, ctx) => runPostCapture(bindTenant(ctx.db, p.tenant_database), p.tenant_database, p.transaction_id, p.stock_changed);
+  const postCapture: JobHandler<typeof paymentPostCaptureJob> = (p, ctx) => {
+    // PaymentCaptured listeners: the kitchen documents, then the kitchen event on the real-time channel.
+    const listeners: PaymentCapturedListener[] = [writeKitchenItems];
+    const redis = deps.redis;
+    if (redis) {
+      listeners.push((_db, t, lines) =>
+        publishKitchenEvent(redis, p.tenant_database, { location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) }, ctx.log),
+      );
+    }
+    return runPostCapture(bindTenant(ctx.db, p.tenant_database), p.tenant_database, p.transaction_id, p.stock_changed, listeners);
+  };
   const dispatch: JobHandler<typeof orderDispatchJob> = (p, ctx) => dispatchOrderToRegister(bindTenant(ctx.db, p.tenant_database), p.transaction_id);
   const release: JobHandler<typeof stockReleaseReservationJob> = async (p, ctx) => {
     await recordStep(bindTenant(ctx.db, p.tenant_database), p.transaction_id, 'stock_release', 'nothing_reserved', `cart ${p.cart_session_id}: no stock reservations are kept yet`);
