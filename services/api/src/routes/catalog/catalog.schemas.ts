@@ -112,6 +112,9 @@ export const ExportQuery = t.Object({
   category_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })),
 });
 
+/** The export answers the file itself (text/csv or the xlsx type), as an attachment. */
+export const ExportFile = t.Unknown({ description: 'the file: text/csv, or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+
 // ---- categories --------------------------------------------------------------------------------
 
 export const Category = t.Object({

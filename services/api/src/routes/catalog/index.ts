@@ -34,6 +34,7 @@ export function itemRoutes(deps: ApiDeps) {
       },
       {
         query: S.ExportQuery,
+        response: { 200: S.ExportFile },
         beforeHandle: [permission('EXPORT_ITEMS')],
         ...doc(
           tags,
