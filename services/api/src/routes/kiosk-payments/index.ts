@@ -2,7 +2,8 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
 import { cancelKioskPayment } from '@pos/core/payments/cancel-kiosk-payment';
 import { getKioskPaymentDetails, getKioskSessionStatus } from '@pos/core/payments/kiosk-payment-queries';
-import { transactionView } from '@pos/core/payments/transaction-records';
+import { findKioskTransactionByKey, transactionView } from '@pos/core/payments/transaction-records';
+import { sendReceipt } from '@pos/core/payments/transaction-actions';
 import type { KioskPaymentDeps } from '@pos/core/payments/start-kiosk-payment';
 import type { ApiDeps } from '../../context.ts';
 import type { TenantContext } from '../../middleware/tenant.ts';
@@ -62,6 +63,14 @@ function kioskPaymentRoutesTyped(deps: ApiDeps) {
         return { data: transactionView(r.transaction, r.lines), capture: r.capture };
       },
       { params: S.DetailsParams, response: { 200: S.DetailsResponse }, detail: doc('Payment details after payment', 'Answers the transaction and, while its payment is open, dispatches an asynchronous capture (run by the worker).') },
+    )
+    .post(
+      '/kiosk/payment/send-receipt',
+      async ({ tenant, device, body }) => {
+        await sendReceipt(tenant.db, await findKioskTransactionByKey(tenant.db, device!.id, body.idempotency_key), body.email);
+        return { status: 'success' as const };
+      },
+      { body: S.SendReceiptBody, response: { 200: S.Success }, detail: doc('Send the receipt', 'E-mails the receipt of a complete transaction of this kiosk (409 `no_receipt` before completion).') },
     )
     .post(
       '/kiosk/payment/cancel-action',

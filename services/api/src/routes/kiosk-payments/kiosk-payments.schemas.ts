@@ -18,6 +18,11 @@ export const DetailsParams = t.Object({
   idempotencyKey: t.String({ minLength: 1, maxLength: 84, pattern: '^[A-Za-z0-9_-]+$', error: 'The idempotencyKey field must be an idempotency key (idemp_{deviceId}_{timestampMs}).' }),
 });
 export const CancelBody = Strict({ idempotency_key: Key('idempotency_key') });
+export const SendReceiptBody = Strict({
+  idempotency_key: Key('idempotency_key'),
+  email: t.String({ format: 'email', minLength: 3, maxLength: 254, error: 'The email field must be a valid email address.' }),
+});
+export const Success = t.Object({ status: t.Literal('success') });
 
 export const Status = t.Union(
   [

@@ -4,7 +4,7 @@ import type { ApiDeps } from '../../context.ts';
 import { checkDeviceKey } from '../../middleware/device-key.ts';
 import { resolveSecured } from '../../plugins/secured.ts';
 import type { RealtimeClient } from '../../realtime/realtime-hub.ts';
-import { parseCommand, RealtimeQuery } from './realtime.schemas.ts';
+import { parseCommand, RealtimeEvent, RealtimeQuery } from './realtime.schemas.ts';
 
 /** Close codes: 4000 + the HTTP status the same failure would have on a route. */
 const closeCode = (e: unknown) => 4000 + (e instanceof AppError ? e.status : 500);
@@ -24,6 +24,7 @@ export function realtimeRoutes(deps: ApiDeps) {
   const pending = new Map<string, Promise<RealtimeClient | null>>();
   return new Elysia({ name: 'realtime' }).ws('/realtime', {
     query: RealtimeQuery,
+    response: RealtimeEvent,
     detail: { tags: ['Real time'], summary: 'Real-time channel (WebSocket)' },
     open(ws) {
       const headers = ws.data.headers as Record<string, string | undefined>;

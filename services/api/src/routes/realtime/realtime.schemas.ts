@@ -6,6 +6,9 @@ export const RealtimeQuery = t.Object({
   api_key: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
 });
 
+/** Server messages: JSON text with a `type` (`ready`, `subscribed`, `unsubscribed`, `error`, `payment.status`, `kitchen.order`). */
+export const RealtimeEvent = t.Unknown({ description: 'JSON text events: ready, subscribed, unsubscribed, error, payment.status, kitchen.order' });
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A client message: subscribe to one transaction, or to a whole channel. */
