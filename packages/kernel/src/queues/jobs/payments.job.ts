@@ -6,8 +6,8 @@ import { QUEUES } from '../names.ts';
  * The payment jobs (spec 3 "Capture rules", "Post-capture sequence"). Every payload names the tenant
  * schema and the transaction by its internal id (never by idempotency key). All are safe to repeat.
  */
-const Tenant = Type.String({ pattern: '^t_[a-z0-9_]{1,60}$' });
-const Id = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+const Tenant = Type.String({ pattern: '^t_[a-z0-9_]{1,60}$', maxLength: 62 });
+const Id = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', maxLength: 36 });
 const obj = <P extends Record<string, any>>(p: P) => Type.Object(p, { additionalProperties: false });
 
 /** Asynchronous capture dispatched by `GET /kiosk/payment/details/{idempotencyKey}`. */
