@@ -8,6 +8,8 @@ import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries
 import { listSteps, runPostCapture } from '@pos/core/payments/post-capture';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { createRedis } from '@pos/kernel';
+import { capturePayment } from '@pos/core/payments/capture-payment';
 import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
@@ -108,5 +110,30 @@ describe('post-capture sequence', () => {
     const again = await env.handle.db.selectFrom('outbox').select(['job', 'payload']).execute();
     expect(again.filter((r) => (r.payload as { transaction_id?: string }).transaction_id === t.id).length).toBe(6);
     expect((await listSteps(tdb, t.id)).length).toBe(steps.length);
+  }, 30_000);
+
+  test('a Redis outage during capture loses no step: the capture commits on the row lock, the outbox carries the sequence', async () => {
+    const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
+    const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: m.items[0]!.id, qty: 1 }] });
+    await sim.complete(t.idempotency_key);
+    // Redis unreachable for the capture: no lock, no real-time push; the database decides alone.
+    const dead = createRedis('redis://127.0.0.1:1', 'dead');
+    dead.on('error', () => {});
+    try {
+      const r = await capturePayment({ ...deps(), redis: dead }, t.id, { kind: 'poll' });
+      expect(r).toEqual({ status: 'Complete', completed: true, changed: true });
+      const again = await capturePayment({ ...deps(), redis: dead }, t.id, { kind: 'poll' });
+      expect(again).toEqual({ status: 'Complete', completed: false, changed: false });
+    } finally {
+      dead.disconnect();
+    }
+    // Once Redis is back (the worker's own connection), every step runs, once.
+    await waitFor(async () => {
+      const names = (await listSteps(tdb, t.id)).map((s) => s.step);
+      return ['finalise', 'register_dispatch', 'daily_stats'].every((n) => names.includes(n)) ? names : undefined;
+    }, 15_000, 'post-capture after the outage');
+    const names = (await listSteps(tdb, t.id)).map((s) => s.step);
+    expect(names.slice(0, 7)).toEqual(['capture', 'reread', 'payment_captured', 'queue_jobs', 'queued:order.dispatch', 'queued:stats.daily', 'queued:payment.finalise']);
+    expect(names.filter((n) => n === 'capture').length).toBe(1);
   }, 30_000);
 });
