@@ -76,6 +76,8 @@ export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDev
       if (sameProvider && typeof previous.sessionId === 'string') {
         const report = await pollProvider(deps.providers, 'card-b', previous);
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        // Already paid (the customer paid before the retry): capture it, never charge again.
+        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
       for (let attempt = 1; ; attempt++) {
@@ -112,6 +114,8 @@ export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDev
       if (sameProvider && typeof previous.id === 'string') {
         const report = await pollProvider(deps.providers, 'card-a', previous);
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        // Already paid (the customer paid before the retry): capture it, never charge again.
+        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
       try {
@@ -138,6 +142,8 @@ export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDev
       if (sameProvider && typeof previous.checkout_id === 'string') {
         const report = await pollProvider(deps.providers, 'platform-a', previous);
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        // Already paid (the customer paid before the retry): capture it, never charge again.
+        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
       try {
@@ -158,6 +164,11 @@ export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDev
     }
   }
   return saveStart(deps, t, snapshot);
+}
+
+async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string): Promise<TransactionRow> {
+  await capturePayment(capture, id, { kind: 'poll' });
+  return loadTransaction(capture.tdb, id);
 }
 
 /** Records a started payment: status `Awaiting Payment` (state checked under the row lock), snapshot saved. */

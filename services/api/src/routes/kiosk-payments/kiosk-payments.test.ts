@@ -126,6 +126,16 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect((await create({ transaction_id: t.id })).body).toEqual({ message: 'This payment is already complete.', reason: 'payment_complete' });
   });
 
+  test('a retry after the customer already paid captures the payment instead of starting a second sale', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.complete(t.idempotency_key);
+    const sales = cardB.saleRequests;
+    const retry = await create({ transaction_id: t.id });
+    expect(retry.status).toBe(200);
+    expect(retry.body.data).toMatchObject({ id: t.id, status: 'Complete', idempotency_key: t.idempotency_key, all_idempotency_keys: [t.idempotency_key] });
+    expect(cardB.saleRequests).toBe(sales);
+  });
+
   test('cancel-action aborts every valid key at the terminal, marks them invalid, and is idempotent', async () => {
     const t = (await create(basket())).body.data;
     const c = await cancel(t.idempotency_key);
