@@ -1,8 +1,9 @@
 import { errors } from '@pos/kernel';
-import { keysToAbort, paymentTransition } from '@pos/domain';
+import { keysToAbort, PAYMENT_REFUSALS, paymentTransition } from '@pos/domain';
+import { capturePayment } from './capture-payment.ts';
 import { ProviderError } from '@pos/providers/payments';
 import type { KioskDevice } from './kiosk-device.ts';
-import { notConfigured, providerFailure } from './provider-outcome.ts';
+import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
@@ -35,6 +36,12 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
       case 'card-b':
         if (t.status !== 'Pending') {
           if (!deps.providers.cardB) notConfigured('card-b');
+          // An abort of a finished session changes nothing at card-b: a paid one must not be cancelled here.
+          const report = await pollProvider(deps.providers, 'card-b', snap);
+          if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
+            await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
+            throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+          }
           for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
             try {
               await deps.providers.cardB.abortSession(k, device.id);

@@ -136,6 +136,15 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(cardB.saleRequests).toBe(sales);
   });
 
+  test('cancel-action after the customer paid: 409 payment_complete, and the payment is captured', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.complete(t.idempotency_key);
+    const c = await cancel(t.idempotency_key);
+    expect(c.status).toBe(409);
+    expect(c.body).toEqual({ message: 'This payment is already complete.', reason: 'payment_complete' });
+    expect((await details(t.idempotency_key)).body.data).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+  });
+
   test('cancel-action aborts every valid key at the terminal, marks them invalid, and is idempotent', async () => {
     const t = (await create(basket())).body.data;
     const c = await cancel(t.idempotency_key);
