@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { AppError } from '@pos/kernel';
+import type { TenantDb } from '@pos/db';
 import type { ApiDeps } from '../../context.ts';
 import { checkDeviceKey } from '../../middleware/device-key.ts';
 import { resolveSecured } from '../../plugins/secured.ts';
@@ -21,7 +22,8 @@ const closeCode = (e: unknown) => 4000 + (e instanceof AppError ? e.status : 500
  * `type` (`payment.status`, `kitchen.order`).
  */
 export function realtimeRoutes(deps: ApiDeps) {
-  const pending = new Map<string, Promise<RealtimeClient | null>>();
+  /** Per socket: the hub's client plus what subscriptions check (device, tenant store). */
+  const pending = new Map<string, Promise<{ client: RealtimeClient; deviceId: string | null; tdb: TenantDb } | null>>();
   return new Elysia({ name: 'realtime' }).ws('/realtime', {
     query: RealtimeQuery,
     response: RealtimeEvent,
@@ -29,7 +31,7 @@ export function realtimeRoutes(deps: ApiDeps) {
     open(ws) {
       const headers = ws.data.headers as Record<string, string | undefined>;
       const query = ws.data.query as { token?: string; api_key?: string };
-      const ready = (async (): Promise<RealtimeClient | null> => {
+      const ready = (async () => {
         try {
           await deps.realtime.start();
           const authorization = headers.authorization ?? (query.token ? `Bearer ${query.token}` : undefined);
@@ -44,11 +46,9 @@ export function realtimeRoutes(deps: ApiDeps) {
             channels: new Set(),
             send: (text) => ws.send(text),
           };
-          (client as RealtimeClient & { deviceId?: string; tenant?: typeof ctx.tenant }).deviceId = ctx.device?.id;
-          (client as RealtimeClient & { tenant?: typeof ctx.tenant }).tenant = ctx.tenant;
           deps.realtime.add(client);
           ws.send(JSON.stringify({ type: 'ready' }));
-          return client;
+          return { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db };
         } catch (e) {
           const message = e instanceof AppError ? e.message : 'An unexpected error occurred';
           if (!(e instanceof AppError)) deps.log.error('realtime open failed', { err: e });
@@ -62,18 +62,18 @@ export function realtimeRoutes(deps: ApiDeps) {
     // Nothing is returned: Elysia would send a handler's return value to the client.
     async message(ws, raw): Promise<void> {
       const reply = (v: unknown) => void ws.send(JSON.stringify(v));
-      const client = await pending.get(ws.id);
-      if (!client) return;
+      const session = await pending.get(ws.id);
+      if (!session) return;
+      const { client } = session;
       const cmd = parseCommand(raw);
       if (typeof cmd === 'string') return reply({ type: 'error', message: cmd });
-      const ext = client as RealtimeClient & { deviceId?: string; tenant?: { db: import('@pos/db').TenantDb } };
       if (cmd.channel === 'transaction') {
         if (cmd.action === 'unsubscribe') {
           client.transactions.delete(cmd.id);
           return reply({ type: 'unsubscribed', channel: 'transaction', id: cmd.id });
         }
-        let q = ext.tenant!.db.selectFrom('transactions').select(['id', 'status', 'device_id']).where('id', '=', cmd.id);
-        if (client.type === 'kiosk') q = q.where('device_id', '=', ext.deviceId ?? '');
+        let q = session.tdb.selectFrom('transactions').select(['id', 'status', 'device_id']).where('id', '=', cmd.id);
+        if (client.type === 'kiosk') q = q.where('device_id', '=', session.deviceId ?? '');
         else if (client.type !== 'backoffice') return reply({ type: 'error', message: 'Unauthorized: Invalid user type' });
         const t = await q.executeTakeFirst();
         if (!t) return reply({ type: 'error', message: 'Unable to locate the transaction you requested.' });
@@ -87,9 +87,9 @@ export function realtimeRoutes(deps: ApiDeps) {
       return reply({ type: cmd.action === 'subscribe' ? 'subscribed' : 'unsubscribed', channel: cmd.channel });
     },
     async close(ws) {
-      const client = await pending.get(ws.id);
+      const session = await pending.get(ws.id);
       pending.delete(ws.id);
-      if (client) deps.realtime.remove(client.tenantDatabase, client.id);
+      if (session) deps.realtime.remove(session.client.tenantDatabase, session.client.id);
     },
   });
 }
