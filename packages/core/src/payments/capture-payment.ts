@@ -100,6 +100,29 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
             await tx.updateTable('transactions').set({ status: decision.next, payment_snapshot: JSON.stringify(snapshot), updated_at: now }).where('id', '=', t.id).execute();
             return { status: decision.next, completed: false, changed: true, stockChanged: false };
           }
+          // Rows many captures share (the item's stock level, the location's receipt counter) are
+          // written last, so their locks are held for the shortest time before the commit.
+          const lines = await loadLines(tx, t.id);
+          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind, detail: null }).execute();
+          // Stock of tracked items (a level row at the location) goes down by what was sold; a paid
+          // sale is recorded even when it takes the level below zero.
+          let stockChanged = false;
+          for (const l of lines) {
+            const level = await tx
+              .updateTable('inventory_levels')
+              .set({ quantity: sql`quantity - ${l.qty}`, updated_at: now })
+              .where('item_id', '=', l.item_id)
+              .where('location_id', '=', t.location_id)
+              .returning('quantity')
+              .executeTakeFirst();
+            if (!level) continue;
+            stockChanged = true;
+            await tx
+              .insertInto('inventory_history')
+              .values({ id: Bun.randomUUIDv7(), item_id: l.item_id, location_id: t.location_id, type: 'sale', quantity_change: -l.qty, quantity_after: level.quantity, note: `Order ${t.order_no}`, user_id: null })
+              .execute();
+          }
+          await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
           const receiptNo = await nextCounter(tx, t.location_id, 'receipt_no');
           await tx
             .updateTable('transactions')
@@ -117,27 +140,6 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
             })
             .where('id', '=', t.id)
             .execute();
-          // Stock of tracked items (a level row at the location) goes down by what was sold; a paid
-          // sale is recorded even when it takes the level below zero.
-          const lines = await loadLines(tx, t.id);
-          let stockChanged = false;
-          for (const l of lines) {
-            const level = await tx
-              .updateTable('inventory_levels')
-              .set({ quantity: sql`quantity - ${l.qty}`, updated_at: now })
-              .where('item_id', '=', l.item_id)
-              .where('location_id', '=', t.location_id)
-              .returning('quantity')
-              .executeTakeFirst();
-            if (!level) continue;
-            stockChanged = true;
-            await tx
-              .insertInto('inventory_history')
-              .values({ id: Bun.randomUUIDv7(), item_id: l.item_id, location_id: t.location_id, type: 'sale', quantity_change: -l.qty, quantity_after: level.quantity, note: `Order ${t.order_no}`, user_id: null })
-              .execute();
-          }
-          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind, detail: null }).execute();
-          await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
           return { status: 'Complete' as PaymentStatus, completed: true, changed: true, stockChanged };
         }),
       { attempts: CAPTURE_ATTEMPTS, onRetry: (attempt, e) => deps.log.warn('payment capture write conflict; retrying', { transaction_id: transactionId, attempt, err: e }) },
