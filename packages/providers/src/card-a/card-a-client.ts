@@ -34,7 +34,18 @@ export interface CardAReader {
   };
 }
 
-/** card-a client: payment intents and terminal readers. Amounts are cents on this API. */
+export interface CardACheckoutSession {
+  readonly id: string;
+  readonly url: string;
+  readonly status: 'open' | 'complete' | 'expired';
+  readonly payment_status: 'paid' | 'unpaid' | 'no_payment_required';
+  readonly payment_intent: string | null;
+  /** Cents. */
+  readonly amount_total: number;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** card-a client: payment intents, hosted checkout sessions and terminal readers. Amounts are cents on this API. */
 export class CardAClient {
   private readonly base: string;
   private readonly timeoutMs: number;
@@ -66,6 +77,20 @@ export class CardAClient {
       { amount: input.amount, currency: input.currency.toLowerCase(), payment_method_types: input.paymentMethodTypes, capture_method: input.captureMethod ?? 'automatic', metadata: input.metadata },
       input.idempotencyKey,
     );
+  }
+
+  /** A hosted checkout session for one amount (online ordering's hosted path). */
+  createCheckoutSession(input: { amount: number; currency: string; successUrl: string; cancelUrl: string; metadata: Record<string, string>; idempotencyKey: string }) {
+    return this.call<CardACheckoutSession>(
+      'POST',
+      '/v1/checkout/sessions',
+      { mode: 'payment', amount: input.amount, currency: input.currency.toLowerCase(), success_url: input.successUrl, cancel_url: input.cancelUrl, metadata: input.metadata },
+      input.idempotencyKey,
+    );
+  }
+
+  retrieveCheckoutSession(id: string) {
+    return this.call<CardACheckoutSession>('GET', `/v1/checkout/sessions/${encodeURIComponent(id)}`);
   }
 
   retrievePaymentIntent(id: string) {

@@ -10,6 +10,10 @@ import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
  * outcome can send the signed `terminal.reader.action_succeeded|action_failed` webhook
  * (`Card-A-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")`).
  *
+ * Hosted checkout sessions (`/v1/checkout/sessions`, mode `payment`) are paid through
+ * `POST /_sim/checkout/{id}/pay` (the customer on the hosted page), which completes the session and its
+ * intent and sends `checkout.session.completed` and `payment_intent.succeeded`.
+ *
  * Readers exist when listed in `readers` (any id starting `tmr_` is created on first use otherwise).
  * A reader with an action in progress refuses another with 409 `terminal_reader_busy`.
  */
@@ -36,6 +40,20 @@ interface Intent {
   latest_charge: string | null;
 }
 
+interface CheckoutSession {
+  id: string;
+  object: 'checkout.session';
+  amount_total: number;
+  currency: string;
+  status: 'open' | 'complete' | 'expired';
+  payment_status: 'paid' | 'unpaid' | 'no_payment_required';
+  payment_intent: string;
+  url: string;
+  success_url: string;
+  cancel_url: string;
+  metadata: Record<string, string>;
+}
+
 interface Reader {
   id: string;
   action: null | {
@@ -50,6 +68,10 @@ interface Reader {
 export interface CardASimulator {
   readonly url: string;
   intent(id: string): Readonly<Intent> | undefined;
+  /** The customer pays on the hosted page (`checkout.session.completed`). */
+  payCheckout(sessionId: string): Promise<void>;
+  /** The hosted page expires unpaid. */
+  expireCheckout(sessionId: string): void;
   complete(readerId: string): Promise<void>;
   decline(readerId: string): Promise<void>;
   timeout(readerId: string): Promise<void>;
@@ -65,6 +87,7 @@ const rid = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-',
 export function startCardASimulator(options: CardASimulatorOptions): CardASimulator {
   const intents = new Map<string, Intent>();
   const readers = new Map<string, Reader>();
+  const sessions = new Map<string, CheckoutSession>();
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
 
   const intentBody = (i: Intent) => ({ object: 'payment_intent', ...i, livemode: false });
@@ -111,6 +134,18 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
       pi.last_payment_error = { code: r.action.failure_code, message: r.action.failure_message };
     }
     await sendEvent(outcome === 'succeeded' ? 'terminal.reader.action_succeeded' : 'terminal.reader.action_failed', readerBody(r));
+  }
+
+  async function payCheckout(id: string) {
+    const cs = sessions.get(id);
+    if (!cs || cs.status !== 'open') throw new Error(`card-a simulator: checkout session ${id} is not open`);
+    cs.status = 'complete';
+    cs.payment_status = 'paid';
+    const pi = intents.get(cs.payment_intent)!;
+    pi.status = 'succeeded';
+    pi.latest_charge = rid('ch');
+    await sendEvent('checkout.session.completed', cs);
+    await sendEvent('payment_intent.succeeded', intentBody(pi));
   }
 
   const authorised = (req: Request) => req.headers.get('authorization') === `Bearer ${options.secretKey}`;
@@ -210,6 +245,65 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
         return Response.json(readerBody(r));
       }),
     ),
+    route(
+      'POST',
+      '/v1/checkout/sessions',
+      guard(async (req, _p, url) => {
+        const f = fromForm(await req.text());
+        const amount = Number(f.amount);
+        if (typeof f.amount !== 'string' || !/^[0-9]{1,9}$/.test(f.amount) || amount < 1) return stripeError(400, 'parameter_invalid_integer', 'Invalid integer: amount', 'amount');
+        if (typeof f.currency !== 'string' || !/^[a-z]{3}$/.test(f.currency)) return stripeError(400, 'parameter_missing', 'Missing required param: currency.', 'currency');
+        if (f.mode !== 'payment') return stripeError(400, 'parameter_invalid_string', 'Only mode=payment is simulated.', 'mode');
+        if (typeof f.success_url !== 'string' || typeof f.cancel_url !== 'string') return stripeError(400, 'parameter_missing', 'Missing required param: success_url.', 'success_url');
+        const metadata = f.metadata && typeof f.metadata === 'object' && !Array.isArray(f.metadata) ? f.metadata : {};
+        const pi: Intent = {
+          id: rid('pi'),
+          amount,
+          currency: f.currency,
+          status: 'requires_payment_method',
+          capture_method: 'automatic',
+          payment_method_types: ['card'],
+          metadata,
+          client_secret: `secret_${crypto.randomUUID().replaceAll('-', '')}`,
+          created: Math.floor(Date.now() / 1000),
+          last_payment_error: null,
+          latest_charge: null,
+        };
+        intents.set(pi.id, pi);
+        const id = rid('cs');
+        const cs: CheckoutSession = {
+          id,
+          object: 'checkout.session',
+          amount_total: amount,
+          currency: f.currency,
+          status: 'open',
+          payment_status: 'unpaid',
+          payment_intent: pi.id,
+          url: `${url.origin}/_sim/checkout/${id}`,
+          success_url: f.success_url,
+          cancel_url: f.cancel_url,
+          metadata,
+        };
+        sessions.set(id, cs);
+        return Response.json(cs);
+      }),
+    ),
+    route(
+      'GET',
+      '/v1/checkout/sessions/:id',
+      guard((_req, p) => {
+        const cs = sessions.get(p.id!);
+        return cs ? Response.json(cs) : stripeError(404, 'resource_missing', `No such checkout.session: '${p.id}'`);
+      }),
+    ),
+    route('POST', '/_sim/checkout/:id/pay', async (_req, p) => {
+      try {
+        await payCheckout(p.id!);
+        return Response.json(sessions.get(p.id!));
+      } catch (e) {
+        return stripeError(409, 'simulator_state', (e as Error).message);
+      }
+    }),
     route('POST', '/_sim/readers/:id/complete', control('succeeded')),
     route('POST', '/_sim/readers/:id/decline', control('declined')),
     route('POST', '/_sim/readers/:id/timeout', control('timeout')),
@@ -224,6 +318,11 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
   return {
     url: `http://${server.hostname}:${server.port}`,
     intent: (id) => intents.get(id),
+    payCheckout,
+    expireCheckout: (id) => {
+      const cs = sessions.get(id);
+      if (cs && cs.status === 'open') cs.status = 'expired';
+    },
     complete: (id) => finish(id, 'succeeded'),
     decline: (id) => finish(id, 'declined'),
     timeout: (id) => finish(id, 'timeout'),

@@ -72,4 +72,22 @@ describe('card-a client against the simulator', () => {
     const notReader = (await client.retrieveReader('reader-1').then(() => null, (x: unknown) => x)) as ProviderError;
     expect(notReader.status).toBe(404);
   });
+
+  test('hosted checkout session: open and unpaid, paid on the hosted page, its intent succeeded; events sent', async () => {
+    const cs = await client.createCheckoutSession({ amount: 2350, currency: 'EUR', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel', metadata: { location_id: 'loc-9' }, idempotencyKey: 'k-cs' });
+    expect(cs).toMatchObject({ status: 'open', payment_status: 'unpaid', amount_total: 2350, metadata: { location_id: 'loc-9' } });
+    expect(cs.id).toMatch(/^cs_/);
+    expect(cs.url).toBe(`${sim.url}/_sim/checkout/${cs.id}`);
+    const paid = await fetch(`${sim.url}/_sim/checkout/${cs.id}/pay`, { method: 'POST' });
+    expect(paid.status).toBe(200);
+    expect(await client.retrieveCheckoutSession(cs.id)).toMatchObject({ status: 'complete', payment_status: 'paid' });
+    expect((await client.retrievePaymentIntent(cs.payment_intent!)).status).toBe('succeeded');
+    expect(hooks.slice(-2).map((h) => JSON.parse(h.body).type)).toEqual(['checkout.session.completed', 'payment_intent.succeeded']);
+    expect((await fetch(`${sim.url}/_sim/checkout/${cs.id}/pay`, { method: 'POST' })).status).toBe(409);
+    const expired = await client.createCheckoutSession({ amount: 100, currency: 'eur', successUrl: 'https://s/ok', cancelUrl: 'https://s/no', metadata: {}, idempotencyKey: 'k2' });
+    sim.expireCheckout(expired.id);
+    expect((await client.retrieveCheckoutSession(expired.id)).status).toBe('expired');
+    const missing = (await client.retrieveCheckoutSession('cs_nope').then(() => null, (x: unknown) => x)) as ProviderError;
+    expect([missing.status, missing.code]).toEqual([404, 'resource_missing']);
+  });
 });
