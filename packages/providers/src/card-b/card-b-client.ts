@@ -38,7 +38,15 @@ export type CardBSessionResult =
       readonly amount: number;
     };
 
-/** card-b terminal (ECR) client. Amounts are cents on this API. */
+/** A hosted-checkout order as retrieved: `stateId` 0 pending, 1 expired, 2 cancelled, 3 paid; `amount` in cents. */
+export interface CardBOrderState {
+  readonly orderCode: string;
+  readonly stateId: number;
+  readonly amount: number;
+  readonly transactionId: string | null;
+}
+
+/** card-b client: terminal (ECR) API in cents, legacy hosted checkout orders. */
 export class CardBClient {
   private token: { value: string; expiresAt: number } | null = null;
   private readonly base: string;
@@ -118,6 +126,25 @@ export class CardBClient {
       orderCode: b.orderCode == null ? null : String(b.orderCode),
       amount: Number.isInteger(b.amount) ? b.amount : 0,
     };
+  }
+
+  /** A hosted-checkout order (legacy online path); the customer is sent to `redirectUrl`. */
+  async createOrder(input: { amount: number; customerTrns: string; merchantTrns: string; tags: string[]; checkoutUrl: string }): Promise<{ orderCode: string; redirectUrl: string }> {
+    const res = await this.request('POST', '/checkout/v2/orders', { amount: input.amount, customerTrns: input.customerTrns, merchantTrns: input.merchantTrns, tags: input.tags });
+    if (!res.ok) await this.fail(res, 'order refused');
+    const b = await readJson('card-b', res);
+    if (b?.orderCode == null) throw new ProviderError('card-b', 'invalid_response', 'order without orderCode', res.status);
+    const orderCode = String(b.orderCode);
+    return { orderCode, redirectUrl: `${trimSlash(input.checkoutUrl)}/web/checkout?ref=${orderCode}` };
+  }
+
+  /** The order by its code; webhook amounts are major units, normalised here to cents. */
+  async getOrder(orderCode: string): Promise<CardBOrderState> {
+    const res = await this.request('GET', `/api/orders/${encodeURIComponent(orderCode)}`);
+    if (!res.ok) await this.fail(res, 'order lookup refused');
+    const b = await readJson('card-b', res);
+    if (!b || typeof b.StateId !== 'number') throw new ProviderError('card-b', 'invalid_response', 'order without StateId', res.status);
+    return { orderCode: String(b.OrderCode), stateId: b.StateId, amount: Math.round(Number(b.Amount) * 100), transactionId: typeof b.TransactionId === 'string' ? b.TransactionId : null };
   }
 
   /** Aborts a session on the terminal. */

@@ -8,6 +8,9 @@ import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts'
  * on a terminal busy with another session answers 409 (the spec's conflict). Terminal amounts are
  * cents; the webhook `Amount` is major units, as the provider sends it.
  *
+ * Hosted checkout (legacy): `POST /checkout/v2/orders` answers an `orderCode`; `GET /api/orders/{code}`
+ * answers its `StateId` (0 pending, 3 paid); `POST /_sim/orders/{code}/pay` is the customer paying.
+ *
  * Simulator assumptions (not from the vendor): a sale repeated with the same `sessionId` answers 200
  * again without a second session; aborting a finished session changes nothing and answers 200.
  */
@@ -38,8 +41,22 @@ export interface CardBSession {
   orderCode: string | null;
 }
 
+/** A hosted-checkout order (legacy path): `StateId` 0 pending, 1 expired, 2 cancelled, 3 paid. */
+export interface CardBOrder {
+  readonly orderCode: string;
+  readonly amount: number;
+  readonly customerTrns: string;
+  readonly merchantTrns: string;
+  readonly tags: readonly string[];
+  stateId: 0 | 1 | 2 | 3;
+  transactionId: string | null;
+}
+
 export interface CardBSimulator {
   readonly url: string;
+  order(orderCode: string): CardBOrder | undefined;
+  /** The customer pays the hosted checkout (webhook 1796 with the order code). */
+  payOrder(orderCode: string): Promise<void>;
   session(id: string): CardBSession | undefined;
   /** Sale requests received (including 409s and replays). */
   readonly saleRequests: number;
@@ -60,6 +77,8 @@ const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >
 
 export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimulator {
   const sessions = new Map<string, CardBSession>();
+  const orders = new Map<string, CardBOrder>();
+  let orderSeq = 0;
   /** terminal id -> session id it is busy with */
   const busy = new Map<string, string>();
   const tokens = new Set<string>();
@@ -106,6 +125,26 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
       webhooks.push({ body, result: await postWebhook(options.webhookUrl, JSON.stringify(body), {}) });
     }
   }
+
+  async function payOrder(code: string): Promise<void> {
+    const o = orders.get(code);
+    if (!o || o.stateId !== 0) throw new Error(`card-b simulator: order ${code} is not pending`);
+    o.stateId = 3;
+    o.transactionId = crypto.randomUUID();
+    if (options.webhookUrl) {
+      const body = {
+        EventTypeId: 1796,
+        EventData: { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, ParentId: null, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, CurrencyCode: '978', TransactionTypeId: 5, Tags: [...o.tags] },
+        Created: new Date().toISOString(),
+        CorrelationId: crypto.randomUUID(),
+        MessageId: crypto.randomUUID(),
+        MessageTypeId: 512,
+      };
+      webhooks.push({ body, result: await postWebhook(options.webhookUrl, JSON.stringify(body), {}) });
+    }
+  }
+
+  const orderBody = (o: CardBOrder) => ({ OrderCode: o.orderCode, Amount: o.amount / 100, StateId: o.stateId, CustomerTrns: o.customerTrns, MerchantTrns: o.merchantTrns, Tags: o.tags, TransactionId: o.transactionId });
 
   const sessionBody = (s: CardBSession) => ({
     sessionId: s.sessionId,
@@ -197,6 +236,37 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
       if (s.state === 'processing') void finish(s.sessionId, 'aborted');
       return new Response(null, { status: 200 });
     }),
+    route('POST', '/checkout/v2/orders', async (req) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const b = await jsonBody(req);
+      const amount = int(b?.amount);
+      if (!b || amount === null || amount < 1) return err(400, 'amount (cents, at least 1) is required');
+      const tags = Array.isArray(b.tags) ? b.tags.filter((t): t is string => typeof t === 'string').slice(0, 10) : [];
+      const orderCode = `${Date.now()}${String(++orderSeq).padStart(3, '0')}`.slice(-16).padStart(16, '9');
+      orders.set(orderCode, {
+        orderCode,
+        amount,
+        customerTrns: typeof b.customerTrns === 'string' ? b.customerTrns.slice(0, 200) : '',
+        merchantTrns: typeof b.merchantTrns === 'string' ? b.merchantTrns.slice(0, 200) : '',
+        tags,
+        stateId: 0,
+        transactionId: null,
+      });
+      return Response.json({ orderCode: Number(orderCode) });
+    }),
+    route('GET', '/api/orders/:code', (req, p) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const o = orders.get(p.code!);
+      return o ? Response.json(orderBody(o)) : err(404, 'Order not found');
+    }),
+    route('POST', '/_sim/orders/:code/pay', async (_req, p) => {
+      try {
+        await payOrder(p.code!);
+        return Response.json(orderBody(orders.get(p.code!)!));
+      } catch (e) {
+        return err(409, (e as Error).message);
+      }
+    }),
     route('POST', '/_sim/sessions/:id/complete', control((id) => finish(id, 'succeeded'))),
     route('POST', '/_sim/sessions/:id/decline', control((id) => finish(id, 'declined'))),
     route('POST', '/_sim/sessions/:id/timeout', control((id) => finish(id, 'timed_out'))),
@@ -212,6 +282,8 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
   return {
     url: `http://${server.hostname}:${server.port}`,
     session: (id) => sessions.get(id),
+    order: (code) => orders.get(code),
+    payOrder,
     get saleRequests() {
       return saleRequests;
     },

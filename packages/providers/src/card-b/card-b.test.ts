@@ -96,4 +96,18 @@ describe('card-b client against the simulator', () => {
     const again = await fetch(`${sim.url}/_sim/sessions/s-8/complete`, { method: 'POST' });
     expect(again.status).toBe(409);
   });
+
+  test('hosted checkout (legacy): order code, redirect URL, paid by the customer, amounts normalised to cents', async () => {
+    const o = await client.createOrder({ amount: 1999, customerTrns: 'Order 5', merchantTrns: 'loc-1:5', tags: ['loc-1', 'online_ordering'], checkoutUrl: 'https://pay.card-b.example/' });
+    expect(o.orderCode).toMatch(/^[0-9]{16}$/);
+    expect(o.redirectUrl).toBe(`https://pay.card-b.example/web/checkout?ref=${o.orderCode}`);
+    expect(await client.getOrder(o.orderCode)).toEqual({ orderCode: o.orderCode, stateId: 0, amount: 1999, transactionId: null });
+    await sim.payOrder(o.orderCode);
+    const paid = await client.getOrder(o.orderCode);
+    expect(paid).toMatchObject({ stateId: 3, amount: 1999 });
+    expect(hooks.at(-1)).toMatchObject({ EventTypeId: 1796, EventData: { OrderCode: o.orderCode, Amount: 19.99, StatusId: 'F', TransactionId: paid.transactionId, Tags: ['loc-1', 'online_ordering'] } });
+    expect((await fetch(`${sim.url}/_sim/orders/${o.orderCode}/pay`, { method: 'POST' })).status).toBe(409);
+    await expectProviderError(client.getOrder('1234'), 404);
+    await expectProviderError(client.createOrder({ amount: 0, customerTrns: '', merchantTrns: '', tags: [], checkoutUrl: 'https://x' }), 400);
+  });
 });
