@@ -21,7 +21,14 @@ export interface PlatformACheckout {
   readonly payment_ids: readonly string[];
 }
 
-/** platform-a terminal checkout client. `amount_money.amount` is cents. */
+export interface PlatformAPaymentRecord {
+  readonly id: string;
+  readonly amount_money: { readonly amount: number; readonly currency: string };
+  readonly status: string;
+  readonly reference_id: string;
+}
+
+/** platform-a client: terminal checkouts and online payments. `amount_money.amount` is cents. */
 export class PlatformAClient {
   private readonly base: string;
   private readonly timeoutMs: number;
@@ -32,6 +39,12 @@ export class PlatformAClient {
   }
 
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PlatformACheckout> {
+    const b = await this.raw(method, path, body);
+    if (!b?.checkout || typeof b.checkout.id !== 'string') throw new ProviderError('platform-a', 'invalid_response', 'answer without a checkout');
+    return b.checkout as PlatformACheckout;
+  }
+
+  private async raw(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
     const res = await providerFetch(
       'platform-a',
       `${this.base}${path}`,
@@ -43,8 +56,26 @@ export class PlatformAClient {
       const e = Array.isArray(b?.errors) ? b.errors[0] : null;
       throw new ProviderError('platform-a', 'http', typeof e?.detail === 'string' ? e.detail : `HTTP ${res.status}`, res.status, typeof e?.code === 'string' ? e.code : null);
     }
-    if (!b?.checkout || typeof b.checkout.id !== 'string') throw new ProviderError('platform-a', 'invalid_response', 'answer without a checkout', res.status);
-    return b.checkout as PlatformACheckout;
+    return b;
+  }
+
+  /** An online payment from a card nonce (online ordering on platform-a). A decline is a ProviderError 402. */
+  async createPayment(input: { idempotencyKey: string; sourceId: string; amount: number; currency: string; referenceId: string; locationId: string }): Promise<PlatformAPaymentRecord> {
+    const b = await this.raw('POST', '/v2/payments', {
+      idempotency_key: input.idempotencyKey,
+      source_id: input.sourceId,
+      amount_money: { amount: input.amount, currency: input.currency },
+      reference_id: input.referenceId,
+      location_id: input.locationId,
+    });
+    if (!b?.payment || typeof b.payment.id !== 'string') throw new ProviderError('platform-a', 'invalid_response', 'answer without a payment');
+    return b.payment as PlatformAPaymentRecord;
+  }
+
+  async getPayment(id: string): Promise<PlatformAPaymentRecord> {
+    const b = await this.raw('GET', `/v2/payments/${encodeURIComponent(id)}`);
+    if (!b?.payment || typeof b.payment.id !== 'string') throw new ProviderError('platform-a', 'invalid_response', 'answer without a payment');
+    return b.payment as PlatformAPaymentRecord;
   }
 
   createTerminalCheckout(input: { idempotencyKey: string; amount: number; currency: string; deviceId: string; referenceId: string; note?: string }) {

@@ -10,6 +10,9 @@ import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts'
  * `terminal.checkout.updated` webhook (`x-platform-a-hmacsha256-signature` =
  * base64(HMAC-SHA256(key, notification URL + body))).
  *
+ * Online payments: `POST /v2/payments` (`source_id` a card nonce: `cnon:card-nonce-declined` is a 402
+ * `GENERIC_DECLINE`, any other completes), `GET /v2/payments/{id}`.
+ *
  * Simulator assumption: a declined card ends the checkout `CANCELED` with `cancel_reason`
  * `BUYER_CANCELED` (the real terminal lets the buyer retry first); a time-out ends it `CANCELED` /
  * `TIMED_OUT`. The same `idempotency_key` answers the same checkout.
@@ -36,8 +39,19 @@ interface Checkout {
   updated_at: string;
 }
 
+/** An online payment (`/v2/payments`): a card nonce `cnon:card-nonce-ok` succeeds, `cnon:card-nonce-declined` is declined. */
+export interface PlatformAPayment {
+  id: string;
+  amount_money: { amount: number; currency: string };
+  status: 'COMPLETED' | 'FAILED';
+  reference_id: string;
+  location_id: string;
+  created_at: string;
+}
+
 export interface PlatformASimulator {
   readonly url: string;
+  payment(id: string): Readonly<PlatformAPayment> | undefined;
   checkout(id: string): Readonly<Checkout> | undefined;
   /** Checkouts created (idempotent replays not counted). */
   readonly created: number;
@@ -54,6 +68,8 @@ const sqErr = (status: number, category: string, code: string, detail: string, f
 export function startPlatformASimulator(options: PlatformASimulatorOptions): PlatformASimulator {
   const checkouts = new Map<string, Checkout>();
   const byKey = new Map<string, string>();
+  const payments = new Map<string, PlatformAPayment>();
+  const paymentByKey = new Map<string, string>();
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
   let created = 0;
 
@@ -156,6 +172,42 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
         return Response.json({ checkout: c });
       }),
     ),
+    route(
+      'POST',
+      '/v2/payments',
+      guard(async (req) => {
+        const b = await jsonBody(req);
+        const key = typeof b?.idempotency_key === 'string' && b.idempotency_key.length > 0 && b.idempotency_key.length <= 45 ? b.idempotency_key : null;
+        if (!key) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'idempotency_key');
+        const known = paymentByKey.get(key);
+        if (known) return Response.json({ payment: payments.get(known) });
+        const amount = (b!.amount_money as Record<string, unknown> | undefined)?.amount;
+        const currency = (b!.amount_money as Record<string, unknown> | undefined)?.currency;
+        if (!Number.isInteger(amount) || (amount as number) < 1) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid amount', 'amount_money.amount');
+        if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid currency', 'amount_money.currency');
+        if (typeof b!.source_id !== 'string' || b!.source_id.length === 0) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'source_id');
+        if (b!.source_id === 'cnon:card-nonce-declined') return sqErr(402, 'PAYMENT_METHOD_ERROR', 'GENERIC_DECLINE', 'Authorization error: GENERIC_DECLINE');
+        const pay: PlatformAPayment = {
+          id: crypto.randomUUID().replaceAll('-', '').slice(0, 26),
+          amount_money: { amount: amount as number, currency },
+          status: 'COMPLETED',
+          reference_id: typeof b!.reference_id === 'string' ? b!.reference_id.slice(0, 40) : '',
+          location_id: typeof b!.location_id === 'string' ? b!.location_id.slice(0, 64) : '',
+          created_at: new Date().toISOString(),
+        };
+        payments.set(pay.id, pay);
+        paymentByKey.set(key, pay.id);
+        return Response.json({ payment: pay });
+      }),
+    ),
+    route(
+      'GET',
+      '/v2/payments/:id',
+      guard((_req, p) => {
+        const pay = payments.get(p.id!);
+        return pay ? Response.json({ payment: pay }) : sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Payment ${p.id} not found`);
+      }),
+    ),
     route('POST', '/_sim/checkouts/:id/complete', control('complete')),
     route('POST', '/_sim/checkouts/:id/decline', control('decline')),
     route('POST', '/_sim/checkouts/:id/timeout', control('timeout')),
@@ -169,6 +221,7 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   return {
     url: `http://${server.hostname}:${server.port}`,
     checkout: (id) => checkouts.get(id),
+    payment: (id) => payments.get(id),
     get created() {
       return created;
     },

@@ -63,4 +63,15 @@ describe('platform-a client against the simulator', () => {
     const zero = (await create('k-6', 0).then(() => null, (x: unknown) => x)) as ProviderError;
     expect([zero.status, zero.code]).toEqual([400, 'INVALID_VALUE']);
   });
+
+  test('online payment: a card nonce completes (idempotent by key), a declined nonce is a 402 GENERIC_DECLINE', async () => {
+    const pay = await client.createPayment({ idempotencyKey: 'op-1', sourceId: 'cnon:card-nonce-ok', amount: 1525, currency: 'EUR', referenceId: 'tx-9', locationId: 'PA-LOC' });
+    expect(pay).toMatchObject({ status: 'COMPLETED', amount_money: { amount: 1525, currency: 'EUR' }, reference_id: 'tx-9' });
+    expect((await client.createPayment({ idempotencyKey: 'op-1', sourceId: 'cnon:card-nonce-ok', amount: 1525, currency: 'EUR', referenceId: 'tx-9', locationId: 'PA-LOC' })).id).toBe(pay.id);
+    expect((await client.getPayment(pay.id)).status).toBe('COMPLETED');
+    const declined = (await client.createPayment({ idempotencyKey: 'op-2', sourceId: 'cnon:card-nonce-declined', amount: 100, currency: 'EUR', referenceId: 'x', locationId: 'PA-LOC' }).then(() => null, (x: unknown) => x)) as ProviderError;
+    expect([declined.status, declined.code, declined.message]).toEqual([402, 'GENERIC_DECLINE', 'platform-a: Authorization error: GENERIC_DECLINE']);
+    const nf = (await client.getPayment('nope').then(() => null, (x: unknown) => x)) as ProviderError;
+    expect(nf.status).toBe(404);
+  });
 });
