@@ -6,7 +6,9 @@
  * 2. Load `.env` (variables already in the environment win).
  * 3. Resolve the database once (`DATABASE_URL` unset: the embedded PostgreSQL under `.data/`) and
  *    Redis once, apply every migration, and hand both URLs to the children.
- * 4. Start api, worker and printer-poll, each output line prefixed with `[api]`, `[worker]` or
+ * 4. Start the payment provider simulators (card-a, card-b, platform-a; CONTRACTS 6) for every
+ *    provider whose base URL is not set, and point the platform at them.
+ * 5. Start api, worker and printer-poll, each output line prefixed with `[api]`, `[worker]` or
  *    `[printer]`. Ctrl-C or SIGTERM stops them all; if one exits on its own, the others are stopped
  *    and this exits non-zero.
  */
@@ -102,7 +104,7 @@ const SERVICES: readonly Service[] = [
   { name: 'worker', label: '[worker]', colour: 35, entry: 'services/worker/src/main.ts' },
   { name: 'printer-poll', label: '[printer]', colour: 33, entry: 'services/printer-poll/src/main.ts' },
 ];
-const LABEL_WIDTH = Math.max(...SERVICES.map((s) => s.label.length)) + 1;
+const LABEL_WIDTH = Math.max(...SERVICES.map((s) => s.label.length), '[platform-a]'.length) + 1;
 
 interface Running {
   service: Service;
@@ -161,7 +163,39 @@ try {
   process.exit(1);
 }
 
-const children = SERVICES.map((s) => spawnService(s, env));
+// Payment simulators: a provider whose base URL names a real address is left alone.
+interface Simulator extends Service {
+  baseUrlVar: string;
+  portVar: string;
+  defaultPort: number;
+  credentials: Record<string, string>;
+}
+const SIMULATORS: readonly Simulator[] = [
+  { name: 'card-a-sim', label: '[card-a]', colour: 34, entry: 'packages/providers/src/card-a/main.ts', baseUrlVar: 'CARD_A_BASE_URL', portVar: 'CARD_A_SIM_PORT', defaultPort: 3301, credentials: { CARD_A_SECRET_KEY: 'sk_sim_' } },
+  { name: 'card-b-sim', label: '[card-b]', colour: 34, entry: 'packages/providers/src/card-b/main.ts', baseUrlVar: 'CARD_B_BASE_URL', portVar: 'CARD_B_SIM_PORT', defaultPort: 3302, credentials: { CARD_B_CLIENT_ID: 'sim-client-', CARD_B_CLIENT_SECRET: 'sim-secret-' } },
+  { name: 'platform-a-sim', label: '[platform-a]', colour: 34, entry: 'packages/providers/src/platform-a/main.ts', baseUrlVar: 'PLATFORM_A_BASE_URL', portVar: 'PLATFORM_A_SIM_PORT', defaultPort: 3303, credentials: { PLATFORM_A_ACCESS_TOKEN: 'sim-token-' } },
+];
+const simulators: Running[] = [];
+for (const sim of SIMULATORS) {
+  if (env[sim.baseUrlVar]) {
+    say(`${sim.baseUrlVar} is set: no ${sim.name}`);
+    continue;
+  }
+  env[sim.portVar] ||= String(sim.defaultPort);
+  for (const [k, prefix] of Object.entries(sim.credentials)) env[k] ||= prefix + randomSecret(24);
+  env[sim.baseUrlVar] = `http://127.0.0.1:${env[sim.portVar]}`;
+  simulators.push(spawnService(sim, env));
+}
+for (const sim of SIMULATORS) {
+  const url = env[sim.baseUrlVar]!;
+  if (!url.startsWith('http://127.0.0.1:')) continue;
+  for (let i = 0; i < 50; i++) {
+    if (await fetch(`${url}/_sim/ping`).then(() => true, () => false)) break;
+    await Bun.sleep(100);
+  }
+}
+
+const children = [...simulators, ...SERVICES.map((s) => spawnService(s, env))];
 say(`started ${children.map((c) => `${c.service.name} (pid ${c.proc.pid})`).join(', ')}`);
 
 let stopping: Promise<never> | undefined;

@@ -45,6 +45,29 @@ const env = {
   PRINTER_POLL_PORT: String(E2E.printerPort),
   WORKER_PORT: String(E2E.workerPort),
 };
+const simEnv = {
+  ...env,
+  CARD_A_SIM_PORT: String(E2E.simPorts.cardA),
+  CARD_B_SIM_PORT: String(E2E.simPorts.cardB),
+  PLATFORM_A_SIM_PORT: String(E2E.simPorts.platformA),
+};
+// The payment simulators first (real HTTP servers, CONTRACTS 6), then the services pointed at them.
+const simulators = [
+  ['card-a-sim', 'packages/providers/src/card-a/main.ts'],
+  ['card-b-sim', 'packages/providers/src/card-b/main.ts'],
+  ['platform-a-sim', 'packages/providers/src/platform-a/main.ts'],
+] as const;
+const simChildren = simulators.map(([name, entry]) => {
+  const child = Bun.spawn(['bun', entry], { cwd: root, env: simEnv, stdout: 'inherit', stderr: 'inherit' });
+  child.exited.then((code) => {
+    if (!stopping) {
+      console.error(`[stack] ${name} exited with ${code}`);
+      void stop(1);
+    }
+  });
+  return child;
+});
+
 const services = [
   ['api', 'services/api/src/main.ts'],
   ['worker', 'services/worker/src/main.ts'],
@@ -64,6 +87,9 @@ const children = services.map(([name, entry]) => {
 // One readiness URL for Playwright: 200 once all three services answer their health routes.
 const probes = [
   `http://127.0.0.1:${E2E.apiPort}/api/health/readiness`,
+  `${E2E.env.CARD_A_BASE_URL}/_sim/ping`,
+  `${E2E.env.CARD_B_BASE_URL}/_sim/ping`,
+  `${E2E.env.PLATFORM_A_BASE_URL}/_sim/ping`,
   `http://127.0.0.1:${E2E.workerPort}/health`,
   `http://127.0.0.1:${E2E.printerPort}/health`,
 ];
@@ -79,8 +105,8 @@ Bun.serve({
 let stopping = false;
 async function stop(code: number) {
   stopping = true;
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => c.exited));
+  for (const c of [...children, ...simChildren]) c.kill('SIGTERM');
+  await Promise.all([...children, ...simChildren].map((c) => c.exited));
   await base.stop();
   process.exit(code);
 }

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../support/test.ts';
 import { loadSeed } from '../support/seed.ts';
 import { E2E } from '../support/stack-env.ts';
 

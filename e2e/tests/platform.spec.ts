@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../support/test.ts';
 import { loadSeed } from '../support/seed.ts';
 import { printerUrl, workerUrl } from '../support/stack-env.ts';
 

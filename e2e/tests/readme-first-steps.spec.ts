@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../support/test.ts';
 import { E2E, apiUrl } from '../support/stack-env.ts';
 
 // The README's "First steps" block, run as a newcomer would paste it (bash, curl, jq), against this

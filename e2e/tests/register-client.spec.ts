@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test } from '@playwright/test';
+import { expect, test, clientAddressFor } from '../support/test.ts';
 import { RegisterClient } from '../support/register-client.ts';
 
 /**
@@ -19,7 +19,7 @@ test('a 5xx is retried with backoff and is not treated as offline', async ({ pla
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  const ctx = await playwright.request.newContext({ baseURL: `http://127.0.0.1:${port}` });
+  const ctx = await playwright.request.newContext({ baseURL: `http://127.0.0.1:${port}`, extraHTTPHeaders: { 'x-forwarded-for': clientAddressFor(test.info().testId) } });
   const client = new RegisterClient(ctx, 'key');
   client.deviceToken = 'device';
   client.staffToken = 'staff';

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, clientAddressFor } from '../support/test.ts';
 import { RegisterClient, type OrderLine } from '../support/register-client.ts';
 import { loadSeed } from '../support/seed.ts';
 import { E2E } from '../support/stack-env.ts';
@@ -22,7 +22,7 @@ test.describe.serial('a register day', () => {
   const sales: { id: string; transaction_id: string; total: number }[] = [];
 
   test('the back office creates a register device; it activates and the cashier signs in', async ({ playwright }) => {
-    http = await playwright.request.newContext({ baseURL: `http://127.0.0.1:${E2E.apiPort}` });
+    http = await playwright.request.newContext({ baseURL: `http://127.0.0.1:${E2E.apiPort}`, extraHTTPHeaders: { 'x-forwarded-for': clientAddressFor(test.info().testId) } });
     const login = await http.post('/api/login', { data: seed.backoffice });
     owner = { authorization: `Bearer ${(await login.json()).token}` };
     const created = await http.post('/api/back-office/devices', { headers: owner, data: { name: 'Day register', type: 'pos', location_id: location.id } });

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, clientAddressFor } from '../support/test.ts';
 import { RegisterClient, type OrderLine } from '../support/register-client.ts';
 import { loadSeed } from '../support/seed.ts';
 import { E2E } from '../support/stack-env.ts';
@@ -21,7 +21,7 @@ test.describe.serial('a register shift', () => {
   let other: RegisterClient;
 
   test('activate two registers and sign staff in', async ({ playwright }) => {
-    const ctx = await playwright.request.newContext({ baseURL: `http://127.0.0.1:${E2E.apiPort}` });
+    const ctx = await playwright.request.newContext({ baseURL: `http://127.0.0.1:${E2E.apiPort}`, extraHTTPHeaders: { 'x-forwarded-for': clientAddressFor(test.info().testId) } });
     till = new RegisterClient(ctx, E2E.env.DEVICE_API_KEY);
     other = new RegisterClient(ctx, E2E.env.DEVICE_API_KEY);
     expect(await till.activate(pos[0]!.activation_code)).toEqual({ id: pos[0]!.id, location_id: seed.locations[0]!.id, merchant_slug: 'demo' });

@@ -16,6 +16,8 @@ import * as tenant005 from './migrations/tenant/2026-11-21-005-tills-days.ts';
 import * as tenant009seal from './migrations/tenant/2026-11-23-009-journal-seal.ts';
 import * as tenant20261123catalog from './migrations/tenant/2026-11-23-010-catalog.ts';
 import * as tenant20261123contents from './migrations/tenant/2026-11-23-011-contents-inventories.ts';
+import * as tenant20261123transactions from './migrations/tenant/2026-11-23-012-transactions.ts';
+import * as tenant20261123postcapture from './migrations/tenant/2026-11-23-013-post-capture.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +35,8 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-23-009-journal-seal': tenant009seal,
   '2026-11-23-010-catalog': tenant20261123catalog,
   '2026-11-23-011-contents-inventories': tenant20261123contents,
+  '2026-11-23-012-transactions': tenant20261123transactions,
+  '2026-11-23-013-post-capture': tenant20261123postcapture,
 };
 
 /**

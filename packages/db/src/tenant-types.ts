@@ -17,6 +17,8 @@ export interface TenantTables {
     est_no: string | null;
     pos_tenders: Json<unknown>;
     created_at: Timestamp;
+    /** `{ in_person_provider?, platform_a?: { active, location_id } }` (migration 2026-11-23-012-transactions). */
+    payment_settings: ColumnType<Record<string, unknown>, string | Record<string, unknown> | undefined, string | Record<string, unknown>>;
   };
   devices: {
     id: string;
@@ -30,6 +32,10 @@ export interface TenantTables {
     network_info: Json<Record<string, unknown>>;
     deleted_at: NullableTimestamp;
     created_at: Timestamp;
+    /** Payment terminals this device pays on (migration 2026-11-23-012-transactions). */
+    card_b_terminal_id: Generated<string | null>;
+    card_a_reader_id: Generated<string | null>;
+    platform_a_device_id: Generated<string | null>;
   };
   /** Shared settings for devices of one type (migration 2026-11-21-002-devices). */
   device_profiles: {
@@ -190,6 +196,78 @@ export interface TenantTables {
     expires_at: Timestamp;
     ended_at: NullableTimestamp;
   };
+  /** Kiosk and online payments (spec 3 "Transaction"); money in integer cents. */
+  transactions: {
+    id: string;
+    location_id: string;
+    device_id: string | null;
+    channel: 'kiosk' | 'online_ordering' | 'table_qr';
+    order_no: number;
+    status: 'Pending' | 'Awaiting Payment' | 'Awaiting Capture' | 'Awaiting Invoice' | 'Complete' | 'Unpaid' | 'Cancelled';
+    order_status: string | null;
+    payment_provider: 'card-a' | 'card-b' | 'platform-a';
+    payment_snapshot: Json<Record<string, unknown>>;
+    idempotency_key: string;
+    all_idempotency_keys: ColumnType<string[], string[], string[]>;
+    invalid_idempotency_keys: ColumnType<string[], string[] | undefined, string[]>;
+    receipt_no: number | null;
+    subtotal: number;
+    discount: number;
+    vat: number;
+    fees: Generated<number>;
+    tip_amount: Generated<number>;
+    total: number;
+    by_vat_rate: Json<unknown[]>;
+    offers: Json<unknown[]>;
+    menu_version: number | null;
+    is_free: Generated<boolean>;
+    auto_success: Generated<boolean>;
+    is_test: Generated<boolean>;
+    customer_id: string | null;
+    loyalty_token: string | null;
+    cart_session_id: string | null;
+    completed_at: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+    /** Register dispatch: null before, `not_configured`, `sent`, `failed` (migration 2026-11-23-013-post-capture). */
+    pos_sync_status: Generated<string | null>;
+    pos_sync_detail: Generated<string | null>;
+  };
+  /** Steps of the post-capture sequence a transaction went through, once each, in order. */
+  transaction_steps: { seq: Generated<string>; transaction_id: string; step: string; outcome: string; detail: string | null; at: Timestamp };
+  /** Kitchen item documents written by `PaymentCaptured`. */
+  kitchen_items: {
+    transaction_id: string;
+    position: number;
+    location_id: string;
+    order_no: number;
+    item_id: string;
+    name: string;
+    qty: number;
+    unit_price: number;
+    total: number;
+    modifiers: Json<unknown[]>;
+    status: Generated<string>;
+    created_at: Timestamp;
+  };
+  daily_stats: { location_id: string; date: ColumnType<string, string, string>; transactions: number; total: ColumnType<string, number | string, number | string> };
+  daily_stats_counted: { transaction_id: string };
+  transaction_lines: {
+    transaction_id: string;
+    position: number;
+    item_id: string;
+    category_id: string | null;
+    name: string;
+    qty: number;
+    unit_price: number;
+    vat_rate: ColumnType<string, number | string, number | string>;
+    gross: number;
+    discount: number;
+    total: number;
+    modifiers: Json<unknown[]>;
+    variant: Json<unknown | null>;
+  };
+  transaction_counters: { location_id: string; name: 'order_no' | 'receipt_no'; value: number };
   pos_orders: {
     id: string;
     location_id: string;

@@ -15,3 +15,6 @@ export * from './catalog/menu-state.ts';
 export * from './catalog/offer-state.ts';
 export * from './catalog/pricing.ts';
 export * from './catalog/tax-defaults.ts';
+export * from './payments/payment-state.ts';
+export * from './payments/idempotency-key.ts';
+export * from './payments/provider-choice.ts';

@@ -26,6 +26,22 @@ describe('configuration from the environment', () => {
     expect(() => readEnv(ApiEnv, { ...good, DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL is invalid/);
   });
 
+  test('payment settings: provider words and URLs checked; auto-success refused in production only', () => {
+    expect(readEnv(ApiEnv, { ...good, PAYMENT_KIOSK_DEFAULT_PROVIDER: 'card-a', CARD_B_BASE_URL: 'http://127.0.0.1:3302', PAYMENT_AUTO_SUCCESS: 'true', APP_ENV: 'local' })).toEqual({
+      ...good,
+      PAYMENT_KIOSK_DEFAULT_PROVIDER: 'card-a',
+      CARD_B_BASE_URL: 'http://127.0.0.1:3302',
+      PAYMENT_AUTO_SUCCESS: 'true',
+      APP_ENV: 'local',
+    });
+    expect(() => readEnv(ApiEnv, { ...good, PAYMENT_DEFAULT_PROVIDER: 'stripe' })).toThrow(/PAYMENT_DEFAULT_PROVIDER is invalid/);
+    expect(() => readEnv(ApiEnv, { ...good, CARD_A_BASE_URL: 'ftp://x' })).toThrow(/CARD_A_BASE_URL is invalid/);
+    expect(() => readEnv(ApiEnv, { ...good, APP_ENV: 'production', PAYMENT_AUTO_SUCCESS: 'true' })).toThrow(
+      'Invalid configuration: PAYMENT_AUTO_SUCCESS is refused in production (payments would complete without a terminal)',
+    );
+    expect(readEnv(ApiEnv, { ...good, APP_ENV: 'production', PAYMENT_AUTO_SUCCESS: 'false' }).PAYMENT_AUTO_SUCCESS).toBe('false');
+  });
+
   test('the service exits with that one line', () => {
     const r = Bun.spawnSync([...BUN, 'services/api/src/main.ts'], { env: bareEnv(), cwd: ROOT });
     expect(r.exitCode).toBe(1);

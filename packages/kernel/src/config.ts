@@ -24,8 +24,33 @@ export const CommonEnv = {
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
 };
 
+const ProviderWord = Type.Union([Type.Literal('card-a'), Type.Literal('card-b'), Type.Literal('platform-a')]);
+const HttpUrl = Type.String({ pattern: '^https?://' });
+
+/**
+ * Payment providers (spec 3, CONTRACTS 6): base URLs and credentials of card-a, card-b and platform-a
+ * (a provider whose base URL is unset is not configured: a payment on it is refused), the provider
+ * defaults of spec 3 "Provider choice", the currency, and the auto-success development flag (refused
+ * in production).
+ */
+export const PaymentEnv = {
+  CARD_A_BASE_URL: Type.Optional(HttpUrl),
+  CARD_A_SECRET_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  CARD_B_BASE_URL: Type.Optional(HttpUrl),
+  CARD_B_ACCOUNTS_URL: Type.Optional(HttpUrl),
+  CARD_B_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  CARD_B_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  PLATFORM_A_BASE_URL: Type.Optional(HttpUrl),
+  PLATFORM_A_ACCESS_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  PAYMENT_CURRENCY: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+  PAYMENT_DEFAULT_PROVIDER: Type.Optional(ProviderWord),
+  PAYMENT_KIOSK_DEFAULT_PROVIDER: Type.Optional(ProviderWord),
+  PAYMENT_AUTO_SUCCESS: Type.Optional(Bool),
+};
+
 export const ApiEnv = {
   ...CommonEnv,
+  ...PaymentEnv,
   API_PORT: Type.Optional(Port),
   /** API processes sharing API_PORT (reusePort); default 1. */
   API_PROCESSES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$' })),
@@ -58,6 +83,7 @@ export const ApiEnv = {
 
 export const WorkerEnv = {
   ...CommonEnv,
+  ...PaymentEnv,
   WORKER_PORT: Type.Optional(Port),
   /** Milliseconds between the worker's heartbeat jobs; default 15000. */
   WORKER_HEARTBEAT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
@@ -86,6 +112,9 @@ export function readEnv<P extends TProperties>(props: P, env: Record<string, str
     const variable = first.path.replace(/^\//, '').split('/')[0] || 'environment';
     const detail = picked[variable] === undefined ? 'is required' : `is invalid (${first.message})`;
     throw new ConfigError(variable, detail);
+  }
+  if ((picked.PAYMENT_AUTO_SUCCESS === 'true' || picked.PAYMENT_AUTO_SUCCESS === '1') && env.APP_ENV === 'production') {
+    throw new ConfigError('PAYMENT_AUTO_SUCCESS', 'is refused in production (payments would complete without a terminal)');
   }
   return picked as Static<TObject<P>>;
 }

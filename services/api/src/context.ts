@@ -10,6 +10,8 @@ import type { AuthCache } from '@pos/core/auth/auth-cache';
 import type { ClientAddressResolver } from './request-guard/client-address.ts';
 import type { BodyPolicy } from './request-guard/body-policy.ts';
 import type { ObjectStore } from '@pos/core/storage/object-store';
+import type { PaymentProviders } from '@pos/core/payments/payment-providers';
+import type { RealtimeHub } from './realtime/realtime-hub.ts';
 
 /** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
 export interface RegisterHooks {
@@ -49,6 +51,10 @@ export interface ApiDeps {
   readonly objects: ObjectStore;
   /** Largest accepted content upload, in bytes. */
   readonly contentMaxBytes: number;
+  /** Payment provider clients, defaults and the auto-success flag (spec 3). */
+  readonly payments: PaymentProviders;
+  /** Fans real-time events (Redis pub/sub) out to this process's WebSocket clients. */
+  readonly realtime: RealtimeHub;
   /** Where `.git` and the REVISION file are looked up for GET /version. */
   readonly repoDir: string;
 }

@@ -13,6 +13,8 @@ import { createClientAddress } from './request-guard/client-address.ts';
 import { bodyPolicies } from './request-guard/body-policy.ts';
 import { objectStoreFromEnv } from '@pos/core/storage/object-store';
 import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { RealtimeHub } from './realtime/realtime-hub.ts';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -50,10 +52,13 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     contentMaxBytes,
     bodyPolicies: bodyPolicies(contentMaxBytes),
     repoDir: opts.repoDir ?? process.cwd(),
+    payments: paymentProvidersFromEnv(config),
+    realtime: new RealtimeHub(redis, log),
   };
   return {
     deps,
     close: async () => {
+      await deps.realtime.stop();
       redis.disconnect();
       subscriber.disconnect();
       await handle.close();

@@ -19,7 +19,8 @@ describe('OpenAPI coverage', () => {
   });
 
   test('every route declares its responses', () => {
-    const missing = routes().filter((r) => !r.hooks.response).map((r) => `${r.method} ${r.path}`);
+    // A WebSocket route (`WS /api/realtime`) answers messages, not HTTP responses: Elysia keeps no response hook for it.
+    const missing = routes().filter((r) => r.method !== 'WS' && !r.hooks.response).map((r) => `${r.method} ${r.path}`);
     expect(missing).toEqual([]);
   });
 

@@ -5,12 +5,14 @@ import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import type { WorkerDeps } from './worker.ts';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 
 /** Builds the worker's dependencies from the environment; `close` releases the connections. */
 export async function buildWorkerDeps(env: Record<string, string | undefined>, opts: { clock?: Clock } = {}) {
   const config = readEnv(WorkerEnv, env);
   // Parsed before any connection is opened: a bad fiscal setting stops the worker with its one line.
   const fiscalConfig = fiscalConfigFromEnv(config);
+  const payments = paymentProvidersFromEnv(config);
   const clock = opts.clock ?? systemClock;
   const log = createLogger({ service: 'worker' });
   const database = await resolveDatabase(env, process.cwd(), (m) => log.info(m));
@@ -27,6 +29,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     port: portOf(config.WORKER_PORT, 3200),
     heartbeatMs: config.WORKER_HEARTBEAT_MS ? Number(config.WORKER_HEARTBEAT_MS) : DEFAULT_HEARTBEAT_MS,
     fiscal: createFiscalService(fiscalConfig, log, { clock }),
+    payments,
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
   };
   return {

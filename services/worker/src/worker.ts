@@ -14,6 +14,7 @@ import { QueueProcessor } from './processor.ts';
 import { createHandlers } from './jobs/index.ts';
 import type { JobHandler } from './jobs/job-handler.ts';
 import type { FiscalRecoveryDeps } from './jobs/fiscal-recover.handler.ts';
+import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 
 export interface WorkerDeps {
   db: CentralDb;
@@ -43,6 +44,8 @@ export interface WorkerDeps {
   hostname?: string;
   /** Cache of the health report (default 2000 ms). */
   healthTtlMs?: number;
+  /** Payment provider clients (`payment.capture` polls them). */
+  payments?: PaymentProviders;
   /** Handlers by job name (default the worker's own, `createHandlers`); tests may swap them. */
   handlers?: Readonly<Record<string, JobHandler<any>>>;
 }
@@ -80,6 +83,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     createHandlers({
       fiscal: deps.fiscal,
       clock,
+      redis: deps.redis,
+      ...(deps.payments ? { payments: deps.payments } : {}),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { fiscalRecoverOlderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     });
 

@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe('demo seed (CONTRACTS 1)', () => {
   test('prints the contract shape', () => {
-    expect(Object.keys(seeded).sort()).toEqual(['api_key', 'backoffice', 'devices', 'drawers', 'items', 'locations', 'merchant', 'staff'].sort());
+    expect(Object.keys(seeded).sort()).toEqual(['api_key', 'backoffice', 'devices', 'drawers', 'items', 'kiosk', 'locations', 'merchant', 'staff'].sort());
     expect(seeded.api_key).toBe(opts.apiKey);
     expect(seeded.merchant.slug).toBe(slug);
     expect(seeded.locations.length).toBeGreaterThanOrEqual(2);
@@ -52,6 +52,12 @@ describe('demo seed (CONTRACTS 1)', () => {
     const devices = await tdb.selectFrom('devices').selectAll().execute();
     expect(devices.length).toBe(seeded.devices.length);
     for (const d of devices.filter((d) => d.type === 'kiosk' || d.type === 'kds')) expect(d.subscription_active_until!.getTime()).toBeGreaterThan(Date.now());
+    // CONTRACTS 7: the kiosk key names the kiosk device and its terminals, as stored.
+    const kiosk = devices.find((d) => d.type === 'kiosk')!;
+    expect(Object.keys(seeded.kiosk).sort()).toEqual(['card_b_terminal_id', 'device_id', 'platform_a_device_id']);
+    expect(seeded.kiosk).toEqual({ device_id: kiosk.id, card_b_terminal_id: kiosk.card_b_terminal_id!, platform_a_device_id: kiosk.platform_a_device_id! });
+    expect(seeded.kiosk.card_b_terminal_id).toMatch(/^CB[0-9A-F]{12}$/);
+    expect(kiosk.card_a_reader_id).toMatch(/^tmr_[0-9A-F]{12}$/);
     const codes = await h.db.selectFrom('device_registry').select('activation_code').where('merchant_id', '=', m.id).execute();
     expect(codes.map((c) => c.activation_code).sort()).toEqual(seeded.devices.map((d) => d.activation_code).sort());
     const staff = await tdb.selectFrom('staff_credentials').selectAll().orderBy('role', 'desc').execute();

@@ -22,6 +22,8 @@ export interface DemoSeedResult {
   staff: { role: 'manager' | 'cashier'; name: string; pin: string }[];
   items: { id: string; name: string; unit_price: number; vat_rate: number }[];
   drawers: { id: string; name: string; kind: 'physical' | 'virtual' }[];
+  /** CONTRACTS 7: the kiosk device with its card-b terminal and platform-a device id. */
+  kiosk: { device_id: string; card_b_terminal_id: string; platform_a_device_id: string };
 }
 
 export class SeedExistsError extends Error {
@@ -75,6 +77,12 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
     { role: 'cashier', name: 'Carl Cashier', pin: cashierPin },
   ];
   const items = DEMO_ITEMS.map((i) => ({ id: uuid(), ...i }));
+  const terminalSuffix = crypto.randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase();
+  const kioskTerminals = {
+    card_b_terminal_id: `CB${terminalSuffix}`,
+    card_a_reader_id: `tmr_${terminalSuffix}`,
+    platform_a_device_id: `PA-${terminalSuffix}`,
+  };
   const drawers: DemoSeedResult['drawers'] = [{ id: uuid(), name: 'Main drawer', kind: 'physical' }];
   const passwordHash = await hashSecret(password);
   const staffRows = await Promise.all(
@@ -135,6 +143,7 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
           name: `${d.type.toUpperCase()} ${i + 1}`,
           network_info: JSON.stringify({}),
           subscription_active_until: d.type === 'kiosk' || d.type === 'kds' ? subscriptionUntil : null,
+          ...(d.type === 'kiosk' ? kioskTerminals : {}),
         })),
       )
       .execute();
@@ -178,5 +187,6 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
     staff,
     items: items.map(({ id, name, unit_price, vat_rate }) => ({ id, name, unit_price, vat_rate })),
     drawers,
+    kiosk: { device_id: devices.find((d) => d.type === 'kiosk')!.id, card_b_terminal_id: kioskTerminals.card_b_terminal_id, platform_a_device_id: kioskTerminals.platform_a_device_id },
   };
 }

@@ -7,6 +7,10 @@ export const QUEUES = {
   system: 'system',
   /** Outgoing e-mail and SMS. */
   notifications: 'notifications',
+  /** Payments: asynchronous capture, the post-capture sequence and its jobs (register dispatch, stats, stock). */
+  payments: 'payments',
+  /** Medium-priority payments queue: the deferred finalisation job (spec 3 "Post-capture sequence"). */
+  paymentsMedium: 'payments-medium',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

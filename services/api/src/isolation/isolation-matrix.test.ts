@@ -123,6 +123,13 @@ describe('tenant isolation matrix', () => {
       'POST /api/back-office/menus/add-item-to-groups/:itemId',
       'POST /api/back-office/offers/activate/:id',
       'POST /api/back-office/contents/:id',
+      // payments (issue 12)
+      'GET /api/kiosk/payment/details/:idempotencyKey',
+      'GET /api/back-office/transactions/:id',
+      'POST /api/back-office/transactions/:id/verify-payment-status',
+      'POST /api/back-office/transactions/:id/resend-receipt',
+      'POST /api/back-office/transactions/:id/retry-sync',
+      'DELETE /api/back-office/transactions/:id',
     ]) {
       expect([...covered]).toContain(k);
     }
@@ -154,7 +161,7 @@ describe('tenant isolation matrix', () => {
     expect(await snapshot(b.merchant.tenant_database)).toEqual(before);
     // The catalog's body-id routes are among them (issue 11).
     const keys = routes.map((r) => `${r.method} ${r.path}`);
-    for (const k of ['POST /api/back-office/items', 'POST /api/back-office/menus', 'POST /api/back-office/display-groups', 'POST /api/back-office/variant-groups', 'PUT /api/back-office/modifier-groups/reorder', 'POST /api/back-office/offers', 'POST /api/kiosk/pricing/quote', 'DELETE /api/back-office/contents', 'POST /api/back-office/inventories', 'DELETE /api/back-office/inventories']) {
+    for (const k of ['POST /api/back-office/items', 'POST /api/back-office/menus', 'POST /api/back-office/display-groups', 'POST /api/back-office/variant-groups', 'PUT /api/back-office/modifier-groups/reorder', 'POST /api/back-office/offers', 'POST /api/kiosk/pricing/quote', 'DELETE /api/back-office/contents', 'POST /api/back-office/inventories', 'DELETE /api/back-office/inventories', 'POST /api/kiosk/payment/create-intent']) {
       expect(keys).toContain(k);
     }
   }, 120_000);

@@ -5,6 +5,7 @@ import type { JobHandler } from './job-handler.ts';
 import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-recover.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
+import { createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
 
 export type { JobContext, JobHandler } from './job-handler.ts';
 
@@ -12,7 +13,7 @@ export type { JobContext, JobHandler } from './job-handler.ts';
 export type JobHandlers = { readonly [D in KnownJob as D['name']]: JobHandler<D> };
 
 /** What the handlers are built from (once per worker). */
-export interface HandlerDeps {
+export interface HandlerDeps extends PaymentHandlerDeps {
   /** Completes pending fiscal journal entries (`fiscal.recover`). */
   readonly fiscal: FiscalRecoveryDeps['fiscal'];
   /** Time of the records the handlers finish (settled orders; `registerRecoveryHooks`). */
@@ -31,5 +32,6 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
       hooks: registerRecoveryHooks(deps.clock),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
+    ...createPaymentHandlers(deps),
   };
 }

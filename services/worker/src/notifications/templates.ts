@@ -25,6 +25,10 @@ export const TEMPLATES: Readonly<Record<string, Template>> = {
     subject: 'You are invited to join {{merchant_name}}',
     body: 'You have been invited to the back office of {{merchant_name}}. Accept the invitation with this token within 7 days: {{invite_token}}',
   },
+  'payment-receipt': {
+    subject: 'Your receipt {{receipt_no}} (order {{order_no}})',
+    body: 'Thank you for your order {{order_no}}.\n{{lines}}\nTotal: {{total}}\nReceipt {{receipt_no}}',
+  },
   activation_code: {
     subject: 'Your activation code: {{code}}',
     body: 'Enter {{code}} to activate your account. The code expires in {{expires_in_minutes}} minutes.',

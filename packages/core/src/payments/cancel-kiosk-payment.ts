@@ -1,0 +1,87 @@
+import { errors } from '@pos/kernel';
+import { keysToAbort, PAYMENT_REFUSALS, paymentTransition } from '@pos/domain';
+import { capturePayment } from './capture-payment.ts';
+import { ProviderError } from '@pos/providers/payments';
+import type { KioskDevice } from './kiosk-device.ts';
+import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
+import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
+import { publishPaymentStatus } from './payment-events.ts';
+
+/**
+ * `POST /kiosk/payment/cancel-action` (spec 3 "Capture rules" 3): platform-a cancels the terminal
+ * checkout; card-b aborts the terminal session of every key not in the invalid list and marks each
+ * invalid; card-a cancels the reader action and the intent. The transaction becomes `Cancelled`
+ * (docs/decisions.md). The provider is called outside any database transaction; the status is then
+ * written under the row lock, so a capture that won meanwhile makes this a 409.
+ */
+export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDevice, key: string): Promise<TransactionRow> {
+  const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
+  const first = paymentTransition(t.status, { kind: 'cancel' });
+  if (first.kind === 'refused') throw errors.conflict(first.message, { reason: first.reason });
+  if (first.kind === 'unchanged') return t;
+
+  const aborted: string[] = [];
+  const provider = runningProvider(t);
+  const snap = t.payment_snapshot;
+  try {
+    switch (provider) {
+      case 'platform-a':
+        if (typeof snap.checkout_id === 'string') {
+          if (!deps.providers.platformA) notConfigured('platform-a');
+          await deps.providers.platformA.cancelTerminalCheckout(snap.checkout_id);
+        }
+        aborted.push(t.idempotency_key);
+        break;
+      case 'card-b':
+        if (t.status !== 'Pending') {
+          if (!deps.providers.cardB) notConfigured('card-b');
+          // An abort of a finished session changes nothing at card-b: a paid one must not be cancelled here.
+          const report = await pollProvider(deps.providers, 'card-b', snap);
+          if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
+            await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
+            throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+          }
+          for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
+            try {
+              await deps.providers.cardB.abortSession(k, device.id);
+            } catch (e) {
+              // A key whose session never reached the terminal (404) has nothing to abort.
+              if (!(e instanceof ProviderError && e.status === 404)) throw e;
+            }
+            aborted.push(k);
+          }
+        } else aborted.push(...keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }));
+        break;
+      case 'card-a':
+        if (typeof snap.id === 'string') {
+          if (!deps.providers.cardA) notConfigured('card-a');
+          if (typeof snap.reader_id === 'string') {
+            await deps.providers.cardA.cancelReaderAction(snap.reader_id).catch((e: unknown) => {
+              if (!(e instanceof ProviderError && e.status === 400)) throw e;
+            });
+          }
+          await deps.providers.cardA.cancelPaymentIntent(snap.id);
+        }
+        aborted.push(t.idempotency_key);
+        break;
+    }
+  } catch (e) {
+    if (e instanceof ProviderError && (e.status === 400 || e.status === 409)) {
+      throw errors.conflict('The terminal payment could not be cancelled; it may have completed.', { reason: 'cancel_refused' });
+    }
+    if (e instanceof ProviderError) deps.log.warn('cancel at the provider failed', { transaction_id: t.id, err: e });
+    providerFailure(e);
+  }
+
+  const changed = await deps.tdb.transaction().execute(async (tx) => {
+    const cur = await tx.selectFrom('transactions').select(['status', 'invalid_idempotency_keys']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
+    const d = paymentTransition(cur.status, { kind: 'cancel' });
+    if (d.kind === 'refused') throw errors.conflict(d.message, { reason: d.reason });
+    const invalid = [...cur.invalid_idempotency_keys, ...aborted.filter((k) => !cur.invalid_idempotency_keys.includes(k))];
+    await tx.updateTable('transactions').set({ status: 'Cancelled', invalid_idempotency_keys: invalid, updated_at: deps.now() }).where('id', '=', t.id).execute();
+    return d.kind === 'accepted';
+  });
+  if (changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: t.id, status: 'Cancelled' }, deps.log);
+  return loadTransaction(deps.tdb, t.id);
+}

@@ -1,0 +1,157 @@
+import type Redis from 'ioredis';
+import { sql } from 'kysely';
+import { CAPTURE_ATTEMPTS, enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
+import { errors, type Logger } from '@pos/kernel';
+import { jobMessage, paymentPostCaptureJob } from '@pos/kernel/queues/index';
+import { paymentTransition, type PaymentEvent, type PaymentStatus, type ProviderOutcome } from '@pos/domain';
+import { acquireCaptureLock } from './capture-lock.ts';
+import type { PaymentProviders } from './payment-providers.ts';
+import { pollProvider } from './provider-outcome.ts';
+import { loadLines, loadTransaction, nextCounter } from './transaction-records.ts';
+import { publishPaymentStatus } from './payment-events.ts';
+import { isPaymentProvider, type PaymentProvider } from '@pos/domain';
+import type { TransactionRow } from './transaction-records.ts';
+
+/** The provider running the payment: saved at payment start (platform-a override), else the stamp. */
+function runningProviderOf(t: TransactionRow): PaymentProvider {
+  const p = t.payment_snapshot.provider;
+  return typeof p === 'string' && isPaymentProvider(p) ? p : t.payment_provider;
+}
+
+export interface CaptureDeps {
+  readonly tdb: TenantDb;
+  readonly tenantDatabase: string;
+  readonly redis: Redis;
+  readonly providers: PaymentProviders;
+  readonly log: Logger;
+  readonly now: () => Date;
+  /** Captures slower than this are logged with a warning (spec 3 section 8: 2 s). */
+  readonly slowMs?: number;
+}
+
+/** How the capture was triggered (spec 3 "Capture rules" 2). */
+export type CaptureTrigger =
+  /** Poll-triggered (details route, verify): the provider is asked. */
+  | { readonly kind: 'poll' }
+  /** Webhook-triggered: the provider's data comes with it. */
+  | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown> }
+  | { readonly kind: 'free' }
+  | { readonly kind: 'auto_success' };
+
+export interface CaptureResult {
+  readonly status: PaymentStatus;
+  /** True only for the one call that moved the transaction to Complete. */
+  readonly completed: boolean;
+  /** True when this call wrote a status change. */
+  readonly changed: boolean;
+}
+
+/**
+ * Capture exactly once (spec 3 "Capture rules"): a Redis lock named from the idempotency key for
+ * 20 s, the provider asked outside any database transaction, then one database transaction (retried
+ * up to 5 times on write conflict) that locks the row, checks the state and applies the transition.
+ * On Complete it takes the receipt number, sets the order status `Queued`, decrements stock, expires
+ * the loyalty token, records the step and writes the post-capture job to the outbox, all in the same
+ * commit. A second capture (webhook after poll, poll after webhook, two workers) changes nothing and
+ * answers success. The payment status is published on the real-time channel after the commit.
+ */
+export async function capturePayment(deps: CaptureDeps, transactionId: string, trigger: CaptureTrigger): Promise<CaptureResult> {
+  const started = Date.now();
+  const first = await loadTransaction(deps.tdb, transactionId);
+  // "Complete | verify again | webhook already won the race": success without a provider call.
+  if (first.status === 'Complete') return { status: 'Complete', completed: false, changed: false };
+
+  const lock = await acquireCaptureLock(deps.redis, first.idempotency_key, deps.log);
+  try {
+    const current = await loadTransaction(deps.tdb, transactionId);
+    if (current.status === 'Complete') return { status: 'Complete', completed: false, changed: false };
+
+    let event: PaymentEvent;
+    let providerData: Record<string, unknown> = {};
+    switch (trigger.kind) {
+      case 'free':
+        event = { kind: 'capture_free' };
+        break;
+      case 'auto_success':
+        event = { kind: 'capture_auto_success' };
+        break;
+      case 'webhook':
+        event = { kind: 'capture_provider', outcome: trigger.outcome };
+        providerData = trigger.data;
+        break;
+      case 'poll': {
+        const report = await pollProvider(deps.providers, runningProviderOf(current), current.payment_snapshot);
+        event = { kind: 'capture_provider', outcome: report.outcome };
+        providerData = report.snapshot;
+        break;
+      }
+    }
+
+    const result = await withWriteRetry(
+      () =>
+        deps.tdb.transaction().execute(async (tx) => {
+          const t = await tx.selectFrom('transactions').selectAll().where('id', '=', transactionId).forUpdate().executeTakeFirstOrThrow();
+          const decision = paymentTransition(t.status, event);
+          if (decision.kind === 'refused') throw errors.conflict(decision.message, { reason: decision.reason });
+          if (decision.kind === 'unchanged') return { status: t.status, completed: false, changed: false, stockChanged: false };
+          const now = deps.now();
+          const snapshot = { ...t.payment_snapshot, ...providerData };
+          if (!decision.effects.completes) {
+            await tx.updateTable('transactions').set({ status: decision.next, payment_snapshot: JSON.stringify(snapshot), updated_at: now }).where('id', '=', t.id).execute();
+            return { status: decision.next, completed: false, changed: true, stockChanged: false };
+          }
+          // Rows many captures share (the item's stock level, the location's receipt counter) are
+          // written last, so their locks are held for the shortest time before the commit.
+          const lines = await loadLines(tx, t.id);
+          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind, detail: null }).execute();
+          // Stock of tracked items (a level row at the location) goes down by what was sold; a paid
+          // sale is recorded even when it takes the level below zero.
+          let stockChanged = false;
+          for (const l of lines) {
+            const level = await tx
+              .updateTable('inventory_levels')
+              .set({ quantity: sql`quantity - ${l.qty}`, updated_at: now })
+              .where('item_id', '=', l.item_id)
+              .where('location_id', '=', t.location_id)
+              .returning('quantity')
+              .executeTakeFirst();
+            if (!level) continue;
+            stockChanged = true;
+            await tx
+              .insertInto('inventory_history')
+              .values({ id: Bun.randomUUIDv7(), item_id: l.item_id, location_id: t.location_id, type: 'sale', quantity_change: -l.qty, quantity_after: level.quantity, note: `Order ${t.order_no}`, user_id: null })
+              .execute();
+          }
+          await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
+          const receiptNo = await nextCounter(tx, t.location_id, 'receipt_no');
+          await tx
+            .updateTable('transactions')
+            .set({
+              status: 'Complete',
+              order_status: 'Queued',
+              receipt_no: receiptNo,
+              completed_at: now,
+              updated_at: now,
+              payment_snapshot: JSON.stringify(decision.effects.markFree ? { ...snapshot, is_free: true } : snapshot),
+              ...(decision.effects.markFree ? { is_free: true } : {}),
+              ...(decision.effects.markAutoSuccess ? { auto_success: true } : {}),
+              // The loyalty token of the order is spent: it cannot identify another payment.
+              loyalty_token: null,
+            })
+            .where('id', '=', t.id)
+            .execute();
+          return { status: 'Complete' as PaymentStatus, completed: true, changed: true, stockChanged };
+        }),
+      { attempts: CAPTURE_ATTEMPTS, onRetry: (attempt, e) => deps.log.warn('payment capture write conflict; retrying', { transaction_id: transactionId, attempt, err: e }) },
+    ).catch((e: unknown) => {
+      if (!(e instanceof Error && e.name === 'AppError')) deps.log.error('payment capture failed', { transaction_id: transactionId, err: e });
+      throw e;
+    });
+    if (result.changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: transactionId, status: result.status }, deps.log);
+    return { status: result.status, completed: result.completed, changed: result.changed };
+  } finally {
+    await lock.release();
+    const ms = Date.now() - started;
+    if (ms > (deps.slowMs ?? 2000)) deps.log.warn('slow payment capture', { transaction_id: transactionId, ms, trigger: trigger.kind });
+  }
+}

@@ -1,0 +1,107 @@
+import { withWriteRetry } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { mintIdempotencyKey, stampPaymentProvider } from '@pos/domain';
+import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
+import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
+import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
+
+export interface CreateKioskIntentInput {
+  /** A new order: its basket, priced server-side from the published menu. */
+  readonly lines?: readonly QuoteLineInput[];
+  /** A retry of an existing transaction of this kiosk: a fresh key, the same order. */
+  readonly transaction_id?: string;
+  /** Cents. */
+  readonly tip_amount?: number;
+  readonly loyalty_token?: string;
+}
+
+/**
+ * `POST /kiosk/payment/create-intent` (spec 3 "Payment routes"): creates the transaction (order
+ * number, item snapshot, pricing from the published menu through the one pricing function, optional
+ * loyalty token, idempotency key, status Pending), then starts the provider payment. With
+ * `transaction_id` it retries the payment of that transaction instead (a fresh key folded into the
+ * history). Client prices are never read: the body carries item ids and quantities only.
+ */
+export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: string }, device: KioskDevice, input: CreateKioskIntentInput): Promise<{ transaction: TransactionRow; lines: TransactionLineRow[] }> {
+  const hasLines = input.lines !== undefined;
+  const hasRetry = input.transaction_id !== undefined;
+  if (hasLines === hasRetry) {
+    throw errors.validation({ [hasLines ? 'transaction_id' : 'lines']: [hasLines ? 'Send either lines (a new order) or transaction_id (a retry), not both.' : 'The lines field is required unless transaction_id names a payment to retry.'] });
+  }
+  if (hasRetry) {
+    const own = await deps.tdb.selectFrom('transactions').select('id').where('id', '=', input.transaction_id!).where('device_id', '=', device.id).executeTakeFirst();
+    if (!own) throw errors.notFound('transaction');
+    const t = await startKioskPayment(deps, device, own.id);
+    return { transaction: t, lines: await loadLines(deps.tdb, t.id) };
+  }
+
+  const now = deps.now();
+  const quote = await quoteBasket({ tdb: deps.tdb, redis: deps.redis, merchantId: deps.merchantId, now }, { locationId: device.location_id, channel: 'kiosk' }, input.lines!);
+  const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', device.location_id).executeTakeFirstOrThrow();
+  const settings = readPaymentSettings(location.payment_settings);
+  const provider = stampPaymentProvider('kiosk', settings.in_person_provider, deps.providers.defaults);
+  const key = mintIdempotencyKey(device.id, now.getTime());
+  const tip = input.tip_amount ?? 0;
+  const id = Bun.randomUUIDv7();
+
+  await withWriteRetry(() =>
+    deps.tdb.transaction().execute(async (tx) => {
+      const orderNo = await nextCounter(tx, device.location_id, 'order_no');
+      await tx
+        .insertInto('transactions')
+        .values({
+          id,
+          location_id: device.location_id,
+          device_id: device.id,
+          channel: 'kiosk',
+          order_no: orderNo,
+          status: 'Pending',
+          order_status: null,
+          payment_provider: provider,
+          payment_snapshot: JSON.stringify({ idempotency_key: key }),
+          idempotency_key: key,
+          all_idempotency_keys: [key],
+          invalid_idempotency_keys: [],
+          receipt_no: null,
+          subtotal: quote.subtotal,
+          discount: quote.discount,
+          vat: quote.vat,
+          tip_amount: tip,
+          total: quote.total + tip,
+          by_vat_rate: JSON.stringify(quote.by_vat_rate),
+          offers: JSON.stringify(quote.offers),
+          menu_version: quote.menu_version,
+          is_test: settings.test_mode,
+          customer_id: null,
+          loyalty_token: input.loyalty_token ?? null,
+          cart_session_id: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await tx
+        .insertInto('transaction_lines')
+        .values(
+          quote.lines.map((l, position) => ({
+            transaction_id: id,
+            position,
+            item_id: l.item_id,
+            category_id: l.category_id,
+            name: l.name,
+            qty: l.qty,
+            unit_price: l.unit_price,
+            vat_rate: l.vat_rate,
+            gross: l.gross,
+            discount: l.discount,
+            total: l.total,
+            modifiers: JSON.stringify(l.modifiers),
+            variant: l.variant === null ? null : JSON.stringify(l.variant),
+          })),
+        )
+        .execute();
+    }),
+  );
+  const t = await startKioskPayment(deps, device, id);
+  return { transaction: t, lines: await loadLines(deps.tdb, id) };
+}

@@ -1,0 +1,27 @@
+/** The kiosk device as the payment use cases need it (from the device token's record). */
+export interface KioskDevice {
+  readonly id: string;
+  readonly location_id: string;
+  readonly card_b_terminal_id: string | null;
+  readonly card_a_reader_id: string | null;
+  readonly platform_a_device_id: string | null;
+}
+
+/** A location's payment settings (`locations.payment_settings`, docs/decisions.md "Payments"). */
+export interface LocationPaymentSettings {
+  readonly in_person_provider: string | null;
+  readonly platform_a_active: boolean;
+  readonly platform_a_location_id: string | null;
+  readonly test_mode: boolean;
+}
+
+export function readPaymentSettings(raw: Record<string, unknown> | null | undefined): LocationPaymentSettings {
+  const r = raw ?? {};
+  const pa = (r.platform_a ?? {}) as Record<string, unknown>;
+  return {
+    in_person_provider: typeof r.in_person_provider === 'string' ? r.in_person_provider : null,
+    platform_a_active: pa.active === true,
+    platform_a_location_id: typeof pa.location_id === 'string' ? pa.location_id : null,
+    test_mode: r.test_mode === true,
+  };
+}

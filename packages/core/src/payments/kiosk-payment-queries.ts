@@ -1,0 +1,35 @@
+import { enqueueOutbox } from '@pos/db';
+import { jobMessage, paymentCaptureJob } from '@pos/kernel/queues/index';
+import type { ProviderOutcome } from '@pos/domain';
+import type { KioskDevice } from './kiosk-device.ts';
+import { pollProvider } from './provider-outcome.ts';
+import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { findKioskTransactionByKey, loadLines, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
+
+const SETTLED = new Set(['Complete', 'Cancelled']);
+
+/**
+ * `GET /kiosk/payment/session-status`: the kiosk polls its terminal payment. Asks the provider while
+ * the payment is open; a settled transaction answers from the database without a provider call.
+ * Writes nothing (capture is the details route's and the webhooks' job).
+ */
+export async function getKioskSessionStatus(deps: KioskPaymentDeps, device: KioskDevice, key: string): Promise<{ transaction: TransactionRow; provider_status: ProviderOutcome | null }> {
+  const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
+  if (SETTLED.has(t.status) || t.status === 'Pending') return { transaction: t, provider_status: null };
+  const report = await pollProvider(deps.providers, runningProvider(t), t.payment_snapshot);
+  return { transaction: t, provider_status: report.outcome };
+}
+
+/**
+ * `GET /kiosk/payment/details/{idempotencyKey}`: the transaction with its lines; an open payment gets
+ * an asynchronous capture (`payment.capture` through the outbox, run by the worker).
+ */
+export async function getKioskPaymentDetails(deps: KioskPaymentDeps, device: KioskDevice, key: string): Promise<{ transaction: TransactionRow; lines: TransactionLineRow[]; capture: 'dispatched' | 'not_needed' }> {
+  const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
+  let capture: 'dispatched' | 'not_needed' = 'not_needed';
+  if (!SETTLED.has(t.status) && t.status !== 'Pending') {
+    await enqueueOutbox(deps.tdb, jobMessage(paymentCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id }));
+    capture = 'dispatched';
+  }
+  return { transaction: t, lines: await loadLines(deps.tdb, t.id), capture };
+}

@@ -1,0 +1,70 @@
+import { errors } from '@pos/kernel';
+import type { PaymentProvider, ProviderOutcome } from '@pos/domain';
+import { ProviderError } from '@pos/providers/payments';
+import type { PaymentProviders } from './payment-providers.ts';
+
+/** What a provider says about a transaction's payment, with the data saved into `payment_snapshot`. */
+export interface ProviderReport {
+  readonly outcome: ProviderOutcome;
+  readonly snapshot: Record<string, unknown>;
+}
+
+/** Translates a provider failure into the kernel's errors (503 with a stable reason; details logged by the caller). */
+export function providerFailure(e: unknown): never {
+  if (e instanceof ProviderError) {
+    throw errors.unavailable('The payment provider could not be reached. Try again.', { reason: 'provider_error', cause: e });
+  }
+  throw e;
+}
+
+export function notConfigured(provider: PaymentProvider): never {
+  throw errors.unavailable(`The payment provider ${provider} is not configured.`, { reason: 'provider_not_configured' });
+}
+
+/**
+ * Asks the provider that runs `snapshot`'s payment how it stands (spec 3: "capture without webhook,
+ * card-b: session status polled at the provider"; card-a intent; platform-a terminal checkout).
+ */
+export async function pollProvider(providers: PaymentProviders, provider: PaymentProvider, snapshot: Record<string, unknown>): Promise<ProviderReport> {
+  try {
+    switch (provider) {
+      case 'card-b': {
+        const sessionId = typeof snapshot.sessionId === 'string' ? snapshot.sessionId : null;
+        if (!sessionId) return { outcome: 'processing', snapshot: {} };
+        if (!providers.cardB) notConfigured('card-b');
+        const s = await providers.cardB.getSession(sessionId);
+        if (s.state === 'processing') return { outcome: 'processing', snapshot: {} };
+        const outcome: ProviderOutcome = s.success ? 'succeeded' : s.eventId === 1016 ? 'aborted' : 'failed';
+        return { outcome, snapshot: { transactionId: s.transactionId, orderCode: s.orderCode, eventId: s.eventId, amount: s.amount } };
+      }
+      case 'card-a': {
+        const id = typeof snapshot.id === 'string' ? snapshot.id : null;
+        if (!id) return { outcome: 'processing', snapshot: {} };
+        if (!providers.cardA) notConfigured('card-a');
+        const pi = await providers.cardA.retrievePaymentIntent(id);
+        const outcome: ProviderOutcome =
+          pi.status === 'succeeded'
+            ? 'succeeded'
+            : pi.status === 'requires_capture'
+              ? 'authorised'
+              : pi.status === 'canceled'
+                ? 'aborted'
+                : pi.status === 'requires_payment_method' && pi.last_payment_error
+                  ? 'failed'
+                  : 'processing';
+        return { outcome, snapshot: { intent_status: pi.status, amount: pi.amount, ...(pi.last_payment_error ? { failure_code: pi.last_payment_error.code } : {}) } };
+      }
+      case 'platform-a': {
+        const id = typeof snapshot.checkout_id === 'string' ? snapshot.checkout_id : null;
+        if (!id) return { outcome: 'processing', snapshot: {} };
+        if (!providers.platformA) notConfigured('platform-a');
+        const c = await providers.platformA.getTerminalCheckout(id);
+        const outcome: ProviderOutcome =
+          c.status === 'COMPLETED' ? 'succeeded' : c.status === 'CANCELED' ? (c.cancel_reason === 'SELLER_CANCELED' ? 'aborted' : 'failed') : 'processing';
+        return { outcome, snapshot: { checkout_status: c.status, payment_ids: [...c.payment_ids], ...(c.cancel_reason ? { cancel_reason: c.cancel_reason } : {}) } };
+      }
+    }
+  } catch (e) {
+    providerFailure(e);
+  }
+}

@@ -1,0 +1,184 @@
+import type Redis from 'ioredis';
+import type { TenantDb } from '@pos/db';
+import { errors, type Logger } from '@pos/kernel';
+import { foldRetryKey, isPaymentProvider, mintIdempotencyKey, paymentTimeProvider, paymentTransition, type PaymentProvider } from '@pos/domain';
+import { ProviderError } from '@pos/providers/payments';
+import { capturePayment } from './capture-payment.ts';
+import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
+import type { PaymentProviders } from './payment-providers.ts';
+import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
+import { loadTransaction, type TransactionRow } from './transaction-records.ts';
+
+export interface KioskPaymentDeps {
+  readonly tdb: TenantDb;
+  readonly tenantDatabase: string;
+  readonly redis: Redis;
+  readonly providers: PaymentProviders;
+  readonly log: Logger;
+  readonly now: () => Date;
+}
+
+/** Sale attempts on card-b when the terminal answers 409 (a fresh key each time). */
+export const CARD_B_CONFLICT_ATTEMPTS = 3;
+
+export const TERMINAL_NOT_CONFIGURED: Readonly<Record<PaymentProvider, string>> = {
+  'card-b': 'A card-b terminal must be configured for this device.',
+  'card-a': 'A card-a terminal reader must be configured for this device.',
+  'platform-a': 'platform-a Terminal device not configured for this device',
+};
+
+/** The provider that runs a transaction's payment: the one saved at payment start, else the stamped one. */
+export function runningProvider(t: TransactionRow): PaymentProvider {
+  const p = t.payment_snapshot.provider;
+  return typeof p === 'string' && isPaymentProvider(p) ? p : t.payment_provider;
+}
+
+/** Saves a fresh key as the transaction's current one, folding the old one into the history. */
+async function rotateKey(deps: KioskPaymentDeps, t: TransactionRow, deviceId: string): Promise<TransactionRow> {
+  const next = mintIdempotencyKey(deviceId, deps.now().getTime(), t.idempotency_key);
+  const h = foldRetryKey({ current: t.idempotency_key, all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }, next, false);
+  await deps.tdb.updateTable('transactions').set({ idempotency_key: h.current, all_idempotency_keys: [...h.all], updated_at: deps.now() }).where('id', '=', t.id).execute();
+  return loadTransaction(deps.tdb, t.id);
+}
+
+/**
+ * Starts (or resumes) the provider payment of a kiosk transaction (spec 3 "Kiosk start, by
+ * provider"). Free orders and auto-success mode capture at once. Provider calls run outside any
+ * database transaction; the answer is saved after, with the status moved to `Awaiting Payment`.
+ */
+export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
+  let t = await loadTransaction(deps.tdb, transactionId);
+  const capture = { tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
+  if (t.total === 0) {
+    await capturePayment(capture, t.id, { kind: 'free' });
+    return loadTransaction(deps.tdb, t.id);
+  }
+  if (deps.providers.autoSuccess) {
+    await capturePayment(capture, t.id, { kind: 'auto_success' });
+    return loadTransaction(deps.tdb, t.id);
+  }
+  const allowed = paymentTransition(t.status, { kind: 'start' });
+  if (allowed.kind === 'refused') throw errors.conflict(allowed.message, { reason: allowed.reason });
+
+  const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', t.location_id).executeTakeFirstOrThrow();
+  const settings = readPaymentSettings(location.payment_settings);
+  const provider = paymentTimeProvider(t.payment_provider, settings.platform_a_active);
+  const previous = t.payment_snapshot;
+  const sameProvider = runningProvider(t) === provider;
+
+  let snapshot: Record<string, unknown>;
+  switch (provider) {
+    case 'card-b': {
+      const terminalId = device.card_b_terminal_id;
+      if (!terminalId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-b'], { reason: 'terminal_not_configured' });
+      if (!deps.providers.cardB) notConfigured('card-b');
+      // Reuse a session still running at the terminal; a finished one needs a fresh key.
+      if (sameProvider && typeof previous.sessionId === 'string') {
+        const report = await pollProvider(deps.providers, 'card-b', previous);
+        if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        // Already paid (the customer paid before the retry): capture it, never charge again.
+        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
+        t = await rotateKey(deps, t, device.id);
+      }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await deps.providers.cardB.startSale({
+            sessionId: t.idempotency_key,
+            terminalId,
+            cashRegisterId: device.id,
+            amount: t.total - t.tip_amount,
+            tipAmount: t.tip_amount,
+            currencyCode: deps.providers.currencyNumeric,
+            merchantReference: `${t.location_id}:${t.order_no}`,
+            customerTrns: `Order ${t.order_no}`,
+          });
+          break;
+        } catch (e) {
+          if (e instanceof ProviderError && e.status === 409) {
+            if (attempt >= CARD_B_CONFLICT_ATTEMPTS) throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
+            deps.log.warn('card-b terminal conflict; new idempotency key', { transaction_id: t.id, key: t.idempotency_key, attempt });
+            t = await rotateKey(deps, t, device.id);
+            continue;
+          }
+          deps.log.warn('card-b sale failed', { transaction_id: t.id, err: e });
+          providerFailure(e);
+        }
+      }
+      snapshot = { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId };
+      break;
+    }
+    case 'card-a': {
+      const readerId = device.card_a_reader_id;
+      if (!readerId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-a'], { reason: 'terminal_not_configured' });
+      if (!deps.providers.cardA) notConfigured('card-a');
+      if (sameProvider && typeof previous.id === 'string') {
+        const report = await pollProvider(deps.providers, 'card-a', previous);
+        if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        // Already paid (the customer paid before the retry): capture it, never charge again.
+        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
+        t = await rotateKey(deps, t, device.id);
+      }
+      try {
+        const pi = await deps.providers.cardA.createPaymentIntent({
+          amount: t.total,
+          currency: deps.providers.currency,
+          paymentMethodTypes: ['card_present'],
+          metadata: { location_id: t.location_id, transaction_id: t.id, idempotency_key: t.idempotency_key, order_no: String(t.order_no) },
+          idempotencyKey: t.idempotency_key,
+        });
+        await deps.providers.cardA.processPaymentIntent(readerId, pi.id);
+        snapshot = { provider, idempotency_key: t.idempotency_key, id: pi.id, reader_id: readerId };
+      } catch (e) {
+        if (e instanceof ProviderError && e.status === 409) throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
+        deps.log.warn('card-a reader payment failed to start', { transaction_id: t.id, err: e });
+        providerFailure(e);
+      }
+      break;
+    }
+    case 'platform-a': {
+      const deviceId = device.platform_a_device_id;
+      if (!deviceId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['platform-a'], { reason: 'terminal_not_configured' });
+      if (!deps.providers.platformA) notConfigured('platform-a');
+      if (sameProvider && typeof previous.checkout_id === 'string') {
+        const report = await pollProvider(deps.providers, 'platform-a', previous);
+        if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        // Already paid (the customer paid before the retry): capture it, never charge again.
+        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
+        t = await rotateKey(deps, t, device.id);
+      }
+      try {
+        const c = await deps.providers.platformA.createTerminalCheckout({
+          idempotencyKey: t.idempotency_key,
+          amount: t.total,
+          currency: deps.providers.currency,
+          deviceId,
+          referenceId: t.id,
+          note: `Order ${t.order_no}`,
+        });
+        snapshot = { provider, idempotency_key: t.idempotency_key, checkout_id: c.id, device_id: deviceId };
+      } catch (e) {
+        deps.log.warn('platform-a checkout failed to start', { transaction_id: t.id, err: e });
+        providerFailure(e);
+      }
+      break;
+    }
+  }
+  return saveStart(deps, t, snapshot);
+}
+
+async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string): Promise<TransactionRow> {
+  await capturePayment(capture, id, { kind: 'poll' });
+  return loadTransaction(capture.tdb, id);
+}
+
+/** Records a started payment: status `Awaiting Payment` (state checked under the row lock), snapshot saved. */
+async function saveStart(deps: KioskPaymentDeps, t: TransactionRow, snapshot: Record<string, unknown>): Promise<TransactionRow> {
+  await deps.tdb.transaction().execute(async (tx) => {
+    const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
+    const d = paymentTransition(cur.status, { kind: 'start' });
+    // A capture that won meanwhile (auto-completing terminal, fast webhook) keeps its status.
+    if (d.kind !== 'accepted') return;
+    await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify(snapshot), updated_at: deps.now() }).where('id', '=', t.id).execute();
+  });
+  return loadTransaction(deps.tdb, t.id);
+}

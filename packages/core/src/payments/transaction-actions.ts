@@ -1,0 +1,42 @@
+import { enqueueOutbox, type TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { jobMessage, notificationSendJob, orderDispatchJob } from '@pos/kernel/queues/index';
+import { loadLines, loadTransaction, type TransactionRow } from './transaction-records.ts';
+
+/**
+ * Sends the receipt of a completed transaction by e-mail (`notification.send`, template
+ * `payment-receipt`, through the outbox). Used by the kiosk's `send-receipt` and the back office's
+ * `resend-receipt`. A transaction that is not Complete has no receipt: 409 `no_receipt`.
+ */
+export async function sendReceipt(tdb: TenantDb, t: TransactionRow, email: string): Promise<void> {
+  if (t.status !== 'Complete' || t.receipt_no === null) throw errors.conflict('This transaction has no receipt yet: it is not complete.', { reason: 'no_receipt' });
+  const lines = await loadLines(tdb, t.id);
+  const money = (c: number) => (c / 100).toFixed(2);
+  await enqueueOutbox(
+    tdb,
+    jobMessage(notificationSendJob, {
+      channel: 'email',
+      to: email,
+      template: 'payment-receipt',
+      data: {
+        order_no: String(t.order_no),
+        receipt_no: String(t.receipt_no),
+        total: money(t.total),
+        lines: lines.map((l) => `${l.qty} x ${l.name}  ${money(l.total)}`).join('\n'),
+      },
+    }),
+  );
+}
+
+/** `retry-sync`: dispatches the completed order to the register again (`order.dispatch`). */
+export async function retryRegisterSync(tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<void> {
+  if (t.status !== 'Complete') throw errors.conflict('Only a complete transaction is sent to the register.', { reason: 'not_complete' });
+  await enqueueOutbox(tdb, jobMessage(orderDispatchJob, { tenant_database: tenantDatabase, transaction_id: t.id }));
+}
+
+/** `DELETE /transactions/{id}`: only a test-mode transaction is deleted (with its lines and trace). */
+export async function deleteTestTransaction(tdb: TenantDb, id: string): Promise<void> {
+  const t = await loadTransaction(tdb, id);
+  if (!t.is_test) throw errors.conflict('Only a test-mode transaction can be deleted.', { reason: 'not_test_mode' });
+  await tdb.deleteFrom('transactions').where('id', '=', id).where('is_test', '=', true).execute();
+}

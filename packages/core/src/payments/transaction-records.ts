@@ -1,0 +1,90 @@
+import { sql, type Selectable } from 'kysely';
+import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
+import { errors } from '@pos/kernel';
+
+export type TransactionRow = Selectable<TenantTables['transactions']>;
+export type TransactionLineRow = Selectable<TenantTables['transaction_lines']>;
+
+/** Next value of a per-location counter (order or receipt number), inside the caller's transaction. */
+export async function nextCounter(tx: TenantTx | TenantDb, locationId: string, name: 'order_no' | 'receipt_no'): Promise<number> {
+  const row = await tx
+    .insertInto('transaction_counters')
+    .values({ location_id: locationId, name, value: 1 })
+    .onConflict((oc) => oc.columns(['location_id', 'name']).doUpdateSet({ value: sql<number>`transaction_counters.value + 1` }))
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  return row.value;
+}
+
+/** The transaction by internal id; 404 when absent (or of another tenant: a different schema). */
+export async function loadTransaction(db: TenantDb | TenantTx, id: string): Promise<TransactionRow> {
+  const row = await db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw errors.notFound('transaction');
+  return row;
+}
+
+/**
+ * A kiosk's transaction by any of its idempotency keys (current or folded into the history), limited
+ * to that device: another device's key is a 404 like an unknown one.
+ */
+export async function findKioskTransactionByKey(db: TenantDb, deviceId: string, key: string): Promise<TransactionRow> {
+  const row = await db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('device_id', '=', deviceId)
+    .where((eb) => eb.or([eb('idempotency_key', '=', key), eb(sql<boolean>`all_idempotency_keys @> ARRAY[${key}]::text[]`, '=', true)]))
+    .executeTakeFirst();
+  if (!row) throw errors.notFound('transaction');
+  return row;
+}
+
+export async function loadLines(db: TenantDb | TenantTx, transactionId: string): Promise<TransactionLineRow[]> {
+  return db.selectFrom('transaction_lines').selectAll().where('transaction_id', '=', transactionId).orderBy('position').execute();
+}
+
+/** The transaction as routes answer it (money in integer cents, status Title Case). */
+export function transactionView(t: TransactionRow, lines?: readonly TransactionLineRow[]) {
+  return {
+    id: t.id,
+    order_no: t.order_no,
+    location_id: t.location_id,
+    device_id: t.device_id,
+    channel: t.channel,
+    status: t.status,
+    order_status: t.order_status,
+    payment_provider: t.payment_provider,
+    idempotency_key: t.idempotency_key,
+    all_idempotency_keys: t.all_idempotency_keys,
+    invalid_idempotency_keys: t.invalid_idempotency_keys,
+    payment_snapshot: t.payment_snapshot,
+    receipt_no: t.receipt_no,
+    subtotal: t.subtotal,
+    discount: t.discount,
+    vat: t.vat,
+    fees: t.fees,
+    tip_amount: t.tip_amount,
+    total: t.total,
+    by_vat_rate: t.by_vat_rate,
+    is_free: t.is_free,
+    auto_success: t.auto_success,
+    created_at: t.created_at.toISOString(),
+    completed_at: t.completed_at ? t.completed_at.toISOString() : null,
+    ...(lines
+      ? {
+          lines: lines.map((l) => ({
+            item_id: l.item_id,
+            name: l.name,
+            qty: l.qty,
+            unit_price: l.unit_price,
+            vat_rate: Number(l.vat_rate),
+            gross: l.gross,
+            discount: l.discount,
+            total: l.total,
+            modifiers: l.modifiers,
+            variant: l.variant,
+          })),
+        }
+      : {}),
+  };
+}
+export type TransactionView = ReturnType<typeof transactionView>;

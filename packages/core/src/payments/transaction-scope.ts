@@ -1,0 +1,45 @@
+import type { SelectQueryBuilder } from 'kysely';
+import type { TenantDb, TenantTables } from '@pos/db';
+import { errors } from '@pos/kernel';
+import type { Access } from '../auth/access.ts';
+import { loadTransaction, type TransactionRow } from './transaction-records.ts';
+
+/** Filters of the back-office transaction lists (datatable, stats, export). */
+export interface TransactionFilters {
+  location_id?: string;
+  status?: string;
+  payment_provider?: string;
+  channel?: string;
+  /** Local dates are not used here: `from`/`to` are UTC dates (inclusive), `YYYY-MM-DD`. */
+  from?: string;
+  to?: string;
+  search?: string;
+}
+
+type Q = SelectQueryBuilder<TenantTables, 'transactions', any>;
+
+/** Applies the filters and the caller's location grant (a location outside it sees nothing). */
+export function scopedTransactions(tdb: TenantDb, access: Access, f: TransactionFilters): Q {
+  let q = tdb.selectFrom('transactions') as Q;
+  if (!access.allLocations) q = q.where('transactions.location_id', 'in', access.locationIds.size > 0 ? [...access.locationIds] : ['00000000-0000-0000-0000-000000000000']);
+  if (f.location_id) q = q.where('transactions.location_id', '=', f.location_id);
+  if (f.status) q = q.where('transactions.status', '=', f.status as TransactionRow['status']);
+  if (f.payment_provider) q = q.where('transactions.payment_provider', '=', f.payment_provider as TransactionRow['payment_provider']);
+  if (f.channel) q = q.where('transactions.channel', '=', f.channel as TransactionRow['channel']);
+  if (f.from) q = q.where('transactions.created_at', '>=', new Date(`${f.from}T00:00:00.000Z`));
+  if (f.to) q = q.where('transactions.created_at', '<', new Date(new Date(`${f.to}T00:00:00.000Z`).getTime() + 86_400_000));
+  const s = f.search?.trim();
+  if (s) {
+    q = /^[0-9]{1,9}$/.test(s)
+      ? q.where((eb) => eb.or([eb('transactions.order_no', '=', Number(s)), eb('transactions.receipt_no', '=', Number(s))]))
+      : q.where('transactions.idempotency_key', 'ilike', `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  }
+  return q;
+}
+
+/** A transaction the back-office caller may see: 404 when absent, of another merchant or outside the grant. */
+export async function loadVisibleTransaction(tdb: TenantDb, access: Access, id: string): Promise<TransactionRow> {
+  const t = await loadTransaction(tdb, id);
+  if (!access.allLocations && !access.locationIds.has(t.location_id)) throw errors.notFound('transaction');
+  return t;
+}

@@ -1,0 +1,334 @@
+import { createHmac } from 'node:crypto';
+import { fromForm } from '../shared/form.ts';
+import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
+
+/**
+ * card-a over real HTTP (PROTOCOLS.md "card-a"): payment intents (`/v1/payment_intents`, create,
+ * retrieve, cancel) and terminal readers (`/v1/terminal/readers/{id}`, `process_payment_intent`,
+ * `cancel_action`), form-encoded requests, bearer secret key, errors as `{error:{type,code,message}}`.
+ * Tests and e2e drive the reader through `POST /_sim/readers/{id}/complete|decline|timeout`; each
+ * outcome can send the signed `terminal.reader.action_succeeded|action_failed` webhook
+ * (`Card-A-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")`).
+ *
+ * Hosted checkout sessions (`/v1/checkout/sessions`, mode `payment`) are paid through
+ * `POST /_sim/checkout/{id}/pay` (the customer on the hosted page), which completes the session and its
+ * intent and sends `checkout.session.completed` and `payment_intent.succeeded`.
+ *
+ * Readers exist when listed in `readers` (any id starting `tmr_` is created on first use otherwise).
+ * A reader with an action in progress refuses another with 409 `terminal_reader_busy`.
+ */
+export interface CardASimulatorOptions {
+  readonly port?: number;
+  readonly hostname?: string;
+  readonly secretKey: string;
+  readonly webhookUrl?: string;
+  readonly webhookSecret?: string;
+  readonly autoCompleteMs?: number;
+}
+
+interface Intent {
+  id: string;
+  amount: number;
+  currency: string;
+  status: 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing' | 'requires_capture' | 'canceled' | 'succeeded';
+  capture_method: 'automatic' | 'manual';
+  payment_method_types: string[];
+  metadata: Record<string, string>;
+  client_secret: string;
+  created: number;
+  last_payment_error: { code: string; message: string } | null;
+  latest_charge: string | null;
+}
+
+interface CheckoutSession {
+  id: string;
+  object: 'checkout.session';
+  amount_total: number;
+  currency: string;
+  status: 'open' | 'complete' | 'expired';
+  payment_status: 'paid' | 'unpaid' | 'no_payment_required';
+  payment_intent: string;
+  url: string;
+  success_url: string;
+  cancel_url: string;
+  metadata: Record<string, string>;
+}
+
+interface Reader {
+  id: string;
+  action: null | {
+    type: 'process_payment_intent';
+    status: 'in_progress' | 'succeeded' | 'failed';
+    failure_code: string | null;
+    failure_message: string | null;
+    process_payment_intent: { payment_intent: string };
+  };
+}
+
+export interface CardASimulator {
+  readonly url: string;
+  intent(id: string): Readonly<Intent> | undefined;
+  /** The customer pays on the hosted page (`checkout.session.completed`). */
+  payCheckout(sessionId: string): Promise<void>;
+  /** The hosted page expires unpaid. */
+  expireCheckout(sessionId: string): void;
+  complete(readerId: string): Promise<void>;
+  decline(readerId: string): Promise<void>;
+  timeout(readerId: string): Promise<void>;
+  readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
+  stop(): Promise<void>;
+}
+
+const stripeError = (status: number, code: string, message: string, param?: string) =>
+  Response.json({ error: { type: status === 401 ? 'invalid_request_error' : 'invalid_request_error', code, message, ...(param ? { param } : {}) } }, { status });
+
+const rid = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
+
+export function startCardASimulator(options: CardASimulatorOptions): CardASimulator {
+  const intents = new Map<string, Intent>();
+  const readers = new Map<string, Reader>();
+  const sessions = new Map<string, CheckoutSession>();
+  const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
+
+  const intentBody = (i: Intent) => ({ object: 'payment_intent', ...i, livemode: false });
+  const readerBody = (r: Reader) => ({
+    id: r.id,
+    object: 'terminal.reader',
+    action: r.action,
+    device_type: 'simulated_wisepos_e',
+    label: `Reader ${r.id}`,
+    location: 'tml_simulated',
+    metadata: {},
+    serial_number: r.id.slice(4).toUpperCase(),
+    status: 'online',
+  });
+  const readerOf = (id: string): Reader | null => {
+    if (!/^tmr_[A-Za-z0-9]{1,60}$/.test(id)) return null;
+    let r = readers.get(id);
+    if (!r) readers.set(id, (r = { id, action: null }));
+    return r;
+  };
+
+  async function sendEvent(type: string, object: unknown) {
+    if (!options.webhookUrl) return;
+    const body = JSON.stringify({ id: rid('evt'), object: 'event', api_version: '2024-06-20', created: Math.floor(Date.now() / 1000), type, data: { object }, livemode: false });
+    const t = Math.floor(Date.now() / 1000);
+    const sig = createHmac('sha256', options.webhookSecret ?? '').update(`${t}.${body}`).digest('hex');
+    webhooks.push({ body: JSON.parse(body), result: await postWebhook(options.webhookUrl, body, { 'Card-A-Signature': `t=${t},v1=${sig}` }) });
+  }
+
+  async function finish(readerId: string, outcome: 'succeeded' | 'declined' | 'timeout') {
+    const r = readers.get(readerId);
+    if (!r?.action || r.action.status !== 'in_progress') throw new Error(`card-a simulator: reader ${readerId} has no action in progress`);
+    const pi = intents.get(r.action.process_payment_intent.payment_intent)!;
+    if (outcome === 'succeeded') {
+      r.action.status = 'succeeded';
+      pi.status = pi.capture_method === 'manual' ? 'requires_capture' : 'succeeded';
+      pi.latest_charge = rid('ch');
+      pi.last_payment_error = null;
+    } else {
+      r.action.status = 'failed';
+      r.action.failure_code = outcome === 'declined' ? 'card_declined' : 'reader_timeout';
+      r.action.failure_message = outcome === 'declined' ? 'Your card was declined.' : 'The reader timed out waiting for a card.';
+      pi.status = 'requires_payment_method';
+      pi.last_payment_error = { code: r.action.failure_code, message: r.action.failure_message };
+    }
+    await sendEvent(outcome === 'succeeded' ? 'terminal.reader.action_succeeded' : 'terminal.reader.action_failed', readerBody(r));
+  }
+
+  async function payCheckout(id: string) {
+    const cs = sessions.get(id);
+    if (!cs || cs.status !== 'open') throw new Error(`card-a simulator: checkout session ${id} is not open`);
+    cs.status = 'complete';
+    cs.payment_status = 'paid';
+    const pi = intents.get(cs.payment_intent)!;
+    pi.status = 'succeeded';
+    pi.latest_charge = rid('ch');
+    await sendEvent('checkout.session.completed', cs);
+    await sendEvent('payment_intent.succeeded', intentBody(pi));
+  }
+
+  const authorised = (req: Request) => req.headers.get('authorization') === `Bearer ${options.secretKey}`;
+  const guard = (h: (req: Request, p: Record<string, string>, url: URL) => Response | Promise<Response>) => (req: Request, p: Record<string, string>, url: URL) =>
+    authorised(req) ? h(req, p, url) : stripeError(401, 'invalid_api_key', 'Invalid API Key provided.');
+  const control = (outcome: 'succeeded' | 'declined' | 'timeout') => async (_req: Request, p: Record<string, string>) => {
+    try {
+      await finish(p.id!, outcome);
+      return Response.json(readerBody(readers.get(p.id!)!));
+    } catch (e) {
+      return stripeError(409, 'simulator_state', (e as Error).message);
+    }
+  };
+
+  const routes = [
+    route(
+      'POST',
+      '/v1/payment_intents',
+      guard(async (req) => {
+        const f = fromForm(await req.text());
+        const amount = Number(f.amount);
+        if (typeof f.amount !== 'string' || !/^[0-9]{1,9}$/.test(f.amount) || amount < 1) return stripeError(400, 'parameter_invalid_integer', 'Invalid integer: amount', 'amount');
+        if (typeof f.currency !== 'string' || !/^[a-z]{3}$/.test(f.currency)) return stripeError(400, 'parameter_missing', 'Missing required param: currency.', 'currency');
+        const id = rid('pi');
+        const i: Intent = {
+          id,
+          amount,
+          currency: f.currency,
+          status: 'requires_payment_method',
+          capture_method: f.capture_method === 'manual' ? 'manual' : 'automatic',
+          payment_method_types: Array.isArray(f.payment_method_types) ? f.payment_method_types : ['card'],
+          metadata: f.metadata && typeof f.metadata === 'object' && !Array.isArray(f.metadata) ? f.metadata : {},
+          client_secret: `${id}_secret_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
+          created: Math.floor(Date.now() / 1000),
+          last_payment_error: null,
+          latest_charge: null,
+        };
+        intents.set(id, i);
+        return Response.json(intentBody(i));
+      }),
+    ),
+    route(
+      'GET',
+      '/v1/payment_intents/:id',
+      guard((_req, p) => {
+        const i = intents.get(p.id!);
+        return i ? Response.json(intentBody(i)) : stripeError(404, 'resource_missing', `No such payment_intent: '${p.id}'`, 'intent');
+      }),
+    ),
+    route(
+      'POST',
+      '/v1/payment_intents/:id/cancel',
+      guard((_req, p) => {
+        const i = intents.get(p.id!);
+        if (!i) return stripeError(404, 'resource_missing', `No such payment_intent: '${p.id}'`, 'intent');
+        if (i.status === 'succeeded' || i.status === 'canceled') {
+          return stripeError(400, 'payment_intent_unexpected_state', `You cannot cancel this PaymentIntent because it has a status of ${i.status}.`);
+        }
+        i.status = 'canceled';
+        return Response.json(intentBody(i));
+      }),
+    ),
+    route(
+      'GET',
+      '/v1/terminal/readers/:id',
+      guard((_req, p) => {
+        const r = readerOf(p.id!);
+        return r ? Response.json(readerBody(r)) : stripeError(404, 'resource_missing', `No such terminal.reader: '${p.id}'`);
+      }),
+    ),
+    route(
+      'POST',
+      '/v1/terminal/readers/:id/process_payment_intent',
+      guard(async (req, p) => {
+        const r = readerOf(p.id!);
+        if (!r) return stripeError(404, 'resource_missing', `No such terminal.reader: '${p.id}'`);
+        const f = fromForm(await req.text());
+        const pi = typeof f.payment_intent === 'string' ? intents.get(f.payment_intent) : undefined;
+        if (!pi) return stripeError(400, 'resource_missing', `No such payment_intent: '${String(f.payment_intent ?? '')}'`, 'payment_intent');
+        if (r.action?.status === 'in_progress') {
+          return stripeError(409, 'terminal_reader_busy', 'Reader is currently busy processing another request. Please reference the integration guide for more details on how to handle busy readers.');
+        }
+        if (pi.status !== 'requires_payment_method') return stripeError(400, 'payment_intent_unexpected_state', `This PaymentIntent's status is ${pi.status}.`);
+        r.action = { type: 'process_payment_intent', status: 'in_progress', failure_code: null, failure_message: null, process_payment_intent: { payment_intent: pi.id } };
+        if (options.autoCompleteMs !== undefined) setTimeout(() => void finish(r.id, 'succeeded').catch(() => {}), options.autoCompleteMs);
+        return Response.json(readerBody(r));
+      }),
+    ),
+    route(
+      'POST',
+      '/v1/terminal/readers/:id/cancel_action',
+      guard((_req, p) => {
+        const r = readerOf(p.id!);
+        if (!r) return stripeError(404, 'resource_missing', `No such terminal.reader: '${p.id}'`);
+        if (r.action?.status !== 'in_progress') return stripeError(400, 'terminal_reader_no_action', 'This reader has no action in progress.');
+        r.action = null;
+        return Response.json(readerBody(r));
+      }),
+    ),
+    route(
+      'POST',
+      '/v1/checkout/sessions',
+      guard(async (req, _p, url) => {
+        const f = fromForm(await req.text());
+        const amount = Number(f.amount);
+        if (typeof f.amount !== 'string' || !/^[0-9]{1,9}$/.test(f.amount) || amount < 1) return stripeError(400, 'parameter_invalid_integer', 'Invalid integer: amount', 'amount');
+        if (typeof f.currency !== 'string' || !/^[a-z]{3}$/.test(f.currency)) return stripeError(400, 'parameter_missing', 'Missing required param: currency.', 'currency');
+        if (f.mode !== 'payment') return stripeError(400, 'parameter_invalid_string', 'Only mode=payment is simulated.', 'mode');
+        if (typeof f.success_url !== 'string' || typeof f.cancel_url !== 'string') return stripeError(400, 'parameter_missing', 'Missing required param: success_url.', 'success_url');
+        const metadata = f.metadata && typeof f.metadata === 'object' && !Array.isArray(f.metadata) ? f.metadata : {};
+        const pi: Intent = {
+          id: rid('pi'),
+          amount,
+          currency: f.currency,
+          status: 'requires_payment_method',
+          capture_method: 'automatic',
+          payment_method_types: ['card'],
+          metadata,
+          client_secret: `secret_${crypto.randomUUID().replaceAll('-', '')}`,
+          created: Math.floor(Date.now() / 1000),
+          last_payment_error: null,
+          latest_charge: null,
+        };
+        intents.set(pi.id, pi);
+        const id = rid('cs');
+        const cs: CheckoutSession = {
+          id,
+          object: 'checkout.session',
+          amount_total: amount,
+          currency: f.currency,
+          status: 'open',
+          payment_status: 'unpaid',
+          payment_intent: pi.id,
+          url: `${url.origin}/_sim/checkout/${id}`,
+          success_url: f.success_url,
+          cancel_url: f.cancel_url,
+          metadata,
+        };
+        sessions.set(id, cs);
+        return Response.json(cs);
+      }),
+    ),
+    route(
+      'GET',
+      '/v1/checkout/sessions/:id',
+      guard((_req, p) => {
+        const cs = sessions.get(p.id!);
+        return cs ? Response.json(cs) : stripeError(404, 'resource_missing', `No such checkout.session: '${p.id}'`);
+      }),
+    ),
+    route('POST', '/_sim/checkout/:id/pay', async (_req, p) => {
+      try {
+        await payCheckout(p.id!);
+        return Response.json(sessions.get(p.id!));
+      } catch (e) {
+        return stripeError(409, 'simulator_state', (e as Error).message);
+      }
+    }),
+    route('POST', '/_sim/readers/:id/complete', control('succeeded')),
+    route('POST', '/_sim/readers/:id/decline', control('declined')),
+    route('POST', '/_sim/readers/:id/timeout', control('timeout')),
+  ];
+
+  const server = Bun.serve({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? '127.0.0.1',
+    fetch: (req) => dispatch(routes, req, () => stripeError(404, 'resource_missing', 'Unrecognized request URL.')),
+  });
+
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    intent: (id) => intents.get(id),
+    payCheckout,
+    expireCheckout: (id) => {
+      const cs = sessions.get(id);
+      if (cs && cs.status === 'open') cs.status = 'expired';
+    },
+    complete: (id) => finish(id, 'succeeded'),
+    decline: (id) => finish(id, 'declined'),
+    timeout: (id) => finish(id, 'timeout'),
+    webhooks,
+    async stop() {
+      await server.stop(true);
+    },
+  };
+}

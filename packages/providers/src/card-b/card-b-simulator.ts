@@ -1,0 +1,298 @@
+import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts';
+
+/**
+ * card-b over real HTTP (PROTOCOLS.md "card-b"): an OAuth token endpoint (client credentials), the
+ * ECR terminal API (`POST /ecr/v1/transactions:sale`, `GET /ecr/v1/sessions/{id}` answering 202 while
+ * the customer is at the terminal, `DELETE /ecr/v1/sessions/{id}?cashRegisterId=` to abort), and a
+ * control API that tests and e2e drive (`POST /_sim/sessions/{id}/complete|decline|timeout`). A sale
+ * on a terminal busy with another session answers 409 (the spec's conflict). Terminal amounts are
+ * cents; the webhook `Amount` is major units, as the provider sends it.
+ *
+ * Hosted checkout (legacy): `POST /checkout/v2/orders` answers an `orderCode`; `GET /api/orders/{code}`
+ * answers its `StateId` (0 pending, 3 paid); `POST /_sim/orders/{code}/pay` is the customer paying.
+ *
+ * Simulator assumptions (not from the vendor): a sale repeated with the same `sessionId` answers 200
+ * again without a second session; aborting a finished session changes nothing and answers 200.
+ */
+export interface CardBSimulatorOptions {
+  readonly port?: number;
+  readonly hostname?: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Where completed and failed payments are notified (1796 / 1798); none when absent. */
+  readonly webhookUrl?: string;
+  /** Dev convenience: every session completes by itself after this many ms. */
+  readonly autoCompleteMs?: number;
+}
+
+export type CardBSessionState = 'processing' | 'succeeded' | 'declined' | 'timed_out' | 'aborted';
+
+export interface CardBSession {
+  readonly sessionId: string;
+  readonly terminalId: string;
+  readonly cashRegisterId: string;
+  readonly amount: number;
+  readonly tipAmount: number;
+  readonly currencyCode: string;
+  readonly merchantReference: string;
+  readonly customerTrns: string;
+  state: CardBSessionState;
+  transactionId: string | null;
+  orderCode: string | null;
+}
+
+/** A hosted-checkout order (legacy path): `StateId` 0 pending, 1 expired, 2 cancelled, 3 paid. */
+export interface CardBOrder {
+  readonly orderCode: string;
+  readonly amount: number;
+  readonly customerTrns: string;
+  readonly merchantTrns: string;
+  readonly tags: readonly string[];
+  stateId: 0 | 1 | 2 | 3;
+  transactionId: string | null;
+}
+
+export interface CardBSimulator {
+  readonly url: string;
+  order(orderCode: string): CardBOrder | undefined;
+  /** The customer pays the hosted checkout (webhook 1796 with the order code). */
+  payOrder(orderCode: string): Promise<void>;
+  session(id: string): CardBSession | undefined;
+  /** Sale requests received (including 409s and replays). */
+  readonly saleRequests: number;
+  complete(sessionId: string): Promise<void>;
+  decline(sessionId: string): Promise<void>;
+  timeout(sessionId: string): Promise<void>;
+  /** Webhook deliveries so far, newest last. */
+  readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
+  stop(): Promise<void>;
+}
+
+const EVENT = { succeeded: 0, timed_out: 1003, declined: 1006, aborted: 1016 } as const;
+const MESSAGE = { succeeded: 'Transaction successful', timed_out: 'Transaction timed out', declined: 'Transaction declined', aborted: 'Transaction aborted' } as const;
+
+const err = (status: number, message: string) => Response.json({ message }, { status });
+const str = (v: unknown, max = 200) => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : null);
+const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+
+export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimulator {
+  const sessions = new Map<string, CardBSession>();
+  const orders = new Map<string, CardBOrder>();
+  let orderSeq = 0;
+  /** terminal id -> session id it is busy with */
+  const busy = new Map<string, string>();
+  const tokens = new Set<string>();
+  const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
+  let saleRequests = 0;
+
+  const authorised = (req: Request) => {
+    const m = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '');
+    return m !== null && tokens.has(m[1]!);
+  };
+
+  async function finish(id: string, state: Exclude<CardBSessionState, 'processing'>): Promise<void> {
+    const s = sessions.get(id);
+    if (!s) throw new Error(`card-b simulator: no session ${id}`);
+    if (s.state !== 'processing') throw new Error(`card-b simulator: session ${id} is already ${s.state}`);
+    s.state = state;
+    if (busy.get(s.terminalId) === id) busy.delete(s.terminalId);
+    if (state === 'succeeded') {
+      s.transactionId = crypto.randomUUID();
+      s.orderCode = String(Date.now()).padStart(16, '7').slice(-16);
+    }
+    if (options.webhookUrl && (state === 'succeeded' || state === 'declined')) {
+      const body = {
+        EventTypeId: state === 'succeeded' ? 1796 : 1798,
+        EventData: {
+          Amount: Math.round(s.amount) / 100,
+          OrderCode: s.orderCode,
+          StatusId: state === 'succeeded' ? 'F' : 'E',
+          TransactionId: s.transactionId ?? crypto.randomUUID(),
+          ParentId: null,
+          MerchantTrns: s.merchantReference,
+          CustomerTrns: s.customerTrns,
+          CurrencyCode: s.currencyCode,
+          TransactionTypeId: 5,
+          Tags: [],
+          TerminalId: s.terminalId,
+          TipAmount: s.tipAmount / 100,
+        },
+        Created: new Date().toISOString(),
+        CorrelationId: crypto.randomUUID(),
+        MessageId: crypto.randomUUID(),
+        MessageTypeId: 512,
+      };
+      webhooks.push({ body, result: await postWebhook(options.webhookUrl, JSON.stringify(body), {}) });
+    }
+  }
+
+  async function payOrder(code: string): Promise<void> {
+    const o = orders.get(code);
+    if (!o || o.stateId !== 0) throw new Error(`card-b simulator: order ${code} is not pending`);
+    o.stateId = 3;
+    o.transactionId = crypto.randomUUID();
+    if (options.webhookUrl) {
+      const body = {
+        EventTypeId: 1796,
+        EventData: { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, ParentId: null, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, CurrencyCode: '978', TransactionTypeId: 5, Tags: [...o.tags] },
+        Created: new Date().toISOString(),
+        CorrelationId: crypto.randomUUID(),
+        MessageId: crypto.randomUUID(),
+        MessageTypeId: 512,
+      };
+      webhooks.push({ body, result: await postWebhook(options.webhookUrl, JSON.stringify(body), {}) });
+    }
+  }
+
+  const orderBody = (o: CardBOrder) => ({ OrderCode: o.orderCode, Amount: o.amount / 100, StateId: o.stateId, CustomerTrns: o.customerTrns, MerchantTrns: o.merchantTrns, Tags: o.tags, TransactionId: o.transactionId });
+
+  const sessionBody = (s: CardBSession) => ({
+    sessionId: s.sessionId,
+    terminalId: s.terminalId,
+    cashRegisterId: s.cashRegisterId,
+    amount: s.amount,
+    currencyCode: s.currencyCode,
+    merchantReference: s.merchantReference,
+    customerTrns: s.customerTrns,
+    tipAmount: s.tipAmount,
+    success: s.state === 'succeeded',
+    eventId: s.state === 'processing' ? null : EVENT[s.state],
+    message: s.state === 'processing' ? null : MESSAGE[s.state],
+    transactionId: s.transactionId,
+    orderCode: s.orderCode,
+  });
+
+  const control = (fn: (id: string) => Promise<void>) => async (_req: Request, p: Record<string, string>) => {
+    try {
+      await fn(p.id!);
+      return Response.json(sessionBody(sessions.get(p.id!)!));
+    } catch (e) {
+      return err(409, (e as Error).message);
+    }
+  };
+
+  const routes = [
+    route('POST', '/connect/token', async (req) => {
+      const m = /^Basic (.+)$/.exec(req.headers.get('authorization') ?? '');
+      const [id, secret] = m ? Buffer.from(m[1]!, 'base64').toString('utf8').split(':') : [];
+      const form = new URLSearchParams(await req.text());
+      if (id !== options.clientId || secret !== options.clientSecret) return Response.json({ error: 'invalid_client' }, { status: 400 });
+      if (form.get('grant_type') !== 'client_credentials') return Response.json({ error: 'unsupported_grant_type' }, { status: 400 });
+      const token = crypto.randomUUID().replaceAll('-', '');
+      tokens.add(token);
+      return Response.json({ access_token: token, expires_in: 3600, token_type: 'Bearer', scope: 'urn:viva:payments:ecr:api' });
+    }),
+    route('POST', '/ecr/v1/transactions:sale', async (req) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      saleRequests++;
+      const b = await jsonBody(req);
+      const sessionId = str(b?.sessionId, 100);
+      const terminalId = str(b?.terminalId, 100);
+      const cashRegisterId = str(b?.cashRegisterId, 100);
+      const amount = int(b?.amount);
+      const currencyCode = str(b?.currencyCode, 3);
+      if (!b || !sessionId || !terminalId || !cashRegisterId || amount === null || amount < 1 || !currencyCode) {
+        return err(400, 'sessionId, terminalId, cashRegisterId, amount (cents, at least 1) and currencyCode are required');
+      }
+      const existing = sessions.get(sessionId);
+      if (existing) {
+        if (existing.terminalId !== terminalId || existing.amount !== amount) return err(409, 'Session id already used for another sale');
+        return new Response(null, { status: 200 });
+      }
+      const holder = busy.get(terminalId);
+      if (holder !== undefined) return err(409, 'Terminal is busy with another session');
+      const s: CardBSession = {
+        sessionId,
+        terminalId,
+        cashRegisterId,
+        amount,
+        tipAmount: int(b.tipAmount) ?? 0,
+        currencyCode,
+        merchantReference: typeof b.merchantReference === 'string' ? b.merchantReference.slice(0, 200) : '',
+        customerTrns: typeof b.customerTrns === 'string' ? b.customerTrns.slice(0, 200) : '',
+        state: 'processing',
+        transactionId: null,
+        orderCode: null,
+      };
+      sessions.set(sessionId, s);
+      busy.set(terminalId, sessionId);
+      if (options.autoCompleteMs !== undefined) {
+        setTimeout(() => void finish(sessionId, 'succeeded').catch(() => {}), options.autoCompleteMs);
+      }
+      return new Response(null, { status: 200 });
+    }),
+    route('GET', '/ecr/v1/sessions/:id', (req, p) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const s = sessions.get(p.id!);
+      if (!s) return err(404, 'Session not found');
+      if (s.state === 'processing') return new Response(null, { status: 202 });
+      return Response.json(sessionBody(s));
+    }),
+    route('DELETE', '/ecr/v1/sessions/:id', (req, p, url) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const s = sessions.get(p.id!);
+      if (!s) return err(404, 'Session not found');
+      if (url.searchParams.get('cashRegisterId') !== s.cashRegisterId) return err(400, 'cashRegisterId does not match the session');
+      if (s.state === 'processing') void finish(s.sessionId, 'aborted');
+      return new Response(null, { status: 200 });
+    }),
+    route('POST', '/checkout/v2/orders', async (req) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const b = await jsonBody(req);
+      const amount = int(b?.amount);
+      if (!b || amount === null || amount < 1) return err(400, 'amount (cents, at least 1) is required');
+      const tags = Array.isArray(b.tags) ? b.tags.filter((t): t is string => typeof t === 'string').slice(0, 10) : [];
+      const orderCode = `${Date.now()}${String(++orderSeq).padStart(3, '0')}`.slice(-16).padStart(16, '9');
+      orders.set(orderCode, {
+        orderCode,
+        amount,
+        customerTrns: typeof b.customerTrns === 'string' ? b.customerTrns.slice(0, 200) : '',
+        merchantTrns: typeof b.merchantTrns === 'string' ? b.merchantTrns.slice(0, 200) : '',
+        tags,
+        stateId: 0,
+        transactionId: null,
+      });
+      return Response.json({ orderCode: Number(orderCode) });
+    }),
+    route('GET', '/api/orders/:code', (req, p) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const o = orders.get(p.code!);
+      return o ? Response.json(orderBody(o)) : err(404, 'Order not found');
+    }),
+    route('POST', '/_sim/orders/:code/pay', async (_req, p) => {
+      try {
+        await payOrder(p.code!);
+        return Response.json(orderBody(orders.get(p.code!)!));
+      } catch (e) {
+        return err(409, (e as Error).message);
+      }
+    }),
+    route('POST', '/_sim/sessions/:id/complete', control((id) => finish(id, 'succeeded'))),
+    route('POST', '/_sim/sessions/:id/decline', control((id) => finish(id, 'declined'))),
+    route('POST', '/_sim/sessions/:id/timeout', control((id) => finish(id, 'timed_out'))),
+    route('GET', '/_sim/terminals/:id', (_req, p) => Response.json({ terminalId: p.id, busyWith: busy.get(p.id!) ?? null })),
+  ];
+
+  const server = Bun.serve({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? '127.0.0.1',
+    fetch: (req) => dispatch(routes, req, () => err(404, 'Not found')),
+  });
+
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    session: (id) => sessions.get(id),
+    order: (code) => orders.get(code),
+    payOrder,
+    get saleRequests() {
+      return saleRequests;
+    },
+    complete: (id) => finish(id, 'succeeded'),
+    decline: (id) => finish(id, 'declined'),
+    timeout: (id) => finish(id, 'timed_out'),
+    webhooks,
+    async stop() {
+      await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,236 @@
+import { createHmac } from 'node:crypto';
+import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts';
+
+/**
+ * platform-a over real HTTP (PROTOCOLS.md "platform-a"): terminal checkouts
+ * (`POST /v2/terminals/checkouts`, `GET /v2/terminals/checkouts/{id}`, `POST …/{id}/cancel`), bearer
+ * access token, JSON, errors as `{errors:[{category, code, detail}]}`, `amount_money.amount` in cents.
+ * Statuses `PENDING`, `IN_PROGRESS`, `CANCEL_REQUESTED`, `CANCELED` (`cancel_reason`), `COMPLETED`.
+ * Driven by `POST /_sim/checkouts/{id}/complete|decline|timeout`; each change can send the signed
+ * `terminal.checkout.updated` webhook (`x-platform-a-hmacsha256-signature` =
+ * base64(HMAC-SHA256(key, notification URL + body))).
+ *
+ * Online payments: `POST /v2/payments` (`source_id` a card nonce: `cnon:card-nonce-declined` is a 402
+ * `GENERIC_DECLINE`, any other completes), `GET /v2/payments/{id}`.
+ *
+ * Simulator assumption: a declined card ends the checkout `CANCELED` with `cancel_reason`
+ * `BUYER_CANCELED` (the real terminal lets the buyer retry first); a time-out ends it `CANCELED` /
+ * `TIMED_OUT`. The same `idempotency_key` answers the same checkout.
+ */
+export interface PlatformASimulatorOptions {
+  readonly port?: number;
+  readonly hostname?: string;
+  readonly accessToken: string;
+  readonly webhookUrl?: string;
+  readonly webhookSignatureKey?: string;
+  readonly autoCompleteMs?: number;
+}
+
+interface Checkout {
+  id: string;
+  amount_money: { amount: number; currency: string };
+  device_options: { device_id: string };
+  reference_id: string;
+  note: string;
+  status: 'PENDING' | 'IN_PROGRESS' | 'CANCEL_REQUESTED' | 'CANCELED' | 'COMPLETED';
+  cancel_reason?: 'BUYER_CANCELED' | 'SELLER_CANCELED' | 'TIMED_OUT';
+  payment_ids: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** An online payment (`/v2/payments`): a card nonce `cnon:card-nonce-ok` succeeds, `cnon:card-nonce-declined` is declined. */
+export interface PlatformAPayment {
+  id: string;
+  amount_money: { amount: number; currency: string };
+  status: 'COMPLETED' | 'FAILED';
+  reference_id: string;
+  location_id: string;
+  created_at: string;
+}
+
+export interface PlatformASimulator {
+  readonly url: string;
+  payment(id: string): Readonly<PlatformAPayment> | undefined;
+  checkout(id: string): Readonly<Checkout> | undefined;
+  /** Checkouts created (idempotent replays not counted). */
+  readonly created: number;
+  complete(id: string): Promise<void>;
+  decline(id: string): Promise<void>;
+  timeout(id: string): Promise<void>;
+  readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
+  stop(): Promise<void>;
+}
+
+const sqErr = (status: number, category: string, code: string, detail: string, field?: string) =>
+  Response.json({ errors: [{ category, code, detail, ...(field ? { field } : {}) }] }, { status });
+
+export function startPlatformASimulator(options: PlatformASimulatorOptions): PlatformASimulator {
+  const checkouts = new Map<string, Checkout>();
+  const byKey = new Map<string, string>();
+  const payments = new Map<string, PlatformAPayment>();
+  const paymentByKey = new Map<string, string>();
+  const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
+  let created = 0;
+
+  async function notify(c: Checkout) {
+    if (!options.webhookUrl) return;
+    const body = JSON.stringify({
+      merchant_id: 'SIM_MERCHANT',
+      type: 'terminal.checkout.updated',
+      event_id: crypto.randomUUID(),
+      created_at: new Date().toISOString(),
+      data: { type: 'checkout.event', id: c.id, object: { checkout: c } },
+    });
+    const sig = createHmac('sha256', options.webhookSignatureKey ?? '').update(options.webhookUrl + body).digest('base64');
+    webhooks.push({ body: JSON.parse(body), result: await postWebhook(options.webhookUrl, body, { 'x-platform-a-hmacsha256-signature': sig }) });
+  }
+
+  async function finish(id: string, outcome: 'complete' | 'decline' | 'timeout') {
+    const c = checkouts.get(id);
+    if (!c || (c.status !== 'PENDING' && c.status !== 'IN_PROGRESS')) throw new Error(`platform-a simulator: checkout ${id} is not open`);
+    if (outcome === 'complete') {
+      c.status = 'COMPLETED';
+      c.payment_ids = [crypto.randomUUID().replaceAll('-', '')];
+    } else {
+      c.status = 'CANCELED';
+      c.cancel_reason = outcome === 'decline' ? 'BUYER_CANCELED' : 'TIMED_OUT';
+    }
+    c.updated_at = new Date().toISOString();
+    await notify(c);
+  }
+
+  const authorised = (req: Request) => req.headers.get('authorization') === `Bearer ${options.accessToken}`;
+  const guard = (h: (req: Request, p: Record<string, string>) => Response | Promise<Response>) => (req: Request, p: Record<string, string>) =>
+    authorised(req) ? h(req, p) : sqErr(401, 'AUTHENTICATION_ERROR', 'UNAUTHORIZED', 'This request could not be authorized.');
+  const control = (outcome: 'complete' | 'decline' | 'timeout') => async (_req: Request, p: Record<string, string>) => {
+    try {
+      await finish(p.id!, outcome);
+      return Response.json({ checkout: checkouts.get(p.id!) });
+    } catch (e) {
+      return sqErr(409, 'INVALID_REQUEST_ERROR', 'SIMULATOR_STATE', (e as Error).message);
+    }
+  };
+
+  const routes = [
+    route(
+      'POST',
+      '/v2/terminals/checkouts',
+      guard(async (req) => {
+        const b = await jsonBody(req);
+        const key = typeof b?.idempotency_key === 'string' && b.idempotency_key.length > 0 && b.idempotency_key.length <= 64 ? b.idempotency_key : null;
+        if (!key) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'idempotency_key');
+        const known = byKey.get(key);
+        if (known) return Response.json({ checkout: checkouts.get(known) });
+        const co = (b!.checkout ?? null) as Record<string, any> | null;
+        const amount = co?.amount_money?.amount;
+        const currency = co?.amount_money?.currency;
+        const deviceId = co?.device_options?.device_id;
+        if (!Number.isInteger(amount) || amount < 1) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid amount', 'checkout.amount_money.amount');
+        if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid currency', 'checkout.amount_money.currency');
+        if (typeof deviceId !== 'string' || deviceId.length === 0) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'checkout.device_options.device_id');
+        const now = new Date().toISOString();
+        const c: Checkout = {
+          id: crypto.randomUUID().replaceAll('-', '').slice(0, 22),
+          amount_money: { amount, currency },
+          device_options: { device_id: deviceId },
+          reference_id: typeof co!.reference_id === 'string' ? co!.reference_id.slice(0, 40) : '',
+          note: typeof co!.note === 'string' ? co!.note.slice(0, 500) : '',
+          status: 'PENDING',
+          payment_ids: [],
+          created_at: now,
+          updated_at: now,
+        };
+        checkouts.set(c.id, c);
+        byKey.set(key, c.id);
+        created++;
+        if (options.autoCompleteMs !== undefined) setTimeout(() => void finish(c.id, 'complete').catch(() => {}), options.autoCompleteMs);
+        return Response.json({ checkout: c });
+      }),
+    ),
+    route(
+      'GET',
+      '/v2/terminals/checkouts/:id',
+      guard((_req, p) => {
+        const c = checkouts.get(p.id!);
+        return c ? Response.json({ checkout: c }) : sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Checkout ${p.id} not found`);
+      }),
+    ),
+    route(
+      'POST',
+      '/v2/terminals/checkouts/:id/cancel',
+      guard(async (_req, p) => {
+        const c = checkouts.get(p.id!);
+        if (!c) return sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Checkout ${p.id} not found`);
+        if (c.status === 'COMPLETED') return sqErr(400, 'INVALID_REQUEST_ERROR', 'BAD_REQUEST', 'Checkout is already completed');
+        if (c.status !== 'CANCELED') {
+          c.status = 'CANCELED';
+          c.cancel_reason = 'SELLER_CANCELED';
+          c.updated_at = new Date().toISOString();
+          await notify(c);
+        }
+        return Response.json({ checkout: c });
+      }),
+    ),
+    route(
+      'POST',
+      '/v2/payments',
+      guard(async (req) => {
+        const b = await jsonBody(req);
+        const key = typeof b?.idempotency_key === 'string' && b.idempotency_key.length > 0 && b.idempotency_key.length <= 45 ? b.idempotency_key : null;
+        if (!key) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'idempotency_key');
+        const known = paymentByKey.get(key);
+        if (known) return Response.json({ payment: payments.get(known) });
+        const amount = (b!.amount_money as Record<string, unknown> | undefined)?.amount;
+        const currency = (b!.amount_money as Record<string, unknown> | undefined)?.currency;
+        if (!Number.isInteger(amount) || (amount as number) < 1) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid amount', 'amount_money.amount');
+        if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid currency', 'amount_money.currency');
+        if (typeof b!.source_id !== 'string' || b!.source_id.length === 0) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'source_id');
+        if (b!.source_id === 'cnon:card-nonce-declined') return sqErr(402, 'PAYMENT_METHOD_ERROR', 'GENERIC_DECLINE', 'Authorization error: GENERIC_DECLINE');
+        const pay: PlatformAPayment = {
+          id: crypto.randomUUID().replaceAll('-', '').slice(0, 26),
+          amount_money: { amount: amount as number, currency },
+          status: 'COMPLETED',
+          reference_id: typeof b!.reference_id === 'string' ? b!.reference_id.slice(0, 40) : '',
+          location_id: typeof b!.location_id === 'string' ? b!.location_id.slice(0, 64) : '',
+          created_at: new Date().toISOString(),
+        };
+        payments.set(pay.id, pay);
+        paymentByKey.set(key, pay.id);
+        return Response.json({ payment: pay });
+      }),
+    ),
+    route(
+      'GET',
+      '/v2/payments/:id',
+      guard((_req, p) => {
+        const pay = payments.get(p.id!);
+        return pay ? Response.json({ payment: pay }) : sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Payment ${p.id} not found`);
+      }),
+    ),
+    route('POST', '/_sim/checkouts/:id/complete', control('complete')),
+    route('POST', '/_sim/checkouts/:id/decline', control('decline')),
+    route('POST', '/_sim/checkouts/:id/timeout', control('timeout')),
+  ];
+
+  const server = Bun.serve({
+    port: options.port ?? 0,
+    hostname: options.hostname ?? '127.0.0.1',
+    fetch: (req) => dispatch(routes, req, () => sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', 'Not found')),
+  });
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    checkout: (id) => checkouts.get(id),
+    payment: (id) => payments.get(id),
+    get created() {
+      return created;
+    },
+    complete: (id) => finish(id, 'complete'),
+    decline: (id) => finish(id, 'decline'),
+    timeout: (id) => finish(id, 'timeout'),
+    webhooks,
+    async stop() {
+      await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { CardAClient, CardBClient, PlatformAClient } from './payments.ts';
+
+// The standalone simulator processes that `bun run dev` and the e2e stack start.
+const procs: Bun.Subprocess[] = [];
+afterAll(async () => {
+  for (const p of procs) p.kill('SIGTERM');
+  await Promise.all(procs.map((p) => p.exited));
+});
+
+async function start(entry: string, env: Record<string, string>): Promise<string> {
+  const p = Bun.spawn([process.execPath, join(import.meta.dir, entry)], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' });
+  procs.push(p);
+  const reader = p.stdout.getReader();
+  let text = '';
+  while (!/listening on (http:\/\/\S+)/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${entry} exited: ${text}`);
+    text += new TextDecoder().decode(value);
+  }
+  return /listening on (http:\/\/\S+)/.exec(text)![1]!;
+}
+
+describe('simulator processes', () => {
+  test('card-b, card-a and platform-a start from their environment and answer their clients', async () => {
+    const b = await start('card-b/main.ts', { CARD_B_SIM_PORT: '0', CARD_B_CLIENT_ID: 'c', CARD_B_CLIENT_SECRET: 'secret-1234' });
+    const cb = new CardBClient({ baseUrl: b, clientId: 'c', clientSecret: 'secret-1234' });
+    await cb.startSale({ sessionId: 'p-1', terminalId: 'T', cashRegisterId: 'R', amount: 100, currencyCode: '978', merchantReference: 'm', customerTrns: 'c' });
+    expect(await cb.getSession('p-1')).toEqual({ state: 'processing' });
+    expect((await fetch(`${b}/_sim/ping`)).status).toBe(200);
+
+    const a = await start('card-a/main.ts', { CARD_A_SIM_PORT: '0', CARD_A_SECRET_KEY: 'sk_proc_test' });
+    const ca = new CardAClient({ baseUrl: a, secretKey: 'sk_proc_test' });
+    expect((await ca.createPaymentIntent({ amount: 100, currency: 'EUR', paymentMethodTypes: ['card_present'], metadata: {}, idempotencyKey: 'x' })).status).toBe('requires_payment_method');
+
+    const pa = await start('platform-a/main.ts', { PLATFORM_A_SIM_PORT: '0', PLATFORM_A_ACCESS_TOKEN: 'pa-proc-token', PLATFORM_A_SIM_AUTO_COMPLETE_MS: '50' });
+    const pc = new PlatformAClient({ baseUrl: pa, accessToken: 'pa-proc-token' });
+    const c = await pc.createTerminalCheckout({ idempotencyKey: 'k', amount: 100, currency: 'EUR', deviceId: 'D', referenceId: 'r' });
+    await Bun.sleep(200);
+    expect((await pc.getTerminalCheckout(c.id)).status).toBe('COMPLETED');
+  });
+
+  test('a simulator without its credentials refuses to start', async () => {
+    const p = Bun.spawn([process.execPath, join(import.meta.dir, 'card-b/main.ts')], { env: { PATH: process.env.PATH ?? '' }, stdout: 'pipe', stderr: 'pipe' });
+    expect(await p.exited).toBe(1);
+    expect(await new Response(p.stderr).text()).toContain('simulator needs CARD_B_CLIENT_ID');
+  });
+});

@@ -1,0 +1,92 @@
+import type Redis from 'ioredis';
+import type { Logger } from '@pos/kernel';
+
+/** One connected screen, as the hub routes events to it. */
+export interface RealtimeClient {
+  readonly id: string;
+  readonly tenantDatabase: string;
+  readonly type: 'backoffice' | 'kiosk' | 'kds' | 'pos';
+  /** Device tokens: the device's location (kitchen events are per location). */
+  readonly locationId: string | null;
+  /** Transactions this client follows (a kiosk its own). */
+  readonly transactions: Set<string>;
+  /** Channels subscribed as a whole: `payments` (back office), `kitchen` (kds, pos). */
+  readonly channels: Set<'payments' | 'kitchen'>;
+  send(text: string): void;
+}
+
+/**
+ * Fans real-time events out to this process's sockets. Every API process subscribes to the same Redis
+ * pattern (`rt:*`), so an event published by any process (or the worker) reaches every screen
+ * wherever it is connected (DESIGN 2 "Real time").
+ */
+export class RealtimeHub {
+  private readonly clients = new Map<string, Map<string, RealtimeClient>>();
+  private sub: Redis | null = null;
+  /** Events delivered to sockets by this process (tests and metrics). */
+  delivered = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly log: Logger,
+  ) {}
+
+  /** Subscribes once; later calls reuse the subscription. */
+  async start(): Promise<void> {
+    if (this.sub) return;
+    const sub = this.redis.duplicate();
+    this.sub = sub;
+    sub.on('error', (e) => this.log.warn('realtime subscriber error', { err: e.message }));
+    sub.on('pmessage', (_pattern: string, channel: string, message: string) => this.route(channel, message));
+    await sub.psubscribe('rt:*');
+  }
+
+  async stop(): Promise<void> {
+    const sub = this.sub;
+    this.sub = null;
+    if (sub) {
+      await sub.punsubscribe().catch(() => {});
+      sub.disconnect();
+    }
+  }
+
+  add(c: RealtimeClient): void {
+    let m = this.clients.get(c.tenantDatabase);
+    if (!m) this.clients.set(c.tenantDatabase, (m = new Map()));
+    m.set(c.id, c);
+  }
+
+  remove(tenantDatabase: string, id: string): void {
+    const m = this.clients.get(tenantDatabase);
+    m?.delete(id);
+    if (m && m.size === 0) this.clients.delete(tenantDatabase);
+  }
+
+  private route(channel: string, message: string): void {
+    const [, tenant, kind] = channel.split(':');
+    if (!tenant || !kind) return;
+    const clients = this.clients.get(tenant);
+    if (!clients) return;
+    let event: { transaction_id?: unknown; location_id?: unknown };
+    try {
+      event = JSON.parse(message);
+    } catch {
+      return;
+    }
+    for (const c of clients.values()) {
+      const wanted =
+        kind === 'payments'
+          ? c.channels.has('payments') || (typeof event.transaction_id === 'string' && c.transactions.has(event.transaction_id))
+          : kind === 'kitchen'
+            ? c.channels.has('kitchen') && (c.locationId === null || c.locationId === event.location_id)
+            : false;
+      if (!wanted) continue;
+      try {
+        c.send(message);
+        this.delivered++;
+      } catch (e) {
+        this.log.warn('realtime send failed', { client: c.id, err: e });
+      }
+    }
+  }
+}

@@ -1,0 +1,274 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { capturePayment } from '@pos/core/payments/capture-payment';
+import { CardBClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// Kiosk payment routes against real PostgreSQL and Redis and the three provider simulators over HTTP.
+let cardB: CardBSimulator;
+let cardA: CardASimulator;
+let platformA: PlatformASimulator;
+let api: TestApi;
+let m: DemoSeedResult;
+let kiosk: string;
+const CREDS = { CARD_B_CLIENT_ID: 'kiosk-test', CARD_B_CLIENT_SECRET: 'kiosk-test-secret', CARD_A_SECRET_KEY: 'sk_test_kiosk', PLATFORM_A_ACCESS_TOKEN: 'pa-kiosk-token' };
+
+beforeAll(async () => {
+  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
+  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url, PLATFORM_A_BASE_URL: platformA.url } });
+  m = await api.seed('kpay');
+  kiosk = await api.deviceToken(m, 'kiosk');
+});
+afterAll(async () => {
+  await api.close();
+  await Promise.all([cardB.stop(), cardA.stop(), platformA.stop()]);
+});
+
+const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
+const item = (name: string) => m.items.find((i) => i.name === name)!;
+const create = (body: unknown, token = kiosk) => api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body });
+const status = (key: string) => api.call('GET', `/api/kiosk/payment/session-status?idempotency_key=${encodeURIComponent(key)}`, { token: kiosk, deviceKey: true });
+const details = (key: string) => api.call('GET', `/api/kiosk/payment/details/${encodeURIComponent(key)}`, { token: kiosk, deviceKey: true });
+const cancel = (key: string) => api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: key } });
+const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() });
+const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
+const KEY = (deviceId: string) => new RegExp(`^idemp_${deviceId}_[0-9]{13}$`);
+
+describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', () => {
+  test('prices from the published menu, stamps card-b, starts the terminal sale, polls and captures once', async () => {
+    const r = await create({ ...basket(), tip_amount: 50 });
+    expect(r.status).toBe(200);
+    const t = r.body.data;
+    const total = 2 * 280 + 220;
+    expect(t).toMatchObject({ channel: 'kiosk', status: 'Awaiting Payment', payment_provider: 'card-b', subtotal: total, discount: 0, tip_amount: 50, total: total + 50, receipt_no: null, is_free: false, auto_success: false, order_status: null });
+    expect(t.idempotency_key).toMatch(KEY(m.kiosk.device_id));
+    expect(t.all_idempotency_keys).toEqual([t.idempotency_key]);
+    expect(t.payment_snapshot).toEqual({ provider: 'card-b', idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId: m.kiosk.card_b_terminal_id });
+    expect(t.lines.map((l: any) => [l.name, l.qty, l.unit_price, l.total])).toEqual([
+      ['Espresso', 2, 280, 560],
+      ['Croissant', 1, 220, 220],
+    ]);
+    expect(t.by_vat_rate.map((g: any) => g.rate).sort()).toEqual([21, 6].sort());
+    const session = cardB.session(t.idempotency_key)!;
+    expect({ amount: session.amount, tip: session.tipAmount, terminal: session.terminalId, register: session.cashRegisterId, ref: session.merchantReference }).toEqual({
+      amount: total,
+      tip: 50,
+      terminal: m.kiosk.card_b_terminal_id,
+      register: m.kiosk.device_id,
+      ref: `${m.locations[0]!.id}:${t.order_no}`,
+    });
+
+    expect((await status(t.idempotency_key)).body).toEqual({ data: { transaction_id: t.id, idempotency_key: t.idempotency_key, status: 'Awaiting Payment', provider_status: 'processing' } });
+    await cardB.complete(t.idempotency_key);
+    expect((await status(t.idempotency_key)).body.data.provider_status).toBe('succeeded');
+
+    const d = await details(t.idempotency_key);
+    expect(d.status).toBe(200);
+    expect(d.body.capture).toBe('dispatched');
+    const outbox = await api.deps.db.selectFrom('outbox').select(['job', 'payload']).where('job', '=', 'payment.capture').execute();
+    expect(outbox.some((o) => (o.payload as any).transaction_id === t.id)).toBe(true);
+
+    const first = await capturePayment(captureDeps(), t.id, { kind: 'poll' });
+    expect(first).toEqual({ status: 'Complete', completed: true, changed: true });
+    const second = await capturePayment(captureDeps(), t.id, { kind: 'poll' });
+    expect(second).toEqual({ status: 'Complete', completed: false, changed: false });
+    const after = await details(t.idempotency_key);
+    expect(after.body.capture).toBe('not_needed');
+    expect(after.body.data).toMatchObject({ status: 'Complete', order_status: 'Queued', receipt_no: expect.any(Number) });
+    expect(after.body.data.payment_snapshot).toMatchObject({ transactionId: session.transactionId, orderCode: session.orderCode, eventId: 0 });
+    const posts = await api.deps.db.selectFrom('outbox').select('payload').where('job', '=', 'payment.post-capture').execute();
+    expect(posts.filter((p) => (p.payload as any).transaction_id === t.id).length).toBe(1);
+  });
+
+  test('a busy terminal (409) mints a new key each time, then 409 terminal_busy; a retry once free starts the sale', async () => {
+    const other = new CardBClient({ baseUrl: cardB.url, clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+    await other.startSale({ sessionId: 'someone-else', terminalId: m.kiosk.card_b_terminal_id, cashRegisterId: 'x', amount: 100, currencyCode: '978', merchantReference: '', customerTrns: '' });
+    const before = cardB.saleRequests;
+    const r = await create(basket());
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ message: 'The payment terminal is busy with another payment. Try again.', reason: 'terminal_busy' });
+    expect(cardB.saleRequests - before).toBe(3);
+    const row = await tdb().selectFrom('transactions').selectAll().orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    expect(row.status).toBe('Pending');
+    expect(row.all_idempotency_keys.length).toBe(3);
+    expect(new Set(row.all_idempotency_keys).size).toBe(3);
+    expect(row.idempotency_key).toBe(row.all_idempotency_keys[2]!);
+    for (const k of row.all_idempotency_keys) expect(k).toMatch(KEY(m.kiosk.device_id));
+
+    await cardB.complete('someone-else');
+    const retry = await create({ transaction_id: row.id });
+    expect(retry.status).toBe(200);
+    expect(retry.body.data).toMatchObject({ id: row.id, status: 'Awaiting Payment', idempotency_key: row.idempotency_key, order_no: row.order_no });
+    expect(cardB.session(row.idempotency_key)!.state).toBe('processing');
+    // the running session is reused by a second retry
+    const again = await create({ transaction_id: row.id });
+    expect(again.body.data.idempotency_key).toBe(row.idempotency_key);
+    await cardB.timeout(row.idempotency_key);
+    expect((await capturePayment(captureDeps(), row.id, { kind: 'poll' })).status).toBe('Unpaid');
+  });
+
+  test('a declined card leaves it Unpaid; the retry mints a fresh key, the old key still finds it, and it completes', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.decline(t.idempotency_key);
+    expect(await capturePayment(captureDeps(), t.id, { kind: 'poll' })).toEqual({ status: 'Unpaid', completed: false, changed: true });
+    const retry = (await create({ transaction_id: t.id })).body.data;
+    expect(retry.status).toBe('Awaiting Payment');
+    expect(retry.idempotency_key).not.toBe(t.idempotency_key);
+    expect(retry.all_idempotency_keys).toEqual([t.idempotency_key, retry.idempotency_key]);
+    await cardB.complete(retry.idempotency_key);
+    expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Complete');
+    const byOld = await details(t.idempotency_key);
+    expect(byOld.body.data).toMatchObject({ id: t.id, status: 'Complete' });
+    expect((await create({ transaction_id: t.id })).body).toEqual({ message: 'This payment is already complete.', reason: 'payment_complete' });
+  });
+
+  test('a retry after the customer already paid captures the payment instead of starting a second sale', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.complete(t.idempotency_key);
+    const sales = cardB.saleRequests;
+    const retry = await create({ transaction_id: t.id });
+    expect(retry.status).toBe(200);
+    expect(retry.body.data).toMatchObject({ id: t.id, status: 'Complete', idempotency_key: t.idempotency_key, all_idempotency_keys: [t.idempotency_key] });
+    expect(cardB.saleRequests).toBe(sales);
+  });
+
+  test('cancel-action after the customer paid: 409 payment_complete, and the payment is captured', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.complete(t.idempotency_key);
+    const c = await cancel(t.idempotency_key);
+    expect(c.status).toBe(409);
+    expect(c.body).toEqual({ message: 'This payment is already complete.', reason: 'payment_complete' });
+    expect((await details(t.idempotency_key)).body.data).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+  });
+
+  test('cancel-action aborts every valid key at the terminal, marks them invalid, and is idempotent', async () => {
+    const t = (await create(basket())).body.data;
+    const c = await cancel(t.idempotency_key);
+    expect(c.status).toBe(200);
+    expect(c.body.data).toMatchObject({ status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] });
+    expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
+    expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+    expect(await capturePayment(captureDeps(), t.id, { kind: 'poll' })).toEqual({ status: 'Cancelled', completed: false, changed: false });
+    expect((await status(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled', provider_status: null });
+    expect((await create({ transaction_id: t.id })).body.reason).toBe('payment_cancelled');
+  });
+});
+
+describe('card-a and platform-a', () => {
+  test('a location whose payment profile reports in-person card-a stamps card-a and pays on the reader', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    try {
+      const t = (await create(basket())).body.data;
+      expect(t).toMatchObject({ payment_provider: 'card-a', status: 'Awaiting Payment' });
+      expect(t.payment_snapshot.id).toMatch(/^pi_/);
+      const pi = cardA.intent(t.payment_snapshot.id)!;
+      expect([pi.amount, pi.currency, pi.metadata.transaction_id]).toEqual([780, 'eur', t.id]);
+      const readerId = t.payment_snapshot.reader_id as string;
+      expect(readerId).toMatch(/^tmr_/);
+      expect((await status(t.idempotency_key)).body.data.provider_status).toBe('processing');
+      await cardA.complete(readerId);
+      expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Complete');
+      // a second sale on the same reader while another action runs is a 409
+      const a = (await create(basket())).body.data;
+      expect(a.status).toBe('Awaiting Payment');
+      const busy = await create(basket());
+      expect(busy.status).toBe(409);
+      expect(busy.body.reason).toBe('terminal_busy');
+      const cancelled = await cancel(a.idempotency_key);
+      expect(cancelled.body.data.status).toBe('Cancelled');
+      expect(cardA.intent(a.payment_snapshot.id)!.status).toBe('canceled');
+    } finally {
+      await setSettings({});
+    }
+  });
+
+  test('an active platform-a integration overrides at payment time; cancel cancels the checkout', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-LOC' } });
+    try {
+      const t = (await create(basket())).body.data;
+      expect(t).toMatchObject({ payment_provider: 'card-b', status: 'Awaiting Payment' });
+      expect(t.payment_snapshot).toMatchObject({ provider: 'platform-a', device_id: m.kiosk.platform_a_device_id });
+      const checkout = platformA.checkout(t.payment_snapshot.checkout_id)!;
+      expect([checkout.amount_money.amount, checkout.reference_id, checkout.status]).toEqual([780, t.id, 'PENDING']);
+      expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+      expect(platformA.checkout(checkout.id)!.status).toBe('CANCELED');
+
+      const done = (await create(basket())).body.data;
+      await platformA.complete(done.payment_snapshot.checkout_id);
+      expect((await capturePayment(captureDeps(), done.id, { kind: 'poll' })).status).toBe('Complete');
+
+      // without a terminal device on the kiosk: the spec's error, nothing started
+      await tdb().updateTable('devices').set({ platform_a_device_id: null }).where('id', '=', m.kiosk.device_id).execute();
+      const created = platformA.created;
+      const r = await create(basket());
+      expect(r.status).toBe(422);
+      expect(r.body).toEqual({ message: 'platform-a Terminal device not configured for this device', reason: 'terminal_not_configured' });
+      expect(platformA.created).toBe(created);
+    } finally {
+      await setSettings({});
+      await tdb().updateTable('devices').set({ platform_a_device_id: m.kiosk.platform_a_device_id }).where('id', '=', m.kiosk.device_id).execute();
+    }
+  });
+});
+
+describe('refusals and bad input', () => {
+  test('client prices, unknown keys and bad shapes are 422 with dot paths and nothing written', async () => {
+    const count = async () => Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const withPrice = await create({ lines: [{ item_id: item('Espresso').id, qty: 1, unit_price: 1 }] });
+    expect(withPrice.status).toBe(422);
+    expect(Object.keys(withPrice.body.errors)).toEqual(['lines.0.unit_price']);
+    expect((await create({ lines: [], extra: 1 })).status).toBe(422);
+    const neither = await create({});
+    expect(neither.body).toEqual({ message: 'The lines field is required unless transaction_id names a payment to retry.', errors: { lines: ['The lines field is required unless transaction_id names a payment to retry.'] } });
+    const both = await create({ ...basket(), transaction_id: crypto.randomUUID() });
+    expect(both.body.errors).toEqual({ transaction_id: ['Send either lines (a new order) or transaction_id (a retry), not both.'] });
+    const offMenu = await create({ lines: [{ item_id: crypto.randomUUID(), qty: 1 }] });
+    expect(offMenu.status).toBe(422);
+    expect(Object.keys(offMenu.body.errors)).toEqual(['lines.0.item_id']);
+    expect((await create({ ...basket(), tip_amount: -1 })).status).toBe(422);
+    expect((await create({ ...basket(), tip_amount: 100_001 })).status).toBe(422);
+    expect(await count()).toBe(before);
+    expect((await details('not a key!')).status).toBe(422);
+    expect((await details('x'.repeat(85))).status).toBe(422);
+    expect((await details('not-a-key')).status).toBe(404);
+    expect((await api.call('GET', '/api/kiosk/payment/session-status', { token: kiosk, deviceKey: true })).status).toBe(422);
+    expect((await cancel('idemp_x_1')).status).toBe(422);
+  });
+
+  test('unknown keys, another kiosk\'s transaction and another merchant are 404; wrong tokens 401/403', async () => {
+    const unknown = `idemp_${m.kiosk.device_id}_1795000000000`;
+    expect((await details(unknown)).body).toEqual({ message: 'Unable to locate the transaction you requested.' });
+    expect((await status(unknown)).status).toBe(404);
+    expect((await cancel(unknown)).status).toBe(404);
+    expect((await create({ transaction_id: crypto.randomUUID() })).status).toBe(404);
+    const other = await api.seed('kpay-other');
+    const otherKiosk = await api.deviceToken(other, 'kiosk');
+    const t = (await create(basket())).body.data;
+    expect((await api.call('GET', `/api/kiosk/payment/details/${t.idempotency_key}`, { token: otherKiosk, deviceKey: true })).status).toBe(404);
+    expect((await create({ transaction_id: t.id }, otherKiosk)).status).toBe(404);
+    await cancel(t.idempotency_key);
+    expect((await api.call('POST', '/api/kiosk/payment/create-intent', { deviceKey: true, body: basket() })).status).toBe(401);
+    const pos = await api.deviceToken(m, 'pos');
+    expect((await create(basket(), pos)).status).toBe(403);
+  });
+
+  test('auto-success mode completes without a terminal and marks auto_success', async () => {
+    const auto = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, PAYMENT_AUTO_SUCCESS: 'true' } });
+    try {
+      const mm = await auto.seed('kpay-auto');
+      const token = await auto.deviceToken(mm, 'kiosk');
+      const sales = cardB.saleRequests;
+      const r = await auto.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: mm.items[0]!.id, qty: 1 }] } });
+      expect(r.status).toBe(200);
+      expect(r.body.data).toMatchObject({ status: 'Complete', auto_success: true, is_free: false, order_status: 'Queued', receipt_no: 1, order_no: 1 });
+      expect(cardB.saleRequests).toBe(sales);
+    } finally {
+      await auto.close();
+    }
+  });
+});

@@ -1,0 +1,34 @@
+import { t } from 'elysia';
+
+/** Browsers cannot set headers on a WebSocket: the token and the device key may come as query parameters. */
+export const RealtimeQuery = t.Object({
+  token: t.Optional(t.String({ minLength: 1, maxLength: 4096, pattern: '^[A-Za-z0-9._-]+$' })),
+  api_key: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
+});
+
+/** Server messages: JSON text with a `type` (`ready`, `subscribed`, `unsubscribed`, `error`, `payment.status`, `kitchen.order`). */
+export const RealtimeEvent = t.Unknown({ description: 'JSON text events: ready, subscribed, unsubscribed, error, payment.status, kitchen.order' });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A client message: subscribe to one transaction, or to a whole channel. */
+export type RealtimeCommand = { action: 'subscribe' | 'unsubscribe'; channel: 'transaction'; id: string } | { action: 'subscribe' | 'unsubscribe'; channel: 'payments' | 'kitchen' };
+
+/** Parses a client message strictly (unknown keys, wrong types and long values refused). */
+export function parseCommand(raw: unknown): RealtimeCommand | string {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return 'A message must be a JSON object.';
+  const m = raw as Record<string, unknown>;
+  const allowed = new Set(['action', 'channel', 'id']);
+  const extra = Object.keys(m).find((k) => !allowed.has(k));
+  if (extra) return `Unknown field ${extra.slice(0, 40)}.`;
+  if (m.action !== 'subscribe' && m.action !== 'unsubscribe') return 'The action must be subscribe or unsubscribe.';
+  if (m.channel === 'transaction') {
+    if (typeof m.id !== 'string' || !UUID.test(m.id)) return 'The id must be a transaction id.';
+    return { action: m.action, channel: 'transaction', id: m.id.toLowerCase() };
+  }
+  if (m.channel === 'payments' || m.channel === 'kitchen') {
+    if (m.id !== undefined) return 'The id field is only for the transaction channel.';
+    return { action: m.action, channel: m.channel };
+  }
+  return 'The channel must be transaction, payments or kitchen.';
+}

@@ -1,0 +1,100 @@
+import { Elysia } from 'elysia';
+import { listTransactions } from '@pos/core/payments/list-transactions';
+import { transactionStats } from '@pos/core/payments/transaction-stats';
+import { exportTransactions } from '@pos/core/payments/export-transactions';
+import { loadVisibleTransaction } from '@pos/core/payments/transaction-scope';
+import { deleteTestTransaction, retryRegisterSync, sendReceipt } from '@pos/core/payments/transaction-actions';
+import { capturePayment } from '@pos/core/payments/capture-payment';
+import { listSteps } from '@pos/core/payments/post-capture';
+import { loadLines, loadTransaction, transactionView } from '@pos/core/payments/transaction-records';
+import type { ApiDeps } from '../../context.ts';
+import { secured } from '../../plugins/secured.ts';
+import { permission } from '../../plugins/guards.ts';
+import * as S from './transactions.schemas.ts';
+
+const doc = (summary: string, perm: string, description?: string) => ({
+  detail: { tags: ['Transactions'], summary, description: [`Permission: ${perm}.`, description].filter(Boolean).join(' '), security: [{ bearer: [] }] },
+});
+
+/** Spec 1 "Transactions and reports": `/back-office/transactions/...`, limited to the caller's locations. */
+export function transactionRoutes(deps: ApiDeps) {
+  return new Elysia({ name: 'transactions', prefix: '/back-office/transactions' })
+    .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
+    .get('/datatable', async ({ tenant, access, query }) => listTransactions(tenant.db, await access(), query), {
+      query: S.TransactionsQuery,
+      response: { 200: S.Datatable },
+      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      ...doc('Transactions data table', 'VIEW_TRANSACTIONS', 'Filters location_id, status, payment_provider, channel, from and to (UTC dates, inclusive), search (an order or receipt number, or part of an idempotency key); sort created_at, total, order_no, status (`-` descending); page, per_page (max 100).'),
+    })
+    .get('/stats', async ({ tenant, access, query }) => ({ data: await transactionStats(tenant.db, await access(), query) }), {
+      query: S.FiltersQuery,
+      response: { 200: S.Stats },
+      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      ...doc('Transaction statistics', 'VIEW_TRANSACTIONS', 'Counts by status; count, total, tips and average of complete transactions; complete totals by provider. Same filters as the data table.'),
+    })
+    .get(
+      '/export',
+      async ({ tenant, access, query }) => {
+        const file = exportTransactions(tenant.db, await access(), query, deps.clock.now());
+        return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"` } });
+      },
+      {
+        query: S.FiltersQuery,
+        response: { 200: S.CsvFile },
+        beforeHandle: [permission('EXPORT_TRANSACTION_REPORTS')],
+        ...doc('Export transactions as CSV', 'EXPORT_TRANSACTION_REPORTS', 'Streamed CSV with a header row and a byte-order mark; money in cents and in major units (`total_eur`). Same filters as the data table.'),
+      },
+    )
+    .get(
+      '/:id',
+      async ({ tenant, access, params }) => {
+        const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
+        const view = transactionView(t, await loadLines(tenant.db, t.id));
+        return { data: { ...view, lines: view.lines ?? [], steps: await listSteps(tenant.db, t.id), pos_sync_status: t.pos_sync_status } };
+      },
+      { params: S.IdParams, response: { 200: S.Detail }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Transaction detail', 'VIEW_TRANSACTIONS', 'With its lines and the post-capture trace.') },
+    )
+    .post(
+      '/:id/resend-receipt',
+      async ({ tenant, access, params, body }) => {
+        await sendReceipt(tenant.db, await loadVisibleTransaction(tenant.db, await access(), params.id), body.email);
+        return { status: 'success' as const };
+      },
+      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`).') },
+    )
+    .post(
+      '/:id/retry-sync',
+      async ({ tenant, access, params }) => {
+        await retryRegisterSync(tenant.db, tenant.merchant.tenant_database, await loadVisibleTransaction(tenant.db, await access(), params.id));
+        return { status: 'success' as const };
+      },
+      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again.') },
+    )
+    .post(
+      '/:id/verify-payment-status',
+      async ({ tenant, access, params }) => {
+        const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
+        await capturePayment(
+          { tdb: tenant.db, tenantDatabase: tenant.merchant.tenant_database, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() },
+          t.id,
+          { kind: 'poll' },
+        );
+        return { data: transactionView(await loadTransaction(tenant.db, t.id)) };
+      },
+      {
+        params: S.IdParams,
+        response: { 200: S.TransactionResponse },
+        beforeHandle: [permission('VIEW_TRANSACTIONS')],
+        ...doc('Recheck the payment at the provider and settle if paid', 'VIEW_TRANSACTIONS', 'Captures exactly once (the same capture as the kiosk and the webhooks); a complete one answers without a provider call.'),
+      },
+    )
+    .delete(
+      '/:id',
+      async ({ tenant, access, params }) => {
+        await loadVisibleTransaction(tenant.db, await access(), params.id);
+        await deleteTestTransaction(tenant.db, params.id);
+        return { status: 'success' as const };
+      },
+      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Delete a test-mode transaction', 'VIEW_TRANSACTIONS', 'Any other transaction is a 409 `not_test_mode`.') },
+    );
+}

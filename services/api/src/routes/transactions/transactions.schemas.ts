@@ -1,0 +1,54 @@
+import { t } from 'elysia';
+import { Strict } from '../catalog/catalog.schemas.ts';
+import { Transaction } from '../kiosk-payments/kiosk-payments.schemas.ts';
+
+const Date_ = (f: string) => t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10, error: `The ${f} field must be a date (YYYY-MM-DD).` });
+const Uuid = t.String({ format: 'uuid', maxLength: 36, error: 'The location_id field must be a valid UUID.' });
+
+const Filters = {
+  location_id: t.Optional(Uuid),
+  status: t.Optional(
+    t.Union(
+      [t.Literal('Pending'), t.Literal('Awaiting Payment'), t.Literal('Awaiting Capture'), t.Literal('Awaiting Invoice'), t.Literal('Complete'), t.Literal('Unpaid'), t.Literal('Cancelled')],
+      { error: 'The status must be a payment status (Title Case).' },
+    ),
+  ),
+  payment_provider: t.Optional(t.Union([t.Literal('card-a'), t.Literal('card-b'), t.Literal('platform-a')], { error: 'The payment_provider must be card-a, card-b or platform-a.' })),
+  channel: t.Optional(t.Union([t.Literal('kiosk'), t.Literal('online_ordering'), t.Literal('table_qr')], { error: 'The channel must be kiosk, online_ordering or table_qr.' })),
+  from: t.Optional(Date_('from')),
+  to: t.Optional(Date_('to')),
+  search: t.Optional(t.String({ maxLength: 100, pattern: '^[^\\u0000]*$' })),
+};
+
+export const TransactionsQuery = Strict({
+  ...Filters,
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
+  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  sort: t.Optional(t.Union([t.Literal('created_at'), t.Literal('-created_at'), t.Literal('total'), t.Literal('-total'), t.Literal('order_no'), t.Literal('-order_no'), t.Literal('status'), t.Literal('-status')])),
+});
+export const FiltersQuery = Strict(Filters);
+export const IdParams = t.Object({ id: t.String({ format: 'uuid', maxLength: 36, error: 'The id field must be a valid UUID.' }) });
+export const ReceiptBody = Strict({ email: t.String({ format: 'email', minLength: 3, maxLength: 254, error: 'The email field must be a valid email address.' }) });
+
+export const Datatable = t.Object({ data: t.Array(Transaction), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const Detail = t.Object({
+  data: t.Composite([
+    t.Omit(Transaction, ['lines']),
+    t.Object({
+      lines: t.Array(t.Unknown()),
+      steps: t.Array(t.Object({ step: t.String(), outcome: t.String(), detail: t.Nullable(t.String()) }), { description: 'post-capture trace, in order' }),
+      pos_sync_status: t.Nullable(t.String()),
+    }),
+  ]),
+});
+export const Stats = t.Object({
+  data: t.Object({
+    count: t.Integer(),
+    complete: t.Object({ count: t.Integer(), total: t.Integer(), tip_amount: t.Integer(), average: t.Integer() }),
+    by_status: t.Record(t.String(), t.Integer()),
+    by_provider: t.Record(t.String(), t.Object({ count: t.Integer(), total: t.Integer() })),
+  }),
+});
+export const TransactionResponse = t.Object({ data: Transaction });
+export const Success = t.Object({ status: t.Literal('success') });
+export const CsvFile = t.Unknown({ description: 'text/csv; charset=utf-8 with a byte-order mark' });

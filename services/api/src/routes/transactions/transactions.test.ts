@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
+
+/** Back-office transactions (spec 1 "Transactions and reports") over kiosk payments on the card-b simulator. */
+let sim: CardBSimulator;
+let api: TestApi;
+let m: DemoSeedResult;
+let owner: string;
+let kiosk: string;
+const CREDS = { CARD_B_CLIENT_ID: 'bo-tx', CARD_B_CLIENT_SECRET: 'bo-tx-secret' };
+const made: { id: string; key: string; total: number }[] = [];
+
+beforeAll(async () => {
+  sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url } });
+  m = await api.seed('bo-tx');
+  owner = await api.ownerToken(m);
+  kiosk = await api.deviceToken(m, 'kiosk');
+  // Three sales: two paid (the second verified from the back office), one cancelled.
+  for (const qty of [1, 2, 3]) {
+    const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty }] } });
+    made.push({ id: r.body.data.id, key: r.body.data.idempotency_key, total: r.body.data.total });
+    if (qty === 3) await api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: r.body.data.idempotency_key } });
+    else await sim.complete(r.body.data.idempotency_key);
+  }
+});
+afterAll(async () => {
+  await api.close();
+  await sim.stop();
+});
+
+const bo = (method: string, path: string, o: { body?: unknown; token?: string } = {}) => api.call(method, `/api/back-office/transactions${path}`, { token: o.token ?? owner, body: o.body });
+
+describe('back-office transactions', () => {
+  test('verify-payment-status asks the provider and settles once; the data table filters, sorts and pages', async () => {
+    const v = await bo('POST', `/${made[0]!.id}/verify-payment-status`);
+    expect(v.status).toBe(200);
+    expect(v.body.data).toMatchObject({ id: made[0]!.id, status: 'Complete', receipt_no: 1, order_status: 'Queued' });
+    expect((await bo('POST', `/${made[0]!.id}/verify-payment-status`)).body.data.receipt_no).toBe(1);
+    expect((await bo('POST', `/${made[1]!.id}/verify-payment-status`)).body.data).toMatchObject({ status: 'Complete', receipt_no: 2 });
+
+    const all = await bo('GET', '/datatable?sort=total');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 3, page: 1, per_page: 25 });
+    expect(all.body.data.map((t: any) => t.total)).toEqual(made.map((x) => x.total));
+    const complete = await bo('GET', '/datatable?status=Complete&sort=-order_no&per_page=1&page=2');
+    expect(complete.body).toMatchObject({ total: 2, page: 2, per_page: 1 });
+    expect(complete.body.data.map((t: any) => t.id)).toEqual([made[0]!.id]);
+    expect((await bo('GET', `/datatable?search=${made[2]!.key.slice(-13)}`)).body.data.map((t: any) => t.status)).toEqual(['Cancelled']);
+    expect((await bo('GET', `/datatable?location_id=${m.locations[1]!.id}`)).body.total).toBe(0);
+    expect((await bo('GET', '/datatable?from=2000-01-01&to=2000-01-02')).body.total).toBe(0);
+    expect((await bo('GET', '/datatable?status=complete')).status).toBe(422);
+    expect((await bo('GET', '/datatable?per_page=101')).status).toBe(422);
+    expect((await bo('GET', '/datatable?unknown=1')).status).toBe(422);
+  });
+
+  test('stats, detail with the trace, and the CSV export', async () => {
+    const s = await bo('GET', '/stats');
+    expect(s.body.data).toEqual({
+      count: 3,
+      complete: { count: 2, total: made[0]!.total + made[1]!.total, tip_amount: 0, average: Math.round((made[0]!.total + made[1]!.total) / 2) },
+      by_status: { Complete: 2, Cancelled: 1 },
+      by_provider: { 'card-b': { count: 2, total: made[0]!.total + made[1]!.total } },
+    });
+    const d = await bo('GET', `/${made[0]!.id}`);
+    expect(d.status).toBe(200);
+    expect(d.body.data).toMatchObject({ id: made[0]!.id, status: 'Complete', pos_sync_status: null, lines: [{ name: m.items[0]!.name, qty: 1 }] });
+    expect(d.body.data.steps).toEqual([{ step: 'capture', outcome: 'poll', detail: null }]);
+
+    const csv = await bo('GET', '/export');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/);
+    // UTF-8 byte-order mark first (a decoded text drops it), so a spreadsheet reads accents.
+    const raw = new Uint8Array(await (await api.app.handle(new Request('http://localhost/api/back-office/transactions/export', { headers: { authorization: `Bearer ${owner}` } }))).arrayBuffer());
+    expect([...raw.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const rows = csv.text.trim().split('\n');
+    expect(rows[0]).toBe('id,created_at,completed_at,location_id,channel,order_no,receipt_no,status,payment_provider,subtotal,discount,vat,tip_amount,total,total_eur,is_free,auto_success');
+    expect(rows.length).toBe(4);
+    const first = rows.find((r) => r.startsWith(made[0]!.id))!.split(',');
+    expect([first[7], first[13], first[14]]).toEqual(['Complete', String(made[0]!.total), (made[0]!.total / 100).toFixed(2)]);
+    expect((await bo('GET', '/export?status=Cancelled')).text.trim().split('\n').length).toBe(2);
+  });
+
+  test('resend-receipt and retry-sync queue their jobs; refusals for an incomplete transaction', async () => {
+    expect((await bo('POST', `/${made[0]!.id}/resend-receipt`, { body: { email: 'guest@example.com' } })).body).toEqual({ status: 'success' });
+    const mail = await api.deps.db.selectFrom('outbox').select('payload').where('job', '=', 'notification.send').execute();
+    expect(mail.some((r) => (r.payload as any).to === 'guest@example.com' && (r.payload as any).template === 'payment-receipt' && (r.payload as any).data.receipt_no === '1')).toBe(true);
+    expect((await bo('POST', `/${made[2]!.id}/resend-receipt`, { body: { email: 'guest@example.com' } })).body).toEqual({ message: 'This transaction has no receipt yet: it is not complete.', reason: 'no_receipt' });
+    expect((await bo('POST', `/${made[0]!.id}/resend-receipt`, { body: { email: 'nope' } })).status).toBe(422);
+    expect((await bo('POST', `/${made[0]!.id}/retry-sync`)).body).toEqual({ status: 'success' });
+    expect((await bo('POST', `/${made[2]!.id}/retry-sync`)).body.reason).toBe('not_complete');
+    // the kiosk's own send-receipt
+    const k = await api.call('POST', '/api/kiosk/payment/send-receipt', { token: kiosk, deviceKey: true, body: { idempotency_key: made[1]!.key, email: 'kiosk@example.com' } });
+    expect(k.body).toEqual({ status: 'success' });
+  });
+
+  test('DELETE only a test-mode transaction; permissions and location grants; another merchant is 404', async () => {
+    expect((await bo('DELETE', `/${made[2]!.id}`)).body).toEqual({ message: 'Only a test-mode transaction can be deleted.', reason: 'not_test_mode' });
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', made[2]!.id).execute();
+    expect((await bo('DELETE', `/${made[2]!.id}`)).body).toEqual({ status: 'success' });
+    expect((await bo('GET', `/${made[2]!.id}`)).status).toBe(404);
+
+    const none = await limitedUserToken(api, m, [], m.locations.map((l) => l.id));
+    for (const [method, path] of [['GET', '/datatable'], ['GET', '/stats'], ['GET', '/export'], ['GET', `/${made[0]!.id}`], ['POST', `/${made[0]!.id}/retry-sync`], ['POST', `/${made[0]!.id}/verify-payment-status`], ['DELETE', `/${made[0]!.id}`]] as const) {
+      const r = await bo(method, path, { token: none });
+      expect([path, r.status, r.body]).toEqual([path, 403, { message: 'Unauthorized: Insufficient permissions' }]);
+    }
+    const viewer = await limitedUserToken(api, m, ['VIEW_TRANSACTIONS'], m.locations.map((l) => l.id));
+    expect((await bo('GET', '/datatable', { token: viewer })).status).toBe(200);
+    expect((await bo('GET', '/export', { token: viewer })).status).toBe(403);
+    const elsewhere = await limitedUserToken(api, m, ['VIEW_TRANSACTIONS'], [m.locations[1]!.id]);
+    expect((await bo('GET', '/datatable', { token: elsewhere })).body.total).toBe(0);
+    expect((await bo('GET', `/${made[0]!.id}`, { token: elsewhere })).status).toBe(404);
+    const other = await api.seed('bo-tx-other');
+    const otherOwner = await api.ownerToken(other);
+    expect((await bo('GET', `/${made[0]!.id}`, { token: otherOwner })).body).toEqual({ message: 'Unable to locate the transaction you requested.' });
+    expect((await bo('GET', '/datatable', { token: otherOwner })).body.total).toBe(0);
+  });
+});

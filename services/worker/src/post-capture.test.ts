@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { dropMerchant } from '@pos/core/merchants/create-merchant';
+import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
+import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
+import { listSteps, runPostCapture } from '@pos/core/payments/post-capture';
+import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { createRedis } from '@pos/kernel';
+import { capturePayment } from '@pos/core/payments/capture-payment';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+
+/**
+ * The post-capture sequence through the real worker (spec 3): the kiosk's details route dispatches
+ * `payment.capture` through the outbox, the worker polls card-b (simulator over HTTP), captures, and
+ * the post-capture job runs the steps in the spec's order. The recorded trace proves the order.
+ */
+let env: TestEnv;
+let sim: CardBSimulator;
+let worker: RunningWorker;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+const prefix = uniquePrefix();
+const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: sim.url, CARD_B_CLIENT_ID: 'pc', CARD_B_CLIENT_SECRET: 'pc-secret-1' });
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  sim = startCardBSimulator({ clientId: 'pc', clientSecret: 'pc-secret-1' });
+  m = await seedDemo(env.handle.db, { slug: `pc-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
+  tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+  worker = await startWorker({
+    db: env.handle.db,
+    redis: env.redis,
+    redisUrl: TEST_REDIS_URL,
+    log: env.log,
+    prefix,
+    heartbeatMs: 3_600_000,
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
+    relayIntervalMs: 25,
+    payments: providers(),
+  });
+});
+afterAll(async () => {
+  await stopWorker(worker);
+  await dropPrefix(env.redis, prefix);
+  await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+  await sim.stop();
+  await env.close();
+});
+
+const deps = () => ({ tdb, tenantDatabase: m.merchant.tenant_database, merchantId: m.merchant.id, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() });
+
+describe('post-capture sequence', () => {
+  test('runs in the spec order, once, with the kitchen documents before the register dispatch (recorded trace)', async () => {
+    const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
+    const espresso = m.items.find((i) => i.name === 'Espresso')!;
+    await tdb.insertInto('inventory_levels').values({ item_id: espresso.id, location_id: m.locations[0]!.id, quantity: 10 }).execute();
+    const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: espresso.id, qty: 3 }, { item_id: m.items.find((i) => i.name === 'Croissant')!.id, qty: 1 }] });
+    expect(t.status).toBe('Awaiting Payment');
+    await sim.complete(t.idempotency_key);
+    const details = await getKioskPaymentDetails(deps(), device, t.idempotency_key);
+    expect(details.capture).toBe('dispatched');
+
+    await waitFor(async () => (await listSteps(tdb, t.id)).some((s) => s.step === 'finalise') && (await listSteps(tdb, t.id)).some((s) => s.step === 'register_dispatch') && (await listSteps(tdb, t.id)).some((s) => s.step === 'edge_stock_sync') && (await listSteps(tdb, t.id)).some((s) => s.step === 'daily_stats'), 15_000, 'post-capture jobs');
+    const steps = await listSteps(tdb, t.id);
+    const names = steps.map((s) => s.step);
+    // Capture and the sequence's own steps, strictly in this order.
+    expect(names.slice(0, 8)).toEqual([
+      'capture',
+      'reread',
+      'payment_captured',
+      'queue_jobs',
+      'queued:order.dispatch',
+      'queued:stats.daily',
+      'queued:payment.finalise',
+      'queued:stock.edge-sync',
+    ]);
+    // The jobs ran after they were queued; the register dispatch saw every kitchen document.
+    expect(names.slice(8).sort()).toEqual(['daily_stats', 'edge_stock_sync', 'finalise', 'register_dispatch']);
+    expect(steps.find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: '2 kitchen items' });
+    expect(steps.find((s) => s.step === 'queued:stats.daily')!.outcome).toBe('ok');
+    expect(JSON.parse(steps.find((s) => s.step === 'finalise')!.detail!)).toEqual({
+      loyalty_earn: 'skipped: no customer',
+      offer_redemption: 'skipped: no offer',
+      customer_timeline: 'skipped: no customer',
+      kiosk_customer_name: 'skipped: no customer',
+      b2b_invoice: 'skipped: no B2B customer',
+    });
+    // The outbox rows of the sequence, in the spec's order (ids are commit order).
+    const rows = await env.handle.db.selectFrom('outbox').select(['id', 'job', 'payload']).orderBy('id').execute();
+    const mine = rows.filter((r) => (r.payload as { transaction_id?: string }).transaction_id === t.id).map((r) => r.job);
+    expect(mine).toEqual(['payment.capture', 'payment.post-capture', 'order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
+
+    const after = await tdb.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+    expect(after).toMatchObject({ status: 'Complete', order_status: 'Queued', receipt_no: 1, pos_sync_status: 'not_configured', loyalty_token: null });
+    const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'order_no']).where('transaction_id', '=', t.id).orderBy('position').execute();
+    expect(kitchen).toEqual([
+      { name: 'Espresso', qty: 3, order_no: t.order_no },
+      { name: 'Croissant', qty: 1, order_no: t.order_no },
+    ]);
+    expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso.id).executeTakeFirstOrThrow()).quantity).toBe(7);
+    const stats = await tdb.selectFrom('daily_stats').selectAll().execute();
+    expect(stats.map((s) => [s.transactions, Number(s.total)])).toEqual([[1, t.total]]);
+
+    // A repeated post-capture run (a redelivered job) queues nothing more and counts nothing twice.
+    await runPostCapture(tdb, m.merchant.tenant_database, t.id, true);
+    const again = await env.handle.db.selectFrom('outbox').select(['job', 'payload']).execute();
+    expect(again.filter((r) => (r.payload as { transaction_id?: string }).transaction_id === t.id).length).toBe(6);
+    expect((await listSteps(tdb, t.id)).length).toBe(steps.length);
+  }, 30_000);
+
+  test('a Redis outage during capture loses no step: the capture commits on the row lock, the outbox carries the sequence', async () => {
+    const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
+    const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: m.items[0]!.id, qty: 1 }] });
+    await sim.complete(t.idempotency_key);
+    // Redis unreachable for the capture: no lock, no real-time push; the database decides alone.
+    const dead = createRedis('redis://127.0.0.1:1', 'dead');
+    dead.on('error', () => {});
+    try {
+      const r = await capturePayment({ ...deps(), redis: dead }, t.id, { kind: 'poll' });
+      expect(r).toEqual({ status: 'Complete', completed: true, changed: true });
+      const again = await capturePayment({ ...deps(), redis: dead }, t.id, { kind: 'poll' });
+      expect(again).toEqual({ status: 'Complete', completed: false, changed: false });
+    } finally {
+      dead.disconnect();
+    }
+    // Once Redis is back (the worker's own connection), every step runs, once.
+    await waitFor(async () => {
+      const names = (await listSteps(tdb, t.id)).map((s) => s.step);
+      return ['finalise', 'register_dispatch', 'daily_stats'].every((n) => names.includes(n)) ? names : undefined;
+    }, 15_000, 'post-capture after the outage');
+    const names = (await listSteps(tdb, t.id)).map((s) => s.step);
+    expect(names.slice(0, 7)).toEqual(['capture', 'reread', 'payment_captured', 'queue_jobs', 'queued:order.dispatch', 'queued:stats.daily', 'queued:payment.finalise']);
+    expect(names.filter((n) => n === 'capture').length).toBe(1);
+  }, 30_000);
+});
