@@ -34,8 +34,10 @@ function run(cmd: string[], env: Record<string, string | undefined>): { code: nu
 
 const base = await resolveDatabase(process.env, root, (m) => console.error(`[test] ${m}`));
 const redisUrl = await ensureRedis(process.env.REDIS_URL);
+// The unit part gets a fresh database; the type check needs none and the e2e stack makes its own.
 // TEST_DATABASE lets two checkouts on one machine test side by side without sharing migrations.
-const DATABASE_URL = await freshDatabase(base.url, process.env.TEST_DATABASE ?? 'ordering_test');
+const testDatabase = process.env.TEST_DATABASE ?? 'ordering_test';
+const DATABASE_URL = !only || only === 'unit' ? await freshDatabase(base.url, testDatabase) : base.url;
 const env = { ...process.env, DATABASE_URL, REDIS_URL: redisUrl, APP_ENV: 'test' };
 let passed = 0;
 let failed = 0;
