@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import type { CentralDb } from '@pos/db';
+
+/** A merchant and its tenant schema, resolved from a webhook: never guessed. */
+export interface WebhookTenant {
+  readonly merchantId: string;
+  readonly tenantDatabase: string;
+  readonly locationId: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function merchants(db: CentralDb) {
+  return db.selectFrom('merchants').select(['id', 'tenant_database']).orderBy('created_at').execute();
+}
+
+/**
+ * The tenant holding a location id. Locations live in the tenant schemas; ids are UUIDs, so at most
+ * one schema holds one. The schemas are asked in one statement (see docs/decisions.md, "Webhooks").
+ */
+export async function tenantOfLocation(db: CentralDb, locationId: string): Promise<WebhookTenant | null> {
+  if (!UUID.test(locationId)) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where id = ${locationId}::uuid`);
+}
+
+/** The tenant of a location whose card-b physical source code is `code` (`payment_settings.card_b.source_code`). */
+export async function tenantOfCardBSourceCode(db: CentralDb, code: string): Promise<WebhookTenant | null> {
+  if (!code || code.length > 100) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where payment_settings->'card_b'->>'source_code' = ${code}`);
+}
+
+/** The tenant of a device id (card-a reader: `devices.card_a_reader_id`). */
+export async function tenantOfCardAReader(db: CentralDb, readerId: string): Promise<WebhookTenant | null> {
+  if (!readerId || readerId.length > 200) return null;
+  return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.devices where card_a_reader_id = ${readerId} and deleted_at is null`);
+}
+
+async function findOne(db: CentralDb, query: (schema: string) => ReturnType<typeof sql>): Promise<WebhookTenant | null> {
+  const list = await merchants(db);
+  if (!list.length) return null;
+  const parts = list.map((m) => sql`select ${m.id}::text as merchant_id, ${m.tenant_database}::text as tenant_database, q.location_id from (${query(m.tenant_database)}) q`);
+  const r = await sql<{ merchant_id: string; tenant_database: string; location_id: string }>`${sql.join(parts, sql` union all `)} limit 2`.execute(db);
+  // Two tenants claiming the same reference is ambiguous: not resolved rather than guessed.
+  if (r.rows.length !== 1) return null;
+  const row = r.rows[0]!;
+  return { merchantId: row.merchant_id, tenantDatabase: row.tenant_database, locationId: row.location_id };
+}
