@@ -87,6 +87,9 @@ export const ApiEnv = {
   CARD_B_WEBHOOK_KEY: Type.Optional(Type.String({ minLength: 8 })),
   /** Comma-separated addresses and IPv4 CIDRs card-b webhooks may come from (empty allows nobody). */
   CARD_B_WEBHOOK_IPS: Type.Optional(Type.String()),
+  /** platform-a webhook signature key and the notification URL exactly as subscribed (both are signed). */
+  PLATFORM_A_WEBHOOK_SIGNATURE_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  PLATFORM_A_WEBHOOK_URL: Type.Optional(HttpUrl),
   /** Commission recorded per card-b terminal payment, in basis points of the amount; default 0. */
   CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
 };

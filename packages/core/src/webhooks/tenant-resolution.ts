@@ -45,3 +45,21 @@ async function findOne(db: CentralDb, query: (schema: string) => ReturnType<type
   const row = r.rows[0]!;
   return { merchantId: row.merchant_id, tenantDatabase: row.tenant_database, locationId: row.location_id };
 }
+
+/** The tenant of a platform-a location reference (`payment_settings.platform_a.location_id`). */
+export async function tenantOfPlatformALocation(db: CentralDb, ref: string): Promise<WebhookTenant | null> {
+  if (!ref || ref.length > 200) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where payment_settings->'platform_a'->>'location_id' = ${ref}`);
+}
+
+/** The tenant of a platform-a merchant reference (`payment_settings.platform_a.merchant_id`). */
+export async function tenantOfPlatformAMerchant(db: CentralDb, ref: string): Promise<WebhookTenant | null> {
+  if (!ref || ref.length > 200) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where payment_settings->'platform_a'->>'merchant_id' = ${ref}`);
+}
+
+/** The tenant of a platform-a terminal device (`devices.platform_a_device_id`). */
+export async function tenantOfPlatformADevice(db: CentralDb, deviceId: string): Promise<WebhookTenant | null> {
+  if (!deviceId || deviceId.length > 200) return null;
+  return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.devices where platform_a_device_id = ${deviceId} and deleted_at is null`);
+}

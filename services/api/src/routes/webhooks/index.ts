@@ -3,7 +3,8 @@ import { AppError } from '@pos/kernel';
 import { isAddressAllowed, parseAllowList } from '@pos/core/devices/ip-allow-list';
 import { handleCardAWebhook } from '@pos/core/webhooks/card-a-webhook';
 import { handleCardBWebhook, type WebhookDeps } from '@pos/core/webhooks/card-b-webhook';
-import { verifyCardASignature } from '@pos/providers/webhooks/verify';
+import { handlePlatformAWebhook } from '@pos/core/webhooks/platform-a-webhook';
+import { verifyCardASignature, verifyUrlBodyHmacBase64 } from '@pos/providers/webhooks/verify';
 import type { ApiDeps } from '../../context.ts';
 import * as S from './webhooks.schemas.ts';
 
@@ -117,6 +118,36 @@ export function webhookRoutes(deps: ApiDeps): AnyElysia {
           summary: 'card-b webhook',
           description:
             'No signature: the source address must be in `CARD_B_WEBHOOK_IPS` (`X-Forwarded-For` believed only from `TRUSTED_PROXIES`); 401 `Webhook verification failed.` otherwise. Stored first (upserted on the SHA-256 of the body, with an occurrence count), duplicates detected, the tenant resolved from `Tags[0]`, `MerchantTrns` or the source code; always `{received: true}` once accepted.',
+        },
+      },
+    )
+    .post(
+      '/webhook/platform-a',
+      async ({ request, headers }) => {
+        const key = deps.config.PLATFORM_A_WEBHOOK_SIGNATURE_KEY;
+        const url = deps.config.PLATFORM_A_WEBHOOK_URL;
+        if (!key || !url) {
+          // Nothing to verify against: refused like a bad signature (spec 3 names 503 for delivery-b only).
+          deps.log.warn('platform-a webhook refused: PLATFORM_A_WEBHOOK_SIGNATURE_KEY or PLATFORM_A_WEBHOOK_URL not configured');
+          throw refused();
+        }
+        const raw = await rawOf(request);
+        const v = verifyUrlBodyHmacBase64({ signature: headers['x-platform-a-hmacsha256-signature'], notificationUrl: url, rawBody: raw.bytes, key });
+        if (!v.ok) {
+          deps.log.warn('platform-a webhook refused', { reason: v.reason });
+          throw refused();
+        }
+        await handlePlatformAWebhook(handlerDeps, raw.text);
+        return RECEIVED;
+      },
+      {
+        parse: 'none',
+        response: { 200: S.Received },
+        detail: {
+          tags,
+          summary: 'platform-a webhook',
+          description:
+            '`x-platform-a-hmacsha256-signature`: base64 HMAC-SHA256 with `PLATFORM_A_WEBHOOK_SIGNATURE_KEY` over the subscribed notification URL (`PLATFORM_A_WEBHOOK_URL`) followed by the raw body; 401 `Webhook verification failed.` otherwise, and also while the key or URL is not configured. Each `event_id` acts once; terminal checkout status changes complete or fail the kiosk transaction. Always `{received: true}` once verified.',
         },
       },
     );
