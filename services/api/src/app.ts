@@ -69,10 +69,11 @@ export function createApp(deps: ApiDeps) {
     .use(inventoryRoutes(deps));
 
   const bodyLess: { current: BodyLessRoutes | null } = { current: null };
+  const metrics = createApiMetrics();
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
-    .use(metricsPlugin(createApiMetrics()))
+    .use(metricsPlugin(metrics))
     .use(authInvalidationPlugin(deps))
     .use(requestGuard(deps.bodyPolicies, bodyLess))
     .use(openapiJsonBodies('/api/docs/json'))
@@ -82,7 +83,7 @@ export function createApp(deps: ApiDeps) {
   // Payments (spec 3) as a statement: one more chained `.use` passes the compiler's depth limit (TS2589).
   app.use(paymentApi(deps));
   // Inbound provider webhooks (spec 3 section 4), likewise as a statement.
-  app.use(webhookApi(deps));
+  app.use(webhookApi(deps, metrics));
   bodyLess.current = new BodyLessRoutes(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );

@@ -133,6 +133,22 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     expect(ledger.length).toBe(1);
   });
 
+  test('metrics count webhooks per provider and outcome', async () => {
+    const metric = async (outcome: string) => {
+      const text = (await api.call('GET', '/metrics')).text;
+      const line = text.split('\n').find((l) => l.startsWith('webhooks_total{') && l.includes('provider="card-b"') && l.includes(`outcome="${outcome}"`));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const before = { received: await metric('received'), rejected: await metric('rejected'), verified: await metric('verified'), unresolved: await metric('unresolved') };
+    expect((await post('{}', '203.0.113.1')).status).toBe(401);
+    const raw = paymentBody({ order_no: 1, total: 100 }, { MerchantTrns: 'nowhere:1' });
+    expect((await post(raw)).status).toBe(200);
+    expect(await metric('received')).toBe(before.received + 2);
+    expect(await metric('rejected')).toBe(before.rejected + 1);
+    expect(await metric('verified')).toBe(before.verified + 1);
+    expect(await metric('unresolved')).toBe(before.unresolved + 1);
+  });
+
   test('a replay later is counted, answered 2xx, marked duplicate (rule 3) and changes nothing', async () => {
     const t = await awaitingPayment();
     const raw = paymentBody(t);

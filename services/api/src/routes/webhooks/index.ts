@@ -6,6 +6,7 @@ import { handleCardBWebhook, type WebhookDeps } from '@pos/core/webhooks/card-b-
 import { handlePlatformAWebhook } from '@pos/core/webhooks/platform-a-webhook';
 import { verifyCardASignature, verifyUrlBodyHmacBase64 } from '@pos/providers/webhooks/verify';
 import type { ApiDeps } from '../../context.ts';
+import type { ApiMetrics } from '../../plugins/metrics.ts';
 import * as S from './webhooks.schemas.ts';
 
 /** Every refused verification answers the same, so nothing tells a caller which check failed or whether a tenant exists. */
@@ -47,7 +48,8 @@ async function rawOf(request: Request): Promise<{ bytes: Uint8Array; text: strin
  * (`body-policy.ts` webhook rows); each route verifies the bytes received, then answers 2xx whatever
  * became of the event (spec 3 section 6: errors are logged with the event id and stored).
  */
-export function webhookRoutes(deps: ApiDeps): AnyElysia {
+export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
+  const count = (provider: string, outcome: string) => metrics?.webhooks.inc({ provider, outcome: outcome === 'location_not_resolved' ? 'unresolved' : outcome });
   const secretFor = cardASecrets(deps.config);
   const cardBAllowed = parseAllowList(deps.config.CARD_B_WEBHOOK_IPS, 'CARD_B_WEBHOOK_IPS');
   const handlerDeps: WebhookDeps = {
@@ -57,6 +59,13 @@ export function webhookRoutes(deps: ApiDeps): AnyElysia {
     log: deps.log,
     now: () => deps.clock.now(),
     commissionBps: Number(deps.config.CARD_B_COMMISSION_BPS ?? 0),
+    count,
+  };
+  /** received, then verified or rejected; the handler counts what became of the event. */
+  const gate = (provider: string, ok: boolean) => {
+    count(provider, 'received');
+    count(provider, ok ? 'verified' : 'rejected');
+    if (!ok) throw refused();
   };
   const skipCardA = deps.env === 'local';
   return new Elysia({ name: 'webhooks' })
@@ -69,11 +78,9 @@ export function webhookRoutes(deps: ApiDeps): AnyElysia {
           const v = secret
             ? verifyCardASignature({ header: headers['card-a-signature'], rawBody: raw.bytes, secret, nowSeconds: Math.floor(deps.clock.now().getTime() / 1000) })
             : ({ ok: false, reason: 'mismatch' } as const);
-          if (!v.ok) {
-            deps.log.warn('card-a webhook refused', { reason: v.reason, country: params.countryCode, configured: secret !== null });
-            throw refused();
-          }
-        }
+          if (!v.ok) deps.log.warn('card-a webhook refused', { reason: v.reason, country: params.countryCode, configured: secret !== null });
+          gate('card-a', v.ok);
+        } else gate('card-a', true);
         await handleCardAWebhook(handlerDeps, raw.text, params.countryCode.toUpperCase());
         return RECEIVED;
       },
@@ -101,10 +108,9 @@ export function webhookRoutes(deps: ApiDeps): AnyElysia {
       '/card-b-webhook/:countryCode/:eventTypeId',
       async ({ request, params, server }) => {
         const address = deps.clientAddress(request, server);
-        if (!isAddressAllowed(cardBAllowed, address)) {
-          deps.log.warn('card-b webhook refused: source address not allowed', { address });
-          throw refused();
-        }
+        const allowed = isAddressAllowed(cardBAllowed, address);
+        if (!allowed) deps.log.warn('card-b webhook refused: source address not allowed', { address });
+        gate('card-b', allowed);
         const raw = await rawOf(request);
         await handleCardBWebhook(handlerDeps, raw.text, params.eventTypeId);
         return RECEIVED;
@@ -129,14 +135,13 @@ export function webhookRoutes(deps: ApiDeps): AnyElysia {
         if (!key || !url) {
           // Nothing to verify against: refused like a bad signature (spec 3 names 503 for delivery-b only).
           deps.log.warn('platform-a webhook refused: PLATFORM_A_WEBHOOK_SIGNATURE_KEY or PLATFORM_A_WEBHOOK_URL not configured');
+          gate('platform-a', false);
           throw refused();
         }
         const raw = await rawOf(request);
         const v = verifyUrlBodyHmacBase64({ signature: headers['x-platform-a-hmacsha256-signature'], notificationUrl: url, rawBody: raw.bytes, key });
-        if (!v.ok) {
-          deps.log.warn('platform-a webhook refused', { reason: v.reason });
-          throw refused();
-        }
+        if (!v.ok) deps.log.warn('platform-a webhook refused', { reason: v.reason });
+        gate('platform-a', v.ok);
         await handlePlatformAWebhook(handlerDeps, raw.text);
         return RECEIVED;
       },
@@ -154,6 +159,6 @@ export function webhookRoutes(deps: ApiDeps): AnyElysia {
 }
 
 /** Mounted under `/api` as its own group (the app's route type is at the compiler's depth limit). */
-export function webhookApi(deps: ApiDeps): AnyElysia {
-  return new Elysia({ prefix: '/api', name: 'webhooks-api' }).use(webhookRoutes(deps));
+export function webhookApi(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
+  return new Elysia({ prefix: '/api', name: 'webhooks-api' }).use(webhookRoutes(deps, metrics));
 }
