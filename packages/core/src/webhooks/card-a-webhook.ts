@@ -5,7 +5,7 @@ import { capturePayment } from '../payments/capture-payment.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardAReader, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
-import { WEBHOOK_PAYMENT_LOCK_MS, type WebhookDeps } from './card-b-webhook.ts';
+import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -23,7 +23,7 @@ const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'payment_intent.paym
  * A verified card-a event (spec 3 "Card-a events"). Stored first; each event id is claimed once, so a
  * replay changes nothing. Never throws: failures are logged with the event id and stored.
  */
-export async function handleCardAWebhook(deps: WebhookDeps, raw: string, countryCode: string): Promise<CardAOutcome> {
+export async function handleCardAWebhook(deps: WebhookDeps, raw: string, countryCode: string, opts: ReplayOptions = {}): Promise<CardAOutcome> {
   let payload: unknown = null;
   try {
     payload = JSON.parse(raw);
@@ -33,7 +33,7 @@ export async function handleCardAWebhook(deps: WebhookDeps, raw: string, country
   const event = obj(payload);
   const eventId = str(event.id);
   const type = str(event.type);
-  const stored = await storeWebhook(deps.db, deps.log, { type: 'card_a_webhook', provider: 'card-a', raw, payload, eventType: type, eventId, now: deps.now() });
+  const stored = opts.replayOf ? { id: opts.replayOf, occurrences: 0 } : await storeWebhook(deps.db, deps.log, { type: 'card_a_webhook', provider: 'card-a', raw, payload, eventType: type, eventId, now: deps.now() });
   const logId = stored?.id ?? null;
   const done = async (status: WebhookLogStatus, extra: { merchantId?: string | null; error?: string | null } = {}): Promise<CardAOutcome> => {
     await markWebhook(deps.db, deps.log, logId ?? undefined, status, extra);

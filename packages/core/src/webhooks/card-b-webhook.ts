@@ -20,6 +20,11 @@ export const CARD_B_EVENTS: Readonly<Record<number, string>> = {
   8194: 'ACCOUNT_VERIFICATION_STATUS_CHANGED',
 };
 
+/** A replay from the back office: the stored row is reused and duplicate detection is skipped. */
+export interface ReplayOptions {
+  readonly replayOf?: string;
+}
+
 /** Online and kiosk webhook locks (spec 3 section 8): 30 s. */
 export const WEBHOOK_PAYMENT_LOCK_MS = 30_000;
 
@@ -82,7 +87,7 @@ export function orderNoOf(data: Data): number | null {
  * A card-b webhook whose source address passed the allow-list (rules 1-6). Never throws: every
  * failure is logged with the event id and recorded on the stored event; the caller answers 2xx.
  */
-export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEventTypeId: string): Promise<CardBOutcome> {
+export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEventTypeId: string, opts: ReplayOptions = {}): Promise<CardBOutcome> {
   let payload: unknown = null;
   try {
     payload = JSON.parse(raw);
@@ -94,7 +99,7 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
   const eventTypeId = Number(body.EventTypeId ?? pathEventTypeId);
   const eventType = CARD_B_EVENTS[eventTypeId] ?? null;
   const eventId = str(data.TransactionId) ?? str(body.MessageId);
-  const stored: StoredWebhook | null = await storeCardBWebhook(deps.db, deps.log, {
+  const stored: StoredWebhook | null = opts.replayOf ? { id: opts.replayOf, occurrences: 0 } : await storeCardBWebhook(deps.db, deps.log, {
     raw,
     payload,
     eventType,
@@ -132,7 +137,7 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
     if (eventTypeId !== 1796 && eventTypeId !== 1797 && eventTypeId !== 1798) return await done('ignored');
 
     // Rule 3: duplicate detection over the seven fields.
-    if (await isCardBDuplicate(deps.redis, deps.log, cardBDuplicateHash(data), deps.now().getTime())) return await done('duplicate');
+    if (!opts.replayOf && await isCardBDuplicate(deps.redis, deps.log, cardBDuplicateHash(data), deps.now().getTime())) return await done('duplicate');
 
     // Rule 4: an event that resolves to no tenant is logged and dropped, never guessed.
     const tenant = await resolveCardBTenant(deps.db, data);
@@ -208,7 +213,8 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
   const claimed = await deps.db
     .insertInto('webhook_claims')
     .values({ provider: 'card-b', event_id: eventId, status: 'claimed', claimed_at: deps.now(), updated_at: deps.now() })
-    .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
+    // A claim whose processing failed may be taken again (a replay); a claimed or processed one never.
+    .onConflict((oc) => oc.columns(['provider', 'event_id']).doUpdateSet({ status: 'claimed', error: null, updated_at: deps.now() }).where('webhook_claims.status', '=', 'failed'))
     .returning('event_id')
     .executeTakeFirst();
   if (!claimed) return 'duplicate';

@@ -5,7 +5,7 @@ import { capturePayment } from '../payments/capture-payment.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMerchant, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
-import { WEBHOOK_PAYMENT_LOCK_MS, type WebhookDeps } from './card-b-webhook.ts';
+import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -43,7 +43,7 @@ async function resolvePlatformATenant(deps: WebhookDeps, event: Obj, checkout: O
  * applied to the kiosk transaction (`reference_id`, matching the checkout id it started). Other event
  * types are stored and acknowledged. Never throws.
  */
-export async function handlePlatformAWebhook(deps: WebhookDeps, raw: string): Promise<PlatformAOutcome> {
+export async function handlePlatformAWebhook(deps: WebhookDeps, raw: string, opts: ReplayOptions = {}): Promise<PlatformAOutcome> {
   let payload: unknown = null;
   try {
     payload = JSON.parse(raw);
@@ -53,7 +53,7 @@ export async function handlePlatformAWebhook(deps: WebhookDeps, raw: string): Pr
   const event = obj(payload);
   const eventId = str(event.event_id);
   const type = str(event.type);
-  const stored = await storeWebhook(deps.db, deps.log, { type: 'platform_a_webhook', provider: 'platform-a', raw, payload, eventType: type, eventId, now: deps.now() });
+  const stored = opts.replayOf ? { id: opts.replayOf, occurrences: 0 } : await storeWebhook(deps.db, deps.log, { type: 'platform_a_webhook', provider: 'platform-a', raw, payload, eventType: type, eventId, now: deps.now() });
   const logId = stored?.id ?? null;
   let merchantId: string | undefined;
   const done = async (status: WebhookLogStatus, error?: string): Promise<PlatformAOutcome> => {

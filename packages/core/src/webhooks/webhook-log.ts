@@ -86,7 +86,8 @@ export async function markWebhook(db: CentralDb, log: Logger, id: string | undef
         status,
         updated_at: new Date(),
         ...(extra.merchantId !== undefined ? { merchant_id: extra.merchantId } : {}),
-        ...(extra.error !== undefined ? { error: extra.error === null ? null : extra.error.slice(0, 1000) } : {}),
+        // An outcome other than failed clears an earlier failure's error (a replay that succeeded).
+        ...(extra.error !== undefined ? { error: extra.error === null ? null : extra.error.slice(0, 1000) } : status !== 'failed' ? { error: null } : {}),
       })
       .where('id', '=', id)
       .execute();

@@ -8,6 +8,7 @@ import { verifyCardASignature, verifyUrlBodyHmacBase64 } from '@pos/providers/we
 import type { ApiDeps } from '../../context.ts';
 import type { ApiMetrics } from '../../plugins/metrics.ts';
 import * as S from './webhooks.schemas.ts';
+import { webhookLogRoutes } from '../webhook-logs/index.ts';
 
 /** Every refused verification answers the same, so nothing tells a caller which check failed or whether a tenant exists. */
 export const WEBHOOK_REFUSED = 'Webhook verification failed.';
@@ -48,19 +49,24 @@ async function rawOf(request: Request): Promise<{ bytes: Uint8Array; text: strin
  * (`body-policy.ts` webhook rows); each route verifies the bytes received, then answers 2xx whatever
  * became of the event (spec 3 section 6: errors are logged with the event id and stored).
  */
-export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
-  const count = (provider: string, outcome: string) => metrics?.webhooks.inc({ provider, outcome: outcome === 'location_not_resolved' ? 'unresolved' : outcome });
-  const secretFor = cardASecrets(deps.config);
-  const cardBAllowed = parseAllowList(deps.config.CARD_B_WEBHOOK_IPS, 'CARD_B_WEBHOOK_IPS');
-  const handlerDeps: WebhookDeps = {
+/** What the webhook handlers run with (the routes and the back-office replay share it). */
+export function webhookHandlerDeps(deps: ApiDeps, metrics?: ApiMetrics): WebhookDeps {
+  return {
     db: deps.db,
     redis: deps.redis,
     providers: deps.payments,
     log: deps.log,
     now: () => deps.clock.now(),
     commissionBps: Number(deps.config.CARD_B_COMMISSION_BPS ?? 0),
-    count,
+    count: (provider, outcome) => metrics?.webhooks.inc({ provider, outcome: outcome === 'location_not_resolved' ? 'unresolved' : outcome }),
   };
+}
+
+export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
+  const count = (provider: string, outcome: string) => metrics?.webhooks.inc({ provider, outcome: outcome === 'location_not_resolved' ? 'unresolved' : outcome });
+  const secretFor = cardASecrets(deps.config);
+  const cardBAllowed = parseAllowList(deps.config.CARD_B_WEBHOOK_IPS, 'CARD_B_WEBHOOK_IPS');
+  const handlerDeps = webhookHandlerDeps(deps, metrics);
   /** received, then verified or rejected; the handler counts what became of the event. */
   const gate = (provider: string, ok: boolean) => {
     count(provider, 'received');
@@ -160,5 +166,5 @@ export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
 
 /** Mounted under `/api` as its own group (the app's route type is at the compiler's depth limit). */
 export function webhookApi(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
-  return new Elysia({ prefix: '/api', name: 'webhooks-api' }).use(webhookRoutes(deps, metrics));
+  return new Elysia({ prefix: '/api', name: 'webhooks-api' }).use(webhookRoutes(deps, metrics)).use(webhookLogRoutes(deps, webhookHandlerDeps(deps, metrics)));
 }
