@@ -10,8 +10,11 @@ export interface WebhookTenant {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Merchants whose tenant schema exists (a merchant being created or removed has none yet or any more). */
 async function merchants(db: CentralDb) {
-  return db.selectFrom('merchants').select(['id', 'tenant_database']).orderBy('created_at').execute();
+  const r = await sql<{ id: string; tenant_database: string }>`
+    select m.id, m.tenant_database from merchants m join pg_namespace n on n.nspname = m.tenant_database order by m.created_at`.execute(db);
+  return r.rows;
 }
 
 /**
@@ -38,8 +41,26 @@ export async function tenantOfCardAReader(db: CentralDb, readerId: string): Prom
 async function findOne(db: CentralDb, query: (schema: string) => ReturnType<typeof sql>): Promise<WebhookTenant | null> {
   const list = await merchants(db);
   if (!list.length) return null;
-  const parts = list.map((m) => sql`select ${m.id}::text as merchant_id, ${m.tenant_database}::text as tenant_database, q.location_id from (${query(m.tenant_database)}) q`);
-  const r = await sql<{ merchant_id: string; tenant_database: string; location_id: string }>`${sql.join(parts, sql` union all `)} limit 2`.execute(db);
+  type Hit = { merchant_id: string; tenant_database: string; location_id: string };
+  const part = (m: { id: string; tenant_database: string }) => sql`select ${m.id}::text as merchant_id, ${m.tenant_database}::text as tenant_database, q.location_id from (${query(m.tenant_database)}) q`;
+  let rows: Hit[];
+  try {
+    rows = (await sql<Hit>`${sql.join(list.map(part), sql` union all `)} limit 2`.execute(db)).rows;
+  } catch (e) {
+    // A schema removed (or not yet migrated) between the listing and the query: ask each schema on its
+    // own and skip the ones that cannot answer, so one merchant never blocks another's webhooks.
+    if (!isMissingRelation(e)) throw e;
+    rows = [];
+    for (const m of list) {
+      const hit = await sql<Hit>`${part(m)} limit 2`.execute(db).then((r) => r.rows, (err: unknown) => {
+        if (isMissingRelation(err)) return [];
+        throw err;
+      });
+      rows.push(...hit);
+      if (rows.length > 1) break;
+    }
+  }
+  const r = { rows };
   // Two tenants claiming the same reference is ambiguous: not resolved rather than guessed.
   if (r.rows.length !== 1) return null;
   const row = r.rows[0]!;
@@ -62,4 +83,10 @@ export async function tenantOfPlatformAMerchant(db: CentralDb, ref: string): Pro
 export async function tenantOfPlatformADevice(db: CentralDb, deviceId: string): Promise<WebhookTenant | null> {
   if (!deviceId || deviceId.length > 200) return null;
   return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.devices where platform_a_device_id = ${deviceId} and deleted_at is null`);
+}
+
+/** undefined_table, undefined_column, invalid_schema_name: a schema that is not (or no longer) complete. */
+function isMissingRelation(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === '42P01' || code === '42703' || code === '3F000';
 }

@@ -154,6 +154,18 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect(after.payment_snapshot).toMatchObject({ failure_code: 'card_declined' });
   });
 
+  test('APP_ENV=local skips the signature check (and only local does)', async () => {
+    const local = await createTestApi({ env: { ...CREDS, APP_ENV: 'local', CARD_A_BASE_URL: cardA.url } });
+    try {
+      const raw = JSON.stringify({ id: `evt_local_${crypto.randomUUID()}`, object: 'event', created: now(), type: 'customer.updated', data: { object: {} }, livemode: false });
+      expect(await local.call('POST', '/api/card-a-webhook/BE', { rawBody: raw })).toMatchObject({ status: 200, text: '{"received":true}' });
+      expect((await local.deps.db.selectFrom('webhook_logs').select('status').where('event_id', '=', JSON.parse(raw).id).executeTakeFirst())?.status).toBe('ignored');
+    } finally {
+      await local.close();
+    }
+    expect((await post(JSON.stringify({ id: 'evt_x', type: 'customer.updated' }), null)).status).toBe(401);
+  });
+
   test('the card-a simulator delivers a signed webhook to the running API and the kiosk sees Complete', async () => {
     const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
     const port = probe.port;
