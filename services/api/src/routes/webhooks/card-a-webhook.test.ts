@@ -154,6 +154,23 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect(after.payment_snapshot).toMatchObject({ failure_code: 'card_declined' });
   });
 
+  test('payment_intent.succeeded: tenant from metadata location_id, verified with the provider before capture', async () => {
+    const t = await awaitingPayment();
+    const intent = (piStatus: string) =>
+      JSON.stringify({ id: `evt_${crypto.randomUUID().replaceAll('-', '')}`, object: 'event', created: now(), type: 'payment_intent.succeeded', data: { object: { id: t.payment_snapshot.id, object: 'payment_intent', status: piStatus, metadata: cardA.intent(t.payment_snapshot.id)!.metadata } }, livemode: false });
+    // The payload claims success but the provider says the intent is still open: nothing is captured.
+    const early = intent('succeeded');
+    expect((await post(early, sign(early))).status).toBe(200);
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+    // Once the provider reports it paid, the next event captures.
+    await cardA.complete(t.payment_snapshot.reader_id);
+    lastReader = null;
+    const paid = intent('succeeded');
+    expect((await post(paid, sign(paid))).status).toBe(200);
+    expect((await txn(t.id)).status).toBe('Complete');
+    expect((await logOf(JSON.parse(paid).id))[0]).toMatchObject({ status: 'processed', merchant_id: m.merchant.id });
+  });
+
   test('APP_ENV=local skips the signature check (and only local does)', async () => {
     const local = await createTestApi({ env: { ...CREDS, APP_ENV: 'local', CARD_A_BASE_URL: cardA.url } });
     try {
