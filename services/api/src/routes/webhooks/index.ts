@@ -74,6 +74,12 @@ export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
     if (!ok) throw refused();
   };
   const skipCardA = deps.env === 'local';
+  // The handlers never throw (they log and store every failure); should one ever do, the provider still
+  // gets its 2xx once verification passed (spec 3 section 6) and the failure is logged and counted.
+  const afterVerified = (provider: string) => (e: unknown) => {
+    deps.log.error('webhook handler failed after verification', { provider, err: e });
+    count(provider, 'failed');
+  };
   return new Elysia({ name: 'webhooks' })
     .post(
       '/card-a-webhook/:countryCode',
@@ -87,7 +93,7 @@ export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
           if (!v.ok) deps.log.warn('card-a webhook refused', { reason: v.reason, country: params.countryCode, configured: secret !== null });
           gate('card-a', v.ok);
         } else gate('card-a', true);
-        await handleCardAWebhook(handlerDeps, raw.text, params.countryCode.toUpperCase());
+        await handleCardAWebhook(handlerDeps, raw.text, params.countryCode.toUpperCase()).catch(afterVerified('card-a'));
         return RECEIVED;
       },
       {
@@ -118,7 +124,7 @@ export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
         if (!allowed) deps.log.warn('card-b webhook refused: source address not allowed', { address });
         gate('card-b', allowed);
         const raw = await rawOf(request);
-        await handleCardBWebhook(handlerDeps, raw.text, params.eventTypeId);
+        await handleCardBWebhook(handlerDeps, raw.text, params.eventTypeId).catch(afterVerified('card-b'));
         return RECEIVED;
       },
       {
@@ -148,7 +154,7 @@ export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
         const v = verifyUrlBodyHmacBase64({ signature: headers['x-platform-a-hmacsha256-signature'], notificationUrl: url, rawBody: raw.bytes, key });
         if (!v.ok) deps.log.warn('platform-a webhook refused', { reason: v.reason });
         gate('platform-a', v.ok);
-        await handlePlatformAWebhook(handlerDeps, raw.text);
+        await handlePlatformAWebhook(handlerDeps, raw.text).catch(afterVerified('platform-a'));
         return RECEIVED;
       },
       {
