@@ -30,9 +30,13 @@ export const E2E = {
     CARD_B_CLIENT_SECRET: 'e2e-card-b-secret',
     PLATFORM_A_BASE_URL: `http://127.0.0.1:${sims.platformA}`,
     PLATFORM_A_ACCESS_TOKEN: 'e2e-platform-a-token',
+    // card-a's simulator signs its webhooks with this endpoint secret; the API verifies with it (issue 13).
+    CARD_A_WEBHOOK_SECRET: 'whsec_e2e_card_a_webhook_secret',
   },
   // Playwright runs the suites under Node, so no Bun-only `import.meta.dir` here.
   seedFile: fileURLToPath(new URL('../.run/seed.json', import.meta.url)),
+  /** The stack's database URL, written by start-stack for suites that set up what no route sets yet. */
+  databaseUrlFile: fileURLToPath(new URL('../.run/database-url', import.meta.url)),
 } as const;
 
 export const apiUrl = (path: string) => `http://127.0.0.1:${E2E.apiPort}${path}`;

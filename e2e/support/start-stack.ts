@@ -28,6 +28,7 @@ const seed = await seedDemo(h.db, { slug: 'demo', reset: true, apiKey: E2E.env.D
 await h.close();
 mkdirSync(dirname(E2E.seedFile), { recursive: true });
 writeFileSync(E2E.seedFile, JSON.stringify(seed, null, 2));
+writeFileSync(E2E.databaseUrlFile, DATABASE_URL);
 
 // A Redis database of its own, emptied per run: throttle windows of an earlier run do not leak in.
 const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -50,6 +51,8 @@ const simEnv = {
   CARD_A_SIM_PORT: String(E2E.simPorts.cardA),
   CARD_B_SIM_PORT: String(E2E.simPorts.cardB),
   PLATFORM_A_SIM_PORT: String(E2E.simPorts.platformA),
+  // card-a's simulator delivers its signed terminal webhooks to the API (issue 13).
+  CARD_A_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/card-a-webhook/BE`,
 };
 // The payment simulators first (real HTTP servers, CONTRACTS 6), then the services pointed at them.
 const simulators = [

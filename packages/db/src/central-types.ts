@@ -98,4 +98,46 @@ export interface CentralTables {
     latest: string;
     migrated_at: Timestamp;
   };
+  /** Central webhook log (spec 3 section 6, issue 13); card-b rows upsert on `webhook_id`. */
+  webhook_logs: {
+    id: string;
+    type: string;
+    provider: string;
+    webhook_id: string;
+    status: string;
+    merchant_id: string | null;
+    event_type: string | null;
+    event_id: string | null;
+    fields: Json<Record<string, unknown>>;
+    payload: Json<unknown> | null;
+    raw_body: string;
+    occurrences: Generated<number>;
+    error: string | null;
+    expires_at: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** One claim per provider event acted on (`claimed`, `processed`, `failed`). */
+  webhook_claims: {
+    provider: string;
+    event_id: string;
+    status: string;
+    error: string | null;
+    claimed_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** Commission per provider payment and its adjustments (reversals, refunds). */
+  commission_ledger: {
+    id: string;
+    merchant_id: string;
+    source: string;
+    source_ref: string;
+    is_adjustment: Generated<boolean>;
+    adjusts_id: string | null;
+    commission_amount: number;
+    fee_amount: number | null;
+    reason: string | null;
+    status: Generated<string>;
+    created_at: Timestamp;
+  };
 }

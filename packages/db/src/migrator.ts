@@ -8,6 +8,7 @@ import * as central001 from './migrations/central/2026-11-21-001-foundation.ts';
 import * as central002team from './migrations/central/2026-11-21-002-team.ts';
 import * as central003versions from './migrations/central/2026-11-23-003-tenant-schema-versions.ts';
 import * as central003displayName from './migrations/central/2026-11-23-001-membership-display-name.ts';
+import * as central020webhooks from './migrations/central/2026-11-23-020-webhooks.ts';
 import * as tenant001 from './migrations/tenant/2026-11-21-001-foundation.ts';
 import * as tenant002devices from './migrations/tenant/2026-11-21-002-devices.ts';
 import * as tenant003team from './migrations/tenant/2026-11-21-003-team.ts';
@@ -25,6 +26,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-002-team': central002team,
   '2026-11-23-003-tenant-schema-versions': central003versions,
   '2026-11-23-001-membership-display-name': central003displayName,
+  '2026-11-23-020-webhooks': central020webhooks,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

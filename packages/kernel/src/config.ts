@@ -79,6 +79,19 @@ export const ApiEnv = {
   OBJECT_STORE_DIR: Type.Optional(Type.String()),
   /** Largest accepted content upload in bytes; default 5242880 (5 MiB). */
   CONTENT_MAX_BYTES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,9}$' })),
+  /** card-a webhook endpoint secret used for every country not named in CARD_A_WEBHOOK_SECRETS. */
+  CARD_A_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  /** JSON object country code (ISO 3166 alpha-2) -> card-a webhook endpoint secret. */
+  CARD_A_WEBHOOK_SECRETS: Type.Optional(Type.String()),
+  /** The verification key card-b's GET handshake answers (`{"Key": …}`). */
+  CARD_B_WEBHOOK_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  /** Comma-separated addresses and IPv4 CIDRs card-b webhooks may come from (empty allows nobody). */
+  CARD_B_WEBHOOK_IPS: Type.Optional(Type.String()),
+  /** platform-a webhook signature key and the notification URL exactly as subscribed (both are signed). */
+  PLATFORM_A_WEBHOOK_SIGNATURE_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  PLATFORM_A_WEBHOOK_URL: Type.Optional(HttpUrl),
+  /** Commission recorded per card-b terminal payment, in basis points of the amount; default 0. */
+  CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
 };
 
 export const WorkerEnv = {

@@ -31,6 +31,7 @@ import { kioskPricingRoutes } from './routes/kiosk-pricing/index.ts';
 import { contentRoutes } from './routes/contents/index.ts';
 import { inventoryRoutes } from './routes/inventories/index.ts';
 import { paymentApi } from './routes/payments/index.ts';
+import { webhookApi } from './routes/webhooks/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -68,10 +69,11 @@ export function createApp(deps: ApiDeps) {
     .use(inventoryRoutes(deps));
 
   const bodyLess: { current: BodyLessRoutes | null } = { current: null };
+  const metrics = createApiMetrics();
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
-    .use(metricsPlugin(createApiMetrics()))
+    .use(metricsPlugin(metrics))
     .use(authInvalidationPlugin(deps))
     .use(requestGuard(deps.bodyPolicies, bodyLess))
     .use(openapiJsonBodies('/api/docs/json'))
@@ -80,6 +82,8 @@ export function createApp(deps: ApiDeps) {
     .use(api);
   // Payments (spec 3) as a statement: one more chained `.use` passes the compiler's depth limit (TS2589).
   app.use(paymentApi(deps));
+  // Inbound provider webhooks (spec 3 section 4), likewise as a statement.
+  app.use(webhookApi(deps, metrics));
   bodyLess.current = new BodyLessRoutes(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );

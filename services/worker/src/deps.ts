@@ -4,6 +4,7 @@ import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
+import { DEFAULT_WEBHOOK_PURGE_MS } from './webhooks-purge-scheduler.ts';
 import type { WorkerDeps } from './worker.ts';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 
@@ -31,6 +32,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     fiscal: createFiscalService(fiscalConfig, log, { clock }),
     payments,
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
+    webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
   };
   return {
     deps,

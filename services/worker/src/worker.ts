@@ -5,6 +5,7 @@ import { checkDependencies, HealthMonitor } from '@pos/core/health/check-depende
 import { JOB_QUEUES, QUEUE_PREFIX } from '@pos/kernel/queues/index';
 import { HeartbeatScheduler, DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import { DEFAULT_FISCAL_RECOVER_MS, fiscalRecoverScheduler } from './fiscal-recover-scheduler.ts';
+import { webhooksPurgeScheduler } from './webhooks-purge-scheduler.ts';
 import type { OutboxScheduler } from './outbox-scheduler.ts';
 import { workerFetch } from './http.ts';
 import { WorkerMetrics } from './metrics.ts';
@@ -28,6 +29,8 @@ export interface WorkerDeps {
   prefix?: string;
   /** Between heartbeats (default 15 s). */
   heartbeatMs?: number;
+  /** Between `webhooks.purge` jobs (webhook log retention); none when absent or 0. */
+  webhookPurgeMs?: number;
   /** Completes pending fiscal journal entries (`fiscal.recover`): the fiscal service built from the worker's env. */
   fiscal: FiscalRecoveryDeps['fiscal'];
   /** Between scheduled fiscal recovery sweeps (default 60 s); 0: none scheduled (an enqueued `fiscal.recover` still runs). */
@@ -133,6 +136,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const fiscalRecovery = fiscalRecoverMs > 0 ? fiscalRecoverScheduler({ db: deps.db, log, clock, intervalMs: fiscalRecoverMs, onEnqueued: () => relay.trigger() }) : undefined;
   fiscalRecovery?.start();
 
+  const webhookPurge = deps.webhookPurgeMs ? webhooksPurgeScheduler({ db: deps.db, log, clock, intervalMs: deps.webhookPurgeMs, onEnqueued: () => relay.trigger() }) : undefined;
+  webhookPurge?.start();
+
   const health = new HealthMonitor(() => checkDependencies(deps.db, deps.redis), deps.healthTtlMs ?? 2000);
   const fetch = workerFetch({ db: deps.db, health, metrics });
   const server = deps.port === undefined ? undefined : Bun.serve({ port: deps.port, hostname: deps.hostname ?? '0.0.0.0', fetch });
@@ -151,6 +157,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       (stopping ??= (async () => {
         await heartbeat.stop();
         await fiscalRecovery?.stop();
+        await webhookPurge?.stop();
         await relay.stop();
         await Promise.all(processors.map((p) => p.stop()));
         await server?.stop(true);

@@ -3,12 +3,14 @@ import type { QueueName } from './names.ts';
 import { fiscalRecoverJob } from './jobs/fiscal-recover.job.ts';
 import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
+import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
 import { orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from './jobs/payments.job.ts';
 
 export { fiscalRecoverJob, FISCAL_RECOVER_JOB } from './jobs/fiscal-recover.job.ts';
 export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
 export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
 export * from './jobs/payments.job.ts';
+export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.ts';
 
 /** Every job the platform knows. Add a job: a `jobs/<name>.job.ts` here, a `<name>.handler.ts` in the worker. */
 export const JOBS = [
@@ -22,6 +24,7 @@ export const JOBS = [
   statsDailyJob,
   paymentFinaliseJob,
   stockEdgeSyncJob,
+  webhooksPurgeJob,
 ] as const;
 
 export type KnownJob = (typeof JOBS)[number];

@@ -29,7 +29,13 @@ export function createApiMetrics() {
       this.inc(dbQueryCount());
     },
   });
-  return { registry, requests, latency };
+  const webhooks = new Counter({
+    name: 'webhooks_total',
+    help: 'Inbound provider webhooks by provider and outcome (received, verified, rejected, processed, duplicate, unresolved, ignored, failed)',
+    labelNames: ['provider', 'outcome'],
+    registers: [registry],
+  });
+  return { registry, requests, latency, webhooks };
 }
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;
 

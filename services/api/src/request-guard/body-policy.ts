@@ -8,6 +8,12 @@ export interface BodyPolicy {
   readonly maxBytes: number;
   /** Media types accepted; JSON is checked by the guard, `multipart/form-data` only counted. */
   readonly mediaTypes: readonly string[];
+  /**
+   * Raw provider payloads (webhooks, issue 13): only the size limit applies here; the bytes reach the
+   * route unparsed, whatever their media type, because signatures are computed over the raw bytes
+   * received. The route verifies first and parses after.
+   */
+  readonly raw?: boolean;
 }
 
 const KIB = 1024;
@@ -15,9 +21,15 @@ const JSON_ONLY = ['application/json'] as const;
 /** Room for a multipart envelope and the text fields beside the file. */
 const MULTIPART_OVERHEAD = 64 * KIB;
 
+/** Inbound provider webhooks (spec 3 section 4): signed over their raw bytes. */
+export const WEBHOOK_PREFIXES = ['/api/card-a-webhook/', '/api/card-b-webhook/', '/api/shop-a-webhook', '/api/webhook/', '/api/crm/intake'] as const;
+const WEBHOOK_MAX_BYTES = 256 * KIB;
+
 /** The families and their limits; `contentMaxBytes` is the largest upload (CONTENT_MAX_BYTES). */
 export function bodyPolicies(contentMaxBytes: number): readonly BodyPolicy[] {
   return [
+    // Provider webhooks: raw bytes, size limit only (checked before the JSON families below).
+    ...WEBHOOK_PREFIXES.map((prefix) => ({ prefix, maxBytes: WEBHOOK_MAX_BYTES, mediaTypes: ['*/*'], raw: true })),
     // Unauthenticated credential routes: small bodies only.
     { prefix: '/api/login', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },
     { prefix: '/api/device-auth/', maxBytes: 16 * KIB, mediaTypes: JSON_ONLY },

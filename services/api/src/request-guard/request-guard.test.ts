@@ -197,3 +197,27 @@ describe('tokens', () => {
     expect((await api.call('GET', '/api/validate-token', { token: hs256 })).status).toBe(200);
   });
 });
+
+describe('webhook families (issue 13): raw bodies, size limit only', () => {
+  test('the webhook prefixes are raw families of 256 KB; the JSON families are unchanged', async () => {
+    const { bodyPolicyFor } = await import('./body-policy.ts');
+    for (const path of ['/api/card-a-webhook/BE', '/api/card-b-webhook/BE/1796', '/api/shop-a-webhook', '/api/webhook/platform-a', '/api/crm/intake']) {
+      expect(bodyPolicyFor(api.deps.bodyPolicies, path)).toMatchObject({ raw: true, maxBytes: 256 * 1024 });
+    }
+    for (const path of ['/api/login', '/api/pos/orders', '/api/webhooks', '/api/back-office/items']) expect(bodyPolicyFor(api.deps.bodyPolicies, path).raw).toBeUndefined();
+  });
+
+  test('text that is not JSON, in any media type, passes the guard to the route (here: none, 404)', async () => {
+    for (const [body, type] of [['not json', 'text/plain'], ['a=1&b=2', 'application/x-www-form-urlencoded'], ['[1,2]', 'application/json'], ['{"__proto__":{}}', 'application/json']] as const) {
+      const r = await api.call('POST', '/api/webhook/no-such-provider', { rawBody: body, headers: { 'content-type': type } });
+      expect(r.status).toBe(404);
+    }
+    // The same body on a JSON family is still refused.
+    expect((await api.call('POST', LOGIN, { rawBody: 'not json', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+  });
+
+  test('a webhook body over 256 KB is 413 before the route', async () => {
+    const r = await api.call('POST', '/api/card-b-webhook/BE/1796', { rawBody: 'x'.repeat(256 * 1024 + 1), headers: { 'content-type': 'text/plain' }, ip: '127.0.0.1' });
+    expect(r).toMatchObject({ status: 413, body: { message: 'The request body may not be larger than 256 KB.' } });
+  });
+});

@@ -15,6 +15,11 @@ const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 async function checkBody(request: Request, url: URL, policies: readonly BodyPolicy[], routes: BodyLessRoutes | null): Promise<void> {
   const policy = bodyPolicyFor(policies, url.pathname);
+  if (policy.raw) {
+    // Webhooks: counted against the family limit; the route reads the same bytes and verifies them.
+    await readBodyBytes(request.clone() as Request, policy.maxBytes);
+    return;
+  }
   const media = mediaTypeOf(request.headers.get('content-type'));
   if (media === 'multipart/form-data' && policy.mediaTypes.includes(media)) {
     // Counted against the family limit; the framework's form parser reads it, the route checks the file.

@@ -5,6 +5,7 @@ import type { JobHandler } from './job-handler.ts';
 import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-recover.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
+import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
 import { createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
 
 export type { JobContext, JobHandler } from './job-handler.ts';
@@ -32,6 +33,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
       hooks: registerRecoveryHooks(deps.clock),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
+    'webhooks.purge': handleWebhooksPurge,
     ...createPaymentHandlers(deps),
   };
 }

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { expect, test } from '../support/test.ts';
+import { loadSeed } from '../support/seed.ts';
+import { cardASimUrl, E2E } from '../support/stack-env.ts';
+
+/**
+ * Issue 13: the card-a simulator (a separate process) delivers its signed terminal webhook to the
+ * running API, which verifies it, resolves the tenant from the reader and captures: the kiosk sees
+ * `Complete` without asking for details (no poll capture).
+ */
+test.describe.serial('inbound webhooks', () => {
+  test('card-a reader payment: the simulator\'s signed webhook completes the kiosk transaction', async ({ request }) => {
+    const seed = loadSeed();
+    const kioskDevice = seed.devices.find((d) => d.id === seed.kiosk.device_id)!;
+    // No route sets a location's payment profile yet: the kiosk's location reports in-person card-a for this test.
+    const db = new pg.Client({ connectionString: readFileSync(E2E.databaseUrlFile, 'utf8') });
+    await db.connect();
+    const setProfile = (settings: object) => db.query(`update "${seed.merchant.tenant_database}".locations set payment_settings = $1 where id = $2`, [JSON.stringify(settings), kioskDevice.location_id]);
+    await setProfile({ in_person_provider: 'card-a' });
+    try {
+      const { token } = await (await request.post('/api/login', { data: seed.backoffice })).json();
+      const code = (await (await request.post(`/api/back-office/devices/${seed.kiosk.device_id}/new-activation-code`, { headers: { authorization: `Bearer ${token}` } })).json()).data.activation_code;
+      const act = await (await request.post('/api/device-auth/activate', { data: { activation_code: code } })).json();
+      const headers = { authorization: `Bearer ${act.token}`, 'x-client-api-key': E2E.env.DEVICE_API_KEY };
+      const item = seed.items.find((i) => i.name === 'Espresso')!;
+      const created = await request.post('/api/kiosk/payment/create-intent', { headers, data: { lines: [{ item_id: item.id, qty: 1 }] } });
+      expect(created.status()).toBe(200);
+      const t = (await created.json()).data;
+      expect(t).toMatchObject({ payment_provider: 'card-a', status: 'Awaiting Payment' });
+
+      // The customer taps the card on the reader; the simulator posts the signed webhook to the API.
+      const paid = await request.post(cardASimUrl(`/_sim/readers/${t.payment_snapshot.reader_id}/complete`));
+      expect(paid.status()).toBe(200);
+
+      const key = encodeURIComponent(t.idempotency_key);
+      const end = Date.now() + 10_000;
+      let status = '';
+      while (Date.now() < end) {
+        status = (await (await request.get(`/api/kiosk/payment/session-status?idempotency_key=${key}`, { headers })).json()).data.status;
+        if (status === 'Complete') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe('Complete');
+      const steps = await db.query(`select step, outcome from "${seed.merchant.tenant_database}".transaction_steps where transaction_id = $1 and step = 'capture'`, [t.id]);
+      expect(steps.rows).toEqual([{ step: 'capture', outcome: 'webhook' }]);
+      const log = await db.query(`select status, provider from webhook_logs where event_type = 'terminal.reader.action_succeeded' and merchant_id = $1`, [seed.merchant.id]);
+      expect(log.rows).toEqual([{ status: 'processed', provider: 'card-a' }]);
+    } finally {
+      await setProfile({});
+      await db.end();
+    }
+  });
+});

@@ -1,0 +1,263 @@
+import type Redis from 'ioredis';
+import { sql } from 'kysely';
+import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
+import type { Logger } from '@pos/kernel';
+import { capturePayment } from '../payments/capture-payment.ts';
+import type { PaymentProviders } from '../payments/payment-providers.ts';
+import type { TransactionRow } from '../payments/transaction-records.ts';
+import { cardBDuplicateHash, isCardBDuplicate } from './card-b-duplicates.ts';
+import { acquireLock } from './redis-lock.ts';
+import { tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
+import { markWebhook, storeCardBWebhook, type StoredWebhook, type WebhookLogStatus } from './webhook-log.ts';
+
+/** card-b event ids (spec 3 "Card-b events"). */
+export const CARD_B_EVENTS: Readonly<Record<number, string>> = {
+  1796: 'TRANSACTION_PAYMENT_CREATED',
+  1797: 'TRANSACTION_REVERSAL_CREATED',
+  1798: 'TRANSACTION_FAILED',
+  1799: 'TRANSACTION_PRICE_CALCULATED',
+  8193: 'ACCOUNT_CONNECTED',
+  8194: 'ACCOUNT_VERIFICATION_STATUS_CHANGED',
+};
+
+/** A replay from the back office: the stored row is reused and duplicate detection is skipped. */
+export interface ReplayOptions {
+  readonly replayOf?: string;
+}
+
+/** Online and kiosk webhook locks (spec 3 section 8): 30 s. */
+export const WEBHOOK_PAYMENT_LOCK_MS = 30_000;
+
+export interface WebhookDeps {
+  readonly db: CentralDb;
+  readonly redis: Redis;
+  readonly providers: PaymentProviders;
+  readonly log: Logger;
+  readonly now: () => Date;
+  /** Commission the platform records per card-b terminal payment, in basis points of the amount. */
+  readonly commissionBps: number;
+  /** Counts an outcome per provider (metrics); optional. */
+  readonly count?: (provider: string, outcome: WebhookLogStatus | 'verified' | 'rejected') => void;
+}
+
+export interface CardBOutcome {
+  readonly status: WebhookLogStatus;
+  readonly logId: string | null;
+  readonly occurrences: number | null;
+}
+
+type Data = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+
+/** Webhook `Amount` is major units (decimal): cents. */
+export const majorToCents = (v: unknown): number | null => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,10}(\.\d{1,4})?$/.test(v) ? Number(v) : NaN;
+  return Number.isFinite(n) ? Math.round(n * 100) : null;
+};
+
+/**
+ * Rule 4 / spec 3 section 6: `Tags[0]` (a location id), else the leading part of `MerchantTrns`
+ * (`{locationId}:{orderNo}`), else the location whose physical source code is `SourceCode`.
+ */
+export async function resolveCardBTenant(db: CentralDb, data: Data): Promise<WebhookTenant | null> {
+  const tags = Array.isArray(data.Tags) ? data.Tags : [];
+  const tag0 = str(tags[0]);
+  if (tag0) {
+    const t = await tenantOfLocation(db, tag0);
+    if (t) return t;
+  }
+  const merchantTrns = str(data.MerchantTrns);
+  if (merchantTrns) {
+    const t = await tenantOfLocation(db, merchantTrns.split(':')[0]!.trim());
+    if (t) return t;
+  }
+  const source = str(data.SourceCode);
+  return source ? tenantOfCardBSourceCode(db, source) : null;
+}
+
+/** The kiosk order number: `CustomerTrns` "Order 42", else `MerchantTrns` "{location}:42". */
+export function orderNoOf(data: Data): number | null {
+  const c = str(data.CustomerTrns)?.match(/(?:^|\s)(\d{1,9})\s*$/);
+  if (c) return Number(c[1]);
+  const m = str(data.MerchantTrns)?.match(/:(\d{1,9})$/);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * A card-b webhook whose source address passed the allow-list (rules 1-6). Never throws: every
+ * failure is logged with the event id and recorded on the stored event; the caller answers 2xx.
+ */
+export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEventTypeId: string, opts: ReplayOptions = {}): Promise<CardBOutcome> {
+  let payload: unknown = null;
+  try {
+    payload = JSON.parse(raw);
+  } catch {
+    payload = null;
+  }
+  const body: Data = payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Data) : {};
+  const data: Data = body.EventData && typeof body.EventData === 'object' && !Array.isArray(body.EventData) ? (body.EventData as Data) : {};
+  const eventTypeId = Number(body.EventTypeId ?? pathEventTypeId);
+  const eventType = CARD_B_EVENTS[eventTypeId] ?? null;
+  const eventId = str(data.TransactionId) ?? str(body.MessageId);
+  const stored: StoredWebhook | null = opts.replayOf ? { id: opts.replayOf, occurrences: 0 } : await storeCardBWebhook(deps.db, deps.log, {
+    raw,
+    payload,
+    eventType,
+    eventId,
+    now: deps.now(),
+    fields: {
+      event_type_id: Number.isFinite(eventTypeId) ? eventTypeId : null,
+      event_type: eventType,
+      order_code: str(data.OrderCode),
+      transaction_id: str(data.TransactionId),
+      merchant_trns: str(data.MerchantTrns),
+      tags: Array.isArray(data.Tags) ? data.Tags : [],
+    },
+  });
+  const logId = stored?.id ?? null;
+  const done = async (status: WebhookLogStatus, extra: { merchantId?: string | null; error?: string | null } = {}): Promise<CardBOutcome> => {
+    await markWebhook(deps.db, deps.log, logId ?? undefined, status, extra);
+    deps.count?.('card-b', status);
+    return { status, logId, occurrences: stored?.occurrences ?? null };
+  };
+  let merchantId: string | undefined;
+  try {
+    if (payload === null || !Object.keys(body).length) {
+      deps.log.warn('card-b webhook body is not a JSON object', { webhook_log_id: logId });
+      return await done('failed', { error: 'not_json' });
+    }
+    if (eventTypeId === 1799) {
+      deps.log.debug('card-b price calculated (not handled)', { event_id: eventId });
+      return await done('ignored');
+    }
+    if (eventTypeId === 8193 || eventTypeId === 8194) {
+      deps.log.info('card-b account event', { event_type: eventType, event_id: eventId });
+      return await done('processed');
+    }
+    if (eventTypeId !== 1796 && eventTypeId !== 1797 && eventTypeId !== 1798) return await done('ignored');
+
+    // Rule 3: duplicate detection over the seven fields.
+    if (!opts.replayOf && await isCardBDuplicate(deps.redis, deps.log, cardBDuplicateHash(data), deps.now().getTime())) return await done('duplicate');
+
+    // Rule 4: an event that resolves to no tenant is logged and dropped, never guessed.
+    const tenant = await resolveCardBTenant(deps.db, data);
+    if (!tenant) {
+      deps.log.warn('card-b webhook location_not_resolved', { event_id: eventId, event_type: eventType });
+      return await done('location_not_resolved');
+    }
+    merchantId = tenant.merchantId;
+    if (eventTypeId === 1797) return await done(await reversal(deps, tenant, data), { merchantId });
+    if (eventTypeId === 1798) {
+      // Not final: a 1796 may follow, so the transaction is left open for it.
+      deps.log.info('card-b transaction failed (not final)', { event_id: eventId, merchant_id: merchantId });
+      return await done('processed', { merchantId });
+    }
+    if (str(data.StatusId) !== 'F') return await done('ignored', { merchantId });
+    return await done(await payment(deps, tenant, data), { merchantId });
+  } catch (e) {
+    deps.log.error('card-b webhook processing failed', { event_id: eventId, webhook_log_id: logId, err: e });
+    return done('failed', { error: e instanceof Error ? e.message : String(e), ...(merchantId ? { merchantId } : {}) });
+  }
+}
+
+/** Rule 5: online (find by order code, verify) or kiosk (find by order number, capture with the webhook's data). */
+async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Promise<WebhookLogStatus> {
+  const tdb = bindTenant(deps.db, tenant.tenantDatabase);
+  const tags = Array.isArray(data.Tags) ? data.Tags : [];
+  const online = str(tags[1]) === 'online_ordering';
+  const eventId = str(data.TransactionId);
+  let t: TransactionRow | undefined;
+  if (online) {
+    const orderCode = str(data.OrderCode);
+    t = orderCode ? await tdb.selectFrom('transactions').selectAll().where(sql<string>`payment_snapshot->>'orderCode'`, '=', orderCode).executeTakeFirst() : undefined;
+  } else {
+    const orderNo = orderNoOf(data);
+    t = orderNo === null ? undefined : await tdb.selectFrom('transactions').selectAll().where('location_id', '=', tenant.locationId).where('order_no', '=', orderNo).executeTakeFirst();
+  }
+  if (!t || t.payment_provider !== 'card-b') {
+    // Spec 3 section 7: wrong tenant, deleted location or unknown key.
+    deps.log.warn('transaction not found during a webhook', { provider: 'card-b', event_id: eventId, merchant_id: tenant.merchantId });
+    throw new Error('transaction_not_found');
+  }
+  const lock = await acquireLock(deps.redis, `payment_processing_${online ? 'online' : 'kiosk'}_${t.idempotency_key}`, WEBHOOK_PAYMENT_LOCK_MS, WEBHOOK_PAYMENT_LOCK_MS, deps.log);
+  try {
+    const capture = { tdb, tenantDatabase: tenant.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
+    const amount = majorToCents(data.Amount);
+    const r = online
+      ? await capturePayment(capture, t.id, { kind: 'poll' })
+      : await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
+    if (r.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount ?? t.total);
+    return 'processed';
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Commission tracking of a completed card-b terminal payment: one ledger row per provider transaction. */
+async function recordCommission(deps: WebhookDeps, merchantId: string, transactionId: string, amountCents: number): Promise<void> {
+  await deps.db
+    .insertInto('commission_ledger')
+    .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: 'card_b_terminal', source_ref: transactionId, commission_amount: Math.round((amountCents * deps.commissionBps) / 10_000), created_at: deps.now() })
+    .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
+    .execute();
+}
+
+/** Rule 6: reversal claimed once; each matching ledger entry gets an adjustment of its commission. */
+async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Promise<WebhookLogStatus> {
+  const parentId = str(data.ParentId);
+  const eventId = str(data.TransactionId);
+  if (!parentId || !eventId) {
+    deps.log.warn('card-b reversal without ParentId or TransactionId', { parent_id: parentId, event_id: eventId });
+    return 'ignored';
+  }
+  const claimed = await deps.db
+    .insertInto('webhook_claims')
+    .values({ provider: 'card-b', event_id: eventId, status: 'claimed', claimed_at: deps.now(), updated_at: deps.now() })
+    // A claim whose processing failed may be taken again (a replay); a claimed or processed one never.
+    .onConflict((oc) => oc.columns(['provider', 'event_id']).doUpdateSet({ status: 'claimed', error: null, updated_at: deps.now() }).where('webhook_claims.status', '=', 'failed'))
+    .returning('event_id')
+    .executeTakeFirst();
+  if (!claimed) return 'duplicate';
+  try {
+    await deps.db.transaction().execute(async (tx) => {
+      const entries = await tx
+        .selectFrom('commission_ledger')
+        .selectAll()
+        .where('source_ref', '=', parentId)
+        .where('source', '=', 'card_b_terminal')
+        .where('is_adjustment', '=', false)
+        .where('status', '!=', 'voided')
+        .where('merchant_id', '=', tenant.merchantId)
+        .execute();
+      for (const e of entries) {
+        await tx
+          .insertInto('commission_ledger')
+          .values({
+            id: Bun.randomUUIDv7(),
+            merchant_id: e.merchant_id,
+            source: e.source,
+            source_ref: eventId,
+            is_adjustment: true,
+            adjusts_id: e.id,
+            commission_amount: -e.commission_amount,
+            reason: 'card_b_reversal',
+            created_at: deps.now(),
+          })
+          .onConflict((oc) => oc.columns(['adjusts_id', 'source_ref']).where(sql<boolean>`is_adjustment`).doNothing())
+          .execute();
+      }
+    });
+    await deps.db.updateTable('webhook_claims').set({ status: 'processed', updated_at: deps.now() }).where('provider', '=', 'card-b').where('event_id', '=', eventId).execute();
+    return 'processed';
+  } catch (e) {
+    await deps.db
+      .updateTable('webhook_claims')
+      .set({ status: 'failed', error: e instanceof Error ? e.message.slice(0, 500) : 'error', updated_at: deps.now() })
+      .where('provider', '=', 'card-b')
+      .where('event_id', '=', eventId)
+      .execute()
+      .catch(() => undefined);
+    throw e;
+  }
+}
+

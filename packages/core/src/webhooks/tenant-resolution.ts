@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { CentralDb } from '@pos/db';
+
+/** A merchant and its tenant schema, resolved from a webhook: never guessed. */
+export interface WebhookTenant {
+  readonly merchantId: string;
+  readonly tenantDatabase: string;
+  readonly locationId: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Merchants whose tenant schema exists (a merchant being created or removed has none yet or any more). */
+async function merchants(db: CentralDb) {
+  const r = await sql<{ id: string; tenant_database: string }>`
+    select m.id, m.tenant_database from merchants m join pg_namespace n on n.nspname = m.tenant_database order by m.created_at`.execute(db);
+  return r.rows;
+}
+
+/**
+ * The tenant holding a location id. Locations live in the tenant schemas; ids are UUIDs, so at most
+ * one schema holds one. The schemas are asked in one statement (see docs/decisions.md, "Webhooks").
+ */
+export async function tenantOfLocation(db: CentralDb, locationId: string): Promise<WebhookTenant | null> {
+  if (!UUID.test(locationId)) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where id = ${locationId}::uuid`);
+}
+
+/** The tenant of a location whose card-b physical source code is `code` (`payment_settings.card_b.source_code`). */
+export async function tenantOfCardBSourceCode(db: CentralDb, code: string): Promise<WebhookTenant | null> {
+  if (!code || code.length > 100) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where payment_settings->'card_b'->>'source_code' = ${code}`);
+}
+
+/** The tenant of a device id (card-a reader: `devices.card_a_reader_id`). */
+export async function tenantOfCardAReader(db: CentralDb, readerId: string): Promise<WebhookTenant | null> {
+  if (!readerId || readerId.length > 200) return null;
+  return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.devices where card_a_reader_id = ${readerId} and deleted_at is null`);
+}
+
+async function findOne(db: CentralDb, query: (schema: string) => ReturnType<typeof sql>): Promise<WebhookTenant | null> {
+  const list = await merchants(db);
+  if (!list.length) return null;
+  type Hit = { merchant_id: string; tenant_database: string; location_id: string };
+  const part = (m: { id: string; tenant_database: string }) => sql`select ${m.id}::text as merchant_id, ${m.tenant_database}::text as tenant_database, q.location_id from (${query(m.tenant_database)}) q`;
+  let rows: Hit[];
+  try {
+    rows = (await sql<Hit>`${sql.join(list.map(part), sql` union all `)} limit 2`.execute(db)).rows;
+  } catch (e) {
+    // A schema removed (or not yet migrated) between the listing and the query: ask each schema on its
+    // own and skip the ones that cannot answer, so one merchant never blocks another's webhooks.
+    if (!isMissingRelation(e)) throw e;
+    rows = [];
+    for (const m of list) {
+      const hit = await sql<Hit>`${part(m)} limit 2`.execute(db).then((r) => r.rows, (err: unknown) => {
+        if (isMissingRelation(err)) return [];
+        throw err;
+      });
+      rows.push(...hit);
+      if (rows.length > 1) break;
+    }
+  }
+  const r = { rows };
+  // Two tenants claiming the same reference is ambiguous: not resolved rather than guessed.
+  if (r.rows.length !== 1) return null;
+  const row = r.rows[0]!;
+  return { merchantId: row.merchant_id, tenantDatabase: row.tenant_database, locationId: row.location_id };
+}
+
+/** The tenant of a platform-a location reference (`payment_settings.platform_a.location_id`). */
+export async function tenantOfPlatformALocation(db: CentralDb, ref: string): Promise<WebhookTenant | null> {
+  if (!ref || ref.length > 200) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where payment_settings->'platform_a'->>'location_id' = ${ref}`);
+}
+
+/** The tenant of a platform-a merchant reference (`payment_settings.platform_a.merchant_id`). */
+export async function tenantOfPlatformAMerchant(db: CentralDb, ref: string): Promise<WebhookTenant | null> {
+  if (!ref || ref.length > 200) return null;
+  return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where payment_settings->'platform_a'->>'merchant_id' = ${ref}`);
+}
+
+/** The tenant of a platform-a terminal device (`devices.platform_a_device_id`). */
+export async function tenantOfPlatformADevice(db: CentralDb, deviceId: string): Promise<WebhookTenant | null> {
+  if (!deviceId || deviceId.length > 200) return null;
+  return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.devices where platform_a_device_id = ${deviceId} and deleted_at is null`);
+}
+
+/** undefined_table, undefined_column, invalid_schema_name: a schema that is not (or no longer) complete. */
+function isMissingRelation(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === '42P01' || code === '42703' || code === '3F000';
+}

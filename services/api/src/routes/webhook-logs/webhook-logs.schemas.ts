@@ -1,0 +1,28 @@
+import { t } from 'elysia';
+import { Strict } from '../catalog/catalog.schemas.ts';
+
+const STATUSES = ['received', 'processed', 'duplicate', 'location_not_resolved', 'ignored', 'failed'] as const;
+
+export const WebhookLogQuery = Strict({
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
+  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  provider: t.Optional(t.Union([t.Literal('card-a'), t.Literal('card-b'), t.Literal('platform-a')], { error: 'The provider must be card-a, card-b or platform-a.' })),
+  status: t.Optional(t.Union(STATUSES.map((s) => t.Literal(s)), { error: `The status must be one of ${STATUSES.join(', ')}.` })),
+});
+export const IdParams = t.Object({ id: t.String({ format: 'uuid', maxLength: 36, error: 'The id field must be a valid UUID.' }) });
+
+const Row = t.Object({
+  id: t.String(),
+  provider: t.String(),
+  type: t.String(),
+  event_type: t.Nullable(t.String()),
+  event_id: t.Nullable(t.String()),
+  status: t.String(),
+  occurrences: t.Integer(),
+  error: t.Nullable(t.String()),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+export const Datatable = t.Object({ data: t.Array(Row), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const Detail = t.Object({ data: t.Composite([Row, t.Object({ fields: t.Unknown(), payload: t.Unknown() })]) });
+export const Replayed = t.Object({ data: t.Object({ status: t.String() }) });

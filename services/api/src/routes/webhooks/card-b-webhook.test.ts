@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { contentHash } from '@pos/core/webhooks/webhook-log';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// card-b webhooks against real PostgreSQL, Redis and the card-b simulator over HTTP (rules 1-6).
+let cardB: CardBSimulator;
+let api: TestApi;
+let m: DemoSeedResult;
+let kiosk: string;
+const PROVIDER_IP = '10.9.8.7';
+const CREDS = { CARD_B_CLIENT_ID: 'cbw-test', CARD_B_CLIENT_SECRET: 'cbw-test-secret' };
+
+beforeAll(async () => {
+  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  api = await createTestApi({
+    env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_B_WEBHOOK_IPS: `${PROVIDER_IP},192.0.2.0/24`, CARD_B_WEBHOOK_KEY: 'cb-verification-key-123', CARD_B_COMMISSION_BPS: '150' },
+  });
+  m = await api.seed('cbhook');
+  kiosk = await api.deviceToken(m, 'kiosk');
+});
+afterAll(async () => {
+  await api.close();
+  await cardB.stop();
+});
+
+const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
+const item = (name: string) => m.items.find((i) => i.name === name)!;
+const URL_ = (event = 1796) => `/api/card-b-webhook/BE/${event}`;
+const post = (raw: string, ip = PROVIDER_IP, headers: Record<string, string> = {}, event = 1796) => api.call('POST', URL_(event), { rawBody: raw, ip, headers });
+const logOf = (raw: string) => api.deps.db.selectFrom('webhook_logs').selectAll().where('type', '=', 'card_b_webhook').where('webhook_id', '=', contentHash(raw)).executeTakeFirst();
+const logCount = async () => Number((await api.deps.db.selectFrom('webhook_logs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+/** A kiosk transaction on card-b, awaiting payment at the terminal. */
+let lastKey: string | null = null;
+async function awaitingPayment() {
+  // The simulated terminal takes one sale at a time: the previous one is finished there first.
+  if (lastKey) await cardB.complete(lastKey).catch(() => undefined);
+  const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: item('Espresso').id, qty: 1 }] } });
+  expect(r.status).toBe(200);
+  lastKey = r.body.data.idempotency_key;
+  return r.body.data as { id: string; order_no: number; total: number; idempotency_key: string; status: string };
+}
+
+/** The payment-created body the provider sends for a terminal sale (as the simulator builds it). */
+function paymentBody(t: { order_no: number; total: number }, over: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    EventTypeId: 1796,
+    EventData: {
+      Amount: t.total / 100,
+      OrderCode: `77${Date.now()}`.slice(0, 16),
+      StatusId: 'F',
+      TransactionId: crypto.randomUUID(),
+      ParentId: null,
+      MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`,
+      CustomerTrns: `Order ${t.order_no}`,
+      CurrencyCode: '978',
+      TransactionTypeId: 5,
+      Tags: [],
+      TerminalId: m.kiosk.card_b_terminal_id,
+      ...over,
+    },
+    Created: new Date().toISOString(),
+    CorrelationId: crypto.randomUUID(),
+    MessageId: crypto.randomUUID(),
+    MessageTypeId: 512,
+  });
+}
+
+const captures = async (id: string) => (await tdb().selectFrom('transaction_steps').select('step').where('transaction_id', '=', id).where('step', '=', 'capture').execute()).length;
+const txn = (id: string) => tdb().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('GET /card-b-webhook/{countryCode}/{eventTypeId}: the verification key handshake', () => {
+  test('answers the configured key', async () => {
+    const r = await api.call('GET', URL_());
+    expect(r).toMatchObject({ status: 200, body: { Key: 'cb-verification-key-123' } });
+  });
+});
+
+describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
+  test('an address outside the allow-list is refused (401) and nothing is stored; X-Forwarded-For is not believed without a trusted proxy', async () => {
+    const t = await awaitingPayment();
+    const raw = paymentBody(t);
+    const before = await logCount();
+    for (const r of [await post(raw, '203.0.113.9'), await post(raw, '203.0.113.9', { 'x-forwarded-for': PROVIDER_IP })]) {
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ message: 'Webhook verification failed.' });
+    }
+    expect(await logCount()).toBe(before);
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+  });
+
+  test('a payment from an allowed address is stored (rule 1), captured (rule 5) and its commission recorded', async () => {
+    const t = await awaitingPayment();
+    const raw = paymentBody(t);
+    const r = await post(raw, '192.0.2.44');
+    expect(r).toMatchObject({ status: 200, body: { received: true } });
+    const after = await txn(t.id);
+    expect(after.status).toBe('Complete');
+    expect(after.receipt_no).not.toBeNull();
+    expect(after.payment_snapshot).toMatchObject({ transactionId: JSON.parse(raw).EventData.TransactionId, webhook: true });
+    const log = (await logOf(raw))!;
+    expect(log).toMatchObject({ type: 'card_b_webhook', provider: 'card-b', status: 'processed', occurrences: 1, merchant_id: m.merchant.id, event_type: 'TRANSACTION_PAYMENT_CREATED', raw_body: raw });
+    expect(log.fields).toEqual({
+      event_type_id: 1796,
+      event_type: 'TRANSACTION_PAYMENT_CREATED',
+      order_code: JSON.parse(raw).EventData.OrderCode,
+      transaction_id: JSON.parse(raw).EventData.TransactionId,
+      merchant_trns: `${m.locations[0]!.id}:${t.order_no}`,
+      tags: [],
+    });
+    expect(log.payload).toEqual(JSON.parse(raw));
+    // 90-day retention for this type.
+    expect(Math.round((log.expires_at!.getTime() - log.created_at.getTime()) / 1000)).toBe(7_776_000);
+    const ledger = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source_ref', '=', JSON.parse(raw).EventData.TransactionId).execute();
+    expect(ledger.map((l) => [l.source, l.is_adjustment, l.commission_amount, l.merchant_id])).toEqual([['card_b_terminal', false, Math.round((t.total * 150) / 10_000), m.merchant.id]]);
+  });
+
+  test('the same payment webhook 20 times concurrently: captured once, occurrences 20', async () => {
+    const t = await awaitingPayment();
+    const raw = paymentBody(t);
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(raw)));
+    expect(results.map((r) => [r.status, r.text])).toEqual(Array.from({ length: 20 }, () => [200, '{"received":true}']));
+    expect(await captures(t.id)).toBe(1);
+    expect((await txn(t.id)).status).toBe('Complete');
+    const log = (await logOf(raw))!;
+    expect(log.occurrences).toBe(20);
+    const outbox = await api.deps.db.selectFrom('outbox').select('payload').where('job', '=', 'payment.post_capture').execute();
+    expect(outbox.filter((o) => (o.payload as { transaction_id?: string }).transaction_id === t.id).length).toBeLessThanOrEqual(1);
+    const ledger = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source_ref', '=', JSON.parse(raw).EventData.TransactionId).execute();
+    expect(ledger.length).toBe(1);
+  });
+
+  test('metrics count webhooks per provider and outcome', async () => {
+    const metric = async (outcome: string) => {
+      const text = (await api.call('GET', '/metrics')).text;
+      const line = text.split('\n').find((l) => l.startsWith('webhooks_total{') && l.includes('provider="card-b"') && l.includes(`outcome="${outcome}"`));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const before = { received: await metric('received'), rejected: await metric('rejected'), verified: await metric('verified'), unresolved: await metric('unresolved') };
+    expect((await post('{}', '203.0.113.1')).status).toBe(401);
+    const raw = paymentBody({ order_no: 1, total: 100 }, { MerchantTrns: 'nowhere:1' });
+    expect((await post(raw)).status).toBe(200);
+    expect(await metric('received')).toBe(before.received + 2);
+    expect(await metric('rejected')).toBe(before.rejected + 1);
+    expect(await metric('verified')).toBe(before.verified + 1);
+    expect(await metric('unresolved')).toBe(before.unresolved + 1);
+  });
+
+  test('a replay later is counted, answered 2xx, marked duplicate (rule 3) and changes nothing', async () => {
+    const t = await awaitingPayment();
+    const raw = paymentBody(t);
+    expect((await post(raw)).status).toBe(200);
+    const receipt = (await txn(t.id)).receipt_no;
+    const again = await post(raw);
+    expect(again).toMatchObject({ status: 200, body: { received: true } });
+    expect(await logOf(raw)).toMatchObject({ occurrences: 2, status: 'duplicate' });
+    expect((await txn(t.id)).receipt_no).toBe(receipt);
+    expect(await captures(t.id)).toBe(1);
+    // Different bytes, same seven fields (a new MessageId): stored apart, still a duplicate.
+    const resent = JSON.stringify({ ...JSON.parse(raw), MessageId: crypto.randomUUID() });
+    expect((await post(resent)).status).toBe(200);
+    expect(await logOf(resent)).toMatchObject({ occurrences: 1, status: 'duplicate' });
+  });
+
+  test('a body that is not JSON from an allowed address is stored as failed and acknowledged', async () => {
+    const raw = 'EventTypeId=1796&not json';
+    const r = await post(raw, PROVIDER_IP, { 'content-type': 'text/plain' });
+    expect(r).toMatchObject({ status: 200, body: { received: true } });
+    expect(await logOf(raw)).toMatchObject({ status: 'failed', error: 'not_json', payload: null, merchant_id: null });
+  });
+
+  test('an event that resolves to no tenant is stored as location_not_resolved and dropped; the answer is the same', async () => {
+    const t = await awaitingPayment();
+    const raw = paymentBody(t, { MerchantTrns: `${crypto.randomUUID()}:${t.order_no}`, Tags: [crypto.randomUUID(), 'kiosk'], SourceCode: 'NO-SUCH-SOURCE' });
+    const r = await post(raw);
+    expect(r).toMatchObject({ status: 200, text: '{"received":true}' });
+    expect(await logOf(raw)).toMatchObject({ status: 'location_not_resolved', merchant_id: null });
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+  });
+
+  test('tenant from Tags[0] first, and from the physical source code last', async () => {
+    const a = await awaitingPayment();
+    const viaTag = paymentBody(a, { Tags: [m.locations[0]!.id], MerchantTrns: 'unrelated' });
+    expect((await post(viaTag)).status).toBe(200);
+    expect((await txn(a.id)).status).toBe('Complete');
+
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ card_b: { source_code: `SRC-${m.merchant.id.slice(0, 8)}` } }) }).where('id', '=', m.locations[0]!.id).execute();
+    try {
+      const b = await awaitingPayment();
+      const viaSource = paymentBody(b, { MerchantTrns: `Order ${b.order_no}`, SourceCode: `SRC-${m.merchant.id.slice(0, 8)}` });
+      expect((await post(viaSource)).status).toBe(200);
+      expect((await txn(b.id)).status).toBe('Complete');
+      expect(await logOf(viaSource)).toMatchObject({ status: 'processed', merchant_id: m.merchant.id });
+    } finally {
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', m.locations[0]!.id).execute();
+    }
+  });
+
+  test('a transaction the tenant does not have: logged, stored as failed, still 2xx', async () => {
+    const raw = paymentBody({ order_no: 999_999, total: 100 });
+    expect(await post(raw)).toMatchObject({ status: 200, body: { received: true } });
+    expect(await logOf(raw)).toMatchObject({ status: 'failed', error: 'transaction_not_found', merchant_id: m.merchant.id });
+  });
+
+  test('reversal (rule 6): ParentId is the original; claimed once; one adjustment per entry with reason card_b_reversal', async () => {
+    const t = await awaitingPayment();
+    const pay = paymentBody(t);
+    expect((await post(pay)).status).toBe(200);
+    const parentId = JSON.parse(pay).EventData.TransactionId as string;
+    const eventId = crypto.randomUUID();
+    const reversal = (amount: number) =>
+      JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: '1', StatusId: 'F', TransactionId: eventId, ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`, CustomerTrns: `Order ${t.order_no}`, TransactionTypeId: 7, Tags: [] } });
+    const first = reversal(t.total / 100);
+    expect((await post(first, PROVIDER_IP, {}, 1797)).status).toBe(200);
+    expect(await logOf(first)).toMatchObject({ status: 'processed', event_type: 'TRANSACTION_REVERSAL_CREATED' });
+    const rows = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', 'card_b_terminal').where((eb) => eb.or([eb('source_ref', '=', parentId), eb('source_ref', '=', eventId)])).orderBy('created_at').execute();
+    const entry = rows.find((r) => !r.is_adjustment)!;
+    expect(rows.filter((r) => r.is_adjustment).map((r) => [r.adjusts_id, r.commission_amount, r.reason, r.source_ref])).toEqual([[entry.id, -entry.commission_amount, 'card_b_reversal', eventId]]);
+    // Another delivery of the same reversal (other bytes, past duplicate detection): the claim stops it.
+    const second = reversal(t.total / 100 + 0.01);
+    expect((await post(second, PROVIDER_IP, {}, 1797)).status).toBe(200);
+    expect(await logOf(second)).toMatchObject({ status: 'duplicate' });
+    expect((await api.deps.db.selectFrom('commission_ledger').select('id').where('adjusts_id', '=', entry.id).execute()).length).toBe(1);
+    expect(await api.deps.db.selectFrom('webhook_claims').select(['status']).where('provider', '=', 'card-b').where('event_id', '=', eventId).executeTakeFirst()).toEqual({ status: 'processed' });
+  });
+
+  test('a reversal without ParentId stops with a warning', async () => {
+    const raw = JSON.stringify({ EventTypeId: 1797, EventData: { TransactionId: crypto.randomUUID(), MerchantTrns: `${m.locations[0]!.id}:1`, Amount: 1, Tags: [] } });
+    expect((await post(raw, PROVIDER_IP, {}, 1797)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ status: 'ignored' });
+  });
+
+  test('the simulator delivers its own webhook over a real socket and the kiosk sees Complete', async () => {
+    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+    const port = probe.port;
+    await probe.stop(true);
+    const sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET, webhookUrl: `http://127.0.0.1:${port}${URL_()}` });
+    const live = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1' } });
+    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    try {
+      const lm = await live.seed('cblive');
+      const token = await live.deviceToken(lm, 'kiosk');
+      const created = await live.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: lm.items[0]!.id, qty: 1 }] } });
+      expect(created.body.data.status).toBe('Awaiting Payment');
+      await sim.complete(created.body.data.idempotency_key);
+      expect(sim.webhooks.at(-1)!.result).toEqual({ status: 200 });
+      // The kiosk's own poll sees the webhook's capture: Complete, without the poll capturing.
+      const seen = await live.call('GET', `/api/kiosk/payment/session-status?idempotency_key=${created.body.data.idempotency_key}`, { token, deviceKey: true });
+      expect(seen.body.data.status).toBe('Complete');
+      const steps = await bindTenant(live.deps.db, lm.merchant.tenant_database).selectFrom('transaction_steps').select(['step', 'outcome']).where('transaction_id', '=', created.body.data.id).where('step', '=', 'capture').execute();
+      expect(steps).toEqual([{ step: 'capture', outcome: 'webhook' }]);
+    } finally {
+      await server.stop();
+      await live.close();
+      await sim.stop();
+    }
+  });
+});

@@ -1,0 +1,137 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { startPlatformASimulator, type PlatformASimulator } from '@pos/providers/payments';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// platform-a webhooks: base64 HMAC over the notification URL + raw body, event ids claimed once.
+let platformA: PlatformASimulator;
+let api: TestApi;
+let m: DemoSeedResult;
+let kiosk: string;
+const KEY = 'pa-signature-key-0123456789';
+const NOTIFY = 'https://api.example.test/api/webhook/platform-a';
+const CREDS = { PLATFORM_A_ACCESS_TOKEN: 'pa-webhook-token' };
+
+beforeAll(async () => {
+  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
+  api = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: platformA.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
+  m = await api.seed('pahook');
+  kiosk = await api.deviceToken(m, 'kiosk');
+  await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: `PA-${m.merchant.id}` } }) }).where('id', '=', m.locations[0]!.id).execute();
+});
+afterAll(async () => {
+  await api.close();
+  await platformA.stop();
+});
+
+const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
+const sign = (raw: string, key = KEY, url = NOTIFY) => createHmac('sha256', key).update(url + raw).digest('base64');
+const post = (raw: string, signature: string | null) =>
+  api.call('POST', '/api/webhook/platform-a', { rawBody: raw, headers: signature === null ? {} : { 'x-platform-a-hmacsha256-signature': signature } });
+const txn = (id: string) => tdb().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const logOf = (eventId: string) => api.deps.db.selectFrom('webhook_logs').selectAll().where('provider', '=', 'platform-a').where('event_id', '=', eventId).orderBy('created_at').execute();
+
+let lastCheckout: string | null = null;
+async function awaitingPayment() {
+  if (lastCheckout) await platformA.complete(lastCheckout).catch(() => undefined);
+  const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } });
+  expect(r.body.data.status).toBe('Awaiting Payment');
+  lastCheckout = r.body.data.payment_snapshot.checkout_id;
+  return r.body.data as { id: string; payment_snapshot: { checkout_id: string; device_id: string } };
+}
+
+function checkoutEvent(t: { id: string; payment_snapshot: { checkout_id: string; device_id: string } }, status = 'COMPLETED', over: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    merchant_id: 'SIM_MERCHANT',
+    type: 'terminal.checkout.updated',
+    event_id: crypto.randomUUID(),
+    created_at: new Date().toISOString(),
+    data: {
+      type: 'checkout.event',
+      id: t.payment_snapshot.checkout_id,
+      object: { checkout: { id: t.payment_snapshot.checkout_id, amount_money: { amount: 280, currency: 'EUR' }, device_options: { device_id: t.payment_snapshot.device_id }, reference_id: t.id, status, payment_ids: status === 'COMPLETED' ? ['p1'] : [], ...over } },
+    },
+  });
+}
+
+describe('POST /webhook/platform-a', () => {
+  test('a valid signature completes the kiosk transaction (tenant from the terminal device)', async () => {
+    const t = await awaitingPayment();
+    const raw = checkoutEvent(t);
+    expect(await post(raw, sign(raw))).toMatchObject({ status: 200, text: '{"received":true}' });
+    expect((await txn(t.id)).status).toBe('Complete');
+    expect((await logOf(JSON.parse(raw).event_id))[0]).toMatchObject({ status: 'processed', merchant_id: m.merchant.id, type: 'platform_a_webhook' });
+  });
+
+  test('forged, another key, another notification URL, missing: 401 and nothing stored', async () => {
+    const t = await awaitingPayment();
+    const raw = checkoutEvent(t);
+    for (const sig of [Buffer.alloc(32, 7).toString('base64'), sign(raw, 'another-key-0123'), sign(raw, KEY, `${NOTIFY}/`), null]) {
+      expect(await post(raw, sig)).toMatchObject({ status: 401, body: { message: 'Webhook verification failed.' } });
+    }
+    expect(await logOf(JSON.parse(raw).event_id)).toEqual([]);
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+  });
+
+  test('a replay changes nothing; a signed body that is not JSON is stored as failed; both acknowledged', async () => {
+    const t = await awaitingPayment();
+    const raw = checkoutEvent(t);
+    expect((await post(raw, sign(raw))).status).toBe(200);
+    const receipt = (await txn(t.id)).receipt_no;
+    expect(await post(raw, sign(raw))).toMatchObject({ status: 200, text: '{"received":true}' });
+    expect((await logOf(JSON.parse(raw).event_id)).map((l) => l.status)).toEqual(['processed', 'duplicate']);
+    expect((await txn(t.id)).receipt_no).toBe(receipt);
+
+    const junk = '<xml>not json</xml>';
+    expect(await post(junk, sign(junk))).toMatchObject({ status: 200, text: '{"received":true}' });
+    expect(await api.deps.db.selectFrom('webhook_logs').select(['status', 'error']).where('provider', '=', 'platform-a').where('raw_body', '=', junk).executeTakeFirst()).toEqual({ status: 'failed', error: 'not_an_event' });
+  });
+
+  test('tenant from the location reference; an unknown reference and device is unresolved (same answer)', async () => {
+    const t = await awaitingPayment();
+    const viaLocation = checkoutEvent(t, 'COMPLETED', { location_id: `PA-${m.merchant.id}`, device_options: { device_id: 'unknown-device' } });
+    expect((await post(viaLocation, sign(viaLocation))).status).toBe(200);
+    expect((await txn(t.id)).status).toBe('Complete');
+    const u = await awaitingPayment();
+    const unknown = checkoutEvent(u, 'COMPLETED', { location_id: 'PA-NOWHERE', device_options: { device_id: 'unknown-device' } });
+    expect(await post(unknown, sign(unknown))).toMatchObject({ status: 200, text: '{"received":true}' });
+    expect((await logOf(JSON.parse(unknown).event_id))[0]).toMatchObject({ status: 'location_not_resolved', merchant_id: null });
+    expect((await txn(u.id)).status).toBe('Awaiting Payment');
+  });
+
+  test('without a key or URL configured every delivery is refused (401)', async () => {
+    const bare = await createTestApi();
+    try {
+      const r = await bare.call('POST', '/api/webhook/platform-a', { rawBody: '{}', headers: { 'x-platform-a-hmacsha256-signature': 'x' } });
+      expect(r).toMatchObject({ status: 401, body: { message: 'Webhook verification failed.' } });
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test('the platform-a simulator delivers its signed webhook to the running API and the kiosk sees Complete', async () => {
+    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+    const port = probe.port;
+    await probe.stop(true);
+    const url = `http://127.0.0.1:${port}/api/webhook/platform-a`;
+    const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookUrl: url, webhookSignatureKey: KEY });
+    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: sim.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: url } });
+    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    try {
+      const lm = await live.seed('palive');
+      await bindTenant(live.deps.db, lm.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LIVE' } }) }).where('id', '=', lm.locations[0]!.id).execute();
+      const token = await live.deviceToken(lm, 'kiosk');
+      const created = (await live.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: lm.items[0]!.id, qty: 1 }] } })).body.data;
+      await sim.complete(created.payment_snapshot.checkout_id);
+      expect(sim.webhooks.at(-1)!.result).toEqual({ status: 200 });
+      const seen = await live.call('GET', `/api/kiosk/payment/session-status?idempotency_key=${created.idempotency_key}`, { token, deviceKey: true });
+      expect(seen.body.data.status).toBe('Complete');
+    } finally {
+      await server.stop();
+      await live.close();
+      await sim.stop();
+    }
+  });
+});
