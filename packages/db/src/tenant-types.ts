@@ -36,6 +36,18 @@ export interface TenantTables {
     card_b_terminal_id: Generated<string | null>;
     card_a_reader_id: Generated<string | null>;
     platform_a_device_id: Generated<string | null>;
+    /** The kitchen station a KDS device shows (migration 2026-11-23-030-kitchen). */
+    station_id: Generated<string | null>;
+  };
+  /** Kitchen stations of a location and the categories they serve (migration 2026-11-23-030-kitchen). */
+  kitchen_stations: {
+    id: string;
+    location_id: string;
+    name: string;
+    category_ids: ColumnType<string[], string[] | undefined, string[]>;
+    is_fallback: Generated<boolean>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
   };
   /** Shared settings for devices of one type (migration 2026-11-21-002-devices). */
   device_profiles: {
