@@ -57,6 +57,7 @@ export interface TenantTables {
     /** `transaction` (kiosk, online) or `pos_order` (a fired register order). */
     source: 'transaction' | 'pos_order';
     source_id: string;
+    fire_no: Generated<number>;
     order_no: string;
     status: Generated<'Queued' | 'In Progress' | 'Ready' | 'Complete'>;
     held: Generated<boolean>;
@@ -72,6 +73,7 @@ export interface TenantTables {
     ticket_id: string;
     position: number;
     item_id: string;
+    line_ref: Generated<string | null>;
     category_id: string | null;
     name: string;
     qty: number;

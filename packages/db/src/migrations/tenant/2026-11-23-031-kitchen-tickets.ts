@@ -15,6 +15,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('station_id', 'uuid', (c) => c.notNull().references('kitchen_stations.id').onDelete('cascade'))
     .addColumn('source', 'text', (c) => c.notNull())
     .addColumn('source_id', 'uuid', (c) => c.notNull())
+    // Which fire of a register order (its version after the fire); 1 for a transaction.
+    .addColumn('fire_no', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('order_no', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('Queued'))
     .addColumn('held', 'boolean', (c) => c.notNull().defaultTo(false))
@@ -25,8 +27,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('completed_at', 'timestamptz')
     .addColumn('recalled_at', 'timestamptz')
     .addColumn('updated_at', 'timestamptz', ts)
-    // One ticket per order and station: a re-run of the capture listener or of a fire writes nothing new.
-    .addUniqueConstraint('kitchen_tickets_once', ['source', 'source_id', 'station_id'])
+    // One ticket per order, fire and station: a re-run of the capture listener writes nothing new.
+    .addUniqueConstraint('kitchen_tickets_once', ['source', 'source_id', 'fire_no', 'station_id'])
     .execute();
   await db.schema.createIndex('kitchen_tickets_station_open').on('kitchen_tickets').columns(['station_id', 'status', 'queued_at']).execute();
   await db.schema
@@ -34,6 +36,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('ticket_id', 'uuid', (c) => c.notNull().references('kitchen_tickets.id').onDelete('cascade'))
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('item_id', 'uuid', (c) => c.notNull())
+    // The register line's uuid (what a later fire has already sent); null for a transaction's line.
+    .addColumn('line_ref', 'text')
     .addColumn('category_id', 'uuid')
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('qty', 'integer', (c) => c.notNull())
