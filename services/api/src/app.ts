@@ -33,6 +33,7 @@ import { inventoryRoutes } from './routes/inventories/index.ts';
 import { paymentApi } from './routes/payments/index.ts';
 import { kitchenStationRoutes } from './routes/kitchen-stations/index.ts';
 import { kdsProfileRoutes } from './routes/kds-profiles/index.ts';
+import { kdsRoutes } from './routes/kds/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -83,7 +84,7 @@ export function createApp(deps: ApiDeps) {
   // Payments (spec 3) as a statement: one more chained `.use` passes the compiler's depth limit (TS2589).
   app.use(paymentApi(deps));
   // Kitchen routing (issue 14), likewise a statement of its own.
-  app.use(new Elysia({ prefix: '/api' }).use(kitchenStationRoutes(deps)).use(kdsProfileRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(kitchenStationRoutes(deps)).use(kdsProfileRoutes(deps)).use(kdsRoutes(deps)));
   bodyLess.current = new BodyLessRoutes(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );
