@@ -136,3 +136,21 @@ export async function kdsOrderAction(deps: KdsActionDeps, device: KdsDevice, tic
   }
   return view!;
 }
+
+/**
+ * `GET /kds/settings`: the device's materialised settings: its KDS profile's display settings over the
+ * defaults, and the station it shows (null while unbound).
+ */
+export async function kdsSettings(tdb: TenantDb, device: KdsDevice) {
+  const row = await tdb.selectFrom('devices').select(['device_profile_id', 'station_id']).where('id', '=', device.id).executeTakeFirstOrThrow();
+  const { settings } = await kdsBinding(tdb, device);
+  const station = row.station_id ? await tdb.selectFrom('kitchen_stations').select(['id', 'name', 'category_ids', 'is_fallback']).where('id', '=', row.station_id).executeTakeFirst() : undefined;
+  const profile = row.device_profile_id ? await tdb.selectFrom('device_profiles').select('id').where('id', '=', row.device_profile_id).where('type', '=', 'kds').executeTakeFirst() : undefined;
+  return {
+    device_id: device.id,
+    location_id: device.location_id,
+    kds_profile_id: profile?.id ?? null,
+    station: station ? { id: station.id, name: station.name, category_ids: [...station.category_ids].sort(), is_fallback: station.is_fallback } : null,
+    settings,
+  };
+}

@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia';
 import { KDS_ORDER_ACTIONS, type KdsOrderAction } from '@pos/domain/kitchen/kds-order-state';
-import { kdsOrderAction, listKdsOrders } from '@pos/core/kitchen/kds-orders';
+import { kdsOrderAction, kdsSettings, listKdsOrders } from '@pos/core/kitchen/kds-orders';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { PathId } from '../shared.schemas.ts';
+import { KdsSettings } from '../kds-profiles/index.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Status = t.Union([t.Literal('Queued'), t.Literal('In Progress'), t.Literal('Ready'), t.Literal('Complete')]);
@@ -48,6 +49,20 @@ export function kdsRoutes(deps: ApiDeps) {
     .get('/kds/orders', async ({ tenant, device }) => ({ data: await listKdsOrders(tenant.db, device!) }), {
       response: { 200: t.Object({ data: t.Array(KdsOrder) }) },
       ...doc('Open orders of the device\'s station', 'Orders not complete, with their lines; prioritised first (unless the KDS profile sorts oldest first), then oldest first. An unbound device sees none.'),
+    })
+    .get('/kds/settings', async ({ tenant, device }) => ({ data: await kdsSettings(tenant.db, device!) }), {
+      response: {
+        200: t.Object({
+          data: t.Object({
+            device_id: t.String(),
+            location_id: t.String(),
+            kds_profile_id: t.Nullable(t.String()),
+            station: t.Nullable(t.Object({ id: t.String(), name: t.String(), category_ids: t.Array(t.String()), is_fallback: t.Boolean() })),
+            settings: KdsSettings,
+          }),
+        }),
+      },
+      ...doc('The device\'s materialised settings', 'Its KDS profile\'s display settings over the defaults, and the station it shows (null while unbound).'),
     });
   for (const action of KDS_ORDER_ACTIONS) {
     app = app.put(

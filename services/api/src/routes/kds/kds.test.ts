@@ -81,6 +81,33 @@ describe('GET /kds/orders', () => {
   });
 });
 
+describe('GET /kds/settings', () => {
+  test('defaults and the seed station; then the bound KDS profile\'s settings', async () => {
+    const r = await call('GET', '/api/kds/settings');
+    expect(r.status).toBe(200);
+    const cats = (await tdb.selectFrom('categories').select('id').execute()).map((c) => c.id).sort();
+    expect(r.body).toEqual({
+      data: {
+        device_id: a.kds.device_id,
+        location_id: a.locations[0]!.id,
+        kds_profile_id: null,
+        station: { id: a.kds.station_id, name: 'Kitchen', category_ids: cats, is_fallback: false },
+        settings: { recall_window_minutes: 30, late_after_minutes: 15, sort: 'priority_first', show_modifiers: true, play_sound: true },
+      },
+    });
+    const owner = await api.ownerToken(a);
+    const p = await api.call('POST', '/api/back-office/kds-profiles', { token: owner, body: { name: 'Quiet', settings: { play_sound: false, recall_window_minutes: 5 } } });
+    await api.call('POST', `/api/back-office/devices/${a.kds.device_id}/profile`, { token: owner, body: { device_profile_id: p.body.data.id } });
+    try {
+      const s = (await call('GET', '/api/kds/settings')).body.data;
+      expect(s.kds_profile_id).toBe(p.body.data.id);
+      expect(s.settings).toEqual({ recall_window_minutes: 5, late_after_minutes: 15, sort: 'priority_first', show_modifiers: true, play_sound: false });
+    } finally {
+      await api.call('POST', `/api/back-office/devices/${a.kds.device_id}/profile`, { token: owner, body: { device_profile_id: null } });
+    }
+  });
+});
+
 describe('order actions', () => {
   test('a full service through every action, with recorded times and live events', async () => {
     const id = await ticket();
