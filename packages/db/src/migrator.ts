@@ -19,6 +19,8 @@ import * as tenant20261123catalog from './migrations/tenant/2026-11-23-010-catal
 import * as tenant20261123contents from './migrations/tenant/2026-11-23-011-contents-inventories.ts';
 import * as tenant20261123transactions from './migrations/tenant/2026-11-23-012-transactions.ts';
 import * as tenant20261123postcapture from './migrations/tenant/2026-11-23-013-post-capture.ts';
+import * as tenant20261123kitchen from './migrations/tenant/2026-11-23-030-kitchen.ts';
+import * as tenant20261123tickets from './migrations/tenant/2026-11-23-031-kitchen-tickets.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +41,8 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-23-011-contents-inventories': tenant20261123contents,
   '2026-11-23-012-transactions': tenant20261123transactions,
   '2026-11-23-013-post-capture': tenant20261123postcapture,
+  '2026-11-23-030-kitchen': tenant20261123kitchen,
+  '2026-11-23-031-kitchen-tickets': tenant20261123tickets,
 };
 
 /**

@@ -36,6 +36,49 @@ export interface TenantTables {
     card_b_terminal_id: Generated<string | null>;
     card_a_reader_id: Generated<string | null>;
     platform_a_device_id: Generated<string | null>;
+    /** The kitchen station a KDS device shows (migration 2026-11-23-030-kitchen). */
+    station_id: Generated<string | null>;
+  };
+  /** Kitchen stations of a location and the categories they serve (migration 2026-11-23-030-kitchen). */
+  kitchen_stations: {
+    id: string;
+    location_id: string;
+    name: string;
+    category_ids: ColumnType<string[], string[] | undefined, string[]>;
+    is_fallback: Generated<boolean>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** A station's ticket for one order (migration 2026-11-23-031-kitchen-tickets). */
+  kitchen_tickets: {
+    id: string;
+    location_id: string;
+    station_id: string;
+    /** `transaction` (kiosk, online) or `pos_order` (a fired register order). */
+    source: 'transaction' | 'pos_order';
+    source_id: string;
+    fire_no: Generated<number>;
+    order_no: string;
+    status: Generated<'Queued' | 'In Progress' | 'Ready' | 'Complete'>;
+    held: Generated<boolean>;
+    prioritized: Generated<boolean>;
+    queued_at: Timestamp;
+    started_at: NullableTimestamp;
+    ready_at: NullableTimestamp;
+    completed_at: NullableTimestamp;
+    recalled_at: NullableTimestamp;
+    updated_at: Timestamp;
+  };
+  kitchen_ticket_lines: {
+    ticket_id: string;
+    position: number;
+    item_id: string;
+    line_ref: Generated<string | null>;
+    category_id: string | null;
+    name: string;
+    qty: number;
+    modifiers: Json<unknown[]>;
+    status: Generated<'Queued' | 'In Progress' | 'Ready'>;
   };
   /** Shared settings for devices of one type (migration 2026-11-21-002-devices). */
   device_profiles: {

@@ -18,3 +18,4 @@ export * from './catalog/tax-defaults.ts';
 export * from './payments/payment-state.ts';
 export * from './payments/idempotency-key.ts';
 export * from './payments/provider-choice.ts';
+export * from './kitchen/kds-order-state.ts';

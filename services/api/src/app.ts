@@ -32,6 +32,9 @@ import { contentRoutes } from './routes/contents/index.ts';
 import { inventoryRoutes } from './routes/inventories/index.ts';
 import { paymentApi } from './routes/payments/index.ts';
 import { webhookApi } from './routes/webhooks/index.ts';
+import { kitchenStationRoutes } from './routes/kitchen-stations/index.ts';
+import { kdsProfileRoutes } from './routes/kds-profiles/index.ts';
+import { kdsRoutes } from './routes/kds/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -84,6 +87,8 @@ export function createApp(deps: ApiDeps) {
   app.use(paymentApi(deps));
   // Inbound provider webhooks (spec 3 section 4), likewise as a statement.
   app.use(webhookApi(deps, metrics));
+  // Kitchen routing (issue 14), likewise a statement of its own.
+  app.use(new Elysia({ prefix: '/api' }).use(kitchenStationRoutes(deps)).use(kdsProfileRoutes(deps)).use(kdsRoutes(deps)));
   bodyLess.current = new BodyLessRoutes(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );

@@ -101,6 +101,13 @@ describe('post-capture sequence', () => {
       { name: 'Espresso', qty: 3, order_no: t.order_no },
       { name: 'Croissant', qty: 1, order_no: t.order_no },
     ]);
+    // The kitchen ticket of the seed's station (it serves every category), with both lines.
+    const tickets = await tdb.selectFrom('kitchen_tickets').selectAll().where('source_id', '=', t.id).execute();
+    expect(tickets.map((k) => [k.station_id, k.source, k.order_no, k.status])).toEqual([[m.kds.station_id, 'transaction', String(t.order_no), 'Queued']]);
+    expect((await tdb.selectFrom('kitchen_ticket_lines').select(['name', 'qty']).where('ticket_id', '=', tickets[0]!.id).orderBy('position').execute())).toEqual([
+      { name: 'Espresso', qty: 3 },
+      { name: 'Croissant', qty: 1 },
+    ]);
     expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso.id).executeTakeFirstOrThrow()).quantity).toBe(7);
     const stats = await tdb.selectFrom('daily_stats').selectAll().execute();
     expect(stats.map((s) => [s.transactions, Number(s.total)])).toEqual([[1, t.total]]);
@@ -110,6 +117,7 @@ describe('post-capture sequence', () => {
     const again = await env.handle.db.selectFrom('outbox').select(['job', 'payload']).execute();
     expect(again.filter((r) => (r.payload as { transaction_id?: string }).transaction_id === t.id).length).toBe(6);
     expect((await listSteps(tdb, t.id)).length).toBe(steps.length);
+    expect((await tdb.selectFrom('kitchen_tickets').select('id').where('source_id', '=', t.id).execute()).length).toBe(1);
   }, 30_000);
 
   test('a Redis outage during capture loses no step: the capture commits on the row lock, the outbox carries the sequence', async () => {

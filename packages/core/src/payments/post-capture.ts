@@ -8,6 +8,7 @@ import {
   stockReleaseReservationJob,
 } from '@pos/kernel/queues/index';
 import { loadLines, loadTransaction, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
+import { createKitchenTickets } from '../kitchen/tickets.ts';
 
 /** Appends a step of a transaction's post-capture sequence; a step is recorded once (a re-run is a no-op). Returns false when it was there already. */
 export async function recordStep(db: TenantDb | TenantTx, transactionId: string, step: string, outcome: string, detail: string | null = null): Promise<boolean> {
@@ -50,6 +51,12 @@ export const writeKitchenItems: PaymentCapturedListener = async (db, t, lines) =
     .execute();
 };
 
+/** The kitchen tickets of a captured order, one per station its lines are routed to (issue 14). */
+export const writeKitchenTickets: PaymentCapturedListener = async (db, t, lines) => {
+  // Tickets and their lines in one commit: a crash between them never leaves a ticket without lines.
+  await db.transaction().execute((tx) => createKitchenTickets(tx, { source: 'transaction', sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at: new Date(), lines }));
+};
+
 /**
  * The post-capture sequence (spec 3), run by the worker after the capture committed:
  * 1. re-read the transaction by internal id;
@@ -64,7 +71,7 @@ export async function runPostCapture(
   tenantDatabase: string,
   transactionId: string,
   stockChanged: boolean,
-  listeners: readonly PaymentCapturedListener[] = [writeKitchenItems],
+  listeners: readonly PaymentCapturedListener[] = [writeKitchenItems, writeKitchenTickets],
 ): Promise<void> {
   const t = await loadTransaction(db, transactionId);
   if (t.status !== 'Complete') throw new Error(`post-capture of transaction ${t.id} in status ${t.status}`);

@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe('demo seed (CONTRACTS 1)', () => {
   test('prints the contract shape', () => {
-    expect(Object.keys(seeded).sort()).toEqual(['api_key', 'backoffice', 'devices', 'drawers', 'items', 'kiosk', 'locations', 'merchant', 'staff'].sort());
+    expect(Object.keys(seeded).sort()).toEqual(['api_key', 'backoffice', 'devices', 'drawers', 'items', 'kds', 'kiosk', 'locations', 'merchant', 'staff'].sort());
     expect(seeded.api_key).toBe(opts.apiKey);
     expect(seeded.merchant.slug).toBe(slug);
     expect(seeded.locations.length).toBeGreaterThanOrEqual(2);
@@ -58,6 +58,13 @@ describe('demo seed (CONTRACTS 1)', () => {
     expect(seeded.kiosk).toEqual({ device_id: kiosk.id, card_b_terminal_id: kiosk.card_b_terminal_id!, platform_a_device_id: kiosk.platform_a_device_id! });
     expect(seeded.kiosk.card_b_terminal_id).toMatch(/^CB[0-9A-F]{12}$/);
     expect(kiosk.card_a_reader_id).toMatch(/^tmr_[0-9A-F]{12}$/);
+    // CONTRACTS 7: the kds key names the KDS device and its station, which serves every category.
+    const kds = devices.find((d) => d.type === 'kds')!;
+    expect(seeded.kds).toEqual({ device_id: kds.id, station_id: kds.station_id! });
+    const station = await tdb.selectFrom('kitchen_stations').selectAll().where('id', '=', seeded.kds.station_id).executeTakeFirstOrThrow();
+    const categoryIds = (await tdb.selectFrom('categories').select('id').execute()).map((c) => c.id).sort();
+    expect(station.location_id).toBe(kds.location_id);
+    expect([...station.category_ids].sort()).toEqual(categoryIds);
     const codes = await h.db.selectFrom('device_registry').select('activation_code').where('merchant_id', '=', m.id).execute();
     expect(codes.map((c) => c.activation_code).sort()).toEqual(seeded.devices.map((d) => d.activation_code).sort());
     const staff = await tdb.selectFrom('staff_credentials').selectAll().orderBy('role', 'desc').execute();

@@ -24,6 +24,8 @@ export interface DemoSeedResult {
   drawers: { id: string; name: string; kind: 'physical' | 'virtual' }[];
   /** CONTRACTS 7: the kiosk device with its card-b terminal and platform-a device id. */
   kiosk: { device_id: string; card_b_terminal_id: string; platform_a_device_id: string };
+  /** CONTRACTS 7: the KDS device and the station it is bound to, a station serving every category. */
+  kds: { device_id: string; station_id: string };
 }
 
 export class SeedExistsError extends Error {
@@ -57,6 +59,7 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
 
   const email = `owner@${opts.slug}.example.com`;
   const password = randomSecret(12);
+  const kdsStationId = uuid();
   const userId = uuid();
   const locations = [
     { id: uuid(), name: `${title} Centre`, timezone: 'Europe/Brussels' },
@@ -154,6 +157,13 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
       .execute();
     const categories = ['Drinks', 'Food'].map((name, position) => ({ id: uuid(), name, position }));
     await tx.insertInto('categories').values(categories).execute();
+    // CONTRACTS 7 `kds`: a station at the KDS device's location serving every category, the device bound to it.
+    const kdsDevice = devices.find((d) => d.type === 'kds')!;
+    await tx
+      .insertInto('kitchen_stations')
+      .values({ id: kdsStationId, location_id: kdsDevice.location_id, name: 'Kitchen', category_ids: categories.map((c) => c.id), created_at: now, updated_at: now })
+      .execute();
+    await tx.updateTable('devices').set({ station_id: kdsStationId }).where('id', '=', kdsDevice.id).execute();
     await tx
       .insertInto('items')
       .values(items.map((it) => ({ ...it, category_id: categories.find((c) => c.name === it.category)!.id })))
@@ -188,5 +198,6 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
     items: items.map(({ id, name, unit_price, vat_rate }) => ({ id, name, unit_price, vat_rate })),
     drawers,
     kiosk: { device_id: devices.find((d) => d.type === 'kiosk')!.id, card_b_terminal_id: kioskTerminals.card_b_terminal_id, platform_a_device_id: kioskTerminals.platform_a_device_id },
+    kds: { device_id: devices.find((d) => d.type === 'kds')!.id, station_id: kdsStationId },
   };
 }

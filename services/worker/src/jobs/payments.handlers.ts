@@ -11,7 +11,7 @@ import type {
 } from '@pos/kernel/queues/index';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { addToDailyStats, dispatchOrderToRegister, finalisePayment, recordStep, runPostCapture, writeKitchenItems, type PaymentCapturedListener } from '@pos/core/payments/post-capture';
+import { addToDailyStats, dispatchOrderToRegister, finalisePayment, recordStep, runPostCapture, writeKitchenItems, writeKitchenTickets, type PaymentCapturedListener } from '@pos/core/payments/post-capture';
 import { publishKitchenEvent } from '@pos/core/payments/payment-events';
 import type { JobHandler } from './job-handler.ts';
 
@@ -31,8 +31,8 @@ export function createPaymentHandlers(deps: PaymentHandlerDeps) {
     );
   };
   const postCapture: JobHandler<typeof paymentPostCaptureJob> = (p, ctx) => {
-    // PaymentCaptured listeners: the kitchen documents, then the kitchen event on the real-time channel.
-    const listeners: PaymentCapturedListener[] = [writeKitchenItems];
+    // PaymentCaptured listeners: the kitchen documents and the stations' tickets, then the kitchen event on the real-time channel.
+    const listeners: PaymentCapturedListener[] = [writeKitchenItems, writeKitchenTickets];
     const redis = deps.redis;
     if (redis) {
       listeners.push((_db, t, lines) =>

@@ -3,6 +3,7 @@ import { errors } from '@pos/kernel';
 import { orderTransition } from '@pos/domain/orders/order-state';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { fireToKitchen } from '../../kitchen/tickets.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow } from './order-resource.ts';
 
 /** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
@@ -25,12 +26,15 @@ export async function fireOrder(db: TenantDb, actor: OrderActor, authorizer: Sta
       if (!current) throw orderNotFound();
       const refused = transitionRefusal(current, 'fire');
       if (refused) throw refused;
-      return tx
+      const fired = await tx
         .updateTable('pos_orders')
         .set({ fired: true, fired_at: now, version: current.version + 1, updated_at: now })
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      // The kitchen tickets of the lines not sent yet, in the same commit (issue 14).
+      await fireToKitchen(tx, { ...fired, lines: storedLines(fired) }, now);
+      return fired;
     }),
   );
   return toOrderResource(row);

@@ -350,6 +350,30 @@ describe('fire and void', () => {
     expect(await post(`/api/pos/orders/${uuid()}/fire`)).toMatchObject({ status: 404, body: NOT_FOUND });
   });
 
+  test('fire sends the lines not sent yet to the kitchen: a ticket per fire on the station serving them (issue 14)', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const first = line('Espresso', 2);
+    const id = uuid();
+    expect((await put(id, { lines: [first], table_number: '12' })).status).toBe(200);
+    const tickets = () => tdb.selectFrom('kitchen_tickets').selectAll().where('source', '=', 'pos_order').where('source_id', '=', id).orderBy('fire_no').execute();
+    const linesOf = (ticketId: string) => tdb.selectFrom('kitchen_ticket_lines').select(['name', 'qty', 'line_ref']).where('ticket_id', '=', ticketId).orderBy('position').execute();
+    expect(await tickets()).toEqual([]);
+    await post(`/api/pos/orders/${id}/fire`);
+    let t = await tickets();
+    expect(t.map((k) => [k.station_id, k.fire_no, k.order_no, k.status])).toEqual([[m.kds.station_id, 2, '12', 'Queued']]);
+    expect(await linesOf(t[0]!.id)).toEqual([{ name: 'Espresso', qty: 2, line_ref: first.uuid }]);
+    // A line added since: the next fire sends only it.
+    const second = line('Croissant');
+    expect((await put(id, { lines: [first, second], table_number: '12', expected_version: 2 })).status).toBe(200);
+    await post(`/api/pos/orders/${id}/fire`);
+    t = await tickets();
+    expect(t.map((k) => k.fire_no)).toEqual([2, 4]);
+    expect(await linesOf(t[1]!.id)).toEqual([{ name: 'Croissant', qty: 1, line_ref: second.uuid }]);
+    // Nothing new: firing again makes no ticket.
+    await post(`/api/pos/orders/${id}/fire`);
+    expect((await tickets()).length).toBe(2);
+  });
+
   test('void takes an optional reason and records it in the activity log', async () => {
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
     const id = await create([line('Espresso')]);
