@@ -6,10 +6,8 @@ import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardAReader, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
+import { obj, parsePayload, str, type Obj } from './payload.ts';
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 export interface CardAOutcome {
   readonly status: WebhookLogStatus;
@@ -24,12 +22,7 @@ const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'payment_intent.paym
  * replay changes nothing. Never throws: failures are logged with the event id and stored.
  */
 export async function handleCardAWebhook(deps: WebhookDeps, raw: string, countryCode: string, opts: ReplayOptions = {}): Promise<CardAOutcome> {
-  let payload: unknown = null;
-  try {
-    payload = JSON.parse(raw);
-  } catch {
-    payload = null;
-  }
+  const payload = parsePayload(raw);
   const event = obj(payload);
   const eventId = str(event.id);
   const type = str(event.type);

@@ -9,6 +9,7 @@ import { cardBDuplicateHash, isCardBDuplicate } from './card-b-duplicates.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeCardBWebhook, type StoredWebhook, type WebhookLogStatus } from './webhook-log.ts';
+import { parsePayload } from './payload.ts';
 
 /** card-b event ids (spec 3 "Card-b events"). */
 export const CARD_B_EVENTS: Readonly<Record<number, string>> = {
@@ -88,12 +89,7 @@ export function orderNoOf(data: Data): number | null {
  * failure is logged with the event id and recorded on the stored event; the caller answers 2xx.
  */
 export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEventTypeId: string, opts: ReplayOptions = {}): Promise<CardBOutcome> {
-  let payload: unknown = null;
-  try {
-    payload = JSON.parse(raw);
-  } catch {
-    payload = null;
-  }
+  const payload = parsePayload(raw);
   const body: Data = payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Data) : {};
   const data: Data = body.EventData && typeof body.EventData === 'object' && !Array.isArray(body.EventData) ? (body.EventData as Data) : {};
   const eventTypeId = Number(body.EventTypeId ?? pathEventTypeId);

@@ -6,10 +6,8 @@ import { acquireLock } from './redis-lock.ts';
 import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMerchant, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
+import { obj, parsePayload, str, type Obj } from './payload.ts';
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 export interface PlatformAOutcome {
   readonly status: WebhookLogStatus;
@@ -44,12 +42,7 @@ async function resolvePlatformATenant(deps: WebhookDeps, event: Obj, checkout: O
  * types are stored and acknowledged. Never throws.
  */
 export async function handlePlatformAWebhook(deps: WebhookDeps, raw: string, opts: ReplayOptions = {}): Promise<PlatformAOutcome> {
-  let payload: unknown = null;
-  try {
-    payload = JSON.parse(raw);
-  } catch {
-    payload = null;
-  }
+  const payload = parsePayload(raw);
   const event = obj(payload);
   const eventId = str(event.event_id);
   const type = str(event.type);
