@@ -1,12 +1,14 @@
 /**
  * `bun run bench`: every benchmark prints its figures beside a baseline measured in the same run.
- * `bun run bench NAME` (or BENCH_ONLY=NAME) runs one: migrate, settle, bootstrap, hostile or post-capture.
+ * `bun run bench NAME` (or BENCH_ONLY=NAME) runs one: migrate, settle, bootstrap, hostile, post-capture, kds or printer.
  */
 import { runSettleBench } from './settle.bench.ts';
 import { runMigrateBench } from './migrate.bench.ts';
 import { runBootstrapBench } from './bootstrap.bench.ts';
 import { runHostileMemoryBench } from './hostile-memory.bench.ts';
 import { runPostCaptureBench } from './post-capture.bench.ts';
+import { runKdsBench } from './kds.bench.ts';
+import { runPrinterBench } from './printer.bench.ts';
 
 const only = process.argv[2] ?? process.env.BENCH_ONLY;
 if (!only || only === 'migrate') await runMigrateBench();
@@ -14,3 +16,5 @@ if (!only || only === 'settle') await runSettleBench();
 if (!only || only === 'bootstrap') await runBootstrapBench();
 if (!only || only === 'hostile') await runHostileMemoryBench();
 if (!only || only === 'post-capture') await runPostCaptureBench();
+if (!only || only === 'kds') await runKdsBench();
+if (!only || only === 'printer') await runPrinterBench();

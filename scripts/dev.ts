@@ -174,6 +174,28 @@ const SIMULATORS: readonly Simulator[] = [
   { name: 'card-a-sim', label: '[card-a]', colour: 34, entry: 'packages/providers/src/card-a/main.ts', baseUrlVar: 'CARD_A_BASE_URL', portVar: 'CARD_A_SIM_PORT', defaultPort: 3301, credentials: { CARD_A_SECRET_KEY: 'sk_sim_' } },
   { name: 'card-b-sim', label: '[card-b]', colour: 34, entry: 'packages/providers/src/card-b/main.ts', baseUrlVar: 'CARD_B_BASE_URL', portVar: 'CARD_B_SIM_PORT', defaultPort: 3302, credentials: { CARD_B_CLIENT_ID: 'sim-client-', CARD_B_CLIENT_SECRET: 'sim-secret-' } },
   { name: 'platform-a-sim', label: '[platform-a]', colour: 34, entry: 'packages/providers/src/platform-a/main.ts', baseUrlVar: 'PLATFORM_A_BASE_URL', portVar: 'PLATFORM_A_SIM_PORT', defaultPort: 3303, credentials: { PLATFORM_A_ACCESS_TOKEN: 'sim-token-' } },
+  // OAuth token endpoints of the integration connect flows (issue 13).
+  { name: 'shop-a-oauth-sim', label: '[shop-a]', colour: 34, entry: 'packages/providers/src/shop-a/main.ts', baseUrlVar: 'SHOP_A_OAUTH_URL', portVar: 'SHOP_A_OAUTH_SIM_PORT', defaultPort: 3304, credentials: { SHOP_A_CLIENT_ID: 'sim-client-', SHOP_A_CLIENT_SECRET: 'sim-secret-' } },
+  { name: 'platform-a-oauth-sim', label: '[platform-a]', colour: 34, entry: 'packages/providers/src/platform-a/oauth-main.ts', baseUrlVar: 'PLATFORM_A_OAUTH_URL', portVar: 'PLATFORM_A_OAUTH_SIM_PORT', defaultPort: 3305, credentials: { PLATFORM_A_CLIENT_ID: 'sim-client-', PLATFORM_A_CLIENT_SECRET: 'sim-secret-' } },
+  { name: 'delivery-b-oauth-sim', label: '[delivery-b]', colour: 34, entry: 'packages/providers/src/delivery-b/main.ts', baseUrlVar: 'DELIVERY_B_OAUTH_URL', portVar: 'DELIVERY_B_OAUTH_SIM_PORT', defaultPort: 3306, credentials: { DELIVERY_B_CLIENT_ID: 'sim-client-', DELIVERY_B_CLIENT_SECRET: 'sim-secret-' } },
+  // register-a (issue 17): token signing keys of its two namespaces; POST /_sim/setup answers a token.
+  { name: 'register-a-sim', label: '[register-a]', colour: 34, entry: 'packages/providers/src/register-a/main.ts', baseUrlVar: 'REGISTER_A_BASE_URL', portVar: 'REGISTER_A_SIM_PORT', defaultPort: 3308, credentials: { REGISTER_A_SIM_PROD_KEY: 'sim-prod-', REGISTER_A_SIM_STAGING_KEY: 'sim-staging-' } },
+  { name: 'register-c-oauth-sim', label: '[register-c]', colour: 34, entry: 'packages/providers/src/register-c/main.ts', baseUrlVar: 'REGISTER_C_OAUTH_URL', portVar: 'REGISTER_C_OAUTH_SIM_PORT', defaultPort: 3307, credentials: { REGISTER_C_CLIENT_ID: 'sim-client-', REGISTER_C_CLIENT_SECRET: 'sim-secret-' } },
+  // Customer login providers (issue 16): SMS, e-mail send, bot challenge.
+  { name: 'sms-sim', label: '[sms]', colour: 34, entry: 'packages/providers/src/sms/main.ts', baseUrlVar: 'SMS_BASE_URL', portVar: 'SMS_SIM_PORT', defaultPort: 3311, credentials: { SMS_API_KEY: 'sim-sms-' } },
+  { name: 'mail-api-sim', label: '[mail-api]', colour: 34, entry: 'packages/providers/src/mail-api/main.ts', baseUrlVar: 'MAIL_API_BASE_URL', portVar: 'MAIL_API_SIM_PORT', defaultPort: 3312, credentials: { MAIL_API_KEY: 'sim-mail-' } },
+  { name: 'challenge-sim', label: '[challenge]', colour: 34, entry: 'packages/providers/src/challenge/main.ts', baseUrlVar: 'CHALLENGE_BASE_URL', portVar: 'CHALLENGE_SIM_PORT', defaultPort: 3313, credentials: { CHALLENGE_SECRET: 'sim-challenge-' } },
+  { name: 'geocoding-sim', label: '[geocoding]', colour: 34, entry: 'packages/providers/src/geocoding/main.ts', baseUrlVar: 'GEOCODING_BASE_URL', portVar: 'GEOCODING_SIM_PORT', defaultPort: 3314, credentials: { GEOCODING_API_KEY: 'geo-sim-' } },
+  // delivery-a store API (issue 17 administration routes).
+  { name: 'delivery-a-sim', label: '[delivery-a]', colour: 34, entry: 'packages/providers/src/delivery-a/main.ts', baseUrlVar: 'DELIVERY_A_API_URL', portVar: 'DELIVERY_A_SIM_PORT', defaultPort: 3361, credentials: { DELIVERY_A_API_TOKEN: 'sim-token-' } },
+  // delivery-b store API (issue 17 item 4 administration routes); delivery-b/main.ts is its OAuth endpoint.
+  { name: 'delivery-b-sim', label: '[delivery-b]', colour: 34, entry: 'packages/providers/src/delivery-b/api-main.ts', baseUrlVar: 'DELIVERY_B_API_URL', portVar: 'DELIVERY_B_SIM_PORT', defaultPort: 3340, credentials: { DELIVERY_B_API_TOKEN: 'sim-token-' } },
+  // Back-office settings (issue 18): VAT check, translation.
+  { name: 'vat-check-sim', label: '[vat-check]', colour: 34, entry: 'packages/providers/src/vat-check/main.ts', baseUrlVar: 'VAT_CHECK_BASE_URL', portVar: 'VAT_CHECK_SIM_PORT', defaultPort: 3315, credentials: {} },
+  { name: 'translation-sim', label: '[translation]', colour: 34, entry: 'packages/providers/src/translation/main.ts', baseUrlVar: 'TRANSLATION_BASE_URL', portVar: 'TRANSLATION_SIM_PORT', defaultPort: 3316, credentials: { TRANSLATION_API_KEY: 'sim-key-' } },
+  { name: 'generation-sim', label: '[generation]', colour: 35, entry: 'packages/providers/src/generation/main.ts', baseUrlVar: 'GENERATION_BASE_URL', portVar: 'GENERATION_SIM_PORT', defaultPort: 3335, credentials: { GENERATION_API_KEY: 'sim-key-' } },
+  // Issue 18: the identity provider of POST /login/idp (discovery + JWKS + a token-signing test endpoint).
+  { name: 'idp-sim', label: '[idp]', colour: 34, entry: 'packages/providers/src/idp/main.ts', baseUrlVar: 'IDP_ISSUER', portVar: 'IDP_SIM_PORT', defaultPort: 3318, credentials: { IDP_CLIENT_ID: 'sim-client-' } },
 ];
 const simulators: Running[] = [];
 for (const sim of SIMULATORS) {
@@ -186,6 +208,9 @@ for (const sim of SIMULATORS) {
   env[sim.baseUrlVar] = `http://127.0.0.1:${env[sim.portVar]}`;
   simulators.push(spawnService(sim, env));
 }
+// Integration tokens (register-a's pasted token) are stored encrypted: without a key in .env, one for
+// this run (tokens saved under it must be pasted again after a restart).
+env.INTEGRATION_TOKEN_KEY ||= Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
 for (const sim of SIMULATORS) {
   const url = env[sim.baseUrlVar]!;
   if (!url.startsWith('http://127.0.0.1:')) continue;
@@ -193,6 +218,16 @@ for (const sim of SIMULATORS) {
     if (await fetch(`${url}/_sim/ping`).then(() => true, () => false)) break;
     await Bun.sleep(100);
   }
+}
+
+// Issue 18: a local SMTP catcher for the account mails unless SMTP_URL names a relay; read the
+// mails at http://127.0.0.1:3317/messages (SMTP_CATCHER_HTTP_PORT).
+if (!env.SMTP_URL) {
+  env.SMTP_CATCHER_SMTP_PORT ||= '2525';
+  env.SMTP_CATCHER_HTTP_PORT ||= '3317';
+  env.SMTP_URL = `smtp://127.0.0.1:${env.SMTP_CATCHER_SMTP_PORT}`;
+  simulators.push(spawnService({ name: 'smtp-catcher', label: '[mail]', colour: 34, entry: 'packages/providers/src/mail/main.ts' }, env));
+  say(`mails are caught: http://127.0.0.1:${env.SMTP_CATCHER_HTTP_PORT}/messages`);
 }
 
 const children = [...simulators, ...SERVICES.map((s) => spawnService(s, env))];

@@ -51,14 +51,39 @@ const simEnv = {
   CARD_A_SIM_PORT: String(E2E.simPorts.cardA),
   CARD_B_SIM_PORT: String(E2E.simPorts.cardB),
   PLATFORM_A_SIM_PORT: String(E2E.simPorts.platformA),
+  SHOP_A_OAUTH_SIM_PORT: String(E2E.simPorts.shopAOAuth),
+  PLATFORM_A_OAUTH_SIM_PORT: String(E2E.simPorts.platformAOAuth),
+  DELIVERY_B_OAUTH_SIM_PORT: String(E2E.simPorts.deliveryBOAuth),
+  REGISTER_C_OAUTH_SIM_PORT: String(E2E.simPorts.registerCOAuth),
+  SMS_SIM_PORT: String(E2E.simPorts.sms),
+  MAIL_API_SIM_PORT: String(E2E.simPorts.mailApi),
+  CHALLENGE_SIM_PORT: String(E2E.simPorts.challenge),
+  REGISTER_A_SIM_PORT: String(E2E.simPorts.registerA),
+  // register-a's signed webhooks go to the API; retries compressed to 2 s.
+  REGISTER_A_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/webhook/register-a`,
+  REGISTER_A_SIM_WEBHOOK_RETRY_MS: '2000',
   // card-a's simulator delivers its signed terminal webhooks to the API (issue 13).
   CARD_A_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/card-a-webhook/BE`,
+  // Issue 18: SMTP catcher and identity-provider simulator.
+  SMTP_CATCHER_SMTP_PORT: String(E2E.simPorts.smtp),
+  SMTP_CATCHER_HTTP_PORT: String(E2E.simPorts.smtpHttp),
+  IDP_SIM_PORT: String(E2E.simPorts.idp),
 };
 // The payment simulators first (real HTTP servers, CONTRACTS 6), then the services pointed at them.
 const simulators = [
   ['card-a-sim', 'packages/providers/src/card-a/main.ts'],
   ['card-b-sim', 'packages/providers/src/card-b/main.ts'],
   ['platform-a-sim', 'packages/providers/src/platform-a/main.ts'],
+  ['shop-a-oauth-sim', 'packages/providers/src/shop-a/main.ts'],
+  ['platform-a-oauth-sim', 'packages/providers/src/platform-a/oauth-main.ts'],
+  ['delivery-b-oauth-sim', 'packages/providers/src/delivery-b/main.ts'],
+  ['register-c-oauth-sim', 'packages/providers/src/register-c/main.ts'],
+  ['sms-sim', 'packages/providers/src/sms/main.ts'],
+  ['mail-api-sim', 'packages/providers/src/mail-api/main.ts'],
+  ['challenge-sim', 'packages/providers/src/challenge/main.ts'],
+  ['register-a-sim', 'packages/providers/src/register-a/main.ts'],
+  ['smtp-catcher', 'packages/providers/src/mail/main.ts'],
+  ['idp-sim', 'packages/providers/src/idp/main.ts'],
 ] as const;
 const simChildren = simulators.map(([name, entry]) => {
   const child = Bun.spawn(['bun', entry], { cwd: root, env: simEnv, stdout: 'inherit', stderr: 'inherit' });
@@ -93,6 +118,16 @@ const probes = [
   `${E2E.env.CARD_A_BASE_URL}/_sim/ping`,
   `${E2E.env.CARD_B_BASE_URL}/_sim/ping`,
   `${E2E.env.PLATFORM_A_BASE_URL}/_sim/ping`,
+  `${E2E.env.SHOP_A_OAUTH_URL}/_sim/ping`,
+  `${E2E.env.PLATFORM_A_OAUTH_URL}/_sim/ping`,
+  `${E2E.env.DELIVERY_B_OAUTH_URL}/_sim/ping`,
+  `${E2E.env.REGISTER_C_OAUTH_URL}/_sim/ping`,
+  `${E2E.env.SMS_BASE_URL}/_sim/ping`,
+  `${E2E.env.MAIL_API_BASE_URL}/_sim/ping`,
+  `${E2E.env.CHALLENGE_BASE_URL}/_sim/ping`,
+  `${E2E.env.REGISTER_A_BASE_URL}/_sim/ping`,
+  `http://127.0.0.1:${E2E.simPorts.smtpHttp}/_sim/ping`,
+  `${E2E.env.IDP_ISSUER}/_sim/ping`,
   `http://127.0.0.1:${E2E.workerPort}/health`,
   `http://127.0.0.1:${E2E.printerPort}/health`,
 ];

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { expect, test, type APIRequestContext } from '../support/test.ts';
 import { loadSeed } from '../support/seed.ts';
-import { cardBSimUrl, E2E } from '../support/stack-env.ts';
+import { cardASimUrl, cardBSimUrl, E2E } from '../support/stack-env.ts';
 
 /**
  * Issue 12: a simulated kiosk pays on its card-b terminal (the card-b simulator, a separate process,
@@ -97,5 +99,76 @@ test.describe.serial('kiosk payments on the card-b terminal', () => {
     // Too late to pay: the completed-sale control is refused, the transaction stays cancelled.
     expect((await request.post(cardBSimUrl(`/_sim/sessions/${encodeURIComponent(t.idempotency_key)}/complete`))).status()).toBe(409);
     expect((await call('get', `/payment/details/${encodeURIComponent(t.idempotency_key)}`)).body).toMatchObject({ capture: 'not_needed', data: { status: 'Cancelled' } });
+  });
+});
+
+/**
+ * The same kiosk on a card-a reader (issue 12 "Done when": a card-a reader sale): the location's payment
+ * profile reports in-person card-a, the card-a simulator (its own process) is the reader, and its signed
+ * webhook reaches the running API.
+ */
+test.describe.serial('kiosk payments on the card-a reader', () => {
+  let db: pg.Client;
+  const setProfile = (tenant: string, locationId: string, settings: object) =>
+    db.query(`update "${tenant}".locations set payment_settings = $1 where id = $2`, [JSON.stringify(settings), locationId]);
+  test.beforeAll(async () => {
+    db = new pg.Client({ connectionString: readFileSync(E2E.databaseUrlFile, 'utf8') });
+    await db.connect();
+    const seed = loadSeed();
+    await setProfile(seed.merchant.tenant_database, seed.devices.find((d) => d.id === seed.kiosk.device_id)!.location_id, { in_person_provider: 'card-a' });
+  });
+  test.afterAll(async () => {
+    const seed = loadSeed();
+    await setProfile(seed.merchant.tenant_database, seed.devices.find((d) => d.id === seed.kiosk.device_id)!.location_id, {});
+    await db.end();
+  });
+
+  test('a reader sale: the intent goes to the reader, the customer taps, the kiosk sees Complete with a receipt number', async ({ request }) => {
+    const { seed, call } = await kioskClient(request);
+    const espresso = seed.items.find((i) => i.name === 'Espresso')!;
+    const created = await call('post', '/payment/create-intent', { lines: [{ item_id: espresso.id, qty: 3 }] });
+    expect(created.status).toBe(200);
+    const t = created.body.data;
+    expect(t).toMatchObject({ status: 'Awaiting Payment', payment_provider: 'card-a', total: 3 * espresso.unit_price, receipt_no: null });
+    expect(t.payment_snapshot).toMatchObject({ id: expect.stringMatching(/^pi_/), reader_id: expect.stringMatching(/^tmr_/) });
+    const key = encodeURIComponent(t.idempotency_key);
+    expect((await call('get', `/payment/session-status?idempotency_key=${key}`)).body.data.status).toBe('Awaiting Payment');
+
+    expect((await request.post(cardASimUrl(`/_sim/readers/${t.payment_snapshot.reader_id}/complete`))).status()).toBe(200);
+    await call('get', `/payment/details/${key}`);
+    const done = await eventually(
+      () => call('get', `/payment/details/${key}`),
+      (r) => r.body.data.status === 'Complete',
+    );
+    expect(done.body.data).toMatchObject({ id: t.id, status: 'Complete', order_status: 'Queued', receipt_no: expect.any(Number) });
+    // Captured exactly once, whichever of the webhook and the details poll came first; the payment is on the ledger.
+    const steps = await db.query(`select step from "${seed.merchant.tenant_database}".transaction_steps where transaction_id = $1 and step = 'capture'`, [t.id]);
+    expect(steps.rows).toHaveLength(1);
+    const ledger = await eventually(
+      async () => (await db.query(`select source, commission_amount from commission_ledger where source_ref = $1`, [t.payment_snapshot.id])).rows,
+      (rows) => rows.length > 0,
+    );
+    expect(ledger).toEqual([{ source: 'card_a_payment', commission_amount: 0 }]);
+  });
+
+  test('a declined card on the reader: the transaction is left Unpaid with the failure, and a retry pays', async ({ request }) => {
+    const { seed, call } = await kioskClient(request);
+    const t = (await call('post', '/payment/create-intent', { lines: [{ item_id: seed.items[0]!.id, qty: 1 }] })).body.data;
+    expect(t.payment_provider).toBe('card-a');
+    expect((await request.post(cardASimUrl(`/_sim/readers/${t.payment_snapshot.reader_id}/decline`))).status()).toBe(200);
+    const key = encodeURIComponent(t.idempotency_key);
+    const unpaid = await eventually(
+      () => call('get', `/payment/session-status?idempotency_key=${key}`),
+      (r) => r.body.data.status === 'Unpaid',
+    );
+    expect(unpaid.body.data.status).toBe('Unpaid');
+    const retry = (await call('post', '/payment/create-intent', { transaction_id: t.id })).body.data;
+    expect(retry.idempotency_key).not.toBe(t.idempotency_key);
+    await request.post(cardASimUrl(`/_sim/readers/${retry.payment_snapshot.reader_id}/complete`));
+    const done = await eventually(
+      () => call('get', `/payment/details/${encodeURIComponent(retry.idempotency_key)}`),
+      (r) => r.body.data.status === 'Complete',
+    );
+    expect(done.body.data).toMatchObject({ id: t.id, status: 'Complete' });
   });
 });

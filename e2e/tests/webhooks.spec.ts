@@ -44,7 +44,11 @@ test.describe.serial('inbound webhooks', () => {
       expect(status).toBe('Complete');
       const steps = await db.query(`select step, outcome from "${seed.merchant.tenant_database}".transaction_steps where transaction_id = $1 and step = 'capture'`, [t.id]);
       expect(steps.rows).toEqual([{ step: 'capture', outcome: 'webhook' }]);
-      const log = await db.query(`select status, provider from webhook_logs where event_type = 'terminal.reader.action_succeeded' and merchant_id = $1`, [seed.merchant.id]);
+      // This payment's event (other suites' reader sales are logged for the same merchant).
+      const log = await db.query(
+        `select status, provider from webhook_logs where event_type = 'terminal.reader.action_succeeded' and merchant_id = $1 and payload->'data'->'object'->'action'->'process_payment_intent'->>'payment_intent' = $2`,
+        [seed.merchant.id, t.payment_snapshot.id],
+      );
       expect(log.rows).toEqual([{ status: 'processed', provider: 'card-a' }]);
     } finally {
       await setProfile({});

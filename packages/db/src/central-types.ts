@@ -31,6 +31,8 @@ export interface CentralTables {
     active_merchant_id: string | null;
     last_active_at: NullableTimestamp;
     created_at: Timestamp;
+    /** Password sign-in then needs an OTP sent by e-mail (issue 18). */
+    two_factor_enabled: Generated<boolean>;
   };
   memberships: {
     user_id: string;
@@ -139,5 +141,138 @@ export interface CentralTables {
     reason: string | null;
     status: Generated<string>;
     created_at: Timestamp;
+  };
+  /** A merchant's account at an integration provider (issue 13 item 5; issue 17 extends it). */
+  integration_connections: {
+    id: string;
+    provider: string;
+    external_ref: string;
+    external_group_ref: string | null;
+    merchant_id: string;
+    location_id: string | null;
+    status: Generated<string>;
+    webhook_key_encrypted: string | null;
+    access_token_encrypted: string | null;
+    refresh_token_encrypted: string | null;
+    token_expires_at: NullableTimestamp;
+    scopes: string | null;
+    settings: Json<Record<string, unknown>>;
+    menu_sync_requested_at: NullableTimestamp;
+    last_event_at: NullableTimestamp;
+    connected_at: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** What a verified integration webhook asked for, once per provider event (`pending` until worked). */
+  integration_events: {
+    id: string;
+    connection_id: string;
+    merchant_id: string;
+    location_id: string | null;
+    provider: string;
+    kind: string;
+    event_type: string;
+    event_id: string;
+    external_id: string | null;
+    webhook_log_id: string | null;
+    status: Generated<string>;
+    created_at: Timestamp;
+  };
+  /** Printer tokens by hash (migration 2026-11-24-501-printer-tokens). */
+  printer_tokens: { token_hash: string; merchant_id: string; tenant_database: string; printer_id: string; created_at: Timestamp };
+  /** Table QR ordering: which merchant a table section (and its location) belongs to (migration 2026-11-24-950). */
+  table_qr_directory: {
+    table_section_id: string;
+    merchant_id: string;
+    location_id: string;
+    created_at: Generated<Date>;
+  };
+  /** Restaurant suggestions: locations with online ordering, platform-wide (migration 2026-11-24-801-restaurant-listings). */
+  restaurant_listings: {
+    location_id: string;
+    merchant_id: string;
+    slug: string;
+    name: string;
+    latitude: number | null;
+    longitude: number | null;
+    categories: ColumnType<string[], string[] | undefined, string[]>;
+    listed: Generated<boolean>;
+    upvotes: Generated<number>;
+    updated_at: Timestamp;
+  };
+  restaurant_upvotes: { location_id: string; customer_id: string; created_at: Timestamp };
+  /** Daily auto-sync schedules per connection (migration 2026-11-24-990-auto-sync; spec 1 rules 1-7). */
+  integration_auto_syncs: {
+    connection_id: string;
+    merchant_id: string;
+    provider: string;
+    sync_time: string | null;
+    sync_timezone: string | null;
+    enabled: Generated<boolean>;
+    next_run_at: NullableTimestamp;
+    last_run_at: NullableTimestamp;
+    updated_at: Timestamp;
+  };
+  /** Issue 18: single-use e-mail tokens (`verify_email`, `reset_password`), SHA-256 only. */
+  account_tokens: {
+    id: string;
+    user_id: string;
+    purpose: string;
+    token_hash: string;
+    expires_at: ColumnType<Date, Date | string, Date | string>;
+    used_at: NullableTimestamp;
+    created_at: Timestamp;
+  };
+  /** Issue 18: a password sign-in waiting for its second factor (pending-login token SHA-256, OTP argon2id). */
+  otp_challenges: {
+    id: string;
+    user_id: string;
+    merchant_id: string;
+    login_token_hash: string;
+    code_hash: string | null;
+    code_expires_at: NullableTimestamp;
+    attempts: Generated<number>;
+    expires_at: ColumnType<Date, Date | string, Date | string>;
+    completed_at: NullableTimestamp;
+    created_at: Timestamp;
+  };
+  /** Issue 18: WebAuthn credentials of back-office users. */
+  passkeys: {
+    id: string;
+    user_id: string;
+    credential_id: string;
+    public_key: string;
+    counter: ColumnType<string, number | string | undefined, number | string>;
+    transports: Json<string[]>;
+    name: string;
+    last_used_at: NullableTimestamp;
+    created_at: Timestamp;
+  };
+  /** Issue 18: identity-provider subjects linked to users (by verified e-mail at first sign-in). */
+  user_identities: {
+    issuer: string;
+    subject: string;
+    user_id: string;
+    email: string;
+    created_at: Timestamp;
+  };
+  /** Issue 17 item 4: register-c location mappings, one per (merchant, location). */
+  register_c_mappings: {
+    merchant_id: string;
+    location_id: string;
+    connection_id: string;
+    register_c_location_id: string;
+    status: Generated<string>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** Issue 18: one guided-setup video per setup task (global-admin managed). */
+  guided_setup_videos: {
+    task_id: string;
+    title: string;
+    video_url: string;
+    updated_by: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
   };
 }

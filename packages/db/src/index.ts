@@ -8,3 +8,4 @@ export * from './prepared.ts';
 export * from './embedded.ts';
 export type { CentralTables } from './central-types.ts';
 export type { TenantTables } from './tenant-types.ts';
+export * from './auto-sync-reinterpret.ts';

@@ -9,6 +9,12 @@ import * as central002team from './migrations/central/2026-11-21-002-team.ts';
 import * as central003versions from './migrations/central/2026-11-23-003-tenant-schema-versions.ts';
 import * as central003displayName from './migrations/central/2026-11-23-001-membership-display-name.ts';
 import * as central020webhooks from './migrations/central/2026-11-23-020-webhooks.ts';
+import * as central300integrations from './migrations/central/2026-11-24-300-integrations.ts';
+import * as central601outboxNotify from './migrations/central/2026-11-24-601-outbox-notify.ts';
+import * as central950tableQr from './migrations/central/2026-11-24-950-table-qr-directory.ts';
+import * as central980registerA from './migrations/central/2026-11-24-980-register-a-location.ts';
+import * as central801listings from './migrations/central/2026-11-24-801-restaurant-listings.ts';
+import * as central701accounts from './migrations/central/2026-11-24-701-accounts.ts';
 import * as tenant001 from './migrations/tenant/2026-11-21-001-foundation.ts';
 import * as tenant002devices from './migrations/tenant/2026-11-21-002-devices.ts';
 import * as tenant003team from './migrations/tenant/2026-11-21-003-team.ts';
@@ -21,14 +27,44 @@ import * as tenant20261123transactions from './migrations/tenant/2026-11-23-012-
 import * as tenant20261123postcapture from './migrations/tenant/2026-11-23-013-post-capture.ts';
 import * as tenant20261123kitchen from './migrations/tenant/2026-11-23-030-kitchen.ts';
 import * as tenant20261123tickets from './migrations/tenant/2026-11-23-031-kitchen-tickets.ts';
+import * as tenant20261124kdsLive from './migrations/tenant/2026-11-24-101-kds-live.ts';
+import * as tenant20261124customers from './migrations/tenant/2026-11-24-201-customers-loyalty.ts';
+import * as tenant20261124subscriptions from './migrations/tenant/2026-11-24-401-card-a-subscriptions.ts';
+import * as tenant20261124capacity from './migrations/tenant/2026-11-24-402-order-capacity.ts';
+import * as tenant20261124printers from './migrations/tenant/2026-11-24-501-printers.ts';
+import * as central20261124printerTokens from './migrations/central/2026-11-24-501-printer-tokens.ts';
+import * as tenant20261124customerAccounts from './migrations/tenant/2026-11-24-901-customer-accounts.ts';
+import * as tenant20261124tableQr from './migrations/tenant/2026-11-24-950-table-qr.ts';
+import * as tenant20261124channelSettings from './migrations/tenant/2026-11-24-801-channel-settings.ts';
+import * as central941guidedSetup from './migrations/central/2026-11-24-941-guided-setup-videos.ts';
+import * as central990autoSync from './migrations/central/2026-11-24-990-auto-sync.ts';
+import * as central991autoSyncReinterpret from './migrations/central/2026-11-24-991-auto-sync-reinterpret.ts';
+import * as central925registerCMappings from './migrations/central/2026-11-24-925-register-c-mappings.ts';
+import * as tenant20261124settings from './migrations/tenant/2026-11-24-970-settings.ts';
+import * as tenant20261124branding from './migrations/tenant/2026-11-24-971-branding-profiles.ts';
+import * as tenant20261124billingProfiles from './migrations/tenant/2026-11-24-930-billing-profiles.ts';
+import * as tenant20261124cancelAtPeriodEnd from './migrations/tenant/2026-11-24-931-subscription-cancel-at-period-end.ts';
+import * as tenant20261124paymentProfiles from './migrations/tenant/2026-11-24-932-payment-profiles.ts';
+import * as tenant20261124aiGeneration from './migrations/tenant/2026-11-24-940-ai-generation.ts';
 
-/** Migrations are listed here (not read from disk) so a bundled service carries them. Date-prefixed names order them. */
+/** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': central001,
   '2026-11-21-002-team': central002team,
-  '2026-11-23-003-tenant-schema-versions': central003versions,
   '2026-11-23-001-membership-display-name': central003displayName,
+  '2026-11-23-003-tenant-schema-versions': central003versions,
   '2026-11-23-020-webhooks': central020webhooks,
+  '2026-11-24-300-integrations': central300integrations,
+  '2026-11-24-501-printer-tokens': central20261124printerTokens,
+  '2026-11-24-601-outbox-notify': central601outboxNotify,
+  '2026-11-24-701-accounts': central701accounts,
+  '2026-11-24-801-restaurant-listings': central801listings,
+  '2026-11-24-925-register-c-mappings': central925registerCMappings,
+  '2026-11-24-941-guided-setup-videos': central941guidedSetup,
+  '2026-11-24-950-table-qr-directory': central950tableQr,
+  '2026-11-24-980-register-a-location': central980registerA,
+  '2026-11-24-990-auto-sync': central990autoSync,
+  '2026-11-24-991-auto-sync-reinterpret': central991autoSyncReinterpret,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -43,6 +79,20 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-23-013-post-capture': tenant20261123postcapture,
   '2026-11-23-030-kitchen': tenant20261123kitchen,
   '2026-11-23-031-kitchen-tickets': tenant20261123tickets,
+  '2026-11-24-101-kds-live': tenant20261124kdsLive,
+  '2026-11-24-201-customers-loyalty': tenant20261124customers,
+  '2026-11-24-401-card-a-subscriptions': tenant20261124subscriptions,
+  '2026-11-24-402-order-capacity': tenant20261124capacity,
+  '2026-11-24-501-printers': tenant20261124printers,
+  '2026-11-24-801-channel-settings': tenant20261124channelSettings,
+  '2026-11-24-901-customer-accounts': tenant20261124customerAccounts,
+  '2026-11-24-930-billing-profiles': tenant20261124billingProfiles,
+  '2026-11-24-931-subscription-cancel-at-period-end': tenant20261124cancelAtPeriodEnd,
+  '2026-11-24-932-payment-profiles': tenant20261124paymentProfiles,
+  '2026-11-24-940-ai-generation': tenant20261124aiGeneration,
+  '2026-11-24-950-table-qr': tenant20261124tableQr,
+  '2026-11-24-970-settings': tenant20261124settings,
+  '2026-11-24-971-branding-profiles': tenant20261124branding,
 };
 
 /**

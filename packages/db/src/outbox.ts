@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import pg from 'pg';
+import { poolOf } from './database.ts';
 import type { CentralTables } from './central-types.ts';
 
 /** Anything that can write the central outbox inside the caller's transaction (tenant-bound or not). */
@@ -21,4 +23,76 @@ export async function enqueueOutbox(tx: AnyTx, msg: OutboxMessage): Promise<void
     .insertInto('outbox')
     .values({ queue: msg.queue, job: msg.job, payload: JSON.stringify(msg.payload) })
     .execute();
+}
+
+/** The channel the outbox trigger notifies after a commit that wrote outbox rows (migration 2026-11-24-601). */
+export const OUTBOX_CHANNEL = 'outbox_pending';
+
+export interface OutboxListener {
+  /** True while the LISTEN connection is up (while it is not, the relay's poll is the only wake-up). */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Calls `onPending` whenever a transaction that wrote outbox rows commits, from any process: a
+ * dedicated connection (outside the pool) runs `LISTEN outbox_pending`. Notifications are a wake-up
+ * only, never the record: a lost one (connection down, reconnecting) costs a poll interval, not a
+ * row. Reconnects with a growing pause (up to `maxBackoffMs`) and calls `onPending` once it is back.
+ */
+export function listenOutbox(db: object, onPending: () => void, opts: { maxBackoffMs?: number; onError?: (err: Error) => void } = {}): OutboxListener {
+  const pool = poolOf(db);
+  if (!pool) throw new Error('listenOutbox needs a handle made by createDatabase');
+  const maxBackoff = opts.maxBackoffMs ?? 5000;
+  let client: pg.Client | undefined;
+  let closed = false;
+  let listening = false;
+  let backoff = 100;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const connect = async (): Promise<void> => {
+    if (closed) return;
+    const c = new pg.Client({ ...pool.options, application_name: 'outbox-listener' } as pg.ClientConfig);
+    client = c;
+    const retry = (err: Error) => {
+      if (client !== c) return;
+      listening = false;
+      client = undefined;
+      c.end().catch(() => {});
+      if (closed) return;
+      opts.onError?.(err);
+      timer = setTimeout(() => void connect(), backoff);
+      backoff = Math.min(backoff * 2, maxBackoff);
+    };
+    c.on('error', retry);
+    c.on('end', () => retry(new Error('outbox listener connection ended')));
+    c.on('notification', (n) => {
+      if (n.channel === OUTBOX_CHANNEL) onPending();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (client !== c) return;
+      listening = true;
+      backoff = 100;
+      onPending(); // rows may have been committed while no one listened
+    } catch (e) {
+      retry(e instanceof Error ? e : new Error(String(e)));
+    }
+  };
+  void connect();
+
+  return {
+    get listening() {
+      return listening;
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      const c = client;
+      client = undefined;
+      listening = false;
+      await c?.end().catch(() => {});
+    },
+  };
 }

@@ -19,6 +19,12 @@ export interface TenantTables {
     created_at: Timestamp;
     /** `{ in_person_provider?, platform_a?: { active, location_id } }` (migration 2026-11-23-012-transactions). */
     payment_settings: ColumnType<Record<string, unknown>, string | Record<string, unknown> | undefined, string | Record<string, unknown>>;
+    /** Contact fields (migration 2026-11-24-970-settings). */
+    phone: Generated<string | null>;
+    email: Generated<string | null>;
+    city: Generated<string | null>;
+    postal_code: Generated<string | null>;
+    updated_at: Generated<Date>;
   };
   devices: {
     id: string;
@@ -38,6 +44,10 @@ export interface TenantTables {
     platform_a_device_id: Generated<string | null>;
     /** The kitchen station a KDS device shows (migration 2026-11-23-030-kitchen). */
     station_id: Generated<string | null>;
+    /** The KDS device's own settings over its KDS profile, and its push token (migration 2026-11-24-101-kds-live). */
+    kds_settings: ColumnType<Record<string, unknown>, string | undefined, string>;
+    kds_push_token: Generated<string | null>;
+    kds_push_platform: Generated<string | null>;
   };
   /** Kitchen stations of a location and the categories they serve (migration 2026-11-23-030-kitchen). */
   kitchen_stations: {
@@ -68,6 +78,9 @@ export interface TenantTables {
     completed_at: NullableTimestamp;
     recalled_at: NullableTimestamp;
     updated_at: Timestamp;
+    /** Customer signals (migration 2026-11-24-101-kds-live). */
+    customer_arrived_at: NullableTimestamp;
+    estimated_arrival_at: NullableTimestamp;
   };
   kitchen_ticket_lines: {
     ticket_id: string;
@@ -79,6 +92,20 @@ export interface TenantTables {
     qty: number;
     modifiers: Json<unknown[]>;
     status: Generated<'Queued' | 'In Progress' | 'Ready'>;
+    /** Per modifier index, its mark (migration 2026-11-24-101-kds-live). */
+    modifier_statuses: ColumnType<string[], string | undefined, string>;
+  };
+  /** Per-location gap-free counter of kitchen events (migration 2026-11-24-101-kds-live). */
+  kitchen_event_cursors: { location_id: string; last_seq: ColumnType<string, number | string | undefined, number | string> };
+  /** What kitchen screens show, numbered per location (migration 2026-11-24-101-kds-live). */
+  kitchen_events: {
+    location_id: string;
+    seq: ColumnType<string, number | string, number | string>;
+    station_id: string;
+    ticket_id: string;
+    action: string;
+    payload: ColumnType<Record<string, unknown>, string, string>;
+    created_at: Generated<Date>;
   };
   /** Shared settings for devices of one type (migration 2026-11-21-002-devices). */
   device_profiles: {
@@ -275,6 +302,16 @@ export interface TenantTables {
     /** Register dispatch: null before, `not_configured`, `sent`, `failed` (migration 2026-11-23-013-post-capture). */
     pos_sync_status: Generated<string | null>;
     pos_sync_detail: Generated<string | null>;
+    /** The customer's name the order is called by (kiosk customer name; migration 2026-11-24-201-customers-loyalty). */
+    customer_name: Generated<string | null>;
+    /** `For Here`, `Takeaway`, `Pickup`, `Delivery`, ... as the channel sent it. */
+    dining_option: Generated<string | null>;
+    /** A later pickup or delivery time; null = as soon as possible. */
+    scheduled_for: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+    /** Order capacity timing: the slot a completed order occupies (migration 2026-11-24-402-order-capacity). */
+    capacity_slot_at: Generated<Date | null>;
+    /** The table session a paid table QR order is bound to (migration 2026-11-24-950-table-qr). */
+    table_session_id: Generated<string | null>;
   };
   /** Steps of the post-capture sequence a transaction went through, once each, in order. */
   transaction_steps: { seq: Generated<string>; transaction_id: string; step: string; outcome: string; detail: string | null; at: Timestamp };
@@ -438,5 +475,236 @@ export interface TenantTables {
     z_report_no: number | null;
     z_report: Json<Record<string, unknown> | null>;
     journal_id: string | null;
+  };
+  /** Customers and loyalty (migration 2026-11-24-201-customers-loyalty). */
+  customers: {
+    id: string;
+    name: string | null;
+    email: string | null;
+    phone: string | null;
+    marketing_consent: Generated<boolean>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+    /** `iss|sub` of the identity-provider login (migration 2026-11-24-901-customer-accounts). */
+    idp_subject: Generated<string | null>;
+  };
+  loyalty_programs: { location_id: string; active: Generated<boolean>; points_per_euro: number; created_at: Timestamp; updated_at: Timestamp };
+  loyalty_rewards: { id: string; location_id: string; name: string; points: number; discount: number; active: Generated<boolean>; created_at: Timestamp };
+  loyalty_accounts: { customer_id: string; points: Generated<number>; lifetime_points: Generated<number>; updated_at: Timestamp };
+  loyalty_ledger: {
+    id: string;
+    customer_id: string;
+    kind: 'earn' | 'redeem' | 'adjust';
+    points: number;
+    balance_after: number;
+    transaction_id: string | null;
+    reward_id: string | null;
+    created_at: Timestamp;
+  };
+  loyalty_tokens: { token_hash: string; customer_id: string; device_id: string; expires_at: Timestamp; used_at: NullableTimestamp; created_at: Timestamp };
+  customer_timeline: { id: string; customer_id: string; kind: string; transaction_id: string | null; detail: Json<Record<string, unknown>>; created_at: Timestamp };
+  offer_redemptions: { offer_id: string; transaction_id: string; customer_id: string | null; discount: number; created_at: Timestamp };
+  gift_cards: {
+    id: string;
+    code_hash: string;
+    last4: string;
+    balance: number;
+    initial_balance: number;
+    customer_id: string | null;
+    status: Generated<'active' | 'disabled'>;
+    expires_at: NullableTimestamp;
+    created_at: Timestamp;
+  };
+  kiosk_push_tokens: { device_id: string; platform: string; token: string; app_version: string | null; updated_at: Timestamp };
+  /** Local card-a subscription records (migration 2026-11-24-401-card-a-subscriptions). */
+  billing_subscriptions: {
+    id: string;
+    provider: Generated<string>;
+    provider_subscription_id: string;
+    customer_id: string;
+    location_id: string;
+    price_id: string | null;
+    device_ids: Json<string[] | null>;
+    status: string;
+    current_period_end: NullableTimestamp;
+    cancel_reason: string | null;
+    canceled_at: NullableTimestamp;
+    payment_method_id: string | null;
+    mandate_id: string | null;
+    recovered_by: string | null;
+    /** migration 2026-11-24-931: cancellation scheduled for the period end. */
+    cancel_at_period_end: Generated<boolean>;
+    event_created: ColumnType<string, number | string | undefined, number | string>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** Printer profiles (migration 2026-11-24-501-printers). */
+  printer_profiles: { id: string; name: string; settings: Json<Record<string, unknown>>; created_at: Timestamp; updated_at: Timestamp };
+  /** LAN printers, one per MAC (migration 2026-11-24-501-printers). */
+  printers: {
+    id: string;
+    location_id: string;
+    mac: string;
+    ip: string | null;
+    model: string | null;
+    device_name: string | null;
+    serial: string | null;
+    paper_width_mm: number | null;
+    mac_source: Generated<string>;
+    state: Generated<'unconfigured' | 'configured' | 'paired' | 'retired'>;
+    name: string | null;
+    role: Generated<'receipt' | 'kitchen'>;
+    station_id: string | null;
+    printer_profile_id: string | null;
+    poll_interval_seconds: Generated<number>;
+    token_issued_at: NullableTimestamp;
+    last_poll_at: NullableTimestamp;
+    first_reported_by: string | null;
+    last_reported_at: Timestamp;
+    retired_at: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  printer_pairing_sessions: {
+    id: string;
+    printer_id: string;
+    state: 'awaiting_write' | 'awaiting_first_poll' | 'paired' | 'expired' | 'superseded';
+    started_by: string;
+    expires_at: Timestamp;
+    written_at: NullableTimestamp;
+    paired_at: NullableTimestamp;
+    created_at: Timestamp;
+  };
+  print_jobs: {
+    id: string;
+    seq: Generated<string>;
+    printer_id: string;
+    kind: string;
+    source_key: string | null;
+    document: string;
+    state: Generated<'queued' | 'leased' | 'printed' | 'failed' | 'cancelled'>;
+    attempts: Generated<number>;
+    lease_until: NullableTimestamp;
+    last_code: string | null;
+    created_at: Timestamp;
+    printed_at: NullableTimestamp;
+    finished_at: NullableTimestamp;
+  };
+  /** Customer accounts (migration 2026-11-24-901-customer-accounts). */
+  customer_otps: { id: string; channel: 'sms' | 'email'; destination: string; code_hash: string; expires_at: Timestamp; used_at: NullableTimestamp; created_at: Timestamp };
+  customer_addresses: {
+    id: string;
+    customer_id: string;
+    label: string | null;
+    line1: string;
+    line2: string | null;
+    postal_code: string;
+    city: string;
+    country: string;
+    is_default: Generated<boolean>;
+    created_at: Timestamp;
+  };
+  customer_notes: { id: string; customer_id: string; user_id: string | null; note: string; created_at: Timestamp };
+  /** Table QR ordering (migration 2026-11-24-950-table-qr): numbered tables 1..tables of a location. */
+  table_sections: {
+    id: string;
+    location_id: string;
+    name: string;
+    tables: number;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  /** A table's session; at most one `open` per (section, table). */
+  table_sessions: {
+    id: string;
+    location_id: string;
+    table_section_id: string;
+    table_number: number;
+    status: Generated<string>;
+    opened_at: Timestamp;
+    closed_at: NullableTimestamp;
+  };
+  /** Channel settings per location and kind (migration 2026-11-24-801-channel-settings). */
+  channel_settings: {
+    location_id: string;
+    kind: 'online_ordering' | 'online' | 'in_house' | 'qr_ordering';
+    settings: ColumnType<Record<string, unknown>, string | undefined, string>;
+    snoozed_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+    updated_at: Timestamp;
+  };
+  /** Receipt layout of a location (migration 2026-11-24-970-settings). */
+  location_receipts: {
+    location_id: string;
+    header: Generated<string>;
+    footer: Generated<string>;
+    show_logo: Generated<boolean>;
+    show_address: Generated<boolean>;
+    show_vat_number: Generated<boolean>;
+    show_order_number: Generated<boolean>;
+    updated_at: Generated<Date>;
+  };
+  /** The merchant's languages (migration 2026-11-24-970-settings); at most one default. */
+  languages: {
+    id: string;
+    code: string;
+    name: string;
+    is_default: Generated<boolean>;
+    status: Generated<'published' | 'unpublished'>;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  };
+  /** One translated field of one record in one language (migration 2026-11-24-970-settings). */
+  translations: {
+    id: string;
+    language_id: string;
+    subject_type: string;
+    subject_id: string;
+    field: string;
+    value: string;
+    updated_at: Generated<Date>;
+  };
+  /** Branding profiles (migration 2026-11-24-971-branding-profiles); at most one default. */
+  branding_profiles: {
+    id: string;
+    name: string;
+    is_default: Generated<boolean>;
+    primary_color: Generated<string>;
+    accent_color: Generated<string>;
+    background_color: Generated<string>;
+    text_color: Generated<string>;
+    heading_font: Generated<string>;
+    body_font: Generated<string>;
+    logo_content_id: Generated<string | null>;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  };
+  /** Billing profiles (migration 2026-11-24-930-billing-profiles). */
+  billing_profiles: { id: string; name: string; card_a_customer_id: string | null; created_at: Generated<Date>; updated_at: Generated<Date> };
+  /** Payment profiles (migration 2026-11-24-932-payment-profiles); at most one default. */
+  payment_profiles: {
+    id: string;
+    name: string;
+    is_default: Generated<boolean>;
+    card_a_account_id: string | null;
+    card_b_account_id: string | null;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  };
+  /** AI credits (migration 2026-11-24-940-ai-generation): one row, id 1, balance never below zero. */
+  ai_credits: {
+    id: number;
+    balance: number;
+    updated_at: Generated<Date>;
+  };
+  /** Generated AI photos, polled by id. */
+  ai_photos: {
+    id: string;
+    prompt: string;
+    status: 'processing' | 'completed' | 'failed';
+    mime_type: string | null;
+    image: Buffer | null;
+    created_by: string | null;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
   };
 }

@@ -19,3 +19,8 @@ export * from './payments/payment-state.ts';
 export * from './payments/idempotency-key.ts';
 export * from './payments/provider-choice.ts';
 export * from './kitchen/kds-order-state.ts';
+export * from './orders/fulfillment-bucket.ts';
+export * from './customers/loyalty-points.ts';
+export * from './payments/order-capacity.ts';
+export * from './online-ordering/timeslots.ts';
+export * from './integrations/auto-sync.ts';

@@ -48,14 +48,99 @@ export const PaymentEnv = {
   PAYMENT_AUTO_SUCCESS: Type.Optional(Bool),
 };
 
+/**
+ * Integration webhooks and OAuth callbacks (spec 3 section 4, issue 13): verification secrets, the CRM
+ * token, the key encrypting integration tokens at rest, the OAuth state key, and per OAuth provider its
+ * token endpoint base URL, client credentials and registered redirect URI.
+ */
+export const IntegrationEnv = {
+  SHOP_A_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  /** Platform suffix removed from `X-Shop-A-Shop-Domain` to name the shop; default `.myshop-a.com`. */
+  SHOP_A_SHOP_DOMAIN_SUFFIX: Type.Optional(Type.String({ pattern: '^\\.[a-z0-9.-]{1,100}$' })),
+  DELIVERY_A_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  DELIVERY_B_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  REGISTER_B_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  REGISTER_C_WEBHOOK_USERNAME: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTER_C_WEBHOOK_PASSWORD: Type.Optional(Type.String({ minLength: 8 })),
+  CRM_WEBHOOK_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** AES-256-GCM key of integration tokens at rest: 32 bytes, 64 hex digits or base64. */
+  INTEGRATION_TOKEN_KEY: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$' })),
+  /** Signs the OAuth `state` of the integration connect flows. */
+  OAUTH_STATE_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  SHOP_A_OAUTH_URL: Type.Optional(HttpUrl),
+  SHOP_A_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  SHOP_A_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  SHOP_A_OAUTH_REDIRECT_URI: Type.Optional(HttpUrl),
+  PLATFORM_A_OAUTH_URL: Type.Optional(HttpUrl),
+  PLATFORM_A_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  PLATFORM_A_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  PLATFORM_A_OAUTH_REDIRECT_URI: Type.Optional(HttpUrl),
+  DELIVERY_B_OAUTH_URL: Type.Optional(HttpUrl),
+  DELIVERY_B_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  DELIVERY_B_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  DELIVERY_B_OAUTH_REDIRECT_URI: Type.Optional(HttpUrl),
+  REGISTER_C_OAUTH_URL: Type.Optional(HttpUrl),
+  REGISTER_C_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  REGISTER_C_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  REGISTER_C_OAUTH_REDIRECT_URI: Type.Optional(HttpUrl),
+  /** register-a API base (`{register_a_url}`, without `/v1`); unset: no register-a calls. */
+  REGISTER_A_BASE_URL: Type.Optional(HttpUrl),
+  /** delivery-a store API (issue 17): base URL (the simulator in dev and tests) and bearer token; unset: the delivery-a routes answer 503. */
+  DELIVERY_A_API_URL: Type.Optional(HttpUrl),
+  DELIVERY_A_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  /** delivery-b store API (issue 17 item 4): base URL (the simulator in dev and tests) and bearer token; unset: the delivery-b routes that call it answer 503. */
+  DELIVERY_B_API_URL: Type.Optional(HttpUrl),
+  DELIVERY_B_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+} as const;
+
+/**
+ * Back-office accounts (issue 18): outgoing mail over SMTP, the links in it, WebAuthn relying
+ * party, and the OpenID Connect identity provider (unset issuer: `POST /login/idp` answers 503).
+ */
+export const AccountEnv = {
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+  APP_URL: Type.Optional(HttpUrl),
+  WEBAUTHN_RP_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+  WEBAUTHN_RP_NAME: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  WEBAUTHN_ORIGIN: Type.Optional(HttpUrl),
+  IDP_ISSUER: Type.Optional(HttpUrl),
+  IDP_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  IDP_JWKS_URL: Type.Optional(HttpUrl),
+};
+
 export const ApiEnv = {
   ...CommonEnv,
   ...PaymentEnv,
+  /** Geocoding provider of online ordering's address suggestions (issue 16); unset = not configured (503). */
+  GEOCODING_BASE_URL: Type.Optional(HttpUrl),
+  GEOCODING_API_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  ...AccountEnv,
   API_PORT: Type.Optional(Port),
+  /** Public base URL the table QR codes point at (`{base}/table-qr-ordering/{locationId}/{sectionId}/{table}`); default http://localhost:3000/api. */
+  TABLE_QR_PUBLIC_BASE_URL: Type.Optional(HttpUrl),
   /** API processes sharing API_PORT (reusePort); default 1. */
   API_PROCESSES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$' })),
   /** Milliseconds the register's authentication state is trusted in the process (default 5000; 0 = off). */
   AUTH_CACHE_TTL_MS: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
+  /** Seconds of silence after which the back office shows a kds, kiosk or pos device offline (default 120, at least 60). */
+  DEVICE_OFFLINE_AFTER_SECONDS: Type.Optional(Type.String({ pattern: '^(?:[6-9][0-9]|[1-9][0-9]{2,5})$' })),
+  /** Machine translation (DeepL v2 shape, or its simulator) behind auto-translate; unset: auto-translate answers 503. */
+  TRANSLATION_BASE_URL: Type.Optional(HttpUrl),
+  TRANSLATION_API_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  /** Text and image generation provider (or its simulator) behind description-generator and ai-photo; unset: those answer 503. */
+  GENERATION_BASE_URL: Type.Optional(HttpUrl),
+  GENERATION_API_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  /** EU VAT check service (VIES REST shape, or its simulator); unset: `POST /back-office/settings/vat/verify` answers `skipped`. */
+  VAT_CHECK_BASE_URL: Type.Optional(HttpUrl),
+  /** `POST /client-logger` alerts: the webhook a threshold crossing posts to once; unset disables counting and alerts. */
+  CLIENT_LOGGER_ALERT_WEBHOOK_URL: Type.Optional(HttpUrl),
+  /** Comma-separated watchlisted event names (default `payment_failed,printer_offline,app_crash,sync_failed`). */
+  CLIENT_LOGGER_WATCHLIST: Type.Optional(Type.String({ pattern: '^[a-z0-9_.:-]+(,[a-z0-9_.:-]+)*$' })),
+  /** Occurrences of one watchlisted event from one device in one bucket that raise the alert (default 5). */
+  CLIENT_LOGGER_ALERT_THRESHOLD: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
+  /** Length of a counting bucket in seconds (default 300). */
+  CLIENT_LOGGER_BUCKET_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   JWT_SECRET: Type.String({ minLength: 32 }),
   DEVICE_API_KEY: Type.String({ minLength: 16 }),
   ADMIN_SWITCH_IPS: Type.Optional(Type.String()),
@@ -79,6 +164,8 @@ export const ApiEnv = {
   OBJECT_STORE_DIR: Type.Optional(Type.String()),
   /** Largest accepted content upload in bytes; default 5242880 (5 MiB). */
   CONTENT_MAX_BYTES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,9}$' })),
+  /** The poll URL printers are given at pairing (issue 15); default `http://localhost:3100/print/printer-a/sdp`. */
+  PRINTER_POLL_PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   /** card-a webhook endpoint secret used for every country not named in CARD_A_WEBHOOK_SECRETS. */
   CARD_A_WEBHOOK_SECRET: Type.Optional(Type.String({ minLength: 8 })),
   /** JSON object country code (ISO 3166 alpha-2) -> card-a webhook endpoint secret. */
@@ -92,6 +179,22 @@ export const ApiEnv = {
   PLATFORM_A_WEBHOOK_URL: Type.Optional(HttpUrl),
   /** Commission recorded per card-b terminal payment, in basis points of the amount; default 0. */
   CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  /** JSON object platform -> {version, url, min_version?, notes?}: what `GET /kiosk/updates/check` answers (unset: no updates). */
+  KIOSK_UPDATE_MANIFEST: Type.Optional(Type.String()),
+  ...IntegrationEnv,
+  /** Customer login codes (issue 16): the SMS provider and the e-mail-send provider (or their simulators). */
+  SMS_BASE_URL: Type.Optional(HttpUrl),
+  SMS_API_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  MAIL_API_BASE_URL: Type.Optional(HttpUrl),
+  MAIL_API_KEY: Type.Optional(Type.String({ minLength: 8 })),
+  MAIL_API_FROM: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' })),
+  /** Bot challenge on `POST /customer/send-otp`; an empty secret lets every request through (spec 1 section 7). */
+  CHALLENGE_BASE_URL: Type.Optional(HttpUrl),
+  CHALLENGE_SECRET: Type.Optional(Type.String({ minLength: 8 })),
+  /** Customer identity-provider login (`POST /customer/login/idp`): JWKS address, issuer and client id. */
+  CUSTOMER_IDP_JWKS_URL: Type.Optional(HttpUrl),
+  CUSTOMER_IDP_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  CUSTOMER_IDP_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
 };
 
 export const WorkerEnv = {
@@ -109,6 +212,9 @@ export const WorkerEnv = {
   FDM_REMOTE_SECRETS: ApiEnv.FDM_REMOTE_SECRETS,
   /** Milliseconds between the worker's fiscal recovery sweeps (`fiscal.recover`); default 60000. */
   FISCAL_RECOVER_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
+  /** Order dispatch to register-a (issue 17): the API base and the key of the stored tokens. */
+  REGISTER_A_BASE_URL: IntegrationEnv.REGISTER_A_BASE_URL,
+  INTEGRATION_TOKEN_KEY: IntegrationEnv.INTEGRATION_TOKEN_KEY,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { CardAClient, CardBClient, PlatformAClient } from './payments.ts';
+import { exchangeAuthorizationCode } from './oauth/oauth-client.ts';
 
 // The standalone simulator processes that `bun run dev` and the e2e stack start.
 const procs: Bun.Subprocess[] = [];
@@ -39,6 +40,17 @@ describe('simulator processes', () => {
     const c = await pc.createTerminalCheckout({ idempotencyKey: 'k', amount: 100, currency: 'EUR', deviceId: 'D', referenceId: 'r' });
     await Bun.sleep(200);
     expect((await pc.getTerminalCheckout(c.id)).status).toBe('COMPLETED');
+  });
+
+  test('the OAuth token endpoints of shop-a, platform-a, delivery-b and register-c start from their environment', async () => {
+    for (const [provider, entry] of [['shop-a', 'shop-a/main.ts'], ['platform-a', 'platform-a/oauth-main.ts'], ['delivery-b', 'delivery-b/main.ts'], ['register-c', 'register-c/main.ts']] as const) {
+      const p = provider.toUpperCase().replace('-', '_');
+      const url = await start(entry, { [`${p}_OAUTH_SIM_PORT`]: '0', [`${p}_CLIENT_ID`]: 'client', [`${p}_CLIENT_SECRET`]: 'client-secret' });
+      const code = ((await (await fetch(`${url}/_sim/codes`, { method: 'POST', body: JSON.stringify({ account_id: 'acct' }) })).json()) as { code: string }).code;
+      const t = await exchangeAuthorizationCode({ provider, baseUrl: url, clientId: 'client', clientSecret: 'client-secret' }, code);
+      expect(t.accessToken).toStartWith(`at_${provider}_`);
+      expect(t.accountId).toBe('acct');
+    }
   });
 
   test('a simulator without its credentials refuses to start', async () => {

@@ -1,3 +1,5 @@
+import { onlineOrderingRoutes } from './routes/online-ordering/index.ts';
+import { channelSettingsRoutes } from './routes/channel-settings/index.ts';
 import { Elysia } from 'elysia';
 import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
@@ -28,13 +30,34 @@ import { categoryRoutes, displayGroupRoutes, itemRoutes, modifierRoutes, taxRate
 import { menuRoutes } from './routes/menus/index.ts';
 import { offerRoutes } from './routes/offers/index.ts';
 import { kioskPricingRoutes } from './routes/kiosk-pricing/index.ts';
+import { kioskCustomerRoutes } from './routes/kiosk-customers/index.ts';
+import { posChannelOrderRoutes } from './routes/pos-channel-orders/index.ts';
+import { aiGenerationRoutes } from './routes/ai-generation/index.ts';
+import { guidedSetupManagementRoutes } from './routes/guided-setup-management/index.ts';
+import { asyncMonitoringRoutes, clientLoggerRoutes, settingsRoutes, setupRoutes } from './routes/settings/index.ts';
 import { contentRoutes } from './routes/contents/index.ts';
 import { inventoryRoutes } from './routes/inventories/index.ts';
 import { paymentApi } from './routes/payments/index.ts';
 import { webhookApi } from './routes/webhooks/index.ts';
 import { kitchenStationRoutes } from './routes/kitchen-stations/index.ts';
 import { kdsProfileRoutes } from './routes/kds-profiles/index.ts';
-import { kdsRoutes } from './routes/kds/index.ts';
+import { kdsReportRoutes, kdsRoutes } from './routes/kds/index.ts';
+import { kdsScreenRoutes } from './routes/kds-screen/index.ts';
+import { queueDashboardRoutes } from './routes/queue-dashboard/index.ts';
+import { backofficePrinterRoutes, kioskPrinterRoutes, posPrinterDiscoveryRoutes, posPrinterRoutes } from './routes/printers/index.ts';
+import { printerProfileRoutes } from './routes/printers/printer-profiles.ts';
+import { customerAuthRoutes } from './routes/customer-auth/index.ts';
+import { customerAccountRoutes } from './routes/customer-account/index.ts';
+import { customerAdminRoutes } from './routes/customers/index.ts';
+import { loyaltyAdminRoutes } from './routes/loyalty/index.ts';
+import { qrDownloadRoutes, tableQrOrderingRoutes, tableSectionRoutes } from './routes/table-qr/index.ts';
+import { registerARoutes } from './routes/register-a/index.ts';
+import { integrationAutoSyncRoutes } from './routes/integration-auto-sync/index.ts';
+import { registerBRoutes } from './routes/register-b/index.ts';
+import { registerCRoutes } from './routes/register-c/index.ts';
+import { deliveryARoutes } from './routes/delivery-a/index.ts';
+import { deliveryBRoutes } from './routes/delivery-b/index.ts';
+import { accountRoutes } from './routes/accounts/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
 export function createApp(deps: ApiDeps) {
@@ -89,6 +112,49 @@ export function createApp(deps: ApiDeps) {
   app.use(webhookApi(deps, metrics));
   // Kitchen routing (issue 14), likewise a statement of its own.
   app.use(new Elysia({ prefix: '/api' }).use(kitchenStationRoutes(deps)).use(kdsProfileRoutes(deps)).use(kdsRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(kdsReportRoutes(deps)));
+  // The kitchen screen page at the address root (issue 14).
+  app.use(kdsScreenRoutes());
+  app.use(queueDashboardRoutes());
+  // Kiosk customer, loyalty, offers, gift cards and updates (issue 14 item 6), a statement of its own.
+  app.use(new Elysia({ prefix: '/api' }).use(kioskCustomerRoutes(deps)));
+  // The register's omni-channel order stream (issue 14 item 8).
+  app.use(new Elysia({ prefix: '/api' }).use(posChannelOrderRoutes(deps)));
+  // Receipt printers (issue 15), one statement each.
+  app.use(new Elysia({ prefix: '/api' }).use(posPrinterDiscoveryRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(posPrinterRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(kioskPrinterRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(backofficePrinterRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(printerProfileRoutes(deps)));
+  // Customer accounts, customers in the back office, loyalty admin (issue 16 items 4-7), statements of their own.
+  app.use(new Elysia({ prefix: '/api' }).use(customerAuthRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(customerAccountRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(customerAdminRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(loyaltyAdminRoutes(deps)));
+  // Table QR ordering (issue 16 item 2), statements of their own.
+  app.use(new Elysia({ prefix: '/api' }).use(tableSectionRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(qrDownloadRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(tableQrOrderingRoutes(deps)));
+  // register-a administration (issue 17 item 2).
+  app.use(new Elysia({ prefix: '/api' }).use(registerARoutes(deps)));
+  // Online ordering, public storefront and back-office channel settings (issue 16 items 1 and 3).
+  app.use(new Elysia({ prefix: '/api' }).use(onlineOrderingRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(channelSettingsRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(integrationAutoSyncRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(registerBRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(registerCRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(deliveryARoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(deliveryBRoutes(deps)));
+  // Issue 18 settings: locations, receipts, languages
+  app.use(new Elysia({ prefix: '/api' }).use(settingsRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(setupRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(clientLoggerRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(asyncMonitoringRoutes(deps)));
+  // Back-office accounts (issue 18): sign-up, e-mail tokens, second factor, IdP and passkeys.
+  app.use(new Elysia({ prefix: '/api' }).use(accountRoutes(deps)));
+  // AI description and photo generation (issue 18 item 6).
+  app.use(new Elysia({ prefix: '/api' }).use(aiGenerationRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(guidedSetupManagementRoutes(deps)));
   bodyLess.current = new BodyLessRoutes(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );

@@ -15,6 +15,7 @@ import { objectStoreFromEnv } from '@pos/core/storage/object-store';
 import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { RealtimeHub } from './realtime/realtime-hub.ts';
+import { configureDeviceLiveness } from '@pos/core/devices/device-liveness';
 
 /** Builds the API's dependencies from the environment; `close` releases connections. */
 export async function buildDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
@@ -25,6 +26,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
   const redis = createRedis(await ensureRedis(config.REDIS_URL), 'api');
   redis.on('error', (e) => log.warn('redis error', { err: e.message }));
   const authCache = new AuthCache({ ttlMs: Number(config.AUTH_CACHE_TTL_MS ?? 5000) });
+  configureDeviceLiveness(Number(config.DEVICE_OFFLINE_AFTER_SECONDS ?? 120) * 1000);
   // Its own connection: a subscribed Redis connection can issue no other command.
   const subscriber = createRedis(await ensureRedis(config.REDIS_URL), 'api-auth-invalidation');
   subscriber.on('error', (e) => log.warn('redis subscriber error', { err: e.message }));

@@ -6,10 +6,12 @@ import { checkDependencies, HealthMonitor } from '@pos/core/health/check-depende
 import { createPrinterPollApp, type PrinterPollApp } from './app.ts';
 import type { PrinterPollDeps } from './context.ts';
 import { parseSdpBody, SDP_CONTENT_TYPE, summariseResponseFile } from './routes/printer-a-sdp.ts';
+import { seedPairedPrinter } from './test-printer.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const URL_SDP = 'http://localhost/print/printer-a/sdp';
+let URL_SDP = 'http://localhost/print/printer-a/sdp';
+let printer: Awaited<ReturnType<typeof seedPairedPrinter>>;
 const FORM = 'application/x-www-form-urlencoded';
 
 let handle: DatabaseHandle;
@@ -22,11 +24,14 @@ beforeAll(async () => {
   redis = createRedis(REDIS_URL, 'printer-poll-test');
   deps = { db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) };
   app = createPrinterPollApp(deps);
+  printer = await seedPairedPrinter(handle.db, 'poll-app', '00:11:62:AA:CC:01');
+  URL_SDP = `http://localhost/print/printer-a/sdp?token=${printer.token}`;
   // The health check fails while the connection is still being made.
   if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
 });
 
 afterAll(async () => {
+  await printer.drop();
   redis.disconnect();
   await handle.close();
 });
@@ -73,7 +78,7 @@ describe('POST /print/printer-a/sdp', () => {
   test('over a real socket the content type is exactly text/xml; charset=utf-8', async () => {
     const server = createPrinterPollApp(deps).listen({ port: 0, hostname: '127.0.0.1' });
     try {
-      const res = await fetch(`http://127.0.0.1:${server.server!.port}/print/printer-a/sdp`, {
+      const res = await fetch(`http://127.0.0.1:${server.server!.port}/print/printer-a/sdp?token=${printer.token}`, {
         method: 'POST',
         headers: { 'content-type': FORM },
         body: 'ConnectionType=GetRequest&ID=printer-1',
@@ -120,5 +125,10 @@ describe('parsing', () => {
   test('summariseResponseFile picks job id, success and code', () => {
     expect(summariseResponseFile(RESPONSE_FILE)).toEqual({ printjobid: 'JOB-1', success: true });
     expect(summariseResponseFile('<response success="false" code="EPTR_COVER_OPEN"/>')).toEqual({ success: false, code: 'EPTR_COVER_OPEN' });
+  });
+
+  test('over 64 KiB: 413', async () => {
+    const res = await post(`ConnectionType=GetRequest&ID=${'x'.repeat(70_000)}`);
+    expect(res.status).toBe(413);
   });
 });

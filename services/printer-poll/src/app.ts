@@ -2,9 +2,12 @@ import { Elysia } from 'elysia';
 import type { PrinterPollDeps } from './context.ts';
 import { healthRoutes } from './routes/health.ts';
 import { printerASdpRoutes } from './routes/printer-a-sdp.ts';
+import { PollState } from './poll-state.ts';
+import { PollThrottle } from './poll-throttle.ts';
+import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
 
 /** The printer-poll service: the printers' poll endpoint and its health. */
-export function createPrinterPollApp(deps: PrinterPollDeps) {
+export function createPrinterPollApp(deps: PrinterPollDeps, state: PollState = new PollState(deps.db), throttle: PollThrottle = new PollThrottle(deps.redis, PRINTER_POLL_THROTTLE)) {
   return new Elysia()
     .onError(({ code, error }) => {
       if (code === 'NOT_FOUND') return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
@@ -12,7 +15,7 @@ export function createPrinterPollApp(deps: PrinterPollDeps) {
       return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     })
     .use(healthRoutes(deps))
-    .use(printerASdpRoutes(deps));
+    .use(printerASdpRoutes(deps, state, throttle));
 }
 
 export type PrinterPollApp = ReturnType<typeof createPrinterPollApp>;

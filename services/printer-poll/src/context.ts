@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { Logger } from '@pos/kernel';
+import type { AppEnv, Logger } from '@pos/kernel';
 import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 
@@ -9,4 +9,9 @@ export interface PrinterPollDeps {
   readonly redis: Redis;
   readonly log: Logger;
   readonly health: HealthMonitor;
+  /** Throttles are off in `local` (as in the API). Default `test`. */
+  readonly appEnv?: AppEnv;
+  /** How long a job handed to a poll stays reserved for it before it is offered again (default 60 s). */
+  readonly leaseMs?: number;
+  readonly now?: () => Date;
 }

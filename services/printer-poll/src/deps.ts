@@ -1,4 +1,4 @@
-import { createLogger, createRedis, ensureRedis, PrinterPollEnv, readEnv } from '@pos/kernel';
+import { appEnv, createLogger, createRedis, ensureRedis, PrinterPollEnv, readEnv } from '@pos/kernel';
 import { createDatabase, resolveDatabase } from '@pos/db';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { PrinterPollDeps } from './context.ts';
@@ -16,10 +16,12 @@ export async function buildPrinterPollDeps(env: Record<string, string | undefine
     redis,
     log,
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 2000),
+    appEnv: appEnv(config),
   };
   return {
     deps,
     config,
+    databaseUrl: database.url,
     close: async () => {
       redis.disconnect();
       await handle.close();

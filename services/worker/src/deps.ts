@@ -5,8 +5,10 @@ import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import { DEFAULT_WEBHOOK_PURGE_MS } from './webhooks-purge-scheduler.ts';
+import { DEFAULT_AUTO_SYNC_MS } from './auto-sync-scheduler.ts';
 import type { WorkerDeps } from './worker.ts';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 
 /** Builds the worker's dependencies from the environment; `close` releases the connections. */
 export async function buildWorkerDeps(env: Record<string, string | undefined>, opts: { clock?: Clock } = {}) {
@@ -31,8 +33,10 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     heartbeatMs: config.WORKER_HEARTBEAT_MS ? Number(config.WORKER_HEARTBEAT_MS) : DEFAULT_HEARTBEAT_MS,
     fiscal: createFiscalService(fiscalConfig, log, { clock }),
     payments,
+    registers: registerDispatchFromEnv(handle.db, config),
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
     webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
+    autoSyncMs: DEFAULT_AUTO_SYNC_MS,
   };
   return {
     deps,

@@ -120,7 +120,8 @@ describe('fiscal.recover in the worker', () => {
     }, 15_000, 'order SETTLED by the recovery sweep');
 
     // The scheduler's outbox row reached this worker's own queues (unique prefix) only through its relay.
-    expect(await w.metrics.processedCount('fiscal.recover')).toBeGreaterThanOrEqual(1);
+    // The order turns SETTLED inside the handler; the job counts as processed only once the handler returns.
+    await waitFor(async () => ((await w.metrics.processedCount('fiscal.recover')) >= 1 ? true : undefined), 5_000, 'fiscal.recover counted as processed');
     expect(await w.metrics.outboxRelayed()).toBeGreaterThanOrEqual(1);
 
     const [entry, ...more] = await journalOf(id);
@@ -145,6 +146,22 @@ describe('fiscal.recover in the worker', () => {
     expect(sim.signedCount).toBe(signedBefore + 1);
     expect(await transactionsOf(id)).toHaveLength(1);
     expect((await orderRow(id)).version).toBe(2);
+  });
+
+  test('a sale signed late gets its receipt queued on the location\'s receipt printers (issue 15)', async () => {
+    const printerId = crypto.randomUUID();
+    await tdb.insertInto('printers').values({ id: printerId, location_id: m.devices[0]!.location_id, mac: '00:11:62:FE:00:01', state: 'paired', name: 'Counter', last_reported_at: new Date(), created_at: new Date(), updated_at: new Date() }).execute();
+    try {
+      const id = await settlingOrder();
+      expect(await tdb.selectFrom('print_jobs').select('id').where('printer_id', '=', printerId).execute()).toEqual([]);
+      await startRecoveringWorker(SECRET);
+      const job = await waitFor(async () => tdb.selectFrom('print_jobs').select(['source_key', 'document']).where('printer_id', '=', printerId).executeTakeFirst(), 15_000, 'the receipt job');
+      expect(job.source_key).toBe(`sale:${id}`);
+      const fiscal = json((await orderRow(id)).fiscal);
+      expect(job.document).toContain(`Signature: ${fiscal.short_signature}`);
+    } finally {
+      await tdb.deleteFrom('printers').where('id', '=', printerId).execute();
+    }
   });
 
   test('a module refusing the resent sale puts the order back to OPEN, its entry failed', async () => {

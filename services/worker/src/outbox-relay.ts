@@ -1,5 +1,5 @@
 import type { Logger } from '@pos/kernel';
-import type { CentralDb } from '@pos/db';
+import { listenOutbox, type CentralDb, type OutboxListener } from '@pos/db';
 import { createQueue, JOBS, QUEUE_PREFIX, type JobDefinition, type JobEnvelope, type JobQueue } from '@pos/kernel/queues/index';
 import type { WorkerMetrics } from './metrics.ts';
 
@@ -20,6 +20,8 @@ export interface OutboxRelayOptions {
   redisTimeoutMs?: number;
   /** The jobs this relay moves; rows of other jobs wait for a worker that knows them. Default: every known job. */
   jobs?: readonly JobDefinition[];
+  /** Wake up on `NOTIFY outbox_pending` (sent at the commit of every transaction that wrote outbox rows); default true. The poll stays as the fallback. */
+  listen?: boolean;
 }
 
 export interface RelayResult {
@@ -68,13 +70,14 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 export class OutboxRelay {
   private readonly db: CentralDb;
   private readonly log: Logger;
-  private readonly opts: Required<Omit<OutboxRelayOptions, 'db' | 'log' | 'metrics' | 'jobs'>>;
+  private readonly opts: Required<Omit<OutboxRelayOptions, 'db' | 'log' | 'metrics' | 'jobs' | 'listen'>>;
   private readonly jobs: ReadonlyMap<string, JobDefinition>;
   private readonly queues = new Map<string, JobQueue>();
   private running: Promise<void> | undefined;
   private stopped = true;
   private wake: (() => void) | undefined;
   private pokes = 0;
+  private listener: OutboxListener | undefined;
   private delayMs: number;
 
   constructor(private readonly options: OutboxRelayOptions) {
@@ -96,7 +99,22 @@ export class OutboxRelay {
   start(): void {
     if (this.running) return;
     this.stopped = false;
+    // A commit anywhere (API capture, a job's follow-up rows) wakes the relay within a millisecond or
+    // two, instead of waiting up to `intervalMs` for the next poll.
+    if (this.options.listen ?? true) {
+      try {
+        this.listener = listenOutbox(this.db, () => this.trigger(), { onError: (err) => this.log.warn('outbox listener lost its connection; polling until it is back', { err: err.message }) });
+      } catch (e) {
+        // A database handle without its pool (not made by createDatabase): the poll alone wakes the relay.
+        this.log.warn('outbox relay not woken by notifications; polling only', { err: e instanceof Error ? e.message : String(e) });
+      }
+    }
     this.running = this.loop();
+  }
+
+  /** True while the relay is woken by notifications (not only by its poll). */
+  get listening(): boolean {
+    return this.listener?.listening ?? false;
   }
 
   /** Polls as soon as the current poll (if any) is done. */
@@ -108,6 +126,8 @@ export class OutboxRelay {
   /** Stops polling (waits for the poll in progress) and closes the queue connections. */
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.listener?.close();
+    this.listener = undefined;
     this.wake?.();
     await this.running;
     this.running = undefined;

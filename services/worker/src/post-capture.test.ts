@@ -120,6 +120,40 @@ describe('post-capture sequence', () => {
     expect((await tdb.selectFrom('kitchen_tickets').select('id').where('source_id', '=', t.id).execute()).length).toBe(1);
   }, 30_000);
 
+  test('a captured kiosk order prints its receipt on the receipt printers and its ticket on the station\'s kitchen printer (issue 15)', async () => {
+    const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
+    const at = { last_reported_at: new Date(), created_at: new Date(), updated_at: new Date() };
+    const receiptPrinter = crypto.randomUUID();
+    const kitchenPrinter = crypto.randomUUID();
+    await tdb
+      .insertInto('printers')
+      .values([
+        { id: receiptPrinter, location_id: device.location_id, mac: '00:11:62:AB:00:01', state: 'paired', role: 'receipt', name: 'Counter', ...at },
+        { id: kitchenPrinter, location_id: device.location_id, mac: '00:11:62:AB:00:02', state: 'paired', role: 'kitchen', station_id: m.kds.station_id, name: 'Kitchen', ...at },
+      ])
+      .execute();
+    const espresso = m.items.find((i) => i.name === 'Espresso')!;
+    const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: espresso.id, qty: 2 }] });
+    await sim.complete(t.idempotency_key);
+    await getKioskPaymentDetails(deps(), device, t.idempotency_key);
+    const jobs = await waitFor(
+      async () => {
+        const rows = await tdb.selectFrom('print_jobs').select(['printer_id', 'kind', 'source_key', 'document']).where('printer_id', 'in', [receiptPrinter, kitchenPrinter]).orderBy('seq').execute();
+        return rows.length >= 2 ? rows : undefined;
+      },
+      15_000,
+      'print jobs',
+    );
+    const ticket = await tdb.selectFrom('kitchen_tickets').select('id').where('source_id', '=', t.id).executeTakeFirstOrThrow();
+    expect(jobs.map((j) => [j.printer_id, j.kind, j.source_key])).toEqual([
+      [kitchenPrinter, 'kitchen_ticket', `ticket:${ticket.id}`],
+      [receiptPrinter, 'order_receipt', `order:${t.id}`],
+    ]);
+    expect(jobs[0]!.document).toContain(`Order ${t.order_no}`);
+    expect(jobs[1]!.document).toContain(`Kiosk order ${t.order_no}`);
+    expect(jobs[1]!.document).toContain('2 x Espresso');
+  });
+
   test('a Redis outage during capture loses no step: the capture commits on the row lock, the outbox carries the sequence', async () => {
     const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
     const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: m.items[0]!.id, qty: 1 }] });

@@ -6,6 +6,7 @@ import { JOB_QUEUES, QUEUE_PREFIX } from '@pos/kernel/queues/index';
 import { HeartbeatScheduler, DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import { DEFAULT_FISCAL_RECOVER_MS, fiscalRecoverScheduler } from './fiscal-recover-scheduler.ts';
 import { webhooksPurgeScheduler } from './webhooks-purge-scheduler.ts';
+import { AutoSyncScheduler } from './auto-sync-scheduler.ts';
 import type { OutboxScheduler } from './outbox-scheduler.ts';
 import { workerFetch } from './http.ts';
 import { WorkerMetrics } from './metrics.ts';
@@ -13,6 +14,7 @@ import { devLogDriver, type NotificationDriver } from './notifications/driver.ts
 import { OutboxRelay } from './outbox-relay.ts';
 import { QueueProcessor } from './processor.ts';
 import { createHandlers } from './jobs/index.ts';
+import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import type { JobHandler } from './jobs/job-handler.ts';
 import type { FiscalRecoveryDeps } from './jobs/fiscal-recover.handler.ts';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
@@ -29,6 +31,8 @@ export interface WorkerDeps {
   prefix?: string;
   /** Between heartbeats (default 15 s). */
   heartbeatMs?: number;
+  /** Between auto-sync scheduler passes (integration daily syncs); none when absent or 0. */
+  autoSyncMs?: number;
   /** Between `webhooks.purge` jobs (webhook log retention); none when absent or 0. */
   webhookPurgeMs?: number;
   /** Completes pending fiscal journal entries (`fiscal.recover`): the fiscal service built from the worker's env. */
@@ -39,6 +43,8 @@ export interface WorkerDeps {
   fiscalRecoverOlderThanMs?: number;
   /** Relay poll interval (default 250 ms). */
   relayIntervalMs?: number;
+  /** The relay is woken by `NOTIFY outbox_pending` at each commit that wrote outbox rows (default true; the poll stays as the fallback). */
+  relayListen?: boolean;
   /** Jobs at once per queue (default 4). */
   concurrency?: number;
   notifications?: NotificationDriver;
@@ -49,6 +55,8 @@ export interface WorkerDeps {
   healthTtlMs?: number;
   /** Payment provider clients (`payment.capture` polls them). */
   payments?: PaymentProviders;
+  /** Registers captured orders are dispatched to (`order.dispatch`, issue 17). */
+  registers?: RegisterDispatchDeps;
   /** Handlers by job name (default the worker's own, `createHandlers`); tests may swap them. */
   handlers?: Readonly<Record<string, JobHandler<any>>>;
 }
@@ -88,14 +96,19 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       clock,
       redis: deps.redis,
       ...(deps.payments ? { payments: deps.payments } : {}),
+      ...(deps.registers ? { registers: deps.registers } : {}),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { fiscalRecoverOlderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     });
 
+  // The done markers (a check before and a write after every relayed job) on their own connection
+  // with auto-pipelining: the markers of jobs running side by side go out in one socket write.
+  const markers = deps.redis.duplicate({ enableAutoPipelining: true, connectionName: 'worker-done-markers' });
+  markers.on('error', () => {});
   const processors = JOB_QUEUES.map(
     (q) =>
       new QueueProcessor(q, {
         db: deps.db,
-        redis: deps.redis,
+        redis: markers,
         redisUrl: deps.redisUrl,
         log,
         clock,
@@ -110,6 +123,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     await Promise.all(processors.map((p) => p.start()));
   } catch (e) {
     await Promise.all(processors.map((p) => p.stop(500)));
+    markers.disconnect();
     throw e;
   }
 
@@ -120,6 +134,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     metrics,
     prefix,
     ...(deps.relayIntervalMs !== undefined ? { intervalMs: deps.relayIntervalMs } : {}),
+    ...(deps.relayListen !== undefined ? { listen: deps.relayListen } : {}),
   });
   relay.start();
 
@@ -138,6 +153,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const webhookPurge = deps.webhookPurgeMs ? webhooksPurgeScheduler({ db: deps.db, log, clock, intervalMs: deps.webhookPurgeMs, onEnqueued: () => relay.trigger() }) : undefined;
   webhookPurge?.start();
+
+  const autoSync = deps.autoSyncMs ? new AutoSyncScheduler({ db: deps.db, log, clock, intervalMs: deps.autoSyncMs, onEnqueued: () => relay.trigger() }) : undefined;
+  autoSync?.start();
 
   const health = new HealthMonitor(() => checkDependencies(deps.db, deps.redis), deps.healthTtlMs ?? 2000);
   const fetch = workerFetch({ db: deps.db, health, metrics });
@@ -158,8 +176,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         await heartbeat.stop();
         await fiscalRecovery?.stop();
         await webhookPurge?.stop();
+        await autoSync?.stop();
         await relay.stop();
         await Promise.all(processors.map((p) => p.stop()));
+        markers.disconnect();
         await server?.stop(true);
         if (current === worker) current = undefined;
         log.info('worker stopped');

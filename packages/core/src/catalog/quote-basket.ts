@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { localMoment, priceBasket, type PricedBasket, type PricingLine } from '@pos/domain/catalog/pricing';
+import { localMoment, priceBasket, type PricedBasket, type PricingLine, type PricingOffer } from '@pos/domain/catalog/pricing';
 import { itemsOnChannel, readPublishedCatalog } from './published/read-published-catalog.ts';
 import { activeOffersFor } from './offers.ts';
 
@@ -33,6 +33,8 @@ export async function quoteBasket(
   deps: { tdb: TenantDb; redis: Redis; merchantId: string; now: Date },
   at: { locationId: string; channel: string },
   lines: readonly QuoteLineInput[],
+  /** Offers beyond the location's active ones, priced after them (a loyalty reward the customer chose). */
+  extraOffers: readonly PricingOffer[] = [],
 ): Promise<Quote> {
   const location = await deps.tdb.selectFrom('locations').select(['id', 'timezone']).where('id', '=', at.locationId).executeTakeFirst();
   if (!location) throw errors.notFound('location');
@@ -76,7 +78,7 @@ export async function quoteBasket(
   });
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   const offers = await activeOffersFor(deps.tdb, location.id);
-  const priced = priceBasket(pricing, offers, { channel: at.channel, ...localMoment(deps.now, location.timezone) });
+  const priced = priceBasket(pricing, [...offers, ...extraOffers], { channel: at.channel, ...localMoment(deps.now, location.timezone) });
   return {
     menu_version: catalog.version,
     lines: priced.lines.map((l, i) => ({ ...l, ...extras[i]! })),

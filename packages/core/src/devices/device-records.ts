@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { deviceOnline } from './device-liveness.ts';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { accessCan, type Access } from '../auth/access.ts';
@@ -103,6 +104,8 @@ export interface DeviceView {
   activation_code: string | null;
   activated_at: string | null;
   last_seen_at: string | null;
+  /** kds, kiosk, pos: seen within `DEVICE_OFFLINE_AFTER_SECONDS`; null for other types. */
+  online: boolean | null;
   subscription_active_until: string | null;
   network_info: Record<string, unknown>;
   created_at: string;
@@ -142,6 +145,7 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
     .execute();
   const registry = await db.selectFrom('device_registry').select(['id', 'activation_code', 'activation_code_used_at']).where('id', 'in', ids).execute();
   const codes = new Map(registry.map((r) => [r.id, r.activation_code_used_at ? null : r.activation_code]));
+  const now = new Date();
   const byId = new Map(
     rows.map((r): [string, DeviceView] => [
       r.id,
@@ -156,6 +160,7 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
         activation_code: codes.get(r.id) ?? null,
         activated_at: iso(r.activated_at),
         last_seen_at: iso(r.last_seen_at),
+        online: deviceOnline(r.type, r.last_seen_at, now),
         subscription_active_until: iso(r.subscription_active_until),
         network_info: r.network_info ?? {},
         created_at: r.created_at.toISOString(),

@@ -8,6 +8,7 @@ export interface UserProfile {
   phone: string | null;
   business_info: Record<string, unknown>;
   is_global_admin: boolean;
+  two_factor_enabled: boolean;
   merchant: { id: string; slug: string; name: string; pos_provider: string | null; started_at: string | null };
 }
 
@@ -22,12 +23,17 @@ export async function getProfile(db: CentralDb, userId: string, merchantId: stri
     phone: u.phone,
     business_info: u.business_info,
     is_global_admin: u.is_global_admin,
+    two_factor_enabled: u.two_factor_enabled,
     merchant: { id: m.id, slug: m.slug, name: m.name, pos_provider: m.pos_provider, started_at: m.started_at?.toISOString() ?? null },
   };
 }
 
-export async function updatePersonalInfo(db: CentralDb, userId: string, input: { name: string; phone?: string | null }): Promise<void> {
-  await db.updateTable('users').set({ name: input.name.trim(), phone: input.phone ?? null }).where('id', '=', userId).execute();
+export async function updatePersonalInfo(db: CentralDb, userId: string, input: { name: string; phone?: string | null; two_factor_enabled?: boolean }): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ name: input.name.trim(), phone: input.phone ?? null, ...(input.two_factor_enabled === undefined ? {} : { two_factor_enabled: input.two_factor_enabled }) })
+    .where('id', '=', userId)
+    .execute();
 }
 
 export interface BusinessInfo {

@@ -9,7 +9,9 @@ export interface SignInInput {
 
 export type SignInResult =
   | { kind: 'verification_required'; email: string }
-  | { kind: 'signed_in'; userId: string; merchant: { id: string; tenant_database: string } };
+  | { kind: 'signed_in'; userId: string; merchant: { id: string; tenant_database: string } }
+  /** Issue 18: the password was right but the account needs its e-mailed code (second factor). */
+  | { kind: 'two_factor_required'; userId: string; email: string; merchant: { id: string; tenant_database: string } };
 
 const BAD_CREDENTIALS = 'These credentials do not match our records.';
 
@@ -25,6 +27,7 @@ export async function signIn(db: CentralDb, input: SignInInput): Promise<SignInR
   if (!user.email_verified_at) return { kind: 'verification_required', email: user.email };
   const merchant = await pickMerchant(db, user.id, user.active_merchant_id);
   if (!merchant) throw errors.field('email', 'This account has no merchant yet.');
+  if (user.two_factor_enabled) return { kind: 'two_factor_required', userId: user.id, email: user.email, merchant };
   return { kind: 'signed_in', userId: user.id, merchant };
 }
 

@@ -32,7 +32,12 @@ describe('createKitchenTickets', () => {
   test('the seed station serving every category gets one ticket with every line', async () => {
     const o = order([line(0, drinks), line(1, food)]);
     const created = await createKitchenTickets(tdb, o);
-    expect(created).toEqual([{ id: expect.any(String), station_id: m.kds.station_id, location_id: m.locations[0]!.id, order_no: '17', lines: 2 }]);
+    expect(created).toEqual([{ id: expect.any(String), station_id: m.kds.station_id, location_id: m.locations[0]!.id, order_no: '17', lines: 2, event: expect.any(Object) }]);
+    // The `created` kitchen event, numbered at the location and stored for catch-up.
+    const ev = created[0]!.event;
+    expect(ev).toMatchObject({ type: 'kitchen.ticket', action: 'created', location_id: m.locations[0]!.id, station_id: m.kds.station_id, order: { id: created[0]!.id, order_no: '17', status: 'Queued' } });
+    const stored = await tdb.selectFrom('kitchen_events').selectAll().where('location_id', '=', m.locations[0]!.id).where('seq', '=', String(ev.seq)).executeTakeFirstOrThrow();
+    expect(stored.payload).toEqual(JSON.parse(JSON.stringify(ev)));
     const ticket = await tdb.selectFrom('kitchen_tickets').selectAll().where('id', '=', created[0]!.id).executeTakeFirstOrThrow();
     expect(ticket).toMatchObject({ status: 'Queued', held: false, prioritized: false, source: 'transaction', source_id: o.sourceId, started_at: null });
     const lines = await tdb.selectFrom('kitchen_ticket_lines').selectAll().where('ticket_id', '=', ticket.id).orderBy('position').execute();

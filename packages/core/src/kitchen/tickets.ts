@@ -1,5 +1,8 @@
 import type { TenantDb, TenantTx } from '@pos/db';
 import { stationsForCategory } from './stations.ts';
+import { ticketViews } from './kds-orders.ts';
+import { appendKitchenEvent, type KitchenEvent } from './kitchen-events.ts';
+import { queueKitchenTicket } from '../printers/print-dispatch.ts';
 
 /**
  * Kitchen tickets: an order reaches the kitchen as one ticket per station its lines are routed to
@@ -24,6 +27,8 @@ export interface CreatedTicket {
   readonly location_id: string;
   readonly order_no: string;
   readonly lines: number;
+  /** The `created` kitchen event, numbered in this transaction; publish it after the commit. */
+  readonly event: KitchenEvent;
 }
 
 export async function createKitchenTickets(db: TenantDb | TenantTx, order: KitchenOrderInput): Promise<CreatedTicket[]> {
@@ -51,7 +56,12 @@ export async function createKitchenTickets(db: TenantDb | TenantTx, order: Kitch
       .insertInto('kitchen_ticket_lines')
       .values(lines.map((l) => ({ ticket_id: id, position: l.position, item_id: l.item_id, line_ref: l.line_ref ?? null, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: JSON.stringify(l.modifiers ?? []) })))
       .execute();
-    created.push({ id, station_id: stationId, location_id: order.locationId, order_no: order.orderNo, lines: lines.length });
+    // The station's kitchen printers get the ticket in the same commit (issue 15).
+    await queueKitchenTicket(db, { id, station_id: stationId, location_id: order.locationId, order_no: order.orderNo, at: order.at, lines });
+    const ticket = await db.selectFrom('kitchen_tickets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const [view] = await ticketViews(db, [ticket]);
+    const event = await appendKitchenEvent(db, { action: 'created', location_id: order.locationId, station_id: stationId, order: view! as unknown as KitchenEvent['order'] });
+    created.push({ id, station_id: stationId, location_id: order.locationId, order_no: order.orderNo, lines: lines.length, event });
   }
   return created;
 }

@@ -9,7 +9,9 @@ import type { PaymentProviders } from './payment-providers.ts';
 import { pollProvider } from './provider-outcome.ts';
 import { loadLines, loadTransaction, nextCounter } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
-import { isPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { expireLoyaltyToken } from '../customers/loyalty-tokens.ts';
+import { bindTableSessionOnCapture } from '../table-qr/table-sessions.ts';
+import { capacitySlotOf, isPaymentProvider, type PaymentProvider } from '@pos/domain';
 import type { TransactionRow } from './transaction-records.ts';
 
 /** The provider running the payment: saved at payment start (platform-a override), else the stamp. */
@@ -123,6 +125,7 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
               .execute();
           }
           await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
+          await expireLoyaltyToken(tx, t.loyalty_token, now);
           const receiptNo = await nextCounter(tx, t.location_id, 'receipt_no');
           await tx
             .updateTable('transactions')
@@ -131,6 +134,8 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
               order_status: 'Queued',
               receipt_no: receiptNo,
               completed_at: now,
+              // Order capacity timing: the kitchen slot this order now occupies (spec 3 "Transitions").
+              capacity_slot_at: capacitySlotOf(now),
               updated_at: now,
               payment_snapshot: JSON.stringify(decision.effects.markFree ? { ...snapshot, is_free: true } : snapshot),
               ...(decision.effects.markFree ? { is_free: true } : {}),
@@ -140,6 +145,8 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
             })
             .where('id', '=', t.id)
             .execute();
+          // Spec 3 "verify (online)": a table QR order is bound to its table session in this commit.
+          await bindTableSessionOnCapture(tx, t);
           return { status: 'Complete' as PaymentStatus, completed: true, changed: true, stockChanged };
         }),
       { attempts: CAPTURE_ATTEMPTS, onRetry: (attempt, e) => deps.log.warn('payment capture write conflict; retrying', { transaction_id: transactionId, attempt, err: e }) },

@@ -3,6 +3,8 @@ import { errors } from '@pos/kernel';
 import { mintIdempotencyKey, stampPaymentProvider } from '@pos/domain';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
+import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
+import { rewardAsOffer } from '../customers/rewards.ts';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 
@@ -14,6 +16,10 @@ export interface CreateKioskIntentInput {
   /** Cents. */
   readonly tip_amount?: number;
   readonly loyalty_token?: string;
+  /** `For Here`, `Takeaway`, ... (the omni-channel stream's buckets read it). */
+  readonly dining_option?: string;
+  /** A loyalty reward of the customer behind `loyalty_token`, priced as an amount off (points taken after payment). */
+  readonly reward_id?: string;
 }
 
 /**
@@ -37,7 +43,11 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   }
 
   const now = deps.now();
-  const quote = await quoteBasket({ tdb: deps.tdb, redis: deps.redis, merchantId: deps.merchantId, now }, { locationId: device.location_id, channel: 'kiosk' }, input.lines!);
+  // The customer comes from a live loyalty token of this kiosk; the transaction keeps the token's hash.
+  const loyalty = input.loyalty_token !== undefined ? await resolveLoyaltyToken(deps.tdb, input.loyalty_token, device.id, now) : null;
+  if (input.reward_id !== undefined && !loyalty) throw errors.field('reward_id', 'A reward needs the customer\'s loyalty_token.');
+  const reward = input.reward_id !== undefined && loyalty ? [await rewardAsOffer(deps.tdb, { rewardId: input.reward_id, customerId: loyalty.customer_id, locationId: device.location_id })] : [];
+  const quote = await quoteBasket({ tdb: deps.tdb, redis: deps.redis, merchantId: deps.merchantId, now }, { locationId: device.location_id, channel: 'kiosk' }, input.lines!, reward);
   const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', device.location_id).executeTakeFirstOrThrow();
   const settings = readPaymentSettings(location.payment_settings);
   const provider = stampPaymentProvider('kiosk', settings.in_person_provider, deps.providers.defaults);
@@ -73,8 +83,9 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
           offers: JSON.stringify(quote.offers),
           menu_version: quote.menu_version,
           is_test: settings.test_mode,
-          customer_id: null,
-          loyalty_token: input.loyalty_token ?? null,
+          customer_id: loyalty?.customer_id ?? null,
+          loyalty_token: loyalty?.token_hash ?? null,
+          dining_option: input.dining_option ?? null,
           cart_session_id: null,
           created_at: now,
           updated_at: now,

@@ -2,6 +2,7 @@ import { errors } from '@pos/kernel';
 import type { PaymentProvider, ProviderOutcome } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import type { PaymentProviders } from './payment-providers.ts';
+import { orderReport } from './card-b-order-report.ts';
 
 /** What a provider says about a transaction's payment, with the data saved into `payment_snapshot`. */
 export interface ProviderReport {
@@ -30,6 +31,13 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
     switch (provider) {
       case 'card-b': {
         const sessionId = typeof snapshot.sessionId === 'string' ? snapshot.sessionId : null;
+        const orderCode = typeof snapshot.orderCode === 'string' ? snapshot.orderCode : null;
+        if (!sessionId && orderCode) {
+          // Online (hosted checkout): no terminal session, the order's transactions tell.
+          if (!providers.cardB) notConfigured('card-b');
+          const { preauth: _preauth, ...report } = orderReport(await providers.cardB.transactionsOfOrder(orderCode), orderCode);
+          return report;
+        }
         if (!sessionId) return { outcome: 'processing', snapshot: {} };
         if (!providers.cardB) notConfigured('card-b');
         const s = await providers.cardB.getSession(sessionId);

@@ -1,4 +1,4 @@
-import type { TenantDb } from '@pos/db';
+import type { CentralDb, TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { Access } from '../auth/access.ts';
 import { FIRST_PARTY_PROVIDER, isFirstPartyMerchant } from '../pos/first-party.ts';
@@ -25,32 +25,51 @@ export interface PosCoverageScope {
   readonly tdb: TenantDb;
   readonly merchant: { readonly pos_provider: string | null };
   readonly access: Access;
+  /** The integration records (issue 17); without it no integration can be found (first-party and null only). */
+  readonly integrations?: IntegrationLookup;
+}
+
+/** Where the integration records are: central `integration_connections` of the bound merchant. */
+export interface IntegrationLookup {
+  readonly central: CentralDb;
+  readonly merchantId: string;
+}
+
+/** The merchant's register integration records, read once per request (a failed query throws). */
+async function integrationRows(lookup: IntegrationLookup): Promise<{ provider: string; location_id: string | null; status: string }[]> {
+  return lookup.central
+    .selectFrom('integration_connections')
+    .select(['provider', 'location_id', 'status'])
+    .where('merchant_id', '=', lookup.merchantId)
+    .where((eb) => eb.or([eb('provider', 'in', [...MERCHANT_SCOPED_PROVIDERS, 'register-a']), eb('provider', 'like', 'register-d%')]))
+    .orderBy('created_at')
+    .limit(2000)
+    .execute();
 }
 
 /**
- * The merchant-scoped integration (platform-a, register-b or register-c), or null.
- *
- * This project has no integration tables yet (no migration creates the platform-a, register-b or
- * register-c records: their administration routes of spec 1 are not built), so none of these
- * providers can be connected and there is nothing to look up: the answer is null, by construction,
- * not by a guess. When those integrations land, this function queries their records (first match
- * in the order platform-a, register-b, register-c) and reports `connected` from the record's
- * status. Its contract then: a query that fails must throw (an error response), never read as
- * "not connected".
+ * The merchant-scoped integration (platform-a, register-b or register-c, first match in that order), or
+ * null. `connected` is the record's status `active`.
  */
-export async function merchantScopedIntegration(_tdb: TenantDb): Promise<ResolvedIntegration | null> {
+export function merchantScopedIntegration(rows: readonly { provider: string; status: string }[]): ResolvedIntegration | null {
+  for (const provider of MERCHANT_SCOPED_PROVIDERS) {
+    const r = rows.find((x) => x.provider === provider);
+    if (r) return { provider, connected: r.status === 'active' };
+  }
   return null;
 }
 
 /**
- * The location's own register integration: its register-d provider (the register vendor word of the
- * `/register-d/{provider}/{locationId}` record), else its register-a record; or null.
- *
- * As for `merchantScopedIntegration`: no register-d or register-a tables exist in this project, so
- * no location can be connected through them and the answer is null. When they land, this queries
- * the location's records, and a failed query throws.
+ * The location's own register integration: its register-d record (provider word `register-d…` with
+ * the location), else its register-a record (`connected` once a store is selected: status `active`);
+ * or null.
  */
-export async function locationIntegration(_tdb: TenantDb, _locationId: string): Promise<ResolvedIntegration | null> {
+export function locationIntegration(rows: readonly { provider: string; location_id: string | null; status: string }[], locationId: string): ResolvedIntegration | null {
+  const own = rows.filter((x) => x.location_id === locationId);
+  const d = own.find((x) => x.provider.startsWith('register-d'));
+  if (d) return { provider: d.provider, connected: d.status === 'active' };
+  const a = own.find((x) => x.provider === 'register-a');
+  if (a) return { provider: 'register-a', connected: a.status === 'active' };
   return null;
 }
 
@@ -76,9 +95,10 @@ export async function posCoverage(scope: PosCoverageScope): Promise<Record<strin
     for (const l of locations) out[l.id] = { pos_provider: FIRST_PARTY_PROVIDER, pos_connected: true };
     return out;
   }
-  const merchantWide = await merchantScopedIntegration(scope.tdb);
+  const rows = scope.integrations ? await integrationRows(scope.integrations) : [];
+  const merchantWide = merchantScopedIntegration(rows);
   for (const l of locations) {
-    const found = merchantWide ?? (await locationIntegration(scope.tdb, l.id));
+    const found = merchantWide ?? locationIntegration(rows, l.id);
     out[l.id] = found ? { pos_provider: found.provider, pos_connected: found.connected } : { pos_provider: null, pos_connected: false };
   }
   return out;

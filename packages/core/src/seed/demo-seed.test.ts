@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe('demo seed (CONTRACTS 1)', () => {
   test('prints the contract shape', () => {
-    expect(Object.keys(seeded).sort()).toEqual(['api_key', 'backoffice', 'devices', 'drawers', 'items', 'kds', 'kiosk', 'locations', 'merchant', 'staff'].sort());
+    expect(Object.keys(seeded).sort()).toEqual(['api_key', 'backoffice', 'devices', 'drawers', 'items', 'kds', 'kiosk', 'locations', 'merchant', 'online_ordering', 'staff', 'table_sections'].sort());
     expect(seeded.api_key).toBe(opts.apiKey);
     expect(seeded.merchant.slug).toBe(slug);
     expect(seeded.locations.length).toBeGreaterThanOrEqual(2);
@@ -65,6 +65,13 @@ describe('demo seed (CONTRACTS 1)', () => {
     const categoryIds = (await tdb.selectFrom('categories').select('id').execute()).map((c) => c.id).sort();
     expect(station.location_id).toBe(kds.location_id);
     expect([...station.category_ids].sort()).toEqual(categoryIds);
+    // CONTRACTS 7: online ordering on at location [0], open every day around the clock.
+    expect(seeded.online_ordering).toEqual({ slug: seeded.merchant.slug, location_id: seeded.locations[0]!.id });
+    const online = await tdb.selectFrom('channel_settings').selectAll().where('kind', '=', 'online_ordering').execute();
+    expect(online.map((r) => r.location_id)).toEqual([seeded.locations[0]!.id]);
+    expect(online[0]!.settings).toMatchObject({ enabled: true, opening_hours: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ day, open: '00:00', close: '00:00' })) });
+    const listing = await h.db.selectFrom('restaurant_listings').select(['location_id', 'slug', 'listed']).where('merchant_id', '=', m.id).execute();
+    expect(listing).toEqual([{ location_id: seeded.locations[0]!.id, slug: seeded.merchant.slug, listed: true }]);
     const codes = await h.db.selectFrom('device_registry').select('activation_code').where('merchant_id', '=', m.id).execute();
     expect(codes.map((c) => c.activation_code).sort()).toEqual(seeded.devices.map((d) => d.activation_code).sort());
     const staff = await tdb.selectFrom('staff_credentials').selectAll().orderBy('role', 'desc').execute();

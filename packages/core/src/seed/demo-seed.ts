@@ -2,6 +2,8 @@ import { bindTenant, type CentralDb } from '@pos/db';
 import { REGISTER_PERMISSIONS, CASHIER_PERMISSIONS } from '@pos/domain/permissions';
 import { createMerchant, dropMerchant } from '../merchants/create-merchant.ts';
 import { writePublished } from '../catalog/published/published-catalog.ts';
+import { CHANNEL_DEFAULTS } from '../online-ordering/channel-settings.ts';
+import { syncListing } from '../online-ordering/restaurant-suggestions.ts';
 import { hashSecret, pinFingerprint, randomCode, randomDigits, randomSecret } from '../security/passwords.ts';
 
 export interface DemoSeedOptions {
@@ -26,6 +28,10 @@ export interface DemoSeedResult {
   kiosk: { device_id: string; card_b_terminal_id: string; platform_a_device_id: string };
   /** CONTRACTS 7: the KDS device and the station it is bound to, a station serving every category. */
   kds: { device_id: string; station_id: string };
+  /** CONTRACTS 7: table sections for table QR ordering (one of 20 tables at location [0]). */
+  table_sections: { id: string; location_id: string; tables: number }[];
+  /** CONTRACTS 7: online ordering on at location [0] (every day, all day; card-a payments). */
+  online_ordering: { slug: string; location_id: string };
 }
 
 export class SeedExistsError extends Error {
@@ -66,6 +72,7 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
     { id: uuid(), name: `${title} Station`, timezone: 'Europe/Brussels' },
   ];
   const register = locations[0]!;
+  const tableSections: DemoSeedResult['table_sections'] = [{ id: uuid(), location_id: register.id, tables: 20 }];
   const devices: DemoSeedResult['devices'] = (['pos', 'pos', 'kiosk', 'kds'] as const).map((type) => ({
     id: uuid(),
     type,
@@ -100,6 +107,7 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
   );
   const subscriptionUntil = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
 
+  const onlineSettings = { ...CHANNEL_DEFAULTS.online_ordering, enabled: true, opening_hours: ([1, 2, 3, 4, 5, 6, 7] as const).map((day) => ({ day, open: '00:00', close: '00:00' })) };
   await db.transaction().execute(async (ctx) => {
     await ctx
       .insertInto('users')
@@ -186,7 +194,19 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
       .insertInto('fdm_devices')
       .values({ id: uuid(), location_id: register.id, fdm_id: `FDM-${merchant.tenant_database.slice(-8).toUpperCase()}-1`, regime: 'gks', status: 'active', mode: 'software' })
       .execute();
+    // A points program at the register location (issue 14): 1 point per euro, so a kiosk customer's balance grows.
+    await tx.insertInto('loyalty_programs').values({ location_id: register.id, points_per_euro: 1, created_at: now, updated_at: now }).execute();
+    // CONTRACTS 7 `table_sections`: a section of 20 tables at location [0], in the central QR directory too.
+    await tx.insertInto('table_sections').values(tableSections.map((t) => ({ ...t, name: 'Dining room', created_at: now, updated_at: now }))).execute();
+    await ctx.insertInto('table_qr_directory').values(tableSections.map((t) => ({ table_section_id: t.id, merchant_id: merchant.id, location_id: t.location_id }))).execute();
+    // Online ordering at the register location (issue 16): open around the clock ('00:00' to '00:00' is a 24-hour window).
+    await tx
+      .insertInto('channel_settings')
+      .values({ location_id: register.id, kind: 'online_ordering', settings: JSON.stringify(onlineSettings), updated_at: now })
+      .execute();
   });
+  // Listed in the restaurant suggestions like any location with online ordering on.
+  await syncListing(db, merchant, register, onlineSettings, now);
 
   return {
     api_key: opts.apiKey,
@@ -199,5 +219,7 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
     drawers,
     kiosk: { device_id: devices.find((d) => d.type === 'kiosk')!.id, card_b_terminal_id: kioskTerminals.card_b_terminal_id, platform_a_device_id: kioskTerminals.platform_a_device_id },
     kds: { device_id: devices.find((d) => d.type === 'kds')!.id, station_id: kdsStationId },
+    table_sections: tableSections,
+    online_ordering: { slug: merchant.slug, location_id: register.id },
   };
 }

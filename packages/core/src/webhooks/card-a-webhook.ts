@@ -3,7 +3,10 @@ import { bindTenant } from '@pos/db';
 import type { ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { acquireLock } from './redis-lock.ts';
-import { tenantOfCardAReader, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
+import { tenantOfCardACustomer, tenantOfCardAReader, tenantOfCardASubscription, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
+import { storeMandate, syncSubscription } from './card-a-subscriptions.ts';
+import { invoiceLocation, invoicePaymentFailed, subscriptionDeleted } from './card-a-invoices.ts';
+import { adjustForRefund, backfillApplicationFee, merchantOfPaymentIntent, paymentIntentOfFee, recordCardAPayment } from './card-a-commission.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
@@ -16,6 +19,99 @@ export interface CardAOutcome {
 
 /** Payment events acted on here; every other event is stored and acknowledged. */
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled', 'terminal.reader.action_succeeded', 'terminal.reader.action_failed']);
+
+/** Subscription events that synchronise the local record (spec 3 "Card-a events"); `deleted` has its own handler. */
+const SUBSCRIPTION_SYNC = new Set([
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.paused',
+  'customer.subscription.resumed',
+  'customer.subscription.trial_will_end',
+  'customer.subscription.pending_update_applied',
+  'customer.subscription.pending_update_expired',
+]);
+
+/** Who an event belongs to: the merchant always, the tenant schema and location when the effect is there. */
+interface Target {
+  readonly merchantId: string;
+  readonly tenant: WebhookTenant | null;
+  /** The payment intent (fee and refund events). */
+  readonly paymentIntent?: string;
+}
+
+interface EventCtx {
+  readonly type: string;
+  readonly object: Obj;
+  readonly eventId: string;
+  readonly created: number;
+}
+
+const withTenant = (t: WebhookTenant | null): Target | null => (t ? { merchantId: t.merchantId, tenant: t } : null);
+
+/** Tenant of a subscription-side object: its metadata `location_id`, else its local record or customer. */
+async function billingTenant(deps: WebhookDeps, location: string | null, subscriptionId: string | null, customer: string | null): Promise<WebhookTenant | null> {
+  if (location) {
+    const t = await tenantOfLocation(deps.db, location);
+    if (t) return t;
+  }
+  if (subscriptionId) {
+    const t = await tenantOfCardASubscription(deps.db, subscriptionId);
+    if (t) return t;
+  }
+  return customer ? tenantOfCardACustomer(deps.db, customer) : null;
+}
+
+/** The events acted on, each with its tenant resolution and its effect (payment events are handled below). */
+const HANDLERS: ReadonlyArray<{
+  readonly matches: (type: string) => boolean;
+  readonly resolve: (deps: WebhookDeps, e: EventCtx) => Promise<Target | null>;
+  readonly run: (deps: WebhookDeps, target: Target, e: EventCtx) => Promise<WebhookLogStatus>;
+}> = [
+  {
+    matches: (type) => PAYMENT_EVENTS.has(type),
+    resolve: async (deps, e) => withTenant(await resolveCardATenant(deps, e.object, e.type.startsWith('terminal.reader.'))),
+    run: async (deps, target, e) => {
+      await payment(deps, target.tenant!, e.type, e.object, e.eventId);
+      return 'processed';
+    },
+  },
+  {
+    matches: (type) => SUBSCRIPTION_SYNC.has(type) || type === 'customer.subscription.deleted',
+    resolve: async (deps, e) => withTenant(await billingTenant(deps, str(obj(e.object.metadata).location_id), str(e.object.id), null)),
+    run: (deps, target, e) =>
+      e.type === 'customer.subscription.deleted' ? subscriptionDeleted(deps, target.tenant!, e.object, e.created) : syncSubscription(deps, target.tenant!, e.object, e.created),
+  },
+  {
+    matches: (type) => type === 'setup_intent.succeeded',
+    resolve: async (deps, e) => withTenant(await billingTenant(deps, str(obj(e.object.metadata).location_id), null, str(e.object.customer))),
+    run: (deps, target, e) => storeMandate(deps, target.tenant!, e.object),
+  },
+  {
+    matches: (type) => type === 'invoice.payment_failed',
+    resolve: async (deps, e) => withTenant(await billingTenant(deps, invoiceLocation(e.object), str(e.object.subscription), str(e.object.customer))),
+    run: (deps, target, e) => invoicePaymentFailed(deps, target.tenant!, e.object, e.eventId),
+  },
+  {
+    matches: (type) => type === 'application_fee.created',
+    resolve: async (deps, e) => {
+      const pi = await paymentIntentOfFee(deps, e.object);
+      const merchantId = pi ? await merchantOfPaymentIntent(deps, pi) : null;
+      // The payment is not on the ledger yet: failed (replayable), not "unresolved".
+      if (pi && !merchantId) throw new Error('ledger_row_missing');
+      return pi && merchantId ? { merchantId, tenant: null, paymentIntent: pi } : null;
+    },
+    run: (deps, target, e) => backfillApplicationFee(deps, target.paymentIntent!, e.object),
+  },
+  {
+    matches: (type) => type === 'charge.refunded',
+    resolve: async (deps, e) => {
+      const pi = str(e.object.payment_intent);
+      const merchantId = pi ? await merchantOfPaymentIntent(deps, pi) : null;
+      return pi && merchantId ? { merchantId, tenant: null, paymentIntent: pi } : null;
+    },
+    run: (deps, target, e) => adjustForRefund(deps, target.paymentIntent!, e.object, e.eventId),
+  },
+];
 
 /**
  * A verified card-a event (spec 3 "Card-a events"). Stored first; each event id is claimed once, so a
@@ -38,14 +134,15 @@ export async function handleCardAWebhook(deps: WebhookDeps, raw: string, country
       deps.log.warn('card-a webhook is not an event', { webhook_log_id: logId, country: countryCode });
       return await done('failed', { error: 'not_an_event' });
     }
-    if (!PAYMENT_EVENTS.has(type)) return await done('ignored');
-    const object = obj(obj(event.data).object);
-    const reader = type.startsWith('terminal.reader.');
-    const tenant = await resolveCardATenant(deps, object, reader);
-    if (!tenant) {
+    const handler = HANDLERS.find((h) => h.matches(type));
+    if (!handler) return await done('ignored');
+    const ctx: EventCtx = { type, object: obj(obj(event.data).object), eventId, created: typeof event.created === 'number' && Number.isFinite(event.created) ? Math.trunc(event.created) : 0 };
+    const target = await handler.resolve(deps, ctx);
+    if (!target) {
       deps.log.warn('card-a webhook location_not_resolved', { event_id: eventId, event_type: type });
       return await done('location_not_resolved');
     }
+    const tenant = { merchantId: target.merchantId };
     const claimed = await deps.db
       .insertInto('webhook_claims')
       .values({ provider: 'card-a', event_id: eventId, status: 'claimed', claimed_at: deps.now(), updated_at: deps.now() })
@@ -54,9 +151,9 @@ export async function handleCardAWebhook(deps: WebhookDeps, raw: string, country
       .executeTakeFirst();
     if (!claimed) return await done('duplicate', { merchantId: tenant.merchantId });
     try {
-      await payment(deps, tenant, type, object, eventId);
+      const status = await handler.run(deps, target, ctx);
       await deps.db.updateTable('webhook_claims').set({ status: 'processed', updated_at: deps.now() }).where('provider', '=', 'card-a').where('event_id', '=', eventId).execute();
-      return await done('processed', { merchantId: tenant.merchantId });
+      return await done(status, { merchantId: tenant.merchantId });
     } catch (e) {
       // The claim is released so a replay from the back office can run it again.
       await deps.db.deleteFrom('webhook_claims').where('provider', '=', 'card-a').where('event_id', '=', eventId).execute().catch(() => undefined);
@@ -99,14 +196,17 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
     const capture = { tdb, tenantDatabase: tenant.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
     if (type === 'payment_intent.succeeded') {
       // Online payment: verified with the provider (poll), never believed from the payload alone.
-      await capturePayment(capture, t.id, { kind: 'poll' });
+      const r = await capturePayment(capture, t.id, { kind: 'poll' });
+      if (r.status === 'Complete') await recordCardAPayment(deps, tenant.merchantId, intentId);
       return;
     }
     const outcome: ProviderOutcome =
       type === 'terminal.reader.action_succeeded' ? 'succeeded' : type === 'payment_intent.canceled' ? 'aborted' : 'failed';
     const action = obj(object.action);
     const data: Obj = { webhook_event: eventId, ...(str(action.failure_code) ? { failure_code: action.failure_code } : {}) };
-    await capturePayment(capture, t.id, { kind: 'webhook', outcome, data });
+    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome, data });
+    // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
+    if (r.status === 'Complete') await recordCardAPayment(deps, tenant.merchantId, intentId);
   } finally {
     await lock.release();
   }

@@ -4,7 +4,8 @@ import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import { capturePayment } from '../payments/capture-payment.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
-import type { TransactionRow } from '../payments/transaction-records.ts';
+import { loadTransaction, type TransactionRow } from '../payments/transaction-records.ts';
+import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
 import { cardBDuplicateHash, isCardBDuplicate } from './card-b-duplicates.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
@@ -179,9 +180,15 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
   try {
     const capture = { tdb, tenantDatabase: tenant.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
     const amount = majorToCents(data.Amount);
-    const r = online
-      ? await capturePayment(capture, t.id, { kind: 'poll' })
-      : await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
+    if (online) {
+      // Verified with the provider by its order code (a pre-authorisation is captured there first),
+      // never believed from the webhook alone.
+      const r = await verifyCardBOnline(capture, await loadTransaction(tdb, t.id));
+      if (!r) deps.log.info('card-b online payment not paid at the provider yet', { event_id: eventId, transaction_id: t.id });
+      if (r?.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount ?? t.total);
+      return 'processed';
+    }
+    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
     if (r.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount ?? t.total);
     return 'processed';
   } finally {

@@ -7,6 +7,8 @@ import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMe
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
+import { connectionsByRef } from '../integrations/connections.ts';
+import { oneMerchant } from './integration-webhook.ts';
 
 
 export interface PlatformAOutcome {
@@ -33,7 +35,13 @@ async function resolvePlatformATenant(deps: WebhookDeps, event: Obj, checkout: O
     if (t) return t;
   }
   const merchant = str(event.merchant_id);
-  return merchant ? tenantOfPlatformAMerchant(deps.db, merchant) : null;
+  if (!merchant) return null;
+  const t = await tenantOfPlatformAMerchant(deps.db, merchant);
+  if (t) return t;
+  // The account connected through the OAuth callback (integration connection keyed by merchant id).
+  const connected = oneMerchant(await connectionsByRef(deps.db, 'platform-a', { externalRef: merchant }));
+  const c = connected?.find((x) => x.locationId);
+  return c ? { merchantId: c.merchantId, tenantDatabase: c.tenantDatabase, locationId: c.locationId! } : null;
 }
 
 /**

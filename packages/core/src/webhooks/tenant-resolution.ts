@@ -90,3 +90,15 @@ function isMissingRelation(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   return code === '42P01' || code === '42703' || code === '3F000';
 }
+
+/** The tenant holding a local card-a subscription record (`billing_subscriptions`). */
+export async function tenantOfCardASubscription(db: CentralDb, subscriptionId: string): Promise<WebhookTenant | null> {
+  if (!subscriptionId || subscriptionId.length > 200) return null;
+  return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.billing_subscriptions where provider_subscription_id = ${subscriptionId}`);
+}
+
+/** The tenant whose card-a subscriptions belong to `customerId` (one location is enough to name the tenant). */
+export async function tenantOfCardACustomer(db: CentralDb, customerId: string): Promise<WebhookTenant | null> {
+  if (!customerId || customerId.length > 200) return null;
+  return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.billing_subscriptions where customer_id = ${customerId} order by created_at desc limit 1`);
+}

@@ -6,6 +6,8 @@ import { handleCardAWebhook } from './card-a-webhook.ts';
 import { handleCardBWebhook, type WebhookDeps } from './card-b-webhook.ts';
 import { handlePlatformAWebhook } from './platform-a-webhook.ts';
 import type { WebhookLogStatus } from './webhook-log.ts';
+import { handleIntegrationWebhook, metaOf } from './integration-webhook.ts';
+import { INTEGRATION_SPECS_BY_TYPE } from './integration-providers.ts';
 
 type Row = Selectable<CentralTables['webhook_logs']>;
 
@@ -61,7 +63,22 @@ export async function getWebhookLog(db: CentralDb, merchantId: string, id: strin
  * are replayed (409 otherwise).
  */
 export async function replayWebhookLog(deps: WebhookDeps, merchantId: string, id: string): Promise<{ status: WebhookLogStatus }> {
-  const r = await loadOwn(deps.db, merchantId, id);
+  return replayRow(deps, await loadOwn(deps.db, merchantId, id));
+}
+
+/**
+ * The operations replay (`bun run webhooks:replay <id>`): any stored event that failed, the tenant's
+ * or not, through the same path as the back office's.
+ */
+export async function replayWebhookById(deps: WebhookDeps, id: string): Promise<{ status: WebhookLogStatus }> {
+  const row = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+    ? await deps.db.selectFrom('webhook_logs').selectAll().where('id', '=', id).executeTakeFirst()
+    : undefined;
+  if (!row) throw errors.notFound('webhook event');
+  return replayRow(deps, row);
+}
+
+async function replayRow(deps: WebhookDeps, r: Row): Promise<{ status: WebhookLogStatus }> {
   if (r.status !== 'failed') throw errors.conflict('Only a failed webhook event can be replayed.', { reason: 'not_failed' });
   switch (r.provider) {
     case 'card-b': {
@@ -72,7 +89,10 @@ export async function replayWebhookLog(deps: WebhookDeps, merchantId: string, id
       return { status: (await handleCardAWebhook(deps, r.raw_body, '', { replayOf: r.id })).status };
     case 'platform-a':
       return { status: (await handlePlatformAWebhook(deps, r.raw_body, { replayOf: r.id })).status };
-    default:
+    default: {
+      const spec = INTEGRATION_SPECS_BY_TYPE[r.type];
+      if (spec) return { status: (await handleIntegrationWebhook(deps, spec, r.raw_body, metaOf(r.fields), { replayOf: r.id })).status };
       throw errors.conflict('This provider\'s events cannot be replayed.', { reason: 'not_replayable' });
+    }
   }
 }

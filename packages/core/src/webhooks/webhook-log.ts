@@ -47,7 +47,7 @@ export async function storeCardBWebhook(
 export async function storeWebhook(
   db: CentralDb,
   log: Logger,
-  input: { type: string; provider: string; raw: string; payload: unknown; eventType: string | null; eventId: string | null; merchantId?: string | null; now: Date },
+  input: { type: string; provider: string; raw: string; payload: unknown; eventType: string | null; eventId: string | null; merchantId?: string | null; fields?: Record<string, unknown>; now: Date },
 ): Promise<StoredWebhook | null> {
   try {
     const id = Bun.randomUUIDv7();
@@ -62,7 +62,7 @@ export async function storeWebhook(
         merchant_id: input.merchantId ?? null,
         event_type: input.eventType,
         event_id: input.eventId,
-        fields: JSON.stringify({}),
+        fields: JSON.stringify(input.fields ?? {}),
         payload: JSON.stringify(input.payload ?? null),
         raw_body: input.raw,
         created_at: input.now,

@@ -11,7 +11,7 @@ describe('job registry', () => {
       expect(j.version).toBeGreaterThanOrEqual(1);
       expect(findJob(j.name)).toBe(j);
     }
-    expect([...JOB_QUEUES].sort()).toEqual(['notifications', 'payments', 'payments-medium', 'system']);
+    expect([...JOB_QUEUES].sort()).toEqual(['notifications', 'payments', 'payments-high', 'payments-medium', 'system']);
     expect(findJob('nope')).toBeUndefined();
   });
 

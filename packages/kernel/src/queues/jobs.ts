@@ -4,6 +4,7 @@ import { fiscalRecoverJob } from './jobs/fiscal-recover.job.ts';
 import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
 import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
+import { integrationAutoSyncJob } from './jobs/integration-auto-sync.job.ts';
 import { orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from './jobs/payments.job.ts';
 
 export { fiscalRecoverJob, FISCAL_RECOVER_JOB } from './jobs/fiscal-recover.job.ts';
@@ -11,6 +12,7 @@ export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
 export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
 export * from './jobs/payments.job.ts';
 export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.ts';
+export { integrationAutoSyncJob, INTEGRATION_AUTO_SYNC_JOB } from './jobs/integration-auto-sync.job.ts';
 
 /** Every job the platform knows. Add a job: a `jobs/<name>.job.ts` here, a `<name>.handler.ts` in the worker. */
 export const JOBS = [
@@ -25,6 +27,7 @@ export const JOBS = [
   paymentFinaliseJob,
   stockEdgeSyncJob,
   webhooksPurgeJob,
+  integrationAutoSyncJob,
 ] as const;
 
 export type KnownJob = (typeof JOBS)[number];

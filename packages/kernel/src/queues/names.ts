@@ -11,6 +11,11 @@ export const QUEUES = {
   payments: 'payments',
   /** Medium-priority payments queue: the deferred finalisation job (spec 3 "Post-capture sequence"). */
   paymentsMedium: 'payments-medium',
+  /**
+   * High-priority payments queue: the post-capture job that writes the kitchen documents, so it never
+   * waits behind the follow-up jobs (register dispatch, stats, stock) of earlier captures (issue 12 item 10).
+   */
+  paymentsHigh: 'payments-high',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -45,6 +45,34 @@ export interface CardACheckoutSession {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+export interface CardASubscription {
+  readonly id: string;
+  readonly customer: string;
+  readonly status: string;
+  readonly current_period_end: number;
+  readonly default_payment_method: string | null;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly cancel_at_period_end?: boolean;
+}
+
+export interface CardAInvoice {
+  readonly id: string;
+  readonly customer: string;
+  readonly subscription: string | null;
+  readonly status: string;
+  readonly amount_due: number;
+  readonly attempt_count?: number;
+  /** Unix seconds. */
+  readonly created?: number;
+}
+
+export interface CardACharge {
+  readonly id: string;
+  readonly amount: number;
+  readonly amount_refunded: number;
+  readonly payment_intent: string | null;
+}
+
 /** card-a client: payment intents, hosted checkout sessions and terminal readers. Amounts are cents on this API. */
 export class CardAClient {
   private readonly base: string;
@@ -112,5 +140,53 @@ export class CardAClient {
 
   cancelReaderAction(readerId: string) {
     return this.call<CardAReader>('POST', `/v1/terminal/readers/${encodeURIComponent(readerId)}/cancel_action`, {});
+  }
+
+  /** A subscription for one price, paid with `paymentMethod` (a SEPA debit method with its mandate). */
+  createSubscription(input: { customer: string; price: string; paymentMethod: string | null; metadata: Record<string, string> }) {
+    return this.call<CardASubscription>('POST', '/v1/subscriptions', {
+      customer: input.customer,
+      'items[0][price]': input.price,
+      ...(input.paymentMethod ? { default_payment_method: input.paymentMethod } : {}),
+      metadata: input.metadata,
+    });
+  }
+
+  retrieveSubscription(id: string) {
+    return this.call<CardASubscription>('GET', `/v1/subscriptions/${encodeURIComponent(id)}`);
+  }
+
+  /** Pays an open invoice now, off session, with a payment method and its mandate. */
+  payInvoice(invoiceId: string, input: { paymentMethod: string; mandate: string }) {
+    return this.call<CardAInvoice>('POST', `/v1/invoices/${encodeURIComponent(invoiceId)}/pay`, { payment_method: input.paymentMethod, mandate: input.mandate, off_session: 'true' });
+  }
+
+  /** Schedules (true) or withdraws (false) the cancellation at the end of the paid period. */
+  setCancelAtPeriodEnd(id: string, cancel: boolean) {
+    return this.call<CardASubscription>('POST', `/v1/subscriptions/${encodeURIComponent(id)}`, { cancel_at_period_end: cancel ? 'true' : 'false' });
+  }
+
+  /** Pays an open invoice now with the subscription's default payment method. */
+  retryInvoice(invoiceId: string) {
+    return this.call<CardAInvoice>('POST', `/v1/invoices/${encodeURIComponent(invoiceId)}/pay`, {});
+  }
+
+  /** Invoices of a customer (optionally one subscription, one status), newest first, at most 100. */
+  async listInvoices(filter: { customer: string; subscription?: string; status?: string; limit?: number }): Promise<CardAInvoice[]> {
+    const q = new URLSearchParams({ customer: filter.customer, limit: String(filter.limit ?? 100) });
+    if (filter.subscription) q.set('subscription', filter.subscription);
+    if (filter.status) q.set('status', filter.status);
+    const res = await providerFetch('card-a', `${this.base}/v1/invoices?${q}`, { method: 'GET', headers: { authorization: `Bearer ${this.config.secretKey}` } }, this.timeoutMs);
+    const body = await readJson('card-a', res);
+    if (!res.ok) {
+      const e = body?.error ?? {};
+      throw new ProviderError('card-a', 'http', typeof e.message === 'string' ? e.message : `HTTP ${res.status}`, res.status, typeof e.code === 'string' ? e.code : null);
+    }
+    if (!body || !Array.isArray(body.data)) throw new ProviderError('card-a', 'invalid_response', 'no list in the answer to GET /v1/invoices', res.status);
+    return body.data as CardAInvoice[];
+  }
+
+  retrieveCharge(id: string) {
+    return this.call<CardACharge>('GET', `/v1/charges/${encodeURIComponent(id)}`);
   }
 }

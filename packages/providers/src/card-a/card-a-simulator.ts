@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { fromForm } from '../shared/form.ts';
 import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
+import { cardABilling, type CardABilling } from './card-a-billing-simulator.ts';
 
 /**
  * card-a over real HTTP (PROTOCOLS.md "card-a"): payment intents (`/v1/payment_intents`, create,
@@ -9,6 +10,9 @@ import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
  * Tests and e2e drive the reader through `POST /_sim/readers/{id}/complete|decline|timeout`; each
  * outcome can send the signed `terminal.reader.action_succeeded|action_failed` webhook
  * (`Card-A-Signature: t=…,v1=HMAC-SHA256(secret, "t.body")`).
+ *
+ * Online card intents (client secret) are confirmed through `POST /_sim/payment_intents/{id}/confirm`
+ * `{client_secret}` (the browser with card-a.js), which sends `payment_intent.succeeded`.
  *
  * Hosted checkout sessions (`/v1/checkout/sessions`, mode `payment`) are paid through
  * `POST /_sim/checkout/{id}/pay` (the customer on the hosted page), which completes the session and its
@@ -72,10 +76,18 @@ export interface CardASimulator {
   payCheckout(sessionId: string): Promise<void>;
   /** The hosted page expires unpaid. */
   expireCheckout(sessionId: string): void;
+  /** The customer's browser confirms an online intent with its client secret (`payment_intent.succeeded`). */
+  confirmIntent(intentId: string, clientSecret: string): Promise<void>;
   complete(readerId: string): Promise<void>;
   decline(readerId: string): Promise<void>;
   timeout(readerId: string): Promise<void>;
   readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
+  /** Subscriptions, invoices, mandates, charges, refunds and fees (card-a-billing-simulator.ts). */
+  readonly billing: Omit<CardABilling, 'routes'>;
+  /** Sends one signed event of `type` about `object` to the webhook URL (what the provider would send). */
+  sendEvent(type: string, object: unknown): Promise<void>;
+  /** Resolves once every event delivery under way has been answered. */
+  idle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -109,7 +121,13 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     return r;
   };
 
-  async function sendEvent(type: string, object: unknown) {
+  const inFlight = new Set<Promise<void>>();
+  function sendEvent(type: string, object: unknown): Promise<void> {
+    const p = deliver(type, object).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+    return p;
+  }
+  async function deliver(type: string, object: unknown) {
     if (!options.webhookUrl) return;
     const body = JSON.stringify({ id: rid('evt'), object: 'event', api_version: '2024-06-20', created: Math.floor(Date.now() / 1000), type, data: { object }, livemode: false });
     const t = Math.floor(Date.now() / 1000);
@@ -124,7 +142,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     if (outcome === 'succeeded') {
       r.action.status = 'succeeded';
       pi.status = pi.capture_method === 'manual' ? 'requires_capture' : 'succeeded';
-      pi.latest_charge = rid('ch');
+      pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
       pi.last_payment_error = null;
     } else {
       r.action.status = 'failed';
@@ -143,8 +161,19 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     cs.payment_status = 'paid';
     const pi = intents.get(cs.payment_intent)!;
     pi.status = 'succeeded';
-    pi.latest_charge = rid('ch');
+    pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
     await sendEvent('checkout.session.completed', cs);
+    await sendEvent('payment_intent.succeeded', intentBody(pi));
+  }
+
+  /** An online card intent confirmed in the browser (card-a.js with the client secret): it succeeds at once. */
+  async function confirmIntent(id: string, clientSecret: string) {
+    const pi = intents.get(id);
+    if (!pi || pi.client_secret !== clientSecret) throw new Error(`card-a simulator: no intent ${id} with that client secret`);
+    if (pi.status !== 'requires_payment_method' && pi.status !== 'requires_confirmation') throw new Error(`card-a simulator: intent ${id} is ${pi.status}`);
+    pi.status = 'succeeded';
+    pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
+    pi.last_payment_error = null;
     await sendEvent('payment_intent.succeeded', intentBody(pi));
   }
 
@@ -160,7 +189,9 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     }
   };
 
+  const billing = cardABilling({ send: sendEvent, guard, error: stripeError, rid });
   const routes = [
+    ...billing.routes,
     route(
       'POST',
       '/v1/payment_intents',
@@ -304,6 +335,15 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
         return stripeError(409, 'simulator_state', (e as Error).message);
       }
     }),
+    route('POST', '/_sim/payment_intents/:id/confirm', async (req, p) => {
+      try {
+        const body = (await req.json().catch(() => ({}))) as { client_secret?: unknown };
+        await confirmIntent(p.id!, typeof body.client_secret === 'string' ? body.client_secret : '');
+        return Response.json(intentBody(intents.get(p.id!)!));
+      } catch (e) {
+        return stripeError(409, 'simulator_state', (e as Error).message);
+      }
+    }),
     route('POST', '/_sim/readers/:id/complete', control('succeeded')),
     route('POST', '/_sim/readers/:id/decline', control('declined')),
     route('POST', '/_sim/readers/:id/timeout', control('timeout')),
@@ -319,6 +359,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     url: `http://${server.hostname}:${server.port}`,
     intent: (id) => intents.get(id),
     payCheckout,
+    confirmIntent,
     expireCheckout: (id) => {
       const cs = sessions.get(id);
       if (cs && cs.status === 'open') cs.status = 'expired';
@@ -327,6 +368,11 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     decline: (id) => finish(id, 'declined'),
     timeout: (id) => finish(id, 'timeout'),
     webhooks,
+    billing,
+    sendEvent,
+    async idle() {
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
     async stop() {
       await server.stop(true);
     },

@@ -91,3 +91,74 @@ describe('card-a client against the simulator', () => {
     expect([missing.status, missing.code]).toEqual([404, 'resource_missing']);
   });
 });
+
+describe('card-a billing in the simulator (subscriptions, SEPA mandates, invoices, refunds, fees)', () => {
+  const events = (type: string) => hooks.map((h) => JSON.parse(h.body)).filter((e) => e.type === type);
+  const control = async (path: string, body: unknown = {}) => {
+    const r = await fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+
+  test('a subscription is created with its metadata and price, and its signed created event follows the answer', async () => {
+    const s = await client.createSubscription({ customer: 'cus_bill1', price: 'price_monthly', paymentMethod: null, metadata: { location_id: 'loc-1' } });
+    expect(s).toMatchObject({ customer: 'cus_bill1', status: 'active', metadata: { location_id: 'loc-1' }, default_payment_method: null });
+    expect(s.current_period_end).toBeGreaterThan(Date.now() / 1000);
+    await sim.idle();
+    const evt = events('customer.subscription.created').find((e) => e.data.object.id === s.id)!;
+    expect(evt.data.object.items.data[0].price.id).toBe('price_monthly');
+    const hook = hooks.find((h) => JSON.parse(h.body).id === evt.id)!;
+    const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(hook.signature ?? '')!;
+    expect(m[2]).toBe(createHmac('sha256', 'whsec_sim').update(`${m[1]}.${hook.body}`).digest('hex'));
+    expect((await client.retrieveSubscription(s.id)).status).toBe('active');
+  });
+
+  test('a failed invoice is paid with the customer\'s mandate; a declining mandate fails (402) and another mandate is refused', async () => {
+    const s = await client.createSubscription({ customer: 'cus_bill2', price: 'price_monthly', paymentMethod: null, metadata: {} });
+    const sepa = (await control('/_sim/customers/cus_bill2/sepa')).body;
+    expect(events('setup_intent.succeeded').at(-1).data.object).toMatchObject({ customer: 'cus_bill2', payment_method: sepa.payment_method, mandate: sepa.mandate, status: 'succeeded' });
+    const inv = (await control(`/_sim/subscriptions/${s.id}/invoice-failed`)).body;
+    expect(events('invoice.payment_failed').at(-1).data.object).toMatchObject({ id: inv.id, subscription: s.id, customer: 'cus_bill2', status: 'open' });
+    expect(sim.billing.subscription(s.id)!.status).toBe('past_due');
+    const wrong = await client.payInvoice(inv.id, { paymentMethod: sepa.payment_method, mandate: 'mandate_other' }).then(() => null, (e: unknown) => e);
+    expect((wrong as ProviderError).status).toBe(400);
+    await control(`/_sim/mandates/${sepa.mandate}/decline`);
+    const declined = await client.payInvoice(inv.id, { paymentMethod: sepa.payment_method, mandate: sepa.mandate }).then(() => null, (e: unknown) => e);
+    expect((declined as ProviderError).status).toBe(402);
+    expect(sim.billing.invoice(inv.id)!.status).toBe('open');
+    const s2 = await client.createSubscription({ customer: 'cus_bill3', price: 'price_monthly', paymentMethod: null, metadata: {} });
+    const sepa2 = (await control('/_sim/customers/cus_bill3/sepa')).body;
+    const inv2 = (await control(`/_sim/subscriptions/${s2.id}/invoice-failed`)).body;
+    expect(await client.payInvoice(inv2.id, { paymentMethod: sepa2.payment_method, mandate: sepa2.mandate })).toMatchObject({ id: inv2.id, status: 'paid' });
+    await sim.idle();
+    expect(sim.billing.subscription(s2.id)!.status).toBe('active');
+    expect(events('invoice.paid').at(-1).data.object.id).toBe(inv2.id);
+    expect(sim.billing.mandateRetries.slice(-2)).toEqual([{ invoice: inv.id, mandate: sepa.mandate, ok: false }, { invoice: inv2.id, mandate: sepa2.mandate, ok: true }]);
+  });
+
+  test('a failure with cancel sends the failed invoice and the deletion (reason payment_failed) together', async () => {
+    const s = await client.createSubscription({ customer: 'cus_bill4', price: 'price_monthly', paymentMethod: null, metadata: { location_id: 'loc-4' } });
+    const inv = (await control(`/_sim/subscriptions/${s.id}/invoice-failed`, { cancel: true })).body;
+    expect(inv.subscription_details.metadata).toEqual({ location_id: 'loc-4' });
+    expect(events('customer.subscription.deleted').at(-1).data.object).toMatchObject({ id: s.id, status: 'canceled', cancellation_details: { reason: 'payment_failed' } });
+    expect(events('invoice.payment_failed').at(-1).data.object.id).toBe(inv.id);
+  });
+
+  test('a paid intent has a charge; refunds are cumulative on it (charge.refunded); a fee attaches with application_fee.created', async () => {
+    const pi = await intent();
+    await client.processPaymentIntent('tmr_bill', pi.id);
+    await sim.complete('tmr_bill');
+    const chargeId = sim.intent(pi.id)!.latest_charge!;
+    expect(await client.retrieveCharge(chargeId)).toMatchObject({ id: chargeId, amount: 1875, amount_refunded: 0, payment_intent: pi.id });
+    const fee = (await control(`/_sim/charges/${chargeId}/application_fee`, { amount: 56 })).body;
+    expect(events('application_fee.created').at(-1).data.object).toEqual(fee);
+    expect(fee).toMatchObject({ amount: 56, charge: chargeId });
+    const refund = (amount?: number) =>
+      fetch(`${sim.url}/v1/refunds`, { method: 'POST', headers: { authorization: 'Bearer sk_test_sim', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ payment_intent: pi.id, ...(amount ? { amount: String(amount) } : {}) }) });
+    expect((await refund(500)).status).toBe(200);
+    expect((await refund(2000)).status).toBe(400);
+    expect((await refund()).status).toBe(200);
+    await sim.idle();
+    expect(events('charge.refunded').slice(-2).map((e) => [e.data.object.amount_refunded, e.data.object.refunded])).toEqual([[500, false], [1875, true]]);
+  });
+});
+

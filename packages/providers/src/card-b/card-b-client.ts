@@ -46,6 +46,16 @@ export interface CardBOrderState {
   readonly transactionId: string | null;
 }
 
+/** A transaction of a hosted-checkout order (`GET /api/transactions?ordercode=`); `amount` in cents. */
+export interface CardBOrderTransactionState {
+  readonly transactionId: string;
+  readonly statusId: string;
+  /** 5 charge, 1 pre-authorisation, 0 capture of a pre-authorisation. */
+  readonly transactionTypeId: number;
+  readonly amount: number;
+  readonly parentId: string | null;
+}
+
 /** card-b client: terminal (ECR) API in cents, legacy hosted checkout orders. */
 export class CardBClient {
   private token: { value: string; expiresAt: number } | null = null;
@@ -129,8 +139,8 @@ export class CardBClient {
   }
 
   /** A hosted-checkout order (legacy online path); the customer is sent to `redirectUrl`. */
-  async createOrder(input: { amount: number; customerTrns: string; merchantTrns: string; tags: string[]; checkoutUrl: string }): Promise<{ orderCode: string; redirectUrl: string }> {
-    const res = await this.request('POST', '/checkout/v2/orders', { amount: input.amount, customerTrns: input.customerTrns, merchantTrns: input.merchantTrns, tags: input.tags });
+  async createOrder(input: { amount: number; customerTrns: string; merchantTrns: string; tags: string[]; checkoutUrl: string; preauth?: boolean }): Promise<{ orderCode: string; redirectUrl: string }> {
+    const res = await this.request('POST', '/checkout/v2/orders', { amount: input.amount, customerTrns: input.customerTrns, merchantTrns: input.merchantTrns, tags: input.tags, ...(input.preauth ? { preauth: true } : {}) });
     if (!res.ok) await this.fail(res, 'order refused');
     const b = await readJson('card-b', res);
     if (b?.orderCode == null) throw new ProviderError('card-b', 'invalid_response', 'order without orderCode', res.status);
@@ -145,6 +155,30 @@ export class CardBClient {
     const b = await readJson('card-b', res);
     if (!b || typeof b.StateId !== 'number') throw new ProviderError('card-b', 'invalid_response', 'order without StateId', res.status);
     return { orderCode: String(b.OrderCode), stateId: b.StateId, amount: Math.round(Number(b.Amount) * 100), transactionId: typeof b.TransactionId === 'string' ? b.TransactionId : null };
+  }
+
+  /** The transactions of a hosted-checkout order (legacy API; amounts normalised to cents). */
+  async transactionsOfOrder(orderCode: string): Promise<CardBOrderTransactionState[]> {
+    const res = await this.request('GET', `/api/transactions?ordercode=${encodeURIComponent(orderCode)}`);
+    if (!res.ok) await this.fail(res, 'transaction lookup refused');
+    const b = await readJson('card-b', res);
+    if (!b || !Array.isArray(b.Transactions)) throw new ProviderError('card-b', 'invalid_response', 'no Transactions in the answer', res.status);
+    return (b.Transactions as Record<string, unknown>[]).map((t) => ({
+      transactionId: String(t.TransactionId),
+      statusId: String(t.StatusId),
+      transactionTypeId: Number(t.TransactionTypeId),
+      amount: Math.round(Number(t.Amount) * 100),
+      parentId: typeof t.ParentId === 'string' ? t.ParentId : null,
+    }));
+  }
+
+  /** Captures a pre-authorisation (amount in cents). An already captured one is a ProviderError 409. */
+  async capturePreauthorisation(transactionId: string, amount: number): Promise<{ transactionId: string }> {
+    const res = await this.request('POST', `/api/transactions/${encodeURIComponent(transactionId)}`, { amount });
+    if (!res.ok) await this.fail(res, 'capture refused');
+    const b = await readJson('card-b', res);
+    if (typeof b?.TransactionId !== 'string') throw new ProviderError('card-b', 'invalid_response', 'capture without TransactionId', res.status);
+    return { transactionId: b.TransactionId };
   }
 
   /** Aborts a session on the terminal. */

@@ -50,6 +50,21 @@ export interface CardBOrder {
   readonly tags: readonly string[];
   stateId: 0 | 1 | 2 | 3;
   transactionId: string | null;
+  /** A pre-authorisation order: paying it authorises (`TransactionTypeId` 1); the merchant captures it. */
+  readonly preauth: boolean;
+  /** The transactions of the order (payment or pre-authorisation, then its capture). */
+  readonly transactions: CardBOrderTransaction[];
+}
+
+/** A transaction as `GET /api/transactions?ordercode=` lists it; `Amount` in major units there. */
+export interface CardBOrderTransaction {
+  readonly TransactionId: string;
+  readonly OrderCode: string;
+  readonly StatusId: 'F' | 'E';
+  /** 5 charge, 1 pre-authorisation, 0 capture of a pre-authorisation. */
+  readonly TransactionTypeId: 0 | 1 | 5;
+  readonly Amount: number;
+  readonly ParentId: string | null;
 }
 
 export interface CardBSimulator {
@@ -58,6 +73,8 @@ export interface CardBSimulator {
   /** The customer pays the hosted checkout (webhook 1796 with the order code). */
   payOrder(orderCode: string): Promise<void>;
   session(id: string): CardBSession | undefined;
+  /** Pre-authorisation captures received (`POST /api/transactions/{id}`), by capture transaction id. */
+  readonly captures: readonly string[];
   /** Sale requests received (including 409s and replays). */
   readonly saleRequests: number;
   complete(sessionId: string): Promise<void>;
@@ -84,6 +101,8 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
   const tokens = new Set<string>();
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
   let saleRequests = 0;
+  /** Pre-authorisation captures received (what a test counts to prove a capture happened once). */
+  const captures: string[] = [];
 
   const authorised = (req: Request) => {
     const m = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '');
@@ -131,10 +150,12 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     if (!o || o.stateId !== 0) throw new Error(`card-b simulator: order ${code} is not pending`);
     o.stateId = 3;
     o.transactionId = crypto.randomUUID();
+    const typeId = o.preauth ? 1 : 5;
+    o.transactions.push({ TransactionId: o.transactionId, OrderCode: o.orderCode, StatusId: 'F', TransactionTypeId: typeId, Amount: o.amount / 100, ParentId: null });
     if (options.webhookUrl) {
       const body = {
         EventTypeId: 1796,
-        EventData: { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, ParentId: null, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, CurrencyCode: '978', TransactionTypeId: 5, Tags: [...o.tags] },
+        EventData: { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, ParentId: null, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, CurrencyCode: '978', TransactionTypeId: typeId, Tags: [...o.tags] },
         Created: new Date().toISOString(),
         CorrelationId: crypto.randomUUID(),
         MessageId: crypto.randomUUID(),
@@ -251,6 +272,8 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
         tags,
         stateId: 0,
         transactionId: null,
+        preauth: b.preauth === true,
+        transactions: [],
       });
       return Response.json({ orderCode: Number(orderCode) });
     }),
@@ -258,6 +281,27 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
       if (!authorised(req)) return err(401, 'Unauthorized');
       const o = orders.get(p.code!);
       return o ? Response.json(orderBody(o)) : err(404, 'Order not found');
+    }),
+    // The legacy API: the transactions of an order, and the capture of a pre-authorisation (amount in cents).
+    route('GET', '/api/transactions', (req, _p, url) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const o = orders.get(url.searchParams.get('ordercode') ?? '');
+      return Response.json({ Transactions: o ? o.transactions : [], ErrorCode: 0, ErrorText: null, Success: true });
+    }),
+    route('POST', '/api/transactions/:id', async (req, p) => {
+      if (!authorised(req)) return err(401, 'Unauthorized');
+      const o = [...orders.values()].find((x) => x.transactions.some((t) => t.TransactionId === p.id));
+      const auth = o?.transactions.find((t) => t.TransactionId === p.id);
+      if (!o || !auth) return err(404, 'Transaction not found');
+      if (auth.TransactionTypeId !== 1) return err(400, 'Only a pre-authorisation can be captured');
+      if (o.transactions.some((t) => t.ParentId === auth.TransactionId && t.TransactionTypeId === 0)) return err(409, 'The pre-authorisation is already captured');
+      const b = await jsonBody(req);
+      const amount = int(b?.amount);
+      if (amount === null || amount < 1 || amount > o.amount) return err(400, 'amount (cents, at most the authorised amount) is required');
+      const capture: CardBOrderTransaction = { TransactionId: crypto.randomUUID(), OrderCode: o.orderCode, StatusId: 'F', TransactionTypeId: 0, Amount: amount / 100, ParentId: auth.TransactionId };
+      o.transactions.push(capture);
+      captures.push(capture.TransactionId);
+      return Response.json({ TransactionId: capture.TransactionId, StatusId: 'F', Amount: amount / 100, ErrorCode: 0, Success: true });
     }),
     route('POST', '/_sim/orders/:code/pay', async (_req, p) => {
       try {
@@ -284,6 +328,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     session: (id) => sessions.get(id),
     order: (code) => orders.get(code),
     payOrder,
+    captures,
     get saleRequests() {
       return saleRequests;
     },

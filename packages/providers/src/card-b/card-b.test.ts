@@ -110,4 +110,26 @@ describe('card-b client against the simulator', () => {
     await expectProviderError(client.getOrder('1234'), 404);
     await expectProviderError(client.createOrder({ amount: 0, customerTrns: '', merchantTrns: '', tags: [], checkoutUrl: 'https://x' }), 400);
   });
+
+  test('hosted checkout pre-authorisation: the order lists the authorisation, it is captured once (409 after), amounts in cents', async () => {
+    const o = await client.createOrder({ amount: 2500, customerTrns: 'Order 6', merchantTrns: 'loc-1:6', tags: ['loc-1', 'online_ordering'], checkoutUrl: 'https://pay.card-b.example/', preauth: true });
+    expect(await client.transactionsOfOrder(o.orderCode)).toEqual([]);
+    await sim.payOrder(o.orderCode);
+    expect(hooks.at(-1)).toMatchObject({ EventTypeId: 1796, EventData: { OrderCode: o.orderCode, TransactionTypeId: 1, StatusId: 'F' } });
+    const [auth] = await client.transactionsOfOrder(o.orderCode);
+    expect(auth).toMatchObject({ statusId: 'F', transactionTypeId: 1, amount: 2500, parentId: null });
+    await expectProviderError(client.capturePreauthorisation(auth!.transactionId, 2501), 400);
+    const cap = await client.capturePreauthorisation(auth!.transactionId, 2500);
+    expect(sim.captures).toContain(cap.transactionId);
+    expect(await client.transactionsOfOrder(o.orderCode)).toEqual([auth!, { transactionId: cap.transactionId, statusId: 'F', transactionTypeId: 0, amount: 2500, parentId: auth!.transactionId }]);
+    await expectProviderError(client.capturePreauthorisation(auth!.transactionId, 2500), 409);
+    await expectProviderError(client.capturePreauthorisation(cap.transactionId, 100), 400);
+    await expectProviderError(client.capturePreauthorisation(crypto.randomUUID(), 100), 404);
+    // An ordinary order's payment is a charge (5), which cannot be captured.
+    const plain = await client.createOrder({ amount: 700, customerTrns: 'Order 7', merchantTrns: 'loc-1:7', tags: [], checkoutUrl: 'https://x' });
+    await sim.payOrder(plain.orderCode);
+    const [charge] = await client.transactionsOfOrder(plain.orderCode);
+    expect(charge).toMatchObject({ transactionTypeId: 5, amount: 700 });
+    await expectProviderError(client.capturePreauthorisation(charge!.transactionId, 700), 400);
+  });
 });

@@ -4,6 +4,15 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant } from '@pos/db';
 import { openStaffSession } from '@pos/core/pos/staff/staff-session';
 import { createTestApi, type TestApi } from '../testing/harness.ts';
+import { makeCustomer } from '../routes/customer-account/customer-test-support.ts';
+import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
+import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
+import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
+
+let deliveryA: DeliveryASimulator | undefined;
+let deliveryB: DeliveryBSimulator | undefined;
+// The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
+let generation: ReturnType<typeof startGenerationSimulator> | undefined;
 import { hostileRequests, LEAK_PATTERN, operationsOf, type HostileRequest, type OpenApiOperation } from './hostile-variants.ts';
 
 /**
@@ -47,10 +56,11 @@ async function snapshot(): Promise<string> {
     sql`select 'outbox', count(*)::text from outbox`,
   ];
   const r = await sql<{ t: string; h: string }>`${sql.join([...parts, ...central], sql` union all `)}`.execute(api.deps.db);
-  return JSON.stringify(r.rows.map((x) => [x.t, x.h]));
+  // A parallel plan may return the union's rows in any order: compare them sorted by table.
+  return JSON.stringify(r.rows.map((x) => [x.t, x.h]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0)));
 }
 
-type CallerKind = 'owner' | 'pos' | 'posStaff' | 'kiosk' | 'kds';
+type CallerKind = 'owner' | 'pos' | 'posStaff' | 'kiosk' | 'kds' | 'customer';
 
 async function staffSession(): Promise<string> {
   const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
@@ -72,6 +82,8 @@ async function callers(): Promise<Record<CallerKind, Caller>> {
     posStaff: { token: register, deviceKey: true, staffToken: await staffSession() },
     kiosk: { token: await api.deviceToken(m, 'kiosk'), deviceKey: true },
     kds: { token: await api.deviceToken(m, 'kds'), deviceKey: true },
+    // The customer app (issue 16): a fresh customer of the merchant.
+    customer: { token: (await makeCustomer(api, m)).token },
   };
 }
 
@@ -81,6 +93,7 @@ function callerKind(path: string): CallerKind {
   if (path.startsWith('/api/kds')) return 'kds';
   if (path.startsWith('/api/kiosk')) return 'kiosk';
   if (path.startsWith('/api/device-auth')) return 'pos';
+  if (path.startsWith('/api/customer/')) return 'customer';
   return 'owner';
 }
 
@@ -94,11 +107,33 @@ async function send(req: HostileRequest, caller: Caller) {
 }
 
 beforeAll(async () => {
-  api = await createTestApi();
+  // delivery-b's webhook answers 503 while its secret is unset (spec 3 section 5): configured here so the
+  // fuzz exercises its verification instead.
+  // delivery-a's store API is its simulator (no stores: an enable attempt is the caller's 422).
+  deliveryA = startDeliveryASimulator({ apiToken: 'fuzz-delivery-a-token' });
+  // delivery-b's store API likewise (no stores).
+  deliveryB = startDeliveryBSimulator({ apiToken: 'fuzz-delivery-b-token' });
+  generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
+  api = await createTestApi({
+    env: {
+      DELIVERY_B_WEBHOOK_SECRET: 'fuzz-delivery-b-secret-0123',
+      DELIVERY_A_API_URL: deliveryA.url,
+      DELIVERY_A_API_TOKEN: 'fuzz-delivery-a-token',
+      DELIVERY_B_API_URL: deliveryB.url,
+      DELIVERY_B_API_TOKEN: 'fuzz-delivery-b-token',
+      GENERATION_BASE_URL: generation.url,
+      GENERATION_API_KEY: 'fuzz-generation-key',
+    },
+  });
   m = await api.seed('fuzz');
   ownerId = (await api.deps.db.selectFrom('users').select('id').where('email', '=', m.backoffice.email).executeTakeFirstOrThrow()).id;
 });
-afterAll(() => api.close());
+afterAll(async () => {
+  await api.close();
+  await deliveryA?.stop();
+  await deliveryB?.stop();
+  generation?.stop();
+});
 
 describe('hostile-input fuzz pass', () => {
   test('every operation, ten or more hostile variants each: no 5xx, no HTML, no leak, nothing written on a refusal', async () => {
@@ -175,8 +210,11 @@ function pathValuesFor(path: string, ids: Record<string, string>): Record<string
   for (const match of path.matchAll(/([^/]*)\/\{(\w+)\}/g)) {
     const [, segment, name] = match as unknown as [string, string, string];
     const table = name === 'id' ? segment.replace(/-/g, '_') : name === 'locationId' ? 'locations' : name === 'userId' ? '' : ID_TABLES[name];
-    const v = name === 'userId' ? ownerId : table ? ids[table] : undefined;
+    // `{slug}`: the public storefront's merchant slug (online ordering).
+    const v = name === 'userId' ? ownerId : name === 'slug' ? m.merchant.slug : table ? ids[table] : undefined;
     if (v) out[name] = v;
+    // The customer app's `{slug}` is the merchant's.
+    if (name === 'slug') out.slug = m.merchant.slug;
   }
   return out;
 }

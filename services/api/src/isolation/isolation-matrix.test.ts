@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../testing/harness.ts';
 import { carriesUuid, sampleValue } from './sample-body.ts';
+import { makeCustomer } from '../routes/customer-account/customer-test-support.ts';
 
 /**
  * The tenant isolation matrix (issue 3 point 6): every registered route that takes an id or a
@@ -47,6 +48,8 @@ function callerFor(path: string) {
   if (path.startsWith('/api/kds')) return tokens.kds!;
   if (path.startsWith('/api/kiosk')) return tokens.kiosk!;
   if (path.startsWith('/api/device-auth')) return tokens.pos!;
+  // The customer app (issue 16): a customer of merchant A.
+  if (path.startsWith('/api/customer/')) return tokens.customer!;
   return tokens.owner!;
 }
 
@@ -60,6 +63,7 @@ beforeAll(async () => {
   tokens.posStaff = { token: pos, deviceKey: true, staffToken: await api.staffLogin(a, 'manager', pos) };
   tokens.kiosk = { token: await api.deviceToken(a, 'kiosk'), deviceKey: true };
   tokens.kds = { token: await api.deviceToken(a, 'kds'), deviceKey: true };
+  tokens.customer = { token: (await makeCustomer(api, a)).token };
   // Give B some register activity so order-like ids exist too (best effort: routes may not exist yet).
   const bPos = await api.deviceToken(b, 'pos');
   const bStaff = await api.staffLogin(b, 'manager', bPos).catch(() => undefined);
@@ -74,8 +78,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-/** Path parameters that are not record ids (webhook routes name a country and a provider event type). */
-const NOT_IDS = new Set(['forPaymentProfile', 'countryCode', 'eventTypeId']);
+/** Path parameters that are not record ids (webhook routes name a country and a provider event type; guided setup names a setup task). */
+const NOT_IDS = new Set(['forPaymentProfile', 'countryCode', 'eventTypeId', 'event', 'taskId']);
 
 describe('tenant isolation matrix', () => {
   test('every id-taking route answers 404/403 for another merchant and changes nothing', async () => {
@@ -97,7 +101,9 @@ describe('tenant isolation matrix', () => {
         for (const p of params) path = path.replace(new RegExp(`:${p}\\??`), p === first ? id : (candidates(p)[0] ?? id));
         const caller = callerFor(path);
         const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? (sampleValue(route.hooks?.body, [id]) ?? {}) : undefined;
-        const r = await api.call(route.method, path, { ...caller, body });
+        // The customer order routes are throttled per client address (5 and 10 per minute): one address per call.
+        const ip = path.startsWith('/api/customer/') ? `10.250.${Math.floor(calls / 250) % 250}.${(calls % 250) + 1}` : undefined;
+        const r = await api.call(route.method, path, { ...caller, body, ip });
         calls++;
         covered.add(key);
         if (CLIENT_CHOSEN_IDS.has(key)) continue;
@@ -133,6 +139,8 @@ describe('tenant isolation matrix', () => {
       'POST /api/back-office/transactions/:id/resend-receipt',
       'POST /api/back-office/transactions/:id/retry-sync',
       'DELETE /api/back-office/transactions/:id',
+      // omni-channel stream (issue 14)
+      'GET /api/pos/channel-orders/:id',
     ]) {
       expect([...covered]).toContain(k);
     }
@@ -164,7 +172,7 @@ describe('tenant isolation matrix', () => {
     expect(await snapshot(b.merchant.tenant_database)).toEqual(before);
     // The catalog's body-id routes are among them (issue 11).
     const keys = routes.map((r) => `${r.method} ${r.path}`);
-    for (const k of ['POST /api/back-office/items', 'POST /api/back-office/menus', 'POST /api/back-office/display-groups', 'POST /api/back-office/variant-groups', 'PUT /api/back-office/modifier-groups/reorder', 'POST /api/back-office/offers', 'POST /api/kiosk/pricing/quote', 'DELETE /api/back-office/contents', 'POST /api/back-office/inventories', 'DELETE /api/back-office/inventories', 'POST /api/kiosk/payment/create-intent']) {
+    for (const k of ['POST /api/back-office/items', 'POST /api/back-office/menus', 'POST /api/back-office/display-groups', 'POST /api/back-office/variant-groups', 'PUT /api/back-office/modifier-groups/reorder', 'POST /api/back-office/offers', 'POST /api/kiosk/pricing/quote', 'DELETE /api/back-office/contents', 'POST /api/back-office/inventories', 'DELETE /api/back-office/inventories', 'POST /api/kiosk/payment/create-intent', 'POST /api/kiosk/offers/validate']) {
       expect(keys).toContain(k);
     }
   }, 120_000);

@@ -16,6 +16,11 @@ export const THROTTLES = {
   printerDiscoveryMinute: { name: 'printer-discovery', limit: 4, windowSeconds: 60 },
   printerDiscoveryHour: { name: 'printer-discovery', limit: 60, windowSeconds: 3600 },
   printerDiscoveryAddress: { name: 'printer-discovery-ip', limit: 120, windowSeconds: 60 },
+  /** Kiosk gift-card codes (issue 14): per device, and per client address across devices. */
+  giftCardDevice: { name: 'gift-card-validate', limit: 10, windowSeconds: 60 },
+  giftCardAddress: { name: 'gift-card-validate-ip', limit: 30, windowSeconds: 60 },
+  /** Kiosk customer lookups (identify, loyalty login): a contact reveals a name, so they are counted per device. */
+  kioskCustomer: { name: 'kiosk-customer', limit: 30, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** Applies every rule to its subject; rate limiting is off in the local environment. 429 when exceeded. */

@@ -10,9 +10,10 @@ export interface RealtimeClient {
   readonly locationId: string | null;
   /** Transactions this client follows (a kiosk its own). */
   readonly transactions: Set<string>;
-  /** Channels subscribed as a whole: `payments` (back office), `kitchen` (kds, pos). */
-  readonly channels: Set<'payments' | 'kitchen'>;
-  send(text: string): void;
+  /** Channels subscribed as a whole: `payments` (back office), `kitchen` (kds, pos), `location` (location updates: every type). */
+  readonly channels: Set<'payments' | 'kitchen' | 'location'>;
+  /** `event` is the parsed message (kitchen events carry their `seq`). */
+  send(text: string, event?: { seq?: unknown }): void;
 }
 
 /**
@@ -67,7 +68,7 @@ export class RealtimeHub {
     if (!tenant || !kind) return;
     const clients = this.clients.get(tenant);
     if (!clients) return;
-    let event: { transaction_id?: unknown; location_id?: unknown };
+    let event: { transaction_id?: unknown; location_id?: unknown; seq?: unknown };
     try {
       event = JSON.parse(message);
     } catch {
@@ -77,12 +78,12 @@ export class RealtimeHub {
       const wanted =
         kind === 'payments'
           ? c.channels.has('payments') || (typeof event.transaction_id === 'string' && c.transactions.has(event.transaction_id))
-          : kind === 'kitchen'
-            ? c.channels.has('kitchen') && (c.locationId === null || c.locationId === event.location_id)
+          : kind === 'kitchen' || kind === 'location'
+            ? c.channels.has(kind) && (c.locationId === null || c.locationId === event.location_id)
             : false;
       if (!wanted) continue;
       try {
-        c.send(message);
+        c.send(message, event);
         this.delivered++;
       } catch (e) {
         this.log.warn('realtime send failed', { client: c.id, err: e });

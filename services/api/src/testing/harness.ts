@@ -5,6 +5,8 @@ import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import type { Clock } from '@pos/kernel';
 import { createApp } from '../app.ts';
 import { buildDeps } from '../deps.ts';
+import { startSmtpCatcher, type SmtpCatcher } from '@pos/providers/mail/smtp-catcher';
+import { startIdpSimulator, type IdpSimulator } from '@pos/providers/idp/idp-simulator';
 
 export const TEST_ENV = {
   APP_ENV: 'test',
@@ -45,7 +47,20 @@ export interface CallResult<B = any> {
  * `app.handle(new Request(...))`. Each test file seeds its own merchants (own tenant schemas).
  */
 export async function createTestApi(opts: { env?: Record<string, string>; clock?: Clock; repoDir?: string; healthTtlMs?: number } = {}) {
-  const env = { ...TEST_ENV, ...opts.env };
+  const env: typeof TEST_ENV & Record<string, string> = { ...TEST_ENV, ...opts.env };
+  // Issue 18: every test API mails through a real SMTP catcher and knows an identity provider (the
+  // simulator), unless the test names its own; both are real local servers, stopped by close().
+  let mail: SmtpCatcher | undefined;
+  let idp: IdpSimulator | undefined;
+  if (!env.SMTP_URL) {
+    mail = await startSmtpCatcher();
+    env.SMTP_URL = mail.smtpUrl;
+  }
+  if (!env.IDP_ISSUER) {
+    idp = await startIdpSimulator({ clientId: 'test-idp-client' });
+    env.IDP_ISSUER = idp.issuer;
+    env.IDP_CLIENT_ID = 'test-idp-client';
+  }
   const { deps, close } = await buildDeps(env, { clock: opts.clock, repoDir: opts.repoDir, healthTtlMs: opts.healthTtlMs });
   await migrateCentral(deps.db);
   const app = createApp(deps);
@@ -111,9 +126,13 @@ export async function createTestApi(opts: { env?: Record<string, string>; clock?
     deviceToken,
     staffLogin,
     ownerToken,
+    mail,
+    idp,
     async close() {
       for (const m of merchants) await dropMerchant(deps.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
       await close();
+      await mail?.stop();
+      await idp?.stop();
     },
   };
 }

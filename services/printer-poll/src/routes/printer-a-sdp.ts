@@ -1,8 +1,23 @@
 import { Elysia } from 'elysia';
+import { bindTenant } from '@pos/db';
+import type { ThrottleRule } from '@pos/kernel';
+import { printRequestInfo } from '@pos/domain/printing/epos-xml';
+import { printJobIdOf, readResponseFile, seqOfPrintJobId } from '@pos/domain/printing/printer-rules';
+import { hashPrinterToken } from '@pos/core/printers/printer-tokens';
+import { pollQueue, recordPrintResult } from '@pos/core/printers/print-jobs';
+import { PollState } from '../poll-state.ts';
+import { PollThrottle } from '../poll-throttle.ts';
 import type { PrinterPollDeps } from '../context.ts';
 
 /** Content type of every answer to a poll (PROTOCOLS "printer-a"), exactly. */
 export const SDP_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+/**
+ * Throttle `printer-poll` (spec 2 "Printer poll route"; the numbers are ours, docs/decisions.md):
+ * 120 requests a minute per printer token, twice what a printer polling every second sends.
+ */
+export const PRINTER_POLL_THROTTLE: ThrottleRule = { name: 'printer-poll', limit: 120, windowSeconds: 60 };
+export const DEFAULT_LEASE_MS = 60_000;
 
 export type SdpRequest =
   | { kind: 'GetRequest'; printerId: string; name: string | undefined }
@@ -23,45 +38,67 @@ export function parseSdpBody(raw: string): SdpParse {
 }
 
 /** What a log line may say about a result report: job id, success and code (never the whole document). */
-export function summariseResponseFile(xml: string): { printjobid?: string; success?: boolean; code?: string } {
-  const out: { printjobid?: string; success?: boolean; code?: string } = {};
-  const job = /<printjobid>([^<]{1,30})<\/printjobid>/.exec(xml)?.[1];
-  if (job !== undefined) out.printjobid = job;
-  const success = /<response\b[^>]*\bsuccess="(true|false)"/.exec(xml)?.[1];
-  if (success !== undefined) out.success = success === 'true';
-  const code = /<response\b[^>]*\bcode="([^"]{0,40})"/.exec(xml)?.[1];
-  if (code) out.code = code;
-  return out;
-}
+export const summariseResponseFile = readResponseFile;
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+const EMPTY_XML = () => new Response(null, { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
 
 /**
- * `POST /print/printer-a/sdp`: Server Direct Print polls (PROTOCOLS "printer-a").
- * - `ConnectionType=GetRequest&ID=<id>`: there are no printer jobs yet, so always "nothing to print":
- *   `200`, `Content-Type: text/xml; charset=utf-8`, empty body.
- * - `ConnectionType=SetResponse&ID=<id>&ResponseFile=<xml>`: the result is logged; empty `200`.
+ * `POST /print/printer-a/sdp`: Server Direct Print polls (PROTOCOLS "printer-a"), outside every session
+ * group. Middleware `printer-poll` throttle, then `printer.auth`: the token (query `token` or header
+ * `X-Printer-Token`) selects the tenant and the printer; a missing or unknown token is 401 and says
+ * nothing about whether a printer exists.
+ * - `GetRequest`: the head of the printer's queue as a `PrintRequestInfo` Version 2.00 document with a
+ *   `printjobid`, leased to this poll; or the empty document.
+ * - `SetResponse`: the result is recorded (printed, retried on the next poll, or failed); empty `200`.
  * - ConnectionType or ID missing, or another ConnectionType: `400` with a plain-text reason.
  */
-export function printerASdpRoutes(deps: PrinterPollDeps) {
+export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new PollState(deps.db), throttle: PollThrottle = new PollThrottle(deps.redis, PRINTER_POLL_THROTTLE)) {
   const log = deps.log.child({ route: 'printer-a-sdp' });
+  const now = deps.now ?? (() => new Date());
+  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   return new Elysia({ name: 'printer-a-sdp' }).post(
     '/print/printer-a/sdp',
-    async ({ body }) => {
-      // PRINTER AUTHENTICATION: not implemented yet (a later issue). The printer's token (query
-      // `token` or header `X-Printer-Token`) is NOT checked here: every poll is accepted, and the ID
-      // is not looked up in the printer registry. The check belongs here, before the body is used.
+    async ({ body, query, headers, request, server }) => {
+      const raw = (query as Record<string, string | undefined>).token ?? headers['x-printer-token'];
+      const token = typeof raw === 'string' && raw.length > 0 && raw.length <= 200 ? raw : undefined;
+      if ((deps.appEnv ?? 'test') !== 'local') {
+        const subject = token ? hashPrinterToken(token).slice(0, 32) : `addr:${server?.requestIP(request)?.address ?? 'unknown'}`;
+        const t = throttle.hit(subject);
+        if (!t.allowed) return new Response('Too Many Attempts.', { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', 'retry-after': String(t.retryAfter) } });
+      }
+      const owner = await state.resolve(token);
+      if (!owner) return text(401, 'Unauthorized');
 
+      // A poll is a short form; a result report a few hundred bytes. Anything far larger is not a printer.
+      if (typeof body === 'string' && body.length > 65_536) return text(413, 'Payload Too Large');
       const parsed = parseSdpBody(typeof body === 'string' ? body : '');
       if (!parsed.ok) return text(400, parsed.error);
       const req = parsed.request;
       switch (req.kind) {
-        case 'GetRequest':
-          log.debug('printer poll', { printer_id: req.printerId });
-          return new Response(null, { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
-        case 'SetResponse':
-          log.info('printer result', { printer_id: req.printerId, ...summariseResponseFile(req.responseFile) });
+        case 'GetRequest': {
+          const at = now();
+          // Known idle (nothing queued since the last look): no database round trip, the stamp is batched.
+          if (state.isIdle(owner.printer_id)) {
+            await state.stamp(owner, at);
+            return EMPTY_XML();
+          }
+          const mark = state.mark();
+          const { job, empty } = await pollQueue(deps.db, owner.tenant_database, owner.printer_id, at, leaseMs);
+          if (empty) state.markIdle(owner.printer_id, mark);
+          if (!job) return EMPTY_XML();
+          return new Response(printRequestInfo(printJobIdOf(job.seq), job.document), { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
+        }
+        case 'SetResponse': {
+          const summary = readResponseFile(req.responseFile);
+          const seq = summary.printjobid ? seqOfPrintJobId(summary.printjobid) : null;
+          const tdb = bindTenant(deps.db, owner.tenant_database);
+          const at = now();
+          await state.stamp(owner, at);
+          const outcome = seq && summary.success !== undefined ? await recordPrintResult(tdb, owner.printer_id, seq, summary.success, summary.code, at) : null;
+          log.info('printer result', { printer_id: owner.printer_id, ...summary, outcome });
           return new Response(null, { status: 200 });
+        }
       }
     },
     // The raw text whatever the declared type: the form is read by `parseSdpBody`.

@@ -6,6 +6,7 @@ import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-re
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
+import { handleIntegrationAutoSync } from './integration-auto-sync.handler.ts';
 import { createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
 
 export type { JobContext, JobHandler } from './job-handler.ts';
@@ -34,6 +35,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
     'webhooks.purge': handleWebhooksPurge,
+    'integration.auto-sync': handleIntegrationAutoSync,
     ...createPaymentHandlers(deps),
   };
 }

@@ -4,6 +4,7 @@ import { orderTransition } from '@pos/domain/orders/order-state';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
 import { fireToKitchen } from '../../kitchen/tickets.ts';
+import type { KitchenEvent, KitchenPublisher } from '../../kitchen/kitchen-events.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow } from './order-resource.ts';
 
 /** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
@@ -17,11 +18,13 @@ export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'sett
  * true and version + 1 (stays OPEN; firing again sends what was added since). A settled or voided
  * order is 409 `not_open`, an empty one 409 `empty_order`. The row is locked for the check and the write.
  */
-export async function fireOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date): Promise<OrderResource> {
+export async function fireOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date, publish?: KitchenPublisher): Promise<OrderResource> {
   if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
   await authorizer.require('take_orders');
+  let events: KitchenEvent[] = [];
   const row = await withWriteRetry(() =>
     db.transaction().execute(async (tx) => {
+      events = [];
       const current = await findLocationOrder(tx, actor.locationId, clientUuid, { lock: true });
       if (!current) throw orderNotFound();
       const refused = transitionRefusal(current, 'fire');
@@ -33,9 +36,11 @@ export async function fireOrder(db: TenantDb, actor: OrderActor, authorizer: Sta
         .returningAll()
         .executeTakeFirstOrThrow();
       // The kitchen tickets of the lines not sent yet, in the same commit (issue 14).
-      await fireToKitchen(tx, { ...fired, lines: storedLines(fired) }, now);
+      events = (await fireToKitchen(tx, { ...fired, lines: storedLines(fired) }, now)).map((t) => t.event);
       return fired;
     }),
   );
+  // The screens hear of the new tickets after the commit (they catch up from the database otherwise).
+  if (publish) await publish(events);
   return toOrderResource(row);
 }

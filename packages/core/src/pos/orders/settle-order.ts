@@ -12,6 +12,7 @@ import { enrolmentOf, inLocationQueue, readSettleRow, settleInProcess, type InPr
 import { storedSignature } from '../../fiscal/stored-signature.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
+import { queueSaleReceipt } from '../../printers/print-dispatch.ts';
 import { findTakingTill, findTillByDrawer, fiscalDrawerOf, type TillRow } from '../tills/till-queries.ts';
 
 /** Second settle of one order (409 business rule, `reason` `not_open`). */
@@ -349,7 +350,11 @@ async function revertToOpen(db: TenantDb, orderId: string, now: Date): Promise<v
 /** Hooks for `recoverPendingEntries`: finish or revert the orders whose sale the recovery job completed. */
 export const settleRecoveryHooks = (clock: { now(): Date }): RecoveryHooks => ({
   async onSigned(tdb, signed) {
-    if (signed.subject?.type === SALE_SUBJECT_TYPE) await finishSettling(tdb, signed, clock.now());
+    if (signed.subject?.type === SALE_SUBJECT_TYPE) {
+      await finishSettling(tdb, signed, clock.now());
+      // The receipt the settle could not print while the module was away (issue 15); never fails the recovery.
+      await queueSaleReceipt(tdb, signed.subject.id, clock.now()).catch(() => 0);
+    }
   },
   async onFailed(tdb, failed) {
     if (failed.subject?.type === SALE_SUBJECT_TYPE) await revertToOpen(tdb, failed.subject.id, clock.now());

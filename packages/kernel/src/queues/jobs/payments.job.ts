@@ -20,10 +20,13 @@ export const paymentCaptureJob = defineJob({
   backoffMs: 1000,
 });
 
-/** Written by the capture transaction: runs the post-capture sequence in the spec's order. */
+/**
+ * Written by the capture transaction: runs the post-capture sequence in the spec's order. On its own
+ * queue: the kitchen documents of a capture never wait behind earlier captures' follow-up jobs.
+ */
 export const paymentPostCaptureJob = defineJob({
   name: 'payment.post-capture',
-  queue: QUEUES.payments,
+  queue: QUEUES.paymentsHigh,
   version: 1,
   payload: obj({ tenant_database: Tenant, transaction_id: Id, stock_changed: Type.Boolean() }),
   retries: 5,

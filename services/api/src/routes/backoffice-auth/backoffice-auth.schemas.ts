@@ -10,6 +10,8 @@ export const TokenResponse = t.Object({ token: t.String(), token_type: t.Literal
 export const LoginResponse = t.Union([
   TokenResponse,
   t.Object({ status: t.Literal('verification_required'), email: t.String() }),
+  // Issue 18: the pending sign-in of a two-factor account (request-otp, verify-otp).
+  t.Object({ status: t.Literal('two_factor_required'), email: t.String(), login_token: t.String() }),
 ]);
 
 export const Success = t.Object({ status: t.Literal('success') });
@@ -23,12 +25,15 @@ export const Profile = t.Object({
   phone: t.Nullable(t.String()),
   business_info: t.Record(t.String(), t.Unknown()),
   is_global_admin: t.Boolean(),
+  two_factor_enabled: t.Boolean(),
   merchant: t.Object({ id: t.String(), slug: t.String(), name: t.String(), pos_provider: t.Nullable(t.String()), started_at: t.Nullable(t.String()) }),
 });
 
 export const PersonalInfoBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 255 }),
   phone: t.Optional(t.Nullable(Phone())),
+  /** Issue 18: password sign-in then needs the e-mailed code. */
+  two_factor_enabled: t.Optional(t.Boolean()),
 });
 
 export const BusinessInfoBody = t.Object(

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { signIn } from '@pos/core/identity/sign-in';
+import { startPendingLogin } from '@pos/core/accounts/second-factor';
 import { getProfile, startUsing, updateBusinessInfo, updatePersonalInfo } from '@pos/core/identity/profile';
 import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-access';
 import { backofficeBootstrap } from '@pos/core/identity/bootstrap';
@@ -23,6 +24,11 @@ export function guestAuthRoutes(deps: ApiDeps) {
         await throttle(deps.redis, deps.env, [[THROTTLES.login, `${deps.clientAddress(request, server)}:${body.email.toLowerCase()}`]]);
         const r = await signIn(deps.db, body);
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
+        // Issue 18: a second factor is due; the pending sign-in's token goes to request-otp / verify-otp.
+        if (r.kind === 'two_factor_required') {
+          const loginToken = await startPendingLogin(deps.db, r.userId, r.merchant.id, deps.clock.now());
+          return { status: 'two_factor_required' as const, email: r.email, login_token: loginToken };
+        }
         const token = await deps.tokens.sign({ type: 'backoffice', sub: r.userId, merchant_id: r.merchant.id, tenant_database: r.merchant.tenant_database });
         return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
       },

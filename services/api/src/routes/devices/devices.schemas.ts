@@ -34,6 +34,7 @@ export const Device = t.Object({
   activation_code: t.Nullable(t.String()),
   activated_at: t.Nullable(Iso),
   last_seen_at: t.Nullable(Iso),
+  online: t.Nullable(t.Boolean({ description: 'kds, kiosk, pos: seen within DEVICE_OFFLINE_AFTER_SECONDS (default 120); null for other types' })),
   subscription_active_until: t.Nullable(Iso),
   network_info: t.Record(t.String(), t.Unknown()),
   created_at: Iso,

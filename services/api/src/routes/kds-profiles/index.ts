@@ -12,7 +12,7 @@ import { PathId, vendorIdField } from '../shared.schemas.ts';
 const Iso = t.String({ format: 'date-time' });
 const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
 const minutes = (field: string, max: number) => t.Integer({ minimum: 1, maximum: max, error: `The ${field} field must be a whole number between 1 and ${max}.` });
-const SettingsFields = {
+export const SettingsFields = {
   recall_window_minutes: minutes('recall window minutes', 1440),
   late_after_minutes: minutes('late after minutes', 240),
   sort: t.Union([t.Literal('oldest_first'), t.Literal('priority_first')], { error: 'The selected sort is invalid.' }),

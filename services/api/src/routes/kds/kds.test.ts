@@ -56,7 +56,9 @@ describe('GET /kds/orders', () => {
       started_at: null,
       ready_at: null,
       completed_at: null,
-      items: [{ position: 0, name: 'Espresso', qty: 2, status: 'Queued', modifiers: [{ name: 'Oat milk' }] }],
+      customer_arrived_at: null,
+      estimated_arrival_at: null,
+      items: [{ position: 0, name: 'Espresso', qty: 2, status: 'Queued', modifiers: [{ name: 'Oat milk' }], modifier_statuses: ['Queued'] }],
     });
     await call('PUT', `/api/kds/${id}/complete`);
     expect((await call('GET', '/api/kds/orders')).body.data.some((o: { id: string }) => o.id === id)).toBe(false);
@@ -93,6 +95,7 @@ describe('GET /kds/settings', () => {
         kds_profile_id: null,
         station: { id: a.kds.station_id, name: 'Kitchen', category_ids: cats, is_fallback: false },
         settings: { recall_window_minutes: 30, late_after_minutes: 15, sort: 'priority_first', show_modifiers: true, play_sound: true },
+        overrides: {},
       },
     });
     const owner = await api.ownerToken(a);

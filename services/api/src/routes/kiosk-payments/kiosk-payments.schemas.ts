@@ -11,6 +11,8 @@ export const CreateIntentBody = Strict({
   transaction_id: t.Optional(Uuid('transaction id')),
   tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: 100_000, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
   loyalty_token: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$', error: 'The loyalty_token field must be a token.' })),
+  reward_id: t.Optional(Uuid('reward id')),
+  dining_option: t.Optional(t.Union([t.Literal('For Here'), t.Literal('Takeaway')], { error: 'The dining_option must be For Here or Takeaway.' })),
 });
 export const SessionStatusQuery = Strict({ idempotency_key: Key('idempotency_key') });
 /** Path form: any key-like token; one that names no transaction of this kiosk is a 404 like another merchant's. */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
+import { ordersInCapacitySlot } from '@pos/core/payments/order-capacity';
+import { capacitySlotOf } from '@pos/domain';
 import { CardBClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -270,5 +272,29 @@ describe('refusals and bad input', () => {
     } finally {
       await auto.close();
     }
+  });
+});
+
+describe('order capacity timing (spec 3 "Transitions": set on the transition to Complete)', () => {
+  test('a completed order occupies the slot it completed in; open and cancelled ones occupy none', async () => {
+    const location = m.locations[0]!.id;
+    const open = (await create(basket())).body.data;
+    expect((await tdb().selectFrom('transactions').select('capacity_slot_at').where('id', '=', open.id).executeTakeFirstOrThrow()).capacity_slot_at).toBeNull();
+    const before = await ordersInCapacitySlot(tdb(), location, new Date());
+    await cardB.complete(open.idempotency_key);
+    expect(await capturePayment(captureDeps(), open.id, { kind: 'poll' })).toMatchObject({ completed: true });
+    const row = await tdb().selectFrom('transactions').select(['capacity_slot_at', 'completed_at', 'status']).where('id', '=', open.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('Complete');
+    expect(row.capacity_slot_at!.toISOString()).toBe(capacitySlotOf(row.completed_at!).toISOString());
+    // A capture at a slot boundary may land in the next slot: count in the slot the order took.
+    const counted = await ordersInCapacitySlot(tdb(), location, row.completed_at!);
+    expect(counted).toBeGreaterThanOrEqual(1);
+    if (capacitySlotOf(row.completed_at!).getTime() === capacitySlotOf(new Date()).getTime()) expect(counted).toBe(before + 1);
+    // A second capture changes nothing, the slot included.
+    await capturePayment(captureDeps(), open.id, { kind: 'poll' });
+    expect(await ordersInCapacitySlot(tdb(), location, row.completed_at!)).toBe(counted);
+    const cancelled = (await create(basket())).body.data;
+    await cancel(cancelled.idempotency_key);
+    expect((await tdb().selectFrom('transactions').select('capacity_slot_at').where('id', '=', cancelled.id).executeTakeFirstOrThrow()).capacity_slot_at).toBeNull();
   });
 });

@@ -5,6 +5,8 @@ import { closeBusinessDay } from '@pos/core/pos/business-day/close-business-day'
 import type { ApiDeps } from '../../context.ts';
 import { posStaff } from '../../plugins/pos-secured.ts';
 import * as S from './pos-business-day.schemas.ts';
+import { queueReport } from '@pos/core/printers/print-dispatch';
+import { afterCommit } from '../print-hooks.ts';
 
 const tags = ['Register: business day'];
 const security = [{ bearer: [] }];
@@ -26,8 +28,12 @@ export function posBusinessDayRoutes(deps: ApiDeps) {
     .get(
       '/pos/business-day/x-report',
       // The domain's readonly arrays, served as they are.
-      async ({ tenant, device, staff }) =>
-        (await getXReport(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, deps.clock.now())) as typeof S.XReport.static,
+      async ({ tenant, device, staff }) => {
+        const report = await getXReport(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, deps.clock.now());
+        // Every X request is a print (issue 15): on the location's receipt printers.
+        await afterCommit(deps, 'x report', () => queueReport(tenant.db, { locationId: device.location_id, title: 'X report', sourceKey: null, sections: { ...report }, at: deps.clock.now() }));
+        return report as typeof S.XReport.static;
+      },
       {
         response: { 200: S.XReport },
         detail: {
@@ -41,8 +47,15 @@ export function posBusinessDayRoutes(deps: ApiDeps) {
     )
     .post(
       '/pos/business-day/close',
-      async ({ body, tenant, device, staff, authorizer }) =>
-        (await closeBusinessDay(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, authorizer(body?.approval_token), deps.clock.now())) as typeof S.BusinessDayClose.static,
+      async ({ body, tenant, device, staff, authorizer }) => {
+        const closed = await closeBusinessDay(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, authorizer(body?.approval_token), deps.clock.now());
+        const z = closed.z_report as unknown as Record<string, unknown>;
+        const { fiscal: _fiscal, ...printed } = z;
+        await afterCommit(deps, 'z report', () =>
+          queueReport(tenant.db, { locationId: device.location_id, title: `Z report ${String(z.report_number ?? '')}`.trim(), sourceKey: `z:${device.location_id}:${closed.business_date}`, sections: { ...printed }, at: deps.clock.now() }),
+        );
+        return closed as typeof S.BusinessDayClose.static;
+      },
       {
         body: S.ApprovalBody,
         response: { 200: S.BusinessDayClose },

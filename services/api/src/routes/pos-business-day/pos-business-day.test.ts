@@ -153,9 +153,20 @@ describe('the fiscal business day', () => {
     expect((await call(manager, 'POST', `/pos/tills/${till.id}/close`)).body.till.state).toBe('closed');
 
     expect(await call(cashier, 'POST', '/pos/business-day/close', {})).toMatchObject({ status: 403, body: FORBIDDEN });
+    // A receipt printer at the location (issue 15): the Z report prints on it.
+    const printerId = crypto.randomUUID();
+    await cashier.tdb.insertInto('printers').values({ id: printerId, location_id: locationId, mac: '00:11:62:2E:00:01', state: 'paired', name: 'Counter', last_reported_at: new Date(), created_at: new Date(), updated_at: new Date() }).execute();
     clock.advance(3600_000);
     const z = await call(cashier, 'POST', '/pos/business-day/close', { approval_token: await escalate(cashier, 'close_business_day') });
     expect(z.status).toBe(200);
+    const printed = await cashier.tdb.selectFrom('print_jobs').select(['kind', 'source_key', 'document']).where('printer_id', '=', printerId).execute();
+    expect(printed.map((j) => [j.kind, j.source_key])).toEqual([['report', `z:${locationId}:2026-11-20`]]);
+    expect(printed[0]!.document).toContain('Z report 1');
+    expect(printed[0]!.document).toContain('Business date                         2026-11-20');
+    expect(printed[0]!.document).toContain('Net                                        24.53');
+    expect(printed[0]!.document).toContain('Meal voucher (1)                            5.00');
+    expect(printed[0]!.document).toContain('Marie Manager');
+    await cashier.tdb.deleteFrom('printers').where('id', '=', printerId).execute();
     expect(z.body).toEqual({
       business_date: '2026-11-20',
       status: 'closed',

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { kitchenPublisher } from '@pos/core/kitchen/kitchen-events';
 import { upsertOrder } from '@pos/core/pos/orders/upsert-order';
 import { getOrder } from '@pos/core/pos/orders/get-order';
 import { listOrders } from '@pos/core/pos/orders/list-orders';
@@ -9,6 +10,8 @@ import type { OrderActor } from '@pos/core/pos/orders/order-queries';
 import type { ApiDeps } from '../../context.ts';
 import { posStaff, type PosStaffContext } from '../../plugins/pos-secured.ts';
 import * as S from './pos-orders.schemas.ts';
+import { queueSaleReceipt } from '@pos/core/printers/print-dispatch';
+import { afterCommit } from '../print-hooks.ts';
 
 const tags = ['Register: orders'];
 const security = [{ bearer: [] }];
@@ -71,7 +74,7 @@ export function posOrderRoutes(deps: ApiDeps) {
     .post(
       '/pos/orders/:clientUuid/fire',
       ({ params, body, tenant, device, staff, authorizer }) =>
-        fireOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), params.clientUuid, deps.clock.now()),
+        fireOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), params.clientUuid, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
       {
         params: S.OrderParams,
         body: S.ApprovalBody,
@@ -92,15 +95,18 @@ export function posOrderRoutes(deps: ApiDeps) {
     )
     .post(
       '/pos/orders/:clientUuid/settle',
-      ({ params, body, tenant, device, staff, authorizer }) =>
-        settleOrder(
+      async ({ params, body, tenant, device, staff, authorizer }) => {
+        const order = await settleOrder(
           tenant.db,
           deps.fiscal,
           actorOf({ device, staff }),
           authorizer(body.approval_token),
           { clientUuid: params.clientUuid, body },
           deps.clock.now(),
-        ),
+        );
+        if (order.state === 'SETTLED') await afterCommit(deps, 'sale receipt', () => queueSaleReceipt(tenant.db, order.client_uuid, deps.clock.now(), device.location_id));
+        return order;
+      },
       {
         params: S.OrderParams,
         body: S.SettleBody,

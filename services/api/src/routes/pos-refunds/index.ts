@@ -3,6 +3,8 @@ import { refundSale } from '@pos/core/pos/refunds/refund-sale';
 import type { ApiDeps } from '../../context.ts';
 import { posStaff } from '../../plugins/pos-secured.ts';
 import * as S from './pos-refunds.schemas.ts';
+import { queueRefundReceipt } from '@pos/core/printers/print-dispatch';
+import { afterCommit } from '../print-hooks.ts';
 
 const tags = ['Register: refunds'];
 const security = [{ bearer: [] }];
@@ -13,8 +15,8 @@ export function posRefundRoutes(deps: ApiDeps) {
     .use(posStaff(deps))
     .post(
       '/pos/refunds',
-      ({ body, tenant, device, staff, authorizer }) =>
-        refundSale(
+      async ({ body, tenant, device, staff, authorizer }) => {
+        const out = await refundSale(
           tenant.db,
           deps.fiscal,
           deps.log,
@@ -22,7 +24,10 @@ export function posRefundRoutes(deps: ApiDeps) {
           authorizer(body.approval_token),
           { transaction_id: body.transaction_id, mode: body.mode, line_uuids: body.line_uuids ?? null },
           deps.clock.now(),
-        ),
+        );
+        await afterCommit(deps, 'refund receipt', () => queueRefundReceipt(tenant.db, out.refund.id, deps.clock.now()));
+        return out;
+      },
       {
         body: S.RefundBody,
         response: { 200: S.Refund },

@@ -12,13 +12,17 @@ export const RealtimeEvent = t.Unknown({ description: 'JSON text events: ready, 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A client message: subscribe to one transaction, or to a whole channel. */
-export type RealtimeCommand = { action: 'subscribe' | 'unsubscribe'; channel: 'transaction'; id: string } | { action: 'subscribe' | 'unsubscribe'; channel: 'payments' | 'kitchen' };
+export type RealtimeCommand =
+  | { action: 'subscribe' | 'unsubscribe'; channel: 'transaction'; id: string }
+  | { action: 'subscribe' | 'unsubscribe'; channel: 'payments' | 'location' }
+  /** `cursor`: the last kitchen event number the screen saw; the ones after it are replayed. */
+  | { action: 'subscribe' | 'unsubscribe'; channel: 'kitchen'; cursor?: number };
 
 /** Parses a client message strictly (unknown keys, wrong types and long values refused). */
 export function parseCommand(raw: unknown): RealtimeCommand | string {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return 'A message must be a JSON object.';
   const m = raw as Record<string, unknown>;
-  const allowed = new Set(['action', 'channel', 'id']);
+  const allowed = new Set(['action', 'channel', 'id', 'cursor']);
   const extra = Object.keys(m).find((k) => !allowed.has(k));
   if (extra) return `Unknown field ${extra.slice(0, 40)}.`;
   if (m.action !== 'subscribe' && m.action !== 'unsubscribe') return 'The action must be subscribe or unsubscribe.';
@@ -26,9 +30,14 @@ export function parseCommand(raw: unknown): RealtimeCommand | string {
     if (typeof m.id !== 'string' || !UUID.test(m.id)) return 'The id must be a transaction id.';
     return { action: m.action, channel: 'transaction', id: m.id.toLowerCase() };
   }
-  if (m.channel === 'payments' || m.channel === 'kitchen') {
+  if (m.channel !== 'kitchen' && m.cursor !== undefined) return 'The cursor field is only for the kitchen channel.';
+  if (m.channel === 'payments' || m.channel === 'kitchen' || m.channel === 'location') {
     if (m.id !== undefined) return 'The id field is only for the transaction channel.';
+    if (m.channel === 'kitchen' && m.cursor !== undefined) {
+      if (typeof m.cursor !== 'number' || !Number.isSafeInteger(m.cursor) || m.cursor < 0) return 'The cursor must be a whole number from 0.';
+      return { action: m.action, channel: 'kitchen', cursor: m.cursor };
+    }
     return { action: m.action, channel: m.channel };
   }
-  return 'The channel must be transaction, payments or kitchen.';
+  return 'The channel must be transaction, payments, kitchen or location.';
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { publishKitchenEvent } from '@pos/core/payments/payment-events';
+import { announceSubscription } from '@pos/core/webhooks/card-a-subscriptions';
 import { bindTenant } from '@pos/db';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -103,7 +104,7 @@ describe('real-time channel', () => {
     const kds = connect(base, await deviceHeaders('kds'));
     expect(await kds.next()).toEqual({ type: 'ready' });
     kds.send({ action: 'subscribe', channel: 'kitchen' });
-    expect(await kds.next()).toEqual({ type: 'subscribed', channel: 'kitchen' });
+    expect(await kds.next()).toEqual({ type: 'subscribed', channel: 'kitchen', cursor: expect.any(Number) });
     await publishKitchenEvent(api1.deps.redis, m.merchant.tenant_database, { location_id: m.locations[1]!.id, transaction_id: crypto.randomUUID(), order_no: 1, items: [] }, api1.deps.log);
     const mine = { location_id: m.locations[0]!.id, transaction_id: crypto.randomUUID(), order_no: 7, items: [{ name: 'Espresso', qty: 2 }] };
     await publishKitchenEvent(api1.deps.redis, m.merchant.tenant_database, mine, api1.deps.log);
@@ -130,6 +131,30 @@ describe('real-time channel', () => {
     kiosk.send(['not', 'an', 'object']);
     expect(await kiosk.next()).toEqual({ type: 'error', message: 'A message must be a JSON object.' });
     kiosk.close();
+  });
+
+  test('location updates (a subscription change) reach the screens of that location and the back office only', async () => {
+    const kiosk = connect(base, await deviceHeaders('kiosk'));
+    expect(await kiosk.next()).toEqual({ type: 'ready' });
+    kiosk.send({ action: 'subscribe', channel: 'location' });
+    expect(await kiosk.next()).toEqual({ type: 'subscribed', channel: 'location' });
+    const office = connect(`${base}?token=${await api1.ownerToken(m)}`);
+    expect(await office.next()).toEqual({ type: 'ready' });
+    office.send({ action: 'subscribe', channel: 'location' });
+    expect(await office.next()).toEqual({ type: 'subscribed', channel: 'location' });
+    const deps = { db: api1.deps.db, redis: api1.deps.redis, providers: api1.deps.payments, log: api1.deps.log, now: () => new Date(), commissionBps: 0 };
+    const tenant = (locationId: string) => ({ merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, locationId });
+    // Another location's update reaches the back office only.
+    await announceSubscription(deps, tenant(m.locations[1]!.id), { subscription_id: 'sub_other', status: 'active', devices: [] });
+    const other = await office.next();
+    expect(other).toMatchObject({ type: 'location.updated', location_id: m.locations[1]!.id, subscription_id: 'sub_other' });
+    const until = new Date(Date.now() + 86_400_000);
+    await announceSubscription(deps, tenant(m.locations[0]!.id), { subscription_id: 'sub_mine', status: 'canceled', devices: [{ id: m.kiosk.device_id, active_until: until }] });
+    const expected = { type: 'location.updated', reason: 'subscription', location_id: m.locations[0]!.id, subscription_id: 'sub_mine', status: 'canceled', devices: [{ id: m.kiosk.device_id, subscription_active_until: until.toISOString() }] };
+    expect(await kiosk.next()).toEqual(expected);
+    expect(await office.next()).toEqual(expected);
+    kiosk.close();
+    office.close();
   });
 
   test('no token, a bad token, a device without its key: closed with 4401', async () => {

@@ -41,7 +41,7 @@ export function reportRoutes(deps: ApiDeps) {
 export function posCoverageRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'reports-pos-coverage', prefix: '/back-office/reports' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
-    .get('/pos-coverage', async (ctx) => ({ pos_coverage: await posCoverage({ tdb: ctx.tenant.db, merchant: ctx.tenant.merchant, access: await ctx.access() }) }), {
+    .get('/pos-coverage', async (ctx) => ({ pos_coverage: await posCoverage({ tdb: ctx.tenant.db, merchant: ctx.tenant.merchant, access: await ctx.access(), integrations: { central: deps.db, merchantId: ctx.tenant.merchant.id } }) }), {
       response: { 200: S.PosCoverageResponse },
       detail: {
         tags,

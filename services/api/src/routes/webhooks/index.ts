@@ -9,6 +9,8 @@ import type { ApiDeps } from '../../context.ts';
 import type { ApiMetrics } from '../../plugins/metrics.ts';
 import * as S from './webhooks.schemas.ts';
 import { webhookLogRoutes } from '../webhook-logs/index.ts';
+import { integrationWebhookRoutes } from './integration-webhooks.ts';
+import { oauthCallbackRoutes } from './oauth-callbacks.ts';
 
 /** Every refused verification answers the same, so nothing tells a caller which check failed or whether a tenant exists. */
 export const WEBHOOK_REFUSED = 'Webhook verification failed.';
@@ -172,5 +174,10 @@ export function webhookRoutes(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
 
 /** Mounted under `/api` as its own group (the app's route type is at the compiler's depth limit). */
 export function webhookApi(deps: ApiDeps, metrics?: ApiMetrics): AnyElysia {
-  return new Elysia({ prefix: '/api', name: 'webhooks-api' }).use(webhookRoutes(deps, metrics)).use(webhookLogRoutes(deps, webhookHandlerDeps(deps, metrics)));
+  const handlerDeps = webhookHandlerDeps(deps, metrics);
+  return new Elysia({ prefix: '/api', name: 'webhooks-api' })
+    .use(webhookRoutes(deps, metrics))
+    .use(webhookLogRoutes(deps, handlerDeps))
+    .use(integrationWebhookRoutes(deps, handlerDeps, metrics))
+    .use(oauthCallbackRoutes(deps));
 }

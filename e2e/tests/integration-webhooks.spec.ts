@@ -1,0 +1,58 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { expect, test } from '../support/test.ts';
+import { loadSeed } from '../support/seed.ts';
+import { deliveryBOAuthSimUrl, E2E } from '../support/stack-env.ts';
+
+/**
+ * Issue 13: a delivery-b account is connected through the OAuth callback (the code exchanged at the
+ * provider's token endpoint, a separate simulator process), then a signed delivery-b webhook naming
+ * that store reaches the running API and lands with the merchant and location the state bound.
+ */
+function mintState(provider: string, merchantId: string, locationId: string): string {
+  // The state format of docs/decisions.md, computed here independently of the API.
+  const body = Buffer.from(JSON.stringify({ p: provider, m: merchantId, l: locationId, n: randomUUID(), exp: Math.floor(Date.now() / 1000) + 600 })).toString('base64url');
+  return `${body}.${createHmac('sha256', E2E.env.OAUTH_STATE_SECRET).update(`oauth-state.${body}`).digest('base64url')}`;
+}
+
+test('delivery-b: OAuth connect, then a signed order webhook resolves to the connected location', async ({ request }) => {
+  const seed = loadSeed();
+  const location = seed.locations[0]!.id;
+  const store = `e2e-store-${randomUUID().slice(0, 8)}`;
+  const code = (await (await request.post(deliveryBOAuthSimUrl('/_sim/codes'), { data: { account_id: store } })).json()).code as string;
+
+  const forged = await request.get(`/api/delivery-b/callback?code=${code}&state=${mintState('delivery-b', seed.merchant.id, location).replace(/.$/, 'A')}x`);
+  expect(forged.status()).toBe(400);
+  const connected = await request.get(`/api/delivery-b/callback?code=${code}&state=${mintState('delivery-b', seed.merchant.id, location)}`);
+  expect(connected.status()).toBe(200);
+  expect((await connected.json()).data).toMatchObject({ provider: 'delivery-b', location_id: location });
+
+  const raw = JSON.stringify({ event_id: randomUUID(), event_type: 'order.new', store_id: store, order: { id: 'DB-1001' } });
+  const signature = createHmac('sha256', E2E.env.DELIVERY_B_WEBHOOK_SECRET).update(raw).digest('hex');
+  const unsigned = await request.post('/api/webhook/delivery-b', { data: raw, headers: { 'content-type': 'application/json' } });
+  expect(unsigned.status()).toBe(401);
+  for (let i = 0; i < 2; i++) {
+    const r = await request.post('/api/webhook/delivery-b', { data: raw, headers: { 'content-type': 'application/json', 'x-delivery-b-signature': signature } });
+    expect(r.status()).toBe(200);
+    expect(await r.json()).toEqual({ received: true });
+  }
+
+  const db = new pg.Client({ connectionString: readFileSync(E2E.databaseUrlFile, 'utf8') });
+  await db.connect();
+  try {
+    const conn = await db.query('select id, merchant_id, location_id, access_token_encrypted from integration_connections where provider = $1 and external_ref = $2', ['delivery-b', store]);
+    expect(conn.rows).toHaveLength(1);
+    expect(conn.rows[0]).toMatchObject({ merchant_id: seed.merchant.id, location_id: location });
+    expect(conn.rows[0].access_token_encrypted).toMatch(/^v1\./);
+    const logs = await db.query('select status, merchant_id from webhook_logs where provider = $1 and raw_body = $2 order by created_at, id', ['delivery-b', raw]);
+    expect(logs.rows).toEqual([
+      { status: 'processed', merchant_id: seed.merchant.id },
+      { status: 'duplicate', merchant_id: seed.merchant.id },
+    ]);
+    const events = await db.query('select kind, external_id, status from integration_events where connection_id = $1', [conn.rows[0].id]);
+    expect(events.rows).toEqual([{ kind: 'order_event', external_id: 'DB-1001', status: 'pending' }]);
+  } finally {
+    await db.end();
+  }
+});

@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import type { CentralDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { hashSecret, randomDigits, randomSecret, verifySecret } from '../security/passwords.ts';
+import { sha256 } from './account-tokens.ts';
+import { sendAccountMail, type AccountMailing } from './sign-up.ts';
+
+/** A pending sign-in lives 15 minutes; its code 10 minutes; 5 wrong codes end it. */
+export const PENDING_LOGIN_TTL_MS = 15 * 60_000;
+export const OTP_TTL_MS = 10 * 60_000;
+export const OTP_MAX_ATTEMPTS = 5;
+
+export const PENDING_INVALID = 'This sign-in has expired; sign in again.';
+export const OTP_NOT_REQUESTED = 'Request a code first.';
+export const OTP_WRONG = 'The code is invalid or has expired.';
+export const OTP_LOCKED = 'Too many wrong codes; sign in again.';
+
+/** After a good password of a two-factor account: a pending sign-in, its token returned once (only its hash is kept). */
+export async function startPendingLogin(db: CentralDb, userId: string, merchantId: string, now: Date): Promise<string> {
+  const loginToken = randomSecret(32);
+  await db
+    .insertInto('otp_challenges')
+    .values({ id: Bun.randomUUIDv7(), user_id: userId, merchant_id: merchantId, login_token_hash: sha256(loginToken), expires_at: new Date(now.getTime() + PENDING_LOGIN_TTL_MS), created_at: now })
+    .execute();
+  return loginToken;
+}
+
+async function pending(db: CentralDb, loginToken: string, now: Date) {
+  const c = await db.selectFrom('otp_challenges').selectAll().where('login_token_hash', '=', sha256(loginToken)).executeTakeFirst();
+  if (!c || c.completed_at || c.expires_at <= now) throw errors.field('login_token', PENDING_INVALID);
+  return c;
+}
+
+/** `POST /back-office/request-otp`: a new 6-digit code (the previous one stops working), mailed; stored as argon2id. */
+export async function requestOtp(s: AccountMailing, loginToken: string, now: Date): Promise<void> {
+  if (!s.mailer) throw errors.unavailable('E-mail delivery is not configured.');
+  const c = await pending(s.db, loginToken, now);
+  if (c.attempts >= OTP_MAX_ATTEMPTS) throw errors.field('login_token', OTP_LOCKED);
+  const code = randomDigits(6);
+  await s.db.updateTable('otp_challenges').set({ code_hash: await hashSecret(code), code_expires_at: new Date(now.getTime() + OTP_TTL_MS) }).where('id', '=', c.id).execute();
+  const user = await s.db.selectFrom('users').select(['email', 'name']).where('id', '=', c.user_id).executeTakeFirstOrThrow();
+  await sendAccountMail(s, user.email, { template: 'sign-in-code', name: user.name, code, minutes: OTP_TTL_MS / 60_000 });
+}
+
+/**
+ * `POST /back-office/verify-otp`: the attempt is counted before the code is checked (one UPDATE, so
+ * parallel guesses cannot exceed the limit); a good code completes the sign-in once.
+ */
+export async function verifyOtp(db: CentralDb, input: { login_token: string; code: string }, now: Date): Promise<{ userId: string; merchant: { id: string; tenant_database: string } }> {
+  const c = await pending(db, input.login_token, now);
+  if (!c.code_hash || !c.code_expires_at) throw errors.field('code', OTP_NOT_REQUESTED);
+  const counted = await db
+    .updateTable('otp_challenges')
+    .set({ attempts: sql`attempts + 1` })
+    .where('id', '=', c.id)
+    .where('attempts', '<', OTP_MAX_ATTEMPTS)
+    .returning('attempts')
+    .executeTakeFirst();
+  if (!counted) throw errors.field('code', OTP_LOCKED);
+  const ok = c.code_expires_at > now && (await verifySecret(input.code, c.code_hash));
+  if (!ok) throw errors.field('code', counted.attempts >= OTP_MAX_ATTEMPTS ? OTP_LOCKED : OTP_WRONG);
+  const done = await db.updateTable('otp_challenges').set({ completed_at: now, code_hash: null }).where('id', '=', c.id).where('completed_at', 'is', null).returning('id').executeTakeFirst();
+  if (!done) throw errors.field('login_token', PENDING_INVALID);
+  const merchant = await db.selectFrom('merchants').select(['id', 'tenant_database']).where('id', '=', c.merchant_id).executeTakeFirst();
+  if (!merchant) throw errors.field('login_token', PENDING_INVALID);
+  return { userId: c.user_id, merchant };
+}

@@ -1,0 +1,124 @@
+import { bindTenant, type CentralDb } from '@pos/db';
+import { errors, type Logger } from '@pos/kernel';
+import type { Mailer } from '@pos/providers/mail/mailer';
+import { createMerchant, dropMerchant } from '../merchants/create-merchant.ts';
+import { hashSecret } from '../security/passwords.ts';
+import { consumeToken, issueToken } from './account-tokens.ts';
+import { renderAccountMail, type AccountMail } from './mail-templates.ts';
+
+export interface AccountMailing {
+  db: CentralDb;
+  /** Null when SMTP is not configured: the flows that must mail answer 503. */
+  mailer: Mailer | null;
+  /** Base of the links in mails (the back-office front end). */
+  appUrl: string;
+  log: Logger;
+}
+
+const NO_MAIL = 'E-mail delivery is not configured.';
+
+export async function sendAccountMail(s: AccountMailing, to: string, m: AccountMail): Promise<void> {
+  if (!s.mailer) throw errors.unavailable(NO_MAIL);
+  await s.mailer.send(renderAccountMail(to, m));
+}
+
+export interface RegisterInput {
+  name: string;
+  email: string;
+  password: string;
+  business_name: string;
+}
+
+export const EMAIL_TAKEN = 'The email has already been taken.';
+
+function slugFrom(name: string): string {
+  const base = name.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'merchant';
+  return `${base.length < 2 ? 'merchant' : base}-${crypto.randomUUID().slice(0, 6)}`;
+}
+
+/**
+ * `POST /back-office/register`: a merchant (own schema), its owner (unverified, every permission,
+ * every location) and the verification mail. Nothing is left behind when any step fails, the mail
+ * included: an account nobody can verify would block the e-mail address.
+ */
+export async function registerAccount(s: AccountMailing, input: RegisterInput, now: Date): Promise<{ email: string }> {
+  if (!s.mailer) throw errors.unavailable(NO_MAIL);
+  const email = input.email.trim().toLowerCase();
+  const name = input.name.trim();
+  if (!name) throw errors.field('name', 'The name field is required.');
+  if (!input.business_name.trim()) throw errors.field('business_name', 'The business name field is required.');
+  if (await s.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) throw errors.field('email', EMAIL_TAKEN);
+  const passwordHash = await hashSecret(input.password);
+  const merchant = await createMerchant(s.db, { slug: slugFrom(input.business_name), name: input.business_name.trim(), posProvider: null });
+  const userId = Bun.randomUUIDv7();
+  try {
+    await s.db.transaction().execute(async (ctx) => {
+      const inserted = await ctx
+        .insertInto('users')
+        .values({ id: userId, email, password_hash: passwordHash, name, business_info: JSON.stringify({ company_name: input.business_name.trim() }), email_verified_at: null, active_merchant_id: merchant.id })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) throw errors.field('email', EMAIL_TAKEN);
+      await ctx.insertInto('memberships').values({ user_id: userId, merchant_id: merchant.id, is_owner: true }).execute();
+      const tx = bindTenant(ctx as unknown as CentralDb, merchant.tenant_database);
+      const role = Bun.randomUUIDv7();
+      await tx.insertInto('roles').values({ id: role, name: 'Owner', is_owner: true, permissions: [] }).execute();
+      await tx.insertInto('user_roles').values({ user_id: userId, role_id: role }).execute();
+      await tx.insertInto('member_settings').values({ user_id: userId, all_locations: true, created_at: now, updated_at: now }).execute();
+    });
+    const token = await issueToken(s.db, userId, 'verify_email', now);
+    await sendAccountMail(s, email, { template: 'verify-email', name, token, link: `${s.appUrl}/verify-email?token=${encodeURIComponent(token)}` });
+  } catch (e) {
+    await dropMerchant(s.db, merchant);
+    throw e;
+  }
+  return { email };
+}
+
+export const INVALID_TOKEN = 'This token is invalid or has expired.';
+
+/** `POST /back-office/verify-email`: spends the token, marks the address verified. */
+export async function verifyEmail(db: CentralDb, token: string, now: Date): Promise<void> {
+  const userId = await consumeToken(db, token, 'verify_email', now);
+  if (!userId) throw errors.field('token', INVALID_TOKEN);
+  await db.updateTable('users').set({ email_verified_at: now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
+}
+
+/**
+ * `POST /back-office/resend-verification`: a new token (the old one stops working) for an unverified
+ * account; the answer is the same for an unknown or already verified address (nothing is revealed).
+ */
+export async function resendVerification(s: AccountMailing, emailInput: string, now: Date): Promise<void> {
+  if (!s.mailer) throw errors.unavailable(NO_MAIL);
+  const email = emailInput.trim().toLowerCase();
+  const user = await s.db.selectFrom('users').select(['id', 'name', 'email_verified_at']).where('email', '=', email).executeTakeFirst();
+  if (!user || user.email_verified_at) return;
+  const token = await issueToken(s.db, user.id, 'verify_email', now);
+  await sendAccountMail(s, email, { template: 'verify-email', name: user.name, token, link: `${s.appUrl}/verify-email?token=${encodeURIComponent(token)}` });
+}
+
+/** `POST /back-office/forget-password`: mails a reset token to a known address; same answer otherwise. */
+export async function forgetPassword(s: AccountMailing, emailInput: string, now: Date): Promise<void> {
+  if (!s.mailer) throw errors.unavailable(NO_MAIL);
+  const email = emailInput.trim().toLowerCase();
+  const user = await s.db.selectFrom('users').select(['id', 'name']).where('email', '=', email).executeTakeFirst();
+  if (!user) return;
+  const token = await issueToken(s.db, user.id, 'reset_password', now);
+  await sendAccountMail(s, email, { template: 'reset-password', name: user.name, token, link: `${s.appUrl}/reset-password?token=${encodeURIComponent(token)}` });
+}
+
+/**
+ * `PUT /back-office/update-password`: spends a reset token and sets the password. Reading the mail
+ * proves the address, so an unverified account becomes verified; pending second-factor sign-ins die.
+ */
+export async function updatePassword(db: CentralDb, input: { token: string; password: string }, now: Date): Promise<void> {
+  const hash = await hashSecret(input.password);
+  const userId = await consumeToken(db, input.token, 'reset_password', now);
+  if (!userId) throw errors.field('token', INVALID_TOKEN);
+  await db.transaction().execute(async (tx) => {
+    const u = await tx.selectFrom('users').select('email_verified_at').where('id', '=', userId).executeTakeFirstOrThrow();
+    await tx.updateTable('users').set({ password_hash: hash, email_verified_at: u.email_verified_at ?? now }).where('id', '=', userId).execute();
+    await tx.deleteFrom('otp_challenges').where('user_id', '=', userId).execute();
+  });
+}

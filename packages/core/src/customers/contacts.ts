@@ -1,0 +1,45 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { errors } from '@pos/kernel';
+
+/** A customer's contact as lookups compare it: lower-cased e-mail, E.164 phone. */
+export interface Contact {
+  readonly email: string | null;
+  readonly phone: string | null;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{2,63}$/;
+
+/** Trimmed and lower-cased (the whole address: mailboxes that differ only by case are one customer). */
+export function normaliseEmail(raw: string, field = 'email'): string {
+  const e = raw.trim().toLowerCase();
+  if (!EMAIL.test(e) || e.length > 254) throw errors.field(field, `The ${field} field must be a valid email address.`);
+  return e;
+}
+
+/**
+ * E.164 (`+32470123456`). A national number (`0470 12 34 56`) is read in the location's country, so
+ * the same phone typed both ways is one customer.
+ */
+export function normalisePhone(raw: string, country: string | null, field = 'phone'): string {
+  const p = parsePhoneNumberFromString(raw.trim(), (country?.toUpperCase() || 'BE') as CountryCode);
+  if (!p || !p.isValid()) throw errors.field(field, `The ${field} field must be a valid phone number.`);
+  return p.number;
+}
+
+/** The contact of a request: at least one of e-mail and phone, each normalised. */
+export function readContact(input: { email?: string | null; phone?: string | null }, country: string | null): Contact {
+  const email = input.email ? normaliseEmail(input.email) : null;
+  const phone = input.phone ? normalisePhone(input.phone, country) : null;
+  if (!email && !phone) throw errors.validation({ phone: ['A phone number or an email address is required.'] });
+  return { email, phone };
+}
+
+/** What a shared device may show of a contact: enough to recognise it, not to harvest it. */
+export function maskEmail(e: string | null): string | null {
+  if (!e) return null;
+  const [user, domain] = e.split('@') as [string, string];
+  return `${user.slice(0, 1)}***@${domain}`;
+}
+export function maskPhone(p: string | null): string | null {
+  return p ? `${'*'.repeat(Math.max(0, p.length - 3))}${p.slice(-3)}` : null;
+}

@@ -1,0 +1,116 @@
+import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import type { SmsClient } from '@pos/providers/sms/sms-client';
+import type { MailApiClient } from '@pos/providers/mail-api/mail-api-client';
+import type { ChallengeClient } from '@pos/providers/challenge/challenge-client';
+import { IdTokenError, type IdTokenVerifier, type VerifiedIdentity } from '@pos/providers/idp/id-token-verifier';
+import { normaliseEmail, normalisePhone } from './contacts.ts';
+import { findOrEnrolCustomer, type CustomerRow } from './customers.ts';
+import { consumeCustomerOtp, issueCustomerOtp, type OtpChannel } from './customer-otp.ts';
+import { addTimelineEvent } from './timeline.ts';
+
+/** The providers customer login talks to; a null client means the channel is not configured. */
+export interface CustomerLoginProviders {
+  sms: SmsClient | null;
+  mail: MailApiClient | null;
+  /** Null when the challenge secret is empty: the check passes through (spec 1 section 7 rule 4). */
+  challenge: ChallengeClient | null;
+  /** The back-office ID-token verifier, shared (one OIDC verifier in the codebase). */
+  idp: IdTokenVerifier | null;
+  /** Key of the code hashes. */
+  otpKey: string;
+}
+
+export interface MerchantTenant {
+  merchant: { id: string; slug: string; name: string; tenant_database: string };
+  db: TenantDb;
+}
+
+/** The merchant a guest names by its slug, with its tenant store; 404 `merchant` otherwise. */
+export async function merchantBySlug(central: CentralDb, slug: string): Promise<MerchantTenant> {
+  const merchant = await central.selectFrom('merchants').select(['id', 'slug', 'name', 'tenant_database']).where('slug', '=', slug).executeTakeFirst();
+  if (!merchant) throw errors.notFound('merchant');
+  return { merchant, db: bindTenant(central, merchant.tenant_database) };
+}
+
+/** The country national phone numbers are read in: the merchant's first location's. */
+async function phoneCountry(db: TenantDb): Promise<string | null> {
+  const l = await db.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst();
+  return l?.country ?? null;
+}
+
+/** Exactly one of phone and email, normalised: the destination of the code. */
+export async function readDestination(db: TenantDb, input: { phone?: string; email?: string }): Promise<{ channel: OtpChannel; destination: string }> {
+  if (input.phone && input.email) throw errors.field('phone', 'Give either a phone number or an email address, not both.');
+  if (input.phone) return { channel: 'sms', destination: normalisePhone(input.phone, await phoneCountry(db)) };
+  if (input.email) return { channel: 'email', destination: normaliseEmail(input.email) };
+  throw errors.field('phone', 'A phone number or an email address is required.');
+}
+
+/** Bot challenge of `send-otp`: 403 `CAPTCHA_REQUIRED` without a response, `CAPTCHA_INVALID` when refused or unreachable. */
+export async function checkChallenge(p: CustomerLoginProviders, response: string | undefined, remoteIp: string | null): Promise<void> {
+  if (!p.challenge) return;
+  if (!response) throw errors.forbidden('A bot challenge response is required.', { extra: { code: 'CAPTCHA_REQUIRED' } });
+  if (!(await p.challenge.verify(response, remoteIp))) throw errors.forbidden('The bot challenge response is invalid.', { extra: { code: 'CAPTCHA_INVALID' } });
+}
+
+/** `POST /customer/send-otp`: stores a hashed code and sends it by SMS or e-mail. */
+export async function sendCustomerOtp(
+  p: CustomerLoginProviders,
+  t: MerchantTenant,
+  input: { phone?: string; email?: string },
+  now: Date,
+): Promise<{ channel: OtpChannel; expires_at: Date }> {
+  const { channel, destination } = await readDestination(t.db, input);
+  const client = channel === 'sms' ? p.sms : p.mail;
+  if (!client) throw errors.unavailable(channel === 'sms' ? 'Sending codes by SMS is not configured.' : 'Sending codes by email is not configured.');
+  const { code, expires_at } = await issueCustomerOtp(t.db, p.otpKey, channel, destination, now);
+  const text = `${code} is your ${t.merchant.name} login code. It expires in 15 minutes.`;
+  try {
+    if (channel === 'sms') await p.sms!.send(destination, text);
+    else await p.mail!.send({ to: destination, subject: `Your ${t.merchant.name} login code`, text });
+  } catch {
+    // The code was never delivered: it must not stay usable.
+    await t.db.deleteFrom('customer_otps').where('destination', '=', destination).where('created_at', '=', now).execute();
+    throw errors.unavailable('The code could not be sent. Please try again later.');
+  }
+  return { channel, expires_at };
+}
+
+/** `POST /customer/login`: spends the code and answers the merchant's customer with that contact (enrolled on first login). */
+export async function loginWithOtp(p: CustomerLoginProviders, t: MerchantTenant, input: { phone?: string; email?: string; code: string }, now: Date): Promise<{ customer: CustomerRow; created: boolean }> {
+  const { channel, destination } = await readDestination(t.db, input);
+  await consumeCustomerOtp(t.db, p.otpKey, destination, input.code, now);
+  const contact = channel === 'sms' ? { phone: destination, email: null } : { phone: null, email: destination };
+  const r = await t.db.transaction().execute((tx) => findOrEnrolCustomer(tx, contact, null, now, 'customer_app'));
+  await addTimelineEvent(t.db, r.customer.id, 'logged_in', null, { method: channel }, now);
+  return r;
+}
+
+/**
+ * `POST /customer/login/idp`: a verified ID token logs in the customer bound to its subject, else the
+ * one with its verified e-mail (then bound), else a new customer. An unverified e-mail is not used.
+ */
+export async function loginWithIdp(p: CustomerLoginProviders, t: MerchantTenant, credential: string, now: Date): Promise<{ customer: CustomerRow; created: boolean }> {
+  if (!p.idp) throw errors.unavailable('Identity-provider login is not configured.');
+  let id: VerifiedIdentity;
+  try {
+    // Spec 1's `/customer/login/idp` body carries no nonce: null skips that check.
+    id = await p.idp.verify(credential, null, now);
+  } catch (e) {
+    if (e instanceof IdTokenError && e.reason === 'unavailable') throw errors.unavailable('The identity provider is unreachable.');
+    if (e instanceof IdTokenError) throw errors.field('credential', 'The credential is invalid or has expired.');
+    throw e;
+  }
+  const subject = `${id.issuer}|${id.subject}`;
+  const r = await t.db.transaction().execute(async (tx) => {
+    const bound = await tx.selectFrom('customers').selectAll().where('idp_subject', '=', subject).executeTakeFirst();
+    if (bound) return { customer: bound, created: false };
+    const email = id.email && id.emailVerified ? normaliseEmail(id.email, 'credential') : null;
+    const found = await findOrEnrolCustomer(tx, { email, phone: null }, id.name, now, 'customer_app');
+    const customer = await tx.updateTable('customers').set({ idp_subject: subject, updated_at: now }).where('id', '=', found.customer.id).returningAll().executeTakeFirstOrThrow();
+    return { customer, created: found.created };
+  });
+  await addTimelineEvent(t.db, r.customer.id, 'logged_in', null, { method: 'idp' }, now);
+  return r;
+}

@@ -1,0 +1,278 @@
+import type { CentralDb, TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { ProviderError } from '@pos/providers/shared/provider-error';
+import type { DeliveryBClient, DeliveryBFulfillment, DeliveryBMenuItem, DeliveryBStore, DeliveryBStoreStatus } from '@pos/providers/delivery-b/delivery-b-client';
+import { clampLogLimit, type DeliveryALogEntry, type LocationScope } from './delivery-a.ts';
+import { deliveryMenuItems } from './delivery-menu.ts';
+
+/**
+ * delivery-b administration per location (spec 1 "delivery-b"): like delivery-a, the location's
+ * connection lives in central `integration_connections` (provider `delivery-b`, `external_ref` the
+ * marketplace store id), calls go through the store API client, and every action is logged in
+ * `integration_events` (kind `admin`). Settings are changed at `/settings` (there is no PUT on the root).
+ */
+const PROVIDER = 'delivery-b';
+
+export interface DeliveryBSettings {
+  readonly auto_accept_orders: boolean;
+  readonly prep_time_minutes: number;
+  readonly fulfillment: DeliveryBFulfillment;
+}
+const DEFAULT_SETTINGS: DeliveryBSettings = { auto_accept_orders: false, prep_time_minutes: 15, fulfillment: { delivery: true, pickup: false } };
+
+export interface DeliveryBStatus {
+  readonly enabled: boolean;
+  readonly store_id: string | null;
+  readonly status: string;
+  readonly connected_at: string | null;
+  readonly menu_synced_at: string | null;
+  readonly settings: DeliveryBSettings;
+}
+
+interface ConnectionRow {
+  id: string;
+  external_ref: string;
+  status: string;
+  connected_at: Date | null;
+  menu_sync_requested_at: Date | null;
+  settings: Record<string, unknown>;
+}
+
+async function connectionOf(db: CentralDb, scope: LocationScope): Promise<ConnectionRow | null> {
+  const r = await db
+    .selectFrom('integration_connections')
+    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_sync_requested_at', 'settings'])
+    .where('merchant_id', '=', scope.merchant.id)
+    .where('provider', '=', PROVIDER)
+    .where('location_id', '=', scope.locationId)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  return (r as ConnectionRow | undefined) ?? null;
+}
+
+async function activeConnection(db: CentralDb, scope: LocationScope): Promise<ConnectionRow> {
+  const c = await connectionOf(db, scope);
+  if (!c || c.status !== 'active') throw errors.notFound('delivery-b integration');
+  return c;
+}
+
+function settingsOf(c: ConnectionRow | null): DeliveryBSettings {
+  const s = (c?.settings ?? {}) as Partial<DeliveryBSettings>;
+  const f = s.fulfillment;
+  return {
+    auto_accept_orders: typeof s.auto_accept_orders === 'boolean' ? s.auto_accept_orders : DEFAULT_SETTINGS.auto_accept_orders,
+    prep_time_minutes: typeof s.prep_time_minutes === 'number' ? s.prep_time_minutes : DEFAULT_SETTINGS.prep_time_minutes,
+    fulfillment: f && typeof f.delivery === 'boolean' && typeof f.pickup === 'boolean' ? { delivery: f.delivery, pickup: f.pickup } : DEFAULT_SETTINGS.fulfillment,
+  };
+}
+
+function statusOf(c: ConnectionRow | null): DeliveryBStatus {
+  return {
+    enabled: c?.status === 'active',
+    store_id: c?.external_ref ?? null,
+    status: c?.status ?? 'disconnected',
+    connected_at: c?.connected_at ? new Date(c.connected_at).toISOString() : null,
+    menu_synced_at: c?.menu_sync_requested_at ? new Date(c.menu_sync_requested_at).toISOString() : null,
+    settings: settingsOf(c),
+  };
+}
+
+/** An unknown store is the caller's input (422 on `field`), a refusal is 409, the rest is 503. */
+function providerFailure(e: unknown, field?: string): never {
+  if (e instanceof ProviderError) {
+    if (e.kind === 'http' && e.status === 404 && field) throw errors.field(field, 'The store could not be found at delivery-b.');
+    if (e.kind === 'http' && (e.status === 409 || e.status === 404)) throw errors.conflict(`delivery-b refused the request: ${e.message.replace(/^delivery-b: /, '')}`);
+    throw errors.unavailable('delivery-b could not be reached.');
+  }
+  throw e;
+}
+
+async function logAction(db: CentralDb, scope: LocationScope, connectionId: string, eventType: string, detail: string | null, now: Date): Promise<void> {
+  await db
+    .insertInto('integration_events')
+    .values({ id: Bun.randomUUIDv7(), connection_id: connectionId, merchant_id: scope.merchant.id, location_id: scope.locationId, provider: PROVIDER, kind: 'admin', event_type: eventType, event_id: Bun.randomUUIDv7(), external_id: detail, status: 'done', created_at: now })
+    .execute();
+}
+
+async function settingsWrite(db: CentralDb, c: ConnectionRow, settings: DeliveryBSettings, now: Date): Promise<void> {
+  await db.updateTable('integration_connections').set({ settings: JSON.stringify(settings), updated_at: now }).where('id', '=', c.id).execute();
+}
+
+export async function deliveryBStatus(db: CentralDb, scope: LocationScope): Promise<DeliveryBStatus> {
+  return statusOf(await connectionOf(db, scope));
+}
+
+/**
+ * Connects the location to the marketplace store `storeId` (enable and select-store): the store must
+ * exist at delivery-b and belong to no other merchant or location here (409); delivery-b is told our
+ * location id. A previous store of the location is let go at delivery-b and here.
+ */
+export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
+  const taken = await db.selectFrom('integration_connections').select(['merchant_id', 'location_id', 'status']).where('provider', '=', PROVIDER).where('external_ref', '=', input.store_id).executeTakeFirst();
+  if (taken && (taken.merchant_id !== scope.merchant.id || (taken.location_id !== scope.locationId && taken.status === 'active')))
+    throw errors.conflict('This delivery-b store is already connected elsewhere.', { reason: 'integration_taken' });
+  const existing = await connectionOf(db, scope);
+  let store: DeliveryBStore;
+  try {
+    await client.getStore(input.store_id);
+    store = await client.enableIntegration(input.store_id, scope.locationId);
+    if (existing && existing.status === 'active' && existing.external_ref !== input.store_id) await client.disableIntegration(existing.external_ref).catch(() => undefined);
+  } catch (e) {
+    providerFailure(e, 'store_id');
+  }
+  // The store's own prep time and fulfillment are what it runs with now.
+  const settings: DeliveryBSettings = {
+    ...settingsOf(existing),
+    ...(input.auto_accept_orders !== undefined ? { auto_accept_orders: input.auto_accept_orders } : {}),
+    prep_time_minutes: store.prep_time_minutes,
+    fulfillment: store.fulfillment,
+  };
+  const id = await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('integration_connections').where('merchant_id', '=', scope.merchant.id).where('provider', '=', PROVIDER).where('location_id', '=', scope.locationId).where('external_ref', '<>', input.store_id).execute();
+    const row = await trx
+      .insertInto('integration_connections')
+      .values({ id: Bun.randomUUIDv7(), provider: PROVIDER, external_ref: input.store_id, merchant_id: scope.merchant.id, location_id: scope.locationId, status: 'active', settings: JSON.stringify(settings), connected_at: now, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['provider', 'external_ref']).doUpdateSet({ location_id: scope.locationId, status: 'active', settings: JSON.stringify(settings), connected_at: now, updated_at: now }))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+  await logAction(db, scope, id, existing?.status === 'active' ? 'store_selected' : 'enabled', input.store_id, now);
+  return statusOf(await connectionOf(db, scope));
+}
+
+/** select-store: only once enabled; otherwise the integration is a 404. */
+export async function selectDeliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope, storeId: string, now: Date): Promise<DeliveryBStatus> {
+  await activeConnection(db, scope);
+  return connectDeliveryBStore(db, client, scope, { store_id: storeId }, now);
+}
+
+/** Disables: delivery-b is told first (an unknown store there is fine), then the connection is marked disabled. */
+export async function disableDeliveryB(db: CentralDb, client: DeliveryBClient, scope: LocationScope, now: Date): Promise<DeliveryBStatus> {
+  const c = await activeConnection(db, scope);
+  try {
+    await client.disableIntegration(c.external_ref);
+  } catch (e) {
+    if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
+  }
+  await db.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
+  await logAction(db, scope, c.id, 'disabled', null, now);
+  return statusOf(await connectionOf(db, scope));
+}
+
+/** PUT /settings: local settings only (no provider call). */
+export async function updateDeliveryBSettings(db: CentralDb, scope: LocationScope, input: { auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
+  const c = await activeConnection(db, scope);
+  const settings = { ...settingsOf(c), ...(input.auto_accept_orders !== undefined ? { auto_accept_orders: input.auto_accept_orders } : {}) };
+  await settingsWrite(db, c, settings, now);
+  await logAction(db, scope, c.id, 'settings_updated', null, now);
+  return statusOf(await connectionOf(db, scope));
+}
+
+export async function deliveryBConfiguration(db: CentralDb, scope: LocationScope): Promise<DeliveryBSettings & { store_id: string }> {
+  const c = await activeConnection(db, scope);
+  return { store_id: c.external_ref, ...settingsOf(c) };
+}
+
+/** The stores the platform account can see, each marked when it is connected to this location. */
+export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<{ id: string; name: string; selected: boolean }[]> {
+  const c = await connectionOf(db, scope);
+  let stores: { id: string; name: string }[] = [];
+  try {
+    stores = await client.listStores();
+  } catch (e) {
+    providerFailure(e);
+  }
+  return stores.map((s) => ({ id: s.id, name: s.name, selected: c?.status === 'active' && c.external_ref === s.id }));
+}
+
+export async function deliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<DeliveryBStore> {
+  const c = await activeConnection(db, scope);
+  try {
+    return await client.getStore(c.external_ref);
+  } catch (e) {
+    return providerFailure(e);
+  }
+}
+
+export async function deliveryBStoreStatus(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<DeliveryBStoreStatus> {
+  return (await deliveryBStore(db, client, scope)).status;
+}
+
+export async function setDeliveryBStoreStatus(db: CentralDb, client: DeliveryBClient, scope: LocationScope, status: DeliveryBStoreStatus, now: Date): Promise<DeliveryBStoreStatus> {
+  const c = await activeConnection(db, scope);
+  let answered: DeliveryBStoreStatus;
+  try {
+    answered = await client.setStatus(c.external_ref, status);
+  } catch (e) {
+    return providerFailure(e);
+  }
+  await logAction(db, scope, c.id, 'store_status', answered, now);
+  return answered;
+}
+
+export async function setDeliveryBPrepTime(db: CentralDb, client: DeliveryBClient, scope: LocationScope, minutes: number, now: Date): Promise<DeliveryBStatus> {
+  const c = await activeConnection(db, scope);
+  let answered = minutes;
+  try {
+    answered = await client.setPrepTime(c.external_ref, minutes);
+  } catch (e) {
+    providerFailure(e);
+  }
+  await settingsWrite(db, c, { ...settingsOf(c), prep_time_minutes: answered }, now);
+  await logAction(db, scope, c.id, 'prep_time', String(answered), now);
+  return statusOf(await connectionOf(db, scope));
+}
+
+export async function setDeliveryBFulfillment(db: CentralDb, client: DeliveryBClient, scope: LocationScope, fulfillment: DeliveryBFulfillment, now: Date): Promise<DeliveryBStatus> {
+  const c = await activeConnection(db, scope);
+  let answered = fulfillment;
+  try {
+    answered = await client.setFulfillment(c.external_ref, fulfillment);
+  } catch (e) {
+    providerFailure(e);
+  }
+  await settingsWrite(db, c, { ...settingsOf(c), fulfillment: answered }, now);
+  await logAction(db, scope, c.id, 'fulfillment', `${answered.delivery ? 'delivery' : ''}${answered.delivery && answered.pickup ? ',' : ''}${answered.pickup ? 'pickup' : ''}`, now);
+  return statusOf(await connectionOf(db, scope));
+}
+
+
+/** Pushes the location's delivery menu, availability included (menu sync is push-only). */
+export async function syncDeliveryBMenu(db: CentralDb, tdb: TenantDb, client: DeliveryBClient, scope: LocationScope, now: Date): Promise<{ items: number }> {
+  const c = await activeConnection(db, scope);
+  const items = await deliveryMenuItems(tdb, scope.locationId);
+  let pushed = 0;
+  try {
+    pushed = await client.pushMenu(c.external_ref, items);
+  } catch (e) {
+    providerFailure(e);
+  }
+  await db.updateTable('integration_connections').set({ menu_sync_requested_at: now, updated_at: now }).where('id', '=', c.id).execute();
+  await logAction(db, scope, c.id, 'menu_synced', String(pushed), now);
+  return { items: pushed };
+}
+
+/** The menu as delivery-b holds it (a store without a pushed menu is a 409). */
+export async function deliveryBMenu(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<DeliveryBMenuItem[]> {
+  const c = await activeConnection(db, scope);
+  try {
+    return await client.menu(c.external_ref);
+  } catch (e) {
+    return providerFailure(e);
+  }
+}
+
+export async function deliveryBLogs(db: CentralDb, scope: LocationScope, limit: number | undefined): Promise<DeliveryALogEntry[]> {
+  const c = await connectionOf(db, scope);
+  if (!c) throw errors.notFound('delivery-b integration');
+  const rows = await db
+    .selectFrom('integration_events')
+    .select(['id', 'kind', 'event_type', 'status', 'external_id', 'created_at'])
+    .where('connection_id', '=', c.id)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(clampLogLimit(limit))
+    .execute();
+  return rows.map((r) => ({ id: r.id, kind: r.kind, event_type: r.event_type, status: r.status, reference: r.external_id, created_at: new Date(r.created_at).toISOString() }));
+}

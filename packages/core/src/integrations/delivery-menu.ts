@@ -1,0 +1,27 @@
+import { sql } from 'kysely';
+import type { TenantDb } from '@pos/db';
+
+/** What a marketplace menu push carries per item (delivery-a and delivery-b take the same shape). */
+export interface DeliveryMenuItem {
+  readonly id: string;
+  readonly name: string;
+  /** Minor units (cents), VAT included. */
+  readonly price: number;
+  readonly available: boolean;
+}
+
+/** The location's sellable delivery items with availability (stock at the location, negative stock allowed or not). */
+export async function deliveryMenuItems(tdb: TenantDb, locationId: string): Promise<DeliveryMenuItem[]> {
+  const rows = await tdb
+    .selectFrom('items as i')
+    .leftJoin('inventory_levels as l', (j) => j.onRef('l.item_id', '=', 'i.id').on('l.location_id', '=', locationId))
+    .select(['i.id', 'i.name', 'i.unit_price', 'i.allow_negative_stock', 'l.quantity'])
+    .where('i.visible', '=', true)
+    .where(sql<boolean>`'delivery' = any(i.channels)`)
+    .where((eb) => eb.or([eb('i.location_ids', 'is', null), sql<boolean>`${locationId}::uuid = any(i.location_ids)`]))
+    .orderBy('i.name')
+    .orderBy('i.id')
+    .limit(5000)
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, price: r.unit_price, available: r.allow_negative_stock || r.quantity === null || Number(r.quantity) > 0 }));
+}

@@ -1,0 +1,167 @@
+import type { CentralDb, TenantDb } from '@pos/db';
+import { ProviderError } from '@pos/providers/shared/provider-error';
+import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAOrderInput, type RegisterAOrderType } from '@pos/providers/register-a/register-a-client';
+import type { TransactionRow } from '../payments/transaction-records.ts';
+import { recordToken, registerARecordByTenant } from './register-a-records.ts';
+import { parseTokenKey, type TokenKey } from './token-crypto.ts';
+
+/**
+ * Order dispatch to the location's register (spec 3 post-capture step 3, `processOrderJob`): the
+ * captured order, read from its kitchen item documents, goes to the register integration of its
+ * location through `RegisterDispatcher` (register-a now; other registers plug in the same way).
+ * The transaction id is the register's `orderId`, so a second run (a retried job, `retry-sync`)
+ * finds the same order there instead of creating another.
+ */
+export interface RegisterOrder {
+  readonly orderId: string;
+  readonly orderType: RegisterAOrderType;
+  readonly lines: RegisterAOrderInput['lines'];
+  readonly paid: number;
+  readonly tip: number;
+  readonly serviceCharge: number;
+  readonly discountTotal: number;
+  readonly customerName: string | null;
+  readonly pickupTime: string | null;
+}
+
+/** What a dispatch ends with, written on the transaction (`pos_sync_status`, `pos_sync_detail`). */
+export type DispatchOutcome =
+  | { readonly status: 'synced'; readonly provider: string; readonly detail: string }
+  | { readonly status: 'not_configured'; readonly detail: string }
+  /** Refused for good (licence, amounts, token claims): retrying cannot help. */
+  | { readonly status: 'failed'; readonly provider: string; readonly detail: string }
+  /** Could not reach the register or it failed on its side: the job is retried with backoff. */
+  | { readonly status: 'retrying'; readonly provider: string; readonly detail: string };
+
+export interface RegisterDispatcher {
+  readonly provider: string;
+  /** The location's active integration of this provider, ready to push; null when there is none. */
+  target(tenantDatabase: string, locationId: string): Promise<{ push(order: RegisterOrder): Promise<{ externalId: string }> } | null>;
+}
+
+export interface RegisterDispatchDeps {
+  readonly central: CentralDb;
+  readonly dispatchers: readonly RegisterDispatcher[];
+}
+
+/** register-a: the record's store and decrypted token; money leaves in major units through the client. */
+export function registerADispatcher(central: CentralDb, config: { baseUrl: string; tokenKey: TokenKey; timeoutMs?: number }): RegisterDispatcher {
+  return {
+    provider: 'register-a',
+    async target(tenantDatabase, locationId) {
+      const rec = await registerARecordByTenant(central, tenantDatabase, locationId);
+      if (!rec || rec.status !== 'active' || !rec.storeId) return null;
+      const token = recordToken(config.tokenKey, rec);
+      if (!token) throw new RegisterATokenError('invalid_token', 'The stored register-a token cannot be read with the configured key.');
+      const client = new RegisterAClient({ baseUrl: config.baseUrl, token, ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}) });
+      const storeId = rec.storeId;
+      return {
+        async push(order) {
+          const o = await client.pushOrder(storeId, {
+            orderId: order.orderId,
+            orderType: order.orderType,
+            orderIsAlreadyPaid: true,
+            testOrder: false,
+            pickupTime: order.pickupTime,
+            lines: order.lines,
+            paid: order.paid,
+            tip: order.tip,
+            serviceCharge: order.serviceCharge,
+            discountTotal: order.discountTotal,
+            customerName: order.customerName,
+          });
+          return { externalId: o.id };
+        },
+      };
+    },
+  };
+}
+
+/** `dining_option` as the channel sent it -> a documented register-a `orderType`. */
+export function orderTypeOf(diningOption: string | null): RegisterAOrderType {
+  const d = (diningOption ?? '').toLowerCase();
+  if (d.includes('here') || d.includes('eat') || d.includes('dine') || d.includes('table')) return 'EAT_IN';
+  if (d.includes('deliver')) return 'DELIVERY';
+  if (d.includes('take') || d.includes('pick') || d.includes('away')) return 'PICKUP';
+  return 'UNKNOWN';
+}
+
+/**
+ * The register order of a captured transaction, in cents. A line whose total divides by its quantity
+ * goes as quantity x unit price (modifier prices folded in, their names kept); otherwise as one line
+ * of its total, so the lines always add up to what was charged. Any difference left between the
+ * lines with tip and fees and the captured total is sent as a discount, never as a higher payment.
+ */
+export function registerOrderOf(t: TransactionRow, kitchen: readonly { name: string; qty: number; total: number; modifiers: unknown }[]): RegisterOrder {
+  const lines = kitchen.map((k) => {
+    const mods = Array.isArray(k.modifiers) ? (k.modifiers as any[]).map((m) => ({ name: String(m?.name ?? m?.modifier_name ?? ''), price: 0 })).filter((m) => m.name) : [];
+    return k.qty > 0 && k.total % k.qty === 0 ? { name: k.name, quantity: k.qty, unitPrice: k.total / k.qty, modifiers: mods } : { name: `${k.qty} x ${k.name}`, quantity: 1, unitPrice: k.total, modifiers: mods };
+  });
+  const sum = kitchen.reduce((a, k) => a + k.total, 0) + t.tip_amount + t.fees;
+  const discountTotal = Math.max(t.discount, sum - t.total);
+  return {
+    orderId: t.id,
+    orderType: orderTypeOf(t.dining_option),
+    lines,
+    paid: t.total,
+    tip: t.tip_amount,
+    serviceCharge: t.fees,
+    discountTotal: Math.max(0, discountTotal),
+    customerName: t.customer_name,
+    pickupTime: t.scheduled_for ? new Date(t.scheduled_for).toISOString() : null,
+  };
+}
+
+/** Pushes the transaction's order to its location's register and writes the outcome on the transaction. */
+export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<DispatchOutcome> {
+  let outcome: DispatchOutcome = { status: 'not_configured', detail: 'No register is configured for this location.' };
+  for (const d of deps.dispatchers) {
+    let target;
+    try {
+      target = await d.target(tenantDatabase, t.location_id);
+    } catch (e) {
+      outcome = classify(d.provider, e);
+      break;
+    }
+    if (!target) continue;
+    const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
+    try {
+      const r = await target.push(registerOrderOf(t, kitchen));
+      outcome = { status: 'synced', provider: d.provider, detail: `${d.provider} order ${r.externalId}` };
+    } catch (e) {
+      outcome = classify(d.provider, e);
+    }
+    break;
+  }
+  await tdb.updateTable('transactions').set({ pos_sync_status: outcome.status, pos_sync_detail: outcome.detail.slice(0, 500) }).where('id', '=', t.id).execute();
+  return outcome;
+}
+
+function classify(provider: string, e: unknown): DispatchOutcome {
+  if (e instanceof RegisterATokenError) return { status: 'failed', provider, detail: e.message };
+  if (e instanceof RegisterAError && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 429) return { status: 'failed', provider, detail: e.providerMessage };
+  if (e instanceof ProviderError) return { status: 'retrying', provider, detail: e.message };
+  throw e;
+}
+
+/** The dispatchers the environment configures (register-a needs its base URL and the token key). */
+export function registerDispatchFromEnv(central: CentralDb, env: { REGISTER_A_BASE_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined }): RegisterDispatchDeps {
+  const key = parseTokenKey(env.INTEGRATION_TOKEN_KEY);
+  const dispatchers: RegisterDispatcher[] = [];
+  if (env.REGISTER_A_BASE_URL && key) dispatchers.push(registerADispatcher(central, { baseUrl: env.REGISTER_A_BASE_URL, tokenKey: key }));
+  return { central, dispatchers };
+}
+
+/**
+ * The post-capture dispatch step with a register configuration: the outcome on the transaction, the
+ * step recorded once it is final; a transient failure throws so the job is retried with backoff.
+ */
+export async function dispatchCaptured(deps: RegisterDispatchDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<void> {
+  const o = await dispatchToRegister(deps, tdb, tenantDatabase, t);
+  if (o.status === 'retrying') throw new Error(`register dispatch of ${t.id} will be retried: ${o.detail}`);
+  await tdb
+    .insertInto('transaction_steps')
+    .values({ transaction_id: t.id, step: 'register_dispatch', outcome: o.status, detail: o.detail.slice(0, 500) })
+    .onConflict((oc) => oc.columns(['transaction_id', 'step']).doUpdateSet({ outcome: o.status, detail: o.detail.slice(0, 500) }))
+    .execute();
+}

@@ -1,0 +1,87 @@
+import type Redis from 'ioredis';
+import { sql } from 'kysely';
+import type { TenantDb, TenantTx } from '@pos/db';
+import type { Logger } from '@pos/kernel';
+import { kitchenChannel } from '../payments/payment-events.ts';
+
+/**
+ * Kitchen events: what a kitchen screen shows changing (a new ticket, an order action, an item or
+ * modifier mark, a customer signal). Each is numbered per location (`seq`, 1, 2, 3, ... without gaps)
+ * in the transaction that makes the change: the location's counter row is locked until the commit,
+ * so numbers become visible in order. After the commit the event is published on the tenant's kitchen
+ * channel; a screen that reconnects passes the last `seq` it saw and is sent the ones after it.
+ */
+export interface KitchenEvent {
+  readonly type: 'kitchen.ticket';
+  readonly seq: number;
+  readonly action: string;
+  readonly location_id: string;
+  readonly station_id: string;
+  readonly order: { readonly id: string } & Record<string, unknown>;
+}
+
+/** Events kept for catch-up; older ones are pruned (a screen offline longer reloads its orders). */
+const RETENTION = '2 days';
+/** How often (in events per location) the pruning runs. */
+const PRUNE_EVERY = 500;
+/** At most this many events are replayed; beyond, the screen is told to reload (`kitchen.resync`). */
+export const MAX_REPLAY = 1000;
+
+/** Numbers and stores one kitchen event; call inside the transaction that makes the change. */
+export async function appendKitchenEvent(db: TenantDb | TenantTx, e: Omit<KitchenEvent, 'type' | 'seq'>): Promise<KitchenEvent> {
+  const c = await db
+    .insertInto('kitchen_event_cursors')
+    .values({ location_id: e.location_id, last_seq: 1 })
+    .onConflict((oc) => oc.column('location_id').doUpdateSet({ last_seq: sql`kitchen_event_cursors.last_seq + 1` }))
+    .returning('last_seq')
+    .executeTakeFirstOrThrow();
+  const seq = Number(c.last_seq);
+  const event: KitchenEvent = { type: 'kitchen.ticket', seq, ...e };
+  await db
+    .insertInto('kitchen_events')
+    .values({ location_id: e.location_id, seq, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: JSON.stringify(event) })
+    .execute();
+  if (seq % PRUNE_EVERY === 0) {
+    await db.deleteFrom('kitchen_events').where('location_id', '=', e.location_id).where('created_at', '<', sql<Date>`now() - ${RETENTION}::interval`).execute();
+  }
+  return event;
+}
+
+/** Publishes committed events on the kitchen channel; a failure is logged (screens catch up on reconnect). */
+export async function publishKitchenEvents(redis: Redis, tenantDatabase: string, events: readonly KitchenEvent[], log: Logger): Promise<void> {
+  for (const e of events) {
+    try {
+      await redis.publish(kitchenChannel(tenantDatabase), JSON.stringify(e));
+    } catch (err) {
+      log.warn('kitchen event push failed', { seq: e.seq, location_id: e.location_id, err });
+    }
+  }
+}
+
+/** A publisher bound to one tenant, for use cases that write kitchen events (null without Redis). */
+export type KitchenPublisher = (events: readonly KitchenEvent[]) => Promise<void>;
+export function kitchenPublisher(redis: Redis | undefined, tenantDatabase: string, log: Logger): KitchenPublisher {
+  return async (events) => {
+    if (redis && events.length) await publishKitchenEvents(redis, tenantDatabase, events, log);
+  };
+}
+
+/** The location's last event number (0 before the first). */
+export async function latestKitchenSeq(db: TenantDb, locationId: string): Promise<number> {
+  const r = await db.selectFrom('kitchen_event_cursors').select('last_seq').where('location_id', '=', locationId).executeTakeFirst();
+  return r ? Number(r.last_seq) : 0;
+}
+
+/**
+ * The events after `after` at a location, oldest first. `complete` is false when the cursor is older
+ * than what is kept or more than MAX_REPLAY events were missed: the screen must reload its orders.
+ */
+export async function kitchenEventsAfter(db: TenantDb, locationId: string, after: number): Promise<{ events: KitchenEvent[]; complete: boolean; latest: number }> {
+  const latest = await latestKitchenSeq(db, locationId);
+  if (after >= latest) return { events: [], complete: after <= latest, latest };
+  if (latest - after > MAX_REPLAY) return { events: [], complete: false, latest };
+  const rows = await db.selectFrom('kitchen_events').select(['seq', 'payload']).where('location_id', '=', locationId).where('seq', '>', String(after)).where('seq', '<=', String(latest)).orderBy('seq').execute();
+  // Gap-free numbering: fewer rows than numbers means some were pruned.
+  const complete = rows.length === latest - after;
+  return { events: complete ? rows.map((r) => r.payload as unknown as KitchenEvent) : [], complete, latest };
+}

@@ -1,0 +1,327 @@
+import type { Redis } from 'ioredis';
+import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
+import { errors, type Logger } from '@pos/kernel';
+import { mintIdempotencyKey, paymentTimeProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { ProviderError } from '@pos/providers/payments';
+import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
+import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
+import { capturePayment, type CaptureDeps } from '../payments/capture-payment.ts';
+import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
+import { readPaymentSettings } from '../payments/kiosk-device.ts';
+import type { PaymentProviders } from '../payments/payment-providers.ts';
+import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
+import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { readSettings } from './channel-settings.ts';
+import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
+
+/**
+ * Online ordering payments (spec 3 "Online ordering payment creation" and "Verification"). The order
+ * is priced server-side from the published online menu through the one pricing function, stored as a
+ * `Pending` transaction of channel `online_ordering`, then its payment starts on the provider the
+ * rules choose: free and test-mode orders complete without a provider; platform-a (integration
+ * active) gets a payment order paid later through `payment/process`; card-a gets a card intent, or
+ * for the local debit scheme an intent (customer full name required) or a hosted checkout; the
+ * legacy card-b hosted checkout when the default provider is overridden away from card-a.
+ */
+export interface OnlinePaymentDeps {
+  readonly db: CentralDb;
+  readonly redis: Redis;
+  readonly providers: PaymentProviders;
+  readonly log: Logger;
+  readonly now: () => Date;
+  /** Where the legacy card-b hosted page sends the customer back (the storefront). */
+  readonly checkoutReturnUrl?: string;
+}
+
+export interface OnlinePaymentInput {
+  readonly lines: readonly QuoteLineInput[];
+  readonly payment_method?: 'card' | 'local_debit';
+  readonly customer?: { readonly name?: string; readonly email?: string; readonly phone?: string };
+  /** A timeslot start (UTC ISO) from available-timeslots; absent = as soon as possible (the location must be open). */
+  readonly scheduled_for?: string;
+  readonly dining_option?: 'Pickup' | 'Delivery';
+  /** Cents. */
+  readonly tip_amount?: number;
+  /** Table QR ordering: the open session of the scanned table at this location. */
+  readonly table_session_id?: string;
+}
+
+export const LOCAL_DEBIT_NAME_REQUIRED = 'A customer full name is required to pay with the local debit scheme.';
+export const ORDERING_CLOSED = 'The restaurant is not taking orders right now.';
+export const TIMESLOT_UNAVAILABLE = 'The chosen timeslot is not available.';
+
+const captureDeps = (deps: OnlinePaymentDeps, sf: Storefront, tenantDatabase: string): CaptureDeps => ({
+  tdb: sf.tdb,
+  tenantDatabase,
+  redis: deps.redis,
+  providers: deps.providers,
+  log: deps.log,
+  now: deps.now,
+});
+
+async function tenantDatabaseOf(db: CentralDb, merchantId: string): Promise<string> {
+  return (await db.selectFrom('merchants').select('tenant_database').where('id', '=', merchantId).executeTakeFirstOrThrow()).tenant_database;
+}
+
+/** The table QR fields of a snapshot, kept when the provider's snapshot replaces it. */
+function tableQrOf(snapshot: Record<string, unknown>): Record<string, unknown> {
+  return typeof snapshot.table_session_id === 'string' ? { channel: snapshot.channel, table_session_id: snapshot.table_session_id } : {};
+}
+
+/** A full name: two words at least (first and last name). */
+function isFullName(name: string | undefined): boolean {
+  return typeof name === 'string' && name.trim().split(/\s+/).filter(Boolean).length >= 2;
+}
+
+export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, customerId: string | null = null) {
+  const now = deps.now();
+  const sf = await storefrontOf(deps.db, slug);
+  const { loc, view } = await onlineLocation(sf, locationId);
+  let scheduled: Date | null = null;
+  if (input.scheduled_for !== undefined) {
+    scheduled = new Date(input.scheduled_for);
+    if (Number.isNaN(scheduled.getTime())) throw errors.field('scheduled_for', 'The scheduled for field must be a date-time.');
+    const { formatInTimeZone } = await import('date-fns-tz');
+    const day = formatInTimeZone(scheduled, loc.timezone, 'yyyy-MM-dd');
+    const offered = await availableTimeslots(deps.db, slug, loc.id, day, now).catch(() => ({ slots: [] as { start: string }[] }));
+    // A slot past midnight of a crossing window belongs to the previous business day.
+    const previous = await availableTimeslots(deps.db, slug, loc.id, formatInTimeZone(new Date(scheduled.getTime() - 86_400_000), loc.timezone, 'yyyy-MM-dd'), now).catch(() => ({ slots: [] as { start: string }[] }));
+    if (![...offered.slots, ...previous.slots].some((s) => s.start === scheduled!.toISOString())) throw errors.field('scheduled_for', TIMESLOT_UNAVAILABLE);
+  } else if (!view.open_now) {
+    throw errors.businessRule(ORDERING_CLOSED, { reason: 'ordering_closed' });
+  }
+  if (input.table_session_id !== undefined) {
+    const session = await sf.tdb.selectFrom('table_sessions').select(['id', 'status']).where('id', '=', input.table_session_id).where('location_id', '=', loc.id).executeTakeFirst();
+    if (!session) throw errors.notFound('table_session');
+    if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
+  }
+  const method = input.payment_method ?? 'card';
+  const { settings } = await readSettings(sf.tdb, loc.id, 'online_ordering');
+  if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
+    throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
+  }
+  const quote = await quoteBasket({ tdb: sf.tdb, redis: deps.redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: 'online_ordering' }, input.lines);
+  if (quote.total < settings.minimum_order) {
+    throw errors.businessRule(`The minimum order is ${(settings.minimum_order / 100).toFixed(2)}.`, { reason: 'minimum_order' });
+  }
+  const location = await sf.tdb.selectFrom('locations').select('payment_settings').where('id', '=', loc.id).executeTakeFirstOrThrow();
+  const pay = readPaymentSettings(location.payment_settings);
+  const stamped = stampPaymentProvider('online_ordering', null, deps.providers.defaults);
+  const id = Bun.randomUUIDv7();
+  // No device online: the transaction id stands in for it, so two orders in one millisecond never share a key.
+  const key = mintIdempotencyKey(`online-${id}`, now.getTime());
+  const tip = input.tip_amount ?? 0;
+  const tenantDatabase = await tenantDatabaseOf(deps.db, sf.merchant.id);
+
+  await withWriteRetry(() =>
+    sf.tdb.transaction().execute(async (tx) => {
+      const orderNo = await nextCounter(tx, loc.id, 'order_no');
+      await tx
+        .insertInto('transactions')
+        .values({
+          id,
+          location_id: loc.id,
+          device_id: null,
+          channel: 'online_ordering',
+          order_no: orderNo,
+          status: 'Pending',
+          order_status: null,
+          payment_provider: stamped,
+          // capturePayment binds the order to the snapshot's table session (spec 3 "verify (online)").
+          payment_snapshot: JSON.stringify(input.table_session_id ? { idempotency_key: key, channel: 'table_qr', table_session_id: input.table_session_id } : { idempotency_key: key }),
+          idempotency_key: key,
+          all_idempotency_keys: [key],
+          invalid_idempotency_keys: [],
+          receipt_no: null,
+          subtotal: quote.subtotal,
+          discount: quote.discount,
+          vat: quote.vat,
+          tip_amount: tip,
+          total: quote.total + tip,
+          by_vat_rate: JSON.stringify(quote.by_vat_rate),
+          offers: JSON.stringify(quote.offers),
+          menu_version: quote.menu_version,
+          is_test: pay.test_mode,
+          customer_id: customerId,
+          loyalty_token: null,
+          customer_name: input.customer?.name?.trim() || null,
+          dining_option: input.dining_option ?? 'Pickup',
+          scheduled_for: scheduled,
+          cart_session_id: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await tx
+        .insertInto('transaction_lines')
+        .values(
+          quote.lines.map((l, position) => ({
+            transaction_id: id,
+            position,
+            item_id: l.item_id,
+            category_id: l.category_id,
+            name: l.name,
+            qty: l.qty,
+            unit_price: l.unit_price,
+            vat_rate: l.vat_rate,
+            gross: l.gross,
+            discount: l.discount,
+            total: l.total,
+            modifiers: JSON.stringify(l.modifiers),
+            variant: l.variant === null ? null : JSON.stringify(l.variant),
+          })),
+        )
+        .execute();
+    }),
+  );
+  const t = await loadTransaction(sf.tdb, id);
+  const base = { transaction_id: t.id, order_no: t.order_no, total: t.total, currency: deps.providers.currency };
+
+  // Rule 1: free, or a location in payment test mode: a synthetic snapshot, verification after the response.
+  if (t.total === 0 || pay.test_mode) {
+    await sf.tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...tableQrOf(t.payment_snapshot), idempotency_key: key, id: `free_${t.id}`, is_free: true }), is_free: t.total === 0 }).where('id', '=', t.id).execute();
+    setTimeout(() => {
+      capturePayment(captureDeps(deps, sf, tenantDatabase), t.id, { kind: 'free' }).catch((e) => deps.log.error('online free-order verification failed', { transaction_id: t.id, err: e }));
+    }, 0);
+    return { ...base, provider: null, payment: { id: `free_${t.id}`, is_free: true } };
+  }
+
+  const provider: PaymentProvider = paymentTimeProvider(stamped, pay.platform_a_active);
+  let snapshot: Record<string, unknown>;
+  let payment: Record<string, unknown>;
+  try {
+    switch (provider) {
+      case 'platform-a': {
+        // A payment order: the storefront takes the card and sends its source to `payment/process`.
+        if (!pay.platform_a_location_id) throw errors.businessRule('platform-a location is not configured for this location.', { reason: 'platform_a_not_configured' });
+        snapshot = { provider, idempotency_key: key, platform_location_id: pay.platform_a_location_id };
+        payment = { success: true, amount: t.total, platform_location_id: pay.platform_a_location_id };
+        break;
+      }
+      case 'card-a': {
+        if (!deps.providers.cardA) notConfigured('card-a');
+        const metadata = { location_id: loc.id, transaction_id: t.id, idempotency_key: key, order_no: String(t.order_no), channel: 'online_ordering' };
+        if (method === 'local_debit' && !settings.local_debit_intent) {
+          const cs = await deps.providers.cardA.createCheckoutSession({
+            amount: t.total,
+            currency: deps.providers.currency.toLowerCase(),
+            successUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}`,
+            cancelUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}&cancelled=1`,
+            metadata,
+            idempotencyKey: key,
+          });
+          snapshot = { provider, idempotency_key: key, sessionId: cs.id, id: cs.payment_intent };
+          payment = { id: cs.id, url: cs.url };
+        } else {
+          const pi = await deps.providers.cardA.createPaymentIntent({
+            amount: t.total,
+            currency: deps.providers.currency.toLowerCase(),
+            paymentMethodTypes: [method === 'local_debit' ? 'local_debit' : 'card'],
+            metadata,
+            idempotencyKey: key,
+          });
+          snapshot = { provider, idempotency_key: key, id: pi.id };
+          payment = { id: pi.id, client_secret: pi.client_secret, amount: pi.amount, created: pi.created, status: pi.status };
+        }
+        break;
+      }
+      case 'card-b': {
+        if (!deps.providers.cardB) notConfigured('card-b');
+        const order = await deps.providers.cardB.createOrder({
+          amount: t.total,
+          customerTrns: `Order ${t.order_no}`,
+          merchantTrns: String(t.order_no),
+          tags: [loc.id, 'online_ordering'],
+          checkoutUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}`,
+        });
+        snapshot = { provider, idempotency_key: key, orderCode: order.orderCode };
+        payment = { orderCode: order.orderCode, redirectUrl: order.redirectUrl };
+        break;
+      }
+    }
+  } catch (e) {
+    if (e instanceof ProviderError) {
+      deps.log.warn('online payment failed to start', { transaction_id: t.id, provider, err: e });
+      providerFailure(e);
+    }
+    throw e;
+  }
+  await sf.tdb.transaction().execute(async (tx) => {
+    const cur = await tx.selectFrom('transactions').select('status').where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
+    const d = paymentTransition(cur.status, { kind: 'start' });
+    if (d.kind !== 'accepted') return;
+    await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify({ ...tableQrOf(t.payment_snapshot), ...snapshot }), updated_at: deps.now() }).where('id', '=', t.id).execute();
+  });
+  return { ...base, provider, payment };
+}
+
+async function onlineTransaction(tdb: TenantDb, locationId: string, transactionId: string): Promise<TransactionRow> {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const row = UUID.test(transactionId)
+    ? await tdb.selectFrom('transactions').select('id').where('id', '=', transactionId).where('location_id', '=', locationId).where('channel', '=', 'online_ordering').executeTakeFirst()
+    : undefined;
+  if (!row) throw errors.notFound('transaction');
+  return loadTransaction(tdb, row.id);
+}
+
+const verifiedView = (t: TransactionRow) => ({ transaction_id: t.id, order_no: t.order_no, status: t.status, receipt_no: t.receipt_no, total: t.total });
+
+/**
+ * Verification: free or test mode completes; platform-a (paid through `payment/process`) and card-a
+ * (the checkout session's intent, or the intent) are asked at the provider by the capture; the legacy
+ * card-b path reads the order's transactions by `orderCode` and captures a pre-authorisation.
+ */
+export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, transactionId: string) {
+  const sf = await storefrontOf(deps.db, slug);
+  const { loc } = await onlineLocation(sf, locationId);
+  let t = await onlineTransaction(sf.tdb, loc.id, transactionId);
+  const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
+  if (t.status === 'Complete') return verifiedView(t);
+  if (t.payment_snapshot.is_free === true) {
+    await capturePayment(capture, t.id, { kind: 'free' });
+  } else {
+    const provider = typeof t.payment_snapshot.provider === 'string' ? t.payment_snapshot.provider : t.payment_provider;
+    if (provider === 'card-b') {
+      await verifyCardBOnline(capture, t);
+    } else if (provider === 'card-a') {
+      await capturePayment(capture, t.id, { kind: 'poll' });
+    } else if (provider === 'platform-a' && typeof t.payment_snapshot.payment_id === 'string') {
+      await capturePlatformA(deps, capture, t);
+    }
+  }
+  t = await loadTransaction(sf.tdb, t.id);
+  return verifiedView(t);
+}
+
+/** Asks platform-a how the order's payment stands and captures with what it says. */
+async function capturePlatformA(deps: OnlinePaymentDeps, capture: CaptureDeps, t: TransactionRow) {
+  if (!deps.providers.platformA) notConfigured('platform-a');
+  const p = await deps.providers.platformA.getPayment(String(t.payment_snapshot.payment_id)).catch(providerFailure);
+  const outcome = p.status === 'COMPLETED' ? 'succeeded' : p.status === 'APPROVED' ? 'authorised' : p.status === 'FAILED' ? 'failed' : p.status === 'CANCELED' ? 'aborted' : null;
+  if (outcome) await capturePayment(capture, t.id, { kind: 'webhook', outcome, data: { payment_id: p.id, payment_status: p.status } });
+}
+
+/**
+ * `POST /online-ordering/payment/process`: pays a platform-a payment order with the card source the
+ * storefront tokenised, then captures with platform-a's answer. The transaction names its merchant
+ * through the slug; a transaction not of platform-a is 409.
+ */
+export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { slug: string; location_id: string; transaction_id: string; source_id: string }) {
+  const sf = await storefrontOf(deps.db, input.slug);
+  const { loc } = await onlineLocation(sf, input.location_id);
+  const t = await onlineTransaction(sf.tdb, loc.id, input.transaction_id);
+  if (t.payment_snapshot.provider !== 'platform-a') throw errors.conflict('This order is not paid through platform-a.', { reason: 'not_platform_a' });
+  const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
+  if (t.status === 'Complete') return verifiedView(t);
+  if (!deps.providers.platformA) notConfigured('platform-a');
+  let paymentId = typeof t.payment_snapshot.payment_id === 'string' ? t.payment_snapshot.payment_id : null;
+  if (!paymentId) {
+    const p = await deps.providers.platformA
+      .createPayment({ idempotencyKey: t.id.replaceAll('-', ''), sourceId: input.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') })
+      .catch(providerFailure);
+    paymentId = p.id;
+    await sf.tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...t.payment_snapshot, payment_id: p.id }), updated_at: deps.now() }).where('id', '=', t.id).execute();
+  }
+  await capturePlatformA(deps, capture, await loadTransaction(sf.tdb, t.id));
+  return verifiedView(await loadTransaction(sf.tdb, t.id));
+}

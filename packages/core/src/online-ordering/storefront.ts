@@ -1,0 +1,119 @@
+import type { Redis } from 'ioredis';
+import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { addLocalDays, applySlotCapacity, candidateSlots, capacitySlotOf, localDateOf } from '@pos/domain';
+import type { PublishedMenu } from '../catalog/published/published-catalog.ts';
+import { readPublishedCatalog } from '../catalog/published/read-published-catalog.ts';
+import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
+import { findLocation, onlineOrderingView, readSettings, type LocationRow } from './channel-settings.ts';
+
+/** The public side of online ordering: a merchant found by its slug, its locations, menus and timeslots. */
+export interface Storefront {
+  merchant: { id: string; slug: string; name: string };
+  tdb: TenantDb;
+}
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** The merchant of a public slug, bound to its tenant store; an unknown slug is 404 `restaurant`. */
+export async function storefrontOf(db: CentralDb, slug: string): Promise<Storefront> {
+  const m = SLUG.test(slug) ? await db.selectFrom('merchants').select(['id', 'slug', 'name', 'tenant_database']).where('slug', '=', slug).executeTakeFirst() : undefined;
+  if (!m) throw errors.notFound('restaurant');
+  return { merchant: { id: m.id, slug: m.slug, name: m.name }, tdb: bindTenant(db, m.tenant_database) };
+}
+
+/** A location of the storefront that takes online orders; otherwise 404 `location`. */
+export async function onlineLocation(sf: Storefront, locationId: string): Promise<{ loc: LocationRow; view: ReturnType<typeof onlineOrderingView> }> {
+  const loc = await findLocation(sf.tdb, locationId);
+  const s = await readSettings(sf.tdb, loc.id, 'online_ordering');
+  if (!s.settings.enabled) throw errors.notFound('location');
+  return { loc, view: onlineOrderingView(loc, s, new Date()) };
+}
+
+/** The online-ordering part of a published menu: only items sold online, empty groups left out. */
+export function onlineMenu(menu: PublishedMenu | null) {
+  if (!menu || !menu.channels.includes('online_ordering')) return null;
+  return {
+    menu_id: menu.menu_id,
+    name: menu.name,
+    display_groups: menu.display_groups
+      .map((g) => ({ ...g, items: g.items.filter((it) => it.channels.includes('online_ordering')) }))
+      .filter((g) => g.items.length > 0),
+  };
+}
+
+/** `GET /online-ordering/{slug}`: the merchant and every location with online ordering on, each with hours, channels and menu. */
+export async function describeStorefront(db: CentralDb, redis: Redis, slug: string, now: Date) {
+  const sf = await storefrontOf(db, slug);
+  const locs = await sf.tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone']).orderBy('name').orderBy('id').execute();
+  const locations = [];
+  for (const loc of locs) {
+    const s = await readSettings(sf.tdb, loc.id, 'online_ordering');
+    if (!s.settings.enabled) continue;
+    const v = onlineOrderingView(loc, s, now);
+    const catalog = await readPublishedCatalog(sf.tdb, redis, sf.merchant.id, loc.id);
+    locations.push({
+      id: loc.id,
+      name: loc.name,
+      address: loc.address,
+      country: loc.country,
+      timezone: loc.timezone,
+      opening_hours: v.opening_hours,
+      open_now: v.open_now,
+      snoozed_until: v.snoozed_until,
+      preparation_minutes: v.preparation_minutes,
+      minimum_order: v.minimum_order,
+      channels: { pickup: v.pickup, delivery: v.delivery },
+      menu: onlineMenu(catalog.menu),
+    });
+  }
+  return { merchant: { slug: sf.merchant.slug, name: sf.merchant.name }, locations };
+}
+
+/**
+ * `POST …/available-timeslots`: the slots of a business day (today in the location's zone when no date
+ * is sent) within `max_days_ahead`, each with the orders it still takes. A date outside that range
+ * is 422 on `date`.
+ */
+export async function availableTimeslots(db: CentralDb, slug: string, locationId: string, date: string | undefined, now: Date) {
+  const sf = await storefrontOf(db, slug);
+  const { loc } = await onlineLocation(sf, locationId);
+  const { settings, snoozed_until } = await readSettings(sf.tdb, loc.id, 'online_ordering');
+  const today = localDateOf(now, loc.timezone);
+  const day = date ?? today;
+  if (day < today || day > addLocalDays(today, settings.max_days_ahead)) {
+    throw errors.field('date', `The date must be between ${today} and ${addLocalDays(today, settings.max_days_ahead)}.`);
+  }
+  const slots = candidateSlots({ timeZone: loc.timezone, hours: settings.opening_hours, preparationMinutes: settings.preparation_minutes, snoozedUntil: snoozed_until }, day, now);
+  const taken = new Map<number, number>();
+  if (settings.slot_capacity > 0 && slots.length > 0) {
+    const rows = await sf.tdb
+      .selectFrom('transactions')
+      .select(['capacity_slot_at', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('location_id', '=', loc.id)
+      .where('status', '=', 'Complete')
+      .where('capacity_slot_at', '>=', capacitySlotOf(slots[0]!.start))
+      .where('capacity_slot_at', '<=', slots[slots.length - 1]!.start)
+      .groupBy('capacity_slot_at')
+      .execute();
+    for (const r of rows) if (r.capacity_slot_at) taken.set(new Date(r.capacity_slot_at).getTime(), Number(r.n));
+  }
+  return {
+    location_id: loc.id,
+    date: day,
+    timezone: loc.timezone,
+    slots: applySlotCapacity(slots, settings.slot_capacity, taken).map((s) => ({ start: s.start.toISOString(), end: s.end.toISOString(), time: s.local, remaining: s.remaining })),
+  };
+}
+
+/**
+ * `POST …/offers/validate`: the basket priced on the online channel with the location's active offers
+ * (the one pricing function), so the storefront shows which offers apply and the discount before
+ * paying. The payment prices the same basket again; nothing is stored.
+ */
+export async function validateOnlineOffers(db: CentralDb, redis: Redis, slug: string, locationId: string, lines: readonly QuoteLineInput[], now: Date) {
+  const sf = await storefrontOf(db, slug);
+  const { loc } = await onlineLocation(sf, locationId);
+  const q = await quoteBasket({ tdb: sf.tdb, redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: 'online_ordering' }, lines);
+  return { location_id: loc.id, subtotal: q.subtotal, discount: q.discount, vat: q.vat, total: q.total, offers: q.offers };
+}

@@ -1,0 +1,296 @@
+import type { TenantDb, TenantTx } from '@pos/db';
+import { renderEpos } from '@pos/domain/printing/render';
+import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
+import { enqueuePrintJob } from './print-jobs.ts';
+import { materialisePrinterSettings } from './printer-profiles.ts';
+
+/**
+ * What gets printed when things happen (issue 15 point 6): builds the print model from the stored
+ * records, renders it once per printer (paper width) and queues it. Customer receipts, reports and
+ * test prints go to the location's receipt printers; kitchen tickets to the printers of the ticket's
+ * station. Printers not yet configured get nothing; configured ones keep the job until they poll.
+ * The source key makes a re-run (a retried job, a repeated hook) queue nothing new.
+ */
+
+type Db = TenantDb | TenantTx;
+
+/** Date and time as printed, in the location's time zone. */
+export function printedDate(at: Date, timeZone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false }).format(at).replace(',', '');
+  } catch {
+    return at.toISOString().slice(0, 16).replace('T', ' ');
+  }
+}
+
+async function printersOf(db: Db, where: { locationId: string; role: 'receipt' } | { stationId: string; role: 'kitchen' }) {
+  let q = db.selectFrom('printers').select(['id', 'paper_width_mm', 'name', 'printer_profile_id']).where('state', 'in', ['configured', 'paired']).where('role', '=', where.role);
+  q = 'stationId' in where ? q.where('station_id', '=', where.stationId) : q.where('location_id', '=', where.locationId);
+  return q.orderBy('id').execute();
+}
+
+const isCustomer = (m: PrintModel): m is CustomerReceipt => m.kind === 'sale' || m.kind === 'refund' || m.kind === 'order';
+
+/** The receipt footer lines of each printer's profile (printer profiles, `receipt_footer`). */
+async function footersOf(db: Db, printers: Awaited<ReturnType<typeof printersOf>>): Promise<Map<string, string[]>> {
+  const ids = [...new Set(printers.map((p) => p.printer_profile_id).filter((x): x is string => !!x))];
+  if (!ids.length) return new Map();
+  const rows = await db.selectFrom('printer_profiles').select(['id', 'settings']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, materialisePrinterSettings(parse<Record<string, unknown>>(r.settings)).receipt_footer]));
+}
+
+async function queueFor(db: Db, printers: Awaited<ReturnType<typeof printersOf>>, kind: string, sourceKey: string | null, model: PrintModel): Promise<number> {
+  let n = 0;
+  const footers = isCustomer(model) ? await footersOf(db, printers) : new Map<string, string[]>();
+  const rendered = new Map<string, string>();
+  for (const p of printers) {
+    const footer = (p.printer_profile_id && footers.get(p.printer_profile_id)) || [];
+    const key = `${p.paper_width_mm}|${footer.join('\n')}`;
+    let document = rendered.get(key);
+    if (document === undefined) {
+      const m = footer.length && isCustomer(model) ? { ...model, footer: [...(model.footer ?? []), ...footer] } : model;
+      rendered.set(key, (document = renderEpos(m, { paperWidthMm: p.paper_width_mm })));
+    }
+    if (await enqueuePrintJob(db, { printerId: p.id, kind, sourceKey, document })) n++;
+  }
+  return n;
+}
+
+async function headerOf(db: Db, locationId: string) {
+  const loc = await db.selectFrom('locations').select(['name', 'address', 'vat_no', 'timezone']).where('id', '=', locationId).executeTakeFirst();
+  return {
+    timezone: loc?.timezone ?? 'UTC',
+    header: { title: loc?.name ?? '', lines: [loc?.address, loc?.vat_no ? `VAT ${loc.vat_no}` : null].filter((x): x is string => !!x) },
+  };
+}
+
+const textLines = (t: string | null | undefined): string[] => (t ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+
+/**
+ * Header and footer of a customer receipt as the location's receipt settings say (settings
+ * `location_receipts`; a location without a stored layout prints the defaults: everything shown,
+ * no header or footer text). The footer comes before any printer profile footer.
+ */
+async function customerHeaderOf(db: Db, locationId: string) {
+  const [loc, rs] = await Promise.all([
+    db.selectFrom('locations').select(['name', 'address', 'vat_no', 'timezone']).where('id', '=', locationId).executeTakeFirst(),
+    db.selectFrom('location_receipts').select(['header', 'footer', 'show_address', 'show_vat_number', 'show_order_number']).where('location_id', '=', locationId).executeTakeFirst(),
+  ]);
+  const showAddress = rs?.show_address ?? true;
+  const showVat = rs?.show_vat_number ?? true;
+  const note = textLines(rs?.header);
+  const footer = textLines(rs?.footer);
+  return {
+    timezone: loc?.timezone ?? 'UTC',
+    header: {
+      title: loc?.name ?? '',
+      lines: [showAddress ? loc?.address : null, showVat && loc?.vat_no ? `VAT ${loc.vat_no}` : null].filter((x): x is string => !!x),
+      ...(note.length ? { note } : {}),
+    },
+    layout: { ...(rs && !rs.show_order_number ? { show_number: false } : {}), ...(footer.length ? { footer } : {}) },
+  };
+}
+
+const parse = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+const modifierNames = (mods: unknown): string[] => (Array.isArray(mods) ? mods.map((m) => (m && typeof m === 'object' && 'name' in m ? String((m as { name: unknown }).name) : '')).filter(Boolean) : []);
+
+const TENDER_LABELS: Record<string, string> = { cash: 'Cash', card: 'Card', meal_voucher: 'Meal voucher', gift_voucher: 'Gift voucher' };
+interface StoredLeg {
+  kind: string;
+  amount: number;
+  tendered?: number;
+  funding?: string;
+}
+function tenderRows(tender: { legs?: StoredLeg[]; rounding?: number } | null): TenderRow[] {
+  const rows: TenderRow[] = [];
+  for (const leg of tender?.legs ?? []) {
+    const label = leg.kind === 'card' && leg.funding ? `Card (${leg.funding})` : (TENDER_LABELS[leg.kind] ?? 'Unknown');
+    rows.push({ label, amount: leg.kind === 'cash' && leg.tendered !== undefined ? leg.tendered : leg.amount });
+  }
+  if (tender?.rounding) rows.push({ label: 'Rounding', amount: -tender.rounding });
+  return rows;
+}
+const vatRows = (v: unknown): VatRow[] => (parse<{ rate: number; net: number; vat: number; gross: number }[] | null>(v) ?? []).map((r) => ({ rate: Number(r.rate), net: r.net, vat: r.vat, gross: r.gross }));
+
+/**
+ * The customer receipt of a settled register sale (`sale:<order id>`). With `locationId` known (the
+ * settle route), a location without receipt printers costs one query and nothing more.
+ */
+export async function queueSaleReceipt(db: Db, orderId: string, now: Date, locationId?: string): Promise<number> {
+  if (locationId && !(await printersOf(db, { locationId, role: 'receipt' })).length) return 0;
+  const o = await db.selectFrom('pos_orders').select(['id', 'location_id', 'lines', 'totals', 'tender', 'fiscal', 'settled_at', 'state']).where('id', '=', orderId).executeTakeFirst();
+  if (!o || o.state !== 'SETTLED') return 0;
+  const printers = await printersOf(db, { locationId: o.location_id, role: 'receipt' });
+  if (!printers.length) return 0;
+  const { header, timezone, layout } = await customerHeaderOf(db, o.location_id);
+  const totals = parse<{ total: number; by_vat_rate?: unknown }>(o.totals);
+  const tender = parse<{ legs?: StoredLeg[]; rounding?: number; change?: number } | null>(o.tender);
+  const fiscal = parse<{ short_signature?: string; verification_url?: string } | null>(o.fiscal) ?? {};
+  const lines: ReceiptLine[] = (parse<{ name: string; qty: number; line_total: number; modifiers?: unknown }[]>(o.lines) ?? []).map((l) => ({ name: l.name, qty: l.qty, amount: l.line_total, modifiers: modifierNames(l.modifiers) }));
+  const receipt: CustomerReceipt = {
+    kind: 'sale',
+    header,
+    number: o.id.slice(-8).toUpperCase(),
+    date: printedDate(o.settled_at ?? now, timezone),
+    lines,
+    vat: vatRows(totals.by_vat_rate),
+    total: totals.total,
+    tenders: tenderRows(tender),
+    ...(tender?.change ? { change: tender.change } : {}),
+    fiscal: { ...(fiscal.short_signature ? { short_signature: fiscal.short_signature } : {}), ...(fiscal.verification_url ? { verification_url: fiscal.verification_url } : {}) },
+    ...layout,
+  };
+  return queueFor(db, printers, 'sale_receipt', `sale:${o.id}`, receipt);
+}
+
+/** The receipt of a register refund (`refund:<id>`): cash handed back, signed. */
+export async function queueRefundReceipt(db: Db, refundId: string, now: Date): Promise<number> {
+  const r = await db.selectFrom('pos_refunds').select(['id', 'location_id', 'amount', 'by_vat_rate', 'fiscal', 'created_at', 'transaction_id']).where('id', '=', refundId).executeTakeFirst();
+  if (!r) return 0;
+  const printers = await printersOf(db, { locationId: r.location_id, role: 'receipt' });
+  if (!printers.length) return 0;
+  const { header, timezone, layout } = await customerHeaderOf(db, r.location_id);
+  const refunded = await db
+    .selectFrom('pos_refund_lines')
+    .innerJoin('pos_transactions', 'pos_transactions.id', 'pos_refund_lines.transaction_id')
+    .innerJoin('pos_orders', 'pos_orders.id', 'pos_transactions.order_id')
+    .select(['pos_refund_lines.line_uuid', 'pos_refund_lines.amount', 'pos_orders.lines'])
+    .where('pos_refund_lines.refund_id', '=', r.id)
+    .execute();
+  const lines: ReceiptLine[] = refunded.map((l) => {
+    const line = (parse<{ uuid: string; name: string; qty: number }[]>(l.lines) ?? []).find((x) => x.uuid === l.line_uuid);
+    return { name: line?.name ?? 'Item', qty: -(line?.qty ?? 1), amount: -Math.abs(l.amount) };
+  });
+  const fiscal = parse<{ short_signature?: string; verification_url?: string } | null>(r.fiscal) ?? {};
+  const total = -Math.abs(r.amount);
+  const receipt: CustomerReceipt = {
+    kind: 'refund',
+    header,
+    number: r.id.slice(-8).toUpperCase(),
+    date: printedDate(r.created_at ?? now, timezone),
+    lines,
+    vat: vatRows(r.by_vat_rate).map((v) => ({ rate: v.rate, net: -Math.abs(v.net), vat: -Math.abs(v.vat), gross: -Math.abs(v.gross) })),
+    total,
+    tenders: [{ label: 'Cash', amount: total }],
+    fiscal: { ...(fiscal.short_signature ? { short_signature: fiscal.short_signature } : {}), ...(fiscal.verification_url ? { verification_url: fiscal.verification_url } : {}) },
+    ...layout,
+  };
+  return queueFor(db, printers, 'refund_receipt', `refund:${r.id}`, receipt);
+}
+
+const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering: 'Online', table_qr: 'Table QR' };
+
+/** The customer receipt of a captured kiosk or online order (`order:<transaction id>`). */
+export async function queueOrderReceipt(db: Db, transactionId: string, now: Date): Promise<number> {
+  const t = await db.selectFrom('transactions').select(['id', 'location_id', 'channel', 'order_no', 'total', 'by_vat_rate', 'payment_provider']).where('id', '=', transactionId).executeTakeFirst();
+  if (!t) return 0;
+  const printers = await printersOf(db, { locationId: t.location_id, role: 'receipt' });
+  if (!printers.length) return 0;
+  const { header, timezone, layout } = await customerHeaderOf(db, t.location_id);
+  const lines = await db.selectFrom('transaction_lines').select(['name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
+  const receipt: CustomerReceipt = {
+    kind: 'order',
+    channel: CHANNEL_LABELS[t.channel] ?? 'Order',
+    header,
+    number: String(t.order_no),
+    date: printedDate(now, timezone),
+    lines: lines.map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) })),
+    vat: vatRows(t.by_vat_rate),
+    total: t.total,
+    tenders: [{ label: 'Card', amount: t.total }],
+    ...layout,
+  };
+  return queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);
+}
+
+/** A kitchen ticket on the printers of its station (`ticket:<id>`), in the ticket's transaction. */
+export async function queueKitchenTicket(db: Db, ticket: { id: string; station_id: string; location_id: string; order_no: string; at: Date; lines: readonly { qty: number; name: string; modifiers?: unknown }[] }): Promise<number> {
+  const printers = await printersOf(db, { stationId: ticket.station_id, role: 'kitchen' });
+  if (!printers.length) return 0;
+  const station = await db.selectFrom('kitchen_stations').select('name').where('id', '=', ticket.station_id).executeTakeFirst();
+  const { timezone } = await headerOf(db, ticket.location_id);
+  return queueFor(db, printers, 'kitchen_ticket', `ticket:${ticket.id}`, {
+    kind: 'kitchen',
+    station: station?.name ?? 'Kitchen',
+    order_no: ticket.order_no,
+    date: printedDate(ticket.at, timezone),
+    lines: ticket.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: modifierNames(l.modifiers) })),
+  });
+}
+
+function reportSectionsOf(sections: Record<string, unknown>): { title: string; rows: [string, string][] }[] {
+  const turnover = (sections.turnover_x ?? sections.turnover_z) as TurnoverMajor | undefined;
+  const users = (sections.user_x ?? sections.user_z) as UserTurnoverMajor[] | undefined;
+  if (turnover || users) {
+    const head: [string, string][] = [];
+    if (sections.business_date) head.push(['Business date', String(sections.business_date)]);
+    return [...(head.length ? [{ title: 'Day', rows: head }] : []), ...turnoverSections(turnover, users)];
+  }
+  return Object.entries(sections).map(([title, v]) => ({ title: title.replace(/_/g, ' '), rows: reportRows(v) }));
+}
+
+/** Report values flattened to printable rows (`turnover.cash: 12.50`). */
+export function reportRows(value: unknown, prefix = '', depth = 0): [string, string][] {
+  if (value === null || value === undefined) return [];
+  if (typeof value !== 'object') return [[prefix || 'value', String(value)]];
+  if (depth > 4) return [];
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i + 1), v] as const) : Object.entries(value as Record<string, unknown>);
+  return entries.flatMap(([k, v]) => reportRows(v, prefix ? `${prefix} ${k}` : k, depth + 1));
+}
+
+interface TurnoverMajor {
+  sales_count: number;
+  refunds_count: number;
+  gross: number;
+  refunds: number;
+  net: number;
+  by_vat_rate?: { rate: number; net: number; vat: number; gross: number }[];
+  by_tender?: { label: string; amount: number; count: number }[];
+}
+interface UserTurnoverMajor extends TurnoverMajor {
+  name: string;
+}
+const money = (major: number) => Number(major).toFixed(2);
+
+/** The sections of an X or Z report (`{turnover_x|turnover_z, user_x|user_z}`, decimal major units). */
+export function turnoverSections(turnover: TurnoverMajor | undefined, users: readonly UserTurnoverMajor[] | undefined): { title: string; rows: [string, string][] }[] {
+  const out: { title: string; rows: [string, string][] }[] = [];
+  if (turnover) {
+    out.push({
+      title: 'Turnover',
+      rows: [
+        ['Sales', String(turnover.sales_count)],
+        ['Refunds', String(turnover.refunds_count)],
+        ['Gross', money(turnover.gross)],
+        ['Refunded', money(turnover.refunds)],
+        ['Net', money(turnover.net)],
+      ],
+    });
+    if (turnover.by_vat_rate?.length) out.push({ title: 'VAT', rows: turnover.by_vat_rate.map((v): [string, string] => [`${v.rate}%  net ${money(v.net)}  vat ${money(v.vat)}`, money(v.gross)]) });
+    if (turnover.by_tender?.length) out.push({ title: 'Tenders', rows: turnover.by_tender.map((t): [string, string] => [`${t.label} (${t.count})`, money(t.amount)]) });
+  }
+  for (const u of users ?? []) out.push({ title: u.name, rows: [['Sales', String(u.sales_count)], ['Refunds', String(u.refunds_count)], ['Net', money(u.net)]] });
+  return out;
+}
+
+/** An X or Z report on the location's receipt printers; a Z prints once per day (`z:<day id>`), every X request prints. */
+export async function queueReport(db: Db, input: { locationId: string; title: string; sourceKey: string | null; sections: Record<string, unknown>; at: Date }): Promise<number> {
+  const printers = await printersOf(db, { locationId: input.locationId, role: 'receipt' });
+  if (!printers.length) return 0;
+  const { header, timezone } = await headerOf(db, input.locationId);
+  return queueFor(db, printers, 'report', input.sourceKey, {
+    kind: 'report',
+    title: input.title,
+    header,
+    date: printedDate(input.at, timezone),
+    sections: reportSectionsOf(input.sections),
+  });
+}
+
+/** A kiosk's test print: on every receipt printer of its location. */
+export async function queueLocationTestPrint(db: Db, locationId: string, who: string, now: Date): Promise<number> {
+  const printers = await printersOf(db, { locationId, role: 'receipt' });
+  if (!printers.length) return 0;
+  const { timezone } = await headerOf(db, locationId);
+  return queueFor(db, printers, 'test', null, { kind: 'test', printer: who, date: printedDate(now, timezone) });
+}

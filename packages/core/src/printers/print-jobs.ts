@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { isTenantSchemaName, type CentralDb, type TenantDb, type TenantTx } from '@pos/db';
+import { outcomeOf, type PrintOutcome } from '@pos/domain/printing/printer-rules';
+
+/**
+ * The print-job queue of one printer (issue 15 point 5). Jobs print in order of `seq`; only the head
+ * of a printer's queue is ever offered, and to one poll at a time (a lease). A job not confirmed
+ * within its lease is offered again; a job reported printed is never offered again.
+ */
+
+/** NOTIFY channel: a printer has work again (payload: printer id), sent in the queuing transaction. */
+export const PRINT_JOBS_CHANNEL = 'print_jobs';
+
+export interface NewPrintJob {
+  printerId: string;
+  kind: string;
+  /** What caused it (`sale:<id>`...): queuing the same source twice for a printer writes nothing. */
+  sourceKey: string | null;
+  document: string;
+}
+
+export async function enqueuePrintJob(tdb: TenantDb | TenantTx, job: NewPrintJob): Promise<string | null> {
+  const row = await tdb
+    .insertInto('print_jobs')
+    .values({ id: randomUUID(), printer_id: job.printerId, kind: job.kind, source_key: job.sourceKey, document: job.document })
+    .onConflict((oc) => oc.columns(['printer_id', 'source_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (row) await sql`select pg_notify(${PRINT_JOBS_CHANNEL}, ${job.printerId})`.execute(tdb);
+  return row?.id ?? null;
+}
+
+export interface LeasedJob {
+  seq: string;
+  document: string;
+}
+
+/**
+ * One poll: stamps the printer's last poll (and marks a configured printer paired: it polled with its
+ * token), then leases the head of its queue when it is free or its lease ran out. Null: nothing to print.
+ * One statement, so an idle poll is one round trip.
+ */
+export async function pollNextJob(db: CentralDb, schema: string, printerId: string, now: Date, leaseMs: number): Promise<LeasedJob | null> {
+  return (await pollQueue(db, schema, printerId, now, leaseMs)).job;
+}
+
+/** `pollNextJob`, also saying whether the queue was empty (no job queued or leased at all). */
+export async function pollQueue(db: CentralDb, schema: string, printerId: string, now: Date, leaseMs: number): Promise<{ job: LeasedJob | null; empty: boolean }> {
+  if (!isTenantSchemaName(schema)) throw new Error('Invalid tenant schema name');
+  const leaseUntil = new Date(now.getTime() + leaseMs);
+  const r = await sql<LeasedJob & { leased: boolean }>`
+    with touch as (
+      update ${sql.id(schema, 'printers')} set last_poll_at = ${now}, state = case when state = 'configured' then 'paired' else state end
+      where id = ${printerId}
+    ),
+    head as (
+      select id, state, lease_until from ${sql.id(schema, 'print_jobs')}
+      where printer_id = ${printerId} and state in ('queued', 'leased')
+      order by seq limit 1
+      for update
+    ),
+    leased as (
+      update ${sql.id(schema, 'print_jobs')} j set state = 'leased', lease_until = ${leaseUntil}, attempts = j.attempts + 1
+      from head
+      where j.id = head.id and (head.state = 'queued' or head.lease_until <= ${now})
+      returning j.seq::text as seq, j.document
+    )
+    select seq, document, true as leased from leased
+    union all
+    select null, null, false from head where not exists (select 1 from leased)`.execute(db);
+  const row = r.rows[0];
+  if (!row) return { job: null, empty: true };
+  return { job: row.leased ? { seq: row.seq, document: row.document } : null, empty: false };
+}
+
+/**
+ * A result report. Success: printed (once; a repeated or late report changes nothing). A failure the
+ * printer recovers from: back in the queue for the next poll. Any other failure: failed with the code.
+ * Reports for unknown jobs or finished ones are ignored. Answers what happened, or null.
+ */
+export async function recordPrintResult(tdb: TenantDb, printerId: string, seq: string, success: boolean, code: string | undefined, now: Date): Promise<PrintOutcome | null> {
+  return tdb.transaction().execute(async (tx) => {
+    const job = await tx.selectFrom('print_jobs').select(['id', 'state']).where('printer_id', '=', printerId).where('seq', '=', seq).forUpdate().executeTakeFirst();
+    if (!job || (job.state !== 'queued' && job.state !== 'leased')) return null;
+    const outcome = outcomeOf(success, code);
+    const base = tx.updateTable('print_jobs').where('id', '=', job.id);
+    if (outcome === 'printed') await base.set({ state: 'printed', printed_at: now, finished_at: now, lease_until: null, last_code: null }).execute();
+    else if (outcome === 'retry') {
+      await base.set({ state: 'queued', lease_until: null, last_code: code ?? null }).execute();
+      await sql`select pg_notify(${PRINT_JOBS_CHANNEL}, ${printerId})`.execute(tx);
+    }
+    else await base.set({ state: 'failed', finished_at: now, lease_until: null, last_code: code ?? 'unknown' }).execute();
+    return outcome;
+  });
+}
+
+/** Counts of a printer's waiting jobs, for the printer views. */
+export async function pendingJobCounts(tdb: TenantDb, printerIds: readonly string[]): Promise<Map<string, number>> {
+  if (printerIds.length === 0) return new Map();
+  const rows = await tdb
+    .selectFrom('print_jobs')
+    .select((eb) => ['printer_id', eb.fn.countAll<string>().as('n')])
+    .where('printer_id', 'in', printerIds)
+    .where('state', 'in', ['queued', 'leased'])
+    .groupBy('printer_id')
+    .execute();
+  return new Map(rows.map((r) => [r.printer_id, Number(r.n)]));
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { CentralDb, TenantDb, TenantTables } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { renderEpos } from '@pos/domain/printing/render';
+import { printJobIdOf } from '@pos/domain/printing/printer-rules';
+import { inMerchantTx, isUuid } from '../devices/device-records.ts';
+import { mintPrinterToken, revokePrinterToken } from './printer-tokens.ts';
+import { enqueuePrintJob } from './print-jobs.ts';
+import { findPrinter, toViews, type PrinterRow, type PrinterView } from './printer-records.ts';
+
+/**
+ * Printer configuration and pairing (issue 15 points 2-4), shared by the register's operator and mint
+ * routes and the back office: the caller resolves and authorises, these do the work.
+ */
+
+export interface PrinterScope {
+  db: CentralDb;
+  tdb: TenantDb;
+  merchant: { id: string; tenant_database: string };
+  now: Date;
+  /** Who acted (`staff:<id>`, `user:<id>`), kept on the pairing session. */
+  actor: string;
+}
+
+/** How long the operator has to write the settings into the printer and see it poll. */
+export const PAIRING_SESSION_MINUTES = 15;
+
+export interface ConfigureInput {
+  name: string;
+  role?: 'receipt' | 'kitchen';
+  station_id?: string | null;
+  paper_width_mm?: 58 | 80;
+  printer_profile_id?: string | null;
+  poll_interval_seconds?: number;
+}
+
+const view = async (s: PrinterScope, id: string): Promise<PrinterView> => {
+  const row = await s.tdb.selectFrom('printers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return (await toViews(s.tdb, [row], s.now))[0]!;
+};
+
+/** Writes the configuration; an unconfigured printer becomes configured (pairing comes next). */
+export async function configurePrinter(s: PrinterScope, printer: PrinterRow, input: ConfigureInput): Promise<PrinterView> {
+  const role = input.role ?? printer.role;
+  const stationId = input.station_id === undefined ? printer.station_id : input.station_id;
+  if (stationId !== null) {
+    const st = isUuid(stationId) ? await s.tdb.selectFrom('kitchen_stations').select('id').where('id', '=', stationId).where('location_id', '=', printer.location_id).executeTakeFirst() : undefined;
+    if (!st) throw errors.field('station_id', 'The selected station id is invalid.');
+  }
+  if (role === 'kitchen' && stationId === null) throw errors.field('station_id', 'A kitchen printer needs a station.');
+  const profileId = input.printer_profile_id === undefined ? printer.printer_profile_id : input.printer_profile_id;
+  if (profileId !== null) {
+    const p = isUuid(profileId) ? await s.tdb.selectFrom('printer_profiles').select('id').where('id', '=', profileId).executeTakeFirst() : undefined;
+    if (!p) throw errors.field('printer_profile_id', 'The selected printer profile id is invalid.');
+  }
+  await s.tdb
+    .updateTable('printers')
+    .set({
+      name: input.name,
+      role,
+      station_id: role === 'kitchen' ? stationId : null,
+      printer_profile_id: profileId,
+      paper_width_mm: input.paper_width_mm ?? printer.paper_width_mm,
+      poll_interval_seconds: input.poll_interval_seconds ?? printer.poll_interval_seconds,
+      state: printer.state === 'unconfigured' ? 'configured' : printer.state,
+      updated_at: s.now,
+    })
+    .where('id', '=', printer.id)
+    .execute();
+  return view(s, printer.id);
+}
+
+export type PairingState = 'awaiting_write' | 'awaiting_first_poll' | 'paired' | 'expired';
+export interface PairingSessionView {
+  id: string;
+  printer_id: string;
+  state: PairingState;
+  expires_at: string;
+  written_at: string | null;
+  paired_at: string | null;
+  created_at: string;
+}
+
+/**
+ * A session is paired once the printer has polled with the token minted for it (any poll after the
+ * session began: minting replaced every older token), expired when that has not happened in time.
+ */
+function sessionView(row: Selectable<TenantTables['printer_pairing_sessions']>, printer: { last_poll_at: Date | null }, now: Date): PairingSessionView {
+  const pairedAt = row.paired_at ?? (printer.last_poll_at && printer.last_poll_at >= row.created_at ? printer.last_poll_at : null);
+  const state: PairingState = pairedAt ? 'paired' : row.expires_at <= now ? 'expired' : row.state === 'awaiting_first_poll' ? 'awaiting_first_poll' : 'awaiting_write';
+  return {
+    id: row.id,
+    printer_id: row.printer_id,
+    state,
+    expires_at: row.expires_at.toISOString(),
+    written_at: row.written_at?.toISOString() ?? null,
+    paired_at: pairedAt?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+const requireConfigured = (p: PrinterRow) => {
+  if (p.state === 'unconfigured') throw errors.conflict('Configure the printer before pairing it.', { reason: 'printer_unconfigured' });
+};
+
+/**
+ * Starts pairing: a fresh token (shown once, in this answer only) replaces any older one, and a
+ * session tracks the write and the printer's first poll with it.
+ */
+export async function startPairing(s: PrinterScope, printer: PrinterRow, pollUrl: string): Promise<{ pairing_session: PairingSessionView; printer_token: string; poll_url: string; poll_interval_seconds: number }> {
+  requireConfigured(printer);
+  const expires = new Date(s.now.getTime() + PAIRING_SESSION_MINUTES * 60_000);
+  const id = randomUUID();
+  const token = await inMerchantTx(s.db, s.merchant.tenant_database, async ({ central, tenant }) => {
+    await tenant.updateTable('printer_pairing_sessions').set({ state: 'superseded' }).where('printer_id', '=', printer.id).where('state', 'in', ['awaiting_write', 'awaiting_first_poll']).execute();
+    await tenant.insertInto('printer_pairing_sessions').values({ id, printer_id: printer.id, state: 'awaiting_write', started_by: s.actor, expires_at: expires, created_at: s.now }).execute();
+    await tenant.updateTable('printers').set({ state: 'configured', token_issued_at: s.now, updated_at: s.now }).where('id', '=', printer.id).execute();
+    return mintPrinterToken(central, { merchant_id: s.merchant.id, tenant_database: s.merchant.tenant_database, printer_id: printer.id });
+  });
+  const row = await s.tdb.selectFrom('printer_pairing_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return { pairing_session: sessionView(row, { last_poll_at: null }, s.now), printer_token: token, poll_url: pollUrl, poll_interval_seconds: printer.poll_interval_seconds };
+}
+
+async function latestSession(s: PrinterScope, printer: PrinterRow) {
+  const row = await s.tdb.selectFrom('printer_pairing_sessions').selectAll().where('printer_id', '=', printer.id).where('state', '<>', 'superseded').orderBy('created_at', 'desc').orderBy('id').limit(1).executeTakeFirst();
+  if (!row) throw errors.notFound('pairing session');
+  return row;
+}
+
+export async function getPairing(s: PrinterScope, printer: PrinterRow): Promise<{ pairing_session: PairingSessionView }> {
+  return { pairing_session: sessionView(await latestSession(s, printer), printer, s.now) };
+}
+
+/** The operator confirms the settings were written into the printer; now its first poll is awaited. */
+export async function confirmPairingWrite(s: PrinterScope, printer: PrinterRow): Promise<{ pairing_session: PairingSessionView }> {
+  const row = await latestSession(s, printer);
+  const current = sessionView(row, printer, s.now);
+  if (current.state === 'expired') throw errors.conflict('The pairing session has expired; start a new one.', { reason: 'pairing_expired' });
+  if (current.state === 'awaiting_write') {
+    await s.tdb.updateTable('printer_pairing_sessions').set({ state: 'awaiting_first_poll', written_at: s.now }).where('id', '=', row.id).execute();
+  }
+  const fresh = await s.tdb.selectFrom('printer_pairing_sessions').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+  return { pairing_session: sessionView(fresh, printer, s.now) };
+}
+
+/** Replaces the token: the old one fails from this moment; the printer must be given the new one. */
+export async function rotatePrinterToken(s: PrinterScope, printer: PrinterRow): Promise<{ printer_token: string; printer: PrinterView }> {
+  if (printer.token_issued_at === null) throw errors.conflict('This printer has no token yet: pair it first.', { reason: 'printer_not_paired' });
+  const token = await inMerchantTx(s.db, s.merchant.tenant_database, async ({ central, tenant }) => {
+    await tenant.updateTable('printers').set({ state: 'configured', token_issued_at: s.now, updated_at: s.now }).where('id', '=', printer.id).execute();
+    return mintPrinterToken(central, { merchant_id: s.merchant.id, tenant_database: s.merchant.tenant_database, printer_id: printer.id });
+  });
+  return { printer_token: token, printer: await view(s, printer.id) };
+}
+
+/** Retires the printer: its token stops working and its waiting jobs are cancelled. */
+export async function retirePrinter(s: PrinterScope, printer: PrinterRow): Promise<{ status: 'success'; cancelled_jobs: number }> {
+  const cancelled = await inMerchantTx(s.db, s.merchant.tenant_database, async ({ central, tenant }) => {
+    await revokePrinterToken(central, s.merchant.id, printer.id);
+    await tenant.updateTable('printers').set({ state: 'retired', retired_at: s.now, updated_at: s.now }).where('id', '=', printer.id).execute();
+    const r = await tenant.updateTable('print_jobs').set({ state: 'cancelled', finished_at: s.now, lease_until: null }).where('printer_id', '=', printer.id).where('state', 'in', ['queued', 'leased']).executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  });
+  return { status: 'success', cancelled_jobs: cancelled };
+}
+
+/** Queues a test print; it prints once the printer is paired and online. */
+export async function queueTestPrint(s: PrinterScope, printer: PrinterRow, dateText: string): Promise<{ status: 'queued'; print_job_id: string }> {
+  if (printer.state === 'unconfigured') throw errors.conflict('Configure the printer before printing on it.', { reason: 'printer_unconfigured' });
+  const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date: dateText, lines: [printer.mac] }, { paperWidthMm: printer.paper_width_mm });
+  const id = await enqueuePrintJob(s.tdb, { printerId: printer.id, kind: 'test', sourceKey: null, document });
+  const row = await s.tdb.selectFrom('print_jobs').select('seq').where('id', '=', id!).executeTakeFirstOrThrow();
+  return { status: 'queued', print_job_id: printJobIdOf(row.seq) };
+}
+
+export { findPrinter };

@@ -1,0 +1,138 @@
+import { errors } from '@pos/kernel';
+import type { TenantDb } from '@pos/db';
+import type { CardAClient, CardAInvoice, CardASubscription } from '@pos/providers/card-a/card-a-client';
+import { ProviderError } from '@pos/providers/shared/provider-error';
+import { logActivity } from '../activity/log-activity.ts';
+import { isUuid } from '../devices/device-records.ts';
+import { withSubscriptionLock } from '../webhooks/card-a-subscriptions.ts';
+import { findBillingProfile, subscriptionView, type BillingSubscriptionView } from './billing-profiles.ts';
+
+/**
+ * Subscription actions of a billing profile (spec 1 "Settings"), carried out at card-a through its
+ * client; the local `billing_subscriptions` record takes the provider's answer at once (under the
+ * subscription's lock, as the webhook handlers do) so the screen does not wait for the event.
+ * cancel / reactivate schedule or withdraw the cancellation at the end of the paid period (the
+ * devices keep serving until then); retry-payment pays the newest open invoice now.
+ */
+
+export const BILLING_NOT_CONFIGURED = 'Billing through card-a is not configured.';
+export const ALREADY_CANCELED = 'The subscription is already canceled.';
+export const NOTHING_TO_RETRY = 'The subscription has no unpaid bill.';
+export const PAYMENT_FAILED = 'The payment attempt failed.';
+export const PROVIDER_UNAVAILABLE = 'The billing provider is unavailable, try again later.';
+
+export interface PastBillView {
+  id: string;
+  subscription: string | null;
+  status: string;
+  /** Cents. */
+  amount_due: number;
+  attempt_count: number;
+  created_at: string | null;
+}
+
+/** A provider refusal is the merchant's to read (422); anything else is the provider being away (503). */
+async function atProvider<T>(fn: () => Promise<T>, refusal?: string): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ProviderError && e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 429) {
+      throw errors.businessRule(refusal ?? e.message.replace(/^card-a: /, ''));
+    }
+    throw errors.unavailable(PROVIDER_UNAVAILABLE);
+  }
+}
+
+function client(cardA: CardAClient | null): CardAClient {
+  if (!cardA) throw errors.unavailable(BILLING_NOT_CONFIGURED);
+  return cardA;
+}
+
+async function findSubscription(tdb: TenantDb, profileId: string, subId: string) {
+  const profile = await findBillingProfile(tdb, profileId);
+  const row =
+    profile.card_a_customer_id && isUuid(subId)
+      ? await tdb.selectFrom('billing_subscriptions').selectAll().where('id', '=', subId).where('customer_id', '=', profile.card_a_customer_id).executeTakeFirst()
+      : undefined;
+  if (!row) throw errors.notFound('subscription');
+  return row;
+}
+
+/** Writes the provider's answer onto the local record. */
+async function record(tdb: TenantDb, userId: string, localId: string, s: CardASubscription, action: string) {
+  return withSubscriptionLock(tdb, s.id, async (tx) => {
+    const row = await tx
+      .updateTable('billing_subscriptions')
+      .set({ status: s.status, cancel_at_period_end: s.cancel_at_period_end === true, updated_at: new Date() })
+      .where('id', '=', localId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await logActivity(tx, { userId, action, subject: 'billing_subscription', subjectId: localId, properties: { provider_subscription_id: s.id } });
+    return row;
+  });
+}
+
+export type SubscriptionActionView = BillingSubscriptionView & { cancel_at_period_end: boolean };
+const actionView = (r: Parameters<typeof subscriptionView>[0]): SubscriptionActionView => ({ ...subscriptionView(r), cancel_at_period_end: r.cancel_at_period_end });
+
+export async function cancelSubscription(tdb: TenantDb, cardA: CardAClient | null, userId: string, profileId: string, subId: string): Promise<SubscriptionActionView> {
+  // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
+  const row = await findSubscription(tdb, profileId, subId);
+  const c = client(cardA);
+  if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
+  const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, true));
+  return actionView(await record(tdb, userId, row.id, s, 'cancel_scheduled'));
+}
+
+export async function reactivateSubscription(tdb: TenantDb, cardA: CardAClient | null, userId: string, profileId: string, subId: string): Promise<SubscriptionActionView> {
+  // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
+  const row = await findSubscription(tdb, profileId, subId);
+  const c = client(cardA);
+  // A subscription that has ended cannot be revived at the provider; a new one is needed.
+  if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
+  const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, false));
+  return actionView(await record(tdb, userId, row.id, s, 'reactivated'));
+}
+
+export async function retrySubscriptionPayment(tdb: TenantDb, cardA: CardAClient | null, userId: string, profileId: string, subId: string): Promise<SubscriptionActionView> {
+  // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
+  const row = await findSubscription(tdb, profileId, subId);
+  const c = client(cardA);
+  if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
+  const open = await atProvider(() => c.listInvoices({ customer: row.customer_id, subscription: row.provider_subscription_id, status: 'open', limit: 1 }));
+  if (!open[0]) throw errors.businessRule(NOTHING_TO_RETRY);
+  await atProvider(() => c.retryInvoice(open[0]!.id), PAYMENT_FAILED);
+  const s = await atProvider(() => c.retrieveSubscription(row.provider_subscription_id));
+  return actionView(await record(tdb, userId, row.id, s, 'payment_retried'));
+}
+
+const billView = (i: CardAInvoice): PastBillView => ({
+  id: i.id,
+  subscription: i.subscription,
+  status: i.status,
+  amount_due: i.amount_due,
+  attempt_count: i.attempt_count ?? 0,
+  created_at: typeof i.created === 'number' ? new Date(i.created * 1000).toISOString() : null,
+});
+
+/** The profile's invoices at card-a, newest first (none before a card-a customer is attached). */
+export async function pastBills(tdb: TenantDb, cardA: CardAClient | null, profileId: string): Promise<PastBillView[]> {
+  const profile = await findBillingProfile(tdb, profileId);
+  if (!profile.card_a_customer_id) return [];
+  const c = client(cardA);
+  return (await atProvider(() => c.listInvoices({ customer: profile.card_a_customer_id! }))).map(billView);
+}
+
+const csvCell = (v: string | number | null) => {
+  const s = v === null ? '' : String(v);
+  // Quote always; a leading formula character is neutralised for spreadsheet programs.
+  return `"${(/^[=+\-@]/.test(s) ? `'${s}` : s).replace(/"/g, '""')}"`;
+};
+
+/** The past bills as CSV (amounts in cents, as card-a bills them). */
+export async function exportPastBills(tdb: TenantDb, cardA: CardAClient | null, profileId: string): Promise<string> {
+  const bills = await pastBills(tdb, cardA, profileId);
+  const lines = [['id', 'subscription', 'status', 'amount_due', 'attempt_count', 'created_at'].join(',')];
+  for (const b of bills) lines.push([b.id, b.subscription, b.status, b.amount_due, b.attempt_count, b.created_at].map(csvCell).join(','));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,244 @@
+import type { Selectable } from 'kysely';
+import { stringify } from 'csv-stringify/sync';
+import { errors } from '@pos/kernel';
+import type { TenantDb, TenantTables } from '@pos/db';
+import { ianaZone } from '@pos/domain/time-zones';
+import type { Access } from '../auth/access.ts';
+import { logActivity } from '../activity/log-activity.ts';
+import { isUuid, requireLocationAccess } from '../devices/device-records.ts';
+import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
+import { safeCell } from '../catalog/export-items.ts';
+
+/**
+ * Settings > locations (spec 1 "Settings", no permission of their own): every read and write is
+ * limited to the caller's location grant (403 outside it; creating and deleting need every location),
+ * and every id is scoped to the bound merchant (404). A location's zone is an IANA zone.
+ */
+
+export const LOCATION_STATUSES = ['active', 'inactive'] as const;
+export type LocationStatus = (typeof LOCATION_STATUSES)[number];
+export const UNKNOWN_ZONE = 'The timezone field must be a valid IANA time zone.';
+export const LOCATION_IN_USE = 'The location is in use (devices, orders or menus) and cannot be deleted.';
+
+type Row = Selectable<TenantTables['locations']>;
+
+export interface LocationView {
+  id: string;
+  name: string;
+  timezone: string;
+  address: string | null;
+  city: string | null;
+  postal_code: string | null;
+  country: string;
+  phone: string | null;
+  email: string | null;
+  vat_no: string | null;
+  est_no: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = ['id', 'name', 'timezone', 'address', 'city', 'postal_code', 'country', 'phone', 'email', 'vat_no', 'est_no', 'status', 'created_at', 'updated_at'] as const;
+
+function view(r: Pick<Row, (typeof COLUMNS)[number]>): LocationView {
+  return {
+    id: r.id,
+    name: r.name,
+    timezone: r.timezone,
+    address: r.address,
+    city: r.city,
+    postal_code: r.postal_code,
+    country: r.country,
+    phone: r.phone,
+    email: r.email,
+    vat_no: r.vat_no,
+    est_no: r.est_no,
+    status: r.status,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+
+/** The caller's locations as a query (all of them for owners and members with every location). */
+function visible(tdb: TenantDb, access: Access) {
+  let q = tdb.selectFrom('locations');
+  if (!access.allLocations) {
+    const ids = [...access.locationIds];
+    q = ids.length ? q.where('id', 'in', ids) : q.where((eb) => eb.val(false));
+  }
+  return q;
+}
+
+/** A location of the merchant the caller may reach: 404 when absent, 403 outside the grant. */
+export async function findVisibleLocation(tdb: TenantDb, access: Access, id: string): Promise<Row> {
+  const row = isUuid(id) ? await tdb.selectFrom('locations').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+  if (!row) throw errors.notFound('location');
+  requireLocationAccess(access, row.id);
+  return row;
+}
+
+function requireAllLocations(access: Access): void {
+  if (!access.allLocations) throw errors.insufficientPermissions();
+}
+
+export interface LocationFilters extends DatatableQuery {
+  sort?: string;
+  status?: LocationStatus;
+}
+
+export function locationDatatable(tdb: TenantDb, access: Access, q: LocationFilters): Promise<Datatable<LocationView>> {
+  let base = visible(tdb, access);
+  if (q.status) base = base.where('status', '=', q.status);
+  return runDatatable<Row, LocationView>(base, q, {
+    searchColumns: ['name', 'address', 'city'],
+    sortable: ['name', 'created_at', 'status', 'city'],
+    defaultSort: { column: 'name', direction: 'asc' },
+    select: (qb) => qb.select([...COLUMNS]),
+    map: view,
+  });
+}
+
+/** `GET /location-options`: id, name, timezone of the caller's locations, by name. */
+export async function locationOptions(tdb: TenantDb, access: Access): Promise<{ id: string; name: string; timezone: string; status: string }[]> {
+  return visible(tdb, access).select(['id', 'name', 'timezone', 'status']).orderBy('name').orderBy('id').execute();
+}
+
+export async function showLocation(tdb: TenantDb, access: Access, id: string): Promise<LocationView> {
+  return view(await findVisibleLocation(tdb, access, id));
+}
+
+export interface LocationInput {
+  name: string;
+  timezone: string;
+  address?: string | null;
+  city?: string | null;
+  postal_code?: string | null;
+  country: string;
+  phone?: string | null;
+  email?: string | null;
+  vat_no?: string | null;
+  est_no?: string | null;
+}
+
+function zoneOf(tz: string): string {
+  const zone = ianaZone(tz);
+  if (!zone) throw errors.field('timezone', UNKNOWN_ZONE);
+  return zone;
+}
+
+const trimOrNull = (s: string | null | undefined) => (s === undefined ? undefined : s === null ? null : s.trim() || null);
+
+function columns(input: Partial<LocationInput>) {
+  const out: Record<string, unknown> = {};
+  if (input.name !== undefined) out.name = input.name.trim();
+  if (input.timezone !== undefined) out.timezone = zoneOf(input.timezone);
+  if (input.country !== undefined) out.country = input.country.toUpperCase();
+  for (const k of ['address', 'city', 'postal_code', 'phone', 'email', 'vat_no', 'est_no'] as const) {
+    const v = trimOrNull(input[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+export async function createLocation(tdb: TenantDb, access: Access, userId: string, input: LocationInput): Promise<LocationView> {
+  requireAllLocations(access);
+  const values = columns(input);
+  const id = Bun.randomUUIDv7();
+  return inTenantTx(tdb, async (tx) => {
+    const row = await tx
+      .insertInto('locations')
+      .values({ id, ...(values as { name: string; timezone: string; country: string }), pos_tenders: JSON.stringify({}) })
+      .returning([...COLUMNS])
+      .executeTakeFirstOrThrow();
+    await logActivity(tx, { userId, action: 'created', subject: 'location', subjectId: id, properties: { name: row.name } });
+    return view(row);
+  });
+}
+
+export async function updateLocation(tdb: TenantDb, access: Access, userId: string, id: string, input: Partial<LocationInput>): Promise<LocationView> {
+  const row = await findVisibleLocation(tdb, access, id);
+  const values = columns(input);
+  return inTenantTx(tdb, async (tx) => {
+    const updated = await tx.updateTable('locations').set({ ...values, updated_at: new Date() }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
+    await logActivity(tx, { userId, action: 'updated', subject: 'location', subjectId: row.id, properties: { fields: Object.keys(values).sort() } });
+    return view(updated);
+  });
+}
+
+export async function setLocationStatus(tdb: TenantDb, access: Access, userId: string, id: string, status: LocationStatus): Promise<LocationView> {
+  const row = await findVisibleLocation(tdb, access, id);
+  return inTenantTx(tdb, async (tx) => {
+    const updated = await tx.updateTable('locations').set({ status, updated_at: new Date() }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
+    if (row.status !== status) await logActivity(tx, { userId, action: 'updated', subject: 'location', subjectId: row.id, properties: { status: { from: row.status, to: status } } });
+    return view(updated);
+  });
+}
+
+/** Deletes a location nothing refers to; one with devices, orders, menus... is a 409 and stays. */
+export async function deleteLocation(tdb: TenantDb, access: Access, userId: string, id: string): Promise<void> {
+  const row = await findVisibleLocation(tdb, access, id);
+  requireAllLocations(access);
+  try {
+    await inTenantTx(tdb, async (tx) => {
+      await tx.deleteFrom('user_locations').where('location_id', '=', row.id).execute();
+      await tx.deleteFrom('locations').where('id', '=', row.id).execute();
+      await logActivity(tx, { userId, action: 'deleted', subject: 'location', subjectId: row.id, properties: { name: row.name } });
+    });
+  } catch (e) {
+    if ((e as { code?: unknown }).code === '23503') throw errors.conflict(LOCATION_IN_USE);
+    throw e;
+  }
+}
+
+/** `POST /locations/export`: the caller's locations (optionally some of them) as CSV. */
+export async function exportLocations(tdb: TenantDb, access: Access, ids: readonly string[] | undefined, now: Date): Promise<{ filename: string; contentType: string; body: string }> {
+  let q = visible(tdb, access).select([...COLUMNS]);
+  if (ids) {
+    // As for a path id: an id that is not one of the merchant's locations is a 404, one outside the grant a 403.
+    const wanted = [...new Set(ids.map((i) => i.toLowerCase()))];
+    if (wanted.some((i) => !isUuid(i))) throw errors.notFound('location');
+    const found = wanted.length ? await tdb.selectFrom('locations').select('id').where('id', 'in', wanted).execute() : [];
+    if (found.length !== wanted.length) throw errors.notFound('location');
+    for (const f of found) requireLocationAccess(access, f.id);
+    q = wanted.length ? q.where('id', 'in', wanted) : q.where((eb) => eb.val(false));
+  }
+  const rows = (await q.orderBy('name').orderBy('id').execute()).map(view);
+  const body = stringify(
+    rows.map((r) => COLUMNS.map((c) => (typeof r[c] === 'string' ? safeCell(r[c] as string) : (r[c] ?? '')))),
+    { header: true, columns: [...COLUMNS], bom: true },
+  );
+  return { filename: `locations-${now.toISOString().slice(0, 10)}.csv`, contentType: 'text/csv; charset=utf-8', body };
+}
+
+export interface TerminalOption {
+  provider: 'card-a' | 'card-b' | 'platform-a';
+  terminal_id: string;
+  device_id: string;
+  device_name: string;
+}
+
+/**
+ * `GET /locations/{id}/terminal-options`: the payment terminals bound to the location's live devices
+ * (card-a readers, card-b terminals, platform-a devices) and the location's in-person provider.
+ */
+export async function terminalOptions(tdb: TenantDb, access: Access, id: string): Promise<{ in_person_provider: string | null; terminals: TerminalOption[] }> {
+  const row = await findVisibleLocation(tdb, access, id);
+  const devices = await tdb
+    .selectFrom('devices')
+    .select(['id', 'name', 'card_a_reader_id', 'card_b_terminal_id', 'platform_a_device_id'])
+    .where('location_id', '=', row.id)
+    .where('deleted_at', 'is', null)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+  const terminals: TerminalOption[] = [];
+  for (const d of devices) {
+    if (d.card_a_reader_id) terminals.push({ provider: 'card-a', terminal_id: d.card_a_reader_id, device_id: d.id, device_name: d.name });
+    if (d.card_b_terminal_id) terminals.push({ provider: 'card-b', terminal_id: d.card_b_terminal_id, device_id: d.id, device_name: d.name });
+    if (d.platform_a_device_id) terminals.push({ provider: 'platform-a', terminal_id: d.platform_a_device_id, device_id: d.id, device_name: d.name });
+  }
+  const provider = (row.payment_settings as { in_person_provider?: unknown }).in_person_provider;
+  return { in_person_provider: typeof provider === 'string' ? provider : null, terminals };
+}

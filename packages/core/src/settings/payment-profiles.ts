@@ -1,0 +1,109 @@
+import type { Selectable } from 'kysely';
+import { errors } from '@pos/kernel';
+import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
+import { logActivity } from '../activity/log-activity.ts';
+import { isUuid } from '../devices/device-records.ts';
+import { inTenantTx, isUniqueViolation } from '../pos-admin/pos-admin-scope.ts';
+
+/**
+ * Payment profiles (spec 1 "Settings"): a named payment setup holding the card-a connected account and
+ * the card-b account. The first profile is the default; the default cannot be deleted; `default` moves
+ * the flag.
+ */
+
+export const DEFAULT_PAYMENT_PROFILE_NOT_DELETABLE = 'The default payment profile cannot be deleted.';
+
+type Row = Selectable<TenantTables['payment_profiles']>;
+
+export interface PaymentProfileView {
+  id: string;
+  name: string;
+  is_default: boolean;
+  card_a_account_id: string | null;
+  card_b_account_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const view = (r: Row): PaymentProfileView => ({
+  id: r.id,
+  name: r.name,
+  is_default: r.is_default,
+  card_a_account_id: r.card_a_account_id,
+  card_b_account_id: r.card_b_account_id,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
+
+async function findProfile(db: TenantDb | TenantTx, id: string, lock = false): Promise<Row> {
+  if (!isUuid(id)) throw errors.notFound('payment profile');
+  let q = db.selectFrom('payment_profiles').selectAll().where('id', '=', id);
+  if (lock) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) throw errors.notFound('payment profile');
+  return row;
+}
+
+export async function listPaymentProfiles(tdb: TenantDb): Promise<PaymentProfileView[]> {
+  return (await tdb.selectFrom('payment_profiles').selectAll().orderBy('is_default', 'desc').orderBy('name').orderBy('id').execute()).map(view);
+}
+
+export function paymentProfileOptions(tdb: TenantDb): Promise<{ id: string; name: string; is_default: boolean }[]> {
+  return tdb.selectFrom('payment_profiles').select(['id', 'name', 'is_default']).orderBy('name').orderBy('id').execute();
+}
+
+export async function showPaymentProfile(tdb: TenantDb, id: string): Promise<PaymentProfileView> {
+  return view(await findProfile(tdb, id));
+}
+
+export async function createPaymentProfile(tdb: TenantDb, userId: string, name: string): Promise<PaymentProfileView> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await inTenantTx(tdb, async (tx) => {
+        const first = !(await tx.selectFrom('payment_profiles').select('id').limit(1).executeTakeFirst());
+        const row = await tx
+          .insertInto('payment_profiles')
+          .values({ id: Bun.randomUUIDv7(), name: name.trim(), is_default: first, card_a_account_id: null, card_b_account_id: null })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await logActivity(tx, { userId, action: 'created', subject: 'payment_profile', subjectId: row.id, properties: { name: row.name } });
+        return view(row);
+      });
+    } catch (e) {
+      // Two first profiles at once: the partial unique index keeps one default; the other runs again.
+      if (attempt === 0 && isUniqueViolation(e, 'payment_profiles_one_default')) continue;
+      throw e;
+    }
+  }
+}
+
+export function renamePaymentProfile(tdb: TenantDb, userId: string, id: string, name: string): Promise<PaymentProfileView> {
+  return inTenantTx(tdb, async (tx) => {
+    const row = await findProfile(tx, id, true);
+    const updated = await tx.updateTable('payment_profiles').set({ name: name.trim(), updated_at: new Date() }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    await logActivity(tx, { userId, action: 'updated', subject: 'payment_profile', subjectId: row.id, properties: { fields: ['name'] } });
+    return view(updated);
+  });
+}
+
+export function setDefaultPaymentProfile(tdb: TenantDb, userId: string, id: string): Promise<PaymentProfileView> {
+  return inTenantTx(tdb, async (tx) => {
+    const row = await findProfile(tx, id, true);
+    if (!row.is_default) {
+      const now = new Date();
+      await tx.updateTable('payment_profiles').set({ is_default: false, updated_at: now }).where('is_default', '=', true).execute();
+      await tx.updateTable('payment_profiles').set({ is_default: true, updated_at: now }).where('id', '=', row.id).execute();
+      await logActivity(tx, { userId, action: 'set_default', subject: 'payment_profile', subjectId: row.id });
+    }
+    return view(await tx.selectFrom('payment_profiles').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow());
+  });
+}
+
+export async function deletePaymentProfile(tdb: TenantDb, userId: string, id: string): Promise<void> {
+  await inTenantTx(tdb, async (tx) => {
+    const row = await findProfile(tx, id, true);
+    if (row.is_default) throw errors.businessRule(DEFAULT_PAYMENT_PROFILE_NOT_DELETABLE);
+    await tx.deleteFrom('payment_profiles').where('id', '=', row.id).execute();
+    await logActivity(tx, { userId, action: 'deleted', subject: 'payment_profile', subjectId: row.id, properties: { name: row.name } });
+  });
+}

@@ -1,0 +1,144 @@
+import type { Selectable } from 'kysely';
+import { errors } from '@pos/kernel';
+import type { CentralDb, TenantDb, TenantTables, TenantTx } from '@pos/db';
+import { logActivity } from '../activity/log-activity.ts';
+import { findLocation, inMerchantTx, isUuid, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
+import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+
+/**
+ * Table sections (spec 1 "Online ordering and table QR ordering", `/table-sections`): a named group of
+ * tables numbered 1..`tables` at a location; each table has a QR code pointing at the scan route. The
+ * central `table_qr_directory` row lets an unauthenticated scan find the merchant of a section.
+ */
+
+export type TableSectionRow = Selectable<TenantTables['table_sections']>;
+
+export const READ_PERMISSION = 'VIEW_SALES_CHANNEL';
+export const WRITE_PERMISSION = 'EDIT_ONLINE_ORDERING';
+/** A section holds at most this many tables (a QR sheet per table is generated on demand). */
+export const MAX_TABLES = 500;
+
+export interface TableSectionView {
+  id: string;
+  location_id: string;
+  name: string;
+  tables: number;
+  /** Open table sessions of the section. */
+  open_sessions: number;
+  created_at: string;
+  updated_at: string;
+}
+
+async function present(tdb: TenantDb | TenantTx, rows: TableSectionRow[]): Promise<TableSectionView[]> {
+  const ids = rows.map((r) => r.id);
+  const open = ids.length
+    ? await tdb
+        .selectFrom('table_sessions')
+        .select((eb) => ['table_section_id', eb.fn.countAll<string>().as('n')])
+        .where('table_section_id', 'in', ids)
+        .where('status', '=', 'open')
+        .groupBy('table_section_id')
+        .execute()
+    : [];
+  return rows.map((r) => ({
+    id: r.id,
+    location_id: r.location_id,
+    name: r.name,
+    tables: r.tables,
+    open_sessions: Number(open.find((o) => o.table_section_id === r.id)?.n ?? 0),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  }));
+}
+
+/** A table section of the bound merchant, or 404 `Unable to locate the table section you requested.` */
+export async function findTableSection(tdb: TenantDb | TenantTx, id: string): Promise<TableSectionRow> {
+  const row = isUuid(id) ? await tdb.selectFrom('table_sections').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+  if (!row) throw errors.notFound('table section');
+  return row;
+}
+
+export interface CreateTableSectionInput {
+  location_id: string;
+  name: string;
+  tables: number;
+}
+
+/** `POST /table-sections`: the section and its central directory row. */
+export async function createTableSection(scope: BackofficeScope, input: CreateTableSectionInput): Promise<TableSectionView> {
+  await findLocation(scope.tdb, input.location_id);
+  requireLocationAccess(scope.access, input.location_id, WRITE_PERMISSION);
+  const id = Bun.randomUUIDv7();
+  // The section and its directory row commit together: a scan never finds one without the other.
+  const row = await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant: tx }) => {
+    const created = await tx
+      .insertInto('table_sections')
+      .values({ id, location_id: input.location_id, name: input.name.trim(), tables: input.tables, created_at: scope.now, updated_at: scope.now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await logActivity(tx, { userId: scope.userId, action: 'created', subject: 'table section', subjectId: id, properties: { location_id: input.location_id, name: created.name, tables: created.tables } });
+    await registerSection(central as unknown as CentralDb, scope.merchant.id, created);
+    return created;
+  });
+  return (await present(scope.tdb, [row]))[0]!;
+}
+
+/** Central directory row of a section (idempotent; the demo seed uses it too). */
+export async function registerSection(db: CentralDb, merchantId: string, row: { id: string; location_id: string }): Promise<void> {
+  await db.insertInto('table_qr_directory').values({ table_section_id: row.id, merchant_id: merchantId, location_id: row.location_id }).onConflict((oc) => oc.column('table_section_id').doNothing()).execute();
+}
+
+/** `GET /table-sections/location/{locationId}`: the location's sections by name. */
+export async function listTableSections(scope: BackofficeScope, locationId: string): Promise<TableSectionView[]> {
+  await findLocation(scope.tdb, locationId);
+  requireLocationAccess(scope.access, locationId, READ_PERMISSION);
+  const rows = await scope.tdb.selectFrom('table_sections').selectAll().where('location_id', '=', locationId).orderBy('name').orderBy('id').execute();
+  return present(scope.tdb, rows);
+}
+
+/** `GET /table-sections/{id}`. */
+export async function getTableSection(scope: BackofficeScope, id: string): Promise<TableSectionView> {
+  const row = await findTableSection(scope.tdb, id);
+  requireLocationAccess(scope.access, row.location_id, READ_PERMISSION);
+  return (await present(scope.tdb, [row]))[0]!;
+}
+
+export interface UpdateTableSectionInput {
+  name?: string;
+  tables?: number;
+}
+
+export const TABLES_IN_USE = 'The section has an open session at a table above the new number of tables.';
+
+/** `PUT /table-sections/{id}`: name and number of tables; the location never changes. */
+export async function updateTableSection(scope: BackofficeScope, id: string, input: UpdateTableSectionInput): Promise<TableSectionView> {
+  const existing = await findTableSection(scope.tdb, id);
+  requireLocationAccess(scope.access, existing.location_id, WRITE_PERMISSION);
+  const row = await inTenantTx(scope.tdb, async (tx) => {
+    const locked = await tx.selectFrom('table_sections').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+    if (input.tables !== undefined && input.tables < locked.tables) {
+      const busy = await tx.selectFrom('table_sessions').select('id').where('table_section_id', '=', id).where('status', '=', 'open').where('table_number', '>', input.tables).executeTakeFirst();
+      if (busy) throw errors.field('tables', TABLES_IN_USE);
+    }
+    const updated = await tx
+      .updateTable('table_sections')
+      .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), ...(input.tables !== undefined ? { tables: input.tables } : {}), updated_at: scope.now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await logActivity(tx, { userId: scope.userId, action: 'updated', subject: 'table section', subjectId: id, properties: { name: updated.name, tables: updated.tables } });
+    return updated;
+  });
+  return (await present(scope.tdb, [row]))[0]!;
+}
+
+/** `DELETE /table-sections/{id}`: its sessions go with it; bound orders keep their data (the link is cleared). */
+export async function deleteTableSection(scope: BackofficeScope, id: string): Promise<void> {
+  const existing = await findTableSection(scope.tdb, id);
+  requireLocationAccess(scope.access, existing.location_id, WRITE_PERMISSION);
+  await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant: tx }) => {
+    await tx.deleteFrom('table_sections').where('id', '=', id).execute();
+    await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'table section', subjectId: id, properties: { name: existing.name } });
+    await central.deleteFrom('table_qr_directory').where('table_section_id', '=', id).execute();
+  });
+}

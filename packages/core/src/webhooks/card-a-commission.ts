@@ -1,0 +1,108 @@
+import { sql } from 'kysely';
+import type { WebhookDeps } from './card-b-webhook.ts';
+import { str, type Obj } from './payload.ts';
+
+/**
+ * card-a commission in the central ledger (issue 13 items 4 and 6). A completed card-a payment has one
+ * ledger row (`source` `card_a_payment`, `source_ref` the payment intent); the platform's application
+ * fee, which may attach after the payment succeeded, is back-filled onto that row and is its
+ * commission; a refund adjusts the commission in proportion to the amount refunded. Both events are
+ * claimed once by their event id before they get here.
+ */
+export const CARD_A_LEDGER_SOURCE = 'card_a_payment';
+export const CARD_A_REFUND_REASON = 'card_a_refund';
+
+/** The ledger row of a completed card-a payment (idempotent: one row per payment intent). */
+export async function recordCardAPayment(deps: WebhookDeps, merchantId: string, paymentIntentId: string): Promise<void> {
+  await deps.db
+    .insertInto('commission_ledger')
+    .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: CARD_A_LEDGER_SOURCE, source_ref: paymentIntentId, commission_amount: 0, created_at: deps.now() })
+    .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
+    .execute();
+}
+
+const ledgerRow = (deps: WebhookDeps, paymentIntentId: string) =>
+  deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', CARD_A_LEDGER_SOURCE).where('source_ref', '=', paymentIntentId).where('is_adjustment', '=', false);
+
+/** The merchant a card-a charge's payment belongs to, from its ledger row (null when there is none). */
+export async function merchantOfPaymentIntent(deps: WebhookDeps, paymentIntentId: string): Promise<string | null> {
+  return (await ledgerRow(deps, paymentIntentId).select('merchant_id').executeTakeFirst())?.merchant_id ?? null;
+}
+
+/** The payment intent of an application fee's charge, asked of the provider (the fee names only the charge). */
+export async function paymentIntentOfFee(deps: WebhookDeps, fee: Obj): Promise<string | null> {
+  const chargeId = str(fee.charge);
+  if (!chargeId) return null;
+  if (!deps.providers.cardA) throw new Error('card_a_not_configured');
+  return (await deps.providers.cardA.retrieveCharge(chargeId)).payment_intent;
+}
+
+/** `application_fee.created`: the fee is written onto the payment's existing ledger row. */
+export async function backfillApplicationFee(deps: WebhookDeps, paymentIntentId: string, fee: Obj): Promise<'processed' | 'ignored'> {
+  const amount = typeof fee.amount === 'number' && Number.isInteger(fee.amount) && fee.amount >= 0 ? fee.amount : null;
+  if (amount === null) throw new Error('fee_amount_missing');
+  const r = await deps.db
+    .updateTable('commission_ledger')
+    .set({ fee_amount: amount, commission_amount: amount })
+    .where('source', '=', CARD_A_LEDGER_SOURCE)
+    .where('source_ref', '=', paymentIntentId)
+    .where('is_adjustment', '=', false)
+    .where('fee_amount', 'is', null)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) {
+    // Either no row (stored as failed, replayable once the payment is recorded) or already filled.
+    const row = await ledgerRow(deps, paymentIntentId).select('fee_amount').executeTakeFirst();
+    if (!row) throw new Error('ledger_row_missing');
+    deps.log.info('card-a application fee already on the ledger row', { payment_intent: paymentIntentId });
+    return 'ignored';
+  }
+  return 'processed';
+}
+
+/**
+ * `charge.refunded`: the charge carries the cumulative `amount_refunded`, so the commission given back
+ * so far is brought to `commission × refunded / amount` with one adjustment for the difference (a
+ * second partial refund adjusts only its own part). Reason `card_a_refund`, source reference the event.
+ */
+export async function adjustForRefund(deps: WebhookDeps, paymentIntentId: string, charge: Obj, eventId: string): Promise<'processed' | 'ignored'> {
+  const amount = typeof charge.amount === 'number' && charge.amount > 0 ? charge.amount : null;
+  const refunded = typeof charge.amount_refunded === 'number' && charge.amount_refunded >= 0 ? charge.amount_refunded : null;
+  if (amount === null || refunded === null) throw new Error('charge_amounts_missing');
+  return deps.db.transaction().execute(async (tx) => {
+    const entry = await tx
+      .selectFrom('commission_ledger')
+      .selectAll()
+      .where('source', '=', CARD_A_LEDGER_SOURCE)
+      .where('source_ref', '=', paymentIntentId)
+      .where('is_adjustment', '=', false)
+      .where('status', '!=', 'voided')
+      .forUpdate()
+      .executeTakeFirst();
+    if (!entry) throw new Error('ledger_row_missing');
+    const given = await tx
+      .selectFrom('commission_ledger')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'))
+      .where('adjusts_id', '=', entry.id)
+      .where('reason', '=', CARD_A_REFUND_REASON)
+      .executeTakeFirstOrThrow();
+    const target = -Math.round((entry.commission_amount * Math.min(refunded, amount)) / amount);
+    const delta = target - Number(given.sum);
+    if (delta === 0) return 'ignored';
+    await tx
+      .insertInto('commission_ledger')
+      .values({
+        id: Bun.randomUUIDv7(),
+        merchant_id: entry.merchant_id,
+        source: CARD_A_LEDGER_SOURCE,
+        source_ref: eventId,
+        is_adjustment: true,
+        adjusts_id: entry.id,
+        commission_amount: delta,
+        reason: CARD_A_REFUND_REASON,
+        created_at: deps.now(),
+      })
+      .onConflict((oc) => oc.columns(['adjusts_id', 'source_ref']).where(sql<boolean>`is_adjustment`).doNothing())
+      .execute();
+    return 'processed';
+  });
+}

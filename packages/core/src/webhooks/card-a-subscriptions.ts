@@ -1,0 +1,203 @@
+import { sql, type Transaction } from 'kysely';
+import { bindTenant, type TenantDb, type TenantTables } from '@pos/db';
+import { AUTH_INVALIDATION_CHANNEL } from '../auth/auth-invalidation.ts';
+import type { WebhookDeps } from './card-b-webhook.ts';
+import { obj, str, type Obj } from './payload.ts';
+import type { WebhookTenant } from './tenant-resolution.ts';
+
+/**
+ * card-a subscription events (spec 3 "Card-a events"): the local `billing_subscriptions` record
+ * follows the provider's subscription, the devices it covers follow the record
+ * (`devices.subscription_active_until`, what the 402 gate reads), the merchant's cached authentication
+ * state is dropped everywhere and a real-time location update is pushed.
+ *
+ * Every change to one subscription runs under a database lock named after it
+ * (`pg_advisory_xact_lock`), so the failed-invoice retry, the deletion and the SEPA recovery never
+ * interleave (card-a-invoices.ts).
+ */
+export type TenantTx = Transaction<TenantTables>;
+
+/** Statuses in which the provider still serves (and collects for) the subscription. */
+const SERVING = new Set(['active', 'trialing', 'past_due']);
+
+/** Redis pub/sub channel of a tenant's location updates (the real-time channel fans them out). */
+export const locationChannel = (tenantDatabase: string) => `rt:${tenantDatabase}:location`;
+
+export interface SubscriptionFacts {
+  readonly id: string;
+  readonly customer: string;
+  readonly status: string;
+  readonly currentPeriodEnd: Date | null;
+  readonly priceId: string | null;
+  readonly deviceIds: string[] | null;
+  readonly cancelReason: string | null;
+  readonly canceledAt: Date | null;
+  readonly paymentMethod: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const seconds = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? new Date(v * 1000) : null);
+
+/** A provider subscription object, read totally (the payload is untrusted in shape). */
+export function subscriptionFacts(o: Obj): SubscriptionFacts | null {
+  const id = str(o.id);
+  const customer = str(o.customer);
+  const status = str(o.status);
+  if (!id || !customer || !status || id.length > 200 || customer.length > 200) return null;
+  const items = obj(o.items).data;
+  const price = Array.isArray(items) ? str(obj(obj(items[0]).price).id) : null;
+  const devices = str(obj(o.metadata).device_ids);
+  return {
+    id,
+    customer,
+    status,
+    currentPeriodEnd: seconds(o.current_period_end),
+    priceId: price,
+    deviceIds: devices ? devices.split(',').map((d) => d.trim()).filter((d) => UUID.test(d)) : null,
+    cancelReason: str(obj(o.cancellation_details).reason),
+    canceledAt: seconds(o.canceled_at),
+    paymentMethod: str(o.default_payment_method),
+  };
+}
+
+/** Runs `fn` in one tenant transaction holding the subscription's lock. */
+export function withSubscriptionLock<T>(tdb: TenantDb, subscriptionId: string, fn: (tx: TenantTx) => Promise<T>): Promise<T> {
+  return tdb.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`card_a_subscription:${subscriptionId}`}))`.execute(tx);
+    return fn(tx);
+  });
+}
+
+/**
+ * Writes the provider's state onto the local record (created when missing). An event older than the
+ * one last applied changes nothing, and a cancelled subscription stays cancelled (the provider never
+ * revives one). Answers the record after the write, or null when the event was stale.
+ */
+export async function applySubscription(tx: TenantTx, tenant: WebhookTenant, f: SubscriptionFacts, eventCreated: number, now: Date) {
+  const inserted = await tx
+    .insertInto('billing_subscriptions')
+    .values({
+      id: Bun.randomUUIDv7(),
+      provider_subscription_id: f.id,
+      customer_id: f.customer,
+      location_id: tenant.locationId,
+      price_id: f.priceId,
+      device_ids: f.deviceIds === null ? null : JSON.stringify(f.deviceIds),
+      status: f.status,
+      current_period_end: f.currentPeriodEnd,
+      cancel_reason: f.cancelReason,
+      canceled_at: f.canceledAt ?? (f.status === 'canceled' ? now : null),
+      payment_method_id: f.paymentMethod,
+      event_created: eventCreated,
+      created_at: now,
+      updated_at: now,
+    })
+    // A recovery may have written this subscription's record (another lock's holder): then update it.
+    .onConflict((oc) => oc.column('provider_subscription_id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return inserted;
+  const current = await tx.selectFrom('billing_subscriptions').selectAll().where('provider_subscription_id', '=', f.id).forUpdate().executeTakeFirstOrThrow();
+  const stale = Number(current.event_created) > eventCreated || (current.status === 'canceled' && f.status !== 'canceled');
+  if (stale) return null;
+  return tx
+    .updateTable('billing_subscriptions')
+    .set({
+      status: f.status,
+      current_period_end: f.currentPeriodEnd,
+      price_id: f.priceId ?? current.price_id,
+      device_ids: f.deviceIds === null ? current.device_ids : JSON.stringify(f.deviceIds),
+      cancel_reason: f.cancelReason,
+      canceled_at: f.canceledAt ?? (f.status === 'canceled' ? now : null),
+      payment_method_id: current.payment_method_id ?? f.paymentMethod,
+      event_created: eventCreated,
+      updated_at: now,
+    })
+    .where('id', '=', current.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The kiosk and kds devices of a location that its subscription records cover get the latest period
+ * end of the serving records covering them, or `now` (ended) when only ended records cover them.
+ * A device no record covers keeps what it has. Answers the devices changed.
+ */
+export async function refreshDevices(tx: TenantTx, locationId: string, now: Date): Promise<{ id: string; active_until: Date }[]> {
+  const records = await tx.selectFrom('billing_subscriptions').select(['status', 'current_period_end', 'device_ids']).where('location_id', '=', locationId).execute();
+  if (!records.length) return [];
+  const devices = await tx.selectFrom('devices').select(['id', 'subscription_active_until']).where('location_id', '=', locationId).where('type', 'in', ['kiosk', 'kds']).where('deleted_at', 'is', null).execute();
+  const changed: { id: string; active_until: Date }[] = [];
+  for (const d of devices) {
+    const covering = records.filter((r) => r.device_ids === null || (r.device_ids as string[]).includes(d.id));
+    if (!covering.length) continue;
+    const ends = covering.filter((r) => SERVING.has(r.status) && r.current_period_end && r.current_period_end > now).map((r) => r.current_period_end!.getTime());
+    // An ended subscription never extends a device; it only ends it (an earlier end stays).
+    const prior = d.subscription_active_until;
+    const until = ends.length ? new Date(Math.max(...ends)) : prior && prior < now ? prior : now;
+    if (prior?.getTime() === until.getTime()) continue;
+    await tx.updateTable('devices').set({ subscription_active_until: until }).where('id', '=', d.id).execute();
+    changed.push({ id: d.id, active_until: until });
+  }
+  return changed;
+}
+
+/** After the commit: drop the merchant's cached authentication state everywhere and push the location update. */
+export async function announceSubscription(deps: WebhookDeps, tenant: WebhookTenant, event: { subscription_id: string; status: string; devices: { id: string; active_until: Date }[] }): Promise<void> {
+  try {
+    // Device records (with their subscription) are cached by every API process; this process hears it too.
+    await deps.redis.publish(AUTH_INVALIDATION_CHANNEL, tenant.merchantId);
+  } catch (e) {
+    deps.log.error('auth invalidation not published after a subscription change', { merchant_id: tenant.merchantId, err: e });
+  }
+  try {
+    await deps.redis.publish(
+      locationChannel(tenant.tenantDatabase),
+      JSON.stringify({
+        type: 'location.updated',
+        reason: 'subscription',
+        location_id: tenant.locationId,
+        subscription_id: event.subscription_id,
+        status: event.status,
+        devices: event.devices.map((d) => ({ id: d.id, subscription_active_until: d.active_until.toISOString() })),
+      }),
+    );
+  } catch (e) {
+    deps.log.warn('location update push failed', { location_id: tenant.locationId, err: e });
+  }
+}
+
+/** `customer.subscription.*` other than deleted: synchronise the record, refresh the devices, announce. */
+export async function syncSubscription(deps: WebhookDeps, tenant: WebhookTenant, object: Obj, eventCreated: number): Promise<'processed' | 'ignored'> {
+  const f = subscriptionFacts(object);
+  if (!f) throw new Error('subscription_unreadable');
+  const tdb = bindTenant(deps.db, tenant.tenantDatabase);
+  const r = await withSubscriptionLock(tdb, f.id, async (tx) => {
+    const row = await applySubscription(tx, tenant, f, eventCreated, deps.now());
+    if (!row) return null;
+    return { row, devices: await refreshDevices(tx, row.location_id, deps.now()) };
+  });
+  if (!r) {
+    deps.log.info('card-a subscription event older than the record; nothing changed', { subscription_id: f.id });
+    return 'ignored';
+  }
+  await announceSubscription(deps, { ...tenant, locationId: r.row.location_id }, { subscription_id: f.id, status: r.row.status, devices: r.devices });
+  return 'processed';
+}
+
+/** `setup_intent.succeeded`: the customer's SEPA payment method and mandate, kept on their subscription records. */
+export async function storeMandate(deps: WebhookDeps, tenant: WebhookTenant, object: Obj): Promise<'processed'> {
+  const customer = str(object.customer);
+  const paymentMethod = str(object.payment_method);
+  const mandate = str(object.mandate);
+  if (!customer || !paymentMethod) throw new Error('setup_intent_unreadable');
+  const tdb = bindTenant(deps.db, tenant.tenantDatabase);
+  const r = await tdb
+    .updateTable('billing_subscriptions')
+    .set({ payment_method_id: paymentMethod, mandate_id: mandate, updated_at: deps.now() })
+    .where('customer_id', '=', customer)
+    .executeTakeFirst();
+  // Kept for a replay once the subscription is known locally (the event itself is stored).
+  if (Number(r.numUpdatedRows) === 0) throw new Error('no_subscription_for_customer');
+  return 'processed';
+}

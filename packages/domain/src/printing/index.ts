@@ -1,0 +1,4 @@
+export * from './receipt-model.ts';
+export * from './epos-xml.ts';
+export * from './render.ts';
+export * from './printer-rules.ts';

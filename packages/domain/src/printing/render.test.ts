@@ -1,0 +1,125 @@
+import { describe, expect, test } from 'bun:test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DocumentTooLarge, formatCents, renderEpos, twoColumns } from './render.ts';
+import { printRequestInfo, xmlEscape } from './epos-xml.ts';
+import type { PrintModel } from './receipt-model.ts';
+
+const header = { title: 'Café <Demo>', lines: ['Rue Haute 1, 1000 Brussels', 'VAT BE0123.456.789'] };
+const MODELS: Record<string, { model: PrintModel; paper?: number }> = {
+  'sale-80': {
+    model: {
+      kind: 'sale',
+      header,
+      number: 'T-000123',
+      date: '24/11/2026 12:34',
+      lines: [
+        { name: 'Espresso', qty: 2, amount: 500 },
+        { name: 'Croque monsieur & salad', qty: 1, amount: 1250, modifiers: ['no onions'] },
+      ],
+      vat: [
+        { rate: 6, net: 1179, vat: 71, gross: 1250 },
+        { rate: 21, net: 413, vat: 87, gross: 500 },
+      ],
+      total: 1750,
+      tenders: [
+        { label: 'Card', amount: 1000 },
+        { label: 'Cash', amount: 1000 },
+      ],
+      change: 250,
+      fiscal: { short_signature: 'AB12-CD34', verification_url: 'https://fdm.example/v?s=AB12&t=1' },
+      footer: ['Thank you!'],
+    },
+  },
+  'refund-58': {
+    paper: 58,
+    model: {
+      kind: 'refund',
+      header,
+      number: 'R-000004',
+      date: '24/11/2026 13:00',
+      lines: [{ name: 'Espresso', qty: -1, amount: -250 }],
+      vat: [{ rate: 21, net: -207, vat: -43, gross: -250 }],
+      total: -250,
+      tenders: [{ label: 'Cash', amount: -250 }],
+      fiscal: { short_signature: 'ZZ99', verification_url: 'https://fdm.example/v?s=ZZ99' },
+    },
+  },
+  'kiosk-order': {
+    model: { kind: 'order', channel: 'Kiosk', header, number: 'K-42', date: '24/11/2026 12:00', lines: [{ name: 'Burger', qty: 1, amount: 990 }], vat: [{ rate: 6, net: 934, vat: 56, gross: 990 }], total: 990, tenders: [{ label: 'Card', amount: 990 }] },
+  },
+  // Receipt settings applied by the builder: header text, no address, no order number, own footer.
+  'sale-settings-80': {
+    model: { kind: 'sale', header: { title: 'Café Demo', lines: ['VAT BE0123.456.789'], note: ['Welcome back', 'Open 7/7'] }, number: 'T-000124', show_number: false, date: '24/11/2026 12:40', lines: [{ name: 'Tea', qty: 1, amount: 300 }], vat: [{ rate: 6, net: 283, vat: 17, gross: 300 }], total: 300, tenders: [{ label: 'Cash', amount: 300 }], footer: ['See you soon'] },
+  },
+  'kitchen-ticket': { model: { kind: 'kitchen', station: 'Grill', order_no: '42', date: '12:01', lines: [{ qty: 2, name: 'Burger', modifiers: ['medium', 'no cheese'] }] } },
+  'x-report': {
+    model: { kind: 'report', title: 'X report', header, date: '24/11/2026 18:00', sections: [{ title: 'Turnover', rows: [['Cash', '120.50'], ['Card', '80.00'], ['Total', '200.50']] }] },
+  },
+  'test-print': { model: { kind: 'test', printer: 'Counter printer', date: '24/11/2026 09:00' } },
+};
+
+describe('renderEpos against fixtures', () => {
+  for (const [name, { model, paper }] of Object.entries(MODELS)) {
+    test(name, () => {
+      const xml = renderEpos(model, { paperWidthMm: paper });
+      const file = join(import.meta.dir, 'fixtures', `${name}.xml`);
+      if (process.env.UPDATE_FIXTURES) writeFileSync(file, xml + '\n');
+      expect(xml + '\n').toBe(readFileSync(file, 'utf8'));
+    });
+  }
+});
+
+describe('content', () => {
+  test('a sale receipt carries the short signature and the verification URL as a QR code', () => {
+    const xml = renderEpos(MODELS['sale-80']!.model);
+    expect(xml).toStartWith('<epos-print xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print">');
+    expect(xml).toContain('Signature: AB12-CD34');
+    expect(xml).toContain('<symbol type="qrcode_model_2" level="level_m" width="4">https://fdm.example/v?s=AB12&amp;t=1</symbol>');
+    expect(xml).toContain('Change');
+    expect(xml).toContain('6%');
+    expect(xml).toContain('21%');
+    expect(xml).toContain('Café &lt;Demo&gt;');
+    expect(xml).toEndWith('<feed line="2"/><cut type="feed"/></epos-print>');
+  });
+
+  test('receipt settings: header text under the title, order number left off, footer last', () => {
+    const xml = renderEpos(MODELS['sale-settings-80']!.model);
+    expect(xml).toContain('<text>Welcome back&#10;</text>');
+    expect(xml).toContain('<text>See you soon&#10;</text>');
+    expect(xml).not.toContain('T-000124');
+    expect(xml).not.toContain('Rue Haute');
+    expect(xml.indexOf('Café Demo')).toBeLessThan(xml.indexOf('Welcome back'));
+    expect(renderEpos(MODELS['sale-80']!.model)).toContain('Ticket T-000123');
+  });
+
+  test('lines fit the paper: 48 columns on 80 mm, 32 on 58 mm', () => {
+    const texts = (xml: string) => [...xml.matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((m) => m[1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+    expect(Math.max(...texts(renderEpos(MODELS['sale-80']!.model)).map((t) => [...t].length))).toBe(48);
+    expect(Math.max(...texts(renderEpos(MODELS['refund-58']!.model, { paperWidthMm: 58 })).map((t) => [...t].length))).toBe(32);
+  });
+
+  test('escaping drops control characters and escapes markup', () => {
+    expect(xmlEscape('a<b>&"\'\u0007c\nd')).toBe('a&lt;b&gt;&amp;&quot;&apos;c&#10;d');
+  });
+
+  test('formatting', () => {
+    expect(formatCents(1234)).toBe('12.34');
+    expect(formatCents(-5)).toBe('-0.05');
+    expect(twoColumns('Very long name that goes on', '1.00', 16)).toBe('Very long n 1.00');
+  });
+
+  test('never over 2 MB: an oversized model is refused', () => {
+    const lines = Array.from({ length: 40_000 }, (_, i) => ({ name: `Item number ${i} with a long name`, qty: 1, amount: 100 }));
+    expect(() => renderEpos({ ...(MODELS['sale-80']!.model as any), lines })).toThrow(DocumentTooLarge);
+  });
+
+  test('PrintRequestInfo Version 2.00 carries the job id and refuses a bad one', () => {
+    const doc = printRequestInfo('J42', '<epos-print/>');
+    expect(doc).toBe(
+      '<?xml version="1.0" encoding="utf-8"?><PrintRequestInfo Version="2.00"><ePOSPrint><Parameter><devid>local_printer</devid><timeout>10000</timeout><printjobid>J42</printjobid></Parameter><PrintData><epos-print/></PrintData></ePOSPrint></PrintRequestInfo>',
+    );
+    expect(() => printRequestInfo('bad id!', '')).toThrow();
+    expect(() => printRequestInfo('x'.repeat(31), '')).toThrow();
+  });
+});

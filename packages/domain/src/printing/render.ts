@@ -1,0 +1,127 @@
+import { EposBuilder, MAX_DOCUMENT_BYTES } from './epos-xml.ts';
+import type { CustomerReceipt, KitchenTicket, PrintModel, ReportPrint, TestPrint } from './receipt-model.ts';
+
+/** Characters per line at the font the receipts use: 48 on 80 mm paper, 32 on 58 mm. */
+export const columnsFor = (paperWidthMm: number | null | undefined): number => (paperWidthMm === 58 ? 32 : 48);
+
+/** Cents as `12.34` (`-3.50`), the receipt's number format. */
+export function formatCents(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(Math.trunc(cents));
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** Left text and right text on one line of `cols` characters; the left side is cut to make room. */
+export function twoColumns(left: string, right: string, cols: number): string {
+  const room = Math.max(1, cols - right.length - 1);
+  const l = [...left].length > room ? [...left].slice(0, room).join('') : left;
+  return l + ' '.repeat(Math.max(1, cols - [...l].length - right.length)) + right;
+}
+
+/** Long text cut to the width; the renderer never wraps silently past the paper. */
+const fit = (s: string, cols: number) => ([...s].length > cols ? [...s].slice(0, cols).join('') : s);
+
+export interface RenderOptions {
+  readonly paperWidthMm?: number | null;
+}
+
+export class DocumentTooLarge extends Error {
+  constructor(readonly bytes: number) {
+    super(`Print document of ${bytes} bytes is over the printer's 2 MB limit`);
+  }
+}
+
+/** Renders a print model to one `<epos-print>` document; throws DocumentTooLarge past 2 MB. */
+export function renderEpos(model: PrintModel, opts: RenderOptions = {}): string {
+  const cols = columnsFor(opts.paperWidthMm);
+  const b = new EposBuilder();
+  switch (model.kind) {
+    case 'sale':
+    case 'refund':
+    case 'order':
+      customer(b, model, cols);
+      break;
+    case 'kitchen':
+      kitchen(b, model, cols);
+      break;
+    case 'report':
+      report(b, model, cols);
+      break;
+    case 'test':
+      testPrint(b, model, cols);
+      break;
+  }
+  const xml = b.feed(2).cut().build();
+  const bytes = Buffer.byteLength(xml, 'utf8');
+  if (bytes > MAX_DOCUMENT_BYTES) throw new DocumentTooLarge(bytes);
+  return xml;
+}
+
+function header(b: EposBuilder, h: { title: string; lines?: readonly string[]; note?: readonly string[] }, cols: number) {
+  b.line(fit(h.title, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2, em: true });
+  for (const l of h.lines ?? []) b.line(fit(l, cols), { align: 'center' });
+  for (const l of h.note ?? []) b.line(fit(l, cols), { align: 'center' });
+  b.feed(1);
+}
+
+const rule = (cols: number) => '-'.repeat(cols);
+
+function customer(b: EposBuilder, r: CustomerReceipt, cols: number) {
+  header(b, r.header, cols);
+  const title = r.kind === 'refund' ? 'REFUND' : r.kind === 'order' ? `${r.channel ?? 'Order'} order` : 'Ticket';
+  b.line(twoColumns(r.show_number === false ? title : `${title} ${r.number}`, '', cols).trimEnd(), { em: true });
+  b.line(fit(r.date, cols));
+  b.line(rule(cols));
+  for (const l of r.lines) {
+    b.line(twoColumns(`${l.qty} x ${l.name}`, formatCents(l.amount), cols));
+    for (const m of l.modifiers ?? []) b.line(fit(`   + ${m}`, cols));
+  }
+  b.line(rule(cols));
+  b.line(twoColumns('TOTAL', formatCents(r.total), cols), { em: true, height: 2 });
+  for (const t of r.tenders) b.line(twoColumns(t.label, formatCents(t.amount), cols));
+  if (r.change !== undefined && r.change !== 0) b.line(twoColumns('Change', formatCents(r.change), cols));
+  if (r.vat.length) {
+    b.line(rule(cols));
+    b.line(twoColumns('VAT', 'Net      VAT    Gross', cols));
+    for (const v of r.vat) b.line(twoColumns(`${v.rate}%`, `${formatCents(v.net).padStart(8)} ${formatCents(v.vat).padStart(7)} ${formatCents(v.gross).padStart(8)}`, cols));
+  }
+  if (r.fiscal?.short_signature || r.fiscal?.verification_url) {
+    b.line(rule(cols));
+    if (r.fiscal.short_signature) b.line(fit(`Signature: ${r.fiscal.short_signature}`, cols), { align: 'center' });
+    if (r.fiscal.verification_url) {
+      b.qr(r.fiscal.verification_url);
+      b.line('', { align: 'center' });
+    }
+  }
+  for (const f of r.footer ?? []) b.line(fit(f, cols), { align: 'center' });
+}
+
+function kitchen(b: EposBuilder, t: KitchenTicket, cols: number) {
+  b.line(fit(t.station, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2, em: true });
+  b.line(fit(`Order ${t.order_no}`, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2 });
+  b.line(fit(t.date, cols), { align: 'center' });
+  b.line(rule(cols));
+  for (const l of t.lines) {
+    b.line(fit(`${l.qty} x ${l.name}`, Math.floor(cols / 2)), { width: 2, height: 1, em: true });
+    for (const m of l.modifiers ?? []) b.line(fit(`   + ${m}`, cols));
+  }
+  if (t.note) b.line(fit(t.note, cols));
+}
+
+function report(b: EposBuilder, r: ReportPrint, cols: number) {
+  header(b, r.header, cols);
+  b.line(fit(r.title, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2, em: true });
+  b.line(fit(r.date, cols), { align: 'center' });
+  for (const s of r.sections) {
+    b.line(rule(cols));
+    b.line(fit(s.title, cols), { em: true });
+    for (const [k, v] of s.rows) b.line(twoColumns(k, v, cols));
+  }
+}
+
+function testPrint(b: EposBuilder, t: TestPrint, cols: number) {
+  b.line('TEST PRINT', { align: 'center', width: 2, height: 2, em: true });
+  b.line(fit(t.printer, cols), { align: 'center' });
+  b.line(fit(t.date, cols), { align: 'center' });
+  for (const l of t.lines ?? []) b.line(fit(l, cols), { align: 'center' });
+}

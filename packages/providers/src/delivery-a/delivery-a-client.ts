@@ -1,0 +1,90 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/provider-error.ts';
+
+/**
+ * delivery-a's store API as the administration routes use it (spec 1 "delivery-a"): the store, the
+ * integration switch, menu and availability pushes (menu sync is push-only), and the site status.
+ * Every answer is checked against its schema; anything else is a ProviderError `invalid_response`.
+ */
+export const DeliveryAStore = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  integration_enabled: Type.Boolean(),
+  integrator_store_id: Type.Union([Type.String(), Type.Null()]),
+  site_status: Type.Union([Type.Literal('OPEN'), Type.Literal('CLOSED'), Type.Literal('READY_TO_OPEN')]),
+});
+export type DeliveryAStore = Static<typeof DeliveryAStore>;
+export type SiteStatus = DeliveryAStore['site_status'];
+
+const SiteStatusBody = Type.Object({ status: DeliveryAStore.properties.site_status });
+const MenuPushed = Type.Object({ items: Type.Integer({ minimum: 0 }) });
+const AvailabilityPushed = Type.Object({ updated: Type.Integer({ minimum: 0 }) });
+
+export interface DeliveryAMenuItem {
+  readonly id: string;
+  readonly name: string;
+  /** Minor units (cents), VAT included. */
+  readonly price: number;
+  readonly available: boolean;
+}
+
+export interface DeliveryAClientConfig {
+  readonly baseUrl: string;
+  readonly apiToken: string;
+  readonly timeoutMs?: number;
+}
+
+export class DeliveryAClient {
+  constructor(private readonly config: DeliveryAClientConfig) {}
+
+  private async call<S extends TSchema | null>(method: string, path: string, schema: S, body?: unknown): Promise<S extends TSchema ? Static<S> : null> {
+    const res = await providerFetch(
+      'delivery-a',
+      `${trimSlash(this.config.baseUrl)}${path}`,
+      { method, headers: { authorization: `Bearer ${this.config.apiToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
+      this.config.timeoutMs ?? 15_000,
+    );
+    const data = await readJson('delivery-a', res);
+    if (!res.ok) {
+      const code = typeof data?.code === 'string' ? data.code : null;
+      throw new ProviderError('delivery-a', 'http', typeof data?.message === 'string' ? data.message : `HTTP ${res.status}`, res.status, code);
+    }
+    if (schema === null) return null as never;
+    if (!Value.Check(schema, data)) throw new ProviderError('delivery-a', 'invalid_response', `unexpected answer to ${method} ${path}`, res.status);
+    return data as never;
+  }
+
+  private static store(id: string): string {
+    return `/v1/stores/${encodeURIComponent(id)}`;
+  }
+
+  getStore(storeId: string): Promise<DeliveryAStore> {
+    return this.call('GET', DeliveryAClient.store(storeId), DeliveryAStore);
+  }
+
+  /** Turns the integration on for the store; `integratorStoreId` is our location id. */
+  enableIntegration(storeId: string, integratorStoreId: string): Promise<DeliveryAStore> {
+    return this.call('POST', `${DeliveryAClient.store(storeId)}/integration`, DeliveryAStore, { integrator_store_id: integratorStoreId });
+  }
+
+  async disableIntegration(storeId: string): Promise<void> {
+    await this.call('DELETE', `${DeliveryAClient.store(storeId)}/integration`, null);
+  }
+
+  async pushMenu(storeId: string, items: readonly DeliveryAMenuItem[]): Promise<number> {
+    return (await this.call('PUT', `${DeliveryAClient.store(storeId)}/menu`, MenuPushed, { items })).items;
+  }
+
+  async pushAvailability(storeId: string, items: readonly { id: string; available: boolean }[]): Promise<number> {
+    return (await this.call('POST', `${DeliveryAClient.store(storeId)}/menu/availability`, AvailabilityPushed, { items })).updated;
+  }
+
+  async siteStatus(storeId: string): Promise<SiteStatus> {
+    return (await this.call('GET', `${DeliveryAClient.store(storeId)}/status`, SiteStatusBody)).status;
+  }
+
+  async setSiteStatus(storeId: string, status: SiteStatus): Promise<SiteStatus> {
+    return (await this.call('PUT', `${DeliveryAClient.store(storeId)}/status`, SiteStatusBody, { status })).status;
+  }
+}

@@ -1,0 +1,123 @@
+import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
+
+/**
+ * A delivery-a marketplace for development and tests (a real HTTP server): stores known by id, each
+ * with an integration switch, a pushed menu, item availability and a site status in `OPEN`, `CLOSED`,
+ * `READY_TO_OPEN`. Calls carry `Authorization: Bearer <apiToken>`; another token is a 401.
+ */
+export interface DeliveryASimStore {
+  id: string;
+  name: string;
+  integrationEnabled: boolean;
+  integratorRef: string | null;
+  siteStatus: 'OPEN' | 'CLOSED' | 'READY_TO_OPEN';
+  menu: { items: { id: string; name: string; price: number; available: boolean }[] } | null;
+  menuPushes: number;
+  availabilityPushes: number;
+}
+
+export interface DeliveryASimulator {
+  readonly url: string;
+  readonly stores: Map<string, DeliveryASimStore>;
+  addStore(id: string, name?: string): DeliveryASimStore;
+  stop(): Promise<void>;
+}
+
+export const SITE_STATUSES = ['OPEN', 'CLOSED', 'READY_TO_OPEN'] as const;
+
+const json = (status: number, body: unknown) => Response.json(body, { status });
+const problem = (status: number, code: string, message: string) => json(status, { code, message });
+
+export function startDeliveryASimulator(opts: { port?: number; apiToken: string }): DeliveryASimulator {
+  const stores = new Map<string, DeliveryASimStore>();
+  const store = (id: string) => stores.get(id);
+  const view = (s: DeliveryASimStore) => ({ id: s.id, name: s.name, integration_enabled: s.integrationEnabled, integrator_store_id: s.integratorRef, site_status: s.siteStatus });
+
+  const routes: Route[] = [
+    route('GET', '/v1/stores/:storeId', (_r, p) => {
+      const s = store(p.storeId!);
+      return s ? json(200, view(s)) : problem(404, 'store_not_found', 'Store not found');
+    }),
+    route('POST', '/v1/stores/:storeId/integration', async (req, p) => {
+      const s = store(p.storeId!);
+      if (!s) return problem(404, 'store_not_found', 'Store not found');
+      const b = await jsonBody(req);
+      if (!b || typeof b.integrator_store_id !== 'string' || b.integrator_store_id.length === 0) return problem(400, 'invalid_request', 'integrator_store_id is required');
+      s.integrationEnabled = true;
+      s.integratorRef = b.integrator_store_id;
+      return json(200, view(s));
+    }),
+    route('DELETE', '/v1/stores/:storeId/integration', (_r, p) => {
+      const s = store(p.storeId!);
+      if (!s) return problem(404, 'store_not_found', 'Store not found');
+      s.integrationEnabled = false;
+      s.integratorRef = null;
+      return new Response(null, { status: 204 });
+    }),
+    route('PUT', '/v1/stores/:storeId/menu', async (req, p) => {
+      const s = store(p.storeId!);
+      if (!s) return problem(404, 'store_not_found', 'Store not found');
+      if (!s.integrationEnabled) return problem(409, 'integration_disabled', 'Integration is not enabled for this store');
+      const b = await jsonBody(req);
+      const items = Array.isArray(b?.items) ? (b!.items as unknown[]) : null;
+      if (!items || !items.every((i) => i && typeof (i as { id?: unknown }).id === 'string' && typeof (i as { name?: unknown }).name === 'string' && Number.isInteger((i as { price?: unknown }).price)))
+        return problem(400, 'invalid_menu', 'Each item needs id, name and an integer price');
+      s.menu = { items: (items as { id: string; name: string; price: number; available?: boolean }[]).map((i) => ({ id: i.id, name: i.name, price: i.price, available: i.available !== false })) };
+      s.menuPushes++;
+      return json(200, { items: s.menu.items.length });
+    }),
+    route('POST', '/v1/stores/:storeId/menu/availability', async (req, p) => {
+      const s = store(p.storeId!);
+      if (!s) return problem(404, 'store_not_found', 'Store not found');
+      if (!s.menu) return problem(409, 'menu_missing', 'No menu was uploaded for this store');
+      const b = await jsonBody(req);
+      const items = Array.isArray(b?.items) ? (b!.items as { id?: unknown; available?: unknown }[]) : null;
+      if (!items || !items.every((i) => typeof i?.id === 'string' && typeof i.available === 'boolean')) return problem(400, 'invalid_request', 'Each entry needs id and available');
+      let updated = 0;
+      for (const i of items) {
+        const hit = s.menu.items.find((x) => x.id === i.id);
+        if (hit) {
+          hit.available = i.available as boolean;
+          updated++;
+        }
+      }
+      s.availabilityPushes++;
+      return json(200, { updated });
+    }),
+    route('GET', '/v1/stores/:storeId/status', (_r, p) => {
+      const s = store(p.storeId!);
+      return s ? json(200, { status: s.siteStatus }) : problem(404, 'store_not_found', 'Store not found');
+    }),
+    route('PUT', '/v1/stores/:storeId/status', async (req, p) => {
+      const s = store(p.storeId!);
+      if (!s) return problem(404, 'store_not_found', 'Store not found');
+      const b = await jsonBody(req);
+      if (!SITE_STATUSES.includes(b?.status as never)) return problem(400, 'invalid_status', 'status must be OPEN, CLOSED or READY_TO_OPEN');
+      s.siteStatus = b!.status as DeliveryASimStore['siteStatus'];
+      return json(200, { status: s.siteStatus });
+    }),
+  ];
+
+  const server = Bun.serve({
+    port: opts.port ?? 0,
+    hostname: '127.0.0.1',
+    fetch: (req) => {
+      const url = new URL(req.url);
+      if (url.pathname !== '/_sim/ping' && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
+      return dispatch(routes, req, () => problem(404, 'not_found', 'Not found'));
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    stores,
+    addStore(id, name = `Store ${id}`) {
+      const s: DeliveryASimStore = { id, name, integrationEnabled: false, integratorRef: null, siteStatus: 'CLOSED', menu: null, menuPushes: 0, availabilityPushes: 0 };
+      stores.set(id, s);
+      return s;
+    },
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { ProviderError } from '../shared/provider-error.ts';
+import { DeliveryAClient } from './delivery-a-client.ts';
+import { startDeliveryASimulator, type DeliveryASimulator } from './delivery-a-simulator.ts';
+
+let sim: DeliveryASimulator;
+let client: DeliveryAClient;
+
+beforeAll(() => {
+  sim = startDeliveryASimulator({ apiToken: 'tok-1' });
+  sim.addStore('store-1', 'Central');
+  client = new DeliveryAClient({ baseUrl: sim.url, apiToken: 'tok-1' });
+});
+afterAll(() => sim.stop());
+
+async function providerError(p: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProviderError);
+    return e as ProviderError;
+  }
+  throw new Error('expected a ProviderError');
+}
+
+describe('delivery-a client against the simulator over HTTP', () => {
+  test('store, enable, menu, availability, site status, disable', async () => {
+    expect(await client.getStore('store-1')).toEqual({ id: 'store-1', name: 'Central', integration_enabled: false, integrator_store_id: null, site_status: 'CLOSED' });
+    // Menu before enabling: 409.
+    expect(await providerError(client.pushMenu('store-1', []))).toMatchObject({ kind: 'http', status: 409, code: 'integration_disabled' });
+    expect((await client.enableIntegration('store-1', 'loc-1')).integrator_store_id).toBe('loc-1');
+    expect(await client.pushMenu('store-1', [{ id: 'i1', name: 'Fries', price: 350, available: true }, { id: 'i2', name: 'Cola', price: 250, available: true }])).toBe(2);
+    expect(await client.pushAvailability('store-1', [{ id: 'i2', available: false }, { id: 'gone', available: true }])).toBe(1);
+    expect(sim.stores.get('store-1')!.menu!.items.find((i) => i.id === 'i2')!.available).toBe(false);
+    expect(await client.siteStatus('store-1')).toBe('CLOSED');
+    expect(await client.setSiteStatus('store-1', 'READY_TO_OPEN')).toBe('READY_TO_OPEN');
+    await client.disableIntegration('store-1');
+    expect(sim.stores.get('store-1')!.integrationEnabled).toBe(false);
+  });
+
+  test('unknown store 404, bad token 401, unreachable network', async () => {
+    expect(await providerError(client.getStore('nope'))).toMatchObject({ kind: 'http', status: 404, code: 'store_not_found' });
+    expect(await providerError(new DeliveryAClient({ baseUrl: sim.url, apiToken: 'wrong' }).getStore('store-1'))).toMatchObject({ kind: 'http', status: 401 });
+    expect(await providerError(new DeliveryAClient({ baseUrl: 'http://127.0.0.1:9', apiToken: 'x', timeoutMs: 2000 }).getStore('store-1'))).toMatchObject({ kind: 'network' });
+  });
+});
+
+describe('delivery-a simulator process (bun run dev, e2e)', () => {
+  test('starts from its environment with its stores and answers the client', async () => {
+    const p = Bun.spawn([process.execPath, `${import.meta.dir}/main.ts`], {
+      env: { ...process.env, DELIVERY_A_SIM_PORT: '0', DELIVERY_A_API_TOKEN: 'proc-token-1', DELIVERY_A_SIM_STORES: 'st-a,st-b' },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let text = '';
+      while (!/listening on (http:\/\/\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`exited: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      const c = new DeliveryAClient({ baseUrl: url, apiToken: 'proc-token-1' });
+      expect((await c.getStore('st-b')).id).toBe('st-b');
+    } finally {
+      p.kill('SIGTERM');
+      await p.exited;
+    }
+  });
+});

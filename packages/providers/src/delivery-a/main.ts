@@ -1,0 +1,9 @@
+import { portFrom, requireEnv, stopOnSignal } from '../shared/sim-main.ts';
+import { startDeliveryASimulator } from './delivery-a-simulator.ts';
+
+// The delivery-a store API simulator for dev and e2e: DELIVERY_A_SIM_PORT, DELIVERY_A_API_TOKEN;
+// DELIVERY_A_SIM_STORES (comma-separated store ids) are created at start.
+const sim = startDeliveryASimulator({ port: portFrom('DELIVERY_A_SIM_PORT'), apiToken: requireEnv('DELIVERY_A_API_TOKEN') });
+for (const id of (process.env.DELIVERY_A_SIM_STORES ?? '').split(',').filter(Boolean)) sim.addStore(id.trim());
+console.log(`delivery-a simulator listening on ${sim.url}`);
+stopOnSignal(() => sim.stop());

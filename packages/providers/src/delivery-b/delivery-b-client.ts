@@ -1,0 +1,102 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/provider-error.ts';
+
+/**
+ * delivery-b's store API as the administration routes use it (spec 1 "delivery-b"): the store list,
+ * a store, the integration switch, the menu (push and read), store status (online/offline), prep time
+ * and fulfillment modes. Every answer is checked against its schema; anything else is a ProviderError
+ * `invalid_response`.
+ */
+export const DeliveryBStoreStatus = Type.Union([Type.Literal('online'), Type.Literal('offline')]);
+export type DeliveryBStoreStatus = Static<typeof DeliveryBStoreStatus>;
+export const DeliveryBFulfillment = Type.Object({ delivery: Type.Boolean(), pickup: Type.Boolean() });
+export type DeliveryBFulfillment = Static<typeof DeliveryBFulfillment>;
+
+export const DeliveryBStore = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  integration_enabled: Type.Boolean(),
+  integrator_store_id: Type.Union([Type.String(), Type.Null()]),
+  status: DeliveryBStoreStatus,
+  prep_time_minutes: Type.Integer({ minimum: 0 }),
+  fulfillment: DeliveryBFulfillment,
+});
+export type DeliveryBStore = Static<typeof DeliveryBStore>;
+
+export const DeliveryBMenuItem = Type.Object({ id: Type.String(), name: Type.String(), price: Type.Integer(), available: Type.Boolean() });
+export type DeliveryBMenuItem = Static<typeof DeliveryBMenuItem>;
+
+const StoreList = Type.Object({ stores: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })) });
+const StatusBody = Type.Object({ status: DeliveryBStoreStatus });
+const PrepTimeBody = Type.Object({ prep_time_minutes: Type.Integer({ minimum: 0 }) });
+const MenuPushed = Type.Object({ items: Type.Integer({ minimum: 0 }) });
+const MenuRead = Type.Object({ items: Type.Array(DeliveryBMenuItem) });
+
+export interface DeliveryBClientConfig {
+  readonly baseUrl: string;
+  readonly apiToken: string;
+  readonly timeoutMs?: number;
+}
+
+export class DeliveryBClient {
+  constructor(private readonly config: DeliveryBClientConfig) {}
+
+  private async call<S extends TSchema | null>(method: string, path: string, schema: S, body?: unknown): Promise<S extends TSchema ? Static<S> : null> {
+    const res = await providerFetch(
+      'delivery-b',
+      `${trimSlash(this.config.baseUrl)}${path}`,
+      { method, headers: { authorization: `Bearer ${this.config.apiToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
+      this.config.timeoutMs ?? 15_000,
+    );
+    const data = await readJson('delivery-b', res);
+    if (!res.ok) {
+      const code = typeof data?.code === 'string' ? data.code : null;
+      throw new ProviderError('delivery-b', 'http', typeof data?.message === 'string' ? data.message : `HTTP ${res.status}`, res.status, code);
+    }
+    if (schema === null) return null as never;
+    if (!Value.Check(schema, data)) throw new ProviderError('delivery-b', 'invalid_response', `unexpected answer to ${method} ${path}`, res.status);
+    return data as never;
+  }
+
+  private static store(id: string): string {
+    return `/v2/stores/${encodeURIComponent(id)}`;
+  }
+
+  async listStores(): Promise<{ id: string; name: string }[]> {
+    return (await this.call('GET', '/v2/stores', StoreList)).stores;
+  }
+
+  getStore(storeId: string): Promise<DeliveryBStore> {
+    return this.call('GET', DeliveryBClient.store(storeId), DeliveryBStore);
+  }
+
+  /** Turns the integration on for the store; `integratorStoreId` is our location id. */
+  enableIntegration(storeId: string, integratorStoreId: string): Promise<DeliveryBStore> {
+    return this.call('POST', `${DeliveryBClient.store(storeId)}/integration`, DeliveryBStore, { integrator_store_id: integratorStoreId });
+  }
+
+  async disableIntegration(storeId: string): Promise<void> {
+    await this.call('DELETE', `${DeliveryBClient.store(storeId)}/integration`, null);
+  }
+
+  async pushMenu(storeId: string, items: readonly DeliveryBMenuItem[]): Promise<number> {
+    return (await this.call('PUT', `${DeliveryBClient.store(storeId)}/menu`, MenuPushed, { items })).items;
+  }
+
+  async menu(storeId: string): Promise<DeliveryBMenuItem[]> {
+    return (await this.call('GET', `${DeliveryBClient.store(storeId)}/menu`, MenuRead)).items;
+  }
+
+  async setStatus(storeId: string, status: DeliveryBStoreStatus): Promise<DeliveryBStoreStatus> {
+    return (await this.call('PUT', `${DeliveryBClient.store(storeId)}/status`, StatusBody, { status })).status;
+  }
+
+  async setPrepTime(storeId: string, minutes: number): Promise<number> {
+    return (await this.call('PUT', `${DeliveryBClient.store(storeId)}/prep-time`, PrepTimeBody, { prep_time_minutes: minutes })).prep_time_minutes;
+  }
+
+  setFulfillment(storeId: string, fulfillment: DeliveryBFulfillment): Promise<DeliveryBFulfillment> {
+    return this.call('PUT', `${DeliveryBClient.store(storeId)}/fulfillment`, DeliveryBFulfillment, fulfillment);
+  }
+}

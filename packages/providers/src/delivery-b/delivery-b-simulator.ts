@@ -1,0 +1,110 @@
+import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
+import type { DeliveryBFulfillment, DeliveryBMenuItem, DeliveryBStoreStatus } from './delivery-b-client.ts';
+
+/**
+ * A delivery-b marketplace store API for development and tests (a real HTTP server): stores known by
+ * id, each with an integration switch, a pushed menu, a status `online`/`offline`, a prep time and
+ * fulfillment modes. Calls carry `Authorization: Bearer <apiToken>`; another token is a 401.
+ */
+export interface DeliveryBSimStore {
+  id: string;
+  name: string;
+  integrationEnabled: boolean;
+  integratorRef: string | null;
+  status: DeliveryBStoreStatus;
+  prepTimeMinutes: number;
+  fulfillment: DeliveryBFulfillment;
+  menu: DeliveryBMenuItem[] | null;
+  menuPushes: number;
+}
+
+export interface DeliveryBSimulator {
+  readonly url: string;
+  readonly stores: Map<string, DeliveryBSimStore>;
+  addStore(id: string, name?: string): DeliveryBSimStore;
+  stop(): Promise<void>;
+}
+
+const json = (status: number, body: unknown) => Response.json(body, { status });
+const problem = (status: number, code: string, message: string) => json(status, { code, message });
+
+export function startDeliveryBSimulator(opts: { port?: number; apiToken: string }): DeliveryBSimulator {
+  const stores = new Map<string, DeliveryBSimStore>();
+  const view = (s: DeliveryBSimStore) => ({ id: s.id, name: s.name, integration_enabled: s.integrationEnabled, integrator_store_id: s.integratorRef, status: s.status, prep_time_minutes: s.prepTimeMinutes, fulfillment: s.fulfillment });
+  const withStore = (fn: (s: DeliveryBSimStore, req: Request) => Response | Promise<Response>) => (req: Request, p: Record<string, string>) => {
+    const s = stores.get(p.storeId!);
+    return s ? fn(s, req) : problem(404, 'store_not_found', 'Store not found');
+  };
+
+  const routes: Route[] = [
+    route('GET', '/v2/stores', () => json(200, { stores: [...stores.values()].map((s) => ({ id: s.id, name: s.name })) })),
+    route('GET', '/v2/stores/:storeId', withStore((s) => json(200, view(s)))),
+    route('POST', '/v2/stores/:storeId/integration', withStore(async (s, req) => {
+      const b = await jsonBody(req);
+      if (!b || typeof b.integrator_store_id !== 'string' || b.integrator_store_id.length === 0) return problem(400, 'invalid_request', 'integrator_store_id is required');
+      s.integrationEnabled = true;
+      s.integratorRef = b.integrator_store_id;
+      return json(200, view(s));
+    })),
+    route('DELETE', '/v2/stores/:storeId/integration', withStore((s) => {
+      s.integrationEnabled = false;
+      s.integratorRef = null;
+      return new Response(null, { status: 204 });
+    })),
+    route('PUT', '/v2/stores/:storeId/menu', withStore(async (s, req) => {
+      if (!s.integrationEnabled) return problem(409, 'integration_disabled', 'Integration is not enabled for this store');
+      const b = await jsonBody(req);
+      const items = Array.isArray(b?.items) ? (b!.items as Partial<DeliveryBMenuItem>[]) : null;
+      if (!items || !items.every((i) => i && typeof i.id === 'string' && typeof i.name === 'string' && Number.isInteger(i.price)))
+        return problem(400, 'invalid_menu', 'Each item needs id, name and an integer price');
+      s.menu = items.map((i) => ({ id: i.id!, name: i.name!, price: i.price!, available: i.available !== false }));
+      s.menuPushes++;
+      return json(200, { items: s.menu.length });
+    })),
+    route('GET', '/v2/stores/:storeId/menu', withStore((s) => (s.menu ? json(200, { items: s.menu }) : problem(409, 'menu_missing', 'No menu was uploaded for this store')))),
+    route('PUT', '/v2/stores/:storeId/status', withStore(async (s, req) => {
+      if (!s.integrationEnabled) return problem(409, 'integration_disabled', 'Integration is not enabled for this store');
+      const b = await jsonBody(req);
+      if (b?.status !== 'online' && b?.status !== 'offline') return problem(400, 'invalid_status', 'status must be online or offline');
+      s.status = b.status;
+      return json(200, { status: s.status });
+    })),
+    route('PUT', '/v2/stores/:storeId/prep-time', withStore(async (s, req) => {
+      const b = await jsonBody(req);
+      const m = b?.prep_time_minutes;
+      if (typeof m !== 'number' || !Number.isInteger(m) || m < 0 || m > 240) return problem(400, 'invalid_prep_time', 'prep_time_minutes must be an integer 0-240');
+      s.prepTimeMinutes = m;
+      return json(200, { prep_time_minutes: m });
+    })),
+    route('PUT', '/v2/stores/:storeId/fulfillment', withStore(async (s, req) => {
+      const b = await jsonBody(req);
+      if (typeof b?.delivery !== 'boolean' || typeof b.pickup !== 'boolean') return problem(400, 'invalid_fulfillment', 'delivery and pickup are required booleans');
+      if (!b.delivery && !b.pickup) return problem(409, 'no_fulfillment', 'At least one fulfillment mode must stay on');
+      s.fulfillment = { delivery: b.delivery, pickup: b.pickup };
+      return json(200, s.fulfillment);
+    })),
+  ];
+
+  const server = Bun.serve({
+    port: opts.port ?? 0,
+    hostname: '127.0.0.1',
+    fetch: (req) => {
+      const url = new URL(req.url);
+      if (url.pathname !== '/_sim/ping' && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
+      return dispatch(routes, req, () => problem(404, 'not_found', 'Not found'));
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    stores,
+    addStore(id, name = `Store ${id}`) {
+      const s: DeliveryBSimStore = { id, name, integrationEnabled: false, integratorRef: null, status: 'offline', prepTimeMinutes: 15, fulfillment: { delivery: true, pickup: false }, menu: null, menuPushes: 0 };
+      stores.set(id, s);
+      return s;
+    },
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}

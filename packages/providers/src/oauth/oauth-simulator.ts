@@ -1,0 +1,83 @@
+import { dispatch, jsonBody, route } from '../shared/sim-server.ts';
+import type { OAuthProvider } from './oauth-client.ts';
+
+/**
+ * The token endpoint of an integration provider over real HTTP (RFC 6749): `POST /oauth/token`
+ * (form-encoded, client_secret_post) exchanges a code once, within 10 minutes, for the client it was
+ * issued to and with the redirect URI it was issued for. Errors are `{error, error_description}`:
+ * 401 `invalid_client`, 400 `invalid_grant`, 400 `unsupported_grant_type`. Codes come from the
+ * control API `POST /_sim/codes {account_id, redirect_uri?}` (what the provider's consent screen would
+ * issue) or `issueCode()`.
+ */
+export interface OAuthSimulatorOptions {
+  readonly provider: OAuthProvider;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly port?: number;
+  readonly hostname?: string;
+}
+
+interface Code {
+  accountId: string;
+  redirectUri: string | null;
+  expiresAt: number;
+  used: boolean;
+}
+
+export interface OAuthSimulator {
+  readonly url: string;
+  readonly provider: OAuthProvider;
+  issueCode(input: { accountId: string; redirectUri?: string }): string;
+  /** Tokens issued, newest last. */
+  readonly issued: readonly { code: string; accessToken: string; accountId: string }[];
+  stop(): Promise<void>;
+}
+
+const CODE_TTL_MS = 600_000;
+
+export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator {
+  const codes = new Map<string, Code>();
+  const issued: { code: string; accessToken: string; accountId: string }[] = [];
+  const oauthError = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status });
+  const issueCode = (input: { accountId: string; redirectUri?: string }) => {
+    const code = `code_${crypto.randomUUID().replace(/-/g, '')}`;
+    codes.set(code, { accountId: input.accountId, redirectUri: input.redirectUri ?? null, expiresAt: Date.now() + CODE_TTL_MS, used: false });
+    return code;
+  };
+  const routes = [
+    route('POST', '/oauth/token', async (req) => {
+      const form = new URLSearchParams(await req.text());
+      if (form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed.');
+      if (form.get('grant_type') !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'Only authorization_code is supported.');
+      const code = codes.get(form.get('code') ?? '');
+      if (!code || code.used || code.expiresAt < Date.now()) return oauthError(400, 'invalid_grant', 'The authorization code is invalid, expired or already used.');
+      if (code.redirectUri !== null && code.redirectUri !== form.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'The redirect URI does not match.');
+      code.used = true;
+      const accessToken = `at_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`;
+      issued.push({ code: form.get('code')!, accessToken, accountId: code.accountId });
+      return Response.json({
+        access_token: accessToken,
+        token_type: 'bearer',
+        expires_in: 3600,
+        refresh_token: `rt_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`,
+        scope: 'read write',
+        account_id: code.accountId,
+      });
+    }),
+    route('POST', '/_sim/codes', async (req) => {
+      const b = await jsonBody(req);
+      if (!b || typeof b.account_id !== 'string' || !b.account_id) return Response.json({ error: 'account_id required' }, { status: 400 });
+      return Response.json({ code: issueCode({ accountId: b.account_id, ...(typeof b.redirect_uri === 'string' ? { redirectUri: b.redirect_uri } : {}) }) });
+    }),
+  ];
+  const server = Bun.serve({ port: opts.port ?? 0, hostname: opts.hostname ?? '127.0.0.1', fetch: (req) => dispatch(routes, req, () => oauthError(404, 'not_found', 'Not found.')) });
+  return {
+    url: `http://${server.hostname}:${server.port}`,
+    provider: opts.provider,
+    issueCode,
+    issued,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,383 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startSmtpCatcher, type SmtpCatcher } from '@pos/providers/mail/smtp-catcher';
+import { startIdpSimulator, type IdpSimulator } from '@pos/providers/idp/idp-simulator';
+import { sha256 } from '@pos/core/accounts/account-tokens';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { SoftAuthenticator } from '../../testing/soft-authenticator.ts';
+
+let api: TestApi;
+let mail: SmtpCatcher;
+let idp: IdpSimulator;
+let other: DemoSeedResult;
+const ORIGIN = 'http://localhost:3999';
+const registered: string[] = [];
+let ipSeq = 0;
+/** A fresh client address per test, so the per-address throttles of one test do not reach the next. */
+const run = Math.floor(Math.random() * 250);
+const ip = () => `10.${run}.${Math.floor(++ipSeq / 250)}.${ipSeq % 250}`;
+
+beforeAll(async () => {
+  mail = await startSmtpCatcher();
+  idp = await startIdpSimulator({ clientId: 'backoffice-client' });
+  api = await createTestApi({
+    env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Ordering <no-reply@test.local>', APP_URL: 'http://bo.test', IDP_ISSUER: idp.issuer, IDP_CLIENT_ID: 'backoffice-client', WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGIN: ORIGIN },
+  });
+  other = await api.seed('acct-other');
+});
+afterAll(async () => {
+  for (const email of registered) {
+    const m = await api.deps.db.selectFrom('users').innerJoin('memberships', 'memberships.user_id', 'users.id').innerJoin('merchants', 'merchants.id', 'memberships.merchant_id').select(['merchants.id', 'merchants.tenant_database']).where('users.email', '=', email).executeTakeFirst();
+    if (m) await (await import('@pos/core/merchants/create-merchant')).dropMerchant(api.deps.db, m);
+  }
+  await api.close();
+  await mail.stop();
+  await idp.stop();
+}, 120_000);
+
+/** A copy to assert on: bun's toMatchObject writes its asymmetric matchers into the object it is given. */
+const snap = (x: unknown) => JSON.parse(JSON.stringify(x, (k, v) => (k === 'headers' ? undefined : v)));
+const uniqueEmail = (p: string) => `${p}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+const tokenIn = (text: string, label: string) => new RegExp(`${label}: (\\S+)`).exec(text)![1]!;
+
+async function register(email = uniqueEmail('owner'), password = 'correct horse 1') {
+  registered.push(email);
+  const r = await api.call('POST', '/api/back-office/register', { ip: ip(), body: { name: 'Nora Owner', email, password, business_name: 'Nora Bakery' } });
+  return { r, email, password };
+}
+async function verified(email?: string) {
+  const u = await register(email);
+  const m = await mail.waitFor(u.email, (x) => x.subject === 'Verify your e-mail address');
+  expect((await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token: tokenIn(m.text, 'Verification token') } })).status).toBe(200);
+  return u;
+}
+const login = (email: string, password: string) => api.call('POST', '/api/login', { body: { email, password }, ip: ip() });
+
+describe('POST /back-office/register and verify-email', () => {
+  test('creates the merchant and its schema, answers verification_required, mails a token stored only hashed', async () => {
+    const { r, email, password } = await register();
+    expect(snap(r)).toMatchObject({ status: 200, body: { status: 'verification_required', email } });
+    expect(r.body.token).toBeUndefined();
+    const user = await api.deps.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+    expect(user.email_verified_at).toBeNull();
+    const merchant = await api.deps.db.selectFrom('merchants').innerJoin('memberships', 'memberships.merchant_id', 'merchants.id').selectAll('merchants').select('memberships.is_owner').where('memberships.user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect(merchant).toMatchObject({ name: 'Nora Bakery', is_owner: true });
+    const schema = await api.deps.db.selectFrom('tenant_schema_versions').select('schema_name').where('schema_name', '=', merchant.tenant_database).executeTakeFirst();
+    expect(schema?.schema_name).toBe(merchant.tenant_database);
+
+    const m = await mail.waitFor(email);
+    expect(m.subject).toBe('Verify your e-mail address');
+    expect(m.from).toContain('no-reply@test.local');
+    const token = tokenIn(m.text, 'Verification token');
+    expect(m.html).toContain(`http://bo.test/verify-email?token=${token}`);
+    const rows = await api.deps.db.selectFrom('account_tokens').selectAll().where('user_id', '=', user.id).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.token_hash).toBe(sha256(token));
+    expect(JSON.stringify(rows)).not.toContain(token);
+
+    // Unverified: password login answers verification_required, no token.
+    expect(await login(email, password)).toMatchObject({ status: 200, body: { status: 'verification_required', email } });
+    expect(await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    // Single use.
+    expect(await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token } })).toMatchObject({
+      status: 422,
+      body: { message: 'This token is invalid or has expired.', errors: { token: ['This token is invalid or has expired.'] } },
+    });
+    const signed = await login(email, password);
+    expect(signed.status).toBe(200);
+    expect(signed.body).toEqual({ token: expect.any(String), token_type: 'Bearer', expires_in: 43200 });
+    // The new owner holds every permission on its own merchant.
+    const team = await api.call('GET', '/api/back-office/user', { token: signed.body.token });
+    expect(team.body.data).toMatchObject({ email, name: 'Nora Owner', two_factor_enabled: false, merchant: { id: merchant.id, name: 'Nora Bakery' } });
+  });
+
+  test('a taken e-mail is 422 and creates nothing; bad input is 422 with field errors', async () => {
+    const before = await api.deps.db.selectFrom('merchants').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const r = await api.call('POST', '/api/back-office/register', { ip: ip(), body: { name: 'X', email: other.backoffice.email, password: 'long-enough-1', business_name: 'X' } });
+    expect(snap(r)).toMatchObject({ status: 422, body: { message: 'The email has already been taken.', errors: { email: ['The email has already been taken.'] } } });
+    const bad = await api.call('POST', '/api/back-office/register', { ip: ip(), body: { name: 'X', email: 'nope', password: 'short', business_name: 'X' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toMatchObject({ email: ['The email field must be a valid email address.'], password: ['The password field must be at least 8 characters.'] });
+    const after = await api.deps.db.selectFrom('merchants').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+  });
+
+  test('resend-verification: a new token replaces the old one; unknown addresses answer the same and get nothing', async () => {
+    const { email } = await register();
+    const first = tokenIn((await mail.waitFor(email)).text, 'Verification token');
+    expect(await api.call('POST', '/api/back-office/resend-verification', { ip: ip(), body: { email } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    const second = tokenIn((await mail.waitFor(email, (m) => !m.text.includes(first))).text, 'Verification token');
+    expect(second).not.toBe(first);
+    expect((await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token: first } })).status).toBe(422);
+    expect((await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token: second } })).status).toBe(200);
+    const nobody = uniqueEmail('nobody');
+    expect(await api.call('POST', '/api/back-office/resend-verification', { ip: ip(), body: { email: nobody } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    // Verified already: nothing more is sent.
+    const count = mail.messages(email).length;
+    await api.call('POST', '/api/back-office/resend-verification', { ip: ip(), body: { email } });
+    await Bun.sleep(100);
+    expect(mail.messages(email)).toHaveLength(count);
+    expect(mail.messages(nobody)).toHaveLength(0);
+  });
+
+  test('an expired verification token is refused', async () => {
+    const { email } = await register();
+    const token = tokenIn((await mail.waitFor(email)).text, 'Verification token');
+    await api.deps.db.updateTable('account_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', sha256(token)).execute();
+    expect((await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token } })).status).toBe(422);
+  });
+});
+
+describe('forget-password and update-password', () => {
+  test('the mailed token sets the password once; the old password stops working', async () => {
+    const { email, password } = await verified();
+    expect(await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    const m = await mail.waitFor(email, (x) => x.subject === 'Reset your password');
+    const token = tokenIn(m.text, 'Reset token');
+    expect(m.html).toContain('http://bo.test/reset-password?token=');
+    const stored = await api.deps.db.selectFrom('account_tokens').select('token_hash').where('purpose', '=', 'reset_password').where('token_hash', '=', sha256(token)).executeTakeFirst();
+    expect(stored).toBeDefined();
+    expect(await api.call('PUT', '/api/back-office/update-password', { ip: ip(), body: { token, password: 'new password 2' } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await api.call('PUT', '/api/back-office/update-password', { ip: ip(), body: { token, password: 'third password 3' } })).toMatchObject({
+      status: 422,
+      body: { errors: { token: ['This token is invalid or has expired.'] } },
+    });
+    expect((await login(email, password)).status).toBe(422);
+    expect((await login(email, 'new password 2')).body.token).toEqual(expect.any(String));
+  });
+
+  test('an unknown address answers the same and nothing is sent', async () => {
+    const nobody = uniqueEmail('nobody');
+    expect(await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email: nobody } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    await Bun.sleep(100);
+    expect(mail.messages(nobody)).toHaveLength(0);
+  });
+});
+
+describe('second factor: request-otp and verify-otp', () => {
+  async function twoFactorUser() {
+    const u = await verified();
+    const t = (await login(u.email, u.password)).body.token;
+    expect((await api.call('PUT', '/api/back-office/user-personal-info', { token: t, body: { name: 'Nora Owner', two_factor_enabled: true } })).body.data.two_factor_enabled).toBe(true);
+    return u;
+  }
+
+  test('a password login answers a pending state; the mailed code completes it once', async () => {
+    const { email, password } = await twoFactorUser();
+    const pending = await login(email, password);
+    expect(snap(pending)).toMatchObject({ status: 200, body: { status: 'two_factor_required', login_token: expect.any(String) } });
+    expect(pending.body.token).toBeUndefined();
+    const loginToken = pending.body.login_token as string;
+    // Before a code was asked for.
+    expect(await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code: '123456' } })).toMatchObject({ status: 422, body: { errors: { code: ['Request a code first.'] } } });
+    expect(await api.call('POST', '/api/back-office/request-otp', { ip: ip(), body: { login_token: loginToken } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    const m = await mail.waitFor(email, (x) => x.subject.startsWith('Your sign-in code'));
+    const code = /is (\d{6})\./.exec(m.text)![1]!;
+    expect(m.html).toContain(`<strong>${code}</strong>`);
+    const row = await api.deps.db.selectFrom('otp_challenges').selectAll().where('login_token_hash', '=', sha256(loginToken)).executeTakeFirstOrThrow();
+    expect(row.code_hash).not.toContain(code);
+    expect(row.code_hash!.startsWith('$argon2id$')).toBe(true);
+    const wrong = code === '000000' ? '000001' : '000000';
+    expect(await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code: wrong } })).toMatchObject({
+      status: 422,
+      body: { message: 'The code is invalid or has expired.', errors: { code: ['The code is invalid or has expired.'] } },
+    });
+    const ok = await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code } });
+    expect(snap(ok)).toMatchObject({ status: 200, body: { token: expect.any(String), token_type: 'Bearer', expires_in: 43200 } });
+    expect((await api.call('GET', '/api/back-office/user', { token: ok.body.token })).body.data.email).toBe(email);
+    // Single use.
+    expect(await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code } })).toMatchObject({
+      status: 422,
+      body: { errors: { login_token: ['This sign-in has expired; sign in again.'] } },
+    });
+  });
+
+  test('five wrong codes end the pending sign-in, even with the right code after', async () => {
+    const { email, password } = await twoFactorUser();
+    const loginToken = (await login(email, password)).body.login_token as string;
+    await api.call('POST', '/api/back-office/request-otp', { ip: ip(), body: { login_token: loginToken } });
+    const code = /is (\d{6})\./.exec((await mail.waitFor(email, (x) => x.subject.startsWith('Your sign-in code'))).text)![1]!;
+    const wrong = code === '111111' ? '222222' : '111111';
+    const statuses: string[][] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code: wrong } })).body.errors.code);
+    expect(statuses.at(-1)).toEqual(['Too many wrong codes; sign in again.']);
+    expect(await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code } })).toMatchObject({ status: 422, body: { errors: { code: ['Too many wrong codes; sign in again.'] } } });
+    expect(await api.call('POST', '/api/back-office/request-otp', { ip: ip(), body: { login_token: loginToken } })).toMatchObject({ status: 422, body: { errors: { login_token: ['Too many wrong codes; sign in again.'] } } });
+  });
+
+  test('an expired code is refused; an unknown login token is 422', async () => {
+    const { email, password } = await twoFactorUser();
+    const loginToken = (await login(email, password)).body.login_token as string;
+    await api.call('POST', '/api/back-office/request-otp', { ip: ip(), body: { login_token: loginToken } });
+    const code = /is (\d{6})\./.exec((await mail.waitFor(email, (x) => x.subject.startsWith('Your sign-in code'))).text)![1]!;
+    await api.deps.db.updateTable('otp_challenges').set({ code_expires_at: new Date(Date.now() - 1000) }).where('login_token_hash', '=', sha256(loginToken)).execute();
+    expect((await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: loginToken, code } })).body.errors).toEqual({ code: ['The code is invalid or has expired.'] });
+    expect(await api.call('POST', '/api/back-office/request-otp', { ip: ip(), body: { login_token: 'x'.repeat(40) } })).toMatchObject({ status: 422, body: { errors: { login_token: ['This sign-in has expired; sign in again.'] } } });
+  });
+});
+
+describe('POST /login/idp', () => {
+  const nonce = () => `n-${crypto.randomUUID()}`;
+  const idpLogin = (credential: string, n: string, from = ip()) => api.call('POST', '/api/login/idp', { ip: from, body: { credential, nonce: n } });
+
+  test('links by verified e-mail at first sign-in, then by subject; answers a token', async () => {
+    const { email } = await verified();
+    const n = nonce();
+    const cred = await idp.sign({ sub: 'idp-user-1', email, email_verified: true, nonce: n });
+    const r = await idpLogin(cred, n);
+    expect(snap(r)).toMatchObject({ status: 200, body: { token: expect.any(String), token_type: 'Bearer', expires_in: 43200 } });
+    const me = await api.call('GET', '/api/back-office/user', { token: r.body.token });
+    expect(me.body.data.email).toBe(email);
+    const link = await api.deps.db.selectFrom('user_identities').selectAll().where('issuer', '=', idp.issuer).where('subject', '=', 'idp-user-1').executeTakeFirstOrThrow();
+    expect(link.email).toBe(email);
+    // Replaying the same credential (same nonce) is refused.
+    expect(await idpLogin(cred, n)).toMatchObject({ status: 422, body: { errors: { credential: ['This identity credential has already been used.'] } } });
+    // Later: by subject, even after the provider's e-mail changed.
+    const n2 = nonce();
+    expect((await idpLogin(await idp.sign({ sub: 'idp-user-1', email: 'changed@elsewhere.example', email_verified: true, nonce: n2 }), n2)).status).toBe(200);
+  });
+
+  test('refuses: wrong audience, issuer, nonce, expired, forged signature, unverified e-mail, unknown or unverified account', async () => {
+    const { email } = await verified();
+    const cases: [Parameters<IdpSimulator['sign']>[0], string][] = [
+      [{ sub: 's1', email, email_verified: true, aud: 'someone-else' }, 'The identity credential is invalid.'],
+      [{ sub: 's1', email, email_verified: true, iss: 'http://evil.example' }, 'The identity credential is invalid.'],
+      [{ sub: 's1', email, email_verified: true, expires_in: -120 }, 'The identity credential has expired.'],
+      [{ sub: 's1', email, email_verified: true, foreign_key: true }, 'The identity credential is invalid.'],
+      [{ sub: 's1', email, email_verified: false }, 'The provider has not verified this e-mail address.'.replace('The provider', 'The identity provider')],
+      [{ sub: 's1', email: uniqueEmail('stranger'), email_verified: true }, 'No account matches this identity.'],
+    ];
+    for (const [claims, message] of cases) {
+      const n = nonce();
+      const r = await idpLogin(await idp.sign({ ...claims, nonce: n }), n);
+      expect({ claims, status: r.status, body: r.body }).toEqual({ claims, status: 422, body: { message, errors: { credential: [message] } } });
+    }
+    const n = nonce();
+    const mismatched = await idp.sign({ sub: 's1', email, email_verified: true, nonce: n });
+    expect((await idpLogin(mismatched, nonce())).body.errors.credential).toEqual(['The identity credential does not match this request.']);
+    // An unverified local account is never linked (it may have been pre-registered by someone else).
+    const { email: unverifiedEmail } = await register();
+    const n3 = nonce();
+    expect((await idpLogin(await idp.sign({ sub: 's2', email: unverifiedEmail, email_verified: true, nonce: n3 }), n3)).body.errors.credential).toEqual(['No account matches this identity.']);
+    expect(await api.deps.db.selectFrom('user_identities').select('subject').where('issuer', '=', idp.issuer).where('subject', 'in', ['s1', 's2']).execute()).toEqual([]);
+  });
+
+  test('throttle: 5 per minute per client address, the sixth is 429', async () => {
+    const from = ip();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await idpLogin('x'.repeat(40), nonce(), from)).status);
+    expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
+    expect((await idpLogin('x'.repeat(40), nonce(), ip())).status).toBe(422);
+  });
+});
+
+describe('passkeys', () => {
+  test('setup options, register (none and packed attestation), list, sign in, delete; isolation between users', async () => {
+    const { email, password } = await verified();
+    const token = (await login(email, password)).body.token as string;
+    expect((await api.call('GET', '/api/back-office/passkeys')).status).toBe(401);
+    expect(await api.call('GET', '/api/back-office/passkeys', { token })).toMatchObject({ status: 200, body: { data: [] } });
+
+    const auth1 = new SoftAuthenticator(ORIGIN, 'localhost');
+    const opts = await api.call('GET', '/api/back-office/passkeys/setup', { token });
+    expect(opts.status).toBe(200);
+    expect(snap(opts.body.data)).toMatchObject({ challenge: expect.any(String), rp: { id: 'localhost' }, user: { name: email } });
+    const reg = await api.call('POST', '/api/back-office/passkeys/setup', { token, body: { name: 'Laptop', response: auth1.register(opts.body.data) } });
+    expect(snap(reg)).toMatchObject({ status: 200, body: { data: { id: expect.any(String), name: 'Laptop', created_at: expect.any(String), last_used_at: null } } });
+    // The challenge is spent.
+    expect(await api.call('POST', '/api/back-office/passkeys/setup', { token, body: { response: new SoftAuthenticator(ORIGIN, 'localhost').register(opts.body.data) } })).toMatchObject({
+      status: 422,
+      body: { errors: { response: ['The passkey could not be verified.'] } },
+    });
+    // Packed self-attestation, and a wrong origin refused.
+    const auth2 = new SoftAuthenticator(ORIGIN, 'localhost');
+    const opts2 = (await api.call('GET', '/api/back-office/passkeys/setup', { token })).body.data;
+    expect(opts2.excludeCredentials).toHaveLength(1);
+    expect((await api.call('POST', '/api/back-office/passkeys/setup', { token, body: { name: 'Phone', response: auth2.register(opts2, 'packed') } })).status).toBe(200);
+    const opts3 = (await api.call('GET', '/api/back-office/passkeys/setup', { token })).body.data;
+    expect((await api.call('POST', '/api/back-office/passkeys/setup', { token, body: { response: new SoftAuthenticator(ORIGIN, 'localhost').register(opts3, 'none', { origin: 'http://evil.example' }) } })).status).toBe(422);
+    const list = (await api.call('GET', '/api/back-office/passkeys', { token })).body.data;
+    expect(list.map((p: { name: string }) => p.name)).toEqual(['Laptop', 'Phone']);
+
+    // Sign in with the passkey.
+    const challenge = await api.call('POST', '/api/back-office/passkeys', { ip: ip() });
+    expect(snap(challenge)).toMatchObject({ status: 200, body: { data: { challenge: expect.any(String), rpId: 'localhost' } } });
+    const signed = await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth1.assert(challenge.body.data) } });
+    expect(snap(signed)).toMatchObject({ status: 200, body: { token: expect.any(String), token_type: 'Bearer' } });
+    expect((await api.call('GET', '/api/back-office/user', { token: signed.body.token })).body.data.email).toBe(email);
+    // Same challenge again: spent. A replayed counter: refused.
+    expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth1.assert(challenge.body.data) } })).status).toBe(422);
+    const c2 = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth1.assert(c2, { signCount: 1 }) } })).status).toBe(422);
+    // An unknown credential.
+    const c3 = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect(await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: new SoftAuthenticator(ORIGIN, 'localhost').assert(c3) } })).toMatchObject({
+      status: 422,
+      body: { errors: { response: ['The passkey could not be verified.'] } },
+    });
+
+    // Another user neither sees nor deletes these passkeys.
+    const otherToken = await api.ownerToken(other);
+    expect((await api.call('GET', '/api/back-office/passkeys', { token: otherToken })).body.data).toEqual([]);
+    expect(await api.call('DELETE', `/api/back-office/passkeys/${list[0].id}`, { token: otherToken })).toMatchObject({ status: 404, body: { message: 'Unable to locate the passkey you requested.' } });
+    expect(await api.call('DELETE', `/api/back-office/passkeys/${list[0].id}`, { token })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect((await api.call('GET', '/api/back-office/passkeys', { token })).body.data.map((p: { name: string }) => p.name)).toEqual(['Phone']);
+    // The deleted passkey no longer signs in.
+    const c4 = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth1.assert(c4) } })).status).toBe(422);
+    const c5 = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth2.assert(c5) } })).status).toBe(200);
+  });
+
+  test('passkey management is back-office only: a device token is 403', async () => {
+    const pos = await api.deviceToken(other, 'pos');
+    expect(await api.call('GET', '/api/back-office/passkeys', { token: pos })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
+  });
+});
+
+describe('throttles of the mail-sending routes', () => {
+  test('six mails per minute per client address, then 429', async () => {
+    const from = ip();
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await api.call('POST', '/api/back-office/forget-password', { ip: from, body: { email: uniqueEmail('t') } })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
+  });
+});
+
+describe('profile routes (start-using, user-personal-info, user-business-info)', () => {
+  test('a fresh sign-up: start-using once, personal and business info, two-factor toggle; back-office tokens only', async () => {
+    const { email, password } = await verified();
+    const token = (await login(email, password)).body.token as string;
+    const before = (await api.call('GET', '/api/back-office/user', { token })).body.data;
+    expect(before).toMatchObject({ name: 'Nora Owner', phone: null, business_info: { company_name: 'Nora Bakery' }, two_factor_enabled: false, merchant: { started_at: null, pos_provider: null } });
+
+    expect(await api.call('POST', '/api/back-office/start-using', { token })).toMatchObject({ status: 200, body: { status: 'success' } });
+    const started = (await api.call('GET', '/api/back-office/user', { token })).body.data.merchant.started_at;
+    expect(started).toEqual(expect.any(String));
+    await api.call('POST', '/api/back-office/start-using', { token });
+    expect((await api.call('GET', '/api/back-office/user', { token })).body.data.merchant.started_at).toBe(started);
+
+    const personal = await api.call('PUT', '/api/back-office/user-personal-info', { token, body: { name: 'Nora B.', phone: '+32 470 11 22 33', two_factor_enabled: true } });
+    expect(personal.status).toBe(200);
+    expect(personal.body.data).toMatchObject({ name: 'Nora B.', phone: '+32 470 11 22 33', two_factor_enabled: true });
+    const row = await api.deps.db.selectFrom('users').select(['name', 'phone', 'two_factor_enabled']).where('email', '=', email).executeTakeFirstOrThrow();
+    expect(row).toEqual({ name: 'Nora B.', phone: '+32 470 11 22 33', two_factor_enabled: true });
+    // Leaving the toggle out keeps it.
+    expect((await api.call('PUT', '/api/back-office/user-personal-info', { token, body: { name: 'Nora B.' } })).body.data.two_factor_enabled).toBe(true);
+    expect((await api.call('PUT', '/api/back-office/user-personal-info', { token, body: { name: 'Nora B.', two_factor_enabled: 'yes' } })).status).toBe(422);
+
+    const business = await api.call('PUT', '/api/back-office/user-business-info', { token, body: { vat_number: 'BE0999999999', city: 'Gent', country: 'BE' } });
+    expect(business.body.data.business_info).toEqual({ company_name: 'Nora Bakery', vat_number: 'BE0999999999', city: 'Gent', country: 'BE' });
+    expect((await api.call('PUT', '/api/back-office/user-business-info', { token, body: { country: 'BEL' } })).status).toBe(422);
+
+    const pos = await api.deviceToken(other, 'pos');
+    for (const [method, path, body] of [
+      ['POST', '/api/back-office/start-using', undefined],
+      ['PUT', '/api/back-office/user-personal-info', { name: 'X' }],
+      ['PUT', '/api/back-office/user-business-info', { city: 'X' }],
+    ] as const) {
+      expect(await api.call(method, path, { body })).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
+      expect(await api.call(method, path, { token: pos, body })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { Elysia } from 'elysia';
+import { GenerationClient } from '@pos/providers/generation/generation-client';
+import { generateDescription } from '@pos/core/generation/description-generator';
+import { aiPhotoStatus, generateAiPhoto } from '@pos/core/generation/ai-photos';
+import { CREDIT_PACKAGES, creditBalance } from '@pos/core/generation/ai-credits';
+import type { ApiDeps } from '../../context.ts';
+import { secured } from '../../plugins/secured.ts';
+import * as S from './ai-generation.schemas.ts';
+
+const doc = (summary: string, description?: string) => ({
+  detail: { tags: ['AI generation'], summary, description: ['Permission: - (none).', description].filter(Boolean).join(' '), security: [{ bearer: [] }] },
+});
+
+/**
+ * `POST /back-office/description-generator/generate` and `/back-office/ai-photo/*` (spec 1 "Loyalty,
+ * setup, utilities"; no permission of their own). The provider is `GENERATION_BASE_URL`; unset: 503.
+ */
+export function aiGenerationRoutes(deps: ApiDeps) {
+  const client = deps.config.GENERATION_BASE_URL && deps.config.GENERATION_API_KEY ? new GenerationClient({ baseUrl: deps.config.GENERATION_BASE_URL, apiKey: deps.config.GENERATION_API_KEY }) : null;
+  return new Elysia({ name: 'ai-generation', prefix: '/back-office' })
+    .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
+    .post('/description-generator/generate', async ({ body }) => ({ data: await generateDescription(client, body) }), {
+      query: S.VendorQuery,
+      body: S.DescriptionBody,
+      response: { 200: S.DescriptionResponse },
+      ...doc('Generate an item description', 'From the item name, optional keywords, language and tone. Free of credits; nothing is stored. 503 when the provider is not configured or does not answer.'),
+    })
+    .post('/ai-photo/generate', async ({ tenant, auth, body }) => ({ data: await generateAiPhoto(tenant.db, client, auth.userId, body.prompt) }), {
+      query: S.VendorQuery,
+      body: S.PhotoBody,
+      response: { 200: S.GeneratedPhotoResponse },
+      ...doc('Generate an AI photo', 'Costs one credit, taken in one guarded statement (the balance never goes below zero; 422 when it is empty). A provider failure gives the credit back, marks the photo failed and answers 503.'),
+    })
+    .get('/ai-photo/status/:contentId', async ({ tenant, params }) => ({ data: await aiPhotoStatus(tenant.db, params.contentId) }), {
+      query: S.VendorQuery,
+      params: S.ContentParams,
+      response: { 200: S.PhotoResponse },
+      ...doc('Poll a generated photo', 'Another merchant\'s photo is a 404.'),
+    })
+    .get('/ai-photo/credits', async ({ tenant }) => ({ data: { balance: await creditBalance(tenant.db) } }), {
+      query: S.VendorQuery,
+      response: { 200: S.CreditsResponse },
+      ...doc('AI photo credit balance'),
+    })
+    .get('/ai-photo/credits-package-options', () => ({ data: CREDIT_PACKAGES.map((p) => ({ ...p })) }), {
+      query: S.VendorQuery,
+      response: { 200: S.PackagesResponse },
+      ...doc('Credit packages on offer', 'Prices in cents.'),
+    });
+}

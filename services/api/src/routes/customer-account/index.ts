@@ -1,0 +1,199 @@
+import { Elysia, type AnyElysia } from 'elysia';
+import { errors } from '@pos/kernel';
+import type { CustomerPrincipal } from '@pos/core/auth/principal';
+import { countryOptions } from '@pos/core/options/countries';
+import { normaliseEmail, normalisePhone } from '@pos/core/customers/contacts';
+import { addAddress, customerView, deleteAddress, listAddresses, orderDetail, orderSummaries } from '@pos/core/customers/customer-views';
+import { customerLocations, customerLoyalties, customerLoyaltyDetail } from '@pos/core/customers/customer-app';
+import { merchantBySlug, type MerchantTenant } from '@pos/core/customers/customer-login';
+import type { ApiDeps } from '../../context.ts';
+import { secured, resolveSecured } from '../../plugins/secured.ts';
+import { bearerToken, revokeToken } from '../../middleware/authenticate.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import type { TenantContext } from '../../middleware/tenant.ts';
+import * as S from './customer-account.schemas.ts';
+
+const doc = (summary: string, description: string) => ({ tags: ['Customer'], security: [{ bearer: [] }], summary, description });
+const ADDRESS_LABELS = ['Home', 'Work', 'Other'];
+const COUNTRIES = new Set(countryOptions({}).map((c) => c.value));
+
+/** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid. */
+async function me(tenant: TenantContext, auth: CustomerPrincipal) {
+  const c = await tenant.db.selectFrom('customers').selectAll().where('id', '=', auth.customerId).executeTakeFirst();
+  if (!c) throw errors.invalidToken();
+  return c;
+}
+
+/** `{slug}` must name the token's own merchant: another merchant's slug is a 404 like an unknown one. */
+function sameMerchant(tenant: TenantContext, slug: string) {
+  if (tenant.merchant.slug !== slug) throw errors.notFound('merchant');
+}
+
+/**
+ * The customer app (spec 1 "Customer authenticated": auth, type:customer): profile, logout, personal
+ * info, addresses, loyalties and locations; plus order history and order detail under `auth.optional`
+ * with their throttles (5 and 10 per minute per client address).
+ */
+export function customerAccountRoutes(deps: ApiDeps): AnyElysia {
+  return new Elysia({ name: 'customer-account' }).use(customerAppRoutes(deps)).use(customerOrderRoutes(deps));
+}
+
+function customerAppRoutes(deps: ApiDeps) {
+  const now = () => deps.clock.now();
+  return new Elysia({ name: 'customer-app' })
+    .use(secured(deps, { types: ['customer'] }))
+    .get('/customer/user', async ({ tenant, auth }) => ({ data: customerView(await me(tenant, auth)) }), {
+      response: { 200: S.ProfileResponse },
+      detail: doc('Customer profile', 'The signed-in customer.'),
+    })
+    .post(
+      '/customer/logout',
+      async ({ tenant, auth }) => {
+        await me(tenant, auth);
+        await revokeToken(deps.redis, auth.jti, auth.exp);
+        return { status: 'success' as const };
+      },
+      { response: { 200: S.Success }, detail: doc('Customer logout', 'Revokes this token: a later request with it is 401 `Invalid token`.') },
+    )
+    .get('/customer/personal-info', async ({ tenant, auth }) => ({ data: customerView(await me(tenant, auth)) }), {
+      response: { 200: S.ProfileResponse },
+      detail: doc('Read personal info', 'Name, e-mail, phone and marketing consent.'),
+    })
+    .post(
+      '/customer/personal-info',
+      async ({ tenant, auth, body }) => {
+        const c = await me(tenant, auth);
+        const country = (await tenant.db.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst())?.country ?? null;
+        const patch: { name?: string | null; email?: string | null; phone?: string | null; marketing_consent?: boolean; updated_at: Date } = { updated_at: now() };
+        if (body.name !== undefined) patch.name = body.name?.trim() || null;
+        if (body.email !== undefined) patch.email = body.email ? normaliseEmail(body.email) : null;
+        if (body.phone !== undefined) patch.phone = body.phone ? normalisePhone(body.phone, country) : null;
+        if (body.marketing_consent !== undefined) patch.marketing_consent = body.marketing_consent;
+        for (const f of ['email', 'phone'] as const) {
+          const v = patch[f];
+          if (v && (await tenant.db.selectFrom('customers').select('id').where(f, '=', v).where('id', '!=', c.id).executeTakeFirst())) throw errors.field(f, `The ${f} has already been taken.`);
+        }
+        // A customer keeps a way to log in: not both contacts removed when no identity provider is bound.
+        const email = patch.email !== undefined ? patch.email : c.email;
+        const phone = patch.phone !== undefined ? patch.phone : c.phone;
+        if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
+        const updated = await tenant.db.updateTable('customers').set(patch).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+        return { data: customerView(updated) };
+      },
+      { body: S.PersonalInfoBody, response: { 200: S.ProfileResponse }, detail: doc('Update personal info', 'The fields given; an e-mail or phone another customer of the merchant holds is a 422 on that field.') },
+    )
+    .get('/customer/addresses', async ({ tenant, auth }) => ({ data: await listAddresses(tenant.db, (await me(tenant, auth)).id) }), {
+      response: { 200: S.AddressList },
+      detail: doc('Customer addresses', 'The default first.'),
+    })
+    .get(
+      '/customer/addresses/options',
+      async ({ tenant, auth }) => {
+        await me(tenant, auth);
+        return { data: { countries: countryOptions({}).map((c) => ({ value: c.value, label: c.label })), labels: ADDRESS_LABELS.map((l) => ({ value: l, label: l })) } };
+      },
+      { response: { 200: S.AddressOptions }, detail: doc('Address form options', 'Countries (ISO codes) and address labels.') },
+    )
+    .post(
+      '/customer/addresses',
+      async ({ tenant, auth, body }) => {
+        const c = await me(tenant, auth);
+        if (!COUNTRIES.has(body.country.toUpperCase())) throw errors.field('country', 'The selected country is invalid.');
+        return { data: await addAddress(tenant.db, c.id, body, now()) };
+      },
+      { body: S.AddressBody, response: { 200: S.AddressResponse }, detail: doc('Add an address', 'The first address, or one with `is_default`, becomes the default. At most 20 per customer.') },
+    )
+    .delete(
+      '/customer/addresses/:addressId',
+      async ({ tenant, auth, params }) => {
+        const c = await me(tenant, auth);
+        const ok = /^[0-9a-f-]{36}$/i.test(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId));
+        if (!ok) throw errors.notFound('address');
+        return { status: 'success' as const };
+      },
+      { params: S.AddressParams, response: { 200: S.Success }, detail: doc('Delete an address', 'Another customer\'s address is a 404. When the default goes, the oldest remaining address becomes the default.') },
+    )
+    .get(
+      '/customer/loyalties/:slug',
+      async ({ tenant, auth, params }) => {
+        sameMerchant(tenant, params.slug);
+        return { data: await customerLoyalties(tenant.db, (await me(tenant, auth)).id) };
+      },
+      { params: S.SlugParams, response: { 200: S.LoyaltiesResponse }, detail: doc('Loyalty programs', 'The customer\'s points and the merchant\'s active programs. Another merchant\'s slug: 404.') },
+    )
+    .get(
+      '/customer/loyalties/:slug/:locationId',
+      async ({ tenant, auth, params }) => {
+        sameMerchant(tenant, params.slug);
+        const c = await me(tenant, auth);
+        if (!/^[0-9a-f-]{36}$/i.test(params.locationId)) throw errors.notFound('loyalty program');
+        return { data: await customerLoyaltyDetail(tenant.db, c.id, params.locationId) };
+      },
+      { params: S.SlugLocationParams, response: { 200: S.LoyaltyDetailResponse }, detail: doc('Loyalty program detail', 'Rewards (with `available` for the balance) and the recent points history. A location without an active program: 404.') },
+    )
+    .get(
+      '/customer/:slug/locations',
+      async ({ tenant, auth, params }) => {
+        sameMerchant(tenant, params.slug);
+        return { data: await customerLocations(tenant.db, (await me(tenant, auth)).id) };
+      },
+      { params: S.SlugParams, response: { 200: S.LocationsResponse }, detail: doc('Customer\'s locations', 'The merchant\'s locations, those the customer ordered at first, with the count of their orders.') },
+    );
+}
+
+/** `auth.optional` for the order routes: a customer token binds its merchant (which must be `slug`'s); without one, `slug` names it. */
+export async function optionalCustomer(deps: ApiDeps, headers: Record<string, string | undefined>, slug: string): Promise<{ t: MerchantTenant; customerId: string | null }> {
+  if (bearerToken(headers.authorization)) {
+    const s = await resolveSecured(deps, { types: ['customer'] }, { headers, query: {} });
+    sameMerchant(s.tenant, slug);
+    const c = await me(s.tenant, s.auth);
+    return { t: { merchant: s.tenant.merchant, db: s.tenant.db }, customerId: c.id };
+  }
+  return { t: await merchantBySlug(deps.db, slug), customerId: null };
+}
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+function customerOrderRoutes(deps: ApiDeps) {
+  return new Elysia({ name: 'customer-orders' })
+    .post(
+      '/customer/:slug/order-history',
+      async ({ params, body, headers, request, server }) => {
+        await throttle(deps.redis, deps.env, [[THROTTLES.orderHistory, deps.clientAddress(request, server as never)]]);
+        const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
+        const page = body.page ?? 1;
+        const perPage = body.per_page ?? 25;
+        if (customerId) return orderSummaries(t.db, { customerId }, page, perPage);
+        // A guest sees only the orders it names (ids are unguessable UUIDs) and never a customer's.
+        const ids = (body.order_ids ?? []).filter(isUuid);
+        const guest = ids.length ? (await t.db.selectFrom('transactions').select('id').where('id', 'in', ids).where('customer_id', 'is', null).execute()).map((r) => r.id) : [];
+        return orderSummaries(t.db, { ids: guest }, page, perPage);
+      },
+      {
+        params: S.SlugParams,
+        body: S.OrderHistoryBody,
+        response: { 200: S.OrderPage },
+        detail: doc(
+          'Order history',
+          '`auth.optional`. With a customer token: the customer\'s orders, newest first. Without: the guest orders listed in `order_ids` (orders of a customer account are left out). Throttle: 5 per minute per client address.',
+        ),
+      },
+    )
+    .get(
+      '/customer/:slug/order-detail/:orderId',
+      async ({ params, headers, request, server }) => {
+        await throttle(deps.redis, deps.env, [[THROTTLES.orderDetail, deps.clientAddress(request, server as never)]]);
+        const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
+        if (!isUuid(params.orderId)) throw errors.notFound('order');
+        const d = await orderDetail(t.db, params.orderId, customerId ?? undefined);
+        // A guest may open a guest order by its id, never a customer's order.
+        if (!d || (!customerId && d.customer_id)) throw errors.notFound('order');
+        return { data: d };
+      },
+      {
+        params: S.OrderParams,
+        response: { 200: S.OrderDetailResponse },
+        detail: doc('Order detail', '`auth.optional`. With a customer token: one of the customer\'s orders; without: a guest order by its id. Otherwise 404. Throttle: 10 per minute per client address.'),
+      },
+    );
+}

@@ -1,0 +1,248 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startSmsSimulator } from '@pos/providers/sms/sms-simulator';
+import { startMailApiSimulator } from '@pos/providers/mail-api/mail-api-simulator';
+import { startChallengeSimulator } from '@pos/providers/challenge/challenge-simulator';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// Customer guest routes against real PostgreSQL and Redis, with the SMS, e-mail-send and challenge
+// simulators and an identity provider's JWKS served over HTTP.
+const sms = startSmsSimulator({ apiKey: 'sms-key-0123456789' });
+const mail = startMailApiSimulator({ apiKey: 'mail-key-0123456789' });
+const challenge = startChallengeSimulator({ secret: 'challenge-secret-0123' });
+const keys = await generateKeyPair('RS256');
+const otherKeys = await generateKeyPair('RS256');
+const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+const jwks = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ keys: [jwk] }) });
+const ISSUER = 'https://idp.example.test';
+const CLIENT = 'customer-app';
+
+const env = {
+  SMS_BASE_URL: sms.url,
+  SMS_API_KEY: 'sms-key-0123456789',
+  MAIL_API_BASE_URL: mail.url,
+  MAIL_API_KEY: 'mail-key-0123456789',
+  MAIL_API_FROM: 'codes@example.test',
+  CUSTOMER_IDP_JWKS_URL: `http://127.0.0.1:${jwks.port}/jwks`,
+  CUSTOMER_IDP_ISSUER: ISSUER,
+  CUSTOMER_IDP_CLIENT_ID: CLIENT,
+};
+let api: TestApi;
+let gated: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+
+beforeAll(async () => {
+  api = await createTestApi({ env });
+  gated = await createTestApi({ env: { ...env, CHALLENGE_BASE_URL: challenge.url, CHALLENGE_SECRET: 'challenge-secret-0123' } });
+  m = await api.seed('cauth');
+  other = await api.seed('cauth-b');
+});
+afterAll(async () => {
+  await gated.close();
+  await api.close();
+  await Promise.all([sms.stop(), mail.stop(), challenge.stop()]);
+  jwks.stop(true);
+});
+
+let ipSeq = Math.floor(Math.random() * 200);
+/** A fresh client address per test: the guest prefix is throttled per address. */
+const freshIp = () => `10.9.${++ipSeq % 250}.${Math.floor(Math.random() * 250) + 1}`;
+const tdb = (s: DemoSeedResult) => bindTenant(api.deps.db, s.merchant.tenant_database);
+const lastCode = (to: string) => {
+  const all = sms.sent.filter((x) => x.to === to);
+  return /(\d{6})/.exec(all.at(-1)?.text ?? '')?.[1] ?? null;
+};
+const randomPhone = () => `+3247${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+
+describe('POST /customer/send-otp', () => {
+  test('sends a 6-digit code by SMS, stored hashed with a 15-minute expiry', async () => {
+    const phone = randomPhone();
+    const ip = freshIp();
+    const r = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'success', channel: 'sms', expires_at: expect.any(String) });
+    const ttl = new Date(r.body.expires_at).getTime() - Date.now();
+    expect(ttl).toBeGreaterThan(14.9 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(15 * 60_000);
+    const code = lastCode(phone);
+    expect(code).toMatch(/^\d{6}$/);
+    const rows = await tdb(m).selectFrom('customer_otps').selectAll().where('destination', '=', phone).execute();
+    expect(rows.length).toBe(1);
+    expect(rows[0]!.channel).toBe('sms');
+    expect(rows[0]!.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(code!);
+  });
+
+  test('sends by e-mail through the e-mail-send provider', async () => {
+    const email = `Ann-${crypto.randomUUID().slice(0, 6)}@Example.com`;
+    const r = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email }, ip: freshIp() });
+    expect(r.status).toBe(200);
+    expect(r.body.channel).toBe('email');
+    const sent = mail.sent.filter((x) => x.to === email.toLowerCase());
+    expect(sent.length).toBe(1);
+    expect(sent[0]!.from).toBe('codes@example.test');
+    expect(sent[0]!.text).toMatch(/^\d{6} is your .+ login code\. It expires in 15 minutes\.$/);
+  });
+
+  test('bad input: 422 on the field, 404 for an unknown merchant; nothing stored', async () => {
+    const ip = freshIp();
+    const before = Number((await tdb(m).selectFrom('customer_otps').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const none = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug }, ip });
+    expect(none.status).toBe(422);
+    expect(none.body.errors).toEqual({ phone: ['A phone number or an email address is required.'] });
+    const bad = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: '123' }, ip });
+    expect(bad.body.errors).toEqual({ phone: ['The phone field must be a valid phone number.'] });
+    const both = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone(), email: 'a@b.co' }, ip });
+    expect(both.body.errors).toEqual({ phone: ['Give either a phone number or an email address, not both.'] });
+    const unknown = await api.call('POST', '/api/customer/send-otp', { body: { slug: 'no-such-merchant', phone: randomPhone() }, ip });
+    expect(unknown).toMatchObject({ status: 404, body: { message: 'Unable to locate the merchant you requested.' } });
+    const after = Number((await tdb(m).selectFrom('customer_otps').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    expect(after).toBe(before);
+  });
+
+  test('bot challenge: CAPTCHA_REQUIRED without a response, CAPTCHA_INVALID for a bad or reused one, passes with a solved one', async () => {
+    const phone = randomPhone();
+    const ip = freshIp();
+    const missing = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip });
+    expect(missing).toMatchObject({ status: 403, body: { code: 'CAPTCHA_REQUIRED' } });
+    const bad = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone, 'challenge-response': 'forged' }, ip });
+    expect(bad).toMatchObject({ status: 403, body: { code: 'CAPTCHA_INVALID' } });
+    expect(lastCode(phone)).toBeNull();
+    const token = challenge.issue();
+    const ok = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone, 'challenge-response': token }, ip });
+    expect(ok.status).toBe(200);
+    expect(lastCode(phone)).toMatch(/^\d{6}$/);
+    const reused = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone, 'challenge-response': token }, ip });
+    expect(reused).toMatchObject({ status: 403, body: { code: 'CAPTCHA_INVALID' } });
+  });
+
+  test('an unreachable challenge service is CAPTCHA_INVALID', async () => {
+    const down = await createTestApi({ env: { ...env, CHALLENGE_BASE_URL: 'http://127.0.0.1:9', CHALLENGE_SECRET: 'challenge-secret-0123' } });
+    try {
+      const r = await down.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone(), 'challenge-response': challenge.issue() }, ip: freshIp() });
+      expect(r).toMatchObject({ status: 403, body: { code: 'CAPTCHA_INVALID' } });
+    } finally {
+      await down.close();
+    }
+  });
+
+  test('a channel that is not configured or a provider that fails is a 503, and no code stays usable', async () => {
+    const broken = await createTestApi({ env: { ...env, SMS_BASE_URL: 'http://127.0.0.1:9', MAIL_API_BASE_URL: '', MAIL_API_KEY: '' } });
+    try {
+      const phone = randomPhone();
+      const r = await broken.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: freshIp() });
+      expect(r).toMatchObject({ status: 503, body: { message: 'The code could not be sent. Please try again later.' } });
+      expect(await tdb(m).selectFrom('customer_otps').select('id').where('destination', '=', phone).execute()).toEqual([]);
+      const e = await broken.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: 'x@example.com' }, ip: freshIp() });
+      expect(e).toMatchObject({ status: 503, body: { message: 'Sending codes by email is not configured.' } });
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('the guest prefix is throttled at 20 per minute per address (send-otp and login share it)', async () => {
+    const ip = freshIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await api.call('POST', i % 2 ? '/api/customer/login' : '/api/customer/send-otp', { body: { slug: 'no-such-merchant', phone: randomPhone(), ...(i % 2 ? { code: '000000' } : {}) }, ip })).status);
+    expect(statuses.every((s) => s === 404)).toBe(true);
+    const over = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone() }, ip });
+    expect(over.status).toBe(429);
+    // Another address is not affected.
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: 'no-such-merchant', phone: randomPhone() }, ip: freshIp() })).status).toBe(404);
+  });
+});
+
+describe('POST /customer/login', () => {
+  test('a code logs in once and answers a customer token; the same phone at another merchant is another customer', async () => {
+    const phone = randomPhone();
+    const ip = freshIp();
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip });
+    const code = lastCode(phone)!;
+    const r = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code }, ip });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      status: 'success',
+      token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 30 * 24 * 3600,
+      created: true,
+      customer: { id: expect.any(String), name: null, email: null, phone, marketing_consent: false, created_at: expect.any(String), updated_at: expect.any(String) },
+    });
+    const claims = await api.deps.tokens.verify(r.body.token);
+    expect(claims).toMatchObject({ type: 'customer', sub: r.body.customer.id, merchant_id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+    const again = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code }, ip });
+    expect(again).toMatchObject({ status: 422, body: { errors: { code: ['The code is invalid or has expired.'] } } });
+    // The same phone at the second merchant: its own code, its own customer.
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: other.merchant.slug, phone }, ip });
+    const r2 = await api.call('POST', '/api/customer/login', { body: { slug: other.merchant.slug, phone, code: lastCode(phone)! }, ip });
+    expect(r2.status).toBe(200);
+    expect(r2.body.created).toBe(true);
+    expect(r2.body.customer.id).not.toBe(r.body.customer.id);
+    expect((await api.deps.tokens.verify(r2.body.token))!.merchant_id).toBe(other.merchant.id);
+    // A second login (new code) finds the same customer.
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip });
+    const r3 = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone: `0${phone.slice(3)}`, code: lastCode(phone)! }, ip });
+    expect(r3.body).toMatchObject({ created: false, customer: { id: r.body.customer.id } });
+  });
+
+  test('a wrong code, another merchant\'s code and an expired code are refused', async () => {
+    const phone = randomPhone();
+    const ip = freshIp();
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip });
+    const code = lastCode(phone)!;
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    expect((await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: wrong }, ip })).status).toBe(422);
+    expect((await api.call('POST', '/api/customer/login', { body: { slug: other.merchant.slug, phone, code }, ip })).status).toBe(422);
+    await tdb(m).updateTable('customer_otps').set({ expires_at: new Date(Date.now() - 1000) }).where('destination', '=', phone).execute();
+    expect((await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code }, ip })).body.errors).toEqual({ code: ['The code is invalid or has expired.'] });
+    const malformed = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: '12ab' }, ip });
+    expect(malformed).toMatchObject({ status: 422, body: { errors: { code: ['The code field must be 6 digits.'] } } });
+    expect(await tdb(m).selectFrom('customers').select('id').where('phone', '=', phone).executeTakeFirst()).toBeUndefined();
+  });
+});
+
+describe('POST /customer/login/idp', () => {
+  const idToken = (claims: Record<string, unknown>, key = keys.privateKey, kid = 'k1') =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(ISSUER).setAudience(CLIENT).setSubject(String(claims.sub ?? 'sub-1')).setIssuedAt().setExpirationTime('5m').sign(key);
+
+  test('a verified ID token logs in (enrols, then finds by subject); a verified e-mail links an existing customer', async () => {
+    const sub = `user-${crypto.randomUUID()}`;
+    const email = `idp-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    const ip = freshIp();
+    const r = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub, email, email_verified: true, name: 'Ida' }), location_id: m.locations[0]!.id }, ip });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'success', token_type: 'Bearer', created: true, customer: { name: 'Ida', email, phone: null } });
+    const row = await tdb(m).selectFrom('customers').select('idp_subject').where('id', '=', r.body.customer.id).executeTakeFirstOrThrow();
+    expect(row.idp_subject).toBe(`${ISSUER}|${sub}`);
+    const again = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub }) }, ip });
+    expect(again.body).toMatchObject({ created: false, customer: { id: r.body.customer.id } });
+    const timeline = await tdb(m).selectFrom('customer_timeline').select(['kind', 'detail']).where('customer_id', '=', r.body.customer.id).orderBy('created_at').orderBy('id').execute();
+    expect(timeline.map((x) => x.kind)).toEqual(['enrolled', 'logged_in', 'visited', 'logged_in']);
+    // A customer known by e-mail (kiosk, back office) is linked, not duplicated; an unverified e-mail is not used.
+    const known = `known-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    const id = Bun.randomUUIDv7();
+    await tdb(m).insertInto('customers').values({ id, name: 'Known', email: known, phone: null, created_at: new Date(), updated_at: new Date() }).execute();
+    const unverified = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub: `u-${id}`, email: known, email_verified: false }) }, ip });
+    expect(unverified.body.created).toBe(true);
+    expect(unverified.body.customer.id).not.toBe(id);
+    const linked = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub: `v-${id}`, email: known, email_verified: true }) }, ip });
+    expect(linked.body).toMatchObject({ created: false, customer: { id, name: 'Known', email: known } });
+  });
+
+  test('a forged, foreign-key, wrong-audience or expired token is a 422 on credential and writes nothing', async () => {
+    const ip = freshIp();
+    const before = Number((await tdb(m).selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const foreign = await idToken({ sub: 'x' }, otherKeys.privateKey);
+    const wrongAud = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience('other-app').setSubject('x').setIssuedAt().setExpirationTime('5m').sign(keys.privateKey);
+    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(CLIENT).setSubject('x').setIssuedAt(Math.floor(Date.now() / 1000) - 3600).setExpirationTime(Math.floor(Date.now() / 1000) - 600).sign(keys.privateKey);
+    for (const credential of [foreign, wrongAud, expired, 'not-a-jwt']) {
+      const r = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential }, ip });
+      expect(r).toMatchObject({ status: 422, body: { errors: { credential: ['The credential is invalid or has expired.'] } } });
+    }
+    const after = Number((await tdb(m).selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    expect(after).toBe(before);
+  });
+});

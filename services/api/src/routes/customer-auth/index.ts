@@ -1,0 +1,92 @@
+import { Elysia, type AnyElysia } from 'elysia';
+import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
+import { checkChallenge, loginWithIdp, loginWithOtp, merchantBySlug, sendCustomerOtp, type MerchantTenant } from '@pos/core/customers/customer-login';
+import { customerView } from '@pos/core/customers/customer-views';
+import { addTimelineEvent } from '@pos/core/customers/timeline';
+import type { CustomerRow } from '@pos/core/customers/customers';
+import type { ApiDeps } from '../../context.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { customerLoginProviders } from './customer-providers.ts';
+import * as S from './customer-auth.schemas.ts';
+
+const doc = (summary: string, description: string) => ({ tags: ['Customer'], summary, description });
+
+/**
+ * The customer guest routes (spec 1 "Authentication routes (guest)", customer rows): OTP by SMS or
+ * e-mail behind the bot challenge, OTP login and identity-provider login. The whole guest prefix is
+ * throttled 20 per minute per client address (spec 1 section 8). A customer belongs to the merchant
+ * named by `slug`: the same phone at two merchants is two customers (one tenant schema each).
+ */
+export function customerAuthRoutes(deps: ApiDeps): AnyElysia {
+  return customerAuthRoutesTyped(deps);
+}
+
+function customerAuthRoutesTyped(deps: ApiDeps) {
+  const providers = customerLoginProviders(deps.config);
+  const now = () => deps.clock.now();
+  const guard = (request: Request, server: unknown) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.clientAddress(request, server as never)]]);
+  const session = async (t: MerchantTenant, r: { customer: CustomerRow; created: boolean }) => ({
+    status: 'success' as const,
+    token: await deps.tokens.sign({ type: 'customer', sub: r.customer.id, merchant_id: t.merchant.id, tenant_database: t.merchant.tenant_database }),
+    token_type: 'Bearer' as const,
+    expires_in: TOKEN_LIFETIME_SECONDS.customer,
+    created: r.created,
+    customer: customerView(r.customer),
+  });
+  return new Elysia({ name: 'customer-auth' })
+    .post(
+      '/customer/send-otp',
+      async ({ body, request, server }) => {
+        await guard(request, server);
+        await checkChallenge(providers, body['challenge-response'], deps.clientAddress(request, server as never));
+        const t = await merchantBySlug(deps.db, body.slug);
+        const r = await sendCustomerOtp(providers, t, body, now());
+        return { status: 'success' as const, channel: r.channel, expires_at: r.expires_at.toISOString() };
+      },
+      {
+        body: S.SendOtpBody,
+        response: { 200: S.SendOtpResponse },
+        detail: doc(
+          'Send a login code',
+          'Sends a 6-digit code, valid 15 minutes and stored hashed, by SMS to `phone` or by e-mail to `email` (exactly one). While the bot-challenge secret is configured, `challenge-response` is required: 403 with code `CAPTCHA_REQUIRED` without it, `CAPTCHA_INVALID` when the challenge service refuses it or cannot be reached. Unknown `slug`: 404. Throttle: the customer guest prefix, 20 per minute per client address.',
+        ),
+      },
+    )
+    .post(
+      '/customer/login',
+      async ({ body, request, server }) => {
+        await guard(request, server);
+        const t = await merchantBySlug(deps.db, body.slug);
+        return session(t, await loginWithOtp(providers, t, body, now()));
+      },
+      {
+        body: S.LoginBody,
+        response: { 200: S.LoginResponse },
+        detail: doc(
+          'Log in with a code',
+          'Spends a live code sent to `phone` or `email` and answers a customer token (type `customer`) for the merchant of `slug`; the first login enrols the customer. A wrong, spent or expired code: 422 on `code`. Throttle: customer guest prefix.',
+        ),
+      },
+    )
+    .post(
+      '/customer/login/idp',
+      async ({ body, request, server }) => {
+        await guard(request, server);
+        const t = await merchantBySlug(deps.db, body.slug);
+        const r = await loginWithIdp(providers, t, body.credential, now());
+        if (body.location_id) {
+          const loc = await t.db.selectFrom('locations').select('id').where('id', '=', body.location_id).executeTakeFirst().catch(() => undefined);
+          if (loc) await addTimelineEvent(t.db, r.customer.id, 'visited', null, { location_id: loc.id }, now());
+        }
+        return session(t, r);
+      },
+      {
+        body: S.IdpLoginBody,
+        response: { 200: S.LoginResponse },
+        detail: doc(
+          'Log in with an identity-provider credential',
+          'Verifies the OpenID Connect ID token in `credential` against the provider\'s keys (issuer, audience, expiry) and answers a customer token. The customer is found by the provider subject, else by the verified e-mail, else enrolled. An invalid credential: 422 on `credential`. Throttle: customer guest prefix.',
+        ),
+      },
+    );
+}

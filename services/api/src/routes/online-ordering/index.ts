@@ -1,0 +1,132 @@
+import { Elysia } from 'elysia';
+import { errors } from '@pos/kernel';
+import { isCalendarDate } from '@pos/domain';
+import { availableTimeslots, describeStorefront, validateOnlineOffers } from '@pos/core/online-ordering/storefront';
+import { createOnlinePayment, processPlatformAPayment, verifyOnlinePayment, type OnlinePaymentDeps } from '@pos/core/online-ordering/online-payment';
+import { addressSuggestions, coordinatesToAddress, geocodingFromEnv } from '@pos/core/online-ordering/address-lookup';
+import { nearbyRestaurants, restaurantCategories, topRestaurants, upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
+import type { ApiDeps } from '../../context.ts';
+
+/** The customer behind an optional bearer token: none is 401, a bad one 401, another type 403. */
+async function customerOf(deps: ApiDeps, authorization: string | undefined): Promise<string> {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!token) throw errors.unauthenticated();
+  const claims = await deps.tokens.verify(token);
+  if (!claims) throw errors.invalidToken();
+  if (claims.type !== 'customer') throw errors.invalidUserType();
+  // A customer belongs to a merchant: the same person at two merchants is two customers.
+  return `${claims.merchant_id}:${claims.sub}`;
+}
+import * as S from './online-ordering.schemas.ts';
+import { optionalCustomer } from '../customer-account/index.ts';
+
+const doc = (summary: string, description?: string) => ({ detail: { tags: ['Online ordering'], summary, ...(description ? { description } : {}) } });
+
+/**
+ * Public online ordering (spec 1 "Online ordering and table QR ordering"): the storefront of a merchant
+ * slug and the timeslots of one of its locations. The tenant is the slug's merchant; a location of
+ * another merchant, or one with online ordering off, is a 404.
+ */
+export function onlineOrderingRoutes(deps: ApiDeps) {
+  const pay: OnlinePaymentDeps = { db: deps.db, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() };
+  const geocoding = geocodingFromEnv(deps.config);
+  return new Elysia({ name: 'online-ordering', prefix: '/online-ordering' })
+    .get('/address-suggestions', async (ctx) => ({ data: await addressSuggestions(geocoding, deps.log, ctx.query.q, ctx.query.country) }), {
+      query: S.SuggestQuery,
+      response: { 200: S.SuggestResponse },
+      ...doc('Address autocomplete', 'Up to 5 addresses matching `q` (3 characters or more; shorter answers none), optionally in `country`, from the geocoding provider. 503 when it is not configured or unreachable.'),
+    })
+    .get(
+      '/restaurant-suggestions/nearby',
+      async (ctx) => ({
+        data: await nearbyRestaurants(deps.db, { lat: ctx.query.lat, lng: ctx.query.lng, radiusKm: ctx.query.radius_km ?? 10, limit: ctx.query.limit ?? 20, ...(ctx.query.category ? { category: ctx.query.category } : {}) }),
+      }),
+      { query: S.NearbyQuery, response: { 200: S.SuggestionsResponse }, ...doc('Nearby restaurants', 'Restaurants with online ordering within `radius_km` (default 10) of the point, nearest first, with `distance_km`.') },
+    )
+    .get('/restaurant-suggestions/top', async (ctx) => ({ data: await topRestaurants(deps.db, { limit: ctx.query.limit ?? 20, ...(ctx.query.category ? { category: ctx.query.category } : {}) }) }), {
+      query: S.TopQuery,
+      response: { 200: S.SuggestionsResponse },
+      ...doc('Top restaurants', 'By customer upvotes, most first.'),
+    })
+    .get('/restaurant-suggestions/categories', async () => ({ data: await restaurantCategories(deps.db) }), {
+      response: { 200: S.CategoriesResponse },
+      ...doc('Restaurant categories', 'Categories of the listed restaurants with how many carry each.'),
+    })
+    .post(
+      '/restaurant-suggestions/upvote',
+      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, await customerOf(deps, ctx.headers.authorization), deps.clock.now()) }),
+      {
+        body: S.UpvoteBody,
+        response: { 200: S.UpvoteResponse },
+        ...doc('Upvote a restaurant', 'Once per customer (a customer token); a second upvote answers the same count with `counted: false`.'),
+      },
+    )
+    .get('/coordinates-to-address', async (ctx) => ({ data: await coordinatesToAddress(geocoding, deps.log, ctx.query.lat, ctx.query.lng) }), {
+      query: S.CoordinatesQuery,
+      response: { 200: S.AddressResponse },
+      ...doc('Reverse geocode', 'The nearest address of the geocoding provider, or null.'),
+    })
+    .post('/payment/process', async (ctx) => ({ data: await processPlatformAPayment(pay, ctx.body) }), {
+      body: S.ProcessBody,
+      response: { 200: S.VerifiedResponse },
+      ...doc('Process a platform-a payment', 'Pays the platform-a payment order of an online transaction with the tokenised card source, then captures with platform-a\'s answer.'),
+    })
+    .get('/:slug', async (ctx) => ({ data: await describeStorefront(deps.db, deps.redis, ctx.params.slug, deps.clock.now()) }), {
+      params: S.SlugParams,
+      response: { 200: S.StorefrontResponse },
+      ...doc('Location info of a restaurant', 'Every location with online ordering enabled: address, zone, opening hours, open now, snooze, channels and the published online menu.'),
+    })
+    .post(
+      '/:slug/:locationId/available-timeslots',
+      async (ctx) => {
+        const date = ctx.body?.date;
+        if (date !== undefined && !isCalendarDate(date)) throw errors.field('date', 'The date field must be a date (YYYY-MM-DD).');
+        return { data: await availableTimeslots(deps.db, ctx.params.slug, ctx.params.locationId, date, deps.clock.now()) };
+      },
+      {
+        params: S.SlugLocationParams,
+        body: S.TimeslotsBody,
+        response: { 200: S.TimeslotsResponse },
+        ...doc(
+          'Available timeslots',
+          '15-minute slots of the business day computed in the location\'s IANA zone: opening hours (a window may cross midnight), preparation time, capacity per slot (completed orders in the slot), daylight-saving changes and a snooze.',
+        ),
+      },
+    )
+    .post(
+      '/:slug/:locationId/offers/validate',
+      async (ctx) => ({ data: await validateOnlineOffers(deps.db, deps.redis, ctx.params.slug, ctx.params.locationId, ctx.body.lines, deps.clock.now()) }),
+      {
+        params: S.SlugLocationParams,
+        body: S.OffersBody,
+        response: { 200: S.OffersResponse },
+        ...doc('Validate offers', 'Prices the basket on the online channel with the location\'s active offers: which apply and the discount. Nothing is stored.'),
+      },
+    )
+    .post(
+      '/:slug/:locationId/payment',
+      async (ctx) => {
+        // `auth.optional`: a logged-in customer's order carries customer_id (loyalty earn, order history).
+        // A back-office token on this public route is not a customer: the order is a guest's.
+        const token = /^Bearer\s+(\S+)$/i.exec(ctx.headers.authorization ?? '')?.[1];
+        const claims = token ? await deps.tokens.verify(token) : null;
+        const asCustomer = token !== undefined && (claims === null || claims.type === 'customer');
+        const customerId = asCustomer ? (await optionalCustomer(deps, ctx.headers, ctx.params.slug)).customerId : null;
+        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId) };
+      },
+      {
+      params: S.SlugLocationParams,
+      body: S.PaymentBody,
+      response: { 200: S.PaymentResponse },
+      ...doc(
+        'Create the online payment',
+        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name).',
+      ),
+    })
+    .post('/:slug/:locationId/verify-payment', async (ctx) => ({ data: await verifyOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body.transaction_id) }), {
+      params: S.SlugLocationParams,
+      body: S.VerifyBody,
+      response: { 200: S.VerifiedResponse },
+      ...doc('Verify the online payment', 'Asks the provider and captures once (spec 3 "Verification"); answers the transaction status.'),
+    });
+}

@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { LOCAL_DEBIT_NAME_REQUIRED, ORDERING_CLOSED, TIMESLOT_UNAVAILABLE } from '@pos/core/online-ordering/online-payment';
+import { startCardASimulator, startPlatformASimulator, type CardASimulator, type PlatformASimulator } from '@pos/providers/payments';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// Online ordering payments (spec 3 "Online ordering payment creation", "Verification"): the card-a
+// simulator sends its signed webhook to the running API over a socket, as the provider does.
+let cardA: CardASimulator;
+let platformA: PlatformASimulator;
+let api: TestApi;
+let server: { stop(): unknown };
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let owner: string;
+const SECRET = 'whsec_online_0123456789';
+const CREDS = { CARD_A_SECRET_KEY: 'sk_test_online', PLATFORM_A_ACCESS_TOKEN: 'pa-online-token' };
+
+beforeAll(async () => {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = probe.port;
+  await probe.stop(true);
+  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
+  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_A_WEBHOOK_SECRET: SECRET, PLATFORM_A_BASE_URL: platformA.url } });
+  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  a = await api.seed('op-a');
+  b = await api.seed('op-b');
+  owner = await api.ownerToken(a);
+}, 60_000);
+afterAll(async () => {
+  await cardA.idle();
+  await server.stop();
+  await api.close();
+  await cardA.stop();
+  await platformA.stop();
+});
+
+const tdb = () => bindTenant(api.deps.db, a.merchant.tenant_database);
+const loc0 = () => a.locations[0]!.id;
+const line = () => ({ item_id: a.items[0]!.id, qty: 2 });
+const pay = (body: Record<string, unknown>, loc = loc0(), slug = a.merchant.slug) => api.call('POST', `/api/online-ordering/${slug}/${loc}/payment`, { body });
+const verify = (transaction_id: string, loc = loc0(), slug = a.merchant.slug) => api.call('POST', `/api/online-ordering/${slug}/${loc}/verify-payment`, { body: { transaction_id } });
+const txCount = async () => Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+const row = (id: string) => tdb().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (ok(v) || Date.now() > end) return v;
+    await Bun.sleep(50);
+  }
+}
+
+describe('card-a (the default for online ordering)', () => {
+  test('a card order: an intent for the server-priced total, paid in the browser, completed by the signed webhook', async () => {
+    const r = await pay({ lines: [line()], customer: { name: 'Ann Peeters', email: 'ann@example.com' } });
+    expect(r.status).toBe(200);
+    const total = a.items[0]!.unit_price * 2;
+    expect(r.body.data).toEqual({
+      transaction_id: expect.any(String),
+      order_no: expect.any(Number),
+      total,
+      currency: 'EUR',
+      provider: 'card-a',
+      payment: { id: expect.stringMatching(/^pi_/), client_secret: expect.any(String), amount: total, created: expect.any(Number), status: 'requires_payment_method' },
+    });
+    const id = r.body.data.transaction_id;
+    const t = await row(id);
+    expect(t).toMatchObject({ channel: 'online_ordering', status: 'Awaiting Payment', payment_provider: 'card-a', total, customer_name: 'Ann Peeters', dining_option: 'Pickup', device_id: null });
+    expect(t.payment_snapshot).toMatchObject({ provider: 'card-a', id: r.body.data.payment.id });
+    expect(cardA.intent(r.body.data.payment.id)!.metadata).toMatchObject({ location_id: loc0(), transaction_id: id });
+    // Not paid yet: verify answers the current status and captures nothing.
+    expect((await verify(id)).body.data).toMatchObject({ transaction_id: id, status: 'Awaiting Payment', receipt_no: null });
+
+    await cardA.confirmIntent(r.body.data.payment.id, r.body.data.payment.client_secret);
+    await cardA.idle();
+    const done = await until(() => row(id), (x) => x.status === 'Complete');
+    expect(done.status).toBe('Complete');
+    expect(done.receipt_no).toBeGreaterThan(0);
+    expect(done.order_status).toBe('Queued');
+    expect(done.capacity_slot_at).not.toBeNull();
+    expect((await verify(id)).body.data).toEqual({ transaction_id: id, order_no: t.order_no, status: 'Complete', receipt_no: done.receipt_no, total });
+  });
+
+  test('verify alone completes a paid intent (webhook lost): the provider is asked, never believed', async () => {
+    const r = await pay({ lines: [line()] });
+    const id = r.body.data.transaction_id;
+    // Paid at the provider, but no webhook arrived.
+    const intent = cardA.intent(r.body.data.payment.id)!;
+    (intent as { status: string }).status = 'succeeded';
+    expect((await verify(id)).body.data).toMatchObject({ status: 'Complete' });
+  });
+
+  test('the local debit scheme needs the customer full name (intent by default): 422 and nothing written', async () => {
+    const before = await txCount();
+    for (const customer of [undefined, { name: 'Ann' }, { name: '   ' }]) {
+      const r = await pay({ lines: [line()], payment_method: 'local_debit', ...(customer ? { customer } : {}) });
+      expect(r.status).toBe(422);
+      expect(r.body.errors).toEqual({ 'customer.name': [LOCAL_DEBIT_NAME_REQUIRED] });
+    }
+    expect(await txCount()).toBe(before);
+    const ok = await pay({ lines: [line()], payment_method: 'local_debit', customer: { name: 'Ann Peeters' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.payment).toEqual({ id: expect.stringMatching(/^pi_/), client_secret: expect.any(String), amount: a.items[0]!.unit_price * 2, created: expect.any(Number), status: 'requires_payment_method' });
+    expect(cardA.intent(ok.body.data.payment.id)!.payment_method_types).toEqual(['local_debit']);
+  });
+
+  test('with the intent setting off, the local debit scheme goes through a hosted checkout; verify reads the session intent', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: false } });
+    const r = await pay({ lines: [line()], payment_method: 'local_debit' });
+    expect(r.status).toBe(200);
+    expect(r.body.data.payment).toEqual({ id: expect.stringMatching(/^cs_/), url: expect.stringContaining('/_sim/checkout/') });
+    const id = r.body.data.transaction_id;
+    await cardA.payCheckout(r.body.data.payment.id);
+    await cardA.idle();
+    expect((await until(() => verify(id), (x) => x.body.data.status === 'Complete')).body.data.status).toBe('Complete');
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } });
+  });
+});
+
+describe('free, test mode, platform-a', () => {
+  test('a location in payment test mode: synthetic snapshot, verified after the response', async () => {
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', loc0()).execute();
+    const r = await pay({ lines: [line()] });
+    expect(r.body.data).toMatchObject({ provider: null, payment: { id: `free_${r.body.data.transaction_id}`, is_free: true } });
+    const done = await until(() => row(r.body.data.transaction_id), (x) => x.status === 'Complete');
+    expect(done).toMatchObject({ status: 'Complete', is_test: true });
+    expect((await verify(r.body.data.transaction_id)).body.data.status).toBe('Complete');
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
+  });
+
+  test('platform-a integrated: a payment order, then payment/process with the card source', async () => {
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOC-1' } }) }).where('id', '=', loc0()).execute();
+    const r = await pay({ lines: [line()] });
+    expect(r.status).toBe(200);
+    const total = a.items[0]!.unit_price * 2;
+    expect(r.body.data).toMatchObject({ provider: 'platform-a', payment: { success: true, amount: total, platform_location_id: 'PA-LOC-1' } });
+    const id = r.body.data.transaction_id;
+    const process = (source_id: string, body: Record<string, unknown> = {}) =>
+      api.call('POST', '/api/online-ordering/payment/process', { body: { slug: a.merchant.slug, location_id: loc0(), transaction_id: id, source_id, ...body } });
+    const done = await process('cnon:card-nonce-ok');
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ transaction_id: id, status: 'Complete', total });
+    expect((await row(id)).payment_snapshot).toMatchObject({ provider: 'platform-a', payment_id: expect.any(String) });
+    // A card-a order is not processed here.
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
+    const other = await pay({ lines: [line()] });
+    expect(
+      await api.call('POST', '/api/online-ordering/payment/process', { body: { slug: a.merchant.slug, location_id: loc0(), transaction_id: other.body.data.transaction_id, source_id: 'cnon:card-nonce-ok' } }),
+    ).toMatchObject({ status: 409, body: { message: 'This order is not paid through platform-a.' } });
+  });
+});
+
+describe('refusals and isolation', () => {
+  test('a snoozed location takes no order for now, an unoffered timeslot is refused; nothing written', async () => {
+    const before = await txCount();
+    await api.call('POST', `/api/back-office/online-ordering/${loc0()}/snooze`, { token: owner, body: { minutes: 30 } });
+    expect(await pay({ lines: [line()] })).toMatchObject({ status: 422, body: { message: ORDERING_CLOSED, reason: 'ordering_closed' } });
+    await api.call('POST', `/api/back-office/online-ordering/${loc0()}/snooze`, { token: owner, body: { minutes: 0 } });
+    expect((await pay({ lines: [line()], scheduled_for: '2020-01-01T10:00:00.000Z' })).body.errors).toEqual({ scheduled_for: [TIMESLOT_UNAVAILABLE] });
+    expect((await pay({ lines: [] })).status).toBe(422);
+    expect((await pay({ lines: [line()], payment_method: 'cash' })).status).toBe(422);
+    expect(await txCount()).toBe(before);
+  });
+
+  test('an offered timeslot is accepted and stored as scheduled_for', async () => {
+    // Tomorrow's slots in Brussels: late in the evening today has none left, so the test would depend on the hour.
+    const tomorrow = new Date(Date.now() + 36 * 3600_000).toLocaleDateString('en-CA', { timeZone: 'Europe/Brussels' });
+    const slots = await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/available-timeslots`, { body: { date: tomorrow } });
+    const slot = slots.body.data.slots.at(-1);
+    const r = await pay({ lines: [line()], scheduled_for: slot.start });
+    expect(r.status).toBe(200);
+    expect((await row(r.body.data.transaction_id)).scheduled_for!.toISOString()).toBe(slot.start);
+  });
+
+  test("another merchant's slug, location or transaction is a 404", async () => {
+    const r = await pay({ lines: [line()] });
+    const id = r.body.data.transaction_id;
+    expect(await pay({ lines: [line()] }, loc0(), b.merchant.slug)).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+    expect(await verify(id, loc0(), b.merchant.slug)).toMatchObject({ status: 404 });
+    expect(await verify(id, b.locations[0]!.id, b.merchant.slug)).toMatchObject({ status: 404, body: { message: 'Unable to locate the transaction you requested.' } });
+    expect(await verify('not-a-uuid')).toMatchObject({ status: 404, body: { message: 'Unable to locate the transaction you requested.' } });
+  });
+});
+
+describe('table QR orders (spec 3 "verify (online) ... bound to table session")', () => {
+  async function session(locationId: string, status: 'open' | 'closed', table: number) {
+    const now = new Date();
+    const sectionId = Bun.randomUUIDv7();
+    await tdb().insertInto('table_sections').values({ id: sectionId, location_id: locationId, name: `S-${sectionId.slice(-6)}`, tables: 10 }).execute();
+    const id = Bun.randomUUIDv7();
+    await tdb().insertInto('table_sessions').values({ id, location_id: locationId, table_section_id: sectionId, table_number: table, status, opened_at: now, ...(status === 'closed' ? { closed_at: now } : {}) } as never).execute();
+    return id;
+  }
+
+  test('the paid order is bound to its open table session; the snapshot names it with channel table_qr', async () => {
+    const sid = await session(loc0(), 'open', 3);
+    const r = await pay({ lines: [line()], table_session_id: sid });
+    expect(r.status).toBe(200);
+    const id = r.body.data.transaction_id;
+    expect((await row(id)).payment_snapshot).toMatchObject({ channel: 'table_qr', table_session_id: sid });
+    await cardA.confirmIntent(r.body.data.payment.id, r.body.data.payment.client_secret);
+    await cardA.idle();
+    const done = await until(() => row(id), (x) => x.status === 'Complete');
+    expect(done.status).toBe('Complete');
+    expect(done.table_session_id).toBe(sid);
+  });
+
+  test('an unknown, another location\'s or closed session is refused and nothing is written', async () => {
+    const before = await txCount();
+    const other = a.locations[1] ? await session(a.locations[1].id, 'open', 4) : Bun.randomUUIDv7();
+    expect((await pay({ lines: [line()], table_session_id: Bun.randomUUIDv7() })).status).toBe(404);
+    expect((await pay({ lines: [line()], table_session_id: other })).status).toBe(404);
+    const closed = await session(loc0(), 'closed', 5);
+    const c = await pay({ lines: [line()], table_session_id: closed });
+    expect(c.status).toBe(422);
+    expect(c.body.message).toBe('The table session is closed.');
+    expect((await pay({ lines: [line()], table_session_id: 'nope' })).status).toBe(422);
+    expect(await txCount()).toBe(before);
+  });
+});
+
+describe('auth.optional on the online payment', () => {
+  test('a customer token puts its customer on the order; a guest order has none; a bad token is 401; another merchant\'s customer 404', async () => {
+    const { makeCustomer } = await import('../customer-account/customer-test-support.ts');
+    const c = await makeCustomer(api, a);
+    const r = await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/payment`, { body: { lines: [line()] }, token: c.token });
+    expect(r.status).toBe(200);
+    expect((await row(r.body.data.transaction_id)).customer_id).toBe(c.id);
+    const g = await pay({ lines: [line()] });
+    expect((await row(g.body.data.transaction_id)).customer_id).toBeNull();
+    const before = await txCount();
+    expect((await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/payment`, { body: { lines: [line()] }, token: 'not-a-token' })).status).toBe(401);
+    const other = await makeCustomer(api, b);
+    expect((await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/payment`, { body: { lines: [line()] }, token: other.token })).status).toBe(404);
+    expect(await txCount()).toBe(before);
+  });
+});

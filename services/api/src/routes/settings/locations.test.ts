@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { LOCATION_IN_USE, UNKNOWN_ZONE } from '@pos/core/settings/locations';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
+
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let owner: string;
+let ownerB: string;
+const P = '/api/back-office/settings';
+const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
+const count = async (table: 'locations' | 'activity_logs' | 'location_receipts') =>
+  Number((await tdbOf(a).selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+const create = (body: Record<string, unknown>, token = owner) => api.call('POST', `${P}/locations`, { token, body });
+
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('loc-a');
+  b = await api.seed('loc-b');
+  owner = await api.ownerToken(a);
+  ownerB = await api.ownerToken(b);
+}, 60_000);
+afterAll(() => api.close());
+
+describe('locations: create, show, update, status, delete', () => {
+  test('a round trip with exact bodies, the zone spelled as the zone database does', async () => {
+    const logs = await count('activity_logs');
+    const r = await create({ name: ' Ghent ', timezone: 'europe/brussels', country: 'be', address: 'Korenmarkt 1', city: 'Ghent', postal_code: '9000', phone: '+32 9 123 45 67', email: 'ghent@example.com' });
+    expect(r.status).toBe(201);
+    const id = r.body.data.id;
+    expect(r.body).toEqual({
+      data: {
+        id,
+        name: 'Ghent',
+        timezone: 'Europe/Brussels',
+        address: 'Korenmarkt 1',
+        city: 'Ghent',
+        postal_code: '9000',
+        country: 'BE',
+        phone: '+32 9 123 45 67',
+        email: 'ghent@example.com',
+        vat_no: null,
+        est_no: null,
+        status: 'active',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    });
+    expect(await api.call('GET', `${P}/locations/${id}`, { token: owner })).toMatchObject({ status: 200, body: { data: r.body.data } });
+
+    const upd = await api.call('PUT', `${P}/locations/${id}`, { token: owner, body: { name: 'Gent', timezone: 'Europe/Amsterdam', phone: null } });
+    expect(upd.status).toBe(200);
+    expect(upd.body.data).toMatchObject({ id, name: 'Gent', timezone: 'Europe/Amsterdam', phone: null, city: 'Ghent' });
+
+    const st = await api.call('PUT', `${P}/locations/${id}/status`, { token: owner, body: { status: 'inactive' } });
+    expect(st).toMatchObject({ status: 200, body: { data: { id, status: 'inactive' } } });
+    expect((await tdbOf(a).selectFrom('locations').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('inactive');
+
+    expect(await api.call('DELETE', `${P}/locations/${id}`, { token: owner })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await api.call('GET', `${P}/locations/${id}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+    const actions = await tdbOf(a).selectFrom('activity_logs').select(['action']).where('subject', '=', 'location').where('subject_id', '=', id).orderBy('created_at').execute();
+    expect(actions.map((x) => x.action)).toEqual(['created', 'updated', 'updated', 'deleted']);
+    expect(await count('activity_logs')).toBe(logs + 4);
+  });
+
+  test('an unknown zone, an offset, and bad fields are a 422 on the field; nothing is written', async () => {
+    const before = await count('locations');
+    for (const tz of ['Mars/Olympus', '+01:00', 'Europe/Brussels; drop']) {
+      const r = await create({ name: 'X', timezone: tz, country: 'BE' });
+      expect(r.status).toBe(422);
+      expect(r.body.errors).toEqual({ timezone: [UNKNOWN_ZONE] });
+    }
+    const bad = await create({ name: '', timezone: 'UTC', country: 'Belgium', email: 'nope', extra: 1 });
+    expect(bad.status).toBe(422);
+    expect(await count('locations')).toBe(before);
+    const loc = a.locations[0]!.id;
+    const r = await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { timezone: 'Nowhere/City' } });
+    expect(r).toMatchObject({ status: 422, body: { errors: { timezone: [UNKNOWN_ZONE] } } });
+    expect((await api.call('PUT', `${P}/locations/${loc}/status`, { token: owner, body: { status: 'closed' } })).status).toBe(422);
+    expect((await tdbOf(a).selectFrom('locations').select(['timezone', 'status']).where('id', '=', loc).executeTakeFirstOrThrow())).toEqual({ timezone: 'Europe/Brussels', status: 'active' });
+  });
+
+  test('a location in use (devices) is a 409 and stays', async () => {
+    const loc = a.locations[0]!.id;
+    const r = await api.call('DELETE', `${P}/locations/${loc}`, { token: owner });
+    expect(r).toMatchObject({ status: 409, body: { message: LOCATION_IN_USE } });
+    expect(await tdbOf(a).selectFrom('locations').select('id').where('id', '=', loc).executeTakeFirst()).toEqual({ id: loc });
+  });
+});
+
+describe('lists, export, options, terminals', () => {
+  test('datatable searches, filters and pages; options list by name', async () => {
+    const made = await create({ name: 'Zulu Search Spot', timezone: 'UTC', country: 'NL', city: 'Utrecht' });
+    await api.call('PUT', `${P}/locations/${made.body.data.id}/status`, { token: owner, body: { status: 'inactive' } });
+    const all = await api.call('GET', `${P}/locations/datatable?per_page=100`, { token: owner });
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(all.body.data.length);
+    expect(all.body.data.map((l: { name: string }) => l.name)).toEqual([...all.body.data.map((l: { name: string }) => l.name)].sort((x: string, y: string) => (x < y ? -1 : 1)));
+    const found = await api.call('GET', `${P}/locations/datatable?search=utrecht`, { token: owner });
+    expect(found.body).toMatchObject({ total: 1, page: 1, per_page: 25, data: [{ id: made.body.data.id, status: 'inactive' }] });
+    const inactive = await api.call('GET', `${P}/locations/datatable?status=inactive`, { token: owner });
+    expect(inactive.body.data.map((l: { id: string }) => l.id)).toEqual([made.body.data.id]);
+    const paged = await api.call('GET', `${P}/locations/datatable?per_page=1&page=2&sort=-name`, { token: owner });
+    expect(paged.body).toMatchObject({ page: 2, per_page: 1, total: all.body.total });
+    expect(paged.body.data).toHaveLength(1);
+    const opts = await api.call('GET', `${P}/location-options`, { token: owner });
+    expect(opts.body.data.map((o: { id: string }) => o.id).sort()).toEqual(all.body.data.map((l: { id: string }) => l.id).sort());
+    expect(opts.body.data[0]).toEqual({ id: expect.any(String), name: expect.any(String), timezone: expect.any(String), status: expect.any(String) });
+  });
+
+  test('export is a CSV of the caller\'s locations (or of the ids given), formula cells defused', async () => {
+    const f = await create({ name: '=HYPERLINK("x")', timezone: 'UTC', country: 'BE' });
+    const foreign = await api.call('POST', `${P}/locations/export`, { token: owner, body: { ids: [f.body.data.id, b.locations[0]!.id] } });
+    expect(foreign).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+    const r = await api.call('POST', `${P}/locations/export`, { token: owner, body: { ids: [f.body.data.id, a.locations[0]!.id, f.body.data.id] } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="locations-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = r.text.replace(/^\uFEFF/, '').trim().split('\n');
+    expect(lines[0]).toBe('id,name,timezone,address,city,postal_code,country,phone,email,vat_no,est_no,status,created_at,updated_at');
+    expect(lines).toHaveLength(3); // header + the two asked for
+    expect(r.text).toContain(`${f.body.data.id},"'=HYPERLINK(""x"")"`);
+    expect(r.text).not.toContain(a.locations[1]!.id);
+    const all = await api.call('POST', `${P}/locations/export`, { token: owner, body: {} });
+    expect(all.text.replace(/^\uFEFF/, '').trim().split('\n').length - 1).toBe(await count('locations'));
+  });
+
+  test('terminal options list the terminals bound to the location\'s devices', async () => {
+    const loc = a.locations[0]!.id;
+    const dev = a.devices.find((d) => d.type === 'pos')!;
+    await tdbOf(a).updateTable('devices').set({ card_b_terminal_id: 'TERM-42' }).where('id', '=', dev.id).execute();
+    await tdbOf(a).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-b' }) }).where('id', '=', loc).execute();
+    const r = await api.call('GET', `${P}/locations/${loc}/terminal-options`, { token: owner });
+    expect(r.status).toBe(200);
+    expect(r.body.data.in_person_provider).toBe('card-b');
+    expect(r.body.data.terminals).toContainEqual({ provider: 'card-b', terminal_id: 'TERM-42', device_id: dev.id, device_name: expect.any(String) });
+    const other = await api.call('GET', `${P}/locations/${a.locations[1]!.id}/terminal-options`, { token: owner });
+    expect(other.body.data.terminals.map((t: { device_id: string }) => t.device_id)).not.toContain(dev.id);
+  });
+});
+
+describe('grant and isolation', () => {
+  test('another merchant\'s location is a 404 on every route and stays unchanged', async () => {
+    const theirs = b.locations[0]!.id;
+    for (const [method, path, body] of [
+      ['GET', `/locations/${theirs}`, undefined],
+      ['GET', `/locations/${theirs}/terminal-options`, undefined],
+      ['PUT', `/locations/${theirs}`, { name: 'Hijack' }],
+      ['PUT', `/locations/${theirs}/status`, { status: 'inactive' }],
+      ['DELETE', `/locations/${theirs}`, undefined],
+    ] as const) {
+      const r = await api.call(method, `${P}${path}`, { token: owner, body });
+      expect([method, path, r.status, r.body.message]).toEqual([method, path, 404, 'Unable to locate the location you requested.']);
+    }
+    expect(await tdbOf(b).selectFrom('locations').select(['name', 'status']).where('id', '=', theirs).executeTakeFirstOrThrow()).toMatchObject({ status: 'active' });
+    const list = await api.call('GET', `${P}/locations/datatable?per_page=100`, { token: ownerB });
+    expect(list.body.data.map((l: { id: string }) => l.id)).not.toContain(a.locations[0]!.id);
+  });
+
+  test('a member sees only the granted locations; outside the grant is a 403; create and delete need every location', async () => {
+    const token = await limitedUserToken(api, a, [], [a.locations[0]!.id]);
+    const list = await api.call('GET', `${P}/locations/datatable`, { token });
+    expect(list.body.data.map((l: { id: string }) => l.id)).toEqual([a.locations[0]!.id]);
+    expect((await api.call('GET', `${P}/location-options`, { token })).body.data.map((l: { id: string }) => l.id)).toEqual([a.locations[0]!.id]);
+    expect(await api.call('GET', `${P}/locations/${a.locations[1]!.id}`, { token })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    expect((await api.call('PUT', `${P}/locations/${a.locations[1]!.id}/status`, { token, body: { status: 'inactive' } })).status).toBe(403);
+    const before = await count('locations');
+    expect(await create({ name: 'Mine', timezone: 'UTC', country: 'BE' }, token)).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    expect(await count('locations')).toBe(before);
+    expect((await api.call('GET', `${P}/locations/${a.locations[0]!.id}`, { token })).status).toBe(200);
+    expect((await api.call('GET', `${P}/locations/datatable`)).status).toBe(401);
+  });
+});

@@ -1,0 +1,340 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
+import { failedInvoiceKey } from '@pos/core/webhooks/card-a-invoices';
+import { locationChannel } from '@pos/core/webhooks/card-a-subscriptions';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// card-a events beyond payments (spec 3 "Card-a events", issue 13 item 4): the card-a simulator sends
+// its own signed events to the running API over a socket; tests also re-send signed copies to race them.
+let sim: CardASimulator;
+let api: TestApi;
+let server: { stop(): unknown };
+const SECRET = 'whsec_events_0123456789';
+const CREDS = { CARD_A_SECRET_KEY: 'sk_test_caevents' };
+
+beforeAll(async () => {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const port = probe.port;
+  await probe.stop(true);
+  sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET } });
+  server = api.app.listen({ port, hostname: '127.0.0.1' });
+});
+afterAll(async () => {
+  await sim.idle();
+  await server.stop();
+  await api.close();
+  await sim.stop();
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
+const cardA = () => api.deps.payments.cardA!;
+const sign = (raw: string, t = now()) => `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${raw}`).digest('hex')}`;
+/** A signed copy of an event the simulator sent, under a new event id (another delivery of the same fact). */
+function copyOf(event: any): string {
+  return JSON.stringify({ ...event, id: `evt_${crypto.randomUUID().replaceAll('-', '')}` });
+}
+const post = (raw: string) => api.call('POST', '/api/card-a-webhook/BE', { rawBody: raw, headers: { 'card-a-signature': sign(raw) } });
+const simPost = async (path: string, body: unknown = {}) => {
+  const r = await fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: r.status, body: (await r.json()) as any };
+};
+const logsOf = (type: string, merchantId?: string) => {
+  let q = api.deps.db.selectFrom('webhook_logs').selectAll().where('provider', '=', 'card-a').where('event_type', '=', type);
+  if (merchantId) q = q.where('merchant_id', '=', merchantId);
+  return q.orderBy('created_at').execute();
+};
+const record = (m: DemoSeedResult, subId: string) => tdbOf(m).selectFrom('billing_subscriptions').selectAll().where('provider_subscription_id', '=', subId).executeTakeFirst();
+const deviceUntil = async (m: DemoSeedResult, id: string) => (await tdbOf(m).selectFrom('devices').select('subscription_active_until').where('id', '=', id).executeTakeFirstOrThrow()).subscription_active_until;
+
+/** A subscription at the merchant's first location, known locally (the simulator's `created` event delivered). */
+async function subscribed(m: DemoSeedResult, opts: { sepa?: boolean } = {}) {
+  const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+  const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: null, metadata: { location_id: m.locations[0]!.id } });
+  await sim.idle();
+  let sepa: { payment_method: string; mandate: string } | null = null;
+  if (opts.sepa) sepa = (await simPost(`/_sim/customers/${customer}/sepa`)).body;
+  return { s, customer, sepa };
+}
+
+/** Collects the real-time location updates published for a tenant. */
+async function locationEvents(m: DemoSeedResult) {
+  const sub = api.deps.redis.duplicate();
+  const seen: any[] = [];
+  sub.on('message', (_c: string, msg: string) => seen.push(JSON.parse(msg)));
+  await sub.subscribe(locationChannel(m.merchant.tenant_database));
+  return { seen, close: () => sub.quit() };
+}
+
+describe('subscription events synchronise local records and devices', () => {
+  test('created: the record is written, the location\'s kiosk and kds follow it, a location update is pushed', async () => {
+    const m = await api.seed('casub');
+    const rt = await locationEvents(m);
+    try {
+      const { s } = await subscribed(m);
+      const r = await record(m, s.id);
+      expect(r).toMatchObject({ customer_id: s.customer, location_id: m.locations[0]!.id, status: 'active', price_id: 'price_kiosk_monthly', device_ids: null, mandate_id: null });
+      expect(r!.current_period_end!.getTime()).toBe(s.current_period_end * 1000);
+      for (const d of [m.kiosk.device_id, m.kds.device_id]) expect((await deviceUntil(m, d))!.getTime()).toBe(s.current_period_end * 1000);
+      // The POS devices are not subscription devices.
+      const pos = m.devices.find((d) => d.type === 'pos')!;
+      expect(await deviceUntil(m, pos.id)).toBeNull();
+      await Bun.sleep(50);
+      expect(rt.seen).toContainEqual(expect.objectContaining({ type: 'location.updated', reason: 'subscription', location_id: m.locations[0]!.id, subscription_id: s.id, status: 'active' }));
+      expect((await logsOf('customer.subscription.created', m.merchant.id))[0]).toMatchObject({ status: 'processed' });
+    } finally {
+      await rt.close();
+    }
+  });
+
+  test('updated moves the period; an older event arriving late changes nothing; deleted ends the kiosk (402 at once)', async () => {
+    const m = await api.seed('caupd');
+    const kiosk = await api.deviceToken(m, 'kiosk');
+    const { s } = await subscribed(m);
+    const later = now() + 60 * 24 * 3600;
+    const updated = await simPost(`/_sim/subscriptions/${s.id}/update`, { current_period_end: later });
+    expect(updated.status).toBe(200);
+    expect((await record(m, s.id))!.current_period_end!.getTime()).toBe(later * 1000);
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(later * 1000);
+
+    // An event created before the one applied (delivered out of order) is stored as ignored.
+    const old = sim.webhooks.find((w: any) => w.body.type === 'customer.subscription.created' && w.body.data.object.id === s.id)!.body as any;
+    const stale = JSON.stringify({ ...old, id: `evt_stale_${crypto.randomUUID().slice(0, 8)}`, created: old.created - 10, data: { object: { ...old.data.object, current_period_end: now() + 5 } } });
+    expect((await post(stale)).status).toBe(200);
+    expect((await record(m, s.id))!.current_period_end!.getTime()).toBe(later * 1000);
+    expect((await logsOf('customer.subscription.created', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'ignored']);
+
+    // The kiosk works while subscribed ...
+    const before = await api.call('GET', '/api/kiosk/payment/session-status?idempotency_key=idemp_x_1', { token: kiosk, deviceKey: true });
+    expect(before.status).not.toBe(402);
+    // ... and the deletion ends it; the cached device state is dropped, so the next request is 402.
+    const del = await fetch(`${sim.url}/v1/subscriptions/${s.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` } });
+    expect(del.status).toBe(200);
+    await sim.idle();
+    expect(await record(m, s.id)).toMatchObject({ status: 'canceled', cancel_reason: 'cancellation_requested', recovered_by: null });
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect((await api.call('GET', '/api/kiosk/payment/session-status?idempotency_key=idemp_x_1', { token: kiosk, deviceKey: true })).status).toBe(402);
+    // A cancelled subscription is never revived by a later update event.
+    const revive = JSON.stringify({ ...old, id: `evt_revive_${crypto.randomUUID().slice(0, 8)}`, type: 'customer.subscription.updated', created: now() + 100, data: { object: { ...old.data.object, status: 'active' } } });
+    expect((await post(revive)).status).toBe(200);
+    expect((await record(m, s.id))!.status).toBe('canceled');
+  });
+
+  test('paused ends the devices it covers (metadata device_ids: the kiosk only), resumed brings them back', async () => {
+    const m = await api.seed('capause');
+    const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+    const kdsBefore = await deviceUntil(m, m.kds.device_id);
+    const s = await cardA().createSubscription({ customer, price: 'price_kiosk', paymentMethod: null, metadata: { location_id: m.locations[0]!.id, device_ids: m.kiosk.device_id } });
+    await sim.idle();
+    expect((await record(m, s.id))!.device_ids).toEqual([m.kiosk.device_id]);
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(s.current_period_end * 1000);
+    expect(await deviceUntil(m, m.kds.device_id)).toEqual(kdsBefore);
+    await simPost(`/_sim/subscriptions/${s.id}/update`, { status: 'paused' });
+    expect((await record(m, s.id))!.status).toBe('paused');
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBeLessThanOrEqual(Date.now());
+    await simPost(`/_sim/subscriptions/${s.id}/update`, { status: 'active' });
+    expect((await record(m, s.id))!.status).toBe('active');
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(s.current_period_end * 1000);
+    expect(await deviceUntil(m, m.kds.device_id)).toEqual(kdsBefore);
+    expect((await logsOf('customer.subscription.paused', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
+    expect((await logsOf('customer.subscription.resumed', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
+  });
+
+  test('a subscription naming no known location resolves no tenant: stored as location_not_resolved', async () => {
+    const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+    const s = await cardA().createSubscription({ customer, price: 'price_x', paymentMethod: null, metadata: { location_id: crypto.randomUUID() } });
+    await sim.idle();
+    const log = (await logsOf('customer.subscription.created')).find((l) => (l.payload as any).data.object.id === s.id);
+    expect(log).toMatchObject({ status: 'location_not_resolved', merchant_id: null });
+  });
+});
+
+describe('invoice.payment_failed and the SEPA recovery', () => {
+  test('setup_intent.succeeded keeps the mandate; a failed invoice is cached 10 minutes and paid at once with the mandate', async () => {
+    const m = await api.seed('cainv');
+    const { s, sepa } = await subscribed(m, { sepa: true });
+    expect(await record(m, s.id)).toMatchObject({ payment_method_id: sepa!.payment_method, mandate_id: sepa!.mandate });
+    const invoice = (await simPost(`/_sim/subscriptions/${s.id}/invoice-failed`, { amount: 4900 })).body;
+    await sim.idle();
+    // The retry used the mandate and the provider collected the invoice; nothing is left to recover.
+    expect(sim.billing.mandateRetries.filter((r) => r.invoice === invoice.id)).toEqual([{ invoice: invoice.id, mandate: sepa!.mandate, ok: true }]);
+    expect(sim.billing.invoice(invoice.id)!.status).toBe('paid');
+    expect(await api.deps.redis.get(failedInvoiceKey(s.id))).toBeNull();
+    expect((await logsOf('invoice.payment_failed', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
+    expect((await record(m, s.id))!.status).toBe('active');
+  });
+
+  test('a mandate set up before the subscription is known is stored as failed, then replayed from the back office', async () => {
+    const m = await api.seed('camandate');
+    const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+    const sepa = (await simPost(`/_sim/customers/${customer}/sepa`, { metadata: { location_id: m.locations[0]!.id } })).body;
+    const [log] = await logsOf('setup_intent.succeeded', m.merchant.id);
+    expect(log).toMatchObject({ status: 'failed', error: 'no_subscription_for_customer' });
+    const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: sepa.payment_method, metadata: { location_id: m.locations[0]!.id } });
+    await sim.idle();
+    expect(await record(m, s.id)).toMatchObject({ payment_method_id: sepa.payment_method, mandate_id: null });
+    const owner = await api.ownerToken(m);
+    const replay = await api.call('POST', `/api/back-office/webhook-logs/${log!.id}/replay`, { token: owner });
+    expect(replay.status).toBe(200);
+    expect((await logsOf('setup_intent.succeeded', m.merchant.id))[0]).toMatchObject({ id: log!.id, status: 'processed', error: null });
+    expect(await record(m, s.id)).toMatchObject({ payment_method_id: sepa.payment_method, mandate_id: sepa.mandate });
+  });
+
+  test('a retry that fails leaves the failure cached (TTL 10 minutes) and is not retried again by its own failure event', async () => {
+    const m = await api.seed('cainv2');
+    const { s, sepa } = await subscribed(m, { sepa: true });
+    await simPost(`/_sim/mandates/${sepa!.mandate}/decline`);
+    const invoice = (await simPost(`/_sim/subscriptions/${s.id}/invoice-failed`)).body;
+    await sim.idle();
+    expect(sim.billing.mandateRetries.filter((r) => r.invoice === invoice.id)).toEqual([{ invoice: invoice.id, mandate: sepa!.mandate, ok: false }]);
+    const cached = JSON.parse((await api.deps.redis.get(failedInvoiceKey(s.id)))!);
+    expect(cached).toMatchObject({ invoice_id: invoice.id, customer: s.customer, amount_due: 4900 });
+    const ttl = await api.deps.redis.ttl(failedInvoiceKey(s.id));
+    expect(ttl).toBeGreaterThan(590);
+    expect(ttl).toBeLessThanOrEqual(600);
+    // The provider's second failure event (of the retry) is stored and processed without another retry.
+    expect((await logsOf('invoice.payment_failed', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'processed']);
+  });
+
+  test('the race: invoice.payment_failed and customer.subscription.deleted at the same moment recover the subscription exactly once', async () => {
+    const m = await api.seed('carace');
+    for (let round = 0; round < 5; round++) {
+      const { s, customer, sepa } = await subscribed(m, { sepa: true });
+      await simPost(`/_sim/mandates/${sepa!.mandate}/decline`);
+      const from = sim.webhooks.length;
+      // The provider cancels for the failed payment and sends both events concurrently.
+      expect((await simPost(`/_sim/subscriptions/${s.id}/invoice-failed`, { cancel: true })).status).toBe(200);
+      // More deliveries of the same two facts (provider retries) race them further.
+      const bodies = sim.webhooks.slice(from).map((w) => w.body as any);
+      // (A retry that ran before the deletion was handled fails, and its own failure event follows.)
+      const sent = ['invoice.payment_failed', 'customer.subscription.deleted'].map((type) => bodies.find((b) => b.type === type)!);
+      expect(sent.map((b) => b?.data.object.id)).toEqual([expect.stringMatching(/^in_/), s.id]);
+      const copies = sent.flatMap((b) => [copyOf(b), copyOf(b), copyOf(b)]);
+      const answers = await Promise.all(copies.map((raw) => post(raw)));
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      await sim.idle();
+
+      const subs = sim.billing.subscriptionsOf(customer);
+      expect(subs.length).toBe(2);
+      const fresh = subs.find((x) => x.id !== s.id)!;
+      expect(fresh).toMatchObject({ status: 'active', default_payment_method: sepa!.payment_method, metadata: { location_id: m.locations[0]!.id, recovered_from: s.id } });
+      expect(await record(m, s.id)).toMatchObject({ status: 'canceled', cancel_reason: 'payment_failed', recovered_by: fresh.id });
+      expect(await record(m, fresh.id)).toMatchObject({ status: 'active', mandate_id: sepa!.mandate, payment_method_id: sepa!.payment_method });
+      expect(await api.deps.redis.get(failedInvoiceKey(s.id))).toBeNull();
+      expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBeGreaterThanOrEqual(fresh.current_period_end * 1000);
+    }
+    const records = await tdbOf(m).selectFrom('billing_subscriptions').select(['status', 'recovered_by']).execute();
+    expect(records.filter((r) => r.status === 'canceled').length).toBe(5);
+    expect(records.filter((r) => r.status === 'active').length).toBe(5);
+  });
+
+  test('a deletion the customer asked for is not recovered, even with a failure cached', async () => {
+    const m = await api.seed('canorec');
+    const { s, customer, sepa } = await subscribed(m, { sepa: true });
+    await simPost(`/_sim/mandates/${sepa!.mandate}/decline`);
+    await simPost(`/_sim/subscriptions/${s.id}/invoice-failed`);
+    await sim.idle();
+    await fetch(`${sim.url}/v1/subscriptions/${s.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` } });
+    await sim.idle();
+    expect(sim.billing.subscriptionsOf(customer).length).toBe(1);
+    expect(await record(m, s.id)).toMatchObject({ status: 'canceled', cancel_reason: 'cancellation_requested', recovered_by: null });
+  });
+});
+
+describe('commission: application fee back-fill and refunds', () => {
+  /** A card-a reader sale completed by the simulator's signed webhook; answers its payment intent and charge. */
+  async function paidReaderSale(m: DemoSeedResult) {
+    await tdbOf(m).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', m.locations[0]!.id).execute();
+    const token = await api.deviceToken(m, 'kiosk');
+    const created = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 2 }] } });
+    expect(created.status).toBe(200);
+    const t = created.body.data;
+    await sim.complete(t.payment_snapshot.reader_id);
+    await sim.idle();
+    const pi = sim.intent(t.payment_snapshot.id)!;
+    return { t, pi, charge: pi.latest_charge! };
+  }
+  const ledger = (merchantId: string) => api.deps.db.selectFrom('commission_ledger').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at').orderBy('id').execute();
+
+  test('a captured card-a payment has a ledger row; application_fee.created back-fills its fee once', async () => {
+    const m = await api.seed('cafee');
+    const { t, pi, charge } = await paidReaderSale(m);
+    expect((await tdbOf(m).selectFrom('transactions').select('status').where('id', '=', t.id).executeTakeFirstOrThrow()).status).toBe('Complete');
+    expect(await ledger(m.merchant.id)).toEqual([expect.objectContaining({ source: 'card_a_payment', source_ref: pi.id, is_adjustment: false, commission_amount: 0, fee_amount: null })]);
+
+    const fee = await simPost(`/_sim/charges/${charge}/application_fee`, { amount: 37 });
+    expect(fee.status).toBe(200);
+    expect(await ledger(m.merchant.id)).toEqual([expect.objectContaining({ source_ref: pi.id, commission_amount: 37, fee_amount: 37 })]);
+    const event = sim.webhooks.findLast((w: any) => w.body.type === 'application_fee.created')!.body as any;
+    expect((await logsOf('application_fee.created', m.merchant.id))[0]).toMatchObject({ status: 'processed', event_id: event.id });
+    // The same delivery again is a duplicate; nothing changes.
+    expect((await post(JSON.stringify(event))).status).toBe(200);
+    expect((await logsOf('application_fee.created', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'duplicate']);
+    expect((await ledger(m.merchant.id)).length).toBe(1);
+  });
+
+  test('a fee for a charge the ledger does not know yet is stored as failed (replayable), not guessed', async () => {
+    const raw = JSON.stringify({ id: `evt_${crypto.randomUUID().replaceAll('-', '')}`, object: 'event', created: now(), type: 'application_fee.created', data: { object: { id: 'fee_x', object: 'application_fee', amount: 10, charge: 'ch_unknown' } }, livemode: false });
+    expect((await post(raw)).status).toBe(200);
+    expect((await api.deps.db.selectFrom('webhook_logs').selectAll().where('event_id', '=', JSON.parse(raw).id).executeTakeFirstOrThrow())).toMatchObject({ status: 'failed', merchant_id: null });
+  });
+
+  test('charge.refunded adjusts the commission in proportion, partial refunds each once, claimed once', async () => {
+    const m = await api.seed('carefund');
+    const { pi, charge } = await paidReaderSale(m);
+    await simPost(`/_sim/charges/${charge}/application_fee`, { amount: 100 });
+    const refund = (amount?: number) =>
+      fetch(`${sim.url}/v1/refunds`, { method: 'POST', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ charge, ...(amount ? { amount: String(amount) } : {}) }) });
+    const quarter = pi.amount / 4;
+    expect((await refund(quarter)).status).toBe(200);
+    await sim.idle();
+    let rows = await ledger(m.merchant.id);
+    const entry = rows.find((r) => !r.is_adjustment)!;
+    expect(rows.filter((r) => r.is_adjustment).map((r) => [r.commission_amount, r.reason, r.adjusts_id])).toEqual([[-25, 'card_a_refund', entry.id]]);
+    const first = sim.webhooks.findLast((w: any) => w.body.type === 'charge.refunded')!.body as any;
+    // The rest is refunded: the adjustments sum to the whole commission.
+    expect((await refund()).status).toBe(200);
+    await sim.idle();
+    rows = await ledger(m.merchant.id);
+    expect(rows.filter((r) => r.is_adjustment).map((r) => r.commission_amount)).toEqual([-25, -75]);
+    // A replayed first event is a duplicate and adds nothing.
+    expect((await post(JSON.stringify(first))).status).toBe(200);
+    expect((await ledger(m.merchant.id)).filter((r) => r.is_adjustment).length).toBe(2);
+    expect((await logsOf('charge.refunded', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'processed', 'duplicate']);
+  });
+});
+
+describe('payment failures mark the transaction', () => {
+  test('payment_intent.payment_failed leaves it Unpaid with the failure; payment_intent.canceled cancels it', async () => {
+    const m = await api.seed('cafail');
+    await tdbOf(m).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', m.locations[0]!.id).execute();
+    const token = await api.deviceToken(m, 'kiosk');
+    const start = async () => {
+      const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } });
+      expect(r.status).toBe(200);
+      return r.body.data;
+    };
+    const intentEvent = (t: any, type: string) =>
+      JSON.stringify({
+        id: `evt_${crypto.randomUUID().replaceAll('-', '')}`,
+        object: 'event',
+        created: now(),
+        type,
+        data: { object: { id: t.payment_snapshot.id, object: 'payment_intent', status: type === 'payment_intent.canceled' ? 'canceled' : 'requires_payment_method', metadata: sim.intent(t.payment_snapshot.id)!.metadata } },
+        livemode: false,
+      });
+    const status = async (id: string) => (await tdbOf(m).selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const a = await start();
+    expect((await post(intentEvent(a, 'payment_intent.payment_failed'))).status).toBe(200);
+    expect(await status(a.id)).toBe('Unpaid');
+    await sim.decline(a.payment_snapshot.reader_id).catch(() => undefined);
+    await sim.idle();
+    const b = await start();
+    expect((await post(intentEvent(b, 'payment_intent.canceled'))).status).toBe(200);
+    expect(await status(b.id)).toBe('Cancelled');
+  });
+});

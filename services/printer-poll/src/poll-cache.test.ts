@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type Redis from 'ioredis';
+import { createDatabase, type DatabaseHandle } from '@pos/db';
+import { createLogger, createRedis } from '@pos/kernel';
+import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
+import { enqueuePrintJob } from '@pos/core/printers/print-jobs';
+import { rotatePrinterToken } from '@pos/core/printers/printer-admin';
+import { findPrinter } from '@pos/core/printers/printer-records';
+import { createPrinterPollApp } from './app.ts';
+import { PollState } from './poll-state.ts';
+import { PollThrottle } from './poll-throttle.ts';
+import { seedPairedPrinter } from './test-printer.ts';
+
+/** The in-memory fast path of the poll service: what it caches, and that NOTIFY keeps it true. */
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+let handle: DatabaseHandle;
+let redis: Redis;
+let state: PollState;
+let seeded: Awaited<ReturnType<typeof seedPairedPrinter>>;
+let app: ReturnType<typeof createPrinterPollApp>;
+
+beforeAll(async () => {
+  handle = createDatabase(DATABASE_URL, { max: 4, applicationName: 'printer-poll-cache-test' });
+  redis = createRedis(REDIS_URL, 'printer-poll-cache-test');
+  state = new PollState(handle.db);
+  await state.listen(DATABASE_URL, 50);
+  app = createPrinterPollApp({ db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) }, state);
+  seeded = await seedPairedPrinter(handle.db, 'poll-cache', '00:11:62:CC:00:01');
+});
+afterAll(async () => {
+  await state.stop();
+  await seeded.drop();
+  redis.disconnect();
+  await handle.close();
+});
+
+const get = (token: string) =>
+  app.handle(new Request(`http://localhost/print/printer-a/sdp?token=${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ConnectionType=GetRequest&ID=p' }));
+async function until(check: () => boolean | Promise<boolean>, ms = 3000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await Bun.sleep(10);
+  }
+  throw new Error('timed out');
+}
+
+describe('poll state', () => {
+  test('an empty queue is remembered; a queued job (NOTIFY print_jobs) makes the next poll look again', async () => {
+    expect(await (await get(seeded.token)).text()).toBe('');
+    expect(state.isIdle(seeded.printerId)).toBe(true);
+    await enqueuePrintJob(seeded.tdb, { printerId: seeded.printerId, kind: 'test', sourceKey: 'n1', document: '<epos-print/>' });
+    await until(() => !state.isIdle(seeded.printerId));
+    expect(await (await get(seeded.token)).text()).toContain('<printjobid>J');
+  });
+
+  test('idle polls are stamped in batches: last_poll_at follows within the flush interval', async () => {
+    await seeded.tdb.deleteFrom('print_jobs').execute();
+    await get(seeded.token);
+    await get(seeded.token);
+    const polledAt = Date.now();
+    await until(async () => {
+      const p = await seeded.tdb.selectFrom('printers').select('last_poll_at').where('id', '=', seeded.printerId).executeTakeFirstOrThrow();
+      return !!p.last_poll_at && p.last_poll_at.getTime() >= polledAt - 50;
+    });
+  });
+
+  test('a cached token stops working when a new one is minted (NOTIFY printer_tokens)', async () => {
+    expect((await get(seeded.token)).status).toBe(200);
+    const { printer_token } = await rotatePrinterToken({ db: handle.db, tdb: seeded.tdb, merchant: seeded.m.merchant, now: new Date(), actor: 'test' }, await findPrinter(seeded.tdb, seeded.printerId));
+    await until(async () => (await get(seeded.token)).status === 401);
+    expect((await get(printer_token)).status).toBe(200);
+  });
+});
+
+describe('poll throttle', () => {
+  test('counts in the process exactly; totals of other processes arrive through Redis at each sync', async () => {
+    const rule = { name: `printer-poll-test-${crypto.randomUUID().slice(0, 8)}`, limit: 5, windowSeconds: 60 };
+    const a = new PollThrottle(redis, rule);
+    const b = new PollThrottle(redis, rule);
+    const now = Date.now();
+    expect([1, 2, 3].map(() => a.hit('printer', now).allowed)).toEqual([true, true, true]);
+    await a.sync(now);
+    // b has not synced yet: it only knows its own hits.
+    expect(b.hit('printer', now).allowed).toBe(true);
+    await b.sync(now);
+    // 3 from a + 1 from b are in Redis: b's next two hits reach 6 > 5.
+    expect(b.hit('printer', now).allowed).toBe(true);
+    expect(b.hit('printer', now).allowed).toBe(false);
+    await b.sync(now);
+    // a learns the total at its next sync after a hit of its own (one stale hit at most per sync).
+    expect(a.hit('printer', now).allowed).toBe(true);
+    await a.sync(now);
+    expect(a.hit('printer', now).allowed).toBe(false);
+    expect(Number(await redis.get(`throttle:${rule.name}:60:printer:${Math.floor(now / 60_000) * 60_000}`))).toBe(7);
+  });
+});
+
+describe('poll state marks', () => {
+  test('a notification between the queue read and the mark keeps the printer from being taken as idle', async () => {
+    const s = new PollState(handle.db);
+    await s.listen(DATABASE_URL, 1000);
+    try {
+      const mark = s.mark();
+      await enqueuePrintJob(seeded.tdb, { printerId: seeded.printerId, kind: 'test', sourceKey: `race-${crypto.randomUUID()}`, document: '<epos-print/>' });
+      await until(() => s.mark() > mark);
+      s.markIdle(seeded.printerId, mark);
+      expect(s.isIdle(seeded.printerId)).toBe(false);
+      s.markIdle(seeded.printerId, s.mark());
+      expect(s.isIdle(seeded.printerId)).toBe(true);
+      expect(s.isIdle(seeded.printerId, Date.now() + 61_000)).toBe(false);
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import { sql } from 'kysely';
+import { isTenantSchemaName, type CentralDb } from '@pos/db';
+import { listenChannels } from '@pos/db/listen';
+import { hashPrinterToken, PRINTER_TOKENS_CHANNEL, resolvePrinterToken, type PrinterTokenOwner } from '@pos/core/printers/printer-tokens';
+import { PRINT_JOBS_CHANNEL } from '@pos/core/printers/print-jobs';
+
+/**
+ * What one poll-service process keeps in memory so an idle poll touches no database (issue 15, bench
+ * `printer`): token owners (dropped when a token of that printer is minted or revoked: NOTIFY
+ * `printer_tokens`), printers known to have nothing to print (dropped when a job is queued or put
+ * back: NOTIFY `print_jobs`), and the last-poll stamps, written in one statement per tenant each
+ * second. Without a LISTEN connection (`listen` not called) nothing is cached: every poll reads.
+ */
+export class PollState {
+  private readonly tokens = new Map<string, { owner: PrinterTokenOwner; until: number }>();
+  /** Printer id -> until when its queue is taken as empty (a re-check at least once a minute: a safety net). */
+  private readonly idle = new Map<string, number>();
+  /** Printer id -> number of the last notification about it; `notices` counts them all. */
+  private readonly noticed = new Map<string, number>();
+  private notices = 0;
+  private readonly stamps = new Map<string, { schema: string; printerId: string; at: Date }>();
+  private listening = false;
+  private listener: { stop: () => Promise<void> } | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly db: CentralDb,
+    private readonly tokenTtlMs = 30_000,
+    private readonly idleTtlMs = 60_000,
+  ) {}
+
+  /** Starts the LISTEN connection and the stamp flush; caching is on once it listens. */
+  async listen(url: string, flushMs = 1000): Promise<void> {
+    const l = listenChannels(
+      url,
+      [PRINT_JOBS_CHANNEL, PRINTER_TOKENS_CHANNEL],
+      (channel, printerId) => {
+        this.noticed.set(printerId, ++this.notices);
+        this.idle.delete(printerId);
+        if (channel === PRINTER_TOKENS_CHANNEL) for (const [k, v] of this.tokens) if (v.owner.printer_id === printerId) this.tokens.delete(k);
+      },
+      () => this.reset(),
+    );
+    this.listener = l;
+    await l.ready;
+    this.listening = true;
+    this.timer = setInterval(() => void this.flush().catch(() => {}), flushMs);
+  }
+
+  reset(): void {
+    this.tokens.clear();
+    this.idle.clear();
+    this.noticed.clear();
+    this.notices++;
+  }
+
+  async resolve(token: string | undefined): Promise<PrinterTokenOwner | null> {
+    if (!token || token.length > 200) return null;
+    if (!this.listening) return resolvePrinterToken(this.db, token);
+    const key = hashPrinterToken(token);
+    const hit = this.tokens.get(key);
+    if (hit && hit.until > Date.now()) return hit.owner;
+    const owner = await resolvePrinterToken(this.db, token);
+    if (owner) {
+      if (this.tokens.size > 200_000) this.tokens.clear();
+      this.tokens.set(key, { owner, until: Date.now() + this.tokenTtlMs });
+    } else this.tokens.delete(key);
+    return owner;
+  }
+
+  /** True when the printer is known to have nothing to print (only while listening). */
+  isIdle(printerId: string, nowMs = Date.now()): boolean {
+    const until = this.listening ? this.idle.get(printerId) : undefined;
+    return until !== undefined && until > nowMs;
+  }
+
+  /** Taken before reading a queue: `markIdle` with it refuses when a notification came in meanwhile. */
+  mark(): number {
+    return this.notices;
+  }
+
+  /** The queue read after `mark` was empty; unless a job was announced since, remember it for a while. */
+  markIdle(printerId: string, mark: number, nowMs = Date.now()): void {
+    if (!this.listening || (this.noticed.get(printerId) ?? -1) > mark || this.notices < mark) return;
+    if (this.idle.size > 200_000) this.idle.clear();
+    this.idle.set(printerId, nowMs + this.idleTtlMs);
+  }
+
+  /** Records a poll; without a LISTEN connection it is written at once. */
+  async stamp(owner: PrinterTokenOwner, at: Date): Promise<void> {
+    this.stamps.set(owner.printer_id, { schema: owner.tenant_database, printerId: owner.printer_id, at });
+    if (!this.listening) await this.flush();
+  }
+
+  /** Writes the pending stamps: one statement per tenant; a configured printer that polled is paired. */
+  async flush(): Promise<void> {
+    if (this.stamps.size === 0) return;
+    const all = [...this.stamps.values()];
+    this.stamps.clear();
+    const bySchema = new Map<string, { printerId: string; at: Date }[]>();
+    for (const s of all) bySchema.set(s.schema, [...(bySchema.get(s.schema) ?? []), s]);
+    for (const [schema, rows] of bySchema) {
+      if (!isTenantSchemaName(schema)) continue;
+      const values = sql.join(rows.map((r) => sql`(${r.printerId}::uuid, ${r.at}::timestamptz)`));
+      // One tenant failing (a merchant just dropped) does not cost the others their stamps.
+      await sql`update ${sql.id(schema, 'printers')} p set last_poll_at = greatest(p.last_poll_at, v.at), state = case when p.state = 'configured' then 'paired' else p.state end
+        from (values ${values}) as v(id, at) where p.id = v.id`
+        .execute(this.db)
+        .catch(() => undefined);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.listener?.stop();
+    await this.flush().catch(() => {});
+  }
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { dropMerchant } from '@pos/core/merchants/create-merchant';
+import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
+import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
+import { dispatchOrderToRegister, listSteps } from '@pos/core/payments/post-capture';
+import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
+import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
+import { saveRegisterAToken, selectRegisterAStore, verifyRegisterAOrders, type RegisterAAdminDeps } from '@pos/core/integrations/register-a-admin';
+import { parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import { OMM_LICENCE_MESSAGE, startRegisterASimulator, type RegisterASimulator, type SimSetup } from '@pos/providers/register-a/register-a-simulator';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+
+/**
+ * Order dispatch (issue 17 item 3) through the real worker: a kiosk order captured over card-b (simulator)
+ * is pushed by `order.dispatch` to the location's register-a store (simulator over HTTP), once, in major
+ * units, whatever the number of runs; refusals are final, an unreachable register is retried.
+ */
+const KEY_HEX = 'ab'.repeat(32);
+let env: TestEnv;
+let cardB: CardBSimulator;
+let regA: RegisterASimulator;
+let worker: RunningWorker;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+let setup: SimSetup;
+const prefix = uniquePrefix();
+const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'rd', CARD_B_CLIENT_SECRET: 'rd-secret-1' });
+const registers = () => registerDispatchFromEnv(env.handle.db, { REGISTER_A_BASE_URL: regA.url, INTEGRATION_TOKEN_KEY: KEY_HEX });
+const admin = (): RegisterAAdminDeps => ({ central: env.handle.db, tdb, merchantId: m.merchant.id, config: { baseUrl: regA.url, tokenKey: parseTokenKey(KEY_HEX)! }, now: () => new Date() });
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  cardB = startCardBSimulator({ clientId: 'rd', clientSecret: 'rd-secret-1' });
+  regA = startRegisterASimulator({ keys: { prod: 'prod-key-rd', staging: 'staging-key-rd' } });
+  m = await seedDemo(env.handle.db, { slug: `rd-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
+  tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+  setup = regA.setup();
+  await saveRegisterAToken(admin(), m.locations[0]!.id, setup.token, 'enable');
+  await selectRegisterAStore(admin(), m.locations[0]!.id, setup.storeIds[0]!);
+  worker = await startWorker({
+    db: env.handle.db,
+    redis: env.redis,
+    redisUrl: TEST_REDIS_URL,
+    log: env.log,
+    prefix,
+    heartbeatMs: 3_600_000,
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
+    relayIntervalMs: 25,
+    payments: providers(),
+    registers: registers(),
+  });
+});
+afterAll(async () => {
+  await stopWorker(worker);
+  await dropPrefix(env.redis, prefix);
+  await env.handle.db.deleteFrom('integration_connections').where('merchant_id', '=', m.merchant.id).execute();
+  await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+  await cardB.stop();
+  await regA.stop();
+  await env.close();
+});
+
+const deps = () => ({ tdb, tenantDatabase: m.merchant.tenant_database, merchantId: m.merchant.id, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() });
+
+async function captureKioskOrder(): Promise<string> {
+  const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
+  const espresso = m.items.find((i) => i.name === 'Espresso')!;
+  const croissant = m.items.find((i) => i.name === 'Croissant')!;
+  const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: espresso.id, qty: 3 }, { item_id: croissant.id, qty: 1 }] });
+  await cardB.complete(t.idempotency_key);
+  expect((await getKioskPaymentDetails(deps(), device, t.idempotency_key)).capture).toBe('dispatched');
+  return t.id;
+}
+
+const dispatchStep = async (id: string) => (await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch');
+
+describe('order dispatch to register-a', () => {
+  test('a captured kiosk order lands once in the store, in major units, even when dispatched again', async () => {
+    const id = await captureKioskOrder();
+    await waitFor(async () => (await dispatchStep(id))?.outcome === 'synced', 15_000, 'register dispatch');
+    const t = await loadTransaction(tdb, id);
+    expect(t.pos_sync_status).toBe('synced');
+    const orders = regA.orders(setup.storeIds[0]!);
+    expect(orders.length).toBe(1);
+    const o = orders[0]!;
+    expect(t.pos_sync_detail).toBe(`register-a order ${o.id}`);
+    expect(o.orderId).toBe(id);
+    expect(o.orderIsAlreadyPaid).toBe(true);
+    expect(o.testOrder).toBe(false);
+    expect((o.body.payments as any[])[0].amount).toBe(t.total / 100);
+    expect(o.total).toBe(t.total / 100);
+    const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'total']).where('transaction_id', '=', id).orderBy('position').execute();
+    expect((o.body.items as any[]).map((l) => [l.name, l.quantity, Math.round(l.price * l.quantity * 100)])).toEqual(kitchen.map((k) => [k.name, k.qty, k.total]));
+
+    // The job again, twice, and `retry-sync`: the register answers the same order.
+    const created = regA.ordersCreated;
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    await retryRegisterSync(tdb, m.merchant.tenant_database, t);
+    await Bun.sleep(600);
+    expect(regA.ordersCreated).toBe(created);
+    expect(regA.orders(setup.storeIds[0]!).length).toBe(1);
+    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('synced');
+
+    // orders/verify finds it in the store.
+    const v = await verifyRegisterAOrders(admin(), m.locations[0]!.id);
+    expect(v.found).toContain(id);
+    expect(v.missing).toEqual([]);
+  });
+
+  test('without an Order Management Module licence the refusal is final and forwarded verbatim', async () => {
+    regA.store(setup.storeIds[0]!)!.pos[0]!.ommLicence = false;
+    try {
+      const id = await captureKioskOrder();
+      await waitFor(async () => (await dispatchStep(id))?.outcome === 'failed', 15_000, 'register dispatch refusal');
+      expect(await dispatchStep(id)).toEqual({ step: 'register_dispatch', outcome: 'failed', detail: OMM_LICENCE_MESSAGE });
+      const t = await loadTransaction(tdb, id);
+      expect([t.pos_sync_status, t.pos_sync_detail]).toEqual(['failed', OMM_LICENCE_MESSAGE]);
+      expect(regA.orders(setup.storeIds[0]!).some((o) => o.orderId === id)).toBe(false);
+    } finally {
+      regA.store(setup.storeIds[0]!)!.pos[0]!.ommLicence = true;
+    }
+  });
+
+  test('an unreachable register throws (the job retries with backoff) and marks the transaction retrying', async () => {
+    const [t] = await tdb.selectFrom('transactions').select('id').where('pos_sync_status', '=', 'synced').limit(1).execute();
+    const down = registerDispatchFromEnv(env.handle.db, { REGISTER_A_BASE_URL: 'http://127.0.0.1:1', INTEGRATION_TOKEN_KEY: KEY_HEX });
+    await expect(dispatchOrderToRegister(tdb, t!.id, { deps: down, tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried/);
+    expect((await loadTransaction(tdb, t!.id)).pos_sync_status).toBe('retrying');
+    // Once reachable again, the same order is found, not duplicated.
+    await dispatchOrderToRegister(tdb, t!.id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    expect((await loadTransaction(tdb, t!.id)).pos_sync_status).toBe('synced');
+    expect(regA.orders(setup.storeIds[0]!).filter((o) => o.orderId === t!.id).length).toBe(1);
+  });
+
+  test('a location without a register record is recorded as not configured', async () => {
+    const other = m.locations[1] ?? null;
+    if (!other) return expect(m.locations.length).toBe(1);
+    const none = await registerDispatchFromEnv(env.handle.db, { REGISTER_A_BASE_URL: regA.url, INTEGRATION_TOKEN_KEY: KEY_HEX }).dispatchers[0]!.target(m.merchant.tenant_database, other.id);
+    expect(none).toBeNull();
+  });
+});
