@@ -4,6 +4,7 @@ import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type Te
 import { errors } from '@pos/kernel';
 import { accessCan, type Access } from '../auth/access.ts';
 import { randomCode } from '../security/passwords.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Queries and shapes shared by the device and device-profile use cases of this folder. A device lives
@@ -24,10 +25,6 @@ export const DEVICE_TYPE_LABELS: Readonly<Record<DeviceType, string>> = {
   kds: 'Kitchen display',
   printer: 'Printer',
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids are plain strings at the edge; anything that is not a UUID is simply not found. */
-export const isUuid = (id: string): boolean => UUID.test(id);
 
 /** What the device use cases need from the request: the bound merchant and the caller. */
 export interface BackofficeScope {

@@ -17,16 +17,6 @@ export interface PosAdminScope {
   readonly now: Date;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids are plain strings at the edge; one that is not a UUID is simply not found. */
-export const isUuid = (id: string): boolean => UUID.test(id);
-
-/** True for Postgres `unique_violation`. */
-export function isUniqueViolation(e: unknown, constraint?: string): boolean {
-  const err = e as { code?: unknown; constraint?: unknown } | null;
-  return err?.code === '23505' && (constraint === undefined || err.constraint === constraint);
-}
-
 /** One tenant transaction, retried on serialization failure or deadlock (DESIGN 2, concurrency). */
 export function inTenantTx<T>(tdb: TenantDb, work: (tx: TenantTx) => Promise<T>): Promise<T> {
   return withWriteRetry(() => tdb.transaction().execute(work));

@@ -1,7 +1,8 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { NAME_TAKEN, validateRoleInput, type RoleInput } from './role-input.ts';
-import { inTeamTransaction, isUniqueViolation, presentRole, type RoleView, type TeamScope } from './team-scope.ts';
+import { inTeamTransaction, presentRole, type RoleView, type TeamScope } from './team-scope.ts';
+import { isUniqueViolation } from '@pos/db';
 
 export type CreateRoleInput = RoleInput;
 

@@ -3,6 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb, type TenantTx } from '@pos/db';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
 import { errors, type FieldErrors } from '@pos/kernel';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * What every team use case works on: the central database (users, memberships, invitations,
@@ -17,10 +18,6 @@ export interface TeamScope {
 }
 
 export type CentralTx = Transaction<CentralTables>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids that are not UUIDs are answered as "not found", never as a validation error. */
-export const isUuid = (s: string): boolean => UUID.test(s);
 
 /** Invitation links stay valid this long; a resend starts a new period. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -47,11 +44,6 @@ export function throwIfInvalid(errs: FieldErrors): void {
 
 export function addError(errs: FieldErrors, field: string, text: string): void {
   (errs[field] ??= []).push(text);
-}
-
-/** True for Postgres `unique_violation`. */
-export function isUniqueViolation(e: unknown): boolean {
-  return (e as { code?: unknown } | null)?.code === '23505';
 }
 
 // ---------------------------------------------------------------------------------------------

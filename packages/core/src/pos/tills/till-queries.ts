@@ -205,8 +205,5 @@ export async function tillCash(db: Db, till: Pick<TillRow, 'id' | 'opening_float
   return { opening_float: till.opening_float, cash_sales_net, refunds_cash, movements: expected - till.opening_float - cash_sales_net + refunds_cash, expected };
 }
 
-/** True for a Postgres unique violation (optionally of one constraint or index). */
-export function isUniqueViolation(e: unknown, constraint?: string): boolean {
-  const err = e as { code?: unknown; constraint?: unknown } | null;
-  return err?.code === '23505' && (constraint === undefined || err.constraint === constraint);
-}
+/** True for a Postgres unique violation (optionally of one constraint or index); defined in `@pos/db`. */
+export { isUniqueViolation } from '@pos/db';

@@ -12,6 +12,7 @@ import { bearerToken, revokeToken } from '../../middleware/authenticate.ts';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import type { TenantContext } from '../../middleware/tenant.ts';
 import * as S from './customer-account.schemas.ts';
+import { isUuid } from '@pos/domain/ids';
 
 const doc = (summary: string, description: string) => ({ tags: ['Customer'], security: [{ bearer: [] }], summary, description });
 const ADDRESS_LABELS = ['Home', 'Work', 'Other'];
@@ -107,7 +108,7 @@ function customerAppRoutes(deps: ApiDeps) {
       '/customer/addresses/:addressId',
       async ({ tenant, auth, params }) => {
         const c = await me(tenant, auth);
-        const ok = /^[0-9a-f-]{36}$/i.test(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId));
+        const ok = isUuid(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId));
         if (!ok) throw errors.notFound('address');
         return { status: 'success' as const };
       },
@@ -126,7 +127,7 @@ function customerAppRoutes(deps: ApiDeps) {
       async ({ tenant, auth, params }) => {
         sameMerchant(tenant, params.slug);
         const c = await me(tenant, auth);
-        if (!/^[0-9a-f-]{36}$/i.test(params.locationId)) throw errors.notFound('loyalty program');
+        if (!isUuid(params.locationId)) throw errors.notFound('loyalty program');
         return { data: await customerLoyaltyDetail(tenant.db, c.id, params.locationId) };
       },
       { params: S.SlugLocationParams, response: { 200: S.LoyaltyDetailResponse }, detail: doc('Loyalty program detail', 'Rewards (with `available` for the balance) and the recent points history. A location without an active program: 404.') },
@@ -152,7 +153,6 @@ export async function optionalCustomer(deps: ApiDeps, headers: Record<string, st
   return { t: await merchantBySlug(deps.db, slug), customerId: null };
 }
 
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 function customerOrderRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'customer-orders' })

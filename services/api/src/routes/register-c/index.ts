@@ -7,11 +7,11 @@ import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '../../middleware/tenant.ts';
 import { mappingBody, mappingDeleteResponse, mappingListResponse, mappingParams, mappingResponse } from './register-c.schemas.ts';
+import { isUuid } from '@pos/domain/ids';
 
 const tags = ['Integration administration'];
 const PROVIDER = 'register-c';
 const MIS = 'MANAGE_INTEGRATION_SETTINGS';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Row = { location_id: string; register_c_location_id: string; status: string; updated_at: Date | string };
 const view = (r: Row) => ({
@@ -29,7 +29,7 @@ const view = (r: Row) => ({
  */
 export function registerCRoutes(deps: ApiDeps) {
   async function location(tenant: TenantContext, id: string) {
-    if (!UUID.test(id)) throw errors.notFound('location');
+    if (!isUuid(id)) throw errors.notFound('location');
     const loc = await tenant.db.selectFrom('locations').select('id').where('id', '=', id).executeTakeFirst();
     if (!loc) throw errors.notFound('location');
     return loc.id;
