@@ -5,7 +5,7 @@ import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
-import type { TenantContext } from './middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
 import type { ClientAddressResolver } from './request-guard/client-address.ts';
 import type { BodyPolicy } from './request-guard/body-policy.ts';

@@ -8,9 +8,10 @@ import { customerLocations, customerLoyalties, customerLoyaltyDetail } from '@po
 import { merchantBySlug, type MerchantTenant } from '@pos/core/customers/customer-login';
 import type { ApiDeps } from '../../context.ts';
 import { secured, resolveSecured } from '../../plugins/secured.ts';
-import { bearerToken, revokeToken } from '../../middleware/authenticate.ts';
+import { bearerToken } from '../../middleware/authenticate.ts';
+import { revokeToken } from '@pos/core/auth/revocation';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './customer-account.schemas.ts';
 import { isUuid } from '@pos/domain/ids';
 

@@ -6,7 +6,7 @@ import { logActivity } from '@pos/core/activity/log-activity';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { autoSyncWriteResponse, platformASyncTimeBody, registerCDisableResponse, registerCStatusResponse, registerCSyncTimeBody } from './integration-auto-sync.schemas.ts';
 
 const tags = ['Integration administration'];

@@ -25,7 +25,7 @@ import { getBusinessDay } from '@pos/core/pos-admin/get-business-day';
 import { exportFiscalEvents } from '@pos/core/pos-admin/export-fiscal-events';
 import { fiscalLocations } from '@pos/core/reports/fiscal-locations';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import { locationOwner, permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { AppError } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import type { ApiDeps } from '../../context.ts';
-import { checkDeviceKey } from '../../middleware/device-key.ts';
+import { checkDeviceKey } from '@pos/core/auth/caller-gates';
 import { resolveSecured } from '../../plugins/secured.ts';
 import type { RealtimeClient } from '../../realtime/realtime-hub.ts';
 import { kitchenEventsAfter } from '@pos/core/kitchen/kitchen-events';

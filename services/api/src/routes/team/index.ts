@@ -18,7 +18,7 @@ import { removeMember } from '@pos/core/team/remove-member';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './team.schemas.ts';
 
 const tags = ['Team'];
