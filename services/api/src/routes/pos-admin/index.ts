@@ -114,15 +114,7 @@ export function posAdminRoutes(deps: ApiDeps) {
       .delete(
         '/staff-credentials/:credentialId',
         async (ctx) => {
-          const ended = await deleteStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId);
-          // Like pin-logout: each ended session signs its work-out event, after the deletion committed.
-          for (const e of ended) {
-            try {
-              await deps.registerHooks.staffSignedOut?.(ctx.tenant, e);
-            } catch (err) {
-              deps.log.error('work-out of an ended staff session was not signed', { err, session: e.sessionId });
-            }
-          }
+          await deleteStaffCredential(scopeOf(deps, ctx), deps, ctx.params.credentialId);
           return { status: 'success' as const };
         },
         {
