@@ -2,12 +2,15 @@ import { Elysia } from 'elysia';
 import type { StaffSession } from '@pos/core/pos/staff/staff-session';
 import { authenticateStaff } from '@pos/core/pos/staff/authenticate-staff';
 import { StaffAuthorizer } from '@pos/core/pos/staff/approvals';
+import type { RegisterActor } from '@pos/core/pos/register-actor';
 import type { ApiDeps } from '../context.ts';
 import { resolveSecured, type SecuredContext } from './secured.ts';
 
 export type PosDeviceContext = SecuredContext<'pos'> & { device: NonNullable<SecuredContext<'pos'>['device']> };
 export type PosStaffContext = PosDeviceContext & {
   staff: StaffSession;
+  /** The register scope of every register use case: this device, its location, this staff member. */
+  actor: RegisterActor;
   /** Register permissions for this request; reads `approval_token` from the body when one is needed. */
   authorizer: (approvalToken: string | undefined) => StaffAuthorizer;
 };
@@ -30,6 +33,7 @@ export function posStaff(deps: ApiDeps) {
     return {
       ...base,
       staff,
+      actor: { deviceId: base.device.id, locationId: base.device.location_id, staffId: staff.staff.id },
       authorizer: (approvalToken) => new StaffAuthorizer(deps.redis, staff.staff.permissions, base.device.id, approvalToken),
     };
   });

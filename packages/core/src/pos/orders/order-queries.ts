@@ -3,13 +3,10 @@ import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isUuid as isUuidText } from '@pos/domain/ids';
 import type { OrderRow } from './order-resource.ts';
+import type { RegisterActor as OrderActor } from '../register-actor.ts';
 
-/** Who acts on an order: the register (device), its location and the signed-in staff member. */
-export interface OrderActor {
-  readonly deviceId: string;
-  readonly locationId: string;
-  readonly staffId: string;
-}
+/** The register scope (one type for every register use case; this name is kept for its callers). */
+export type { OrderActor };
 
 /** Any UUID text (the `pos_orders.id` column is `uuid`; other text never reaches SQL). */
 export { isUuidText };

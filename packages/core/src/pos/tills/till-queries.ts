@@ -5,6 +5,7 @@ import { errors } from '@pos/kernel';
 import { expectedCash, type TillMode, type TillState } from '@pos/domain/tills/till-rules';
 import type { Cents } from '@pos/domain/money';
 import { isUuidText } from '../orders/order-queries.ts';
+import type { RegisterActor as TillActor } from '../register-actor.ts';
 
 /** A `pos_tills` row. */
 export type TillRow = Selectable<TenantTables['pos_tills']>;
@@ -36,12 +37,8 @@ export interface TillResource {
   staff: { id: string; name: string | null };
 }
 
-/** Who acts on a till: the register (device), its location and the signed-in staff member. */
-export interface TillActor {
-  readonly deviceId: string;
-  readonly locationId: string;
-  readonly staffId: string;
-}
+/** The register scope (one type for every register use case; this name is kept for its callers). */
+export type { TillActor };
 
 /** 404 for an unknown till or a till of another location (another merchant's lives in another schema). */
 export const tillNotFound = () => errors.notFound('till');
