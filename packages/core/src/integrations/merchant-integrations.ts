@@ -1,6 +1,6 @@
-import { defaultSyncZone, type CentralDb } from '@pos/db';
+import { defaultSyncZone } from '@pos/db';
 import { errors } from '@pos/kernel';
-import type { TenantContext } from '../auth/tenant-context.ts';
+import type { BackofficeActionScope } from '../auth/backoffice-scope.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { autoSyncStatus, merchantConnection, validateAutoSyncPayload, writeAutoSync, type AutoSyncPayload, type AutoSyncStatus } from './auto-sync.ts';
 
@@ -10,17 +10,12 @@ import { autoSyncStatus, merchantConnection, validateAutoSyncPayload, writeAutoS
  * "register-c"). A merchant without the provider's connection gets 404 `integration` on writes.
  */
 
-/** Who acts: the central database, the bound merchant, the back-office user and now. */
-export interface MerchantIntegrationScope {
-  readonly db: CentralDb;
-  readonly tenant: TenantContext;
-  readonly userId: string;
-  readonly now: Date;
-}
+/** The integration use cases work in the back-office action scope (`auth/backoffice-scope.ts`). */
+export type MerchantIntegrationScope = BackofficeActionScope;
 
 /** The merchant's connection of `provider`, or 404 `Unable to locate the integration you requested.` */
-export async function requireMerchantConnection(scope: Pick<MerchantIntegrationScope, 'db' | 'tenant'>, provider: string) {
-  const target = await merchantConnection(scope.db, scope.tenant.merchant, provider);
+export async function requireMerchantConnection(scope: Pick<MerchantIntegrationScope, 'db' | 'tdb' | 'merchant'>, provider: string) {
+  const target = await merchantConnection(scope.db, scope.merchant, provider);
   if (!target) throw errors.notFound('integration');
   return target;
 }
@@ -30,7 +25,7 @@ export async function saveAutoSyncSchedule(scope: MerchantIntegrationScope, prov
   validateAutoSyncPayload(body, opts);
   const target = await requireMerchantConnection(scope, provider);
   const data = await writeAutoSync(scope.db, target, body, scope.now);
-  await logActivity(scope.tenant.db, { userId: scope.userId, action: 'updated', subject: 'integration_auto_sync', properties: { provider, sync_time: data.sync_time, sync_timezone: data.sync_timezone } });
+  await logActivity(scope.tdb, { userId: scope.userId, action: 'updated', subject: 'integration_auto_sync', properties: { provider, sync_time: data.sync_time, sync_timezone: data.sync_timezone } });
   return data;
 }
 
@@ -46,12 +41,12 @@ export interface MerchantIntegrationStatus extends AutoSyncStatus {
  * The connection's status and schedule (`sync_timezone` never null, rule 6); `disconnected` with the
  * default zone when the merchant has none. `withAccount` adds `account_id` (register-b).
  */
-export async function merchantIntegrationStatus(scope: Pick<MerchantIntegrationScope, 'db' | 'tenant'>, provider: string, opts: { withAccount?: boolean } = {}): Promise<MerchantIntegrationStatus> {
-  const { db, tenant } = scope;
-  const target = await merchantConnection(db, tenant.merchant, provider);
+export async function merchantIntegrationStatus(scope: Pick<MerchantIntegrationScope, 'db' | 'tdb' | 'merchant'>, provider: string, opts: { withAccount?: boolean } = {}): Promise<MerchantIntegrationStatus> {
+  const { db, merchant } = scope;
+  const target = await merchantConnection(db, merchant, provider);
   const account = opts.withAccount ? { account_id: null } : {};
   if (!target) {
-    const zone = await defaultSyncZone(db, { tenantDatabase: tenant.merchant.tenant_database, provider, locationId: null });
+    const zone = await defaultSyncZone(db, { tenantDatabase: merchant.tenant_database, provider, locationId: null });
     return { connected: false, status: 'disconnected', ...account, connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null };
   }
   if (opts.withAccount) {
@@ -77,5 +72,5 @@ export async function disableMerchantIntegration(scope: MerchantIntegrationScope
       .execute();
     await trx.updateTable('integration_auto_syncs').set({ next_run_at: null, updated_at: now }).where('connection_id', '=', target.connectionId).execute();
   });
-  await logActivity(scope.tenant.db, { userId: scope.userId, action: 'disabled', subject: 'integration', properties: { provider } });
+  await logActivity(scope.tdb, { userId: scope.userId, action: 'disabled', subject: 'integration', properties: { provider } });
 }

@@ -8,7 +8,7 @@ export const REGISTER_B = 'register-b';
 export type RegisterBStatus = MerchantIntegrationStatus & { readonly account_id: string | null };
 
 /** register-b's status: the merchant-level status with `account_id` (the account its webhooks carry). */
-export async function registerBStatus(scope: Pick<MerchantIntegrationScope, 'db' | 'tenant'>): Promise<RegisterBStatus> {
+export async function registerBStatus(scope: Pick<MerchantIntegrationScope, 'db' | 'tdb' | 'merchant'>): Promise<RegisterBStatus> {
   return (await merchantIntegrationStatus(scope, REGISTER_B, { withAccount: true })) as RegisterBStatus;
 }
 
@@ -19,10 +19,10 @@ export async function registerBStatus(scope: Pick<MerchantIntegrationScope, 'db'
  * elsewhere is 409. Without a connection, `account_id` is required (422). Answers the new status.
  */
 export async function saveRegisterB(scope: MerchantIntegrationScope, body: AutoSyncPayload & { account_id?: string }): Promise<RegisterBStatus> {
-  const { db, tenant, now } = scope;
+  const { db, merchant, now } = scope;
   const { account_id: accountId, ...schedule } = body;
   validateAutoSyncPayload(schedule, { platformA: false });
-  const existing = await merchantConnection(db, tenant.merchant, REGISTER_B);
+  const existing = await merchantConnection(db, merchant, REGISTER_B);
   if (!existing && accountId === undefined) throw errors.field('account_id', 'The account id field is required.');
   if (accountId !== undefined) {
     const owner = await db.selectFrom('integration_connections').select('id').where('provider', '=', REGISTER_B).where('external_ref', '=', accountId).executeTakeFirst();
@@ -36,15 +36,15 @@ export async function saveRegisterB(scope: MerchantIntegrationScope, body: AutoS
     } else {
       const inserted = await db
         .insertInto('integration_connections')
-        .values({ id: Bun.randomUUIDv7(), provider: REGISTER_B, external_ref: accountId, merchant_id: tenant.merchant.id, status: 'active', settings: JSON.stringify({}), connected_at: now, created_at: now, updated_at: now })
+        .values({ id: Bun.randomUUIDv7(), provider: REGISTER_B, external_ref: accountId, merchant_id: merchant.id, status: 'active', settings: JSON.stringify({}), connected_at: now, created_at: now, updated_at: now })
         .onConflict((oc) => oc.constraint('integration_connections_provider_ref').doNothing())
         .returning('id')
         .executeTakeFirst();
       if (!inserted) throw errors.conflict('This register-b account is already connected.');
     }
   }
-  const target = (await merchantConnection(db, tenant.merchant, REGISTER_B))!;
+  const target = (await merchantConnection(db, merchant, REGISTER_B))!;
   if (schedule.sync_time !== undefined || schedule.sync_timezone !== undefined) await writeAutoSync(db, target, schedule, now);
-  await logActivity(tenant.db, { userId: scope.userId, action: 'updated', subject: 'integration', properties: { provider: REGISTER_B } });
+  await logActivity(scope.tdb, { userId: scope.userId, action: 'updated', subject: 'integration', properties: { provider: REGISTER_B } });
   return registerBStatus(scope);
 }

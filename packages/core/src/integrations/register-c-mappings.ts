@@ -1,6 +1,6 @@
 import { errors } from '@pos/kernel';
 import { isUuid } from '@pos/domain/ids';
-import type { TenantContext } from '../auth/tenant-context.ts';
+import type { TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { locationExists } from '../auth/auth-records.ts';
 import { requireMerchantConnection, type MerchantIntegrationScope } from './merchant-integrations.ts';
@@ -26,20 +26,20 @@ const view = (r: Row): RegisterCMappingView => ({
   updated_at: new Date(r.updated_at).toISOString(),
 });
 
-async function ownLocation(tenant: TenantContext, id: string): Promise<string> {
-  if (!isUuid(id) || !(await locationExists(tenant.db, id))) throw errors.notFound('location');
+async function ownLocation(tdb: TenantDb, id: string): Promise<string> {
+  if (!isUuid(id) || !(await locationExists(tdb, id))) throw errors.notFound('location');
   return id;
 }
 
-export async function listRegisterCMappings(scope: Pick<MerchantIntegrationScope, 'db' | 'tenant'>): Promise<RegisterCMappingView[]> {
-  const rows = await scope.db.selectFrom('register_c_mappings').selectAll().where('merchant_id', '=', scope.tenant.merchant.id).orderBy('created_at').orderBy('location_id').execute();
+export async function listRegisterCMappings(scope: Pick<MerchantIntegrationScope, 'db' | 'merchant'>): Promise<RegisterCMappingView[]> {
+  const rows = await scope.db.selectFrom('register_c_mappings').selectAll().where('merchant_id', '=', scope.merchant.id).orderBy('created_at').orderBy('location_id').execute();
   return rows.map(view);
 }
 
 /** Creates or updates the mapping; a register-c location mapped to another location is 422. */
 export async function saveRegisterCMapping(scope: MerchantIntegrationScope, id: string, registerCLocationId: string): Promise<RegisterCMappingView> {
-  const { db, tenant, now } = scope;
-  const locationId = await ownLocation(tenant, id);
+  const { db, tdb, merchant, now } = scope;
+  const locationId = await ownLocation(tdb, id);
   const conn = await requireMerchantConnection(scope, 'register-c');
   const taken = await db
     .selectFrom('register_c_mappings')
@@ -51,36 +51,36 @@ export async function saveRegisterCMapping(scope: MerchantIntegrationScope, id: 
   if (taken) throw errors.field('register_c_location_id', 'The register-c location is already mapped to another location.');
   const row = await db
     .insertInto('register_c_mappings')
-    .values({ merchant_id: tenant.merchant.id, location_id: locationId, connection_id: conn.connectionId, register_c_location_id: registerCLocationId, created_at: now, updated_at: now })
+    .values({ merchant_id: merchant.id, location_id: locationId, connection_id: conn.connectionId, register_c_location_id: registerCLocationId, created_at: now, updated_at: now })
     .onConflict((oc) => oc.columns(['merchant_id', 'location_id']).doUpdateSet({ connection_id: conn.connectionId, register_c_location_id: registerCLocationId, updated_at: now }))
     .returningAll()
     .executeTakeFirstOrThrow();
-  await logActivity(tenant.db, { userId: scope.userId, action: 'updated', subject: 'register_c_mapping', properties: { location_id: locationId, register_c_location_id: registerCLocationId } });
+  await logActivity(tdb, { userId: scope.userId, action: 'updated', subject: 'register_c_mapping', properties: { location_id: locationId, register_c_location_id: registerCLocationId } });
   return view(row);
 }
 
 /** Removes the mapping (404 `mapping` when there is none). */
 export async function deleteRegisterCMapping(scope: MerchantIntegrationScope, id: string): Promise<void> {
-  const { db, tenant } = scope;
-  const locationId = await ownLocation(tenant, id);
-  const mapped = await db.selectFrom('register_c_mappings').select('location_id').where('merchant_id', '=', tenant.merchant.id).where('location_id', '=', locationId).executeTakeFirst();
+  const { db, tdb, merchant } = scope;
+  const locationId = await ownLocation(tdb, id);
+  const mapped = await db.selectFrom('register_c_mappings').select('location_id').where('merchant_id', '=', merchant.id).where('location_id', '=', locationId).executeTakeFirst();
   if (!mapped) throw errors.notFound('mapping');
-  await db.deleteFrom('register_c_mappings').where('merchant_id', '=', tenant.merchant.id).where('location_id', '=', locationId).execute();
-  await logActivity(tenant.db, { userId: scope.userId, action: 'deleted', subject: 'register_c_mapping', properties: { location_id: locationId } });
+  await db.deleteFrom('register_c_mappings').where('merchant_id', '=', merchant.id).where('location_id', '=', locationId).execute();
+  await logActivity(tdb, { userId: scope.userId, action: 'deleted', subject: 'register_c_mapping', properties: { location_id: locationId } });
 }
 
 /** Pauses or resumes the mapping (404 `mapping` when there is none). */
 export async function setRegisterCMappingStatus(scope: MerchantIntegrationScope, id: string, status: 'active' | 'paused'): Promise<RegisterCMappingView> {
-  const { db, tenant } = scope;
-  const locationId = await ownLocation(tenant, id);
+  const { db, tdb, merchant } = scope;
+  const locationId = await ownLocation(tdb, id);
   const row = await db
     .updateTable('register_c_mappings')
     .set({ status, updated_at: scope.now })
-    .where('merchant_id', '=', tenant.merchant.id)
+    .where('merchant_id', '=', merchant.id)
     .where('location_id', '=', locationId)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw errors.notFound('mapping');
-  await logActivity(tenant.db, { userId: scope.userId, action: status === 'paused' ? 'paused' : 'resumed', subject: 'register_c_mapping', properties: { location_id: locationId } });
+  await logActivity(tdb, { userId: scope.userId, action: status === 'paused' ? 'paused' : 'resumed', subject: 'register_c_mapping', properties: { location_id: locationId } });
   return view(row);
 }

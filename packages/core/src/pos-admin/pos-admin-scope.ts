@@ -1,5 +1,6 @@
 import { withWriteRetry, type CentralDb, type TenantDb, type TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
+import type { BackofficeActionScope } from '../auth/backoffice-scope.ts';
 
 /**
  * What the back-office register-administration use cases (spec 2 "Back-office routes for the
@@ -9,13 +10,7 @@ import { errors } from '@pos/kernel';
  * a use case runs; use cases still scope every record to its location (another location's or
  * merchant's id is a 404).
  */
-export interface PosAdminScope {
-  readonly db: CentralDb;
-  readonly tdb: TenantDb;
-  readonly merchant: { readonly id: string; readonly tenant_database: string; readonly pos_provider: string | null };
-  readonly userId: string;
-  readonly now: Date;
-}
+export type PosAdminScope = BackofficeActionScope;
 
 /** One tenant transaction, retried on serialization failure or deadlock (DESIGN 2, concurrency). */
 export function inTenantTx<T>(tdb: TenantDb, work: (tx: TenantTx) => Promise<T>): Promise<T> {

@@ -16,7 +16,7 @@ export async function createRole(scope: TeamScope, input: CreateRoleInput): Prom
         .values({ id: Bun.randomUUIDv7(), name: v.name, permissions: v.permissions, is_owner: false, created_at: scope.now })
         .returning(['id', 'name', 'is_owner', 'permissions', 'created_at'])
         .executeTakeFirstOrThrow();
-      await logActivity(tx, { userId: scope.actorId, action: 'created', subject: 'role', subjectId: role.id, properties: { name: v.name, permissions: v.permissions } });
+      await logActivity(tx, { userId: scope.userId, action: 'created', subject: 'role', subjectId: role.id, properties: { name: v.name, permissions: v.permissions } });
       return presentRole(role, 0);
     });
   } catch (e) {

@@ -3,19 +3,11 @@ import { sql, type Transaction } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb, type TenantTx } from '@pos/db';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
 import { errors, type FieldErrors } from '@pos/kernel';
+import type { BackofficeActionScope } from '../auth/backoffice-scope.ts';
 import { isUuid } from '@pos/domain/ids';
 
-/**
- * What every team use case works on: the central database (users, memberships, invitations,
- * outbox), the bound merchant and its tenant store (roles, grants, member settings, activity log),
- * the acting back-office user and "now" from the injected clock.
- */
-export interface TeamScope {
-  readonly db: CentralDb;
-  readonly tenant: { readonly merchant: { readonly id: string; readonly name: string; readonly tenant_database: string }; readonly db: TenantDb };
-  readonly actorId: string;
-  readonly now: Date;
-}
+/** The team use cases work in the back-office action scope (`auth/backoffice-scope.ts`). */
+export type TeamScope = BackofficeActionScope;
 
 export type CentralTx = Transaction<CentralTables>;
 
@@ -33,7 +25,7 @@ export function hashInvitationToken(token: string): string {
  */
 export function inTeamTransaction<T>(scope: TeamScope, work: (central: CentralTx, tenant: TenantTx) => Promise<T>): Promise<T> {
   return withWriteRetry(() =>
-    scope.db.transaction().execute((ctx) => work(ctx, bindTenant(ctx as unknown as CentralDb, scope.tenant.merchant.tenant_database) as unknown as TenantTx)),
+    scope.db.transaction().execute((ctx) => work(ctx, bindTenant(ctx as unknown as CentralDb, scope.merchant.tenant_database) as unknown as TenantTx)),
   );
 }
 

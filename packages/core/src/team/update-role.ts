@@ -22,7 +22,7 @@ export async function updateRole(scope: TeamScope, roleId: string, input: Update
         .returning(['id', 'name', 'is_owner', 'permissions', 'created_at'])
         .executeTakeFirstOrThrow();
       await logActivity(tx, {
-        userId: scope.actorId,
+        userId: scope.userId,
         action: 'updated',
         subject: 'role',
         subjectId: role.id,

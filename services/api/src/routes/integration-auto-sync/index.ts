@@ -17,7 +17,7 @@ const tags = ['Integration administration'];
  * rule 6) and `POST /disable`.
  */
 export function integrationAutoSyncRoutes(deps: ApiDeps) {
-  const scope = (c: { tenant: TenantContext; auth: BackofficePrincipal }): MerchantIntegrationScope => ({ db: deps.db, tenant: c.tenant, userId: c.auth.userId, now: deps.clock.now() });
+  const scope = (c: { tenant: TenantContext; auth: BackofficePrincipal }): MerchantIntegrationScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
   return new Elysia({ name: 'integration-auto-sync', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/platform-a/sync-time', async (c) => ({ status: 'success' as const, data: await saveAutoSyncSchedule(scope(c), 'platform-a', c.body, { platformA: true }) }), {

@@ -17,7 +17,7 @@ const tags = ['Integration administration'];
  * `external_ref` the register-b account (the one its webhooks carry).
  */
 export function registerBRoutes(deps: ApiDeps) {
-  const scope = (c: { tenant: TenantContext; auth: BackofficePrincipal }): MerchantIntegrationScope => ({ db: deps.db, tenant: c.tenant, userId: c.auth.userId, now: deps.clock.now() });
+  const scope = (c: { tenant: TenantContext; auth: BackofficePrincipal }): MerchantIntegrationScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
   return new Elysia({ name: 'register-b-admin', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/register-b', async (c) => ({ status: 'success' as const, data: await saveRegisterB(scope(c), c.body) }), {

@@ -18,7 +18,7 @@ const MIS = 'MANAGE_INTEGRATION_SETTINGS';
  * (or none) is a 404; without a register-c connection the writes are a 404 on the integration.
  */
 export function registerCRoutes(deps: ApiDeps) {
-  const scope = (c: { tenant: TenantContext; auth: BackofficePrincipal }): MerchantIntegrationScope => ({ db: deps.db, tenant: c.tenant, userId: c.auth.userId, now: deps.clock.now() });
+  const scope = (c: { tenant: TenantContext; auth: BackofficePrincipal }): MerchantIntegrationScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
   return new Elysia({ name: 'register-c-admin', prefix: '/back-office/register-c' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/mappings', async (c) => ({ data: await listRegisterCMappings(scope(c)) }), { response: { 200: mappingListResponse }, detail: { tags, summary: 'register-c location mappings' } })

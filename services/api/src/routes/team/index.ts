@@ -38,7 +38,7 @@ const doc = (summary: string, perm: string | null, description?: string) => ({
  * in its transaction.
  */
 export function teamRoutes(deps: ApiDeps) {
-  const scope = (c: { auth: BackofficePrincipal; tenant: TenantContext }): TeamScope => ({ db: deps.db, tenant: c.tenant, actorId: c.auth.userId, now: deps.clock.now() });
+  const scope = (c: { auth: BackofficePrincipal; tenant: TenantContext }): TeamScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
   return (
     new Elysia({ name: 'team', prefix: '/back-office/settings/team' })
       .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
