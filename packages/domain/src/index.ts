@@ -2,6 +2,7 @@
 export * from './money.ts';
 export * from './permissions.ts';
 export * from './exhaustive.ts';
+export * from './ids.ts';
 export * from './field-error.ts';
 export * from './orders/line-totals.ts';
 export * from './orders/order-totals.ts';

@@ -5,9 +5,10 @@
  *   come only from the frozen tender.
  * - `signer`: the `FiscalSigner` interface, event labels and operations.
  * - `software-signer`: in-process Ed25519 signing module (dev, tests, simulator) and verification.
- * - `remote-fdm-client`: client of a remote module over GraphQL, with typed errors.
  * - `journal`: the per-device hash-chained journal and its end-to-end verification.
  * - `fdm-wire`: the GraphQL wire mapping (the only place cents become major units).
+ *
+ * The client of a remote module over GraphQL is a provider client: `@pos/providers/fdm/fdm-client`.
  */
 export { canonicalJson } from './canonical-json.ts';
 export { vatLabel, VAT_RATES, type VatLabel } from './vat.ts';
@@ -78,4 +79,3 @@ export {
   type VerifyOptions,
 } from './journal.ts';
 export { FDM_INPUT_TYPES, fdmOperationOf, fdmQuery, fdmRequest, toFdmData, type FdmOperation, type FdmSignResponse } from './fdm-wire.ts';
-export { fdmAuthorization, FdmError, FdmNetworkError, RemoteFdmSigner, type FetchLike, type RemoteFdmConfig } from './remote-fdm-client.ts';

@@ -45,8 +45,8 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     tokens: createTokenService(config.JWT_SECRET),
     authCache,
     registerHooks: {
-      staffSignedIn: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_in', ...e }, log),
-      staffSignedOut: (tenant, e) => signWorkEvent(fiscal, tenant.db, { kind: 'work_out', ...e }, log),
+      staffSignedIn: (tdb, e) => signWorkEvent(fiscal, tdb, { kind: 'work_in', ...e }, log),
+      staffSignedOut: (tdb, e) => signWorkEvent(fiscal, tdb, { kind: 'work_out', ...e }, log),
     },
     fiscal,
     clientAddress: createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES')),

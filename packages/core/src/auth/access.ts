@@ -1,5 +1,6 @@
 import type { TenantDb } from '@pos/db';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
+import { errors } from '@pos/kernel';
 
 /** What a back-office user may do within the bound merchant. */
 export interface Access {
@@ -13,6 +14,14 @@ export function accessCan(a: Access, permission: string, locationId?: string): b
   if (!a.permissions.has(permission)) return false;
   if (locationId === undefined || a.allLocations) return true;
   return a.locationIds.has(locationId);
+}
+
+/**
+ * Per-route permission slug, scoped to the user's granted locations: 403 `Unauthorized: Insufficient
+ * permissions` without the slug, or for a `{locationId}` outside the grant.
+ */
+export function requirePermission(access: Access, permission: string, locationId?: string): void {
+  if (!accessCan(access, permission, locationId)) throw errors.insufficientPermissions();
 }
 
 export const FULL_PERMISSIONS: ReadonlySet<string> = new Set(BACKOFFICE_PERMISSIONS);

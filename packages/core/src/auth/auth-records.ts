@@ -36,3 +36,18 @@ export function findLiveDevice(tdb: TenantDb, deviceId: string): Promise<DeviceR
 export async function recordDeviceSeen(tdb: TenantDb, deviceId: string, now: Date): Promise<void> {
   await tdb.updateTable('devices').set({ last_seen_at: now }).where('id', '=', deviceId).execute();
 }
+
+/** What decides whether a user may act for another merchant (admin-vendor-override, global-admin). */
+export function findUserStanding(db: CentralDb, userId: string): Promise<{ is_global_admin: boolean; reseller_id: string | null } | undefined> {
+  return db.selectFrom('users').select(['is_global_admin', 'reseller_id']).where('id', '=', userId).executeTakeFirst();
+}
+
+/** check-user-activity: the user was active `now`. */
+export async function recordUserActive(db: CentralDb, userId: string, now: Date): Promise<void> {
+  await db.updateTable('users').set({ last_active_at: now }).where('id', '=', userId).execute();
+}
+
+/** True when the location exists in the bound merchant's schema (the id must be a UUID). */
+export async function locationExists(tdb: TenantDb, locationId: string): Promise<boolean> {
+  return !!(await tdb.selectFrom('locations').select('id').where('id', '=', locationId).executeTakeFirst());
+}

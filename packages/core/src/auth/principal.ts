@@ -27,6 +27,19 @@ export interface TokenClaims {
   ver?: number;
 }
 
+/** Claims of a token whose signature, algorithm, type and expiry were verified. */
+export interface VerifiedClaims extends TokenClaims {
+  exp: number;
+  iat: number;
+}
+
+/** Issues and verifies signed tokens (the API implements it with JWTs; the secret comes from configuration). */
+export interface TokenService {
+  sign(claims: Omit<TokenClaims, 'jti'> & { jti?: string }, lifetimeSeconds?: number): Promise<string>;
+  /** The claims of a well-formed, correctly signed, unexpired token of a known type, else null. */
+  verify(token: string): Promise<VerifiedClaims | null>;
+}
+
 export interface BackofficePrincipal {
   readonly type: 'backoffice';
   readonly userId: string;

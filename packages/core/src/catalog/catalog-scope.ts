@@ -2,6 +2,7 @@ import type Redis from 'ioredis';
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { errors, type AppErrorOptions } from '@pos/kernel';
 import type { Access } from '../auth/access.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /** What the catalog use cases need from a back-office request. */
 export interface CatalogScope {
@@ -11,9 +12,6 @@ export interface CatalogScope {
   readonly access: Access;
   readonly now: Date;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (id: unknown): id is string => typeof id === 'string' && UUID.test(id);
 
 export const newId = () => Bun.randomUUIDv7();
 

@@ -2,7 +2,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import type { TenantDb } from '@pos/db';
-import { isUuid } from './catalog-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * `GET /items/export`: the merchant's items as CSV or XLSX, streamed (rows are read from the database

@@ -1,7 +1,8 @@
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { paging, likePattern, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
-import { catalogTx, iso, isUuid, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Inventories (spec 1 "Content, inventories, tax rates"): stock per item and location, and the history

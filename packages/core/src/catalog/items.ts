@@ -3,10 +3,11 @@ import { errors } from '@pos/kernel';
 import { ALLERGEN_SLUGS } from '../options/allergens.ts';
 import { DIETARY_PREFERENCES, DIETARY_SUPPLEMENTS } from '../options/dietary.ts';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
-import { catalogTx, findOr404, iso, isUuid, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
 import { requireTaxRate } from './tax-rates.ts';
 import { refreshPublished, writePublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /** Sales channels an item (or a menu, or an offer) can be sold on. */
 export const CHANNELS = ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery'] as const;

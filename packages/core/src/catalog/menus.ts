@@ -2,9 +2,10 @@ import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { menuTransition, wouldCreateCycle, type MenuOperation, type MenuStatus } from '@pos/domain/catalog/menu-state';
 import { AppError } from '@pos/kernel';
-import { catalogTx, findOr404, iso, isUuid, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
 import { depthFirst, refreshMenu, writePublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Menus (spec 1 "Menus", section 3): one location each; states draft, published, archived (the rules

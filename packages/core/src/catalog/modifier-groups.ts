@@ -1,8 +1,9 @@
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { catalogTx, findOr404, iso, isUuid, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
 import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /** Modifier groups with their ordered modifiers (spec 1 "Items, categories, modifiers, ..."). */
 export interface ModifierView {

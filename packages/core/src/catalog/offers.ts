@@ -2,7 +2,8 @@ import type { TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { offerTransition, type OfferOperation, type OfferStatus } from '@pos/domain/catalog/offer-state';
 import { parseHhMm, type OfferRule, type OfferSchedule, type PricingOffer } from '@pos/domain/catalog/pricing';
-import { catalogTx, findOr404, iso, isUuid, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /** Offers (spec 1 "Offers", section 3): the rules `priceBasket` needs, and the states of `offerTransition`. */
 export interface OfferView {

@@ -3,7 +3,9 @@ import { deviceOnline } from './device-liveness.ts';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { accessCan, type Access } from '../auth/access.ts';
+import type { BackofficeScope } from '../auth/backoffice-scope.ts';
 import { randomCode } from '../security/passwords.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Queries and shapes shared by the device and device-profile use cases of this folder. A device lives
@@ -25,20 +27,8 @@ export const DEVICE_TYPE_LABELS: Readonly<Record<DeviceType, string>> = {
   printer: 'Printer',
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids are plain strings at the edge; anything that is not a UUID is simply not found. */
-export const isUuid = (id: string): boolean => UUID.test(id);
-
-/** What the device use cases need from the request: the bound merchant and the caller. */
-export interface BackofficeScope {
-  /** Central database (registry, outbox); tenant tables only through `tdb`. */
-  readonly db: CentralDb;
-  readonly tdb: TenantDb;
-  readonly merchant: { readonly id: string; readonly slug: string; readonly tenant_database: string; readonly pos_provider: string | null };
-  readonly userId: string;
-  readonly access: Access;
-  readonly now: Date;
-}
+/** The device use cases work in the back-office scope (`auth/backoffice-scope.ts`). */
+export type { BackofficeScope };
 
 /** One transaction over the central and the merchant's schema (same database), retried on write conflicts. */
 export function inMerchantTx<T>(db: CentralDb, tenantDatabase: string, work: (tx: { central: Transaction<CentralTables>; tenant: TenantDb }) => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import type { FetchLike } from '@pos/fiscal';
+import type { FetchLike } from '@pos/providers/fdm/fdm-client';
 import type { TenantDb, TenantTx } from '@pos/db';
 import { systemClock, type Clock, type Logger } from '@pos/kernel';
 import corePackage from '../../package.json' with { type: 'json' };

@@ -5,18 +5,16 @@ import {
   appendSigned,
   canonicalJson,
   completeEntry,
-  FdmError,
   resultSeal,
-  FdmNetworkError,
   journalContent,
   type FiscalCommon,
   type FiscalEvent,
   type FiscalLanguage,
   type JournalEntry,
-  type RemoteFdmSigner,
   type SignResult,
   type TicketMedium,
 } from '@pos/fiscal';
+import { FdmError, FdmNetworkError, type RemoteFdmSigner } from '@pos/providers/fdm/fdm-client';
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors, type Clock, type Logger } from '@pos/kernel';
 import { activeFdmFor, isSigning, type FdmEnrolment } from './active-fdm.ts';

@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
-import { RemoteFdmSigner, SoftwareSigner, type FetchLike } from '@pos/fiscal';
+import { SoftwareSigner } from '@pos/fiscal';
+import { RemoteFdmSigner, type FetchLike } from '@pos/providers/fdm/fdm-client';
 import { errors, systemClock, type Clock } from '@pos/kernel';
 import type { FiscalConfig } from './fiscal-config.ts';
 

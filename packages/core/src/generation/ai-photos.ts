@@ -1,8 +1,8 @@
 import { errors } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import { GenerationUnavailable, type GenerationClient } from '@pos/providers/generation/generation-client';
-import { isUuid } from '../pos-admin/pos-admin-scope.ts';
 import { creditCredits, debitCredits } from './ai-credits.ts';
+import { isUuid } from '@pos/domain/ids';
 
 export const GENERATION_NOT_CONFIGURED = 'AI generation is not configured.';
 export const GENERATION_UNAVAILABLE = 'The AI generation service is unavailable.';

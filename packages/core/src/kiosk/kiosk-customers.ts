@@ -1,5 +1,5 @@
 import type { TenantDb } from '@pos/db';
-import { withWriteRetry } from '@pos/db';
+import { isUniqueViolation, withWriteRetry } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { maskEmail, maskPhone, readContact } from '../customers/contacts.ts';
 import { findCustomerByContact, findOrEnrolCustomer, getCustomer, type CustomerRow } from '../customers/customers.ts';
@@ -40,7 +40,6 @@ async function session(tdb: TenantDb, kiosk: KioskAt, customer: CustomerRow, cre
   return { customer: view(customer), created, loyalty_token: token.token, expires_at: token.expires_at.toISOString(), loyalty: { ...account, program } };
 }
 
-const isUniqueViolation = (e: unknown) => (e as { code?: unknown } | null)?.code === '23505';
 
 /**
  * `POST /kiosk/customer/identify`: the customer with this phone or e-mail, enrolled when new (name

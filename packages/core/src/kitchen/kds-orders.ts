@@ -3,9 +3,9 @@ import type { Selectable } from 'kysely';
 import { withWriteRetry, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
 import { kdsMarkItem, kdsOrderTransition, type KdsItemStatus, type KdsOrderAction, type KdsOrderStatus } from '@pos/domain/kitchen/kds-order-state';
-import { isUuid } from '../devices/device-records.ts';
 import { materialiseKdsSettings, type KdsDisplaySettings } from './kds-profiles.ts';
 import { appendKitchenEvent, publishKitchenEvents, type KitchenEvent } from './kitchen-events.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * The kitchen display's orders (spec 1 "Kitchen display"): a KDS device sees the tickets of the

@@ -1,8 +1,9 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { deleteDeviceProfile } from '../devices/delete-device-profile.ts';
-import { isUuid, profileViews, type BackofficeScope } from '../devices/device-records.ts';
+import { profileViews, type BackofficeScope } from '../devices/device-records.ts';
 import { DEFAULT_RECALL_WINDOW_MS } from '@pos/domain/kitchen/kds-order-state';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * KDS profiles (spec 2 `/kds-profiles`): the device profiles of type `kds`, with typed display

@@ -2,8 +2,9 @@ import type { Selectable } from 'kysely';
 import { errors } from '@pos/kernel';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { findDevice, findLocation, isUuid, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
+import { findDevice, findLocation, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Kitchen stations (spec 2 "Back-office routes for the first-party register"): a station belongs to a

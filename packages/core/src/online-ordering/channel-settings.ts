@@ -1,6 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isOpenAt, type OpeningWindow } from '@pos/domain';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Channel settings of a location (spec 1 "Online ordering and table QR ordering"), one document per
@@ -79,7 +80,6 @@ export const CHANNEL_DEFAULTS: { [K in ChannelKind]: SettingsByKind[K] } = {
   qr_ordering: { enabled: false, pay_at_table: true, allow_guest_checkout: true },
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface LocationRow {
   id: string;
@@ -91,7 +91,7 @@ export interface LocationRow {
 
 /** The location of this tenant, or 404 `location`. */
 export async function findLocation(tdb: TenantDb, locationId: string): Promise<LocationRow> {
-  const loc = UUID.test(locationId)
+  const loc = isUuid(locationId)
     ? await tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone']).where('id', '=', locationId).executeTakeFirst()
     : undefined;
   if (!loc) throw errors.notFound('location');

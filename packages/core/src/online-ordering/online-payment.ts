@@ -13,6 +13,7 @@ import { notConfigured, providerFailure } from '../payments/provider-outcome.ts'
 import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Online ordering payments (spec 3 "Online ordering payment creation" and "Verification"). The order
@@ -256,8 +257,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
 }
 
 async function onlineTransaction(tdb: TenantDb, locationId: string, transactionId: string): Promise<TransactionRow> {
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  const row = UUID.test(transactionId)
+  const row = isUuid(transactionId)
     ? await tdb.selectFrom('transactions').select('id').where('id', '=', transactionId).where('location_id', '=', locationId).where('channel', '=', 'online_ordering').executeTakeFirst()
     : undefined;
   if (!row) throw errors.notFound('transaction');

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { OnlineOrderingSettings } from './channel-settings.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Restaurant suggestions (spec 1 "Online ordering"): every merchant's locations with online ordering
@@ -94,9 +95,8 @@ export async function restaurantCategories(db: CentralDb): Promise<{ category: s
 
 /** One upvote per customer and restaurant: a second is answered with the same count (`counted: false`). */
 export async function upvoteRestaurant(db: CentralDb, locationId: string, customerId: string, now: Date): Promise<{ location_id: string; upvotes: number; counted: boolean }> {
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   return db.transaction().execute(async (tx) => {
-    const listing = UUID.test(locationId) ? await tx.selectFrom('restaurant_listings').select(['location_id']).where('location_id', '=', locationId).where('listed', '=', true).forUpdate().executeTakeFirst() : undefined;
+    const listing = isUuid(locationId) ? await tx.selectFrom('restaurant_listings').select(['location_id']).where('location_id', '=', locationId).where('listed', '=', true).forUpdate().executeTakeFirst() : undefined;
     if (!listing) throw errors.notFound('restaurant');
     const added = await tx.insertInto('restaurant_upvotes').values({ location_id: locationId, customer_id: customerId, created_at: now }).onConflict((oc) => oc.columns(['location_id', 'customer_id']).doNothing()).returning('customer_id').executeTakeFirst();
     const row = added

@@ -1,8 +1,10 @@
+import type { Logger } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
+import type { RegisterHooks } from '../pos/staff/register-hooks.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { findLiveCredential } from './staff-credential-records.ts';
 
-/** A staff session the deletion ended: the caller signs its fiscal work-out event. */
+/** A staff session the deletion ended. */
 export interface EndedStaffSession {
   sessionId: string;
   staffId: string;
@@ -15,11 +17,23 @@ export interface EndedStaffSession {
  * (`deleted_at`), so past orders, tills and fiscal events keep their member; the PIN is free again
  * (the unique index covers live credentials only) and a linked back-office member becomes
  * assignable. Every open staff session of the credential ends in the same transaction (its token
- * answers 401 `Invalid POS staff token` from then on); the ended sessions are returned so the caller
- * can sign their work-out events (outside the transaction, like pin-logout). Unknown or already
- * deleted: 404.
+ * answers 401 `Invalid POS staff token` from then on). Like pin-logout, each ended session then signs
+ * its work-out event, after the deletion committed; a signing failure is logged and does not undo the
+ * deletion. Unknown or already deleted: 404. Returns the ended sessions.
  */
-export async function deleteStaffCredential(scope: PosAdminScope, id: string): Promise<EndedStaffSession[]> {
+export async function deleteStaffCredential(scope: PosAdminScope, deps: { registerHooks: RegisterHooks; log: Logger }, id: string): Promise<EndedStaffSession[]> {
+  const ended = await endCredential(scope, id);
+  for (const e of ended) {
+    try {
+      await deps.registerHooks.staffSignedOut?.(scope.tdb, e);
+    } catch (err) {
+      deps.log.error('work-out of an ended staff session was not signed', { err, session: e.sessionId });
+    }
+  }
+  return ended;
+}
+
+function endCredential(scope: PosAdminScope, id: string): Promise<EndedStaffSession[]> {
   return inTenantTx(scope.tdb, async (tx) => {
     const row = await findLiveCredential(tx, id, { lock: true });
     await tx.updateTable('staff_credentials').set({ deleted_at: scope.now }).where('id', '=', id).execute();

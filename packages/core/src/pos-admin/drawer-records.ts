@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
-import { iso, isoOrNull, isUuid, notFound } from './pos-admin-scope.ts';
+import { iso, isoOrNull, notFound } from './pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Drawers (`drawers`): the cash receptacles a `register_drawer` till opens on. A drawer's fiscal

@@ -2,8 +2,9 @@ import { AppError, errors } from '@pos/kernel';
 import { GKS_REGIME } from '../fiscal/active-fdm.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { lockLocation } from './register-records.ts';
-import { inTenantTx, isUniqueViolation, type PosAdminScope } from './pos-admin-scope.ts';
+import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { ACTIVE_FDM_EXISTS, FDM_ID_TAKEN, presentFdmDevice, REMOTE_NOT_CONFIGURED, type FdmDeviceView } from './fdm-device-records.ts';
+import { isUniqueViolation } from '@pos/db';
 
 export interface EnrolFdmDeviceInput {
   fdm_id: string;

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
-import { iso, isoOrNull, isUuid, notFound } from './pos-admin-scope.ts';
+import { iso, isoOrNull, notFound } from './pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Fiscal data module enrolments (`fdm_devices`) of a location. At most one is active per location

@@ -1,8 +1,9 @@
 import { salesByTender, type TenderRow } from '@pos/domain/reports/sales-by-tender';
 import type { Cents } from '@pos/domain/money';
 import { loadReportInput } from '../reports/report-input.ts';
-import { isUuid, notFound, type PosAdminScope } from './pos-admin-scope.ts';
+import { notFound, type PosAdminScope } from './pos-admin-scope.ts';
 import { presentBusinessDay, type BusinessDaySummary } from './business-day-records.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * The Z-report detail of one business day:

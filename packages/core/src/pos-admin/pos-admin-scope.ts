@@ -1,5 +1,6 @@
 import { withWriteRetry, type CentralDb, type TenantDb, type TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
+import type { BackofficeActionScope } from '../auth/backoffice-scope.ts';
 
 /**
  * What the back-office register-administration use cases (spec 2 "Back-office routes for the
@@ -9,23 +10,7 @@ import { errors } from '@pos/kernel';
  * a use case runs; use cases still scope every record to its location (another location's or
  * merchant's id is a 404).
  */
-export interface PosAdminScope {
-  readonly db: CentralDb;
-  readonly tdb: TenantDb;
-  readonly merchant: { readonly id: string; readonly tenant_database: string; readonly pos_provider: string | null };
-  readonly userId: string;
-  readonly now: Date;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids are plain strings at the edge; one that is not a UUID is simply not found. */
-export const isUuid = (id: string): boolean => UUID.test(id);
-
-/** True for Postgres `unique_violation`. */
-export function isUniqueViolation(e: unknown, constraint?: string): boolean {
-  const err = e as { code?: unknown; constraint?: unknown } | null;
-  return err?.code === '23505' && (constraint === undefined || err.constraint === constraint);
-}
+export type PosAdminScope = BackofficeActionScope;
 
 /** One tenant transaction, retried on serialization failure or deadlock (DESIGN 2, concurrency). */
 export function inTenantTx<T>(tdb: TenantDb, work: (tx: TenantTx) => Promise<T>): Promise<T> {

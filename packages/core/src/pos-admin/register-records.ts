@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { iso, isoOrNull, isUuid, notFound } from './pos-admin-scope.ts';
+import { iso, isoOrNull, notFound } from './pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Registers (`pos_registers`): a named till point of a location, optionally bound to one POS device,

@@ -3,7 +3,9 @@ import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { RegisterPermission } from '@pos/domain/permissions';
 import { hashSecret, pinFingerprint } from '../security/passwords.ts';
-import { iso, isUniqueViolation, isUuid, notFound } from './pos-admin-scope.ts';
+import { iso, notFound } from './pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
+import { isUniqueViolation } from '@pos/db';
 
 /**
  * Staff credentials: the register's PIN sign-in records (`staff_credentials`). The PIN is stored

@@ -4,10 +4,11 @@ import type { CentralDb, TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { renderEpos } from '@pos/domain/printing/render';
 import { printJobIdOf } from '@pos/domain/printing/printer-rules';
-import { inMerchantTx, isUuid } from '../devices/device-records.ts';
+import { inMerchantTx } from '../devices/device-records.ts';
 import { mintPrinterToken, revokePrinterToken } from './printer-tokens.ts';
 import { enqueuePrintJob } from './print-jobs.ts';
 import { findPrinter, toViews, type PrinterRow, type PrinterView } from './printer-records.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Printer configuration and pairing (issue 15 points 2-4), shared by the register's operator and mint

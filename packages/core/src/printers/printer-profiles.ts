@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { isUuid } from '../devices/device-records.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Printer profiles (spec 2 `/printer-profiles`): shared print settings a printer is configured with

@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isPrinterOnline } from '@pos/domain/printing/printer-rules';
-import { isUuid } from '../devices/device-records.ts';
 import { pendingJobCounts } from './print-jobs.ts';
+import { isUuid } from '@pos/domain/ids';
 
 export type PrinterRow = Selectable<TenantTables['printers']>;
 

@@ -8,6 +8,7 @@ import { isBusinessDate } from '@pos/domain/business-day/business-day';
 import type { Access } from '../auth/access.ts';
 import { loadReportInput } from './report-input.ts';
 import { reportableLocations } from './reportable-locations.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /** Longest range one sales report covers, in days (inclusive). */
 export const MAX_REPORT_DAYS = 366;
@@ -66,7 +67,7 @@ export async function salesReport(scope: SalesReportScope, input: SalesReportInp
   if (input.location_id !== undefined) {
     const wanted = input.location_id;
     if (!locationIds.includes(wanted)) {
-      const exists = /^[0-9a-f-]{36}$/i.test(wanted) && (await scope.tdb.selectFrom('locations').select('id').where('id', '=', wanted).executeTakeFirst());
+      const exists = isUuid(wanted) && (await scope.tdb.selectFrom('locations').select('id').where('id', '=', wanted).executeTakeFirst());
       if (!exists) throw errors.notFound('location');
       throw errors.insufficientPermissions();
     }

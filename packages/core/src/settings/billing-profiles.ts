@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import { errors } from '@pos/kernel';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { isUuid } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Billing profiles (spec 1 "Settings"): a named billing identity; its card-a customer owns the

@@ -3,9 +3,9 @@ import type { TenantDb } from '@pos/db';
 import type { CardAClient, CardAInvoice, CardASubscription } from '@pos/providers/card-a/card-a-client';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { logActivity } from '../activity/log-activity.ts';
-import { isUuid } from '../devices/device-records.ts';
 import { withSubscriptionLock } from '../webhooks/card-a-subscriptions.ts';
 import { findBillingProfile, subscriptionView, type BillingSubscriptionView } from './billing-profiles.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Subscription actions of a billing profile (spec 1 "Settings"), carried out at card-a through its

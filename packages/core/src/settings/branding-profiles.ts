@@ -2,9 +2,10 @@ import type { Selectable } from 'kysely';
 import { errors } from '@pos/kernel';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { isUuid } from '../devices/device-records.ts';
 import { BRANDING_FONTS } from '../options/branding-fonts.ts';
-import { inTenantTx, isUniqueViolation } from '../pos-admin/pos-admin-scope.ts';
+import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
+import { isUniqueViolation } from '@pos/db';
 
 /**
  * Branding profiles (spec 1 "Settings"): colours, a heading and a body font from the branding font

@@ -2,8 +2,9 @@ import { sql, type Selectable } from 'kysely';
 import { errors } from '@pos/kernel';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { isUuid } from '../devices/device-records.ts';
-import { inTenantTx, isUniqueViolation } from '../pos-admin/pos-admin-scope.ts';
+import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
+import { isUniqueViolation } from '@pos/db';
 
 /**
  * The merchant's languages (spec 1 "Settings", §3 Language transitions). The first language is the

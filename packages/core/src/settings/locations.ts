@@ -5,10 +5,11 @@ import type { TenantDb, TenantTables } from '@pos/db';
 import { ianaZone } from '@pos/domain/time-zones';
 import type { Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
-import { isUuid, requireLocationAccess } from '../devices/device-records.ts';
+import { requireLocationAccess } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
 import { safeCell } from '../catalog/export-items.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Settings > locations (spec 1 "Settings", no permission of their own): every read and write is

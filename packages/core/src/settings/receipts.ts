@@ -3,8 +3,8 @@ import type { TenantDb } from '@pos/db';
 import type { Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { accessCan } from '../auth/access.ts';
-import { isUuid } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Receipt layout per location (spec 1 "Settings": `GET /receipts/{locationId}` open to the location's

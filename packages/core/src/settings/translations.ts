@@ -3,10 +3,10 @@ import { errors } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import { TranslationUnavailable, type TranslationClient } from '@pos/providers/translation/translation-client';
 import { logActivity } from '../activity/log-activity.ts';
-import { isUuid } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { paging, likePattern, type Datatable } from '../shared/datatable.ts';
 import { findLanguage, TRANSLATABLE_FIELDS } from './languages.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Translations (spec 1 "Settings"): one text per language, record and field, over the catalog texts

@@ -2,8 +2,9 @@ import type { Selectable } from 'kysely';
 import { errors } from '@pos/kernel';
 import type { CentralDb, TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { findLocation, inMerchantTx, isUuid, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
+import { findLocation, inMerchantTx, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Table sections (spec 1 "Online ordering and table QR ordering", `/table-sections`): a named group of

@@ -2,8 +2,8 @@ import { sql, type Selectable } from 'kysely';
 import { bindTenant, type CentralDb, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { findMerchant, type MerchantRecord } from '../auth/auth-records.ts';
-import { isUuid } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * Table QR ordering (spec 1 "Online ordering and table QR ordering"; spec 3 "verify (online) ... bound

@@ -9,7 +9,7 @@ import { checkRoleIds, findMember, inTeamTransaction, loadMember, throwIfInvalid
  */
 export async function assignRoles(scope: TeamScope, userId: string, input: { role_ids: readonly string[] }): Promise<MemberView> {
   await inTeamTransaction(scope, async (central, tx) => {
-    const member = await findMember(central, scope.tenant.merchant.id, userId);
+    const member = await findMember(central, scope.merchant.id, userId);
     const errs: FieldErrors = {};
     const roleIds = await checkRoleIds(tx, input.role_ids, errs);
     throwIfInvalid(errs);
@@ -27,12 +27,12 @@ export async function assignRoles(scope: TeamScope, userId: string, input: { rol
         .execute();
     }
     await logActivity(tx, {
-      userId: scope.actorId,
+      userId: scope.userId,
       action: 'assigned roles',
       subject: 'user',
       subjectId: member.id,
       properties: { role_ids: roleIds, previous_role_ids: before.map((r) => r.role_id) },
     });
   });
-  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+  return loadMember(scope.db, scope.tdb, scope.merchant.id, userId);
 }

@@ -1,7 +1,8 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { NAME_TAKEN, validateRoleInput, type RoleInput } from './role-input.ts';
-import { inTeamTransaction, isUniqueViolation, presentRole, type RoleView, type TeamScope } from './team-scope.ts';
+import { inTeamTransaction, presentRole, type RoleView, type TeamScope } from './team-scope.ts';
+import { isUniqueViolation } from '@pos/db';
 
 export type CreateRoleInput = RoleInput;
 
@@ -15,7 +16,7 @@ export async function createRole(scope: TeamScope, input: CreateRoleInput): Prom
         .values({ id: Bun.randomUUIDv7(), name: v.name, permissions: v.permissions, is_owner: false, created_at: scope.now })
         .returning(['id', 'name', 'is_owner', 'permissions', 'created_at'])
         .executeTakeFirstOrThrow();
-      await logActivity(tx, { userId: scope.actorId, action: 'created', subject: 'role', subjectId: role.id, properties: { name: v.name, permissions: v.permissions } });
+      await logActivity(tx, { userId: scope.userId, action: 'created', subject: 'role', subjectId: role.id, properties: { name: v.name, permissions: v.permissions } });
       return presentRole(role, 0);
     });
   } catch (e) {

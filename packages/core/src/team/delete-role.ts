@@ -18,6 +18,6 @@ export async function deleteRole(scope: TeamScope, roleId: string): Promise<void
     const holders = await countRoleUsers(tx, role.id);
     if (holders > 0) throw errors.conflict(`The role "${role.name}" is assigned to ${holders} ${holders === 1 ? 'user' : 'users'}; remove it from them before deleting it.`, { reason: 'role_in_use' });
     await tx.deleteFrom('roles').where('id', '=', role.id).execute();
-    await logActivity(tx, { userId: scope.actorId, action: 'deleted', subject: 'role', subjectId: role.id, properties: { name: role.name, permissions: role.permissions } });
+    await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'role', subjectId: role.id, properties: { name: role.name, permissions: role.permissions } });
   });
 }

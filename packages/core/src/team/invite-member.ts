@@ -51,7 +51,7 @@ export async function inviteMember(scope: TeamScope, input: InviteMemberInput): 
     const errs: FieldErrors = {};
     if (!name) addError(errs, 'name', 'The name field is required.');
     const existing = await central.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
-    if (existing && (await isMember(central, scope.tenant.merchant.id, existing.id))) addError(errs, 'email', ALREADY_MEMBER);
+    if (existing && (await isMember(central, scope.merchant.id, existing.id))) addError(errs, 'email', ALREADY_MEMBER);
     const roleIds = await checkRoleIds(tx, input.role_ids, errs);
     const locationIds = allLocations ? [] : await checkLocationIds(tx, input.location_ids ?? [], errs);
     throwIfInvalid(errs);
@@ -59,7 +59,7 @@ export async function inviteMember(scope: TeamScope, input: InviteMemberInput): 
     const id = existing?.id ?? (await createInvitedUser(central, { email, name, passwordHash: unusableHash }));
     const joined = await central
       .insertInto('memberships')
-      .values({ user_id: id, merchant_id: scope.tenant.merchant.id, is_owner: false, display_name: name })
+      .values({ user_id: id, merchant_id: scope.merchant.id, is_owner: false, display_name: name })
       .onConflict((oc) => oc.columns(['user_id', 'merchant_id']).doNothing())
       .returning('user_id')
       .executeTakeFirst();
@@ -80,14 +80,14 @@ export async function inviteMember(scope: TeamScope, input: InviteMemberInput): 
     const expiresAt = new Date(scope.now.getTime() + INVITATION_TTL_MS);
     await central
       .insertInto('invitations')
-      .values({ id: Bun.randomUUIDv7(), merchant_id: scope.tenant.merchant.id, user_id: id, invited_by: scope.actorId, token_hash: tokenHash, expires_at: expiresAt, created_at: scope.now, updated_at: scope.now })
+      .values({ id: Bun.randomUUIDv7(), merchant_id: scope.merchant.id, user_id: id, invited_by: scope.userId, token_hash: tokenHash, expires_at: expiresAt, created_at: scope.now, updated_at: scope.now })
       .onConflict((oc) =>
-        oc.columns(['merchant_id', 'user_id']).doUpdateSet({ token_hash: tokenHash, expires_at: expiresAt, accepted_at: null, invited_by: scope.actorId, updated_at: scope.now }),
+        oc.columns(['merchant_id', 'user_id']).doUpdateSet({ token_hash: tokenHash, expires_at: expiresAt, accepted_at: null, invited_by: scope.userId, updated_at: scope.now }),
       )
       .execute();
-    await enqueueInvitationEmail(central, email, scope.tenant.merchant.name, token);
+    await enqueueInvitationEmail(central, email, scope.merchant.name, token);
     await logActivity(tx, {
-      userId: scope.actorId,
+      userId: scope.userId,
       action: 'invited',
       subject: 'user',
       subjectId: id,
@@ -95,7 +95,7 @@ export async function inviteMember(scope: TeamScope, input: InviteMemberInput): 
     });
     return id;
   });
-  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+  return loadMember(scope.db, scope.tdb, scope.merchant.id, userId);
 }
 
 async function isMember(central: CentralTx, merchantId: string, userId: string): Promise<boolean> {

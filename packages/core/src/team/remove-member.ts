@@ -15,15 +15,15 @@ export const CANNOT_REMOVE_OWNER = 'The owner of the merchant cannot be removed.
  */
 export async function removeMember(scope: TeamScope, userId: string, opts: { globalOnly?: boolean } = {}): Promise<void> {
   await inTeamTransaction(scope, async (central, tx) => {
-    const member = await findMember(central, scope.tenant.merchant.id, userId);
-    const view = await loadMember(central, tx, scope.tenant.merchant.id, member.id);
+    const member = await findMember(central, scope.merchant.id, userId);
+    const view = await loadMember(central, tx, scope.merchant.id, member.id);
     if (opts.globalOnly && !view.all_locations) throw errors.notFound('user');
-    if (member.id === scope.actorId) throw errors.conflict(CANNOT_REMOVE_SELF);
+    if (member.id === scope.userId) throw errors.conflict(CANNOT_REMOVE_SELF);
     if (view.is_owner) throw errors.conflict(CANNOT_REMOVE_OWNER);
 
-    await central.deleteFrom('memberships').where('merchant_id', '=', scope.tenant.merchant.id).where('user_id', '=', member.id).execute();
-    await central.deleteFrom('invitations').where('merchant_id', '=', scope.tenant.merchant.id).where('user_id', '=', member.id).execute();
-    await central.updateTable('users').set({ active_merchant_id: null }).where('id', '=', member.id).where('active_merchant_id', '=', scope.tenant.merchant.id).execute();
+    await central.deleteFrom('memberships').where('merchant_id', '=', scope.merchant.id).where('user_id', '=', member.id).execute();
+    await central.deleteFrom('invitations').where('merchant_id', '=', scope.merchant.id).where('user_id', '=', member.id).execute();
+    await central.updateTable('users').set({ active_merchant_id: null }).where('id', '=', member.id).where('active_merchant_id', '=', scope.merchant.id).execute();
     await tx.deleteFrom('user_roles').where('user_id', '=', member.id).execute();
     await tx.deleteFrom('user_locations').where('user_id', '=', member.id).execute();
     await tx.deleteFrom('member_settings').where('user_id', '=', member.id).execute();
@@ -31,6 +31,6 @@ export async function removeMember(scope: TeamScope, userId: string, opts: { glo
       const other = await central.selectFrom('memberships').select('merchant_id').where('user_id', '=', member.id).executeTakeFirst();
       if (!other) await central.deleteFrom('users').where('id', '=', member.id).execute();
     }
-    await logActivity(tx, { userId: scope.actorId, action: 'removed', subject: 'user', subjectId: member.id, properties: { email: member.email, name: member.name } });
+    await logActivity(tx, { userId: scope.userId, action: 'removed', subject: 'user', subjectId: member.id, properties: { email: member.email, name: member.name } });
   });
 }

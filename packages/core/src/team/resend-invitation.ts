@@ -15,11 +15,11 @@ export const NO_PENDING_INVITATION = 'This user has no pending invitation.';
 export async function resendInvitation(scope: TeamScope, userId: string): Promise<MemberView> {
   const token = randomSecret(32);
   await inTeamTransaction(scope, async (central, tx) => {
-    const member = await findMember(central, scope.tenant.merchant.id, userId);
+    const member = await findMember(central, scope.merchant.id, userId);
     const inv = await central
       .selectFrom('invitations')
       .select(['id', 'accepted_at'])
-      .where('merchant_id', '=', scope.tenant.merchant.id)
+      .where('merchant_id', '=', scope.merchant.id)
       .where('user_id', '=', member.id)
       .forUpdate()
       .executeTakeFirst();
@@ -27,11 +27,11 @@ export async function resendInvitation(scope: TeamScope, userId: string): Promis
     if (inv.accepted_at) throw errors.conflict(INVITATION_ALREADY_ACCEPTED);
     await central
       .updateTable('invitations')
-      .set({ token_hash: hashInvitationToken(token), expires_at: new Date(scope.now.getTime() + INVITATION_TTL_MS), invited_by: scope.actorId, updated_at: scope.now })
+      .set({ token_hash: hashInvitationToken(token), expires_at: new Date(scope.now.getTime() + INVITATION_TTL_MS), invited_by: scope.userId, updated_at: scope.now })
       .where('id', '=', inv.id)
       .execute();
-    await enqueueInvitationEmail(central, member.email, scope.tenant.merchant.name, token);
-    await logActivity(tx, { userId: scope.actorId, action: 'resent invitation', subject: 'user', subjectId: member.id, properties: { email: member.email } });
+    await enqueueInvitationEmail(central, member.email, scope.merchant.name, token);
+    await logActivity(tx, { userId: scope.userId, action: 'resent invitation', subject: 'user', subjectId: member.id, properties: { email: member.email } });
   });
-  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+  return loadMember(scope.db, scope.tdb, scope.merchant.id, userId);
 }

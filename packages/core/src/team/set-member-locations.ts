@@ -15,7 +15,7 @@ export interface SetMemberLocationsInput {
  */
 export async function setMemberLocations(scope: TeamScope, userId: string, input: SetMemberLocationsInput): Promise<MemberView> {
   await inTeamTransaction(scope, async (central, tx) => {
-    const member = await findMember(central, scope.tenant.merchant.id, userId);
+    const member = await findMember(central, scope.merchant.id, userId);
     const errs: FieldErrors = {};
     const locationIds = await checkLocationIds(tx, input.location_ids, errs);
     throwIfInvalid(errs);
@@ -32,12 +32,12 @@ export async function setMemberLocations(scope: TeamScope, userId: string, input
       .onConflict((oc) => oc.column('user_id').doUpdateSet({ all_locations: allLocations, updated_at: scope.now }))
       .execute();
     await logActivity(tx, {
-      userId: scope.actorId,
+      userId: scope.userId,
       action: 'updated locations',
       subject: 'user',
       subjectId: member.id,
       properties: { location_ids: locationIds, all_locations: allLocations },
     });
   });
-  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+  return loadMember(scope.db, scope.tdb, scope.merchant.id, userId);
 }

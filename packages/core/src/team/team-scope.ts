@@ -3,24 +3,13 @@ import { sql, type Transaction } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb, type TenantTx } from '@pos/db';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
 import { errors, type FieldErrors } from '@pos/kernel';
+import type { BackofficeActionScope } from '../auth/backoffice-scope.ts';
+import { isUuid } from '@pos/domain/ids';
 
-/**
- * What every team use case works on: the central database (users, memberships, invitations,
- * outbox), the bound merchant and its tenant store (roles, grants, member settings, activity log),
- * the acting back-office user and "now" from the injected clock.
- */
-export interface TeamScope {
-  readonly db: CentralDb;
-  readonly tenant: { readonly merchant: { readonly id: string; readonly name: string; readonly tenant_database: string }; readonly db: TenantDb };
-  readonly actorId: string;
-  readonly now: Date;
-}
+/** The team use cases work in the back-office action scope (`auth/backoffice-scope.ts`). */
+export type TeamScope = BackofficeActionScope;
 
 export type CentralTx = Transaction<CentralTables>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Path ids that are not UUIDs are answered as "not found", never as a validation error. */
-export const isUuid = (s: string): boolean => UUID.test(s);
 
 /** Invitation links stay valid this long; a resend starts a new period. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -36,7 +25,7 @@ export function hashInvitationToken(token: string): string {
  */
 export function inTeamTransaction<T>(scope: TeamScope, work: (central: CentralTx, tenant: TenantTx) => Promise<T>): Promise<T> {
   return withWriteRetry(() =>
-    scope.db.transaction().execute((ctx) => work(ctx, bindTenant(ctx as unknown as CentralDb, scope.tenant.merchant.tenant_database) as unknown as TenantTx)),
+    scope.db.transaction().execute((ctx) => work(ctx, bindTenant(ctx as unknown as CentralDb, scope.merchant.tenant_database) as unknown as TenantTx)),
   );
 }
 
@@ -47,11 +36,6 @@ export function throwIfInvalid(errs: FieldErrors): void {
 
 export function addError(errs: FieldErrors, field: string, text: string): void {
   (errs[field] ??= []).push(text);
-}
-
-/** True for Postgres `unique_violation`. */
-export function isUniqueViolation(e: unknown): boolean {
-  return (e as { code?: unknown } | null)?.code === '23505';
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,10 +12,10 @@ export async function updateMember(scope: TeamScope, userId: string, input: { na
   const name = input.name.trim();
   if (!name) throw errors.field('name', 'The name field is required.');
   await inTeamTransaction(scope, async (central, tx) => {
-    const member = await findMember(central, scope.tenant.merchant.id, userId);
-    if (opts.globalOnly && !(await loadMember(central, tx, scope.tenant.merchant.id, member.id)).all_locations) throw errors.notFound('user');
-    await central.updateTable('memberships').set({ display_name: name }).where('merchant_id', '=', scope.tenant.merchant.id).where('user_id', '=', member.id).execute();
-    await logActivity(tx, { userId: scope.actorId, action: 'updated', subject: 'user', subjectId: member.id, properties: { name, previous: { name: member.name } } });
+    const member = await findMember(central, scope.merchant.id, userId);
+    if (opts.globalOnly && !(await loadMember(central, tx, scope.merchant.id, member.id)).all_locations) throw errors.notFound('user');
+    await central.updateTable('memberships').set({ display_name: name }).where('merchant_id', '=', scope.merchant.id).where('user_id', '=', member.id).execute();
+    await logActivity(tx, { userId: scope.userId, action: 'updated', subject: 'user', subjectId: member.id, properties: { name, previous: { name: member.name } } });
   });
-  return loadMember(scope.db, scope.tenant.db, scope.tenant.merchant.id, userId);
+  return loadMember(scope.db, scope.tdb, scope.merchant.id, userId);
 }

@@ -1,7 +1,8 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { NAME_TAKEN, validateRoleInput, type RoleInput } from './role-input.ts';
-import { countRoleUsers, findRole, inTeamTransaction, isUniqueViolation, presentRole, type RoleView, type TeamScope } from './team-scope.ts';
+import { countRoleUsers, findRole, inTeamTransaction, presentRole, type RoleView, type TeamScope } from './team-scope.ts';
+import { isUniqueViolation } from '@pos/db';
 
 export type UpdateRoleInput = RoleInput;
 
@@ -21,7 +22,7 @@ export async function updateRole(scope: TeamScope, roleId: string, input: Update
         .returning(['id', 'name', 'is_owner', 'permissions', 'created_at'])
         .executeTakeFirstOrThrow();
       await logActivity(tx, {
-        userId: scope.actorId,
+        userId: scope.userId,
         action: 'updated',
         subject: 'role',
         subjectId: role.id,

@@ -4,6 +4,7 @@ import { AUTH_INVALIDATION_CHANNEL } from '../auth/auth-invalidation.ts';
 import type { WebhookDeps } from './card-b-webhook.ts';
 import { obj, str, type Obj } from './payload.ts';
 import type { WebhookTenant } from './tenant-resolution.ts';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * card-a subscription events (spec 3 "Card-a events"): the local `billing_subscriptions` record
@@ -35,7 +36,6 @@ export interface SubscriptionFacts {
   readonly paymentMethod: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const seconds = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? new Date(v * 1000) : null);
 
 /** A provider subscription object, read totally (the payload is untrusted in shape). */
@@ -53,7 +53,7 @@ export function subscriptionFacts(o: Obj): SubscriptionFacts | null {
     status,
     currentPeriodEnd: seconds(o.current_period_end),
     priceId: price,
-    deviceIds: devices ? devices.split(',').map((d) => d.trim()).filter((d) => UUID.test(d)) : null,
+    deviceIds: devices ? devices.split(',').map((d) => d.trim()).filter(isUuid) : null,
     cancelReason: str(obj(o.cancellation_details).reason),
     canceledAt: seconds(o.canceled_at),
     paymentMethod: str(o.default_payment_method),

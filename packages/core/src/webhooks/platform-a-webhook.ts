@@ -9,6 +9,7 @@ import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from '.
 import { obj, parsePayload, str, type Obj } from './payload.ts';
 import { connectionsByRef } from '../integrations/connections.ts';
 import { oneMerchant } from './integration-webhook.ts';
+import { isUuid } from '@pos/domain/ids';
 
 
 export interface PlatformAOutcome {
@@ -105,7 +106,7 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
   const reference = str(checkout.reference_id);
   const tdb = bindTenant(deps.db, tenant.tenantDatabase);
   const t =
-    checkoutId && reference && /^[0-9a-f-]{36}$/i.test(reference)
+    checkoutId && reference && isUuid(reference)
       ? await tdb.selectFrom('transactions').selectAll().where('id', '=', reference).where(sql<string>`payment_snapshot->>'checkout_id'`, '=', checkoutId).executeTakeFirst()
       : undefined;
   if (!t) {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { CentralDb } from '@pos/db';
+import { isUuid } from '@pos/domain/ids';
 
 /** A merchant and its tenant schema, resolved from a webhook: never guessed. */
 export interface WebhookTenant {
@@ -8,7 +9,6 @@ export interface WebhookTenant {
   readonly locationId: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Merchants whose tenant schema exists (a merchant being created or removed has none yet or any more). */
 async function merchants(db: CentralDb) {
@@ -22,7 +22,7 @@ async function merchants(db: CentralDb) {
  * one schema holds one. The schemas are asked in one statement (see docs/decisions.md, "Webhooks").
  */
 export async function tenantOfLocation(db: CentralDb, locationId: string): Promise<WebhookTenant | null> {
-  if (!UUID.test(locationId)) return null;
+  if (!isUuid(locationId)) return null;
   return findOne(db, (schema) => sql`select id::text as location_id from ${sql.id(schema)}.locations where id = ${locationId}::uuid`);
 }
 

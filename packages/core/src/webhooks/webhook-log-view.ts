@@ -8,6 +8,7 @@ import { handlePlatformAWebhook } from './platform-a-webhook.ts';
 import type { WebhookLogStatus } from './webhook-log.ts';
 import { handleIntegrationWebhook, metaOf } from './integration-webhook.ts';
 import { INTEGRATION_SPECS_BY_TYPE } from './integration-providers.ts';
+import { isUuid } from '@pos/domain/ids';
 
 type Row = Selectable<CentralTables['webhook_logs']>;
 
@@ -71,7 +72,7 @@ export async function replayWebhookLog(deps: WebhookDeps, merchantId: string, id
  * or not, through the same path as the back office's.
  */
 export async function replayWebhookById(deps: WebhookDeps, id: string): Promise<{ status: WebhookLogStatus }> {
-  const row = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+  const row = isUuid(id)
     ? await deps.db.selectFrom('webhook_logs').selectAll().where('id', '=', id).executeTakeFirst()
     : undefined;
   if (!row) throw errors.notFound('webhook event');

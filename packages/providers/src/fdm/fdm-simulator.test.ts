@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { FdmError, FdmNetworkError, RemoteFdmSigner, moneyInOutEvent, refundEvent, toFdmData, verifyPayloadSignature, type FiscalEvent, type ReportTurnover, type SignResult } from '@pos/fiscal';
+import { moneyInOutEvent, refundEvent, toFdmData, verifyPayloadSignature, type FiscalEvent, type ReportTurnover, type SignResult } from '@pos/fiscal';
+import { FdmError, FdmNetworkError, RemoteFdmSigner } from './fdm-client.ts';
 import { TEST_LINES, testCommon, testSale } from '@pos/fiscal/test-fixtures';
 import { startFdmSimulator, type FdmSimulator } from './fdm-simulator.ts';
 

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { canonicalJson, fdmAuthorization, generateSeedHex, MemoryCounterStore, SoftwareSigner, VAT_RATES, type EventLabel, type EventOperation, type FdmOperation, type VatLabel } from '@pos/fiscal';
+import { canonicalJson, generateSeedHex, MemoryCounterStore, SoftwareSigner, VAT_RATES, type EventLabel, type EventOperation, type FdmOperation, type VatLabel } from '@pos/fiscal';
+import { fdmAuthorization } from './fdm-client.ts';
 import { asObject, InvalidRequest, validateCommon, validateMoneyInOut, validateReportZ, validateSale, validateTurnover, validateUserX } from './fdm-validate.ts';
 
 // A fiscal data module over real HTTP for tests, e2e and dev. It signs the wire input it received

@@ -1,6 +1,8 @@
 // Input validation of the FDM simulator: a refusal names the offending field as its sub-code,
 // e.g. `vatNo` or `transaction.transactionLines[0].mainProduct.vats[0].label`.
 
+import { isUuid } from '@pos/domain/ids';
+
 /** A refusal the simulator answers as a GraphQL error with code INVALID_REQUEST. */
 export class InvalidRequest extends Error {
   constructor(readonly subCode: string, message?: string) {
@@ -10,7 +12,6 @@ export class InvalidRequest extends Error {
 
 type Obj = Record<string, unknown>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function obj(v: unknown, path: string): Obj {
@@ -42,7 +43,7 @@ export function validateCommon(data: Obj): void {
   for (const k of ['vatNo', 'estNo', 'posId', 'posSwVersion', 'terminalId', 'deviceId', 'employeeId']) str(data, k);
   num(data, 'posFiscalTicketNo', '', (n) => Number.isSafeInteger(n) && n >= 0);
   str(data, 'posDateTime', '', (s) => !Number.isNaN(Date.parse(s)));
-  str(data, 'bookingPeriodId', '', (s) => UUID.test(s));
+  str(data, 'bookingPeriodId', '', isUuid);
   str(data, 'bookingDate', '', (s) => DAY.test(s));
   str(data, 'ticketMedium', '', oneOf(['PAPER', 'ELECTRONIC', 'NONE']));
 }

@@ -1,7 +1,6 @@
-import type { Access } from '@pos/core/auth/access';
-import { requirePermission } from '../middleware/permission.ts';
-import { requireOwnLocation } from '../middleware/location-owner.ts';
-import type { TenantContext } from '../middleware/tenant.ts';
+import { requirePermission, type Access } from '@pos/core/auth/access';
+import { requireOwnLocation } from '@pos/core/auth/caller-gates';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 
 /**
  * Route-level guards for `beforeHandle`, used after `secured(...)`:

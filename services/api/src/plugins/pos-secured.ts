@@ -1,12 +1,16 @@
 import { Elysia } from 'elysia';
-import { resolveStaffSession, type StaffSession } from '@pos/core/pos/staff/staff-session';
+import type { StaffSession } from '@pos/core/pos/staff/staff-session';
+import { authenticateStaff } from '@pos/core/pos/staff/authenticate-staff';
 import { StaffAuthorizer } from '@pos/core/pos/staff/approvals';
+import type { RegisterActor } from '@pos/core/pos/register-actor';
 import type { ApiDeps } from '../context.ts';
 import { resolveSecured, type SecuredContext } from './secured.ts';
 
 export type PosDeviceContext = SecuredContext<'pos'> & { device: NonNullable<SecuredContext<'pos'>['device']> };
 export type PosStaffContext = PosDeviceContext & {
   staff: StaffSession;
+  /** The register scope of every register use case: this device, its location, this staff member. */
+  actor: RegisterActor;
   /** Register permissions for this request; reads `approval_token` from the body when one is needed. */
   authorizer: (approvalToken: string | undefined) => StaffAuthorizer;
 };
@@ -21,25 +25,15 @@ export function posDevice(deps: ApiDeps) {
   return new Elysia().derive({ as: 'scoped' }, (ctx) => resolvePosDevice(deps, ctx));
 }
 
-/** The staff session behind a token, from the auth cache while it is fresh and the session has not expired. */
-async function cachedStaffSession(deps: ApiDeps, base: PosDeviceContext, token: string | undefined): Promise<StaffSession> {
-  const now = deps.clock.now();
-  const key = token ? `staff:${base.device.id}:${token}` : undefined;
-  const hit = key ? deps.authCache.get<StaffSession>(base.tenant.merchant.id, key) : undefined;
-  if (hit && hit.expiresAt && hit.expiresAt.getTime() > now.getTime()) return hit;
-  const staff = await resolveStaffSession(base.tenant.db, token, base.device.id, now);
-  if (key) deps.authCache.set(base.tenant.merchant.id, key, staff);
-  return staff;
-}
-
 /** Staff routes add `X-Pos-Staff-Token` (401 `Invalid POS staff token` when missing, ended or expired). */
 export function posStaff(deps: ApiDeps) {
   return new Elysia().derive({ as: 'scoped' }, async (ctx): Promise<PosStaffContext> => {
     const base = await resolvePosDevice(deps, ctx);
-    const staff = await cachedStaffSession(deps, base, ctx.headers['x-pos-staff-token']);
+    const staff = await authenticateStaff(deps, base.tenant, base.device.id, ctx.headers['x-pos-staff-token']);
     return {
       ...base,
       staff,
+      actor: { deviceId: base.device.id, locationId: base.device.location_id, staffId: staff.staff.id },
       authorizer: (approvalToken) => new StaffAuthorizer(deps.redis, staff.staff.permissions, base.device.id, approvalToken),
     };
   });

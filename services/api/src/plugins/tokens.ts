@@ -1,16 +1,7 @@
 import { jwt } from '@elysiajs/jwt';
-import { TOKEN_LIFETIME_SECONDS, type TokenClaims, type TokenType } from '@pos/core/auth/principal';
+import { TOKEN_LIFETIME_SECONDS, type TokenService, type TokenType, type VerifiedClaims } from '@pos/core/auth/principal';
 
-export interface VerifiedClaims extends TokenClaims {
-  exp: number;
-  iat: number;
-}
-
-export interface TokenService {
-  sign(claims: Omit<TokenClaims, 'jti'> & { jti?: string }, lifetimeSeconds?: number): Promise<string>;
-  /** The claims of a well-formed, correctly signed, unexpired token of a known type, else null. */
-  verify(token: string): Promise<VerifiedClaims | null>;
-}
+export type { TokenService, VerifiedClaims };
 
 const TYPES: ReadonlySet<string> = new Set<TokenType>(['backoffice', 'customer', 'kiosk', 'kds', 'pos']);
 

@@ -5,15 +5,13 @@ import type { FiscalService } from '../../fiscal/index.ts';
 import { businessDayId, reportingDay } from './business-day-queries.ts';
 import { dayReportInput } from './day-report.ts';
 import { reportTurnover, userReportTurnovers } from './report-turnover.ts';
+import type { RegisterActor as XReportActor } from '../register-actor.ts';
 
 /** Journal subject of an X report print (one id, two events: `<id>:turnover`, `<id>:user`). */
 export const X_REPORT_SUBJECT_TYPE = 'pos_x_report';
 
-export interface XReportActor {
-  readonly deviceId: string;
-  readonly locationId: string;
-  readonly staffId: string;
-}
+/** The register scope (one type for every register use case; this name is kept for its callers). */
+export type { XReportActor };
 
 /**
  * `GET /pos/business-day/x-report`: `{turnover_x, user_x}` in DECIMAL MAJOR UNITS (domain

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { CHANNEL_LABELS, FULFILLMENT_BUCKETS, fulfillmentBucket, sortedCounts, type FulfillmentBucket } from '@pos/domain/orders/fulfillment-bucket';
+import { isUuid } from '@pos/domain/ids';
 
 /**
  * The omni-channel order stream of a register's location (spec 2 "Omni-channel order stream"): the
@@ -178,7 +179,7 @@ export async function listChannelOrders(db: TenantDb, locationId: string, input:
  */
 export async function getChannelOrder(db: TenantDb, locationId: string, id: string, now: Date) {
   const notFound = () => errors.notFound('order');
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound();
+  if (!isUuid(id)) throw notFound();
   const r = await streamRows(db, locationId, now).where('t.id', '=', id.toLowerCase()).executeTakeFirst();
   if (!r || viewOf(r, now) === null) throw notFound();
   const t = await db.selectFrom('transactions').select(['receipt_no', 'subtotal', 'discount', 'vat', 'tip_amount']).where('id', '=', r.id).executeTakeFirstOrThrow();

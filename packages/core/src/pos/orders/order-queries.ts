@@ -1,18 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { isUuid as isUuidText } from '@pos/domain/ids';
 import type { OrderRow } from './order-resource.ts';
+import type { RegisterActor as OrderActor } from '../register-actor.ts';
 
-/** Who acts on an order: the register (device), its location and the signed-in staff member. */
-export interface OrderActor {
-  readonly deviceId: string;
-  readonly locationId: string;
-  readonly staffId: string;
-}
+/** The register scope (one type for every register use case; this name is kept for its callers). */
+export type { OrderActor };
 
 /** Any UUID text (the `pos_orders.id` column is `uuid`; other text never reaches SQL). */
-const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuidText = (s: unknown): s is string => typeof s === 'string' && ANY_UUID.test(s);
+export { isUuidText };
 
 /** 404 of spec 2 section 7: unknown order, or an order of another location or merchant. */
 export const orderNotFound = () => errors.notFound('order');

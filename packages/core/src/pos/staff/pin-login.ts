@@ -1,7 +1,9 @@
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { pinFingerprint, verifySecret } from '../../security/passwords.ts';
-import type { StaffRecord } from './staff-session.ts';
+import type { TenantContext } from '../../auth/tenant-context.ts';
+import { openStaffSession, type StaffRecord } from './staff-session.ts';
+import type { RegisterStaffDeps } from './register-hooks.ts';
 
 export const WRONG_PIN = 'The PIN is not recognised.';
 
@@ -21,4 +23,28 @@ export async function requireStaffByPin(tdb: TenantDb, pepper: string, tenantDat
   const staff = await findStaffByPin(tdb, pepper, tenantDatabase, pin);
   if (!staff) throw errors.field(field, WRONG_PIN);
   return staff;
+}
+
+/** A register device as the staff use cases see it. */
+export interface RegisterDevice {
+  readonly id: string;
+  readonly location_id: string;
+}
+
+export interface PinLoginResult {
+  /** The opaque staff token, shown once (only its hash is stored). */
+  readonly token: string;
+  readonly staff: StaffRecord;
+  readonly expiresAt: Date;
+}
+
+/**
+ * `POST /pos/staff/pin-login`: the credential holding the PIN (422 `pin` otherwise) opens a 12-hour
+ * staff session on the device, then its work-in event is signed.
+ */
+export async function pinLogin(deps: RegisterStaffDeps, tenant: TenantContext, device: RegisterDevice, pin: string): Promise<PinLoginResult> {
+  const staff = await requireStaffByPin(tenant.db, deps.config.PIN_PEPPER, tenant.merchant.tenant_database, pin);
+  const session = await openStaffSession(tenant.db, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, now: deps.clock.now() });
+  await deps.registerHooks.staffSignedIn?.(tenant.db, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, sessionId: session.sessionId });
+  return { token: session.token, staff, expiresAt: session.expiresAt };
 }

@@ -5,6 +5,7 @@ import { errors } from '@pos/kernel';
 import { expectedCash, type TillMode, type TillState } from '@pos/domain/tills/till-rules';
 import type { Cents } from '@pos/domain/money';
 import { isUuidText } from '../orders/order-queries.ts';
+import type { RegisterActor as TillActor } from '../register-actor.ts';
 
 /** A `pos_tills` row. */
 export type TillRow = Selectable<TenantTables['pos_tills']>;
@@ -36,12 +37,8 @@ export interface TillResource {
   staff: { id: string; name: string | null };
 }
 
-/** Who acts on a till: the register (device), its location and the signed-in staff member. */
-export interface TillActor {
-  readonly deviceId: string;
-  readonly locationId: string;
-  readonly staffId: string;
-}
+/** The register scope (one type for every register use case; this name is kept for its callers). */
+export type { TillActor };
 
 /** 404 for an unknown till or a till of another location (another merchant's lives in another schema). */
 export const tillNotFound = () => errors.notFound('till');
@@ -205,8 +202,5 @@ export async function tillCash(db: Db, till: Pick<TillRow, 'id' | 'opening_float
   return { opening_float: till.opening_float, cash_sales_net, refunds_cash, movements: expected - till.opening_float - cash_sales_net + refunds_cash, expected };
 }
 
-/** True for a Postgres unique violation (optionally of one constraint or index). */
-export function isUniqueViolation(e: unknown, constraint?: string): boolean {
-  const err = e as { code?: unknown; constraint?: unknown } | null;
-  return err?.code === '23505' && (constraint === undefined || err.constraint === constraint);
-}
+/** True for a Postgres unique violation (optionally of one constraint or index); defined in `@pos/db`. */
+export { isUniqueViolation } from '@pos/db';

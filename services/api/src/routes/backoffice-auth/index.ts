@@ -9,7 +9,8 @@ import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
 import { acceptInvitation, invitationDetails } from '@pos/core/team/accept-invitation';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { authenticate, revokeToken } from '../../middleware/authenticate.ts';
+import { authenticate } from '../../middleware/authenticate.ts';
+import { revokeToken } from '@pos/core/auth/revocation';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './backoffice-auth.schemas.ts';
 

@@ -1,7 +1,7 @@
 import type { Access } from '@pos/core/auth/access';
 import type { CatalogScope } from '@pos/core/catalog/catalog-scope';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 
 /** The catalog use-case scope of a back-office request. */
 export async function catalogScope(deps: ApiDeps, ctx: { tenant: TenantContext; access: () => Promise<Access> }): Promise<CatalogScope> {

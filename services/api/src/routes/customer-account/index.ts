@@ -2,27 +2,25 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { errors } from '@pos/kernel';
 import type { CustomerPrincipal } from '@pos/core/auth/principal';
 import { countryOptions } from '@pos/core/options/countries';
-import { normaliseEmail, normalisePhone } from '@pos/core/customers/contacts';
+import { guestOrderIds, signedInCustomer, updatePersonalInfo } from '@pos/core/customers/customer-profile';
 import { addAddress, customerView, deleteAddress, listAddresses, orderDetail, orderSummaries } from '@pos/core/customers/customer-views';
 import { customerLocations, customerLoyalties, customerLoyaltyDetail } from '@pos/core/customers/customer-app';
 import { merchantBySlug, type MerchantTenant } from '@pos/core/customers/customer-login';
 import type { ApiDeps } from '../../context.ts';
 import { secured, resolveSecured } from '../../plugins/secured.ts';
-import { bearerToken, revokeToken } from '../../middleware/authenticate.ts';
+import { bearerToken } from '../../middleware/authenticate.ts';
+import { revokeToken } from '@pos/core/auth/revocation';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './customer-account.schemas.ts';
+import { isUuid } from '@pos/domain/ids';
 
 const doc = (summary: string, description: string) => ({ tags: ['Customer'], security: [{ bearer: [] }], summary, description });
 const ADDRESS_LABELS = ['Home', 'Work', 'Other'];
 const COUNTRIES = new Set(countryOptions({}).map((c) => c.value));
 
-/** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid. */
-async function me(tenant: TenantContext, auth: CustomerPrincipal) {
-  const c = await tenant.db.selectFrom('customers').selectAll().where('id', '=', auth.customerId).executeTakeFirst();
-  if (!c) throw errors.invalidToken();
-  return c;
-}
+/** The signed-in customer's row (401 when the customer was erased). */
+const me = (tenant: TenantContext, auth: CustomerPrincipal) => signedInCustomer(tenant.db, auth.customerId);
 
 /** `{slug}` must name the token's own merchant: another merchant's slug is a 404 like an unknown one. */
 function sameMerchant(tenant: TenantContext, slug: string) {
@@ -62,22 +60,7 @@ function customerAppRoutes(deps: ApiDeps) {
     .post(
       '/customer/personal-info',
       async ({ tenant, auth, body }) => {
-        const c = await me(tenant, auth);
-        const country = (await tenant.db.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst())?.country ?? null;
-        const patch: { name?: string | null; email?: string | null; phone?: string | null; marketing_consent?: boolean; updated_at: Date } = { updated_at: now() };
-        if (body.name !== undefined) patch.name = body.name?.trim() || null;
-        if (body.email !== undefined) patch.email = body.email ? normaliseEmail(body.email) : null;
-        if (body.phone !== undefined) patch.phone = body.phone ? normalisePhone(body.phone, country) : null;
-        if (body.marketing_consent !== undefined) patch.marketing_consent = body.marketing_consent;
-        for (const f of ['email', 'phone'] as const) {
-          const v = patch[f];
-          if (v && (await tenant.db.selectFrom('customers').select('id').where(f, '=', v).where('id', '!=', c.id).executeTakeFirst())) throw errors.field(f, `The ${f} has already been taken.`);
-        }
-        // A customer keeps a way to log in: not both contacts removed when no identity provider is bound.
-        const email = patch.email !== undefined ? patch.email : c.email;
-        const phone = patch.phone !== undefined ? patch.phone : c.phone;
-        if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
-        const updated = await tenant.db.updateTable('customers').set(patch).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+        const updated = await updatePersonalInfo(tenant.db, await me(tenant, auth), body, now());
         return { data: customerView(updated) };
       },
       { body: S.PersonalInfoBody, response: { 200: S.ProfileResponse }, detail: doc('Update personal info', 'The fields given; an e-mail or phone another customer of the merchant holds is a 422 on that field.') },
@@ -107,7 +90,7 @@ function customerAppRoutes(deps: ApiDeps) {
       '/customer/addresses/:addressId',
       async ({ tenant, auth, params }) => {
         const c = await me(tenant, auth);
-        const ok = /^[0-9a-f-]{36}$/i.test(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId));
+        const ok = isUuid(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId));
         if (!ok) throw errors.notFound('address');
         return { status: 'success' as const };
       },
@@ -126,7 +109,7 @@ function customerAppRoutes(deps: ApiDeps) {
       async ({ tenant, auth, params }) => {
         sameMerchant(tenant, params.slug);
         const c = await me(tenant, auth);
-        if (!/^[0-9a-f-]{36}$/i.test(params.locationId)) throw errors.notFound('loyalty program');
+        if (!isUuid(params.locationId)) throw errors.notFound('loyalty program');
         return { data: await customerLoyaltyDetail(tenant.db, c.id, params.locationId) };
       },
       { params: S.SlugLocationParams, response: { 200: S.LoyaltyDetailResponse }, detail: doc('Loyalty program detail', 'Rewards (with `available` for the balance) and the recent points history. A location without an active program: 404.') },
@@ -152,7 +135,6 @@ export async function optionalCustomer(deps: ApiDeps, headers: Record<string, st
   return { t: await merchantBySlug(deps.db, slug), customerId: null };
 }
 
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 function customerOrderRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'customer-orders' })
@@ -166,8 +148,7 @@ function customerOrderRoutes(deps: ApiDeps) {
         if (customerId) return orderSummaries(t.db, { customerId }, page, perPage);
         // A guest sees only the orders it names (ids are unguessable UUIDs) and never a customer's.
         const ids = (body.order_ids ?? []).filter(isUuid);
-        const guest = ids.length ? (await t.db.selectFrom('transactions').select('id').where('id', 'in', ids).where('customer_id', 'is', null).execute()).map((r) => r.id) : [];
-        return orderSummaries(t.db, { ids: guest }, page, perPage);
+        return orderSummaries(t.db, { ids: await guestOrderIds(t.db, ids) }, page, perPage);
       },
       {
         params: S.SlugParams,

@@ -2,7 +2,7 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
 import { checkChallenge, loginWithIdp, loginWithOtp, merchantBySlug, sendCustomerOtp, type MerchantTenant } from '@pos/core/customers/customer-login';
 import { customerView } from '@pos/core/customers/customer-views';
-import { addTimelineEvent } from '@pos/core/customers/timeline';
+import { recordVisit } from '@pos/core/customers/timeline';
 import type { CustomerRow } from '@pos/core/customers/customers';
 import type { ApiDeps } from '../../context.ts';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
@@ -74,10 +74,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
         await guard(request, server);
         const t = await merchantBySlug(deps.db, body.slug);
         const r = await loginWithIdp(providers, t, body.credential, now());
-        if (body.location_id) {
-          const loc = await t.db.selectFrom('locations').select('id').where('id', '=', body.location_id).executeTakeFirst().catch(() => undefined);
-          if (loc) await addTimelineEvent(t.db, r.customer.id, 'visited', null, { location_id: loc.id }, now());
-        }
+        if (body.location_id) await recordVisit(t.db, r.customer.id, body.location_id, now());
         return session(t, r);
       },
       {

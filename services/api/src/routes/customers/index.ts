@@ -22,11 +22,11 @@ import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import * as S from './customers.schemas.ts';
+import { isUuid } from '@pos/domain/ids';
 
 const doc = (summary: string, perm: string, description = '') => ({
   detail: { tags: ['Customers'], security: [{ bearer: [] }], summary, description: `Permission: ${perm}.${description ? ` ${description}` : ''}` },
 });
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 /** A path id that is not a UUID is an unknown record (404), never a database error. */
 function uuidOr404(id: string, model: string): string {
   if (!isUuid(id)) throw errors.notFound(model);

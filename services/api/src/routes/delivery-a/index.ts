@@ -16,7 +16,7 @@ import {
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { locationOwner, permission } from '../../plugins/guards.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './delivery-a.schemas.ts';
 
 const tags = ['Integration administration'];

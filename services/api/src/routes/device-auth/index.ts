@@ -12,10 +12,9 @@ import { isAddressAllowed, parseAllowList } from '@pos/core/devices/ip-allow-lis
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { authenticate } from '../../middleware/authenticate.ts';
-import { requireType } from '../../middleware/require-type.ts';
-import { checkDeviceKey } from '../../middleware/device-key.ts';
-import { bindTokenTenant } from '../../middleware/tenant.ts';
-import { loadDevice } from '../../middleware/device-gates.ts';
+import { requireType, checkDeviceKey } from '@pos/core/auth/caller-gates';
+import { bindTokenTenant } from '@pos/core/auth/tenant-context';
+import { loadDevice } from '@pos/core/auth/device-gates';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './device-auth.schemas.ts';
 

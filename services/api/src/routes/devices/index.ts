@@ -20,7 +20,7 @@ import { deleteDeviceProfile } from '@pos/core/devices/delete-device-profile';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './devices.schemas.ts';
 
 const doc = (tags: string[], summary: string, description?: string) => ({

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { deleteSetupVideo, findSetupVideo, saveSetupVideo, setupTasks } from '@pos/core/settings/guided-setup';
 import type { ApiDeps } from '../../context.ts';
-import { requireGlobalAdmin } from '../../middleware/global-admin.ts';
+import { requireGlobalAdmin } from '@pos/core/auth/caller-gates';
 import { secured } from '../../plugins/secured.ts';
 import * as S from './guided-setup-management.schemas.ts';
 

@@ -3,7 +3,7 @@ import type { Access } from '@pos/core/auth/access';
 import type { BackofficeScope } from '@pos/core/devices/device-records';
 import { createKdsProfile, deleteKdsProfile, getKdsProfile, kdsProfileOptions, listKdsProfiles, updateKdsProfile } from '@pos/core/kitchen/kds-profiles';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';

@@ -3,7 +3,7 @@ import { KDS_ORDER_ACTIONS, type KdsOrderAction } from '@pos/domain/kitchen/kds-
 import { kdsMark, kdsOrderAction, kdsSettings, kdsSignal, listKdsOrders, setKdsPushToken, updateKdsSettings, type KdsActionDeps } from '@pos/core/kitchen/kds-orders';
 import { kdsCategories, kdsItems, kdsMetricsSummary, kdsReportSummary } from '@pos/core/kitchen/kds-metrics';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';

@@ -6,7 +6,7 @@ import { findKioskTransactionByKey, transactionView } from '@pos/core/payments/t
 import { sendReceipt } from '@pos/core/payments/transaction-actions';
 import type { KioskPaymentDeps } from '@pos/core/payments/start-kiosk-payment';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import * as S from './kiosk-payments.schemas.ts';
 

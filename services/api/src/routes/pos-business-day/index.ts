@@ -28,8 +28,8 @@ export function posBusinessDayRoutes(deps: ApiDeps) {
     .get(
       '/pos/business-day/x-report',
       // The domain's readonly arrays, served as they are.
-      async ({ tenant, device, staff }) => {
-        const report = await getXReport(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, deps.clock.now());
+      async ({ tenant, device, actor }) => {
+        const report = await getXReport(tenant.db, deps.fiscal, actor, deps.clock.now());
         // Every X request is a print (issue 15): on the location's receipt printers.
         await afterCommit(deps, 'x report', () => queueReport(tenant.db, { locationId: device.location_id, title: 'X report', sourceKey: null, sections: { ...report }, at: deps.clock.now() }));
         return report as typeof S.XReport.static;
@@ -47,8 +47,8 @@ export function posBusinessDayRoutes(deps: ApiDeps) {
     )
     .post(
       '/pos/business-day/close',
-      async ({ body, tenant, device, staff, authorizer }) => {
-        const closed = await closeBusinessDay(tenant.db, deps.fiscal, { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id }, authorizer(body?.approval_token), deps.clock.now());
+      async ({ body, tenant, device, authorizer, actor }) => {
+        const closed = await closeBusinessDay(tenant.db, deps.fiscal, actor, authorizer(body?.approval_token), deps.clock.now());
         const z = closed.z_report as unknown as Record<string, unknown>;
         const { fiscal: _fiscal, ...printed } = z;
         await afterCommit(deps, 'z report', () =>

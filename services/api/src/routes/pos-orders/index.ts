@@ -6,21 +6,14 @@ import { listOrders } from '@pos/core/pos/orders/list-orders';
 import { fireOrder } from '@pos/core/pos/orders/fire-order';
 import { voidOrder } from '@pos/core/pos/orders/void-order';
 import { settleOrder } from '@pos/core/pos/orders/settle-order';
-import type { OrderActor } from '@pos/core/pos/orders/order-queries';
 import type { ApiDeps } from '../../context.ts';
-import { posStaff, type PosStaffContext } from '../../plugins/pos-secured.ts';
+import { posStaff } from '../../plugins/pos-secured.ts';
 import * as S from './pos-orders.schemas.ts';
 import { queueSaleReceipt } from '@pos/core/printers/print-dispatch';
 import { afterCommit } from '../print-hooks.ts';
 
 const tags = ['Register: orders'];
 const security = [{ bearer: [] }];
-
-const actorOf = (ctx: Pick<PosStaffContext, 'device' | 'staff'>): OrderActor => ({
-  deviceId: ctx.device.id,
-  locationId: ctx.device.location_id,
-  staffId: ctx.staff.staff.id,
-});
 
 /** Register orders (spec 2 "Order rules", "States and transitions"): staff routes of `/pos/orders`. */
 export function posOrderRoutes(deps: ApiDeps) {
@@ -39,10 +32,10 @@ export function posOrderRoutes(deps: ApiDeps) {
     })
     .put(
       '/pos/orders/:clientUuid',
-      ({ params, body, tenant, device, staff, authorizer }) =>
+      ({ params, body, tenant, authorizer, actor }) =>
         upsertOrder(
           tenant.db,
-          actorOf({ device, staff }),
+          actor,
           authorizer(body.approval_token),
           {
             clientUuid: params.clientUuid,
@@ -73,8 +66,8 @@ export function posOrderRoutes(deps: ApiDeps) {
     })
     .post(
       '/pos/orders/:clientUuid/fire',
-      ({ params, body, tenant, device, staff, authorizer }) =>
-        fireOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), params.clientUuid, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
+      ({ params, body, tenant, authorizer, actor }) =>
+        fireOrder(tenant.db, actor, authorizer(body?.approval_token), params.clientUuid, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
       {
         params: S.OrderParams,
         body: S.ApprovalBody,
@@ -84,8 +77,8 @@ export function posOrderRoutes(deps: ApiDeps) {
     )
     .post(
       '/pos/orders/:clientUuid/void',
-      ({ params, body, tenant, device, staff, authorizer }) =>
-        voidOrder(tenant.db, actorOf({ device, staff }), authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now()),
+      ({ params, body, tenant, authorizer, actor }) =>
+        voidOrder(tenant.db, actor, authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now()),
       {
         params: S.OrderParams,
         body: S.VoidBody,
@@ -95,11 +88,11 @@ export function posOrderRoutes(deps: ApiDeps) {
     )
     .post(
       '/pos/orders/:clientUuid/settle',
-      async ({ params, body, tenant, device, staff, authorizer }) => {
+      async ({ params, body, tenant, device, authorizer, actor }) => {
         const order = await settleOrder(
           tenant.db,
           deps.fiscal,
-          actorOf({ device, staff }),
+          actor,
           authorizer(body.approval_token),
           { clientUuid: params.clientUuid, body },
           deps.clock.now(),

@@ -15,12 +15,12 @@ export function posRefundRoutes(deps: ApiDeps) {
     .use(posStaff(deps))
     .post(
       '/pos/refunds',
-      async ({ body, tenant, device, staff, authorizer }) => {
+      async ({ body, tenant, authorizer, actor }) => {
         const out = await refundSale(
           tenant.db,
           deps.fiscal,
           deps.log,
-          { deviceId: device.id, locationId: device.location_id, staffId: staff.staff.id },
+          actor,
           authorizer(body.approval_token),
           { transaction_id: body.transaction_id, mode: body.mode, line_uuids: body.line_uuids ?? null },
           deps.clock.now(),

@@ -1,9 +1,7 @@
 import { Elysia, t } from 'elysia';
-import { errors } from '@pos/kernel';
-import { staffMayAct } from '@pos/domain/permissions';
-import { endStaffSession, openStaffSession } from '@pos/core/pos/staff/staff-session';
-import { findStaffByPin, requireStaffByPin } from '@pos/core/pos/staff/pin-login';
-import { APPROVAL_TTL_SECONDS, issueApproval } from '@pos/core/pos/staff/approvals';
+import { pinLogin } from '@pos/core/pos/staff/pin-login';
+import { pinLogout } from '@pos/core/pos/staff/pin-logout';
+import { escalate } from '@pos/core/pos/staff/escalate';
 import type { ApiDeps } from '../../context.ts';
 import { posDevice, posStaff } from '../../plugins/pos-secured.ts';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
@@ -20,15 +18,12 @@ export function posPinLoginRoutes(deps: ApiDeps) {
       '/pos/staff/pin-login',
       async ({ body, device, tenant }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.posPin, device.id]]);
-        const staff = await requireStaffByPin(tenant.db, deps.config.PIN_PEPPER, tenant.merchant.tenant_database, body.pin);
-        const now = deps.clock.now();
-        const session = await openStaffSession(tenant.db, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, now });
-        await deps.registerHooks.staffSignedIn?.(tenant, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, sessionId: session.sessionId });
+        const { token, staff, expiresAt } = await pinLogin(deps, tenant, device, body.pin);
         return {
-          staff_token: session.token,
+          staff_token: token,
           staff: { id: staff.id, name: staff.name, role: staff.role },
           pos_permissions: [...staff.permissions],
-          expires_at: session.expiresAt.toISOString(),
+          expires_at: expiresAt.toISOString(),
         };
       },
       { body: S.PinLoginBody, response: { 200: S.PinLoginResponse }, detail: { tags, summary: 'Sign a staff member in with their PIN (throttle pos-pin); signs a work-in event', security } },
@@ -42,8 +37,7 @@ export function posStaffRoutes(deps: ApiDeps) {
     .post(
       '/pos/staff/pin-logout',
       async ({ staff, device, tenant }) => {
-        await endStaffSession(tenant.db, staff.sessionId, deps.clock.now());
-        await deps.registerHooks.staffSignedOut?.(tenant, { staffId: staff.staff.id, deviceId: device.id, locationId: device.location_id, sessionId: staff.sessionId });
+        await pinLogout(deps, tenant, device, staff);
         return { status: 'success' as const };
       },
       { response: { 200: t.Object({ status: t.Literal('success') }) }, detail: { tags, summary: 'End the staff session; signs a work-out event', security } },
@@ -52,13 +46,8 @@ export function posStaffRoutes(deps: ApiDeps) {
       '/pos/staff/escalate',
       async ({ body, device, tenant, staff }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.posEscalate, device.id]]);
-        const approver = await findStaffByPin(tenant.db, deps.config.PIN_PEPPER, tenant.merchant.tenant_database, body.manager_pin);
-        if (!approver) throw errors.field('manager_pin', 'The manager PIN is not recognised.');
-        // CONTRACTS 5: the approver must hold the permission (or approve_as_manager); one's own PIN gives nothing one lacks.
-        if (!staffMayAct(approver.permissions, body.permission)) throw errors.insufficientPermissions();
-        const approval_token = await issueApproval(deps.redis, { permission: body.permission, device_id: device.id, approver_staff_id: approver.id });
-        deps.log.info('pos approval issued', { permission: body.permission, device_id: device.id, approver: approver.id, requested_by: staff.staff.id });
-        return { approval_token, permission: body.permission, expires_in: APPROVAL_TTL_SECONDS };
+        const e = await escalate(deps, tenant, device, { managerPin: body.manager_pin, permission: body.permission, requestedBy: staff.staff.id });
+        return { approval_token: e.approvalToken, permission: e.permission, expires_in: e.expiresIn };
       },
       { body: S.EscalateBody, response: { 200: S.EscalateResponse }, detail: { tags, summary: 'Manager approval for one permission: 120 s, this device, one use (throttle pos-escalate)', security } },
     );

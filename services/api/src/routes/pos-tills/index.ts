@@ -5,19 +5,13 @@ import { recordTillMovement } from '@pos/core/pos/tills/record-till-movement';
 import { endTill } from '@pos/core/pos/tills/end-till';
 import { countTill } from '@pos/core/pos/tills/count-till';
 import { closeTill } from '@pos/core/pos/tills/close-till';
-import type { TillActor } from '@pos/core/pos/tills/till-queries';
 import type { ApiDeps } from '../../context.ts';
-import { posStaff, type PosStaffContext } from '../../plugins/pos-secured.ts';
+import { posStaff } from '../../plugins/pos-secured.ts';
 import * as S from './pos-tills.schemas.ts';
 
 const tags = ['Register: tills'];
 const security = [{ bearer: [] }];
 
-const actorOf = (ctx: Pick<PosStaffContext, 'device' | 'staff'>): TillActor => ({
-  deviceId: ctx.device.id,
-  locationId: ctx.device.location_id,
-  staffId: ctx.staff.staff.id,
-});
 const tokenOf = (body: unknown): string | undefined => {
   const v = (body as { approval_token?: unknown } | null | undefined)?.approval_token;
   return typeof v === 'string' ? v : undefined;
@@ -27,7 +21,7 @@ const tokenOf = (body: unknown): string | undefined => {
 export function posTillRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'pos-tills' })
     .use(posStaff(deps))
-    .post('/pos/tills', ({ body, tenant, device, staff, authorizer }) => openTill(tenant.db, actorOf({ device, staff }), authorizer(tokenOf(body)), body, deps.clock.now()), {
+    .post('/pos/tills', ({ body, tenant, staff, authorizer, actor }) => openTill(tenant.db, actor, authorizer(tokenOf(body)), body, deps.clock.now()), {
       body: S.OpenTillBody,
       response: { 200: S.Till },
       detail: {
@@ -40,8 +34,8 @@ export function posTillRoutes(deps: ApiDeps) {
     })
     .get(
       '/pos/tills/current',
-      async ({ tenant, device, staff, status }) => {
-        const till = await getCurrentTill(tenant.db, actorOf({ device, staff }));
+      async ({ tenant, status, actor }) => {
+        const till = await getCurrentTill(tenant.db, actor);
         return till ?? status(204, undefined);
       },
       {
@@ -56,8 +50,8 @@ export function posTillRoutes(deps: ApiDeps) {
     )
     .post(
       '/pos/tills/:tillId/movements',
-      ({ params, body, tenant, device, staff, authorizer }) =>
-        recordTillMovement(tenant.db, deps.fiscal, actorOf({ device, staff }), authorizer(tokenOf(body)), params.tillId, body, deps.clock.now()),
+      ({ params, body, tenant, authorizer, actor }) =>
+        recordTillMovement(tenant.db, deps.fiscal, actor, authorizer(tokenOf(body)), params.tillId, body, deps.clock.now()),
       {
         params: S.TillParams,
         body: S.MovementBody,
@@ -71,7 +65,7 @@ export function posTillRoutes(deps: ApiDeps) {
         },
       },
     )
-    .post('/pos/tills/:tillId/end', ({ params, body, tenant, device, staff, authorizer }) => endTill(tenant.db, actorOf({ device, staff }), authorizer(tokenOf(body)), params.tillId, deps.clock.now()), {
+    .post('/pos/tills/:tillId/end', ({ params, body, tenant, authorizer, actor }) => endTill(tenant.db, actor, authorizer(tokenOf(body)), params.tillId, deps.clock.now()), {
       params: S.TillParams,
       body: S.ApprovalBody,
       response: { 200: S.Till },
@@ -79,7 +73,7 @@ export function posTillRoutes(deps: ApiDeps) {
     })
     .post(
       '/pos/tills/:tillId/count',
-      ({ params, body, tenant, device, staff, authorizer }) => countTill(tenant.db, deps.log, actorOf({ device, staff }), authorizer(tokenOf(body)), params.tillId, body, deps.clock.now()),
+      ({ params, body, tenant, authorizer, actor }) => countTill(tenant.db, deps.log, actor, authorizer(tokenOf(body)), params.tillId, body, deps.clock.now()),
       {
         params: S.TillParams,
         body: S.CountBody,
@@ -93,7 +87,7 @@ export function posTillRoutes(deps: ApiDeps) {
         },
       },
     )
-    .post('/pos/tills/:tillId/close', ({ params, body, tenant, device, staff, authorizer }) => closeTill(tenant.db, actorOf({ device, staff }), authorizer(tokenOf(body)), params.tillId, deps.clock.now()), {
+    .post('/pos/tills/:tillId/close', ({ params, body, tenant, authorizer, actor }) => closeTill(tenant.db, actor, authorizer(tokenOf(body)), params.tillId, deps.clock.now()), {
       params: S.TillParams,
       body: S.ApprovalBody,
       response: { 200: S.TillCount },

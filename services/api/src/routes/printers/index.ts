@@ -8,7 +8,7 @@ import { configurePrinter, confirmPairingWrite, getPairing, queueTestPrint, reti
 import { findPrinter, listPrinters, toViews } from '@pos/core/printers/printer-records';
 import { printedDate, queueLocationTestPrint } from '@pos/core/printers/print-dispatch';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import { posDevice, posStaff } from '../../plugins/pos-secured.ts';
 import { secured } from '../../plugins/secured.ts';

@@ -2,10 +2,11 @@ import { Elysia } from 'elysia';
 import { AppError } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import type { ApiDeps } from '../../context.ts';
-import { checkDeviceKey } from '../../middleware/device-key.ts';
+import { checkDeviceKey } from '@pos/core/auth/caller-gates';
 import { resolveSecured } from '../../plugins/secured.ts';
 import type { RealtimeClient } from '../../realtime/realtime-hub.ts';
 import { kitchenEventsAfter } from '@pos/core/kitchen/kitchen-events';
+import { subscribableTransaction } from '@pos/core/payments/transaction-subscription';
 import { parseCommand, RealtimeEvent, RealtimeQuery } from './realtime.schemas.ts';
 
 /** Per socket, the kitchen feed's catch-up state: live events held during a replay, and the number at or below which they were replayed. */
@@ -96,10 +97,8 @@ export function realtimeRoutes(deps: ApiDeps) {
           client.transactions.delete(cmd.id);
           return reply({ type: 'unsubscribed', channel: 'transaction', id: cmd.id });
         }
-        let q = session.tdb.selectFrom('transactions').select(['id', 'status', 'device_id']).where('id', '=', cmd.id);
-        if (client.type === 'kiosk') q = q.where('device_id', '=', session.deviceId ?? '');
-        else if (client.type !== 'backoffice') return reply({ type: 'error', message: 'Unauthorized: Invalid user type' });
-        const t = await q.executeTakeFirst();
+        if (client.type !== 'kiosk' && client.type !== 'backoffice') return reply({ type: 'error', message: 'Unauthorized: Invalid user type' });
+        const t = await subscribableTransaction(session.tdb, cmd.id, client.type === 'kiosk' ? (session.deviceId ?? '') : null);
         if (!t) return reply({ type: 'error', message: 'Unable to locate the transaction you requested.' });
         client.transactions.add(t.id);
         return reply({ type: 'subscribed', channel: 'transaction', id: t.id, status: t.status });

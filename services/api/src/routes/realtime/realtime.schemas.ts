@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { isUuid } from '@pos/domain/ids';
 
 /** Browsers cannot set headers on a WebSocket: the token and the device key may come as query parameters. */
 export const RealtimeQuery = t.Object({
@@ -9,7 +10,6 @@ export const RealtimeQuery = t.Object({
 /** Server messages: JSON text with a `type` (`ready`, `subscribed`, `unsubscribed`, `error`, `payment.status`, `kitchen.order`). */
 export const RealtimeEvent = t.Unknown({ description: 'JSON text events: ready, subscribed, unsubscribed, error, payment.status, kitchen.order' });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A client message: subscribe to one transaction, or to a whole channel. */
 export type RealtimeCommand =
@@ -27,7 +27,7 @@ export function parseCommand(raw: unknown): RealtimeCommand | string {
   if (extra) return `Unknown field ${extra.slice(0, 40)}.`;
   if (m.action !== 'subscribe' && m.action !== 'unsubscribe') return 'The action must be subscribe or unsubscribe.';
   if (m.channel === 'transaction') {
-    if (typeof m.id !== 'string' || !UUID.test(m.id)) return 'The id must be a transaction id.';
+    if (typeof m.id !== 'string' || !isUuid(m.id)) return 'The id must be a transaction id.';
     return { action: m.action, channel: 'transaction', id: m.id.toLowerCase() };
   }
   if (m.channel !== 'kitchen' && m.cursor !== undefined) return 'The cursor field is only for the kitchen channel.';

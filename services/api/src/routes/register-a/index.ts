@@ -16,7 +16,7 @@ import {
   type RegisterAAdminDeps,
 } from '@pos/core/integrations/register-a-admin';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import { locationOwner, permission } from '../../plugins/guards.ts';
 import * as S from './register-a.schemas.ts';

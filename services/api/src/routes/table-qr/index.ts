@@ -5,7 +5,7 @@ import { createTableSection, deleteTableSection, getTableSection, listTableSecti
 import { bindOrder, resolveQrLocation, scanTable, sessionDetails } from '@pos/core/table-qr/table-sessions';
 import { DEFAULT_PUBLIC_BASE_URL, downloadQrCodes, qrDownloadOptions } from '@pos/core/table-qr/qr-files';
 import type { ApiDeps } from '../../context.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { authenticateOptional } from '../../middleware/authenticate.ts';
 import { secured } from '../../plugins/secured.ts';
 import { locationOwner } from '../../plugins/guards.ts';

@@ -18,7 +18,7 @@ import { removeMember } from '@pos/core/team/remove-member';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
-import type { TenantContext } from '../../middleware/tenant.ts';
+import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './team.schemas.ts';
 
 const tags = ['Team'];
@@ -38,7 +38,7 @@ const doc = (summary: string, perm: string | null, description?: string) => ({
  * in its transaction.
  */
 export function teamRoutes(deps: ApiDeps) {
-  const scope = (c: { auth: BackofficePrincipal; tenant: TenantContext }): TeamScope => ({ db: deps.db, tenant: c.tenant, actorId: c.auth.userId, now: deps.clock.now() });
+  const scope = (c: { auth: BackofficePrincipal; tenant: TenantContext }): TeamScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
   return (
     new Elysia({ name: 'team', prefix: '/back-office/settings/team' })
       .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { accessCan, loadAccess } from '@pos/core/auth/access';
+import { accessCan, loadAccess, requirePermission } from '@pos/core/auth/access';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
-import { requirePermission } from '../../middleware/permission.ts';
 import { permission } from '../../plugins/guards.ts';
 import { makeMember, tenantOf } from './team.test-support.ts';
 

@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
 import { errors } from '@pos/kernel';
-import type { AuthCache } from '@pos/core/auth/auth-cache';
-import { findLiveDevice, recordDeviceSeen, type DeviceRecord } from '@pos/core/auth/auth-records';
-import type { TenantContext } from './tenant.ts';
+import type { AuthCache } from './auth-cache.ts';
+import { findLiveDevice, recordDeviceSeen, type DeviceRecord } from './auth-records.ts';
+import type { TenantContext } from './tenant-context.ts';
 
 export type { DeviceRecord };
 

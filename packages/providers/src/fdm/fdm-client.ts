@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FiscalEvent } from './events.ts';
-import { fdmRequest, type FdmSignResponse } from './fdm-wire.ts';
-import type { EventLabel, EventOperation, FiscalSigner, SignResult } from './signer.ts';
+import { fdmRequest, type EventLabel, type EventOperation, type FdmSignResponse, type FiscalEvent, type FiscalSigner, type SignResult } from '@pos/fiscal';
 
 /** The module refused the request (a GraphQL error, or any 4xx such as 401 on bad credentials). Not retryable as is. */
 export class FdmError extends Error {

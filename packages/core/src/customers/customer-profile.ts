@@ -1,0 +1,46 @@
+import type { TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { normaliseEmail, normalisePhone } from './contacts.ts';
+import type { CustomerRow } from './customers.ts';
+
+/** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid (401). */
+export async function signedInCustomer(tdb: TenantDb, customerId: string): Promise<CustomerRow> {
+  const c = await tdb.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirst();
+  if (!c) throw errors.invalidToken();
+  return c;
+}
+
+export interface PersonalInfoInput {
+  readonly name?: string | null;
+  readonly email?: string | null;
+  readonly phone?: string | null;
+  readonly marketing_consent?: boolean;
+}
+
+/**
+ * `POST /customer/personal-info`: the fields given (phone numbers read in the merchant's first
+ * location's country). An e-mail or phone another customer of the merchant holds is 422 on that field;
+ * a customer keeps a way to log in: not both contacts removed when no identity provider is bound.
+ */
+export async function updatePersonalInfo(tdb: TenantDb, c: CustomerRow, body: PersonalInfoInput, now: Date): Promise<CustomerRow> {
+  const country = (await tdb.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst())?.country ?? null;
+  const patch: { name?: string | null; email?: string | null; phone?: string | null; marketing_consent?: boolean; updated_at: Date } = { updated_at: now };
+  if (body.name !== undefined) patch.name = body.name?.trim() || null;
+  if (body.email !== undefined) patch.email = body.email ? normaliseEmail(body.email) : null;
+  if (body.phone !== undefined) patch.phone = body.phone ? normalisePhone(body.phone, country) : null;
+  if (body.marketing_consent !== undefined) patch.marketing_consent = body.marketing_consent;
+  for (const f of ['email', 'phone'] as const) {
+    const v = patch[f];
+    if (v && (await tdb.selectFrom('customers').select('id').where(f, '=', v).where('id', '!=', c.id).executeTakeFirst())) throw errors.field(f, `The ${f} has already been taken.`);
+  }
+  const email = patch.email !== undefined ? patch.email : c.email;
+  const phone = patch.phone !== undefined ? patch.phone : c.phone;
+  if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
+  return tdb.updateTable('customers').set(patch).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Of the order ids a guest names (UUIDs), those of guest orders: never a customer account's order. */
+export async function guestOrderIds(tdb: TenantDb, ids: readonly string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  return (await tdb.selectFrom('transactions').select('id').where('id', 'in', ids).where('customer_id', 'is', null).execute()).map((r) => r.id);
+}

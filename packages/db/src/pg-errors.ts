@@ -1,0 +1,5 @@
+/** True for PostgreSQL `unique_violation` (SQLSTATE 23505), of the named constraint when one is given. */
+export function isUniqueViolation(e: unknown, constraint?: string): boolean {
+  const err = e as { code?: unknown; constraint?: unknown } | null;
+  return err?.code === '23505' && (constraint === undefined || err.constraint === constraint);
+}
