@@ -7,7 +7,7 @@ import { paymentTransition, type PaymentEvent, type PaymentStatus, type Provider
 import { acquireCaptureLock } from './capture-lock.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { pollProvider } from './provider-outcome.ts';
-import { loadLines, loadTransaction, nextCounter } from './transaction-records.ts';
+import { loadLines, loadTransaction, nextCounter, stampedPaymentProvider } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 import { expireLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { bindTableSessionOnCapture } from '../table-qr/table-sessions.ts';
@@ -17,7 +17,7 @@ import type { TransactionRow } from './transaction-records.ts';
 /** The provider running the payment: saved at payment start (platform-a override), else the stamp. */
 function runningProviderOf(t: TransactionRow): PaymentProvider {
   const p = t.payment_snapshot.provider;
-  return typeof p === 'string' && isPaymentProvider(p) ? p : t.payment_provider;
+  return typeof p === 'string' && isPaymentProvider(p) ? p : stampedPaymentProvider(t);
 }
 
 export interface CaptureDeps {
@@ -38,6 +38,8 @@ export type CaptureTrigger =
   /** Webhook-triggered: the provider's data comes with it. */
   | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown> }
   | { readonly kind: 'free' }
+  /** A marketplace order: paid by the marketplace, nothing to ask a payment provider. */
+  | { readonly kind: 'marketplace'; readonly data: Record<string, unknown> }
   | { readonly kind: 'auto_success' };
 
 export interface CaptureResult {
@@ -76,6 +78,10 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
         break;
       case 'auto_success':
         event = { kind: 'capture_auto_success' };
+        break;
+      case 'marketplace':
+        event = { kind: 'capture_marketplace' };
+        providerData = trigger.data;
         break;
       case 'webhook':
         event = { kind: 'capture_provider', outcome: trigger.outcome };
