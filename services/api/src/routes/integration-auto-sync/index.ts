@@ -48,7 +48,7 @@ export function integrationAutoSyncRoutes(deps: ApiDeps) {
         const target = await merchantConnection(deps.db, tenant.merchant, 'register-c');
         if (!target) {
           const zone = await defaultSyncZone(deps.db, { tenantDatabase: tenant.merchant.tenant_database, provider: 'register-c', locationId: null });
-          return { data: { connected: false, status: 'disconnected', connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null } };
+          return { data: { connected: false, status: 'disconnected', connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null, last_sync: null } };
         }
         const schedule = await autoSyncStatus(deps.db, target);
         return { data: { connected: target.status === 'active', status: target.status, connected_at: target.connectedAt?.toISOString() ?? null, ...schedule } };

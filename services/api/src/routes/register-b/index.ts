@@ -23,7 +23,7 @@ export function registerBRoutes(deps: ApiDeps) {
     const target = await merchantConnection(deps.db, tenant.merchant, PROVIDER);
     if (!target) {
       const zone = await defaultSyncZone(deps.db, { tenantDatabase: tenant.merchant.tenant_database, provider: PROVIDER, locationId: null });
-      return { connected: false, status: 'disconnected', account_id: null, connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null };
+      return { connected: false, status: 'disconnected', account_id: null, connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null, last_sync: null };
     }
     const ref = await deps.db.selectFrom('integration_connections').select('external_ref').where('id', '=', target.connectionId).executeTakeFirstOrThrow();
     const schedule = await autoSyncStatus(deps.db, target);
