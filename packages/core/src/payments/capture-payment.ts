@@ -24,7 +24,8 @@ export interface CaptureDeps {
   readonly tdb: TenantDb;
   readonly tenantDatabase: string;
   readonly redis: Redis;
-  readonly providers: PaymentProviders;
+  /** Asked by a poll-triggered capture only. */
+  readonly providers?: PaymentProviders;
   readonly log: Logger;
   readonly now: () => Date;
   /** Captures slower than this are logged with a warning (spec 3 section 8: 2 s). */
@@ -88,6 +89,7 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
         providerData = trigger.data;
         break;
       case 'poll': {
+        if (!deps.providers) throw new Error('a poll-triggered capture needs the payment providers');
         const report = await pollProvider(deps.providers, runningProviderOf(current), current.payment_snapshot);
         event = { kind: 'capture_provider', outcome: report.outcome };
         providerData = report.snapshot;

@@ -7,6 +7,7 @@ import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
 import { createIntegrationAutoSyncHandler } from './integration-auto-sync.handler.ts';
+import { createOrderImportHandler } from './integration-order-import.handler.ts';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
 import { createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
 
@@ -41,6 +42,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     }),
     'webhooks.purge': handleWebhooksPurge,
     'integration.auto-sync': createIntegrationAutoSyncHandler(deps.integrations ?? NO_INTEGRATIONS),
+    'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),
     ...createPaymentHandlers(deps),
   };
 }
