@@ -19,6 +19,10 @@ import { startDeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-si
 import { startDeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { createIntegrationAutoSyncHandler } from './jobs/integration-auto-sync.handler.ts';
 import { devLogDriver } from './notifications/driver.ts';
+import { startRegisterASimulator } from '@pos/providers/register-a/register-a-simulator';
+import { saveRegisterAToken, selectRegisterAStore } from '@pos/core/integrations/register-a-admin';
+import { registerARecord } from '@pos/core/integrations/register-a-records';
+import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { dropPrefix, openTestEnv, TEST_DATABASE_URL, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 let env: TestEnv;
@@ -270,6 +274,30 @@ describe('the provider runs (sync-runners)', () => {
       expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', last_error: null, attempts: 2 });
     } finally {
       await sim.stop();
+    }
+  });
+
+  test('register-a: the location catalog synced to the store over HTTP (rows created with reference, counts recorded)', async () => {
+    const KEY = 'ef'.repeat(32);
+    const regA = startRegisterASimulator({ keys: { prod: 'autosync-prod-key', staging: 'autosync-staging-key' } });
+    try {
+      const setup = regA.setup();
+      const tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+      const admin = { central: env.handle.db, tdb, merchantId: m.merchant.id, config: { baseUrl: regA.url, tokenKey: parseTokenKey(KEY)! }, now: () => new Date() };
+      const loc = m.locations[1]!.id;
+      await saveRegisterAToken(admin, loc, setup.token, 'enable');
+      await selectRegisterAStore(admin, loc, setup.storeIds[0]!);
+      const rec = (await registerARecord(env.handle.db, m.merchant.id, loc))!;
+      const t = { connectionId: rec.id, merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, provider: 'register-a', locationId: loc };
+      const handler = createIntegrationAutoSyncHandler(syncClientsFromEnv({ REGISTER_A_BASE_URL: regA.url, INTEGRATION_TOKEN_KEY: KEY }));
+      await handler(await due(t), ctx());
+      const ours = await tdb.selectFrom('items').select('id').where((eb) => eb.or([eb('location_ids', 'is', null), sql<boolean>`${loc}::uuid = any(location_ids)`])).execute();
+      const rows = regA.items(setup.companyId).filter((i) => i.reference.startsWith('pos:'));
+      expect(rows).toHaveLength(ours.length);
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', last_error: null, attempts: 1 });
+      expect((await row(t.connectionId))!.last_counts).toMatchObject({ created: ours.length, updated: 0, deleted: 0 });
+    } finally {
+      await regA.stop();
     }
   });
 
