@@ -11,6 +11,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { enableDeliveryA } from '@pos/core/integrations/delivery-a';
 import { connectDeliveryBStore } from '@pos/core/integrations/delivery-b';
 import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
+import { importMarketplaceOrder } from '@pos/core/integrations/marketplace-orders';
 import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
 import { DeliveryBClient } from '@pos/providers/delivery-b/delivery-b-client';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
@@ -164,6 +165,35 @@ describe('delivery-a (auto-accept on)', () => {
     expect(simA.orders.orders.get(placed.order.id)).toMatchObject({ status: 'DENIED', deny_reason: 'Unknown items: Mystery box' });
     expect(simA.orders.accepts.filter((id) => id === placed.order.id)).toHaveLength(0);
     expect(await transactionsOf('delivery-a', placed.order.id)).toEqual([]);
+  });
+});
+
+describe('concurrent events of one order', () => {
+  test('three import runs at once (order placed, then status events racing) leave one transaction and one ticket set', async () => {
+    const espresso = item('Espresso');
+    const order = simA.orders.create(storeA, { items: [{ external_id: espresso.id, name: 'Espresso', quantity: 1, unit_price: 280 }] });
+    const connectionId = (await env.handle.db.selectFrom('integration_connections').select('id').where('provider', '=', 'delivery-a').where('external_ref', '=', storeA).executeTakeFirstOrThrow()).id;
+    const deps = {
+      central: env.handle.db,
+      redis: env.redis,
+      log: env.log,
+      now: () => new Date(),
+      clients: { 'delivery-a': new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), 'delivery-b': null },
+    };
+    const runs = await Promise.all(['e1', 'e2', 'e3'].map((e) => importMarketplaceOrder(deps, { provider: 'delivery-a', connectionId, externalOrderId: order.id, eventId: `race-${order.id}-${e}` })));
+    expect(runs.map((r) => r.outcome)).toEqual(['imported', 'imported', 'imported']);
+    expect(new Set(runs.map((r) => r.transactionId)).size).toBe(1);
+    const rows = await transactionsOf('delivery-a', order.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('Complete');
+    const tickets = await waitFor(async () => {
+      const list = await ticketsOf(rows[0]!.id);
+      return list.length > 0 ? list : undefined;
+    }, 10_000, 'kitchen ticket');
+    await Bun.sleep(300);
+    expect(await ticketsOf(rows[0]!.id)).toEqual(tickets);
+    const captures = await tdb.selectFrom('transaction_steps').select('outcome').where('transaction_id', '=', rows[0]!.id).where('step', '=', 'capture').execute();
+    expect(captures).toEqual([{ outcome: 'marketplace' }]);
   });
 });
 

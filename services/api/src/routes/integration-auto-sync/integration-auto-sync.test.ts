@@ -126,6 +126,23 @@ describe('register-c status and disable', () => {
     });
   });
 
+  test('status: the last scheduled provider sync as the worker recorded it', async () => {
+    const finished = new Date('2026-06-01T03:00:05.000Z');
+    await api.deps.db
+      .updateTable('integration_auto_syncs')
+      .set({ last_status: 'not_configured', last_error: 'register-c sync is not wired yet.', last_counts: null, last_finished_at: finished })
+      .where('connection_id', '=', conn.registerC!)
+      .execute();
+    expect((await api.call('GET', '/api/back-office/register-c/status', { token: owner })).body.data.last_sync).toEqual({
+      status: 'not_configured',
+      error: 'register-c sync is not wired yet.',
+      counts: null,
+      finished_at: '2026-06-01T03:00:05.000Z',
+    });
+    await api.deps.db.updateTable('integration_auto_syncs').set({ last_status: 'ok', last_error: null, last_counts: JSON.stringify({ items: 12 }) }).where('connection_id', '=', conn.registerC!).execute();
+    expect((await api.call('GET', '/api/back-office/register-c/status', { token: owner })).body.data.last_sync).toEqual({ status: 'ok', error: null, counts: { items: 12 }, finished_at: '2026-06-01T03:00:05.000Z' });
+  });
+
   test('disable: MIS; the connection is disabled and its schedule no longer claimed', async () => {
     const viewer = await makeMember(api, m, ['VIEW_ITEMS']);
     expect((await api.call('POST', '/api/back-office/register-c/disable', { token: viewer.token })).status).toBe(403);
