@@ -8,6 +8,9 @@ import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/sh
 import { capturePayment } from '../payments/capture-payment.ts';
 import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
+import { acquireLock } from '../webhooks/redis-lock.ts';
+
+const ORDER_LOCK_MS = 30_000;
 
 /**
  * Inbound marketplace orders (issue 17; spec 3 section 6 "Other providers", "Pending: transaction
@@ -196,21 +199,26 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
   );
 }
 
-/** Applies the marketplace's status to the transaction: capture once accepted, cancel once cancelled or denied. */
+/**
+ * Applies the marketplace's status to the transaction: the status is written first (with the
+ * cancellation in one commit), then an accepted order is captured, so whoever sees the capture sees
+ * the marketplace status that caused it.
+ */
 async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow, order: MarketplaceOrder, provider: MarketplaceProvider): Promise<void> {
   const now = deps.now();
-  if (ACTIVE.includes(order.status) && t.status !== 'Complete' && t.status !== 'Cancelled') {
-    await capturePayment({ tdb, tenantDatabase, redis: deps.redis, log: deps.log, now: deps.now }, t.id, { kind: 'marketplace', data: { marketplace: provider, marketplace_order_id: order.id } });
-  }
   if (ENDED.includes(order.status)) {
     await tdb.transaction().execute(async (tx) => {
       const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
       const d = paymentTransition(cur.status, { kind: 'cancel' });
-      if (d.kind === 'accepted') await tx.updateTable('transactions').set({ status: d.next, updated_at: now }).where('id', '=', t.id).execute();
-      else if (cur.status === 'Complete') await tx.updateTable('transactions').set({ order_status: 'Cancelled', updated_at: now }).where('id', '=', t.id).execute();
+      const change = d.kind === 'accepted' ? { status: d.next } : cur.status === 'Complete' ? { order_status: 'Cancelled' } : {};
+      await tx.updateTable('transactions').set({ ...change, external_status: order.status, updated_at: now }).where('id', '=', t.id).execute();
     });
+    return;
   }
   await tdb.updateTable('transactions').set({ external_status: order.status, updated_at: now }).where('id', '=', t.id).where('external_status', 'is distinct from', order.status).execute();
+  if (ACTIVE.includes(order.status) && t.status !== 'Complete' && t.status !== 'Cancelled') {
+    await capturePayment({ tdb, tenantDatabase, redis: deps.redis, log: deps.log, now: deps.now }, t.id, { kind: 'marketplace', data: { marketplace: provider, marketplace_order_id: order.id } });
+  }
 }
 
 /**
@@ -230,6 +238,26 @@ export async function importMarketplaceOrder(deps: MarketplaceImportDeps, job: M
   const settings = await deps.central.selectFrom('integration_connections').select('settings').where('id', '=', c.id).executeTakeFirstOrThrow();
   const autoAccept = (settings.settings as { auto_accept_orders?: unknown }).auto_accept_orders === true;
 
+  // Events of one order run one at a time, each reading the marketplace's state under the lock, so a
+  // slower run can never write an older status over a newer one.
+  const lock = await acquireLock(deps.redis, `marketplace_order:${job.provider}:${job.externalOrderId}`, ORDER_LOCK_MS, ORDER_LOCK_MS / 2, deps.log);
+  if (!lock.held) throw new Error(`marketplace order ${job.provider} ${job.externalOrderId} is being imported by another run; retried`);
+  try {
+    return await importLocked(deps, job, conn, client, autoAccept, done);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function importLocked(
+  deps: MarketplaceImportDeps,
+  job: MarketplaceImportJob,
+  c: SyncConnection & { locationId: string },
+  client: MarketplaceClient,
+  autoAccept: boolean,
+  done: (outcome: ImportOutcome, transactionId: string | null, detail: string | null, eventStatus: string) => Promise<ImportResult>,
+): Promise<ImportResult> {
+  const conn = c;
   let order: MarketplaceOrder;
   try {
     order = await client.getOrder(job.externalOrderId);
