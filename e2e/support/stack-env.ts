@@ -18,6 +18,9 @@ const sims = {
   challenge: Number(process.env.E2E_CHALLENGE_SIM_PORT ?? apiPort + 42),
   // register-a (issue 17): api port + 43.
   registerA: Number(process.env.E2E_REGISTER_A_SIM_PORT ?? apiPort + 43),
+  // Marketplaces' store APIs (issue 17: syncs and inbound orders): api port + 37, + 38.
+  deliveryA: Number(process.env.E2E_DELIVERY_A_SIM_PORT ?? apiPort + 37),
+  deliveryB: Number(process.env.E2E_DELIVERY_B_SIM_PORT ?? apiPort + 38),
   // Issue 18: the SMTP catcher (SMTP and its HTTP reading API) and the identity-provider simulator.
   smtp: Number(process.env.E2E_SMTP_PORT ?? apiPort + 30),
   smtpHttp: Number(process.env.E2E_SMTP_HTTP_PORT ?? apiPort + 31),
@@ -49,6 +52,12 @@ export const E2E = {
     CARD_A_WEBHOOK_SECRET: 'whsec_e2e_card_a_webhook_secret',
     // Integration webhooks and OAuth callbacks (issue 13).
     DELIVERY_B_WEBHOOK_SECRET: 'e2e-delivery-b-webhook-secret',
+    // Marketplace store APIs (issue 17): the simulators sign their order webhooks with these secrets.
+    DELIVERY_A_WEBHOOK_SECRET: 'e2e-delivery-a-webhook-secret',
+    DELIVERY_A_API_URL: `http://127.0.0.1:${sims.deliveryA}`,
+    DELIVERY_A_API_TOKEN: 'e2e-delivery-a-api-token',
+    DELIVERY_B_API_URL: `http://127.0.0.1:${sims.deliveryB}`,
+    DELIVERY_B_API_TOKEN: 'e2e-delivery-b-api-token',
     OAUTH_STATE_SECRET: 'e2e-oauth-state-secret-0123456789abcdef',
     INTEGRATION_TOKEN_KEY: 'e2e0'.repeat(16),
     SHOP_A_OAUTH_URL: `http://127.0.0.1:${sims.shopAOAuth}`,
@@ -104,3 +113,6 @@ export const workerUrl = (path: string) => `http://127.0.0.1:${E2E.workerPort}${
 export const smsSimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.sms}${path}`;
 export const challengeSimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.challenge}${path}`;
 export const registerASimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.registerA}${path}`;
+export const deliveryASimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.deliveryA}${path}`;
+/** The stores the delivery-a simulator of the stack knows from its start. */
+export const E2E_DELIVERY_A_STORES = ['e2e-da-store-1'] as const;

@@ -50,8 +50,13 @@ test('delivery-b: OAuth connect, then a signed order webhook resolves to the con
       { status: 'processed', merchant_id: seed.merchant.id },
       { status: 'duplicate', merchant_id: seed.merchant.id },
     ]);
-    const events = await db.query('select kind, external_id, status from integration_events where connection_id = $1', [conn.rows[0].id]);
-    expect(events.rows).toEqual([{ kind: 'order_event', external_id: 'DB-1001', status: 'pending' }]);
+    // Issue 17: the worker reads the order through delivery-b's store API; that marketplace does not
+    // know 'DB-1001' (the webhook above was hand-made), so the import ends `failed` and nothing is created.
+    const events = async () => (await db.query('select kind, external_id, status from integration_events where connection_id = $1', [conn.rows[0].id])).rows;
+    for (let i = 0; i < 100 && (await events())[0]?.status === 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await events()).toEqual([{ kind: 'order_event', external_id: 'DB-1001', status: 'failed' }]);
+    const created = await db.query(`select count(*)::int as n from "${seed.merchant.tenant_database}".transactions where external_order_id = 'DB-1001'`);
+    expect(created.rows[0].n).toBe(0);
   } finally {
     await db.end();
   }

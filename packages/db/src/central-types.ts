@@ -212,6 +212,15 @@ export interface CentralTables {
     next_run_at: NullableTimestamp;
     last_run_at: NullableTimestamp;
     updated_at: Timestamp;
+    /** The last provider sync: `ok`, `error` or `not_configured` (migration 2026-11-25-801-auto-sync-outcome). */
+    last_status: Generated<string | null>;
+    last_error: Generated<string | null>;
+    last_counts: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
+    last_finished_at: NullableTimestamp;
+    /** The scheduled instant the last finished run stood for. */
+    last_scheduled_for: NullableTimestamp;
+    /** Runs of the current scheduled instant (a failed one is retried by the queue with backoff). */
+    attempts: Generated<number>;
   };
   /** Issue 18: single-use e-mail tokens (`verify_email`, `reset_password`), SHA-256 only. */
   account_tokens: {

@@ -46,6 +46,8 @@ import * as tenant20261124billingProfiles from './migrations/tenant/2026-11-24-9
 import * as tenant20261124cancelAtPeriodEnd from './migrations/tenant/2026-11-24-931-subscription-cancel-at-period-end.ts';
 import * as tenant20261124paymentProfiles from './migrations/tenant/2026-11-24-932-payment-profiles.ts';
 import * as tenant20261124aiGeneration from './migrations/tenant/2026-11-24-940-ai-generation.ts';
+import * as central801autoSyncOutcome from './migrations/central/2026-11-25-801-auto-sync-outcome.ts';
+import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-marketplace-orders.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -65,6 +67,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-980-register-a-location': central980registerA,
   '2026-11-24-990-auto-sync': central990autoSync,
   '2026-11-24-991-auto-sync-reinterpret': central991autoSyncReinterpret,
+  '2026-11-25-801-auto-sync-outcome': central801autoSyncOutcome,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -93,6 +96,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-950-table-qr': tenant20261124tableQr,
   '2026-11-24-970-settings': tenant20261124settings,
   '2026-11-24-971-branding-profiles': tenant20261124branding,
+  '2026-11-25-802-marketplace-orders': tenant802marketplaceOrders,
 };
 
 /**

@@ -271,11 +271,12 @@ export interface TenantTables {
     id: string;
     location_id: string;
     device_id: string | null;
-    channel: 'kiosk' | 'online_ordering' | 'table_qr';
+    channel: 'kiosk' | 'online_ordering' | 'table_qr' | 'delivery';
     order_no: number;
     status: 'Pending' | 'Awaiting Payment' | 'Awaiting Capture' | 'Awaiting Invoice' | 'Complete' | 'Unpaid' | 'Cancelled';
     order_status: string | null;
-    payment_provider: 'card-a' | 'card-b' | 'platform-a';
+    /** The payment provider; a marketplace order is paid by the marketplace (`delivery-a`, `delivery-b`). */
+    payment_provider: 'card-a' | 'card-b' | 'platform-a' | 'delivery-a' | 'delivery-b';
     payment_snapshot: Json<Record<string, unknown>>;
     idempotency_key: string;
     all_idempotency_keys: ColumnType<string[], string[], string[]>;
@@ -312,6 +313,10 @@ export interface TenantTables {
     capacity_slot_at: Generated<Date | null>;
     /** The table session a paid table QR order is bound to (migration 2026-11-24-950-table-qr). */
     table_session_id: Generated<string | null>;
+    /** Inbound marketplace orders (migration 2026-11-25-802-marketplace-orders): the marketplace, its order id (unique per marketplace), its latest order status. */
+    external_provider: Generated<string | null>;
+    external_order_id: Generated<string | null>;
+    external_status: Generated<string | null>;
   };
   /** Steps of the post-capture sequence a transaction went through, once each, in order. */
   transaction_steps: { seq: Generated<string>; transaction_id: string; step: string; outcome: string; detail: string | null; at: Timestamp };

@@ -215,6 +215,11 @@ export const WorkerEnv = {
   /** Order dispatch to register-a (issue 17): the API base and the key of the stored tokens. */
   REGISTER_A_BASE_URL: IntegrationEnv.REGISTER_A_BASE_URL,
   INTEGRATION_TOKEN_KEY: IntegrationEnv.INTEGRATION_TOKEN_KEY,
+  /** Scheduled syncs and marketplace order imports (issue 17): the marketplaces' store APIs. */
+  DELIVERY_A_API_URL: IntegrationEnv.DELIVERY_A_API_URL,
+  DELIVERY_A_API_TOKEN: IntegrationEnv.DELIVERY_A_API_TOKEN,
+  DELIVERY_B_API_URL: IntegrationEnv.DELIVERY_B_API_URL,
+  DELIVERY_B_API_TOKEN: IntegrationEnv.DELIVERY_B_API_TOKEN,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

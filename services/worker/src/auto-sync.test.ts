@@ -13,6 +13,16 @@ import { autoSyncStatus, claimDueAutoSyncs, validateAutoSyncPayload, writeAutoSy
 import { AppError } from '@pos/kernel';
 import { TEST_ENV } from '../../api/src/testing/harness.ts';
 import { startWorker, type RunningWorker } from './worker.ts';
+import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
+import { startPlatformASimulator } from '@pos/providers/platform-a/platform-a-simulator';
+import { startDeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
+import { startDeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
+import { createIntegrationAutoSyncHandler } from './jobs/integration-auto-sync.handler.ts';
+import { devLogDriver } from './notifications/driver.ts';
+import { startRegisterASimulator } from '@pos/providers/register-a/register-a-simulator';
+import { saveRegisterAToken, selectRegisterAStore } from '@pos/core/integrations/register-a-admin';
+import { registerARecord } from '@pos/core/integrations/register-a-records';
+import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { dropPrefix, openTestEnv, TEST_DATABASE_URL, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 let env: TestEnv;
@@ -77,7 +87,7 @@ describe('writing the schedule (rules 1-4, 6)', () => {
 
   test('status before any write: no time, the default zone, never null', async () => {
     const t = await connection('register-c');
-    expect(await autoSyncStatus(env.handle.db, t)).toEqual({ sync_time: null, sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null });
+    expect(await autoSyncStatus(env.handle.db, t)).toEqual({ sync_time: null, sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null, last_sync: null });
   });
 
   test('zone: request, else stored, else the first location with a zone; written only with a time; next run reset', async () => {
@@ -86,7 +96,7 @@ describe('writing the schedule (rules 1-4, 6)', () => {
     await tdb.updateTable('locations').set({ timezone: 'America/New_York' }).where('id', '=', m.locations[0]!.id).execute();
     await tdb.updateTable('locations').set({ timezone: 'Asia/Tokyo', created_at: new Date(Date.now() + 60_000) }).where('id', '=', m.locations[1]!.id).execute();
     const t = await connection('register-b');
-    expect(await writeAutoSync(env.handle.db, t, { sync_time: '6:30' }, now)).toEqual({ sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null });
+    expect(await writeAutoSync(env.handle.db, t, { sync_time: '6:30' }, now)).toEqual({ sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null });
     await env.handle.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2026-06-02T10:30:00Z') }).where('connection_id', '=', t.connectionId).execute();
     // Omitted zone: the stored one is kept; the next run is reset.
     await writeAutoSync(env.handle.db, t, { sync_time: '08:00' }, now);
@@ -96,7 +106,7 @@ describe('writing the schedule (rules 1-4, 6)', () => {
     expect(await row(t.connectionId)).toMatchObject({ sync_timezone: 'Europe/Paris' });
     // Clearing the time keeps the stored zone, even with a zone in the request.
     await env.handle.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2026-06-02T06:00:00Z') }).where('connection_id', '=', t.connectionId).execute();
-    expect(await writeAutoSync(env.handle.db, t, { sync_time: null, sync_timezone: 'Asia/Tokyo' }, now)).toEqual({ sync_time: null, sync_timezone: 'Europe/Paris', enable_auto_sync: true, next_sync_at: null });
+    expect(await writeAutoSync(env.handle.db, t, { sync_time: null, sync_timezone: 'Asia/Tokyo' }, now)).toEqual({ sync_time: null, sync_timezone: 'Europe/Paris', enable_auto_sync: true, next_sync_at: null, last_sync: null });
     expect(await row(t.connectionId)).toMatchObject({ sync_time: null, sync_timezone: 'Europe/Paris', next_run_at: null });
     expect((await autoSyncStatus(env.handle.db, t)).enable_auto_sync).toBe(false);
   });
@@ -180,29 +190,123 @@ describe('the scheduler claim (rule 5)', () => {
 });
 
 describe('two running workers', () => {
-  test('the sync job runs once through outbox, relay, bee-queue and the handler', async () => {
+  test('a due sync calls the provider (platform-a simulator over HTTP) once through outbox, relay, bee-queue and the handler', async () => {
     const t = await connection('platform-a');
     await writeAutoSync(env.handle.db, t, { sync_time: '09:30', sync_timezone: 'Europe/Brussels' }, new Date());
     // Due a moment ago.
     await env.handle.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date(Date.now() - 1000) }).where('connection_id', '=', t.connectionId).execute();
+    const sim = startPlatformASimulator({ accessToken: 'autosync-platform-a-token' });
+    const integrations = syncClientsFromEnv({ PLATFORM_A_BASE_URL: sim.url, PLATFORM_A_ACCESS_TOKEN: 'autosync-platform-a-token' });
     const workers: RunningWorker[] = [];
     try {
       for (const db of [env.handle.db, second.db]) {
         const prefix = uniquePrefix();
         prefixes.push(prefix);
         workers.push(
-          await startWorker({ db, redis: env.redis, redisUrl: TEST_REDIS_URL, log: env.log, prefix, heartbeatMs: 3_600_000, relayIntervalMs: 50, fiscal: testFiscal(env.log), fiscalRecoverMs: 0, autoSyncMs: 30 }),
+          await startWorker({ db, redis: env.redis, redisUrl: TEST_REDIS_URL, log: env.log, prefix, heartbeatMs: 3_600_000, relayIntervalMs: 50, fiscal: testFiscal(env.log), fiscalRecoverMs: 0, autoSyncMs: 30, integrations }),
         );
       }
-      const done = await waitFor(async () => (await row(t.connectionId))?.last_run_at ?? undefined, 8000, 'auto-sync run');
+      const done = await waitFor(async () => (await row(t.connectionId))?.last_finished_at ?? undefined, 8000, 'auto-sync run');
       expect(done).toBeInstanceOf(Date);
-      const conn = await env.handle.db.selectFrom('integration_connections').select('menu_sync_requested_at').where('id', '=', t.connectionId).executeTakeFirstOrThrow();
-      expect(conn.menu_sync_requested_at).toBeInstanceOf(Date);
+      const visible = await bindTenant(env.handle.db, m.merchant.tenant_database).selectFrom('items').select('id').where('visible', '=', true).execute();
+      expect(visible.length).toBeGreaterThan(0);
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', last_error: null, last_counts: { items: visible.length }, attempts: 1 });
+      expect(sim.catalog.size).toBe(visible.length);
       await Bun.sleep(300);
+      // One call at the provider, one job, the next run moved after now.
+      expect(sim.catalogUpserts.filter((k) => k.startsWith(`sync-${t.connectionId}-`))).toHaveLength(1);
       expect(await jobsFor(t.connectionId)).toBe(1);
       expect((await row(t.connectionId))!.next_run_at!.getTime()).toBeGreaterThan(Date.now());
+      // The status payload shows the outcome; the connection's log has the run.
+      const status = await autoSyncStatus(env.handle.db, t);
+      expect(status.last_sync).toEqual({ status: 'ok', error: null, counts: { items: visible.length }, finished_at: done.toISOString() });
+      const logged = await env.handle.db.selectFrom('integration_events').select(['kind', 'event_type', 'status', 'external_id']).where('connection_id', '=', t.connectionId).execute();
+      expect(logged).toEqual([{ kind: 'sync', event_type: 'auto_sync', status: 'done', external_id: `items=${visible.length}` }]);
     } finally {
       for (const w of workers) await w.stop();
+      await sim.stop();
+    }
+  });
+});
+
+describe('the provider runs (sync-runners)', () => {
+  const ctx = () => ({ db: env.handle.db, log: env.log, clock: { now: () => new Date() }, notifications: devLogDriver(env.log), jobId: 'test' });
+  const due = async (t: AutoSyncTarget) => {
+    await writeAutoSync(env.handle.db, t, { sync_time: '05:00', sync_timezone: 'Europe/Brussels' }, new Date());
+    return { connectionId: t.connectionId, provider: t.provider, scheduledFor: '2026-06-01T03:00:00.000Z' };
+  };
+
+  test('delivery-a: menu then availability pushed to the store once; a second delivery of the job does not run it again', async () => {
+    const sim = startDeliveryASimulator({ apiToken: 'autosync-delivery-a' });
+    try {
+      sim.addStore('da-store-1').integrationEnabled = true;
+      const t = await connection('delivery-a', m.locations[0]!.id);
+      await env.handle.db.updateTable('integration_connections').set({ external_ref: 'da-store-1' }).where('id', '=', t.connectionId).execute();
+      const handler = createIntegrationAutoSyncHandler(syncClientsFromEnv({ DELIVERY_A_API_URL: sim.url, DELIVERY_A_API_TOKEN: 'autosync-delivery-a' }));
+      const payload = await due(t);
+      await handler(payload, ctx());
+      await handler(payload, ctx());
+      const store = sim.stores.get('da-store-1')!;
+      expect(store.menuPushes).toBe(1);
+      expect(store.availabilityPushes).toBe(1);
+      const items = store.menu!.items.length;
+      expect(items).toBeGreaterThan(0);
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', last_counts: { items, availability: items }, attempts: 1 });
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  test('an unreachable provider is recorded and the job throws (retried with backoff); the retry that succeeds is recorded', async () => {
+    const sim = startDeliveryBSimulator({ apiToken: 'autosync-delivery-b' });
+    const url = sim.url;
+    try {
+      sim.addStore('db-store-1').integrationEnabled = true;
+      const t = await connection('delivery-b', m.locations[0]!.id);
+      await env.handle.db.updateTable('integration_connections').set({ external_ref: 'db-store-1' }).where('id', '=', t.connectionId).execute();
+      const payload = await due(t);
+      const down = createIntegrationAutoSyncHandler(syncClientsFromEnv({ DELIVERY_B_API_URL: 'http://127.0.0.1:9', DELIVERY_B_API_TOKEN: 'autosync-delivery-b' }));
+      await expect(down(payload, ctx())).rejects.toThrow('will be retried');
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'error', last_error: 'delivery-b could not be reached.', last_counts: null, attempts: 1 });
+      const up = createIntegrationAutoSyncHandler(syncClientsFromEnv({ DELIVERY_B_API_URL: url, DELIVERY_B_API_TOKEN: 'autosync-delivery-b' }));
+      await up(payload, ctx());
+      expect(sim.stores.get('db-store-1')!.menuPushes).toBe(1);
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', last_error: null, attempts: 2 });
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  test('register-a: the location catalog synced to the store over HTTP (rows created with reference, counts recorded)', async () => {
+    const KEY = 'ef'.repeat(32);
+    const regA = startRegisterASimulator({ keys: { prod: 'autosync-prod-key', staging: 'autosync-staging-key' } });
+    try {
+      const setup = regA.setup();
+      const tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+      const admin = { central: env.handle.db, tdb, merchantId: m.merchant.id, config: { baseUrl: regA.url, tokenKey: parseTokenKey(KEY)! }, now: () => new Date() };
+      const loc = m.locations[1]!.id;
+      await saveRegisterAToken(admin, loc, setup.token, 'enable');
+      await selectRegisterAStore(admin, loc, setup.storeIds[0]!);
+      const rec = (await registerARecord(env.handle.db, m.merchant.id, loc))!;
+      const t = { connectionId: rec.id, merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, provider: 'register-a', locationId: loc };
+      const handler = createIntegrationAutoSyncHandler(syncClientsFromEnv({ REGISTER_A_BASE_URL: regA.url, INTEGRATION_TOKEN_KEY: KEY }));
+      await handler(await due(t), ctx());
+      const ours = await tdb.selectFrom('items').select('id').where((eb) => eb.or([eb('location_ids', 'is', null), sql<boolean>`${loc}::uuid = any(location_ids)`])).execute();
+      const rows = regA.items(setup.companyId).filter((i) => i.reference.startsWith('pos:'));
+      expect(rows).toHaveLength(ours.length);
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', last_error: null, attempts: 1 });
+      expect((await row(t.connectionId))!.last_counts).toMatchObject({ created: ours.length, updated: 0, deleted: 0 });
+    } finally {
+      await regA.stop();
+    }
+  });
+
+  test('providers without a wired client record not configured, and nothing is retried', async () => {
+    const handler = createIntegrationAutoSyncHandler(syncClientsFromEnv({}));
+    for (const provider of ['register-c', 'register-b', 'register-d:lightspeed', 'delivery-a']) {
+      const t = await connection(provider, m.locations[0]!.id);
+      await handler(await due(t), ctx());
+      expect((await row(t.connectionId))!.last_status).toBe('not_configured');
     }
   });
 });

@@ -9,6 +9,7 @@ import { DEFAULT_AUTO_SYNC_MS } from './auto-sync-scheduler.ts';
 import type { WorkerDeps } from './worker.ts';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
+import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
 
 /** Builds the worker's dependencies from the environment; `close` releases the connections. */
 export async function buildWorkerDeps(env: Record<string, string | undefined>, opts: { clock?: Clock } = {}) {
@@ -34,6 +35,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     fiscal: createFiscalService(fiscalConfig, log, { clock }),
     payments,
     registers: registerDispatchFromEnv(handle.db, config),
+    integrations: syncClientsFromEnv(config),
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
     webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
     autoSyncMs: DEFAULT_AUTO_SYNC_MS,

@@ -15,6 +15,7 @@ import { OutboxRelay } from './outbox-relay.ts';
 import { QueueProcessor } from './processor.ts';
 import { createHandlers } from './jobs/index.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
+import type { SyncClients } from '@pos/core/integrations/sync-runners';
 import type { JobHandler } from './jobs/job-handler.ts';
 import type { FiscalRecoveryDeps } from './jobs/fiscal-recover.handler.ts';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
@@ -57,6 +58,8 @@ export interface WorkerDeps {
   payments?: PaymentProviders;
   /** Registers captured orders are dispatched to (`order.dispatch`, issue 17). */
   registers?: RegisterDispatchDeps;
+  /** Provider clients of integration syncs and marketplace order imports (issue 17). */
+  integrations?: SyncClients;
   /** Handlers by job name (default the worker's own, `createHandlers`); tests may swap them. */
   handlers?: Readonly<Record<string, JobHandler<any>>>;
 }
@@ -97,6 +100,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       redis: deps.redis,
       ...(deps.payments ? { payments: deps.payments } : {}),
       ...(deps.registers ? { registers: deps.registers } : {}),
+      ...(deps.integrations ? { integrations: deps.integrations } : {}),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { fiscalRecoverOlderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     });
 

@@ -27,6 +27,20 @@ export interface AutoSyncStatus {
   readonly sync_timezone: string;
   readonly enable_auto_sync: boolean;
   readonly next_sync_at: string | null;
+  /** The last scheduled provider sync (issue 17): outcome, error text, counts, when it finished; null before the first. */
+  readonly last_sync: LastSync | null;
+}
+
+export interface LastSync {
+  readonly status: string;
+  readonly error: string | null;
+  readonly counts: Readonly<Record<string, number>> | null;
+  readonly finished_at: string | null;
+}
+
+function lastSyncOf(row: { last_status: string | null; last_error: string | null; last_counts: Record<string, number> | null; last_finished_at: Date | null } | undefined): LastSync | null {
+  if (!row?.last_status) return null;
+  return { status: row.last_status, error: row.last_error, counts: row.last_counts, finished_at: row.last_finished_at ? new Date(row.last_finished_at).toISOString() : null };
 }
 
 /**
@@ -60,7 +74,7 @@ export async function writeAutoSync(db: CentralDb, target: AutoSyncTarget, body:
     const values = { sync_time: syncTime, sync_timezone: zone, enabled, next_run_at: null, updated_at: now };
     if (stored) await trx.updateTable('integration_auto_syncs').set(values).where('connection_id', '=', target.connectionId).execute();
     else await trx.insertInto('integration_auto_syncs').values({ connection_id: target.connectionId, merchant_id: target.merchantId, provider: target.provider, ...values }).execute();
-    return { sync_time: syncTime, sync_timezone: zone ?? (await defaultSyncZone(trx, target)), enable_auto_sync: enabled, next_sync_at: null };
+    return { sync_time: syncTime, sync_timezone: zone ?? (await defaultSyncZone(trx, target)), enable_auto_sync: enabled, next_sync_at: null, last_sync: lastSyncOf(stored) };
   });
 }
 
@@ -78,6 +92,7 @@ export async function autoSyncStatus(db: CentralDb, target: AutoSyncTarget): Pro
     sync_timezone: row?.sync_timezone ?? (await defaultSyncZone(db, target)),
     enable_auto_sync: row ? row.enabled && row.sync_time !== null : false,
     next_sync_at: row?.next_run_at ? new Date(row.next_run_at).toISOString() : null,
+    last_sync: lastSyncOf(row),
   };
 }
 

@@ -47,7 +47,7 @@ export async function merchantIntegrationStatus(scope: Pick<MerchantIntegrationS
   const account = opts.withAccount ? { account_id: null } : {};
   if (!target) {
     const zone = await defaultSyncZone(db, { tenantDatabase: merchant.tenant_database, provider, locationId: null });
-    return { connected: false, status: 'disconnected', ...account, connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null };
+    return { connected: false, status: 'disconnected', ...account, connected_at: null, sync_time: null, sync_timezone: zone, enable_auto_sync: false, next_sync_at: null, last_sync: null };
   }
   if (opts.withAccount) {
     const ref = await db.selectFrom('integration_connections').select('external_ref').where('id', '=', target.connectionId).executeTakeFirstOrThrow();

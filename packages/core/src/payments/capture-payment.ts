@@ -7,7 +7,7 @@ import { paymentTransition, type PaymentEvent, type PaymentStatus, type Provider
 import { acquireCaptureLock } from './capture-lock.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { pollProvider } from './provider-outcome.ts';
-import { loadLines, loadTransaction, nextCounter } from './transaction-records.ts';
+import { loadLines, loadTransaction, nextCounter, stampedPaymentProvider } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 import { expireLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { bindTableSessionOnCapture } from '../table-qr/table-sessions.ts';
@@ -17,14 +17,15 @@ import type { TransactionRow } from './transaction-records.ts';
 /** The provider running the payment: saved at payment start (platform-a override), else the stamp. */
 function runningProviderOf(t: TransactionRow): PaymentProvider {
   const p = t.payment_snapshot.provider;
-  return typeof p === 'string' && isPaymentProvider(p) ? p : t.payment_provider;
+  return typeof p === 'string' && isPaymentProvider(p) ? p : stampedPaymentProvider(t);
 }
 
 export interface CaptureDeps {
   readonly tdb: TenantDb;
   readonly tenantDatabase: string;
   readonly redis: Redis;
-  readonly providers: PaymentProviders;
+  /** Asked by a poll-triggered capture only. */
+  readonly providers?: PaymentProviders;
   readonly log: Logger;
   readonly now: () => Date;
   /** Captures slower than this are logged with a warning (spec 3 section 8: 2 s). */
@@ -38,6 +39,8 @@ export type CaptureTrigger =
   /** Webhook-triggered: the provider's data comes with it. */
   | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown> }
   | { readonly kind: 'free' }
+  /** A marketplace order: paid by the marketplace, nothing to ask a payment provider. */
+  | { readonly kind: 'marketplace'; readonly data: Record<string, unknown> }
   | { readonly kind: 'auto_success' };
 
 export interface CaptureResult {
@@ -77,11 +80,16 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
       case 'auto_success':
         event = { kind: 'capture_auto_success' };
         break;
+      case 'marketplace':
+        event = { kind: 'capture_marketplace' };
+        providerData = trigger.data;
+        break;
       case 'webhook':
         event = { kind: 'capture_provider', outcome: trigger.outcome };
         providerData = trigger.data;
         break;
       case 'poll': {
+        if (!deps.providers) throw new Error('a poll-triggered capture needs the payment providers');
         const report = await pollProvider(deps.providers, runningProviderOf(current), current.payment_snapshot);
         event = { kind: 'capture_provider', outcome: report.outcome };
         providerData = report.snapshot;

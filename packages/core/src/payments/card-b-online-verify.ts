@@ -21,7 +21,7 @@ export async function verifyCardBOnline(deps: CaptureDeps, t: TransactionRow): P
   const orderCode = typeof t.payment_snapshot.orderCode === 'string' ? t.payment_snapshot.orderCode : null;
   if (!orderCode) throw new Error('order_code_missing');
   if (t.status === 'Complete') return { status: 'Complete', completed: false, changed: false };
-  const cardB = deps.providers.cardB;
+  const cardB = deps.providers?.cardB;
   if (!cardB) notConfigured('card-b');
   let report = orderReport(await cardB.transactionsOfOrder(orderCode), orderCode);
   if (report.outcome === 'authorised' && report.preauth) {

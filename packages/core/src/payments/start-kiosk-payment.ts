@@ -7,7 +7,7 @@ import { capturePayment } from './capture-payment.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
-import { loadTransaction, type TransactionRow } from './transaction-records.ts';
+import { loadTransaction, stampedPaymentProvider, type TransactionRow } from './transaction-records.ts';
 
 export interface KioskPaymentDeps {
   readonly tdb: TenantDb;
@@ -30,7 +30,7 @@ export const TERMINAL_NOT_CONFIGURED: Readonly<Record<PaymentProvider, string>> 
 /** The provider that runs a transaction's payment: the one saved at payment start, else the stamped one. */
 export function runningProvider(t: TransactionRow): PaymentProvider {
   const p = t.payment_snapshot.provider;
-  return typeof p === 'string' && isPaymentProvider(p) ? p : t.payment_provider;
+  return typeof p === 'string' && isPaymentProvider(p) ? p : stampedPaymentProvider(t);
 }
 
 /** Saves a fresh key as the transaction's current one, folding the old one into the history. */
@@ -62,7 +62,7 @@ export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDev
 
   const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', t.location_id).executeTakeFirstOrThrow();
   const settings = readPaymentSettings(location.payment_settings);
-  const provider = paymentTimeProvider(t.payment_provider, settings.platform_a_active);
+  const provider = paymentTimeProvider(stampedPaymentProvider(t), settings.platform_a_active);
   const previous = t.payment_snapshot;
   const sameProvider = runningProvider(t) === provider;
 

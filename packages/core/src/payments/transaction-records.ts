@@ -1,9 +1,19 @@
 import { sql, type Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { isPaymentProvider, type PaymentProvider } from '@pos/domain';
 
 export type TransactionRow = Selectable<TenantTables['transactions']>;
 export type TransactionLineRow = Selectable<TenantTables['transaction_lines']>;
+
+/**
+ * The payment provider stamped on a transaction that takes a payment here. A marketplace order
+ * (`payment_provider` `delivery-a` / `delivery-b`) is paid by its marketplace and takes none: 409.
+ */
+export function stampedPaymentProvider(t: Pick<TransactionRow, 'payment_provider'>): PaymentProvider {
+  if (!isPaymentProvider(t.payment_provider)) throw errors.conflict('This order is paid by its marketplace and takes no payment here.', { reason: 'paid_by_marketplace' });
+  return t.payment_provider;
+}
 
 /** Next value of a per-location counter (order or receipt number), inside the caller's transaction. */
 export async function nextCounter(tx: TenantTx | TenantDb, locationId: string, name: 'order_no' | 'receipt_no'): Promise<number> {

@@ -178,7 +178,7 @@ export async function queueRefundReceipt(db: Db, refundId: string, now: Date): P
   return queueFor(db, printers, 'refund_receipt', `refund:${r.id}`, receipt);
 }
 
-const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering: 'Online', table_qr: 'Table QR' };
+const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering: 'Online', table_qr: 'Table QR', delivery: 'Delivery' };
 
 /** The customer receipt of a captured kiosk or online order (`order:<transaction id>`). */
 export async function queueOrderReceipt(db: Db, transactionId: string, now: Date): Promise<number> {

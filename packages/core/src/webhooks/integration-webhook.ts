@@ -1,3 +1,5 @@
+import { enqueueOutbox } from '@pos/db';
+import { integrationOrderImportJob, jobMessage } from '@pos/kernel/queues/index';
 import { connectionsByRef, locationExists, type ConnectionTarget } from '../integrations/connections.ts';
 import type { ReplayOptions, WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, type Obj } from './payload.ts';
@@ -10,7 +12,9 @@ import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.
  * through the integration connection the event names (never guessed: none, or more than one merchant,
  * is `location_not_resolved`), claim the provider's event id once (a repeat is `duplicate`), then do
  * what is within reach before the integrations issue (17) builds import and sync:
- * - `order_event`: recorded once in `integration_events` (`pending`) for the import jobs;
+ * - `order_event`: recorded once in `integration_events` (`pending`); a delivery-a / delivery-b order
+ *   event also writes its `integration.order-import` job to the outbox in the same commit (the worker
+ *   makes the order a transaction, `integrations/marketplace-orders.ts`);
  * - `catalog_changed`: the connection's `menu_sync_requested_at` is set (and the event recorded);
  * - anything else is stored as `ignored`.
  * Never throws: an internal error is logged with the event id and stored as `failed`.
@@ -131,7 +135,7 @@ async function apply(
   const now = deps.now();
   await deps.db.transaction().execute(async (trx) => {
     for (const t of targets) {
-      await trx
+      const recorded = await trx
         .insertInto('integration_events')
         .values({
           id: Bun.randomUUIDv7(),
@@ -147,7 +151,13 @@ async function apply(
           created_at: now,
         })
         .onConflict((oc) => oc.columns(['provider', 'event_id', 'connection_id']).doNothing())
-        .execute();
+        .returning('id')
+        .executeTakeFirst();
+      // A marketplace order event becomes an import job in the same commit (issue 17): the worker reads
+      // the order through the marketplace's client and makes it one transaction here.
+      if (recorded && effect === 'order_event' && e.externalId && e.externalId.length <= 200 && isMarketplace(spec.provider)) {
+        await enqueueOutbox(trx, jobMessage(integrationOrderImportJob, { provider: spec.provider, connectionId: t.id, externalOrderId: e.externalId, eventId: e.eventId }));
+      }
       await trx
         .updateTable('integration_connections')
         .set({ last_event_at: now, updated_at: now, ...(effect === 'catalog_changed' ? { menu_sync_requested_at: now } : {}) })
@@ -156,6 +166,8 @@ async function apply(
     }
   });
 }
+
+const isMarketplace = (p: string): p is 'delivery-a' | 'delivery-b' => p === 'delivery-a' || p === 'delivery-b';
 
 /** The meta stored with a row (for a replay). */
 export function metaOf(fields: unknown): WebhookMeta {

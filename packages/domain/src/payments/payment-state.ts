@@ -37,6 +37,8 @@ export type PaymentEvent =
   | { readonly kind: 'capture_free' }
   /** Capture in auto-success mode (development flag): completes whatever the status. */
   | { readonly kind: 'capture_auto_success' }
+  /** A marketplace order (delivery-a, delivery-b) paid by the marketplace: completes a Pending order; a cancelled one stays cancelled. */
+  | { readonly kind: 'capture_marketplace' }
   /** Capture with what the provider reported (webhook data or a poll of the session). */
   | { readonly kind: 'capture_provider'; readonly outcome: ProviderOutcome }
   /** `cancel-action`: the kiosk cancels the terminal action. */
@@ -94,6 +96,8 @@ export function paymentTransition(status: PaymentStatus, event: PaymentEvent): P
       return status === 'Complete' ? unchanged(status) : accept('Complete', { ...COMPLETE, markFree: true });
     case 'capture_auto_success':
       return status === 'Complete' ? unchanged(status) : accept('Complete', { ...COMPLETE, markAutoSuccess: true });
+    case 'capture_marketplace':
+      return status === 'Complete' || status === 'Cancelled' ? unchanged(status) : accept('Complete', COMPLETE);
     case 'capture_provider':
       return captureWithOutcome(status, event.outcome);
     case 'cancel':

@@ -5,6 +5,7 @@ import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
 import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
 import { integrationAutoSyncJob } from './jobs/integration-auto-sync.job.ts';
+import { integrationOrderImportJob } from './jobs/integration-order-import.job.ts';
 import { orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from './jobs/payments.job.ts';
 
 export { fiscalRecoverJob, FISCAL_RECOVER_JOB } from './jobs/fiscal-recover.job.ts';
@@ -13,6 +14,7 @@ export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-
 export * from './jobs/payments.job.ts';
 export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.ts';
 export { integrationAutoSyncJob, INTEGRATION_AUTO_SYNC_JOB } from './jobs/integration-auto-sync.job.ts';
+export { integrationOrderImportJob, INTEGRATION_ORDER_IMPORT_JOB } from './jobs/integration-order-import.job.ts';
 
 /** Every job the platform knows. Add a job: a `jobs/<name>.job.ts` here, a `<name>.handler.ts` in the worker. */
 export const JOBS = [
@@ -28,6 +30,7 @@ export const JOBS = [
   stockEdgeSyncJob,
   webhooksPurgeJob,
   integrationAutoSyncJob,
+  integrationOrderImportJob,
 ] as const;
 
 export type KnownJob = (typeof JOBS)[number];

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/provider-error.ts';
+import { MarketplaceOrder } from '../shared/marketplace-orders.ts';
 
 /**
  * delivery-a's store API as the administration routes use it (spec 1 "delivery-a"): the store, the
@@ -86,5 +87,20 @@ export class DeliveryAClient {
 
   async setSiteStatus(storeId: string, status: SiteStatus): Promise<SiteStatus> {
     return (await this.call('PUT', `${DeliveryAClient.store(storeId)}/status`, SiteStatusBody, { status })).status;
+  }
+
+  /** An order the marketplace notified (the webhook carries its id only). */
+  getOrder(orderId: string): Promise<MarketplaceOrder> {
+    return this.call('GET', `/v1/orders/${encodeURIComponent(orderId)}`, MarketplaceOrder);
+  }
+
+  /** Accepts a `CREATED` order (accepting an accepted one answers it again). */
+  acceptOrder(orderId: string): Promise<MarketplaceOrder> {
+    return this.call('POST', `/v1/orders/${encodeURIComponent(orderId)}/accept`, MarketplaceOrder);
+  }
+
+  /** Denies a `CREATED` order with a reason the marketplace shows the customer. */
+  denyOrder(orderId: string, reason: string): Promise<MarketplaceOrder> {
+    return this.call('POST', `/v1/orders/${encodeURIComponent(orderId)}/deny`, MarketplaceOrder, { reason: reason.slice(0, 500) });
   }
 }

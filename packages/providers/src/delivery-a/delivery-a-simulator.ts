@@ -1,4 +1,5 @@
 import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
+import { SimOrderBook } from '../shared/marketplace-orders.ts';
 
 /**
  * A delivery-a marketplace for development and tests (a real HTTP server): stores known by id, each
@@ -19,6 +20,8 @@ export interface DeliveryASimStore {
 export interface DeliveryASimulator {
   readonly url: string;
   readonly stores: Map<string, DeliveryASimStore>;
+  /** Orders, accept/deny calls and the signed order webhooks sent (`X-Delivery-A-Signature`). */
+  readonly orders: SimOrderBook;
   addStore(id: string, name?: string): DeliveryASimStore;
   stop(): Promise<void>;
 }
@@ -28,8 +31,17 @@ export const SITE_STATUSES = ['OPEN', 'CLOSED', 'READY_TO_OPEN'] as const;
 const json = (status: number, body: unknown) => Response.json(body, { status });
 const problem = (status: number, code: string, message: string) => json(status, { code, message });
 
-export function startDeliveryASimulator(opts: { port?: number; apiToken: string }): DeliveryASimulator {
+export function startDeliveryASimulator(opts: { port?: number; apiToken: string; webhookUrl?: string; webhookSecret?: string }): DeliveryASimulator {
   const stores = new Map<string, DeliveryASimStore>();
+  let base = '';
+  // Order webhooks carry ids only: `{event_id, event_type, event_time, meta:{resource_id, status, user_id}, resource_href}`.
+  const orders = new SimOrderBook({ header: 'x-delivery-a-signature', ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}), ...(opts.webhookSecret ? { secret: opts.webhookSecret } : {}) }, (o, kind, eventId) => ({
+    event_id: eventId,
+    event_type: kind === 'new' ? 'orders.notification' : o.status === 'CANCELED' ? 'orders.cancel' : 'orders.status_changed',
+    event_time: Math.floor(Date.now() / 1000),
+    meta: { resource_id: o.id, status: o.status, user_id: o.store_id },
+    resource_href: `${base}/v1/orders/${o.id}`,
+  }));
   const store = (id: string) => stores.get(id);
   const view = (s: DeliveryASimStore) => ({ id: s.id, name: s.name, integration_enabled: s.integrationEnabled, integrator_store_id: s.integratorRef, site_status: s.siteStatus });
 
@@ -96,6 +108,7 @@ export function startDeliveryASimulator(opts: { port?: number; apiToken: string 
       s.siteStatus = b!.status as DeliveryASimStore['siteStatus'];
       return json(200, { status: s.siteStatus });
     }),
+    ...orders.routes('/v1/orders', (id) => stores.has(id)),
   ];
 
   const server = Bun.serve({
@@ -103,14 +116,16 @@ export function startDeliveryASimulator(opts: { port?: number; apiToken: string 
     hostname: '127.0.0.1',
     fetch: (req) => {
       const url = new URL(req.url);
-      if (url.pathname !== '/_sim/ping' && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
+      if (!url.pathname.startsWith('/_sim/') && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
       return dispatch(routes, req, () => problem(404, 'not_found', 'Not found'));
     },
   });
 
+  base = `http://127.0.0.1:${server.port}`;
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: base,
     stores,
+    orders,
     addStore(id, name = `Store ${id}`) {
       const s: DeliveryASimStore = { id, name, integrationEnabled: false, integratorRef: null, siteStatus: 'CLOSED', menu: null, menuPushes: 0, availabilityPushes: 0 };
       stores.set(id, s);

@@ -69,3 +69,46 @@ describe('delivery-a simulator process (bun run dev, e2e)', () => {
     }
   });
 });
+
+describe('delivery-a orders against the simulator over HTTP', () => {
+  test('read, accept once, deny with a reason; refusals are 404 / 409 / 400; signed webhooks carry ids only', async () => {
+    const received: { body: string; signature: string | null }[] = [];
+    const hook = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: async (req) => {
+        received.push({ body: await req.text(), signature: req.headers.get('x-delivery-a-signature') });
+        return Response.json({ received: true });
+      },
+    });
+    const orders = startDeliveryASimulator({ apiToken: 'tok-2', webhookUrl: `http://127.0.0.1:${hook.port}/hook`, webhookSecret: 'whsec-orders-1' });
+    try {
+      orders.addStore('store-9');
+      const c = new DeliveryAClient({ baseUrl: orders.url, apiToken: 'tok-2' });
+      const placed = (await (await fetch(`${orders.url}/_sim/stores/store-9/orders`, { method: 'POST', body: JSON.stringify({ items: [{ external_id: 'item-1', name: 'Soup', quantity: 2, unit_price: 450 }], delivery_fee: 200, tip: 50 }) })).json()) as { order: { id: string }; event_id: string };
+      expect(placed).toMatchObject({ order: { store_id: 'store-9', status: 'CREATED', total: 1150 }, webhook_status: 200 });
+      const id = placed.order.id as string;
+      expect(received).toHaveLength(1);
+      const body = JSON.parse(received[0]!.body);
+      expect(body).toMatchObject({ event_id: placed.event_id, event_type: 'orders.notification', meta: { resource_id: id, status: 'CREATED', user_id: 'store-9' } });
+      expect(received[0]!.signature).toBe(new Bun.CryptoHasher('sha256', 'whsec-orders-1').update(received[0]!.body).digest('hex'));
+
+      expect(await c.getOrder(id)).toMatchObject({ id, items: [{ external_id: 'item-1', name: 'Soup', quantity: 2, unit_price: 450 }], delivery_fee: 200, tip: 50, total: 1150, deny_reason: null });
+      expect((await c.acceptOrder(id)).status).toBe('ACCEPTED');
+      expect((await c.acceptOrder(id)).status).toBe('ACCEPTED');
+      expect(await providerError(c.denyOrder(id, 'too late'))).toMatchObject({ kind: 'http', status: 409, code: 'invalid_state' });
+      expect(await providerError(c.getOrder('nope'))).toMatchObject({ kind: 'http', status: 404, code: 'order_not_found' });
+
+      const second = ((await (await fetch(`${orders.url}/_sim/stores/store-9/orders`, { method: 'POST', body: JSON.stringify({ items: [{ external_id: 'x', name: 'X', quantity: 1, unit_price: 100 }] }) })).json()) as { order: { id: string } }).order.id;
+      expect(await c.denyOrder(second, 'Unknown items: X')).toMatchObject({ status: 'DENIED', deny_reason: 'Unknown items: X' });
+      expect(await providerError(c.acceptOrder(second))).toMatchObject({ kind: 'http', status: 409 });
+      // Redelivery repeats the same bytes.
+      await fetch(`${orders.url}/_sim/webhooks/${placed.event_id}/redeliver`, { method: 'POST' });
+      expect(received.at(-1)!.body).toBe(received[0]!.body);
+      expect(await providerError(new DeliveryAClient({ baseUrl: orders.url, apiToken: 'wrong-token' }).getOrder(id))).toMatchObject({ status: 401 });
+    } finally {
+      await orders.stop();
+      await hook.stop(true);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/provider-error.ts';
+import { MarketplaceOrder } from '../shared/marketplace-orders.ts';
 
 /**
  * delivery-b's store API as the administration routes use it (spec 1 "delivery-b"): the store list,
@@ -98,5 +99,20 @@ export class DeliveryBClient {
 
   setFulfillment(storeId: string, fulfillment: DeliveryBFulfillment): Promise<DeliveryBFulfillment> {
     return this.call('PUT', `${DeliveryBClient.store(storeId)}/fulfillment`, DeliveryBFulfillment, fulfillment);
+  }
+
+  /** An order the marketplace notified (the webhook carries its id only). */
+  getOrder(orderId: string): Promise<MarketplaceOrder> {
+    return this.call('GET', `/v2/orders/${encodeURIComponent(orderId)}`, MarketplaceOrder);
+  }
+
+  /** Accepts a `CREATED` order (accepting an accepted one answers it again). */
+  acceptOrder(orderId: string): Promise<MarketplaceOrder> {
+    return this.call('POST', `/v2/orders/${encodeURIComponent(orderId)}/accept`, MarketplaceOrder);
+  }
+
+  /** Denies a `CREATED` order with a reason the marketplace shows the customer. */
+  denyOrder(orderId: string, reason: string): Promise<MarketplaceOrder> {
+    return this.call('POST', `/v2/orders/${encodeURIComponent(orderId)}/deny`, MarketplaceOrder, { reason: reason.slice(0, 500) });
   }
 }

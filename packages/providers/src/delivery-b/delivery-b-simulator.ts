@@ -1,4 +1,5 @@
 import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
+import { SimOrderBook } from '../shared/marketplace-orders.ts';
 import type { DeliveryBFulfillment, DeliveryBMenuItem, DeliveryBStoreStatus } from './delivery-b-client.ts';
 
 /**
@@ -21,6 +22,8 @@ export interface DeliveryBSimStore {
 export interface DeliveryBSimulator {
   readonly url: string;
   readonly stores: Map<string, DeliveryBSimStore>;
+  /** Orders, accept/deny calls and the signed order webhooks sent (`X-Delivery-B-Signature`). */
+  readonly orders: SimOrderBook;
   addStore(id: string, name?: string): DeliveryBSimStore;
   stop(): Promise<void>;
 }
@@ -28,8 +31,15 @@ export interface DeliveryBSimulator {
 const json = (status: number, body: unknown) => Response.json(body, { status });
 const problem = (status: number, code: string, message: string) => json(status, { code, message });
 
-export function startDeliveryBSimulator(opts: { port?: number; apiToken: string }): DeliveryBSimulator {
+export function startDeliveryBSimulator(opts: { port?: number; apiToken: string; webhookUrl?: string; webhookSecret?: string }): DeliveryBSimulator {
   const stores = new Map<string, DeliveryBSimStore>();
+  // Order notifications `{event_id, event_type, store_id, order:{id}}`: order.new, order.cancelled, order.updated.
+  const orders = new SimOrderBook({ header: 'x-delivery-b-signature', ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}), ...(opts.webhookSecret ? { secret: opts.webhookSecret } : {}) }, (o, kind, eventId) => ({
+    event_id: eventId,
+    event_type: kind === 'new' ? 'order.new' : o.status === 'CANCELED' ? 'order.cancelled' : 'order.updated',
+    store_id: o.store_id,
+    order: { id: o.id },
+  }));
   const view = (s: DeliveryBSimStore) => ({ id: s.id, name: s.name, integration_enabled: s.integrationEnabled, integrator_store_id: s.integratorRef, status: s.status, prep_time_minutes: s.prepTimeMinutes, fulfillment: s.fulfillment });
   const withStore = (fn: (s: DeliveryBSimStore, req: Request) => Response | Promise<Response>) => (req: Request, p: Record<string, string>) => {
     const s = stores.get(p.storeId!);
@@ -83,6 +93,7 @@ export function startDeliveryBSimulator(opts: { port?: number; apiToken: string 
       s.fulfillment = { delivery: b.delivery, pickup: b.pickup };
       return json(200, s.fulfillment);
     })),
+    ...orders.routes('/v2/orders', (id) => stores.has(id)),
   ];
 
   const server = Bun.serve({
@@ -90,7 +101,7 @@ export function startDeliveryBSimulator(opts: { port?: number; apiToken: string 
     hostname: '127.0.0.1',
     fetch: (req) => {
       const url = new URL(req.url);
-      if (url.pathname !== '/_sim/ping' && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
+      if (!url.pathname.startsWith('/_sim/') && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
       return dispatch(routes, req, () => problem(404, 'not_found', 'Not found'));
     },
   });
@@ -98,6 +109,7 @@ export function startDeliveryBSimulator(opts: { port?: number; apiToken: string 
   return {
     url: `http://127.0.0.1:${server.port}`,
     stores,
+    orders,
     addStore(id, name = `Store ${id}`) {
       const s: DeliveryBSimStore = { id, name, integrationEnabled: false, integratorRef: null, status: 'offline', prepTimeMinutes: 15, fulfillment: { delivery: true, pickup: false }, menu: null, menuPushes: 0 };
       stores.set(id, s);

@@ -92,4 +92,25 @@ export class PlatformAClient {
   cancelTerminalCheckout(id: string) {
     return this.call('POST', `/v2/terminals/checkouts/${encodeURIComponent(id)}/cancel`, {});
   }
+
+  /**
+   * Pushes catalog items (our side of the two-way catalog sync): one ITEM per item with one fixed-price
+   * variation, keyed by the client id `#<our id>`, so a repeat updates the same objects. Answers the
+   * number of objects platform-a holds after the call.
+   */
+  async upsertCatalog(idempotencyKey: string, items: readonly { id: string; name: string; price: number; currency: string }[]): Promise<number> {
+    const objects = items.map((i) => ({
+      type: 'ITEM',
+      id: `#${i.id}`,
+      item_data: { name: i.name, variations: [{ type: 'ITEM_VARIATION', id: `#${i.id}-v`, item_variation_data: { name: 'Regular', pricing_type: 'FIXED_PRICING', price_money: { amount: i.price, currency: i.currency } } }] },
+    }));
+    let count = 0;
+    // Batches of at most 1,000 objects.
+    for (let at = 0; at < objects.length; at += 1000) {
+      const b = await this.raw('POST', '/v2/catalog/batch-upsert', { idempotency_key: `${idempotencyKey}-${at / 1000}`.slice(0, 128), batches: [{ objects: objects.slice(at, at + 1000) }] });
+      if (!Array.isArray(b?.id_mappings)) throw new ProviderError('platform-a', 'invalid_response', 'answer without id_mappings');
+      count += b.id_mappings.length;
+    }
+    return count;
+  }
 }

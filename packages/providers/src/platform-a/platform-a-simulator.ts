@@ -59,6 +59,9 @@ export interface PlatformASimulator {
   decline(id: string): Promise<void>;
   timeout(id: string): Promise<void>;
   readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
+  /** Catalog items by the caller's client id (`#<id>`), and the idempotency keys of the batch upserts received. */
+  readonly catalog: Map<string, { object_id: string; name: string; amount: number; currency: string }>;
+  readonly catalogUpserts: string[];
   stop(): Promise<void>;
 }
 
@@ -71,6 +74,8 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   const payments = new Map<string, PlatformAPayment>();
   const paymentByKey = new Map<string, string>();
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
+  const catalog = new Map<string, { object_id: string; name: string; amount: number; currency: string }>();
+  const catalogUpserts: string[] = [];
   let created = 0;
 
   async function notify(c: Checkout) {
@@ -208,6 +213,33 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
         return pay ? Response.json({ payment: pay }) : sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Payment ${p.id} not found`);
       }),
     ),
+    // Catalog two-way sync, our side: `{idempotency_key, batches:[{objects:[{type:'ITEM', id:'#…', item_data:{name,
+    // variations:[{type:'ITEM_VARIATION', item_variation_data:{price_money:{amount, currency}}}]}}]}]}`.
+    route(
+      'POST',
+      '/v2/catalog/batch-upsert',
+      guard(async (req) => {
+        const b = await jsonBody(req);
+        const batches = Array.isArray(b?.batches) ? (b!.batches as { objects?: unknown }[]) : null;
+        if (typeof b?.idempotency_key !== 'string' || !batches) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'idempotency_key and batches are required');
+        const objects: unknown[] = [];
+        const mappings: { client_object_id: string; object_id: string }[] = [];
+        for (const batch of batches) {
+          for (const o of Array.isArray(batch.objects) ? (batch.objects as any[]) : []) {
+            const money = o?.item_data?.variations?.[0]?.item_variation_data?.price_money;
+            if (o?.type !== 'ITEM' || typeof o.id !== 'string' || typeof o.item_data?.name !== 'string' || !Number.isInteger(money?.amount))
+              return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Each object needs type ITEM, id, item_data.name and a variation price');
+            const prev = catalog.get(o.id);
+            const entry = { object_id: prev?.object_id ?? crypto.randomUUID().replaceAll('-', '').slice(0, 24).toUpperCase(), name: o.item_data.name, amount: money.amount, currency: String(money.currency ?? 'EUR') };
+            catalog.set(o.id, entry);
+            mappings.push({ client_object_id: o.id, object_id: entry.object_id });
+            objects.push({ type: 'ITEM', id: entry.object_id, item_data: o.item_data });
+          }
+        }
+        catalogUpserts.push(b!.idempotency_key as string);
+        return Response.json({ objects, id_mappings: mappings });
+      }),
+    ),
     route('POST', '/_sim/checkouts/:id/complete', control('complete')),
     route('POST', '/_sim/checkouts/:id/decline', control('decline')),
     route('POST', '/_sim/checkouts/:id/timeout', control('timeout')),
@@ -229,6 +261,8 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
     decline: (id) => finish(id, 'decline'),
     timeout: (id) => finish(id, 'timeout'),
     webhooks,
+    catalog,
+    catalogUpserts,
     async stop() {
       await server.stop(true);
     },

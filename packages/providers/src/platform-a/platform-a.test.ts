@@ -75,3 +75,22 @@ describe('platform-a client against the simulator', () => {
     expect(nf.status).toBe(404);
   });
 });
+
+describe('platform-a catalog push', () => {
+  test('batch upsert keyed by client id: a repeat updates the same objects', async () => {
+    const s = startPlatformASimulator({ accessToken: 'catalog-token-1' });
+    try {
+      const c = new PlatformAClient({ baseUrl: s.url, accessToken: 'catalog-token-1' });
+      expect(await c.upsertCatalog('k1', [{ id: 'a', name: 'Soup', price: 450, currency: 'EUR' }, { id: 'b', name: 'Bread', price: 200, currency: 'EUR' }])).toBe(2);
+      const first = s.catalog.get('#a')!.object_id;
+      expect(await c.upsertCatalog('k2', [{ id: 'a', name: 'Soup of the day', price: 500, currency: 'EUR' }])).toBe(1);
+      expect(s.catalog.get('#a')).toEqual({ object_id: first, name: 'Soup of the day', amount: 500, currency: 'EUR' });
+      expect(s.catalog.size).toBe(2);
+      expect(s.catalogUpserts).toEqual(['k1-0', 'k2-0']);
+      expect(await c.upsertCatalog('k3', [])).toBe(0);
+      await expect(new PlatformAClient({ baseUrl: s.url, accessToken: 'wrong' }).upsertCatalog('k4', [{ id: 'a', name: 'x', price: 1, currency: 'EUR' }])).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await s.stop();
+    }
+  });
+});

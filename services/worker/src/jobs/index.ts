@@ -6,7 +6,9 @@ import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-re
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
-import { handleIntegrationAutoSync } from './integration-auto-sync.handler.ts';
+import { createIntegrationAutoSyncHandler } from './integration-auto-sync.handler.ts';
+import { createOrderImportHandler } from './integration-order-import.handler.ts';
+import type { SyncClients } from '@pos/core/integrations/sync-runners';
 import { createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
 
 export type { JobContext, JobHandler } from './job-handler.ts';
@@ -22,7 +24,11 @@ export interface HandlerDeps extends PaymentHandlerDeps {
   readonly clock: Clock;
   /** `fiscal.recover` leaves pending entries younger than this to the call in flight (default 60 s). */
   readonly fiscalRecoverOlderThanMs?: number;
+  /** Provider clients of the integrations' scheduled syncs (issue 17); unset: every sync records not configured. */
+  readonly integrations?: SyncClients;
 }
+
+const NO_INTEGRATIONS: SyncClients = { deliveryA: null, deliveryB: null, platformA: null, registerA: null, tokenKey: null };
 
 /** The worker's handlers, by job name. */
 export function createHandlers(deps: HandlerDeps): JobHandlers {
@@ -35,7 +41,8 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
     'webhooks.purge': handleWebhooksPurge,
-    'integration.auto-sync': handleIntegrationAutoSync,
+    'integration.auto-sync': createIntegrationAutoSyncHandler(deps.integrations ?? NO_INTEGRATIONS),
+    'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),
     ...createPaymentHandlers(deps),
   };
 }

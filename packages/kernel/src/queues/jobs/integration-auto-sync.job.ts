@@ -7,7 +7,8 @@ export const INTEGRATION_AUTO_SYNC_JOB = 'integration.auto-sync';
 /**
  * One daily auto-sync run of an integration connection (spec 1 "Auto-sync schedule payload", rule 5),
  * written to the outbox by the worker's scheduler in the transaction that claimed the due schedule, so
- * one scheduled instant gives one job. Not retried: the next day's run follows the schedule.
+ * one scheduled instant gives one job. A run that failed for a reason worth retrying (provider
+ * unreachable, 5xx) is retried with exponential backoff; a refusal is recorded and not retried.
  */
 export const integrationAutoSyncJob = defineJob({
   name: INTEGRATION_AUTO_SYNC_JOB,
@@ -22,5 +23,6 @@ export const integrationAutoSyncJob = defineJob({
     },
     { additionalProperties: false },
   ),
-  retries: 0,
+  retries: 3,
+  backoffMs: 5000,
 });

@@ -29,6 +29,15 @@ export const autoSyncStatusSchema = t.Object({
   sync_timezone: t.String(),
   enable_auto_sync: t.Boolean(),
   next_sync_at: t.Nullable(t.String()),
+  /** The last scheduled provider sync; null before the first. */
+  last_sync: t.Nullable(
+    t.Object({
+      status: t.String(),
+      error: t.Nullable(t.String()),
+      counts: t.Nullable(t.Record(t.String(), t.Number())),
+      finished_at: t.Nullable(t.String()),
+    }),
+  ),
 });
 
 export const autoSyncWriteResponse = t.Object({ status: t.Literal('success'), data: autoSyncStatusSchema });

@@ -40,13 +40,13 @@ describe('POST /back-office/platform-a/sync-time', () => {
   test('stores the wall-clock time with the default zone on a first write, then keeps the stored zone', async () => {
     const r = await api.call('POST', '/api/back-office/platform-a/sync-time', { token: owner, body: { sync_time: '6:30' } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'success', data: { sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null } });
+    expect(r.body).toEqual({ status: 'success', data: { sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null } });
     await api.deps.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2030-01-01T00:00:00Z') }).where('connection_id', '=', conn.platformA!).execute();
     const r2 = await api.call('POST', '/api/back-office/platform-a/sync-time', { token: owner, body: { sync_time: '22:00', sync_timezone: 'Europe/Brussels', enable_auto_sync: false } });
-    expect(r2.body).toEqual({ status: 'success', data: { sync_time: '22:00', sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null } });
+    expect(r2.body).toEqual({ status: 'success', data: { sync_time: '22:00', sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null, last_sync: null } });
     expect(await row(conn.platformA!)).toMatchObject({ sync_time: '22:00', sync_timezone: 'Europe/Brussels', enabled: false, next_run_at: null });
     const r3 = await api.call('POST', '/api/back-office/platform-a/sync-time', { token: owner, body: { sync_time: '23:30' } });
-    expect(r3.body.data).toEqual({ sync_time: '23:30', sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null });
+    expect(r3.body.data).toEqual({ sync_time: '23:30', sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null, last_sync: null });
   });
 
   test('sync_time is required (the key, and not null); minutes only 00 or 30; nothing written', async () => {
@@ -89,11 +89,11 @@ describe('PUT /back-office/register-c/sync-time', () => {
   test('sync_time nullable: null clears it and keeps the zone; the zone is written only with a time', async () => {
     expect((await api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: '0:00' } })).body).toEqual({
       status: 'success',
-      data: { sync_time: '00:00', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null },
+      data: { sync_time: '00:00', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     expect((await api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: null, sync_timezone: 'Asia/Tokyo' } })).body).toEqual({
       status: 'success',
-      data: { sync_time: null, sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null },
+      data: { sync_time: null, sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     expect(await row(conn.registerC!)).toMatchObject({ sync_time: null, sync_timezone: 'America/New_York' });
   });
@@ -118,12 +118,29 @@ describe('register-c status and disable', () => {
   test('status: connection and schedule, sync_timezone never null', async () => {
     await api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: '04:30', sync_timezone: 'Europe/Paris' } });
     expect((await api.call('GET', '/api/back-office/register-c/status', { token: owner })).body).toEqual({
-      data: { connected: true, status: 'active', connected_at: null, sync_time: '04:30', sync_timezone: 'Europe/Paris', enable_auto_sync: true, next_sync_at: null },
+      data: { connected: true, status: 'active', connected_at: null, sync_time: '04:30', sync_timezone: 'Europe/Paris', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     // A merchant without register-c: disconnected, the default zone (its locations are in Brussels).
     expect((await api.call('GET', '/api/back-office/register-c/status', { token: otherOwner })).body).toEqual({
-      data: { connected: false, status: 'disconnected', connected_at: null, sync_time: null, sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null },
+      data: { connected: false, status: 'disconnected', connected_at: null, sync_time: null, sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null, last_sync: null },
     });
+  });
+
+  test('status: the last scheduled provider sync as the worker recorded it', async () => {
+    const finished = new Date('2026-06-01T03:00:05.000Z');
+    await api.deps.db
+      .updateTable('integration_auto_syncs')
+      .set({ last_status: 'not_configured', last_error: 'register-c sync is not wired yet.', last_counts: null, last_finished_at: finished })
+      .where('connection_id', '=', conn.registerC!)
+      .execute();
+    expect((await api.call('GET', '/api/back-office/register-c/status', { token: owner })).body.data.last_sync).toEqual({
+      status: 'not_configured',
+      error: 'register-c sync is not wired yet.',
+      counts: null,
+      finished_at: '2026-06-01T03:00:05.000Z',
+    });
+    await api.deps.db.updateTable('integration_auto_syncs').set({ last_status: 'ok', last_error: null, last_counts: JSON.stringify({ items: 12 }) }).where('connection_id', '=', conn.registerC!).execute();
+    expect((await api.call('GET', '/api/back-office/register-c/status', { token: owner })).body.data.last_sync).toEqual({ status: 'ok', error: null, counts: { items: 12 }, finished_at: '2026-06-01T03:00:05.000Z' });
   });
 
   test('disable: MIS; the connection is disabled and its schedule no longer claimed', async () => {

@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('register-b administration', () => {
   test('status without a connection: disconnected, the default zone', async () => {
     expect((await api.call('GET', '/api/back-office/register-b/status', { token: owner })).body).toEqual({
-      data: { connected: false, status: 'disconnected', account_id: null, connected_at: null, sync_time: null, sync_timezone: 'America/New_York', enable_auto_sync: false, next_sync_at: null },
+      data: { connected: false, status: 'disconnected', account_id: null, connected_at: null, sync_time: null, sync_timezone: 'America/New_York', enable_auto_sync: false, next_sync_at: null, last_sync: null },
     });
   });
 
@@ -53,7 +53,7 @@ describe('register-b administration', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'success',
-      data: { connected: true, status: 'active', account_id: account, sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null },
+      data: { connected: true, status: 'active', account_id: account, sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     expect(typeof r.body.data.connected_at).toBe('string');
     const [c] = await connections(m.merchant.id);
@@ -61,7 +61,7 @@ describe('register-b administration', () => {
     await api.deps.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2030-01-01T00:00:00Z') }).where('connection_id', '=', c!.id).execute();
     // Save without account_id: the time changes, the next run is reset.
     const r2 = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { sync_time: '22:00', sync_timezone: 'Europe/Brussels' } });
-    expect(r2.body.data).toMatchObject({ account_id: account, sync_time: '22:00', sync_timezone: 'Europe/Brussels', next_sync_at: null });
+    expect(r2.body.data).toMatchObject({ account_id: account, sync_time: '22:00', sync_timezone: 'Europe/Brussels', next_sync_at: null, last_sync: null });
     expect(await schedules(m.merchant.id)).toMatchObject([{ connection_id: c!.id, provider: 'register-b', sync_time: '22:00', sync_timezone: 'Europe/Brussels', enabled: true, next_run_at: null }]);
     // null clears the time and keeps the zone.
     const r3 = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { sync_time: null } });

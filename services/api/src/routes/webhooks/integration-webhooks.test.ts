@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { saveConnection } from '@pos/core/integrations/connections';
@@ -123,6 +124,9 @@ describe('POST /webhook/delivery-a/orders and /menu (hex HMAC, tenant from the s
     expect((await logs('delivery-a', raw)).map((l) => l.status)).toEqual(['processed', 'duplicate']);
     const id = JSON.parse(raw).event_id;
     expect((await events('da')).filter((e) => e.event_id === id)).toMatchObject([{ kind: 'order_event', event_type: 'orders.notification', external_id: JSON.parse(raw).meta.resource_id }]);
+    // Issue 17: the recorded event's import job is in the outbox, once (the duplicate wrote none).
+    const jobs = await api.deps.db.selectFrom('outbox').select(['job', 'payload']).where('job', '=', 'integration.order-import').where(sql<boolean>`payload->>'eventId' = ${id}`).execute();
+    expect(jobs.map((j) => j.payload)).toEqual([{ provider: 'delivery-a', connectionId: connIds.da!, externalOrderId: JSON.parse(raw).meta.resource_id, eventId: id }]);
 
     const forged = event();
     expect(await post('/api/webhook/delivery-a/orders', forged, { 'x-delivery-a-signature': hex('wrong-secret-0123', forged) })).toMatchObject(REFUSED);

@@ -1,0 +1,173 @@
+import { bindTenant, type CentralDb } from '@pos/db';
+import { AppError } from '@pos/kernel';
+import { ProviderError } from '@pos/providers/shared/provider-error';
+import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
+import { DeliveryBClient } from '@pos/providers/delivery-b/delivery-b-client';
+import { PlatformAClient } from '@pos/providers/platform-a/platform-a-client';
+import { syncDeliveryAAvailability, syncDeliveryAMenu, type LocationScope } from './delivery-a.ts';
+import { syncDeliveryBMenu } from './delivery-b.ts';
+import { syncRegisterACatalog } from './register-a-admin.ts';
+import { decryptSecret, parseTokenKey, type TokenKey } from './token-crypto.ts';
+
+/**
+ * What a scheduled sync does at each provider (issue 17 item 5, "runs the sync job"): one run function
+ * per provider kind, each calling the provider through its client built from configuration. The
+ * worker's `integration.auto-sync` job picks the runner of the connection's provider and records the
+ * outcome on the schedule (`integration_auto_syncs.last_*`) and in the connection's log.
+ */
+export interface SyncConnection {
+  readonly id: string;
+  readonly provider: string;
+  readonly externalRef: string;
+  readonly merchantId: string;
+  readonly tenantDatabase: string;
+  readonly locationId: string | null;
+  readonly status: string;
+  readonly accessTokenEncrypted: string | null;
+}
+
+export type SyncOutcome =
+  | { readonly status: 'ok'; readonly counts: Readonly<Record<string, number>> }
+  /** The provider's client is not configured here (or not wired yet): nothing was called. */
+  | { readonly status: 'not_configured'; readonly detail: string }
+  /** The provider refused or failed; `retry` when trying again later can help (unreachable, 5xx). */
+  | { readonly status: 'error'; readonly detail: string; readonly retry: boolean };
+
+export interface SyncContext {
+  readonly central: CentralDb;
+  readonly connection: SyncConnection;
+  readonly now: () => Date;
+}
+
+export type SyncRunner = (ctx: SyncContext) => Promise<SyncOutcome>;
+
+/** The provider clients the runners use; a missing one makes its runner answer `not_configured`. */
+export interface SyncClients {
+  readonly deliveryA: DeliveryAClient | null;
+  readonly deliveryB: DeliveryBClient | null;
+  /** platform-a's API; a connection's own OAuth token wins over the configured access token. */
+  readonly platformA: { readonly baseUrl: string; readonly accessToken: string | null; readonly currency: string } | null;
+  /** register-a's API base; tokens are the location records' own. */
+  readonly registerA: { readonly baseUrl: string } | null;
+  /** Decrypts stored tokens (`INTEGRATION_TOKEN_KEY`). */
+  readonly tokenKey: TokenKey | null;
+}
+
+export function syncClientsFromEnv(env: {
+  DELIVERY_A_API_URL?: string | undefined;
+  DELIVERY_A_API_TOKEN?: string | undefined;
+  DELIVERY_B_API_URL?: string | undefined;
+  DELIVERY_B_API_TOKEN?: string | undefined;
+  PLATFORM_A_BASE_URL?: string | undefined;
+  PLATFORM_A_ACCESS_TOKEN?: string | undefined;
+  REGISTER_A_BASE_URL?: string | undefined;
+  INTEGRATION_TOKEN_KEY?: string | undefined;
+  PAYMENT_CURRENCY?: string | undefined;
+}): SyncClients {
+  return {
+    deliveryA: env.DELIVERY_A_API_URL && env.DELIVERY_A_API_TOKEN ? new DeliveryAClient({ baseUrl: env.DELIVERY_A_API_URL, apiToken: env.DELIVERY_A_API_TOKEN }) : null,
+    deliveryB: env.DELIVERY_B_API_URL && env.DELIVERY_B_API_TOKEN ? new DeliveryBClient({ baseUrl: env.DELIVERY_B_API_URL, apiToken: env.DELIVERY_B_API_TOKEN }) : null,
+    platformA: env.PLATFORM_A_BASE_URL ? { baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN ?? null, currency: env.PAYMENT_CURRENCY ?? 'EUR' } : null,
+    registerA: env.REGISTER_A_BASE_URL ? { baseUrl: env.REGISTER_A_BASE_URL } : null,
+    tokenKey: parseTokenKey(env.INTEGRATION_TOKEN_KEY),
+  };
+}
+
+const notConfigured = (detail: string): SyncOutcome => ({ status: 'not_configured', detail });
+
+/** A location-scoped provider needs the connection's location. */
+function scopeOf(c: SyncConnection): LocationScope | null {
+  return c.locationId ? { merchant: { id: c.merchantId, tenant_database: c.tenantDatabase }, locationId: c.locationId } : null;
+}
+
+/**
+ * The registry: provider kind -> run function. register-b, register-c and register-d have no client
+ * in this branch (built in parallel): their entries record "not configured" until the lead wires them.
+ */
+export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncRunner>> {
+  return {
+    /** Catalog push (our side of platform-a's two-way catalog sync): the merchant's visible items with their price. */
+    'platform-a': async ({ central, connection: c }) => {
+      if (!clients.platformA) return notConfigured('platform-a is not configured (PLATFORM_A_BASE_URL).');
+      const own = c.accessTokenEncrypted && clients.tokenKey ? decryptSecret(clients.tokenKey, c.accessTokenEncrypted) : null;
+      const token = own ?? clients.platformA.accessToken;
+      if (!token) return notConfigured('No platform-a access token: connect the account or set PLATFORM_A_ACCESS_TOKEN.');
+      const items = await bindTenant(central, c.tenantDatabase).selectFrom('items').select(['id', 'name', 'unit_price']).where('visible', '=', true).orderBy('name').orderBy('id').limit(5000).execute();
+      const client = new PlatformAClient({ baseUrl: clients.platformA.baseUrl, accessToken: token });
+      const pushed = await client.upsertCatalog(`sync-${c.id}-${Date.now()}`, items.map((i) => ({ id: i.id, name: i.name, price: i.unit_price, currency: clients.platformA!.currency })));
+      return { status: 'ok', counts: { items: pushed } };
+    },
+    /** Menu, then item availability, of the connection's location. */
+    'delivery-a': async ({ central, connection: c, now }) => {
+      const scope = scopeOf(c);
+      if (!clients.deliveryA) return notConfigured('delivery-a is not configured (DELIVERY_A_API_URL, DELIVERY_A_API_TOKEN).');
+      if (!scope) return { status: 'error', detail: 'The delivery-a connection has no location.', retry: false };
+      const tdb = bindTenant(central, c.tenantDatabase);
+      const menu = await syncDeliveryAMenu(central, tdb, clients.deliveryA, scope, now());
+      const availability = await syncDeliveryAAvailability(central, tdb, clients.deliveryA, scope, now());
+      return { status: 'ok', counts: { items: menu.items, availability: availability.updated } };
+    },
+    /** Menu with availability (delivery-b has no separate availability push). */
+    'delivery-b': async ({ central, connection: c, now }) => {
+      const scope = scopeOf(c);
+      if (!clients.deliveryB) return notConfigured('delivery-b is not configured (DELIVERY_B_API_URL, DELIVERY_B_API_TOKEN).');
+      if (!scope) return { status: 'error', detail: 'The delivery-b connection has no location.', retry: false };
+      const menu = await syncDeliveryBMenu(central, bindTenant(central, c.tenantDatabase), clients.deliveryB, scope, now());
+      return { status: 'ok', counts: { items: menu.items } };
+    },
+    /** Catalog sync of the location's register-a store (rows: name, description, reference, price, delete). */
+    'register-a': async ({ central, connection: c, now }) => {
+      if (!clients.registerA || !clients.tokenKey) return notConfigured('register-a is not configured (REGISTER_A_BASE_URL, INTEGRATION_TOKEN_KEY).');
+      if (!c.locationId) return { status: 'error', detail: 'The register-a record has no location.', retry: false };
+      const r = await syncRegisterACatalog(
+        { central, tdb: bindTenant(central, c.tenantDatabase), merchantId: c.merchantId, config: { baseUrl: clients.registerA.baseUrl, tokenKey: clients.tokenKey }, now },
+        c.locationId,
+      );
+      return { status: 'ok', counts: { created: r.created, updated: r.updated, priced: r.priced, deleted: r.deleted, unsupported: r.unsupported.length } };
+    },
+    // TODO(lead, on merge): wire to the register-b client (issue 17 item 4, built in another branch).
+    'register-b': async () => notConfigured('register-b sync is not wired yet.'),
+    // TODO(lead, on merge): wire to the register-c client (issue 17 item 4, built in another branch).
+    'register-c': async () => notConfigured('register-c sync is not wired yet.'),
+    // TODO(lead, on merge): wire to the register-d clients (`register-d:<vendor>` providers, built in another branch).
+    'register-d': async () => notConfigured('register-d sync is not wired yet.'),
+  };
+}
+
+/** The runner of a provider word; `register-d:<vendor>` providers share the register-d entry. */
+export function runnerFor(runners: Readonly<Record<string, SyncRunner>>, provider: string): SyncRunner | null {
+  return runners[provider] ?? (provider.startsWith('register-d') ? (runners['register-d'] ?? null) : null);
+}
+
+/** A failure as a recorded outcome: unreachable, timeouts, 429 and 5xx are worth retrying; refusals are not. */
+export function failureOutcome(e: unknown): SyncOutcome {
+  if (e instanceof ProviderError) {
+    const retry = e.kind === 'network' || e.kind === 'timeout' || (e.kind === 'http' && (e.status === null || e.status >= 500 || e.status === 429));
+    return { status: 'error', detail: e.message.slice(0, 500), retry };
+  }
+  if (e instanceof AppError) return { status: 'error', detail: e.message.slice(0, 500), retry: e.code === 'unavailable' };
+  return { status: 'error', detail: (e instanceof Error ? e.message : String(e)).slice(0, 500), retry: true };
+}
+
+/** The connection of a schedule, with its merchant's tenant schema; null when it is gone. */
+export async function syncConnection(central: CentralDb, connectionId: string): Promise<SyncConnection | null> {
+  const r = await central
+    .selectFrom('integration_connections as c')
+    .innerJoin('merchants as m', 'm.id', 'c.merchant_id')
+    .select(['c.id', 'c.provider', 'c.external_ref', 'c.merchant_id', 'm.tenant_database', 'c.location_id', 'c.status', 'c.access_token_encrypted'])
+    .where('c.id', '=', connectionId)
+    .executeTakeFirst();
+  if (!r) return null;
+  return { id: r.id, provider: r.provider, externalRef: r.external_ref, merchantId: r.merchant_id, tenantDatabase: r.tenant_database, locationId: r.location_id, status: r.status, accessTokenEncrypted: r.access_token_encrypted };
+}
+
+/** Runs the provider sync of a connection: the runner's outcome, or the failure as one. */
+export async function runProviderSync(ctx: SyncContext, runners: Readonly<Record<string, SyncRunner>>): Promise<SyncOutcome> {
+  const run = runnerFor(runners, ctx.connection.provider);
+  if (!run) return notConfigured(`No sync is defined for ${ctx.connection.provider}.`);
+  try {
+    return await run(ctx);
+  } catch (e) {
+    return failureOutcome(e);
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Inbound marketplace orders (issue 17) end to end inside one process, every hop over real HTTP or
+ * the real queue: the delivery-a / delivery-b simulators send signed order webhooks to the API (the
+ * real app behind a real socket), the route records the event and writes the import job to the
+ * outbox, the worker reads the order through the marketplace client, creates the transaction, accepts
+ * it, captures it as paid by the marketplace, and the post-capture job writes the kitchen ticket.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type TenantDb } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { enableDeliveryA } from '@pos/core/integrations/delivery-a';
+import { connectDeliveryBStore } from '@pos/core/integrations/delivery-b';
+import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
+import { importMarketplaceOrder } from '@pos/core/integrations/marketplace-orders';
+import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
+import { DeliveryBClient } from '@pos/providers/delivery-b/delivery-b-client';
+import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
+import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
+import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+
+const SECRETS = { DELIVERY_A_WEBHOOK_SECRET: 'mkt-delivery-a-secret-0123', DELIVERY_B_WEBHOOK_SECRET: 'mkt-delivery-b-secret-0123', INTEGRATION_TOKEN_KEY: 'cd'.repeat(32) };
+const TOKENS = { a: 'mkt-delivery-a-api-token', b: 'mkt-delivery-b-api-token' };
+let env: TestEnv;
+let api: TestApi;
+let server: ReturnType<typeof Bun.serve>;
+let simA: DeliveryASimulator;
+let simB: DeliveryBSimulator;
+let worker: RunningWorker;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+const prefix = uniquePrefix();
+const storeA = `da-${crypto.randomUUID().slice(0, 8)}`;
+const storeB = `db-${crypto.randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  api = await createTestApi({ env: SECRETS });
+  // The real app behind a real socket: the simulators deliver their webhooks over HTTP.
+  server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => api.app.handle(req) });
+  simA = startDeliveryASimulator({ apiToken: TOKENS.a, webhookUrl: `http://127.0.0.1:${server.port}/api/webhook/delivery-a/orders`, webhookSecret: SECRETS.DELIVERY_A_WEBHOOK_SECRET });
+  simB = startDeliveryBSimulator({ apiToken: TOKENS.b, webhookUrl: `http://127.0.0.1:${server.port}/api/webhook/delivery-b`, webhookSecret: SECRETS.DELIVERY_B_WEBHOOK_SECRET });
+  simA.addStore(storeA);
+  simB.addStore(storeB);
+  m = await api.seed('mkt');
+  tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+  const scope = { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id };
+  // delivery-a accepts orders automatically; delivery-b leaves acceptance to the marketplace side.
+  await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), scope, { store_id: storeA, auto_accept_orders: true }, new Date());
+  await connectDeliveryBStore(env.handle.db, new DeliveryBClient({ baseUrl: simB.url, apiToken: TOKENS.b }), scope, { store_id: storeB, auto_accept_orders: false }, new Date());
+  worker = await startWorker({
+    db: env.handle.db,
+    redis: env.redis,
+    redisUrl: TEST_REDIS_URL,
+    log: env.log,
+    prefix,
+    heartbeatMs: 3_600_000,
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
+    relayIntervalMs: 25,
+    integrations: syncClientsFromEnv({ DELIVERY_A_API_URL: simA.url, DELIVERY_A_API_TOKEN: TOKENS.a, DELIVERY_B_API_URL: simB.url, DELIVERY_B_API_TOKEN: TOKENS.b }),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await stopWorker(worker);
+  await dropPrefix(env.redis, prefix);
+  await env.handle.db.deleteFrom('integration_connections').where('merchant_id', '=', m.merchant.id).execute();
+  await api.close();
+  await server.stop(true);
+  await simA.stop();
+  await simB.stop();
+  await env.close();
+});
+
+const item = (name: string) => m.items.find((i) => i.name === name)!;
+const place = async (url: string, store: string, body: unknown) => {
+  const r = await fetch(`${url}/_sim/stores/${store}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(r.status).toBe(201);
+  return (await r.json()) as { order: { id: string; total: number }; event_id: string; webhook_status: number };
+};
+const simPost = async (url: string, path: string, body: unknown = {}) => (await (await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { event_id: string; webhook_status: number };
+const transactionsOf = (provider: string, orderId: string) => tdb.selectFrom('transactions').selectAll().where('external_provider', '=', provider).where('external_order_id', '=', orderId).execute();
+const ticketsOf = (transactionId: string) => tdb.selectFrom('kitchen_tickets').select(['id', 'source', 'order_no', 'status']).where('source', '=', 'transaction').where('source_id', '=', transactionId).execute();
+const eventStatuses = (orderId: string) =>
+  env.handle.db.selectFrom('integration_events').select(['event_type', 'status']).where('merchant_id', '=', m.merchant.id).where('external_id', '=', orderId).orderBy('created_at').orderBy('id').execute();
+
+describe('delivery-a (auto-accept on)', () => {
+  test('a signed order webhook, delivered twice and followed by a status event, becomes one paid delivery transaction and one kitchen ticket', async () => {
+    const espresso = item('Espresso');
+    const croissant = item('Croissant');
+    const placed = await place(simA.url, storeA, {
+      customer_name: 'Dana Marketplace',
+      items: [
+        { external_id: espresso.id, name: 'Espresso', quantity: 2, unit_price: 260 },
+        { external_id: croissant.id, name: 'Croissant', quantity: 1, unit_price: 310 },
+      ],
+      delivery_fee: 250,
+      tip: 100,
+    });
+    expect(placed.webhook_status).toBe(200);
+    // The marketplace delivers the same event again (a retry) before anything is done.
+    expect((await simPost(simA.url, `/_sim/webhooks/${placed.event_id}/redeliver`)).webhook_status).toBe(200);
+
+    const t = await waitFor(async () => {
+      const [row] = await transactionsOf('delivery-a', placed.order.id);
+      return row?.status === 'Complete' ? row : undefined;
+    }, 10_000, 'captured delivery-a order');
+    const tickets = await waitFor(async () => {
+      const rows = await ticketsOf(t.id);
+      return rows.length > 0 ? rows : undefined;
+    }, 10_000, 'kitchen ticket');
+
+    // Preparation update from the marketplace: applied to the same transaction.
+    expect((await simPost(simA.url, `/_sim/orders/${placed.order.id}/status`, { status: 'PREPARING' })).webhook_status).toBe(200);
+    await waitFor(async () => (await transactionsOf('delivery-a', placed.order.id))[0]?.external_status === 'PREPARING' || undefined, 10_000, 'status update');
+    await Bun.sleep(400);
+
+    const rows = await transactionsOf('delivery-a', placed.order.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      channel: 'delivery',
+      payment_provider: 'delivery-a',
+      status: 'Complete',
+      order_status: 'Queued',
+      device_id: null,
+      subtotal: 830,
+      discount: 0,
+      fees: 250,
+      tip_amount: 100,
+      total: 1180,
+      customer_name: 'Dana Marketplace',
+      dining_option: 'Delivery',
+      external_status: 'PREPARING',
+      idempotency_key: `mkt_delivery-a_${placed.order.id}`,
+    });
+    expect(placed.order.total).toBe(1180);
+    const lines = await tdb.selectFrom('transaction_lines').select(['item_id', 'name', 'qty', 'unit_price', 'total']).where('transaction_id', '=', t.id).orderBy('position').execute();
+    expect(lines).toEqual([
+      { item_id: espresso.id, name: 'Espresso', qty: 2, unit_price: 260, total: 520 },
+      { item_id: croissant.id, name: 'Croissant', qty: 1, unit_price: 310, total: 310 },
+    ]);
+    // Exactly one kitchen ticket set (one per station the lines route to), written once.
+    expect(await ticketsOf(t.id)).toEqual(tickets);
+    expect(tickets.every((k) => k.order_no === String(t.order_no) && k.status === 'Queued')).toBe(true);
+    const kitchenItems = await tdb.selectFrom('kitchen_items').select(['name', 'qty']).where('transaction_id', '=', t.id).orderBy('position').execute();
+    expect(kitchenItems).toEqual([{ name: 'Espresso', qty: 2 }, { name: 'Croissant', qty: 1 }]);
+    // Accepted at the marketplace once, through the client.
+    expect(simA.orders.accepts.filter((id) => id === placed.order.id)).toHaveLength(1);
+    expect(simA.orders.orders.get(placed.order.id)!.status).toBe('PREPARING');
+    // The repeated delivery was a duplicate; both real events were handled.
+    const logs = await env.handle.db.selectFrom('webhook_logs').select('status').where('provider', '=', 'delivery-a').where('event_id', '=', placed.event_id).orderBy('created_at').execute();
+    expect(logs.map((l) => l.status)).toEqual(['processed', 'duplicate']);
+    expect(await eventStatuses(placed.order.id)).toEqual([
+      { event_type: 'orders.notification', status: 'done' },
+      { event_type: 'orders.status_changed', status: 'done' },
+    ]);
+  });
+
+  test('an item we do not sell there refuses the order: denied at the marketplace, nothing written', async () => {
+    const placed = await place(simA.url, storeA, { items: [{ external_id: crypto.randomUUID(), name: 'Mystery box', quantity: 1, unit_price: 999 }] });
+    expect(placed.webhook_status).toBe(200);
+    await waitFor(async () => (await eventStatuses(placed.order.id))[0]?.status === 'refused' || undefined, 10_000, 'refused event');
+    expect(simA.orders.orders.get(placed.order.id)).toMatchObject({ status: 'DENIED', deny_reason: 'Unknown items: Mystery box' });
+    expect(simA.orders.accepts.filter((id) => id === placed.order.id)).toHaveLength(0);
+    expect(await transactionsOf('delivery-a', placed.order.id)).toEqual([]);
+  });
+});
+
+describe('concurrent events of one order', () => {
+  test('three import runs at once (order placed, then status events racing) leave one transaction and one ticket set', async () => {
+    const espresso = item('Espresso');
+    const order = simA.orders.create(storeA, { items: [{ external_id: espresso.id, name: 'Espresso', quantity: 1, unit_price: 280 }] });
+    const connectionId = (await env.handle.db.selectFrom('integration_connections').select('id').where('provider', '=', 'delivery-a').where('external_ref', '=', storeA).executeTakeFirstOrThrow()).id;
+    const deps = {
+      central: env.handle.db,
+      redis: env.redis,
+      log: env.log,
+      now: () => new Date(),
+      clients: { 'delivery-a': new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), 'delivery-b': null },
+    };
+    const runs = await Promise.all(['e1', 'e2', 'e3'].map((e) => importMarketplaceOrder(deps, { provider: 'delivery-a', connectionId, externalOrderId: order.id, eventId: `race-${order.id}-${e}` })));
+    expect(runs.map((r) => r.outcome)).toEqual(['imported', 'imported', 'imported']);
+    expect(new Set(runs.map((r) => r.transactionId)).size).toBe(1);
+    const rows = await transactionsOf('delivery-a', order.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('Complete');
+    const tickets = await waitFor(async () => {
+      const list = await ticketsOf(rows[0]!.id);
+      return list.length > 0 ? list : undefined;
+    }, 10_000, 'kitchen ticket');
+    await Bun.sleep(300);
+    expect(await ticketsOf(rows[0]!.id)).toEqual(tickets);
+    const captures = await tdb.selectFrom('transaction_steps').select('outcome').where('transaction_id', '=', rows[0]!.id).where('step', '=', 'capture').execute();
+    expect(captures).toEqual([{ outcome: 'marketplace' }]);
+  });
+});
+
+describe('delivery-b (acceptance on the marketplace side)', () => {
+  test('order.new waits Pending without a kitchen ticket; accepted later it is captured once; a cancellation after that marks the order cancelled', async () => {
+    const water = item('Sparkling water');
+    const placed = await place(simB.url, storeB, { type: 'PICKUP', items: [{ external_id: water.id, name: 'Sparkling water', quantity: 3, unit_price: 350 }] });
+    expect(placed.webhook_status).toBe(200);
+    const pending = await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0], 10_000, 'pending delivery-b order');
+    expect(pending).toMatchObject({ status: 'Pending', channel: 'delivery', payment_provider: 'delivery-b', total: 1050, dining_option: 'Pickup', external_status: 'CREATED', receipt_no: null });
+    expect(simB.orders.accepts).toEqual([]);
+    expect(await ticketsOf(pending.id)).toEqual([]);
+
+    // The merchant accepts on the marketplace; the update webhook arrives (twice).
+    const accepted = await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'ACCEPTED' });
+    await simPost(simB.url, `/_sim/webhooks/${accepted.event_id}/redeliver`);
+    const t = await waitFor(async () => {
+      const [row] = await transactionsOf('delivery-b', placed.order.id);
+      return row?.status === 'Complete' ? row : undefined;
+    }, 10_000, 'captured delivery-b order');
+    await waitFor(async () => ((await ticketsOf(t.id)).length > 0 ? true : undefined), 10_000, 'kitchen ticket');
+    const tickets = await ticketsOf(t.id);
+
+    await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
+    await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0]?.order_status === 'Cancelled' || undefined, 10_000, 'cancelled');
+    const [final] = await transactionsOf('delivery-b', placed.order.id);
+    expect(final).toMatchObject({ id: pending.id, status: 'Complete', order_status: 'Cancelled', external_status: 'CANCELED' });
+    expect(await ticketsOf(t.id)).toEqual(tickets);
+    expect(await transactionsOf('delivery-b', placed.order.id)).toHaveLength(1);
+    expect((await eventStatuses(placed.order.id)).map((e) => e.event_type)).toEqual(['order.new', 'order.updated', 'order.cancelled']);
+  });
+
+  test('an order cancelled before it was ever captured ends Cancelled', async () => {
+    const water = item('Sparkling water');
+    const placed = await place(simB.url, storeB, { items: [{ external_id: water.id, name: 'Sparkling water', quantity: 1, unit_price: 350 }] });
+    await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0], 10_000, 'pending');
+    await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
+    const t = await waitFor(async () => {
+      const [row] = await transactionsOf('delivery-b', placed.order.id);
+      return row?.status === 'Cancelled' ? row : undefined;
+    }, 10_000, 'cancelled');
+    expect(t).toMatchObject({ external_status: 'CANCELED', receipt_no: null });
+    expect(await ticketsOf(t.id)).toEqual([]);
+  });
+});
