@@ -5,25 +5,12 @@ import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
-import type { TenantContext } from './middleware/tenant.ts';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
 import type { ClientAddressResolver } from './request-guard/client-address.ts';
 import type { BodyPolicy } from './request-guard/body-policy.ts';
 import type { ObjectStore } from '@pos/core/storage/object-store';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import type { RealtimeHub } from './realtime/realtime-hub.ts';
-
-/** Register side effects the staff routes trigger (fiscal work-in and work-out), wired in deps.ts. */
-export interface RegisterHooks {
-  staffSignedIn?: (tenant: TenantContext, e: StaffSessionEvent) => Promise<void>;
-  staffSignedOut?: (tenant: TenantContext, e: StaffSessionEvent) => Promise<void>;
-}
-export interface StaffSessionEvent {
-  staffId: string;
-  deviceId: string;
-  locationId: string;
-  sessionId: string;
-}
 
 export type ApiConfig = Static<TObject<typeof ApiEnv>>;
 
@@ -40,7 +27,6 @@ export interface ApiDeps {
   readonly tokens: TokenService;
   /** The register's authentication state, cached in the process and invalidated through Redis pub/sub. */
   readonly authCache: AuthCache;
-  readonly registerHooks: RegisterHooks;
   /** Signs fiscal events and keeps the hash-chained journal. */
   readonly fiscal: FiscalService;
   /** The client's address: the socket's, or X-Forwarded-For's from a trusted proxy (`TRUSTED_PROXIES`). */

@@ -114,15 +114,8 @@ export function posAdminRoutes(deps: ApiDeps) {
       .delete(
         '/staff-credentials/:credentialId',
         async (ctx) => {
-          const ended = await deleteStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId);
-          // Like pin-logout: each ended session signs its work-out event, after the deletion committed.
-          for (const e of ended) {
-            try {
-              await deps.registerHooks.staffSignedOut?.(ctx.tenant, e);
-            } catch (err) {
-              deps.log.error('work-out of an ended staff session was not signed', { err, session: e.sessionId });
-            }
-          }
+          // Like pin-logout: each ended session's work-out event is queued with the deletion (the worker signs it).
+          await deleteStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId);
           return { status: 'success' as const };
         },
         {
@@ -130,7 +123,7 @@ export function posAdminRoutes(deps: ApiDeps) {
           query: S.VendorQuery,
           response: { 200: S.Success },
           transform: merchantGate('MANAGE_POS_STAFF'),
-          ...doc(staffTags, 'Delete a staff credential', 'Soft delete (`deleted_at`); the PIN is free again; every open staff session of the credential ends (its token answers 401) and signs its work-out event.'),
+          ...doc(staffTags, 'Delete a staff credential', 'Soft delete (`deleted_at`); the PIN is free again; every open staff session of the credential ends (its token answers 401) and its work-out event is queued for signing.'),
         },
       )
       .post(

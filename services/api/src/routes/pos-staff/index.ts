@@ -23,7 +23,6 @@ export function posPinLoginRoutes(deps: ApiDeps) {
         const staff = await requireStaffByPin(tenant.db, deps.config.PIN_PEPPER, tenant.merchant.tenant_database, body.pin);
         const now = deps.clock.now();
         const session = await openStaffSession(tenant.db, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, now });
-        await deps.registerHooks.staffSignedIn?.(tenant, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, sessionId: session.sessionId });
         return {
           staff_token: session.token,
           staff: { id: staff.id, name: staff.name, role: staff.role },
@@ -31,7 +30,7 @@ export function posPinLoginRoutes(deps: ApiDeps) {
           expires_at: session.expiresAt.toISOString(),
         };
       },
-      { body: S.PinLoginBody, response: { 200: S.PinLoginResponse }, detail: { tags, summary: 'Sign a staff member in with their PIN (throttle pos-pin); signs a work-in event', security } },
+      { body: S.PinLoginBody, response: { 200: S.PinLoginResponse }, detail: { tags, summary: 'Sign a staff member in with their PIN (throttle pos-pin); queues its work-in event (the worker signs it)', security } },
     );
 }
 
@@ -41,12 +40,11 @@ export function posStaffRoutes(deps: ApiDeps) {
     .use(posStaff(deps))
     .post(
       '/pos/staff/pin-logout',
-      async ({ staff, device, tenant }) => {
+      async ({ staff, tenant }) => {
         await endStaffSession(tenant.db, staff.sessionId, deps.clock.now());
-        await deps.registerHooks.staffSignedOut?.(tenant, { staffId: staff.staff.id, deviceId: device.id, locationId: device.location_id, sessionId: staff.sessionId });
         return { status: 'success' as const };
       },
-      { response: { 200: t.Object({ status: t.Literal('success') }) }, detail: { tags, summary: 'End the staff session; signs a work-out event', security } },
+      { response: { 200: t.Object({ status: t.Literal('success') }) }, detail: { tags, summary: 'End the staff session; queues its work-out event (the worker signs it)', security } },
     )
     .post(
       '/pos/staff/escalate',
