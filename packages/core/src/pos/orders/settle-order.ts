@@ -2,7 +2,7 @@ import { tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@po
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { lineTotals } from '@pos/domain/orders/line-totals';
-import { notOpenRefusal, orderTransition, type OrderAction } from '@pos/domain/orders/order-state';
+import { notOpenRefusal, orderTransition, type OrderAction, type OrderState } from '@pos/domain/orders/order-state';
 import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
 import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
 import { isSigning, type FiscalService, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
@@ -137,8 +137,8 @@ function saleInput(row: OrderRow, actor: OrderActor, tender: FrozenTender, day: 
   };
 }
 
-/** Writes the sale transaction and moves the order to SETTLED (inside `tx`, the order row locked). */
-async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, tillId: string | null, now: Date): Promise<OrderRow> {
+/** Writes the sale transaction and moves the order to `state` (SETTLED, from the domain; inside `tx`, the order row locked). */
+async function recordSale(tx: TenantTx, row: OrderRow, state: OrderState, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, tillId: string | null, now: Date): Promise<OrderRow> {
   const transactionId = Bun.randomUUIDv7();
   const fiscal = storedSignature(signed);
   await tx
@@ -162,7 +162,7 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
   return tx
     .updateTable('pos_orders')
     .set({
-      state: 'SETTLED',
+      state,
       tender: JSON.stringify(tender),
       fiscal: JSON.stringify(fiscal),
       transaction_id: transactionId,
@@ -318,9 +318,10 @@ export const saleChange: SignedChangeKind<OrderRow> = {
   subjectType: SALE_SUBJECT_TYPE,
   async finish(tx, orderId, signed, now) {
     const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
-    if (settleStep(row, 'finish_settle').kind === 'refused') return row;
+    const step = settleStep(row, 'finish_settle');
+    if (step.kind === 'refused') return row; // settled already (or reverted): as it is
     const tender = parseJson<FrozenTender>(row.tender);
-    return recordSale(tx, row, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, await signedTillId(tx, row.location_id, signed), now);
+    return recordSale(tx, row, step.state, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, await signedTillId(tx, row.location_id, signed), now);
   },
   async undo(tx, orderId, _refusal, now) {
     const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirst();
