@@ -218,24 +218,24 @@ export async function refundSale(
         };
       },
       respond: ({ stored, created_at }, state) => ({
-          refund: {
-            id,
-            transaction_id: sale.id,
-            order_id: order.id,
-            mode: input.mode,
-            amount: state.amount,
-            lines: state.lines.map(lineResource),
-            by_vat_rate: state.by_vat_rate,
-            till_id: state.till_id,
-            business_date: state.business_date,
-            fiscal: {
-              ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
-              digital_signature: stored.digital_signature,
-              ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
-            },
-            created_at: new Date(created_at).toISOString(),
+        refund: {
+          id,
+          transaction_id: sale.id,
+          order_id: order.id,
+          mode: input.mode,
+          amount: state.amount,
+          lines: state.lines.map(lineResource),
+          by_vat_rate: state.by_vat_rate,
+          till_id: state.till_id,
+          business_date: state.business_date,
+          fiscal: {
+            ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
+            digital_signature: stored.digital_signature,
+            ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
           },
-        }),
+          created_at: new Date(created_at).toISOString(),
+        },
+      }),
     }, now);
   } catch (e) {
     if (isUniqueViolation(e, LINES_ONCE)) throw alreadyRefunded(named);
