@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { OrderState } from '@pos/domain/orders/order-state';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -359,7 +360,8 @@ export interface TenantTables {
     device_id: string;
     staff_id: string | null;
     version: number;
-    state: 'OPEN' | 'SETTLING' | 'SETTLED' | 'VOIDED';
+    /** The domain's order state machine (`@pos/domain/orders/order-state`), SETTLING included. */
+    state: OrderState;
     fired: Generated<boolean>;
     order_profile: Json<Record<string, unknown>>;
     table_number: string | null;

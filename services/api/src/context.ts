@@ -5,7 +5,6 @@ import type { CentralDb } from '@pos/db';
 import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
-import type { RegisterHooks } from '@pos/core/pos/staff/register-hooks';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
 import type { ClientAddressResolver } from './request-guard/client-address.ts';
 import type { BodyPolicy } from './request-guard/body-policy.ts';
@@ -28,7 +27,6 @@ export interface ApiDeps {
   readonly tokens: TokenService;
   /** The register's authentication state, cached in the process and invalidated through Redis pub/sub. */
   readonly authCache: AuthCache;
-  readonly registerHooks: RegisterHooks;
   /** Signs fiscal events and keeps the hash-chained journal. */
   readonly fiscal: FiscalService;
   /** The client's address: the socket's, or X-Forwarded-For's from a trusted proxy (`TRUSTED_PROXIES`). */

@@ -5,7 +5,6 @@ import type { ApiDeps } from './context.ts';
 import { createTokenService } from './plugins/tokens.ts';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
-import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 import { AuthCache } from '@pos/core/auth/auth-cache';
 import { subscribeAuthInvalidation } from '@pos/core/auth/auth-invalidation';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
@@ -44,10 +43,6 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 5000),
     tokens: createTokenService(config.JWT_SECRET),
     authCache,
-    registerHooks: {
-      staffSignedIn: (tdb, e) => signWorkEvent(fiscal, tdb, { kind: 'work_in', ...e }, log),
-      staffSignedOut: (tdb, e) => signWorkEvent(fiscal, tdb, { kind: 'work_out', ...e }, log),
-    },
     fiscal,
     clientAddress: createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES')),
     objects: objectStoreFromEnv(config, process.cwd()),

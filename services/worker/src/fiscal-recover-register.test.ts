@@ -11,7 +11,7 @@ import { createLogger, systemClock } from '@pos/kernel';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { recoverPendingEntries } from '@pos/core/fiscal/recover-pending';
 import { signedEventOf, type JournalRow } from '@pos/core/fiscal/journal-rows';
-import { storedSignature } from '@pos/core/pos/tills/signed-change';
+import { storedSignature } from '@pos/core/pos/signed-change/signed-change';
 import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';

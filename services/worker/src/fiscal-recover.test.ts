@@ -110,7 +110,7 @@ const json = (v: unknown): any => (typeof v === 'string' ? JSON.parse(v) : v);
 describe('fiscal.recover in the worker', () => {
   test('a sale left SETTLING by an unreachable module is signed and SETTLED by the scheduled sweep, once', async () => {
     const id = await settlingOrder();
-    // Signed so far: the cashier's work-in at pin login, nothing of the sale.
+    // Signed so far: nothing of the sale; the cashier's work-in at pin login is queued for the worker.
     const signedBefore = sim.signedCount;
 
     const w = await startRecoveringWorker(SECRET);
@@ -140,10 +140,11 @@ describe('fiscal.recover in the worker', () => {
     const seen = await call('GET', `/api/pos/orders/${id}`);
     expect(seen.body).toMatchObject({ state: 'SETTLED', transaction_id: settled.transaction_id, fiscal: { digital_signature: result.digitalSignature } });
 
-    // Later sweeps find nothing to do: the module counted the sale exactly once.
+    // Later sweeps find nothing to do: the module counted the sale exactly once (and the worker the queued work-in once).
     const runs = await w.metrics.processedCount('fiscal.recover');
     await waitFor(async () => (await w.metrics.processedCount('fiscal.recover')) >= runs + 2, 10_000, 'two more sweeps');
-    expect(sim.signedCount).toBe(signedBefore + 1);
+    expect(sim.signedCount).toBe(signedBefore + 2);
+    expect((await tdb.selectFrom('fiscal_journal').select(['event_kind', 'status']).where('subject_type', '=', 'pos_staff_session').execute())).toEqual([{ event_kind: 'work_in', status: 'signed' }]);
     expect(await transactionsOf(id)).toHaveLength(1);
     expect((await orderRow(id)).version).toBe(2);
   });

@@ -17,7 +17,7 @@ import { createHandlers } from './jobs/index.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
 import type { JobHandler } from './jobs/job-handler.ts';
-import type { FiscalRecoveryDeps } from './jobs/fiscal-recover.handler.ts';
+import type { WorkerFiscal } from './jobs/index.ts';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 
 export interface WorkerDeps {
@@ -37,7 +37,7 @@ export interface WorkerDeps {
   /** Between `webhooks.purge` jobs (webhook log retention); none when absent or 0. */
   webhookPurgeMs?: number;
   /** Completes pending fiscal journal entries (`fiscal.recover`): the fiscal service built from the worker's env. */
-  fiscal: FiscalRecoveryDeps['fiscal'];
+  fiscal: WorkerFiscal;
   /** Between scheduled fiscal recovery sweeps (default 60 s); 0: none scheduled (an enqueued `fiscal.recover` still runs). */
   fiscalRecoverMs?: number;
   /** A sweep leaves pending entries younger than this to the call in flight (default 60 s). */

@@ -1,10 +1,9 @@
-import type { Logger } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import type { RegisterHooks } from '../pos/staff/register-hooks.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { findLiveCredential } from './staff-credential-records.ts';
+import { queueWorkEvent, tenantDatabaseOf } from '../pos/staff/sign-work-event.ts';
 
-/** A staff session the deletion ended. */
+/** A staff session the deletion ended (its fiscal work-out event is queued with the deletion). */
 export interface EndedStaffSession {
   sessionId: string;
   staffId: string;
@@ -17,23 +16,11 @@ export interface EndedStaffSession {
  * (`deleted_at`), so past orders, tills and fiscal events keep their member; the PIN is free again
  * (the unique index covers live credentials only) and a linked back-office member becomes
  * assignable. Every open staff session of the credential ends in the same transaction (its token
- * answers 401 `Invalid POS staff token` from then on). Like pin-logout, each ended session then signs
- * its work-out event, after the deletion committed; a signing failure is logged and does not undo the
- * deletion. Unknown or already deleted: 404. Returns the ended sessions.
+ * answers 401 `Invalid POS staff token` from then on) and queues its fiscal work-out event, like
+ * pin-logout (the worker signs it); the ended sessions are returned. Unknown or already deleted: 404.
  */
-export async function deleteStaffCredential(scope: PosAdminScope, deps: { registerHooks: RegisterHooks; log: Logger }, id: string): Promise<EndedStaffSession[]> {
-  const ended = await endCredential(scope, id);
-  for (const e of ended) {
-    try {
-      await deps.registerHooks.staffSignedOut?.(scope.tdb, e);
-    } catch (err) {
-      deps.log.error('work-out of an ended staff session was not signed', { err, session: e.sessionId });
-    }
-  }
-  return ended;
-}
-
-function endCredential(scope: PosAdminScope, id: string): Promise<EndedStaffSession[]> {
+export async function deleteStaffCredential(scope: PosAdminScope, id: string): Promise<EndedStaffSession[]> {
+  const tenantDatabase = tenantDatabaseOf(scope.tdb);
   return inTenantTx(scope.tdb, async (tx) => {
     const row = await findLiveCredential(tx, id, { lock: true });
     await tx.updateTable('staff_credentials').set({ deleted_at: scope.now }).where('id', '=', id).execute();
@@ -46,6 +33,8 @@ function endCredential(scope: PosAdminScope, id: string): Promise<EndedStaffSess
       .returning(['id', 'staff_id', 'device_id', 'location_id'])
       .execute();
     await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'staff_credential', subjectId: id, properties: { name: row.name, ended_sessions: ended.length } });
-    return ended.map((s) => ({ sessionId: s.id, staffId: s.staff_id, deviceId: s.device_id, locationId: s.location_id }));
+    const sessions = ended.map((s) => ({ sessionId: s.id, staffId: s.staff_id, deviceId: s.device_id, locationId: s.location_id }));
+    for (const s of sessions) await queueWorkEvent(tx, tenantDatabase, { kind: 'work_out', ...s });
+    return sessions;
   });
 }

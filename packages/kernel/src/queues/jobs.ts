@@ -1,6 +1,7 @@
 import type { JobDefinition } from './job-definition.ts';
 import type { QueueName } from './names.ts';
 import { fiscalRecoverJob } from './jobs/fiscal-recover.job.ts';
+import { fiscalWorkEventJob } from './jobs/fiscal-work-event.job.ts';
 import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
 import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
@@ -9,6 +10,7 @@ import { integrationOrderImportJob } from './jobs/integration-order-import.job.t
 import { orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from './jobs/payments.job.ts';
 
 export { fiscalRecoverJob, FISCAL_RECOVER_JOB } from './jobs/fiscal-recover.job.ts';
+export { fiscalWorkEventJob, FISCAL_WORK_EVENT_JOB } from './jobs/fiscal-work-event.job.ts';
 export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
 export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
 export * from './jobs/payments.job.ts';
@@ -21,6 +23,7 @@ export const JOBS = [
   heartbeatJob,
   notificationSendJob,
   fiscalRecoverJob,
+  fiscalWorkEventJob,
   paymentCaptureJob,
   paymentPostCaptureJob,
   orderDispatchJob,

@@ -2,7 +2,9 @@ import type { Clock } from '@pos/kernel';
 import type { KnownJob } from '@pos/kernel/queues/index';
 import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import type { JobHandler } from './job-handler.ts';
-import { createFiscalRecoverHandler, type FiscalRecoveryDeps } from './fiscal-recover.handler.ts';
+import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
+import { createFiscalRecoverHandler } from './fiscal-recover.handler.ts';
+import { createFiscalWorkEventHandler } from './fiscal-work-event.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
@@ -16,10 +18,13 @@ export type { JobContext, JobHandler } from './job-handler.ts';
 /** One handler per known job; the mapped type makes a job without a handler a compile error. */
 export type JobHandlers = { readonly [D in KnownJob as D['name']]: JobHandler<D> };
 
+/** What the worker's jobs need of the fiscal service (the whole FiscalService in production). */
+export type WorkerFiscal = Pick<FiscalService, 'completePending' | 'signInTransaction' | 'signEvent'>;
+
 /** What the handlers are built from (once per worker). */
 export interface HandlerDeps extends PaymentHandlerDeps {
-  /** Completes pending fiscal journal entries (`fiscal.recover`). */
-  readonly fiscal: FiscalRecoveryDeps['fiscal'];
+  /** Completes pending fiscal journal entries (`fiscal.recover`) and signs work events (`fiscal.work-event`). */
+  readonly fiscal: WorkerFiscal;
   /** Time of the records the handlers finish (settled orders; `registerRecoveryHooks`). */
   readonly clock: Clock;
   /** `fiscal.recover` leaves pending entries younger than this to the call in flight (default 60 s). */
@@ -40,6 +45,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
       hooks: registerRecoveryHooks(deps.clock),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
+    'fiscal.work-event': createFiscalWorkEventHandler(deps.fiscal),
     'webhooks.purge': handleWebhooksPurge,
     'integration.auto-sync': createIntegrationAutoSyncHandler(deps.integrations ?? NO_INTEGRATIONS),
     'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),

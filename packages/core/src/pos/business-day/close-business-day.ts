@@ -1,11 +1,12 @@
-import type { TenantDb, TenantTx } from '@pos/db';
+import type { Selectable } from 'kysely';
+import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { dayBounds } from '@pos/domain/business-day/business-day';
 import { zReport, type ZReport } from '@pos/domain/reports/x-report';
 import type { FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { activeFdmFor, type SignedFiscalEvent } from '../../fiscal/index.ts';
-import { runSignedChange, storedSignature, type SignedChangeFiscal } from '../tills/signed-change.ts';
+import { activeFdmFor, findJournalEntry } from '../../fiscal/index.ts';
+import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
 import { toTillResource, type TillActor } from '../tills/till-queries.ts';
 import { ensureBusinessDay, reportingDay } from './business-day-queries.ts';
 import { dayReportInput, unclosedTills } from './day-report.ts';
@@ -28,34 +29,57 @@ export interface StoredZReport extends ZReport {
 
 export type BusinessDayCloseResponse = BusinessDayResource & { z_report: StoredZReport };
 
-/**
- * Records a Z close's signature: the stored report gains its `fiscal` block and the day its
- * `journal_id`. Written by the close itself, or by the fiscal recovery job once a remote module that
- * was unreachable signs it late. `report` is the report the close stored on the day.
- */
-export async function recordZSignature(tx: TenantTx, dayId: string, report: StoredZReport, signed: SignedFiscalEvent) {
-  const sig = storedSignature(signed);
-  const z_report: StoredZReport = {
-    ...report,
-    fiscal: { digital_signature: sig.digital_signature, fdm_id: sig.fdm_id, journal_id: sig.journal_id, journal_seq: sig.journal_seq, fdm_ref: sig.fdm_ref },
-  };
-  const row = await tx
-    .updateTable('pos_business_days')
-    .set({ z_report: JSON.stringify(z_report), journal_id: signed.journal_id })
-    .where('id', '=', dayId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, z_report };
-}
+const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
 
-/** Reopens a day whose Z close the remote module refused (it counted nothing): at once, or by the recovery job. */
-export async function reopenBusinessDay(tx: TenantTx, dayId: string): Promise<void> {
-  await tx
-    .updateTable('pos_business_days')
-    .set({ status: 'open', closed_at: null, closed_by: null, z_report_no: null, z_report: null })
-    .where('id', '=', dayId)
-    .execute();
-}
+type DayRow = Selectable<TenantTables['pos_business_days']>;
+
+/**
+ * Z closes as a signed change: the closed day with its unsigned report is the reservation; a signature
+ * adds the report's `fiscal` block and the day's `journal_id`, a refusal reopens the day. A day can be
+ * closed again after a refused close was undone (same subject, a new entry), so a late refusal only
+ * reopens the day while its entry is still the day's latest, and a signature must be the Z the day
+ * holds (same number).
+ */
+export const zReportChange: SignedChangeKind<{ row: DayRow; z_report: StoredZReport }> = {
+  name: 'z_report',
+  subjectType: Z_REPORT_SUBJECT_TYPE,
+  async finish(tx, dayId, signed) {
+    const day = await tx.selectFrom('pos_business_days').selectAll().where('id', '=', dayId).forUpdate().executeTakeFirst();
+    if (!day) throw orphanSignature(signed, `business day ${dayId} does not exist`);
+    const stored = parseJson<StoredZReport | null>(day.z_report);
+    if (day.journal_id === signed.journal_id && stored) return { row: day, z_report: stored }; // already recorded
+    const reportNo = signed.event.kind === 'report_z' ? signed.event.reportNo : null;
+    if (day.status !== 'closed' || day.journal_id !== null || stored === null || day.z_report_no !== reportNo) {
+      throw orphanSignature(signed, `business day ${dayId} does not hold that Z report (status ${day.status}, Z ${day.z_report_no ?? 'none'}, journal ${day.journal_id ?? 'none'})`);
+    }
+    const { fiscal: _unsigned, ...report } = stored;
+    const sig = storedSignature(signed);
+    const z_report: StoredZReport = {
+      ...report,
+      fiscal: { digital_signature: sig.digital_signature, fdm_id: sig.fdm_id, journal_id: sig.journal_id, journal_seq: sig.journal_seq, fdm_ref: sig.fdm_ref },
+    };
+    const row = await tx
+      .updateTable('pos_business_days')
+      .set({ z_report: JSON.stringify(z_report), journal_id: signed.journal_id })
+      .where('id', '=', dayId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { row, z_report };
+  },
+  async undo(tx, dayId, refusal) {
+    const day = await tx.selectFrom('pos_business_days').select(['id', 'status', 'journal_id']).where('id', '=', dayId).forUpdate().executeTakeFirst();
+    if (!day || day.status !== 'closed' || day.journal_id !== null) return; // reopened already, or signed
+    if (refusal) {
+      const latest = await findJournalEntry(tx, { type: Z_REPORT_SUBJECT_TYPE, id: dayId });
+      if (latest?.journal_id !== refusal.journal_id) return; // a later close owns the day now
+    }
+    await tx
+      .updateTable('pos_business_days')
+      .set({ status: 'open', closed_at: null, closed_by: null, z_report_no: null, z_report: null })
+      .where('id', '=', dayId)
+      .execute();
+  },
+};
 
 /** The refusals a close checks (before asking for the permission, and again under the locks). */
 async function closeRefusal(tx: TenantDb, locationId: string, date: string, timeZone: string, status: 'open' | 'closed' | undefined) {
@@ -105,7 +129,7 @@ export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal,
   if (refused) throw refused;
   await authorizer.require('close_business_day');
 
-  return runSignedChange(db, fiscal, {
+  return runSignedChange(db, fiscal, zReportChange, {
     locationId: actor.locationId,
     async prepare(tx: TenantTx) {
       await tx.selectFrom('locations').select('id').where('id', '=', actor.locationId).forNoKeyUpdate().execute();
@@ -130,12 +154,12 @@ export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal,
         .where('id', '=', day.id)
         .execute();
       return {
-        state: { dayId: day.id, date, timeZone, report },
+        subjectId: day.id,
+        state: { date, timeZone },
         input: {
           locationId: actor.locationId,
           deviceId: actor.deviceId,
           employeeId: actor.staffId,
-          subject: { type: Z_REPORT_SUBJECT_TYPE, id: day.id },
           businessDay: { id: day.id, date },
           build: (common: FiscalCommon) => ({
             ...common,
@@ -149,12 +173,6 @@ export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal,
         },
       };
     },
-    async finish(tx, state, signed) {
-      const { row, z_report } = await recordZSignature(tx, state.dayId, state.report, signed);
-      return { ...(await businessDayResource(tx, actor.locationId, state.date, state.timeZone, row)), z_report };
-    },
-    async undo(tx, state) {
-      await reopenBusinessDay(tx, state.dayId);
-    },
-  });
+    respond: async ({ row, z_report }, state) => ({ ...(await businessDayResource(db, actor.locationId, state.date, state.timeZone, row)), z_report }),
+  }, now);
 }

@@ -1,7 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { xReport, type XReport } from '@pos/domain/reports/x-report';
 import type { FiscalCommon, FiscalEvent } from '@pos/fiscal';
-import type { FiscalService } from '../../fiscal/index.ts';
+import { journalOnlyKind, runSignedChange, type SignedChangeFiscal } from '../signed-change/signed-change.ts';
 import { businessDayId, reportingDay } from './business-day-queries.ts';
 import { dayReportInput } from './day-report.ts';
 import { reportTurnover, userReportTurnovers } from './report-turnover.ts';
@@ -13,6 +13,9 @@ export const X_REPORT_SUBJECT_TYPE = 'pos_x_report';
 /** The register scope (one type for every register use case; this name is kept for its callers). */
 export type { XReportActor };
 
+/** X report prints as a signed change: the journal entry is the whole record (nothing to finish or undo). */
+export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE);
+
 /**
  * `GET /pos/business-day/x-report`: `{turnover_x, user_x}` in DECIMAL MAJOR UNITS (domain
  * `xReport`) over the settled sales and refunds booked on the register's business day (the day
@@ -23,20 +26,29 @@ export type { XReportActor };
  * employee), each journaled, with the cents turnover the module takes. Without an active fiscal
  * enrolment: 422 `fiscal_not_enrolled`. Nothing else is written.
  */
-export async function getXReport(db: TenantDb, fiscal: Pick<FiscalService, 'signEvent'>, actor: XReportActor, now: Date): Promise<XReport> {
+export async function getXReport(db: TenantDb, fiscal: SignedChangeFiscal, actor: XReportActor, now: Date): Promise<XReport> {
   const day = await reportingDay(db, actor.locationId, now);
   const input = await dayReportInput(db, actor.locationId, day.date);
   const booking = { id: day.row?.id ?? businessDayId(actor.locationId, day.date), date: day.date };
   const printId = Bun.randomUUIDv7();
   const sign = (part: 'turnover' | 'user', build: (c: FiscalCommon) => FiscalEvent) =>
-    fiscal.signEvent(db, {
-      locationId: actor.locationId,
-      deviceId: actor.deviceId,
-      employeeId: actor.staffId,
-      subject: { type: X_REPORT_SUBJECT_TYPE, id: `${printId}:${part}` },
-      businessDay: booking,
-      build,
-    });
+    runSignedChange(
+      db,
+      fiscal,
+      xReportChange,
+      {
+        locationId: actor.locationId,
+        prepare: {
+          prepared: {
+            subjectId: `${printId}:${part}`,
+            state: null,
+            input: { locationId: actor.locationId, deviceId: actor.deviceId, employeeId: actor.staffId, businessDay: booking, build },
+          },
+        },
+        respond: () => undefined,
+      },
+      now,
+    );
   await sign('turnover', (c) => ({ ...c, kind: 'report_x_turnover', turnover: reportTurnover(input) }));
   await sign('user', (c) => ({ ...c, kind: 'report_x_user', users: userReportTurnovers(input) }));
   return xReport(input);

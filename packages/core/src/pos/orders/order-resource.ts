@@ -3,13 +3,14 @@ import type { TenantTables } from '@pos/db';
 import type { Cents } from '@pos/domain/money';
 import type { LineDiscount, OrderLine, OrderModifier } from '@pos/domain/orders/line-totals';
 import type { OrderTotals, VatRateTotal } from '@pos/domain/orders/order-totals';
+import type { OrderState } from '@pos/domain/orders/order-state';
 import type { FrozenTender } from '@pos/tenders';
 
 /** A `pos_orders` row. */
 export type OrderRow = Selectable<TenantTables['pos_orders']>;
 
-/** States an order row can hold; SETTLING is a settlement in flight with a remote fiscal module. */
-export type StoredOrderState = OrderRow['state'];
+/** States an order row can hold: the domain's `OrderState` (SETTLING is a settlement in flight with a remote fiscal module). */
+export type StoredOrderState = OrderState;
 
 /**
  * An order line as stored in `pos_orders.lines`: the client's intent after server pricing

@@ -2,10 +2,11 @@ import { tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@po
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { lineTotals } from '@pos/domain/orders/line-totals';
-import { notOpenRefusal } from '@pos/domain/orders/order-state';
+import { notOpenRefusal, orderTransition, type OrderAction, type OrderState } from '@pos/domain/orders/order-state';
 import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
 import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
-import { activeFdmFor, findJournalEntry, isSigning, refusedError, unreachableError, type FiscalService, type RecoveryHooks, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
+import { isSigning, type FiscalService, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
+import { findChangeEntry, resumeSignedChange, runSignedChange, type PreparedChange, type SignedChangeKind } from '../signed-change/signed-change.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
 import { enrolmentOf, inLocationQueue, readSettleRow, settleInProcess, type InProcessSettle } from './settle-in-process.ts';
@@ -120,20 +121,24 @@ async function saleTill(db: TenantDb, actor: OrderActor, tender: FrozenTender, l
 }
 
 function signInputFor(row: OrderRow, actor: OrderActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): SignEventInput {
+  return { ...saleInput(row, actor, tender, day, drawer), subject: { type: SALE_SUBJECT_TYPE, id: row.id } };
+}
+
+/** The sale's event input (the signed-change step adds the subject). */
+function saleInput(row: OrderRow, actor: OrderActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): PreparedChange<null>['input'] {
   const lines = storedLines(row).map(fiscalLineOf);
   return {
     locationId: row.location_id,
     deviceId: actor.deviceId,
     employeeId: actor.staffId,
-    subject: { type: SALE_SUBJECT_TYPE, id: row.id },
     businessDay: day,
     // The cash lines carry the till's drawer identity (financials[].drawer).
     build: (common) => saleEvent(common, lines, tender, drawer),
   };
 }
 
-/** Writes the sale transaction and moves the order to SETTLED (inside `tx`, the order row locked). */
-async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, tillId: string | null, now: Date): Promise<OrderRow> {
+/** Writes the sale transaction and moves the order to `state` (SETTLED, from the domain; inside `tx`, the order row locked). */
+async function recordSale(tx: TenantTx, row: OrderRow, state: OrderState, tender: FrozenTender, signed: SignedFiscalEvent, who: { deviceId: string; staffId: string | null }, tillId: string | null, now: Date): Promise<OrderRow> {
   const transactionId = Bun.randomUUIDv7();
   const fiscal = storedSignature(signed);
   await tx
@@ -157,7 +162,7 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
   return tx
     .updateTable('pos_orders')
     .set({
-      state: 'SETTLED',
+      state,
       tender: JSON.stringify(tender),
       fiscal: JSON.stringify(fiscal),
       transaction_id: transactionId,
@@ -177,15 +182,16 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * against the order's server total and the location's `pos_tenders`; a refusal is 422 with the
  * verbatim message, `reason` = the refusal code and the field, and the order stays OPEN.
  *
- * In-process signer (software enrolment), two round trips (settle-in-process.ts, docs/performance.md):
- * one read gathers the order, its location, the enrolment, the device's counters and last journal
- * entry, the business day and the open tills; the checks run on it (OPEN with lines, else 409
- * `not_open` `This order is already settled.`; the tender; the day), the sale is signed in the process
- * over the journal head that read saw, and ONE statement writes the counters, the sealed journal
- * entry, the `pos_transactions` row and SETTLED (tender, fiscal data, `transaction_id`, `settled_at`,
- * version + 1), only if the order is still OPEN at that version, the day and till still open and the
- * head unmoved; otherwise nothing is written and the settle reads and signs again. So a sale is
- * signed exactly once and the journal stays chained. Without an active enrolment: 422
+ * The sale is a signed change (`saleChange`, pos/signed-change): with the in-process signer it takes
+ * the change's one-statement write over the journal head, two round trips (settle-in-process.ts,
+ * docs/performance.md): one read gathers the order, its location, the enrolment, the device's counters
+ * and last journal entry, the business day and the open tills; the checks run on it (OPEN with lines,
+ * else 409 `not_open` `This order is already settled.`; the tender; the day), the sale is signed in the
+ * process over the journal head that read saw, and ONE statement writes the counters, the sealed
+ * journal entry, the `pos_transactions` row and SETTLED (tender, fiscal data, `transaction_id`,
+ * `settled_at`, version + 1), only if the order is still OPEN at that version, the day and till still
+ * open and the head unmoved; otherwise nothing is written and the settle reads and signs again. So a
+ * sale is signed exactly once and the journal stays chained. Without an active enrolment: 422
  * `fiscal_not_enrolled`, nothing signed.
  *
  * Business day and till: the sale books on the location's business day of `now` (created at its
@@ -196,10 +202,10 @@ async function recordSale(tx: TenantTx, row: OrderRow, tender: FrozenTender, sig
  * (null); that till's frozen drawer identity is signed on the sale's cash lines
  * (`financials[].drawer`). Sales without cash are booked to no till.
  *
- * Remote module: the tender is frozen and the order committed as SETTLING (listed by
- * `state=settling`), the module is called outside any transaction, then the sale is recorded. A
- * refusal puts the order back to OPEN; an unreachable module leaves it SETTLING (503): a retry of
- * settle, or the recovery job with `settleRecoveryHooks`, completes it with the frozen tender.
+ * Remote module (the step's remote flow): the tender is frozen and the order committed as SETTLING
+ * (listed by `state=settling`), the module is called outside any transaction, then the sale is
+ * recorded. A refusal puts the order back to OPEN; an unreachable module leaves it SETTLING (503): a
+ * retry of settle, or the recovery job, completes it with the frozen tender (`saleChange`).
  */
 export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
   const session = tenantSession(db);
@@ -214,8 +220,8 @@ export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: Ord
     await authorizer.require('settle');
     if (row.state === 'SETTLING') return { kind: 'settling' as const, id: row.id };
     const fdm = enrolmentOf(row);
-    // The remote module is called outside any transaction and any queue: its own flow below.
-    if (isSigning(fdm) && fdm.mode === 'remote') return { kind: 'remote' as const, id: row.id, body: parsed.input };
+    // The remote module is called outside any transaction and any queue: the step runs after the queue.
+    if (isSigning(fdm) && fdm.mode === 'remote') return { kind: 'remote' as const, id: row.id, body: parsed.input, fdm };
     const rules: InProcessSettle = {
       refuse: settleRefusal,
       freeze: (r) => freezeWith(r, parsed.input, r.l_pos_tenders),
@@ -224,7 +230,8 @@ export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: Ord
       signOverHead: (snapshot, signInput) => fiscal.signOverHead(snapshot, signInput),
       paymentSnapshot,
     };
-    return { kind: 'settled' as const, row: await settleInProcess(db, session, actor, rules, row, now) };
+    const settled = await runSignedChange(db, fiscal, saleChange, { ...saleCall(actor, row.id, parsed.input, now), enrolment: fdm, overHead: () => settleInProcess(db, session, actor, rules, row, now) }, now);
+    return { kind: 'settled' as const, row: settled };
   });
   switch (next.kind) {
     case 'settled':
@@ -232,13 +239,13 @@ export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: Ord
     case 'settling':
       return resumeSettling(db, fiscal, next.id, now);
     case 'remote':
-      return settleRemote(db, fiscal, actor, next.id, next.body, now);
+      return toOrderResource(await runSignedChange(db, fiscal, saleChange, { ...saleCall(actor, next.id, next.body, now), enrolment: next.fdm }, now));
   }
 }
 
 /**
- * The same settle in one interactive transaction (order locked, signed with `signInTransaction`), for
- * a tenant instance the two-statement path cannot run on.
+ * The same settle through the signed-change step's transaction (order locked, signed with
+ * `signInTransaction`), for a tenant instance the two-statement path cannot run on.
  */
 async function settleInTransaction(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
   const found = await findLocationOrder(db, actor.locationId, input.clientUuid);
@@ -246,90 +253,49 @@ async function settleInTransaction(db: TenantDb, fiscal: SettleFiscal, actor: Or
   const parsed = parseSettleBody(input.body);
   if (!parsed.ok) throw errors.validation(toFieldErrorMap(parsed.errors));
   await authorizer.require('settle');
-
   if (found.state === 'SETTLING') return resumeSettling(db, fiscal, found.id, now);
-  const fdm = await activeFdmFor(db, actor.locationId);
-  if (isSigning(fdm) && fdm.mode === 'remote') return settleRemote(db, fiscal, actor, found.id, parsed.input, now);
-
-  const row = await withWriteRetry(() =>
-    db.transaction().execute(async (tx) => {
-      const current = await findLocationOrder(tx, actor.locationId, found.id, { lock: true });
-      if (!current) throw orderNotFound();
-      const refused = settleRefusal(current);
-      if (refused) throw refused;
-      const tender = await freezeTender(tx, current, parsed.input);
-      const day = await requireOpenBusinessDay(tx, actor.locationId, now);
-      const till = await saleTill(tx, actor, tender, true);
-      const signed = await fiscal.signInTransaction(tx, signInputFor(current, actor, tender, day, till ? fiscalDrawerOf(till) : undefined));
-      return recordSale(tx, current, tender, signed, actor, till?.id ?? null, now);
-    }),
-  );
-  return toOrderResource(row);
+  return toOrderResource(await runSignedChange(db, fiscal, saleChange, saleCall(actor, found.id, parsed.input, now), now));
 }
 
-/** Remote flow, step 1 (commit SETTLING with the frozen tender), 2 (sign outside), 3 (record). */
-async function settleRemote(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, orderId: string, body: SettleInput, now: Date): Promise<OrderResource> {
-  const { row, tender, day } = await withWriteRetry(() =>
-    db.transaction().execute(async (tx) => {
+/** The order's next state for a settle step, from the domain machine; a refusal is the 409 `not_open`. */
+function settleStep(row: OrderRow, action: Extract<OrderAction, 'begin_settle' | 'finish_settle' | 'revert_settle'>) {
+  return orderTransition({ state: row.state, fired: row.fired, line_count: storedLines(row).length }, action);
+}
+
+/**
+ * The sale as a call of the signed-change step: `prepare` locks the OPEN order, freezes the tender,
+ * books the day and the till and reserves the sale as SETTLING (the domain's `begin_settle`; with the
+ * in-process signer the same transaction finishes it, so nobody ever sees it SETTLING).
+ */
+function saleCall(actor: OrderActor, orderId: string, body: SettleInput, now: Date) {
+  return {
+    locationId: actor.locationId,
+    async prepare(tx: TenantTx): Promise<PreparedChange<null>> {
       const current = await findLocationOrder(tx, actor.locationId, orderId, { lock: true });
       if (!current) throw orderNotFound();
       const refused = settleRefusal(current);
       if (refused) throw refused;
-      const frozen = await freezeTender(tx, current, body);
+      const step = settleStep(current, 'begin_settle');
+      if (step.kind === 'refused') throw errors.conflict(step.message, { reason: step.reason });
+      const tender = await freezeTender(tx, current, body);
       const day = await requireOpenBusinessDay(tx, actor.locationId, now);
-      const settling = await tx
-        .updateTable('pos_orders')
-        .set({ state: 'SETTLING', tender: JSON.stringify(frozen), updated_at: now })
-        .where('id', '=', current.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { row: settling, tender: frozen, day };
-    }),
-  );
-  const till = await saleTill(db, actor, tender, false);
-  let signed: SignedFiscalEvent;
-  try {
-    signed = await fiscal.signEvent(db, signInputFor(row, actor, tender, day, till ? fiscalDrawerOf(till) : undefined));
-  } catch (e) {
-    // Unreachable: the entry is pending, the order stays SETTLING. Anything else signed nothing.
-    if (!(e instanceof AppError && e.reason === 'fiscal_unreachable')) await revertToOpen(db, row.id, now);
-    throw e;
-  }
-  return toOrderResource(await finishSettling(db, signed, now));
+      const till = await saleTill(tx, actor, tender, true);
+      await tx.updateTable('pos_orders').set({ state: step.state, tender: JSON.stringify(tender), updated_at: now }).where('id', '=', current.id).execute();
+      return { subjectId: current.id, state: null, input: saleInput(current, actor, tender, day, till ? fiscalDrawerOf(till) : undefined) };
+    },
+    respond: (row: OrderRow) => row,
+  };
 }
 
 /** A settle retried while the order is SETTLING: complete the pending entry, then record or revert. */
 async function resumeSettling(db: TenantDb, fiscal: SettleFiscal, orderId: string, now: Date): Promise<OrderResource> {
-  const entry = await findJournalEntry(db, { type: SALE_SUBJECT_TYPE, id: orderId });
+  const entry = await findChangeEntry(db, saleChange, orderId);
   if (!entry) {
     // The sign call never wrote an entry (the process died in between): nothing was counted.
-    await revertToOpen(db, orderId, now);
+    await withWriteRetry(() => db.transaction().execute((tx) => saleChange.undo(tx, orderId, null, now)));
     throw errors.conflict('The settlement of this order was interrupted; settle it again.', { reason: 'settle_interrupted' });
   }
-  const outcome = await fiscal.completePending(db, entry.journal_id);
-  switch (outcome.status) {
-    case 'signed':
-      return toOrderResource(await finishSettling(db, outcome.signed, now));
-    case 'failed':
-      await revertToOpen(db, orderId, now);
-      throw refusedError(outcome.error);
-    case 'pending':
-      throw unreachableError(outcome.cause);
-  }
-}
-
-/** SETTLING -> SETTLED with the module's answer (idempotent: a settled order is returned as it is). */
-async function finishSettling(db: TenantDb, signed: SignedFiscalEvent, now: Date): Promise<OrderRow> {
-  const orderId = signed.subject?.id;
-  if (!orderId) throw new Error(`Signed sale ${signed.journal_id} has no order subject`);
-  return withWriteRetry(() =>
-    db.transaction().execute(async (tx) => {
-      const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
-      if (row.state !== 'SETTLING') return row;
-      const tender = parseJson<FrozenTender>(row.tender);
-      return recordSale(tx, row, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, await signedTillId(tx, row.location_id, signed), now);
-    }),
-  );
+  return toOrderResource(await resumeSignedChange(db, fiscal, saleChange, entry, orderId, now));
 }
 
 /** The till a signed sale was booked to: the unclosed till whose drawer identity its cash line carries, else null. */
@@ -340,23 +306,31 @@ async function signedTillId(tx: TenantTx, locationId: string, signed: SignedFisc
   return (await findTillByDrawer(tx, locationId, drawerId))?.id ?? null;
 }
 
-/** SETTLING -> OPEN, the frozen tender dropped (the module counted nothing). */
-async function revertToOpen(db: TenantDb, orderId: string, now: Date): Promise<void> {
-  await withWriteRetry(() =>
-    db.updateTable('pos_orders').set({ state: 'OPEN', tender: null, updated_at: now }).where('id', '=', orderId).where('state', '=', 'SETTLING').execute(),
-  );
-}
-
-/** Hooks for `recoverPendingEntries`: finish or revert the orders whose sale the recovery job completed. */
-export const settleRecoveryHooks = (clock: { now(): Date }): RecoveryHooks => ({
-  async onSigned(tdb, signed) {
-    if (signed.subject?.type === SALE_SUBJECT_TYPE) {
-      await finishSettling(tdb, signed, clock.now());
-      // The receipt the settle could not print while the module was away (issue 15); never fails the recovery.
-      await queueSaleReceipt(tdb, signed.subject.id, clock.now()).catch(() => 0);
-    }
+/**
+ * Sales as a signed change. The reservation is the order SETTLING with its frozen tender; `finish`
+ * writes the sale transaction and moves it to SETTLED (the domain's `finish_settle`; an order no longer
+ * SETTLING is returned as it is), `undo` puts it back to OPEN without its tender (`revert_settle`: the
+ * module counted nothing). After a late signature the recovery job queues the receipt the settle could
+ * not print (issue 15).
+ */
+export const saleChange: SignedChangeKind<OrderRow> = {
+  name: 'sale',
+  subjectType: SALE_SUBJECT_TYPE,
+  async finish(tx, orderId, signed, now) {
+    const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
+    const step = settleStep(row, 'finish_settle');
+    if (step.kind === 'refused') return row; // settled already (or reverted): as it is
+    const tender = parseJson<FrozenTender>(row.tender);
+    return recordSale(tx, row, step.state, tender, signed, { deviceId: signed.event.deviceId, staffId: signed.event.employeeId }, await signedTillId(tx, row.location_id, signed), now);
   },
-  async onFailed(tdb, failed) {
-    if (failed.subject?.type === SALE_SUBJECT_TYPE) await revertToOpen(tdb, failed.subject.id, clock.now());
+  async undo(tx, orderId, _refusal, now) {
+    const row = await tx.selectFrom('pos_orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirst();
+    if (!row) return;
+    const step = settleStep(row, 'revert_settle');
+    if (step.kind === 'refused') return;
+    await tx.updateTable('pos_orders').set({ state: step.state, tender: null, updated_at: now }).where('id', '=', orderId).execute();
   },
-});
+  async afterRecovered(tdb, orderId, now) {
+    await queueSaleReceipt(tdb, orderId, now);
+  },
+};

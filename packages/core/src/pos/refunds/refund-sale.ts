@@ -1,15 +1,14 @@
-import type { TenantDb, TenantTx } from '@pos/db';
+import type { TenantDb } from '@pos/db';
 import { errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
 import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
 import { refundEvent, type FiscalCommon } from '@pos/fiscal';
-import type { SignedFiscalEvent } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
 import { storedLines, type StoredLine } from '../orders/order-resource.ts';
 import { fiscalLineOf } from '../orders/settle-order.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
-import { runSignedChange, storedSignature, type SignedChangeFiscal, type StoredSignature } from '../tills/signed-change.ts';
+import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind, type StoredSignature } from '../signed-change/signed-change.ts';
 import { findTakingTill, fiscalDrawerOf, isUniqueViolation, type TillActor } from '../tills/till-queries.ts';
 import { allRecordedAtTill, tendersAgree } from './tender-agreement.ts';
 
@@ -79,22 +78,31 @@ function checkInput(input: RefundSaleInput): void {
   if (Object.keys(errs).length) throw errors.validation(errs);
 }
 
-/**
- * Records a refund's signature (`pos_refunds.fiscal`) and returns it with the refund's creation
- * time. Written by the refund itself, or by the fiscal recovery job once a remote module that was
- * unreachable signs it late.
- */
-export async function recordRefundSignature(tx: TenantTx, refundId: string, signed: SignedFiscalEvent): Promise<{ stored: StoredSignature; created_at: Date }> {
-  const stored = storedSignature(signed);
-  const row = await tx.updateTable('pos_refunds').set({ fiscal: JSON.stringify(stored) }).where('id', '=', refundId).returning(['created_at']).executeTakeFirstOrThrow();
-  return { stored, created_at: row.created_at };
-}
+const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
 
-/** Removes a refund the remote module refused (it counted nothing), lines first: at once, or by the recovery job. */
-export async function removeRefund(tx: TenantTx, refundId: string): Promise<void> {
-  await tx.deleteFrom('pos_refund_lines').where('refund_id', '=', refundId).execute();
-  await tx.deleteFrom('pos_refunds').where('id', '=', refundId).execute();
-}
+/**
+ * Refunds as a signed change: the refund and its lines are the reservation (`fiscal` null until
+ * signed); a signature fills `pos_refunds.fiscal`, a refusal removes the refund with its lines, so they
+ * can be refunded again. `finish` returns the stored signature and the refund's creation time.
+ */
+export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_at: Date }> = {
+  name: 'refund',
+  subjectType: REFUND_SUBJECT_TYPE,
+  async finish(tx, id, signed) {
+    const stored = storedSignature(signed);
+    const row = await tx.updateTable('pos_refunds').set({ fiscal: JSON.stringify(stored) }).where('id', '=', id).where('fiscal', 'is', null).returning(['created_at']).executeTakeFirst();
+    if (row) return { stored, created_at: row.created_at };
+    const recorded = await tx.selectFrom('pos_refunds').select(['fiscal', 'created_at']).where('id', '=', id).executeTakeFirst();
+    if (!recorded) throw orphanSignature(signed, `refund ${id} does not exist`);
+    return { stored: parseJson<StoredSignature>(recorded.fiscal), created_at: recorded.created_at }; // already recorded
+  },
+  async undo(tx, id) {
+    const row = await tx.selectFrom('pos_refunds').select(['id', 'fiscal']).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row || row.fiscal !== null) return; // removed already, or signed
+    await tx.deleteFrom('pos_refund_lines').where('refund_id', '=', id).execute();
+    await tx.deleteFrom('pos_refunds').where('id', '=', id).execute();
+  },
+};
 
 /**
  * `POST /pos/refunds` (permission `refund`; spec 2 "Refund rules"), body `{transaction_id, mode,
@@ -153,7 +161,7 @@ export async function refundSale(
 
   const id = Bun.randomUUIDv7();
   try {
-    return await runSignedChange(db, fiscal, {
+    return await runSignedChange(db, fiscal, refundChange, {
       locationId: actor.locationId,
       async prepare(tx) {
         // One refund of a sale at a time: the sale row is held until commit.
@@ -198,43 +206,37 @@ export async function refundSale(
         const fiscalLines = lines.map(fiscalLineOf);
         const drawer = fiscalDrawerOf(till);
         return {
+          subjectId: id,
           state: { lines, amount, by_vat_rate, till_id: till.id, business_date: day.date },
           input: {
             locationId: actor.locationId,
             deviceId: actor.deviceId,
             employeeId: actor.staffId,
-            subject: { type: REFUND_SUBJECT_TYPE, id },
             businessDay: day,
             build: (common: FiscalCommon) => refundEvent(common, fiscalLines, drawer),
           },
         };
       },
-      async finish(tx, state, signed) {
-        const { stored, created_at } = await recordRefundSignature(tx, id, signed);
-        return {
-          refund: {
-            id,
-            transaction_id: sale.id,
-            order_id: order.id,
-            mode: input.mode,
-            amount: state.amount,
-            lines: state.lines.map(lineResource),
-            by_vat_rate: state.by_vat_rate,
-            till_id: state.till_id,
-            business_date: state.business_date,
-            fiscal: {
-              ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
-              digital_signature: stored.digital_signature,
-              ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
-            },
-            created_at: new Date(created_at).toISOString(),
+      respond: ({ stored, created_at }, state) => ({
+        refund: {
+          id,
+          transaction_id: sale.id,
+          order_id: order.id,
+          mode: input.mode,
+          amount: state.amount,
+          lines: state.lines.map(lineResource),
+          by_vat_rate: state.by_vat_rate,
+          till_id: state.till_id,
+          business_date: state.business_date,
+          fiscal: {
+            ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
+            digital_signature: stored.digital_signature,
+            ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
           },
-        };
-      },
-      async undo(tx) {
-        await removeRefund(tx, id);
-      },
-    });
+          created_at: new Date(created_at).toISOString(),
+        },
+      }),
+    }, now);
   } catch (e) {
     if (isUniqueViolation(e, LINES_ONCE)) throw alreadyRefunded(named);
     throw e;

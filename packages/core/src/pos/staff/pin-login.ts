@@ -40,11 +40,10 @@ export interface PinLoginResult {
 
 /**
  * `POST /pos/staff/pin-login`: the credential holding the PIN (422 `pin` otherwise) opens a 12-hour
- * staff session on the device, then its work-in event is signed.
+ * staff session on the device; its work-in event is queued with it (the worker signs it).
  */
 export async function pinLogin(deps: RegisterStaffDeps, tenant: TenantContext, device: RegisterDevice, pin: string): Promise<PinLoginResult> {
   const staff = await requireStaffByPin(tenant.db, deps.config.PIN_PEPPER, tenant.merchant.tenant_database, pin);
   const session = await openStaffSession(tenant.db, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, now: deps.clock.now() });
-  await deps.registerHooks.staffSignedIn?.(tenant.db, { staffId: staff.id, deviceId: device.id, locationId: device.location_id, sessionId: session.sessionId });
   return { token: session.token, staff, expiresAt: session.expiresAt };
 }

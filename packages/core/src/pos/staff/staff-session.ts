@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { TenantDb, TenantTables } from '@pos/db';
+import { withWriteRetry, type TenantDb, type TenantTables } from '@pos/db';
 import { AppError } from '@pos/kernel';
 import { randomSecret } from '../../security/passwords.ts';
+import { queueWorkEvent, tenantDatabaseOf } from './sign-work-event.ts';
 
 /** Spec 2 section 5: staff tokens expire after 12 hours. */
 export const STAFF_TOKEN_TTL_MS = 12 * 3600 * 1000;
@@ -18,15 +19,24 @@ export interface StaffSession {
 
 export const hashStaffToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** Opens a session for `staff` on `device`; the opaque token is returned once, only its hash is stored. */
+/**
+ * Opens a session for `staff` on `device`; the opaque token is returned once, only its hash is stored.
+ * The fiscal work-in event is queued in the same transaction (the worker signs it).
+ */
 export async function openStaffSession(tdb: TenantDb, input: { staffId: string; deviceId: string; locationId: string; now: Date }): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
   const token = randomSecret(32);
   const sessionId = Bun.randomUUIDv7();
   const expiresAt = new Date(input.now.getTime() + STAFF_TOKEN_TTL_MS);
-  await tdb
-    .insertInto('pos_staff_sessions')
-    .values({ id: sessionId, staff_id: input.staffId, device_id: input.deviceId, location_id: input.locationId, token_hash: hashStaffToken(token), created_at: input.now, expires_at: expiresAt })
-    .execute();
+  const tenantDatabase = tenantDatabaseOf(tdb);
+  await withWriteRetry(() =>
+    tdb.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('pos_staff_sessions')
+        .values({ id: sessionId, staff_id: input.staffId, device_id: input.deviceId, location_id: input.locationId, token_hash: hashStaffToken(token), created_at: input.now, expires_at: expiresAt })
+        .execute();
+      await queueWorkEvent(tx, tenantDatabase, { kind: 'work_in', sessionId, staffId: input.staffId, deviceId: input.deviceId, locationId: input.locationId });
+    }),
+  );
   return { token, sessionId, expiresAt };
 }
 
@@ -52,7 +62,19 @@ export async function resolveStaffSession(tdb: TenantDb, token: string | undefin
   return { sessionId: session_id, staff, expiresAt: session_expires_at };
 }
 
-/** Ends the session (pin-logout); idempotent. */
+/** Ends the session (pin-logout) and queues its fiscal work-out event in the same transaction; idempotent. */
 export async function endStaffSession(tdb: TenantDb, sessionId: string, now: Date): Promise<void> {
-  await tdb.updateTable('pos_staff_sessions').set({ ended_at: now }).where('id', '=', sessionId).where('ended_at', 'is', null).execute();
+  const tenantDatabase = tenantDatabaseOf(tdb);
+  await withWriteRetry(() =>
+    tdb.transaction().execute(async (tx) => {
+      const ended = await tx
+        .updateTable('pos_staff_sessions')
+        .set({ ended_at: now })
+        .where('id', '=', sessionId)
+        .where('ended_at', 'is', null)
+        .returning(['staff_id', 'device_id', 'location_id'])
+        .executeTakeFirst();
+      if (ended) await queueWorkEvent(tx, tenantDatabase, { kind: 'work_out', sessionId, staffId: ended.staff_id, deviceId: ended.device_id, locationId: ended.location_id });
+    }),
+  );
 }

@@ -1,4 +1,5 @@
-import type { TenantDb, TenantTx } from '@pos/db';
+import type { Selectable } from 'kysely';
+import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { movementPermission, signedMovementAmount, tillTransition, validateMovement, type TillMovementType } from '@pos/domain/tills/till-rules';
@@ -7,7 +8,7 @@ import { moneyInOutEvent, type FiscalCommon, type FiscalEvent } from '@pos/fisca
 import type { SignedFiscalEvent } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
-import { runSignedChange, storedSignature, type SignedChangeFiscal } from './signed-change.ts';
+import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
 import { fiscalDrawerOf, requireLocationTill, type TillActor } from './till-queries.ts';
 
 /** Journal subject of a till movement. */
@@ -38,18 +39,27 @@ function movementEvent(common: FiscalCommon, type: TillMovementType, amount: Cen
   return moneyInOutEvent(common, type, Math.abs(amount), drawer);
 }
 
-/**
- * Records a movement's signature (its journal entry). Written by the movement itself, or by the
- * fiscal recovery job once a remote module that was unreachable signs it late.
- */
-export function recordMovementSignature(tx: TenantTx, movementId: string, signed: Pick<SignedFiscalEvent, 'journal_id'>) {
-  return tx.updateTable('pos_till_movements').set({ journal_id: signed.journal_id }).where('id', '=', movementId).returningAll().executeTakeFirstOrThrow();
-}
+type MovementRow = Selectable<TenantTables['pos_till_movements']>;
 
-/** Removes a movement the remote module refused (it counted nothing): at once, or by the recovery job. */
-export async function removeMovement(tx: TenantTx, movementId: string): Promise<void> {
-  await tx.deleteFrom('pos_till_movements').where('id', '=', movementId).execute();
-}
+/**
+ * Till movements as a signed change: the movement row is the reservation (`journal_id` null until
+ * signed); a signature sets `journal_id`, a refusal deletes the row (the module counted nothing).
+ */
+export const tillMovementChange: SignedChangeKind<{ row: MovementRow; signed: SignedFiscalEvent }> = {
+  name: 'till_movement',
+  subjectType: MOVEMENT_SUBJECT_TYPE,
+  async finish(tx, id, signed) {
+    const row = await tx.updateTable('pos_till_movements').set({ journal_id: signed.journal_id }).where('id', '=', id).where('journal_id', 'is', null).returningAll().executeTakeFirst();
+    if (row) return { row, signed };
+    const recorded = await tx.selectFrom('pos_till_movements').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!recorded) throw orphanSignature(signed, `till movement ${id} does not exist`);
+    return { row: recorded, signed }; // already recorded
+  },
+  async undo(tx, id) {
+    // Gone already, or signed by another entry: nothing to take back.
+    await tx.deleteFrom('pos_till_movements').where('id', '=', id).where('journal_id', 'is', null).execute();
+  },
+};
 
 /**
  * `POST /pos/tills/{tillId}/movements`, body `{type, amount, reason?, approval_token?}`.
@@ -83,34 +93,36 @@ export async function recordTillMovement(
   const approvedBy = await authorizer.require(movementPermission(type) ?? 'open_till');
   const id = Bun.randomUUIDv7();
 
-  return runSignedChange(db, fiscal, {
-    locationId: actor.locationId,
-    async prepare(tx) {
-      // Lock order of every booking: business day, then till, then the fiscal journal head.
-      const day = await requireOpenBusinessDay(tx, actor.locationId, now);
-      const till = await requireLocationTill(tx, actor.locationId, tillId, { lock: true });
-      const t = tillTransition({ state: till.state, counted: till.counted !== null }, 'movement');
-      if (t.kind === 'refused') throw errors.conflict(t.message, { reason: t.reason });
-      await tx
-        .insertInto('pos_till_movements')
-        .values({ id, till_id: till.id, type, amount, reason, staff_id: actor.staffId, approved_by: approvedBy, journal_id: null, created_at: now })
-        .execute();
-      const drawer = fiscalDrawerOf(till);
-      return {
-        state: null,
-        input: {
-          locationId: actor.locationId,
-          deviceId: actor.deviceId,
-          employeeId: actor.staffId,
-          subject: { type: MOVEMENT_SUBJECT_TYPE, id },
-          businessDay: day,
-          build: (common: FiscalCommon) => movementEvent(common, type, amount, drawer),
-        },
-      };
-    },
-    async finish(tx, _state, signed) {
-      const row = await recordMovementSignature(tx, id, signed);
-      return {
+  return runSignedChange(
+    db,
+    fiscal,
+    tillMovementChange,
+    {
+      locationId: actor.locationId,
+      async prepare(tx) {
+        // Lock order of every booking: business day, then till, then the fiscal journal head.
+        const day = await requireOpenBusinessDay(tx, actor.locationId, now);
+        const till = await requireLocationTill(tx, actor.locationId, tillId, { lock: true });
+        const t = tillTransition({ state: till.state, counted: till.counted !== null }, 'movement');
+        if (t.kind === 'refused') throw errors.conflict(t.message, { reason: t.reason });
+        await tx
+          .insertInto('pos_till_movements')
+          .values({ id, till_id: till.id, type, amount, reason, staff_id: actor.staffId, approved_by: approvedBy, journal_id: null, created_at: now })
+          .execute();
+        const drawer = fiscalDrawerOf(till);
+        return {
+          subjectId: id,
+          state: null,
+          input: {
+            locationId: actor.locationId,
+            deviceId: actor.deviceId,
+            employeeId: actor.staffId,
+            businessDay: day,
+            build: (common: FiscalCommon) => movementEvent(common, type, amount, drawer),
+          },
+        };
+      },
+      respond: ({ row, signed }): TillMovementResource => ({
         id: row.id,
         till_id: row.till_id,
         type: row.type,
@@ -120,10 +132,8 @@ export async function recordTillMovement(
         approved_by: row.approved_by,
         fiscal: { digital_signature: storedSignature(signed).digital_signature },
         created_at: new Date(row.created_at).toISOString(),
-      };
+      }),
     },
-    async undo(tx) {
-      await removeMovement(tx, id);
-    },
-  });
+    now,
+  );
 }

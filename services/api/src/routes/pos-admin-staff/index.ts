@@ -60,7 +60,8 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
       .delete(
         '/staff-credentials/:credentialId',
         async (ctx) => {
-          await deleteStaffCredential(scopeOf(deps, ctx), deps, ctx.params.credentialId);
+          // Like pin-logout: each ended session's work-out event is queued with the deletion (the worker signs it).
+          await deleteStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId);
           return { status: 'success' as const };
         },
         {
@@ -68,7 +69,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
           query: P.VendorQuery,
           response: { 200: P.Success },
           transform: merchantGate('MANAGE_POS_STAFF'),
-          ...doc(tags, 'Delete a staff credential', 'Soft delete (`deleted_at`); the PIN is free again; every open staff session of the credential ends (its token answers 401) and signs its work-out event.'),
+          ...doc(tags, 'Delete a staff credential', 'Soft delete (`deleted_at`); the PIN is free again; every open staff session of the credential ends (its token answers 401) and its work-out event is queued for signing.'),
         },
       )
       .post(

@@ -4,6 +4,7 @@ import { FIRST_PARTY_POS_REQUIRED } from '@pos/core/pos/first-party';
 import { fiscalMandated } from '@pos/core/reports/fiscal-mandate';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
+import { runQueuedWorkEvents } from '../pos-tills/register-test-support.ts';
 import { insertRefund, insertSale, ISO, nothing, registerSession, sellThroughApi, tdbOf, today, yesterday } from './pos-admin.test-support.ts';
 
 let api: TestApi;
@@ -27,6 +28,8 @@ beforeAll(async () => {
   m = await api.seed('pos-days');
   owner = await api.ownerToken(m);
   const session = await registerSession(api, m, 'manager');
+  // The worker signs the login's queued work-in before the first sale.
+  await runQueuedWorkEvents(api, m.merchant.tenant_database);
   // 780 cash; 780 split card 500 + cash 280; 450 meal voucher
   saleTx = (await sellThroughApi(api, m, session, ['Espresso', 'Espresso', 'Croissant'], { amount_tendered: 1000 })).transaction_id;
   await sellThroughApi(api, m, session, ['Espresso', 'Espresso', 'Croissant'], { tenders: [{ method: 'card', funding: 'debit', amount: 500 }, { method: 'cash', amount_tendered: 300 }] });

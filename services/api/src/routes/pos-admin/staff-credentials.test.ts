@@ -5,6 +5,7 @@ import { PIN_IN_USE } from '@pos/core/pos-admin/staff-credential-records';
 import { CASHIER_PERMISSIONS, REGISTER_PERMISSIONS } from '@pos/domain/permissions';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
+import { queuedWorkEvents, runQueuedWorkEvents } from '../pos-tills/register-test-support.ts';
 import { ISO, nothing, tdbOf, UUID_V7 } from './pos-admin.test-support.ts';
 
 let api: TestApi;
@@ -190,7 +191,7 @@ describe('POST /back-office/pos/staff-credentials/{credentialId}/reset-pin', () 
 });
 
 describe('DELETE /back-office/pos/staff-credentials/{credentialId}', () => {
-  test('soft delete: open staff sessions end (401 on the register, work-out signed), the PIN is free again', async () => {
+  test('soft delete: open staff sessions end (401 on the register, work-out queued with the deletion, then signed), the PIN is free again', async () => {
     const pin = freshPin();
     const c = (await create({ name: 'Leaver', role: 'cashier', pin, permissions: ['take_orders'] })).body.data;
     const device = await api.deviceToken(m, 'pos', 0);
@@ -208,6 +209,9 @@ describe('DELETE /back-office/pos/staff-credentials/{credentialId}', () => {
     const sessions = await tdb.selectFrom('pos_staff_sessions').select(['id', 'ended_at']).where('staff_id', '=', c.id).execute();
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.ended_at).toBeInstanceOf(Date);
+    // The worker's part: the work-in of the login and the work-out the deletion queued.
+    expect((await queuedWorkEvents(api, m.merchant.tenant_database)).filter((q) => q.payload.session_id === sessions[0]!.id).map((q) => q.payload.kind)).toEqual(['work_in', 'work_out']);
+    await runQueuedWorkEvents(api, m.merchant.tenant_database);
     const journal = await tdb.selectFrom('fiscal_journal').select(['event_kind', 'subject_id']).where('subject_type', '=', 'pos_staff_session').where('subject_id', 'like', `${sessions[0]!.id}:%`).orderBy('seq').execute();
     expect(journal).toEqual([
       { event_kind: 'work_in', subject_id: `${sessions[0]!.id}:work_in` },

@@ -26,7 +26,7 @@ export function posPinLoginRoutes(deps: ApiDeps) {
           expires_at: expiresAt.toISOString(),
         };
       },
-      { body: S.PinLoginBody, response: { 200: S.PinLoginResponse }, detail: { tags, summary: 'Sign a staff member in with their PIN (throttle pos-pin); signs a work-in event', security } },
+      { body: S.PinLoginBody, response: { 200: S.PinLoginResponse }, detail: { tags, summary: 'Sign a staff member in with their PIN (throttle pos-pin); queues its work-in event for signing', security } },
     );
 }
 
@@ -40,7 +40,7 @@ export function posStaffRoutes(deps: ApiDeps) {
         await pinLogout(deps, tenant, device, staff);
         return { status: 'success' as const };
       },
-      { response: { 200: t.Object({ status: t.Literal('success') }) }, detail: { tags, summary: 'End the staff session; signs a work-out event', security } },
+      { response: { 200: t.Object({ status: t.Literal('success') }) }, detail: { tags, summary: 'End the staff session; queues its work-out event for signing', security } },
     )
     .post(
       '/pos/staff/escalate',

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant } from '@pos/db';
+import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { queuedWorkEvents, runQueuedWorkEvents } from '../pos-tills/register-test-support.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -78,15 +81,32 @@ describe('escalate', () => {
 });
 
 describe('fiscal work events', () => {
-  test('pin-login signs a work-in and pin-logout a work-out, chained in the journal', async () => {
+  test('pin-login queues a work-in and pin-logout a work-out (outbox, with the session change); the worker signs them once, chained in the journal', async () => {
     const tdb = api.deps.db.withSchema(m.merchant.tenant_database) as any;
+    await runQueuedWorkEvents(api, m.merchant.tenant_database); // earlier tests' sessions
     const before = (await tdb.selectFrom('fiscal_journal').select('event_kind').execute()).length;
     const staff = await api.staffLogin(m, 'manager', device);
     await api.call('POST', '/api/pos/staff/pin-logout', { token: device, deviceKey: true, staffToken: staff });
-    const rows = await tdb.selectFrom('fiscal_journal').select(['event_kind', 'status', 'seq']).orderBy('seq').execute();
-    expect(rows.slice(before).map((r: { event_kind: string; status: string }) => [r.event_kind, r.status])).toEqual([
-      ['work_in', 'signed'],
-      ['work_out', 'signed'],
+
+    // Queued, not signed: the PIN pad never waits for (or fails on) the fiscal module.
+    const session = await tdb.selectFrom('pos_staff_sessions').select(['id', 'staff_id', 'device_id', 'location_id']).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    const common = { tenant_database: m.merchant.tenant_database, session_id: session.id, staff_id: session.staff_id, device_id: session.device_id, location_id: session.location_id };
+    expect((await queuedWorkEvents(api, m.merchant.tenant_database)).map((q) => q.payload)).toEqual([
+      { ...common, kind: 'work_in' },
+      { ...common, kind: 'work_out' },
     ]);
+    expect((await tdb.selectFrom('fiscal_journal').select('event_kind').execute()).length).toBe(before);
+
+    expect(await runQueuedWorkEvents(api, m.merchant.tenant_database)).toEqual(['signed', 'signed']);
+    const rows = await tdb.selectFrom('fiscal_journal').select(['event_kind', 'status', 'seq', 'subject_id']).orderBy('seq').execute();
+    expect(rows.slice(before).map((r: { event_kind: string; status: string; subject_id: string }) => [r.event_kind, r.status, r.subject_id])).toEqual([
+      ['work_in', 'signed', `${session.id}:work_in`],
+      ['work_out', 'signed', `${session.id}:work_out`],
+    ]);
+
+    // A job run again (a re-relayed row) signs nothing twice.
+    const e = { kind: 'work_in' as const, sessionId: session.id, staffId: session.staff_id, deviceId: session.device_id, locationId: session.location_id };
+    expect(await signWorkEvent(bindTenant(api.deps.db, m.merchant.tenant_database), api.deps.fiscal, e, new Date())).toBe('already_signed');
+    expect((await tdb.selectFrom('fiscal_journal').select('event_kind').execute()).length).toBe(before + 2);
   });
 });

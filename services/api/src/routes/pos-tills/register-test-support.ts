@@ -2,6 +2,8 @@
 import { expect } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
+import { FISCAL_WORK_EVENT_JOB } from '@pos/kernel/queues/index';
+import { signWorkEvent, type WorkEventOutcome } from '@pos/core/pos/staff/sign-work-event';
 import type { CallResult, TestApi } from '../../testing/harness.ts';
 
 /** A signed-in register: a seeded merchant, one POS device token and one staff token on it. */
@@ -29,6 +31,27 @@ export async function escalate(r: Register, permission: string): Promise<string>
   const res = await call(r, 'POST', '/pos/staff/escalate', { manager_pin: as(r, 'manager').pin, permission });
   expect(res.status).toBe(200);
   return res.body.approval_token as string;
+}
+
+/** The `fiscal.work-event` jobs queued for `tenantDatabase` and not yet run, oldest first (payloads). */
+export async function queuedWorkEvents(api: TestApi, tenantDatabase: string): Promise<{ id: string; payload: Record<string, any> }[]> {
+  const rows = await api.deps.db.selectFrom('outbox').select(['id', 'payload']).where('job', '=', FISCAL_WORK_EVENT_JOB).where('relayed_at', 'is', null).orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as Record<string, any> })).filter((r) => r.payload.tenant_database === tenantDatabase);
+}
+
+/**
+ * What the worker does with the merchant's queued work events (`fiscal.work-event`, signed through
+ * `signWorkEvent`), for route tests that run no worker: signs them in queue order and marks their
+ * outbox rows relayed. Returns each outcome.
+ */
+export async function runQueuedWorkEvents(api: TestApi, tenantDatabase: string): Promise<WorkEventOutcome[]> {
+  const outcomes: WorkEventOutcome[] = [];
+  for (const { id, payload: p } of await queuedWorkEvents(api, tenantDatabase)) {
+    const e = { kind: p.kind, sessionId: p.session_id, staffId: p.staff_id, deviceId: p.device_id, locationId: p.location_id };
+    outcomes.push(await signWorkEvent(bindTenant(api.deps.db, tenantDatabase), api.deps.fiscal, e, api.deps.clock.now()));
+    await api.deps.db.updateTable('outbox').set({ relayed_at: new Date() }).where('id', '=', id).execute();
+  }
+  return outcomes;
 }
 
 /** A catalog line of `name`. */
