@@ -35,6 +35,7 @@ import { posChannelOrderRoutes } from './routes/pos-channel-orders/index.ts';
 import { aiGenerationRoutes } from './routes/ai-generation/index.ts';
 import { guidedSetupManagementRoutes } from './routes/guided-setup-management/index.ts';
 import { asyncMonitoringRoutes, clientLoggerRoutes, settingsRoutes, setupRoutes } from './routes/settings/index.ts';
+import { settingsProviderAccountRoutes } from './routes/settings-provider-accounts/index.ts';
 import { contentRoutes } from './routes/contents/index.ts';
 import { inventoryRoutes } from './routes/inventories/index.ts';
 import { paymentApi } from './routes/payments/index.ts';
@@ -147,6 +148,7 @@ export function createApp(deps: ApiDeps) {
   app.use(new Elysia({ prefix: '/api' }).use(deliveryBRoutes(deps)));
   // Issue 18 settings: locations, receipts, languages
   app.use(new Elysia({ prefix: '/api' }).use(settingsRoutes(deps)));
+  app.use(new Elysia({ prefix: '/api' }).use(settingsProviderAccountRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(setupRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(clientLoggerRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(asyncMonitoringRoutes(deps)));

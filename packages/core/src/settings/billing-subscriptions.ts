@@ -32,7 +32,7 @@ export interface PastBillView {
 }
 
 /** A provider refusal is the merchant's to read (422); anything else is the provider being away (503). */
-async function atProvider<T>(fn: () => Promise<T>, refusal?: string): Promise<T> {
+export async function atProvider<T>(fn: () => Promise<T>, refusal?: string): Promise<T> {
   try {
     return await fn();
   } catch (e) {
@@ -43,7 +43,7 @@ async function atProvider<T>(fn: () => Promise<T>, refusal?: string): Promise<T>
   }
 }
 
-function client(cardA: CardAClient | null): CardAClient {
+export function client(cardA: CardAClient | null): CardAClient {
   if (!cardA) throw errors.unavailable(BILLING_NOT_CONFIGURED);
   return cardA;
 }

@@ -36,7 +36,7 @@ const view = (r: Row): PaymentProfileView => ({
   updated_at: r.updated_at.toISOString(),
 });
 
-async function findProfile(db: TenantDb | TenantTx, id: string, lock = false): Promise<Row> {
+export async function findPaymentProfile(db: TenantDb | TenantTx, id: string, lock = false): Promise<Row> {
   if (!isUuid(id)) throw errors.notFound('payment profile');
   let q = db.selectFrom('payment_profiles').selectAll().where('id', '=', id);
   if (lock) q = q.forUpdate();
@@ -54,7 +54,7 @@ export function paymentProfileOptions(tdb: TenantDb): Promise<{ id: string; name
 }
 
 export async function showPaymentProfile(tdb: TenantDb, id: string): Promise<PaymentProfileView> {
-  return view(await findProfile(tdb, id));
+  return view(await findPaymentProfile(tdb, id));
 }
 
 export async function createPaymentProfile(tdb: TenantDb, userId: string, name: string): Promise<PaymentProfileView> {
@@ -80,7 +80,7 @@ export async function createPaymentProfile(tdb: TenantDb, userId: string, name: 
 
 export function renamePaymentProfile(tdb: TenantDb, userId: string, id: string, name: string): Promise<PaymentProfileView> {
   return inTenantTx(tdb, async (tx) => {
-    const row = await findProfile(tx, id, true);
+    const row = await findPaymentProfile(tx, id, true);
     const updated = await tx.updateTable('payment_profiles').set({ name: name.trim(), updated_at: new Date() }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
     await logActivity(tx, { userId, action: 'updated', subject: 'payment_profile', subjectId: row.id, properties: { fields: ['name'] } });
     return view(updated);
@@ -89,7 +89,7 @@ export function renamePaymentProfile(tdb: TenantDb, userId: string, id: string, 
 
 export function setDefaultPaymentProfile(tdb: TenantDb, userId: string, id: string): Promise<PaymentProfileView> {
   return inTenantTx(tdb, async (tx) => {
-    const row = await findProfile(tx, id, true);
+    const row = await findPaymentProfile(tx, id, true);
     if (!row.is_default) {
       const now = new Date();
       await tx.updateTable('payment_profiles').set({ is_default: false, updated_at: now }).where('is_default', '=', true).execute();
@@ -102,7 +102,7 @@ export function setDefaultPaymentProfile(tdb: TenantDb, userId: string, id: stri
 
 export async function deletePaymentProfile(tdb: TenantDb, userId: string, id: string): Promise<void> {
   await inTenantTx(tdb, async (tx) => {
-    const row = await findProfile(tx, id, true);
+    const row = await findPaymentProfile(tx, id, true);
     if (row.is_default) throw errors.businessRule(DEFAULT_PAYMENT_PROFILE_NOT_DELETABLE);
     await tx.deleteFrom('payment_profiles').where('id', '=', row.id).execute();
     await logActivity(tx, { userId, action: 'deleted', subject: 'payment_profile', subjectId: row.id, properties: { name: row.name } });

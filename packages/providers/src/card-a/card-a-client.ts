@@ -73,6 +73,47 @@ export interface CardACharge {
   readonly payment_intent: string | null;
 }
 
+export interface CardAAccount {
+  readonly id: string;
+  readonly charges_enabled: boolean;
+  readonly payouts_enabled: boolean;
+  readonly details_submitted: boolean;
+  readonly business_profile: { readonly url: string | null };
+  readonly settings: {
+    readonly payments: { readonly statement_descriptor: string | null };
+    readonly payouts: { readonly schedule: CardAPayoutSchedule & { readonly delay_days: number } };
+  };
+}
+
+export interface CardAPayoutSchedule {
+  readonly interval: 'manual' | 'daily' | 'weekly' | 'monthly';
+  readonly weekly_anchor?: string;
+  readonly monthly_anchor?: number;
+}
+
+export interface CardAPayout {
+  readonly id: string;
+  /** Cents. */
+  readonly amount: number;
+  readonly currency: string;
+  /** Unix seconds. */
+  readonly arrival_date: number;
+  readonly created: number;
+  readonly status: string;
+  readonly description: string | null;
+}
+
+export interface CardACustomer {
+  readonly id: string;
+  readonly invoice_settings: { readonly default_payment_method: string | null };
+}
+
+export interface CardAPaymentMethod {
+  readonly id: string;
+  readonly customer: string | null;
+  readonly card: { readonly brand: string; readonly last4: string; readonly exp_month: number; readonly exp_year: number };
+}
+
 /** card-a client: payment intents, hosted checkout sessions and terminal readers. Amounts are cents on this API. */
 export class CardAClient {
   private readonly base: string;
@@ -84,17 +125,23 @@ export class CardAClient {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, form?: Record<string, unknown>, idempotencyKey?: string): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.config.secretKey}` };
+    const body = await this.callObject(method, path, form, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
+    if (typeof body.id !== 'string') throw new ProviderError('card-a', 'invalid_response', `no object in the answer to ${method} ${path}`, 200);
+    return body as T;
+  }
+
+  /** Like `call`, for answers that are not objects with an id (lists, sessions, links). */
+  private async callObject(method: 'GET' | 'POST', path: string, form?: Record<string, unknown>, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.config.secretKey}`, ...extra };
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     const res = await providerFetch('card-a', `${this.base}${path}`, { method, headers, body: form ? toForm(form) : undefined }, this.timeoutMs);
     const body = await readJson('card-a', res);
     if (!res.ok) {
       const e = body?.error ?? {};
       throw new ProviderError('card-a', 'http', typeof e.message === 'string' ? e.message : `HTTP ${res.status}`, res.status, typeof e.code === 'string' ? e.code : null);
     }
-    if (!body || typeof body.id !== 'string') throw new ProviderError('card-a', 'invalid_response', `no object in the answer to ${method} ${path}`, res.status);
-    return body as T;
+    if (!body || typeof body !== 'object') throw new ProviderError('card-a', 'invalid_response', `no object in the answer to ${method} ${path}`, res.status);
+    return body as Record<string, unknown>;
   }
 
   /** A card-present payment intent for a terminal reader (or a card intent for online payment). */
@@ -176,14 +223,68 @@ export class CardAClient {
     const q = new URLSearchParams({ customer: filter.customer, limit: String(filter.limit ?? 100) });
     if (filter.subscription) q.set('subscription', filter.subscription);
     if (filter.status) q.set('status', filter.status);
-    const res = await providerFetch('card-a', `${this.base}/v1/invoices?${q}`, { method: 'GET', headers: { authorization: `Bearer ${this.config.secretKey}` } }, this.timeoutMs);
-    const body = await readJson('card-a', res);
-    if (!res.ok) {
-      const e = body?.error ?? {};
-      throw new ProviderError('card-a', 'http', typeof e.message === 'string' ? e.message : `HTTP ${res.status}`, res.status, typeof e.code === 'string' ? e.code : null);
-    }
-    if (!body || !Array.isArray(body.data)) throw new ProviderError('card-a', 'invalid_response', 'no list in the answer to GET /v1/invoices', res.status);
+    const body = await this.callObject('GET', `/v1/invoices?${q}`);
+    if (!Array.isArray(body.data)) throw new ProviderError('card-a', 'invalid_response', 'no list in the answer to GET /v1/invoices', 200);
     return body.data as CardAInvoice[];
+  }
+
+
+  /** A connected account for a payment profile (the merchant onboards on the provider's page). */
+  createAccount(input: { country: string; email?: string; metadata: Record<string, string> }) {
+    return this.call<CardAAccount>('POST', '/v1/accounts', { type: 'express', country: input.country, ...(input.email ? { email: input.email } : {}), metadata: input.metadata });
+  }
+
+  retrieveAccount(id: string) {
+    return this.call<CardAAccount>('GET', `/v1/accounts/${encodeURIComponent(id)}`);
+  }
+
+  /** Statement descriptor, business website and payout schedule (the provider validates each). */
+  updateAccount(id: string, input: { statementDescriptor?: string; businessUrl?: string; payoutSchedule?: CardAPayoutSchedule }) {
+    const f: Record<string, unknown> = {};
+    if (input.statementDescriptor !== undefined) f['settings[payments][statement_descriptor]'] = input.statementDescriptor;
+    if (input.businessUrl !== undefined) f['business_profile[url]'] = input.businessUrl;
+    if (input.payoutSchedule) {
+      f['settings[payouts][schedule][interval]'] = input.payoutSchedule.interval;
+      if (input.payoutSchedule.weekly_anchor !== undefined) f['settings[payouts][schedule][weekly_anchor]'] = input.payoutSchedule.weekly_anchor;
+      if (input.payoutSchedule.monthly_anchor !== undefined) f['settings[payouts][schedule][monthly_anchor]'] = input.payoutSchedule.monthly_anchor;
+    }
+    return this.call<CardAAccount>('POST', `/v1/accounts/${encodeURIComponent(id)}`, f);
+  }
+
+  /** A short-lived client secret for the provider's embedded onboarding and payouts components. */
+  async createAccountSession(account: string): Promise<{ client_secret: string; expires_at: number }> {
+    const f = { account, 'components[account_onboarding][enabled]': 'true', 'components[payouts][enabled]': 'true' };
+    const body = await this.callObject('POST', '/v1/account_sessions', f);
+    if (typeof body.client_secret !== 'string' || typeof body.expires_at !== 'number') throw new ProviderError('card-a', 'invalid_response', 'no client secret in the account session', 200);
+    return { client_secret: body.client_secret, expires_at: body.expires_at };
+  }
+
+  /** The provider's hosted onboarding page for the account (a single-use link). */
+  async createAccountLink(input: { account: string; refreshUrl: string; returnUrl: string }): Promise<{ url: string; expires_at: number }> {
+    const body = await this.callObject('POST', '/v1/account_links', { account: input.account, refresh_url: input.refreshUrl, return_url: input.returnUrl, type: 'account_onboarding' });
+    if (typeof body.url !== 'string' || typeof body.expires_at !== 'number') throw new ProviderError('card-a', 'invalid_response', 'no url in the account link', 200);
+    return { url: body.url, expires_at: body.expires_at };
+  }
+
+  /** Payouts to a connected account, newest first; `startingAfter` pages on. */
+  async listPayouts(account: string, page: { limit: number; startingAfter?: string }): Promise<{ data: CardAPayout[]; has_more: boolean }> {
+    const q = new URLSearchParams({ limit: String(page.limit) });
+    if (page.startingAfter) q.set('starting_after', page.startingAfter);
+    const body = await this.callObject('GET', `/v1/payouts?${q}`, undefined, { 'card-a-account': account });
+    if (!Array.isArray(body.data)) throw new ProviderError('card-a', 'invalid_response', 'no list in the answer to GET /v1/payouts', 200);
+    return { data: body.data as CardAPayout[], has_more: body.has_more === true };
+  }
+
+  createCustomer(input: { name: string; email?: string | null; metadata: Record<string, string> }) {
+    return this.call<CardACustomer>('POST', '/v1/customers', { name: input.name, ...(input.email ? { email: input.email } : {}), metadata: input.metadata });
+  }
+
+  attachPaymentMethod(paymentMethod: string, customer: string) {
+    return this.call<CardAPaymentMethod>('POST', `/v1/payment_methods/${encodeURIComponent(paymentMethod)}/attach`, { customer });
+  }
+
+  setDefaultPaymentMethod(customer: string, paymentMethod: string) {
+    return this.call<CardACustomer>('POST', `/v1/customers/${encodeURIComponent(customer)}`, { 'invoice_settings[default_payment_method]': paymentMethod });
   }
 
   retrieveCharge(id: string) {

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { fromForm } from '../shared/form.ts';
 import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
 import { cardABilling, type CardABilling } from './card-a-billing-simulator.ts';
+import { cardAConnect, type CardAConnect } from './card-a-connect-simulator.ts';
 
 /**
  * card-a over real HTTP (PROTOCOLS.md "card-a"): payment intents (`/v1/payment_intents`, create,
@@ -84,6 +85,8 @@ export interface CardASimulator {
   readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
   /** Subscriptions, invoices, mandates, charges, refunds and fees (card-a-billing-simulator.ts). */
   readonly billing: Omit<CardABilling, 'routes'>;
+  /** Connected accounts, payouts, customers and their payment methods (card-a-connect-simulator.ts). */
+  readonly connect: Omit<CardAConnect, 'routes'>;
   /** Sends one signed event of `type` about `object` to the webhook URL (what the provider would send). */
   sendEvent(type: string, object: unknown): Promise<void>;
   /** Resolves once every event delivery under way has been answered. */
@@ -190,8 +193,11 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
   };
 
   const billing = cardABilling({ send: sendEvent, guard, error: stripeError, rid });
+  let selfUrl = '';
+  const connect = cardAConnect({ send: sendEvent, guard, error: stripeError, rid, baseUrl: () => selfUrl });
   const routes = [
     ...billing.routes,
+    ...connect.routes,
     route(
       'POST',
       '/v1/payment_intents',
@@ -355,8 +361,9 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     fetch: (req) => dispatch(routes, req, () => stripeError(404, 'resource_missing', 'Unrecognized request URL.')),
   });
 
+  selfUrl = `http://${server.hostname}:${server.port}`;
   return {
-    url: `http://${server.hostname}:${server.port}`,
+    url: selfUrl,
     intent: (id) => intents.get(id),
     payCheckout,
     confirmIntent,
@@ -369,6 +376,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     timeout: (id) => finish(id, 'timeout'),
     webhooks,
     billing,
+    connect,
     sendEvent,
     async idle() {
       while (inFlight.size) await Promise.allSettled([...inFlight]);

@@ -37,7 +37,7 @@ export function sampleValue(schema: any, idPool: readonly string[], depth = 0): 
       if (schema.pattern) {
         // A value the pattern accepts, so the call reaches the handler rather than stopping at validation.
         const re = new RegExp(schema.pattern);
-        return ['9999', '482915', 'Matrix sample', 'x'.repeat(min)].find((v) => re.test(v) && v.length >= min && v.length <= (schema.maxLength ?? Infinity));
+        return ['9999', '482915', 'Matrix sample', 'https://matrix.example', 'pm_card_visa', 'x'.repeat(min)].find((v) => re.test(v) && v.length >= min && v.length <= (schema.maxLength ?? Infinity));
       }
       return 'x'.repeat(min);
     }

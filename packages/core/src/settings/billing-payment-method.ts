@@ -1,0 +1,41 @@
+import type { TenantDb } from '@pos/db';
+import type { CardAClient } from '@pos/providers/card-a/card-a-client';
+import { logActivity } from '../activity/log-activity.ts';
+import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { atProvider, client } from './billing-subscriptions.ts';
+import { findBillingProfile, showBillingProfile, type BillingProfileView } from './billing-profiles.ts';
+
+export interface BillingPaymentMethodView {
+  id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+/**
+ * `POST /billing-profiles/{id}` (EDIT_BILLING_PROFILES, "attach payment method"): the card the
+ * merchant entered in the provider's element becomes the default payment method of the profile's
+ * card-a customer, which is created on the first attach (the profile row is locked meanwhile, so two
+ * attaches never make two customers). Subscriptions then bill that method.
+ */
+export async function attachBillingPaymentMethod(
+  tdb: TenantDb,
+  cardA: CardAClient | null,
+  input: { userId: string; merchantId: string; profileId: string; paymentMethod: string; email?: string | null },
+): Promise<BillingProfileView & { payment_method: BillingPaymentMethodView }> {
+  await findBillingProfile(tdb, input.profileId);
+  const provider = client(cardA);
+  // The customer is stored before the card is attached: a refused card leaves no customer behind unrecorded.
+  const customer = await inTenantTx(tdb, async (tx) => {
+    const profile = await findBillingProfile(tx, input.profileId, true);
+    if (profile.card_a_customer_id) return profile.card_a_customer_id;
+    const created = await atProvider(() => provider.createCustomer({ name: profile.name, email: input.email, metadata: { merchant_id: input.merchantId, billing_profile_id: profile.id } }));
+    await tx.updateTable('billing_profiles').set({ card_a_customer_id: created.id, updated_at: new Date() }).where('id', '=', profile.id).execute();
+    return created.id;
+  });
+  const pm = await atProvider(() => provider.attachPaymentMethod(input.paymentMethod, customer));
+  await atProvider(() => provider.setDefaultPaymentMethod(customer, pm.id));
+  await logActivity(tdb, { userId: input.userId, action: 'payment_method_attached', subject: 'billing_profile', subjectId: input.profileId, properties: { brand: pm.card.brand, last4: pm.card.last4 } });
+  return { ...(await showBillingProfile(tdb, input.profileId)), payment_method: { id: pm.id, brand: pm.card.brand, last4: pm.card.last4, exp_month: pm.card.exp_month, exp_year: pm.card.exp_year } };
+}
