@@ -46,6 +46,7 @@ import * as tenant20261124billingProfiles from './migrations/tenant/2026-11-24-9
 import * as tenant20261124cancelAtPeriodEnd from './migrations/tenant/2026-11-24-931-subscription-cancel-at-period-end.ts';
 import * as tenant20261124paymentProfiles from './migrations/tenant/2026-11-24-932-payment-profiles.ts';
 import * as tenant20261124aiGeneration from './migrations/tenant/2026-11-24-940-ai-generation.ts';
+import * as tenant20261125aiPurchases from './migrations/tenant/2026-11-25-901-ai-credit-purchases.ts';
 import * as central801autoSyncOutcome from './migrations/central/2026-11-25-801-auto-sync-outcome.ts';
 import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-marketplace-orders.ts';
 
@@ -97,6 +98,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-970-settings': tenant20261124settings,
   '2026-11-24-971-branding-profiles': tenant20261124branding,
   '2026-11-25-802-marketplace-orders': tenant802marketplaceOrders,
+  '2026-11-25-901-ai-credit-purchases': tenant20261125aiPurchases,
 };
 
 /**

@@ -703,6 +703,20 @@ export interface TenantTables {
     balance: number;
     updated_at: Generated<Date>;
   };
+  /** AI credit packages bought (hosted checkout or the saved card); `paid` once, which credits the balance. */
+  ai_credit_purchases: {
+    id: string;
+    package_id: string;
+    credits: number;
+    amount: number;
+    currency: string;
+    method: 'checkout' | 'saved_card';
+    provider_ref: string | null;
+    status: 'pending' | 'paid' | 'failed';
+    created_by: string | null;
+    created_at: Generated<Date>;
+    paid_at: Date | null;
+  };
   /** Generated AI photos, polled by id. */
   ai_photos: {
     id: string;

@@ -10,6 +10,7 @@ import { adjustForRefund, backfillApplicationFee, merchantOfPaymentIntent, payme
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
+import { AI_CREDITS_KIND, creditPurchase } from '../generation/ai-credit-purchases.ts';
 
 
 export interface CardAOutcome {
@@ -63,10 +64,20 @@ async function billingTenant(deps: WebhookDeps, location: string | null, subscri
 
 /** The events acted on, each with its tenant resolution and its effect (payment events are handled below). */
 const HANDLERS: ReadonlyArray<{
-  readonly matches: (type: string) => boolean;
+  readonly matches: (type: string, object: Obj) => boolean;
   readonly resolve: (deps: WebhookDeps, e: EventCtx) => Promise<Target | null>;
   readonly run: (deps: WebhookDeps, target: Target, e: EventCtx) => Promise<WebhookLogStatus>;
 }> = [
+  {
+    // An AI credits purchase (its checkout completed, or its saved-card charge succeeded): credited once.
+    matches: (type, object) => (type === 'checkout.session.completed' || type === 'payment_intent.succeeded') && obj(object.metadata).kind === AI_CREDITS_KIND,
+    resolve: async (deps, e) => withTenant(await tenantOfLocation(deps.db, str(obj(e.object.metadata).location_id) ?? '')),
+    run: async (deps, target, e) => {
+      if (e.type === 'checkout.session.completed' && str(e.object.payment_status) !== 'paid') return 'ignored';
+      await creditPurchase(bindTenant(deps.db, target.tenant!.tenantDatabase), str(obj(e.object.metadata).purchase_id) ?? '', str(e.object.id) ?? '');
+      return 'processed';
+    },
+  },
   {
     matches: (type) => PAYMENT_EVENTS.has(type),
     resolve: async (deps, e) => withTenant(await resolveCardATenant(deps, e.object, e.type.startsWith('terminal.reader.'))),
@@ -134,9 +145,10 @@ export async function handleCardAWebhook(deps: WebhookDeps, raw: string, country
       deps.log.warn('card-a webhook is not an event', { webhook_log_id: logId, country: countryCode });
       return await done('failed', { error: 'not_an_event' });
     }
-    const handler = HANDLERS.find((h) => h.matches(type));
+    const object = obj(obj(event.data).object);
+    const handler = HANDLERS.find((h) => h.matches(type, object));
     if (!handler) return await done('ignored');
-    const ctx: EventCtx = { type, object: obj(obj(event.data).object), eventId, created: typeof event.created === 'number' && Number.isFinite(event.created) ? Math.trunc(event.created) : 0 };
+    const ctx: EventCtx = { type, object, eventId, created: typeof event.created === 'number' && Number.isFinite(event.created) ? Math.trunc(event.created) : 0 };
     const target = await handler.resolve(deps, ctx);
     if (!target) {
       deps.log.warn('card-a webhook location_not_resolved', { event_id: eventId, event_type: type });

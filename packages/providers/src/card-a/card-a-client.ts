@@ -287,6 +287,20 @@ export class CardAClient {
     return this.call<CardACustomer>('POST', `/v1/customers/${encodeURIComponent(customer)}`, { 'invoice_settings[default_payment_method]': paymentMethod });
   }
 
+  retrieveCustomer(id: string) {
+    return this.call<CardACustomer>('GET', `/v1/customers/${encodeURIComponent(id)}`);
+  }
+
+  /** Charges a customer's saved card now, off session; a decline is a ProviderError 402 `card_declined`. */
+  chargeSavedCard(input: { amount: number; currency: string; customer: string; paymentMethod: string; metadata: Record<string, string>; idempotencyKey: string }) {
+    return this.call<CardAPaymentIntent>(
+      'POST',
+      '/v1/payment_intents',
+      { amount: input.amount, currency: input.currency.toLowerCase(), customer: input.customer, payment_method: input.paymentMethod, confirm: 'true', off_session: 'true', metadata: input.metadata },
+      input.idempotencyKey,
+    );
+  }
+
   retrieveCharge(id: string) {
     return this.call<CardACharge>('GET', `/v1/charges/${encodeURIComponent(id)}`);
   }

@@ -63,6 +63,7 @@ export interface CardAConnect {
   readonly routes: Route[];
   account(id: string): Readonly<ConnectedAccount> | undefined;
   customer(id: string): Readonly<Customer> | undefined;
+  paymentMethod(id: string): Readonly<PaymentMethod> | undefined;
 }
 
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -72,6 +73,8 @@ const TEST_CARDS: Record<string, { brand: string; last4: string }> = {
   pm_card_mastercard: { brand: 'mastercard', last4: '4444' },
   pm_card_amex: { brand: 'amex', last4: '8431' },
   pm_card_bancontact: { brand: 'bancontact', last4: '0004' },
+  /** Attaches, then every charge on it is declined (`card_declined`). */
+  pm_card_chargeDeclined: { brand: 'visa', last4: '0341' },
 };
 
 /** The provider's descriptor rule: 5-22 characters, at least one letter, none of `< > \ ' " *`. */
@@ -254,6 +257,14 @@ export function cardAConnect(ctx: BillingContext & { baseUrl: () => string }): C
       }),
     ),
     route(
+      'GET',
+      '/v1/customers/:id',
+      ctx.guard((_req, p) => {
+        const c = customers.get(p.id!);
+        return c ? Response.json(c) : ctx.error(404, 'resource_missing', `No such customer: '${p.id}'`, 'id');
+      }),
+    ),
+    route(
       'POST',
       '/v1/customers/:id',
       ctx.guard(async (req, p) => {
@@ -318,5 +329,5 @@ export function cardAConnect(ctx: BillingContext & { baseUrl: () => string }): C
     }),
   ];
 
-  return { routes, account: (id) => accounts.get(id), customer: (id) => customers.get(id) };
+  return { routes, account: (id) => accounts.get(id), customer: (id) => customers.get(id), paymentMethod: (id) => methods.get(id) };
 }

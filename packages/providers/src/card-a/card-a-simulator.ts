@@ -221,6 +221,22 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
           latest_charge: null,
         };
         intents.set(id, i);
+        // An off-session confirmation with a customer's saved card settles at once, as the provider does.
+        if (f.confirm === 'true' && typeof f.customer === 'string' && typeof f.payment_method === 'string') {
+          const pm = connect.paymentMethod(f.payment_method);
+          if (!pm || pm.customer !== f.customer) {
+            intents.delete(id);
+            return stripeError(400, 'resource_missing', `No such PaymentMethod: '${f.payment_method}'`, 'payment_method');
+          }
+          if (pm.card.last4 === '0341') {
+            i.status = 'requires_payment_method';
+            i.last_payment_error = { code: 'card_declined', message: 'Your card was declined.' };
+            return Response.json({ error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.', payment_intent: intentBody(i) } }, { status: 402 });
+          }
+          i.status = 'succeeded';
+          i.latest_charge = billing.chargeFor(i.id, i.amount).id;
+          void sendEvent('payment_intent.succeeded', intentBody(i));
+        }
         return Response.json(intentBody(i));
       }),
     ),

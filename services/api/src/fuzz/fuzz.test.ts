@@ -8,11 +8,13 @@ import { makeCustomer } from '../routes/customer-account/customer-test-support.t
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
+import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 
 let deliveryA: DeliveryASimulator | undefined;
 let deliveryB: DeliveryBSimulator | undefined;
 // The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
 let generation: ReturnType<typeof startGenerationSimulator> | undefined;
+let cardA: CardASimulator | undefined;
 import { hostileRequests, LEAK_PATTERN, operationsOf, type HostileRequest, type OpenApiOperation } from './hostile-variants.ts';
 
 /**
@@ -114,8 +116,12 @@ beforeAll(async () => {
   // delivery-b's store API likewise (no stores).
   deliveryB = startDeliveryBSimulator({ apiToken: 'fuzz-delivery-b-token' });
   generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
+  // card-a likewise (billing, payment profile accounts and credit purchases answer rather than 503).
+  cardA = startCardASimulator({ secretKey: 'sk_fuzz_card_a' });
   api = await createTestApi({
     env: {
+      CARD_A_BASE_URL: cardA.url,
+      CARD_A_SECRET_KEY: 'sk_fuzz_card_a',
       DELIVERY_B_WEBHOOK_SECRET: 'fuzz-delivery-b-secret-0123',
       DELIVERY_A_API_URL: deliveryA.url,
       DELIVERY_A_API_TOKEN: 'fuzz-delivery-a-token',
@@ -133,6 +139,7 @@ afterAll(async () => {
   await deliveryA?.stop();
   await deliveryB?.stop();
   generation?.stop();
+  await cardA?.stop();
 });
 
 describe('hostile-input fuzz pass', () => {

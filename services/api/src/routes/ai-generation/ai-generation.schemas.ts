@@ -32,3 +32,16 @@ export const PhotoResponse = t.Object({ data: t.Object(Photo) });
 export const GeneratedPhotoResponse = t.Object({ data: t.Object({ ...Photo, credits: t.Integer() }) });
 export const CreditsResponse = t.Object({ data: t.Object({ balance: t.Integer() }) });
 export const PackagesResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), credits: t.Integer(), price: t.Integer(), currency: t.String() })) });
+
+const PackageId = t.Union([t.Literal('small'), t.Literal('medium'), t.Literal('large')], { error: 'The package id must be one of small, medium, large.' });
+const ReturnUrl = (field: string) => t.String({ maxLength: 2000, pattern: '^https?://[^\\s]+$', error: `The ${field} field must be a valid http(s) URL.` });
+export const CheckoutBody = t.Object(
+  { package_id: PackageId, success_url: t.Optional(ReturnUrl('success url')), cancel_url: t.Optional(ReturnUrl('cancel url')) },
+  { additionalProperties: false },
+);
+export const CheckoutResponse = t.Object({ data: t.Object({ purchase_id: t.String(), url: t.String() }) });
+export const PurchaseBody = t.Object(
+  { package_id: PackageId, billing_profile_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The billing profile id must be a UUID.' })) },
+  { additionalProperties: false },
+);
+export const PurchaseResponse = t.Object({ data: t.Object({ purchase_id: t.String(), credits: t.Integer(), balance: t.Integer() }) });

@@ -3,6 +3,7 @@ import { GenerationClient } from '@pos/providers/generation/generation-client';
 import { generateDescription } from '@pos/core/generation/description-generator';
 import { aiPhotoStatus, generateAiPhoto } from '@pos/core/generation/ai-photos';
 import { CREDIT_PACKAGES, creditBalance } from '@pos/core/generation/ai-credits';
+import { createCreditsCheckout, purchaseWithDefault } from '@pos/core/generation/ai-credit-purchases';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import * as S from './ai-generation.schemas.ts';
@@ -17,6 +18,7 @@ const doc = (summary: string, description?: string) => ({
  */
 export function aiGenerationRoutes(deps: ApiDeps) {
   const client = deps.config.GENERATION_BASE_URL && deps.config.GENERATION_API_KEY ? new GenerationClient({ baseUrl: deps.config.GENERATION_BASE_URL, apiKey: deps.config.GENERATION_API_KEY }) : null;
+  const back = `${(deps.config.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, '')}/ai-photo`;
   return new Elysia({ name: 'ai-generation', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/description-generator/generate', async ({ body }) => ({ data: await generateDescription(client, body) }), {
@@ -46,5 +48,29 @@ export function aiGenerationRoutes(deps: ApiDeps) {
       query: S.VendorQuery,
       response: { 200: S.PackagesResponse },
       ...doc('Credit packages on offer', 'Prices in cents.'),
-    });
+    })
+    .post(
+      '/ai-photo/create-checkout-url',
+      async ({ tenant, auth, body }) => ({
+        data: await createCreditsCheckout(tenant.db, deps.payments.cardA, { userId: auth.userId, merchantId: tenant.merchant.id }, { packageId: body.package_id, successUrl: body.success_url ?? `${back}?purchase=success`, cancelUrl: body.cancel_url ?? `${back}?purchase=cancelled` }),
+      }),
+      {
+        query: S.VendorQuery,
+        body: S.CheckoutBody,
+        response: { 200: S.CheckoutResponse },
+        ...doc('Buy credits on the card-a hosted page', 'Answers the page URL; the credits are added once, when card-a reports the checkout paid (signed webhook).'),
+      },
+    )
+    .post(
+      '/ai-photo/purchase-with-default',
+      async ({ tenant, auth, body }) => ({
+        data: await purchaseWithDefault(tenant.db, deps.payments.cardA, { userId: auth.userId, merchantId: tenant.merchant.id }, { packageId: body.package_id, billingProfileId: body.billing_profile_id }),
+      }),
+      {
+        query: S.VendorQuery,
+        body: S.PurchaseBody,
+        response: { 200: S.PurchaseResponse },
+        ...doc('Buy credits with the saved card', 'Charges the default card of a billing profile\'s card-a customer (the given profile, else the oldest with a saved card) and credits the package at once; a decline is 422 and credits nothing.'),
+      },
+    );
 }
