@@ -7,11 +7,12 @@ import type { FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { activeFdmFor, findJournalEntry } from '../../fiscal/index.ts';
 import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
-import { toTillResource, type TillActor } from '../tills/till-queries.ts';
+import { toTillResource } from '../tills/till-queries.ts';
 import { ensureBusinessDay, reportingDay } from './business-day-queries.ts';
 import { dayReportInput, unclosedTills } from './day-report.ts';
 import { businessDayResource, type BusinessDayResource } from './get-business-day.ts';
 import { reportTurnover } from './report-turnover.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 export const ALREADY_CLOSED_MESSAGE = 'This business day is already closed: the next one starts at local midnight.';
 export const OPEN_TILLS_MESSAGE = 'Tills of this business day are not closed yet: end, count and close them before the Z close.';
@@ -123,7 +124,7 @@ async function closeRefusal(tx: TenantDb, locationId: string, date: string, time
  * movements and till openings of that date are refused with 409 `business_day_closed`; the next
  * business day starts at local midnight.
  */
-export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal, actor: TillActor, authorizer: StaffAuthorizer, now: Date): Promise<BusinessDayCloseResponse> {
+export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, now: Date): Promise<BusinessDayCloseResponse> {
   const early = await reportingDay(db, actor.locationId, now);
   const refused = await closeRefusal(db, actor.locationId, early.date, early.timeZone, early.row?.status);
   if (refused) throw refused;

@@ -5,13 +5,10 @@ import { journalOnlyKind, runSignedChange, type SignedChangeFiscal } from '../si
 import { businessDayId, reportingDay } from './business-day-queries.ts';
 import { dayReportInput } from './day-report.ts';
 import { reportTurnover, userReportTurnovers } from './report-turnover.ts';
-import type { RegisterActor as XReportActor } from '../register-actor.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** Journal subject of an X report print (one id, two events: `<id>:turnover`, `<id>:user`). */
 export const X_REPORT_SUBJECT_TYPE = 'pos_x_report';
-
-/** The register scope (one type for every register use case; this name is kept for its callers). */
-export type { XReportActor };
 
 /** X report prints as a signed change: the journal entry is the whole record (nothing to finish or undo). */
 export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE);
@@ -26,7 +23,7 @@ export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE);
  * employee), each journaled, with the cents turnover the module takes. Without an active fiscal
  * enrolment: 422 `fiscal_not_enrolled`. Nothing else is written.
  */
-export async function getXReport(db: TenantDb, fiscal: SignedChangeFiscal, actor: XReportActor, now: Date): Promise<XReport> {
+export async function getXReport(db: TenantDb, fiscal: SignedChangeFiscal, actor: RegisterActor, now: Date): Promise<XReport> {
   const day = await reportingDay(db, actor.locationId, now);
   const input = await dayReportInput(db, actor.locationId, day.date);
   const booking = { id: day.row?.id ?? businessDayId(actor.locationId, day.date), date: day.date };

@@ -2,10 +2,11 @@ import { withWriteRetry, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { orderTransition } from '@pos/domain/orders/order-state';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { findLocationOrder, orderNotFound } from './order-queries.ts';
 import { fireToKitchen } from '../../kitchen/tickets.ts';
 import type { KitchenEvent, KitchenPublisher } from '../../kitchen/kitchen-events.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow } from './order-resource.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
 export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'settle'): Error | null {
@@ -18,7 +19,7 @@ export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'sett
  * true and version + 1 (stays OPEN; firing again sends what was added since). A settled or voided
  * order is 409 `not_open`, an empty one 409 `empty_order`. The row is locked for the check and the write.
  */
-export async function fireOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date, publish?: KitchenPublisher): Promise<OrderResource> {
+export async function fireOrder(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date, publish?: KitchenPublisher): Promise<OrderResource> {
   if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
   await authorizer.require('take_orders');
   let events: KitchenEvent[] = [];

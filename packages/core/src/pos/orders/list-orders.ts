@@ -1,7 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import type { OrderActor } from './order-queries.ts';
 import { toOrderResource, type OrderResource, type StoredOrderState } from './order-resource.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /**
  * The `state` filter of `GET /pos/orders` (spec 2 rule 6: required, other values invalid):
@@ -27,7 +27,7 @@ export interface ListOrdersInput {
 const isListState = (s: unknown): s is OrderListState => typeof s === 'string' && Object.hasOwn(ORDER_LIST_STATES, s);
 
 /** `GET /pos/orders?state=...&page&per_page`: `{data, total}` of the register's location, newest change first. */
-export async function listOrders(db: TenantDb, actor: Pick<OrderActor, 'locationId'>, input: ListOrdersInput): Promise<{ data: OrderResource[]; total: number }> {
+export async function listOrders(db: TenantDb, actor: Pick<RegisterActor, 'locationId'>, input: ListOrdersInput): Promise<{ data: OrderResource[]; total: number }> {
   if (input.state === undefined || input.state === '') throw errors.field('state', 'The state field is required.');
   if (!isListState(input.state)) throw errors.field('state', 'The selected state is invalid. Accepted: open, settling, settled.');
   const page = Math.max(1, Math.trunc(input.page ?? 1));

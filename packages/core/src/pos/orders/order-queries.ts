@@ -3,10 +3,7 @@ import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isUuid as isUuidText } from '@pos/domain/ids';
 import type { OrderRow } from './order-resource.ts';
-import type { RegisterActor as OrderActor } from '../register-actor.ts';
-
-/** The register scope (one type for every register use case; this name is kept for its callers). */
-export type { OrderActor };
+import type { RegisterActor } from '../register-actor.ts';
 
 /** Any UUID text (the `pos_orders.id` column is `uuid`; other text never reaches SQL). */
 export { isUuidText };

@@ -9,10 +9,10 @@ import { storedSignature } from '../../fiscal/stored-signature.ts';
 import { KeyedQueue } from '../../concurrency/keyed-queue.ts';
 import { businessDayClosed, ensureBusinessDay } from '../business-day/business-day-queries.ts';
 import type { TenantDb } from '@pos/db';
-import type { OrderActor } from './order-queries.ts';
 import type { OrderRow } from './order-resource.ts';
 import type { TillRow } from '../tills/till-queries.ts';
 import { readForSettle, writeSettleNoTill, writeSettleWithTill, type SettleReadRow } from './settle-statements.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 // Settle with the in-process signer in two round trips: one read of everything the settle decides on
 // (settle-statements.ts), signing in the process over the journal head that read saw, and one
@@ -30,7 +30,7 @@ export function inLocationQueue<T>(session: TenantSession, locationId: string, w
   return locationQueue.run(`${session.schema}:${locationId}`, work);
 }
 
-export async function readSettleRow(session: TenantSession, actor: OrderActor, orderId: string, now: Date): Promise<SettleReadRow | undefined> {
+export async function readSettleRow(session: TenantSession, actor: RegisterActor, orderId: string, now: Date): Promise<SettleReadRow | undefined> {
   const rows = await readForSettle.run(session, [orderId, actor.locationId, ticketLabel(actor.deviceId), now, actor.staffId, actor.deviceId]);
   // An order of another location is no order of this register's (the uniform 404).
   const row = rows[0];
@@ -84,7 +84,7 @@ const isHeadRace = (e: unknown): boolean => {
  * Settles the OPEN order `first` (already read, in the location queue) with the in-process signer.
  * Refusals (409 not_open / business_day_closed, 422 tender or fiscal) are thrown as the rules say.
  */
-export async function settleInProcess(db: TenantDb, session: TenantSession, actor: OrderActor, rules: InProcessSettle, first: SettleReadRow, now: Date): Promise<OrderRow> {
+export async function settleInProcess(db: TenantDb, session: TenantSession, actor: RegisterActor, rules: InProcessSettle, first: SettleReadRow, now: Date): Promise<OrderRow> {
   let row: SettleReadRow | undefined = first;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     if (attempt > 1) row = await readSettleRow(session, actor, first.id, now);

@@ -8,13 +8,14 @@ import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
 import { isSigning, type FiscalService, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
 import { findChangeEntry, resumeSignedChange, runSignedChange, type PreparedChange, type SignedChangeKind } from '../signed-change/signed-change.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
+import { findLocationOrder, isUuidText, orderNotFound } from './order-queries.ts';
 import { enrolmentOf, inLocationQueue, readSettleRow, settleInProcess, type InProcessSettle } from './settle-in-process.ts';
 import { storedSignature } from '../../fiscal/stored-signature.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { queueSaleReceipt } from '../../printers/print-dispatch.ts';
 import { findTakingTill, findTillByDrawer, fiscalDrawerOf, type TillRow } from '../tills/till-queries.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** Second settle of one order (409 business rule, `reason` `not_open`). */
 export const ALREADY_SETTLED = 'This order is already settled.';
@@ -115,17 +116,17 @@ export const takesCash = (tender: FrozenTender): boolean => tender.legs.some((l)
  * open register_drawer till; null without a cash leg or without an open till. Held FOR SHARE
  * inside a transaction, so the till cannot end while the sale is booked to it.
  */
-async function saleTill(db: TenantDb, actor: OrderActor, tender: FrozenTender, lock: boolean): Promise<TillRow | null> {
+async function saleTill(db: TenantDb, actor: RegisterActor, tender: FrozenTender, lock: boolean): Promise<TillRow | null> {
   if (!takesCash(tender)) return null;
   return findTakingTill(db, actor, lock ? { lock: 'share' } : {});
 }
 
-function signInputFor(row: OrderRow, actor: OrderActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): SignEventInput {
+function signInputFor(row: OrderRow, actor: RegisterActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): SignEventInput {
   return { ...saleInput(row, actor, tender, day, drawer), subject: { type: SALE_SUBJECT_TYPE, id: row.id } };
 }
 
 /** The sale's event input (the signed-change step adds the subject). */
-function saleInput(row: OrderRow, actor: OrderActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): PreparedChange<null>['input'] {
+function saleInput(row: OrderRow, actor: RegisterActor, tender: FrozenTender, day: { id: string; date: string }, drawer: FiscalDrawer | undefined): PreparedChange<null>['input'] {
   const lines = storedLines(row).map(fiscalLineOf);
   return {
     locationId: row.location_id,
@@ -207,7 +208,7 @@ async function recordSale(tx: TenantTx, row: OrderRow, state: OrderState, tender
  * recorded. A refusal puts the order back to OPEN; an unreachable module leaves it SETTLING (503): a
  * retry of settle, or the recovery job, completes it with the frozen tender (`saleChange`).
  */
-export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
+export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
   const session = tenantSession(db);
   // A tenant instance not made by bindTenant (no pool to prepare statements on): the transaction path.
   if (!session) return settleInTransaction(db, fiscal, actor, authorizer, input, now);
@@ -247,7 +248,7 @@ export async function settleOrder(db: TenantDb, fiscal: SettleFiscal, actor: Ord
  * The same settle through the signed-change step's transaction (order locked, signed with
  * `signInTransaction`), for a tenant instance the two-statement path cannot run on.
  */
-async function settleInTransaction(db: TenantDb, fiscal: SettleFiscal, actor: OrderActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
+async function settleInTransaction(db: TenantDb, fiscal: SettleFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, input: SettleOrderInput, now: Date): Promise<OrderResource> {
   const found = await findLocationOrder(db, actor.locationId, input.clientUuid);
   if (!found) throw orderNotFound();
   const parsed = parseSettleBody(input.body);
@@ -267,7 +268,7 @@ function settleStep(row: OrderRow, action: Extract<OrderAction, 'begin_settle' |
  * books the day and the till and reserves the sale as SETTLING (the domain's `begin_settle`; with the
  * in-process signer the same transaction finishes it, so nobody ever sees it SETTLING).
  */
-function saleCall(actor: OrderActor, orderId: string, body: SettleInput, now: Date) {
+function saleCall(actor: RegisterActor, orderId: string, body: SettleInput, now: Date) {
   return {
     locationId: actor.locationId,
     async prepare(tx: TenantTx): Promise<PreparedChange<null>> {

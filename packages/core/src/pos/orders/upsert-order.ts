@@ -15,8 +15,9 @@ import {
   type UpsertPlan,
 } from '@pos/domain/orders/order-rules';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { findLocationOrder, isUuidText, orderNotFound, type OrderActor } from './order-queries.ts';
+import { findLocationOrder, isUuidText, orderNotFound } from './order-queries.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 export { CATALOG_PRICE_SOURCE };
 
@@ -126,7 +127,7 @@ function planFor(row: OrderRow | null, lines: readonly StoredLine[], expected: n
  * so of two writers holding the same version one wins and the other gets the 409 of the fresh row.
  * An order of another location (or merchant) is a 404.
  */
-export async function upsertOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, input: UpsertOrderInput, now: Date): Promise<OrderResource> {
+export async function upsertOrder(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, input: UpsertOrderInput, now: Date): Promise<OrderResource> {
   const problems: FieldError[] = [];
   if (!isUuidV4(input.clientUuid)) problems.push({ field: 'clientUuid', message: 'The clientUuid must be a valid UUID v4.' });
   problems.push(...validateLines(input.lines));

@@ -2,8 +2,9 @@ import { withWriteRetry, type TenantDb } from '@pos/db';
 import { logActivity } from '../../activity/log-activity.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { transitionRefusal } from './fire-order.ts';
-import { findLocationOrder, orderNotFound, type OrderActor } from './order-queries.ts';
+import { findLocationOrder, orderNotFound } from './order-queries.ts';
 import { toOrderResource, type OrderResource } from './order-resource.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 export interface VoidOrderInput {
   readonly clientUuid: string;
@@ -17,7 +18,7 @@ export interface VoidOrderInput {
  * void (with its reason, staff and device) goes to the activity log in the same transaction. A
  * settled or voided order is 409 `not_open`.
  */
-export async function voidOrder(db: TenantDb, actor: OrderActor, authorizer: StaffAuthorizer, input: VoidOrderInput, now: Date): Promise<OrderResource> {
+export async function voidOrder(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, input: VoidOrderInput, now: Date): Promise<OrderResource> {
   const { clientUuid } = input;
   if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
   await authorizer.require('void_order');

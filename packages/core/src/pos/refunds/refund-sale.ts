@@ -9,8 +9,9 @@ import { storedLines, type StoredLine } from '../orders/order-resource.ts';
 import { fiscalLineOf } from '../orders/settle-order.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind, type StoredSignature } from '../signed-change/signed-change.ts';
-import { findTakingTill, fiscalDrawerOf, isUniqueViolation, type TillActor } from '../tills/till-queries.ts';
+import { findTakingTill, fiscalDrawerOf, isUniqueViolation } from '../tills/till-queries.ts';
 import { allRecordedAtTill, tendersAgree } from './tender-agreement.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** Spec 2 refund rules 3 and 4, verbatim. */
 export const CARD_PAID_MESSAGE = 'Card-paid sales cannot be refunded on the POS yet — refund via the payment provider.';
@@ -133,7 +134,7 @@ export async function refundSale(
   db: TenantDb,
   fiscal: SignedChangeFiscal,
   log: Logger,
-  actor: TillActor,
+  actor: RegisterActor,
   authorizer: StaffAuthorizer,
   input: RefundSaleInput,
   now: Date,

@@ -3,7 +3,8 @@ import { errors } from '@pos/kernel';
 import { countResult, tillTransition } from '@pos/domain/tills/till-rules';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import type { TillCountResponse } from './count-till.ts';
-import { requireLocationTill, tillResource, type TillActor } from './till-queries.ts';
+import { requireLocationTill, tillResource } from './till-queries.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /**
  * `POST /pos/tills/{tillId}/close` (spec 2 till rule 4, section 3), body `{approval_token?}`.
@@ -17,7 +18,7 @@ import { requireLocationTill, tillResource, type TillActor } from './till-querie
  * Answers `{till, expected, counted, variance, variance_level, requires_approval,
  * approval_permission}` with the closed till nested under `till`, the variance block as counted.
  */
-export async function closeTill(db: TenantDb, actor: TillActor, authorizer: StaffAuthorizer, tillId: string, now: Date): Promise<TillCountResponse> {
+export async function closeTill(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, tillId: string, now: Date): Promise<TillCountResponse> {
   const found = await requireLocationTill(db, actor.locationId, tillId);
   const refusedEarly = tillTransition({ state: found.state, counted: found.counted !== null }, 'close');
   if (refusedEarly.kind === 'refused') throw errors.conflict(refusedEarly.message, { reason: refusedEarly.reason });

@@ -3,7 +3,8 @@ import { errors, type Logger } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { countResult, readCountBody, tillTransition, type CountResult } from '@pos/domain/tills/till-rules';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { requireLocationTill, tillCash, tillResource, type TillActor, type TillResource } from './till-queries.ts';
+import { requireLocationTill, tillCash, tillResource, type TillResource } from './till-queries.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** The count and close responses: the till beside the flat variance block (spec 2 till rules 3 and 4). */
 export type TillCountResponse = { till: TillResource } & CountResult;
@@ -19,7 +20,7 @@ export type TillCountResponse = { till: TillResource } & CountResult;
  * the till's sales - its cash refunds + its movements; variance = counted - expected, its level and
  * whether the close needs `close_till` come from the till rules.
  */
-export async function countTill(db: TenantDb, log: Logger, actor: TillActor, authorizer: StaffAuthorizer, tillId: string, body: unknown, now: Date): Promise<TillCountResponse> {
+export async function countTill(db: TenantDb, log: Logger, actor: RegisterActor, authorizer: StaffAuthorizer, tillId: string, body: unknown, now: Date): Promise<TillCountResponse> {
   await requireLocationTill(db, actor.locationId, tillId);
   const read = readCountBody((body ?? {}) as { counted?: unknown; counted_close?: unknown });
   if (read.kind === 'invalid') throw errors.validation(toFieldErrorMap(read.errors));

@@ -2,7 +2,8 @@ import { withWriteRetry, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { tillTransition } from '@pos/domain/tills/till-rules';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { requireLocationTill, tillResource, type TillActor, type TillResource } from './till-queries.ts';
+import { requireLocationTill, tillResource, type TillResource } from './till-queries.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /**
  * `POST /pos/tills/{tillId}/end` (permission `count_till`): open -> ended. An ended till takes no
@@ -10,7 +11,7 @@ import { requireLocationTill, tillResource, type TillActor, type TillResource } 
  * Another state: 409 with the transition's `reason` (`till_not_open`, `till_closed`). A till of
  * another location: 404.
  */
-export async function endTill(db: TenantDb, actor: TillActor, authorizer: StaffAuthorizer, tillId: string, now: Date): Promise<TillResource> {
+export async function endTill(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, tillId: string, now: Date): Promise<TillResource> {
   await requireLocationTill(db, actor.locationId, tillId);
   await authorizer.require('count_till');
   const row = await withWriteRetry(() =>

@@ -5,7 +5,8 @@ import type { Cents } from '@pos/domain/money';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
-import { drawerIdentity, isUniqueViolation, toTillResource, walletDrawer, type TillActor, type TillDrawer, type TillResource } from './till-queries.ts';
+import { drawerIdentity, isUniqueViolation, toTillResource, walletDrawer, type TillDrawer, type TillResource } from './till-queries.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** Spec 2 till rule 2: the only keys `POST /pos/tills` accepts. */
 export const OPEN_TILL_KEYS = ['mode', 'opening_float', 'drawer_id', 'approval_token'] as const;
@@ -73,7 +74,7 @@ async function locationDrawers(db: TenantDb, locationId: string): Promise<Drawer
 }
 
 /** Unclosed tills that hold a receptacle this opening may need: the location's, and the member's own wallet anywhere. */
-async function liveTills(db: TenantDb, actor: TillActor) {
+async function liveTills(db: TenantDb, actor: RegisterActor) {
   return db
     .selectFrom('pos_tills')
     .select(['id', 'mode', 'drawer_id', 'staff_id', 'device_id', 'state'])
@@ -82,7 +83,7 @@ async function liveTills(db: TenantDb, actor: TillActor) {
     .execute();
 }
 
-async function conflict(db: TenantDb, actor: TillActor, message: string) {
+async function conflict(db: TenantDb, actor: RegisterActor, message: string) {
   const drawers = await locationDrawers(db, actor.locationId);
   const existing = (await liveTills(db, actor)).flatMap((t): ExistingTill[] => {
     const receptacle = receptacleOf(t.mode, t);
@@ -93,7 +94,7 @@ async function conflict(db: TenantDb, actor: TillActor, message: string) {
 }
 
 /** Picks the receptacle and the frozen drawer identity, or throws the 409 / 422 of the rules. */
-async function chooseDrawer(tx: TenantTx, actor: TillActor, input: OpenTillInput, staff: { id: string; name: string }): Promise<{ drawer_id: string | null; drawer: TillDrawer }> {
+async function chooseDrawer(tx: TenantTx, actor: RegisterActor, input: OpenTillInput, staff: { id: string; name: string }): Promise<{ drawer_id: string | null; drawer: TillDrawer }> {
   const existing = (await liveTills(tx, actor)).flatMap((t): (ExistingTill & { device_id: string; mode: TillMode })[] => {
     const receptacle = receptacleOf(t.mode, t);
     return receptacle ? [{ id: t.id, receptacle, state: t.state, device_id: t.device_id, mode: t.mode }] : [];
@@ -135,7 +136,7 @@ async function chooseDrawer(tx: TenantTx, actor: TillActor, input: OpenTillInput
  *   409 `business_day_closed`.
  * Returns the bare till; the drawer identity is frozen on it.
  */
-export async function openTill(db: TenantDb, actor: TillActor, authorizer: StaffAuthorizer, body: unknown, now: Date): Promise<TillResource> {
+export async function openTill(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, body: unknown, now: Date): Promise<TillResource> {
   const input = readOpenTillBody(body);
   await authorizer.require('open_till');
   const staff = await db.selectFrom('staff_credentials').select(['id', 'name']).where('id', '=', actor.staffId).executeTakeFirstOrThrow();

@@ -9,7 +9,8 @@ import type { SignedFiscalEvent } from '../../fiscal/index.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
-import { fiscalDrawerOf, requireLocationTill, type TillActor } from './till-queries.ts';
+import { fiscalDrawerOf, requireLocationTill } from './till-queries.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** Journal subject of a till movement. */
 export const MOVEMENT_SUBJECT_TYPE = 'pos_till_movement';
@@ -78,7 +79,7 @@ export const tillMovementChange: SignedChangeKind<{ row: MovementRow; signed: Si
 export async function recordTillMovement(
   db: TenantDb,
   fiscal: SignedChangeFiscal,
-  actor: TillActor,
+  actor: RegisterActor,
   authorizer: StaffAuthorizer,
   tillId: string,
   body: TillMovementInput,

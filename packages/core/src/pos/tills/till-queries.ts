@@ -5,7 +5,7 @@ import { errors } from '@pos/kernel';
 import { expectedCash, type TillMode, type TillState } from '@pos/domain/tills/till-rules';
 import type { Cents } from '@pos/domain/money';
 import { isUuidText } from '../orders/order-queries.ts';
-import type { RegisterActor as TillActor } from '../register-actor.ts';
+import type { RegisterActor } from '../register-actor.ts';
 
 /** A `pos_tills` row. */
 export type TillRow = Selectable<TenantTables['pos_tills']>;
@@ -36,9 +36,6 @@ export interface TillResource {
   opened_at: string;
   staff: { id: string; name: string | null };
 }
-
-/** The register scope (one type for every register use case; this name is kept for its callers). */
-export type { TillActor };
 
 /** 404 for an unknown till or a till of another location (another merchant's lives in another schema). */
 export const tillNotFound = () => errors.notFound('till');
@@ -118,12 +115,12 @@ export async function requireLocationTill(db: Db, locationId: string, tillId: st
  * ended till takes no cash. `lock: 'share'` holds the row until commit, so the till cannot end
  * (or be counted) while a sale or refund is being booked to it.
  */
-export async function findTakingTill(db: Db, actor: TillActor, opts: { lock?: 'share' } = {}): Promise<TillRow | null> {
+export async function findTakingTill(db: Db, actor: RegisterActor, opts: { lock?: 'share' } = {}): Promise<TillRow | null> {
   return findActorTill(db, actor, ['open'], opts);
 }
 
 /** The member's staff_wallet till, else the register's register_drawer till, in one of `states`. */
-export async function findActorTill(db: Db, actor: TillActor, states: readonly TillState[], opts: { lock?: 'share' } = {}): Promise<TillRow | null> {
+export async function findActorTill(db: Db, actor: RegisterActor, states: readonly TillState[], opts: { lock?: 'share' } = {}): Promise<TillRow | null> {
   let wallet = db
     .selectFrom('pos_tills')
     .selectAll()
