@@ -59,3 +59,30 @@ describe('register-d client against the transport simulator over HTTP', () => {
     expect(await client.getSite('vendor-b', 'b-9')).toEqual({ id: 'b-9', vendor: 'vendor-b', name: 'Harbour', linked_ref: null, menu_items: 0 });
   });
 });
+
+describe('the dev/e2e process (main.ts)', () => {
+  test('starts from its environment with the listed sites and answers the client', async () => {
+    const p = Bun.spawn([process.execPath, `${import.meta.dir}/main.ts`], {
+      env: { ...process.env, REGISTER_D_SIM_PORT: '0', REGISTER_D_API_TOKEN: 'proc-token-d', REGISTER_D_VENDORS: 'vendor-a,vendor-c', REGISTER_D_SIM_SITES: 'vendor-c:c-1' },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let text = '';
+      while (!/listening on (http:\/\/\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`main.ts exited: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      const c = new RegisterDClient({ baseUrl: url, apiToken: 'proc-token-d' });
+      expect(await c.getSite('vendor-c', 'c-1')).toEqual({ id: 'c-1', vendor: 'vendor-c', name: 'Site c-1', linked_ref: null, menu_items: 0 });
+      expect(await providerError(c.getSite('vendor-b', 'c-1'))).toMatchObject({ status: 404, code: 'vendor_not_found' });
+      expect((await fetch(`${url}/_sim/ping`)).status).toBe(200);
+    } finally {
+      p.kill('SIGTERM');
+      await p.exited;
+    }
+  });
+});
