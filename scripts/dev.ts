@@ -190,6 +190,8 @@ const SIMULATORS: readonly Simulator[] = [
   { name: 'delivery-a-sim', label: '[delivery-a]', colour: 34, entry: 'packages/providers/src/delivery-a/main.ts', baseUrlVar: 'DELIVERY_A_API_URL', portVar: 'DELIVERY_A_SIM_PORT', defaultPort: 3361, credentials: { DELIVERY_A_API_TOKEN: 'sim-token-', DELIVERY_A_WEBHOOK_SECRET: 'sim-whsec-' } },
   // delivery-b store API (issue 17 item 4 administration routes); delivery-b/main.ts is its OAuth endpoint.
   { name: 'delivery-b-sim', label: '[delivery-b]', colour: 34, entry: 'packages/providers/src/delivery-b/api-main.ts', baseUrlVar: 'DELIVERY_B_API_URL', portVar: 'DELIVERY_B_SIM_PORT', defaultPort: 3340, credentials: { DELIVERY_B_API_TOKEN: 'sim-token-', DELIVERY_B_WEBHOOK_SECRET: 'sim-whsec-' } },
+  // register-d transport (issue 17 item 4): the hub in front of the register vendors (REGISTER_D_VENDORS).
+  { name: 'register-d-sim', label: '[register-d]', colour: 34, entry: 'packages/providers/src/register-d/main.ts', baseUrlVar: 'REGISTER_D_API_URL', portVar: 'REGISTER_D_SIM_PORT', defaultPort: 3322, credentials: { REGISTER_D_API_TOKEN: 'sim-token-' } },
   // Back-office settings (issue 18): VAT check, translation.
   { name: 'vat-check-sim', label: '[vat-check]', colour: 34, entry: 'packages/providers/src/vat-check/main.ts', baseUrlVar: 'VAT_CHECK_BASE_URL', portVar: 'VAT_CHECK_SIM_PORT', defaultPort: 3315, credentials: {} },
   { name: 'translation-sim', label: '[translation]', colour: 34, entry: 'packages/providers/src/translation/main.ts', baseUrlVar: 'TRANSLATION_BASE_URL', portVar: 'TRANSLATION_SIM_PORT', defaultPort: 3316, credentials: { TRANSLATION_API_KEY: 'sim-key-' } },

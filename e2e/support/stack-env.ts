@@ -21,6 +21,8 @@ const sims = {
   // Marketplaces' store APIs (issue 17: syncs and inbound orders): api port + 37, + 38.
   deliveryA: Number(process.env.E2E_DELIVERY_A_SIM_PORT ?? apiPort + 37),
   deliveryB: Number(process.env.E2E_DELIVERY_B_SIM_PORT ?? apiPort + 38),
+  // register-d's transport (issue 17 item 4): api port + 46.
+  registerD: Number(process.env.E2E_REGISTER_D_SIM_PORT ?? apiPort + 46),
   // Issue 18: the SMTP catcher (SMTP and its HTTP reading API) and the identity-provider simulator.
   smtp: Number(process.env.E2E_SMTP_PORT ?? apiPort + 30),
   smtpHttp: Number(process.env.E2E_SMTP_HTTP_PORT ?? apiPort + 31),
@@ -58,6 +60,10 @@ export const E2E = {
     DELIVERY_A_API_TOKEN: 'e2e-delivery-a-api-token',
     DELIVERY_B_API_URL: `http://127.0.0.1:${sims.deliveryB}`,
     DELIVERY_B_API_TOKEN: 'e2e-delivery-b-api-token',
+    // register-d's transport (issue 17 item 4) and the vendor words it serves.
+    REGISTER_D_API_URL: `http://127.0.0.1:${sims.registerD}`,
+    REGISTER_D_API_TOKEN: 'e2e-register-d-api-token',
+    REGISTER_D_VENDORS: 'vendor-a,vendor-b',
     OAUTH_STATE_SECRET: 'e2e-oauth-state-secret-0123456789abcdef',
     INTEGRATION_TOKEN_KEY: 'e2e0'.repeat(16),
     SHOP_A_OAUTH_URL: `http://127.0.0.1:${sims.shopAOAuth}`,
@@ -114,5 +120,8 @@ export const smsSimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.sms}
 export const challengeSimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.challenge}${path}`;
 export const registerASimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.registerA}${path}`;
 export const deliveryASimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.deliveryA}${path}`;
+export const registerDSimUrl = (path: string) => `http://127.0.0.1:${E2E.simPorts.registerD}${path}`;
+/** The sites the register-d simulator of the stack knows from its start (`vendor:siteId`). */
+export const E2E_REGISTER_D_SITES = ['vendor-a:e2e-rd-site-1'] as const;
 /** The stores the delivery-a simulator of the stack knows from its start. */
 export const E2E_DELIVERY_A_STORES = ['e2e-da-store-1'] as const;

@@ -69,6 +69,9 @@ const simEnv = {
   DELIVERY_B_SIM_PORT: String(E2E.simPorts.deliveryB),
   DELIVERY_B_SIM_STORES: 'e2e-db-store-1',
   DELIVERY_B_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/webhook/delivery-b`,
+  // register-d's transport (issue 17 item 4).
+  REGISTER_D_SIM_PORT: String(E2E.simPorts.registerD),
+  REGISTER_D_SIM_SITES: 'vendor-a:e2e-rd-site-1',
   // card-a's simulator delivers its signed terminal webhooks to the API (issue 13).
   CARD_A_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/card-a-webhook/BE`,
   // Issue 18: SMTP catcher and identity-provider simulator.
@@ -91,6 +94,7 @@ const simulators = [
   ['register-a-sim', 'packages/providers/src/register-a/main.ts'],
   ['delivery-a-sim', 'packages/providers/src/delivery-a/main.ts'],
   ['delivery-b-sim', 'packages/providers/src/delivery-b/api-main.ts'],
+  ['register-d-sim', 'packages/providers/src/register-d/main.ts'],
   ['smtp-catcher', 'packages/providers/src/mail/main.ts'],
   ['idp-sim', 'packages/providers/src/idp/main.ts'],
 ] as const;
@@ -137,6 +141,7 @@ const probes = [
   `${E2E.env.REGISTER_A_BASE_URL}/_sim/ping`,
   `${E2E.env.DELIVERY_A_API_URL}/_sim/ping`,
   `${E2E.env.DELIVERY_B_API_URL}/_sim/ping`,
+  `${E2E.env.REGISTER_D_API_URL}/_sim/ping`,
   `http://127.0.0.1:${E2E.simPorts.smtpHttp}/_sim/ping`,
   `${E2E.env.IDP_ISSUER}/_sim/ping`,
   `http://127.0.0.1:${E2E.workerPort}/health`,

@@ -91,6 +91,11 @@ export const IntegrationEnv = {
   /** delivery-b store API (issue 17 item 4): base URL (the simulator in dev and tests) and bearer token; unset: the delivery-b routes that call it answer 503. */
   DELIVERY_B_API_URL: Type.Optional(HttpUrl),
   DELIVERY_B_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  /** register-d transport (issue 17 item 4): base URL (the simulator in dev and tests) and bearer token; unset: the register-d routes that call it answer 503. */
+  REGISTER_D_API_URL: Type.Optional(HttpUrl),
+  REGISTER_D_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  /** Vendor words accepted in `/register-d/{provider}/...`, comma-separated; default `vendor-a,vendor-b`. */
+  REGISTER_D_VENDORS: Type.Optional(Type.String({ maxLength: 400, pattern: '^[a-z0-9][a-z0-9-]{0,39}(,[a-z0-9][a-z0-9-]{0,39})*$' })),
 } as const;
 
 /**
@@ -220,6 +225,10 @@ export const WorkerEnv = {
   DELIVERY_A_API_TOKEN: IntegrationEnv.DELIVERY_A_API_TOKEN,
   DELIVERY_B_API_URL: IntegrationEnv.DELIVERY_B_API_URL,
   DELIVERY_B_API_TOKEN: IntegrationEnv.DELIVERY_B_API_TOKEN,
+  /** Scheduled register-d menu pushes through its transport. */
+  REGISTER_D_API_URL: IntegrationEnv.REGISTER_D_API_URL,
+  REGISTER_D_API_TOKEN: IntegrationEnv.REGISTER_D_API_TOKEN,
+  REGISTER_D_VENDORS: IntegrationEnv.REGISTER_D_VENDORS,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

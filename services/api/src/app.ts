@@ -58,6 +58,7 @@ import { registerBRoutes } from './routes/register-b/index.ts';
 import { registerCRoutes } from './routes/register-c/index.ts';
 import { deliveryARoutes } from './routes/delivery-a/index.ts';
 import { deliveryBRoutes } from './routes/delivery-b/index.ts';
+import { registerDRoutes } from './routes/register-d/index.ts';
 import { accountRoutes } from './routes/accounts/index.ts';
 
 /** Builds the API: `/version` at the root, every spec-1 path under `/api`. */
@@ -146,6 +147,8 @@ export function createApp(deps: ApiDeps) {
   app.use(new Elysia({ prefix: '/api' }).use(registerCRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(deliveryARoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(deliveryBRoutes(deps)));
+  // register-d administration (issue 17 item 4).
+  app.use(new Elysia({ prefix: '/api' }).use(registerDRoutes(deps)));
   // Issue 18 settings: locations, receipts, languages
   app.use(new Elysia({ prefix: '/api' }).use(settingsRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(settingsProviderAccountRoutes(deps)));

@@ -4,9 +4,11 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
 import { DeliveryBClient } from '@pos/providers/delivery-b/delivery-b-client';
 import { PlatformAClient } from '@pos/providers/platform-a/platform-a-client';
+import { RegisterDClient } from '@pos/providers/register-d/register-d-client';
 import { syncDeliveryAAvailability, syncDeliveryAMenu, type LocationScope } from './delivery-a.ts';
 import { syncDeliveryBMenu } from './delivery-b.ts';
 import { syncRegisterACatalog } from './register-a-admin.ts';
+import { registerDVendors, runRegisterDSync } from './register-d-admin.ts';
 import { decryptSecret, parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
@@ -51,6 +53,8 @@ export interface SyncClients {
   readonly registerA: { readonly baseUrl: string } | null;
   /** Decrypts stored tokens (`INTEGRATION_TOKEN_KEY`). */
   readonly tokenKey: TokenKey | null;
+  /** register-d's transport and the vendor words it serves; absent or null: `not_configured`. */
+  readonly registerD?: { readonly client: RegisterDClient; readonly vendors: readonly string[] } | null;
 }
 
 export function syncClientsFromEnv(env: {
@@ -63,6 +67,9 @@ export function syncClientsFromEnv(env: {
   REGISTER_A_BASE_URL?: string | undefined;
   INTEGRATION_TOKEN_KEY?: string | undefined;
   PAYMENT_CURRENCY?: string | undefined;
+  REGISTER_D_API_URL?: string | undefined;
+  REGISTER_D_API_TOKEN?: string | undefined;
+  REGISTER_D_VENDORS?: string | undefined;
 }): SyncClients {
   return {
     deliveryA: env.DELIVERY_A_API_URL && env.DELIVERY_A_API_TOKEN ? new DeliveryAClient({ baseUrl: env.DELIVERY_A_API_URL, apiToken: env.DELIVERY_A_API_TOKEN }) : null,
@@ -70,6 +77,10 @@ export function syncClientsFromEnv(env: {
     platformA: env.PLATFORM_A_BASE_URL ? { baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN ?? null, currency: env.PAYMENT_CURRENCY ?? 'EUR' } : null,
     registerA: env.REGISTER_A_BASE_URL ? { baseUrl: env.REGISTER_A_BASE_URL } : null,
     tokenKey: parseTokenKey(env.INTEGRATION_TOKEN_KEY),
+    registerD:
+      env.REGISTER_D_API_URL && env.REGISTER_D_API_TOKEN
+        ? { client: new RegisterDClient({ baseUrl: env.REGISTER_D_API_URL, apiToken: env.REGISTER_D_API_TOKEN }), vendors: registerDVendors(env.REGISTER_D_VENDORS) }
+        : null,
   };
 }
 
@@ -81,8 +92,8 @@ function scopeOf(c: SyncConnection): LocationScope | null {
 }
 
 /**
- * The registry: provider kind -> run function. register-b, register-c and register-d have no client
- * in this branch (built in parallel): their entries record "not configured" until the lead wires them.
+ * The registry: provider kind -> run function. register-b and register-c have no client in this
+ * branch (built in parallel): their entries record "not configured" until the lead wires them.
  */
 export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncRunner>> {
   return {
@@ -129,8 +140,8 @@ export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncR
     'register-b': async () => notConfigured('register-b sync is not wired yet.'),
     // TODO(lead, on merge): wire to the register-c client (issue 17 item 4, built in another branch).
     'register-c': async () => notConfigured('register-c sync is not wired yet.'),
-    // TODO(lead, on merge): wire to the register-d clients (`register-d:<vendor>` providers, built in another branch).
-    'register-d': async () => notConfigured('register-d sync is not wired yet.'),
+    /** The location's menu pushed to the vendor's site through the transport (`register-d:<vendor>` providers). */
+    'register-d': (ctx) => runRegisterDSync(ctx, clients.registerD ?? null),
   };
 }
 

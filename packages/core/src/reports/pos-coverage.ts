@@ -61,12 +61,13 @@ export function merchantScopedIntegration(rows: readonly { provider: string; sta
 
 /**
  * The location's own register integration: its register-d record (provider word `register-d…` with
- * the location), else its register-a record (`connected` once a store is selected: status `active`);
+ * the location; an active one first), else its register-a record (`connected` once a store is selected: status `active`);
  * or null.
  */
 export function locationIntegration(rows: readonly { provider: string; location_id: string | null; status: string }[], locationId: string): ResolvedIntegration | null {
   const own = rows.filter((x) => x.location_id === locationId);
-  const d = own.find((x) => x.provider.startsWith('register-d'));
+  // A location switched from one register-d vendor to another keeps the old, disabled record: the live one answers.
+  const d = own.find((x) => x.provider.startsWith('register-d') && x.status === 'active') ?? own.find((x) => x.provider.startsWith('register-d'));
   if (d) return { provider: d.provider, connected: d.status === 'active' };
   const a = own.find((x) => x.provider === 'register-a');
   if (a) return { provider: 'register-a', connected: a.status === 'active' };

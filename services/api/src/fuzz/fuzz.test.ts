@@ -7,11 +7,13 @@ import { createTestApi, type TestApi } from '../testing/harness.ts';
 import { makeCustomer } from '../routes/customer-account/customer-test-support.ts';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
+import { startRegisterDSimulator, type RegisterDSimulator } from '@pos/providers/register-d/register-d-simulator';
 import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 
 let deliveryA: DeliveryASimulator | undefined;
 let deliveryB: DeliveryBSimulator | undefined;
+let registerD: RegisterDSimulator | undefined;
 // The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
 let generation: ReturnType<typeof startGenerationSimulator> | undefined;
 let cardA: CardASimulator | undefined;
@@ -115,6 +117,8 @@ beforeAll(async () => {
   deliveryA = startDeliveryASimulator({ apiToken: 'fuzz-delivery-a-token' });
   // delivery-b's store API likewise (no stores).
   deliveryB = startDeliveryBSimulator({ apiToken: 'fuzz-delivery-b-token' });
+  // register-d's transport likewise (no sites: an initiation is the caller's 422).
+  registerD = startRegisterDSimulator({ apiToken: 'fuzz-register-d-token' });
   generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
   // card-a likewise (billing, payment profile accounts and credit purchases answer rather than 503).
   cardA = startCardASimulator({ secretKey: 'sk_fuzz_card_a' });
@@ -127,6 +131,8 @@ beforeAll(async () => {
       DELIVERY_A_API_TOKEN: 'fuzz-delivery-a-token',
       DELIVERY_B_API_URL: deliveryB.url,
       DELIVERY_B_API_TOKEN: 'fuzz-delivery-b-token',
+      REGISTER_D_API_URL: registerD.url,
+      REGISTER_D_API_TOKEN: 'fuzz-register-d-token',
       GENERATION_BASE_URL: generation.url,
       GENERATION_API_KEY: 'fuzz-generation-key',
     },
@@ -138,6 +144,7 @@ afterAll(async () => {
   await api.close();
   await deliveryA?.stop();
   await deliveryB?.stop();
+  await registerD?.stop();
   generation?.stop();
   await cardA?.stop();
 });
@@ -222,6 +229,8 @@ function pathValuesFor(path: string, ids: Record<string, string>): Record<string
     if (v) out[name] = v;
     // The customer app's `{slug}` is the merchant's.
     if (name === 'slug') out.slug = m.merchant.slug;
+    // register-d's `{provider}` is a vendor word: a configured one, so its handlers run.
+    if (name === 'provider' && segment === 'register-d') out.provider = 'vendor-a';
   }
   return out;
 }

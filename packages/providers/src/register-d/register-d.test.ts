@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { ProviderError } from '../shared/provider-error.ts';
+import { RegisterDClient } from './register-d-client.ts';
+import { startRegisterDSimulator, type RegisterDSimulator } from './register-d-simulator.ts';
+
+let sim: RegisterDSimulator;
+let client: RegisterDClient;
+
+beforeAll(() => {
+  sim = startRegisterDSimulator({ apiToken: 'tok-d-1' });
+  sim.addSite('vendor-a', 'site-1', 'Centre');
+  client = new RegisterDClient({ baseUrl: sim.url, apiToken: 'tok-d-1' });
+});
+afterAll(() => sim.stop());
+
+async function providerError(p: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProviderError);
+    return e as ProviderError;
+  }
+  throw new Error('expected a ProviderError');
+}
+
+describe('register-d client against the transport simulator over HTTP', () => {
+  test('site, link, menu push with counts, ping, unlink', async () => {
+    expect(await client.getSite('vendor-a', 'site-1')).toEqual({ id: 'site-1', vendor: 'vendor-a', name: 'Centre', linked_ref: null, menu_items: 0 });
+    expect(await providerError(client.pushMenu('vendor-a', 'site-1', []))).toMatchObject({ kind: 'http', status: 409, code: 'site_not_linked' });
+    expect(await client.linkSite('vendor-a', 'site-1', 'loc-1')).toEqual({ id: 'site-1', vendor: 'vendor-a', name: 'Centre', linked_ref: 'loc-1', menu_items: 0 });
+    // Linked to another reference: refused until unlinked.
+    expect(await providerError(client.linkSite('vendor-a', 'site-1', 'loc-2'))).toMatchObject({ kind: 'http', status: 409, code: 'site_linked', message: 'register-d: The site is linked to another reference' });
+    expect(await client.pushMenu('vendor-a', 'site-1', [{ id: 'i1', name: 'Soup', price: 450, available: true }, { id: 'i2', name: 'Bread', price: 200, available: true }])).toEqual({ items: 2, created: 2, updated: 0, removed: 0 });
+    expect(await client.pushMenu('vendor-a', 'site-1', [{ id: 'i1', name: 'Soup', price: 500, available: true }, { id: 'i3', name: 'Tea', price: 250, available: false }])).toEqual({ items: 2, created: 1, updated: 1, removed: 1 });
+    expect(sim.site('vendor-a', 'site-1')!.menu).toEqual([{ id: 'i1', name: 'Soup', price: 500, available: true }, { id: 'i3', name: 'Tea', price: 250, available: false }]);
+    expect(await providerError(client.pushMenu('vendor-a', 'site-1', [{ id: 'i1', name: 'Soup', price: -1, available: true }]))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_menu' });
+    expect(await client.ping('vendor-a', 'site-1')).toMatchObject({ ok: true, vendor: 'vendor-a', site_id: 'site-1' });
+    await client.unlinkSite('vendor-a', 'site-1');
+    expect(sim.site('vendor-a', 'site-1')).toMatchObject({ linkedRef: null, menuPushes: 2 });
+  });
+
+  test('unknown vendor or site is a 404, a wrong token a 401, a vendor down a 503, an unreachable hub a network error', async () => {
+    expect(await providerError(client.getSite('vendor-z', 'site-1'))).toMatchObject({ kind: 'http', status: 404, code: 'vendor_not_found' });
+    expect(await providerError(client.getSite('vendor-b', 'site-1'))).toMatchObject({ kind: 'http', status: 404, code: 'site_not_found' });
+    expect(await providerError(new RegisterDClient({ baseUrl: sim.url, apiToken: 'wrong' }).getSite('vendor-a', 'site-1'))).toMatchObject({ kind: 'http', status: 401, code: 'unauthorized' });
+    expect(await providerError(client.linkSite('vendor-a', 'site-1', ''))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_request' });
+    sim.failWith = 503;
+    try {
+      expect(await providerError(client.ping('vendor-a', 'site-1'))).toMatchObject({ kind: 'http', status: 503, code: 'vendor_unavailable' });
+    } finally {
+      sim.failWith = null;
+    }
+    expect((await providerError(new RegisterDClient({ baseUrl: 'http://127.0.0.1:9', apiToken: 'tok-d-1', timeoutMs: 2000 }).getSite('vendor-a', 'site-1'))).kind).toBe('network');
+  });
+
+  test('the control route adds a site', async () => {
+    const r = await fetch(`${sim.url}/_sim/vendors/vendor-b/sites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'b-9', name: 'Harbour' }) });
+    expect(r.status).toBe(201);
+    expect(await client.getSite('vendor-b', 'b-9')).toEqual({ id: 'b-9', vendor: 'vendor-b', name: 'Harbour', linked_ref: null, menu_items: 0 });
+  });
+});
+
+describe('the dev/e2e process (main.ts)', () => {
+  test('starts from its environment with the listed sites and answers the client', async () => {
+    const p = Bun.spawn([process.execPath, `${import.meta.dir}/main.ts`], {
+      env: { ...process.env, REGISTER_D_SIM_PORT: '0', REGISTER_D_API_TOKEN: 'proc-token-d', REGISTER_D_VENDORS: 'vendor-a,vendor-c', REGISTER_D_SIM_SITES: 'vendor-c:c-1' },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let text = '';
+      while (!/listening on (http:\/\/\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`main.ts exited: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      const c = new RegisterDClient({ baseUrl: url, apiToken: 'proc-token-d' });
+      expect(await c.getSite('vendor-c', 'c-1')).toEqual({ id: 'c-1', vendor: 'vendor-c', name: 'Site c-1', linked_ref: null, menu_items: 0 });
+      expect(await providerError(c.getSite('vendor-b', 'c-1'))).toMatchObject({ status: 404, code: 'vendor_not_found' });
+      expect((await fetch(`${url}/_sim/ping`)).status).toBe(200);
+    } finally {
+      p.kill('SIGTERM');
+      await p.exited;
+    }
+  });
+});
