@@ -91,6 +91,9 @@ export const IntegrationEnv = {
   /** delivery-b store API (issue 17 item 4): base URL (the simulator in dev and tests) and bearer token; unset: the delivery-b routes that call it answer 503. */
   DELIVERY_B_API_URL: Type.Optional(HttpUrl),
   DELIVERY_B_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
+  /** register-b partner API (issue 17 item 4): base URL (the simulator in dev and tests) and the partner token; unset: the register-b routes that call it answer 503. */
+  REGISTER_B_API_URL: Type.Optional(HttpUrl),
+  REGISTER_B_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
 } as const;
 
 /**
@@ -220,6 +223,9 @@ export const WorkerEnv = {
   DELIVERY_A_API_TOKEN: IntegrationEnv.DELIVERY_A_API_TOKEN,
   DELIVERY_B_API_URL: IntegrationEnv.DELIVERY_B_API_URL,
   DELIVERY_B_API_TOKEN: IntegrationEnv.DELIVERY_B_API_TOKEN,
+  /** The register-b partner API (its scheduled catalog sync). */
+  REGISTER_B_API_URL: IntegrationEnv.REGISTER_B_API_URL,
+  REGISTER_B_API_TOKEN: IntegrationEnv.REGISTER_B_API_TOKEN,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 
