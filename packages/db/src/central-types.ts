@@ -282,8 +282,8 @@ export interface CentralTables {
     connection_id: string;
     branch_id: string;
     branch_name: string | null;
-    created_at: Generated<Timestamp>;
-    updated_at: Generated<Timestamp>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
   };
   /** Issue 18: one guided-setup video per setup task (global-admin managed). */
   guided_setup_videos: {
