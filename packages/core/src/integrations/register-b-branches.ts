@@ -98,20 +98,19 @@ export async function registerBMappings(scope: RegisterBScope): Promise<Register
 export async function saveRegisterBMappings(scope: RegisterBScope, client: RegisterBClient | null, mappings: readonly { location_id: string; branch_id: string }[]): Promise<RegisterBMappingView[]> {
   const c = await requireRegisterB(scope);
   for (const m of mappings) if (!isUuid(m.location_id) || !(await locationExists(scope.tdb, m.location_id.toLowerCase()))) throw errors.notFound('location');
+  const branches = mappings.length > 0 ? await callRegisterB(() => needClient(client).branches(c.accountId)) : [];
+  const known = new Map(branches.map((b) => [b.id, b]));
+  // One pass in entry order, so the 422's summary names the first failing entry.
   const errs: FieldErrors = {};
   const seenLocations = new Set<string>();
   const seenBranches = new Set<string>();
   mappings.forEach((m, i) => {
     const loc = m.location_id.toLowerCase();
     if (seenLocations.has(loc)) errs[`mappings.${i}.location_id`] = ['The location is listed more than once.'];
-    seenLocations.add(loc);
     if (seenBranches.has(m.branch_id)) errs[`mappings.${i}.branch_id`] = ['The branch is mapped to more than one location.'];
+    else if (!known.has(m.branch_id)) errs[`mappings.${i}.branch_id`] = ['The branch could not be found at register-b.'];
+    seenLocations.add(loc);
     seenBranches.add(m.branch_id);
-  });
-  const branches = mappings.length > 0 ? await callRegisterB(() => needClient(client).branches(c.accountId)) : [];
-  const known = new Map(branches.map((b) => [b.id, b]));
-  mappings.forEach((m, i) => {
-    if (!known.has(m.branch_id)) errs[`mappings.${i}.branch_id`] ??= ['The branch could not be found at register-b.'];
   });
   if (Object.keys(errs).length > 0) throw errors.validation(errs);
   const now = scope.now;
