@@ -7,11 +7,13 @@ import { createTestApi, type TestApi } from '../testing/harness.ts';
 import { makeCustomer } from '../routes/customer-account/customer-test-support.ts';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
+import { startRegisterBSimulator, type RegisterBSimulator } from '@pos/providers/register-b/register-b-simulator';
 import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 
 let deliveryA: DeliveryASimulator | undefined;
 let deliveryB: DeliveryBSimulator | undefined;
+let registerB: RegisterBSimulator | undefined;
 // The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
 let generation: ReturnType<typeof startGenerationSimulator> | undefined;
 let cardA: CardASimulator | undefined;
@@ -115,6 +117,8 @@ beforeAll(async () => {
   deliveryA = startDeliveryASimulator({ apiToken: 'fuzz-delivery-a-token' });
   // delivery-b's store API likewise (no stores).
   deliveryB = startDeliveryBSimulator({ apiToken: 'fuzz-delivery-b-token' });
+  // register-b's partner API likewise (no accounts: the merchant has no register-b connection, so its routes are 404s; the healthcheck answers).
+  registerB = startRegisterBSimulator({ apiToken: 'fuzz-register-b-token' });
   generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
   // card-a likewise (billing, payment profile accounts and credit purchases answer rather than 503).
   cardA = startCardASimulator({ secretKey: 'sk_fuzz_card_a' });
@@ -127,6 +131,8 @@ beforeAll(async () => {
       DELIVERY_A_API_TOKEN: 'fuzz-delivery-a-token',
       DELIVERY_B_API_URL: deliveryB.url,
       DELIVERY_B_API_TOKEN: 'fuzz-delivery-b-token',
+      REGISTER_B_API_URL: registerB.url,
+      REGISTER_B_API_TOKEN: 'fuzz-register-b-token',
       GENERATION_BASE_URL: generation.url,
       GENERATION_API_KEY: 'fuzz-generation-key',
     },
@@ -138,6 +144,7 @@ afterAll(async () => {
   await api.close();
   await deliveryA?.stop();
   await deliveryB?.stop();
+  await registerB?.stop();
   generation?.stop();
   await cardA?.stop();
 });
