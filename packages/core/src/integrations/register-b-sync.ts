@@ -11,7 +11,7 @@ import { logRegisterB, registerBFailure, requireRegisterB, type RegisterBScope }
  * found again by its external reference (tenant `register_b_items`: product id -> item id). The item is
  * offered at the mapped locations whose branch lists the product; a product no mapped branch lists any
  * more is hidden (never deleted: orders may name it). All provider reads happen before the one write
- * transaction, so a failing branch changes nothing.
+ * transaction, so a failing branch changes nothing. Without any mapping the sync refuses (422 `no_mappings`).
  */
 export interface RegisterBSyncCounts {
   readonly branches: number;
@@ -32,6 +32,8 @@ const ITEM_NAME_MAX = 200;
 
 export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client: RegisterBClient, target: RegisterBSyncTarget, now: Date): Promise<RegisterBSyncCounts> {
   const mappings = await central.selectFrom('register_b_mappings').select(['location_id', 'branch_id']).where('merchant_id', '=', target.merchantId).where('connection_id', '=', target.connectionId).orderBy('branch_id').execute();
+  // With nothing mapped every synced item would be hidden: refuse instead (final, not retried).
+  if (mappings.length === 0) throw errors.businessRule('Map a location to a register-b branch before syncing.', { reason: 'no_mappings' });
   const products = new Map<string, { product: RegisterBProduct; locations: Set<string> }>();
   for (const m of mappings) {
     for (const p of await client.products(target.accountId, m.branch_id)) {

@@ -100,3 +100,33 @@ describe('register-b client against the simulator over HTTP', () => {
     expect((await providerError(new RegisterBClient({ baseUrl: 'http://127.0.0.1:9', apiToken: 'rb-partner-token', timeoutMs: 2000 }).health())).kind).toBe('network');
   });
 });
+
+describe('register-b simulator process (dev and e2e entry)', () => {
+  test('starts from its environment with the listed accounts seeded', async () => {
+    const p = Bun.spawn([process.execPath, `${import.meta.dir}/main.ts`], {
+      env: { ...process.env, REGISTER_B_SIM_PORT: '0', REGISTER_B_API_TOKEN: 'rb-proc-token', REGISTER_B_SIM_ACCOUNTS: 'acc-dev' },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let text = '';
+      while (!/listening on (http:\/\/\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`main.ts exited: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      expect((await fetch(`${url}/_sim/ping`)).status).toBe(200);
+      const c = new RegisterBClient({ baseUrl: url, apiToken: 'rb-proc-token' });
+      expect(await c.branches('acc-dev')).toEqual([{ id: 'acc-dev-main', name: 'Main branch' }]);
+      expect(await c.stock('acc-dev', 'acc-dev-main')).toEqual([
+        { product_id: 'acc-dev-p1', quantity: 40 },
+        { product_id: 'acc-dev-p2', quantity: 12 },
+      ]);
+    } finally {
+      p.kill('SIGTERM');
+      await p.exited;
+    }
+  });
+});

@@ -453,5 +453,35 @@ describe('register-b provider routes (against the register-b simulator)', () => 
     // An empty mapping set unmaps everything.
     expect((await api.call('PUT', R('/location-mappings'), { token: shopOwner, body: { mappings: [] } })).status).toBe(200);
     expect(await mappingRows()).toEqual([]);
+    // Nothing mapped: the sync refuses rather than hiding every synced item; the refusal is logged for diagnose.
+    expect(await api.call('POST', R('/start-sync'), { token: shopOwner })).toMatchObject({ status: 422, body: { message: 'Map a location to a register-b branch before syncing.', reason: 'no_mappings' } });
+    expect((await links()).filter((l) => l.visible).length).toBe(3);
+    const after = await api.call('GET', R('/diagnose'), { token: viewer });
+    expect(after.body.data.checks.filter((c: { status: string }) => c.status === 'error').map((c: { key: string }) => c.key)).toEqual(['locations_mapped', 'last_sync']);
   });
+});
+
+describe('register-b without REGISTER_B_API_URL', () => {
+  test('a connected merchant gets 503 "register-b is not configured." from provider routes; diagnose reports it', async () => {
+    const bare = await createTestApi();
+    try {
+      const mm = await bare.seed('register-b-bare');
+      const tok = await bare.ownerToken(mm);
+      expect((await bare.call('POST', '/api/back-office/register-b', { token: tok, body: { account_id: `rb-bare-${Bun.randomUUIDv7()}` } })).status).toBe(200);
+      for (const path of ['/branches', '/test', '/healthcheck', '/relations'])
+        expect(await bare.call('GET', `/api/back-office/register-b${path}`, { token: tok })).toMatchObject({ status: 503, body: { message: 'register-b is not configured.' } });
+      expect(await bare.call('POST', '/api/back-office/register-b/start-sync', { token: tok })).toMatchObject({ status: 503, body: { message: 'register-b is not configured.' } });
+      const diag = await bare.call('GET', '/api/back-office/register-b/diagnose', { token: tok });
+      expect(diag.status).toBe(200);
+      expect(diag.body.data.checks.slice(0, 3)).toEqual([
+        { key: 'configured', status: 'error', detail: 'register-b is not configured.' },
+        { key: 'connected', status: 'ok', detail: expect.stringMatching(/^Connected to account rb-bare-/) },
+        { key: 'account_reachable', status: 'error', detail: 'Not checked: register-b is not configured.' },
+      ]);
+      // Mappings are ours: readable without the provider.
+      expect((await bare.call('GET', '/api/back-office/register-b/location-mappings', { token: tok })).status).toBe(200);
+    } finally {
+      await bare.close();
+    }
+  }, 60_000);
 });
