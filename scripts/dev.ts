@@ -192,6 +192,8 @@ const SIMULATORS: readonly Simulator[] = [
   { name: 'delivery-b-sim', label: '[delivery-b]', colour: 34, entry: 'packages/providers/src/delivery-b/api-main.ts', baseUrlVar: 'DELIVERY_B_API_URL', portVar: 'DELIVERY_B_SIM_PORT', defaultPort: 3340, credentials: { DELIVERY_B_API_TOKEN: 'sim-token-', DELIVERY_B_WEBHOOK_SECRET: 'sim-whsec-' } },
   // register-d transport (issue 17 item 4): the hub in front of the register vendors (REGISTER_D_VENDORS).
   { name: 'register-d-sim', label: '[register-d]', colour: 34, entry: 'packages/providers/src/register-d/main.ts', baseUrlVar: 'REGISTER_D_API_URL', portVar: 'REGISTER_D_SIM_PORT', defaultPort: 3322, credentials: { REGISTER_D_API_TOKEN: 'sim-token-' } },
+  // register-b partner API (issue 17 item 4 administration routes and its scheduled catalog sync).
+  { name: 'register-b-sim', label: '[register-b]', colour: 34, entry: 'packages/providers/src/register-b/main.ts', baseUrlVar: 'REGISTER_B_API_URL', portVar: 'REGISTER_B_SIM_PORT', defaultPort: 3320, credentials: { REGISTER_B_API_TOKEN: 'sim-token-' } },
   // Back-office settings (issue 18): VAT check, translation.
   { name: 'vat-check-sim', label: '[vat-check]', colour: 34, entry: 'packages/providers/src/vat-check/main.ts', baseUrlVar: 'VAT_CHECK_BASE_URL', portVar: 'VAT_CHECK_SIM_PORT', defaultPort: 3315, credentials: {} },
   { name: 'translation-sim', label: '[translation]', colour: 34, entry: 'packages/providers/src/translation/main.ts', baseUrlVar: 'TRANSLATION_BASE_URL', portVar: 'TRANSLATION_SIM_PORT', defaultPort: 3316, credentials: { TRANSLATION_API_KEY: 'sim-key-' } },
@@ -203,6 +205,8 @@ const simulators: Running[] = [];
 // The marketplaces' simulators send their signed order webhooks to this API (issue 17).
 env.DELIVERY_A_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-a/orders`;
 env.DELIVERY_B_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-b`;
+// A register-b account for the dev seed to connect (POST /back-office/register-b {account_id}).
+env.REGISTER_B_SIM_ACCOUNTS ||= 'dev-register-b-account';
 for (const sim of SIMULATORS) {
   if (env[sim.baseUrlVar]) {
     say(`${sim.baseUrlVar} is set: no ${sim.name}`);

@@ -18,6 +18,8 @@ const sims = {
   challenge: Number(process.env.E2E_CHALLENGE_SIM_PORT ?? apiPort + 42),
   // register-a (issue 17): api port + 43.
   registerA: Number(process.env.E2E_REGISTER_A_SIM_PORT ?? apiPort + 43),
+  // register-b's partner API (issue 17 item 4): api port + 44.
+  registerB: Number(process.env.E2E_REGISTER_B_SIM_PORT ?? apiPort + 44),
   // Marketplaces' store APIs (issue 17: syncs and inbound orders): api port + 37, + 38.
   deliveryA: Number(process.env.E2E_DELIVERY_A_SIM_PORT ?? apiPort + 37),
   deliveryB: Number(process.env.E2E_DELIVERY_B_SIM_PORT ?? apiPort + 38),
@@ -92,6 +94,9 @@ export const E2E = {
     REGISTER_A_BASE_URL: `http://127.0.0.1:${sims.registerA}`,
     REGISTER_A_SIM_PROD_KEY: 'e2e-register-a-prod-key',
     REGISTER_A_SIM_STAGING_KEY: 'e2e-register-a-staging-key',
+    // register-b (issue 17 item 4): the partner API simulator and its token.
+    REGISTER_B_API_URL: `http://127.0.0.1:${sims.registerB}`,
+    REGISTER_B_API_TOKEN: 'e2e-register-b-api-token',
     // Back-office accounts (issue 18): mail goes to the catcher, the IdP is the simulator.
     SMTP_URL: `smtp://127.0.0.1:${sims.smtp}`,
     MAIL_FROM: 'Ordering e2e <no-reply@e2e.test>',

@@ -62,6 +62,8 @@ const simEnv = {
   // register-a's signed webhooks go to the API; retries compressed to 2 s.
   REGISTER_A_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/webhook/register-a`,
   REGISTER_A_SIM_WEBHOOK_RETRY_MS: '2000',
+  REGISTER_B_SIM_PORT: String(E2E.simPorts.registerB),
+  REGISTER_B_SIM_ACCOUNTS: 'e2e-rb-account-1',
   // The marketplaces' store APIs (issue 17); their signed order webhooks go to the API.
   DELIVERY_A_SIM_PORT: String(E2E.simPorts.deliveryA),
   DELIVERY_A_SIM_STORES: 'e2e-da-store-1',
@@ -92,6 +94,7 @@ const simulators = [
   ['mail-api-sim', 'packages/providers/src/mail-api/main.ts'],
   ['challenge-sim', 'packages/providers/src/challenge/main.ts'],
   ['register-a-sim', 'packages/providers/src/register-a/main.ts'],
+  ['register-b-sim', 'packages/providers/src/register-b/main.ts'],
   ['delivery-a-sim', 'packages/providers/src/delivery-a/main.ts'],
   ['delivery-b-sim', 'packages/providers/src/delivery-b/api-main.ts'],
   ['register-d-sim', 'packages/providers/src/register-d/main.ts'],
@@ -139,6 +142,7 @@ const probes = [
   `${E2E.env.MAIL_API_BASE_URL}/_sim/ping`,
   `${E2E.env.CHALLENGE_BASE_URL}/_sim/ping`,
   `${E2E.env.REGISTER_A_BASE_URL}/_sim/ping`,
+  `${E2E.env.REGISTER_B_API_URL}/_sim/ping`,
   `${E2E.env.DELIVERY_A_API_URL}/_sim/ping`,
   `${E2E.env.DELIVERY_B_API_URL}/_sim/ping`,
   `${E2E.env.REGISTER_D_API_URL}/_sim/ping`,

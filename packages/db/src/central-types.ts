@@ -275,6 +275,16 @@ export interface CentralTables {
     created_at: Timestamp;
     updated_at: Timestamp;
   };
+  /** register-b location mappings (migration 2026-11-26-101-register-b-mappings). */
+  register_b_mappings: {
+    merchant_id: string;
+    location_id: string;
+    connection_id: string;
+    branch_id: string;
+    branch_name: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
   /** Issue 18: one guided-setup video per setup task (global-admin managed). */
   guided_setup_videos: {
     task_id: string;

@@ -49,6 +49,8 @@ import * as tenant20261124aiGeneration from './migrations/tenant/2026-11-24-940-
 import * as tenant20261125aiPurchases from './migrations/tenant/2026-11-25-901-ai-credit-purchases.ts';
 import * as central801autoSyncOutcome from './migrations/central/2026-11-25-801-auto-sync-outcome.ts';
 import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-marketplace-orders.ts';
+import * as central101registerBMappings from './migrations/central/2026-11-26-101-register-b-mappings.ts';
+import * as tenant102registerBLinks from './migrations/tenant/2026-11-26-102-register-b-links.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -69,6 +71,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-990-auto-sync': central990autoSync,
   '2026-11-24-991-auto-sync-reinterpret': central991autoSyncReinterpret,
   '2026-11-25-801-auto-sync-outcome': central801autoSyncOutcome,
+  '2026-11-26-101-register-b-mappings': central101registerBMappings,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -99,6 +102,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-971-branding-profiles': tenant20261124branding,
   '2026-11-25-802-marketplace-orders': tenant802marketplaceOrders,
   '2026-11-25-901-ai-credit-purchases': tenant20261125aiPurchases,
+  '2026-11-26-102-register-b-links': tenant102registerBLinks,
 };
 
 /**

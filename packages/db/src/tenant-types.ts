@@ -717,6 +717,9 @@ export interface TenantTables {
     created_at: Generated<Date>;
     paid_at: Date | null;
   };
+  /** register-b: the item a register-b product was synced into, the customer a relation is linked to (migration 2026-11-26-102-register-b-links). */
+  register_b_items: { product_id: string; item_id: string; created_at: Timestamp; updated_at: Timestamp };
+  register_b_relations: { relation_number: string; customer_id: string; created_at: Timestamp };
   /** Generated AI photos, polled by id. */
   ai_photos: {
     id: string;

@@ -96,6 +96,9 @@ export const IntegrationEnv = {
   REGISTER_D_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
   /** Vendor words accepted in `/register-d/{provider}/...`, comma-separated; default `vendor-a,vendor-b`. */
   REGISTER_D_VENDORS: Type.Optional(Type.String({ maxLength: 400, pattern: '^[a-z0-9][a-z0-9-]{0,39}(,[a-z0-9][a-z0-9-]{0,39})*$' })),
+  /** register-b partner API (issue 17 item 4): base URL (the simulator in dev and tests) and the partner token; unset: the register-b routes that call it answer 503. */
+  REGISTER_B_API_URL: Type.Optional(HttpUrl),
+  REGISTER_B_API_TOKEN: Type.Optional(Type.String({ minLength: 8 })),
 } as const;
 
 /**
@@ -229,6 +232,9 @@ export const WorkerEnv = {
   REGISTER_D_API_URL: IntegrationEnv.REGISTER_D_API_URL,
   REGISTER_D_API_TOKEN: IntegrationEnv.REGISTER_D_API_TOKEN,
   REGISTER_D_VENDORS: IntegrationEnv.REGISTER_D_VENDORS,
+  /** The register-b partner API (its scheduled catalog sync). */
+  REGISTER_B_API_URL: IntegrationEnv.REGISTER_B_API_URL,
+  REGISTER_B_API_TOKEN: IntegrationEnv.REGISTER_B_API_TOKEN,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

@@ -9,6 +9,8 @@ import { syncDeliveryAAvailability, syncDeliveryAMenu, type LocationScope } from
 import { syncDeliveryBMenu } from './delivery-b.ts';
 import { syncRegisterACatalog } from './register-a-admin.ts';
 import { registerDVendors, runRegisterDSync } from './register-d-admin.ts';
+import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
+import { runRegisterBSync } from './register-b-sync.ts';
 import { decryptSecret, parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
@@ -51,6 +53,8 @@ export interface SyncClients {
   readonly platformA: { readonly baseUrl: string; readonly accessToken: string | null; readonly currency: string } | null;
   /** register-a's API base; tokens are the location records' own. */
   readonly registerA: { readonly baseUrl: string } | null;
+  /** register-b's partner API (the partner token is configuration, not per connection). */
+  readonly registerB?: RegisterBClient | null;
   /** Decrypts stored tokens (`INTEGRATION_TOKEN_KEY`). */
   readonly tokenKey: TokenKey | null;
   /** register-d's transport and the vendor words it serves; absent or null: `not_configured`. */
@@ -65,6 +69,8 @@ export function syncClientsFromEnv(env: {
   PLATFORM_A_BASE_URL?: string | undefined;
   PLATFORM_A_ACCESS_TOKEN?: string | undefined;
   REGISTER_A_BASE_URL?: string | undefined;
+  REGISTER_B_API_URL?: string | undefined;
+  REGISTER_B_API_TOKEN?: string | undefined;
   INTEGRATION_TOKEN_KEY?: string | undefined;
   PAYMENT_CURRENCY?: string | undefined;
   REGISTER_D_API_URL?: string | undefined;
@@ -76,6 +82,7 @@ export function syncClientsFromEnv(env: {
     deliveryB: env.DELIVERY_B_API_URL && env.DELIVERY_B_API_TOKEN ? new DeliveryBClient({ baseUrl: env.DELIVERY_B_API_URL, apiToken: env.DELIVERY_B_API_TOKEN }) : null,
     platformA: env.PLATFORM_A_BASE_URL ? { baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN ?? null, currency: env.PAYMENT_CURRENCY ?? 'EUR' } : null,
     registerA: env.REGISTER_A_BASE_URL ? { baseUrl: env.REGISTER_A_BASE_URL } : null,
+    registerB: env.REGISTER_B_API_URL && env.REGISTER_B_API_TOKEN ? new RegisterBClient({ baseUrl: env.REGISTER_B_API_URL, apiToken: env.REGISTER_B_API_TOKEN }) : null,
     tokenKey: parseTokenKey(env.INTEGRATION_TOKEN_KEY),
     registerD:
       env.REGISTER_D_API_URL && env.REGISTER_D_API_TOKEN
@@ -92,8 +99,8 @@ function scopeOf(c: SyncConnection): LocationScope | null {
 }
 
 /**
- * The registry: provider kind -> run function. register-b and register-c have no client in this
- * branch (built in parallel): their entries record "not configured" until the lead wires them.
+ * The registry: provider kind -> run function. register-c has no client in this branch (built in
+ * parallel): its entry records "not configured" until the lead wires it.
  */
 export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncRunner>> {
   return {
@@ -136,8 +143,12 @@ export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncR
       );
       return { status: 'ok', counts: { created: r.created, updated: r.updated, priced: r.priced, deleted: r.deleted, unsupported: r.unsupported.length } };
     },
-    // TODO(lead, on merge): wire to the register-b client (issue 17 item 4, built in another branch).
-    'register-b': async () => notConfigured('register-b sync is not wired yet.'),
+    /** Catalog pull of the mapped branches' products (register-b-sync.ts: register-b is the source of truth). */
+    'register-b': async ({ central, connection: c, now }) => {
+      if (!clients.registerB) return notConfigured('register-b is not configured (REGISTER_B_API_URL, REGISTER_B_API_TOKEN).');
+      const counts = await runRegisterBSync(central, bindTenant(central, c.tenantDatabase), clients.registerB, { merchantId: c.merchantId, connectionId: c.id, accountId: c.externalRef }, now());
+      return { status: 'ok', counts: { ...counts } };
+    },
     // TODO(lead, on merge): wire to the register-c client (issue 17 item 4, built in another branch).
     'register-c': async () => notConfigured('register-c sync is not wired yet.'),
     /** The location's menu pushed to the vendor's site through the transport (`register-d:<vendor>` providers). */

@@ -8,12 +8,14 @@ import { makeCustomer } from '../routes/customer-account/customer-test-support.t
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { startRegisterDSimulator, type RegisterDSimulator } from '@pos/providers/register-d/register-d-simulator';
+import { startRegisterBSimulator, type RegisterBSimulator } from '@pos/providers/register-b/register-b-simulator';
 import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 
 let deliveryA: DeliveryASimulator | undefined;
 let deliveryB: DeliveryBSimulator | undefined;
 let registerD: RegisterDSimulator | undefined;
+let registerB: RegisterBSimulator | undefined;
 // The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
 let generation: ReturnType<typeof startGenerationSimulator> | undefined;
 let cardA: CardASimulator | undefined;
@@ -119,6 +121,8 @@ beforeAll(async () => {
   deliveryB = startDeliveryBSimulator({ apiToken: 'fuzz-delivery-b-token' });
   // register-d's transport likewise (no sites: an initiation is the caller's 422).
   registerD = startRegisterDSimulator({ apiToken: 'fuzz-register-d-token' });
+  // register-b's partner API likewise (no accounts: the merchant has no register-b connection, so its routes are 404s; the healthcheck answers).
+  registerB = startRegisterBSimulator({ apiToken: 'fuzz-register-b-token' });
   generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
   // card-a likewise (billing, payment profile accounts and credit purchases answer rather than 503).
   cardA = startCardASimulator({ secretKey: 'sk_fuzz_card_a' });
@@ -133,6 +137,8 @@ beforeAll(async () => {
       DELIVERY_B_API_TOKEN: 'fuzz-delivery-b-token',
       REGISTER_D_API_URL: registerD.url,
       REGISTER_D_API_TOKEN: 'fuzz-register-d-token',
+      REGISTER_B_API_URL: registerB.url,
+      REGISTER_B_API_TOKEN: 'fuzz-register-b-token',
       GENERATION_BASE_URL: generation.url,
       GENERATION_API_KEY: 'fuzz-generation-key',
     },
@@ -145,6 +151,7 @@ afterAll(async () => {
   await deliveryA?.stop();
   await deliveryB?.stop();
   await registerD?.stop();
+  await registerB?.stop();
   generation?.stop();
   await cardA?.stop();
 });

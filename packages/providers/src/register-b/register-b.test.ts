@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { ProviderError } from '../shared/provider-error.ts';
+import { centsOf, majorOf, RegisterBClient } from './register-b-client.ts';
+import { startRegisterBSimulator, type RegisterBSimulator } from './register-b-simulator.ts';
+
+let sim: RegisterBSimulator;
+let client: RegisterBClient;
+
+beforeAll(() => {
+  sim = startRegisterBSimulator({ apiToken: 'rb-partner-token' });
+  sim.addAccount('acc-1', { name: 'Bistro', capabilities: { pricing: true } });
+  sim.addBranch('acc-1', 'br-1', 'Centre');
+  sim.addBranch('acc-1', 'br-2', 'Station');
+  sim.addProduct('acc-1', 'br-1', { id: 'p-1', name: 'Soup', price: 450, sku: 'S1' });
+  sim.addProduct('acc-1', 'br-1', { id: 'p-2', name: 'Bread', price: 199, vat_rate: 6 });
+  sim.accounts.get('acc-1')!.branches.get('br-1')!.stock.set('p-1', 7);
+  sim.addRelation('acc-1', { number: 'R1', name: 'Ann', email: 'ann@example.com', discount_percent: 10 });
+  sim.addAccount('acc-2', { capabilities: { live_inventory: false } });
+  sim.addBranch('acc-2', 'br-x');
+  client = new RegisterBClient({ baseUrl: sim.url, apiToken: 'rb-partner-token' });
+});
+afterAll(() => sim.stop());
+
+async function providerError(p: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProviderError);
+    return e as ProviderError;
+  }
+  throw new Error('expected a ProviderError');
+}
+
+describe('register-b money conversion', () => {
+  test('major-unit strings to cents and back, exactly', () => {
+    expect(centsOf('4.50')).toBe(450);
+    expect(centsOf('4.5')).toBe(450);
+    expect(centsOf('0.07')).toBe(7);
+    expect(centsOf('12')).toBe(1200);
+    expect(centsOf('-1.99')).toBe(-199);
+    expect(majorOf(450)).toBe('4.50');
+    expect(majorOf(7)).toBe('0.07');
+    expect(majorOf(-199)).toBe('-1.99');
+  });
+});
+
+describe('register-b client against the simulator over HTTP', () => {
+  test('health, account, capabilities, branches, products (cents), stock', async () => {
+    expect(await client.health()).toEqual({ status: 'ok', version: 'sim-1.0' });
+    expect(await client.account('acc-1')).toEqual({ id: 'acc-1', name: 'Bistro', status: 'active' });
+    expect(await client.capabilities('acc-1')).toEqual({ live_inventory: true, relations: true, pricing: true });
+    expect(await client.capabilities('acc-2')).toEqual({ live_inventory: false, relations: true, pricing: true });
+    expect(await client.branches('acc-1')).toEqual([
+      { id: 'br-1', name: 'Centre' },
+      { id: 'br-2', name: 'Station' },
+    ]);
+    expect(await client.products('acc-1', 'br-1')).toEqual([
+      { id: 'p-1', name: 'Soup', price: 450, vat_rate: 21, sku: 'S1', active: true },
+      { id: 'p-2', name: 'Bread', price: 199, vat_rate: 6, sku: null, active: true },
+    ]);
+    expect(await client.stock('acc-1', 'br-1')).toEqual([{ product_id: 'p-1', quantity: 7 }]);
+    expect(await providerError(client.stock('acc-2', 'br-x'))).toMatchObject({ kind: 'http', status: 409, code: 'capability_unavailable' });
+  });
+
+  test('relations: page, read, create, prices, quote', async () => {
+    expect(await client.relations('acc-1', { page: 1, limit: 10 })).toEqual({ relations: [{ number: 'R1', name: 'Ann', email: 'ann@example.com', phone: null }], page: 1, has_more: false });
+    expect(await client.relation('acc-1', 'R1')).toEqual({ number: 'R1', name: 'Ann', email: 'ann@example.com', phone: null });
+    const created = await client.createRelation('acc-1', { name: 'Bob', email: null, phone: '+32470123456' });
+    expect(created).toEqual({ number: 'R1000', name: 'Bob', email: null, phone: '+32470123456' });
+    expect(await client.relations('acc-1', { page: 1, limit: 1 })).toMatchObject({ relations: [{ number: 'R1' }], has_more: true });
+    expect(await client.relations('acc-1', { page: 2, limit: 1 })).toMatchObject({ relations: [{ number: 'R1000' }], has_more: false });
+    expect(await client.relationPrices('acc-1', 'R1', ['p-1', 'p-2'])).toEqual([
+      { product_id: 'p-1', price: 405, list_price: 450 },
+      { product_id: 'p-2', price: 179, list_price: 199 },
+    ]);
+    expect(await client.quote('acc-1', { relation_number: 'R1', lines: [{ product_id: 'p-1', quantity: 2 }] })).toEqual({
+      lines: [{ product_id: 'p-1', quantity: 2, unit_price: 405, line_total: 810 }],
+      subtotal: 900,
+      discount: 90,
+      total: 810,
+    });
+    expect(await client.quote('acc-1', { relation_number: null, lines: [{ product_id: 'p-2', quantity: 3 }] })).toMatchObject({ subtotal: 597, discount: 0, total: 597 });
+    expect(await providerError(client.quote('acc-1', { relation_number: null, lines: [{ product_id: 'nope', quantity: 1 }] }))).toMatchObject({ kind: 'http', status: 422, code: 'unknown_product' });
+    expect(await providerError(client.createRelation('acc-1', { name: '', email: null, phone: null }))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_request' });
+  });
+
+  test('unknown ids are 404s, a wrong token a 401, a 5xx and an unreachable API are ProviderErrors', async () => {
+    expect(await providerError(client.account('nope'))).toMatchObject({ kind: 'http', status: 404, code: 'account_not_found' });
+    expect(await providerError(client.products('acc-1', 'nope'))).toMatchObject({ kind: 'http', status: 404, code: 'branch_not_found' });
+    expect(await providerError(client.relation('acc-1', 'nope'))).toMatchObject({ kind: 'http', status: 404, code: 'relation_not_found' });
+    expect(await providerError(client.relationPrices('acc-1', 'nope', ['p-1']))).toMatchObject({ kind: 'http', status: 404, code: 'relation_not_found' });
+    expect(await providerError(new RegisterBClient({ baseUrl: sim.url, apiToken: 'wrong' }).health())).toMatchObject({ kind: 'http', status: 401, code: 'unauthorized', message: 'register-b: Invalid partner token' });
+    sim.failWith(503);
+    try {
+      expect(await providerError(client.branches('acc-1'))).toMatchObject({ kind: 'http', status: 503, code: 'unavailable' });
+    } finally {
+      sim.failWith(null);
+    }
+    expect(await client.branches('acc-1')).toHaveLength(2);
+    expect((await providerError(new RegisterBClient({ baseUrl: 'http://127.0.0.1:9', apiToken: 'rb-partner-token', timeoutMs: 2000 }).health())).kind).toBe('network');
+  });
+});
+
+describe('register-b simulator process (dev and e2e entry)', () => {
+  test('starts from its environment with the listed accounts seeded', async () => {
+    const p = Bun.spawn([process.execPath, `${import.meta.dir}/main.ts`], {
+      env: { ...process.env, REGISTER_B_SIM_PORT: '0', REGISTER_B_API_TOKEN: 'rb-proc-token', REGISTER_B_SIM_ACCOUNTS: 'acc-dev' },
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    try {
+      const reader = p.stdout.getReader();
+      let text = '';
+      while (!/listening on (http:\/\/\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`main.ts exited: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      expect((await fetch(`${url}/_sim/ping`)).status).toBe(200);
+      const c = new RegisterBClient({ baseUrl: url, apiToken: 'rb-proc-token' });
+      expect(await c.branches('acc-dev')).toEqual([{ id: 'acc-dev-main', name: 'Main branch' }]);
+      expect(await c.stock('acc-dev', 'acc-dev-main')).toEqual([
+        { product_id: 'acc-dev-p1', quantity: 40 },
+        { product_id: 'acc-dev-p2', quantity: 12 },
+      ]);
+    } finally {
+      p.kill('SIGTERM');
+      await p.exited;
+    }
+  });
+});
