@@ -18,6 +18,8 @@ const sims = {
   challenge: Number(process.env.E2E_CHALLENGE_SIM_PORT ?? apiPort + 42),
   // register-a (issue 17): api port + 43.
   registerA: Number(process.env.E2E_REGISTER_A_SIM_PORT ?? apiPort + 43),
+  // register-c API (issue 17 item 4): api port + 46.
+  registerC: Number(process.env.E2E_REGISTER_C_SIM_PORT ?? apiPort + 46),
   // Marketplaces' store APIs (issue 17: syncs and inbound orders): api port + 37, + 38.
   deliveryA: Number(process.env.E2E_DELIVERY_A_SIM_PORT ?? apiPort + 37),
   deliveryB: Number(process.env.E2E_DELIVERY_B_SIM_PORT ?? apiPort + 38),
@@ -72,6 +74,7 @@ export const E2E = {
     REGISTER_C_OAUTH_URL: `http://127.0.0.1:${sims.registerCOAuth}`,
     REGISTER_C_CLIENT_ID: 'e2e-register-c-client',
     REGISTER_C_CLIENT_SECRET: 'e2e-register-c-secret',
+    REGISTER_C_API_URL: `http://127.0.0.1:${sims.registerC}`,
     // The poll URL handed to printers at pairing: the stack's printer-poll service (issue 15).
     PRINTER_POLL_PUBLIC_URL: `http://127.0.0.1:${Number(process.env.E2E_PRINTER_PORT ?? 3401)}/print/printer-a/sdp`,
     // Customer login codes and the bot challenge (issue 16), through their simulators.

@@ -40,6 +40,7 @@ import * as central941guidedSetup from './migrations/central/2026-11-24-941-guid
 import * as central990autoSync from './migrations/central/2026-11-24-990-auto-sync.ts';
 import * as central991autoSyncReinterpret from './migrations/central/2026-11-24-991-auto-sync-reinterpret.ts';
 import * as central925registerCMappings from './migrations/central/2026-11-24-925-register-c-mappings.ts';
+import * as central201registerCState from './migrations/central/2026-11-26-201-register-c-mapping-state.ts';
 import * as tenant20261124settings from './migrations/tenant/2026-11-24-970-settings.ts';
 import * as tenant20261124branding from './migrations/tenant/2026-11-24-971-branding-profiles.ts';
 import * as tenant20261124billingProfiles from './migrations/tenant/2026-11-24-930-billing-profiles.ts';
@@ -49,6 +50,7 @@ import * as tenant20261124aiGeneration from './migrations/tenant/2026-11-24-940-
 import * as tenant20261125aiPurchases from './migrations/tenant/2026-11-25-901-ai-credit-purchases.ts';
 import * as central801autoSyncOutcome from './migrations/central/2026-11-25-801-auto-sync-outcome.ts';
 import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-marketplace-orders.ts';
+import * as tenant202registerCLinks from './migrations/tenant/2026-11-26-202-register-c-item-links.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -69,6 +71,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-990-auto-sync': central990autoSync,
   '2026-11-24-991-auto-sync-reinterpret': central991autoSyncReinterpret,
   '2026-11-25-801-auto-sync-outcome': central801autoSyncOutcome,
+  '2026-11-26-201-register-c-mapping-state': central201registerCState,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -99,6 +102,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-971-branding-profiles': tenant20261124branding,
   '2026-11-25-802-marketplace-orders': tenant802marketplaceOrders,
   '2026-11-25-901-ai-credit-purchases': tenant20261125aiPurchases,
+  '2026-11-26-202-register-c-item-links': tenant202registerCLinks,
 };
 
 /**

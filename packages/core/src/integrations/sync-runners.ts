@@ -7,6 +7,7 @@ import { PlatformAClient } from '@pos/providers/platform-a/platform-a-client';
 import { syncDeliveryAAvailability, syncDeliveryAMenu, type LocationScope } from './delivery-a.ts';
 import { syncDeliveryBMenu } from './delivery-b.ts';
 import { syncRegisterACatalog } from './register-a-admin.ts';
+import { runRegisterCSync } from './register-c-sync.ts';
 import { decryptSecret, parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
@@ -49,6 +50,8 @@ export interface SyncClients {
   readonly platformA: { readonly baseUrl: string; readonly accessToken: string | null; readonly currency: string } | null;
   /** register-a's API base; tokens are the location records' own. */
   readonly registerA: { readonly baseUrl: string } | null;
+  /** register-c's API base; the token is the connection's own (OAuth). */
+  readonly registerC: { readonly apiUrl: string } | null;
   /** Decrypts stored tokens (`INTEGRATION_TOKEN_KEY`). */
   readonly tokenKey: TokenKey | null;
 }
@@ -61,6 +64,7 @@ export function syncClientsFromEnv(env: {
   PLATFORM_A_BASE_URL?: string | undefined;
   PLATFORM_A_ACCESS_TOKEN?: string | undefined;
   REGISTER_A_BASE_URL?: string | undefined;
+  REGISTER_C_API_URL?: string | undefined;
   INTEGRATION_TOKEN_KEY?: string | undefined;
   PAYMENT_CURRENCY?: string | undefined;
 }): SyncClients {
@@ -69,6 +73,7 @@ export function syncClientsFromEnv(env: {
     deliveryB: env.DELIVERY_B_API_URL && env.DELIVERY_B_API_TOKEN ? new DeliveryBClient({ baseUrl: env.DELIVERY_B_API_URL, apiToken: env.DELIVERY_B_API_TOKEN }) : null,
     platformA: env.PLATFORM_A_BASE_URL ? { baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN ?? null, currency: env.PAYMENT_CURRENCY ?? 'EUR' } : null,
     registerA: env.REGISTER_A_BASE_URL ? { baseUrl: env.REGISTER_A_BASE_URL } : null,
+    registerC: env.REGISTER_C_API_URL ? { apiUrl: env.REGISTER_C_API_URL } : null,
     tokenKey: parseTokenKey(env.INTEGRATION_TOKEN_KEY),
   };
 }
@@ -81,7 +86,7 @@ function scopeOf(c: SyncConnection): LocationScope | null {
 }
 
 /**
- * The registry: provider kind -> run function. register-b, register-c and register-d have no client
+ * The registry: provider kind -> run function. register-b and register-d have no client
  * in this branch (built in parallel): their entries record "not configured" until the lead wires them.
  */
 export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncRunner>> {
@@ -127,8 +132,8 @@ export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncR
     },
     // TODO(lead, on merge): wire to the register-b client (issue 17 item 4, built in another branch).
     'register-b': async () => notConfigured('register-b sync is not wired yet.'),
-    // TODO(lead, on merge): wire to the register-c client (issue 17 item 4, built in another branch).
-    'register-c': async () => notConfigured('register-c sync is not wired yet.'),
+    /** Every active mapping: register-c items -> our catalog rows linked by sku (register-c-sync.ts). */
+    'register-c': (ctx) => runRegisterCSync(ctx, { apiUrl: clients.registerC?.apiUrl ?? null, tokenKey: clients.tokenKey }),
     // TODO(lead, on merge): wire to the register-d clients (`register-d:<vendor>` providers, built in another branch).
     'register-d': async () => notConfigured('register-d sync is not wired yet.'),
   };
