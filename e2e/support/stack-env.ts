@@ -18,8 +18,8 @@ const sims = {
   challenge: Number(process.env.E2E_CHALLENGE_SIM_PORT ?? apiPort + 42),
   // register-a (issue 17): api port + 43.
   registerA: Number(process.env.E2E_REGISTER_A_SIM_PORT ?? apiPort + 43),
-  // register-c API (issue 17 item 4): api port + 46.
-  registerC: Number(process.env.E2E_REGISTER_C_SIM_PORT ?? apiPort + 46),
+  // register-c API (issue 17 item 4): api port + 45.
+  registerC: Number(process.env.E2E_REGISTER_C_SIM_PORT ?? apiPort + 45),
   // Marketplaces' store APIs (issue 17: syncs and inbound orders): api port + 37, + 38.
   deliveryA: Number(process.env.E2E_DELIVERY_A_SIM_PORT ?? apiPort + 37),
   deliveryB: Number(process.env.E2E_DELIVERY_B_SIM_PORT ?? apiPort + 38),
