@@ -106,6 +106,13 @@ describe('register-c client against the simulator over HTTP', () => {
       const tokens = await exchangeAuthorizationCode({ provider: 'register-c', baseUrl: oauth.url, clientId: 'rc-client', clientSecret: 'rc-client-secret' }, oauth.issueCode({ accountId: 'acct-dev' }));
       expect((await new RegisterCClient({ baseUrl: api.url, accessToken: tokens.accessToken }).businesses())[0]!.id).toBe('acct-dev-biz');
       expect(await providerError(new RegisterCClient({ baseUrl: api.url, accessToken: 'at_register-c_forged' }).businesses())).toMatchObject({ status: 401, code: 'invalid_token' });
+      // The dev consent screen consents at once: back to the redirect URI with a code and the state.
+      const consent = await fetch(`${oauth.url}/oauth/authorize?response_type=code&client_id=rc-client&redirect_uri=${encodeURIComponent('https://bo.test/cb')}&state=s-1&account_id=acct-x`, { redirect: 'manual' });
+      expect(consent.status).toBe(302);
+      const back = new URL(consent.headers.get('location')!);
+      expect([back.origin + back.pathname, back.searchParams.get('state')]).toEqual(['https://bo.test/cb', 's-1']);
+      expect((await exchangeAuthorizationCode({ provider: 'register-c', baseUrl: oauth.url, clientId: 'rc-client', clientSecret: 'rc-client-secret', redirectUri: 'https://bo.test/cb' }, back.searchParams.get('code')!)).accountId).toBe('acct-x');
+      expect((await fetch(`${oauth.url}/oauth/authorize?response_type=code&client_id=other&redirect_uri=x`, { redirect: 'manual' })).status).toBe(400);
     } finally {
       await api.stop();
       await oauth.stop();
