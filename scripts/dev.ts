@@ -181,6 +181,8 @@ const SIMULATORS: readonly Simulator[] = [
   // register-a (issue 17): token signing keys of its two namespaces; POST /_sim/setup answers a token.
   { name: 'register-a-sim', label: '[register-a]', colour: 34, entry: 'packages/providers/src/register-a/main.ts', baseUrlVar: 'REGISTER_A_BASE_URL', portVar: 'REGISTER_A_SIM_PORT', defaultPort: 3308, credentials: { REGISTER_A_SIM_PROD_KEY: 'sim-prod-', REGISTER_A_SIM_STAGING_KEY: 'sim-staging-' } },
   { name: 'register-c-oauth-sim', label: '[register-c]', colour: 34, entry: 'packages/providers/src/register-c/main.ts', baseUrlVar: 'REGISTER_C_OAUTH_URL', portVar: 'REGISTER_C_OAUTH_SIM_PORT', defaultPort: 3307, credentials: { REGISTER_C_CLIENT_ID: 'sim-client-', REGISTER_C_CLIENT_SECRET: 'sim-secret-' } },
+  // register-c API (issue 17 item 4): accepts the tokens of the OAuth simulator above (listed after it, so it gets its URL and client).
+  { name: 'register-c-sim', label: '[register-c]', colour: 34, entry: 'packages/providers/src/register-c/api-main.ts', baseUrlVar: 'REGISTER_C_API_URL', portVar: 'REGISTER_C_SIM_PORT', defaultPort: 3321, credentials: {} },
   // Customer login providers (issue 16): SMS, e-mail send, bot challenge.
   { name: 'sms-sim', label: '[sms]', colour: 34, entry: 'packages/providers/src/sms/main.ts', baseUrlVar: 'SMS_BASE_URL', portVar: 'SMS_SIM_PORT', defaultPort: 3311, credentials: { SMS_API_KEY: 'sim-sms-' } },
   { name: 'mail-api-sim', label: '[mail-api]', colour: 34, entry: 'packages/providers/src/mail-api/main.ts', baseUrlVar: 'MAIL_API_BASE_URL', portVar: 'MAIL_API_SIM_PORT', defaultPort: 3312, credentials: { MAIL_API_KEY: 'sim-mail-' } },

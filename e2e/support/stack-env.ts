@@ -20,6 +20,8 @@ const sims = {
   registerA: Number(process.env.E2E_REGISTER_A_SIM_PORT ?? apiPort + 43),
   // register-b's partner API (issue 17 item 4): api port + 44.
   registerB: Number(process.env.E2E_REGISTER_B_SIM_PORT ?? apiPort + 44),
+  // register-c API (issue 17 item 4): api port + 45.
+  registerC: Number(process.env.E2E_REGISTER_C_SIM_PORT ?? apiPort + 45),
   // Marketplaces' store APIs (issue 17: syncs and inbound orders): api port + 37, + 38.
   deliveryA: Number(process.env.E2E_DELIVERY_A_SIM_PORT ?? apiPort + 37),
   deliveryB: Number(process.env.E2E_DELIVERY_B_SIM_PORT ?? apiPort + 38),
@@ -80,6 +82,7 @@ export const E2E = {
     REGISTER_C_OAUTH_URL: `http://127.0.0.1:${sims.registerCOAuth}`,
     REGISTER_C_CLIENT_ID: 'e2e-register-c-client',
     REGISTER_C_CLIENT_SECRET: 'e2e-register-c-secret',
+    REGISTER_C_API_URL: `http://127.0.0.1:${sims.registerC}`,
     // The poll URL handed to printers at pairing: the stack's printer-poll service (issue 15).
     PRINTER_POLL_PUBLIC_URL: `http://127.0.0.1:${Number(process.env.E2E_PRINTER_PORT ?? 3401)}/print/printer-a/sdp`,
     // Customer login codes and the bot challenge (issue 16), through their simulators.

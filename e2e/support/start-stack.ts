@@ -59,6 +59,7 @@ const simEnv = {
   MAIL_API_SIM_PORT: String(E2E.simPorts.mailApi),
   CHALLENGE_SIM_PORT: String(E2E.simPorts.challenge),
   REGISTER_A_SIM_PORT: String(E2E.simPorts.registerA),
+  REGISTER_C_SIM_PORT: String(E2E.simPorts.registerC),
   // register-a's signed webhooks go to the API; retries compressed to 2 s.
   REGISTER_A_SIM_WEBHOOK_URL: `http://127.0.0.1:${E2E.apiPort}/api/webhook/register-a`,
   REGISTER_A_SIM_WEBHOOK_RETRY_MS: '2000',
@@ -90,6 +91,7 @@ const simulators = [
   ['platform-a-oauth-sim', 'packages/providers/src/platform-a/oauth-main.ts'],
   ['delivery-b-oauth-sim', 'packages/providers/src/delivery-b/main.ts'],
   ['register-c-oauth-sim', 'packages/providers/src/register-c/main.ts'],
+  ['register-c-sim', 'packages/providers/src/register-c/api-main.ts'],
   ['sms-sim', 'packages/providers/src/sms/main.ts'],
   ['mail-api-sim', 'packages/providers/src/mail-api/main.ts'],
   ['challenge-sim', 'packages/providers/src/challenge/main.ts'],
@@ -138,6 +140,7 @@ const probes = [
   `${E2E.env.PLATFORM_A_OAUTH_URL}/_sim/ping`,
   `${E2E.env.DELIVERY_B_OAUTH_URL}/_sim/ping`,
   `${E2E.env.REGISTER_C_OAUTH_URL}/_sim/ping`,
+  `${E2E.env.REGISTER_C_API_URL}/_sim/ping`,
   `${E2E.env.SMS_BASE_URL}/_sim/ping`,
   `${E2E.env.MAIL_API_BASE_URL}/_sim/ping`,
   `${E2E.env.CHALLENGE_BASE_URL}/_sim/ping`,

@@ -272,6 +272,12 @@ export interface CentralTables {
     connection_id: string;
     register_c_location_id: string;
     status: Generated<string>;
+    /** Migration 2026-11-26-201: order routing, menu source, dismissed suggestion, last sync. */
+    order_settings: ColumnType<Record<string, unknown>, string | undefined, string>;
+    menu_source: Generated<boolean>;
+    suggestion_dismissed_digest: string | null;
+    last_synced_at: NullableTimestamp;
+    last_sync_counts: Json<Record<string, number>> | null;
     created_at: Timestamp;
     updated_at: Timestamp;
   };

@@ -40,6 +40,7 @@ import * as central941guidedSetup from './migrations/central/2026-11-24-941-guid
 import * as central990autoSync from './migrations/central/2026-11-24-990-auto-sync.ts';
 import * as central991autoSyncReinterpret from './migrations/central/2026-11-24-991-auto-sync-reinterpret.ts';
 import * as central925registerCMappings from './migrations/central/2026-11-24-925-register-c-mappings.ts';
+import * as central201registerCState from './migrations/central/2026-11-26-201-register-c-mapping-state.ts';
 import * as tenant20261124settings from './migrations/tenant/2026-11-24-970-settings.ts';
 import * as tenant20261124branding from './migrations/tenant/2026-11-24-971-branding-profiles.ts';
 import * as tenant20261124billingProfiles from './migrations/tenant/2026-11-24-930-billing-profiles.ts';
@@ -51,6 +52,7 @@ import * as central801autoSyncOutcome from './migrations/central/2026-11-25-801-
 import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-marketplace-orders.ts';
 import * as central101registerBMappings from './migrations/central/2026-11-26-101-register-b-mappings.ts';
 import * as tenant102registerBLinks from './migrations/tenant/2026-11-26-102-register-b-links.ts';
+import * as tenant202registerCLinks from './migrations/tenant/2026-11-26-202-register-c-item-links.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -72,6 +74,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-24-991-auto-sync-reinterpret': central991autoSyncReinterpret,
   '2026-11-25-801-auto-sync-outcome': central801autoSyncOutcome,
   '2026-11-26-101-register-b-mappings': central101registerBMappings,
+  '2026-11-26-201-register-c-mapping-state': central201registerCState,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -103,6 +106,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-25-802-marketplace-orders': tenant802marketplaceOrders,
   '2026-11-25-901-ai-credit-purchases': tenant20261125aiPurchases,
   '2026-11-26-102-register-b-links': tenant102registerBLinks,
+  '2026-11-26-202-register-c-item-links': tenant202registerCLinks,
 };
 
 /**

@@ -83,6 +83,8 @@ export const IntegrationEnv = {
   REGISTER_C_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
   REGISTER_C_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
   REGISTER_C_OAUTH_REDIRECT_URI: Type.Optional(HttpUrl),
+  /** register-c API (issue 17 item 4): base URL (the simulator in dev and tests); calls carry the connection's OAuth token; unset: the register-c routes that call it answer 503. */
+  REGISTER_C_API_URL: Type.Optional(HttpUrl),
   /** register-a API base (`{register_a_url}`, without `/v1`); unset: no register-a calls. */
   REGISTER_A_BASE_URL: Type.Optional(HttpUrl),
   /** delivery-a store API (issue 17): base URL (the simulator in dev and tests) and bearer token; unset: the delivery-a routes answer 503. */
@@ -235,6 +237,7 @@ export const WorkerEnv = {
   /** The register-b partner API (its scheduled catalog sync). */
   REGISTER_B_API_URL: IntegrationEnv.REGISTER_B_API_URL,
   REGISTER_B_API_TOKEN: IntegrationEnv.REGISTER_B_API_TOKEN,
+  REGISTER_C_API_URL: IntegrationEnv.REGISTER_C_API_URL,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

@@ -11,6 +11,7 @@ import { syncRegisterACatalog } from './register-a-admin.ts';
 import { registerDVendors, runRegisterDSync } from './register-d-admin.ts';
 import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
 import { runRegisterBSync } from './register-b-sync.ts';
+import { runRegisterCSync } from './register-c-sync.ts';
 import { decryptSecret, parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
@@ -55,6 +56,8 @@ export interface SyncClients {
   readonly registerA: { readonly baseUrl: string } | null;
   /** register-b's partner API (the partner token is configuration, not per connection). */
   readonly registerB?: RegisterBClient | null;
+  /** register-c's API base; the token is the connection's own (OAuth). */
+  readonly registerC: { readonly apiUrl: string } | null;
   /** Decrypts stored tokens (`INTEGRATION_TOKEN_KEY`). */
   readonly tokenKey: TokenKey | null;
   /** register-d's transport and the vendor words it serves; absent or null: `not_configured`. */
@@ -71,6 +74,7 @@ export function syncClientsFromEnv(env: {
   REGISTER_A_BASE_URL?: string | undefined;
   REGISTER_B_API_URL?: string | undefined;
   REGISTER_B_API_TOKEN?: string | undefined;
+  REGISTER_C_API_URL?: string | undefined;
   INTEGRATION_TOKEN_KEY?: string | undefined;
   PAYMENT_CURRENCY?: string | undefined;
   REGISTER_D_API_URL?: string | undefined;
@@ -83,6 +87,7 @@ export function syncClientsFromEnv(env: {
     platformA: env.PLATFORM_A_BASE_URL ? { baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN ?? null, currency: env.PAYMENT_CURRENCY ?? 'EUR' } : null,
     registerA: env.REGISTER_A_BASE_URL ? { baseUrl: env.REGISTER_A_BASE_URL } : null,
     registerB: env.REGISTER_B_API_URL && env.REGISTER_B_API_TOKEN ? new RegisterBClient({ baseUrl: env.REGISTER_B_API_URL, apiToken: env.REGISTER_B_API_TOKEN }) : null,
+    registerC: env.REGISTER_C_API_URL ? { apiUrl: env.REGISTER_C_API_URL } : null,
     tokenKey: parseTokenKey(env.INTEGRATION_TOKEN_KEY),
     registerD:
       env.REGISTER_D_API_URL && env.REGISTER_D_API_TOKEN
@@ -99,8 +104,7 @@ function scopeOf(c: SyncConnection): LocationScope | null {
 }
 
 /**
- * The registry: provider kind -> run function. register-c has no client in this branch (built in
- * parallel): its entry records "not configured" until the lead wires it.
+ * The registry: provider kind -> run function (`register-d:<vendor>` providers share the register-d entry).
  */
 export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncRunner>> {
   return {
@@ -149,10 +153,10 @@ export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncR
       const counts = await runRegisterBSync(central, bindTenant(central, c.tenantDatabase), clients.registerB, { merchantId: c.merchantId, connectionId: c.id, accountId: c.externalRef }, now());
       return { status: 'ok', counts: { ...counts } };
     },
-    // TODO(lead, on merge): wire to the register-c client (issue 17 item 4, built in another branch).
-    'register-c': async () => notConfigured('register-c sync is not wired yet.'),
     /** The location's menu pushed to the vendor's site through the transport (`register-d:<vendor>` providers). */
     'register-d': (ctx) => runRegisterDSync(ctx, clients.registerD ?? null),
+    /** Every active mapping: register-c items -> our catalog rows linked by sku (register-c-sync.ts). */
+    'register-c': (ctx) => runRegisterCSync(ctx, { apiUrl: clients.registerC?.apiUrl ?? null, tokenKey: clients.tokenKey }),
   };
 }
 

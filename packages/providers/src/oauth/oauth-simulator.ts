@@ -7,7 +7,11 @@ import type { OAuthProvider } from './oauth-client.ts';
  * issued to and with the redirect URI it was issued for. Errors are `{error, error_description}`:
  * 401 `invalid_client`, 400 `invalid_grant`, 400 `unsupported_grant_type`. Codes come from the
  * control API `POST /_sim/codes {account_id, redirect_uri?}` (what the provider's consent screen would
- * issue) or `issueCode()`.
+ * issue) or `issueCode()`. `POST /oauth/introspect` (RFC 7662, form `token` + client credentials)
+ * answers `{active, account_id?}`: how a provider's API simulator (register-c) accepts issued tokens.
+ * `GET /oauth/authorize` is a consent screen that always consents (dev): for our client it redirects
+ * (302) to `redirect_uri` with a code for `account_id` (query, default `<provider>-dev-account`) and the
+ * `state` unchanged.
  */
 export interface OAuthSimulatorOptions {
   readonly provider: OAuthProvider;
@@ -63,6 +67,21 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
         scope: 'read write',
         account_id: code.accountId,
       });
+    }),
+    route('GET', '/oauth/authorize', (_req, _p, url) => {
+      const q = url.searchParams;
+      const redirectUri = q.get('redirect_uri');
+      if (q.get('client_id') !== opts.clientId || q.get('response_type') !== 'code' || !redirectUri) return oauthError(400, 'invalid_request', 'client_id, response_type=code and redirect_uri are required.');
+      const back = new URL(redirectUri);
+      back.searchParams.set('code', issueCode({ accountId: q.get('account_id') || `${opts.provider}-dev-account`, redirectUri }));
+      if (q.get('state')) back.searchParams.set('state', q.get('state')!);
+      return new Response(null, { status: 302, headers: { location: back.toString() } });
+    }),
+    route('POST', '/oauth/introspect', async (req) => {
+      const form = new URLSearchParams(await req.text());
+      if (form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed.');
+      const hit = issued.find((i) => i.accessToken === form.get('token'));
+      return Response.json(hit ? { active: true, account_id: hit.accountId } : { active: false });
     }),
     route('POST', '/_sim/codes', async (req) => {
       const b = await jsonBody(req);

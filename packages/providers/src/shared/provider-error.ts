@@ -1,5 +1,5 @@
 /** The provider words of payment providers (spec 1 neutral words). */
-export type ProviderName = 'card-a' | 'card-b' | 'platform-a' | 'register-a' | 'register-b' | 'register-d' | 'geocoding' | 'delivery-a' | 'delivery-b';
+export type ProviderName = 'card-a' | 'card-b' | 'platform-a' | 'register-a' | 'register-b' | 'register-c' | 'register-d' | 'geocoding' | 'delivery-a' | 'delivery-b';
 
 /**
  * What every provider client throws. `kind`:

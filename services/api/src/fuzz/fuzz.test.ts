@@ -141,6 +141,11 @@ beforeAll(async () => {
       REGISTER_B_API_TOKEN: 'fuzz-register-b-token',
       GENERATION_BASE_URL: generation.url,
       GENERATION_API_KEY: 'fuzz-generation-key',
+      // register-c's connect flow start answers its authorize URL (nothing is called) rather than 503.
+      OAUTH_STATE_SECRET: 'fuzz-oauth-state-secret-0123456789abcdef',
+      REGISTER_C_OAUTH_URL: 'http://127.0.0.1:9',
+      REGISTER_C_CLIENT_ID: 'fuzz-register-c-client',
+      REGISTER_C_OAUTH_REDIRECT_URI: 'https://backoffice.example.test/register-c',
     },
   });
   m = await api.seed('fuzz');

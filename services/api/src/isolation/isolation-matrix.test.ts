@@ -78,8 +78,11 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-/** Path parameters that are not record ids (webhook routes name a country and a provider event type; guided setup names a setup task). */
-const NOT_IDS = new Set(['forPaymentProfile', 'countryCode', 'eventTypeId', 'event', 'taskId']);
+/**
+ * Path parameters that are not record ids (webhook routes name a country and a provider event type; guided setup names a setup task;
+ * register-c's relay reads name register-c's own floorplan, menu and table, under a `location_id` query that is ours).
+ */
+const NOT_IDS = new Set(['forPaymentProfile', 'countryCode', 'eventTypeId', 'event', 'taskId', 'floorplanId', 'menuId', 'tableNumber']);
 
 describe('tenant isolation matrix', () => {
   test('every id-taking route answers 404/403 for another merchant and changes nothing', async () => {

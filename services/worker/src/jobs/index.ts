@@ -33,7 +33,7 @@ export interface HandlerDeps extends PaymentHandlerDeps {
   readonly integrations?: SyncClients;
 }
 
-const NO_INTEGRATIONS: SyncClients = { deliveryA: null, deliveryB: null, platformA: null, registerA: null, tokenKey: null };
+const NO_INTEGRATIONS: SyncClients = { deliveryA: null, deliveryB: null, platformA: null, registerA: null, registerC: null, tokenKey: null };
 
 /** The worker's handlers, by job name. */
 export function createHandlers(deps: HandlerDeps): JobHandlers {

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { TenantDb } from '@pos/db';
+import { toCents, type RegisterCClient } from '@pos/providers/register-c/register-c-client';
+
+/**
+ * register-c items against our catalog at one of our locations (the engine of the sync and of the
+ * menu suggestion). The external reference is the register-c sku, remembered per location in
+ * `register_c_item_links`; an unlinked sku first matches one of our items with that sku sold at the
+ * location, so an existing catalog is linked rather than duplicated.
+ * - to_add: register-c items with no item here;
+ * - to_update: linked (or sku-matched, not yet linked) items whose name or price differ, or that
+ *   were hidden, or that still need their link;
+ * - missing: visible linked items whose sku register-c no longer has (applying hides them; our own
+ *   unlinked items are never touched).
+ */
+export interface RegisterCSourceItem {
+  readonly sku: string;
+  readonly name: string;
+  readonly price_cents: number;
+  readonly vat_rate: number;
+}
+
+export interface RegisterCMenuDiff {
+  to_add: { sku: string; name: string; price_cents: number; vat_rate: number }[];
+  to_update: { item_id: string; sku: string; name: string; price_cents: number; current_name: string; current_price_cents: number; linked: boolean }[];
+  missing: { item_id: string; sku: string; name: string }[];
+}
+
+export interface RegisterCApplyCounts {
+  created: number;
+  updated: number;
+  hidden: number;
+  /** register-c items left as a suggestion (register-c is not this location's menu source). */
+  suggested: number;
+}
+
+/** register-c's items of a location with their VAT rate (percent, from the tax rate they carry). */
+export async function registerCSourceItems(client: RegisterCClient, registerCLocationId: string): Promise<RegisterCSourceItem[]> {
+  const [items, rates] = await Promise.all([client.items(registerCLocationId), client.taxRates(registerCLocationId)]);
+  const rate = new Map(rates.map((r) => [r.id, Math.round(toCents(r.rate) / 100)]));
+  return items.map((i) => ({ sku: i.sku.slice(0, 200), name: i.name.slice(0, 255), price_cents: toCents(i.price), vat_rate: rate.get(i.taxRateId) ?? 0 }));
+}
+
+export async function registerCMenuDiff(tdb: TenantDb, locationId: string, source: readonly RegisterCSourceItem[]): Promise<RegisterCMenuDiff> {
+  const links = await tdb
+    .selectFrom('register_c_item_links as l')
+    .innerJoin('items as i', 'i.id', 'l.item_id')
+    .select(['l.sku', 'i.id', 'i.name', 'i.unit_price', 'i.visible'])
+    .where('l.location_id', '=', locationId)
+    .execute();
+  const bySku = new Map(links.map((l) => [l.sku, l]));
+  const unlinked = source.filter((s) => !bySku.has(s.sku)).map((s) => s.sku);
+  const linkedIds = links.map((l) => l.id);
+  const candidates = unlinked.length
+    ? await tdb
+        .selectFrom('items')
+        .select(['id', 'name', 'unit_price', 'sku'])
+        .where('sku', 'in', unlinked)
+        .where((eb) => eb.or([eb('location_ids', 'is', null), sql<boolean>`${locationId}::uuid = any(location_ids)`]))
+        .$if(linkedIds.length > 0, (q) => q.where('id', 'not in', linkedIds))
+        .orderBy('name')
+        .orderBy('id')
+        .execute()
+    : [];
+  const diff: RegisterCMenuDiff = { to_add: [], to_update: [], missing: [] };
+  const taken = new Set<string>();
+  for (const s of [...source].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0))) {
+    const linked = bySku.get(s.sku);
+    if (linked) {
+      if (linked.name !== s.name || linked.unit_price !== s.price_cents || !linked.visible)
+        diff.to_update.push({ item_id: linked.id, sku: s.sku, name: s.name, price_cents: s.price_cents, current_name: linked.name, current_price_cents: linked.unit_price, linked: true });
+      continue;
+    }
+    const match = candidates.find((c) => c.sku === s.sku && !taken.has(c.id));
+    if (match) {
+      taken.add(match.id);
+      diff.to_update.push({ item_id: match.id, sku: s.sku, name: s.name, price_cents: s.price_cents, current_name: match.name, current_price_cents: match.unit_price, linked: false });
+    } else diff.to_add.push({ sku: s.sku, name: s.name, price_cents: s.price_cents, vat_rate: s.vat_rate });
+  }
+  const skus = new Set(source.map((s) => s.sku));
+  for (const l of [...links].sort((a, b) => (a.sku < b.sku ? -1 : 1))) if (!skus.has(l.sku) && l.visible) diff.missing.push({ item_id: l.id, sku: l.sku, name: l.name });
+  return diff;
+}
+
+/** A stable digest of a diff: a dismissal holds until register-c or our catalog changes it. */
+export function menuDiffDigest(diff: RegisterCMenuDiff): string {
+  return createHash('sha256').update(JSON.stringify(diff)).digest('hex');
+}
+
+/** Applies a diff in one transaction; `create` false leaves to_add as a suggestion. */
+export async function applyRegisterCMenuDiff(tdb: TenantDb, locationId: string, diff: RegisterCMenuDiff, opts: { create: boolean; now: Date }): Promise<RegisterCApplyCounts> {
+  const { now } = opts;
+  return tdb.transaction().execute(async (tx) => {
+    const link = (sku: string, itemId: string) =>
+      tx
+        .insertInto('register_c_item_links')
+        .values({ location_id: locationId, sku, item_id: itemId, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['location_id', 'sku']).doUpdateSet({ item_id: itemId, updated_at: now }))
+        .execute();
+    for (const u of diff.to_update) {
+      await tx.updateTable('items').set({ name: u.name, unit_price: u.price_cents, visible: true, updated_at: now }).where('id', '=', u.item_id).execute();
+      await link(u.sku, u.item_id);
+    }
+    if (opts.create) {
+      for (const a of diff.to_add) {
+        const id = Bun.randomUUIDv7();
+        await tx.insertInto('items').values({ id, name: a.name, unit_price: a.price_cents, vat_rate: a.vat_rate, category: null, sku: a.sku, location_ids: [locationId], created_at: now, updated_at: now }).execute();
+        await link(a.sku, id);
+      }
+    }
+    if (diff.missing.length) await tx.updateTable('items').set({ visible: false, updated_at: now }).where('id', 'in', diff.missing.map((m) => m.item_id)).execute();
+    return { created: opts.create ? diff.to_add.length : 0, updated: diff.to_update.length, hidden: diff.missing.length, suggested: opts.create ? 0 : diff.to_add.length };
+  });
+}
