@@ -47,7 +47,7 @@ const checksOf = (id: string) => rcLocation().checks.filter((c) => c.reference =
 const setMapping = (values: { status?: 'active' | 'paused'; order_settings?: Record<string, unknown> }) =>
   env.handle.db
     .updateTable('register_c_mappings')
-    .set({ ...values, ...(values.order_settings ? { order_settings: JSON.stringify(values.order_settings) } : {}), updated_at: new Date() })
+    .set({ ...(values.status ? { status: values.status } : {}), ...(values.order_settings ? { order_settings: JSON.stringify(values.order_settings) } : {}), updated_at: new Date() })
     .where('connection_id', '=', connectionId)
     .where('location_id', '=', loc)
     .execute();
