@@ -237,6 +237,7 @@ export const WorkerEnv = {
   /** The register-b partner API (its scheduled catalog sync). */
   REGISTER_B_API_URL: IntegrationEnv.REGISTER_B_API_URL,
   REGISTER_B_API_TOKEN: IntegrationEnv.REGISTER_B_API_TOKEN,
+  /** register-c's API: its scheduled sync and the dispatch of captured orders (with INTEGRATION_TOKEN_KEY). */
   REGISTER_C_API_URL: IntegrationEnv.REGISTER_C_API_URL,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };

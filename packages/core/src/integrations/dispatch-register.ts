@@ -3,12 +3,14 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAOrderInput, type RegisterAOrderType } from '@pos/providers/register-a/register-a-client';
 import type { TransactionRow } from '../payments/transaction-records.ts';
 import { recordToken, registerARecordByTenant } from './register-a-records.ts';
+import { registerCDispatcher } from './register-c-dispatch.ts';
+import { RegisterDispatchRefusal } from './register-dispatch-refusal.ts';
 import { parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
  * Order dispatch to the location's register (spec 3 post-capture step 3, `processOrderJob`): the
  * captured order, read from its kitchen item documents, goes to the register integration of its
- * location through `RegisterDispatcher` (register-a now; other registers plug in the same way).
+ * location through `RegisterDispatcher` (register-a, register-c; other registers plug in the same way).
  * The transaction id is the register's `orderId`, so a second run (a retried job, `retry-sync`)
  * finds the same order there instead of creating another.
  */
@@ -24,6 +26,17 @@ export interface RegisterOrder {
   readonly pickupTime: string | null;
 }
 
+export type OrderChannel = TransactionRow['channel'];
+
+/**
+ * What a dispatcher's push receives: the register order plus what a register that knows our items
+ * by its own references needs (register-c links our item ids to its skus) and the channel.
+ */
+export interface DispatchOrder extends RegisterOrder {
+  readonly channel: OrderChannel;
+  readonly items: readonly { readonly itemId: string; readonly name: string; readonly qty: number }[];
+}
+
 /** What a dispatch ends with, written on the transaction (`pos_sync_status`, `pos_sync_detail`). */
 export type DispatchOutcome =
   | { readonly status: 'synced'; readonly provider: string; readonly detail: string }
@@ -35,8 +48,11 @@ export type DispatchOutcome =
 
 export interface RegisterDispatcher {
   readonly provider: string;
-  /** The location's active integration of this provider, ready to push; null when there is none. */
-  target(tenantDatabase: string, locationId: string): Promise<{ push(order: RegisterOrder): Promise<{ externalId: string }> } | null>;
+  /**
+   * The location's active integration of this provider, ready to push; null when there is none. The
+   * channel is the transaction's: a register may route (or not take) orders per channel.
+   */
+  target(tenantDatabase: string, locationId: string, channel?: OrderChannel): Promise<{ push(order: DispatchOrder): Promise<{ externalId: string }> } | null>;
 }
 
 export interface RegisterDispatchDeps {
@@ -118,15 +134,16 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
   for (const d of deps.dispatchers) {
     let target;
     try {
-      target = await d.target(tenantDatabase, t.location_id);
+      target = await d.target(tenantDatabase, t.location_id, t.channel);
     } catch (e) {
       outcome = classify(d.provider, e);
       break;
     }
     if (!target) continue;
-    const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
+    const kitchen = await tdb.selectFrom('kitchen_items').select(['item_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
+    const order: DispatchOrder = { ...registerOrderOf(t, kitchen), channel: t.channel, items: kitchen.map((k) => ({ itemId: k.item_id, name: k.name, qty: k.qty })) };
     try {
-      const r = await target.push(registerOrderOf(t, kitchen));
+      const r = await target.push(order);
       outcome = { status: 'synced', provider: d.provider, detail: `${d.provider} order ${r.externalId}` };
     } catch (e) {
       outcome = classify(d.provider, e);
@@ -138,17 +155,27 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
 }
 
 function classify(provider: string, e: unknown): DispatchOutcome {
-  if (e instanceof RegisterATokenError) return { status: 'failed', provider, detail: e.message };
+  if (e instanceof RegisterATokenError || e instanceof RegisterDispatchRefusal) return { status: 'failed', provider, detail: e.message };
   if (e instanceof RegisterAError && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 429) return { status: 'failed', provider, detail: e.providerMessage };
+  // register-c refusing the order or payment is final; its refusal of the token (401) may clear once the merchant reconnects.
+  if (e instanceof ProviderError && e.provider === 'register-c' && e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 429)
+    return { status: 'failed', provider, detail: e.message };
   if (e instanceof ProviderError) return { status: 'retrying', provider, detail: e.message };
   throw e;
 }
 
-/** The dispatchers the environment configures (register-a needs its base URL and the token key). */
-export function registerDispatchFromEnv(central: CentralDb, env: { REGISTER_A_BASE_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined }): RegisterDispatchDeps {
+/**
+ * The dispatchers the environment configures (each needs its API address and the token key). A
+ * location with more than one register integration goes to the first in this order.
+ */
+export function registerDispatchFromEnv(
+  central: CentralDb,
+  env: { REGISTER_A_BASE_URL?: string | undefined; REGISTER_C_API_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined },
+): RegisterDispatchDeps {
   const key = parseTokenKey(env.INTEGRATION_TOKEN_KEY);
   const dispatchers: RegisterDispatcher[] = [];
   if (env.REGISTER_A_BASE_URL && key) dispatchers.push(registerADispatcher(central, { baseUrl: env.REGISTER_A_BASE_URL, tokenKey: key }));
+  if (env.REGISTER_C_API_URL && key) dispatchers.push(registerCDispatcher(central, { apiUrl: env.REGISTER_C_API_URL, tokenKey: key }));
   return { central, dispatchers };
 }
 

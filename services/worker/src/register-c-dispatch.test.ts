@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { dropMerchant } from '@pos/core/merchants/create-merchant';
+import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
+import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
+import { dispatchOrderToRegister, listSteps } from '@pos/core/payments/post-capture';
+import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
+import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { dispatchToRegister, registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
+import { encryptSecret, parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import { fromCents } from '@pos/providers/register-c/register-c-client';
+import { startRegisterCSimulator, type RegisterCSimLocation, type RegisterCSimulator } from '@pos/providers/register-c/register-c-simulator';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+
+/**
+ * Order dispatch to register-c (issue 17 item 3) through the real worker: a kiosk order captured over
+ * card-b (simulator) is sent by `order.dispatch` to the register-c location mapped to its location
+ * (simulator over HTTP) as the channel's order settings say, and paid there with the mapped payment
+ * method, once whatever the number of runs; refusals are final, an unreachable register-c is retried.
+ */
+const KEY_HEX = 'cd'.repeat(32);
+const TOKEN = `tok-rcd-${crypto.randomUUID().slice(0, 8)}`;
+const ACCOUNT = `acct-rcd-${crypto.randomUUID().slice(0, 8)}`;
+const RC_LOC = `${ACCOUNT}-loc`;
+const KIOSK_TO_GO = { account_profile_code: 'TOGO', table_number: null };
+const ONLINE_TABLE_2 = { account_profile_code: 'DINE', table_number: 2 };
+
+let env: TestEnv;
+let cardB: CardBSimulator;
+let rc: RegisterCSimulator;
+let worker: RunningWorker;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+let loc: string;
+let connectionId: string;
+const prefix = uniquePrefix();
+const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'rcd', CARD_B_CLIENT_SECRET: 'rcd-secret-1' });
+const registers = () => registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: rc.url, INTEGRATION_TOKEN_KEY: KEY_HEX });
+const item = (name: string) => m.items.find((i) => i.name === name)!;
+const rcLocation = (): RegisterCSimLocation => rc.location(RC_LOC)!;
+const checksOf = (id: string) => rcLocation().checks.filter((c) => c.reference === id);
+
+const setMapping = (values: { status?: 'active' | 'paused'; order_settings?: Record<string, unknown> }) =>
+  env.handle.db
+    .updateTable('register_c_mappings')
+    .set({ ...(values.status ? { status: values.status } : {}), ...(values.order_settings ? { order_settings: JSON.stringify(values.order_settings) } : {}), updated_at: new Date() })
+    .where('connection_id', '=', connectionId)
+    .where('location_id', '=', loc)
+    .execute();
+const setPaymentMethods = (payment_methods: Record<string, string>) =>
+  env.handle.db.updateTable('integration_connections').set({ settings: JSON.stringify({ payment_methods }) }).where('id', '=', connectionId).execute();
+const link = (name: string, sku: string) =>
+  tdb.insertInto('register_c_item_links').values({ location_id: loc, sku, item_id: item(name).id, created_at: new Date(), updated_at: new Date() }).onConflict((oc) => oc.columns(['location_id', 'sku']).doNothing()).execute();
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  cardB = startCardBSimulator({ clientId: 'rcd', clientSecret: 'rcd-secret-1' });
+  rc = startRegisterCSimulator();
+  rc.addAccount(ACCOUNT, [RC_LOC]);
+  rc.addToken(TOKEN, ACCOUNT);
+  m = await seedDemo(env.handle.db, { slug: `rcd-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
+  tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+  loc = m.locations[0]!.id;
+  // register-c sells our espresso and croissant at our prices, so its check totals what we captured.
+  for (const [sku, name] of [['ESP', 'Espresso'], ['CRO', 'Croissant']] as const)
+    rcLocation().items.push({ sku, name, price: fromCents(item(name).unit_price), accountingGroupId: 'ag-food', taxRateId: 'tr-food', description: name, imageUrl: null, allergenCodes: [], available: true });
+  connectionId = Bun.randomUUIDv7();
+  const now = new Date();
+  await env.handle.db
+    .insertInto('integration_connections')
+    .values({ id: connectionId, provider: 'register-c', external_ref: ACCOUNT, merchant_id: m.merchant.id, access_token_encrypted: encryptSecret(parseTokenKey(KEY_HEX)!, TOKEN), settings: JSON.stringify({}), connected_at: now, created_at: now, updated_at: now })
+    .execute();
+  await setPaymentMethods({ card: 'pm-card', online: 'pm-online' });
+  await env.handle.db
+    .insertInto('register_c_mappings')
+    .values({ merchant_id: m.merchant.id, location_id: loc, connection_id: connectionId, register_c_location_id: RC_LOC, order_settings: JSON.stringify({ kiosk: KIOSK_TO_GO, online: ONLINE_TABLE_2 }), created_at: now, updated_at: now })
+    .execute();
+  await link('Espresso', 'ESP');
+  await link('Croissant', 'CRO');
+  worker = await startWorker({
+    db: env.handle.db,
+    redis: env.redis,
+    redisUrl: TEST_REDIS_URL,
+    log: env.log,
+    prefix,
+    heartbeatMs: 3_600_000,
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
+    relayIntervalMs: 25,
+    payments: providers(),
+    registers: registers(),
+  });
+}, 60_000);
+afterAll(async () => {
+  await stopWorker(worker);
+  await dropPrefix(env.redis, prefix);
+  await env.handle.db.deleteFrom('register_c_mappings').where('merchant_id', '=', m.merchant.id).execute();
+  await env.handle.db.deleteFrom('integration_connections').where('merchant_id', '=', m.merchant.id).execute();
+  await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+  await cardB.stop();
+  await rc.stop();
+  await env.close();
+});
+
+const deps = () => ({ tdb, tenantDatabase: m.merchant.tenant_database, merchantId: m.merchant.id, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() });
+
+/** 3 espressos and a croissant at the kiosk, captured over card-b; the worker dispatches them. */
+async function captureKioskOrder(): Promise<string> {
+  const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
+  const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: item('Espresso').id, qty: 3 }, { item_id: item('Croissant').id, qty: 1 }] });
+  await cardB.complete(t.idempotency_key);
+  expect((await getKioskPaymentDetails(deps(), device, t.idempotency_key)).capture).toBe('dispatched');
+  return t.id;
+}
+
+const dispatchStep = async (id: string) => (await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch');
+const settled = async (id: string) => {
+  const s = await waitFor(async () => (await dispatchStep(id)) ?? false, 15_000, 'register dispatch');
+  const t = await loadTransaction(tdb, id);
+  return { step: s, pos: [t.pos_sync_status, t.pos_sync_detail] };
+};
+const ORDER_TOTAL = () => 3 * item('Espresso').unit_price + item('Croissant').unit_price;
+const LINES = () => [
+  { sku: 'ESP', name: 'Espresso', quantity: 3, price: fromCents(item('Espresso').unit_price) },
+  { sku: 'CRO', name: 'Croissant', quantity: 1, price: fromCents(item('Croissant').unit_price) },
+];
+
+describe('order dispatch to register-c', () => {
+  test('a captured kiosk order becomes one paid to-go check, in register-c units, even when dispatched again', async () => {
+    const id = await captureKioskOrder();
+    const { step, pos } = await settled(id);
+    const [check] = checksOf(id);
+    expect(step).toEqual({ step: 'register_dispatch', outcome: 'synced', detail: `register-c order ${check!.id}` });
+    expect(pos).toEqual(['synced', `register-c order ${check!.id}`]);
+    const t = await loadTransaction(tdb, id);
+    expect(t.total).toBe(ORDER_TOTAL());
+    const amount = fromCents(ORDER_TOTAL());
+    expect(checksOf(id)).toEqual([
+      { id: check!.id, reference: id, profileCode: 'TOGO', tableNumber: null, status: 'CLOSED', total: amount, paid: amount, lines: LINES(), openedAt: expect.any(String), payments: [{ reference: `${id}:pay`, paymentMethodId: 'pm-card', amount }] },
+    ]);
+
+    // The job again, twice, and `retry-sync`: register-c answers the same check, paid once.
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    await retryRegisterSync(tdb, m.merchant.tenant_database, t);
+    await Bun.sleep(600);
+    expect(checksOf(id).map((c) => [c.id, c.paid, c.payments.length])).toEqual([[check!.id, amount, 1]]);
+    expect(rcLocation().checks.length).toBe(1);
+    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('synced');
+  });
+
+  test('an online order goes to the online settings: a local check on its table, paid with the online method', async () => {
+    // Kiosk orders are not routed to register-c for now: the worker records none configured.
+    await setMapping({ order_settings: { kiosk: null, online: ONLINE_TABLE_2 } });
+    try {
+      const id = await captureKioskOrder();
+      expect(await settled(id)).toEqual({ step: { step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' }, pos: ['not_configured', 'No register is configured for this location.'] });
+      expect(checksOf(id)).toEqual([]);
+
+      // The same captured order as an online one (the channel is what routes it).
+      const t = { ...(await loadTransaction(tdb, id)), channel: 'online_ordering' as const };
+      const out = await dispatchToRegister(registers(), tdb, m.merchant.tenant_database, t);
+      const [check] = checksOf(id);
+      expect(out).toEqual({ status: 'synced', provider: 'register-c', detail: `register-c order ${check!.id}` });
+      const amount = fromCents(ORDER_TOTAL());
+      expect(check).toEqual({ id: check!.id, reference: id, profileCode: 'DINE', tableNumber: 2, status: 'CLOSED', total: amount, paid: amount, lines: LINES(), openedAt: expect.any(String), payments: [{ reference: `${id}:pay`, paymentMethodId: 'pm-online', amount }] });
+      // A delivery (marketplace) order is not sent to register-c.
+      expect(await dispatchToRegister(registers(), tdb, m.merchant.tenant_database, { ...t, channel: 'delivery' })).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
+    } finally {
+      await setMapping({ order_settings: { kiosk: KIOSK_TO_GO, online: ONLINE_TABLE_2 } });
+    }
+  });
+
+  test('an item without a register-c sku fails for good, naming it; nothing is created or paid', async () => {
+    await tdb.deleteFrom('register_c_item_links').where('location_id', '=', loc).where('sku', '=', 'CRO').execute();
+    const before = rcLocation().checks.length;
+    try {
+      const id = await captureKioskOrder();
+      const detail = 'No register-c sku is linked at this location for: Croissant.';
+      expect(await settled(id)).toEqual({ step: { step: 'register_dispatch', outcome: 'failed', detail }, pos: ['failed', detail] });
+      expect(rcLocation().checks.length).toBe(before);
+    } finally {
+      await link('Croissant', 'CRO');
+    }
+  });
+
+  test('an unmapped payment method fails for good before anything reaches register-c', async () => {
+    await setPaymentMethods({ online: 'pm-online' });
+    const before = rc.requests.length;
+    try {
+      const id = await captureKioskOrder();
+      const detail = 'The card payment method is not mapped to a register-c payment method.';
+      expect(await settled(id)).toEqual({ step: { step: 'register_dispatch', outcome: 'failed', detail }, pos: ['failed', detail] });
+      expect(checksOf(id)).toEqual([]);
+      expect(rc.requests.length).toBe(before);
+    } finally {
+      await setPaymentMethods({ card: 'pm-card', online: 'pm-online' });
+    }
+  });
+
+  test("register-c's refusal of the order is final and carries its message", async () => {
+    rcLocation().items.find((i) => i.sku === 'CRO')!.available = false;
+    try {
+      const id = await captureKioskOrder();
+      const detail = 'register-c: Sku CRO is not available';
+      expect(await settled(id)).toEqual({ step: { step: 'register_dispatch', outcome: 'failed', detail }, pos: ['failed', detail] });
+      expect(checksOf(id)).toEqual([]);
+    } finally {
+      rcLocation().items.find((i) => i.sku === 'CRO')!.available = true;
+    }
+  });
+
+  test('a paused mapping, no mapping or no usable connection: not configured', async () => {
+    await setMapping({ status: 'paused' });
+    try {
+      const id = await captureKioskOrder();
+      expect(await settled(id)).toEqual({ step: { step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' }, pos: ['not_configured', 'No register is configured for this location.'] });
+      expect(checksOf(id)).toEqual([]);
+    } finally {
+      await setMapping({ status: 'active' });
+    }
+    const d = registers().dispatchers[0]!;
+    expect(d.provider).toBe('register-c');
+    const tenant = m.merchant.tenant_database;
+    expect(await d.target(tenant, loc, 'kiosk')).not.toBeNull();
+    // The second location has no mapping; another tenant database is another merchant.
+    expect(await d.target(tenant, m.locations[1]!.id, 'kiosk')).toBeNull();
+    expect(await d.target('tenant_nobody', loc, 'kiosk')).toBeNull();
+    // A token the configured key cannot read, or a disabled connection.
+    expect(await registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: rc.url, INTEGRATION_TOKEN_KEY: 'ef'.repeat(32) }).dispatchers[0]!.target(tenant, loc, 'kiosk')).toBeNull();
+    await env.handle.db.updateTable('integration_connections').set({ status: 'disabled' }).where('id', '=', connectionId).execute();
+    try {
+      expect(await d.target(tenant, loc, 'kiosk')).toBeNull();
+    } finally {
+      await env.handle.db.updateTable('integration_connections').set({ status: 'active' }).where('id', '=', connectionId).execute();
+    }
+    // Without its API address or the token key, no register-c dispatcher is configured.
+    expect(registerDispatchFromEnv(env.handle.db, { INTEGRATION_TOKEN_KEY: KEY_HEX }).dispatchers).toEqual([]);
+    expect(registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: rc.url }).dispatchers).toEqual([]);
+  });
+
+  test('register-c down or unreachable: the job throws (retried with backoff), then the same check is found', async () => {
+    const id = await captureKioskOrder();
+    await settled(id);
+    await tdb.updateTable('transactions').set({ pos_sync_status: null }).where('id', '=', id).execute();
+    rc.failWith = 503;
+    try {
+      await expect(dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried: register-c: Service unavailable/);
+      expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('retrying');
+    } finally {
+      rc.failWith = null;
+    }
+    const down = registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: 'http://127.0.0.1:1', INTEGRATION_TOKEN_KEY: KEY_HEX });
+    await expect(dispatchOrderToRegister(tdb, id, { deps: down, tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried/);
+    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('retrying');
+    // An expired token (401) is retried too: it clears once the merchant reconnects.
+    rc.expireToken(TOKEN);
+    try {
+      await expect(dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried: register-c: The access token has expired/);
+    } finally {
+      rc.addToken(TOKEN, ACCOUNT);
+    }
+    // Reachable again: the check the first run created, paid once.
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    const t = await loadTransaction(tdb, id);
+    expect(t.pos_sync_status).toBe('synced');
+    expect(checksOf(id).map((c) => [t.pos_sync_detail, c.status, c.payments.length])).toEqual([[`register-c order ${checksOf(id)[0]!.id}`, 'CLOSED', 1]]);
+  });
+});
