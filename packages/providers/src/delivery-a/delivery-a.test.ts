@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../shared/provider-error.ts';
 import { DeliveryAClient } from './delivery-a-client.ts';
 import { startDeliveryASimulator, type DeliveryASimulator } from './delivery-a-simulator.ts';
+import { providerError } from '../shared/provider-test-support.ts';
 
 let sim: DeliveryASimulator;
 let client: DeliveryAClient;
@@ -13,15 +13,6 @@ beforeAll(() => {
 });
 afterAll(() => sim.stop());
 
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 describe('delivery-a client against the simulator over HTTP', () => {
   test('store, enable, menu, availability, site status, disable', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../shared/provider-error.ts';
 import { DeliveryBClient } from './delivery-b-client.ts';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from './delivery-b-simulator.ts';
+import { providerError } from '../shared/provider-test-support.ts';
 
 let sim: DeliveryBSimulator;
 let client: DeliveryBClient;
@@ -13,15 +13,6 @@ beforeAll(() => {
 });
 afterAll(() => sim.stop());
 
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 describe('delivery-b client against the simulator over HTTP', () => {
   test('list, store, enable, menu, status, prep time, fulfillment, disable', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ProviderError } from '../shared/provider-error.ts';
 import { centsOf, majorOf, RegisterBClient } from './register-b-client.ts';
 import { startRegisterBSimulator, type RegisterBSimulator } from './register-b-simulator.ts';
+import { providerError } from '../shared/provider-test-support.ts';
 
 let sim: RegisterBSimulator;
 let client: RegisterBClient;
@@ -21,15 +22,6 @@ beforeAll(() => {
 });
 afterAll(() => sim.stop());
 
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 describe('register-b money conversion', () => {
   test('major-unit strings to cents and back, exactly', () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../shared/provider-error.ts';
 import { startOAuthSimulator, type OAuthSimulator } from '../oauth/oauth-simulator.ts';
 import { exchangeAuthorizationCode } from '../oauth/oauth-client.ts';
 import { fromCents, RegisterCClient, toCents } from './register-c-client.ts';
 import { startRegisterCSimulator, type RegisterCSimulator } from './register-c-simulator.ts';
+import { providerError } from '../shared/provider-test-support.ts';
 
 let sim: RegisterCSimulator;
 let client: RegisterCClient;
@@ -16,15 +16,6 @@ beforeAll(() => {
 });
 afterAll(() => sim.stop());
 
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 describe('register-c client against the simulator over HTTP', () => {
   test('money converts between decimal strings and cents', () => {

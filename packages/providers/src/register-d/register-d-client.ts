@@ -1,6 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/provider-error.ts';
+import { bearerJsonCall } from '../shared/bearer-json.ts';
 
 /**
  * register-d's transport (a hub in front of several register vendors). The spec leaves its API open;
@@ -49,21 +48,8 @@ export interface RegisterDClientConfig {
 export class RegisterDClient {
   constructor(private readonly config: RegisterDClientConfig) {}
 
-  private async call<S extends TSchema | null>(method: string, path: string, schema: S, body?: unknown): Promise<S extends TSchema ? Static<S> : null> {
-    const res = await providerFetch(
-      'register-d',
-      `${trimSlash(this.config.baseUrl)}${path}`,
-      { method, headers: { authorization: `Bearer ${this.config.apiToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
-      this.config.timeoutMs ?? 15_000,
-    );
-    const data = await readJson('register-d', res);
-    if (!res.ok) {
-      const code = typeof data?.code === 'string' ? data.code : null;
-      throw new ProviderError('register-d', 'http', typeof data?.message === 'string' ? data.message : `HTTP ${res.status}`, res.status, code);
-    }
-    if (schema === null) return null as never;
-    if (!Value.Check(schema, data)) throw new ProviderError('register-d', 'invalid_response', `unexpected answer to ${method} ${path}`, res.status);
-    return data as never;
+  private call<S extends TSchema | null>(method: string, path: string, schema: S, body?: unknown): Promise<S extends TSchema ? Static<S> : null> {
+    return bearerJsonCall('register-d', this.config, method, path, schema, body);
   }
 
   private static site(vendor: string, siteId: string): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../shared/provider-error.ts';
 import { RegisterDClient } from './register-d-client.ts';
 import { startRegisterDSimulator, type RegisterDSimulator } from './register-d-simulator.ts';
+import { providerError } from '../shared/provider-test-support.ts';
 
 let sim: RegisterDSimulator;
 let client: RegisterDClient;
@@ -13,15 +13,6 @@ beforeAll(() => {
 });
 afterAll(() => sim.stop());
 
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error('expected a ProviderError');
-}
 
 describe('register-d client against the transport simulator over HTTP', () => {
   test('site, link, menu push with counts, ping, unlink', async () => {
