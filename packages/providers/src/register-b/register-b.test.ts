@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../shared/provider-error.ts';
 import { centsOf, majorOf, RegisterBClient } from './register-b-client.ts';
 import { startRegisterBSimulator, type RegisterBSimulator } from './register-b-simulator.ts';
 import { providerError } from '../shared/provider-test-support.ts';
