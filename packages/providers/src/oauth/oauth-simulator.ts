@@ -45,6 +45,8 @@ export interface OAuthSimulator {
   issueCode(input: { accountId: string; redirectUri?: string }): string;
   /** Tokens issued (code exchanges and refreshes), newest last. */
   readonly issued: readonly OAuthIssued[];
+  /** The grant_type of every token request received (answered or refused), oldest first. */
+  readonly tokenRequests: readonly string[];
   /** The refresh token answers `invalid_grant` from now on (the user revoked the app). */
   revokeRefreshToken(refreshToken: string): void;
   stop(): Promise<void>;
@@ -55,6 +57,7 @@ const CODE_TTL_MS = 600_000;
 export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator {
   const codes = new Map<string, Code>();
   const issued: OAuthIssued[] = [];
+  const tokenRequests: string[] = [];
   // Refresh token -> its account; spent (rotated) or revoked ones are deleted.
   const refreshTokens = new Map<string, string>();
   const random = (prefix: string) => `${prefix}_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`;
@@ -73,6 +76,7 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
   const routes = [
     route('POST', '/oauth/token', async (req) => {
       const form = new URLSearchParams(await req.text());
+      tokenRequests.push(form.get('grant_type') ?? '');
       if (form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed.');
       if (form.get('grant_type') === 'refresh_token') {
         const presented = form.get('refresh_token') ?? '';
@@ -115,6 +119,7 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
     provider: opts.provider,
     issueCode,
     issued,
+    tokenRequests,
     revokeRefreshToken: (refreshToken) => {
       refreshTokens.delete(refreshToken);
     },
