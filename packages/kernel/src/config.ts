@@ -239,6 +239,10 @@ export const WorkerEnv = {
   REGISTER_B_API_TOKEN: IntegrationEnv.REGISTER_B_API_TOKEN,
   /** register-c's API: its scheduled sync and the dispatch of captured orders (with INTEGRATION_TOKEN_KEY). */
   REGISTER_C_API_URL: IntegrationEnv.REGISTER_C_API_URL,
+  /** register-c's token endpoint and our client there: expired or refused access tokens are refreshed. */
+  REGISTER_C_OAUTH_URL: IntegrationEnv.REGISTER_C_OAUTH_URL,
+  REGISTER_C_CLIENT_ID: IntegrationEnv.REGISTER_C_CLIENT_ID,
+  REGISTER_C_CLIENT_SECRET: IntegrationEnv.REGISTER_C_CLIENT_SECRET,
 };
 export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
 

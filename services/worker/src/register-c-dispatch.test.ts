@@ -9,7 +9,9 @@ import { dispatchOrderToRegister, listSteps } from '@pos/core/payments/post-capt
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
 import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { dispatchToRegister, registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
-import { encryptSecret, parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { decryptSecret, encryptSecret, parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { exchangeAuthorizationCode } from '@pos/providers/oauth/oauth-client';
+import { startOAuthSimulator, type OAuthSimulator } from '@pos/providers/oauth/oauth-simulator';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { fromCents } from '@pos/providers/register-c/register-c-client';
 import { startRegisterCSimulator, type RegisterCSimLocation, type RegisterCSimulator } from '@pos/providers/register-c/register-c-simulator';
@@ -32,6 +34,7 @@ const ONLINE_TABLE_2 = { account_profile_code: 'DINE', table_number: 2 };
 let env: TestEnv;
 let cardB: CardBSimulator;
 let rc: RegisterCSimulator;
+let oauth: OAuthSimulator;
 let worker: RunningWorker;
 let m: DemoSeedResult;
 let tdb: TenantDb;
@@ -40,6 +43,17 @@ let connectionId: string;
 const prefix = uniquePrefix();
 const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'rcd', CARD_B_CLIENT_SECRET: 'rcd-secret-1' });
 const registers = () => registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: rc.url, INTEGRATION_TOKEN_KEY: KEY_HEX });
+const OAUTH_CLIENT = { clientId: 'rcd-client', clientSecret: 'rcd-client-secret' };
+/** The dispatch with register-c's token endpoint configured: expired or refused tokens are refreshed. */
+const refreshingRegisters = () =>
+  registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: rc.url, INTEGRATION_TOKEN_KEY: KEY_HEX, REGISTER_C_OAUTH_URL: oauth.url, REGISTER_C_CLIENT_ID: OAUTH_CLIENT.clientId, REGISTER_C_CLIENT_SECRET: OAUTH_CLIENT.clientSecret });
+const setTokens = (t: { access: string; refresh: string | null; expiresAt: Date | null }) =>
+  env.handle.db
+    .updateTable('integration_connections')
+    .set({ access_token_encrypted: encryptSecret(parseTokenKey(KEY_HEX)!, t.access), refresh_token_encrypted: t.refresh ? encryptSecret(parseTokenKey(KEY_HEX)!, t.refresh) : null, token_expires_at: t.expiresAt })
+    .where('id', '=', connectionId)
+    .execute();
+const connectionRow = () => env.handle.db.selectFrom('integration_connections').select(['access_token_encrypted', 'refresh_token_encrypted', 'token_expires_at', 'updated_at']).where('id', '=', connectionId).executeTakeFirstOrThrow();
 const item = (name: string) => m.items.find((i) => i.name === name)!;
 const rcLocation = (): RegisterCSimLocation => rc.location(RC_LOC)!;
 const checksOf = (id: string) => rcLocation().checks.filter((c) => c.reference === id);
@@ -59,7 +73,8 @@ const link = (name: string, sku: string) =>
 beforeAll(async () => {
   env = await openTestEnv();
   cardB = startCardBSimulator({ clientId: 'rcd', clientSecret: 'rcd-secret-1' });
-  rc = startRegisterCSimulator();
+  oauth = startOAuthSimulator({ provider: 'register-c', ...OAUTH_CLIENT });
+  rc = startRegisterCSimulator({ introspect: { url: oauth.url, ...OAUTH_CLIENT } });
   rc.addAccount(ACCOUNT, [RC_LOC]);
   rc.addToken(TOKEN, ACCOUNT);
   m = await seedDemo(env.handle.db, { slug: `rcd-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
@@ -103,6 +118,7 @@ afterAll(async () => {
   await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
   await cardB.stop();
   await rc.stop();
+  await oauth.stop();
   await env.close();
 });
 
@@ -241,6 +257,46 @@ describe('order dispatch to register-c', () => {
     // Without its API address or the token key, no register-c dispatcher is configured.
     expect(registerDispatchFromEnv(env.handle.db, { INTEGRATION_TOKEN_KEY: KEY_HEX }).dispatchers).toEqual([]);
     expect(registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: rc.url }).dispatchers).toEqual([]);
+  });
+
+  test('an expired stored token is refreshed before the order is sent; a refused refresh is retried as a refused token', async () => {
+    // Kiosk orders are not routed by the worker's own dispatch here; the order is sent as an online one below.
+    await setMapping({ order_settings: { kiosk: null, online: ONLINE_TABLE_2 } });
+    const first = await exchangeAuthorizationCode({ provider: 'register-c', baseUrl: oauth.url, ...OAUTH_CLIENT }, oauth.issueCode({ accountId: ACCOUNT }));
+    rc.addToken(first.accessToken, ACCOUNT);
+    rc.expireToken(first.accessToken);
+    try {
+      const id = await captureKioskOrder();
+      expect((await settled(id)).pos[0]).toBe('not_configured');
+      const t = { ...(await loadTransaction(tdb, id)), channel: 'online_ordering' as const };
+
+      // The refresh token revoked: one refresh attempt, register-c's 401, retried later; nothing stored or created.
+      await setTokens({ access: first.accessToken, refresh: first.refreshToken, expiresAt: new Date(Date.now() - 1000) });
+      oauth.revokeRefreshToken(first.refreshToken!);
+      const before = await connectionRow();
+      expect(await dispatchToRegister(refreshingRegisters(), tdb, m.merchant.tenant_database, t)).toEqual({ status: 'retrying', provider: 'register-c', detail: 'register-c: The access token has expired' });
+      expect(oauth.tokenRequests.filter((g) => g === 'refresh_token')).toHaveLength(1);
+      expect(await connectionRow()).toEqual(before);
+      expect(checksOf(id)).toEqual([]);
+
+      // A valid refresh token: refreshed before the order, which is created and paid with the new token.
+      const second = await exchangeAuthorizationCode({ provider: 'register-c', baseUrl: oauth.url, ...OAUTH_CLIENT }, oauth.issueCode({ accountId: ACCOUNT }));
+      await setTokens({ access: first.accessToken, refresh: second.refreshToken, expiresAt: new Date(Date.now() - 1000) });
+      const out = await dispatchToRegister(refreshingRegisters(), tdb, m.merchant.tenant_database, t);
+      const [check] = checksOf(id);
+      expect(out).toEqual({ status: 'synced', provider: 'register-c', detail: `register-c order ${check!.id}` });
+      expect(check).toMatchObject({ profileCode: 'DINE', tableNumber: 2, status: 'CLOSED', payments: [{ reference: `${id}:pay`, paymentMethodId: 'pm-online' }] });
+      const issued = oauth.issued.at(-1)!;
+      expect(issued.grant).toBe('refresh_token');
+      const row = await connectionRow();
+      const key = parseTokenKey(KEY_HEX)!;
+      expect([decryptSecret(key, row.access_token_encrypted!), decryptSecret(key, row.refresh_token_encrypted!)]).toEqual([issued.accessToken, issued.refreshToken]);
+      expect(row.token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3500_000);
+      expect(oauth.tokenRequests.filter((g) => g === 'refresh_token')).toHaveLength(2);
+    } finally {
+      await setTokens({ access: TOKEN, refresh: null, expiresAt: null });
+      await setMapping({ order_settings: { kiosk: KIOSK_TO_GO, online: ONLINE_TABLE_2 } });
+    }
   });
 
   test('register-c down or unreachable: the job throws (retried with backoff), then the same check is found', async () => {

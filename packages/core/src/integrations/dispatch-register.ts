@@ -4,6 +4,7 @@ import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAOrd
 import type { TransactionRow } from '../payments/transaction-records.ts';
 import { recordToken, registerARecordByTenant } from './register-a-records.ts';
 import { registerCDispatcher } from './register-c-dispatch.ts';
+import { registerCConfigFromEnv, type RegisterCEnv } from './register-c-access.ts';
 import { RegisterDispatchRefusal } from './register-dispatch-refusal.ts';
 import { parseTokenKey, type TokenKey } from './token-crypto.ts';
 
@@ -170,12 +171,12 @@ function classify(provider: string, e: unknown): DispatchOutcome {
  */
 export function registerDispatchFromEnv(
   central: CentralDb,
-  env: { REGISTER_A_BASE_URL?: string | undefined; REGISTER_C_API_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined },
+  env: { REGISTER_A_BASE_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined } & RegisterCEnv,
 ): RegisterDispatchDeps {
   const key = parseTokenKey(env.INTEGRATION_TOKEN_KEY);
   const dispatchers: RegisterDispatcher[] = [];
   if (env.REGISTER_A_BASE_URL && key) dispatchers.push(registerADispatcher(central, { baseUrl: env.REGISTER_A_BASE_URL, tokenKey: key }));
-  if (env.REGISTER_C_API_URL && key) dispatchers.push(registerCDispatcher(central, { apiUrl: env.REGISTER_C_API_URL, tokenKey: key }));
+  if (env.REGISTER_C_API_URL && key) dispatchers.push(registerCDispatcher(central, registerCConfigFromEnv(env)));
   return { central, dispatchers };
 }
 

@@ -36,14 +36,14 @@ export function registerCDispatcher(central: CentralDb, config: RegisterCConfig)
       const conn = await central
         .selectFrom('integration_connections as c')
         .innerJoin('merchants as m', 'm.id', 'c.merchant_id')
-        .select(['c.id', 'c.status', 'c.access_token_encrypted', 'c.settings'])
+        .select(['c.id', 'c.status', 'c.access_token_encrypted', 'c.token_expires_at', 'c.settings'])
         .where('m.tenant_database', '=', tenantDatabase)
         .where('c.provider', '=', 'register-c')
         .orderBy('c.created_at', 'desc')
         .orderBy('c.id', 'desc')
         .executeTakeFirst();
       if (!conn || conn.status !== 'active') return null;
-      const client = registerCClientFor(config, conn.access_token_encrypted);
+      const client = await registerCClientFor(central, config, { id: conn.id, accessTokenEncrypted: conn.access_token_encrypted, tokenExpiresAt: conn.token_expires_at });
       if (!client) return null;
       const mapping = await central
         .selectFrom('register_c_mappings')

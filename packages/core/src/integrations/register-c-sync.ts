@@ -44,7 +44,7 @@ export async function syncRegisterCMapping(scope: MerchantIntegrationScope, conf
 export async function runRegisterCSync(ctx: SyncContext, config: RegisterCConfig): Promise<SyncOutcome> {
   const c = ctx.connection;
   if (!config.apiUrl || !config.tokenKey) return { status: 'not_configured', detail: 'register-c is not configured (REGISTER_C_API_URL, INTEGRATION_TOKEN_KEY).' };
-  const client = registerCClientFor(config, c.accessTokenEncrypted);
+  const client = await registerCClientFor(ctx.central, config, c, ctx.now);
   if (!client) return { status: 'error', detail: 'The register-c connection has no usable access token: reconnect it.', retry: false };
   const mappings = (await mappingQuery(ctx.central).where('connection_id', '=', c.id).where('status', '=', 'active').orderBy('location_id').execute()).map(mappingRow);
   const tdb = bindTenant(ctx.central, c.tenantDatabase);

@@ -5,6 +5,7 @@ import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
 import { DeliveryBClient } from '@pos/providers/delivery-b/delivery-b-client';
 import { PlatformAClient } from '@pos/providers/platform-a/platform-a-client';
 import { RegisterDClient } from '@pos/providers/register-d/register-d-client';
+import type { OAuthClientConfig } from '@pos/providers/oauth/oauth-client';
 import { syncDeliveryAAvailability, syncDeliveryAMenu, type LocationScope } from './delivery-a.ts';
 import { syncDeliveryBMenu } from './delivery-b.ts';
 import { syncRegisterACatalog } from './register-a-admin.ts';
@@ -12,6 +13,7 @@ import { registerDVendors, runRegisterDSync } from './register-d-admin.ts';
 import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
 import { runRegisterBSync } from './register-b-sync.ts';
 import { runRegisterCSync } from './register-c-sync.ts';
+import { registerCConfigFromEnv } from './register-c-access.ts';
 import { decryptSecret, parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
@@ -29,6 +31,8 @@ export interface SyncConnection {
   readonly locationId: string | null;
   readonly status: string;
   readonly accessTokenEncrypted: string | null;
+  /** When the stored access token expires (register-c refreshes it a minute before). */
+  readonly tokenExpiresAt: Date | null;
 }
 
 export type SyncOutcome =
@@ -56,8 +60,8 @@ export interface SyncClients {
   readonly registerA: { readonly baseUrl: string } | null;
   /** register-b's partner API (the partner token is configuration, not per connection). */
   readonly registerB?: RegisterBClient | null;
-  /** register-c's API base; the token is the connection's own (OAuth). */
-  readonly registerC: { readonly apiUrl: string } | null;
+  /** register-c's API base; the token is the connection's own (OAuth), refreshed at `oauth`'s token endpoint. */
+  readonly registerC: { readonly apiUrl: string; readonly oauth?: OAuthClientConfig | null } | null;
   /** Decrypts stored tokens (`INTEGRATION_TOKEN_KEY`). */
   readonly tokenKey: TokenKey | null;
   /** register-d's transport and the vendor words it serves; absent or null: `not_configured`. */
@@ -75,6 +79,9 @@ export function syncClientsFromEnv(env: {
   REGISTER_B_API_URL?: string | undefined;
   REGISTER_B_API_TOKEN?: string | undefined;
   REGISTER_C_API_URL?: string | undefined;
+  REGISTER_C_OAUTH_URL?: string | undefined;
+  REGISTER_C_CLIENT_ID?: string | undefined;
+  REGISTER_C_CLIENT_SECRET?: string | undefined;
   INTEGRATION_TOKEN_KEY?: string | undefined;
   PAYMENT_CURRENCY?: string | undefined;
   REGISTER_D_API_URL?: string | undefined;
@@ -87,7 +94,7 @@ export function syncClientsFromEnv(env: {
     platformA: env.PLATFORM_A_BASE_URL ? { baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN ?? null, currency: env.PAYMENT_CURRENCY ?? 'EUR' } : null,
     registerA: env.REGISTER_A_BASE_URL ? { baseUrl: env.REGISTER_A_BASE_URL } : null,
     registerB: env.REGISTER_B_API_URL && env.REGISTER_B_API_TOKEN ? new RegisterBClient({ baseUrl: env.REGISTER_B_API_URL, apiToken: env.REGISTER_B_API_TOKEN }) : null,
-    registerC: env.REGISTER_C_API_URL ? { apiUrl: env.REGISTER_C_API_URL } : null,
+    registerC: env.REGISTER_C_API_URL ? { apiUrl: env.REGISTER_C_API_URL, oauth: registerCConfigFromEnv(env).oauth ?? null } : null,
     tokenKey: parseTokenKey(env.INTEGRATION_TOKEN_KEY),
     registerD:
       env.REGISTER_D_API_URL && env.REGISTER_D_API_TOKEN
@@ -156,7 +163,7 @@ export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncR
     /** The location's menu pushed to the vendor's site through the transport (`register-d:<vendor>` providers). */
     'register-d': (ctx) => runRegisterDSync(ctx, clients.registerD ?? null),
     /** Every active mapping: register-c items -> our catalog rows linked by sku (register-c-sync.ts). */
-    'register-c': (ctx) => runRegisterCSync(ctx, { apiUrl: clients.registerC?.apiUrl ?? null, tokenKey: clients.tokenKey }),
+    'register-c': (ctx) => runRegisterCSync(ctx, { apiUrl: clients.registerC?.apiUrl ?? null, tokenKey: clients.tokenKey, oauth: clients.registerC?.oauth ?? null }),
   };
 }
 
@@ -180,11 +187,11 @@ export async function syncConnection(central: CentralDb, connectionId: string): 
   const r = await central
     .selectFrom('integration_connections as c')
     .innerJoin('merchants as m', 'm.id', 'c.merchant_id')
-    .select(['c.id', 'c.provider', 'c.external_ref', 'c.merchant_id', 'm.tenant_database', 'c.location_id', 'c.status', 'c.access_token_encrypted'])
+    .select(['c.id', 'c.provider', 'c.external_ref', 'c.merchant_id', 'm.tenant_database', 'c.location_id', 'c.status', 'c.access_token_encrypted', 'c.token_expires_at'])
     .where('c.id', '=', connectionId)
     .executeTakeFirst();
   if (!r) return null;
-  return { id: r.id, provider: r.provider, externalRef: r.external_ref, merchantId: r.merchant_id, tenantDatabase: r.tenant_database, locationId: r.location_id, status: r.status, accessTokenEncrypted: r.access_token_encrypted };
+  return { id: r.id, provider: r.provider, externalRef: r.external_ref, merchantId: r.merchant_id, tenantDatabase: r.tenant_database, locationId: r.location_id, status: r.status, accessTokenEncrypted: r.access_token_encrypted, tokenExpiresAt: r.token_expires_at };
 }
 
 /** Runs the provider sync of a connection: the runner's outcome, or the failure as one. */

@@ -4,6 +4,9 @@
  * `client_id`, `client_secret` (client_secret_post; shop-a adds `shop`). The answer is
  * `{access_token, token_type, expires_in?, refresh_token?, scope?, account_id?}`; `account_id` names the
  * provider account the connection is keyed by (shop-a's is the shop).
+ * The refresh of an access token (section 6) is the same endpoint with `grant_type=refresh_token`,
+ * `refresh_token` and the client credentials; the answer may rotate the refresh token (then the old
+ * one stops working). An unknown or used refresh token is 400 `invalid_grant`.
  */
 export type OAuthProvider = 'shop-a' | 'platform-a' | 'delivery-b' | 'register-c';
 
@@ -35,6 +38,18 @@ export class OAuthExchangeError extends Error {
 export async function exchangeAuthorizationCode(cfg: OAuthClientConfig, code: string, extra: Record<string, string> = {}): Promise<OAuthTokens> {
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: cfg.clientId, client_secret: cfg.clientSecret, ...extra });
   if (cfg.redirectUri) form.set('redirect_uri', cfg.redirectUri);
+  return tokenRequest(cfg, form);
+}
+
+/**
+ * New tokens for a stored refresh token. `refreshToken` in the answer is the rotated one, or null when
+ * the provider keeps the old one valid (the caller then keeps it).
+ */
+export function refreshAccessToken(cfg: OAuthClientConfig, refreshToken: string): Promise<OAuthTokens> {
+  return tokenRequest(cfg, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: cfg.clientId, client_secret: cfg.clientSecret }));
+}
+
+async function tokenRequest(cfg: OAuthClientConfig, form: URLSearchParams): Promise<OAuthTokens> {
   let res: Response;
   try {
     res = await fetch(`${cfg.baseUrl.replace(/\/+$/, '')}/oauth/token`, {

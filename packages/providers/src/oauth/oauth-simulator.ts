@@ -5,7 +5,9 @@ import type { OAuthProvider } from './oauth-client.ts';
  * The token endpoint of an integration provider over real HTTP (RFC 6749): `POST /oauth/token`
  * (form-encoded, client_secret_post) exchanges a code once, within 10 minutes, for the client it was
  * issued to and with the redirect URI it was issued for. Errors are `{error, error_description}`:
- * 401 `invalid_client`, 400 `invalid_grant`, 400 `unsupported_grant_type`. Codes come from the
+ * 401 `invalid_client`, 400 `invalid_grant`, 400 `unsupported_grant_type`. `grant_type=refresh_token`
+ * exchanges a refresh token it issued for a new access token and a new refresh token (rotation: the old
+ * refresh token is spent; spent, revoked or unknown is 400 `invalid_grant`). Codes come from the
  * control API `POST /_sim/codes {account_id, redirect_uri?}` (what the provider's consent screen would
  * issue) or `issueCode()`. `POST /oauth/introspect` (RFC 7662, form `token` + client credentials)
  * answers `{active, account_id?}`: how a provider's API simulator (register-c) accepts issued tokens.
@@ -28,12 +30,25 @@ interface Code {
   used: boolean;
 }
 
+export interface OAuthIssued {
+  readonly grant: 'authorization_code' | 'refresh_token';
+  /** The code exchanged; null for a refresh. */
+  readonly code: string | null;
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  readonly accountId: string;
+}
+
 export interface OAuthSimulator {
   readonly url: string;
   readonly provider: OAuthProvider;
   issueCode(input: { accountId: string; redirectUri?: string }): string;
-  /** Tokens issued, newest last. */
-  readonly issued: readonly { code: string; accessToken: string; accountId: string }[];
+  /** Tokens issued (code exchanges and refreshes), newest last. */
+  readonly issued: readonly OAuthIssued[];
+  /** The grant_type of every token request received (answered or refused), oldest first. */
+  readonly tokenRequests: readonly string[];
+  /** The refresh token answers `invalid_grant` from now on (the user revoked the app). */
+  revokeRefreshToken(refreshToken: string): void;
   stop(): Promise<void>;
 }
 
@@ -41,7 +56,17 @@ const CODE_TTL_MS = 600_000;
 
 export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator {
   const codes = new Map<string, Code>();
-  const issued: { code: string; accessToken: string; accountId: string }[] = [];
+  const issued: OAuthIssued[] = [];
+  const tokenRequests: string[] = [];
+  // Refresh token -> its account; spent (rotated) or revoked ones are deleted.
+  const refreshTokens = new Map<string, string>();
+  const random = (prefix: string) => `${prefix}_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`;
+  const grant = (kind: OAuthIssued['grant'], code: string | null, accountId: string) => {
+    const entry = { grant: kind, code, accessToken: random('at'), refreshToken: random('rt'), accountId };
+    issued.push(entry);
+    refreshTokens.set(entry.refreshToken, accountId);
+    return Response.json({ access_token: entry.accessToken, token_type: 'bearer', expires_in: 3600, refresh_token: entry.refreshToken, scope: 'read write', account_id: accountId });
+  };
   const oauthError = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status });
   const issueCode = (input: { accountId: string; redirectUri?: string }) => {
     const code = `code_${crypto.randomUUID().replace(/-/g, '')}`;
@@ -51,22 +76,21 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
   const routes = [
     route('POST', '/oauth/token', async (req) => {
       const form = new URLSearchParams(await req.text());
+      tokenRequests.push(form.get('grant_type') ?? '');
       if (form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed.');
-      if (form.get('grant_type') !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'Only authorization_code is supported.');
+      if (form.get('grant_type') === 'refresh_token') {
+        const presented = form.get('refresh_token') ?? '';
+        const accountId = refreshTokens.get(presented);
+        if (!accountId) return oauthError(400, 'invalid_grant', 'The refresh token is invalid, revoked or already used.');
+        refreshTokens.delete(presented);
+        return grant('refresh_token', null, accountId);
+      }
+      if (form.get('grant_type') !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
       const code = codes.get(form.get('code') ?? '');
       if (!code || code.used || code.expiresAt < Date.now()) return oauthError(400, 'invalid_grant', 'The authorization code is invalid, expired or already used.');
       if (code.redirectUri !== null && code.redirectUri !== form.get('redirect_uri')) return oauthError(400, 'invalid_grant', 'The redirect URI does not match.');
       code.used = true;
-      const accessToken = `at_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`;
-      issued.push({ code: form.get('code')!, accessToken, accountId: code.accountId });
-      return Response.json({
-        access_token: accessToken,
-        token_type: 'bearer',
-        expires_in: 3600,
-        refresh_token: `rt_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`,
-        scope: 'read write',
-        account_id: code.accountId,
-      });
+      return grant('authorization_code', form.get('code')!, code.accountId);
     }),
     route('GET', '/oauth/authorize', (_req, _p, url) => {
       const q = url.searchParams;
@@ -95,6 +119,10 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
     provider: opts.provider,
     issueCode,
     issued,
+    tokenRequests,
+    revokeRefreshToken: (refreshToken) => {
+      refreshTokens.delete(refreshToken);
+    },
     stop: async () => {
       await server.stop(true);
     },

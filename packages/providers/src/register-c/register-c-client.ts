@@ -7,7 +7,8 @@ import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/pro
  * our model of it, and the simulator beside this file behaves the same way.
  *
  * - Auth: `Authorization: Bearer <OAuth access token>` (from the connect flow, token endpoint at
- *   REGISTER_C_OAUTH_URL). Unknown token: 401 `invalid_token`; expired: 401 `token_expired`.
+ *   REGISTER_C_OAUTH_URL). Unknown token: 401 `invalid_token`; expired: 401 `token_expired`. With
+ *   `renewToken` configured, a 401 asks it for another token and the call is retried once with it.
  * - Errors: `{code, message}`; unknown location/menu/floorplan/check: 404 `<thing>_not_found`; bad
  *   input: 400 `invalid_request`; a business refusal (unknown sku, amount above the balance): 422.
  * - JSON is camelCase; money is a decimal string in major units (`"4.50"`), converted with
@@ -101,20 +102,43 @@ export interface RegisterCClientConfig {
   /** The connection's OAuth access token (decrypted). */
   readonly accessToken: string;
   readonly timeoutMs?: number;
+  /**
+   * Asked after register-c refused `rejected` (401): another token to retry the call with once, or null
+   * (the 401 is then the call's failure). Later calls of this client use the token it answered.
+   */
+  readonly renewToken?: (rejected: string) => Promise<string | null>;
 }
 
 const list = <K extends string, S extends TSchema>(key: K, item: S) => Type.Object({ [key]: Type.Array(item) } as { [P in K]: ReturnType<typeof Type.Array<S>> });
 
 export class RegisterCClient {
-  constructor(private readonly config: RegisterCClientConfig) {}
+  private token: string;
 
-  private async call<S extends TSchema>(method: string, path: string, schema: S, body?: unknown): Promise<Static<S>> {
-    const res = await providerFetch(
+  constructor(private readonly config: RegisterCClientConfig) {
+    this.token = config.accessToken;
+  }
+
+  private send(method: string, path: string, token: string, body?: unknown): Promise<Response> {
+    return providerFetch(
       'register-c',
       `${trimSlash(this.config.baseUrl)}${path}`,
-      { method, headers: { authorization: `Bearer ${this.config.accessToken}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
+      { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
       this.config.timeoutMs ?? 15_000,
     );
+  }
+
+  private async call<S extends TSchema>(method: string, path: string, schema: S, body?: unknown): Promise<Static<S>> {
+    const used = this.token;
+    let res = await this.send(method, path, used, body);
+    // A 401 means register-c did nothing with the request, so repeating it (a write too) is safe.
+    if (res.status === 401 && this.config.renewToken) {
+      const renewed = await this.config.renewToken(used);
+      if (renewed && renewed !== used) {
+        this.token = renewed;
+        await res.text().catch(() => '');
+        res = await this.send(method, path, renewed, body);
+      }
+    }
     const data = await readJson('register-c', res);
     if (!res.ok) {
       const code = typeof data?.code === 'string' ? data.code : null;

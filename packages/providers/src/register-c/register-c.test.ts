@@ -90,6 +90,29 @@ describe('register-c client against the simulator over HTTP', () => {
     expect((await providerError(new RegisterCClient({ baseUrl: 'http://127.0.0.1:9', accessToken: 'x', timeoutMs: 2000 }).businesses())).kind).toBe('network');
   });
 
+  test('renewToken: a 401 asks for another token once and retries the call with it; later calls keep it', async () => {
+    sim.addToken('tok-stale', 'acct-1');
+    sim.expireToken('tok-stale');
+    sim.addToken('tok-fresh', 'acct-1');
+    const asked: string[] = [];
+    const renewing = new RegisterCClient({ baseUrl: sim.url, accessToken: 'tok-stale', renewToken: async (rejected) => (asked.push(rejected), 'tok-fresh') });
+    const from = sim.requests.length;
+    expect((await renewing.businesses())[0]!.id).toBe('acct-1-biz');
+    expect(await renewing.floorplans('bl-1')).toEqual([{ id: 'fp-1', name: 'Main room' }]);
+    expect(asked).toEqual(['tok-stale']);
+    expect(sim.requests.slice(from)).toEqual([
+      { method: 'GET', path: '/v1/businesses' },
+      { method: 'GET', path: '/v1/businesses' },
+      { method: 'GET', path: '/v1/locations/bl-1/floorplans' },
+    ]);
+    // No other token, or the renewed one refused as well: the 401 is the call's failure, no loop.
+    const none = new RegisterCClient({ baseUrl: sim.url, accessToken: 'tok-stale', renewToken: async (rejected) => (asked.push(rejected), null) });
+    expect(await providerError(none.businesses())).toMatchObject({ status: 401, code: 'token_expired' });
+    const bad = new RegisterCClient({ baseUrl: sim.url, accessToken: 'tok-stale', renewToken: async (rejected) => (asked.push(rejected), 'tok-unknown') });
+    expect(await providerError(bad.businesses())).toMatchObject({ status: 401, code: 'invalid_token' });
+    expect(asked).toEqual(['tok-stale', 'tok-stale', 'tok-stale']);
+  });
+
   test('a token issued by the OAuth simulator is accepted through introspection', async () => {
     const oauth: OAuthSimulator = startOAuthSimulator({ provider: 'register-c', clientId: 'rc-client', clientSecret: 'rc-client-secret' });
     const api = startRegisterCSimulator({ introspect: { url: oauth.url, clientId: 'rc-client', clientSecret: 'rc-client-secret' } });

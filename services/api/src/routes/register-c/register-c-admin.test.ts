@@ -268,7 +268,10 @@ describe('register-c administration', () => {
     } finally {
       rc.failWith = null;
     }
-    rc.expireToken(oauth.issued.at(-1)!.accessToken);
+    // Refused with a refresh token register-c refuses too (the refresh itself: register-c-token-refresh.test.ts).
+    const last = oauth.issued.at(-1)!;
+    oauth.revokeRefreshToken(last.refreshToken);
+    rc.expireToken(last.accessToken);
     expect(await api.call('GET', `${BASE}/test`, { token: owner })).toMatchObject({
       status: 200,
       body: { data: { ok: false, account_id: 'acct-1', provider_status: 401, provider_code: 'token_expired', message: 'The access token has expired' } },
