@@ -155,6 +155,8 @@ export interface CentralTables {
     access_token_encrypted: string | null;
     refresh_token_encrypted: string | null;
     token_expires_at: NullableTimestamp;
+    /** While set and in the future, one process is refreshing the token (migration 2026-11-26-401). */
+    token_refresh_until: NullableTimestamp;
     scopes: string | null;
     settings: Json<Record<string, unknown>>;
     menu_sync_requested_at: NullableTimestamp;

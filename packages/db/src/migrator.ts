@@ -53,6 +53,7 @@ import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-
 import * as central101registerBMappings from './migrations/central/2026-11-26-101-register-b-mappings.ts';
 import * as tenant102registerBLinks from './migrations/tenant/2026-11-26-102-register-b-links.ts';
 import * as tenant202registerCLinks from './migrations/tenant/2026-11-26-202-register-c-item-links.ts';
+import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -75,6 +76,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-25-801-auto-sync-outcome': central801autoSyncOutcome,
   '2026-11-26-101-register-b-mappings': central101registerBMappings,
   '2026-11-26-201-register-c-mapping-state': central201registerCState,
+  '2026-11-26-401-token-refresh-lease': central401tokenRefreshLease,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
