@@ -20,6 +20,14 @@ import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/pro
  *   POST /v1/accounts/{account}/relations/{number}/prices  {product_ids} -> {relation_number, prices: [{product_id, price, list_price}]}
  *   POST /v1/accounts/{account}/quotes                     {relation_number, lines: [{product_id, quantity}]}
  *                                                          -> {lines: [{product_id, quantity, unit_price, line_total}], subtotal, discount, total}
+ *   PUT  /v1/accounts/{account}/branches/{branch}/orders/{orderId}
+ *        {channel: kiosk|online|table|delivery, customer_name: string|null, lines: [{name, quantity, unit_price}] (1-200),
+ *         subtotal, discount, tip, service_charge, total}
+ *        -> 201 Order (created) | 200 Order (that orderId was already placed: the stored order, unchanged)
+ *        Order = {id, order_id, branch_id, channel, customer_name, lines: [{name, quantity, unit_price, line_total}],
+ *                 subtotal, discount, tip, service_charge, total, created_at}
+ *        Idempotent by orderId (ours: the transaction id), so a re-sent order never makes a second one;
+ *        404 `branch_not_found`, 422 `invalid_request` (bad lines, money, channel or orderId).
  *
  * Money travels in major units as decimal strings (`"4.50"`); this client converts to and from
  * integer cents, so nothing above it sees major units. Every answer is checked against its schema;
@@ -51,6 +59,50 @@ const Quote = Type.Object({
   discount: Money,
   total: Money,
 });
+
+export type RegisterBChannel = 'kiosk' | 'online' | 'table' | 'delivery';
+const WireOrder = Type.Object({
+  id: Type.String(),
+  order_id: Type.String(),
+  branch_id: Type.String(),
+  channel: Type.Union([Type.Literal('kiosk'), Type.Literal('online'), Type.Literal('table'), Type.Literal('delivery')]),
+  customer_name: Type.Union([Type.String(), Type.Null()]),
+  lines: Type.Array(Type.Object({ name: Type.String(), quantity: Type.Integer({ minimum: 1 }), unit_price: Money, line_total: Money })),
+  subtotal: Money,
+  discount: Money,
+  tip: Money,
+  service_charge: Money,
+  total: Money,
+  created_at: Type.String(),
+});
+
+/** An order to place at a branch, in cents (the client sends major units). */
+export interface RegisterBOrderInput {
+  readonly channel: RegisterBChannel;
+  readonly customerName: string | null;
+  readonly lines: readonly { name: string; quantity: number; unitPrice: number }[];
+  readonly subtotal: number;
+  readonly discount: number;
+  readonly tip: number;
+  readonly serviceCharge: number;
+  readonly total: number;
+}
+
+/** An order as register-b keeps it, in cents. */
+export interface RegisterBOrder {
+  readonly id: string;
+  readonly orderId: string;
+  readonly branchId: string;
+  readonly channel: RegisterBChannel;
+  readonly customerName: string | null;
+  readonly lines: { name: string; quantity: number; unitPrice: number; lineTotal: number }[];
+  readonly subtotal: number;
+  readonly discount: number;
+  readonly tip: number;
+  readonly serviceCharge: number;
+  readonly total: number;
+  readonly createdAt: string;
+}
 
 /** A product as we use it: price in cents. */
 export interface RegisterBProduct {
@@ -98,6 +150,11 @@ export class RegisterBClient {
   constructor(private readonly config: RegisterBClientConfig) {}
 
   private async call<S extends TSchema>(method: string, path: string, schema: S, body?: unknown): Promise<Static<S>> {
+    return (await this.exchange(method, path, schema, body)).data;
+  }
+
+  /** One call with the answer's status (a PUT tells created from already there by 201/200). */
+  private async exchange<S extends TSchema>(method: string, path: string, schema: S, body?: unknown): Promise<{ status: number; data: Static<S> }> {
     const res = await providerFetch(
       'register-b',
       `${trimSlash(this.config.baseUrl)}${path}`,
@@ -110,7 +167,7 @@ export class RegisterBClient {
       throw new ProviderError('register-b', 'http', typeof data?.message === 'string' ? data.message : `HTTP ${res.status}`, res.status, code);
     }
     if (!Value.Check(schema, data)) throw new ProviderError('register-b', 'invalid_response', `unexpected answer to ${method} ${path.split('?')[0]}`, res.status);
-    return data as Static<S>;
+    return { status: res.status, data: data as Static<S> };
   }
 
   private static account(id: string): string {
@@ -166,6 +223,39 @@ export class RegisterBClient {
       subtotal: centsOf(r.subtotal),
       discount: centsOf(r.discount),
       total: centsOf(r.total),
+    };
+  }
+
+  /** Places (or finds again) order `orderId` at the branch; `created` is false when it was already there. */
+  async placeOrder(accountId: string, branchId: string, orderId: string, input: RegisterBOrderInput): Promise<{ created: boolean; order: RegisterBOrder }> {
+    const body = {
+      channel: input.channel,
+      customer_name: input.customerName,
+      lines: input.lines.map((l) => ({ name: l.name, quantity: l.quantity, unit_price: majorOf(l.unitPrice) })),
+      subtotal: majorOf(input.subtotal),
+      discount: majorOf(input.discount),
+      tip: majorOf(input.tip),
+      service_charge: majorOf(input.serviceCharge),
+      total: majorOf(input.total),
+    };
+    const path = `${RegisterBClient.account(accountId)}/branches/${encodeURIComponent(branchId)}/orders/${encodeURIComponent(orderId)}`;
+    const { status, data: o } = await this.exchange('PUT', path, WireOrder, body);
+    return {
+      created: status === 201,
+      order: {
+        id: o.id,
+        orderId: o.order_id,
+        branchId: o.branch_id,
+        channel: o.channel,
+        customerName: o.customer_name,
+        lines: o.lines.map((l) => ({ name: l.name, quantity: l.quantity, unitPrice: centsOf(l.unit_price), lineTotal: centsOf(l.line_total) })),
+        subtotal: centsOf(o.subtotal),
+        discount: centsOf(o.discount),
+        tip: centsOf(o.tip),
+        serviceCharge: centsOf(o.service_charge),
+        total: centsOf(o.total),
+        createdAt: o.created_at,
+      },
     };
   }
 }

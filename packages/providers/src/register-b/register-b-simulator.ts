@@ -1,11 +1,12 @@
 import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
-import { majorOf, type RegisterBCapabilities, type RegisterBRelation } from './register-b-client.ts';
+import { centsOf, majorOf, type RegisterBCapabilities, type RegisterBChannel, type RegisterBRelation } from './register-b-client.ts';
 
 /**
  * A register-b partner API for development and tests (a real HTTP server; shape documented in
  * register-b-client.ts). Accounts hold capabilities, branches (each with products and stock levels)
  * and relations (customers, each with an optional discount percentage as its price list). Prices are
- * kept in cents here and answered in major units, as the real API does. `failWith(status)` makes every
+ * kept in cents here and answered in major units, as the real API does. Orders placed at a branch are
+ * kept on it (`orders`, by our orderId) as register-b answers them. `failWith(status)` makes every
  * `/v1` call answer that status (a provider that is down); `failWith(null)` heals it.
  */
 export interface RegisterBSimProduct {
@@ -22,6 +23,22 @@ export interface RegisterBSimBranch {
   name: string;
   products: Map<string, RegisterBSimProduct>;
   stock: Map<string, number>;
+  /** Orders placed here, by orderId, as answered (money in major-unit strings). */
+  orders: Map<string, RegisterBSimOrder>;
+}
+export interface RegisterBSimOrder {
+  id: string;
+  order_id: string;
+  branch_id: string;
+  channel: RegisterBChannel;
+  customer_name: string | null;
+  lines: { name: string; quantity: number; unit_price: string; line_total: string }[];
+  subtotal: string;
+  discount: string;
+  tip: string;
+  service_charge: string;
+  total: string;
+  created_at: string;
 }
 export interface RegisterBSimAccount {
   id: string;
@@ -47,10 +64,45 @@ export interface RegisterBSimulator {
 const json = (status: number, body: unknown) => Response.json(body, { status });
 const problem = (status: number, code: string, message: string) => json(status, { code, message });
 const str = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
+/** A non-negative amount in major units, as the API takes money. */
+const money = (v: unknown): v is string => typeof v === 'string' && /^[0-9]{1,9}(\.[0-9]{1,2})?$/.test(v);
+const CHANNELS: readonly string[] = ['kiosk', 'online', 'table', 'delivery'];
+
+/** The order a PUT body describes, or the reason it is refused (422 `invalid_request`). */
+function orderOf(b: Record<string, unknown> | null, ids: { id: string; orderId: string; branchId: string }): RegisterBSimOrder | string {
+  if (!b) return 'a JSON body is required';
+  if (!str(ids.orderId, 100)) return 'the order id must be 1-100 characters';
+  if (typeof b.channel !== 'string' || !CHANNELS.includes(b.channel)) return `channel must be one of ${CHANNELS.join(', ')}`;
+  if (b.customer_name !== null && !str(b.customer_name, 200)) return 'customer_name must be null or 1-200 characters';
+  const lines = Array.isArray(b.lines) ? (b.lines as { name?: unknown; quantity?: unknown; unit_price?: unknown }[]) : null;
+  if (!lines || lines.length < 1 || lines.length > 200) return 'lines must hold 1-200 lines';
+  if (!lines.every((l) => l && str(l.name, 200) && Number.isInteger(l.quantity) && (l.quantity as number) >= 1 && (l.quantity as number) <= 10_000 && money(l.unit_price)))
+    return 'every line needs a name, a quantity 1-10000 and a unit_price';
+  for (const k of ['subtotal', 'discount', 'tip', 'service_charge', 'total'] as const) if (!money(b[k])) return `${k} must be an amount in major units`;
+  const out = lines.map((l) => ({ name: l.name as string, quantity: l.quantity as number, unit_price: majorOf(centsOf(l.unit_price as string)), line_total: majorOf(centsOf(l.unit_price as string) * (l.quantity as number)) }));
+  const sum = out.reduce((a, l) => a + centsOf(l.line_total), 0);
+  if (sum !== centsOf(b.subtotal as string)) return `subtotal ${b.subtotal as string} is not the sum of the lines (${majorOf(sum)})`;
+  const m = (k: string) => majorOf(centsOf(b[k] as string));
+  return {
+    id: ids.id,
+    order_id: ids.orderId,
+    branch_id: ids.branchId,
+    channel: b.channel as RegisterBChannel,
+    customer_name: (b.customer_name as string | null) ?? null,
+    lines: out,
+    subtotal: m('subtotal'),
+    discount: m('discount'),
+    tip: m('tip'),
+    service_charge: m('service_charge'),
+    total: m('total'),
+    created_at: new Date().toISOString(),
+  };
+}
 
 export function startRegisterBSimulator(opts: { port?: number; apiToken: string }): RegisterBSimulator {
   const accounts = new Map<string, RegisterBSimAccount>();
   let failure: number | null = null;
+  let nextOrder = 1;
   const relationView = (r: RegisterBRelation): RegisterBRelation => ({ number: r.number, name: r.name, email: r.email, phone: r.phone });
   /** A product's price anywhere in the account (products share ids across branches). */
   const productOf = (a: RegisterBSimAccount, id: string): RegisterBSimProduct | undefined => {
@@ -145,6 +197,18 @@ export function startRegisterBSimulator(opts: { port?: number; apiToken: string 
       }
       return json(200, { lines: out, subtotal: majorOf(subtotal), discount: majorOf(subtotal - total), total: majorOf(total) });
     })),
+    route('PUT', '/v1/accounts/:accountId/branches/:branchId/orders/:orderId', withAccount(async (a, req, p) => {
+      const br = a.branches.get(p.branchId!);
+      if (!br) return problem(404, 'branch_not_found', 'Branch not found');
+      // Idempotent by our order id: the same id again is the order already placed, unchanged.
+      const known = br.orders.get(p.orderId!);
+      if (known) return json(200, known);
+      const o = orderOf(await jsonBody(req), { id: `RBO-${nextOrder}`, orderId: p.orderId!, branchId: br.id });
+      if (typeof o === 'string') return problem(422, 'invalid_request', o);
+      nextOrder++;
+      br.orders.set(o.order_id, o);
+      return json(201, o);
+    })),
   ];
 
   const server = Bun.serve({
@@ -181,7 +245,7 @@ export function startRegisterBSimulator(opts: { port?: number; apiToken: string 
       return a;
     },
     addBranch(accountId, id, name = `Branch ${id}`) {
-      const b: RegisterBSimBranch = { id, name, products: new Map(), stock: new Map() };
+      const b: RegisterBSimBranch = { id, name, products: new Map(), stock: new Map(), orders: new Map() };
       accountOf(accountId).branches.set(id, b);
       return b;
     },

@@ -92,6 +92,69 @@ describe('register-b client against the simulator over HTTP', () => {
   });
 });
 
+describe('register-b orders (PUT, idempotent by our order id)', () => {
+  const order = {
+    channel: 'kiosk' as const,
+    customerName: 'Ann',
+    lines: [
+      { name: 'Soup', quantity: 2, unitPrice: 450 },
+      { name: 'Bread', quantity: 1, unitPrice: 199 },
+    ],
+    subtotal: 1099,
+    discount: 100,
+    tip: 50,
+    serviceCharge: 25,
+    total: 1074,
+  };
+
+  test('first PUT creates (201), the same id again answers the same order (200); major units on the wire, cents in the client', async () => {
+    const first = await client.placeOrder('acc-1', 'br-1', 'tx-1', order);
+    expect(first).toEqual({
+      created: true,
+      order: {
+        id: expect.stringMatching(/^RBO-\d+$/),
+        orderId: 'tx-1',
+        branchId: 'br-1',
+        channel: 'kiosk',
+        customerName: 'Ann',
+        lines: [
+          { name: 'Soup', quantity: 2, unitPrice: 450, lineTotal: 900 },
+          { name: 'Bread', quantity: 1, unitPrice: 199, lineTotal: 199 },
+        ],
+        subtotal: 1099,
+        discount: 100,
+        tip: 50,
+        serviceCharge: 25,
+        total: 1074,
+        createdAt: expect.any(String),
+      },
+    });
+    const stored = sim.accounts.get('acc-1')!.branches.get('br-1')!.orders;
+    expect([...stored.keys()]).toEqual(['tx-1']);
+    expect(stored.get('tx-1')).toMatchObject({ id: first.order.id, subtotal: '10.99', discount: '1.00', tip: '0.50', service_charge: '0.25', total: '10.74', lines: [{ unit_price: '4.50', line_total: '9.00' }, { unit_price: '1.99', line_total: '1.99' }] });
+
+    // Again, even with another body: the order placed first, unchanged.
+    const again = await client.placeOrder('acc-1', 'br-1', 'tx-1', { ...order, customerName: 'Someone else' });
+    expect(again).toEqual({ created: false, order: first.order });
+    expect(stored.size).toBe(1);
+    // The same id at another branch is another order there.
+    expect((await client.placeOrder('acc-1', 'br-2', 'tx-1', order)).created).toBe(true);
+    expect(sim.accounts.get('acc-1')!.branches.get('br-2')!.orders.size).toBe(1);
+  });
+
+  test('an unknown branch or account is a 404, bad input a 422 with nothing stored, a wrong token a 401', async () => {
+    expect(await providerError(client.placeOrder('acc-1', 'nope', 'tx-2', order))).toMatchObject({ kind: 'http', status: 404, code: 'branch_not_found' });
+    expect(await providerError(client.placeOrder('nope', 'br-1', 'tx-2', order))).toMatchObject({ kind: 'http', status: 404, code: 'account_not_found' });
+    expect(await providerError(client.placeOrder('acc-1', 'br-1', 'tx-2', { ...order, lines: [] }))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_request', message: 'register-b: lines must hold 1-200 lines' });
+    expect(await providerError(client.placeOrder('acc-1', 'br-1', 'tx-2', { ...order, subtotal: 1000 }))).toMatchObject({ kind: 'http', status: 422, message: 'register-b: subtotal 10.00 is not the sum of the lines (10.99)' });
+    expect(await providerError(client.placeOrder('acc-1', 'br-1', 'tx-2', { ...order, tip: -5 }))).toMatchObject({ kind: 'http', status: 422, message: 'register-b: tip must be an amount in major units' });
+    expect(await providerError(client.placeOrder('acc-1', 'br-1', 'tx-2', { ...order, lines: [{ name: 'Soup', quantity: 0, unitPrice: 450 }], subtotal: 0 }))).toMatchObject({ kind: 'http', status: 422 });
+    expect(await providerError(client.placeOrder('acc-1', 'br-1', 'x'.repeat(101), order))).toMatchObject({ kind: 'http', status: 422, message: 'register-b: the order id must be 1-100 characters' });
+    expect(sim.accounts.get('acc-1')!.branches.get('br-1')!.orders.has('tx-2')).toBe(false);
+    expect(await providerError(new RegisterBClient({ baseUrl: sim.url, apiToken: 'wrong' }).placeOrder('acc-1', 'br-1', 'tx-2', order))).toMatchObject({ kind: 'http', status: 401, code: 'unauthorized' });
+  });
+});
+
 describe('register-b simulator process (dev and e2e entry)', () => {
   test('starts from its environment with the listed accounts seeded', async () => {
     const p = Bun.spawn([process.execPath, `${import.meta.dir}/main.ts`], {
