@@ -234,7 +234,7 @@ export const WorkerEnv = {
   REGISTER_D_API_URL: IntegrationEnv.REGISTER_D_API_URL,
   REGISTER_D_API_TOKEN: IntegrationEnv.REGISTER_D_API_TOKEN,
   REGISTER_D_VENDORS: IntegrationEnv.REGISTER_D_VENDORS,
-  /** The register-b partner API (its scheduled catalog sync). */
+  /** The register-b partner API: its scheduled catalog sync and the dispatch of captured orders. */
   REGISTER_B_API_URL: IntegrationEnv.REGISTER_B_API_URL,
   REGISTER_B_API_TOKEN: IntegrationEnv.REGISTER_B_API_TOKEN,
   /** register-c's API: its scheduled sync and the dispatch of captured orders (with INTEGRATION_TOKEN_KEY). */
