@@ -230,7 +230,7 @@ export const WorkerEnv = {
   DELIVERY_A_API_TOKEN: IntegrationEnv.DELIVERY_A_API_TOKEN,
   DELIVERY_B_API_URL: IntegrationEnv.DELIVERY_B_API_URL,
   DELIVERY_B_API_TOKEN: IntegrationEnv.DELIVERY_B_API_TOKEN,
-  /** Scheduled register-d menu pushes through its transport. */
+  /** register-d through its transport: scheduled menu pushes and the dispatch of captured orders. */
   REGISTER_D_API_URL: IntegrationEnv.REGISTER_D_API_URL,
   REGISTER_D_API_TOKEN: IntegrationEnv.REGISTER_D_API_TOKEN,
   REGISTER_D_VENDORS: IntegrationEnv.REGISTER_D_VENDORS,

@@ -7,13 +7,16 @@ import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
 import { registerBDispatcher } from './register-b-dispatch.ts';
 import { registerCDispatcher } from './register-c-dispatch.ts';
 import { registerCConfigFromEnv, type RegisterCEnv } from './register-c-access.ts';
+import { RegisterDClient } from '@pos/providers/register-d/register-d-client';
+import { registerDVendors } from './register-d-admin.ts';
+import { registerDDispatcher } from './register-d-dispatch.ts';
 import { RegisterDispatchRefusal } from './register-dispatch-refusal.ts';
 import { parseTokenKey, type TokenKey } from './token-crypto.ts';
 
 /**
  * Order dispatch to the location's register (spec 3 post-capture step 3, `processOrderJob`): the
  * captured order, read from its kitchen item documents, goes to the register integration of its
- * location through `RegisterDispatcher` (register-a, register-c, register-b; others plug in the same way).
+ * location through `RegisterDispatcher` (register-a, register-c, register-b, register-d; others plug in the same way).
  * The transaction id is the register's `orderId`, so a second run (a retried job, `retry-sync`)
  * finds the same order there instead of creating another.
  */
@@ -160,28 +163,38 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
 function classify(provider: string, e: unknown): DispatchOutcome {
   if (e instanceof RegisterATokenError || e instanceof RegisterDispatchRefusal) return { status: 'failed', provider, detail: e.message };
   if (e instanceof RegisterAError && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 429) return { status: 'failed', provider, detail: e.providerMessage };
-  // register-c/register-b refusing the order or payment is final; a refused token (401: the merchant
-  // reconnects, or our partner token is fixed) or a rate limit may clear, so those are retried.
-  if (e instanceof ProviderError && (e.provider === 'register-c' || e.provider === 'register-b') && e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 429)
+  // register-b/c/d refusing the order (or payment) is final; a refused token (401: the merchant reconnects,
+  // or our token is fixed) or a rate limit may clear, so those are retried.
+  if (e instanceof ProviderError && (e.provider === 'register-b' || e.provider === 'register-c' || e.provider === 'register-d') && e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 429)
     return { status: 'failed', provider, detail: e.message };
   if (e instanceof ProviderError) return { status: 'retrying', provider, detail: e.message };
   throw e;
 }
 
+/** register-d's transport: one API token of ours for every vendor (no per-merchant token). */
+export interface RegisterDDispatchEnv {
+  REGISTER_D_API_URL?: string | undefined;
+  REGISTER_D_API_TOKEN?: string | undefined;
+  REGISTER_D_VENDORS?: string | undefined;
+}
+
 /**
  * The dispatchers the environment configures (register-a and register-c need their API address and the
- * token key; register-b its API address and partner token). A location with more than one register
+ * token key; register-b its API address and partner token; register-d its transport address and token).
+ * A location with more than one register
  * integration goes to the first in this order.
  */
 export function registerDispatchFromEnv(
   central: CentralDb,
-  env: { REGISTER_A_BASE_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined; REGISTER_B_API_URL?: string | undefined; REGISTER_B_API_TOKEN?: string | undefined } & RegisterCEnv,
+  env: { REGISTER_A_BASE_URL?: string | undefined; INTEGRATION_TOKEN_KEY?: string | undefined; REGISTER_B_API_URL?: string | undefined; REGISTER_B_API_TOKEN?: string | undefined } & RegisterCEnv & RegisterDDispatchEnv,
 ): RegisterDispatchDeps {
   const key = parseTokenKey(env.INTEGRATION_TOKEN_KEY);
   const dispatchers: RegisterDispatcher[] = [];
   if (env.REGISTER_A_BASE_URL && key) dispatchers.push(registerADispatcher(central, { baseUrl: env.REGISTER_A_BASE_URL, tokenKey: key }));
   if (env.REGISTER_C_API_URL && key) dispatchers.push(registerCDispatcher(central, registerCConfigFromEnv(env)));
   if (env.REGISTER_B_API_URL && env.REGISTER_B_API_TOKEN) dispatchers.push(registerBDispatcher(central, new RegisterBClient({ baseUrl: env.REGISTER_B_API_URL, apiToken: env.REGISTER_B_API_TOKEN })));
+  if (env.REGISTER_D_API_URL && env.REGISTER_D_API_TOKEN)
+    dispatchers.push(registerDDispatcher(central, { client: new RegisterDClient({ baseUrl: env.REGISTER_D_API_URL, apiToken: env.REGISTER_D_API_TOKEN }), vendors: registerDVendors(env.REGISTER_D_VENDORS) }));
   return { central, dispatchers };
 }
 

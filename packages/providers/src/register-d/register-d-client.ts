@@ -10,11 +10,21 @@ import { bearerJsonCall } from '../shared/bearer-json.ts';
  *   DELETE /v1/vendors/{vendor}/sites/{siteId}/link    -> 204
  *   PUT    /v1/vendors/{vendor}/sites/{siteId}/menu    {items:[{id,name,price,available}]} -> {items,created,updated,removed}
  *   GET    /v1/vendors/{vendor}/sites/{siteId}/ping    -> {ok:true, vendor, site_id, checked_at}
+ *   PUT    /v1/vendors/{vendor}/sites/{siteId}/orders/{orderId}  OrderInput -> Order
+ *
+ * Orders (a captured order handed to the vendor's register): money in integer cents.
+ *   OrderInput = {channel, customer_name: string|null,
+ *                 lines: [{name, quantity >= 1, unit_price >= 0}] (1-200),
+ *                 totals: {subtotal (= sum of quantity x unit_price), tip, service_charge, discount, total}}
+ *   Order      = {id (the transport's), order_id (ours), vendor, site_id, status: 'received', received_at} + OrderInput
+ * Idempotent by `orderId`: the first PUT answers 201, any later PUT of the same id at the site answers
+ * the order already received, 200, and creates nothing (its body is not compared).
  *
  * Errors are `{code, message}`: 401 `unauthorized` (bad token), 404 `vendor_not_found` /
- * `site_not_found`, 409 `site_linked` (linked to another reference) / `site_not_linked` (menu before
- * link), 422 `invalid_request` / `invalid_menu`, 5xx when the vendor behind the hub is down. Every
- * answer is checked against its schema; anything else is a ProviderError `invalid_response`.
+ * `site_not_found`, 409 `site_linked` (linked to another reference) / `site_not_linked` (menu or order
+ * before link), 422 `invalid_request` / `invalid_menu` / `invalid_order`, 5xx when the vendor behind
+ * the hub is down. Every answer is checked against its schema; anything else is a ProviderError
+ * `invalid_response`.
  */
 export const RegisterDSite = Type.Object({
   id: Type.String(),
@@ -35,6 +45,35 @@ export const RegisterDMenuResult = Type.Object({
   removed: Type.Integer({ minimum: 0 }),
 });
 export type RegisterDMenuResult = Static<typeof RegisterDMenuResult>;
+
+const Cents = Type.Integer({ minimum: 0 });
+
+export const RegisterDOrderLine = Type.Object({ name: Type.String(), quantity: Type.Integer({ minimum: 1 }), unit_price: Cents });
+export type RegisterDOrderLine = Static<typeof RegisterDOrderLine>;
+
+export const RegisterDOrderTotals = Type.Object({ subtotal: Cents, tip: Cents, service_charge: Cents, discount: Cents, total: Cents });
+export type RegisterDOrderTotals = Static<typeof RegisterDOrderTotals>;
+
+export interface RegisterDOrderInput {
+  readonly channel: string;
+  readonly customer_name: string | null;
+  readonly lines: readonly RegisterDOrderLine[];
+  readonly totals: RegisterDOrderTotals;
+}
+
+export const RegisterDOrder = Type.Object({
+  id: Type.String(),
+  order_id: Type.String(),
+  vendor: Type.String(),
+  site_id: Type.String(),
+  status: Type.String(),
+  channel: Type.String(),
+  customer_name: Type.Union([Type.String(), Type.Null()]),
+  lines: Type.Array(RegisterDOrderLine),
+  totals: RegisterDOrderTotals,
+  received_at: Type.String(),
+});
+export type RegisterDOrder = Static<typeof RegisterDOrder>;
 
 const Ping = Type.Object({ ok: Type.Boolean(), vendor: Type.String(), site_id: Type.String(), checked_at: Type.String() });
 export type RegisterDPing = Static<typeof Ping>;
@@ -72,6 +111,11 @@ export class RegisterDClient {
   /** Replaces the site's menu; the transport answers what changed. */
   pushMenu(vendor: string, siteId: string, items: readonly RegisterDMenuItem[]): Promise<RegisterDMenuResult> {
     return this.call('PUT', `${RegisterDClient.site(vendor, siteId)}/menu`, RegisterDMenuResult, { items });
+  }
+
+  /** Hands an order to the site's register; a repeat of the same `orderId` answers the order already there. */
+  putOrder(vendor: string, siteId: string, orderId: string, order: RegisterDOrderInput): Promise<RegisterDOrder> {
+    return this.call('PUT', `${RegisterDClient.site(vendor, siteId)}/orders/${encodeURIComponent(orderId)}`, RegisterDOrder, order);
   }
 
   /** A round trip through the transport to the vendor's site. */

@@ -44,6 +44,48 @@ describe('register-d client against the transport simulator over HTTP', () => {
     expect((await providerError(new RegisterDClient({ baseUrl: 'http://127.0.0.1:9', apiToken: 'tok-d-1', timeoutMs: 2000 }).getSite('vendor-a', 'site-1'))).kind).toBe('network');
   });
 
+  test('an order is received once per order id: 201 then the same order with 200; unlinked site 409, bad input 422', async () => {
+    sim.addSite('vendor-a', 'site-o', 'Orders');
+    const order = {
+      channel: 'kiosk',
+      customer_name: 'Ada',
+      lines: [{ name: 'Espresso', quantity: 3, unit_price: 250 }, { name: 'Croissant', quantity: 1, unit_price: 300 }],
+      totals: { subtotal: 1050, tip: 100, service_charge: 0, discount: 50, total: 1100 },
+    };
+    expect(await providerError(client.putOrder('vendor-a', 'site-o', 'ord-1', order))).toMatchObject({ kind: 'http', status: 409, code: 'site_not_linked', message: 'register-d: The site is not linked' });
+    expect(sim.site('vendor-a', 'site-o')!.orders).toEqual([]);
+    await client.linkSite('vendor-a', 'site-o', 'loc-o');
+
+    const first = await client.putOrder('vendor-a', 'site-o', 'ord-1', order);
+    expect(first).toEqual({ id: expect.stringMatching(/^rd-ord-\d+$/), order_id: 'ord-1', vendor: 'vendor-a', site_id: 'site-o', status: 'received', ...order, received_at: expect.any(String) });
+    // Again, even with another body: the order already received, nothing new.
+    expect(await client.putOrder('vendor-a', 'site-o', 'ord-1', { ...order, customer_name: null })).toEqual(first);
+    expect(sim.site('vendor-a', 'site-o')!.orders).toEqual([first]);
+
+    // The statuses as the transport answers them: 201 for a new order, 200 for a repeat.
+    const put = (id: string, body: unknown) =>
+      fetch(`${sim.url}/v1/vendors/vendor-a/sites/site-o/orders/${id}`, { method: 'PUT', headers: { authorization: 'Bearer tok-d-1', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const created = await put('ord-2', order);
+    expect(created.status).toBe(201);
+    const again = await put('ord-2', order);
+    expect([again.status, await again.json()]).toEqual([200, await created.json()]);
+    expect(sim.site('vendor-a', 'site-o')!.orders.map((o) => o.order_id)).toEqual(['ord-1', 'ord-2']);
+
+    for (const bad of [
+      { ...order, lines: [] },
+      { ...order, channel: 'fax' },
+      { ...order, lines: [{ name: 'Espresso', quantity: 0, unit_price: 250 }] },
+      { ...order, lines: [{ name: 'Espresso', quantity: 1, unit_price: 2.5 }] },
+      { ...order, totals: { ...order.totals, subtotal: 999 } },
+      { ...order, totals: { ...order.totals, tip: -1 } },
+    ])
+      expect(await providerError(client.putOrder('vendor-a', 'site-o', 'ord-bad', bad))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_order' });
+    expect((await put('ord-bad', null)).status).toBe(422);
+    expect(sim.site('vendor-a', 'site-o')!.orders).toHaveLength(2);
+    expect(await providerError(client.putOrder('vendor-a', 'site-none', 'ord-1', order))).toMatchObject({ kind: 'http', status: 404, code: 'site_not_found' });
+    expect(await providerError(new RegisterDClient({ baseUrl: sim.url, apiToken: 'wrong' }).putOrder('vendor-a', 'site-o', 'ord-3', order))).toMatchObject({ kind: 'http', status: 401 });
+  });
+
   test('the control route adds a site', async () => {
     const r = await fetch(`${sim.url}/_sim/vendors/vendor-b/sites`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'b-9', name: 'Harbour' }) });
     expect(r.status).toBe(201);
