@@ -209,6 +209,8 @@ env.DELIVERY_A_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api
 env.DELIVERY_B_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-b`;
 // A register-b account for the dev seed to connect (POST /back-office/register-b {account_id}).
 env.REGISTER_B_SIM_ACCOUNTS ||= 'dev-register-b-account';
+// register-c's connect flow (POST /back-office/register-c/oauth) comes back to this API's callback.
+env.REGISTER_C_OAUTH_REDIRECT_URI ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/register-c/callback`;
 for (const sim of SIMULATORS) {
   if (env[sim.baseUrlVar]) {
     say(`${sim.baseUrlVar} is set: no ${sim.name}`);
