@@ -9,6 +9,8 @@ import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { startRegisterDSimulator, type RegisterDSimulator } from '@pos/providers/register-d/register-d-simulator';
 import { startRegisterBSimulator, type RegisterBSimulator } from '@pos/providers/register-b/register-b-simulator';
+import { startRegisterCSimulator, type RegisterCSimulator } from '@pos/providers/register-c/register-c-simulator';
+import { startOAuthSimulator, type OAuthSimulator } from '@pos/providers/oauth/oauth-simulator';
 import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 
@@ -16,6 +18,8 @@ let deliveryA: DeliveryASimulator | undefined;
 let deliveryB: DeliveryBSimulator | undefined;
 let registerD: RegisterDSimulator | undefined;
 let registerB: RegisterBSimulator | undefined;
+let registerC: RegisterCSimulator | undefined;
+let registerCOAuth: OAuthSimulator | undefined;
 // The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
 let generation: ReturnType<typeof startGenerationSimulator> | undefined;
 let cardA: CardASimulator | undefined;
@@ -122,8 +126,14 @@ beforeAll(async () => {
   deliveryB = startDeliveryBSimulator({ apiToken: 'fuzz-delivery-b-token' });
   // register-d's transport likewise (no sites: an initiation is the caller's 422).
   registerD = startRegisterDSimulator({ apiToken: 'fuzz-register-d-token' });
-  // register-b's partner API likewise (no accounts: the merchant has no register-b connection, so its routes are 404s; the healthcheck answers).
+  // register-b's partner API likewise, with an account and a branch the merchant connects below.
   registerB = startRegisterBSimulator({ apiToken: 'fuzz-register-b-token' });
+  registerB.addAccount('fuzz-rb-account');
+  registerB.addBranch('fuzz-rb-account', 'fuzz-rb-branch');
+  registerD.addSite('vendor-a', 'fuzz-rd-site');
+  // register-c: its OAuth endpoint and API (tokens accepted through introspection), connected below.
+  registerCOAuth = startOAuthSimulator({ provider: 'register-c', clientId: 'fuzz-register-c-client', clientSecret: 'fuzz-register-c-secret' });
+  registerC = startRegisterCSimulator({ introspect: { url: registerCOAuth.url, clientId: 'fuzz-register-c-client', clientSecret: 'fuzz-register-c-secret' } });
   generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
   // card-a likewise (billing, payment profile accounts and credit purchases answer rather than 503).
   cardA = startCardASimulator({ secretKey: 'sk_fuzz_card_a' });
@@ -144,12 +154,16 @@ beforeAll(async () => {
       GENERATION_API_KEY: 'fuzz-generation-key',
       // register-c's connect flow start answers its authorize URL (nothing is called) rather than 503.
       OAUTH_STATE_SECRET: 'fuzz-oauth-state-secret-0123456789abcdef',
-      REGISTER_C_OAUTH_URL: 'http://127.0.0.1:9',
+      REGISTER_C_OAUTH_URL: registerCOAuth.url,
       REGISTER_C_CLIENT_ID: 'fuzz-register-c-client',
+      REGISTER_C_CLIENT_SECRET: 'fuzz-register-c-secret',
       REGISTER_C_OAUTH_REDIRECT_URI: 'https://backoffice.example.test/register-c',
+      REGISTER_C_API_URL: registerC.url,
+      INTEGRATION_TOKEN_KEY: 'f0'.repeat(32),
     },
   });
   m = await api.seed('fuzz');
+  await connectRegisters();
   ownerId = (await api.deps.db.selectFrom('users').select('id').where('email', '=', m.backoffice.email).executeTakeFirstOrThrow()).id;
 });
 afterAll(async () => {
@@ -158,6 +172,8 @@ afterAll(async () => {
   await deliveryB?.stop();
   await registerD?.stop();
   await registerB?.stop();
+  await registerC?.stop();
+  await registerCOAuth?.stop();
   generation?.stop();
   await cardA?.stop();
 });
@@ -232,11 +248,34 @@ async function realIds(): Promise<Record<string, string>> {
 }
 
 /** Real ids for an operation's path: `{locationId}`, named ids through ID_TABLES, `{id}` by the segment before it. */
+/**
+ * The fuzzed merchant's first location is connected to register-b (account and branch mapping),
+ * register-c (through its OAuth callback, then mapped) and a register-d vendor's site, so the hostile
+ * variants of those routes reach their handlers instead of stopping at "no integration".
+ */
+async function connectRegisters(): Promise<void> {
+  const token = await api.ownerToken(m);
+  const loc = m.locations[0]!.id;
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const r = await api.call(method as 'GET', path, { token, ...(body !== undefined ? { body } : {}) });
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  await ok('POST', '/api/back-office/register-b', { account_id: 'fuzz-rb-account' });
+  await ok('PUT', '/api/back-office/register-b/location-mappings', { mappings: [{ location_id: loc, branch_id: 'fuzz-rb-branch' }] });
+  await ok('POST', `/api/back-office/register-d/vendor-a/${loc}`, { site_id: 'fuzz-rd-site' });
+  const started = (await ok('POST', '/api/back-office/register-c/oauth')) as { data: { state: string } };
+  const code = registerCOAuth!.issueCode({ accountId: 'fuzz-rc-account', redirectUri: 'https://backoffice.example.test/register-c' });
+  const cb = await api.call('GET', `/api/register-c/callback?${new URLSearchParams({ code, state: started.data.state })}`);
+  if (cb.status !== 200) throw new Error(`register-c callback: ${cb.status} ${JSON.stringify(cb.body)}`);
+  await ok('PUT', `/api/back-office/register-c/mappings/${loc}`, { register_c_location_id: 'fuzz-rc-account-loc-1' });
+}
+
 function pathValuesFor(path: string, ids: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const match of path.matchAll(/([^/]*)\/\{(\w+)\}/g)) {
     const [, segment, name] = match as unknown as [string, string, string];
-    const table = name === 'id' ? segment.replace(/-/g, '_') : name === 'locationId' ? 'locations' : name === 'userId' ? '' : ID_TABLES[name];
+    const table = name === 'id' ? segment.replace(/-/g, '_') : name === 'locationId' || name === 'upvendoLocationId' ? 'locations' : name === 'userId' ? '' : ID_TABLES[name];
     // `{slug}`: the public storefront's merchant slug (online ordering).
     const v = name === 'userId' ? ownerId : name === 'slug' ? m.merchant.slug : table ? ids[table] : undefined;
     if (v) out[name] = v;
