@@ -3,9 +3,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
-import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
-import { dispatchOrderToRegister, listSteps } from '@pos/core/payments/post-capture';
+import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
 import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { dispatchToRegister, registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
@@ -15,8 +13,9 @@ import { startOAuthSimulator, type OAuthSimulator } from '@pos/providers/oauth/o
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { fromCents } from '@pos/providers/register-c/register-c-client';
 import { startRegisterCSimulator, type RegisterCSimLocation, type RegisterCSimulator } from '@pos/providers/register-c/register-c-simulator';
-import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { stopWorker, type RunningWorker } from './worker.ts';
+import { captureKioskOrder as captureOrder, dispatchOutcome, dispatchStep as stepOf, startDispatchWorker } from './register-dispatch.test-support.ts';
+import { dropPrefix, openTestEnv, uniquePrefix, type TestEnv } from './test-support.ts';
 
 /**
  * Order dispatch to register-c (issue 17 item 3) through the real worker: a kiosk order captured over
@@ -96,19 +95,7 @@ beforeAll(async () => {
     .execute();
   await link('Espresso', 'ESP');
   await link('Croissant', 'CRO');
-  worker = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
-    relayIntervalMs: 25,
-    payments: providers(),
-    registers: registers(),
-  });
+  worker = await startDispatchWorker(env, prefix, providers(), registers());
 }, 60_000);
 afterAll(async () => {
   await stopWorker(worker);
@@ -122,23 +109,11 @@ afterAll(async () => {
   await env.close();
 });
 
-const deps = () => ({ tdb, tenantDatabase: m.merchant.tenant_database, merchantId: m.merchant.id, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() });
-
 /** 3 espressos and a croissant at the kiosk, captured over card-b; the worker dispatches them. */
-async function captureKioskOrder(): Promise<string> {
-  const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
-  const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: item('Espresso').id, qty: 3 }, { item_id: item('Croissant').id, qty: 1 }] });
-  await cardB.complete(t.idempotency_key);
-  expect((await getKioskPaymentDetails(deps(), device, t.idempotency_key)).capture).toBe('dispatched');
-  return t.id;
-}
+const captureKioskOrder = () => captureOrder({ env, tdb, merchant: m, payments: providers(), cardB });
 
-const dispatchStep = async (id: string) => (await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch');
-const settled = async (id: string) => {
-  const s = await waitFor(async () => (await dispatchStep(id)) ?? false, 15_000, 'register dispatch');
-  const t = await loadTransaction(tdb, id);
-  return { step: s, pos: [t.pos_sync_status, t.pos_sync_detail] };
-};
+const dispatchStep = (id: string) => stepOf(tdb, id);
+const settled = (id: string) => dispatchOutcome(tdb, id);
 const ORDER_TOTAL = () => 3 * item('Espresso').unit_price + item('Croissant').unit_price;
 const LINES = () => [
   { sku: 'ESP', name: 'Espresso', quantity: 3, price: fromCents(item('Espresso').unit_price) },

@@ -3,9 +3,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
-import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
-import { dispatchOrderToRegister, listSteps } from '@pos/core/payments/post-capture';
+import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
 import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { dispatchToRegister, registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
@@ -13,8 +11,9 @@ import { saveRegisterD } from '@pos/core/integrations/register-d-admin';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { RegisterDClient } from '@pos/providers/register-d/register-d-client';
 import { startRegisterDSimulator, type RegisterDSimSite, type RegisterDSimulator } from '@pos/providers/register-d/register-d-simulator';
-import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { stopWorker, type RunningWorker } from './worker.ts';
+import { captureKioskOrder as captureOrder, dispatchOutcome, dispatchStep as stepOf, startDispatchWorker } from './register-dispatch.test-support.ts';
+import { dropPrefix, openTestEnv, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
  * Order dispatch to register-d (issue 17 item 3) through the real worker: a kiosk order captured over
@@ -51,19 +50,7 @@ beforeAll(async () => {
   // Connected as the back office does it: the site checked and linked to our location at the transport.
   const client = new RegisterDClient({ baseUrl: sim.url, apiToken: TOKEN });
   await saveRegisterD(env.handle.db, () => client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: loc, vendor: 'vendor-b' }, { site_id: SITE }, new Date());
-  worker = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
-    relayIntervalMs: 25,
-    payments: providers(),
-    registers: registers(),
-  });
+  worker = await startDispatchWorker(env, prefix, providers(), registers());
 }, 60_000);
 afterAll(async () => {
   await stopWorker(worker);
@@ -76,25 +63,14 @@ afterAll(async () => {
   await env.close();
 });
 
-const deps = () => ({ tdb, tenantDatabase: m.merchant.tenant_database, merchantId: m.merchant.id, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() });
 const setConnection = (status: 'active' | 'disabled') =>
   env.handle.db.updateTable('integration_connections').set({ status }).where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-d:vendor-b').execute();
 
-/** 3 espressos and a croissant at the kiosk with a 1.00 tip, captured over card-b; the worker dispatches them. */
-async function captureKioskOrder(): Promise<string> {
-  const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
-  const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: item('Espresso').id, qty: 3 }, { item_id: item('Croissant').id, qty: 1 }], tip_amount: 100 });
-  await cardB.complete(t.idempotency_key);
-  expect((await getKioskPaymentDetails(deps(), device, t.idempotency_key)).capture).toBe('dispatched');
-  return t.id;
-}
+/** 3 espressos and a croissant at the kiosk, captured over card-b; the worker dispatches them. */
+const captureKioskOrder = () => captureOrder({ env, tdb, merchant: m, payments: providers(), cardB }, 100);
 
-const dispatchStep = async (id: string) => (await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch');
-const settled = async (id: string) => {
-  const s = await waitFor(async () => (await dispatchStep(id)) ?? false, 15_000, 'register dispatch');
-  const t = await loadTransaction(tdb, id);
-  return { step: s, pos: [t.pos_sync_status, t.pos_sync_detail] };
-};
+const dispatchStep = (id: string) => stepOf(tdb, id);
+const settled = (id: string) => dispatchOutcome(tdb, id);
 
 describe('order dispatch to register-d', () => {
   test('a captured kiosk order reaches the site once, in cents, even when dispatched again', async () => {

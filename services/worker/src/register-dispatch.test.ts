@@ -3,9 +3,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
-import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
-import { dispatchOrderToRegister, listSteps } from '@pos/core/payments/post-capture';
+import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
 import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
@@ -13,8 +11,9 @@ import { saveRegisterAToken, selectRegisterAStore, verifyRegisterAOrders, type R
 import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { OMM_LICENCE_MESSAGE, startRegisterASimulator, type RegisterASimulator, type SimSetup } from '@pos/providers/register-a/register-a-simulator';
-import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { stopWorker, type RunningWorker } from './worker.ts';
+import { captureKioskOrder as captureOrder, dispatchStep as stepOf, startDispatchWorker } from './register-dispatch.test-support.ts';
+import { dropPrefix, openTestEnv, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
  * Order dispatch (issue 17 item 3) through the real worker: a kiosk order captured over card-b (simulator)
@@ -43,19 +42,7 @@ beforeAll(async () => {
   setup = regA.setup();
   await saveRegisterAToken(admin(), m.locations[0]!.id, setup.token, 'enable');
   await selectRegisterAStore(admin(), m.locations[0]!.id, setup.storeIds[0]!);
-  worker = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
-    relayIntervalMs: 25,
-    payments: providers(),
-    registers: registers(),
-  });
+  worker = await startDispatchWorker(env, prefix, providers(), registers());
 });
 afterAll(async () => {
   await stopWorker(worker);
@@ -67,19 +54,10 @@ afterAll(async () => {
   await env.close();
 });
 
-const deps = () => ({ tdb, tenantDatabase: m.merchant.tenant_database, merchantId: m.merchant.id, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() });
+/** 3 espressos and a croissant at the kiosk, captured over card-b; the worker dispatches them. */
+const captureKioskOrder = () => captureOrder({ env, tdb, merchant: m, payments: providers(), cardB });
 
-async function captureKioskOrder(): Promise<string> {
-  const device = await tdb.selectFrom('devices').selectAll().where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow();
-  const espresso = m.items.find((i) => i.name === 'Espresso')!;
-  const croissant = m.items.find((i) => i.name === 'Croissant')!;
-  const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: espresso.id, qty: 3 }, { item_id: croissant.id, qty: 1 }] });
-  await cardB.complete(t.idempotency_key);
-  expect((await getKioskPaymentDetails(deps(), device, t.idempotency_key)).capture).toBe('dispatched');
-  return t.id;
-}
-
-const dispatchStep = async (id: string) => (await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch');
+const dispatchStep = (id: string) => stepOf(tdb, id);
 
 describe('order dispatch to register-a', () => {
   test('a captured kiosk order lands once in the store, in major units, even when dispatched again', async () => {
