@@ -111,3 +111,27 @@ export async function saveConnection(db: CentralDb, key: TokenKey, input: Connec
     return { id, created: true };
   });
 }
+
+/** A location-scoped connection as the administration use cases read it (delivery-a, delivery-b, register-d). */
+export interface LocationConnectionRow {
+  id: string;
+  external_ref: string;
+  status: string;
+  connected_at: Date | null;
+  menu_sync_requested_at: Date | null;
+  settings: Record<string, unknown>;
+}
+
+/** The newest connection of `provider` at the merchant's location (whatever its status), or null. */
+export async function locationConnection(db: CentralDb, merchantId: string, provider: string, locationId: string): Promise<LocationConnectionRow | null> {
+  const r = await db
+    .selectFrom('integration_connections')
+    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_sync_requested_at', 'settings'])
+    .where('merchant_id', '=', merchantId)
+    .where('provider', '=', provider)
+    .where('location_id', '=', locationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return (r as LocationConnectionRow | undefined) ?? null;
+}

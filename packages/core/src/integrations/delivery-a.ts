@@ -3,6 +3,7 @@ import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { DeliveryAClient, SiteStatus } from '@pos/providers/delivery-a/delivery-a-client';
 import { deliveryMenuItems } from './delivery-menu.ts';
+import { locationConnection, type LocationConnectionRow } from './connections.ts';
 
 /**
  * delivery-a administration per location (spec 1 "delivery-a"): the location's connection in central
@@ -32,26 +33,9 @@ export interface DeliveryAStatus {
   readonly settings: DeliveryASettings;
 }
 
-interface ConnectionRow {
-  id: string;
-  external_ref: string;
-  status: string;
-  connected_at: Date | null;
-  menu_sync_requested_at: Date | null;
-  settings: Record<string, unknown>;
-}
+type ConnectionRow = LocationConnectionRow;
 
-async function connectionOf(db: CentralDb, scope: LocationScope): Promise<ConnectionRow | null> {
-  const r = await db
-    .selectFrom('integration_connections')
-    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_sync_requested_at', 'settings'])
-    .where('merchant_id', '=', scope.merchant.id)
-    .where('provider', '=', PROVIDER)
-    .where('location_id', '=', scope.locationId)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
-  return (r as ConnectionRow | undefined) ?? null;
-}
+const connectionOf = (db: CentralDb, scope: LocationScope): Promise<ConnectionRow | null> => locationConnection(db, scope.merchant.id, PROVIDER, scope.locationId);
 
 async function activeConnection(db: CentralDb, scope: LocationScope): Promise<ConnectionRow> {
   const c = await connectionOf(db, scope);

@@ -4,6 +4,7 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { DeliveryBClient, DeliveryBFulfillment, DeliveryBMenuItem, DeliveryBStore, DeliveryBStoreStatus } from '@pos/providers/delivery-b/delivery-b-client';
 import { clampLogLimit, type DeliveryALogEntry, type LocationScope } from './delivery-a.ts';
 import { deliveryMenuItems } from './delivery-menu.ts';
+import { locationConnection, type LocationConnectionRow } from './connections.ts';
 
 /**
  * delivery-b administration per location (spec 1 "delivery-b"): like delivery-a, the location's
@@ -29,26 +30,9 @@ export interface DeliveryBStatus {
   readonly settings: DeliveryBSettings;
 }
 
-interface ConnectionRow {
-  id: string;
-  external_ref: string;
-  status: string;
-  connected_at: Date | null;
-  menu_sync_requested_at: Date | null;
-  settings: Record<string, unknown>;
-}
+type ConnectionRow = LocationConnectionRow;
 
-async function connectionOf(db: CentralDb, scope: LocationScope): Promise<ConnectionRow | null> {
-  const r = await db
-    .selectFrom('integration_connections')
-    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_sync_requested_at', 'settings'])
-    .where('merchant_id', '=', scope.merchant.id)
-    .where('provider', '=', PROVIDER)
-    .where('location_id', '=', scope.locationId)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
-  return (r as ConnectionRow | undefined) ?? null;
-}
+const connectionOf = (db: CentralDb, scope: LocationScope): Promise<ConnectionRow | null> => locationConnection(db, scope.merchant.id, PROVIDER, scope.locationId);
 
 async function activeConnection(db: CentralDb, scope: LocationScope): Promise<ConnectionRow> {
   const c = await connectionOf(db, scope);

@@ -6,6 +6,7 @@ import { autoSyncStatus, validateAutoSyncPayload, writeAutoSync, type AutoSyncPa
 import type { LocationScope } from './delivery-a.ts';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import type { SyncContext, SyncOutcome } from './sync-runners.ts';
+import { locationConnection, type LocationConnectionRow } from './connections.ts';
 
 /**
  * register-d administration per location (spec 1 "register-d"): a third-party register reached
@@ -44,27 +45,9 @@ export interface RegisterDStatus extends AutoSyncStatus {
   readonly menu_synced_at: string | null;
 }
 
-interface ConnectionRow {
-  id: string;
-  external_ref: string;
-  status: string;
-  connected_at: Date | null;
-  menu_sync_requested_at: Date | null;
-  settings: Record<string, unknown>;
-}
+type ConnectionRow = LocationConnectionRow;
 
-async function connectionOf(db: CentralDb, scope: RegisterDScope): Promise<ConnectionRow | null> {
-  const r = await db
-    .selectFrom('integration_connections')
-    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_sync_requested_at', 'settings'])
-    .where('merchant_id', '=', scope.merchant.id)
-    .where('provider', '=', registerDProvider(scope.vendor))
-    .where('location_id', '=', scope.locationId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  return (r as ConnectionRow | undefined) ?? null;
-}
+const connectionOf = (db: CentralDb, scope: RegisterDScope): Promise<ConnectionRow | null> => locationConnection(db, scope.merchant.id, registerDProvider(scope.vendor), scope.locationId);
 
 async function activeConnection(db: CentralDb, scope: RegisterDScope): Promise<ConnectionRow> {
   const c = await connectionOf(db, scope);
