@@ -10,7 +10,7 @@ export interface OutboxRelayOptions {
   metrics?: WorkerMetrics;
   /** Redis key prefix of the queues (default `bq`). */
   prefix?: string;
-  /** Rows per transaction (default 100). */
+  /** Rows per transaction (default 500). */
   batchSize?: number;
   /** Pause between polls when there is nothing left (default 250 ms). */
   intervalMs?: number;
@@ -46,6 +46,39 @@ interface PendingRow {
  */
 export function outboxJobId(row: { id: number; created_at: Date }): string {
   return `outbox-${row.id}-${row.created_at.getTime().toString(36)}`;
+}
+
+/**
+ * The bee-queue job id of a batch: its first row's id (as `outboxJobId`) and its row count. A batch
+ * relayed again with the same rows reuses it; a batch cut differently after a crash gets another id,
+ * and the processor's per-row done markers skip the rows that already ran.
+ */
+export function outboxBatchId(rows: readonly { id: number; created_at: Date }[]): string {
+  return `${outboxJobId(rows[0]!)}-x${rows.length}`;
+}
+
+/**
+ * The bee-queue jobs of one queue's rows, in id order: one per row, except that consecutive rows of
+ * a job with `batch` go together, up to `batch` rows per job.
+ */
+function bundle<T extends { def: JobDefinition }>(group: readonly T[]): T[][] {
+  const out: T[][] = [];
+  const open = new Map<string, T[]>();
+  for (const g of group) {
+    const max = g.def.batch;
+    if (max === undefined) {
+      out.push([g]);
+      continue;
+    }
+    let b = open.get(g.def.name);
+    if (!b || b.length >= max) {
+      b = [];
+      open.set(g.def.name, b);
+      out.push(b);
+    }
+    b.push(g);
+  }
+  return out;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -86,7 +119,7 @@ export class OutboxRelay {
     this.opts = {
       redisUrl: options.redisUrl,
       prefix: options.prefix ?? QUEUE_PREFIX,
-      batchSize: options.batchSize ?? 100,
+      batchSize: options.batchSize ?? 500,
       intervalMs: options.intervalMs ?? 250,
       maxBackoffMs: options.maxBackoffMs ?? 5000,
       redisTimeoutMs: options.redisTimeoutMs ?? 5000,
@@ -223,29 +256,31 @@ export class OutboxRelay {
   private async writeToQueue(queueName: string, group: { row: PendingRow; def: JobDefinition }[]): Promise<{ ok: number[]; failed: number[] }> {
     const queue = this.queue(queueName);
     try {
-      const jobs = group.map(({ row, def }) => {
-        const data: JobEnvelope = {
-          job: def.name,
-          version: def.version,
-          payload: row.payload,
-          outbox_id: row.id,
-          enqueued_at: row.created_at.toISOString(),
-        };
-        const job = queue.createJob(data).setId(outboxJobId(row)).timeout(def.timeoutMs);
+      const jobs = bundle(group).map((rows) => {
+        const def = rows[0]!.def;
+        const first = rows[0]!.row;
+        const data: JobEnvelope =
+          def.batch === undefined
+            ? { job: def.name, version: def.version, payload: first.payload, outbox_id: first.id, enqueued_at: first.created_at.toISOString() }
+            : { job: def.name, version: def.version, payload: null, items: rows.map(({ row }) => ({ outbox_id: row.id, enqueued_at: row.created_at.toISOString(), payload: row.payload })) };
+        // A batch has each row's time budget (its handler may run them one after the other).
+        const job = queue.createJob(data).setId(def.batch === undefined ? outboxJobId(first) : outboxBatchId(rows.map((r) => r.row))).timeout(def.timeoutMs * rows.length);
         if (def.retries > 0) job.retries(def.retries).backoff('exponential', def.backoffMs);
-        return { row, job };
+        return { rows: rows.map((r) => r.row), job };
       });
       await withTimeout(queue.ready(), this.opts.redisTimeoutMs, `connecting to queue ${queueName}`);
       const errors = await withTimeout(queue.saveAll(jobs.map((j) => j.job)), this.opts.redisTimeoutMs, `writing to queue ${queueName}`);
       const ok: number[] = [];
       const failed: number[] = [];
-      for (const { row, job } of jobs) {
+      for (const { rows, job } of jobs) {
         const err = errors.get(job);
-        if (err) {
-          failed.push(row.id);
-          this.log.warn('outbox row not relayed', { outbox_id: row.id, job: row.job, err: err.message });
-        } else {
-          ok.push(row.id); // a null job id means bee-queue already held it: relayed before
+        for (const row of rows) {
+          if (err) {
+            failed.push(row.id);
+            this.log.warn('outbox row not relayed', { outbox_id: row.id, job: row.job, err: err.message });
+          } else {
+            ok.push(row.id); // a null job id means bee-queue already held it: relayed before
+          }
         }
       }
       // Whatever went wrong (NOSCRIPT after a Redis restart, a lost connection), a fresh queue is the cure.

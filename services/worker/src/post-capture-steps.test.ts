@@ -82,7 +82,7 @@ describe('post-capture steps, one statement each', () => {
     expect((await loadTransaction(tdb, id)).pos_sync_status).toBeNull();
 
     const t = await loadTransaction(tdb, id);
-    await writeKitchenItems(tdb, t, await loadLines(tdb, id));
+    await writeKitchenItems(tdb, [{ t, lines: await loadLines(tdb, id) }]);
     await dispatchOrderToRegister(tdb, id);
     await dispatchOrderToRegister(tdb, id);
     expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' }]);

@@ -7,13 +7,15 @@ import {
   createQueue,
   findJob,
   JobEnvelope,
+  type JobItem,
   payloadProblems,
   QUEUE_PREFIX,
   type JobDefinition,
   type JobQueue,
 } from '@pos/kernel/queues/index';
 import type BeeQueue from 'bee-queue';
-import type { JobContext, JobHandler } from './jobs/job-handler.ts';
+import type { BatchJobHandler, JobContext, JobHandler } from './jobs/job-handler.ts';
+import { outboxJobId } from './outbox-relay.ts';
 import type { NotificationDriver } from './notifications/driver.ts';
 import type { WorkerMetrics } from './metrics.ts';
 
@@ -68,6 +70,8 @@ export interface ProcessorOptions {
   concurrency?: number;
   /** Handlers by job name (the worker's are built by `createHandlers`). */
   handlers: Readonly<Record<string, JobHandler<any>>>;
+  /** Batch handlers by job name, for jobs with `batch`; a batch of a job without one runs its rows through `handlers`, one by one. */
+  batchHandlers?: Readonly<Record<string, BatchJobHandler<any>>>;
 }
 
 /**
@@ -126,9 +130,10 @@ export class QueueProcessor {
     if (!def) return refuse(`unknown job ${envelope.job}`);
     if (def.queue !== this.queueName) return refuse(`job ${def.name} belongs to queue ${def.queue}`);
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
-    if (!check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
     const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);
+    if (envelope.items) return this.runBatch(job.id, def, envelope.items, handler, log);
+    if (!check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
 
     const relayed = job.id.startsWith('outbox-');
     if (relayed && (await this.opts.redis.exists(this.doneKey(job.id))) === 1) {
@@ -152,6 +157,83 @@ export class QueueProcessor {
       await this.opts.redis
         .set(this.doneKey(job.id), '1', 'EX', DONE_MARKER_TTL_S)
         .catch((e: unknown) => log.warn('could not write done marker', { err: e instanceof Error ? e.message : String(e) }));
+    }
+  }
+
+  /**
+   * A batch of relayed rows: each row is checked against the job's schema (a refused row fails for
+   * good, the others run) and skipped when its done marker says it ran; the rest go to the job's batch
+   * handler in one call (or, without one or when it throws, one by one). Done rows get their markers;
+   * when a row failed, the batch fails and is retried as the job says, and only the failed rows run again.
+   */
+  private async runBatch(jobId: string, def: JobDefinition, items: readonly JobItem[], handler: JobHandler<JobDefinition>, log: Logger): Promise<void> {
+    const name = def.name;
+    if (def.batch === undefined) {
+      this.opts.metrics.jobFailed(name);
+      log.error('job rejected', { reason: `job ${name} does not take batches` });
+      throw new RejectedJobError(`job ${name} does not take batches`);
+    }
+    const valid: JobItem[] = [];
+    for (const item of items) {
+      if (check(def.payload, item.payload)) valid.push(item);
+      else {
+        this.opts.metrics.jobFailed(name);
+        log.error('job rejected', { reason: 'invalid payload', outbox_id: item.outbox_id, problems: payloadProblems(def.payload, item.payload) });
+      }
+    }
+    const keys = valid.map((i) => this.doneKey(outboxJobId({ id: i.outbox_id, created_at: new Date(i.enqueued_at) })));
+    const markers = keys.length ? await this.opts.redis.mget(...keys) : [];
+    const todo: { item: JobItem; key: string }[] = [];
+    valid.forEach((item, i) => {
+      if (markers[i] === null) todo.push({ item, key: keys[i]! });
+      else this.opts.metrics.jobSkipped(name);
+    });
+    if (todo.length === 0) return;
+
+    const ctx: JobContext = { db: this.opts.db, log, clock: this.opts.clock, notifications: this.opts.notifications, jobId };
+    const started = performance.now();
+    const batch = this.opts.batchHandlers?.[name] as BatchJobHandler<JobDefinition> | undefined;
+    let outcomes: readonly (Error | null)[] | undefined;
+    if (batch) {
+      try {
+        outcomes = await batch(todo.map((t) => t.item.payload as never), ctx);
+        if (outcomes.length !== todo.length) throw new Error(`batch handler of ${name} answered ${outcomes.length} outcomes for ${todo.length} rows`);
+      } catch (e) {
+        log.warn('batch failed as a whole; running its rows one by one', { rows: todo.length, err: e });
+        outcomes = undefined;
+      }
+    }
+    if (!outcomes) {
+      const each: (Error | null)[] = [];
+      for (const { item, key } of todo) {
+        try {
+          await handler(item.payload as never, { ...ctx, jobId: key.slice(key.lastIndexOf(':') + 1) });
+          each.push(null);
+        } catch (e) {
+          each.push(e instanceof Error ? e : new Error(String(e)));
+        }
+      }
+      outcomes = each;
+    }
+
+    const done = this.opts.redis.pipeline();
+    const failed: { outbox_id: number; err: Error }[] = [];
+    outcomes.forEach((err, i) => {
+      const { item, key } = todo[i]!;
+      if (err) {
+        this.opts.metrics.jobFailed(name);
+        failed.push({ outbox_id: item.outbox_id, err });
+      } else {
+        this.opts.metrics.jobProcessed(name);
+        done.set(key, '1', 'EX', DONE_MARKER_TTL_S);
+      }
+    });
+    if (done.length > 0) await done.exec().catch((e: unknown) => log.warn('could not write done markers', { err: e instanceof Error ? e.message : String(e) }));
+    log.debug('batch done', { rows: todo.length, failed: failed.length, ms: Math.round(performance.now() - started) });
+    if (failed.length > 0) {
+      for (const f of failed) log.error('job failed', { outbox_id: f.outbox_id, err: f.err });
+      const first = failed[0]!.err;
+      throw new Error(`${failed.length} of ${todo.length} rows of the batch failed; first: ${first.message}`, { cause: first });
     }
   }
 }

@@ -13,10 +13,10 @@ import { WorkerMetrics } from './metrics.ts';
 import { devLogDriver, type NotificationDriver } from './notifications/driver.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 import { QueueProcessor } from './processor.ts';
-import { createHandlers } from './jobs/index.ts';
+import { createBatchHandlers, createHandlers } from './jobs/index.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
-import type { JobHandler } from './jobs/job-handler.ts';
+import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
 import type { WorkerFiscal } from './jobs/index.ts';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 
@@ -62,6 +62,8 @@ export interface WorkerDeps {
   integrations?: SyncClients;
   /** Handlers by job name (default the worker's own, `createHandlers`); tests may swap them. */
   handlers?: Readonly<Record<string, JobHandler<any>>>;
+  /** Batch handlers by job name (default the worker's own unless `handlers` is given: then batches run row by row through `handlers`). */
+  batchHandlers?: Readonly<Record<string, BatchJobHandler<any>>>;
 }
 
 export interface RunningWorker {
@@ -104,6 +106,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { fiscalRecoverOlderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     });
 
+  const batchHandlers =
+    deps.batchHandlers ??
+    (deps.handlers
+      ? {}
+      : createBatchHandlers({
+          redis: deps.redis,
+          ...(deps.payments ? { payments: deps.payments } : {}),
+          ...(deps.registers ? { registers: deps.registers } : {}),
+        }));
+
   // The done markers (a check before and a write after every relayed job) on their own connection
   // with auto-pipelining: the markers of jobs running side by side go out in one socket write.
   const markers = deps.redis.duplicate({ enableAutoPipelining: true, connectionName: 'worker-done-markers' });
@@ -121,6 +133,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         notifications: deps.notifications ?? devLogDriver(log),
         ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
         handlers,
+        batchHandlers,
       }),
   );
   try {

@@ -2,21 +2,23 @@ import { TenantStatement } from '@pos/db';
 import type { TransactionLineRow, TransactionRow } from './transaction-records.ts';
 
 /**
- * The post-capture steps as one statement each (issue 12 item 10): each was a handful of round trips
- * (several inside a transaction that held a shared row lock across them); a data-modifying CTE is one
- * round trip and one implicit transaction, so a lock it takes is held for the rest of one statement.
- * Sent as named prepared statements, built once per tenant schema.
+ * The post-capture steps as one statement each for a whole batch of transactions (issue 12 item 10):
+ * a worker job carries up to `batch` rows of one step, and each step writes them set-based. A
+ * data-modifying CTE is one round trip and one implicit transaction, so a lock it takes is held for
+ * the rest of one statement. Rows are written in a fixed order (transaction id, or the spec's order
+ * within a transaction) so two batches never lock the same rows in opposite orders. Sent as named
+ * prepared statements, built once per tenant schema.
  */
 
 /**
- * $1 transaction id. The transaction with its lines (as JSON, in position order; `vat_rate` as text,
- * as the driver gives numerics); records the `reread` step when it is Complete (once).
+ * $1 transaction ids. The transactions with their lines (as JSON, in position order; `vat_rate` as
+ * text, as the driver gives numerics); records the `reread` step of each Complete one (once).
  */
 export const rereadStatement = new TenantStatement<TransactionRow & { pc_lines: TransactionLineRow[] }>(
-  'pc_reread',
-  `with t as (select * from $schema.transactions where id = $1::uuid),
+  'pc_reread_many',
+  `with t as (select * from $schema.transactions where id = any($1::uuid[])),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome)
-     select id, 'reread', 'ok' from t where status = 'Complete'
+     select id, 'reread', 'ok' from t where status = 'Complete' order by id
      on conflict (transaction_id, step) do nothing)
    select t.*, (select coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('vat_rate', l.vat_rate::text) order by l.position), '[]'::jsonb)
        from $schema.transaction_lines l where l.transaction_id = t.id) as pc_lines
@@ -24,64 +26,73 @@ export const rereadStatement = new TenantStatement<TransactionRow & { pc_lines: 
 );
 
 /**
- * $1 transaction id, $2 detail of `payment_captured`, $3/$4/$5 queue, job and payload of the outbox
- * rows, $6/$7/$8 step, outcome and detail of the steps recorded with them, each in the spec's order.
- * Records `payment_captured` and the claim `queue_jobs`; only the run whose claim is new writes the
- * outbox rows and their steps (one post-capture sequence per transaction). The rows and steps are
- * inserted in array order (`ordinality`), so outbox ids and step numbers follow the spec's order,
- * after the claim's step (the inserts read the claim, so it is written first).
+ * $1 transaction ids and $2 the detail of their `payment_captured`; $3-$6 the outbox rows (transaction,
+ * queue, job, payload) and $7-$10 the steps recorded with them (transaction, step, outcome, detail),
+ * each in the spec's order per transaction. Records `payment_captured` and the claim `queue_jobs` of
+ * each; only the transactions whose claim is new get their outbox rows and steps (one post-capture
+ * sequence per transaction). Rows are inserted in array order (`ordinality`) after the claims (the
+ * sort reads every claim first), so outbox ids and step numbers follow the spec's order.
  */
-export const queueJobsStatement = new TenantStatement<{ claimed: number; queued: number }>(
-  'pc_queue_jobs',
+export const queueJobsStatement = new TenantStatement<{ won: string[]; queued: number }>(
+  'pc_queue_jobs_many',
   `with claim as (
      insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     values ($1::uuid, 'payment_captured', 'ok', $2::text), ($1::uuid, 'queue_jobs', 'ok', null)
-     on conflict (transaction_id, step) do nothing returning step),
-   won as (select 1 as w from claim where step = 'queue_jobs'),
+     select c.id, v.step, 'ok', case when v.k = 1 then c.d end
+     from unnest($1::uuid[], $2::text[]) with ordinality as c(id, d, n)
+     cross join (values (1, 'payment_captured'), (2, 'queue_jobs')) as v(k, step)
+     order by c.n, v.k
+     on conflict (transaction_id, step) do nothing returning transaction_id, step),
+   won as (select transaction_id as id from claim where step = 'queue_jobs'),
    ob as (insert into public.outbox (queue, job, payload)
-     select o.q, o.j, o.p from unnest($3::text[], $4::text[], $5::jsonb[]) with ordinality as o(q, j, p, n) cross join won
+     select o.q, o.j, o.p from unnest($3::uuid[], $4::text[], $5::text[], $6::jsonb[]) with ordinality as o(id, q, j, p, n)
+     join won on won.id = o.id
      order by o.n returning id),
    st as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select $1::uuid, x.s, x.oc, x.d from unnest($6::text[], $7::text[], $8::text[]) with ordinality as x(s, oc, d, n) cross join won
+     select x.id, x.s, x.oc, x.d from unnest($7::uuid[], $8::text[], $9::text[], $10::text[]) with ordinality as x(id, s, oc, d, n)
+     join won on won.id = x.id
      order by x.n
      on conflict (transaction_id, step) do nothing returning seq)
-   select (select count(*) from won)::int as claimed, (select count(*) from ob)::int as queued`,
+   select array(select id::text from won) as won, (select count(*) from ob)::int as queued`,
 );
 
 /**
- * $1 transaction id. The register dispatch: counts the kitchen item documents and the lines; when
- * every line has its document, records that no register is configured (sync status and step).
+ * $1 transaction ids. The register dispatch when no register client is configured: counts each
+ * transaction's kitchen item documents and lines; those whose every line has its document are recorded
+ * as having no register (sync status and step). Answers one row per transaction found.
  */
-export const dispatchStatement = new TenantStatement<{ found: boolean; kitchen: number; lines: number }>(
-  'pc_dispatch',
+export const dispatchStatement = new TenantStatement<{ id: string; kitchen: number; lines: number }>(
+  'pc_dispatch_many',
   `with c as (
-     select exists (select 1 from $schema.transactions where id = $1::uuid) as found,
-       (select count(*) from $schema.kitchen_items where transaction_id = $1::uuid)::int as kitchen,
-       (select count(*) from $schema.transaction_lines where transaction_id = $1::uuid)::int as lines),
-   u as (update $schema.transactions set pos_sync_status = 'not_configured', pos_sync_detail = 'No register is configured for this location.'
-     where id = $1::uuid and (select found and kitchen >= lines from c) returning id),
+     select t.id,
+       (select count(*) from $schema.kitchen_items k where k.transaction_id = t.id)::int as kitchen,
+       (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines
+     from $schema.transactions t where t.id = any($1::uuid[])),
+   u as (update $schema.transactions t set pos_sync_status = 'not_configured', pos_sync_detail = 'No register is configured for this location.'
+     from c where t.id = c.id and c.kitchen >= c.lines returning t.id, c.kitchen),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select u.id, 'register_dispatch', 'not_configured', (select kitchen from c) || ' kitchen items' from u
+     select u.id, 'register_dispatch', 'not_configured', u.kitchen || ' kitchen items' from u order by u.id
      on conflict (transaction_id, step) do nothing)
-   select found, kitchen, lines from c`,
+   select id::text, kitchen, lines from c`,
 );
 
 /**
- * $1 transaction id. Adds the transaction to its location's daily stats for its local date (the
- * location's zone), once: the claim row decides. The day's row is locked only for this statement.
+ * $1 transaction ids. Adds each transaction to its location's daily stats for its local date (the
+ * location's zone), once: the claim rows decide. One upsert per (location, day), taken in key order,
+ * so batches touching the same days never wait on each other in a cycle. Answers the ids found.
  */
-export const dailyStatsStatement = new TenantStatement<{ found: number; claimed: number }>(
-  'pc_daily_stats',
+export const dailyStatsStatement = new TenantStatement<{ id: string }>(
+  'pc_daily_stats_many',
   `with t as (
      select t.id, t.location_id, t.total, (coalesce(t.completed_at, t.created_at) at time zone l.timezone)::date as d
-     from $schema.transactions t join $schema.locations l on l.id = t.location_id where t.id = $1::uuid),
-   claim as (insert into $schema.daily_stats_counted (transaction_id) select id from t
+     from $schema.transactions t join $schema.locations l on l.id = t.location_id where t.id = any($1::uuid[])),
+   claim as (insert into $schema.daily_stats_counted (transaction_id) select id from t order by id
      on conflict (transaction_id) do nothing returning transaction_id),
+   g as (select t.location_id, t.d, count(*)::int as n, sum(t.total)::bigint as s from t join claim on claim.transaction_id = t.id group by t.location_id, t.d),
    up as (insert into $schema.daily_stats (location_id, date, transactions, total)
-     select t.location_id, t.d, 1, t.total from t join claim on claim.transaction_id = t.id
-     on conflict (location_id, date) do update set transactions = daily_stats.transactions + 1, total = daily_stats.total + excluded.total),
+     select location_id, d, n, s from g order by location_id, d
+     on conflict (location_id, date) do update set transactions = daily_stats.transactions + excluded.transactions, total = daily_stats.total + excluded.total),
    st as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select t.id, 'daily_stats', 'ok', to_char(t.d, 'YYYY-MM-DD') from t join claim on claim.transaction_id = t.id
+     select t.id, 'daily_stats', 'ok', to_char(t.d, 'YYYY-MM-DD') from t join claim on claim.transaction_id = t.id order by t.id
      on conflict (transaction_id, step) do nothing)
-   select (select count(*) from t)::int as found, (select count(*) from claim)::int as claimed`,
+   select id::text from t`,
 );

@@ -12,10 +12,23 @@ import {
 import { loadTransaction, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 import { dailyStatsStatement, dispatchStatement, queueJobsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTickets } from '../kitchen/tickets.ts';
+import type { KitchenOrderInput } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps } from '../customers/finalise-steps.ts';
 import { queueOrderReceipt } from '../printers/print-dispatch.ts';
 import { dispatchCaptured, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
+
+// TEMPORARY (replaced by the set-based versions of kitchen/tickets.ts and printers/print-dispatch.ts).
+async function createKitchenTicketsMany(tx: TenantTx, orders: readonly KitchenOrderInput[]) {
+  const out = [];
+  for (const o of orders) out.push(...(await createKitchenTickets(tx, o)));
+  return out;
+}
+async function queueOrderReceipts(db: TenantDb, ids: readonly string[], now: Date) {
+  let n = 0;
+  for (const id of ids) n += await queueOrderReceipt(db, id, now);
+  return n;
+}
 
 /** Appends a step of a transaction's post-capture sequence; a step is recorded once (a re-run is a no-op). Returns false when it was there already. */
 export async function recordStep(db: TenantDb | TenantTx, transactionId: string, step: string, outcome: string, detail: string | null = null): Promise<boolean> {
@@ -32,48 +45,64 @@ export async function listSteps(db: TenantDb, transactionId: string): Promise<{ 
   return db.selectFrom('transaction_steps').select(['step', 'outcome', 'detail']).where('transaction_id', '=', transactionId).orderBy('seq').execute();
 }
 
-/** `PaymentCaptured` and its listeners, run synchronously in registration order. */
-export type PaymentCapturedListener = (db: TenantDb, t: TransactionRow, lines: readonly TransactionLineRow[]) => Promise<void>;
+/** A captured transaction as `PaymentCaptured` carries it: the re-read row and its lines. */
+export interface CapturedOrder {
+  readonly t: TransactionRow;
+  readonly lines: readonly TransactionLineRow[];
+}
 
-/** The kitchen item documents the register dispatch reads (one per line; a re-run writes nothing new). */
-export const writeKitchenItems: PaymentCapturedListener = async (db, t, lines) => {
-  if (lines.length === 0) return;
-  await db
-    .insertInto('kitchen_items')
-    .values(
-      lines.map((l) => ({
-        transaction_id: t.id,
-        position: l.position,
-        location_id: t.location_id,
-        order_no: t.order_no,
-        item_id: l.item_id,
-        name: l.name,
-        qty: l.qty,
-        unit_price: l.unit_price,
-        total: l.total,
-        modifiers: JSON.stringify(l.modifiers),
-      })),
-    )
-    .onConflict((oc) => oc.columns(['transaction_id', 'position']).doNothing())
-    .execute();
+/** `PaymentCaptured` and its listeners, run synchronously in registration order, each for a whole batch of captured orders. */
+export type PaymentCapturedListener = (db: TenantDb, orders: readonly CapturedOrder[]) => Promise<void>;
+
+/** What a batch step answers per row, in order: null when the row's work is done, else why not. */
+export type StepOutcome = Error | null;
+
+/** The kitchen item documents the register dispatch reads (one per line; a re-run writes nothing new). One statement per batch. */
+export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => {
+  const rows = orders.flatMap(({ t, lines }) =>
+    lines.map((l) => ({
+      transaction_id: t.id,
+      position: l.position,
+      location_id: t.location_id,
+      order_no: t.order_no,
+      item_id: l.item_id,
+      name: l.name,
+      qty: l.qty,
+      unit_price: l.unit_price,
+      total: l.total,
+      modifiers: JSON.stringify(l.modifiers),
+    })),
+  );
+  if (rows.length === 0) return;
+  await db.insertInto('kitchen_items').values(rows).onConflict((oc) => oc.columns(['transaction_id', 'position']).doNothing()).execute();
 };
 
 /**
- * The kitchen tickets of a captured order, one per station its lines are routed to (issue 14); their
- * `created` kitchen events go to `publish` after the commit (a re-run creates and publishes nothing).
+ * The kitchen tickets of captured orders, one per station an order's lines are routed to (issue 14);
+ * their `created` kitchen events go to `publish` after the commit (a re-run creates and publishes nothing).
  */
 export const kitchenTicketsListener =
   (publish?: KitchenPublisher): PaymentCapturedListener =>
-  async (db, t, lines) => {
+  async (db, orders) => {
     // Tickets and their lines in one commit: a crash between them never leaves a ticket without lines.
-    const created = await db.transaction().execute((tx) => createKitchenTickets(tx, { source: 'transaction', sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at: new Date(), lines }));
-    if (publish) await publish(created.map((c) => c.event));
+    const at = new Date();
+    const created = await db.transaction().execute((tx) =>
+      createKitchenTicketsMany(
+        tx,
+        orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines })),
+      ),
+    );
+    if (publish && created.length > 0) await publish(created.map((c) => c.event));
   };
 export const writeKitchenTickets: PaymentCapturedListener = kitchenTicketsListener();
 
-/** The customer receipt of a captured kiosk or online order on the location's receipt printers (issue 15). */
-export const printOrderReceipt: PaymentCapturedListener = async (db, t) => {
-  await queueOrderReceipt(db, t.id, new Date());
+/** The customer receipts of captured kiosk or online orders on their locations' receipt printers (issue 15). */
+export const printOrderReceipt: PaymentCapturedListener = async (db, orders) => {
+  await queueOrderReceipts(
+    db,
+    orders.map((o) => o.t.id),
+    new Date(),
+  );
 };
 
 /** The pool and schema behind a tenant-bound instance: the post-capture steps send prepared statements. */
@@ -83,105 +112,201 @@ function sessionOf(db: TenantDb): TenantSession {
   return session;
 }
 
+/** Throws a single row's outcome (the one-transaction forms of the batch steps). */
+function one<T>(outcomes: readonly StepOutcome[], value?: T): T {
+  if (outcomes[0]) throw outcomes[0];
+  return value as T;
+}
+
+/**
+ * Step 1 for a batch: the transactions re-read by internal id (never by key) with their lines, in one
+ * statement that also records `reread`. Per id: the captured order, or why it cannot go on (unknown, not Complete).
+ */
+export async function rereadTransactions(db: TenantDb, ids: readonly string[]): Promise<Map<string, CapturedOrder | Error>> {
+  const rows = await rereadStatement.run(sessionOf(db), [[...new Set(ids)]]);
+  const found = new Map<string, CapturedOrder | Error>();
+  for (const { pc_lines: lines, ...t } of rows) {
+    found.set(t.id, t.status === 'Complete' ? { t, lines } : new Error(`post-capture of transaction ${t.id} in status ${t.status}`));
+  }
+  for (const id of ids) if (!found.has(id)) found.set(id, errors.notFound('transaction'));
+  return found;
+}
+
 /** Step 1: the transaction re-read by internal id (never by key) with its lines; `reread` is recorded in the same statement. */
 export async function rereadTransaction(db: TenantDb, transactionId: string): Promise<{ t: TransactionRow; lines: TransactionLineRow[] }> {
-  const [row] = await rereadStatement.run(sessionOf(db), [transactionId]);
-  if (!row) throw errors.notFound('transaction');
-  const { pc_lines: lines, ...t } = row;
-  if (t.status !== 'Complete') throw new Error(`post-capture of transaction ${t.id} in status ${t.status}`);
-  return { t, lines };
+  const r = (await rereadTransactions(db, [transactionId])).get(transactionId)!;
+  if (r instanceof Error) throw r;
+  return { t: r.t, lines: [...r.lines] };
 }
 
 /**
- * Steps 3-7 in one statement, after step 2 finished: record `payment_captured`, claim `queue_jobs`
- * and, only for the run that claimed it, write the outbox rows in the spec's order with their steps:
- * the register dispatch, the cart's stock reservation release (only with a cart session), the daily
- * stats (not in test mode), the deferred finalisation job last, and finally the edge stock sync when
- * stock changed. Returns whether this run queued them.
+ * Steps 3-7 in one statement for a batch, after step 2 finished: record `payment_captured`, claim
+ * `queue_jobs` and, only for the transactions this run claimed, write the outbox rows in the spec's
+ * order with their steps: the register dispatch, the cart's stock reservation release (only with a
+ * cart session), the daily stats (not in test mode), the deferred finalisation job last, and finally
+ * the edge stock sync when stock changed. Returns the ids this run queued.
  */
-export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string, t: TransactionRow, lines: readonly TransactionLineRow[], stockChanged: boolean): Promise<boolean> {
-  const base = { tenant_database: tenantDatabase, transaction_id: t.id };
-  const jobs: JobMessage[] = [];
-  const steps: { step: string; outcome: string; detail: string | null }[] = [];
-  const queue = (msg: JobMessage) => {
-    jobs.push(msg);
-    steps.push({ step: `queued:${msg.job}`, outcome: 'ok', detail: null });
-  };
-  queue(jobMessage(orderDispatchJob, base));
-  if (t.cart_session_id) queue(jobMessage(stockReleaseReservationJob, { ...base, cart_session_id: t.cart_session_id }));
-  if (!t.is_test) queue(jobMessage(statsDailyJob, base));
-  else steps.push({ step: 'queued:stats.daily', outcome: 'skipped', detail: 'test mode' });
-  queue(jobMessage(paymentFinaliseJob, base));
-  if (stockChanged) queue(jobMessage(stockEdgeSyncJob, { ...base, location_id: t.location_id, item_ids: [...new Set(lines.map((l) => l.item_id))].slice(0, 100) }));
+export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string, orders: readonly (CapturedOrder & { stockChanged: boolean })[]): Promise<Set<string>> {
+  if (orders.length === 0) return new Set();
+  const ob = { id: [] as string[], queue: [] as string[], job: [] as string[], payload: [] as string[] };
+  const st = { id: [] as string[], step: [] as string[], outcome: [] as string[], detail: [] as (string | null)[] };
+  for (const { t, lines, stockChanged } of orders) {
+    const base = { tenant_database: tenantDatabase, transaction_id: t.id };
+    const step = (name: string, outcome = 'ok', detail: string | null = null) => {
+      st.id.push(t.id);
+      st.step.push(name);
+      st.outcome.push(outcome);
+      st.detail.push(detail);
+    };
+    const queue = (msg: JobMessage) => {
+      ob.id.push(t.id);
+      ob.queue.push(msg.queue);
+      ob.job.push(msg.job);
+      ob.payload.push(JSON.stringify(msg.payload));
+      step(`queued:${msg.job}`);
+    };
+    queue(jobMessage(orderDispatchJob, base));
+    if (t.cart_session_id) queue(jobMessage(stockReleaseReservationJob, { ...base, cart_session_id: t.cart_session_id }));
+    if (!t.is_test) queue(jobMessage(statsDailyJob, base));
+    else step('queued:stats.daily', 'skipped', 'test mode');
+    queue(jobMessage(paymentFinaliseJob, base));
+    if (stockChanged) queue(jobMessage(stockEdgeSyncJob, { ...base, location_id: t.location_id, item_ids: [...new Set(lines.map((l) => l.item_id))].slice(0, 100) }));
+  }
   const [r] = await queueJobsStatement.run(sessionOf(db), [
-    t.id,
-    `${lines.length} kitchen items`,
-    jobs.map((j) => j.queue),
-    jobs.map((j) => j.job),
-    jobs.map((j) => JSON.stringify(j.payload)),
-    steps.map((s) => s.step),
-    steps.map((s) => s.outcome),
-    steps.map((s) => s.detail),
+    orders.map((o) => o.t.id),
+    orders.map((o) => `${o.lines.length} kitchen items`),
+    ob.id,
+    ob.queue,
+    ob.job,
+    ob.payload,
+    st.id,
+    st.step,
+    st.outcome,
+    st.detail,
   ]);
-  return (r?.claimed ?? 0) > 0;
+  return new Set(r?.won ?? []);
 }
 
 /**
- * The post-capture sequence (spec 3), run by the worker after the capture committed:
- * 1. re-read the transaction by internal id;
+ * The post-capture sequence (spec 3) for a batch of captured transactions, run by the worker after
+ * their captures committed, each step once for the whole batch:
+ * 1. re-read the transactions by internal id;
  * 2. emit `PaymentCaptured` synchronously (its listeners write the kitchen item documents and tickets);
  * 3-7. in one statement, after step 2 finished: queue the register dispatch, the cart's stock
  *    reservation release (only with a cart session), the daily stats (not in test mode), the deferred
  *    finalisation job last, and finally the edge stock sync when stock changed.
- * Each step is recorded once in `transaction_steps`, so a re-run (a retried job) repeats nothing.
+ * Each step is recorded once per transaction in `transaction_steps`, so a re-run (a retried job)
+ * repeats nothing. Answers one outcome per item: an unknown or not Complete transaction fails alone.
  */
+export async function runPostCaptureMany(
+  db: TenantDb,
+  tenantDatabase: string,
+  items: readonly { transaction_id: string; stock_changed: boolean }[],
+  listeners: readonly PaymentCapturedListener[] = [writeKitchenItems, writeKitchenTickets, printOrderReceipt],
+): Promise<StepOutcome[]> {
+  const read = await rereadTransactions(
+    db,
+    items.map((i) => i.transaction_id),
+  );
+  const orders = new Map<string, CapturedOrder & { stockChanged: boolean }>();
+  for (const i of items) {
+    const r = read.get(i.transaction_id)!;
+    if (r instanceof Error) continue;
+    const seen = orders.get(i.transaction_id);
+    orders.set(i.transaction_id, { ...r, stockChanged: (seen?.stockChanged ?? false) || i.stock_changed });
+  }
+  const captured = [...orders.values()];
+  if (captured.length > 0) {
+    for (const listener of listeners) await listener(db, captured);
+    await queuePostCaptureJobs(db, tenantDatabase, captured);
+  }
+  return items.map((i) => {
+    const r = read.get(i.transaction_id)!;
+    return r instanceof Error ? r : null;
+  });
+}
+
+/** The post-capture sequence of one transaction (`runPostCaptureMany` with one). */
 export async function runPostCapture(
   db: TenantDb,
   tenantDatabase: string,
   transactionId: string,
   stockChanged: boolean,
-  listeners: readonly PaymentCapturedListener[] = [writeKitchenItems, writeKitchenTickets, printOrderReceipt],
+  listeners?: readonly PaymentCapturedListener[],
 ): Promise<void> {
-  const { t, lines } = await rereadTransaction(db, transactionId);
-  for (const listener of listeners) await listener(db, t, lines);
-  await queuePostCaptureJobs(db, tenantDatabase, t, lines, stockChanged);
+  one(await runPostCaptureMany(db, tenantDatabase, [{ transaction_id: transactionId, stock_changed: stockChanged }], listeners));
 }
 
+/** How many register dispatches of one batch run at once (each calls the location's register over HTTP). */
+const DISPATCH_PARALLEL = 8;
+
 /**
- * `processOrderJob`: dispatch to the location's register. It refuses to run before the kitchen item
- * documents exist (the register would receive an order without priced lines). With the register
- * clients configured it pushes the order to the location's register (issue 17); without them it
- * records that none is configured (one statement).
+ * `processOrderJob` for a batch: dispatch to the location's register. It refuses to run before the
+ * kitchen item documents exist (the register would receive an order without priced lines). With the
+ * register clients configured it pushes each order to its location's register (issue 17), several at
+ * a time; without them one statement checks the batch and records that none is configured.
  */
-export async function dispatchOrderToRegister(db: TenantDb, transactionId: string, registers?: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<void> {
+export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly string[], registers?: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<StepOutcome[]> {
   if (registers) {
-    // Register integrations configured (issue 17): check, then call out, then record the outcome.
-    const t = await loadTransaction(db, transactionId);
-    const kitchen = await db.selectFrom('kitchen_items').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
-    const lines = await db.selectFrom('transaction_lines').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
-    if (Number(kitchen.n) < Number(lines.n)) throw new Error(`order ${t.id}: kitchen item documents not written yet`);
-    return dispatchCaptured(registers.deps, db, registers.tenantDatabase, t);
+    const outcomes: StepOutcome[] = new Array(ids.length).fill(null);
+    let next = 0;
+    const lane = async () => {
+      for (let i = next++; i < ids.length; i = next++) {
+        try {
+          await dispatchConfigured(db, ids[i]!, registers);
+        } catch (e) {
+          outcomes[i] = e instanceof Error ? e : new Error(String(e));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DISPATCH_PARALLEL, ids.length) }, lane));
+    return outcomes;
   }
-  // No register client configured on this platform: one statement checks and records `not_configured`.
-  const [r] = await dispatchStatement.run(sessionOf(db), [transactionId]);
-  if (!r?.found) throw errors.notFound('transaction');
-  if (r.kitchen < r.lines) throw new Error(`order ${transactionId}: kitchen item documents not written yet`);
+  const rows = await dispatchStatement.run(sessionOf(db), [[...new Set(ids)]]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => {
+    const r = byId.get(id);
+    if (!r) return errors.notFound('transaction');
+    return r.kitchen < r.lines ? new Error(`order ${id}: kitchen item documents not written yet`) : null;
+  });
 }
 
-/** Daily stats of the transaction's location and local date, counted once per transaction (one statement). */
-export async function addToDailyStats(db: TenantDb, transactionId: string): Promise<void> {
-  const [r] = await dailyStatsStatement.run(sessionOf(db), [transactionId]);
-  if (!r?.found) throw errors.notFound('transaction');
-}
-
-/**
- * The deferred finalisation job (one attempt, medium-priority payments queue): loyalty earn, offer
- * and reward redemption, customer timeline, kiosk customer name, B2B auto-invoice, each in its own
- * error boundary (each records what it did or why it had nothing to do; a step that throws is recorded
- * as failed and the others still run). There is no invoicing model yet, so the B2B step records that.
- */
-export async function finalisePayment(db: TenantDb, transactionId: string, steps: readonly { name: string; run: (t: TransactionRow) => Promise<string> }[] = defaultFinaliseSteps(db)): Promise<Record<string, string>> {
+/** Register integrations configured (issue 17): check, then call out, then record the outcome. */
+async function dispatchConfigured(db: TenantDb, transactionId: string, registers: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<void> {
   const t = await loadTransaction(db, transactionId);
+  const kitchen = await db.selectFrom('kitchen_items').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
+  const lines = await db.selectFrom('transaction_lines').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
+  if (Number(kitchen.n) < Number(lines.n)) throw new Error(`order ${t.id}: kitchen item documents not written yet`);
+  return dispatchCaptured(registers.deps, db, registers.tenantDatabase, t);
+}
+
+/** The register dispatch of one transaction (`dispatchOrdersToRegister` with one). */
+export async function dispatchOrderToRegister(db: TenantDb, transactionId: string, registers?: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<void> {
+  one(await dispatchOrdersToRegister(db, [transactionId], registers));
+}
+
+/** Daily stats of each transaction's location and local date, counted once per transaction (one statement for the batch). */
+export async function addManyToDailyStats(db: TenantDb, ids: readonly string[]): Promise<StepOutcome[]> {
+  const found = new Set((await dailyStatsStatement.run(sessionOf(db), [[...new Set(ids)]])).map((r) => r.id));
+  return ids.map((id) => (found.has(id) ? null : errors.notFound('transaction')));
+}
+
+/** Daily stats of one transaction (`addManyToDailyStats` with one). */
+export async function addToDailyStats(db: TenantDb, transactionId: string): Promise<void> {
+  one(await addManyToDailyStats(db, [transactionId]));
+}
+
+/** Records one step for each of a batch of transactions (once each; a re-run is a no-op), in one statement. */
+export async function recordSteps(db: TenantDb, rows: readonly { transaction_id: string; step: string; outcome: string; detail: string | null }[]): Promise<void> {
+  if (rows.length === 0) return;
+  const unique = [...new Map(rows.map((r) => [`${r.transaction_id}|${r.step}`, r])).values()].sort((a, b) => (a.transaction_id < b.transaction_id ? -1 : a.transaction_id > b.transaction_id ? 1 : 0));
+  await db.insertInto('transaction_steps').values(unique).onConflict((oc) => oc.columns(['transaction_id', 'step']).doNothing()).execute();
+}
+
+type FinaliseSteps = readonly { name: string; run: (t: TransactionRow) => Promise<string> }[];
+
+/** The finalisation steps of one transaction, each in its own error boundary. */
+async function finaliseOutcomes(t: TransactionRow, steps: FinaliseSteps): Promise<Record<string, string>> {
   const outcomes: Record<string, string> = {};
   for (const s of steps) {
     try {
@@ -190,6 +315,31 @@ export async function finalisePayment(db: TenantDb, transactionId: string, steps
       outcomes[s.name] = `failed: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
+  return outcomes;
+}
+
+/**
+ * The deferred finalisation job (one attempt, medium-priority payments queue) for a batch: loyalty
+ * earn, offer and reward redemption, customer timeline, kiosk customer name, B2B auto-invoice, each in
+ * its own error boundary (each records what it did or why it had nothing to do; a step that throws is
+ * recorded as failed and the others still run). The transactions are read in one statement and their
+ * `finalise` steps written in one; a step with nothing to do (no customer, no offer) costs no statement.
+ * There is no invoicing model yet, so the B2B step records that.
+ */
+export async function finalisePayments(db: TenantDb, ids: readonly string[], steps: FinaliseSteps = defaultFinaliseSteps(db)): Promise<StepOutcome[]> {
+  const unique = [...new Set(ids)];
+  const rows = unique.length ? await db.selectFrom('transactions').selectAll().where('id', 'in', unique).execute() : [];
+  const done: { transaction_id: string; step: string; outcome: string; detail: string }[] = [];
+  for (const t of rows) done.push({ transaction_id: t.id, step: 'finalise', outcome: 'ok', detail: JSON.stringify(await finaliseOutcomes(t, steps)) });
+  await recordSteps(db, done);
+  const found = new Set(rows.map((r) => r.id));
+  return ids.map((id) => (found.has(id) ? null : errors.notFound('transaction')));
+}
+
+/** The finalisation of one transaction; answers what each step did. */
+export async function finalisePayment(db: TenantDb, transactionId: string, steps: FinaliseSteps = defaultFinaliseSteps(db)): Promise<Record<string, string>> {
+  const t = await loadTransaction(db, transactionId);
+  const outcomes = await finaliseOutcomes(t, steps);
   await recordStep(db, t.id, 'finalise', 'ok', JSON.stringify(outcomes));
   return outcomes;
 }

@@ -16,8 +16,14 @@ export interface JobDefinition<N extends string = string, S extends TSchema = TS
   /** Retries after a failed run (exponential backoff from `backoffMs`); an invalid payload is never retried. */
   readonly retries: number;
   readonly backoffMs: number;
-  /** A run taking longer fails (and is retried like any failure). */
+  /** A run taking longer fails (and is retried like any failure). For a batch, each row adds this much. */
   readonly timeoutMs: number;
+  /**
+   * Up to this many relayed outbox rows of the job travel in one bee-queue job (`JobEnvelope.items`),
+   * run together by the job's batch handler: a queue round trip, a done-marker check and the handler's
+   * statements then serve many rows instead of one. Unset: one row per bee-queue job.
+   */
+  readonly batch?: number;
 }
 
 export type JobPayload<D extends JobDefinition> = Static<D['payload']>;
@@ -31,13 +37,23 @@ export function defineJob<const N extends string, S extends TSchema>(def: {
   retries?: number;
   backoffMs?: number;
   timeoutMs?: number;
+  batch?: number;
 }): JobDefinition<N, S> {
   return { retries: 3, backoffMs: 1000, timeoutMs: 60_000, ...def };
 }
 
+/** One outbox row of a batch (`JobEnvelope.items`). */
+export const JobItem = Type.Object({
+  outbox_id: Type.Integer(),
+  enqueued_at: Type.String(),
+  payload: Type.Unknown(),
+});
+export type JobItem = Static<typeof JobItem>;
+
 /**
  * What travels in a bee-queue job's data: the job name and payload version stamped by the outbox
  * relay from the registry, the payload as written to the outbox, and the outbox row it came from.
+ * A batch (a job with `batch`) carries its rows in `items` instead, with a null `payload`.
  */
 export const JobEnvelope = Type.Object({
   job: Type.String({ minLength: 1 }),
@@ -45,6 +61,7 @@ export const JobEnvelope = Type.Object({
   payload: Type.Unknown(),
   outbox_id: Type.Optional(Type.Integer()),
   enqueued_at: Type.Optional(Type.String()),
+  items: Type.Optional(Type.Array(JobItem, { minItems: 1, maxItems: 1000 })),
 });
 export type JobEnvelope = Static<typeof JobEnvelope>;
 

@@ -11,9 +11,10 @@ import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
 import { createIntegrationAutoSyncHandler } from './integration-auto-sync.handler.ts';
 import { createOrderImportHandler } from './integration-order-import.handler.ts';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
-import { createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
+import { createPaymentBatchHandlers, createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
+import type { BatchJobHandler } from './job-handler.ts';
 
-export type { JobContext, JobHandler } from './job-handler.ts';
+export type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
 
 /** One handler per known job; the mapped type makes a job without a handler a compile error. */
 export type JobHandlers = { readonly [D in KnownJob as D['name']]: JobHandler<D> };
@@ -51,4 +52,9 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),
     ...createPaymentHandlers(deps),
   };
+}
+
+/** The batch handlers of the jobs that take batches (`JobDefinition.batch`), by job name. */
+export function createBatchHandlers(deps: PaymentHandlerDeps): Readonly<Record<string, BatchJobHandler<any>>> {
+  return createPaymentBatchHandlers(deps);
 }

@@ -15,3 +15,11 @@ export interface JobContext {
 
 /** Runs one job whose payload has already been validated against its schema. Must be safe to repeat. */
 export type JobHandler<D extends JobDefinition> = (payload: JobPayload<D>, ctx: JobContext) => Promise<void>;
+
+/**
+ * Runs the rows of one batch (`JobDefinition.batch`), payloads already validated, skipped rows already
+ * left out: answers one outcome per payload, in order, null when that row's work is done, else its
+ * error (the batch is retried; the done rows are not run again). Throwing fails no row by itself: the
+ * processor then runs each row through the job's single handler. Must be safe to repeat.
+ */
+export type BatchJobHandler<D extends JobDefinition> = (payloads: readonly JobPayload<D>[], ctx: JobContext) => Promise<readonly (Error | null)[]>;

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { bindTenant } from '@pos/db';
+import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import type {
   orderDispatchJob,
   paymentCaptureJob,
@@ -9,12 +9,25 @@ import type {
   stockEdgeSyncJob,
   stockReleaseReservationJob,
 } from '@pos/kernel/queues/index';
+import type { Logger } from '@pos/kernel';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { addToDailyStats, dispatchOrderToRegister, finalisePayment, kitchenTicketsListener, printOrderReceipt, recordStep, runPostCapture, writeKitchenItems, writeKitchenTickets, type PaymentCapturedListener } from '@pos/core/payments/post-capture';
+import {
+  addManyToDailyStats,
+  dispatchOrdersToRegister,
+  finalisePayments,
+  kitchenTicketsListener,
+  printOrderReceipt,
+  recordSteps,
+  runPostCaptureMany,
+  writeKitchenItems,
+  writeKitchenTickets,
+  type PaymentCapturedListener,
+  type StepOutcome,
+} from '@pos/core/payments/post-capture';
 import { kitchenPublisher } from '@pos/core/kitchen/kitchen-events';
 import { publishKitchenEvent } from '@pos/core/payments/payment-events';
-import type { JobHandler } from './job-handler.ts';
+import type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 
 export interface PaymentHandlerDeps {
@@ -24,8 +37,40 @@ export interface PaymentHandlerDeps {
   readonly registers?: RegisterDispatchDeps;
 }
 
+/**
+ * Runs `run` once per tenant schema named in a batch's payloads, with the payloads of that tenant,
+ * and puts each answer back at its payload's place.
+ */
+async function perTenant<P extends { tenant_database: string }>(
+  db: CentralDb,
+  payloads: readonly P[],
+  run: (tdb: TenantDb, tenantDatabase: string, payloads: readonly P[]) => Promise<readonly StepOutcome[]>,
+): Promise<StepOutcome[]> {
+  const groups = new Map<string, number[]>();
+  payloads.forEach((p, i) => {
+    const g = groups.get(p.tenant_database);
+    if (g) g.push(i);
+    else groups.set(p.tenant_database, [i]);
+  });
+  const out: StepOutcome[] = new Array(payloads.length).fill(null);
+  for (const [tenant, idx] of groups) {
+    const outcomes = await run(bindTenant(db, tenant), tenant, idx.map((i) => payloads[i]!));
+    idx.forEach((i, k) => (out[i] = outcomes[k] ?? null));
+  }
+  return out;
+}
+
+/** The batch's single-row form: the handler of one payload is its batch handler with one row. */
+function single<D extends Parameters<typeof perTenant>[1][number]>(batch: (payloads: readonly D[], ctx: JobContext) => Promise<readonly StepOutcome[]>) {
+  return async (payload: D, ctx: JobContext): Promise<void> => {
+    const [outcome] = await batch([payload], ctx);
+    if (outcome) throw outcome;
+  };
+}
+
 /** The payment jobs' handlers (spec 3 "Capture rules" and "Post-capture sequence"). */
 export function createPaymentHandlers(deps: PaymentHandlerDeps) {
+  const batches = createPaymentBatchHandlers(deps);
   const capture: JobHandler<typeof paymentCaptureJob> = async (p, ctx) => {
     if (!deps.redis || !deps.payments) throw new Error('payment.capture needs the worker to be built with Redis and payment providers');
     await capturePayment(
@@ -34,30 +79,54 @@ export function createPaymentHandlers(deps: PaymentHandlerDeps) {
       { kind: 'poll' },
     );
   };
-  const postCapture: JobHandler<typeof paymentPostCaptureJob> = (p, ctx) => {
-    // PaymentCaptured listeners: the kitchen documents and the stations' tickets, then the kitchen event on the real-time channel.
-    const redis = deps.redis;
-    const listeners: PaymentCapturedListener[] = [writeKitchenItems, redis ? kitchenTicketsListener(kitchenPublisher(redis, p.tenant_database, ctx.log)) : writeKitchenTickets, printOrderReceipt];
-    if (redis) {
-      listeners.push((_db, t, lines) =>
-        publishKitchenEvent(redis, p.tenant_database, { location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) }, ctx.log),
-      );
-    }
-    return runPostCapture(bindTenant(ctx.db, p.tenant_database), p.tenant_database, p.transaction_id, p.stock_changed, listeners);
-  };
-  const dispatch: JobHandler<typeof orderDispatchJob> = (p, ctx) => dispatchOrderToRegister(bindTenant(ctx.db, p.tenant_database), p.transaction_id, deps.registers ? { deps: deps.registers, tenantDatabase: p.tenant_database } : undefined);
-  const release: JobHandler<typeof stockReleaseReservationJob> = async (p, ctx) => {
-    await recordStep(bindTenant(ctx.db, p.tenant_database), p.transaction_id, 'stock_release', 'nothing_reserved', `cart ${p.cart_session_id}: no stock reservations are kept yet`);
-  };
-  const stats: JobHandler<typeof statsDailyJob> = (p, ctx) => addToDailyStats(bindTenant(ctx.db, p.tenant_database), p.transaction_id);
-  const finalise: JobHandler<typeof paymentFinaliseJob> = async (p, ctx) => {
-    await finalisePayment(bindTenant(ctx.db, p.tenant_database), p.transaction_id);
-  };
-  const edgeSync: JobHandler<typeof stockEdgeSyncJob> = async (p, ctx) => {
-    await recordStep(bindTenant(ctx.db, p.tenant_database), p.transaction_id, 'edge_stock_sync', 'no_edge_devices', `${p.item_ids.length} item(s) changed`);
-  };
   return {
     'payment.capture': capture,
+    'payment.post-capture': single(batches['payment.post-capture']),
+    'order.dispatch': single(batches['order.dispatch']),
+    'stock.release-reservation': single(batches['stock.release-reservation']),
+    'stats.daily': single(batches['stats.daily']),
+    'payment.finalise': single(batches['payment.finalise']),
+    'stock.edge-sync': single(batches['stock.edge-sync']),
+  } as const;
+}
+
+/** `PaymentCaptured` listeners: the kitchen documents and the stations' tickets, the receipt, then the kitchen events on the real-time channel. */
+function capturedListeners(redis: Redis | undefined, tenantDatabase: string, log: Logger): PaymentCapturedListener[] {
+  const listeners: PaymentCapturedListener[] = [writeKitchenItems, redis ? kitchenTicketsListener(kitchenPublisher(redis, tenantDatabase, log)) : writeKitchenTickets, printOrderReceipt];
+  if (redis) {
+    listeners.push(async (_db, orders) => {
+      await Promise.all(orders.map(({ t, lines }) => publishKitchenEvent(redis, tenantDatabase, { location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) }, log)));
+    });
+  }
+  return listeners;
+}
+
+/** The post-capture jobs' batch handlers: each step once for all the rows of a batch (per tenant). */
+export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
+  const postCapture: BatchJobHandler<typeof paymentPostCaptureJob> = (ps, ctx) =>
+    perTenant(ctx.db, ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log)));
+  const dispatch: BatchJobHandler<typeof orderDispatchJob> = (ps, ctx) =>
+    perTenant(ctx.db, ps, (tdb, tenant, rows) =>
+      dispatchOrdersToRegister(
+        tdb,
+        rows.map((r) => r.transaction_id),
+        deps.registers ? { deps: deps.registers, tenantDatabase: tenant } : undefined,
+      ),
+    );
+  const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
+  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id)));
+  // Recorded steps only: no stock reservations are kept yet, and no edge device takes stock.
+  const release: BatchJobHandler<typeof stockReleaseReservationJob> = (ps, ctx) =>
+    perTenant(ctx.db, ps, async (tdb, _t, rows) => {
+      await recordSteps(tdb, rows.map((p) => ({ transaction_id: p.transaction_id, step: 'stock_release', outcome: 'nothing_reserved', detail: `cart ${p.cart_session_id}: no stock reservations are kept yet` })));
+      return rows.map(() => null);
+    });
+  const edgeSync: BatchJobHandler<typeof stockEdgeSyncJob> = (ps, ctx) =>
+    perTenant(ctx.db, ps, async (tdb, _t, rows) => {
+      await recordSteps(tdb, rows.map((p) => ({ transaction_id: p.transaction_id, step: 'edge_stock_sync', outcome: 'no_edge_devices', detail: `${p.item_ids.length} item(s) changed` })));
+      return rows.map(() => null);
+    });
+  return {
     'payment.post-capture': postCapture,
     'order.dispatch': dispatch,
     'stock.release-reservation': release,

@@ -9,6 +9,8 @@ import { QUEUES } from '../names.ts';
 const Tenant = Type.String({ pattern: '^t_[a-z0-9_]{1,60}$', maxLength: 62 });
 const Id = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', maxLength: 36 });
 const obj = <P extends Record<string, any>>(p: P) => Type.Object(p, { additionalProperties: false });
+/** Rows per bee-queue job of the post-capture jobs: their handlers are set-based (one statement for the whole batch). */
+const BATCH = 50;
 
 /** Asynchronous capture dispatched by `GET /kiosk/payment/details/{idempotencyKey}`. */
 export const paymentCaptureJob = defineJob({
@@ -31,6 +33,7 @@ export const paymentPostCaptureJob = defineJob({
   payload: obj({ tenant_database: Tenant, transaction_id: Id, stock_changed: Type.Boolean() }),
   retries: 5,
   backoffMs: 500,
+  batch: BATCH,
 });
 
 /** `processOrderJob`: dispatch the order to the location's register (after the kitchen documents). */
@@ -41,6 +44,7 @@ export const orderDispatchJob = defineJob({
   payload: obj({ tenant_database: Tenant, transaction_id: Id }),
   retries: 3,
   backoffMs: 2000,
+  batch: BATCH,
 });
 
 /** Release the cart's stock reservation (only queued when a cart session id exists). */
@@ -49,6 +53,7 @@ export const stockReleaseReservationJob = defineJob({
   queue: QUEUES.payments,
   version: 1,
   payload: obj({ tenant_database: Tenant, transaction_id: Id, cart_session_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+  batch: BATCH,
 });
 
 /** The merchant daily-stats update (skipped for test-mode transactions). */
@@ -57,6 +62,7 @@ export const statsDailyJob = defineJob({
   queue: QUEUES.payments,
   version: 1,
   payload: obj({ tenant_database: Tenant, transaction_id: Id }),
+  batch: BATCH,
 });
 
 /** The deferred finalisation job: one attempt, medium-priority payments queue, each step isolated. */
@@ -66,6 +72,7 @@ export const paymentFinaliseJob = defineJob({
   version: 1,
   payload: obj({ tenant_database: Tenant, transaction_id: Id }),
   retries: 0,
+  batch: BATCH,
 });
 
 /** Edge stock sync of the items whose stock the capture changed. */
@@ -74,6 +81,7 @@ export const stockEdgeSyncJob = defineJob({
   queue: QUEUES.payments,
   version: 1,
   payload: obj({ tenant_database: Tenant, transaction_id: Id, location_id: Id, item_ids: Type.Array(Id, { maxItems: 100 }) }),
+  batch: BATCH,
 });
 
 export const PAYMENT_JOBS = [paymentCaptureJob, paymentPostCaptureJob, orderDispatchJob, stockReleaseReservationJob, statsDailyJob, paymentFinaliseJob, stockEdgeSyncJob] as const;
