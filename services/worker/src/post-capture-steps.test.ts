@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
-import { bindTenant, type TenantDb } from '@pos/db';
+import { bindTenant, dbQueryCount, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { addToDailyStats, dispatchOrderToRegister, listSteps, rereadTransaction, runPostCapture, writeKitchenItems } from '@pos/core/payments/post-capture';
+import { addManyToDailyStats, addToDailyStats, dispatchOrderToRegister, dispatchOrdersToRegister, finalisePayments, listSteps, rereadTransaction, runPostCapture, runPostCaptureMany, writeKitchenItems, writeKitchenTickets } from '@pos/core/payments/post-capture';
 import { loadLines, loadTransaction } from '@pos/core/payments/transaction-records';
 import { openTestEnv, type TestEnv } from './test-support.ts';
 
@@ -146,5 +146,82 @@ describe('post-capture steps, one statement each', () => {
     expect(await listSteps(tdb, id)).toEqual([]);
     expect(await outboxJobs(id)).toEqual([]);
     await expect(runPostCapture(tdb, m.merchant.tenant_database, crypto.randomUUID(), true)).rejects.toMatchObject({ name: 'AppError', code: 'not_found' });
+  });
+});
+
+describe('post-capture steps for a batch, one statement per step', () => {
+  const statements = async (run: () => Promise<unknown>) => {
+    const q0 = dbQueryCount();
+    await run();
+    return dbQueryCount() - q0;
+  };
+  const outcomes = (xs: readonly (Error | null)[]) => xs.map((x) => (x ? (x as { code?: string }).code ?? x.message : null));
+
+  test('30 transactions cost the statements of 1; each gets its own steps and outbox rows in the spec order; a bad row fails alone', async () => {
+    const one = await transaction();
+    const many = await Promise.all(Array.from({ length: 30 }, () => transaction()));
+    const pending = await transaction({ status: 'Awaiting Payment' });
+    const unknown = crypto.randomUUID();
+    const single = await statements(() => runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: one, stock_changed: true }], [writeKitchenItems]));
+    let result: (Error | null)[] = [];
+    const batch = await statements(async () => {
+      result = await runPostCaptureMany(tdb, m.merchant.tenant_database, [...many.map((id) => ({ transaction_id: id, stock_changed: true })), { transaction_id: pending, stock_changed: true }, { transaction_id: unknown, stock_changed: false }], [writeKitchenItems]);
+    });
+    expect(single).toBe(3); // re-read, kitchen items, queue jobs
+    expect(batch).toBe(single);
+    expect(outcomes(result)).toEqual([...many.map(() => null), `post-capture of transaction ${pending} in status Awaiting Payment`, 'not_found']);
+    for (const id of [one, many[0]!, many[29]!]) {
+      expect((await listSteps(tdb, id)).map((s) => s.step)).toEqual(['reread', 'payment_captured', 'queue_jobs', 'queued:order.dispatch', 'queued:stats.daily', 'queued:payment.finalise', 'queued:stock.edge-sync']);
+      expect(await outboxJobs(id)).toEqual(['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
+    }
+    expect(await listSteps(tdb, pending)).toEqual([]);
+    expect(await tdb.selectFrom('kitchen_items').select('transaction_id').where('transaction_id', 'in', many).execute()).toHaveLength(30);
+
+    // The whole batch again (a retried job): nothing new is written.
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, many.map((id) => ({ transaction_id: id, stock_changed: true })), [writeKitchenItems]);
+    expect((await listSteps(tdb, many[5]!)).length).toBe(7);
+    expect(await outboxJobs(many[5]!)).toEqual(['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
+  });
+
+  test('the kitchen tickets of a batch: one per order at the seed station, none twice', async () => {
+    const ids = await Promise.all(Array.from({ length: 5 }, () => transaction()));
+    const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', m.items[0]!.id).executeTakeFirstOrThrow()).category_id;
+    await tdb.updateTable('transaction_lines').set({ category_id: category }).where('transaction_id', 'in', ids).execute();
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, ids.map((id) => ({ transaction_id: id, stock_changed: false })), [writeKitchenItems, writeKitchenTickets]);
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, ids.map((id) => ({ transaction_id: id, stock_changed: false })), [writeKitchenItems, writeKitchenTickets]);
+    const tickets = await tdb.selectFrom('kitchen_tickets').select(['source_id', 'station_id']).where('source_id', 'in', ids).execute();
+    expect(tickets.map((t) => t.source_id).sort()).toEqual([...ids].sort());
+    expect(new Set(tickets.map((t) => t.station_id))).toEqual(new Set([m.kds.station_id]));
+  });
+
+  test('register dispatch, daily stats and finalisation of a batch: one statement each (two for the finalisation), counted once', async () => {
+    const day = new Date('2026-11-20T12:00:00Z');
+    const ids = await Promise.all(Array.from({ length: 12 }, () => transaction({ completedAt: day })));
+    const unknown = crypto.randomUUID();
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, ids.slice(0, 10).map((id) => ({ transaction_id: id, stock_changed: false })), [writeKitchenItems]);
+
+    // Two of them have no kitchen documents yet: they alone are refused.
+    let r: (Error | null)[] = [];
+    expect(await statements(async () => void (r = await dispatchOrdersToRegister(tdb, [...ids, unknown])))).toBe(1);
+    expect(outcomes(r)).toEqual([...ids.slice(0, 10).map(() => null), `order ${ids[10]}: kitchen item documents not written yet`, `order ${ids[11]}: kitchen item documents not written yet`, 'not_found']);
+    expect((await listSteps(tdb, ids[0]!)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' });
+    expect((await listSteps(tdb, ids[10]!)).find((s) => s.step === 'register_dispatch')).toBeUndefined();
+
+    const before = await tdb.selectFrom('daily_stats').selectAll().where('location_id', '=', m.locations[0]!.id).where('date', '=', '2026-11-20').executeTakeFirst();
+    expect(await statements(async () => void (r = await addManyToDailyStats(tdb, [...ids, unknown, ids[0]!])))).toBe(1);
+    expect(outcomes(r)).toEqual([...ids.map(() => null), 'not_found', null]);
+    // Two overlapping batches at once: each transaction still counts once.
+    await Promise.all([addManyToDailyStats(tdb, ids), addManyToDailyStats(tdb, [...ids].reverse())]);
+    const after = await tdb.selectFrom('daily_stats').selectAll().where('location_id', '=', m.locations[0]!.id).where('date', '=', '2026-11-20').executeTakeFirstOrThrow();
+    expect(after.transactions - (before?.transactions ?? 0)).toBe(12);
+    expect(Number(after.total) - Number(before?.total ?? 0)).toBe(12 * 250);
+    expect((await listSteps(tdb, ids[3]!)).filter((s) => s.step === 'daily_stats')).toEqual([{ step: 'daily_stats', outcome: 'ok', detail: '2026-11-20' }]);
+
+    expect(await statements(async () => void (r = await finalisePayments(tdb, [...ids, unknown])))).toBe(2);
+    expect(outcomes(r)).toEqual([...ids.map(() => null), 'not_found']);
+    const fin = (await listSteps(tdb, ids[7]!)).find((s) => s.step === 'finalise')!;
+    expect(JSON.parse(fin.detail!)).toEqual({ loyalty_earn: 'skipped: no customer', offer_redemption: 'skipped: no offer', customer_timeline: 'skipped: no customer', kiosk_customer_name: 'skipped: no customer', b2b_invoice: 'skipped: no B2B customer' });
+    await finalisePayments(tdb, ids);
+    expect((await listSteps(tdb, ids[7]!)).filter((s) => s.step === 'finalise')).toHaveLength(1);
   });
 });

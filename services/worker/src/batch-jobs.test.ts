@@ -1,0 +1,192 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
+import { heartbeatJob, jobMessage, stockEdgeSyncJob, type JobPayload } from '@pos/kernel/queues/index';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { createHandlers } from './jobs/index.ts';
+import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { systemClock } from '@pos/kernel';
+
+/**
+ * Batches (`JobDefinition.batch`): the relay packs pending rows of a batch job into bee-queue jobs of
+ * at most `batch` rows, the processor checks each row, skips rows whose done marker is set, hands
+ * the rest to the job's batch handler at once, retries only the rows that failed, and falls back to
+ * the single handler, row by row, when the batch handler throws. The rows here name a tenant no
+ * other test uses, so rows other tests leave in the shared outbox never reach these handlers' records.
+ */
+let env: TestEnv;
+const prefixes: string[] = [];
+let worker: RunningWorker | undefined;
+
+beforeAll(async () => {
+  env = await openTestEnv();
+});
+afterEach(async () => {
+  await stopWorker(worker);
+  worker = undefined;
+});
+afterAll(async () => {
+  for (const p of prefixes) await dropPrefix(env.redis, p);
+  await env.close();
+});
+
+type EdgeSync = JobPayload<typeof stockEdgeSyncJob>;
+const tenant = `t_batch_${crypto.randomUUID().slice(0, 8)}`;
+const mine = (p: EdgeSync) => p.tenant_database === tenant;
+
+/** A worker whose `stock.edge-sync` handlers record what they were given (only this test's rows). */
+async function start(batch: BatchJobHandler<typeof stockEdgeSyncJob> | undefined, single: JobHandler<typeof stockEdgeSyncJob>, extra: Record<string, JobHandler<any>> = {}): Promise<RunningWorker> {
+  const prefix = uniquePrefix();
+  prefixes.push(prefix);
+  worker = await startWorker({
+    db: env.handle.db,
+    redis: env.redis,
+    redisUrl: TEST_REDIS_URL,
+    log: env.log,
+    prefix,
+    heartbeatMs: 3_600_000,
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
+    relayIntervalMs: 50,
+    handlers: { ...createHandlers({ fiscal: testFiscal(env.log), clock: systemClock }), [stockEdgeSyncJob.name]: single, ...extra },
+    batchHandlers: batch ? { [stockEdgeSyncJob.name]: batch } : {},
+  });
+  return worker;
+}
+
+/** `n` edge-sync rows of this test's tenant, written in one statement (consecutive ids); returns their transaction ids in id order. */
+async function rows(n: number, payload: (i: number) => Record<string, unknown> = () => ({})): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => crypto.randomUUID());
+  await env.handle.db
+    .insertInto('outbox')
+    .values(ids.map((id, i) => ({ queue: stockEdgeSyncJob.queue, job: stockEdgeSyncJob.name, payload: JSON.stringify({ tenant_database: tenant, transaction_id: id, location_id: crypto.randomUUID(), item_ids: [], ...payload(i) }) as never })))
+    .execute();
+  return ids;
+}
+
+const pending = async (ids: readonly string[]) =>
+  Number(
+    (
+      await env.handle.db
+        .selectFrom('outbox')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('relayed_at', 'is', null)
+        .where(sql<string>`payload->>'transaction_id'`, 'in', ids)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+describe('batch jobs', () => {
+  test('the relay packs up to `batch` rows per bee-queue job; the batch handler gets each row once, in id order', async () => {
+    expect(stockEdgeSyncJob.batch).toBe(50);
+    const calls: string[][] = [];
+    const singles: string[] = [];
+    const ids = await rows(120);
+    await start(
+      async (ps) => {
+        const own = ps.filter(mine);
+        if (own.length) calls.push(own.map((p) => p.transaction_id));
+        return ps.map(() => null);
+      },
+      async (p) => void (mine(p) && singles.push(p.transaction_id)),
+    );
+    await waitFor(() => calls.flat().length >= 120, 10_000, 'all rows handled');
+    await Bun.sleep(200);
+    expect(calls.flat()).toEqual(ids);
+    expect(calls.every((c) => c.length <= 50)).toBe(true);
+    // Written together, they were relayed together: three bee-queue jobs (50, 50, 20) at most.
+    expect(calls.length).toBeLessThanOrEqual(3);
+    expect(singles).toEqual([]);
+    expect(await pending(ids)).toBe(0);
+    expect(await worker!.metrics.processedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(120);
+  });
+
+  test('rows relayed again after a crash are skipped by their done markers; a job without `batch` still travels alone', async () => {
+    const seen: string[] = [];
+    const ids = await rows(10);
+    const beat = `batch-beat-${crypto.randomUUID()}`;
+    const beats: string[] = [];
+    await env.handle.db.insertInto('outbox').values({ ...jobMessage(heartbeatJob, { service: beat, at: new Date().toISOString() }), payload: JSON.stringify({ service: beat, at: new Date().toISOString() }) as never }).execute();
+    const w = await start(
+      async (ps) => {
+        seen.push(...ps.filter(mine).map((p) => p.transaction_id));
+        return ps.map(() => null);
+      },
+      async () => {
+        throw new Error('not expected: the batch handler runs these rows');
+      },
+      { [heartbeatJob.name]: async (p: { service: string }) => void (p.service === beat && beats.push(p.service)) },
+    );
+    await waitFor(() => seen.length >= 10 && beats.length === 1, 10_000, 'first run');
+    // As if the relay died after writing to Redis but before committing relayed_at: relayed again.
+    await env.handle.db.updateTable('outbox').set({ relayed_at: null }).where(sql<string>`payload->>'transaction_id'`, 'in', ids).execute();
+    w.relay.trigger();
+    await waitFor(async () => (await pending(ids)) === 0, 10_000, 'relayed again');
+    await waitFor(async () => (await w.metrics.render(undefined, [])).includes(`worker_jobs_skipped_total{job="${stockEdgeSyncJob.name}"} 10`), 10_000, 'ten skipped rows');
+    expect(seen).toEqual(ids);
+    expect(beats).toEqual([beat]);
+  });
+
+  test('a failed row fails the batch; the retry runs that row alone (the others have their markers)', async () => {
+    const ids = await rows(5);
+    const runs: string[][] = [];
+    let failOnce = true;
+    await start(
+      async (ps) => {
+        const own = ps.filter(mine);
+        if (own.length) runs.push(own.map((p) => p.transaction_id));
+        return ps.map((p) => {
+          if (p.transaction_id === ids[2] && failOnce) {
+            failOnce = false;
+            return new Error('register busy');
+          }
+          return null;
+        });
+      },
+      async () => {
+        throw new Error('not expected');
+      },
+    );
+    // bee-queue retries after its backoff (1 s for this job).
+    await waitFor(() => runs.length >= 2, 10_000, 'the retry');
+    expect(runs).toEqual([ids, [ids[2]!]]);
+    expect(await worker!.metrics.failedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(1);
+  });
+
+  test('a batch handler that throws: every row runs through the single handler, and only the failing one is retried', async () => {
+    const ids = await rows(4);
+    const singles: string[] = [];
+    let bad = 0;
+    await start(
+      async (ps) => {
+        if (ps.some(mine)) throw new Error('set-based statement failed');
+        return ps.map(() => null);
+      },
+      async (p) => {
+        if (!mine(p)) return;
+        singles.push(p.transaction_id);
+        if (p.transaction_id === ids[1] && bad++ === 0) throw new Error('this row is broken once');
+      },
+    );
+    await waitFor(() => singles.length >= 5, 10_000, 'fallback and retry');
+    expect(singles).toEqual([...ids, ids[1]!]);
+  });
+
+  test('a row whose payload the schema refuses is refused alone; the other rows of its batch run', async () => {
+    const seen: string[] = [];
+    const ids = await rows(3, (i) => (i === 1 ? { item_ids: 'not-an-array' } : {}));
+    await start(
+      async (ps) => {
+        seen.push(...ps.filter(mine).map((p) => p.transaction_id));
+        return ps.map(() => null);
+      },
+      async () => {
+        throw new Error('not expected');
+      },
+    );
+    await waitFor(() => seen.length >= 2, 10_000, 'the valid rows');
+    await Bun.sleep(300);
+    expect(seen).toEqual([ids[0]!, ids[2]!]);
+    expect(await worker!.metrics.failedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(1);
+  });
+});
