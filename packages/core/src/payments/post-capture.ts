@@ -215,7 +215,8 @@ export async function runPostCaptureMany(
     const seen = orders.get(i.transaction_id);
     orders.set(i.transaction_id, { ...r, stockChanged: (seen?.stockChanged ?? false) || i.stock_changed });
   }
-  const captured = [...orders.values()];
+  // In id order: two batches sharing transactions (a batch relayed again, cut differently) claim their rows in the same order.
+  const captured = [...orders.values()].sort((a, b) => (a.t.id < b.t.id ? -1 : a.t.id > b.t.id ? 1 : 0));
   if (captured.length > 0) {
     for (const listener of listeners) await listener(db, captured);
     await queuePostCaptureJobs(db, tenantDatabase, captured);
