@@ -199,25 +199,55 @@ const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering
 
 /** The customer receipt of a captured kiosk or online order (`order:<transaction id>`). */
 export async function queueOrderReceipt(db: Db, transactionId: string, now: Date): Promise<number> {
-  const t = await db.selectFrom('transactions').select(['id', 'location_id', 'channel', 'order_no', 'total', 'by_vat_rate', 'payment_provider']).where('id', '=', transactionId).executeTakeFirst();
-  if (!t) return 0;
-  const printers = await printersOf(db, { locationIds: [t.location_id], role: 'receipt' });
-  if (!printers.length) return 0;
-  const { header, timezone, layout } = await customerHeaderOf(db, t.location_id);
-  const lines = await db.selectFrom('transaction_lines').select(['name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
-  const receipt: CustomerReceipt = {
-    kind: 'order',
-    channel: CHANNEL_LABELS[t.channel] ?? 'Order',
-    header,
-    number: String(t.order_no),
-    date: printedDate(now, timezone),
-    lines: lines.map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) })),
-    vat: vatRows(t.by_vat_rate),
-    total: t.total,
-    tenders: [{ label: 'Card', amount: t.total }],
-    ...layout,
-  };
-  return queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);
+  return queueOrderReceipts(db, [transactionId], now);
+}
+
+/**
+ * The customer receipts of captured kiosk or online orders (`order:<transaction id>`), in the order
+ * given. The first statement keeps only the transactions whose location has a receipt printer: when
+ * none has, that one statement is the whole cost, whatever the number of transactions.
+ */
+export async function queueOrderReceipts(db: Db, transactionIds: readonly string[], now: Date): Promise<number> {
+  const ids = [...new Set(transactionIds)];
+  if (!ids.length) return 0;
+  const found = await db
+    .selectFrom('transactions as t')
+    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.total', 't.by_vat_rate'])
+    .where('t.id', 'in', ids)
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('printers as p').select('p.id').whereRef('p.location_id', '=', 't.location_id').where('p.state', 'in', ['configured', 'paired']).where('p.role', '=', 'receipt')),
+    )
+    .execute();
+  if (!found.length) return 0;
+  const byId = new Map(found.map((t) => [t.id, t]));
+  const txs = ids.flatMap((id) => byId.get(id) ?? []);
+  const locationIds = [...new Set(txs.map((t) => t.location_id))];
+  const printersAt = groupPrinters(await printersOf(db, { locationIds, role: 'receipt' }), 'location_id');
+  const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', 'in', txs.map((t) => t.id)).orderBy('transaction_id').orderBy('position').execute();
+  const headers = new Map<string, Awaited<ReturnType<typeof customerHeaderOf>>>();
+  let n = 0;
+  for (const t of txs) {
+    // A printer retired since the first statement: nothing for its location, as with no printer.
+    const printers = printersAt.get(t.location_id);
+    if (!printers) continue;
+    let h = headers.get(t.location_id);
+    if (!h) headers.set(t.location_id, (h = await customerHeaderOf(db, t.location_id)));
+    const { header, timezone, layout } = h;
+    const receipt: CustomerReceipt = {
+      kind: 'order',
+      channel: CHANNEL_LABELS[t.channel] ?? 'Order',
+      header,
+      number: String(t.order_no),
+      date: printedDate(now, timezone),
+      lines: lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) })),
+      vat: vatRows(t.by_vat_rate),
+      total: t.total,
+      tenders: [{ label: 'Card', amount: t.total }],
+      ...layout,
+    };
+    n += await queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);
+  }
+  return n;
 }
 
 export interface KitchenTicketPrint {
