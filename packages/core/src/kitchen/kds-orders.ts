@@ -38,10 +38,23 @@ export interface KdsOrderView {
 type TicketRow = Selectable<TenantTables['kitchen_tickets']>;
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
+type TicketLineRow = Selectable<TenantTables['kitchen_ticket_lines']>;
+
 /** The screen's view of tickets with their lines (inside a transaction too: events carry it). */
 export async function ticketViews(tdb: TenantDb | TenantTx, rows: TicketRow[]): Promise<KdsOrderView[]> {
   const ids = rows.map((r) => r.id);
   const lines = ids.length ? await tdb.selectFrom('kitchen_ticket_lines').selectAll().where('ticket_id', 'in', ids).orderBy('position').execute() : [];
+  return ticketViewsOf(rows, lines);
+}
+
+/** The views of tickets from their rows and lines (pure); each ticket's items in the order of `lines`. */
+export function ticketViewsOf(rows: readonly TicketRow[], lines: readonly TicketLineRow[]): KdsOrderView[] {
+  const linesOf = new Map<string, TicketLineRow[]>();
+  for (const l of lines) {
+    const list = linesOf.get(l.ticket_id);
+    if (list) list.push(l);
+    else linesOf.set(l.ticket_id, [l]);
+  }
   return rows.map((r) => ({
     id: r.id,
     station_id: r.station_id,
@@ -56,13 +69,11 @@ export async function ticketViews(tdb: TenantDb | TenantTx, rows: TicketRow[]): 
     completed_at: iso(r.completed_at),
     customer_arrived_at: iso(r.customer_arrived_at),
     estimated_arrival_at: iso(r.estimated_arrival_at),
-    items: lines
-      .filter((l) => l.ticket_id === r.id)
-      .map((l) => {
-        const modifiers = (Array.isArray(l.modifiers) ? l.modifiers : []) as unknown[];
-        const marks = (Array.isArray(l.modifier_statuses) ? l.modifier_statuses : []) as string[];
-        return { position: l.position, name: l.name, qty: l.qty, status: l.status, modifiers, modifier_statuses: modifiers.map((_, i) => marks[i] ?? 'Queued') };
-      }),
+    items: (linesOf.get(r.id) ?? []).map((l) => {
+      const modifiers = (Array.isArray(l.modifiers) ? l.modifiers : []) as unknown[];
+      const marks = (Array.isArray(l.modifier_statuses) ? l.modifier_statuses : []) as string[];
+      return { position: l.position, name: l.name, qty: l.qty, status: l.status, modifiers, modifier_statuses: modifiers.map((_, i) => marks[i] ?? 'Queued') };
+    }),
   }));
 }
 

@@ -2,6 +2,7 @@ import type Redis from 'ioredis';
 import { sql } from 'kysely';
 import type { TenantDb, TenantTx } from '@pos/db';
 import type { Logger } from '@pos/kernel';
+import { crossesMultiple, eventCountsByLocation, numberEvents } from '@pos/domain/kitchen/kitchen-event-seq';
 import { kitchenChannel } from '../payments/payment-events.ts';
 
 /**
@@ -22,29 +23,44 @@ export interface KitchenEvent {
 
 /** Events kept for catch-up; older ones are pruned (a screen offline longer reloads its orders). */
 const RETENTION = '2 days';
-/** How often (in events per location) the pruning runs. */
+/** How often (in events per location) the pruning runs: when a batch's numbers cross a multiple of it. */
 const PRUNE_EVERY = 500;
 /** At most this many events are replayed; beyond, the screen is told to reload (`kitchen.resync`). */
 export const MAX_REPLAY = 1000;
 
 /** Numbers and stores one kitchen event; call inside the transaction that makes the change. */
 export async function appendKitchenEvent(db: TenantDb | TenantTx, e: Omit<KitchenEvent, 'type' | 'seq'>): Promise<KitchenEvent> {
-  const c = await db
+  return (await appendKitchenEvents(db, [e]))[0]!;
+}
+
+/**
+ * Numbers and stores kitchen events, in the order given; call inside the transaction that makes the
+ * changes. Each location's counter moves once, by its number of events (one statement for all the
+ * locations), and all the events are stored by one insert, whatever their number.
+ */
+export async function appendKitchenEvents(db: TenantDb | TenantTx, events: readonly Omit<KitchenEvent, 'type' | 'seq'>[]): Promise<KitchenEvent[]> {
+  if (!events.length) return [];
+  const counts = eventCountsByLocation(events.map((e) => e.location_id));
+  // Counter rows are locked in location id order: two batches over the same locations cannot deadlock.
+  const locations = [...counts.keys()].sort();
+  const cursors = await db
     .insertInto('kitchen_event_cursors')
-    .values({ location_id: e.location_id, last_seq: 1 })
-    .onConflict((oc) => oc.column('location_id').doUpdateSet({ last_seq: sql`kitchen_event_cursors.last_seq + 1` }))
-    .returning('last_seq')
-    .executeTakeFirstOrThrow();
-  const seq = Number(c.last_seq);
-  const event: KitchenEvent = { type: 'kitchen.ticket', seq, ...e };
+    .values(locations.map((location_id) => ({ location_id, last_seq: counts.get(location_id)! })))
+    .onConflict((oc) => oc.column('location_id').doUpdateSet({ last_seq: sql`kitchen_event_cursors.last_seq + excluded.last_seq` }))
+    .returning(['location_id', 'last_seq'])
+    .execute();
+  const last = new Map(cursors.map((c) => [c.location_id, Number(c.last_seq)]));
+  const seqs = numberEvents(events.map((e) => e.location_id), last);
+  const numbered: KitchenEvent[] = events.map((e, i) => ({ type: 'kitchen.ticket', seq: seqs[i]!, ...e }));
   await db
     .insertInto('kitchen_events')
-    .values({ location_id: e.location_id, seq, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: JSON.stringify(event) })
+    .values(numbered.map((e) => ({ location_id: e.location_id, seq: e.seq, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: JSON.stringify(e) })))
     .execute();
-  if (seq % PRUNE_EVERY === 0) {
-    await db.deleteFrom('kitchen_events').where('location_id', '=', e.location_id).where('created_at', '<', sql<Date>`now() - ${RETENTION}::interval`).execute();
+  const prune = locations.filter((l) => crossesMultiple(last.get(l)!, counts.get(l)!, PRUNE_EVERY));
+  if (prune.length) {
+    await db.deleteFrom('kitchen_events').where('location_id', 'in', prune).where('created_at', '<', sql<Date>`now() - ${RETENTION}::interval`).execute();
   }
-  return event;
+  return numbered;
 }
 
 /** Publishes committed events on the kitchen channel; a failure is logged (screens catch up on reconnect). */

@@ -1,8 +1,9 @@
+import { sql } from 'kysely';
 import type { TenantDb, TenantTx } from '@pos/db';
-import { stationsForCategory } from './stations.ts';
-import { ticketViews } from './kds-orders.ts';
-import { appendKitchenEvent, type KitchenEvent } from './kitchen-events.ts';
-import { queueKitchenTicket } from '../printers/print-dispatch.ts';
+import { routeKitchenTickets } from './ticket-routing.ts';
+import { ticketViewsOf } from './kds-orders.ts';
+import { appendKitchenEvents, type KitchenEvent } from './kitchen-events.ts';
+import { queueKitchenTickets } from '../printers/print-dispatch.ts';
 
 /**
  * Kitchen tickets: an order reaches the kitchen as one ticket per station its lines are routed to
@@ -32,38 +33,64 @@ export interface CreatedTicket {
 }
 
 export async function createKitchenTickets(db: TenantDb | TenantTx, order: KitchenOrderInput): Promise<CreatedTicket[]> {
-  if (order.lines.length === 0) return [];
-  const stations = await db.selectFrom('kitchen_stations').select(['id', 'category_ids', 'is_fallback']).where('location_id', '=', order.locationId).orderBy('id').execute();
-  const byStation = new Map<string, KitchenOrderInput['lines'][number][]>();
-  for (const line of order.lines) {
-    for (const stationId of stationsForCategory(stations, line.category_id)) {
-      const list = byStation.get(stationId) ?? [];
-      list.push(line);
-      byStation.set(stationId, list);
-    }
-  }
-  const created: CreatedTicket[] = [];
-  for (const [stationId, lines] of byStation) {
-    const id = Bun.randomUUIDv7();
-    const row = await db
-      .insertInto('kitchen_tickets')
-      .values({ id, location_id: order.locationId, station_id: stationId, source: order.source, source_id: order.sourceId, fire_no: order.fireNo ?? 1, order_no: order.orderNo, queued_at: order.at, updated_at: order.at })
-      .onConflict((oc) => oc.constraint('kitchen_tickets_once').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!row) continue;
-    await db
-      .insertInto('kitchen_ticket_lines')
-      .values(lines.map((l) => ({ ticket_id: id, position: l.position, item_id: l.item_id, line_ref: l.line_ref ?? null, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: JSON.stringify(l.modifiers ?? []) })))
-      .execute();
-    // The station's kitchen printers get the ticket in the same commit (issue 15).
-    await queueKitchenTicket(db, { id, station_id: stationId, location_id: order.locationId, order_no: order.orderNo, at: order.at, lines });
-    const ticket = await db.selectFrom('kitchen_tickets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    const [view] = await ticketViews(db, [ticket]);
-    const event = await appendKitchenEvent(db, { action: 'created', location_id: order.locationId, station_id: stationId, order: view! as unknown as KitchenEvent['order'] });
-    created.push({ id, station_id: stationId, location_id: order.locationId, order_no: order.orderNo, lines: lines.length, event });
-  }
-  return created;
+  return createKitchenTicketsMany(db, [order]);
+}
+
+/**
+ * `createKitchenTickets` for many orders at once, with the same result as calling it for each in
+ * turn (tickets and events: orders in the order given, within an order its stations as routed), in
+ * a number of statements that does not grow with the orders: stations, tickets, lines, the kitchen
+ * printers of their stations, event counters, events, one each (and now and then the pruning of
+ * old events). Only tickets whose station has a kitchen printer cost more (their print jobs).
+ */
+export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: readonly KitchenOrderInput[]): Promise<CreatedTicket[]> {
+  const withLines = orders.filter((o) => o.lines.length);
+  if (!withLines.length) return [];
+  const stations = await db
+    .selectFrom('kitchen_stations')
+    .select(['id', 'location_id', 'category_ids', 'is_fallback'])
+    .where('location_id', 'in', [...new Set(withLines.map((o) => o.locationId))])
+    .orderBy('id')
+    .execute();
+  const planned = routeKitchenTickets(withLines, stations).map((t) => ({ ...t, id: Bun.randomUUIDv7() }));
+  if (!planned.length) return [];
+  // A ticket already written for its order, fire and station (a re-run) is not returned: nothing more is done for it.
+  const inserted = await db
+    .insertInto('kitchen_tickets')
+    .values(planned.map(({ id, order, stationId }) => ({ id, location_id: order.locationId, station_id: stationId, source: order.source, source_id: order.sourceId, fire_no: order.fireNo ?? 1, order_no: order.orderNo, queued_at: order.at, updated_at: order.at })))
+    .onConflict((oc) => oc.constraint('kitchen_tickets_once').doNothing())
+    .returningAll()
+    .execute();
+  const rowOf = new Map(inserted.map((r) => [r.id, r]));
+  const fresh = planned.flatMap((t) => {
+    const row = rowOf.get(t.id);
+    return row ? [{ ...t, row }] : [];
+  });
+  if (!fresh.length) return [];
+  const lines = await insertTicketLines(db, fresh.flatMap((t) => t.lines.map((l) => ({ ticket_id: t.id, ...l }))));
+  // The stations' kitchen printers get the tickets in the same commit (issue 15).
+  await queueKitchenTickets(db, fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, at: t.order.at, lines: t.lines })));
+  // Each ticket's items in position order, as `ticketViews` reads them.
+  const views = ticketViewsOf(fresh.map((t) => t.row), [...lines].sort((a, b) => a.position - b.position));
+  const events = await appendKitchenEvents(db, fresh.map((t, i) => ({ action: 'created', location_id: t.order.locationId, station_id: t.stationId, order: views[i]! as unknown as KitchenEvent['order'] })));
+  return fresh.map((t, i) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, lines: t.lines.length, event: events[i]! }));
+}
+
+/**
+ * All the lines of the new tickets in one statement, as stored. Sent as one array per column:
+ * a multi-row VALUES would take eight parameters a line and a large batch could pass the protocol's
+ * limit of 65535.
+ */
+async function insertTicketLines(db: TenantDb | TenantTx, lines: readonly (KitchenOrderInput['lines'][number] & { ticket_id: string })[]) {
+  const col = <T>(f: (l: (typeof lines)[number]) => T) => lines.map(f);
+  return db
+    .insertInto('kitchen_ticket_lines')
+    .columns(['ticket_id', 'position', 'item_id', 'line_ref', 'category_id', 'name', 'qty', 'modifiers'])
+    .expression(
+      sql`select * from unnest(${col((l) => l.ticket_id)}::uuid[], ${col((l) => l.position)}::int[], ${col((l) => l.item_id)}::uuid[], ${col((l) => l.line_ref ?? null)}::text[], ${col((l) => l.category_id)}::uuid[], ${col((l) => l.name)}::text[], ${col((l) => l.qty)}::int[], ${col((l) => JSON.stringify(l.modifiers ?? []))}::jsonb[])`,
+    )
+    .returningAll()
+    .execute();
 }
 
 /**

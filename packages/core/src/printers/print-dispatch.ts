@@ -23,23 +23,40 @@ export function printedDate(at: Date, timeZone: string): string {
   }
 }
 
-async function printersOf(db: Db, where: { locationId: string; role: 'receipt' } | { stationId: string; role: 'kitchen' }) {
-  let q = db.selectFrom('printers').select(['id', 'paper_width_mm', 'name', 'printer_profile_id']).where('state', 'in', ['configured', 'paired']).where('role', '=', where.role);
-  q = 'stationId' in where ? q.where('station_id', '=', where.stationId) : q.where('location_id', '=', where.locationId);
+/** Printers that get jobs, by id; `location_id` and `station_id` say whose they are. */
+async function printersOf(db: Db, where: { locationIds: readonly string[]; role: 'receipt' } | { stationIds: readonly string[]; role: 'kitchen' }) {
+  const ids = 'stationIds' in where ? where.stationIds : where.locationIds;
+  if (!ids.length) return [];
+  let q = db.selectFrom('printers').select(['id', 'paper_width_mm', 'name', 'printer_profile_id', 'location_id', 'station_id']).where('state', 'in', ['configured', 'paired']).where('role', '=', where.role);
+  q = 'stationIds' in where ? q.where('station_id', 'in', ids) : q.where('location_id', 'in', ids);
   return q.orderBy('id').execute();
+}
+type Printers = Awaited<ReturnType<typeof printersOf>>;
+
+/** Printers grouped by `key` (a location or station id), each group still in id order. */
+function groupPrinters(printers: Printers, key: 'location_id' | 'station_id'): Map<string, Printers> {
+  const groups = new Map<string, Printers>();
+  for (const p of printers) {
+    const k = p[key];
+    if (k === null) continue;
+    const list = groups.get(k);
+    if (list) list.push(p);
+    else groups.set(k, [p]);
+  }
+  return groups;
 }
 
 const isCustomer = (m: PrintModel): m is CustomerReceipt => m.kind === 'sale' || m.kind === 'refund' || m.kind === 'order';
 
 /** The receipt footer lines of each printer's profile (printer profiles, `receipt_footer`). */
-async function footersOf(db: Db, printers: Awaited<ReturnType<typeof printersOf>>): Promise<Map<string, string[]>> {
+async function footersOf(db: Db, printers: Printers): Promise<Map<string, string[]>> {
   const ids = [...new Set(printers.map((p) => p.printer_profile_id).filter((x): x is string => !!x))];
   if (!ids.length) return new Map();
   const rows = await db.selectFrom('printer_profiles').select(['id', 'settings']).where('id', 'in', ids).execute();
   return new Map(rows.map((r) => [r.id, materialisePrinterSettings(parse<Record<string, unknown>>(r.settings)).receipt_footer]));
 }
 
-async function queueFor(db: Db, printers: Awaited<ReturnType<typeof printersOf>>, kind: string, sourceKey: string | null, model: PrintModel): Promise<number> {
+async function queueFor(db: Db, printers: Printers, kind: string, sourceKey: string | null, model: PrintModel): Promise<number> {
   let n = 0;
   const footers = isCustomer(model) ? await footersOf(db, printers) : new Map<string, string[]>();
   const rendered = new Map<string, string>();
@@ -117,10 +134,10 @@ const vatRows = (v: unknown): VatRow[] => (parse<{ rate: number; net: number; va
  * settle route), a location without receipt printers costs one query and nothing more.
  */
 export async function queueSaleReceipt(db: Db, orderId: string, now: Date, locationId?: string): Promise<number> {
-  if (locationId && !(await printersOf(db, { locationId, role: 'receipt' })).length) return 0;
+  if (locationId && !(await printersOf(db, { locationIds: [locationId], role: 'receipt' })).length) return 0;
   const o = await db.selectFrom('pos_orders').select(['id', 'location_id', 'lines', 'totals', 'tender', 'fiscal', 'settled_at', 'state']).where('id', '=', orderId).executeTakeFirst();
   if (!o || o.state !== 'SETTLED') return 0;
-  const printers = await printersOf(db, { locationId: o.location_id, role: 'receipt' });
+  const printers = await printersOf(db, { locationIds: [o.location_id], role: 'receipt' });
   if (!printers.length) return 0;
   const { header, timezone, layout } = await customerHeaderOf(db, o.location_id);
   const totals = parse<{ total: number; by_vat_rate?: unknown }>(o.totals);
@@ -147,7 +164,7 @@ export async function queueSaleReceipt(db: Db, orderId: string, now: Date, locat
 export async function queueRefundReceipt(db: Db, refundId: string, now: Date): Promise<number> {
   const r = await db.selectFrom('pos_refunds').select(['id', 'location_id', 'amount', 'by_vat_rate', 'fiscal', 'created_at', 'transaction_id']).where('id', '=', refundId).executeTakeFirst();
   if (!r) return 0;
-  const printers = await printersOf(db, { locationId: r.location_id, role: 'receipt' });
+  const printers = await printersOf(db, { locationIds: [r.location_id], role: 'receipt' });
   if (!printers.length) return 0;
   const { header, timezone, layout } = await customerHeaderOf(db, r.location_id);
   const refunded = await db
@@ -182,40 +199,95 @@ const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering
 
 /** The customer receipt of a captured kiosk or online order (`order:<transaction id>`). */
 export async function queueOrderReceipt(db: Db, transactionId: string, now: Date): Promise<number> {
-  const t = await db.selectFrom('transactions').select(['id', 'location_id', 'channel', 'order_no', 'total', 'by_vat_rate', 'payment_provider']).where('id', '=', transactionId).executeTakeFirst();
-  if (!t) return 0;
-  const printers = await printersOf(db, { locationId: t.location_id, role: 'receipt' });
-  if (!printers.length) return 0;
-  const { header, timezone, layout } = await customerHeaderOf(db, t.location_id);
-  const lines = await db.selectFrom('transaction_lines').select(['name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
-  const receipt: CustomerReceipt = {
-    kind: 'order',
-    channel: CHANNEL_LABELS[t.channel] ?? 'Order',
-    header,
-    number: String(t.order_no),
-    date: printedDate(now, timezone),
-    lines: lines.map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) })),
-    vat: vatRows(t.by_vat_rate),
-    total: t.total,
-    tenders: [{ label: 'Card', amount: t.total }],
-    ...layout,
-  };
-  return queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);
+  return queueOrderReceipts(db, [transactionId], now);
+}
+
+/**
+ * The customer receipts of captured kiosk or online orders (`order:<transaction id>`), in the order
+ * given. The first statement keeps only the transactions whose location has a receipt printer: when
+ * none has, that one statement is the whole cost, whatever the number of transactions.
+ */
+export async function queueOrderReceipts(db: Db, transactionIds: readonly string[], now: Date): Promise<number> {
+  const ids = [...new Set(transactionIds)];
+  if (!ids.length) return 0;
+  const found = await db
+    .selectFrom('transactions as t')
+    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.total', 't.by_vat_rate'])
+    .where('t.id', 'in', ids)
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('printers as p').select('p.id').whereRef('p.location_id', '=', 't.location_id').where('p.state', 'in', ['configured', 'paired']).where('p.role', '=', 'receipt')),
+    )
+    .execute();
+  if (!found.length) return 0;
+  const byId = new Map(found.map((t) => [t.id, t]));
+  const txs = ids.flatMap((id) => byId.get(id) ?? []);
+  const locationIds = [...new Set(txs.map((t) => t.location_id))];
+  const printersAt = groupPrinters(await printersOf(db, { locationIds, role: 'receipt' }), 'location_id');
+  const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', 'in', txs.map((t) => t.id)).orderBy('transaction_id').orderBy('position').execute();
+  const headers = new Map<string, Awaited<ReturnType<typeof customerHeaderOf>>>();
+  let n = 0;
+  for (const t of txs) {
+    // A printer retired since the first statement: nothing for its location, as with no printer.
+    const printers = printersAt.get(t.location_id);
+    if (!printers) continue;
+    let h = headers.get(t.location_id);
+    if (!h) headers.set(t.location_id, (h = await customerHeaderOf(db, t.location_id)));
+    const { header, timezone, layout } = h;
+    const receipt: CustomerReceipt = {
+      kind: 'order',
+      channel: CHANNEL_LABELS[t.channel] ?? 'Order',
+      header,
+      number: String(t.order_no),
+      date: printedDate(now, timezone),
+      lines: lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) })),
+      vat: vatRows(t.by_vat_rate),
+      total: t.total,
+      tenders: [{ label: 'Card', amount: t.total }],
+      ...layout,
+    };
+    n += await queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);
+  }
+  return n;
+}
+
+export interface KitchenTicketPrint {
+  readonly id: string;
+  readonly station_id: string;
+  readonly location_id: string;
+  readonly order_no: string;
+  readonly at: Date;
+  readonly lines: readonly { qty: number; name: string; modifiers?: unknown }[];
 }
 
 /** A kitchen ticket on the printers of its station (`ticket:<id>`), in the ticket's transaction. */
-export async function queueKitchenTicket(db: Db, ticket: { id: string; station_id: string; location_id: string; order_no: string; at: Date; lines: readonly { qty: number; name: string; modifiers?: unknown }[] }): Promise<number> {
-  const printers = await printersOf(db, { stationId: ticket.station_id, role: 'kitchen' });
-  if (!printers.length) return 0;
-  const station = await db.selectFrom('kitchen_stations').select('name').where('id', '=', ticket.station_id).executeTakeFirst();
-  const { timezone } = await headerOf(db, ticket.location_id);
-  return queueFor(db, printers, 'kitchen_ticket', `ticket:${ticket.id}`, {
-    kind: 'kitchen',
-    station: station?.name ?? 'Kitchen',
-    order_no: ticket.order_no,
-    date: printedDate(ticket.at, timezone),
-    lines: ticket.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: modifierNames(l.modifiers) })),
-  });
+export async function queueKitchenTicket(db: Db, ticket: KitchenTicketPrint): Promise<number> {
+  return queueKitchenTickets(db, [ticket]);
+}
+
+/**
+ * Kitchen tickets on the printers of their stations (`ticket:<id>`), in the tickets' transaction. One
+ * statement finds the printers of all the stations; only the tickets of stations that have some go
+ * further (station names and time zones read once, then each ticket queued).
+ */
+export async function queueKitchenTickets(db: Db, tickets: readonly KitchenTicketPrint[]): Promise<number> {
+  const printersAt = groupPrinters(await printersOf(db, { stationIds: [...new Set(tickets.map((t) => t.station_id))], role: 'kitchen' }), 'station_id');
+  const printed = tickets.filter((t) => printersAt.has(t.station_id));
+  if (!printed.length) return 0;
+  const stations = await db.selectFrom('kitchen_stations').select(['id', 'name']).where('id', 'in', [...new Set(printed.map((t) => t.station_id))]).execute();
+  const locations = await db.selectFrom('locations').select(['id', 'timezone']).where('id', 'in', [...new Set(printed.map((t) => t.location_id))]).execute();
+  const nameOf = new Map(stations.map((s) => [s.id, s.name]));
+  const zoneOf = new Map(locations.map((l) => [l.id, l.timezone]));
+  let n = 0;
+  for (const t of printed) {
+    n += await queueFor(db, printersAt.get(t.station_id)!, 'kitchen_ticket', `ticket:${t.id}`, {
+      kind: 'kitchen',
+      station: nameOf.get(t.station_id) ?? 'Kitchen',
+      order_no: t.order_no,
+      date: printedDate(t.at, zoneOf.get(t.location_id) ?? 'UTC'),
+      lines: t.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: modifierNames(l.modifiers) })),
+    });
+  }
+  return n;
 }
 
 function reportSectionsOf(sections: Record<string, unknown>): { title: string; rows: [string, string][] }[] {
@@ -275,7 +347,7 @@ export function turnoverSections(turnover: TurnoverMajor | undefined, users: rea
 
 /** An X or Z report on the location's receipt printers; a Z prints once per day (`z:<day id>`), every X request prints. */
 export async function queueReport(db: Db, input: { locationId: string; title: string; sourceKey: string | null; sections: Record<string, unknown>; at: Date }): Promise<number> {
-  const printers = await printersOf(db, { locationId: input.locationId, role: 'receipt' });
+  const printers = await printersOf(db, { locationIds: [input.locationId], role: 'receipt' });
   if (!printers.length) return 0;
   const { header, timezone } = await headerOf(db, input.locationId);
   return queueFor(db, printers, 'report', input.sourceKey, {
@@ -289,7 +361,7 @@ export async function queueReport(db: Db, input: { locationId: string; title: st
 
 /** A kiosk's test print: on every receipt printer of its location. */
 export async function queueLocationTestPrint(db: Db, locationId: string, who: string, now: Date): Promise<number> {
-  const printers = await printersOf(db, { locationId, role: 'receipt' });
+  const printers = await printersOf(db, { locationIds: [locationId], role: 'receipt' });
   if (!printers.length) return 0;
   const { timezone } = await headerOf(db, locationId);
   return queueFor(db, printers, 'test', null, { kind: 'test', printer: who, date: printedDate(now, timezone) });
