@@ -63,15 +63,19 @@ export async function appendKitchenEvents(db: TenantDb | TenantTx, events: reado
   return numbered;
 }
 
-/** Publishes committed events on the kitchen channel; a failure is logged (screens catch up on reconnect). */
+/**
+ * Publishes committed events on the kitchen channel; a failure is logged (screens catch up on
+ * reconnect). Sent together: one connection writes them in call order, so screens see seq order.
+ */
 export async function publishKitchenEvents(redis: Redis, tenantDatabase: string, events: readonly KitchenEvent[], log: Logger): Promise<void> {
-  for (const e of events) {
-    try {
-      await redis.publish(kitchenChannel(tenantDatabase), JSON.stringify(e));
-    } catch (err) {
-      log.warn('kitchen event push failed', { seq: e.seq, location_id: e.location_id, err });
-    }
-  }
+  const channel = kitchenChannel(tenantDatabase);
+  await Promise.all(
+    events.map((e) =>
+      redis.publish(channel, JSON.stringify(e)).catch((err: unknown) => {
+        log.warn('kitchen event push failed', { seq: e.seq, location_id: e.location_id, err });
+      }),
+    ),
+  );
 }
 
 /** A publisher bound to one tenant, for use cases that write kitchen events (null without Redis). */

@@ -11,24 +11,11 @@ import {
 } from '@pos/kernel/queues/index';
 import { loadTransaction, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 import { dailyStatsStatement, dispatchStatement, queueJobsStatement, rereadStatement } from './post-capture-statements.ts';
-import { createKitchenTickets } from '../kitchen/tickets.ts';
-import type { KitchenOrderInput } from '../kitchen/tickets.ts';
+import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps } from '../customers/finalise-steps.ts';
-import { queueOrderReceipt } from '../printers/print-dispatch.ts';
+import { queueOrderReceipts } from '../printers/print-dispatch.ts';
 import { dispatchCaptured, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
-
-// TEMPORARY (replaced by the set-based versions of kitchen/tickets.ts and printers/print-dispatch.ts).
-async function createKitchenTicketsMany(tx: TenantTx, orders: readonly KitchenOrderInput[]) {
-  const out = [];
-  for (const o of orders) out.push(...(await createKitchenTickets(tx, o)));
-  return out;
-}
-async function queueOrderReceipts(db: TenantDb, ids: readonly string[], now: Date) {
-  let n = 0;
-  for (const id of ids) n += await queueOrderReceipt(db, id, now);
-  return n;
-}
 
 /** Appends a step of a transaction's post-capture sequence; a step is recorded once (a re-run is a no-op). Returns false when it was there already. */
 export async function recordStep(db: TenantDb | TenantTx, transactionId: string, step: string, outcome: string, detail: string | null = null): Promise<boolean> {
