@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Logger } from '@pos/kernel';
 import { listenOutbox, type CentralDb, type OutboxListener } from '@pos/db';
 import { createQueue, JOBS, QUEUE_PREFIX, type JobDefinition, type JobEnvelope, type JobQueue } from '@pos/kernel/queues/index';
@@ -221,13 +222,13 @@ export class OutboxRelay {
         failedIds.push(...failed);
       }
       if (relayedIds.length > 0) {
-        await trx.updateTable('outbox').set({ relayed_at: new Date() }).where('id', 'in', relayedIds.map(String)).execute();
+        await trx.updateTable('outbox').set({ relayed_at: new Date() }).where(sql<boolean>`id = any(${relayedIds.map(String)}::bigint[])`).execute(); // one parameter for up to 500 ids
       }
       if (failedIds.length > 0) {
         await trx
           .updateTable('outbox')
           .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-          .where('id', 'in', failedIds.map(String))
+          .where(sql<boolean>`id = any(${failedIds.map(String)}::bigint[])`)
           .execute();
       }
       return { relayed: relayedIds.length, failed: failedIds.length };
