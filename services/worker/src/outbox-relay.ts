@@ -21,6 +21,8 @@ export interface OutboxRelayOptions {
   redisTimeoutMs?: number;
   /** The jobs this relay moves; rows of other jobs wait for a worker that knows them. Default: every known job. */
   jobs?: readonly JobDefinition[];
+  /** Polls in flight at once (default 2; each its own transaction, apart through SKIP LOCKED). */
+  loops?: number;
   /** Wake up on `NOTIFY outbox_pending` (sent at the commit of every transaction that wrote outbox rows); default true. The poll stays as the fallback. */
   listen?: boolean;
 }
@@ -95,21 +97,23 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 /**
  * Moves after-commit work from the `outbox` table to bee-queue (DESIGN 2 "After-commit work").
  *
- * Each poll, in one transaction: lock up to `batchSize` pending rows of known jobs in id order
- * (`FOR UPDATE SKIP LOCKED`, so several workers can relay side by side), write them to their queues
- * (pipelined per queue, job id from `outboxJobId`), then mark the written rows `relayed_at` and add
- * one to `attempts` of the rows Redis refused, which stay pending. After a failure the relay waits
+ * Each poll, in one transaction: lock and mark `relayed_at` up to `batchSize` pending rows of known
+ * jobs in id order (`FOR UPDATE SKIP LOCKED`, so several workers can relay side by side), write them
+ * to their queues (pipelined per queue, job id from `outboxJobId`), then put the rows Redis refused
+ * back pending with one more `attempts`; nothing is marked unless the commit follows. After a failure the relay waits
  * longer (doubling up to `maxBackoffMs`); `trigger()` asks for a poll now.
  */
 export class OutboxRelay {
   private readonly db: CentralDb;
   private readonly log: Logger;
-  private readonly opts: Required<Omit<OutboxRelayOptions, 'db' | 'log' | 'metrics' | 'jobs' | 'listen'>>;
+  private readonly opts: Required<Omit<OutboxRelayOptions, 'db' | 'log' | 'metrics' | 'jobs' | 'listen' | 'loops'>>;
+  private readonly loops: number;
   private readonly jobs: ReadonlyMap<string, JobDefinition>;
   private readonly queues = new Map<string, JobQueue>();
   private running: Promise<void> | undefined;
   private stopped = true;
-  private wake: (() => void) | undefined;
+  /** The wake-ups of the loops waiting for their next poll. */
+  private readonly wakers = new Set<() => void>();
   private pokes = 0;
   private listener: OutboxListener | undefined;
   private delayMs: number;
@@ -127,6 +131,7 @@ export class OutboxRelay {
     };
     this.jobs = new Map((options.jobs ?? (JOBS as readonly JobDefinition[])).map((j) => [j.name, j]));
     this.delayMs = this.opts.intervalMs;
+    this.loops = Math.max(1, options.loops ?? 2);
   }
 
   /** Starts polling in the background. */
@@ -143,7 +148,9 @@ export class OutboxRelay {
         this.log.warn('outbox relay not woken by notifications; polling only', { err: e instanceof Error ? e.message : String(e) });
       }
     }
-    this.running = this.loop();
+    // Several polls in flight: one loop's rows travel to Redis while the next rows are locked and
+    // marked (SKIP LOCKED keeps them apart), so the relay is not one round trip after another.
+    this.running = Promise.all(Array.from({ length: this.loops }, () => this.loop())).then(() => {});
   }
 
   /** True while the relay is woken by notifications (not only by its poll). */
@@ -154,7 +161,7 @@ export class OutboxRelay {
   /** Polls as soon as the current poll (if any) is done. */
   trigger(): void {
     this.pokes++;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
   }
 
   /** Stops polling (waits for the poll in progress) and closes the queue connections. */
@@ -162,7 +169,7 @@ export class OutboxRelay {
     this.stopped = true;
     await this.listener?.close();
     this.listener = undefined;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
     await this.running;
     this.running = undefined;
     const queues = [...this.queues.values()];
@@ -172,7 +179,7 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      this.pokes = 0;
+      const pokes = this.pokes;
       let full = false;
       try {
         const r = await this.runOnce();
@@ -184,16 +191,16 @@ export class OutboxRelay {
         this.log.warn('outbox poll failed', { err: e, retry_in_ms: this.delayMs });
       }
       if (this.stopped) break;
-      if (full || this.pokes > 0) continue; // more rows waiting, or asked while polling
+      if (full || this.pokes !== pokes) continue; // more rows waiting, or asked while polling
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.delayMs);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
+          this.wakers.delete(done);
           resolve();
-        }
-        this.wake = done;
+        };
+        const timer = setTimeout(done, this.delayMs);
+        this.wakers.add(done);
       });
-      this.wake = undefined;
     }
   }
 
@@ -202,16 +209,14 @@ export class OutboxRelay {
     const names = [...this.jobs.keys()];
     if (names.length === 0) return { relayed: 0, failed: 0 };
     const result = await this.db.transaction().execute(async (trx) => {
-      const rows = (await trx
-        .selectFrom('outbox')
-        .select(['id', 'job', 'queue', 'payload', 'created_at'])
-        .where('relayed_at', 'is', null)
-        .where('job', 'in', names)
-        .orderBy('id')
-        .limit(this.opts.batchSize)
-        .forUpdate()
-        .skipLocked()
-        .execute()) as unknown as PendingRow[]; // int8 ids arrive as numbers (see @pos/db database.ts)
+      // Locked and marked in one statement (one tuple write per row instead of a lock and an update);
+      // the rows Redis refuses are put back pending before the commit.
+      const marked = await sql<PendingRow>`
+        update outbox o set relayed_at = clock_timestamp()
+        from (select id from outbox where relayed_at is null and job = any(${names}::text[]) order by id limit ${this.opts.batchSize} for update skip locked) p
+        where o.id = p.id
+        returning o.id, o.job, o.queue, o.payload, o.created_at`.execute(trx);
+      const rows = marked.rows.sort((a, b) => a.id - b.id); // int8 ids arrive as numbers (see @pos/db database.ts)
       if (rows.length === 0) return { relayed: 0, failed: 0 };
 
       const relayedIds: number[] = [];
@@ -221,13 +226,10 @@ export class OutboxRelay {
         relayedIds.push(...ok);
         failedIds.push(...failed);
       }
-      if (relayedIds.length > 0) {
-        await trx.updateTable('outbox').set({ relayed_at: new Date() }).where(sql<boolean>`id = any(${relayedIds.map(String)}::bigint[])`).execute(); // one parameter for up to 500 ids
-      }
       if (failedIds.length > 0) {
         await trx
           .updateTable('outbox')
-          .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+          .set((eb) => ({ relayed_at: null, attempts: eb('attempts', '+', 1) }))
           .where(sql<boolean>`id = any(${failedIds.map(String)}::bigint[])`)
           .execute();
       }
