@@ -263,7 +263,7 @@ export async function runPostCaptureBench(): Promise<void> {
   );
   const relayed = med(rounds.map((r) => r.relayed));
   console.log(
-    `ceiling of the job structure: relayed no-op rows (outbox, relay packing up to 50 rows per bee-queue job, processor, handler doing nothing) ${fmt(relayed)} rows/s = ${fmt(relayed / noop, 3)} of bee-queue's raw job rate; ` +
+    `ceiling of the job structure: relayed no-op rows (outbox, relay packing up to 100 rows per bee-queue job, processor, handler doing nothing) ${fmt(relayed)} rows/s = ${fmt(relayed / noop, 3)} of bee-queue's raw job rate; ` +
       `${JOBS_PER_SEQUENCE} such rows per sequence cap the ratio at ${fmt(med(rounds.map((r) => r.relayed / r.noop / JOBS_PER_SEQUENCE)), 3)} with free handlers`,
   );
   console.log(`captures: ${fmt(med(rounds.map((r) => r.captureRate)))} captures/s (8 at a time, one location's receipt counter)`);

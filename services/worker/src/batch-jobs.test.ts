@@ -78,10 +78,10 @@ const pending = async (ids: readonly string[]) =>
 
 describe('batch jobs', () => {
   test('the relay packs up to `batch` rows per bee-queue job; the batch handler gets each row once, in id order', async () => {
-    expect(stockEdgeSyncJob.batch).toBe(50);
+    expect(stockEdgeSyncJob.batch).toBe(100);
     const calls: string[][] = [];
     const singles: string[] = [];
-    const ids = await rows(120);
+    const ids = await rows(240);
     await start(
       async (ps) => {
         const own = ps.filter(mine);
@@ -90,15 +90,15 @@ describe('batch jobs', () => {
       },
       async (p) => void (mine(p) && singles.push(p.transaction_id)),
     );
-    await waitFor(() => calls.flat().length >= 120, 10_000, 'all rows handled');
+    await waitFor(() => calls.flat().length >= 240, 10_000, 'all rows handled');
     await Bun.sleep(200);
     expect(calls.flat()).toEqual(ids);
-    expect(calls.every((c) => c.length <= 50)).toBe(true);
-    // Written together, they were relayed together: three bee-queue jobs (50, 50, 20) at most.
+    expect(calls.every((c) => c.length <= 100)).toBe(true);
+    // Written together, they were relayed together: three bee-queue jobs (100, 100, 40) at most.
     expect(calls.length).toBeLessThanOrEqual(3);
     expect(singles).toEqual([]);
     expect(await pending(ids)).toBe(0);
-    expect(await worker!.metrics.processedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(120);
+    expect(await worker!.metrics.processedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(240);
   });
 
   test('rows relayed again after a crash are skipped by their done markers; a job without `batch` still travels alone', async () => {

@@ -10,7 +10,7 @@ const Tenant = Type.String({ pattern: '^t_[a-z0-9_]{1,60}$', maxLength: 62 });
 const Id = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', maxLength: 36 });
 const obj = <P extends Record<string, any>>(p: P) => Type.Object(p, { additionalProperties: false });
 /** Rows per bee-queue job of the post-capture jobs: their handlers are set-based (one statement for the whole batch). */
-const BATCH = 50;
+const BATCH = 100;
 
 /** Asynchronous capture dispatched by `GET /kiosk/payment/details/{idempotencyKey}`. */
 export const paymentCaptureJob = defineJob({
