@@ -4,7 +4,7 @@ import { heartbeatJob, jobMessage, stockEdgeSyncJob, type JobPayload } from '@po
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { createHandlers } from './jobs/index.ts';
 import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { dropPrefix, openTestEnv, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 import { systemClock } from '@pos/kernel';
 
 /**
@@ -39,15 +39,7 @@ async function start(batch: BatchJobHandler<typeof stockEdgeSyncJob> | undefined
   const prefix = uniquePrefix();
   prefixes.push(prefix);
   worker = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
-    relayIntervalMs: 50,
+    ...testWorkerDeps(env, prefix),
     handlers: { ...createHandlers({ fiscal: testFiscal(env.log), clock: systemClock }), [stockEdgeSyncJob.name]: single, ...extra },
     batchHandlers: batch ? { [stockEdgeSyncJob.name]: batch } : {},
   });

@@ -12,7 +12,7 @@ import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, TEST_ENV, type TestApi } from '../../api/src/testing/harness.ts';
 import { startWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { dropPrefix, openTestEnv, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 const SECRET = 'worker-work-event-secret';
 
@@ -60,13 +60,7 @@ afterAll(async () => {
 async function startWith(secret: string, prefix: string): Promise<RunningWorker> {
   if (!prefixes.includes(prefix)) prefixes.push(prefix);
   const w = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    relayIntervalMs: 50,
+    ...testWorkerDeps(env, prefix),
     fiscal: testFiscal(env.log, { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: secret }) }),
     fiscalRecoverMs: 0,
   });

@@ -18,7 +18,7 @@ import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { dropPrefix, openTestEnv, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 const SECRETS = { DELIVERY_A_WEBHOOK_SECRET: 'mkt-delivery-a-secret-0123', DELIVERY_B_WEBHOOK_SECRET: 'mkt-delivery-b-secret-0123', INTEGRATION_TOKEN_KEY: 'cd'.repeat(32) };
 const TOKENS = { a: 'mkt-delivery-a-api-token', b: 'mkt-delivery-b-api-token' };
@@ -50,14 +50,7 @@ beforeAll(async () => {
   await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), scope, { store_id: storeA, auto_accept_orders: true }, new Date());
   await connectDeliveryBStore(env.handle.db, new DeliveryBClient({ baseUrl: simB.url, apiToken: TOKENS.b }), scope, { store_id: storeB, auto_accept_orders: false }, new Date());
   worker = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
+    ...testWorkerDeps(env, prefix),
     relayIntervalMs: 25,
     integrations: syncClientsFromEnv({ DELIVERY_A_API_URL: simA.url, DELIVERY_A_API_TOKEN: TOKENS.a, DELIVERY_B_API_URL: simB.url, DELIVERY_B_API_TOKEN: TOKENS.b }),
   });

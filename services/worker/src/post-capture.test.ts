@@ -10,7 +10,7 @@ import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payment
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { createRedis } from '@pos/kernel';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { dropPrefix, openTestEnv, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
  * The post-capture sequence through the real worker (spec 3): the kiosk's details route dispatches
@@ -31,14 +31,7 @@ beforeAll(async () => {
   m = await seedDemo(env.handle.db, { slug: `pc-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
   worker = await startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
+    ...testWorkerDeps(env, prefix),
     relayIntervalMs: 25,
     payments: providers(),
   });

@@ -8,21 +8,14 @@ import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries
 import { listSteps } from '@pos/core/payments/post-capture';
 import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { startWorker, type RunningWorker } from './worker.ts';
-import { TEST_REDIS_URL, testFiscal, waitFor, type TestEnv } from './test-support.ts';
+import { testWorkerDeps, waitFor, type TestEnv } from './test-support.ts';
 
 /** What the register dispatch tests (register-a, -b, -c, -d) share: the worker, a captured kiosk order, its outcome. */
 
 /** The real worker with card-b payments and the given register dispatchers, relaying every 25 ms. */
 export function startDispatchWorker(env: TestEnv, prefix: string, payments: PaymentProviders, registers: RegisterDispatchDeps): Promise<RunningWorker> {
   return startWorker({
-    db: env.handle.db,
-    redis: env.redis,
-    redisUrl: TEST_REDIS_URL,
-    log: env.log,
-    prefix,
-    heartbeatMs: 3_600_000,
-    fiscal: testFiscal(env.log),
-    fiscalRecoverMs: 0,
+    ...testWorkerDeps(env, prefix),
     relayIntervalMs: 25,
     payments,
     registers,

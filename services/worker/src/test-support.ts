@@ -69,3 +69,21 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     await Bun.sleep(25);
   }
 }
+
+/**
+ * What a test's worker is started with: the test's database and Redis, its own queue prefix, no
+ * heartbeat or fiscal sweeps during the test, a quick relay poll. Spread it and add what the test needs.
+ */
+export function testWorkerDeps(env: TestEnv, prefix: string) {
+  return {
+    db: env.handle.db,
+    redis: env.redis,
+    redisUrl: TEST_REDIS_URL,
+    log: env.log,
+    prefix,
+    heartbeatMs: 3_600_000,
+    fiscal: testFiscal(env.log),
+    fiscalRecoverMs: 0,
+    relayIntervalMs: 50,
+  };
+}
