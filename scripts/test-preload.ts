@@ -1,5 +1,5 @@
-// Test preload. Hooks (beforeAll seeding merchants, starting simulators) get the same 30 s as tests
-// (bunfig's `timeout` covers tests only): on a loaded 2-core machine a seed can take more than bun's 5 s hook default.
+// Test preload. Hooks (beforeAll seeding merchants, starting simulators) get the same 30 s as tests in a
+// one-file run (`bun run test` passes --timeout 30000, which reaches every file): a seed on a loaded machine can take over 5 s.
 import { setDefaultTimeout } from 'bun:test';
 
 setDefaultTimeout(30_000);
