@@ -28,6 +28,7 @@ import { startWorker, stopWorker } from '../services/worker/src/worker.ts';
 import { createHandlers } from '../services/worker/src/jobs/index.ts';
 import { stockEdgeSyncJob } from '@pos/kernel/queues/index';
 import { fmt, percentile } from './stats.ts';
+import { ownCpuMs, processCpuMs } from './process-cpu.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PER_ROUND = Number(process.env.BENCH_CAPTURES ?? 1000);
@@ -191,7 +192,7 @@ export async function runPostCaptureBench(): Promise<void> {
     return NOOP_JOBS / seconds;
   };
 
-  const rounds: { noop: number; relayed: number; rate: number; statements: number; captureRate: number }[] = [];
+  const rounds: { noop: number; relayed: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number } }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const set = ids.slice(r * PER_ROUND, (r + 1) * PER_ROUND);
     const noop = await noopRate(redisUrl, redis);
@@ -201,6 +202,7 @@ export async function runPostCaptureBench(): Promise<void> {
     const captureRate = set.length / ((performance.now() - c0) / 1000);
     const q0 = dbQueryCount();
     const p0 = polls;
+    const cpu0 = { pg: processCpuMs('postgres', ` ${DB_NAME} `), redis: processCpuMs('redis-server'), own: ownCpuMs() };
     const t0 = performance.now();
     const worker = await startBenchWorker();
     // Watched through the worker's own counters (no statement while the clock runs), then checked in the database.
@@ -208,12 +210,15 @@ export async function runPostCaptureBench(): Promise<void> {
     while ((await processed()) < set.length * LAST_JOBS.length) await Bun.sleep(2);
     const seconds = (performance.now() - t0) / 1000;
     const statements = (dbQueryCount() - q0 - (polls - p0)) / set.length;
+    // Read before the worker's connections close (their backends' time goes with them).
+    const perSeq = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1000) / set.length);
+    const cpu = { pg: perSeq(cpu0.pg, processCpuMs('postgres', ` ${DB_NAME} `)), redis: perSeq(cpu0.redis, processCpuMs('redis-server')), own: perSeq(cpu0.own, ownCpuMs()) };
     await waitDone(set);
     await stopWorker(worker);
-    rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate });
+    rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate, cpu });
     console.log(
       `  round ${r + 1}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
-        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s`,
+        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s; CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}`,
     );
   }
 
@@ -265,6 +270,15 @@ export async function runPostCaptureBench(): Promise<void> {
   console.log(
     `ceiling of the job structure: relayed no-op rows (outbox, relay packing up to 100 rows per bee-queue job, processor, handler doing nothing) ${fmt(relayed)} rows/s = ${fmt(relayed / noop, 3)} of bee-queue's raw job rate; ` +
       `${JOBS_PER_SEQUENCE} such rows per sequence cap the ratio at ${fmt(med(rounds.map((r) => r.relayed / r.noop / JOBS_PER_SEQUENCE)), 3)} with free handlers`,
+  );
+  // Where the machine's time goes: CPU time per sequence varies far less than wall time on shared cores.
+  const cpuPg = med(rounds.map((r) => r.cpu.pg));
+  const cpuOwn = med(rounds.map((r) => r.cpu.own));
+  const cpuRedis = med(rounds.map((r) => r.cpu.redis));
+  const cores = navigator.hardwareConcurrency;
+  console.log(
+    `CPU time per sequence (medians): PostgreSQL backends ${fmt(cpuPg, 0)} µs, worker process ${fmt(cpuOwn, 0)} µs, Redis ${fmt(cpuRedis, 0)} µs; ` +
+      `all ${cores} cores busy would allow ${fmt((cores * 1e6) / (cpuPg + cpuOwn + cpuRedis))} sequences/s, the worker's one JavaScript thread ${fmt(1e6 / cpuOwn)}`,
   );
   console.log(`captures: ${fmt(med(rounds.map((r) => r.captureRate)))} captures/s (8 at a time, one location's receipt counter)`);
   console.log(

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { TenantDb, TenantTx } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import { crossesMultiple, eventCountsByLocation, numberEvents } from '@pos/domain/kitchen/kitchen-event-seq';
-import { kitchenChannel } from '../payments/payment-events.ts';
+import { kitchenChannel, publishAll } from '../payments/payment-events.ts';
 
 /**
  * Kitchen events: what a kitchen screen shows changing (a new ticket, an order action, an item or
@@ -65,16 +65,15 @@ export async function appendKitchenEvents(db: TenantDb | TenantTx, events: reado
 
 /**
  * Publishes committed events on the kitchen channel; a failure is logged (screens catch up on
- * reconnect). Sent together: one connection writes them in call order, so screens see seq order.
+ * reconnect). Sent as one pipeline: one socket write for a whole batch, in call order, so screens see seq order.
  */
 export async function publishKitchenEvents(redis: Redis, tenantDatabase: string, events: readonly KitchenEvent[], log: Logger): Promise<void> {
-  const channel = kitchenChannel(tenantDatabase);
-  await Promise.all(
-    events.map((e) =>
-      redis.publish(channel, JSON.stringify(e)).catch((err: unknown) => {
-        log.warn('kitchen event push failed', { seq: e.seq, location_id: e.location_id, err });
-      }),
-    ),
+  await publishAll(
+    redis,
+    kitchenChannel(tenantDatabase),
+    events.map((e) => ({ message: JSON.stringify(e), fields: { seq: e.seq, location_id: e.location_id } })),
+    'kitchen event push failed',
+    log,
   );
 }
 

@@ -6,18 +6,47 @@ export const paymentChannel = (tenantDatabase: string) => `rt:${tenantDatabase}:
 /** Redis pub/sub channel of a tenant's kitchen events (orders ready for the kitchen display). */
 export const kitchenChannel = (tenantDatabase: string) => `rt:${tenantDatabase}:kitchen`;
 
-/** Publishes a kitchen event after the kitchen documents are written; a failure is logged. */
-export async function publishKitchenEvent(
-  redis: Redis,
-  tenantDatabase: string,
-  event: { location_id: string; transaction_id: string; order_no: number; items: { name: string; qty: number }[] },
-  log: Logger,
-): Promise<void> {
+/**
+ * Publishes messages on one channel as a single pipeline (one socket write for a batch, in order);
+ * a message Redis refuses, or a lost connection, is logged with its fields and never thrown: the
+ * real-time channel is a nudge, clients catch up by reading.
+ */
+export async function publishAll(redis: Redis, channel: string, messages: readonly { message: string; fields: Record<string, unknown> }[], failure: string, log: Logger): Promise<void> {
+  if (messages.length === 0) return;
+  const pipeline = redis.pipeline();
+  for (const m of messages) pipeline.publish(channel, m.message);
   try {
-    await redis.publish(kitchenChannel(tenantDatabase), JSON.stringify({ type: 'kitchen.order', ...event }));
+    const results = (await pipeline.exec()) ?? [];
+    results.forEach(([err], i) => {
+      if (err) log.warn(failure, { ...messages[i]!.fields, err });
+    });
   } catch (e) {
-    log.warn('kitchen event push failed', { transaction_id: event.transaction_id, err: e });
+    for (const m of messages) log.warn(failure, { ...m.fields, err: e });
   }
+}
+
+/** A kitchen order (the kitchen documents of a captured transaction are written). */
+export interface KitchenOrderEvent {
+  location_id: string;
+  transaction_id: string;
+  order_no: number;
+  items: { name: string; qty: number }[];
+}
+
+/** Publishes kitchen orders after their kitchen documents are written, one pipeline for the batch; a failure is logged. */
+export async function publishKitchenOrders(redis: Redis, tenantDatabase: string, events: readonly KitchenOrderEvent[], log: Logger): Promise<void> {
+  await publishAll(
+    redis,
+    kitchenChannel(tenantDatabase),
+    events.map((e) => ({ message: JSON.stringify({ type: 'kitchen.order', ...e }), fields: { transaction_id: e.transaction_id } })),
+    'kitchen event push failed',
+    log,
+  );
+}
+
+/** Publishes one kitchen order (`publishKitchenOrders` with one). */
+export async function publishKitchenEvent(redis: Redis, tenantDatabase: string, event: KitchenOrderEvent, log: Logger): Promise<void> {
+  await publishKitchenOrders(redis, tenantDatabase, [event], log);
 }
 
 /**

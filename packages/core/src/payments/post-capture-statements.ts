@@ -96,3 +96,26 @@ export const dailyStatsStatement = new TenantStatement<{ id: string }>(
      on conflict (transaction_id, step) do nothing)
    select id::text from t`,
 );
+
+/**
+ * $1-$4 the steps (transaction, step, outcome, detail), written in array order; a step already
+ * recorded for its transaction is left as it is.
+ */
+export const recordStepsStatement = new TenantStatement<never>(
+  'pc_record_steps',
+  `insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
+   select x.id, x.s, x.oc, x.d from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as x(id, s, oc, d, n)
+   order by x.n
+   on conflict (transaction_id, step) do nothing`,
+);
+
+/**
+ * $1-$10 the kitchen item documents, one per line (transaction, position, location, order number,
+ * item, name, quantity, unit price, total, modifiers as JSON); a line that has its document keeps it.
+ */
+export const kitchenItemsStatement = new TenantStatement<never>(
+  'pc_kitchen_items',
+  `insert into $schema.kitchen_items (transaction_id, position, location_id, order_no, item_id, name, qty, unit_price, total, modifiers)
+   select * from unnest($1::uuid[], $2::int[], $3::uuid[], $4::int[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::int[], $10::jsonb[])
+   on conflict (transaction_id, position) do nothing`,
+);

@@ -10,7 +10,7 @@ import {
   stockReleaseReservationJob,
 } from '@pos/kernel/queues/index';
 import { loadTransaction, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
-import { dailyStatsStatement, dispatchStatement, queueJobsStatement, rereadStatement } from './post-capture-statements.ts';
+import { dailyStatsStatement, dispatchStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps } from '../customers/finalise-steps.ts';
@@ -46,22 +46,21 @@ export type StepOutcome = Error | null;
 
 /** The kitchen item documents the register dispatch reads (one per line; a re-run writes nothing new). One statement per batch. */
 export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => {
-  const rows = orders.flatMap(({ t, lines }) =>
-    lines.map((l) => ({
-      transaction_id: t.id,
-      position: l.position,
-      location_id: t.location_id,
-      order_no: t.order_no,
-      item_id: l.item_id,
-      name: l.name,
-      qty: l.qty,
-      unit_price: l.unit_price,
-      total: l.total,
-      modifiers: JSON.stringify(l.modifiers),
-    })),
-  );
-  if (rows.length === 0) return;
-  await db.insertInto('kitchen_items').values(rows).onConflict((oc) => oc.columns(['transaction_id', 'position']).doNothing()).execute();
+  const lines = orders.flatMap(({ t, lines }) => lines.map((l) => ({ t, l })));
+  if (lines.length === 0) return;
+  const col = <T>(f: (x: (typeof lines)[number]) => T) => lines.map(f);
+  await kitchenItemsStatement.run(sessionOf(db), [
+    col(({ t }) => t.id),
+    col(({ l }) => l.position),
+    col(({ t }) => t.location_id),
+    col(({ t }) => t.order_no),
+    col(({ l }) => l.item_id),
+    col(({ l }) => l.name),
+    col(({ l }) => l.qty),
+    col(({ l }) => l.unit_price),
+    col(({ l }) => l.total),
+    col(({ l }) => JSON.stringify(l.modifiers)),
+  ]);
 };
 
 /**
@@ -288,7 +287,7 @@ export async function addToDailyStats(db: TenantDb, transactionId: string): Prom
 export async function recordSteps(db: TenantDb, rows: readonly { transaction_id: string; step: string; outcome: string; detail: string | null }[]): Promise<void> {
   if (rows.length === 0) return;
   const unique = [...new Map(rows.map((r) => [`${r.transaction_id}|${r.step}`, r])).values()].sort((a, b) => (a.transaction_id < b.transaction_id ? -1 : a.transaction_id > b.transaction_id ? 1 : 0));
-  await db.insertInto('transaction_steps').values(unique).onConflict((oc) => oc.columns(['transaction_id', 'step']).doNothing()).execute();
+  await recordStepsStatement.run(sessionOf(db), [unique.map((r) => r.transaction_id), unique.map((r) => r.step), unique.map((r) => r.outcome), unique.map((r) => r.detail)]);
 }
 
 type FinaliseSteps = readonly { name: string; run: (t: TransactionRow) => Promise<string> }[];

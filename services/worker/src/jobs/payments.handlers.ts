@@ -26,7 +26,7 @@ import {
   type StepOutcome,
 } from '@pos/core/payments/post-capture';
 import { kitchenPublisher } from '@pos/core/kitchen/kitchen-events';
-import { publishKitchenEvent } from '@pos/core/payments/payment-events';
+import { publishKitchenOrders } from '@pos/core/payments/payment-events';
 import type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 
@@ -95,7 +95,12 @@ function capturedListeners(redis: Redis | undefined, tenantDatabase: string, log
   const listeners: PaymentCapturedListener[] = [writeKitchenItems, redis ? kitchenTicketsListener(kitchenPublisher(redis, tenantDatabase, log)) : writeKitchenTickets, printOrderReceipt];
   if (redis) {
     listeners.push(async (_db, orders) => {
-      await Promise.all(orders.map(({ t, lines }) => publishKitchenEvent(redis, tenantDatabase, { location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) }, log)));
+      await publishKitchenOrders(
+        redis,
+        tenantDatabase,
+        orders.map(({ t, lines }) => ({ location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) })),
+        log,
+      );
     });
   }
   return listeners;
