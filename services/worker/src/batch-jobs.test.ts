@@ -56,6 +56,10 @@ async function rows(n: number, payload: (i: number) => Record<string, unknown> =
   return ids;
 }
 
+const sorted = (xs: readonly string[]) => [...xs].sort();
+/** `xs` in the order of `ids` (the outbox id order of the rows). */
+const inIdOrder = (xs: readonly string[], ids: readonly string[]) => [...xs].sort((a, b) => ids.indexOf(a) - ids.indexOf(b));
+
 const pending = async (ids: readonly string[]) =>
   Number(
     (
@@ -84,10 +88,13 @@ describe('batch jobs', () => {
     );
     await waitFor(() => calls.flat().length >= 240, 10_000, 'all rows handled');
     await Bun.sleep(200);
-    expect(calls.flat()).toEqual(ids);
+    // Each row once, each batch in id order. The relay's two polls in flight may share rows written
+    // together (each skips what the other locked), and their jobs may run in either order.
+    expect(sorted(calls.flat())).toEqual(sorted(ids));
+    for (const c of calls) expect(c).toEqual(inIdOrder(c, ids));
     expect(calls.every((c) => c.length <= 100)).toBe(true);
-    // Written together, they were relayed together: three bee-queue jobs (100, 100, 40) at most.
-    expect(calls.length).toBeLessThanOrEqual(3);
+    // Written together, they were relayed together: three bee-queue jobs (100, 100, 40), one more when the two polls split them.
+    expect(calls.length).toBeLessThanOrEqual(4);
     expect(singles).toEqual([]);
     expect(await pending(ids)).toBe(0);
     expect(await worker!.metrics.processedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(240);
@@ -115,7 +122,7 @@ describe('batch jobs', () => {
     w.relay.trigger();
     await waitFor(async () => (await pending(ids)) === 0, 10_000, 'relayed again');
     await waitFor(async () => (await w.metrics.render(undefined, [])).includes(`worker_jobs_skipped_total{job="${stockEdgeSyncJob.name}"} 10`), 10_000, 'ten skipped rows');
-    expect(seen).toEqual(ids);
+    expect(sorted(seen)).toEqual(sorted(ids));
     expect(beats).toEqual([beat]);
   });
 
@@ -140,8 +147,11 @@ describe('batch jobs', () => {
       },
     );
     // bee-queue retries after its backoff (1 s for this job).
-    await waitFor(() => runs.length >= 2, 10_000, 'the retry');
-    expect(runs).toEqual([ids, [ids[2]!]]);
+    await waitFor(() => runs.flat().length >= 6, 10_000, 'the retry');
+    await Bun.sleep(200);
+    // Every row ran once and the failed one once more, alone (the two polls in flight may have split the five).
+    expect(sorted(runs.flat())).toEqual(sorted([...ids, ids[2]!]));
+    expect(runs.at(-1)).toEqual([ids[2]!]);
     expect(await worker!.metrics.failedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(1);
   });
 
@@ -161,7 +171,9 @@ describe('batch jobs', () => {
       },
     );
     await waitFor(() => singles.length >= 5, 10_000, 'fallback and retry');
-    expect(singles).toEqual([...ids, ids[1]!]);
+    await Bun.sleep(200);
+    expect(sorted(singles)).toEqual(sorted([...ids, ids[1]!]));
+    expect(singles.at(-1)).toBe(ids[1]!);
   });
 
   test('a row whose payload the schema refuses is refused alone; the other rows of its batch run', async () => {
@@ -178,7 +190,7 @@ describe('batch jobs', () => {
     );
     await waitFor(() => seen.length >= 2, 10_000, 'the valid rows');
     await Bun.sleep(300);
-    expect(seen).toEqual([ids[0]!, ids[2]!]);
+    expect(sorted(seen)).toEqual(sorted([ids[0]!, ids[2]!]));
     expect(await worker!.metrics.failedCount(stockEdgeSyncJob.name)).toBeGreaterThanOrEqual(1);
   });
 });

@@ -25,7 +25,16 @@ export interface OutboxRelayOptions {
   loops?: number;
   /** Wake up on `NOTIFY outbox_pending` (sent at the commit of every transaction that wrote outbox rows); default true. The poll stays as the fallback. */
   listen?: boolean;
+  /** How long relayed rows are kept (for looking into what ran) before the relay deletes them (default 7 days). */
+  retentionMs?: number;
+  /** Between two purges of relayed rows past their retention (default 1 hour; the first at start). */
+  purgeIntervalMs?: number;
+  /** Rows deleted per purge statement (default 5000), so a purge never holds many locks for long. */
+  purgeChunk?: number;
 }
+
+/** Relayed rows are kept a week: long enough to look into a job, short enough that the outbox stays small. */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 3_600_000;
 
 export interface RelayResult {
   relayed: number;
@@ -101,12 +110,15 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * jobs in id order (`FOR UPDATE SKIP LOCKED`, so several workers can relay side by side), write them
  * to their queues (pipelined per queue, job id from `outboxJobId`), then put the rows Redis refused
  * back pending with one more `attempts`; nothing is marked unless the commit follows. After a failure the relay waits
- * longer (doubling up to `maxBackoffMs`); `trigger()` asks for a poll now.
+ * longer (doubling up to `maxBackoffMs`); `trigger()` asks for a poll now. Once an hour it deletes
+ * the rows relayed more than `retentionMs` ago (`purgeRelayed`): without it the outbox kept every job ever run.
  */
 export class OutboxRelay {
   private readonly db: CentralDb;
   private readonly log: Logger;
   private readonly opts: Required<Omit<OutboxRelayOptions, 'db' | 'log' | 'metrics' | 'jobs' | 'listen' | 'loops'>>;
+  private lastPurge = 0;
+  private purging = false;
   private readonly loops: number;
   private readonly jobs: ReadonlyMap<string, JobDefinition>;
   private readonly queues = new Map<string, JobQueue>();
@@ -128,6 +140,9 @@ export class OutboxRelay {
       intervalMs: options.intervalMs ?? 250,
       maxBackoffMs: options.maxBackoffMs ?? 5000,
       redisTimeoutMs: options.redisTimeoutMs ?? 5000,
+      retentionMs: options.retentionMs ?? OUTBOX_RETENTION_MS,
+      purgeIntervalMs: options.purgeIntervalMs ?? 3_600_000,
+      purgeChunk: options.purgeChunk ?? 5000,
     };
     this.jobs = new Map((options.jobs ?? (JOBS as readonly JobDefinition[])).map((j) => [j.name, j]));
     this.delayMs = this.opts.intervalMs;
@@ -179,6 +194,13 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      if (!this.purging && Date.now() - this.lastPurge >= this.opts.purgeIntervalMs) {
+        this.purging = true;
+        this.lastPurge = Date.now();
+        await this.purgeRelayed()
+          .catch((e: unknown) => this.log.warn('outbox purge failed', { err: e instanceof Error ? e.message : String(e) }))
+          .finally(() => (this.purging = false));
+      }
       const pokes = this.pokes;
       let full = false;
       try {
@@ -202,6 +224,26 @@ export class OutboxRelay {
         this.wakers.add(done);
       });
     }
+  }
+
+  /**
+   * Deletes the rows relayed more than `retentionMs` ago, `purgeChunk` at a time (rows another relay
+   * has locked are skipped); rows still pending are never touched, however old. Answers how many went.
+   */
+  async purgeRelayed(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const r = await sql`
+        delete from outbox where id in (
+          select id from outbox where relayed_at < now() - make_interval(secs => ${this.opts.retentionMs / 1000})
+          order by id limit ${this.opts.purgeChunk} for update skip locked)`.execute(this.db);
+      const n = Number(r.numAffectedRows ?? 0n);
+      deleted += n;
+      // A relay asked to stop leaves the rest to the next purge.
+      if (n < this.opts.purgeChunk || (this.running && this.stopped)) break;
+    }
+    if (deleted > 0) this.log.info('relayed outbox rows purged', { deleted });
+    return deleted;
   }
 
   /** One poll: relays at most one batch. Rejects only when the database fails. */
