@@ -181,13 +181,17 @@ export async function runPostCaptureBench(): Promise<void> {
   // The ceiling the job structure sets: NOOP_JOBS outbox rows of a job whose handler does nothing,
   // through the same relay and processor (envelope checks, done markers) as the sequence's jobs.
   const noopHandlers = { ...createHandlers({ fiscal, clock: systemClock }), [stockEdgeSyncJob.name]: async () => {} };
+  // CPU time per relayed no-op row of the last measurement (PostgreSQL backends, this process).
+  let relayedCpu = { pg: NaN, own: NaN };
   const relayedNoopRate = async (): Promise<number> => {
     const payload = JSON.stringify({ tenant_database: seed.merchant.tenant_database, transaction_id: ids[0], location_id: location, item_ids: [] });
     await sql`insert into public.outbox (queue, job, payload) select ${stockEdgeSyncJob.queue}, ${stockEdgeSyncJob.name}, ${payload}::jsonb from generate_series(1, ${NOOP_JOBS}::int)`.execute(h.db);
+    const cpu0 = { pg: processCpuMs('postgres', ` ${DB_NAME} `), own: ownCpuMs() };
     const t0 = performance.now();
     const worker = await startBenchWorker(noopHandlers);
     while ((await worker.metrics.processedCount(stockEdgeSyncJob.name)) < NOOP_JOBS) await Bun.sleep(5);
     const seconds = (performance.now() - t0) / 1000;
+    relayedCpu = { pg: (((processCpuMs('postgres', ` ${DB_NAME} `) ?? NaN) - (cpu0.pg ?? NaN)) * 1000) / NOOP_JOBS, own: ((ownCpuMs() - cpu0.own) * 1000) / NOOP_JOBS };
     await stopWorker(worker);
     return NOOP_JOBS / seconds;
   };
@@ -218,7 +222,7 @@ export async function runPostCaptureBench(): Promise<void> {
     rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate, cpu });
     console.log(
       `  round ${r + 1}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
-        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s; CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}`,
+        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s (CPU µs/row: PostgreSQL ${fmt(relayedCpu.pg, 0)}, worker ${fmt(relayedCpu.own, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}`,
     );
   }
 
