@@ -8,7 +8,6 @@ import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
 import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
 import { requestGuard } from './request-guard/request-guard.ts';
 import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
-import { openapiJsonBodies } from './openapi/json-bodies.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -104,7 +103,6 @@ export function createApp(deps: ApiDeps) {
     .use(metricsPlugin(metrics))
     .use(authInvalidationPlugin(deps))
     .use(requestGuard(deps.bodyPolicies, bodyLess))
-    .use(openapiJsonBodies('/api/docs/json'))
     .use(apiDocs())
     .use(versionRoutes(deps))
     .use(api);

@@ -1,5 +1,3 @@
-import { Elysia } from 'elysia';
-
 type Doc = { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
 
 /**
@@ -17,9 +15,13 @@ export function keepJsonBodies<T>(doc: T): T {
   return doc;
 }
 
-/** Applies `keepJsonBodies` to the document route's answer. */
-export function openapiJsonBodies(path: string) {
-  return new Elysia({ name: 'openapi-json-bodies' }).onAfterHandle({ as: 'global' }, ({ request, response }) => {
+/**
+ * An after-handle hook applying `keepJsonBodies` to the document route's answer. Registered as a
+ * local hook of the docs plugin (api-docs.ts), so it runs on the docs routes only: a global hook is
+ * compiled into every route's handler, and each handler's code is compiled once per route.
+ */
+export const jsonBodiesOf =
+  (path: string) =>
+  ({ request, response }: { request: Request; response: unknown }) => {
     if (new URL(request.url).pathname === path && response && typeof response === 'object' && 'paths' in response) return keepJsonBodies(response);
-  });
-}
+  };

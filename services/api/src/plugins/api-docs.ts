@@ -1,6 +1,12 @@
 import { dirname, join } from 'node:path';
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
+import { jsonBodiesOf } from '../openapi/json-bodies.ts';
+import { registerStringFormats } from '../openapi/string-formats.ts';
+
+// Importing @elysiajs/openapi replaced TypeBox's uuid and email checks by ones that build a Zod
+// schema for every value checked: put back the same checks, built once (string-formats.ts).
+registerStringFormats();
 
 /** Scalar's options as the plugin types them (every field required by @scalar/types, partial at run time). */
 type ScalarOptions = NonNullable<NonNullable<Parameters<typeof openapi>[0]>['scalar']>;
@@ -16,10 +22,14 @@ function referenceScriptPath(): string {
   return join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser', 'standalone.js');
 }
 
-/** OpenAPI at `/api/docs` (JSON at `/api/docs/json`), its reference UI served from the installed package. */
+/**
+ * OpenAPI at `/api/docs` (JSON at `/api/docs/json`, request bodies as JSON only), its reference UI
+ * served from the installed package.
+ */
 export function apiDocs() {
   const script = Bun.file(referenceScriptPath());
   return new Elysia({ name: 'api-docs' })
+    .onAfterHandle(jsonBodiesOf('/api/docs/json'))
     .use(
       openapi({
         path: '/api/docs',
