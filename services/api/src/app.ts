@@ -8,6 +8,7 @@ import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
 import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
 import { requestGuard } from './request-guard/request-guard.ts';
 import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
+import { RoutePatterns } from './plugins/route-patterns.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
 import { publicOptionRoutes } from './routes/public/index.ts';
@@ -96,12 +97,13 @@ export function createApp(deps: ApiDeps) {
     .use(inventoryRoutes(deps));
 
   const bodyLess: { current: BodyLessRoutes | null } = { current: null };
+  const patterns: { current: RoutePatterns | null } = { current: null };
   const metrics = createApiMetrics();
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   const app = new Elysia({ normalize: false })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
-    .use(metricsPlugin(metrics))
-    .use(authInvalidationPlugin(deps))
+    .use(metricsPlugin(metrics, patterns))
+    .use(authInvalidationPlugin(deps, patterns))
     .use(requestGuard(deps.bodyPolicies, bodyLess))
     .use(apiDocs())
     .use(versionRoutes(deps))
@@ -158,6 +160,7 @@ export function createApp(deps: ApiDeps) {
   // AI description and photo generation (issue 18 item 6).
   app.use(new Elysia({ prefix: '/api' }).use(aiGenerationRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(guidedSetupManagementRoutes(deps)));
+  patterns.current = new RoutePatterns(app.routes);
   bodyLess.current = new BodyLessRoutes(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );

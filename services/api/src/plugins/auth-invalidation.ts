@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { invalidateAuth } from '@pos/core/auth/auth-invalidation';
 import type { ApiDeps } from '../context.ts';
 import { bearerToken } from '../middleware/authenticate.ts';
+import type { RoutePatterns } from './route-patterns.ts';
 
 /**
  * Register routes whose writes never change anyone's authentication state (orders, payments, tills,
@@ -19,14 +20,19 @@ async function verifiedMerchant(deps: ApiDeps, header: string | null): Promise<s
   return raw ? (await deps.tokens.verify(raw))?.merchant_id : undefined;
 }
 
-export function authInvalidationPlugin(deps: ApiDeps) {
+/**
+ * The route pattern comes from `routes` (route-patterns.ts), set by the app once every route is
+ * registered: a hook reading Elysia's `route` would compile the route's path into every route's handler.
+ */
+export function authInvalidationPlugin(deps: ApiDeps, routes: { current: RoutePatterns | null }) {
   return new Elysia({ name: 'auth-invalidation' }).onAfterHandle({ as: 'global' }, async (ctx) => {
     if (SAFE_METHODS.has(ctx.request.method)) return;
-    if (NEVER_CHANGES_AUTH.some((r) => r.test(ctx.route))) return;
+    const route = routes.current?.patternOf(ctx.request.method, new URL(ctx.request.url).pathname) ?? '';
+    if (NEVER_CHANGES_AUTH.some((r) => r.test(route))) return;
     const merchantId = (ctx as { auth?: { merchantId?: string } }).auth?.merchantId ?? (await verifiedMerchant(deps, ctx.request.headers.get('authorization')));
     if (merchantId) return invalidateAuth(deps.authCache, deps.redis, merchantId, deps.log);
     // Without a token: only activation (by code) changes a device's tokens, and its merchant is not
     // known here, so every merchant. Logins and sign-ups change nothing cached.
-    if (/\/activate$/.test(ctx.route)) await invalidateAuth(deps.authCache, deps.redis, null, deps.log);
+    if (/\/activate$/.test(route)) await invalidateAuth(deps.authCache, deps.redis, null, deps.log);
   });
 }

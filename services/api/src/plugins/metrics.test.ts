@@ -26,4 +26,22 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/db_queries_total\{[^}]*\} [1-9]/);
     expect(text).toContain('process_resident_memory_bytes');
   });
+
+  test('a request is labelled with the pattern of the route it reached; one the request guard refused or no route took is unmatched', async () => {
+    const id = crypto.randomUUID();
+    expect((await api.call('GET', `/api/back-office/items/${id}`)).status).toBe(401);
+    expect((await api.call('POST', '/api/login', { rawBody: '{"a":' })).status).toBe(400);
+    expect((await api.call('GET', '/api/no-such-route')).status).toBe(404);
+    const lines = async () => (await (await api.app.handle(new Request('http://localhost/metrics'))).text()).split('\n').filter((l) => l.startsWith('http_requests_total{'));
+    let found: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      found = await lines();
+      if (found.some((l) => l.includes('route="/api/back-office/items/:id"')) && found.some((l) => l.includes('method="POST",route="unmatched"'))) break;
+      await Bun.sleep(10);
+    }
+    expect(found.find((l) => l.includes('route="/api/back-office/items/:id"'))).toContain('method="GET",route="/api/back-office/items/:id",status="401"');
+    expect(found.some((l) => l.includes('method="POST",route="unmatched"'))).toBe(true);
+    expect(found.some((l) => l.includes('method="GET",route="unmatched"'))).toBe(true);
+    expect(found.filter((l) => l.includes(id) || l.includes('/api/login') || l.includes('no-such-route'))).toEqual([]);
+  });
 });

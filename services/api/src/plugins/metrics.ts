@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { dbQueryCount } from '@pos/db';
+import { refusedBeforeRouting } from '../request-guard/request-guard.ts';
+import type { RoutePatterns } from './route-patterns.ts';
 
 /**
  * Prometheus metrics for this API process at `GET /metrics` (outside `/api`: operators scrape it, clients
@@ -41,14 +43,20 @@ export type ApiMetrics = ReturnType<typeof createApiMetrics>;
 
 const started = new WeakMap<Request, number>();
 
-/** Times every request by its route pattern (never the raw path, so ids do not explode the label set). */
-export function metricsPlugin(metrics: ApiMetrics) {
+/**
+ * Times every request by its route pattern (never the raw path, so ids do not explode the label set);
+ * a request that reached no route (unknown path, refused by the request guard) is `unmatched`. The
+ * pattern comes from `routes` (route-patterns.ts), set by the app once every route is registered: a
+ * hook reading Elysia's `route` would compile the route's path into every route's handler.
+ */
+export function metricsPlugin(metrics: ApiMetrics, routes: { current: RoutePatterns | null }) {
   return new Elysia({ name: 'metrics' })
     .onRequest(({ request }) => {
       started.set(request, performance.now());
     })
-    .onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const t0 = started.get(request);
+      const route = refusedBeforeRouting(request) ? undefined : routes.current?.patternOf(request.method, new URL(request.url).pathname);
       if (t0 === undefined || route === '/metrics') return;
       const labels = { method: request.method, route: route || 'unmatched' };
       metrics.requests.inc({ ...labels, status: String(set.status ?? 200) });

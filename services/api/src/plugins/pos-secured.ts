@@ -22,14 +22,14 @@ export async function resolvePosDevice(deps: ApiDeps, ctx: { headers: Record<str
 }
 
 export function posDevice(deps: ApiDeps) {
-  return new Elysia().derive({ as: 'scoped' }, (ctx) => resolvePosDevice(deps, ctx));
+  return new Elysia().derive({ as: 'scoped' }, ({ headers, query }) => resolvePosDevice(deps, { headers, query }));
 }
 
 /** Staff routes add `X-Pos-Staff-Token` (401 `Invalid POS staff token` when missing, ended or expired). */
 export function posStaff(deps: ApiDeps) {
-  return new Elysia().derive({ as: 'scoped' }, async (ctx): Promise<PosStaffContext> => {
-    const base = await resolvePosDevice(deps, ctx);
-    const staff = await authenticateStaff(deps, base.tenant, base.device.id, ctx.headers['x-pos-staff-token']);
+  return new Elysia().derive({ as: 'scoped' }, async ({ headers, query }): Promise<PosStaffContext> => {
+    const base = await resolvePosDevice(deps, { headers, query });
+    const staff = await authenticateStaff(deps, base.tenant, base.device.id, headers['x-pos-staff-token']);
     return {
       ...base,
       staff,

@@ -29,6 +29,6 @@ export function resolveSecured<const T extends TokenType>(
 export function secured<const T extends TokenType>(deps: ApiDeps, opts: SecuredOptions<T>) {
   return new Elysia().derive(
     { as: 'scoped' },
-    (ctx): Promise<SecuredContext<T>> => resolveSecured(deps, opts, ctx),
+    ({ headers, query }): Promise<SecuredContext<T>> => resolveSecured(deps, opts, { headers, query }),
   );
 }

@@ -62,6 +62,11 @@ function checkValues(values: Record<string, unknown> | undefined, where: 'parame
   }
 }
 
+const refused = new WeakSet<Request>();
+
+/** True when the guard refused the request before routing: it never reached a route. */
+export const refusedBeforeRouting = (request: Request) => refused.has(request);
+
 /**
  * The request layer every route inherits (issue 8): bodies are checked before routing, so no
  * handler, validator or recursion sees a hostile one; query and path values are checked before
@@ -71,7 +76,12 @@ export function requestGuard(policies: readonly BodyPolicy[], routes: { current:
   return new Elysia({ name: 'request-guard' })
     .onRequest(async ({ request }) => {
       if (WITHOUT_BODY.has(request.method)) return;
-      await checkBody(request, new URL(request.url), policies, routes.current);
+      try {
+        await checkBody(request, new URL(request.url), policies, routes.current);
+      } catch (e) {
+        refused.add(request);
+        throw e;
+      }
     })
     .onTransform({ as: 'global' }, ({ query, params }) => {
       checkValues(query as Record<string, unknown>, 'parameter');
