@@ -11,7 +11,7 @@
  * BENCH_HOSTILE_ONLY=<regex> sends only the operations whose path matches; with
  * BENCH_API_FLAGS="--preload ./bench/memory-probe.preload.ts" it also prints the API's heap figures
  * (as they are and after a full collection) at idle and after the pass; BENCH_HOSTILE_SMAPS=<file>
- * writes the API's /proc smaps at idle (<file>.idle) and after the pass; BENCH_HOSTILE_SETTLE=<s>
+ * writes the API's /proc smaps at idle (<file>.idle), after the pass and after the settle time (<file>.settled); BENCH_HOSTILE_SETTLE=<s>
  * prints the RSS (and probe) that long after the pass.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,8 +108,13 @@ export async function runHostileMemoryBench(): Promise<void> {
     const afterAttack = rssMb(api.pid);
 
     let peak = Math.max(idle, afterAttack);
+    // Profile: the request in flight at each new peak sample.
+    let inFlight = '';
+    const peaks: string[] = [];
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssMb(api.pid));
+      const now = rssMb(api.pid);
+      if (PROFILE && now > peak) peaks.push(`${fmt(now)} ${inFlight}`);
+      peak = Math.max(peak, now);
     }, 25);
     let who: Record<string, Record<string, string>> = await callers();
     const statuses: Record<number, number> = {};
@@ -118,6 +123,9 @@ export async function runHostileMemoryBench(): Promise<void> {
     const started = performance.now();
     const growth: { op: string; family: string; before: number; after: number }[] = [];
     const requestGrowth: { request: string; status: number; grew: number }[] = [];
+    // BENCH_HOSTILE_PASSES=<n> (investigation): the pass n times in the same API process.
+    const passes = Number(process.env.BENCH_HOSTILE_PASSES ?? 1);
+    for (let pass = 0; pass < passes; pass++)
     for (const op of ops) {
       const before = PROFILE ? rssMb(api.pid) : 0;
       for (const v of hostileRequests(op, { locationId: seed.locations[0]!.id })) {
@@ -127,6 +135,7 @@ export async function runHostileMemoryBench(): Promise<void> {
             () => 0,
           );
         const requestBefore = PROFILE ? rssMb(api.pid) : 0;
+        if (PROFILE) inFlight = `${v.method} ${op.path} ${v.variant}`;
         let status = await send();
         if (status === 401) {
           who = await callers();
@@ -171,6 +180,7 @@ export async function runHostileMemoryBench(): Promise<void> {
         byVariant.set(variant, (byVariant.get(variant) ?? 0) + r.grew);
       }
       console.log(`profile: RSS growth per variant (MB): ${[...byVariant].sort((a, b) => b[1] - a[1]).map(([k, g]) => `${k} ${fmt(g)}`).join(', ')}`);
+      console.log(`profile: the last new peaks (MB, request in flight):\n  ${peaks.slice(-8).join('\n  ')}`);
       const step = Math.max(1, Math.floor(growth.length / 20));
       console.log(`profile: RSS along the pass: ${growth.filter((_, i) => i % step === 0).map((g, i) => `${i * step}:${fmt(g.after)}`).join(' ')}`);
     }
@@ -179,6 +189,7 @@ export async function runHostileMemoryBench(): Promise<void> {
     const settle = Number(process.env.BENCH_HOSTILE_SETTLE ?? 0);
     if (settle > 0) {
       await Bun.sleep(settle * 1000);
+      if (process.env.BENCH_HOSTILE_SMAPS) writeFileSync(`${process.env.BENCH_HOSTILE_SMAPS}.settled`, readFileSync(`/proc/${api.pid}/smaps`));
       console.log(`RSS ${settle} s after the pass: ${fmt(rssMb(api.pid))} MB${PROBE ? `; probe: ${await probe(api.pid)}` : ''}`);
     }
   } finally {
