@@ -8,6 +8,14 @@
 /** Deepest nesting of arrays and objects a body may have. */
 export const MAX_JSON_DEPTH = 32;
 
+/**
+ * Most entries an array in a body may have: the largest `maxItems` of any route's input schema
+ * (schema-bounds.test.ts keeps every schema within it). A longer array can never be valid, so it is
+ * refused here, before the framework parses the body again and validation walks every entry: a
+ * refused 10,000-entry array cost 15-35 MB of garbage in validation-error detail alone.
+ */
+export const MAX_JSON_ITEMS = 1000;
+
 /** Keys refused anywhere in a body: they reach prototypes when code copies objects by assignment. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -42,7 +50,8 @@ export interface UnsafeValue {
 }
 
 /**
- * The first string value or key in a parsed body that cannot be accepted, with its dot path, or null.
+ * The first string value or key in a parsed body that cannot be accepted, or array longer than any
+ * schema accepts, with its dot path, or null.
  * Depth is already bounded by `exceedsDepth`, so the recursion is too.
  */
 export function findUnsafeValue(value: unknown, path = ''): UnsafeValue | null {
@@ -51,6 +60,7 @@ export function findUnsafeValue(value: unknown, path = ''): UnsafeValue | null {
     return why ? { path: path || 'body', text: `The ${path || 'body'} field ${why}.` } : null;
   }
   if (Array.isArray(value)) {
+    if (value.length > MAX_JSON_ITEMS) return { path: path || 'body', text: `The ${path || 'body'} field may not have more than ${MAX_JSON_ITEMS} entries.` };
     for (let i = 0; i < value.length; i++) {
       const hit = findUnsafeValue(value[i], path ? `${path}.${i}` : String(i));
       if (hit) return hit;

@@ -69,6 +69,15 @@ describe('depth and size', () => {
     expect(orders).toMatchObject({ status: 400, body: { message: 'The JSON body may not be nested more than 32 levels deep.' } });
   });
 
+  test('an array longer than any schema accepts is a 422 on that field before validation; one within the limit reaches validation', async () => {
+    const lines = (n: number) => JSON.stringify({ lines: Array.from({ length: n }, () => ({ item_id: crypto.randomUUID(), qty: 1 })) });
+    const over = await api.call('PUT', `/api/pos/orders/${crypto.randomUUID()}`, { token: pos, deviceKey: true, staffToken: staff, rawBody: lines(1001) });
+    expect(over).toMatchObject({ status: 422, body: { message: 'The lines field may not have more than 1000 entries.', errors: { lines: ['The lines field may not have more than 1000 entries.'] } } });
+    const within = await api.call('PUT', `/api/pos/orders/${crypto.randomUUID()}`, { token: pos, deviceKey: true, staffToken: staff, rawBody: lines(1000) });
+    expect(within.status).toBe(422);
+    expect(within.body.message).not.toContain('1000 entries');
+  });
+
   test('a body over its family limit is 413, declared or streamed', async () => {
     const big = JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(20_000) });
     expect(await api.call('POST', LOGIN, { rawBody: big })).toEqual(expect.objectContaining({ status: 413, body: { message: 'The request body may not be larger than 16 KB.' } }));

@@ -9,8 +9,8 @@ const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Checks a request's body before routing: read (from a copy) against its route family's size
- * limit, nesting depth measured on the raw text, parsed, and scanned for strings PostgreSQL refuses
- * and prototype keys. A route without a body schema refuses a non-empty body. Throws the refusal;
+ * limit, nesting depth measured on the raw text, parsed, and scanned for strings PostgreSQL refuses,
+ * prototype keys and arrays longer than any schema accepts. A route without a body schema refuses a non-empty body. Throws the refusal;
  * returns nothing when the body may go on to the framework's own JSON parser and validation.
  */
 async function checkBody(request: Request, url: URL, policies: readonly BodyPolicy[], routes: BodyLessRoutes | null): Promise<void> {
