@@ -6,13 +6,16 @@
  * bodies nested 100,000 levels on the unauthenticated login) against a bare route's.
  *
  * Env: BENCH_FUZZ_PORT (3591). Goal: peak RSS under 300 MB.
- * Investigation only (the figures then are not the goal's): BENCH_HOSTILE_PROFILE=1 prints the RSS
- * growth per route family and the operations that grew it most, and the RSS a while after the pass;
- * BENCH_HOSTILE_ONLY=<regex> sends only the operations whose path matches; with
- * BENCH_API_FLAGS="--preload ./bench/memory-probe.preload.ts" it also prints the API's heap figures
- * (as they are and after a full collection) at idle and after the pass; BENCH_HOSTILE_SMAPS=<file>
- * writes the API's /proc smaps at idle (<file>.idle), after the pass and after the settle time (<file>.settled); BENCH_HOSTILE_SETTLE=<s>
- * prints the RSS (and probe) that long after the pass.
+ * Investigation only (the figures then are not the goal's; docs/performance.md, "Hostile-input memory"):
+ * - BENCH_HOSTILE_PROFILE=1: RSS growth per route family, per operation and per request, the request
+ *   in flight at each new peak, the RSS along the pass and 5 s after it;
+ * - BENCH_HOSTILE_ONLY=<regex>: only the operations whose path matches;
+ * - BENCH_HOSTILE_PASSES=<n>: the pass n times in the same API process;
+ * - BENCH_API_FLAGS="--preload ./bench/memory-probe.preload.ts": the API's heap figures (as they are
+ *   and after a full collection) at idle and after the pass (MEMORY_PROBE_SNAPSHOT=1 adds heap snapshots);
+ * - BENCH_HOSTILE_SMAPS=<file>: the API's /proc smaps at idle (<file>.idle), after the pass (<file>)
+ *   and after the settle time (<file>.settled);
+ * - BENCH_HOSTILE_SETTLE=<s>: the RSS (and probe) that long after the pass.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -125,8 +128,7 @@ export async function runHostileMemoryBench(): Promise<void> {
     const requestGrowth: { request: string; status: number; grew: number }[] = [];
     // BENCH_HOSTILE_PASSES=<n> (investigation): the pass n times in the same API process.
     const passes = Number(process.env.BENCH_HOSTILE_PASSES ?? 1);
-    for (let pass = 0; pass < passes; pass++)
-    for (const op of ops) {
+    for (const op of Array.from({ length: passes }, () => ops).flat()) {
       const before = PROFILE ? rssMb(api.pid) : 0;
       for (const v of hostileRequests(op, { locationId: seed.locations[0]!.id })) {
         const send = () =>
