@@ -1,6 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
 import type { TenantDb } from '@pos/db';
 import { isUuid } from '@pos/domain/ids';
 
@@ -70,6 +69,8 @@ async function writeCsv(source: AsyncGenerator<Row>, out: PassThrough): Promise<
 }
 
 async function writeXlsx(source: AsyncGenerator<Row>, out: PassThrough): Promise<void> {
+  // Loaded on first use: ExcelJS costs the API about 10 MB of resident memory, and exports are rare.
+  const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const ws = wb.addWorksheet('Items');
   ws.columns = EXPORT_COLUMNS.map((key) => ({ header: key, key }));

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
 import type { TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { safeCell } from '../catalog/export-items.ts';
@@ -37,6 +36,8 @@ export async function exportCustomers(db: TenantDb, actor: BackofficeActor, form
     const text = stringify(records, { header: true, columns: [...CUSTOMER_EXPORT_COLUMNS], bom: true });
     return { filename: `customers-${day}.csv`, contentType: 'text/csv; charset=utf-8', body: new TextEncoder().encode(text) };
   }
+  // Loaded on first use: ExcelJS costs the API about 10 MB of resident memory, and exports are rare.
+  const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Customers');
   ws.columns = CUSTOMER_EXPORT_COLUMNS.map((c) => ({ header: c, key: c }));

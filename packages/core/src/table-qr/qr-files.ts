@@ -1,5 +1,3 @@
-import QRCode from 'qrcode';
-import { PDFDocument, PDFName, PDFString, StandardFonts, rgb } from 'pdf-lib';
 import { errors } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import { findLocation, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
@@ -84,6 +82,8 @@ export async function downloadQrCodes(scope: BackofficeScope, locationId: string
   if (tables.length > MAX_DOWNLOAD_TABLES) throw errors.field('tables', `The tables field may name at most ${MAX_DOWNLOAD_TABLES} tables.`);
   const size = input.size ?? DEFAULT_QR_SIZE;
   const name = slug(section.name);
+  // Loaded on first use: qrcode and pdf-lib cost the API about 10 MB of resident memory, and downloads are rare.
+  const [{ default: QRCode }, { PDFDocument, PDFName, PDFString, StandardFonts, rgb }] = await Promise.all([import('qrcode'), import('pdf-lib')]);
   if (input.format === 'png') {
     if (tables.length !== 1) throw errors.field('tables', PNG_NEEDS_ONE_TABLE);
     const url = tableScanUrl(baseUrl, locationId, section.id, tables[0]!);
