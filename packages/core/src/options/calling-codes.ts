@@ -1,4 +1,4 @@
-import { getName } from 'i18n-iso-countries';
+import { getName } from 'i18n-iso-countries/index.js';
 import { getCountries, getCountryCallingCode } from 'libphonenumber-js';
 // Imported for its side effect of registering the English country names.
 import './countries.ts';

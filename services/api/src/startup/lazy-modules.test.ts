@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * about 20 MB of the API's idle resident memory (docs/performance.md, "Hostile-input memory").
  * Checked in a process of its own, so modules other test files load do not count.
  */
-test('the API loads no spreadsheet, PDF or QR library at start', async () => {
+test('the API loads no spreadsheet, PDF or QR library, and only the English country names, at start', async () => {
   const src = join(import.meta.dir, '..');
   const script = `
     await import(${JSON.stringify(join(src, 'app.ts'))});
@@ -20,4 +20,6 @@ test('the API loads no spreadsheet, PDF or QR library at start', async () => {
   expect(loaded.some((m) => m.includes('/node_modules/elysia/'))).toBe(true);
   const heavy = loaded.filter((m) => /\/node_modules\/(exceljs|pdf-lib|qrcode)\//.test(m));
   expect(heavy).toEqual([]);
+  const locales = loaded.filter((m) => /\/i18n-iso-countries\/langs\//.test(m)).map((m) => m.split('/').at(-1));
+  expect(locales).toEqual(['en.json']);
 });
