@@ -1,12 +1,20 @@
 import { createHmac } from 'node:crypto';
+import { Semaphore } from '../concurrency/semaphore.ts';
+
+/**
+ * argon2id hashes and verifications running at once in this process: each holds 19 MiB for its
+ * duration, so a flood of sign-ins, PIN logins or codes queues here (one per core, at least two)
+ * instead of taking the process's memory with it.
+ */
+export const argon2Slots = new Semaphore(Math.max(2, navigator.hardwareConcurrency));
 
 /** argon2id through Bun's native implementation (no extra dependency). */
 export function hashSecret(plain: string): Promise<string> {
-  return Bun.password.hash(plain, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 });
+  return argon2Slots.run(() => Bun.password.hash(plain, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 }));
 }
 
 export function verifySecret(plain: string, hash: string): Promise<boolean> {
-  return Bun.password.verify(plain, hash).catch(() => false);
+  return argon2Slots.run(() => Bun.password.verify(plain, hash)).catch(() => false);
 }
 
 /**
