@@ -7,7 +7,6 @@ import { errorPlugin } from './plugins/errors.ts';
 import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
 import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
 import { requestGuard } from './request-guard/request-guard.ts';
-import { BodyLessRoutes } from './request-guard/body-less-routes.ts';
 import { RoutePatterns } from './plugins/route-patterns.ts';
 import { versionRoutes } from './routes/version/index.ts';
 import { healthRoutes } from './routes/health/index.ts';
@@ -96,7 +95,7 @@ export function createApp(deps: ApiDeps) {
     .use(contentRoutes(deps))
     .use(inventoryRoutes(deps));
 
-  const bodyLess: { current: BodyLessRoutes | null } = { current: null };
+  // Filled once every route is registered (below); the hooks read it per request.
   const patterns: { current: RoutePatterns | null } = { current: null };
   const metrics = createApiMetrics();
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
@@ -104,7 +103,7 @@ export function createApp(deps: ApiDeps) {
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(metricsPlugin(metrics, patterns))
     .use(authInvalidationPlugin(deps, patterns))
-    .use(requestGuard(deps.bodyPolicies, bodyLess))
+    .use(requestGuard(deps.bodyPolicies, patterns))
     .use(apiDocs())
     .use(versionRoutes(deps))
     .use(api);
@@ -160,8 +159,7 @@ export function createApp(deps: ApiDeps) {
   // AI description and photo generation (issue 18 item 6).
   app.use(new Elysia({ prefix: '/api' }).use(aiGenerationRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(guidedSetupManagementRoutes(deps)));
-  patterns.current = new RoutePatterns(app.routes);
-  bodyLess.current = new BodyLessRoutes(
+  patterns.current = new RoutePatterns(
     (app.routes as { method: string; path: string; hooks?: { body?: unknown } }[]).map((r) => ({ method: r.method, path: r.path, hasBody: r.hooks?.body !== undefined })),
   );
   return app;

@@ -27,7 +27,7 @@ async function verifiedMerchant(deps: ApiDeps, header: string | null): Promise<s
 export function authInvalidationPlugin(deps: ApiDeps, routes: { current: RoutePatterns | null }) {
   return new Elysia({ name: 'auth-invalidation' }).onAfterHandle({ as: 'global' }, async (ctx) => {
     if (SAFE_METHODS.has(ctx.request.method)) return;
-    const route = routes.current?.patternOf(ctx.request.method, new URL(ctx.request.url).pathname) ?? '';
+    const route = routes.current?.patternOfRequest(ctx.request) ?? '';
     if (NEVER_CHANGES_AUTH.some((r) => r.test(route))) return;
     const merchantId = (ctx as { auth?: { merchantId?: string } }).auth?.merchantId ?? (await verifiedMerchant(deps, ctx.request.headers.get('authorization')));
     if (merchantId) return invalidateAuth(deps.authCache, deps.redis, merchantId, deps.log);

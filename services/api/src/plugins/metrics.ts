@@ -56,7 +56,7 @@ export function metricsPlugin(metrics: ApiMetrics, routes: { current: RoutePatte
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const t0 = started.get(request);
-      const route = refusedBeforeRouting(request) ? undefined : routes.current?.patternOf(request.method, new URL(request.url).pathname);
+      const route = refusedBeforeRouting(request) ? undefined : routes.current?.patternOfRequest(request);
       if (t0 === undefined || route === '/metrics') return;
       const labels = { method: request.method, route: route || 'unmatched' };
       metrics.requests.inc({ ...labels, status: String(set.status ?? 200) });

@@ -42,6 +42,36 @@ describe('RoutePatterns', () => {
   });
 });
 
+describe('RoutePatterns.takesNoBody', () => {
+  const table = new RoutePatterns([
+    { method: 'POST', path: '/api/logout', hasBody: false },
+    { method: 'POST', path: '/api/items', hasBody: true },
+    { method: 'POST', path: '/api/items/:id/publish', hasBody: false },
+    { method: 'POST', path: '/api/items/import/publish', hasBody: true },
+  ]);
+
+  test('a route without a body schema takes none; one with a schema, an unknown path or another method does', () => {
+    expect(table.takesNoBody('POST', '/api/logout')).toBe(true);
+    expect(table.takesNoBody('POST', '/api/logout/')).toBe(true);
+    expect(table.takesNoBody('POST', '/api/items')).toBe(false);
+    expect(table.takesNoBody('POST', '/api/items/1/publish')).toBe(true);
+    expect(table.takesNoBody('PUT', '/api/logout')).toBe(false);
+    expect(table.takesNoBody('POST', '/api/nothing')).toBe(false);
+  });
+
+  test('a path that also reaches a route with a body schema counts as taking one', () => {
+    expect(table.patternOf('POST', '/api/items/import/publish')).toBe('/api/items/import/publish');
+    expect(table.takesNoBody('POST', '/api/items/import/publish')).toBe(false);
+  });
+
+  test("a request's pattern is found once and remembered", () => {
+    const request = new Request('http://x/api/items/1/publish', { method: 'POST' });
+    expect(table.patternOfRequest(request)).toBe('/api/items/:id/publish');
+    expect(table.patternOfRequest(request)).toBe('/api/items/:id/publish');
+    expect(table.patternOfRequest(new Request('http://x/api/none', { method: 'POST' }))).toBeUndefined();
+  });
+});
+
 describe("the app's routes", () => {
   let api: TestApi;
   beforeAll(async () => (api = await createTestApi()));

@@ -79,3 +79,8 @@ export function findUnsafeValue(value: unknown, path = ''): UnsafeValue | null {
   }
   return null;
 }
+
+/** An absent body, an empty one or `{}`: what a route without a body schema accepts. */
+export function isEmptyBody(value: unknown): boolean {
+  return value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
+}

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import { AppError, MESSAGES, errors } from '@pos/kernel';
 import { bodyPolicyFor, mediaTypeOf, type BodyPolicy } from './body-policy.ts';
-import { BodyLessRoutes, isEmptyBody } from './body-less-routes.ts';
-import { exceedsDepth, findUnsafeValue, MAX_JSON_DEPTH, unsafeStringReason } from './json-guard.ts';
+import { exceedsDepth, findUnsafeValue, isEmptyBody, MAX_JSON_DEPTH, unsafeStringReason } from './json-guard.ts';
+import type { RoutePatterns } from '../plugins/route-patterns.ts';
 import { readBodyBytes, readBodyText } from './read-body.ts';
 
 const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -13,7 +13,7 @@ const WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
  * prototype keys and arrays longer than any schema accepts. A route without a body schema refuses a non-empty body. Throws the refusal;
  * returns nothing when the body may go on to the framework's own JSON parser and validation.
  */
-async function checkBody(request: Request, url: URL, policies: readonly BodyPolicy[], routes: BodyLessRoutes | null): Promise<void> {
+async function checkBody(request: Request, url: URL, policies: readonly BodyPolicy[], routes: RoutePatterns | null): Promise<void> {
   const policy = bodyPolicyFor(policies, url.pathname);
   if (policy.raw) {
     // Webhooks: counted against the family limit; the route reads the same bytes and verifies them.
@@ -72,7 +72,7 @@ export const refusedBeforeRouting = (request: Request) => refused.has(request);
  * handler, validator or recursion sees a hostile one; query and path values are checked before
  * validation. `routes.current` is set by the app once every route is registered.
  */
-export function requestGuard(policies: readonly BodyPolicy[], routes: { current: BodyLessRoutes | null }) {
+export function requestGuard(policies: readonly BodyPolicy[], routes: { current: RoutePatterns | null }) {
   return new Elysia({ name: 'request-guard' })
     .onRequest(async ({ request }) => {
       if (WITHOUT_BODY.has(request.method)) return;
