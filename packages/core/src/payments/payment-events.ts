@@ -54,9 +54,5 @@ export async function publishKitchenEvent(redis: Redis, tenantDatabase: string, 
  * never undoes the capture (clients also poll session-status and details).
  */
 export async function publishPaymentStatus(redis: Redis, tenantDatabase: string, event: { transaction_id: string; status: string }, log: Logger): Promise<void> {
-  try {
-    await redis.publish(paymentChannel(tenantDatabase), JSON.stringify({ type: 'payment.status', ...event }));
-  } catch (e) {
-    log.warn('payment status push failed', { transaction_id: event.transaction_id, err: e });
-  }
+  await publishAll(redis, paymentChannel(tenantDatabase), [{ message: JSON.stringify({ type: 'payment.status', ...event }), fields: { transaction_id: event.transaction_id } }], 'payment status push failed', log);
 }
