@@ -38,5 +38,10 @@ export async function retryRegisterSync(tdb: TenantDb, tenantDatabase: string, t
 export async function deleteTestTransaction(tdb: TenantDb, id: string): Promise<void> {
   const t = await loadTransaction(tdb, id);
   if (!t.is_test) throw errors.conflict('Only a test-mode transaction can be deleted.', { reason: 'not_test_mode' });
-  await tdb.deleteFrom('transactions').where('id', '=', id).where('is_test', '=', true).execute();
+  // Its trace has no foreign key (see the transaction-steps-trace migration): deleted in the same statement.
+  await tdb
+    .with('gone', (db) => db.deleteFrom('transactions').where('id', '=', id).where('is_test', '=', true).returning('id'))
+    .deleteFrom('transaction_steps')
+    .where('transaction_id', 'in', (eb) => eb.selectFrom('gone').select('id'))
+    .execute();
 }

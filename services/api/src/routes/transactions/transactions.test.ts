@@ -103,8 +103,11 @@ describe('back-office transactions', () => {
     expect((await bo('DELETE', `/${made[2]!.id}`)).body).toEqual({ message: 'Only a test-mode transaction can be deleted.', reason: 'not_test_mode' });
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
     await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', made[2]!.id).execute();
+    await tdb.insertInto('transaction_steps').values({ transaction_id: made[2]!.id, step: 'reread', outcome: 'ok', detail: null }).onConflict((oc) => oc.doNothing()).execute();
     expect((await bo('DELETE', `/${made[2]!.id}`)).body).toEqual({ status: 'success' });
     expect((await bo('GET', `/${made[2]!.id}`)).status).toBe(404);
+    // Its trace goes with it (the steps have no foreign key to cascade).
+    expect(await tdb.selectFrom('transaction_steps').select('step').where('transaction_id', '=', made[2]!.id).execute()).toEqual([]);
 
     const none = await limitedUserToken(api, m, [], m.locations.map((l) => l.id));
     for (const [method, path] of [['GET', '/datatable'], ['GET', '/stats'], ['GET', '/export'], ['GET', `/${made[0]!.id}`], ['POST', `/${made[0]!.id}/retry-sync`], ['POST', `/${made[0]!.id}/verify-payment-status`], ['DELETE', `/${made[0]!.id}`]] as const) {
