@@ -35,7 +35,7 @@ const PER_ROUND = Number(process.env.BENCH_CAPTURES ?? 1000);
 const CAPTURES = ROUNDS * PER_ROUND + Number(process.env.BENCH_LATENCY_CAPTURES ?? 250);
 /** The steps the last jobs of a sequence record (register dispatch, daily stats, finalisation, edge sync). */
 const LAST_STEPS = ['register_dispatch', 'daily_stats', 'finalise', 'edge_stock_sync'];
-/** Jobs of one sequence here: post-capture, then dispatch, stats, finalise and edge sync. */
+/** Jobs of one sequence here: post-capture, then dispatch, stats, finalise and edge sync (these four in one fan-out outbox row). */
 const JOBS_PER_SEQUENCE = 5;
 /** The jobs that record `LAST_STEPS`, counted by the worker's metrics while the clock runs. */
 const LAST_JOBS = ['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync'];
@@ -273,7 +273,7 @@ export async function runPostCaptureBench(): Promise<void> {
   const relayed = med(rounds.map((r) => r.relayed));
   console.log(
     `ceiling of the job structure: relayed no-op rows (outbox, relay packing up to 100 rows per bee-queue job, processor, handler doing nothing) ${fmt(relayed)} rows/s = ${fmt(relayed / noop, 3)} of bee-queue's raw job rate; ` +
-      `${JOBS_PER_SEQUENCE} such rows per sequence cap the ratio at ${fmt(med(rounds.map((r) => r.relayed / r.noop / JOBS_PER_SEQUENCE)), 3)} with free handlers`,
+      `${JOBS_PER_SEQUENCE} such jobs per sequence (in 2 outbox rows) would cap the ratio at ${fmt(med(rounds.map((r) => r.relayed / r.noop / JOBS_PER_SEQUENCE)), 3)} with free handlers`,
   );
   // Where the machine's time goes: CPU time per sequence varies far less than wall time on shared cores.
   const cpuPg = med(rounds.map((r) => r.cpu.pg));

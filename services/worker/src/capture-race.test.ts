@@ -1,3 +1,4 @@
+import { rowMessages } from '@pos/kernel/queues/index';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { bindTenant, type TenantDb } from '@pos/db';
@@ -141,7 +142,9 @@ describe('capture races', () => {
     const seqMs = performance.now() - seqStarted;
     const claims = await tdb.selectFrom('transaction_steps').select('transaction_id').where('step', '=', 'queue_jobs').where('transaction_id', 'in', ids).execute();
     expect(claims.length).toBe(RACES);
-    const dispatches = (await env.handle.db.selectFrom('outbox').select('payload').where('job', '=', 'order.dispatch').execute()).filter((r) => ids.includes((r.payload as { transaction_id: string }).transaction_id));
+    const dispatches = (await env.handle.db.selectFrom('outbox').select(['job', 'payload']).execute())
+      .flatMap((r) => rowMessages(r))
+      .filter((x) => x.job === 'order.dispatch' && ids.includes((x.payload as { transaction_id: string }).transaction_id));
     expect(dispatches.length).toBe(RACES);
     const kitchen = await tdb.selectFrom('kitchen_items').select((e) => e.fn.countAll<string>().as('n')).where('transaction_id', 'in', ids).executeTakeFirstOrThrow();
     expect(Number(kitchen.n)).toBe(RACES);

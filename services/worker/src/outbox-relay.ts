@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from '@pos/kernel';
 import { listenOutbox, type CentralDb, type OutboxListener } from '@pos/db';
-import { createQueue, JOBS, QUEUE_PREFIX, type JobDefinition, type JobEnvelope, type JobQueue } from '@pos/kernel/queues/index';
+import { createQueue, FAN_OUT_JOB, JOBS, QUEUE_PREFIX, rowMessages, type JobDefinition, type JobEnvelope, type JobQueue } from '@pos/kernel/queues/index';
 import type { WorkerMetrics } from './metrics.ts';
 
 export interface OutboxRelayOptions {
@@ -49,6 +49,15 @@ interface PendingRow {
   created_at: Date;
 }
 
+/** One job's message of a row: the row itself, or one message of a fan-out row (`part`, its place). */
+interface RelayUnit {
+  row: PendingRow;
+  part: number | undefined;
+  job: string;
+  payload: unknown;
+  def: JobDefinition;
+}
+
 /**
  * The bee-queue job id of an outbox row: `outbox-<id>-<created_at in base 36 ms>`. Relaying a row
  * again (a crash between the Redis write and the commit) reuses the id, and bee-queue's addJob
@@ -56,17 +65,18 @@ interface PendingRow {
  * and was removed is caught by the processor's done marker. The creation time keeps ids distinct when
  * the database is recreated while Redis keeps its keys (outbox ids then start again at 1).
  */
-export function outboxJobId(row: { id: number; created_at: Date }): string {
-  return `outbox-${row.id}-${row.created_at.getTime().toString(36)}`;
+export function outboxJobId(row: { id: number; created_at: Date }, part?: number): string {
+  const id = `outbox-${row.id}-${row.created_at.getTime().toString(36)}`;
+  return part === undefined ? id : `${id}-p${part}`;
 }
 
 /**
- * The bee-queue job id of a batch: its first row's id (as `outboxJobId`) and its row count. A batch
- * relayed again with the same rows reuses it; a batch cut differently after a crash gets another id,
- * and the processor's per-row done markers skip the rows that already ran.
+ * The bee-queue job id of a batch: its first row's id (as `outboxJobId`, with its fan-out part) and its
+ * row count. A batch relayed again with the same rows reuses it; a batch cut differently after a crash
+ * gets another id, and the processor's per-row done markers skip the rows that already ran.
  */
-export function outboxBatchId(rows: readonly { id: number; created_at: Date }[]): string {
-  return `${outboxJobId(rows[0]!)}-x${rows.length}`;
+export function outboxBatchId(rows: readonly { id: number; created_at: Date; part?: number | undefined }[]): string {
+  return `${outboxJobId(rows[0]!, rows[0]!.part)}-x${rows.length}`;
 }
 
 /**
@@ -252,22 +262,28 @@ export class OutboxRelay {
     if (names.length === 0) return { relayed: 0, failed: 0 };
     const result = await this.db.transaction().execute(async (trx) => {
       // Locked and marked in one statement (one tuple write per row instead of a lock and an update);
-      // the rows Redis refuses are put back pending before the commit.
+      // the rows Redis refuses are put back pending before the commit. A fan-out row is taken when
+      // this relay knows every job it carries.
       const marked = await sql<PendingRow>`
         update outbox o set relayed_at = clock_timestamp()
-        from (select id from outbox where relayed_at is null and job = any(${names}::text[]) order by id limit ${this.opts.batchSize} for update skip locked) p
+        from (select id from outbox
+          where relayed_at is null
+            and (job = any(${names}::text[])
+              or (job = ${FAN_OUT_JOB} and not exists (select 1 from jsonb_array_elements(payload->'messages') m where not (m->>'job' = any(${names}::text[])))))
+          order by id limit ${this.opts.batchSize} for update skip locked) p
         where o.id = p.id
         returning o.id, o.job, o.queue, o.payload, o.created_at`.execute(trx);
       const rows = marked.rows.sort((a, b) => a.id - b.id); // int8 ids arrive as numbers (see @pos/db database.ts)
       if (rows.length === 0) return { relayed: 0, failed: 0 };
 
-      const relayedIds: number[] = [];
-      const failedIds: number[] = [];
-      for (const [queueName, group] of this.groupByQueue(rows)) {
-        const { ok, failed } = await this.writeToQueue(queueName, group);
-        relayedIds.push(...ok);
-        failedIds.push(...failed);
+      // A row is relayed when every job it carries was written; otherwise it goes back pending whole
+      // (the parts written already keep their job ids, and done markers skip what ran).
+      const failed = new Set<number>();
+      for (const [queueName, group] of this.groupByQueue(this.units(rows))) {
+        for (const id of await this.writeToQueue(queueName, group)) failed.add(id);
       }
+      const failedIds = [...failed];
+      const relayedIds = rows.filter((r) => !failed.has(r.id));
       if (failedIds.length > 0) {
         await trx
           .updateTable('outbox')
@@ -284,58 +300,72 @@ export class OutboxRelay {
     return result;
   }
 
-  /** Rows by their job's queue (the registry decides, not the row), keeping id order within each. */
-  private groupByQueue(rows: PendingRow[]): Map<string, { row: PendingRow; def: JobDefinition }[]> {
-    const groups = new Map<string, { row: PendingRow; def: JobDefinition }[]>();
+  /** The jobs' messages of the rows in id order: a row's own, or each message of a fan-out row in its order. */
+  private units(rows: readonly PendingRow[]): RelayUnit[] {
+    const out: RelayUnit[] = [];
     for (const row of rows) {
-      const def = this.jobs.get(row.job);
-      if (!def) continue; // not selected: the query filters on known names
-      if (row.queue !== def.queue) this.log.warn('outbox row names another queue than its job', { outbox_id: row.id, job: row.job, row_queue: row.queue, queue: def.queue });
-      const g = groups.get(def.queue) ?? [];
-      g.push({ row, def });
-      groups.set(def.queue, g);
+      for (const m of rowMessages(row)) {
+        const def = this.jobs.get(m.job);
+        if (!def) continue; // not selected: the query takes only rows whose every job this relay knows
+        if (m.part === undefined && row.queue !== def.queue) this.log.warn('outbox row names another queue than its job', { outbox_id: row.id, job: row.job, row_queue: row.queue, queue: def.queue });
+        out.push({ row, part: m.part, job: m.job, payload: m.payload, def });
+      }
+    }
+    return out;
+  }
+
+  /** Units by their job's queue (the registry decides, not the row), keeping their order within each. */
+  private groupByQueue(units: readonly RelayUnit[]): Map<string, RelayUnit[]> {
+    const groups = new Map<string, RelayUnit[]>();
+    for (const u of units) {
+      const g = groups.get(u.def.queue);
+      if (g) g.push(u);
+      else groups.set(u.def.queue, [u]);
     }
     return groups;
   }
 
-  private async writeToQueue(queueName: string, group: { row: PendingRow; def: JobDefinition }[]): Promise<{ ok: number[]; failed: number[] }> {
+  /** Writes one queue's units; answers the ids of the rows whose units Redis refused. */
+  private async writeToQueue(queueName: string, group: RelayUnit[]): Promise<number[]> {
     const queue = this.queue(queueName);
     try {
-      const jobs = bundle(group).map((rows) => {
-        const def = rows[0]!.def;
-        const first = rows[0]!.row;
+      const jobs = bundle(group).map((units) => {
+        const def = units[0]!.def;
+        const first = units[0]!;
         const data: JobEnvelope =
           def.batch === undefined
-            ? { job: def.name, version: def.version, payload: first.payload, outbox_id: first.id, enqueued_at: first.created_at.toISOString() }
-            : { job: def.name, version: def.version, payload: null, items: rows.map(({ row }) => ({ outbox_id: row.id, enqueued_at: row.created_at.toISOString(), payload: row.payload })) };
+            ? { job: def.name, version: def.version, payload: first.payload, outbox_id: first.row.id, enqueued_at: first.row.created_at.toISOString() }
+            : {
+                job: def.name,
+                version: def.version,
+                payload: null,
+                items: units.map((u) => ({ outbox_id: u.row.id, enqueued_at: u.row.created_at.toISOString(), ...(u.part === undefined ? {} : { part: u.part }), payload: u.payload })),
+              };
         // A batch has each row's time budget (its handler may run them one after the other).
-        const job = queue.createJob(data).setId(def.batch === undefined ? outboxJobId(first) : outboxBatchId(rows.map((r) => r.row))).timeout(def.timeoutMs * rows.length);
+        const id = def.batch === undefined ? outboxJobId(first.row, first.part) : outboxBatchId(units.map((u) => ({ id: u.row.id, created_at: u.row.created_at, part: u.part })));
+        const job = queue.createJob(data).setId(id).timeout(def.timeoutMs * units.length);
         if (def.retries > 0) job.retries(def.retries).backoff('exponential', def.backoffMs);
-        return { rows: rows.map((r) => r.row), job };
+        return { units, job };
       });
       await withTimeout(queue.ready(), this.opts.redisTimeoutMs, `connecting to queue ${queueName}`);
       const errors = await withTimeout(queue.saveAll(jobs.map((j) => j.job)), this.opts.redisTimeoutMs, `writing to queue ${queueName}`);
-      const ok: number[] = [];
       const failed: number[] = [];
-      for (const { rows, job } of jobs) {
+      for (const { units, job } of jobs) {
         const err = errors.get(job);
-        for (const row of rows) {
-          if (err) {
-            failed.push(row.id);
-            this.log.warn('outbox row not relayed', { outbox_id: row.id, job: row.job, err: err.message });
-          } else {
-            ok.push(row.id); // a null job id means bee-queue already held it: relayed before
-          }
+        if (!err) continue; // a null job id means bee-queue already held it: relayed before
+        for (const u of units) {
+          failed.push(u.row.id);
+          this.log.warn('outbox row not relayed', { outbox_id: u.row.id, job: u.job, ...(u.part === undefined ? {} : { part: u.part }), err: err.message });
         }
       }
       // Whatever went wrong (NOSCRIPT after a Redis restart, a lost connection), a fresh queue is the cure.
       if (failed.length > 0) this.dropQueue(queueName, queue);
-      return { ok, failed };
+      return failed;
     } catch (e) {
       // Connection refused, lost or too slow: drop the queue (a failed connect does not recover) and retry later.
       this.dropQueue(queueName, queue);
       this.log.warn('outbox relay could not reach Redis; rows stay pending', { queue: queueName, rows: group.length, err: e instanceof Error ? e.message : String(e), retry_in_ms: Math.min(this.delayMs * 2, this.opts.maxBackoffMs) });
-      return { ok: [], failed: group.map((g) => g.row.id) };
+      return group.map((u) => u.row.id);
     }
   }
 

@@ -181,7 +181,7 @@ export class QueueProcessor {
         log.error('job rejected', { reason: 'invalid payload', outbox_id: item.outbox_id, problems: payloadProblems(def.payload, item.payload) });
       }
     }
-    const keys = valid.map((i) => this.doneKey(outboxJobId({ id: i.outbox_id, created_at: new Date(i.enqueued_at) })));
+    const keys = valid.map((i) => this.doneKey(outboxJobId({ id: i.outbox_id, created_at: new Date(i.enqueued_at) }, i.part)));
     const markers = keys.length ? await this.opts.redis.mget(...keys) : [];
     const todo: { item: JobItem; key: string }[] = [];
     valid.forEach((item, i) => {

@@ -26,32 +26,28 @@ export const rereadStatement = new TenantStatement<TransactionRow & { pc_lines: 
 );
 
 /**
- * $1 transaction ids and $2 the detail of their `payment_captured`; $3-$6 the outbox rows (transaction,
- * queue, job, payload) and $7-$10 the steps recorded with them (transaction, step, outcome, detail),
- * each in the spec's order per transaction. Records `payment_captured` and the claim `queue_jobs` of
- * each; only the transactions whose claim is new get their outbox rows and steps (one post-capture
- * sequence per transaction). Rows are inserted in array order (`ordinality`) after the claims (the
- * sort reads every claim first), so outbox ids and step numbers follow the spec's order.
+ * $1 transaction ids, $2 the detail of their `payment_captured` and $3 that of their `queue_jobs` (the
+ * jobs queued, in order); $4-$7 the outbox rows (transaction, queue, job, payload) in the spec's order
+ * per transaction. Records `payment_captured` and the claim `queue_jobs` of each; only the
+ * transactions whose claim is new get their outbox rows (one post-capture sequence per transaction).
+ * Rows are inserted in array order (`ordinality`) after the claims (the join reads every claim first),
+ * so outbox ids follow the spec's order.
  */
 export const queueJobsStatement = new TenantStatement<{ won: string[]; queued: number }>(
   'pc_queue_jobs_many',
   `with claim as (
      insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select c.id, v.step, 'ok', case when v.k = 1 then c.d end
-     from unnest($1::uuid[], $2::text[]) with ordinality as c(id, d, n)
+     select c.id, v.step, 'ok', case when v.k = 1 then c.d else c.q end
+     from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as c(id, d, q, n)
      cross join (values (1, 'payment_captured'), (2, 'queue_jobs')) as v(k, step)
+     where exists (select 1 from $schema.transactions t where t.id = c.id)
      order by c.n, v.k
      on conflict (transaction_id, step) do nothing returning transaction_id, step),
    won as (select transaction_id as id from claim where step = 'queue_jobs'),
    ob as (insert into public.outbox (queue, job, payload)
-     select o.q, o.j, o.p from unnest($3::uuid[], $4::text[], $5::text[], $6::jsonb[]) with ordinality as o(id, q, j, p, n)
+     select o.q, o.j, o.p from unnest($4::uuid[], $5::text[], $6::text[], $7::jsonb[]) with ordinality as o(id, q, j, p, n)
      join won on won.id = o.id
-     order by o.n returning id),
-   st as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select x.id, x.s, x.oc, x.d from unnest($7::uuid[], $8::text[], $9::text[], $10::text[]) with ordinality as x(id, s, oc, d, n)
-     join won on won.id = x.id
-     order by x.n
-     on conflict (transaction_id, step) do nothing returning seq)
+     order by o.n returning id)
    select array(select id::text from won) as won, (select count(*) from ob)::int as queued`,
 );
 
@@ -99,12 +95,14 @@ export const dailyStatsStatement = new TenantStatement<{ id: string }>(
 
 /**
  * $1-$4 the steps (transaction, step, outcome, detail), written in array order; a step already
- * recorded for its transaction is left as it is.
+ * recorded for its transaction is left as it is, and one of a transaction that is gone (a deleted
+ * test-mode one) is not written (the trace has no foreign key).
  */
 export const recordStepsStatement = new TenantStatement<never>(
   'pc_record_steps',
   `insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
    select x.id, x.s, x.oc, x.d from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as x(id, s, oc, d, n)
+   where exists (select 1 from $schema.transactions t where t.id = x.id)
    order by x.n
    on conflict (transaction_id, step) do nothing`,
 );

@@ -1,6 +1,7 @@
 import { tenantSession, type TenantDb, type TenantSession, type TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import {
+  fanOut,
   jobMessage,
   type JobMessage,
   orderDispatchJob,
@@ -126,50 +127,49 @@ export async function rereadTransaction(db: TenantDb, transactionId: string): Pr
 }
 
 /**
+ * What `queue_jobs` records: the jobs queued, in the order they were written, and those a condition
+ * skipped with why (the register dispatch, the stock release only with a cart session, the daily stats
+ * not in test mode, the finalisation last, then the edge stock sync when stock changed).
+ */
+export interface QueuedJobs {
+  readonly queued: readonly string[];
+  readonly skipped?: Readonly<Record<string, string>>;
+}
+
+/**
  * Steps 3-7 in one statement for a batch, after step 2 finished: record `payment_captured`, claim
- * `queue_jobs` and, only for the transactions this run claimed, write the outbox rows in the spec's
- * order with their steps: the register dispatch, the cart's stock reservation release (only with a
- * cart session), the daily stats (not in test mode), the deferred finalisation job last, and finally
- * the edge stock sync when stock changed. Returns the ids this run queued.
+ * `queue_jobs` (its detail lists the jobs in order, `QueuedJobs`) and, only for the transactions this
+ * run claimed, write their jobs in one fan-out outbox row each, in the spec's order: the register dispatch, the cart's stock
+ * reservation release (only with a cart session), the daily stats (not in test mode), the deferred
+ * finalisation job last, and finally the edge stock sync when stock changed. Returns the ids this run queued.
  */
 export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string, orders: readonly (CapturedOrder & { stockChanged: boolean })[]): Promise<Set<string>> {
   if (orders.length === 0) return new Set();
   const ob = { id: [] as string[], queue: [] as string[], job: [] as string[], payload: [] as string[] };
-  const st = { id: [] as string[], step: [] as string[], outcome: [] as string[], detail: [] as (string | null)[] };
+  const details: string[] = [];
   for (const { t, lines, stockChanged } of orders) {
     const base = { tenant_database: tenantDatabase, transaction_id: t.id };
-    const step = (name: string, outcome = 'ok', detail: string | null = null) => {
-      st.id.push(t.id);
-      st.step.push(name);
-      st.outcome.push(outcome);
-      st.detail.push(detail);
-    };
+    const jobs: QueuedJobs = { queued: [] };
+    const messages: JobMessage[] = [];
     const queue = (msg: JobMessage) => {
-      ob.id.push(t.id);
-      ob.queue.push(msg.queue);
-      ob.job.push(msg.job);
-      ob.payload.push(JSON.stringify(msg.payload));
-      step(`queued:${msg.job}`);
+      messages.push(msg);
+      (jobs.queued as string[]).push(msg.job);
     };
     queue(jobMessage(orderDispatchJob, base));
     if (t.cart_session_id) queue(jobMessage(stockReleaseReservationJob, { ...base, cart_session_id: t.cart_session_id }));
+    const skipped = t.is_test ? { [statsDailyJob.name]: 'test mode' } : undefined;
     if (!t.is_test) queue(jobMessage(statsDailyJob, base));
-    else step('queued:stats.daily', 'skipped', 'test mode');
     queue(jobMessage(paymentFinaliseJob, base));
     if (stockChanged) queue(jobMessage(stockEdgeSyncJob, { ...base, location_id: t.location_id, item_ids: [...new Set(lines.map((l) => l.item_id))].slice(0, 100) }));
+    details.push(JSON.stringify(skipped ? { ...jobs, skipped } : jobs));
+    // One outbox row carries them all; the relay writes each to its own queue in this order.
+    const row = fanOut(messages);
+    ob.id.push(t.id);
+    ob.queue.push(row.queue);
+    ob.job.push(row.job);
+    ob.payload.push(JSON.stringify(row.payload));
   }
-  const [r] = await queueJobsStatement.run(sessionOf(db), [
-    orders.map((o) => o.t.id),
-    orders.map((o) => `${o.lines.length} kitchen items`),
-    ob.id,
-    ob.queue,
-    ob.job,
-    ob.payload,
-    st.id,
-    st.step,
-    st.outcome,
-    st.detail,
-  ]);
+  const [r] = await queueJobsStatement.run(sessionOf(db), [orders.map((o) => o.t.id), orders.map((o) => `${o.lines.length} kitchen items`), details, ob.id, ob.queue, ob.job, ob.payload]);
   return new Set(r?.won ?? []);
 }
 

@@ -2,4 +2,5 @@
 export * from './names.ts';
 export * from './job-definition.ts';
 export * from './jobs.ts';
+export * from './fan-out.ts';
 export * from './queue.ts';

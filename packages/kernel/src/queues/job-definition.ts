@@ -46,6 +46,8 @@ export function defineJob<const N extends string, S extends TSchema>(def: {
 export const JobItem = Type.Object({
   outbox_id: Type.Integer(),
   enqueued_at: Type.String(),
+  /** The message's place in a fan-out row (`fanOut`); absent for a row of one job. */
+  part: Type.Optional(Type.Integer({ minimum: 0 })),
   payload: Type.Unknown(),
 });
 export type JobItem = Static<typeof JobItem>;
