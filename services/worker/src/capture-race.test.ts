@@ -1,6 +1,5 @@
 import { rowMessages } from '@pos/kernel/queues/index';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'kysely';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -8,7 +7,7 @@ import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { capturePayment, type CaptureResult } from '@pos/core/payments/capture-payment';
 import { runPostCapture } from '@pos/core/payments/post-capture';
 import { CardBClient, startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
-import { openTestEnv, type TestEnv } from './test-support.ts';
+import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts';
 
 /**
  * Capture races, proven (issue 12 point 9): at least 1,000 transactions, each captured twice at once,
@@ -34,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // No worker runs here: the sequences' outbox rows would otherwise wait for the next test file's
   // worker (thousands of rows of a dropped schema ahead of that file's own jobs).
-  await env.handle.db.deleteFrom('outbox').where(sql<string>`payload->>'tenant_database'`, '=', m.merchant.tenant_database).execute();
+  await deleteTenantOutbox(env.handle.db, m.merchant.tenant_database);
   await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
   await sim.stop();
   await env.close();

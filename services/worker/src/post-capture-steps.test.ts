@@ -1,12 +1,11 @@
 import { rowMessages } from '@pos/kernel/queues/index';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'kysely';
 import { bindTenant, dbQueryCount, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { addManyToDailyStats, addToDailyStats, dispatchOrderToRegister, dispatchOrdersToRegister, finalisePayments, listSteps, rereadTransaction, runPostCapture, runPostCaptureMany, writeKitchenItems, writeKitchenTickets } from '@pos/core/payments/post-capture';
 import { loadLines, loadTransaction } from '@pos/core/payments/transaction-records';
-import { openTestEnv, type TestEnv } from './test-support.ts';
+import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts';
 
 /**
  * The post-capture steps as single statements (issue 12 item 10), called directly: the register
@@ -24,7 +23,7 @@ beforeAll(async () => {
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
 });
 afterAll(async () => {
-  await env.handle.db.deleteFrom('outbox').where(sql<string>`payload->>'tenant_database'`, '=', m.merchant.tenant_database).execute();
+  await deleteTenantOutbox(env.handle.db, m.merchant.tenant_database);
   await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
   await env.close();
 });

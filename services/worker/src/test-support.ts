@@ -1,5 +1,6 @@
 /** Shared by the worker's tests: real PostgreSQL and Redis from the environment, unique queue prefixes. */
 import Redis from 'ioredis';
+import { sql } from 'kysely';
 import { createDatabase, migrateCentral, type DatabaseHandle } from '@pos/db';
 import { createLogger, createRedis, type Logger } from '@pos/kernel';
 import { createFiscalService, type FiscalService } from '@pos/core/fiscal/fiscal-service';
@@ -86,4 +87,17 @@ export function testWorkerDeps(env: TestEnv, prefix: string) {
     fiscalRecoverMs: 0,
     relayIntervalMs: 50,
   };
+}
+
+/** Deletes the outbox rows of a tenant a test is done with: its jobs' own rows and the fan-out rows carrying them. */
+export async function deleteTenantOutbox(db: DatabaseHandle['db'], tenantDatabase: string): Promise<void> {
+  await db
+    .deleteFrom('outbox')
+    .where((eb) =>
+      eb.or([
+        eb(sql<string>`payload->>'tenant_database'`, '=', tenantDatabase),
+        eb(sql<boolean>`payload @> ${JSON.stringify({ messages: [{ payload: { tenant_database: tenantDatabase } }] })}::jsonb`, '=', true),
+      ]),
+    )
+    .execute();
 }
