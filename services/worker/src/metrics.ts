@@ -21,8 +21,9 @@ export class WorkerMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  jobProcessed(job: string): void {
-    this.processed.inc({ job });
+  /** `n` runs of `job` succeeded (a batch counts its rows at once). */
+  jobProcessed(job: string, n = 1): void {
+    this.processed.inc({ job }, n);
   }
   jobFailed(job: string): void {
     this.failed.inc({ job });

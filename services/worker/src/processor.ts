@@ -1,9 +1,8 @@
 import type Redis from 'ioredis';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { Static, TSchema } from '@sinclair/typebox';
 import type { Clock, Logger } from '@pos/kernel';
 import type { CentralDb } from '@pos/db';
 import {
+  checkPayload as check,
   createQueue,
   findJob,
   JobEnvelope,
@@ -25,13 +24,6 @@ export const DONE_MARKER_TTL_S = 24 * 60 * 60;
 /** Between checks for stalled jobs (bee-queue's stall interval is 5 s). */
 export const STALL_CHECK_MS = 5000;
 
-/** Schema checks compiled once per schema (TypeBox's `Value.Check` interprets the schema on every call). */
-const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
-function check<T extends TSchema>(schema: T, value: unknown): value is Static<T> {
-  let c = compiled.get(schema);
-  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
-  return c.Check(value);
-}
 
 /**
  * The job's logger: its fields go with each line instead of into a pino child, which (with redaction)
@@ -224,10 +216,10 @@ export class QueueProcessor {
         this.opts.metrics.jobFailed(name);
         failed.push({ outbox_id: item.outbox_id, err });
       } else {
-        this.opts.metrics.jobProcessed(name);
         done.set(key, '1', 'EX', DONE_MARKER_TTL_S);
       }
     });
+    if (done.length > 0) this.opts.metrics.jobProcessed(name, done.length);
     if (done.length > 0) await done.exec().catch((e: unknown) => log.warn('could not write done markers', { err: e instanceof Error ? e.message : String(e) }));
     log.debug('batch done', { rows: todo.length, failed: failed.length, ms: Math.round(performance.now() - started) });
     if (failed.length > 0) {

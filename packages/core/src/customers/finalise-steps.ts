@@ -5,10 +5,14 @@ import { movePoints, programAt } from './loyalty.ts';
 import { addTimelineEvent } from './timeline.ts';
 import { rewardsAmong } from './rewards.ts';
 
+/** The columns of a transaction the finalisation steps read (the job reads only these). */
+export const FINALISE_COLUMNS = ['id', 'location_id', 'customer_id', 'channel', 'order_no', 'receipt_no', 'total', 'tip_amount', 'offers'] as const;
+export type FinaliseTransaction = Pick<TransactionRow, (typeof FINALISE_COLUMNS)[number]>;
+
 /** One step of the deferred finalisation job: answers a one-line outcome, throws on failure. */
 export interface FinaliseStep {
   readonly name: string;
-  readonly run: (t: TransactionRow) => Promise<string>;
+  readonly run: (t: FinaliseTransaction) => Promise<string>;
 }
 
 /**

@@ -14,7 +14,7 @@ import { loadTransaction, type TransactionLineRow, type TransactionRow } from '.
 import { dailyStatsStatement, dispatchStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
-import { customerFinaliseSteps } from '../customers/finalise-steps.ts';
+import { customerFinaliseSteps, FINALISE_COLUMNS, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
 import { dispatchCaptured, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
 
@@ -290,10 +290,10 @@ export async function recordSteps(db: TenantDb, rows: readonly { transaction_id:
   await recordStepsStatement.run(sessionOf(db), [unique.map((r) => r.transaction_id), unique.map((r) => r.step), unique.map((r) => r.outcome), unique.map((r) => r.detail)]);
 }
 
-type FinaliseSteps = readonly { name: string; run: (t: TransactionRow) => Promise<string> }[];
+type FinaliseSteps = readonly FinaliseStep[];
 
 /** The finalisation steps of one transaction, each in its own error boundary. */
-async function finaliseOutcomes(t: TransactionRow, steps: FinaliseSteps): Promise<Record<string, string>> {
+async function finaliseOutcomes(t: FinaliseTransaction, steps: FinaliseSteps): Promise<Record<string, string>> {
   const outcomes: Record<string, string> = {};
   for (const s of steps) {
     try {
@@ -315,7 +315,7 @@ async function finaliseOutcomes(t: TransactionRow, steps: FinaliseSteps): Promis
  */
 export async function finalisePayments(db: TenantDb, ids: readonly string[], steps: FinaliseSteps = defaultFinaliseSteps(db)): Promise<StepOutcome[]> {
   const unique = [...new Set(ids)];
-  const rows = unique.length ? await db.selectFrom('transactions').selectAll().where('id', 'in', unique).execute() : [];
+  const rows = unique.length ? await db.selectFrom('transactions').select(FINALISE_COLUMNS).where('id', 'in', unique).execute() : [];
   const done: { transaction_id: string; step: string; outcome: string; detail: string }[] = [];
   for (const t of rows) done.push({ transaction_id: t.id, step: 'finalise', outcome: 'ok', detail: JSON.stringify(await finaliseOutcomes(t, steps)) });
   await recordSteps(db, done);
@@ -332,7 +332,7 @@ export async function finalisePayment(db: TenantDb, transactionId: string, steps
 }
 
 /** The default steps: the customer steps (loyalty earn, offer redemption, timeline, kiosk customer name), then the B2B invoice. */
-export const defaultFinaliseSteps = (db: TenantDb): readonly { name: string; run: (t: TransactionRow) => Promise<string> }[] => [
+export const defaultFinaliseSteps = (db: TenantDb): FinaliseSteps => [
   ...customerFinaliseSteps(db),
   { name: 'b2b_invoice', run: async () => 'skipped: no B2B customer' },
 ];

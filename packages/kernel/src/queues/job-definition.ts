@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { QueueName } from './names.ts';
 
 /**
@@ -92,11 +93,19 @@ export function payloadProblems(schema: TSchema, payload: unknown, max = 5): str
   return out;
 }
 
+/** Schema checks compiled once per schema (`Value.Check` interprets the schema on every call). */
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+export function checkPayload<T extends TSchema>(schema: T, value: unknown): value is Static<T> {
+  let c = compiled.get(schema);
+  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
+  return c.Check(value);
+}
+
 /**
  * Builds the outbox message for `def` after checking the payload, for `enqueueOutbox(tx, jobMessage(...))`
  * inside the committing transaction.
  */
 export function jobMessage<D extends JobDefinition>(def: D, payload: JobPayload<D>): JobMessage {
-  if (!Value.Check(def.payload, payload)) throw new InvalidJobPayloadError(def.name, payloadProblems(def.payload, payload));
+  if (!checkPayload(def.payload, payload)) throw new InvalidJobPayloadError(def.name, payloadProblems(def.payload, payload));
   return { queue: def.queue, job: def.name, payload: payload as Record<string, unknown> };
 }
