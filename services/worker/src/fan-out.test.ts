@@ -4,6 +4,7 @@ import { systemClock } from '@pos/kernel';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { createHandlers } from './jobs/index.ts';
 import { OutboxRelay, outboxJobId } from './outbox-relay.ts';
+import { DONE_MARKER_TTL_S } from './processor.ts';
 import { dropPrefix, openTestEnv, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
@@ -98,6 +99,10 @@ describe('fan-out outbox rows', () => {
     const system = w.processors.find((p) => p.queueName === heartbeatJob.queue)!;
     expect(await env.redis.exists(payments.doneKey(outboxJobId(row, 0)), payments.doneKey(outboxJobId(row, 2)), system.doneKey(outboxJobId(row, 1)))).toBe(3);
     expect(outboxJobId(row, 1)).toBe(`${outboxJobId(row)}-p1`);
+    // Kept a day (written for the whole batch by one script).
+    const ttl = await env.redis.ttl(payments.doneKey(outboxJobId(row, 2)));
+    expect(ttl).toBeGreaterThan(DONE_MARKER_TTL_S - 60);
+    expect(ttl).toBeLessThanOrEqual(DONE_MARKER_TTL_S);
 
     // As if the relay died after writing to Redis but before its commit: the whole row goes again.
     await env.handle.db.updateTable('outbox').set({ relayed_at: null }).where('id', '=', String(row.id)).execute();
