@@ -55,9 +55,14 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
   const planned = routeKitchenTickets(withLines, stations).map((t) => ({ ...t, id: Bun.randomUUIDv7() }));
   if (!planned.length) return [];
   // A ticket already written for its order, fire and station (a re-run) is not returned: nothing more is done for it.
+  // One array per column (as the lines): a fixed statement whatever the number of tickets, no query nodes per row.
+  const col = <T>(f: (t: (typeof planned)[number]) => T) => planned.map(f);
   const inserted = await db
     .insertInto('kitchen_tickets')
-    .values(planned.map(({ id, order, stationId }) => ({ id, location_id: order.locationId, station_id: stationId, source: order.source, source_id: order.sourceId, fire_no: order.fireNo ?? 1, order_no: order.orderNo, queued_at: order.at, updated_at: order.at })))
+    .columns(['id', 'location_id', 'station_id', 'source', 'source_id', 'fire_no', 'order_no', 'queued_at', 'updated_at'])
+    .expression(
+      sql`select id, l, st, src, sid, f, o, q, q from unnest(${col((t) => t.id)}::uuid[], ${col((t) => t.order.locationId)}::uuid[], ${col((t) => t.stationId)}::uuid[], ${col((t) => t.order.source)}::text[], ${col((t) => t.order.sourceId)}::uuid[], ${col((t) => t.order.fireNo ?? 1)}::int[], ${col((t) => t.order.orderNo)}::text[], ${col((t) => t.order.at)}::timestamptz[]) as x(id, l, st, src, sid, f, o, q)`,
+    )
     .onConflict((oc) => oc.constraint('kitchen_tickets_once').doNothing())
     .returningAll()
     .execute();
