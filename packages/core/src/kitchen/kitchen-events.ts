@@ -52,14 +52,13 @@ export async function appendKitchenEvents(db: TenantDb | TenantTx, events: reado
   const last = new Map(cursors.map((c) => [c.location_id, Number(c.last_seq)]));
   const seqs = numberEvents(events.map((e) => e.location_id), last);
   const numbered: KitchenEvent[] = events.map((e, i) => ({ type: 'kitchen.ticket', seq: seqs[i]!, ...e }));
-  // One array per column: a fixed statement whatever the number of events, no query nodes per row.
-  const col = <T>(f: (e: KitchenEvent) => T) => numbered.map(f);
+  // One JSON document for all the events: a fixed statement whatever their number, and their payloads
+  // (JSON themselves) are not escaped quote by quote as the elements of an array parameter would be.
+  const rows = numbered.map((e) => ({ location_id: e.location_id, seq: e.seq, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: e }));
   await db
     .insertInto('kitchen_events')
     .columns(['location_id', 'seq', 'station_id', 'ticket_id', 'action', 'payload'])
-    .expression(
-      sql`select * from unnest(${col((e) => e.location_id)}::uuid[], ${col((e) => e.seq)}::int8[], ${col((e) => e.station_id)}::uuid[], ${col((e) => e.order.id)}::uuid[], ${col((e) => e.action)}::text[], ${col((e) => JSON.stringify(e))}::jsonb[])`,
-    )
+    .expression(sql`select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(location_id uuid, seq int8, station_id uuid, ticket_id uuid, action text, payload jsonb)`)
     .execute();
   const prune = locations.filter((l) => crossesMultiple(last.get(l)!, counts.get(l)!, PRUNE_EVERY));
   if (prune.length) {

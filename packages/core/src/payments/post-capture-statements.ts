@@ -26,26 +26,28 @@ export const rereadStatement = new TenantStatement<TransactionRow & { pc_lines: 
 );
 
 /**
- * $1 transaction ids, $2 the detail of their `payment_captured` and $3 that of their `queue_jobs` (the
- * jobs queued, in order); $4-$7 the outbox rows (transaction, queue, job, payload) in the spec's order
- * per transaction. Records `payment_captured` and the claim `queue_jobs` of each; only the
- * transactions whose claim is new get their outbox rows (one post-capture sequence per transaction).
- * Rows are inserted in array order (`ordinality`) after the claims (the join reads every claim first),
- * so outbox ids follow the spec's order.
+ * $1 the claims as a JSON array of `{ id, captured, queued }` (a transaction, the detail of its
+ * `payment_captured` and that of its `queue_jobs`: the jobs queued, in order) and $2 the outbox rows as
+ * a JSON array of `{ id, queue, job, payload }` in the spec's order per transaction. Records
+ * `payment_captured` and the claim `queue_jobs` of each; only the transactions whose claim is new get
+ * their outbox rows (one post-capture sequence per transaction). Rows are inserted in array order
+ * (`ordinality`) after the claims (the join reads every claim first), so outbox ids follow the spec's
+ * order. One JSON document per side instead of an array per column: payloads are JSON already, and an
+ * array parameter would have every quote in them escaped one by one.
  */
 export const queueJobsStatement = new TenantStatement<{ won: string[]; queued: number }>(
   'pc_queue_jobs_many',
   `with claim as (
      insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select c.id, v.step, 'ok', case when v.k = 1 then c.d else c.q end
-     from unnest($1::uuid[], $2::text[], $3::text[]) with ordinality as c(id, d, q, n)
+     select c.id, v.step, 'ok', case when v.k = 1 then c.captured else c.queued end
+     from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, captured text, queued text)) with ordinality as c(id, captured, queued, n)
      cross join (values (1, 'payment_captured'), (2, 'queue_jobs')) as v(k, step)
      where exists (select 1 from $schema.transactions t where t.id = c.id)
      order by c.n, v.k
      on conflict (transaction_id, step) do nothing returning transaction_id, step),
    won as (select transaction_id as id from claim where step = 'queue_jobs'),
    ob as (insert into public.outbox (queue, job, payload)
-     select o.q, o.j, o.p from unnest($4::uuid[], $5::text[], $6::text[], $7::jsonb[]) with ordinality as o(id, q, j, p, n)
+     select o.queue, o.job, o.payload from rows from (jsonb_to_recordset($2::jsonb) as (id uuid, queue text, job text, payload jsonb)) with ordinality as o(id, queue, job, payload, n)
      join won on won.id = o.id
      order by o.n returning id)
    select array(select id::text from won) as won, (select count(*) from ob)::int as queued`,
@@ -108,12 +110,14 @@ export const recordStepsStatement = new TenantStatement<never>(
 );
 
 /**
- * $1-$10 the kitchen item documents, one per line (transaction, position, location, order number,
- * item, name, quantity, unit price, total, modifiers as JSON); a line that has its document keeps it.
+ * $1 the kitchen item documents as a JSON array, one per line (transaction, position, location, order
+ * number, item, name, quantity, unit price, total, modifiers); a line that has its document keeps it.
+ * One JSON document rather than an array per column: the modifiers are JSON already.
  */
 export const kitchenItemsStatement = new TenantStatement<never>(
   'pc_kitchen_items',
   `insert into $schema.kitchen_items (transaction_id, position, location_id, order_no, item_id, name, qty, unit_price, total, modifiers)
-   select * from unnest($1::uuid[], $2::int[], $3::uuid[], $4::int[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::int[], $10::jsonb[])
+   select * from jsonb_to_recordset($1::jsonb)
+     as x(transaction_id uuid, position int, location_id uuid, order_no int, item_id uuid, name text, qty int, unit_price int, total int, modifiers jsonb)
    on conflict (transaction_id, position) do nothing`,
 );

@@ -47,21 +47,11 @@ export type StepOutcome = Error | null;
 
 /** The kitchen item documents the register dispatch reads (one per line; a re-run writes nothing new). One statement per batch. */
 export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => {
-  const lines = orders.flatMap(({ t, lines }) => lines.map((l) => ({ t, l })));
-  if (lines.length === 0) return;
-  const col = <T>(f: (x: (typeof lines)[number]) => T) => lines.map(f);
-  await kitchenItemsStatement.run(sessionOf(db), [
-    col(({ t }) => t.id),
-    col(({ l }) => l.position),
-    col(({ t }) => t.location_id),
-    col(({ t }) => t.order_no),
-    col(({ l }) => l.item_id),
-    col(({ l }) => l.name),
-    col(({ l }) => l.qty),
-    col(({ l }) => l.unit_price),
-    col(({ l }) => l.total),
-    col(({ l }) => JSON.stringify(l.modifiers)),
-  ]);
+  const rows = orders.flatMap(({ t, lines }) =>
+    lines.map((l) => ({ transaction_id: t.id, position: l.position, location_id: t.location_id, order_no: t.order_no, item_id: l.item_id, name: l.name, qty: l.qty, unit_price: l.unit_price, total: l.total, modifiers: l.modifiers })),
+  );
+  if (rows.length === 0) return;
+  await kitchenItemsStatement.run(sessionOf(db), [JSON.stringify(rows)]);
 };
 
 /**
@@ -145,8 +135,8 @@ export interface QueuedJobs {
  */
 export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string, orders: readonly (CapturedOrder & { stockChanged: boolean })[]): Promise<Set<string>> {
   if (orders.length === 0) return new Set();
-  const ob = { id: [] as string[], queue: [] as string[], job: [] as string[], payload: [] as string[] };
-  const details: string[] = [];
+  const claims: { id: string; captured: string; queued: string }[] = [];
+  const rows: { id: string; queue: string; job: string; payload: Record<string, unknown> }[] = [];
   for (const { t, lines, stockChanged } of orders) {
     const base = { tenant_database: tenantDatabase, transaction_id: t.id };
     const jobs: QueuedJobs = { queued: [] };
@@ -161,15 +151,11 @@ export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string,
     if (!t.is_test) queue(jobMessage(statsDailyJob, base));
     queue(jobMessage(paymentFinaliseJob, base));
     if (stockChanged) queue(jobMessage(stockEdgeSyncJob, { ...base, location_id: t.location_id, item_ids: [...new Set(lines.map((l) => l.item_id))].slice(0, 100) }));
-    details.push(JSON.stringify(skipped ? { ...jobs, skipped } : jobs));
+    claims.push({ id: t.id, captured: `${lines.length} kitchen items`, queued: JSON.stringify(skipped ? { ...jobs, skipped } : jobs) });
     // One outbox row carries them all; the relay writes each to its own queue in this order.
-    const row = fanOut(messages);
-    ob.id.push(t.id);
-    ob.queue.push(row.queue);
-    ob.job.push(row.job);
-    ob.payload.push(JSON.stringify(row.payload));
+    rows.push({ id: t.id, ...fanOut(messages) });
   }
-  const [r] = await queueJobsStatement.run(sessionOf(db), [orders.map((o) => o.t.id), orders.map((o) => `${o.lines.length} kitchen items`), details, ob.id, ob.queue, ob.job, ob.payload]);
+  const [r] = await queueJobsStatement.run(sessionOf(db), [JSON.stringify(claims), JSON.stringify(rows)]);
   return new Set(r?.won ?? []);
 }
 
