@@ -7,7 +7,7 @@
  * per no-op job/s (goal: at least 0.3), then the capture-to-kitchen-document latency p50/p99 of live
  * captures on an idle worker (goal: p99 under 150 ms).
  *
- * Env: BENCH_ROUNDS (3), BENCH_CAPTURES (1000 per round), BENCH_LATENCY_CAPTURES (250),
+ * Env: BENCH_ROUNDS (3), BENCH_WARMUP (1 round before them, not counted), BENCH_CAPTURES (1000 per round), BENCH_LATENCY_CAPTURES (250),
  * BENCH_NOOP_JOBS (2000), BENCH_CONCURRENCY (16 jobs at once per queue, for both), BENCH_RELAY_MS
  * (the relay's poll; default the worker's), BENCH_RELAY_LISTEN (1; 0: poll only, as before issue 12
  * item 10), BENCH_LATENCY_RATE (at most 40 captures a second; lower when the machine sustains less than
@@ -31,8 +31,10 @@ import { fmt, percentile } from './stats.ts';
 import { ownCpuMs, processCpuMs } from './process-cpu.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Rounds run first and not counted: the code paths of both measurements compiled by the JIT, as in a long-running worker. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const PER_ROUND = Number(process.env.BENCH_CAPTURES ?? 1000);
-const CAPTURES = ROUNDS * PER_ROUND + Number(process.env.BENCH_LATENCY_CAPTURES ?? 250);
+const CAPTURES = (WARMUP + ROUNDS) * PER_ROUND + Number(process.env.BENCH_LATENCY_CAPTURES ?? 250);
 /** The steps the last jobs of a sequence record (register dispatch, daily stats, finalisation, edge sync). */
 const LAST_STEPS = ['register_dispatch', 'daily_stats', 'finalise', 'edge_stock_sync'];
 /** Jobs of one sequence here: post-capture, then dispatch, stats, finalise and edge sync (these four in one fan-out outbox row). */
@@ -196,19 +198,38 @@ export async function runPostCaptureBench(): Promise<void> {
     return NOOP_JOBS / seconds;
   };
 
+  // Before each measurement: the bench database vacuumed and checkpointed, so autovacuum and the
+  // checkpointer (woken by the writes of the step before) do not take a core inside either window.
+  const quiesce = async () => {
+    await sql`vacuum (analyze)`.execute(h.db);
+    await sql`checkpoint`.execute(h.db);
+  };
   const rounds: { noop: number; relayed: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number } }[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < WARMUP + ROUNDS; r++) {
     const set = ids.slice(r * PER_ROUND, (r + 1) * PER_ROUND);
+    await quiesce();
     const noop = await noopRate(redisUrl, redis);
+    await quiesce();
     const relayed = await relayedNoopRate();
     const c0 = performance.now();
     for (let i = 0; i < set.length; i += 8) await Promise.all(set.slice(i, i + 8).map(capture));
     const captureRate = set.length / ((performance.now() - c0) / 1000);
+    await quiesce();
     const q0 = dbQueryCount();
     const p0 = polls;
-    const cpu0 = { pg: processCpuMs('postgres', ` ${DB_NAME} `), redis: processCpuMs('redis-server'), own: ownCpuMs() };
-    const t0 = performance.now();
-    const worker = await startBenchWorker();
+    // The clock starts with a running worker, as bee-queue's starts with ready queues: while it starts,
+    // the backlog's outbox rows are held by a lock its relay skips (SKIP LOCKED), released at t0.
+    let cpu0 = { pg: null as number | null, redis: null as number | null, own: 0 };
+    let t0 = 0;
+    let worker!: Awaited<ReturnType<typeof startBenchWorker>>;
+    await h.db.transaction().execute(async (trx) => {
+      await sql`select id from public.outbox where relayed_at is null for update`.execute(trx);
+      worker = await startBenchWorker();
+      while (!worker.relay.listening && RELAY_LISTEN) await Bun.sleep(5);
+      cpu0 = { pg: processCpuMs('postgres', ` ${DB_NAME} `), redis: processCpuMs('redis-server'), own: ownCpuMs() };
+      t0 = performance.now();
+    });
+    worker.relay.trigger();
     // Watched through the worker's own counters (no statement while the clock runs), then checked in the database.
     const processed = async () => (await Promise.all(LAST_JOBS.map((j) => worker.metrics.processedCount(j)))).reduce((a, b) => a + b, 0);
     // Every 5 ms: the poll runs in the worker's process and thread, so it costs the worker what it reads.
@@ -220,16 +241,16 @@ export async function runPostCaptureBench(): Promise<void> {
     const cpu = { pg: perSeq(cpu0.pg, processCpuMs('postgres', ` ${DB_NAME} `)), redis: perSeq(cpu0.redis, processCpuMs('redis-server')), own: perSeq(cpu0.own, ownCpuMs()) };
     await waitDone(set);
     await stopWorker(worker);
-    rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate, cpu });
+    if (r >= WARMUP) rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate, cpu });
     console.log(
-      `  round ${r + 1}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
+      `  ${r < WARMUP ? 'warm-up round (not counted)' : `round ${r + 1 - WARMUP}`}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
         `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s (CPU µs/row: PostgreSQL ${fmt(relayedCpu.pg, 0)}, worker ${fmt(relayedCpu.own, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}`,
     );
   }
 
   // Latency: captures arrive as webhooks would, paced at LATENCY_RATE a second (below the worker's
   // throughput, so the figure is latency, not queueing behind a backlog), on an idle, drained worker.
-  const latencyIds = ids.slice(ROUNDS * PER_ROUND);
+  const latencyIds = ids.slice((WARMUP + ROUNDS) * PER_ROUND);
   // Live captures cost the machine a capture and a sequence each: paced at half of what it sustained
   // for both in this run (at most LATENCY_RATE), so a loaded machine measures latency, not a backlog.
   const medOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
