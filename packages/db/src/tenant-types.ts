@@ -304,8 +304,6 @@ export interface TenantTables {
     created_at: Timestamp;
     updated_at: Timestamp;
     /** Register dispatch: null before, `not_configured`, `sent`, `failed` (migration 2026-11-23-013-post-capture). */
-    pos_sync_status: Generated<string | null>;
-    pos_sync_detail: Generated<string | null>;
     /** The customer's name the order is called by (kiosk customer name; migration 2026-11-24-201-customers-loyalty). */
     customer_name: Generated<string | null>;
     /** `For Here`, `Takeaway`, `Pickup`, `Delivery`, ... as the channel sent it. */
@@ -322,6 +320,8 @@ export interface TenantTables {
     external_status: Generated<string | null>;
   };
   /** Steps of the post-capture sequence a transaction went through, once each, in order. */
+  /** A transaction's sync state with its location's register: what the last `order.dispatch` ended with. */
+  transaction_register_sync: { transaction_id: string; status: string; detail: string | null; updated_at: Generated<Timestamp> };
   transaction_steps: { seq: Generated<string>; transaction_id: string; step: string; outcome: string; detail: string | null; at: Timestamp };
   /** Kitchen item documents written by `PaymentCaptured`. */
   kitchen_items: {

@@ -4,7 +4,7 @@ import { bindTenant, dbQueryCount, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { addManyToDailyStats, addToDailyStats, dispatchOrderToRegister, dispatchOrdersToRegister, finalisePayments, listSteps, rereadTransaction, runPostCapture, runPostCaptureMany, writeKitchenItems, writeKitchenTickets } from '@pos/core/payments/post-capture';
-import { loadLines, loadTransaction } from '@pos/core/payments/transaction-records';
+import { loadLines, loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
 import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts';
 
 /**
@@ -83,14 +83,14 @@ describe('post-capture steps, one statement each', () => {
     const id = await transaction();
     await expect(dispatchOrderToRegister(tdb, id)).rejects.toThrow(`order ${id}: kitchen item documents not written yet`);
     expect(await listSteps(tdb, id)).toEqual([]);
-    expect((await loadTransaction(tdb, id)).pos_sync_status).toBeNull();
+    expect((await registerSyncOf(tdb, id)).status).toBeNull();
 
     const t = await loadTransaction(tdb, id);
     await writeKitchenItems(tdb, [{ t, lines: await loadLines(tdb, id) }]);
     await dispatchOrderToRegister(tdb, id);
     await dispatchOrderToRegister(tdb, id);
     expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' }]);
-    expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'not_configured', pos_sync_detail: 'No register is configured for this location.' });
+    expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
 
     await expect(dispatchOrderToRegister(tdb, crypto.randomUUID())).rejects.toMatchObject({ name: 'AppError', code: 'not_found' });
   });

@@ -1,3 +1,4 @@
+import { registerSyncOf } from '@pos/core/payments/transaction-records';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
@@ -82,7 +83,8 @@ describe('post-capture sequence', () => {
     expect(rowMessages(mine[2]!).map((x) => x.job)).toEqual(['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
 
     const after = await tdb.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
-    expect(after).toMatchObject({ status: 'Complete', order_status: 'Queued', receipt_no: 1, pos_sync_status: 'not_configured', loyalty_token: null });
+    expect(after).toMatchObject({ status: 'Complete', order_status: 'Queued', receipt_no: 1, loyalty_token: null });
+    expect(await registerSyncOf(tdb, t.id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
     const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'order_no']).where('transaction_id', '=', t.id).orderBy('position').execute();
     expect(kitchen).toEqual([
       { name: 'Espresso', qty: 3, order_no: t.order_no },

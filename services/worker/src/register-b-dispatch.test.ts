@@ -5,7 +5,7 @@ import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
-import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { majorOf } from '@pos/providers/register-b/register-b-client';
@@ -122,7 +122,7 @@ describe('order dispatch to register-b', () => {
     await Bun.sleep(600);
     expect(ordersOf(id).map((o) => o.id)).toEqual([order!.id]);
     expect(branch().orders.size).toBe(1);
-    expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'synced', pos_sync_detail: `register-b order ${order!.id}` });
+    expect(await registerSyncOf(tdb, id)).toEqual({ status: 'synced', detail: `register-b order ${order!.id}` });
   });
 
   test('an unmapped location, a disabled connection or none at all: not configured, nothing placed', async () => {
@@ -159,11 +159,11 @@ describe('order dispatch to register-b', () => {
     const id = await captureKioskOrder();
     await settled(id);
     const placed = ordersOf(id)[0]!.id;
-    await tdb.updateTable('transactions').set({ pos_sync_status: null }).where('id', '=', id).execute();
+    await tdb.deleteFrom('transaction_register_sync').where('transaction_id', '=', id).execute();
     rb.failWith(503);
     try {
       await expect(dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(`register dispatch of ${id} will be retried: register-b: register-b is unavailable`);
-      expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'retrying', pos_sync_detail: 'register-b: register-b is unavailable' });
+      expect(await registerSyncOf(tdb, id)).toEqual({ status: 'retrying', detail: 'register-b: register-b is unavailable' });
     } finally {
       rb.failWith(null);
     }
@@ -171,10 +171,10 @@ describe('order dispatch to register-b', () => {
     await expect(dispatchOrderToRegister(tdb, id, { deps: down, tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried/);
     const wrongToken = registerDispatchFromEnv(env.handle.db, { REGISTER_B_API_URL: rb.url, REGISTER_B_API_TOKEN: 'not-the-partner-token' });
     await expect(dispatchOrderToRegister(tdb, id, { deps: wrongToken, tenantDatabase: m.merchant.tenant_database })).rejects.toThrow('will be retried: register-b: Invalid partner token');
-    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('retrying');
+    expect((await registerSyncOf(tdb, id)).status).toBe('retrying');
     // Reachable again: the order the first run placed.
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
-    expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'synced', pos_sync_detail: `register-b order ${placed}` });
+    expect(await registerSyncOf(tdb, id)).toEqual({ status: 'synced', detail: `register-b order ${placed}` });
     expect(ordersOf(id).map((o) => o.id)).toEqual([placed]);
   });
 

@@ -5,7 +5,7 @@ import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
-import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
 import { dispatchToRegister, registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { decryptSecret, encryptSecret, parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { exchangeAuthorizationCode } from '@pos/providers/oauth/oauth-client';
@@ -141,7 +141,7 @@ describe('order dispatch to register-c', () => {
     await Bun.sleep(600);
     expect(checksOf(id).map((c) => [c.id, c.paid, c.payments.length])).toEqual([[check!.id, amount, 1]]);
     expect(rcLocation().checks.length).toBe(1);
-    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('synced');
+    expect((await registerSyncOf(tdb, id)).status).toBe('synced');
   });
 
   test('an online order goes to the online settings: a local check on its table, paid with the online method', async () => {
@@ -277,17 +277,17 @@ describe('order dispatch to register-c', () => {
   test('register-c down or unreachable: the job throws (retried with backoff), then the same check is found', async () => {
     const id = await captureKioskOrder();
     await settled(id);
-    await tdb.updateTable('transactions').set({ pos_sync_status: null }).where('id', '=', id).execute();
+    await tdb.deleteFrom('transaction_register_sync').where('transaction_id', '=', id).execute();
     rc.failWith = 503;
     try {
       await expect(dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried: register-c: Service unavailable/);
-      expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('retrying');
+      expect((await registerSyncOf(tdb, id)).status).toBe('retrying');
     } finally {
       rc.failWith = null;
     }
     const down = registerDispatchFromEnv(env.handle.db, { REGISTER_C_API_URL: 'http://127.0.0.1:1', INTEGRATION_TOKEN_KEY: KEY_HEX });
     await expect(dispatchOrderToRegister(tdb, id, { deps: down, tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried/);
-    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('retrying');
+    expect((await registerSyncOf(tdb, id)).status).toBe('retrying');
     // An expired token (401) is retried too: it clears once the merchant reconnects.
     rc.expireToken(TOKEN);
     try {
@@ -297,8 +297,8 @@ describe('order dispatch to register-c', () => {
     }
     // Reachable again: the check the first run created, paid once.
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
-    const t = await loadTransaction(tdb, id);
-    expect(t.pos_sync_status).toBe('synced');
-    expect(checksOf(id).map((c) => [t.pos_sync_detail, c.status, c.payments.length])).toEqual([[`register-c order ${checksOf(id)[0]!.id}`, 'CLOSED', 1]]);
+    const t = await registerSyncOf(tdb, id);
+    expect(t.status).toBe('synced');
+    expect(checksOf(id).map((c) => [t.detail, c.status, c.payments.length])).toEqual([[`register-c order ${checksOf(id)[0]!.id}`, 'CLOSED', 1]]);
   });
 });

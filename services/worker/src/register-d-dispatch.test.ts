@@ -5,7 +5,7 @@ import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
-import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
 import { dispatchToRegister, registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { saveRegisterD } from '@pos/core/integrations/register-d-admin';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
@@ -107,7 +107,7 @@ describe('order dispatch to register-d', () => {
     await retryRegisterSync(tdb, m.merchant.tenant_database, t);
     await waitFor(async () => site().orderPuts >= puts + 3, 15_000, 'the retried dispatch');
     expect(site().orders.filter((o) => o.order_id === id)).toEqual([order!]);
-    expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'synced', pos_sync_detail: `register-d order ${order!.id}` });
+    expect(await registerSyncOf(tdb, id)).toEqual({ status: 'synced', detail: `register-d order ${order!.id}` });
   });
 
   test('no active register-d connection at the location: not configured, nothing sent', async () => {
@@ -143,11 +143,11 @@ describe('order dispatch to register-d', () => {
     let id: string;
     try {
       id = await captureKioskOrder();
-      await waitFor(async () => (await loadTransaction(tdb, id)).pos_sync_status === 'retrying', 15_000, 'retrying');
+      await waitFor(async () => (await registerSyncOf(tdb, id)).status === 'retrying', 15_000, 'retrying');
       await expect(dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(
         `register dispatch of ${id} will be retried: register-d: The vendor behind the transport is not answering`,
       );
-      expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'retrying', pos_sync_detail: 'register-d: The vendor behind the transport is not answering' });
+      expect(await registerSyncOf(tdb, id)).toEqual({ status: 'retrying', detail: 'register-d: The vendor behind the transport is not answering' });
       expect(await dispatchStep(id)).toBeUndefined();
       expect(ordersOf(id)).toEqual([]);
     } finally {
@@ -162,7 +162,7 @@ describe('order dispatch to register-d', () => {
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     const [order] = ordersOf(id);
     expect(ordersOf(id)).toHaveLength(1);
-    expect(await loadTransaction(tdb, id)).toMatchObject({ pos_sync_status: 'synced', pos_sync_detail: `register-d order ${order!.id}` });
+    expect(await registerSyncOf(tdb, id)).toEqual({ status: 'synced', detail: `register-d order ${order!.id}` });
   });
 
   test('the site unlinked at the transport: failed for good with its message, nothing received', async () => {

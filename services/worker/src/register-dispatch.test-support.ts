@@ -6,7 +6,7 @@ import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-regis
 import { createKioskIntent } from '@pos/core/payments/create-kiosk-intent';
 import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries';
 import { listSteps } from '@pos/core/payments/post-capture';
-import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { registerSyncOf } from '@pos/core/payments/transaction-records';
 import { startWorker, type RunningWorker } from './worker.ts';
 import { testWorkerDeps, waitFor, type TestEnv } from './test-support.ts';
 
@@ -52,9 +52,9 @@ export async function captureKioskOrder(f: KioskOrderFixture, tipAmount?: number
 /** The transaction's recorded `register_dispatch` step, if any. */
 export const dispatchStep = async (tdb: TenantDb, id: string) => (await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch');
 
-/** Waits for the dispatch step, then answers it with the sync status and detail written on the transaction. */
+/** Waits for the dispatch step, then answers it with the transaction's register sync status and detail. */
 export async function dispatchOutcome(tdb: TenantDb, id: string) {
   const step = await waitFor(async () => (await dispatchStep(tdb, id)) ?? false, 15_000, 'register dispatch');
-  const t = await loadTransaction(tdb, id);
-  return { step, pos: [t.pos_sync_status, t.pos_sync_detail] };
+  const sync = await registerSyncOf(tdb, id);
+  return { step, pos: [sync.status, sync.detail] };
 }

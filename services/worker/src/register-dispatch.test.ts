@@ -5,7 +5,7 @@ import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
-import { loadTransaction } from '@pos/core/payments/transaction-records';
+import { loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { saveRegisterAToken, selectRegisterAStore, verifyRegisterAOrders, type RegisterAAdminDeps } from '@pos/core/integrations/register-a-admin';
 import { parseTokenKey } from '@pos/core/integrations/token-crypto';
@@ -64,11 +64,12 @@ describe('order dispatch to register-a', () => {
     const id = await captureKioskOrder();
     await waitFor(async () => (await dispatchStep(id))?.outcome === 'synced', 15_000, 'register dispatch');
     const t = await loadTransaction(tdb, id);
-    expect(t.pos_sync_status).toBe('synced');
+    const sync = await registerSyncOf(tdb, id);
+    expect(sync.status).toBe('synced');
     const orders = regA.orders(setup.storeIds[0]!);
     expect(orders.length).toBe(1);
     const o = orders[0]!;
-    expect(t.pos_sync_detail).toBe(`register-a order ${o.id}`);
+    expect(sync.detail).toBe(`register-a order ${o.id}`);
     expect(o.orderId).toBe(id);
     expect(o.orderIsAlreadyPaid).toBe(true);
     expect(o.testOrder).toBe(false);
@@ -85,7 +86,7 @@ describe('order dispatch to register-a', () => {
     await Bun.sleep(600);
     expect(regA.ordersCreated).toBe(created);
     expect(regA.orders(setup.storeIds[0]!).length).toBe(1);
-    expect((await loadTransaction(tdb, id)).pos_sync_status).toBe('synced');
+    expect((await registerSyncOf(tdb, id)).status).toBe('synced');
 
     // orders/verify finds it in the store.
     const v = await verifyRegisterAOrders(admin(), m.locations[0]!.id);
@@ -99,8 +100,8 @@ describe('order dispatch to register-a', () => {
       const id = await captureKioskOrder();
       await waitFor(async () => (await dispatchStep(id))?.outcome === 'failed', 15_000, 'register dispatch refusal');
       expect(await dispatchStep(id)).toEqual({ step: 'register_dispatch', outcome: 'failed', detail: OMM_LICENCE_MESSAGE });
-      const t = await loadTransaction(tdb, id);
-      expect([t.pos_sync_status, t.pos_sync_detail]).toEqual(['failed', OMM_LICENCE_MESSAGE]);
+      const t = await registerSyncOf(tdb, id);
+      expect([t.status, t.detail]).toEqual(['failed', OMM_LICENCE_MESSAGE]);
       expect(regA.orders(setup.storeIds[0]!).some((o) => o.orderId === id)).toBe(false);
     } finally {
       regA.store(setup.storeIds[0]!)!.pos[0]!.ommLicence = true;
@@ -108,13 +109,13 @@ describe('order dispatch to register-a', () => {
   });
 
   test('an unreachable register throws (the job retries with backoff) and marks the transaction retrying', async () => {
-    const [t] = await tdb.selectFrom('transactions').select('id').where('pos_sync_status', '=', 'synced').limit(1).execute();
+    const [t] = await tdb.selectFrom('transaction_register_sync').select('transaction_id as id').where('status', '=', 'synced').limit(1).execute();
     const down = registerDispatchFromEnv(env.handle.db, { REGISTER_A_BASE_URL: 'http://127.0.0.1:1', INTEGRATION_TOKEN_KEY: KEY_HEX });
     await expect(dispatchOrderToRegister(tdb, t!.id, { deps: down, tenantDatabase: m.merchant.tenant_database })).rejects.toThrow(/will be retried/);
-    expect((await loadTransaction(tdb, t!.id)).pos_sync_status).toBe('retrying');
+    expect((await registerSyncOf(tdb, t!.id)).status).toBe('retrying');
     // Once reachable again, the same order is found, not duplicated.
     await dispatchOrderToRegister(tdb, t!.id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
-    expect((await loadTransaction(tdb, t!.id)).pos_sync_status).toBe('synced');
+    expect((await registerSyncOf(tdb, t!.id)).status).toBe('synced');
     expect(regA.orders(setup.storeIds[0]!).filter((o) => o.orderId === t!.id).length).toBe(1);
   });
 

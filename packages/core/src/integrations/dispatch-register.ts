@@ -1,7 +1,7 @@
 import type { CentralDb, TenantDb } from '@pos/db';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAOrderInput, type RegisterAOrderType } from '@pos/providers/register-a/register-a-client';
-import type { TransactionRow } from '../payments/transaction-records.ts';
+import { setRegisterSync, type TransactionRow } from '../payments/transaction-records.ts';
 import { recordToken, registerARecordByTenant } from './register-a-records.ts';
 import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
 import { registerBDispatcher } from './register-b-dispatch.ts';
@@ -43,7 +43,7 @@ export interface DispatchOrder extends RegisterOrder {
   readonly items: readonly { readonly itemId: string; readonly name: string; readonly qty: number }[];
 }
 
-/** What a dispatch ends with, written on the transaction (`pos_sync_status`, `pos_sync_detail`). */
+/** What a dispatch ends with, recorded as the transaction's register sync state (`setRegisterSync`). */
 export type DispatchOutcome =
   | { readonly status: 'synced'; readonly provider: string; readonly detail: string }
   | { readonly status: 'not_configured'; readonly detail: string }
@@ -156,7 +156,7 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
     }
     break;
   }
-  await tdb.updateTable('transactions').set({ pos_sync_status: outcome.status, pos_sync_detail: outcome.detail.slice(0, 500) }).where('id', '=', t.id).execute();
+  await setRegisterSync(tdb, t.id, outcome.status, outcome.detail.slice(0, 500));
   return outcome;
 }
 

@@ -222,10 +222,11 @@ export async function verifyRegisterAOrders(deps: RegisterAAdminDeps, locationId
   if (!rec.storeId) throw errors.conflict('Select a register-a store first.', { reason: 'no_store' });
   const sent = await deps.tdb
     .selectFrom('transactions')
-    .select('id')
-    .where('location_id', '=', locationId)
-    .where('pos_sync_status', '=', 'synced')
-    .orderBy('created_at', 'desc')
+    .innerJoin('transaction_register_sync as s', 's.transaction_id', 'transactions.id')
+    .select('transactions.id')
+    .where('transactions.location_id', '=', locationId)
+    .where('s.status', '=', 'synced')
+    .orderBy('transactions.created_at', 'desc')
     .limit(50)
     .execute();
   const client = recordClient(deps, rec);

@@ -56,7 +56,7 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; queued: n
 /**
  * $1 transaction ids. The register dispatch when no register client is configured: counts each
  * transaction's kitchen item documents and lines; those whose every line has its document are recorded
- * as having no register (sync status and step). Answers one row per transaction found.
+ * as having no register (`transaction_register_sync` and step). Answers one row per transaction found.
  */
 export const dispatchStatement = new TenantStatement<{ id: string; kitchen: number; lines: number }>(
   'pc_dispatch_many',
@@ -65,10 +65,12 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
        (select count(*) from $schema.kitchen_items k where k.transaction_id = t.id)::int as kitchen,
        (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines
      from $schema.transactions t where t.id = any($1::uuid[])),
-   u as (update $schema.transactions t set pos_sync_status = 'not_configured', pos_sync_detail = 'No register is configured for this location.'
-     from c where t.id = c.id and c.kitchen >= c.lines returning t.id, c.kitchen),
+   u as (insert into $schema.transaction_register_sync (transaction_id, status, detail)
+     select c.id, 'not_configured', 'No register is configured for this location.' from c where c.kitchen >= c.lines order by c.id
+     on conflict (transaction_id) do update set status = excluded.status, detail = excluded.detail, updated_at = now()
+     returning transaction_id as id),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select u.id, 'register_dispatch', 'not_configured', u.kitchen || ' kitchen items' from u order by u.id
+     select u.id, 'register_dispatch', 'not_configured', c.kitchen || ' kitchen items' from u join c on c.id = u.id order by u.id
      on conflict (transaction_id, step) do nothing)
    select id::text, kitchen, lines from c`,
 );

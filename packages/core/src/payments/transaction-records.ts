@@ -33,6 +33,21 @@ export async function loadTransaction(db: TenantDb | TenantTx, id: string): Prom
   return row;
 }
 
+/** A transaction's sync state with its location's register (what the last dispatch ended with); nulls before any. */
+export async function registerSyncOf(db: TenantDb | TenantTx, transactionId: string): Promise<{ status: string | null; detail: string | null }> {
+  const r = await db.selectFrom('transaction_register_sync').select(['status', 'detail']).where('transaction_id', '=', transactionId).executeTakeFirst();
+  return r ?? { status: null, detail: null };
+}
+
+/** Records what a register dispatch of a transaction ended with (the latest outcome replaces the one before). */
+export async function setRegisterSync(db: TenantDb | TenantTx, transactionId: string, status: string, detail: string): Promise<void> {
+  await db
+    .insertInto('transaction_register_sync')
+    .values({ transaction_id: transactionId, status, detail })
+    .onConflict((oc) => oc.column('transaction_id').doUpdateSet({ status, detail, updated_at: new Date() }))
+    .execute();
+}
+
 /**
  * A kiosk's transaction by any of its idempotency keys (current or folded into the history), limited
  * to that device: another device's key is a 404 like an unknown one.

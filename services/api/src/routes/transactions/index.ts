@@ -6,7 +6,7 @@ import { loadVisibleTransaction } from '@pos/core/payments/transaction-scope';
 import { deleteTestTransaction, retryRegisterSync, sendReceipt } from '@pos/core/payments/transaction-actions';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { listSteps } from '@pos/core/payments/post-capture';
-import { loadLines, loadTransaction, transactionView } from '@pos/core/payments/transaction-records';
+import { loadLines, loadTransaction, registerSyncOf, transactionView } from '@pos/core/payments/transaction-records';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
@@ -50,7 +50,7 @@ export function transactionRoutes(deps: ApiDeps) {
       async ({ tenant, access, params }) => {
         const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
         const view = transactionView(t, await loadLines(tenant.db, t.id));
-        return { data: { ...view, lines: view.lines ?? [], steps: await listSteps(tenant.db, t.id), pos_sync_status: t.pos_sync_status } };
+        return { data: { ...view, lines: view.lines ?? [], steps: await listSteps(tenant.db, t.id), pos_sync_status: (await registerSyncOf(tenant.db, t.id)).status } };
       },
       { params: S.IdParams, response: { 200: S.Detail }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Transaction detail', 'VIEW_TRANSACTIONS', 'With its lines and the post-capture trace.') },
     )
