@@ -55,6 +55,7 @@ import * as tenant102registerBLinks from './migrations/tenant/2026-11-26-102-reg
 import * as tenant202registerCLinks from './migrations/tenant/2026-11-26-202-register-c-item-links.ts';
 import * as tenant101stepsTrace from './migrations/tenant/2026-11-27-101-transaction-steps-trace.ts';
 import * as tenant103registerSync from './migrations/tenant/2026-11-27-103-transaction-register-sync.ts';
+import * as tenant104postCaptureKeys from './migrations/tenant/2026-11-27-104-post-capture-keys.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
@@ -113,6 +114,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-26-202-register-c-item-links': tenant202registerCLinks,
   '2026-11-27-101-transaction-steps-trace': tenant101stepsTrace,
   '2026-11-27-103-transaction-register-sync': tenant103registerSync,
+  '2026-11-27-104-post-capture-keys': tenant104postCaptureKeys,
 };
 
 /**
