@@ -63,8 +63,8 @@ test('a captured kiosk order is found once in the register-a store, in major uni
   try {
     const schema = seed.merchant.tenant_database;
     const sync = await eventually(
-      async () => (await db.query(`select pos_sync_status, pos_sync_detail from "${schema}".transactions where id = $1`, [t.id])).rows[0],
-      (r) => r.pos_sync_status === 'synced',
+      async () => (await db.query(`select status as pos_sync_status, detail as pos_sync_detail from "${schema}".transaction_register_sync where transaction_id = $1`, [t.id])).rows[0],
+      (r) => r?.pos_sync_status === 'synced',
     );
     expect(sync).toEqual({ pos_sync_status: 'synced', pos_sync_detail: `register-a order ${orders[0].id}` });
     // The simulator's signed `store.orders` webhook reached the API and was verified with the stored applicationId.
