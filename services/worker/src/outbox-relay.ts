@@ -53,7 +53,6 @@ interface PendingRow {
 interface RelayUnit {
   row: PendingRow;
   part: number | undefined;
-  job: string;
   payload: unknown;
   def: JobDefinition;
 }
@@ -75,8 +74,8 @@ export function outboxJobId(row: { id: number; created_at: Date }, part?: number
  * row count. A batch relayed again with the same rows reuses it; a batch cut differently after a crash
  * gets another id, and the processor's per-row done markers skip the rows that already ran.
  */
-export function outboxBatchId(rows: readonly { id: number; created_at: Date; part?: number | undefined }[]): string {
-  return `${outboxJobId(rows[0]!, rows[0]!.part)}-x${rows.length}`;
+export function outboxBatchId(first: { id: number; created_at: Date }, part: number | undefined, rows: number): string {
+  return `${outboxJobId(first, part)}-x${rows}`;
 }
 
 /**
@@ -308,7 +307,7 @@ export class OutboxRelay {
         const def = this.jobs.get(m.job);
         if (!def) continue; // not selected: the query takes only rows whose every job this relay knows
         if (m.part === undefined && row.queue !== def.queue) this.log.warn('outbox row names another queue than its job', { outbox_id: row.id, job: row.job, row_queue: row.queue, queue: def.queue });
-        out.push({ row, part: m.part, job: m.job, payload: m.payload, def });
+        out.push({ row, part: m.part, payload: m.payload, def });
       }
     }
     return out;
@@ -342,7 +341,7 @@ export class OutboxRelay {
                 items: units.map((u) => ({ outbox_id: u.row.id, enqueued_at: u.row.created_at.toISOString(), ...(u.part === undefined ? {} : { part: u.part }), payload: u.payload })),
               };
         // A batch has each row's time budget (its handler may run them one after the other).
-        const id = def.batch === undefined ? outboxJobId(first.row, first.part) : outboxBatchId(units.map((u) => ({ id: u.row.id, created_at: u.row.created_at, part: u.part })));
+        const id = def.batch === undefined ? outboxJobId(first.row, first.part) : outboxBatchId(first.row, first.part, units.length);
         const job = queue.createJob(data).setId(id).timeout(def.timeoutMs * units.length);
         if (def.retries > 0) job.retries(def.retries).backoff('exponential', def.backoffMs);
         return { units, job };
@@ -355,7 +354,7 @@ export class OutboxRelay {
         if (!err) continue; // a null job id means bee-queue already held it: relayed before
         for (const u of units) {
           failed.push(u.row.id);
-          this.log.warn('outbox row not relayed', { outbox_id: u.row.id, job: u.job, ...(u.part === undefined ? {} : { part: u.part }), err: err.message });
+          this.log.warn('outbox row not relayed', { outbox_id: u.row.id, job: u.def.name, ...(u.part === undefined ? {} : { part: u.part }), err: err.message });
         }
       }
       // Whatever went wrong (NOSCRIPT after a Redis restart, a lost connection), a fresh queue is the cure.
