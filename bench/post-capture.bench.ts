@@ -28,7 +28,7 @@ import { startWorker, stopWorker } from '../services/worker/src/worker.ts';
 import { createHandlers } from '../services/worker/src/jobs/index.ts';
 import { stockEdgeSyncJob } from '@pos/kernel/queues/index';
 import { fmt, percentile } from './stats.ts';
-import { ownCpuMs, processCpuMs } from './process-cpu.ts';
+import { machineBusyMs, ownCpuMs, postgresCpuMs, processCpuMs } from './process-cpu.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Rounds run first and not counted: the code paths of both measurements compiled by the JIT, as in a long-running worker. */
@@ -188,12 +188,12 @@ export async function runPostCaptureBench(): Promise<void> {
   const relayedNoopRate = async (): Promise<number> => {
     const payload = JSON.stringify({ tenant_database: seed.merchant.tenant_database, transaction_id: ids[0], location_id: location, item_ids: [] });
     await sql`insert into public.outbox (queue, job, payload) select ${stockEdgeSyncJob.queue}, ${stockEdgeSyncJob.name}, ${payload}::jsonb from generate_series(1, ${NOOP_JOBS}::int)`.execute(h.db);
-    const cpu0 = { pg: processCpuMs('postgres', ` ${DB_NAME} `), own: ownCpuMs() };
+    const cpu0 = { pg: postgresCpuMs(DB_NAME), own: ownCpuMs() };
     const t0 = performance.now();
     const worker = await startBenchWorker(noopHandlers);
     while ((await worker.metrics.processedCount(stockEdgeSyncJob.name)) < NOOP_JOBS) await Bun.sleep(5);
     const seconds = (performance.now() - t0) / 1000;
-    relayedCpu = { pg: (((processCpuMs('postgres', ` ${DB_NAME} `) ?? NaN) - (cpu0.pg ?? NaN)) * 1000) / NOOP_JOBS, own: ((ownCpuMs() - cpu0.own) * 1000) / NOOP_JOBS };
+    relayedCpu = { pg: (((postgresCpuMs(DB_NAME) ?? NaN) - (cpu0.pg ?? NaN)) * 1000) / NOOP_JOBS, own: ((ownCpuMs() - cpu0.own) * 1000) / NOOP_JOBS };
     await stopWorker(worker);
     return NOOP_JOBS / seconds;
   };
@@ -204,7 +204,7 @@ export async function runPostCaptureBench(): Promise<void> {
     await sql`vacuum (analyze)`.execute(h.db);
     await sql`checkpoint`.execute(h.db);
   };
-  const rounds: { noop: number; relayed: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number } }[] = [];
+  const rounds: { noop: number; relayed: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number } }[] = [];
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
     const set = ids.slice(r * PER_ROUND, (r + 1) * PER_ROUND);
     await quiesce();
@@ -219,14 +219,14 @@ export async function runPostCaptureBench(): Promise<void> {
     const p0 = polls;
     // The clock starts with a running worker, as bee-queue's starts with ready queues: while it starts,
     // the backlog's outbox rows are held by a lock its relay skips (SKIP LOCKED), released at t0.
-    let cpu0 = { pg: null as number | null, redis: null as number | null, own: 0 };
+    let cpu0 = { pg: null as number | null, redis: null as number | null, own: 0, machine: null as number | null };
     let t0 = 0;
     let worker!: Awaited<ReturnType<typeof startBenchWorker>>;
     await h.db.transaction().execute(async (trx) => {
       await sql`select id from public.outbox where relayed_at is null for update`.execute(trx);
       worker = await startBenchWorker();
       while (!worker.relay.listening && RELAY_LISTEN) await Bun.sleep(5);
-      cpu0 = { pg: processCpuMs('postgres', ` ${DB_NAME} `), redis: processCpuMs('redis-server'), own: ownCpuMs() };
+      cpu0 = { pg: postgresCpuMs(DB_NAME), redis: processCpuMs('redis-server'), own: ownCpuMs(), machine: machineBusyMs() };
       t0 = performance.now();
     });
     worker.relay.trigger();
@@ -238,13 +238,13 @@ export async function runPostCaptureBench(): Promise<void> {
     const statements = (dbQueryCount() - q0 - (polls - p0)) / set.length;
     // Read before the worker's connections close (their backends' time goes with them).
     const perSeq = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1000) / set.length);
-    const cpu = { pg: perSeq(cpu0.pg, processCpuMs('postgres', ` ${DB_NAME} `)), redis: perSeq(cpu0.redis, processCpuMs('redis-server')), own: perSeq(cpu0.own, ownCpuMs()) };
+    const cpu = { pg: perSeq(cpu0.pg, postgresCpuMs(DB_NAME)), redis: perSeq(cpu0.redis, processCpuMs('redis-server')), own: perSeq(cpu0.own, ownCpuMs()), machine: perSeq(cpu0.machine, machineBusyMs()) };
     await waitDone(set);
     await stopWorker(worker);
     if (r >= WARMUP) rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate, cpu });
     console.log(
       `  ${r < WARMUP ? 'warm-up round (not counted)' : `round ${r + 1 - WARMUP}`}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
-        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s (CPU µs/row: PostgreSQL ${fmt(relayedCpu.pg, 0)}, worker ${fmt(relayedCpu.own, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}`,
+        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s (CPU µs/row: PostgreSQL ${fmt(relayedCpu.pg, 0)}, worker ${fmt(relayedCpu.own, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}, whole machine ${fmt(cpu.machine, 0)}`,
     );
   }
 
@@ -301,10 +301,12 @@ export async function runPostCaptureBench(): Promise<void> {
   const cpuPg = med(rounds.map((r) => r.cpu.pg));
   const cpuOwn = med(rounds.map((r) => r.cpu.own));
   const cpuRedis = med(rounds.map((r) => r.cpu.redis));
+  const cpuMachine = med(rounds.map((r) => r.cpu.machine));
+  const busy = med(rounds.map((r) => (r.cpu.machine * r.rate) / 1e6 / navigator.hardwareConcurrency));
   const cores = navigator.hardwareConcurrency;
   console.log(
-    `CPU time per sequence (medians): PostgreSQL backends ${fmt(cpuPg, 0)} µs, worker process ${fmt(cpuOwn, 0)} µs, Redis ${fmt(cpuRedis, 0)} µs; ` +
-      `all ${cores} cores busy would allow ${fmt((cores * 1e6) / (cpuPg + cpuOwn + cpuRedis))} sequences/s, the worker's one JavaScript thread ${fmt(1e6 / cpuOwn)}`,
+    `CPU time per sequence (medians): PostgreSQL backends ${fmt(cpuPg, 0)} µs, worker process ${fmt(cpuOwn, 0)} µs, Redis ${fmt(cpuRedis, 0)} µs, the whole machine ${fmt(cpuMachine, 0)} µs ` +
+      `(its ${cores} cores ${fmt(busy * 100, 0)}% busy while the clock ran); all ${cores} cores busy would allow ${fmt((cores * 1e6) / cpuMachine)} sequences/s, the worker's one JavaScript thread ${fmt(1e6 / cpuOwn)}`,
   );
   console.log(`captures: ${fmt(med(rounds.map((r) => r.captureRate)))} captures/s (8 at a time, one location's receipt counter)`);
   console.log(

@@ -9,13 +9,41 @@ import { readdirSync, readFileSync } from 'node:fs';
  * its time with it: read while the connections of interest are still open.
  */
 export function processCpuMs(name: string, title?: string): number | null {
+  const procs = processStats();
+  if (!procs) return null;
+  let ticks = 0;
+  for (const p of procs) {
+    if (!p.comm.startsWith(name)) continue;
+    if (title !== undefined && !p.cmdline().includes(title)) continue;
+    ticks += p.utime + p.stime;
+  }
+  return ticks * MS_PER_TICK;
+}
+
+/** USER_HZ is 100 on Linux: /proc counts CPU time in hundredths of a second. */
+const MS_PER_TICK = 10;
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  utime: number;
+  stime: number;
+  /** Time of the children it has waited for (exited). */
+  cutime: number;
+  cstime: number;
+  cmdline: () => string;
+}
+
+/** Every process's /proc/<pid>/stat (fields per proc(5)); null where there is no /proc. */
+function processStats(): ProcStat[] | null {
   let dirs: string[];
   try {
     dirs = readdirSync('/proc');
   } catch {
     return null;
   }
-  let ticks = 0;
+  const out: ProcStat[] = [];
   for (const d of dirs) {
     if (!/^\d+$/.test(d)) continue;
     let stat: string;
@@ -24,21 +52,65 @@ export function processCpuMs(name: string, title?: string): number | null {
     } catch {
       continue; // exited meanwhile
     }
-    const open = stat.indexOf('(');
     const close = stat.lastIndexOf(')');
-    if (!stat.slice(open + 1, close).startsWith(name)) continue;
-    if (title !== undefined) {
-      try {
-        if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(title)) continue;
-      } catch {
-        continue;
-      }
-    }
-    // Fields after the command: state is field 3, utime 14 and stime 15 (1-based, proc(5)).
+    // Fields after the command: state is field 3, ppid 4, utime 14, stime 15, cutime 16, cstime 17 (1-based).
     const f = stat.slice(close + 2).split(' ');
-    ticks += Number(f[11]) + Number(f[12]);
+    out.push({
+      pid: Number(d),
+      ppid: Number(f[1]),
+      comm: stat.slice(stat.indexOf('(') + 1, close),
+      utime: Number(f[11]),
+      stime: Number(f[12]),
+      cutime: Number(f[13]),
+      cstime: Number(f[14]),
+      cmdline: () => {
+        try {
+          return readFileSync(`/proc/${d}/cmdline`, 'utf8');
+        } catch {
+          return '';
+        }
+      },
+    });
   }
-  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  return out;
+}
+
+/**
+ * CPU time (ms) of the PostgreSQL backends serving `database`, plus the time of every backend that
+ * has exited (the postmaster counts its reaped children): a pool backend that closes during a
+ * measurement keeps its time in the sum instead of taking it away (per-round figures went negative).
+ * Exited backends of other databases count too, so read it while nothing else uses the server.
+ */
+export function postgresCpuMs(database: string): number | null {
+  const procs = processStats();
+  if (!procs) return null;
+  const pids = new Set(procs.filter((p) => p.comm.startsWith('postgres')).map((p) => p.pid));
+  let ticks = 0;
+  for (const p of procs) {
+    if (!pids.has(p.pid)) continue;
+    if (!pids.has(p.ppid)) ticks += p.cutime + p.cstime; // the postmaster
+    else if (p.cmdline().includes(` ${database} `)) ticks += p.utime + p.stime;
+  }
+  return ticks * MS_PER_TICK;
+}
+
+/**
+ * CPU time (ms) the whole machine spent, all cores and processes, kernel included (everything in
+ * /proc/stat's first line but idle and I/O wait). Per unit of work it is the figure that decides a
+ * throughput bound by the cores, and unlike per-process sums it misses nothing (walwriter, softirq
+ * of loopback sockets, helper threads).
+ */
+export function machineBusyMs(): number | null {
+  let line: string;
+  try {
+    line = readFileSync('/proc/stat', 'utf8').slice(0, 200).split('\n')[0]!;
+  } catch {
+    return null;
+  }
+  const t = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal ...: steal is the host running others, not us.
+  const busy = t[0]! + t[1]! + t[2]! + t[5]! + t[6]!;
+  return busy * MS_PER_TICK;
 }
 
 /** This process's CPU time in ms (user + system). */
