@@ -1,7 +1,8 @@
 /**
  * Post-capture throughput through the worker (issue 12 point 10): kiosk transactions captured
  * in-process (the capture commit writes the post-capture job to the outbox), the real worker (outbox
- * relay, bee-queue processors, the payment handlers) runs every sequence to its last job. Beside it,
+ * relay, bee-queue processors, the payment handlers, its own pool of `WORKER_DB_POOL` connections)
+ * runs every sequence to its last job. Beside it,
  * in the same run and on the same Redis, bee-queue's raw rate of no-op jobs at the same concurrency.
  * Both are measured BENCH_ROUNDS times, alternating; medians are printed with the ratio sequences/s
  * per no-op job/s (goal: at least 0.3), then the capture-to-kitchen-document latency p50/p99 of live
@@ -25,6 +26,7 @@ import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { startWorker, stopWorker } from '../services/worker/src/worker.ts';
+import { WORKER_DB_POOL } from '../services/worker/src/deps.ts';
 import { createHandlers } from '../services/worker/src/jobs/index.ts';
 import { stockEdgeSyncJob } from '@pos/kernel/queues/index';
 import { fmt, percentile } from './stats.ts';
@@ -90,6 +92,8 @@ export async function runPostCaptureBench(): Promise<void> {
   const u = new URL(base.url);
   u.pathname = `/${DB_NAME}`;
   const h = createDatabase(u.toString(), { max: 20, applicationName: 'bench-payments' });
+  // The worker's own pool, as \`bun run worker\` opens it (the setup and the captures use \`h\`).
+  const wh = createDatabase(u.toString(), { max: WORKER_DB_POOL, applicationName: 'bench-payments-worker' });
   await migrateAll(h.db);
   const redisUrl = await ensureRedis(process.env.REDIS_URL);
   const redis = createRedis(redisUrl, 'bench');
@@ -152,7 +156,7 @@ export async function runPostCaptureBench(): Promise<void> {
   const startBenchWorker = (handlers?: ReturnType<typeof createHandlers>) =>
     startWorker({
       ...(handlers ? { handlers } : {}),
-      db: h.db,
+      db: wh.db,
       redis,
       redisUrl,
       log,
@@ -318,6 +322,7 @@ export async function runPostCaptureBench(): Promise<void> {
       `job started -> kitchen documents ${fmt(percentile(toKitchen, 50))}/${fmt(percentile(toKitchen, 99))}`,
   );
   redis.disconnect();
+  await wh.close();
   await h.close();
   await base.stop();
 }
