@@ -24,7 +24,9 @@ export interface KitchenEvent {
 /** Events kept for catch-up; older ones are pruned (a screen offline longer reloads its orders). */
 const RETENTION = '2 days';
 /** How often (in events per location) the pruning runs: when a batch's numbers cross a multiple of it. */
-const PRUNE_EVERY = 500;
+export const PRUNE_EVERY = 500;
+/** How many of a location's oldest events a pruning looks at. */
+const PRUNE_SCAN = 2 * PRUNE_EVERY;
 /** At most this many events are replayed; beyond, the screen is told to reload (`kitchen.resync`). */
 export const MAX_REPLAY = 1000;
 
@@ -35,36 +37,74 @@ export async function appendKitchenEvent(db: TenantDb | TenantTx, e: Omit<Kitche
 
 /**
  * Numbers and stores kitchen events, in the order given; call inside the transaction that makes the
- * changes. Each location's counter moves once, by its number of events (one statement for all the
- * locations), and all the events are stored by one insert, whatever their number.
+ * changes. One statement moves each location's counter once, by its number of events, and stores all
+ * the events, whatever their number: the counter rows stay locked until the commit, so nothing runs
+ * between taking them and storing the events (a round trip there kept other batches waiting).
  */
 export async function appendKitchenEvents(db: TenantDb | TenantTx, events: readonly Omit<KitchenEvent, 'type' | 'seq'>[]): Promise<KitchenEvent[]> {
   if (!events.length) return [];
   const counts = eventCountsByLocation(events.map((e) => e.location_id));
   // Counter rows are locked in location id order: two batches over the same locations cannot deadlock.
   const locations = [...counts.keys()].sort();
+  // Each event's place among its location's (k of n): its number is the moved counter - n + k. One JSON
+  // document for all: a fixed statement, and the payloads (JSON themselves) are not escaped quote by quote.
+  const place = new Map<string, number>();
+  const rows = events.map((e) => {
+    const k = (place.get(e.location_id) ?? 0) + 1;
+    place.set(e.location_id, k);
+    return { location_id: e.location_id, n: counts.get(e.location_id)!, k, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: { type: 'kitchen.ticket', ...e } };
+  });
   const cursors = await db
-    .insertInto('kitchen_event_cursors')
-    .values(locations.map((location_id) => ({ location_id, last_seq: counts.get(location_id)! })))
-    .onConflict((oc) => oc.column('location_id').doUpdateSet({ last_seq: sql`kitchen_event_cursors.last_seq + excluded.last_seq` }))
-    .returning(['location_id', 'last_seq'])
+    .with('cur', (qb) =>
+      qb
+        .insertInto('kitchen_event_cursors')
+        .values(locations.map((location_id) => ({ location_id, last_seq: counts.get(location_id)! })))
+        .onConflict((oc) => oc.column('location_id').doUpdateSet({ last_seq: sql`kitchen_event_cursors.last_seq + excluded.last_seq` }))
+        .returning(['location_id', 'last_seq']),
+    )
+    .with('ev', (qb) =>
+      qb
+        .insertInto('kitchen_events')
+        .columns(['location_id', 'seq', 'station_id', 'ticket_id', 'action', 'payload'])
+        .expression(
+          sql`select x.location_id, cur.last_seq - x.n + x.k, x.station_id, x.ticket_id, x.action, x.payload || jsonb_build_object('seq', cur.last_seq - x.n + x.k)
+            from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(location_id uuid, n int8, k int8, station_id uuid, ticket_id uuid, action text, payload jsonb)
+            join cur on cur.location_id = x.location_id`,
+        )
+        .returning('seq'),
+    )
+    .selectFrom('cur')
+    .select(['location_id', 'last_seq'])
     .execute();
   const last = new Map(cursors.map((c) => [c.location_id, Number(c.last_seq)]));
-  const seqs = numberEvents(events.map((e) => e.location_id), last);
+  const seqs = numberEvents(
+    events.map((e) => e.location_id),
+    last,
+  );
   const numbered: KitchenEvent[] = events.map((e, i) => ({ type: 'kitchen.ticket', seq: seqs[i]!, ...e }));
-  // One JSON document for all the events: a fixed statement whatever their number, and their payloads
-  // (JSON themselves) are not escaped quote by quote as the elements of an array parameter would be.
-  const rows = numbered.map((e) => ({ location_id: e.location_id, seq: e.seq, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: e }));
-  await db
-    .insertInto('kitchen_events')
-    .columns(['location_id', 'seq', 'station_id', 'ticket_id', 'action', 'payload'])
-    .expression(sql`select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(location_id uuid, seq int8, station_id uuid, ticket_id uuid, action text, payload jsonb)`)
-    .execute();
   const prune = locations.filter((l) => crossesMultiple(last.get(l)!, counts.get(l)!, PRUNE_EVERY));
-  if (prune.length) {
-    await db.deleteFrom('kitchen_events').where('location_id', 'in', prune).where('created_at', '<', sql<Date>`now() - ${RETENTION}::interval`).execute();
-  }
+  if (prune.length) await pruneKitchenEvents(db, prune);
   return numbered;
+}
+
+/**
+ * Deletes the events of these locations older than RETENTION among their PRUNE_SCAN oldest: numbers
+ * follow time, so a pruning reads a bounded slice of the location's events instead of all it keeps
+ * (it runs while the counter rows are locked). PRUNE_SCAN is twice PRUNE_EVERY, so it keeps up.
+ */
+async function pruneKitchenEvents(db: TenantDb | TenantTx, locationIds: readonly string[]): Promise<void> {
+  for (const location of locationIds) {
+    const oldest = db.selectFrom('kitchen_events').select(['seq', 'created_at']).where('location_id', '=', location).orderBy('seq').limit(PRUNE_SCAN);
+    const expired = db
+      .selectFrom(oldest.as('o'))
+      .select('o.seq')
+      .where('o.created_at', '<', sql<Date>`now() - ${RETENTION}::interval`);
+    await db
+      .deleteFrom('kitchen_events')
+      .where('location_id', '=', location)
+      .where('seq', '=', sql<string>`any(array(${expired}))`)
+      .execute();
+  }
 }
 
 /**
