@@ -1,5 +1,5 @@
 import { TenantStatement } from '@pos/db';
-import type { TransactionLineRow, TransactionRow } from './transaction-records.ts';
+import { CAPTURED_COLUMNS, CAPTURED_LINE_COLUMNS, type CapturedLine, type CapturedTransaction } from './captured-order.ts';
 
 /**
  * The post-capture steps as one statement each for a whole batch of transactions (issue 12 item 10):
@@ -11,16 +11,18 @@ import type { TransactionLineRow, TransactionRow } from './transaction-records.t
  */
 
 /**
- * $1 transaction ids. The transactions with their lines (as JSON, in position order; `vat_rate` as
- * text, as the driver gives numerics); records the `reread` step of each Complete one (once).
+ * $1 transaction ids. The transactions (the columns the sequence reads: `CAPTURED_COLUMNS`) with their
+ * lines (`CAPTURED_LINE_COLUMNS`, as one JSON array in position order); records the `reread` step of
+ * each Complete one (once). JSON built as text (`json_build_object`), not as jsonb: nothing is parsed
+ * twice, and the driver reads one document per transaction instead of every column of the wide row.
  */
-export const rereadStatement = new TenantStatement<TransactionRow & { pc_lines: TransactionLineRow[] }>(
-  'pc_reread_many',
-  `with t as (select * from $schema.transactions where id = any($1::uuid[])),
+export const rereadStatement = new TenantStatement<CapturedTransaction & { pc_lines: CapturedLine[] }>(
+  'pc_reread',
+  `with t as (select ${CAPTURED_COLUMNS.join(', ')} from $schema.transactions where id = any($1::uuid[])),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome)
      select id, 'reread', 'ok' from t where status = 'Complete' order by id
      on conflict (transaction_id, step) do nothing)
-   select t.*, (select coalesce(jsonb_agg(to_jsonb(l) || jsonb_build_object('vat_rate', l.vat_rate::text) order by l.position), '[]'::jsonb)
+   select t.*, (select coalesce(json_agg(json_build_object(${CAPTURED_LINE_COLUMNS.map((c) => `'${c}', l.${c}`).join(', ')}) order by l.position), '[]'::json)
        from $schema.transaction_lines l where l.transaction_id = t.id) as pc_lines
    from t`,
 );

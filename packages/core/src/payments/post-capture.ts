@@ -10,7 +10,8 @@ import {
   stockEdgeSyncJob,
   stockReleaseReservationJob,
 } from '@pos/kernel/queues/index';
-import { loadTransaction, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
+import { loadTransaction } from './transaction-records.ts';
+import type { CapturedLine, CapturedOrder, CapturedTransaction } from './captured-order.ts';
 import { dailyStatsStatement, dispatchStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
@@ -33,11 +34,7 @@ export async function listSteps(db: TenantDb, transactionId: string): Promise<{ 
   return db.selectFrom('transaction_steps').select(['step', 'outcome', 'detail']).where('transaction_id', '=', transactionId).orderBy('seq').execute();
 }
 
-/** A captured transaction as `PaymentCaptured` carries it: the re-read row and its lines. */
-export interface CapturedOrder {
-  readonly t: TransactionRow;
-  readonly lines: readonly TransactionLineRow[];
-}
+export type { CapturedOrder } from './captured-order.ts';
 
 /** `PaymentCaptured` and its listeners, run synchronously in registration order, each for a whole batch of captured orders. */
 export type PaymentCapturedListener = (db: TenantDb, orders: readonly CapturedOrder[]) => Promise<void>;
@@ -110,7 +107,7 @@ export async function rereadTransactions(db: TenantDb, ids: readonly string[]): 
 }
 
 /** Step 1: the transaction re-read by internal id (never by key) with its lines; `reread` is recorded in the same statement. */
-export async function rereadTransaction(db: TenantDb, transactionId: string): Promise<{ t: TransactionRow; lines: TransactionLineRow[] }> {
+export async function rereadTransaction(db: TenantDb, transactionId: string): Promise<{ t: CapturedTransaction; lines: CapturedLine[] }> {
   const r = (await rereadTransactions(db, [transactionId])).get(transactionId)!;
   if (r instanceof Error) throw r;
   return { t: r.t, lines: [...r.lines] };
