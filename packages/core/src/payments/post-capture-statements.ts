@@ -100,14 +100,16 @@ export const dailyStatsStatement = new TenantStatement<{ id: string }>(
 );
 
 /**
- * $1-$4 the steps (transaction, step, outcome, detail), written in array order; a step already
- * recorded for its transaction is left as it is, and one of a transaction that is gone (a deleted
- * test-mode one) is not written (the trace has no foreign key).
+ * $1 the steps as a JSON array of `{ id, step, outcome, detail }`, written in array order; a step
+ * already recorded for its transaction is left as it is, and one of a transaction that is gone (a
+ * deleted test-mode one) is not written (the trace has no foreign key). One JSON document rather than
+ * an array per column: details are often JSON themselves, whose quotes an array would escape one by one.
  */
 export const recordStepsStatement = new TenantStatement<never>(
-  'pc_record_steps',
+  'pc_record_steps_json',
   `insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-   select x.id, x.s, x.oc, x.d from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as x(id, s, oc, d, n)
+   select x.id, x.step, x.outcome, x.detail
+   from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, step text, outcome text, detail text)) with ordinality as x(id, step, outcome, detail, n)
    where exists (select 1 from $schema.transactions t where t.id = x.id)
    order by x.n
    on conflict (transaction_id, step) do nothing`,

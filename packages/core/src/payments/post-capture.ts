@@ -270,7 +270,7 @@ export async function addToDailyStats(db: TenantDb, transactionId: string): Prom
 export async function recordSteps(db: TenantDb, rows: readonly { transaction_id: string; step: string; outcome: string; detail: string | null }[]): Promise<void> {
   if (rows.length === 0) return;
   const unique = [...new Map(rows.map((r) => [`${r.transaction_id}|${r.step}`, r])).values()].sort((a, b) => (a.transaction_id < b.transaction_id ? -1 : a.transaction_id > b.transaction_id ? 1 : 0));
-  await recordStepsStatement.run(sessionOf(db), [unique.map((r) => r.transaction_id), unique.map((r) => r.step), unique.map((r) => r.outcome), unique.map((r) => r.detail)]);
+  await recordStepsStatement.run(sessionOf(db), [JSON.stringify(unique.map((r) => ({ id: r.transaction_id, step: r.step, outcome: r.outcome, detail: r.detail })))]);
 }
 
 type FinaliseSteps = readonly FinaliseStep[];
