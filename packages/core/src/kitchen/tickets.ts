@@ -82,17 +82,17 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
 }
 
 /**
- * All the lines of the new tickets in one statement, as stored. Sent as one array per column:
- * a multi-row VALUES would take eight parameters a line and a large batch could pass the protocol's
- * limit of 65535.
+ * All the lines of the new tickets in one statement, as stored. Sent as one JSON document: a multi-row
+ * VALUES would take eight parameters a line (a large batch could pass the protocol's limit of 65535),
+ * and an array per column would have every quote of the modifiers (JSON themselves) escaped one by one.
  */
 async function insertTicketLines(db: TenantDb | TenantTx, lines: readonly (KitchenOrderInput['lines'][number] & { ticket_id: string })[]) {
-  const col = <T>(f: (l: (typeof lines)[number]) => T) => lines.map(f);
+  const rows = lines.map((l) => ({ ticket_id: l.ticket_id, position: l.position, item_id: l.item_id, line_ref: l.line_ref ?? null, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: l.modifiers ?? [] }));
   return db
     .insertInto('kitchen_ticket_lines')
     .columns(['ticket_id', 'position', 'item_id', 'line_ref', 'category_id', 'name', 'qty', 'modifiers'])
     .expression(
-      sql`select * from unnest(${col((l) => l.ticket_id)}::uuid[], ${col((l) => l.position)}::int[], ${col((l) => l.item_id)}::uuid[], ${col((l) => l.line_ref ?? null)}::text[], ${col((l) => l.category_id)}::uuid[], ${col((l) => l.name)}::text[], ${col((l) => l.qty)}::int[], ${col((l) => JSON.stringify(l.modifiers ?? []))}::jsonb[])`,
+      sql`select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(ticket_id uuid, position int, item_id uuid, line_ref text, category_id uuid, name text, qty int, modifiers jsonb)`,
     )
     .returningAll()
     .execute();
