@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { bindTenant, createDatabase, dbQueryCount, migrateCentral, type DatabaseHandle, type TenantDb } from '@pos/db';
+import { bindTenant, dbQueryCount, type DatabaseHandle, type TenantDb } from '@pos/db';
 import { dropMerchant } from '../merchants/create-merchant.ts';
 import { seedDemo, type DemoSeedResult } from '../seed/demo-seed.ts';
+import { seedDemoMerchant, type DemoMerchant } from '../seed/demo-merchant.test-support.ts';
 import { createKitchenTickets, createKitchenTicketsMany, type CreatedTicket, type KitchenOrderInput } from './tickets.ts';
 
-const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
+let merchant: DemoMerchant;
 let h: DatabaseHandle;
 let m: DemoSeedResult;
 let tdb: TenantDb;
@@ -12,18 +13,13 @@ let drinks: string;
 let food: string;
 
 beforeAll(async () => {
-  h = createDatabase(URL, { max: 4 });
-  await migrateCentral(h.db);
-  m = await seedDemo(h.db, { slug: `kt-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
-  tdb = bindTenant(h.db, m.merchant.tenant_database);
+  merchant = await seedDemoMerchant('kt');
+  ({ h, m, tdb } = merchant);
   const cats = await tdb.selectFrom('categories').select(['id', 'name']).execute();
   drinks = cats.find((c) => c.name === 'Drinks')!.id;
   food = cats.find((c) => c.name === 'Food')!.id;
 });
-afterAll(async () => {
-  await dropMerchant(h.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
-  await h.close();
-});
+afterAll(() => merchant.close());
 
 const line = (position: number, category_id: string | null, name = `Line ${position}`) => ({ position, item_id: m.items[0]!.id, category_id, name, qty: position + 1, modifiers: [{ name: 'No ice' }] });
 const order = (lines: ReturnType<typeof line>[], locationId = m.locations[0]!.id) => ({ source: 'transaction' as const, sourceId: crypto.randomUUID(), locationId, orderNo: '17', at: new Date('2026-11-23T12:00:00Z'), lines });

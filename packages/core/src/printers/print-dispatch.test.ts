@@ -1,26 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { bindTenant, createDatabase, dbQueryCount, migrateCentral, type DatabaseHandle, type TenantDb } from '@pos/db';
-import { dropMerchant } from '../merchants/create-merchant.ts';
-import { seedDemo, type DemoSeedResult } from '../seed/demo-seed.ts';
+import { dbQueryCount, type DatabaseHandle, type TenantDb } from '@pos/db';
+import type { DemoSeedResult } from '../seed/demo-seed.ts';
+import { seedDemoMerchant, type DemoMerchant } from '../seed/demo-merchant.test-support.ts';
 import { queueOrderReceipt, queueOrderReceipts } from './print-dispatch.ts';
 
-const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
+let merchant: DemoMerchant;
 let h: DatabaseHandle;
 let m: DemoSeedResult;
 let tdb: TenantDb;
 let loc: [string, string];
 
 beforeAll(async () => {
-  h = createDatabase(URL, { max: 4 });
-  await migrateCentral(h.db);
-  m = await seedDemo(h.db, { slug: `pd-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
-  tdb = bindTenant(h.db, m.merchant.tenant_database);
+  merchant = await seedDemoMerchant('pd');
+  ({ h, m, tdb } = merchant);
   loc = [m.locations[0]!.id, m.locations[1]!.id];
 });
-afterAll(async () => {
-  await dropMerchant(h.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
-  await h.close();
-});
+afterAll(() => merchant.close());
 
 let orderNo = 100;
 /** A captured kiosk order with `lines` lines at the location. */
