@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { sql } from 'kysely';
 import type { TenantDb, TenantTx } from '@pos/db';
 import type { Logger } from '@pos/kernel';
-import { crossesMultiple, eventCountsByLocation, numberEvents } from '@pos/domain/kitchen/kitchen-event-seq';
+import { crossesMultiple, eventCountsByLocation, numberEvents, placesInLocation } from '@pos/domain/kitchen/kitchen-event-seq';
 import { kitchenChannel, publishAll } from '../payments/payment-events.ts';
 
 /**
@@ -43,17 +43,14 @@ export async function appendKitchenEvent(db: TenantDb | TenantTx, e: Omit<Kitche
  */
 export async function appendKitchenEvents(db: TenantDb | TenantTx, events: readonly Omit<KitchenEvent, 'type' | 'seq'>[]): Promise<KitchenEvent[]> {
   if (!events.length) return [];
-  const counts = eventCountsByLocation(events.map((e) => e.location_id));
+  const locationIds = events.map((e) => e.location_id);
+  const counts = eventCountsByLocation(locationIds);
   // Counter rows are locked in location id order: two batches over the same locations cannot deadlock.
   const locations = [...counts.keys()].sort();
   // Each event's place among its location's (k of n): its number is the moved counter - n + k. One JSON
   // document for all: a fixed statement, and the payloads (JSON themselves) are not escaped quote by quote.
-  const place = new Map<string, number>();
-  const rows = events.map((e) => {
-    const k = (place.get(e.location_id) ?? 0) + 1;
-    place.set(e.location_id, k);
-    return { location_id: e.location_id, n: counts.get(e.location_id)!, k, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: { type: 'kitchen.ticket', ...e } };
-  });
+  const places = placesInLocation(locationIds);
+  const rows = events.map((e, i) => ({ location_id: e.location_id, n: counts.get(e.location_id)!, k: places[i]!, station_id: e.station_id, ticket_id: e.order.id, action: e.action, payload: { type: 'kitchen.ticket', ...e } }));
   const cursors = await db
     .with('cur', (qb) =>
       qb
@@ -70,17 +67,13 @@ export async function appendKitchenEvents(db: TenantDb | TenantTx, events: reado
           sql`select x.location_id, cur.last_seq - x.n + x.k, x.station_id, x.ticket_id, x.action, x.payload || jsonb_build_object('seq', cur.last_seq - x.n + x.k)
             from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(location_id uuid, n int8, k int8, station_id uuid, ticket_id uuid, action text, payload jsonb)
             join cur on cur.location_id = x.location_id`,
-        )
-        .returning('seq'),
+        ),
     )
     .selectFrom('cur')
     .select(['location_id', 'last_seq'])
     .execute();
   const last = new Map(cursors.map((c) => [c.location_id, Number(c.last_seq)]));
-  const seqs = numberEvents(
-    events.map((e) => e.location_id),
-    last,
-  );
+  const seqs = numberEvents(locationIds, last);
   const numbered: KitchenEvent[] = events.map((e, i) => ({ type: 'kitchen.ticket', seq: seqs[i]!, ...e }));
   const prune = locations.filter((l) => crossesMultiple(last.get(l)!, counts.get(l)!, PRUNE_EVERY));
   if (prune.length) await pruneKitchenEvents(db, prune);

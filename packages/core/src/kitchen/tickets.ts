@@ -55,7 +55,7 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
   const planned = routeKitchenTickets(withLines, stations).map((t) => ({ ...t, id: Bun.randomUUIDv7() }));
   if (!planned.length) return [];
   // A ticket already written for its order, fire and station (a re-run) is not returned: nothing more is done for it.
-  // One array per column (as the lines): a fixed statement whatever the number of tickets, no query nodes per row.
+  // One array per column: a fixed statement whatever the number of tickets, no query nodes per row.
   const col = <T>(f: (t: (typeof planned)[number]) => T) => planned.map(f);
   const inserted = await db
     .insertInto('kitchen_tickets')

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { crossesMultiple, eventCountsByLocation, numberEvents } from './kitchen-event-seq.ts';
+import { crossesMultiple, eventCountsByLocation, numberEvents, placesInLocation } from './kitchen-event-seq.ts';
 
 describe('kitchen event numbering', () => {
   test('counts per location in order of first appearance', () => {
@@ -7,6 +7,11 @@ describe('kitchen event numbering', () => {
       ['b', 3],
       ['a', 1],
     ]);
+  });
+
+  test("each event's place among its location's, in the order given", () => {
+    expect(placesInLocation(['a', 'b', 'a', 'b', 'a', 'c'])).toEqual([1, 1, 2, 2, 3, 1]);
+    expect(placesInLocation([])).toEqual([]);
   });
 
   test("each location's events take last-n+1 .. last in the order given", () => {

@@ -11,22 +11,28 @@ export function eventCountsByLocation(locationIds: readonly string[]): Map<strin
   return counts;
 }
 
+/** Each event's place among its location's events (1, 2, 3, ... per location, in the order given). */
+export function placesInLocation(locationIds: readonly string[]): number[] {
+  const seen = new Map<string, number>();
+  return locationIds.map((id) => {
+    const k = (seen.get(id) ?? 0) + 1;
+    seen.set(id, k);
+    return k;
+  });
+}
+
 /**
  * The number of each event, given each location's counter after the batch moved it (`last`) and the
- * events' locations in order. Every location of `locationIds` must be in `lastByLocation`.
+ * events' locations in order: its location's `last - n + k`, for the k-th of the location's n events.
+ * Every location of `locationIds` must be in `lastByLocation`.
  */
 export function numberEvents(locationIds: readonly string[], lastByLocation: ReadonlyMap<string, number>): number[] {
   const counts = eventCountsByLocation(locationIds);
-  const next = new Map<string, number>();
-  for (const [id, n] of counts) {
+  const places = placesInLocation(locationIds);
+  return locationIds.map((id, i) => {
     const last = lastByLocation.get(id);
     if (last === undefined) throw new Error(`no kitchen event counter for location ${id}`);
-    next.set(id, last - n + 1);
-  }
-  return locationIds.map((id) => {
-    const seq = next.get(id)!;
-    next.set(id, seq + 1);
-    return seq;
+    return last - counts.get(id)! + places[i]!;
   });
 }
 
