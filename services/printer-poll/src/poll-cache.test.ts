@@ -27,7 +27,11 @@ beforeAll(async () => {
   state = new PollState(handle.db);
   await state.listen(DATABASE_URL, 50);
   app = createPrinterPollApp({ db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) }, state);
+  const notices = state.mark();
   seeded = await seedPairedPrinter(handle.db, 'poll-cache', '00:11:62:CC:00:01');
+  // Pairing minted the printer's token (NOTIFY printer_tokens): until that notice is in, a poll's empty
+  // queue is rightly not remembered (a notice after the poll's mark), so the first test waits for it.
+  await until(() => state.mark() > notices);
 });
 afterAll(async () => {
   await state.stop();
