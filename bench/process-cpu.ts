@@ -2,21 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU time (ms, user + system) of the machine's processes whose command name starts with `name`
- * (`postgres`, `redis-server`) and, with `title`, whose command line holds it (a PostgreSQL backend's
- * title names its database), read from /proc; null where there is none (not Linux). On a machine
- * whose cores are shared with other work, CPU time per unit of work varies far less than wall time,
- * so it tells which process a change made cheaper. A process that exits between two readings takes
- * its time with it: read while the connections of interest are still open.
+ * (`redis-server`; PostgreSQL backends: `postgresCpuMs`), read from /proc; null where there is none
+ * (not Linux). On a machine whose cores are shared with other work, CPU time per unit of work
+ * varies far less than wall time, so it tells which process a change made cheaper. A process that
+ * exits between two readings takes its time with it: read while the processes of interest still run.
  */
-export function processCpuMs(name: string, title?: string): number | null {
+export function processCpuMs(name: string): number | null {
   const procs = processStats();
   if (!procs) return null;
   let ticks = 0;
-  for (const p of procs) {
-    if (!p.comm.startsWith(name)) continue;
-    if (title !== undefined && !p.cmdline().includes(title)) continue;
-    ticks += p.utime + p.stime;
-  }
+  for (const p of procs) if (p.comm.startsWith(name)) ticks += p.utime + p.stime;
   return ticks * MS_PER_TICK;
 }
 
