@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
 import { poolOf } from './database.ts';
 import { isTenantSchemaName } from './tenancy.ts';
@@ -53,4 +54,31 @@ export class TenantStatement<R> {
     const result = await session.pool.query({ name, text, values: values as unknown[] });
     return result.rows as R[];
   }
+
+  /**
+   * Runs on a tenant-bound instance (as `run`, on its pool) or inside a transaction of one (on the
+   * transaction's connection, unnamed: the query builder's driver sends no statement names).
+   */
+  async execute(db: Kysely<any>, values: readonly unknown[]): Promise<R[]> {
+    const session = tenantSession(db);
+    if (session) return this.run(session, values);
+    const { text } = this.forSchema(schemaOf(db));
+    return (await db.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows as R[];
+  }
+}
+
+const schemas = new WeakMap<object, string>();
+/**
+ * The tenant schema a tenant-bound instance or one of its transactions writes to. A transaction keeps
+ * its parent's schema plugin but not its session, so the schema is read from what the plugin
+ * makes of a table name (remembered per instance).
+ */
+export function schemaOf(db: Kysely<any>): string {
+  const known = tenantSession(db)?.schema ?? schemas.get(db);
+  if (known) return known;
+  const compiled = db.selectFrom('transactions').select('id').compile().sql;
+  const schema = /from "([^"]+)"\."transactions"/.exec(compiled)?.[1];
+  if (!schema || !isTenantSchemaName(schema)) throw new Error('not a tenant-bound instance');
+  schemas.set(db, schema);
+  return schema;
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
-import { createDatabase, type DatabaseHandle } from './database.ts';
+import { createDatabase, dbQueryCount, type DatabaseHandle } from './database.ts';
 import { migrateAll, migrateCentral, migrateTenant, pendingTenantSchemas, TENANT_MIGRATIONS, TENANT_MIGRATIONS_FINGERPRINT } from './migrator.ts';
 import { bindTenant, isTenantSchemaName, newTenantSchemaName } from './tenancy.ts';
+import { schemaOf, TenantStatement } from './prepared.ts';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
 let h: DatabaseHandle;
@@ -104,5 +105,48 @@ describe('tenancy', () => {
       await h.db.deleteFrom('tenant_schema_versions').where('schema_name', 'in', fresh).execute();
       for (const s of fresh) await sql`drop schema if exists ${sql.id(s)} cascade`.execute(h.db);
     }
+  });
+});
+
+/** Records a step (the trace has no foreign key, so any id will do); answers what was written. */
+const record = new TenantStatement<{ transaction_id: string; step: string }>(
+  'prepared_test_record',
+  `insert into $schema.transaction_steps (transaction_id, step, outcome) values ($1, $2, 'ok') returning transaction_id::text, step`,
+);
+const stepsIn = async (schema: string, id: string) =>
+  (await sql<{ step: string }>`select step from ${sql.id(schema)}.transaction_steps where transaction_id = ${id} order by seq`.execute(h.db)).rows.map((r) => r.step);
+
+describe('TenantStatement.execute', () => {
+  test('inside a transaction: on its connection (a rollback takes the write back); on a bound instance: on its pool; each in its own schema', async () => {
+    for (const [schema, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const tdb = bindTenant(h.db, schema);
+      const id = crypto.randomUUID();
+      const q0 = dbQueryCount();
+      await tdb
+        .transaction()
+        .execute(async (tx) => {
+          expect(schemaOf(tx)).toBe(schema);
+          expect(await record.execute(tx, [id, 'inside'])).toEqual([{ transaction_id: id, step: 'inside' }]);
+          // Seen inside the transaction, not outside it.
+          expect((await tx.selectFrom('transaction_steps').select('step').where('transaction_id', '=', id).execute()).map((r) => r.step)).toEqual(['inside']);
+          expect(await stepsIn(schema, id)).toEqual([]);
+          throw new Error('roll back');
+        })
+        .catch((e: Error) => expect(e.message).toBe('roll back'));
+      // begin, the statement, the read, the read outside (another client), rollback.
+      expect(dbQueryCount() - q0).toBe(5);
+      expect(await stepsIn(schema, id)).toEqual([]);
+      expect(await record.execute(tdb, [id, 'pooled'])).toEqual([{ transaction_id: id, step: 'pooled' }]);
+      expect(await stepsIn(schema, id)).toEqual(['pooled']);
+      expect(await stepsIn(other, id)).toEqual([]);
+    }
+  });
+
+  test('schemaOf refuses an instance that is not bound to a tenant schema', () => {
+    expect(() => schemaOf(h.db)).toThrow('not a tenant-bound instance');
+    expect(schemaOf(bindTenant(h.db, b))).toBe(b);
   });
 });

@@ -75,9 +75,25 @@ export async function appendKitchenEvents(db: TenantDb | TenantTx, events: reado
   const last = new Map(cursors.map((c) => [c.location_id, Number(c.last_seq)]));
   const seqs = numberEvents(locationIds, last);
   const numbered: KitchenEvent[] = events.map((e, i) => ({ type: 'kitchen.ticket', seq: seqs[i]!, ...e }));
-  const prune = locations.filter((l) => crossesMultiple(last.get(l)!, counts.get(l)!, PRUNE_EVERY));
-  if (prune.length) await pruneKitchenEvents(db, prune);
+  await pruneKitchenEventsIfDue(db, numbered);
   return numbered;
+}
+
+/**
+ * After events were numbered (one batch, each location's numbers consecutive): prunes the locations
+ * whose numbers crossed a multiple of PRUNE_EVERY.
+ */
+export async function pruneKitchenEventsIfDue(db: TenantDb | TenantTx, numbered: readonly Pick<KitchenEvent, 'location_id' | 'seq'>[]): Promise<void> {
+  const batch = new Map<string, { last: number; n: number }>();
+  for (const e of numbered) {
+    const b = batch.get(e.location_id);
+    if (b) {
+      b.last = Math.max(b.last, e.seq);
+      b.n++;
+    } else batch.set(e.location_id, { last: e.seq, n: 1 });
+  }
+  const prune = [...batch].filter(([, b]) => crossesMultiple(b.last, b.n, PRUNE_EVERY)).map(([l]) => l).sort();
+  if (prune.length) await pruneKitchenEvents(db, prune);
 }
 
 /**

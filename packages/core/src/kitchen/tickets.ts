@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
-import type { TenantDb, TenantTx } from '@pos/db';
-import { routeKitchenTickets } from './ticket-routing.ts';
+import type { Selectable } from 'kysely';
+import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
+import { routeKitchenTickets, type RoutedTicket } from './ticket-routing.ts';
 import { ticketViewsOf } from './kds-orders.ts';
-import { appendKitchenEvents, type KitchenEvent } from './kitchen-events.ts';
-import { queueKitchenTickets } from '../printers/print-dispatch.ts';
+import { pruneKitchenEventsIfDue, type KitchenEvent } from './kitchen-events.ts';
+import { createTicketsStatement } from './ticket-statements.ts';
+import { kitchenPrinters, queueKitchenTickets } from '../printers/print-dispatch.ts';
 
 /**
  * Kitchen tickets: an order reaches the kitchen as one ticket per station its lines are routed to
@@ -38,10 +39,12 @@ export async function createKitchenTickets(db: TenantDb | TenantTx, order: Kitch
 
 /**
  * `createKitchenTickets` for many orders at once, with the same result as calling it for each in
- * turn (tickets and events: orders in the order given, within an order its stations as routed), in
- * a number of statements that does not grow with the orders: stations, tickets, lines, the kitchen
- * printers of their stations, event counters, events, one each (and now and then the pruning of
- * old events). Only tickets whose station has a kitchen printer cost more (their print jobs).
+ * turn (tickets and events: orders in the order given, within an order its stations as routed). Reads
+ * the stations and their kitchen printers, then writes the tickets, their lines, the location counters
+ * and the `created` events in one statement (`createTicketsStatement`), so the counter rows are locked
+ * only while it runs. Tickets of stations with a kitchen printer get their print jobs in the same commit
+ * (issue 15): then the statement and the print jobs share a transaction. Now and then old events are
+ * pruned afterwards.
  */
 export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: readonly KitchenOrderInput[]): Promise<CreatedTicket[]> {
   const withLines = orders.filter((o) => o.lines.length);
@@ -52,50 +55,84 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
     .where('location_id', 'in', [...new Set(withLines.map((o) => o.locationId))])
     .orderBy('id')
     .execute();
-  const planned = routeKitchenTickets(withLines, stations).map((t) => ({ ...t, id: Bun.randomUUIDv7() }));
-  if (!planned.length) return [];
-  // A ticket already written for its order, fire and station (a re-run) is not returned: nothing more is done for it.
-  // One array per column: a fixed statement whatever the number of tickets, no query nodes per row.
-  const col = <T>(f: (t: (typeof planned)[number]) => T) => planned.map(f);
-  const inserted = await db
-    .insertInto('kitchen_tickets')
-    .columns(['id', 'location_id', 'station_id', 'source', 'source_id', 'fire_no', 'order_no', 'queued_at', 'updated_at'])
-    .expression(
-      sql`select id, l, st, src, sid, f, o, q, q from unnest(${col((t) => t.id)}::uuid[], ${col((t) => t.order.locationId)}::uuid[], ${col((t) => t.stationId)}::uuid[], ${col((t) => t.order.source)}::text[], ${col((t) => t.order.sourceId)}::uuid[], ${col((t) => t.order.fireNo ?? 1)}::int[], ${col((t) => t.order.orderNo)}::text[], ${col((t) => t.order.at)}::timestamptz[]) as x(id, l, st, src, sid, f, o, q)`,
-    )
-    .onConflict((oc) => oc.constraint('kitchen_tickets_once').doNothing())
-    .returningAll()
-    .execute();
-  const rowOf = new Map(inserted.map((r) => [r.id, r]));
-  const fresh = planned.flatMap((t) => {
-    const row = rowOf.get(t.id);
-    return row ? [{ ...t, row }] : [];
+  const planned = routeKitchenTickets(withLines, stations).map((t) => {
+    const id = Bun.randomUUIDv7();
+    const row = newTicketRow(id, t);
+    const lines = t.lines.map((l) => newTicketLine(id, l));
+    const [view] = ticketViewsOf([row], lines);
+    const event = { action: 'created', location_id: t.order.locationId, station_id: t.stationId, order: view! as unknown as KitchenEvent['order'] };
+    return { ...t, id, row, lines, event };
   });
-  if (!fresh.length) return [];
-  const lines = await insertTicketLines(db, fresh.flatMap((t) => t.lines.map((l) => ({ ticket_id: t.id, ...l }))));
-  // The stations' kitchen printers get the tickets in the same commit (issue 15).
-  await queueKitchenTickets(db, fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, at: t.order.at, lines: t.lines })));
-  // Each ticket's items in position order, as `ticketViews` reads them.
-  const views = ticketViewsOf(fresh.map((t) => t.row), [...lines].sort((a, b) => a.position - b.position));
-  const events = await appendKitchenEvents(db, fresh.map((t, i) => ({ action: 'created', location_id: t.order.locationId, station_id: t.stationId, order: views[i]! as unknown as KitchenEvent['order'] })));
-  return fresh.map((t, i) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, lines: t.lines.length, event: events[i]! }));
+  if (!planned.length) return [];
+  const printers = await kitchenPrinters(db, [...new Set(planned.map((t) => t.stationId))]);
+
+  const write = async (q: TenantDb | TenantTx): Promise<CreatedTicket[]> => {
+    const doc = planned.map((t, ord) => {
+      const { row } = t;
+      return {
+        ord,
+        id: t.id,
+        location_id: row.location_id,
+        station_id: row.station_id,
+        source: row.source,
+        source_id: row.source_id,
+        fire_no: row.fire_no,
+        order_no: row.order_no,
+        status: row.status,
+        held: row.held,
+        prioritized: row.prioritized,
+        at: row.queued_at,
+        lines: t.lines.map((l) => ({ position: l.position, item_id: l.item_id, line_ref: l.line_ref, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: l.modifiers })),
+        payload: { type: 'kitchen.ticket', ...t.event },
+      };
+    });
+    // A ticket already written for its order, fire and station (a re-run) is not returned: nothing more is done for it.
+    const seqOf = new Map((await createTicketsStatement.execute(q, [JSON.stringify(doc)])).map((r) => [r.id, Number(r.seq)]));
+    const fresh = planned.filter((t) => seqOf.has(t.id));
+    await queueKitchenTickets(
+      q,
+      fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, at: t.order.at, lines: t.lines })),
+      printers,
+    );
+    return fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, lines: t.lines.length, event: { type: 'kitchen.ticket', seq: seqOf.get(t.id)!, ...t.event } }));
+  };
+  const printing = planned.some((t) => printers.some((p) => p.station_id === t.stationId));
+  const created = printing && !db.isTransaction ? await db.transaction().execute(write) : await write(db);
+  await pruneKitchenEventsIfDue(db, created.map((c) => c.event));
+  return created;
 }
 
-/**
- * All the lines of the new tickets in one statement, as stored. Sent as one JSON document: a multi-row
- * VALUES would take eight parameters a line (a large batch could pass the protocol's limit of 65535),
- * and an array per column would have every quote of the modifiers (JSON themselves) escaped one by one.
- */
-async function insertTicketLines(db: TenantDb | TenantTx, lines: readonly (KitchenOrderInput['lines'][number] & { ticket_id: string })[]) {
-  const rows = lines.map((l) => ({ ticket_id: l.ticket_id, position: l.position, item_id: l.item_id, line_ref: l.line_ref ?? null, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: l.modifiers ?? [] }));
-  return db
-    .insertInto('kitchen_ticket_lines')
-    .columns(['ticket_id', 'position', 'item_id', 'line_ref', 'category_id', 'name', 'qty', 'modifiers'])
-    .expression(
-      sql`select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(ticket_id uuid, position int, item_id uuid, line_ref text, category_id uuid, name text, qty int, modifiers jsonb)`,
-    )
-    .returningAll()
-    .execute();
+type TicketRow = Selectable<TenantTables['kitchen_tickets']>;
+type TicketLineRow = Selectable<TenantTables['kitchen_ticket_lines']>;
+
+/** A new ticket as stored (its event shows the stored row, so both are built from this one). */
+function newTicketRow(id: string, t: RoutedTicket): TicketRow {
+  const at = t.order.at;
+  return {
+    id,
+    location_id: t.order.locationId,
+    station_id: t.stationId,
+    source: t.order.source,
+    source_id: t.order.sourceId,
+    fire_no: t.order.fireNo ?? 1,
+    order_no: t.order.orderNo,
+    status: 'Queued',
+    held: false,
+    prioritized: false,
+    queued_at: at,
+    started_at: null,
+    ready_at: null,
+    completed_at: null,
+    recalled_at: null,
+    updated_at: at,
+    customer_arrived_at: null,
+    estimated_arrival_at: null,
+  };
+}
+
+/** A new ticket line as stored. */
+function newTicketLine(ticketId: string, l: KitchenOrderInput['lines'][number]): TicketLineRow {
+  return { ticket_id: ticketId, position: l.position, item_id: l.item_id, line_ref: l.line_ref ?? null, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: (l.modifiers ?? []) as TicketLineRow['modifiers'], status: 'Queued', modifier_statuses: [] as unknown as TicketLineRow['modifier_statuses'] };
 }
 
 /**

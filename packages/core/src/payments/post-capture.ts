@@ -58,13 +58,11 @@ export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => 
 export const kitchenTicketsListener =
   (publish?: KitchenPublisher): PaymentCapturedListener =>
   async (db, orders) => {
-    // Tickets and their lines in one commit: a crash between them never leaves a ticket without lines.
+    // Tickets, lines and events commit together (one statement, or one transaction with print jobs).
     const at = new Date();
-    const created = await db.transaction().execute((tx) =>
-      createKitchenTicketsMany(
-        tx,
-        orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines })),
-      ),
+    const created = await createKitchenTicketsMany(
+      db,
+      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines })),
     );
     if (publish && created.length > 0) await publish(created.map((c) => c.event));
   };

@@ -259,6 +259,12 @@ export interface KitchenTicketPrint {
   readonly lines: readonly { qty: number; name: string; modifiers?: unknown }[];
 }
 
+/** The kitchen printers of these stations (read before their tickets are written: see `queueKitchenTickets`). */
+export async function kitchenPrinters(db: Db, stationIds: readonly string[]): Promise<KitchenPrinters> {
+  return printersOf(db, { stationIds, role: 'kitchen' });
+}
+export type KitchenPrinters = Printers;
+
 /** A kitchen ticket on the printers of its station (`ticket:<id>`), in the ticket's transaction. */
 export async function queueKitchenTicket(db: Db, ticket: KitchenTicketPrint): Promise<number> {
   return queueKitchenTickets(db, [ticket]);
@@ -266,11 +272,12 @@ export async function queueKitchenTicket(db: Db, ticket: KitchenTicketPrint): Pr
 
 /**
  * Kitchen tickets on the printers of their stations (`ticket:<id>`), in the tickets' transaction. One
- * statement finds the printers of all the stations; only the tickets of stations that have some go
+ * statement finds the printers of all the stations (unless given: `kitchenPrinters`); only the tickets of stations that have some go
  * further (station names and time zones read once, then each ticket queued).
  */
-export async function queueKitchenTickets(db: Db, tickets: readonly KitchenTicketPrint[]): Promise<number> {
-  const printersAt = groupPrinters(await printersOf(db, { stationIds: [...new Set(tickets.map((t) => t.station_id))], role: 'kitchen' }), 'station_id');
+export async function queueKitchenTickets(db: Db, tickets: readonly KitchenTicketPrint[], printers?: KitchenPrinters): Promise<number> {
+  if (!tickets.length) return 0;
+  const printersAt = groupPrinters(printers ?? (await kitchenPrinters(db, [...new Set(tickets.map((t) => t.station_id))])), 'station_id');
   const printed = tickets.filter((t) => printersAt.has(t.station_id));
   if (!printed.length) return 0;
   const stations = await db.selectFrom('kitchen_stations').select(['id', 'name']).where('id', 'in', [...new Set(printed.map((t) => t.station_id))]).execute();

@@ -1,0 +1,41 @@
+import { TenantStatement } from '@pos/db';
+
+/**
+ * $1 the planned tickets as one JSON array, in the order their events are numbered: `{ ord, id,
+ * location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, lines,
+ * payload }` (`lines` the ticket's lines, `payload` its `created` event without `seq`, built from the
+ * same row and lines). In one statement: the tickets (one
+ * already written for its order, fire and station is skipped), the lines of the new ones, each
+ * location's event counter moved by its number of new tickets, and their `created` events, numbered
+ * as `appendKitchenEvents` numbers them (the k-th new ticket of n at a location gets the moved counter
+ * - n + k). Answers each new ticket with its event's number. As one statement, outside a transaction it
+ * commits as it ends: the counter rows are never held locked while the client sends the next statement
+ * (other batches of the location queued on them while it did).
+ */
+export const createTicketsStatement = new TenantStatement<{ id: string; seq: number }>(
+  'kitchen_tickets_create',
+  `with x as (
+     select * from jsonb_to_recordset($1::jsonb)
+       as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, lines jsonb, payload jsonb)),
+   t as (insert into $schema.kitchen_tickets (id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, queued_at, updated_at)
+     select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at from x order by ord
+     on conflict on constraint kitchen_tickets_once do nothing
+     returning id),
+   f as (select x.ord, x.id, x.location_id, x.station_id, x.lines, x.payload,
+       row_number() over (partition by x.location_id order by x.ord) as k,
+       count(*) over (partition by x.location_id) as n
+     from x join t on t.id = x.id),
+   l as (insert into $schema.kitchen_ticket_lines (ticket_id, position, item_id, line_ref, category_id, name, qty, modifiers)
+     select f.id, y.position, y.item_id, y.line_ref, y.category_id, y.name, y.qty, y.modifiers
+     from f cross join lateral jsonb_to_recordset(f.lines) as y(position int, item_id uuid, line_ref text, category_id uuid, name text, qty int, modifiers jsonb)
+     order by f.ord, y.position),
+   cur as (insert into $schema.kitchen_event_cursors (location_id, last_seq)
+     select location_id, max(n) from f group by location_id order by location_id
+     on conflict (location_id) do update set last_seq = kitchen_event_cursors.last_seq + excluded.last_seq
+     returning location_id, last_seq),
+   ev as (insert into $schema.kitchen_events (location_id, seq, station_id, ticket_id, action, payload)
+     select f.location_id, cur.last_seq - f.n + f.k, f.station_id, f.id, 'created', f.payload || jsonb_build_object('seq', cur.last_seq - f.n + f.k)
+     from f join cur on cur.location_id = f.location_id order by f.ord
+     returning ticket_id, seq)
+   select ticket_id::text as id, seq from ev`,
+);
