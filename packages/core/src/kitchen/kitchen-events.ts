@@ -118,7 +118,7 @@ async function pruneKitchenEvents(db: TenantDb | TenantTx, locationIds: readonly
 
 /**
  * Publishes committed events on the kitchen channel; a failure is logged (screens catch up on
- * reconnect). Sent as one pipeline: one socket write for a whole batch, in call order, so screens see seq order.
+ * reconnect). Sent as one message for a whole batch (`publishAll`), in call order, so screens see seq order.
  */
 export async function publishKitchenEvents(redis: Redis, tenantDatabase: string, events: readonly KitchenEvent[], log: Logger): Promise<void> {
   await publishAll(

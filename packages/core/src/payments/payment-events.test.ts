@@ -50,24 +50,32 @@ async function collect(channel: string, n: number, publish: () => Promise<void>)
 }
 
 describe('publishing on the real-time channel', () => {
-  test('a batch goes out as one pipeline, every message in call order', async () => {
+  test('a batch goes out as one message, one text per line in call order; a single text as it is', async () => {
     const channel = `test:publish-all:${crypto.randomUUID()}`;
     const log = recordingLogger();
-    const messages = Array.from({ length: 50 }, (_, i) => ({ message: `m${i}`, fields: { i } }));
-    const got = await collect(channel, 50, () => publishAll(pub, channel, messages, 'push failed', log));
-    expect(got).toEqual(messages.map((m) => m.message));
+    const messages = Array.from({ length: 50 }, (_, i) => ({ message: JSON.stringify({ i, text: 'a\nb' }), fields: { i } }));
+    const got = await collect(channel, 2, async () => {
+      await publishAll(pub, channel, messages, 'push failed', log);
+      await publishAll(pub, channel, [messages[7]!], 'push failed', log);
+    });
+    expect(got).toEqual([messages.map((m) => m.message).join('\n'), messages[7]!.message]);
+    expect(got[0]!.split('\n').map((t) => JSON.parse(t))).toEqual(messages.map((_, i) => ({ i, text: 'a\nb' })));
     expect(log.warnings).toEqual([]);
   });
 
-  test('kitchen orders carry their type and fields, one message per order', async () => {
+  test('a text with a raw line break is refused: the hub would split it', async () => {
+    await expect(publishAll(pub, 'test:never', [{ message: 'a\nb', fields: {} }], 'push failed', recordingLogger())).rejects.toThrow('a real-time message must be one line');
+  });
+
+  test('kitchen orders carry their type and fields, one line per order', async () => {
     const tenant = `t_publish_${crypto.randomUUID().slice(0, 8)}`;
     const log = recordingLogger();
     const orders = [
       { location_id: 'l1', transaction_id: 't1', order_no: 1, items: [{ name: 'Fries', qty: 2 }] },
       { location_id: 'l1', transaction_id: 't2', order_no: 2, items: [] },
     ];
-    const got = await collect(kitchenChannel(tenant), 2, () => publishKitchenOrders(pub, tenant, orders, log));
-    expect(got.map((m) => JSON.parse(m))).toEqual(orders.map((o) => ({ type: 'kitchen.order', ...o })));
+    const got = await collect(kitchenChannel(tenant), 1, () => publishKitchenOrders(pub, tenant, orders, log));
+    expect(got[0]!.split('\n').map((m) => JSON.parse(m))).toEqual(orders.map((o) => ({ type: 'kitchen.order', ...o })));
   });
 
   test('Redis away: each message is logged with its fields and nothing is thrown', async () => {

@@ -63,11 +63,17 @@ export class RealtimeHub {
     if (m && m.size === 0) this.clients.delete(tenantDatabase);
   }
 
+  /** A Redis message is one event or several, one JSON text per line (`publishAll`), each routed on its own, in order. */
   private route(channel: string, message: string): void {
     const [, tenant, kind] = channel.split(':');
     if (!tenant || !kind) return;
     const clients = this.clients.get(tenant);
     if (!clients) return;
+    if (!message.includes('\n')) return this.routeEvent(kind, clients, message);
+    for (const text of message.split('\n')) this.routeEvent(kind, clients, text);
+  }
+
+  private routeEvent(kind: string, clients: Map<string, RealtimeClient>, message: string): void {
     let event: { transaction_id?: unknown; location_id?: unknown; seq?: unknown };
     try {
       event = JSON.parse(message);

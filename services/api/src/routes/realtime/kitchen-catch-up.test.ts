@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { createKitchenTickets } from '@pos/core/kitchen/tickets';
+import { createKitchenTickets, createKitchenTicketsMany } from '@pos/core/kitchen/tickets';
 import { publishKitchenEvents } from '@pos/core/kitchen/kitchen-events';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
@@ -94,6 +94,34 @@ describe('kitchen events on the real-time channel', () => {
     expect((await api1.call('POST', `/api/pos/orders/${orderId}/fire`, { token: pos, deviceKey: true, staffToken: staff, body: {} })).status).toBe(200);
     const ev = await screen.next();
     expect(ev).toMatchObject({ type: 'kitchen.ticket', action: 'created', seq: sub.cursor + 1, location_id: m.locations[0]!.id, station_id: m.kds.station_id, order: { status: 'Queued', order_no: orderId.slice(-4).toUpperCase(), items: [{ name: item.name, qty: 2 }] } });
+    screen.close();
+  });
+
+  test('a batch of events published as one message reaches the screen as one message per event, in order', async () => {
+    const screen = connect();
+    await screen.next();
+    screen.send({ action: 'subscribe', channel: 'kitchen' });
+    const { cursor } = await screen.next();
+    const tdb = bindTenant(api1.deps.db, m.merchant.tenant_database);
+    const cat = await tdb.selectFrom('categories').select('id').orderBy('id').executeTakeFirstOrThrow();
+    const created = await createKitchenTicketsMany(
+      tdb,
+      Array.from({ length: 5 }, (_, i) => ({
+        source: 'transaction' as const,
+        sourceId: crypto.randomUUID(),
+        locationId: m.locations[0]!.id,
+        orderNo: `B${i}`,
+        at: new Date(),
+        lines: [{ position: 0, item_id: m.items[0]!.id, category_id: cat.id, name: 'Soup', qty: 1, modifiers: [] }],
+      })),
+    );
+    await publishKitchenEvents(api1.deps.redis, m.merchant.tenant_database, created.map((c) => c.event), api1.deps.log);
+    const got = [];
+    for (let i = 0; i < 5; i++) got.push(await screen.next());
+    expect(got).toEqual(JSON.parse(JSON.stringify(created.map((c) => c.event))));
+    expect(got.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5].map((k) => cursor + k));
+    await Bun.sleep(100);
+    expect(screen.drain()).toEqual([]);
     screen.close();
   });
 
