@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { createDatabase, dbQueryCount, type DatabaseHandle } from './database.ts';
 import { migrateAll, migrateCentral, migrateTenant, pendingTenantSchemas, TENANT_MIGRATIONS, TENANT_MIGRATIONS_FINGERPRINT } from './migrator.ts';
 import { bindTenant, isTenantSchemaName, newTenantSchemaName } from './tenancy.ts';
 import { schemaOf, TenantStatement } from './prepared.ts';
+import * as migration105 from './migrations/tenant/2026-11-27-105-daily-stats-claim-in-trace.ts';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ordering_test';
 let h: DatabaseHandle;
@@ -148,5 +149,24 @@ describe('TenantStatement.execute', () => {
   test('schemaOf refuses an instance that is not bound to a tenant schema', () => {
     expect(() => schemaOf(h.db)).toThrow('not a tenant-bound instance');
     expect(schemaOf(bindTenant(h.db, b))).toBe(b);
+  });
+});
+
+describe('migration 2026-11-27-105 (the daily stats claim is the trace step)', () => {
+  test('down rebuilds daily_stats_counted from the steps; up gives a counted transaction without its step one and drops the table', async () => {
+    const tdb = bindTenant(h.db, a) as unknown as Kysely<any>;
+    const [stepped, bare] = [crypto.randomUUID(), crypto.randomUUID()];
+    await tdb.insertInto('transaction_steps').values({ transaction_id: stepped, step: 'daily_stats', outcome: 'ok', detail: '2026-11-27' }).execute();
+    await migration105.down(tdb);
+    expect((await tdb.selectFrom('daily_stats_counted').select('transaction_id').where('transaction_id', 'in', [stepped, bare]).execute()).map((r) => r.transaction_id)).toEqual([stepped]);
+    await tdb.insertInto('daily_stats_counted').values({ transaction_id: bare }).execute();
+    await migration105.up(tdb);
+    const steps = await tdb.selectFrom('transaction_steps').select(['transaction_id', 'step', 'outcome', 'detail']).where('transaction_id', 'in', [stepped, bare]).orderBy('seq').execute();
+    expect(steps).toEqual([
+      { transaction_id: stepped, step: 'daily_stats', outcome: 'ok', detail: '2026-11-27' },
+      { transaction_id: bare, step: 'daily_stats', outcome: 'ok', detail: null },
+    ]);
+    const table = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = ${a} and table_name = 'daily_stats_counted'`.execute(h.db);
+    expect(table.rows[0]!.n).toBe(0);
   });
 });

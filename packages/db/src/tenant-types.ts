@@ -339,7 +339,6 @@ export interface TenantTables {
     created_at: Timestamp;
   };
   daily_stats: { location_id: string; date: ColumnType<string, string, string>; transactions: number; total: ColumnType<string, number | string, number | string> };
-  daily_stats_counted: { transaction_id: string };
   transaction_lines: {
     transaction_id: string;
     position: number;

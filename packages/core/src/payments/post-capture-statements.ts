@@ -79,23 +79,22 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
 
 /**
  * $1 transaction ids. Adds each transaction to its location's daily stats for its local date (the
- * location's zone), once: the claim rows decide. One upsert per (location, day), taken in key order,
- * so batches touching the same days never wait on each other in a cycle. Answers the ids found.
+ * location's zone), once: its `daily_stats` step is the claim (written once; only the transactions
+ * whose step this statement wrote are added). One upsert per (location, day), taken in key order, so
+ * batches touching the same days never wait on each other in a cycle. Answers the ids found.
  */
 export const dailyStatsStatement = new TenantStatement<{ id: string }>(
-  'pc_daily_stats_many',
+  'pc_daily_stats_claim',
   `with t as (
      select t.id, t.location_id, t.total, (coalesce(t.completed_at, t.created_at) at time zone l.timezone)::date as d
      from $schema.transactions t join $schema.locations l on l.id = t.location_id where t.id = any($1::uuid[])),
-   claim as (insert into $schema.daily_stats_counted (transaction_id) select id from t order by id
-     on conflict (transaction_id) do nothing returning transaction_id),
+   claim as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
+     select t.id, 'daily_stats', 'ok', to_char(t.d, 'YYYY-MM-DD') from t order by t.id
+     on conflict (transaction_id, step) do nothing returning transaction_id),
    g as (select t.location_id, t.d, count(*)::int as n, sum(t.total)::bigint as s from t join claim on claim.transaction_id = t.id group by t.location_id, t.d),
    up as (insert into $schema.daily_stats (location_id, date, transactions, total)
      select location_id, d, n, s from g order by location_id, d
-     on conflict (location_id, date) do update set transactions = daily_stats.transactions + excluded.transactions, total = daily_stats.total + excluded.total),
-   st as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select t.id, 'daily_stats', 'ok', to_char(t.d, 'YYYY-MM-DD') from t join claim on claim.transaction_id = t.id order by t.id
-     on conflict (transaction_id, step) do nothing)
+     on conflict (location_id, date) do update set transactions = daily_stats.transactions + excluded.transactions, total = daily_stats.total + excluded.total)
    select id::text from t`,
 );
 
