@@ -35,10 +35,12 @@ export interface KdsOrderView {
   items: { position: number; name: string; qty: number; status: string; modifiers: unknown[]; modifier_statuses: string[] }[];
 }
 
-type TicketRow = Selectable<TenantTables['kitchen_tickets']>;
+/** A kitchen ticket as stored. */
+export type TicketRow = Selectable<TenantTables['kitchen_tickets']>;
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-type TicketLineRow = Selectable<TenantTables['kitchen_ticket_lines']>;
+/** A kitchen ticket line as stored. */
+export type TicketLineRow = Selectable<TenantTables['kitchen_ticket_lines']>;
 
 /** The screen's view of tickets with their lines (inside a transaction too: events carry it). */
 export async function ticketViews(tdb: TenantDb | TenantTx, rows: TicketRow[]): Promise<KdsOrderView[]> {

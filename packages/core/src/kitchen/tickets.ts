@@ -1,7 +1,6 @@
-import type { Selectable } from 'kysely';
-import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
+import type { TenantDb, TenantTx } from '@pos/db';
 import { routeKitchenTickets, type RoutedTicket } from './ticket-routing.ts';
-import { ticketViewsOf } from './kds-orders.ts';
+import { ticketViewsOf, type TicketLineRow, type TicketRow } from './kds-orders.ts';
 import { pruneKitchenEventsIfDue, type KitchenEvent } from './kitchen-events.ts';
 import { createTicketsStatement } from './ticket-statements.ts';
 import { kitchenPrinters, queueKitchenTickets } from '../printers/print-dispatch.ts';
@@ -96,14 +95,12 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
     );
     return fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, lines: t.lines.length, event: { type: 'kitchen.ticket', seq: seqOf.get(t.id)!, ...t.event } }));
   };
-  const printing = planned.some((t) => printers.some((p) => p.station_id === t.stationId));
+  const printed = new Set(printers.map((p) => p.station_id));
+  const printing = planned.some((t) => printed.has(t.stationId));
   const created = printing && !db.isTransaction ? await db.transaction().execute(write) : await write(db);
   await pruneKitchenEventsIfDue(db, created.map((c) => c.event));
   return created;
 }
-
-type TicketRow = Selectable<TenantTables['kitchen_tickets']>;
-type TicketLineRow = Selectable<TenantTables['kitchen_ticket_lines']>;
 
 /** A new ticket as stored (its event shows the stored row, so both are built from this one). */
 function newTicketRow(id: string, t: RoutedTicket): TicketRow {

@@ -17,7 +17,7 @@ export async function publishAll(redis: Redis, channel: string, messages: readon
   if (messages.length === 0) return;
   if (messages.some((m) => m.message.includes('\n'))) throw new Error('a real-time message must be one line');
   try {
-    await redis.publish(channel, messages.length === 1 ? messages[0]!.message : messages.map((m) => m.message).join('\n'));
+    await redis.publish(channel, messages.map((m) => m.message).join('\n'));
   } catch (e) {
     for (const m of messages) log.warn(failure, { ...m.fields, err: e });
   }

@@ -1,4 +1,4 @@
-import { tenantSession, type TenantDb, type TenantSession, type TenantTx } from '@pos/db';
+import type { TenantDb, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import {
   fanOut,
@@ -48,7 +48,7 @@ export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => 
     lines.map((l) => ({ transaction_id: t.id, position: l.position, location_id: t.location_id, order_no: t.order_no, item_id: l.item_id, name: l.name, qty: l.qty, unit_price: l.unit_price, total: l.total, modifiers: l.modifiers })),
   );
   if (rows.length === 0) return;
-  await kitchenItemsStatement.run(sessionOf(db), [JSON.stringify(rows)]);
+  await kitchenItemsStatement.execute(db, [JSON.stringify(rows)]);
 };
 
 /**
@@ -77,13 +77,6 @@ export const printOrderReceipt: PaymentCapturedListener = async (db, orders) => 
   );
 };
 
-/** The pool and schema behind a tenant-bound instance: the post-capture steps send prepared statements. */
-function sessionOf(db: TenantDb): TenantSession {
-  const session = tenantSession(db);
-  if (!session) throw new Error('post-capture needs a tenant instance made by bindTenant');
-  return session;
-}
-
 /** Throws a single row's outcome (the one-transaction forms of the batch steps). */
 function one<T>(outcomes: readonly StepOutcome[], value?: T): T {
   if (outcomes[0]) throw outcomes[0];
@@ -95,7 +88,7 @@ function one<T>(outcomes: readonly StepOutcome[], value?: T): T {
  * statement that also records `reread`. Per id: the captured order, or why it cannot go on (unknown, not Complete).
  */
 export async function rereadTransactions(db: TenantDb, ids: readonly string[]): Promise<Map<string, CapturedOrder | Error>> {
-  const rows = await rereadStatement.run(sessionOf(db), [[...new Set(ids)]]);
+  const rows = await rereadStatement.execute(db, [[...new Set(ids)]]);
   const found = new Map<string, CapturedOrder | Error>();
   for (const { pc_lines: lines, ...t } of rows) {
     found.set(t.id, t.status === 'Complete' ? { t, lines } : new Error(`post-capture of transaction ${t.id} in status ${t.status}`));
@@ -150,7 +143,7 @@ export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string,
     // One outbox row carries them all; the relay writes each to its own queue in this order.
     rows.push({ id: t.id, ...fanOut(messages) });
   }
-  const [r] = await queueJobsStatement.run(sessionOf(db), [JSON.stringify(claims), JSON.stringify(rows)]);
+  const [r] = await queueJobsStatement.execute(db, [JSON.stringify(claims), JSON.stringify(rows)]);
   return new Set(r?.won ?? []);
 }
 
@@ -230,7 +223,7 @@ export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly strin
     await Promise.all(Array.from({ length: Math.min(DISPATCH_PARALLEL, ids.length) }, lane));
     return outcomes;
   }
-  const rows = await dispatchStatement.run(sessionOf(db), [[...new Set(ids)]]);
+  const rows = await dispatchStatement.execute(db, [[...new Set(ids)]]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => {
     const r = byId.get(id);
@@ -255,7 +248,7 @@ export async function dispatchOrderToRegister(db: TenantDb, transactionId: strin
 
 /** Daily stats of each transaction's location and local date, counted once per transaction (one statement for the batch). */
 export async function addManyToDailyStats(db: TenantDb, ids: readonly string[]): Promise<StepOutcome[]> {
-  const found = new Set((await dailyStatsStatement.run(sessionOf(db), [[...new Set(ids)]])).map((r) => r.id));
+  const found = new Set((await dailyStatsStatement.execute(db, [[...new Set(ids)]])).map((r) => r.id));
   return ids.map((id) => (found.has(id) ? null : errors.notFound('transaction')));
 }
 
@@ -268,7 +261,7 @@ export async function addToDailyStats(db: TenantDb, transactionId: string): Prom
 export async function recordSteps(db: TenantDb, rows: readonly { transaction_id: string; step: string; outcome: string; detail: string | null }[]): Promise<void> {
   if (rows.length === 0) return;
   const unique = [...new Map(rows.map((r) => [`${r.transaction_id}|${r.step}`, r])).values()].sort((a, b) => (a.transaction_id < b.transaction_id ? -1 : a.transaction_id > b.transaction_id ? 1 : 0));
-  await recordStepsStatement.run(sessionOf(db), [JSON.stringify(unique.map((r) => ({ id: r.transaction_id, step: r.step, outcome: r.outcome, detail: r.detail })))]);
+  await recordStepsStatement.execute(db, [JSON.stringify(unique.map((r) => ({ id: r.transaction_id, step: r.step, outcome: r.outcome, detail: r.detail })))]);
 }
 
 type FinaliseSteps = readonly FinaliseStep[];

@@ -69,7 +69,6 @@ export class RealtimeHub {
     if (!tenant || !kind) return;
     const clients = this.clients.get(tenant);
     if (!clients) return;
-    if (!message.includes('\n')) return this.routeEvent(kind, clients, message);
     for (const text of message.split('\n')) this.routeEvent(kind, clients, text);
   }
 
