@@ -6,6 +6,7 @@ export * from './write-retry.ts';
 export * from './pg-errors.ts';
 export * from './outbox.ts';
 export * from './prepared.ts';
+export * from './sql-arrays.ts';
 export * from './embedded.ts';
 export type { CentralTables } from './central-types.ts';
 export type { TenantTables } from './tenant-types.ts';

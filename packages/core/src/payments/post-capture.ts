@@ -1,4 +1,4 @@
-import type { TenantDb, TenantTx } from '@pos/db';
+import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import {
   fanOut,
@@ -289,7 +289,7 @@ async function finaliseOutcomes(t: FinaliseTransaction, steps: FinaliseSteps): P
  */
 export async function finalisePayments(db: TenantDb, ids: readonly string[], steps: FinaliseSteps = defaultFinaliseSteps(db)): Promise<StepOutcome[]> {
   const unique = [...new Set(ids)];
-  const rows = unique.length ? await db.selectFrom('transactions').select(FINALISE_COLUMNS).where('id', 'in', unique).execute() : [];
+  const rows = unique.length ? await db.selectFrom('transactions').select(FINALISE_COLUMNS).where(uuidIn('id', unique)).execute() : [];
   const done: { transaction_id: string; step: string; outcome: string; detail: string }[] = [];
   for (const t of rows) done.push({ transaction_id: t.id, step: 'finalise', outcome: 'ok', detail: JSON.stringify(await finaliseOutcomes(t, steps)) });
   await recordSteps(db, done);

@@ -1,4 +1,4 @@
-import type { TenantDb, TenantTx } from '@pos/db';
+import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
 import { renderEpos } from '@pos/domain/printing/render';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
@@ -213,7 +213,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
   const found = await db
     .selectFrom('transactions as t')
     .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.total', 't.by_vat_rate'])
-    .where('t.id', 'in', ids)
+    .where(uuidIn('t.id', ids))
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('printers as p').select('p.id').whereRef('p.location_id', '=', 't.location_id').where('p.state', 'in', ['configured', 'paired']).where('p.role', '=', 'receipt')),
     )
@@ -223,7 +223,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
   const txs = ids.flatMap((id) => byId.get(id) ?? []);
   const locationIds = [...new Set(txs.map((t) => t.location_id))];
   const printersAt = groupPrinters(await printersOf(db, { locationIds, role: 'receipt' }), 'location_id');
-  const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', 'in', txs.map((t) => t.id)).orderBy('transaction_id').orderBy('position').execute();
+  const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers']).where(uuidIn('transaction_id', txs.map((t) => t.id))).orderBy('transaction_id').orderBy('position').execute();
   const headers = new Map<string, Awaited<ReturnType<typeof customerHeaderOf>>>();
   let n = 0;
   for (const t of txs) {
