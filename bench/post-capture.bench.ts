@@ -4,12 +4,13 @@
  * relay, bee-queue processors, the payment handlers, its own pool of `WORKER_DB_POOL` connections)
  * runs every sequence to its last job. Beside it,
  * in the same run and on the same Redis, bee-queue's raw rate of no-op jobs at the same concurrency.
- * Both are measured BENCH_ROUNDS times, alternating; medians are printed with the ratio sequences/s
- * per no-op job/s (goal: at least 0.3), then the capture-to-kitchen-document latency p50/p99 of live
+ * Both are measured BENCH_ROUNDS times, alternating, with the job structure alone (the sequence's five
+ * jobs in its two outbox rows, handlers doing nothing) between them; medians are printed with the ratio
+ * sequences/s per no-op job/s (goal: at least 0.3), then the capture-to-kitchen-document latency p50/p99 of live
  * captures on an idle worker (goal: p99 under 150 ms).
  *
  * Env: BENCH_ROUNDS (5), BENCH_WARMUP (1 round before them, not counted), BENCH_CAPTURES (1000 per round), BENCH_LATENCY_CAPTURES (250),
- * BENCH_NOOP_JOBS (2000), BENCH_CONCURRENCY (16 jobs at once per queue, for both), BENCH_RELAY_MS
+ * BENCH_NOOP_JOBS (2000), BENCH_SKELETON (1000 sequences of the job structure alone per round), BENCH_CONCURRENCY (16 jobs at once per queue, for both), BENCH_RELAY_MS
  * (the relay's poll; default the worker's), BENCH_RELAY_LISTEN (1; 0: poll only, as before issue 12
  * item 10), BENCH_LATENCY_RATE (at most 40 captures a second; lower when the machine sustains less than
  * twice that), BENCH_PAYMENTS_DATABASE (ordering_bench_payments).
@@ -28,7 +29,7 @@ import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { startWorker, stopWorker } from '../services/worker/src/worker.ts';
 import { WORKER_DB_POOL } from '../services/worker/src/deps.ts';
 import { createHandlers } from '../services/worker/src/jobs/index.ts';
-import { stockEdgeSyncJob } from '@pos/kernel/queues/index';
+import { fanOut, jobMessage, orderDispatchJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob } from '@pos/kernel/queues/index';
 import { fmt, percentile } from './stats.ts';
 import { machineBusyMs, ownCpuMs, postgresCpuMs, processCpuMs } from './process-cpu.ts';
 
@@ -45,6 +46,10 @@ const JOBS_PER_SEQUENCE = 5;
 /** The jobs that record `LAST_STEPS`, counted by the worker's metrics while the clock runs. */
 const LAST_JOBS = ['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync'];
 const NOOP_JOBS = Number(process.env.BENCH_NOOP_JOBS ?? 2000);
+/** Sequences of the job structure alone (handlers doing nothing) per round. */
+const SKELETON = Number(process.env.BENCH_SKELETON ?? 1000);
+/** The jobs of one sequence, in the order they run: the post-capture job, then the four it queues. */
+const SEQUENCE_JOBS = [paymentPostCaptureJob.name, ...LAST_JOBS];
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RELAY_MS = process.env.BENCH_RELAY_MS ? Number(process.env.BENCH_RELAY_MS) : undefined;
 const RELAY_LISTEN = process.env.BENCH_RELAY_LISTEN !== '0';
@@ -82,6 +87,13 @@ async function noopRate(redisUrl: string, redis: ReturnType<typeof createRedis>)
   await scanDelete(redis, prefix);
   return NOOP_JOBS / seconds;
 }
+
+/** Handlers instead of the worker's own (for the job structure alone). */
+interface BenchHandlers {
+  handlers: ReturnType<typeof createHandlers>;
+  batchHandlers: Readonly<Record<string, (payloads: readonly unknown[]) => Promise<(Error | null)[]>>>;
+}
+type RunningBenchWorker = Awaited<ReturnType<typeof startWorker>>;
 
 export async function runPostCaptureBench(): Promise<void> {
   const base = await resolveDatabase(process.env, root, () => {});
@@ -154,9 +166,9 @@ export async function runPostCaptureBench(): Promise<void> {
   const capture = (id: string) => capturePayment(deps, id, { kind: 'webhook', outcome: 'succeeded', data: {} });
   const prefix = `bench-pc-${crypto.randomUUID().slice(0, 8)}`;
   const fiscal = createFiscalService(fiscalConfigFromEnv({ FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef' }), log);
-  const startBenchWorker = (handlers?: ReturnType<typeof createHandlers>) =>
+  const startBenchWorker = (handlers?: BenchHandlers) =>
     startWorker({
-      ...(handlers ? { handlers } : {}),
+      ...(handlers ?? {}),
       db: wh.db,
       redis,
       redisUrl,
@@ -185,22 +197,55 @@ export async function runPostCaptureBench(): Promise<void> {
   // Throughput, ROUNDS times: bee-queue's no-op rate, then a backlog of committed captures (their
   // post-capture jobs wait in the outbox) run by a freshly started worker to the last job of the last
   // sequence. Medians of the rounds; the ratio compares figures of the same run.
-  // The ceiling the job structure sets: NOOP_JOBS outbox rows of a job whose handler does nothing,
-  // through the same relay and processor (envelope checks, done markers) as the sequence's jobs.
-  const noopHandlers = { ...createHandlers({ fiscal, clock: systemClock }), [stockEdgeSyncJob.name]: async () => {} };
-  // CPU time per relayed no-op row of the last measurement (PostgreSQL backends, this process).
-  let relayedCpu = { pg: NaN, own: NaN };
-  const relayedNoopRate = async (): Promise<number> => {
-    const payload = JSON.stringify({ tenant_database: seed.merchant.tenant_database, transaction_id: ids[0], location_id: location, item_ids: [] });
-    await sql`insert into public.outbox (queue, job, payload) select ${stockEdgeSyncJob.queue}, ${stockEdgeSyncJob.name}, ${payload}::jsonb from generate_series(1, ${NOOP_JOBS}::int)`.execute(h.db);
-    const cpu0 = { pg: postgresCpuMs(DB_NAME), own: ownCpuMs() };
-    const t0 = performance.now();
-    const worker = await startBenchWorker(noopHandlers);
-    while ((await worker.metrics.processedCount(stockEdgeSyncJob.name)) < NOOP_JOBS) await Bun.sleep(5);
+  //
+  // A worker started with a backlog in the outbox, timed from a running worker to the moment `done`
+  // reaches `target`, as bee-queue's clock starts with ready queues: while it starts, the backlog's
+  // rows are held by a lock its relay skips (SKIP LOCKED), released at t0. Answers the seconds and the
+  // CPU time per `per` (PostgreSQL backends, Redis, this process, the whole machine), read before the
+  // worker's connections close (their backends' time goes with them).
+  const drain = async (per: number, target: number, done: (w: RunningBenchWorker) => Promise<number>, handlers?: BenchHandlers) => {
+    let cpu0 = { pg: null as number | null, redis: null as number | null, own: 0, machine: null as number | null };
+    let t0 = 0;
+    let worker!: RunningBenchWorker;
+    await h.db.transaction().execute(async (trx) => {
+      await sql`select id from public.outbox where relayed_at is null for update`.execute(trx);
+      worker = await startBenchWorker(handlers);
+      while (!worker.relay.listening && RELAY_LISTEN) await Bun.sleep(5);
+      cpu0 = { pg: postgresCpuMs(DB_NAME), redis: processCpuMs('redis-server'), own: ownCpuMs(), machine: machineBusyMs() };
+      t0 = performance.now();
+    });
+    worker.relay.trigger();
+    // Every 5 ms: the poll runs in the worker's process and thread, so it costs the worker what it reads.
+    while ((await done(worker)) < target) await Bun.sleep(5);
     const seconds = (performance.now() - t0) / 1000;
-    relayedCpu = { pg: (((postgresCpuMs(DB_NAME) ?? NaN) - (cpu0.pg ?? NaN)) * 1000) / NOOP_JOBS, own: ((ownCpuMs() - cpu0.own) * 1000) / NOOP_JOBS };
+    const perUnit = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1000) / per);
+    const cpu = { pg: perUnit(cpu0.pg, postgresCpuMs(DB_NAME)), redis: perUnit(cpu0.redis, processCpuMs('redis-server')), own: perUnit(cpu0.own, ownCpuMs()), machine: perUnit(cpu0.machine, machineBusyMs()) };
+    return { seconds, cpu, worker };
+  };
+  const processedOf = (jobs: readonly string[]) => async (w: RunningBenchWorker) => (await Promise.all(jobs.map((j) => w.metrics.processedCount(j)))).reduce((a, b) => a + b, 0);
+
+  // The ceiling the job structure sets: SKELETON sequences' outbox rows as the pipeline writes them (the
+  // capture's post-capture row, then the fan-out row of the four follow-up jobs), through the same relay,
+  // queues and processors (envelope checks, done markers), with handlers that do nothing.
+  const tenant = { tenant_database: seed.merchant.tenant_database };
+  const skeletonHandlers: BenchHandlers = {
+    handlers: { ...createHandlers({ fiscal, clock: systemClock }), ...Object.fromEntries(SEQUENCE_JOBS.map((j) => [j, async () => {}])) },
+    batchHandlers: Object.fromEntries(SEQUENCE_JOBS.map((j) => [j, async (ps: readonly unknown[]) => ps.map(() => null)])),
+  };
+  const skeletonRate = async (): Promise<{ rate: number; cpu: { pg: number; own: number; machine: number } }> => {
+    const rows = ids.slice(0, SKELETON).flatMap((transaction_id) => [
+      jobMessage(paymentPostCaptureJob, { ...tenant, transaction_id, stock_changed: true }),
+      fanOut([
+        jobMessage(orderDispatchJob, { ...tenant, transaction_id }),
+        jobMessage(statsDailyJob, { ...tenant, transaction_id }),
+        jobMessage(paymentFinaliseJob, { ...tenant, transaction_id }),
+        jobMessage(stockEdgeSyncJob, { ...tenant, transaction_id, location_id: location, item_ids: [item.id] }),
+      ]),
+    ]);
+    await sql`insert into public.outbox (queue, job, payload) select r.queue, r.job, r.payload from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(queue text, job text, payload jsonb)`.execute(h.db);
+    const { seconds, cpu, worker } = await drain(SKELETON, SKELETON * SEQUENCE_JOBS.length, processedOf(SEQUENCE_JOBS), skeletonHandlers);
     await stopWorker(worker);
-    return NOOP_JOBS / seconds;
+    return { rate: SKELETON / seconds, cpu };
   };
 
   // Before each measurement: the bench database vacuumed and checkpointed, so autovacuum and the
@@ -209,47 +254,28 @@ export async function runPostCaptureBench(): Promise<void> {
     await sql`vacuum (analyze)`.execute(h.db);
     await sql`checkpoint`.execute(h.db);
   };
-  const rounds: { noop: number; relayed: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number } }[] = [];
+  const rounds: { noop: number; skeleton: number; skeletonCpu: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number } }[] = [];
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
     const set = ids.slice(r * PER_ROUND, (r + 1) * PER_ROUND);
     await quiesce();
     const noop = await noopRate(redisUrl, redis);
     await quiesce();
-    const relayed = await relayedNoopRate();
+    const skeleton = await skeletonRate();
     const c0 = performance.now();
     for (let i = 0; i < set.length; i += 8) await Promise.all(set.slice(i, i + 8).map(capture));
     const captureRate = set.length / ((performance.now() - c0) / 1000);
     await quiesce();
     const q0 = dbQueryCount();
     const p0 = polls;
-    // The clock starts with a running worker, as bee-queue's starts with ready queues: while it starts,
-    // the backlog's outbox rows are held by a lock its relay skips (SKIP LOCKED), released at t0.
-    let cpu0 = { pg: null as number | null, redis: null as number | null, own: 0, machine: null as number | null };
-    let t0 = 0;
-    let worker!: Awaited<ReturnType<typeof startBenchWorker>>;
-    await h.db.transaction().execute(async (trx) => {
-      await sql`select id from public.outbox where relayed_at is null for update`.execute(trx);
-      worker = await startBenchWorker();
-      while (!worker.relay.listening && RELAY_LISTEN) await Bun.sleep(5);
-      cpu0 = { pg: postgresCpuMs(DB_NAME), redis: processCpuMs('redis-server'), own: ownCpuMs(), machine: machineBusyMs() };
-      t0 = performance.now();
-    });
-    worker.relay.trigger();
     // Watched through the worker's own counters (no statement while the clock runs), then checked in the database.
-    const processed = async () => (await Promise.all(LAST_JOBS.map((j) => worker.metrics.processedCount(j)))).reduce((a, b) => a + b, 0);
-    // Every 5 ms: the poll runs in the worker's process and thread, so it costs the worker what it reads.
-    while ((await processed()) < set.length * LAST_JOBS.length) await Bun.sleep(5);
-    const seconds = (performance.now() - t0) / 1000;
+    const { seconds, cpu, worker } = await drain(set.length, set.length * LAST_JOBS.length, processedOf(LAST_JOBS));
     const statements = (dbQueryCount() - q0 - (polls - p0)) / set.length;
-    // Read before the worker's connections close (their backends' time goes with them).
-    const perSeq = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1000) / set.length);
-    const cpu = { pg: perSeq(cpu0.pg, postgresCpuMs(DB_NAME)), redis: perSeq(cpu0.redis, processCpuMs('redis-server')), own: perSeq(cpu0.own, ownCpuMs()), machine: perSeq(cpu0.machine, machineBusyMs()) };
     await waitDone(set);
     await stopWorker(worker);
-    if (r >= WARMUP) rounds.push({ noop, relayed, rate: set.length / seconds, statements, captureRate, cpu });
+    if (r >= WARMUP) rounds.push({ noop, skeleton: skeleton.rate, skeletonCpu: skeleton.cpu.machine, rate: set.length / seconds, statements, captureRate, cpu });
     console.log(
       `  ${r < WARMUP ? 'warm-up round (not counted)' : `round ${r + 1 - WARMUP}`}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
-        `${fmt(statements)} statements/sequence; relayed no-op ${fmt(relayed)} jobs/s (CPU µs/row: PostgreSQL ${fmt(relayedCpu.pg, 0)}, worker ${fmt(relayedCpu.own, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}, whole machine ${fmt(cpu.machine, 0)}`,
+        `${fmt(statements)} statements/sequence; job structure alone ${fmt(skeleton.rate)} sequences/s (CPU µs/sequence: PostgreSQL ${fmt(skeleton.cpu.pg, 0)}, worker ${fmt(skeleton.cpu.own, 0)}, whole machine ${fmt(skeleton.cpu.machine, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}, whole machine ${fmt(cpu.machine, 0)}`,
     );
   }
 
@@ -300,10 +326,10 @@ export async function runPostCaptureBench(): Promise<void> {
   // The spread is part of the figure: a median near the goal means little when the rounds straddle it.
   const ratios = rounds.map((r) => r.rate / r.noop);
   console.log(`ratio per round: ${fmt(Math.min(...ratios), 3)} to ${fmt(Math.max(...ratios), 3)}; ${ratios.filter((x) => x >= 0.3).length} of ${ratios.length} rounds at 0.3 or more`);
-  const relayed = med(rounds.map((r) => r.relayed));
+  const skeleton = med(rounds.map((r) => r.skeleton));
   console.log(
-    `ceiling of the job structure: relayed no-op rows (outbox, relay packing up to 100 rows per bee-queue job, processor, handler doing nothing) ${fmt(relayed)} rows/s = ${fmt(relayed / noop, 3)} of bee-queue's raw job rate; ` +
-      `${JOBS_PER_SEQUENCE} such jobs per sequence (in 2 outbox rows) would cap the ratio at ${fmt(med(rounds.map((r) => r.relayed / r.noop / JOBS_PER_SEQUENCE)), 3)} with free handlers`,
+    `ceiling of the job structure: the same ${JOBS_PER_SEQUENCE} jobs per sequence in 2 outbox rows through the same relay, queues and processors, handlers doing nothing: ` +
+      `${fmt(skeleton)} sequences/s (${fmt(med(rounds.map((r) => r.skeletonCpu)), 0)} µs of machine CPU each), ratio ${fmt(med(rounds.map((r) => r.skeleton / r.noop)), 3)} of bee-queue's no-op rate; the handlers' work takes the rest`,
   );
   // Where the machine's time goes: CPU time per sequence varies far less than wall time on shared cores.
   const cpuPg = med(rounds.map((r) => r.cpu.pg));
