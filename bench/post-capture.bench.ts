@@ -66,8 +66,12 @@ async function scanDelete(redis: ReturnType<typeof createRedis>, prefix: string)
   } while (cursor !== '0');
 }
 
-/** bee-queue's raw rate: no-op jobs created in bulk and processed at CONCURRENCY. */
-async function noopRate(redisUrl: string, redis: ReturnType<typeof createRedis>): Promise<number> {
+/**
+ * bee-queue's raw rate: no-op jobs created in bulk and processed at CONCURRENCY. With the whole
+ * machine's CPU time per job and the share of its cores busy meanwhile: a no-op job waits on Redis
+ * round trips more than it computes, so its rate follows the machine's latency, the pipeline's its CPU.
+ */
+async function noopRate(redisUrl: string, redis: ReturnType<typeof createRedis>): Promise<{ rate: number; cpu: number; busy: number }> {
   const prefix = `bench-noop-${crypto.randomUUID().slice(0, 8)}`;
   const producer = createQueue('noop', redisUrl, { prefix });
   const worker = createQueue('noop', redisUrl, { prefix, isWorker: true });
@@ -78,14 +82,17 @@ async function noopRate(redisUrl: string, redis: ReturnType<typeof createRedis>)
   worker.process(CONCURRENCY, async () => {
     if (++done === NOOP_JOBS) resolveAll();
   });
+  const m0 = machineBusyMs();
   const t0 = performance.now();
   const jobs = Array.from({ length: NOOP_JOBS }, (_, i) => producer.createJob({ job: 'noop', version: 1, payload: { i } as unknown }));
   await producer.saveAll(jobs);
   await all;
   const seconds = (performance.now() - t0) / 1000;
+  const m1 = machineBusyMs();
   await Promise.all([producer.close(), worker.close()]);
   await scanDelete(redis, prefix);
-  return NOOP_JOBS / seconds;
+  const busyMs = m0 === null || m1 === null ? NaN : m1 - m0;
+  return { rate: NOOP_JOBS / seconds, cpu: (busyMs * 1000) / NOOP_JOBS, busy: busyMs / (seconds * 1000 * navigator.hardwareConcurrency) };
 }
 
 /** Handlers instead of the worker's own (for the job structure alone). */
@@ -254,11 +261,11 @@ export async function runPostCaptureBench(): Promise<void> {
     await sql`vacuum (analyze)`.execute(h.db);
     await sql`checkpoint`.execute(h.db);
   };
-  const rounds: { noop: number; skeleton: number; skeletonCpu: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number } }[] = [];
+  const rounds: { noop: number; noopCpu: number; noopBusy: number; skeleton: number; skeletonCpu: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number } }[] = [];
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
     const set = ids.slice(r * PER_ROUND, (r + 1) * PER_ROUND);
     await quiesce();
-    const noop = await noopRate(redisUrl, redis);
+    const { rate: noop, cpu: noopCpu, busy: noopBusy } = await noopRate(redisUrl, redis);
     await quiesce();
     const skeleton = await skeletonRate();
     const c0 = performance.now();
@@ -272,9 +279,9 @@ export async function runPostCaptureBench(): Promise<void> {
     const statements = (dbQueryCount() - q0 - (polls - p0)) / set.length;
     await waitDone(set);
     await stopWorker(worker);
-    if (r >= WARMUP) rounds.push({ noop, skeleton: skeleton.rate, skeletonCpu: skeleton.cpu.machine, rate: set.length / seconds, statements, captureRate, cpu });
+    if (r >= WARMUP) rounds.push({ noop, noopCpu, noopBusy, skeleton: skeleton.rate, skeletonCpu: skeleton.cpu.machine, rate: set.length / seconds, statements, captureRate, cpu });
     console.log(
-      `  ${r < WARMUP ? 'warm-up round (not counted)' : `round ${r + 1 - WARMUP}`}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s; ratio ${fmt(set.length / seconds / noop, 3)}; ` +
+      `  ${r < WARMUP ? 'warm-up round (not counted)' : `round ${r + 1 - WARMUP}`}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s (${fmt(noopCpu, 0)} µs of machine CPU each, cores ${fmt(noopBusy * 100, 0)}% busy); ratio ${fmt(set.length / seconds / noop, 3)}; ` +
         `${fmt(statements)} statements/sequence; job structure alone ${fmt(skeleton.rate)} sequences/s (CPU µs/sequence: PostgreSQL ${fmt(skeleton.cpu.pg, 0)}, worker ${fmt(skeleton.cpu.own, 0)}, whole machine ${fmt(skeleton.cpu.machine, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}, whole machine ${fmt(cpu.machine, 0)}`,
     );
   }
@@ -341,6 +348,12 @@ export async function runPostCaptureBench(): Promise<void> {
   console.log(
     `CPU time per sequence (medians): PostgreSQL backends ${fmt(cpuPg, 0)} µs, worker process ${fmt(cpuOwn, 0)} µs, Redis ${fmt(cpuRedis, 0)} µs, the whole machine ${fmt(cpuMachine, 0)} µs ` +
       `(its ${cores} cores ${fmt(busy * 100, 0)}% busy while the clock ran); all ${cores} cores busy would allow ${fmt((cores * 1e6) / cpuMachine)} sequences/s, the worker's one JavaScript thread ${fmt(1e6 / cpuOwn)}`,
+  );
+  // The same comparison in CPU time, which the machine's latency moves far less than rates.
+  const noopCpu = med(rounds.map((r) => r.noopCpu));
+  console.log(
+    `bee-queue no-op job (medians): ${fmt(noopCpu, 0)} µs of machine CPU, cores ${fmt(med(rounds.map((r) => r.noopBusy)) * 100, 0)}% busy; ` +
+      `a sequence costs the machine as much CPU as ${fmt(med(rounds.map((r) => r.cpu.machine / r.noopCpu)), 2)} no-op jobs (0.3 at equal use of the cores means at most ${fmt(1 / 0.3, 2)})`,
   );
   console.log(`captures: ${fmt(med(rounds.map((r) => r.captureRate)))} captures/s (8 at a time, one location's receipt counter)`);
   console.log(
