@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { TenantDb } from '@pos/db';
 import type { Access } from '../auth/access.ts';
 import { safeCell } from '../catalog/export-items.ts';
-import { scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
+import { checkTransactionFilters, scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
 
 export const TRANSACTION_EXPORT_COLUMNS = [
   'id',
@@ -31,6 +31,7 @@ const PAGE = 500;
  * accents, one row per transaction, money in cents and in major units), streamed page by page.
  */
 export function exportTransactions(tdb: TenantDb, access: Access, f: TransactionFilters, now: Date): { filename: string; contentType: string; body: ReadableStream<Uint8Array> } {
+  checkTransactionFilters(f);
   const out = new PassThrough();
   const csv = stringify({ header: true, columns: [...TRANSACTION_EXPORT_COLUMNS], bom: true, cast: { boolean: (b) => (b ? 'true' : 'false') } });
   csv.pipe(out);

@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { isBusinessDate } from '@pos/domain/business-day/business-day';
 import type { Access } from '../auth/access.ts';
 import { loadTransaction, type TransactionRow } from './transaction-records.ts';
 
@@ -18,8 +19,19 @@ export interface TransactionFilters {
 
 type Q = SelectQueryBuilder<TenantTables, 'transactions', any>;
 
-/** Applies the filters and the caller's location grant (a location outside it sees nothing). */
+/**
+ * Refuses a `from` or `to` that is not a calendar date (422, as the sales report does; `2026-02-30`
+ * included). The export calls it before it starts streaming: a refusal after the first byte would be an empty 200.
+ */
+export function checkTransactionFilters(f: TransactionFilters): void {
+  for (const k of ['from', 'to'] as const) {
+    if (f[k] !== undefined && !isBusinessDate(f[k])) throw errors.field(k, `The ${k} field must be a valid date (YYYY-MM-DD).`);
+  }
+}
+
+/** Applies the filters (checked first) and the caller's location grant (a location outside it sees nothing). */
 export function scopedTransactions(tdb: TenantDb, access: Access, f: TransactionFilters): Q {
+  checkTransactionFilters(f);
   let q = tdb.selectFrom('transactions') as Q;
   if (!access.allLocations) q = q.where('transactions.location_id', 'in', access.locationIds.size > 0 ? [...access.locationIds] : ['00000000-0000-0000-0000-000000000000']);
   if (f.location_id) q = q.where('transactions.location_id', '=', f.location_id);

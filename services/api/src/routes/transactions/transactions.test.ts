@@ -58,6 +58,21 @@ describe('back-office transactions', () => {
     expect((await bo('GET', '/datatable?unknown=1')).status).toBe(422);
   });
 
+  test('a from or to that is not a calendar date is a 422 on the data table, the stats and the export (the export before it streams)', async () => {
+    for (const [query, field] of [
+      ['from=2026-13-45', 'from'],
+      ['from=2026-02-30', 'from'],
+      ['to=0000-00-00', 'to'],
+      ['from=2026-01-01&to=2026-00-10', 'to'],
+    ] as const) {
+      for (const path of ['/datatable', '/stats', '/export']) {
+        const r = await bo('GET', `${path}?${query}`);
+        expect({ path, query, status: r.status, body: r.body }).toEqual({ path, query, status: 422, body: { message: expect.any(String), errors: { [field]: [`The ${field} field must be a valid date (YYYY-MM-DD).`] } } });
+      }
+    }
+    expect((await bo('GET', '/datatable?from=2028-02-29&to=2028-02-29')).body.total).toBe(0);
+  });
+
   test('stats, detail with the trace, and the CSV export', async () => {
     const s = await bo('GET', '/stats');
     expect(s.body.data).toEqual({
