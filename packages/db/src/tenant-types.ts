@@ -355,6 +355,8 @@ export interface TenantTables {
     variant: Json<unknown | null>;
   };
   transaction_counters: { location_id: string; name: 'order_no' | 'receipt_no'; value: number };
+  /** The timestamp of each device's last idempotency key (a bigint, read as a string). */
+  idempotency_key_clocks: { device_id: string; last_ms: string | number };
   pos_orders: {
     id: string;
     location_id: string;

@@ -1,11 +1,12 @@
 import { withWriteRetry } from '@pos/db';
-import { errors } from '@pos/kernel';
-import { mintIdempotencyKey, stampPaymentProvider } from '@pos/domain';
+import { AppError, errors } from '@pos/kernel';
+import { stampPaymentProvider } from '@pos/domain';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { rewardAsOffer } from '../customers/rewards.ts';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { mintKioskKey } from './kiosk-keys.ts';
 import { loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 
 export interface CreateKioskIntentInput {
@@ -51,7 +52,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', device.location_id).executeTakeFirstOrThrow();
   const settings = readPaymentSettings(location.payment_settings);
   const provider = stampPaymentProvider('kiosk', settings.in_person_provider, deps.providers.defaults);
-  const key = mintIdempotencyKey(device.id, now.getTime());
+  const key = await mintKioskKey(deps.tdb, device.id, now);
   const tip = input.tip_amount ?? 0;
   const id = Bun.randomUUIDv7();
 
@@ -113,6 +114,24 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
         .execute();
     }),
   );
-  const t = await startKioskPayment(deps, device, id);
+  const t = await startKioskPayment(deps, device, id).catch((e: unknown) => refusedStart(deps, id, e));
   return { transaction: t, lines: await loadLines(deps.tdb, id) };
+}
+
+/** Refusals that come before any provider session exists: no terminal or provider configured, the terminal busy with another payment. */
+const NOTHING_STARTED = new Set(['terminal_not_configured', 'provider_not_configured', 'terminal_busy']);
+
+/**
+ * A new order whose payment could not start. When no provider session can exist (`NOTHING_STARTED`),
+ * the transaction is removed while still Pending: a refused request leaves nothing behind (the order
+ * number stays used). Otherwise (the provider failed or did not answer: a session may exist) it is
+ * kept, and the error names it so the kiosk can retry it (`transaction_id`) or cancel it.
+ */
+async function refusedStart(deps: KioskPaymentDeps, id: string, e: unknown): Promise<never> {
+  if (!(e instanceof AppError)) throw e;
+  if (e.reason !== undefined && NOTHING_STARTED.has(e.reason)) {
+    await deps.tdb.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').execute();
+    throw e;
+  }
+  throw new AppError(e.code, e.message, { ...(e.reason !== undefined ? { reason: e.reason } : {}), ...(e.errors ? { errors: e.errors } : {}), extra: { ...e.extra, transaction_id: id }, cause: e });
 }

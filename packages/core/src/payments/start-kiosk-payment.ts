@@ -1,9 +1,10 @@
 import type Redis from 'ioredis';
 import type { TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { foldRetryKey, isPaymentProvider, mintIdempotencyKey, paymentTimeProvider, paymentTransition, type PaymentProvider } from '@pos/domain';
+import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
+import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
@@ -35,7 +36,7 @@ export function runningProvider(t: TransactionRow): PaymentProvider {
 
 /** Saves a fresh key as the transaction's current one, folding the old one into the history. */
 async function rotateKey(deps: KioskPaymentDeps, t: TransactionRow, deviceId: string): Promise<TransactionRow> {
-  const next = mintIdempotencyKey(deviceId, deps.now().getTime(), t.idempotency_key);
+  const next = await mintKioskKey(deps.tdb, deviceId, deps.now(), t.idempotency_key);
   const h = foldRetryKey({ current: t.idempotency_key, all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }, next, false);
   await deps.tdb.updateTable('transactions').set({ idempotency_key: h.current, all_idempotency_keys: [...h.all], updated_at: deps.now() }).where('id', '=', t.id).execute();
   return loadTransaction(deps.tdb, t.id);

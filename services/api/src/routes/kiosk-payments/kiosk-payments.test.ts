@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
+import { mintKioskKey } from '@pos/core/payments/kiosk-keys';
+import * as migration106 from '@pos/db/migrations/tenant/2026-11-27-106-idempotency-key-clocks';
+import type { Kysely } from 'kysely';
 import { ordersInCapacitySlot } from '@pos/core/payments/order-capacity';
 import { capacitySlotOf } from '@pos/domain';
 import { CardBClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
@@ -39,6 +42,9 @@ const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_datab
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
 const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
 const KEY = (deviceId: string) => new RegExp(`^idemp_${deviceId}_[0-9]{13}$`);
+const countTransactions = async () => Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+const countOrphanLines = async () =>
+  Number((await tdb().selectFrom('transaction_lines').select((eb) => eb.fn.countAll<string>().as('n')).where((eb) => eb.not(eb.exists(eb.selectFrom('transactions').select('id').whereRef('transactions.id', '=', 'transaction_lines.transaction_id')))).executeTakeFirstOrThrow()).n);
 
 describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', () => {
   test('prices from the published menu, stamps card-b, starts the terminal sale, polls and captures once', async () => {
@@ -86,31 +92,87 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(posts.filter((p) => (p.payload as any).transaction_id === t.id).length).toBe(1);
   });
 
-  test('a busy terminal (409) mints a new key each time, then 409 terminal_busy; a retry once free starts the sale', async () => {
+  test('a busy terminal (409) gets three attempts, each with a new key; then 409 terminal_busy and the new order is gone; once free a new order starts the sale', async () => {
     const other = new CardBClient({ baseUrl: cardB.url, clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
     await other.startSale({ sessionId: 'someone-else', terminalId: m.kiosk.card_b_terminal_id, cashRegisterId: 'x', amount: 100, currencyCode: '978', merchantReference: '', customerTrns: '' });
     const before = cardB.saleRequests;
+    const rows = await countTransactions();
     const r = await create(basket());
     expect(r.status).toBe(409);
     expect(r.body).toEqual({ message: 'The payment terminal is busy with another payment. Try again.', reason: 'terminal_busy' });
     expect(cardB.saleRequests - before).toBe(3);
-    const row = await tdb().selectFrom('transactions').selectAll().orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-    expect(row.status).toBe('Pending');
-    expect(row.all_idempotency_keys.length).toBe(3);
-    expect(new Set(row.all_idempotency_keys).size).toBe(3);
-    expect(row.idempotency_key).toBe(row.all_idempotency_keys[2]!);
-    for (const k of row.all_idempotency_keys) expect(k).toMatch(KEY(m.kiosk.device_id));
+    // Refused before any session of ours existed: nothing is left behind (no Pending row, no lines).
+    expect(await countTransactions()).toBe(rows);
+    expect(await countOrphanLines()).toBe(0);
 
     await cardB.complete('someone-else');
-    const retry = await create({ transaction_id: row.id });
-    expect(retry.status).toBe(200);
-    expect(retry.body.data).toMatchObject({ id: row.id, status: 'Awaiting Payment', idempotency_key: row.idempotency_key, order_no: row.order_no });
-    expect(cardB.session(row.idempotency_key)!.state).toBe('processing');
-    // the running session is reused by a second retry
-    const again = await create({ transaction_id: row.id });
-    expect(again.body.data.idempotency_key).toBe(row.idempotency_key);
-    await cardB.timeout(row.idempotency_key);
-    expect((await capturePayment(captureDeps(), row.id, { kind: 'poll' })).status).toBe('Unpaid');
+    const ok = await create(basket());
+    expect(ok.status).toBe(200);
+    const t = ok.body.data;
+    expect(t.status).toBe('Awaiting Payment');
+    expect(cardB.session(t.idempotency_key)!.state).toBe('processing');
+    // the running session is reused by a retry
+    const again = await create({ transaction_id: t.id });
+    expect(again.body.data.idempotency_key).toBe(t.idempotency_key);
+
+    // A retry of an existing order on a busy terminal keeps the order (it was there before), its three keys folded in.
+    await cardB.timeout(t.idempotency_key);
+    expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Unpaid');
+    await other.startSale({ sessionId: 'someone-else-2', terminalId: m.kiosk.card_b_terminal_id, cashRegisterId: 'x', amount: 100, currencyCode: '978', merchantReference: '', customerTrns: '' });
+    const busyRetry = await create({ transaction_id: t.id });
+    expect(busyRetry.status).toBe(409);
+    const row = await tdb().selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('Unpaid');
+    expect(row.all_idempotency_keys.length).toBe(4);
+    expect(new Set(row.all_idempotency_keys).size).toBe(4);
+    for (const k of row.all_idempotency_keys) expect(k).toMatch(KEY(m.kiosk.device_id));
+    await cardB.complete('someone-else-2');
+  });
+
+  test('twenty create-intents of one kiosk at once: one sale, the others 409 with nothing left behind, no 500; keys never shared', async () => {
+    const rows = await countTransactions();
+    const rs = await Promise.all(Array.from({ length: 20 }, () => create(basket())));
+    const statuses = rs.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, ...Array(19).fill(409)]);
+    for (const r of rs.filter((x) => x.status === 409)) expect(r.body.reason).toBe('terminal_busy');
+    expect(await countTransactions()).toBe(rows + 1);
+    const won = rs.find((r) => r.status === 200)!.body.data;
+    await cancel(won.idempotency_key);
+    // Every key of every transaction of this kiosk belongs to exactly one transaction.
+    const all = await tdb().selectFrom('transactions').select(['id', 'all_idempotency_keys']).where('device_id', '=', m.kiosk.device_id).execute();
+    const owners = new Map<string, string>();
+    for (const t of all) for (const k of t.all_idempotency_keys) {
+      expect({ key: k, owner: owners.get(k) ?? t.id }).toEqual({ key: k, owner: t.id });
+      owners.set(k, t.id);
+    }
+  });
+
+  test('keys minted for one kiosk in the same millisecond, by concurrent callers, are distinct; a replacement key is later than the key it replaces', async () => {
+    const at = new Date(Date.now() + 60_000);
+    const keys = await Promise.all(Array.from({ length: 20 }, () => mintKioskKey(tdb(), m.kiosk.device_id, at)));
+    expect(new Set(keys).size).toBe(20);
+    const stamps = keys.map((k) => Number(k.split('_')[2])).sort((a, b) => a - b);
+    expect(stamps[0]).toBeGreaterThanOrEqual(at.getTime());
+    expect(stamps.every((x, i) => i === 0 || x === stamps[i - 1]! + 1)).toBe(true);
+    const ahead = `idemp_${m.kiosk.device_id}_${stamps.at(-1)! + 1000}`;
+    expect(await mintKioskKey(tdb(), m.kiosk.device_id, at, ahead)).toBe(`idemp_${m.kiosk.device_id}_${stamps.at(-1)! + 1001}`);
+    expect(await mintKioskKey(tdb(), m.kiosk.device_id, new Date(at.getTime() - 120_000))).toBe(`idemp_${m.kiosk.device_id}_${stamps.at(-1)! + 1002}`);
+  });
+
+  test('migration 106: down drops the key clocks; up starts each kiosk after the newest key of its transactions', async () => {
+    const db = tdb() as unknown as Kysely<any>;
+    const newest = async () => {
+      const keys = (await tdb().selectFrom('transactions').select('all_idempotency_keys').where('device_id', '=', m.kiosk.device_id).execute()).flatMap((t) => t.all_idempotency_keys);
+      return Math.max(...keys.map((k) => Number(k.split('_')[2])));
+    };
+    // Current keys only are read by the migration: make the newest key of the kiosk a current one.
+    const t = (await create(basket())).body.data;
+    await cancel(t.idempotency_key);
+    await migration106.down(db);
+    await migration106.up(db);
+    const clock = await tdb().selectFrom('idempotency_key_clocks').select(['device_id', 'last_ms']).execute();
+    expect(clock.map((c) => [c.device_id, Number(c.last_ms)])).toEqual([[m.kiosk.device_id, await newest()]]);
+    expect(await mintKioskKey(tdb(), m.kiosk.device_id, new Date(0))).toBe(`idemp_${m.kiosk.device_id}_${(await newest()) + 1}`);
   });
 
   test('a declined card leaves it Unpaid; the retry mints a fresh key, the old key still finds it, and it completes', async () => {
@@ -206,10 +268,12 @@ describe('card-a and platform-a', () => {
       // without a terminal device on the kiosk: the spec's error, nothing started
       await tdb().updateTable('devices').set({ platform_a_device_id: null }).where('id', '=', m.kiosk.device_id).execute();
       const created = platformA.created;
+      const rows = await countTransactions();
       const r = await create(basket());
       expect(r.status).toBe(422);
       expect(r.body).toEqual({ message: 'platform-a Terminal device not configured for this device', reason: 'terminal_not_configured' });
       expect(platformA.created).toBe(created);
+      expect(await countTransactions()).toBe(rows);
     } finally {
       await setSettings({});
       await tdb().updateTable('devices').set({ platform_a_device_id: m.kiosk.platform_a_device_id }).where('id', '=', m.kiosk.device_id).execute();
