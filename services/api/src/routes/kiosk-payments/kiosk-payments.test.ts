@@ -245,6 +245,18 @@ describe('card-a and platform-a', () => {
       const cancelled = await cancel(a.idempotency_key);
       expect(cancelled.body.data.status).toBe('Cancelled');
       expect(cardA.intent(a.payment_snapshot.id)!.status).toBe('canceled');
+
+      // The provider fails after the intent was made (a reader it does not know): a session may exist,
+      // so the order is kept and the error names it, for a retry or a cancel.
+      const reader = (await tdb().selectFrom('devices').select('card_a_reader_id').where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow()).card_a_reader_id;
+      await tdb().updateTable('devices').set({ card_a_reader_id: 'reader-gone' }).where('id', '=', m.kiosk.device_id).execute();
+      const failed = await create(basket());
+      expect(failed.status).toBe(503);
+      expect(failed.body).toEqual({ message: 'The payment provider could not be reached. Try again.', reason: 'provider_error', transaction_id: expect.any(String) });
+      const kept = await tdb().selectFrom('transactions').select(['status', 'device_id']).where('id', '=', failed.body.transaction_id).executeTakeFirstOrThrow();
+      expect(kept).toEqual({ status: 'Pending', device_id: m.kiosk.device_id });
+      expect((await create({ transaction_id: failed.body.transaction_id })).status).toBe(503);
+      await tdb().updateTable('devices').set({ card_a_reader_id: reader }).where('id', '=', m.kiosk.device_id).execute();
     } finally {
       await setSettings({});
     }
