@@ -113,7 +113,9 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
   });
   const logId = stored?.id ?? null;
   const done = async (status: WebhookLogStatus, extra: { merchantId?: string | null; error?: string | null } = {}): Promise<CardBOutcome> => {
-    await markWebhook(deps.db, deps.log, logId ?? undefined, status, extra);
+    // The same bytes again share the stored row (rule 1, `occurrences`): that row keeps the outcome of
+    // the delivery that was processed (a failure stays failed, so it can still be replayed).
+    if (!(status === 'duplicate' && (stored?.occurrences ?? 0) > 1)) await markWebhook(deps.db, deps.log, logId ?? undefined, status, extra);
     deps.count?.('card-b', status);
     return { status, logId, occurrences: stored?.occurrences ?? null };
   };
@@ -188,8 +190,16 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       if (r?.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount ?? t.total);
       return 'processed';
     }
+    // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
+    // sends the tip apart (`TipAmount` comes back beside `Amount`), a terminal may add one (more); an
+    // event for less is not this order's payment. Logged, and left to the terminal session's poll.
+    const tip = majorToCents(data.TipAmount) ?? 0;
+    if (amount === null || amount + tip < t.total) {
+      deps.log.error('card-b webhook amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, tip, total: t.total });
+      throw new Error('amount_mismatch');
+    }
     const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
-    if (r.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount ?? t.total);
+    if (r.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount);
     return 'processed';
   } finally {
     await lock.release();

@@ -149,20 +149,56 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     expect(await metric('unresolved')).toBe(before.unresolved + 1);
   });
 
-  test('a replay later is counted, answered 2xx, marked duplicate (rule 3) and changes nothing', async () => {
+  test('a replay later is counted, answered 2xx, detected as a duplicate (rule 3) and changes nothing; its stored row keeps the outcome', async () => {
     const t = await awaitingPayment();
     const raw = paymentBody(t);
     expect((await post(raw)).status).toBe(200);
     const receipt = (await txn(t.id)).receipt_no;
     const again = await post(raw);
     expect(again).toMatchObject({ status: 200, body: { received: true } });
-    expect(await logOf(raw)).toMatchObject({ occurrences: 2, status: 'duplicate' });
+    expect(await logOf(raw)).toMatchObject({ occurrences: 2, status: 'processed' });
     expect((await txn(t.id)).receipt_no).toBe(receipt);
     expect(await captures(t.id)).toBe(1);
     // Different bytes, same seven fields (a new MessageId): stored apart, still a duplicate.
     const resent = JSON.stringify({ ...JSON.parse(raw), MessageId: crypto.randomUUID() });
     expect((await post(resent)).status).toBe(200);
     expect(await logOf(resent)).toMatchObject({ occurrences: 1, status: 'duplicate' });
+  });
+
+  test('a failed event sent again stays failed (replayable), with its error and both occurrences', async () => {
+    const raw = paymentBody({ order_no: 999_998, total: 100 });
+    expect((await post(raw)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ occurrences: 1, status: 'failed', error: 'transaction_not_found' });
+    expect((await post(raw)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ occurrences: 2, status: 'failed', error: 'transaction_not_found' });
+  });
+
+  test('a payment for less than the order total is not captured: stored as failed (amount_mismatch), no commission; a terminal tip (more) is captured', async () => {
+    const t = await awaitingPayment();
+    for (const over of [{ Amount: 0.01 }, { Amount: (t.total - 1) / 100 }, { Amount: null }, { Amount: 'abc' }]) {
+      const raw = paymentBody(t, over);
+      expect(await post(raw)).toMatchObject({ status: 200, body: { received: true } });
+      expect({ over, log: await logOf(raw) }).toMatchObject({ over, log: { status: 'failed', error: 'amount_mismatch', merchant_id: m.merchant.id } });
+      expect((await api.deps.db.selectFrom('commission_ledger').select('id').where('source_ref', '=', JSON.parse(raw).EventData.TransactionId).execute()).length).toBe(0);
+    }
+    expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
+    expect(await captures(t.id)).toBe(0);
+    const tipped = paymentBody(t, { Amount: (t.total + 50) / 100 });
+    expect((await post(tipped)).status).toBe(200);
+    expect(await logOf(tipped)).toMatchObject({ status: 'processed' });
+    expect((await txn(t.id)).status).toBe('Complete');
+  });
+
+  test('an order with a tip: the sale sends the tip apart and the webhook reports it beside Amount; captured', async () => {
+    if (lastKey) await cardB.complete(lastKey).catch(() => undefined);
+    const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: item('Espresso').id, qty: 1 }], tip_amount: 50 } });
+    const t = r.body.data as { id: string; order_no: number; total: number; idempotency_key: string };
+    lastKey = t.idempotency_key;
+    expect(cardB.session(t.idempotency_key)).toMatchObject({ amount: t.total - 50, tipAmount: 50 });
+    const raw = paymentBody(t, { Amount: (t.total - 50) / 100, TipAmount: 0.5 });
+    expect((await post(raw)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ status: 'processed' });
+    expect((await txn(t.id)).status).toBe('Complete');
   });
 
   test('a body that is not JSON from an allowed address is stored as failed and acknowledged', async () => {
