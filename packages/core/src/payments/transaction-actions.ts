@@ -1,7 +1,9 @@
 import { enqueueOutbox, type TenantDb } from '@pos/db';
-import { errors } from '@pos/kernel';
+import { AppError, errors } from '@pos/kernel';
 import { jobMessage, notificationSendJob, orderDispatchJob } from '@pos/kernel/queues/index';
 import { loadLines, loadTransaction, type TransactionRow } from './transaction-records.ts';
+import { cancelKioskPayment } from './cancel-kiosk-payment.ts';
+import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
 
 /**
  * Sends the receipt of a completed transaction by e-mail (`notification.send`, template
@@ -34,10 +36,25 @@ export async function retryRegisterSync(tdb: TenantDb, tenantDatabase: string, t
   await enqueueOutbox(tdb, jobMessage(orderDispatchJob, { tenant_database: tenantDatabase, transaction_id: t.id }));
 }
 
-/** `DELETE /transactions/{id}`: only a test-mode transaction is deleted (with its lines and trace). */
-export async function deleteTestTransaction(tdb: TenantDb, id: string): Promise<void> {
+/**
+ * `DELETE /transactions/{id}`: only a test-mode transaction is deleted (with its lines and trace). A
+ * kiosk payment still running at its terminal is cancelled there first, as `cancel-action` does:
+ * otherwise the terminal stayed busy with a session nobody could cancel any more (every sale refused
+ * until it timed out). One the customer paid meanwhile is captured by that cancel, then deleted; a
+ * provider that cannot be reached leaves the transaction in place (503).
+ */
+export async function deleteTestTransaction(deps: KioskPaymentDeps, id: string): Promise<void> {
+  const tdb = deps.tdb;
   const t = await loadTransaction(tdb, id);
   if (!t.is_test) throw errors.conflict('Only a test-mode transaction can be deleted.', { reason: 'not_test_mode' });
+  if (t.status === 'Awaiting Payment' && t.channel === 'kiosk' && t.device_id) {
+    const device = await tdb.selectFrom('devices').select(['id', 'location_id', 'card_b_terminal_id', 'card_a_reader_id', 'platform_a_device_id']).where('id', '=', t.device_id).executeTakeFirst();
+    if (device) {
+      await cancelKioskPayment(deps, device, t.idempotency_key).catch((e: unknown) => {
+        if (!(e instanceof AppError && e.reason === 'payment_complete')) throw e;
+      });
+    }
+  }
   // Its trace has no foreign key (see the transaction-steps-trace migration): deleted in the same statement.
   await tdb
     .with('gone', (db) => db.deleteFrom('transactions').where('id', '=', id).where('is_test', '=', true).returning('id'))

@@ -92,9 +92,9 @@ export function transactionRoutes(deps: ApiDeps) {
       '/:id',
       async ({ tenant, access, params }) => {
         await loadVisibleTransaction(tenant.db, await access(), params.id);
-        await deleteTestTransaction(tenant.db, params.id);
+        await deleteTestTransaction({ tdb: tenant.db, tenantDatabase: tenant.merchant.tenant_database, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() }, params.id);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Delete a test-mode transaction', 'VIEW_TRANSACTIONS', 'Any other transaction is a 409 `not_test_mode`.') },
+      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Delete a test-mode transaction', 'VIEW_TRANSACTIONS', 'Any other transaction is a 409 `not_test_mode`. A kiosk payment still running at its terminal is cancelled there first.') },
     );
 }

@@ -124,6 +124,17 @@ describe('back-office transactions', () => {
     // Its trace goes with it (the steps have no foreign key to cascade).
     expect(await tdb.selectFrom('transaction_steps').select('step').where('transaction_id', '=', made[2]!.id).execute()).toEqual([]);
 
+    // A test-mode kiosk payment still running at the terminal: cancelled there first, so the terminal is free again.
+    const running = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } });
+    expect(running.body.data.status).toBe('Awaiting Payment');
+    await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', running.body.data.id).execute();
+    expect((await bo('DELETE', `/${running.body.data.id}`)).body).toEqual({ status: 'success' });
+    expect(sim.session(running.body.data.idempotency_key)!.state).toBe('aborted');
+    expect((await bo('GET', `/${running.body.data.id}`)).status).toBe(404);
+    const next = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } });
+    expect(next.body.data.status).toBe('Awaiting Payment');
+    await api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: next.body.data.idempotency_key } });
+
     const none = await limitedUserToken(api, m, [], m.locations.map((l) => l.id));
     for (const [method, path] of [['GET', '/datatable'], ['GET', '/stats'], ['GET', '/export'], ['GET', `/${made[0]!.id}`], ['POST', `/${made[0]!.id}/retry-sync`], ['POST', `/${made[0]!.id}/verify-payment-status`], ['DELETE', `/${made[0]!.id}`]] as const) {
       const r = await bo(method, path, { token: none });
