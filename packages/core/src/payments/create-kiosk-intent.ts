@@ -37,6 +37,9 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
     throw errors.validation({ [hasLines ? 'transaction_id' : 'lines']: [hasLines ? 'Send either lines (a new order) or transaction_id (a retry), not both.' : 'The lines field is required unless transaction_id names a payment to retry.'] });
   }
   if (hasRetry) {
+    // A retry pays the order as it was created: a field that would change it is refused, not dropped.
+    const changes = (['tip_amount', 'loyalty_token', 'reward_id', 'dining_option'] as const).filter((k) => input[k] !== undefined);
+    if (changes.length) throw errors.validation(Object.fromEntries(changes.map((k) => [k, [`The ${k} field cannot be sent with transaction_id: a retry pays the order as it was created.`]])));
     const own = await deps.tdb.selectFrom('transactions').select('id').where('id', '=', input.transaction_id!).where('device_id', '=', device.id).executeTakeFirst();
     if (!own) throw errors.notFound('transaction');
     const t = await startKioskPayment(deps, device, own.id);

@@ -303,6 +303,17 @@ describe('refusals and bad input', () => {
     expect((await create({ lines: [], extra: 1 })).status).toBe(422);
     const neither = await create({});
     expect(neither.body).toEqual({ message: 'The lines field is required unless transaction_id names a payment to retry.', errors: { lines: ['The lines field is required unless transaction_id names a payment to retry.'] } });
+    const retryChanges = await create({ transaction_id: crypto.randomUUID(), tip_amount: 500, dining_option: 'Takeaway' });
+    expect(retryChanges).toMatchObject({
+      status: 422,
+      body: {
+        message: 'The tip_amount field cannot be sent with transaction_id: a retry pays the order as it was created. (and 1 more error)',
+        errors: {
+          tip_amount: ['The tip_amount field cannot be sent with transaction_id: a retry pays the order as it was created.'],
+          dining_option: ['The dining_option field cannot be sent with transaction_id: a retry pays the order as it was created.'],
+        },
+      },
+    });
     const both = await create({ ...basket(), transaction_id: crypto.randomUUID() });
     expect(both.body.errors).toEqual({ transaction_id: ['Send either lines (a new order) or transaction_id (a retry), not both.'] });
     const offMenu = await create({ lines: [{ item_id: crypto.randomUUID(), qty: 1 }] });
