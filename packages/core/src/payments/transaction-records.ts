@@ -58,6 +58,10 @@ export async function findKioskTransactionByKey(db: TenantDb, deviceId: string, 
     .selectAll()
     .where('device_id', '=', deviceId)
     .where((eb) => eb.or([eb('idempotency_key', '=', key), eb(sql<boolean>`all_idempotency_keys @> ARRAY[${key}]::text[]`, '=', true)]))
+    // Keys are unique per device (its key clock); for keys minted before it, the one whose current key it is wins.
+    .orderBy(sql`idempotency_key = ${key}`, 'desc')
+    .orderBy('created_at', 'desc')
+    .limit(1)
     .executeTakeFirst();
   if (!row) throw errors.notFound('transaction');
   return row;

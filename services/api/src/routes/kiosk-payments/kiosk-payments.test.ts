@@ -159,6 +159,17 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(await mintKioskKey(tdb(), m.kiosk.device_id, new Date(at.getTime() - 120_000))).toBe(`idemp_${m.kiosk.device_id}_${stamps.at(-1)! + 1002}`);
   });
 
+  test('a key found in two transactions (minted before the key clock) names the one whose current key it is', async () => {
+    const a = (await create(basket())).body.data;
+    await cancel(a.idempotency_key);
+    const b = (await create(basket())).body.data;
+    await cancel(b.idempotency_key);
+    await tdb().updateTable('transactions').set({ all_idempotency_keys: [a.idempotency_key, b.idempotency_key] }).where('id', '=', a.id).execute();
+    expect((await status(b.idempotency_key)).body.data.transaction_id).toBe(b.id);
+    expect((await details(b.idempotency_key)).body.data.id).toBe(b.id);
+    await tdb().updateTable('transactions').set({ all_idempotency_keys: [a.idempotency_key] }).where('id', '=', a.id).execute();
+  });
+
   test('migration 106: down drops the key clocks; up starts each kiosk after the newest key of its transactions', async () => {
     const db = tdb() as unknown as Kysely<any>;
     const newest = async () => {
