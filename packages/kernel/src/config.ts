@@ -189,6 +189,8 @@ export const ApiEnv = {
   PLATFORM_A_WEBHOOK_URL: Type.Optional(HttpUrl),
   /** Commission recorded per card-b terminal payment, in basis points of the amount; default 0. */
   CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  /** Seconds between two checks of an open real-time socket's credentials and grant (default 30): a revoked token, a deleted device or a withdrawn permission ends its access within that time. */
+  REALTIME_RECHECK_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
   /** JSON object platform -> {version, url, min_version?, notes?}: what `GET /kiosk/updates/check` answers (unset: no updates). */
   KIOSK_UPDATE_MANIFEST: Type.Optional(Type.String()),
   ...IntegrationEnv,

@@ -82,6 +82,6 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
     await tx.updateTable('transactions').set({ status: 'Cancelled', invalid_idempotency_keys: invalid, updated_at: deps.now() }).where('id', '=', t.id).execute();
     return d.kind === 'accepted';
   });
-  if (changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: t.id, status: 'Cancelled' }, deps.log);
+  if (changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: t.id, location_id: t.location_id, status: 'Cancelled' }, deps.log);
   return loadTransaction(deps.tdb, t.id);
 }

@@ -162,7 +162,7 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
       if (!(e instanceof Error && e.name === 'AppError')) deps.log.error('payment capture failed', { transaction_id: transactionId, err: e });
       throw e;
     });
-    if (result.changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: transactionId, status: result.status }, deps.log);
+    if (result.changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: transactionId, location_id: first.location_id, status: result.status }, deps.log);
     return { status: result.status, completed: result.completed, changed: result.changed };
   } finally {
     await lock.release();

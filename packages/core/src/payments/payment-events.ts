@@ -51,6 +51,6 @@ export async function publishKitchenEvent(redis: Redis, tenantDatabase: string, 
  * Pushes a payment status change on the real-time channel, after the commit. A failure is logged and
  * never undoes the capture (clients also poll session-status and details).
  */
-export async function publishPaymentStatus(redis: Redis, tenantDatabase: string, event: { transaction_id: string; status: string }, log: Logger): Promise<void> {
+export async function publishPaymentStatus(redis: Redis, tenantDatabase: string, event: { transaction_id: string; location_id: string; status: string }, log: Logger): Promise<void> {
   await publishAll(redis, paymentChannel(tenantDatabase), [{ message: JSON.stringify({ type: 'payment.status', ...event }), fields: { transaction_id: event.transaction_id } }], 'payment status push failed', log);
 }

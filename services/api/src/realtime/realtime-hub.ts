@@ -8,8 +8,13 @@ export interface RealtimeClient {
   readonly type: 'backoffice' | 'kiosk' | 'kds' | 'pos';
   /** Device tokens: the device's location (kitchen events are per location). */
   readonly locationId: string | null;
-  /** Transactions this client follows (a kiosk its own). */
-  readonly transactions: Set<string>;
+  /**
+   * The locations whose events this client may receive: the device's, or the back-office user's grant;
+   * null for every location of the merchant (owners). Re-read while the socket lives (`realtime/index.ts`).
+   */
+  grant: ReadonlySet<string> | null;
+  /** Transactions this client follows (a kiosk its own), with their locations. */
+  readonly transactions: Map<string, string>;
   /** Channels subscribed as a whole: `payments` (back office), `kitchen` (kds, pos), `location` (location updates: every type). */
   readonly channels: Set<'payments' | 'kitchen' | 'location'>;
   /** `event` is the parsed message (kitchen events carry their `seq`). */
@@ -80,11 +85,13 @@ export class RealtimeHub {
       return;
     }
     for (const c of clients.values()) {
+      // A whole channel brings only the events of the client's locations (a followed transaction was checked when followed).
+      const inGrant = c.grant === null || (typeof event.location_id === 'string' && c.grant.has(event.location_id));
       const wanted =
         kind === 'payments'
-          ? c.channels.has('payments') || (typeof event.transaction_id === 'string' && c.transactions.has(event.transaction_id))
+          ? (c.channels.has('payments') && inGrant) || (typeof event.transaction_id === 'string' && c.transactions.has(event.transaction_id))
           : kind === 'kitchen' || kind === 'location'
-            ? c.channels.has(kind) && (c.locationId === null || c.locationId === event.location_id)
+            ? c.channels.has(kind) && inGrant
             : false;
       if (!wanted) continue;
       try {

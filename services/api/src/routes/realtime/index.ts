@@ -1,10 +1,11 @@
 import { Elysia } from 'elysia';
-import { AppError } from '@pos/kernel';
+import { AppError, errors, MESSAGES } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import type { ApiDeps } from '../../context.ts';
 import { checkDeviceKey } from '@pos/core/auth/caller-gates';
 import { resolveSecured } from '../../plugins/secured.ts';
 import type { RealtimeClient } from '../../realtime/realtime-hub.ts';
+import type { Access } from '@pos/core/auth/access';
 import { kitchenEventsAfter } from '@pos/core/kitchen/kitchen-events';
 import { subscribableTransaction } from '@pos/core/payments/transaction-subscription';
 import { parseCommand, RealtimeEvent, RealtimeQuery } from './realtime.schemas.ts';
@@ -19,18 +20,42 @@ interface KitchenFeed {
 /** Close codes: 4000 + the HTTP status the same failure would have on a route. */
 const closeCode = (e: unknown) => 4000 + (e instanceof AppError ? e.status : 500);
 
+/** Transactions one socket may follow at once; one more is refused without a query. */
+export const MAX_FOLLOWED_TRANSACTIONS = 50;
+
+/** The permission of the transaction routes, which the `payments` channel and back-office transaction subscriptions carry too. */
+const VIEW_TRANSACTIONS = 'VIEW_TRANSACTIONS';
+
+/** The locations a back-office user's events come from: null for every location (owners, admins). */
+const grantOf = (a: Access): ReadonlySet<string> | null => (a.allLocations ? null : a.locationIds);
+
+interface Session {
+  client: RealtimeClient;
+  deviceId: string | null;
+  tdb: TenantDb;
+  kitchen: KitchenFeed;
+  /** Back office: permissions and grant, as last checked. */
+  access: Access | null;
+  /** Messages are handled one at a time per socket: a flood of subscriptions queues behind itself. */
+  turn: Promise<void>;
+  recheck: ReturnType<typeof setInterval> | null;
+}
+
 /**
  * The real-time channel (DESIGN 2 "Real time"): `GET /api/realtime` upgraded to a WebSocket,
  * authenticated by the device or back-office token (header, or `token` / `api_key` query parameters
  * for browsers). Events come through Redis pub/sub, so any API process serves any screen.
  *
  * Messages: `{"action":"subscribe","channel":"transaction","id":"…"}` (a kiosk only its own
- * transactions; answered with the current status), `{"action":"subscribe","channel":"payments"}`
- * (back office: every payment status change of the merchant), `{"action":"subscribe","channel":
- * "kitchen"}` (kds and pos: kitchen orders of the device's location), `{"action":"subscribe","channel":
- * "location"}` (every screen: updates of the device's location, all locations for the back office, e.g.
- * a subscription change). Events are JSON objects with a `type` (`payment.status`, `kitchen.order`,
- * `kitchen.ticket`, `location.updated`).
+ * transactions; the back office with VIEW_TRANSACTIONS, in its location grant; answered with the
+ * current status; at most `MAX_FOLLOWED_TRANSACTIONS` per socket), `{"action":"subscribe","channel":
+ * "payments"}` (back office with VIEW_TRANSACTIONS: the payment status changes of its locations),
+ * `{"action":"subscribe","channel":"kitchen"}` (kds and pos: kitchen orders of the device's location),
+ * `{"action":"subscribe","channel":"location"}` (every screen: updates of the device's location, the
+ * granted locations for the back office, e.g. a subscription change). Events are JSON objects with a
+ * `type` (`payment.status`, `kitchen.order`, `kitchen.ticket`, `location.updated`). A socket's
+ * messages are handled one at a time; its credentials are checked again every
+ * `REALTIME_RECHECK_SECONDS` (a refusal closes it with 4000 + the HTTP status).
  *
  * Kitchen catch-up: kitchen events (`kitchen.ticket`) carry `seq`, numbered per location without gaps.
  * `{"action":"subscribe","channel":"kitchen","cursor":N}` replays the events after N (oldest first)
@@ -40,8 +65,10 @@ const closeCode = (e: unknown) => 4000 + (e instanceof AppError ? e.status : 500
  * answer is `{type:"kitchen.resync", cursor}`: the screen reloads `GET /kds/orders`.
  */
 export function realtimeRoutes(deps: ApiDeps) {
-  /** Per socket: the hub's client plus what subscriptions check (device, tenant store). */
-  const pending = new Map<string, Promise<{ client: RealtimeClient; deviceId: string | null; tdb: TenantDb; kitchen: KitchenFeed } | null>>();
+  /** Per socket: the hub's client plus what subscriptions check (device, tenant store, access). */
+  const pending = new Map<string, Promise<Session | null>>();
+  const recheckMs = Number(deps.config.REALTIME_RECHECK_SECONDS ?? 30) * 1000;
+  const types = ['backoffice', 'kiosk', 'kds', 'pos'] as const;
   return new Elysia({ name: 'realtime' }).ws('/realtime', {
     query: RealtimeQuery,
     response: RealtimeEvent,
@@ -49,19 +76,29 @@ export function realtimeRoutes(deps: ApiDeps) {
     open(ws) {
       const headers = ws.data.headers as Record<string, string | undefined>;
       const query = ws.data.query as { token?: string; api_key?: string };
-      const ready = (async () => {
+      const authorization = headers.authorization ?? (query.token ? `Bearer ${query.token}` : undefined);
+      const authenticate = async (activity: boolean) => {
+        const ctx = await resolveSecured(deps, { types, activity }, { headers: { ...headers, authorization }, query: {} });
+        if (ctx.device) checkDeviceKey(headers['x-client-api-key'] ?? query.api_key, deps.config.DEVICE_API_KEY);
+        return { ctx, access: ctx.auth.type === 'backoffice' ? await ctx.access() : null };
+      };
+      const end = (e: unknown) => {
+        const message = e instanceof AppError ? e.message : MESSAGES.unexpected;
+        ws.send(JSON.stringify({ type: 'error', message }));
+        ws.close(closeCode(e), message.slice(0, 100));
+      };
+      const ready = (async (): Promise<Session | null> => {
         try {
           await deps.realtime.start();
-          const authorization = headers.authorization ?? (query.token ? `Bearer ${query.token}` : undefined);
-          const ctx = await resolveSecured(deps, { types: ['backoffice', 'kiosk', 'kds', 'pos'] as const }, { headers: { ...headers, authorization }, query: {} });
-          if (ctx.device) checkDeviceKey(headers['x-client-api-key'] ?? query.api_key, deps.config.DEVICE_API_KEY);
+          const { ctx, access } = await authenticate(true);
           const kitchen: KitchenFeed = { held: null, floor: 0, busy: Promise.resolve() };
           const client: RealtimeClient = {
             id: ws.id,
             tenantDatabase: ctx.tenant.merchant.tenant_database,
             type: ctx.auth.type as RealtimeClient['type'],
             locationId: ctx.device?.location_id ?? null,
-            transactions: new Set(),
+            grant: ctx.device ? new Set([ctx.device.location_id]) : access ? grantOf(access) : new Set(),
+            transactions: new Map(),
             channels: new Set(),
             send: (text, event) => {
               const seq = typeof event?.seq === 'number' ? event.seq : null;
@@ -73,12 +110,27 @@ export function realtimeRoutes(deps: ApiDeps) {
           };
           deps.realtime.add(client);
           ws.send(JSON.stringify({ type: 'ready' }));
-          return { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db, kitchen };
+          const session: Session = { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db, kitchen, access, turn: Promise.resolve(), recheck: null };
+          // Credentials are checked again while the socket lives, as every HTTP request checks them: a
+          // revoked token, a deleted device, a lapsed subscription or a removed user is closed with the
+          // code its request would get; a changed role or grant applies to what is delivered next.
+          session.recheck = setInterval(() => {
+            session.turn = session.turn.then(async () => {
+              try {
+                const again = await authenticate(false);
+                if (again.access) applyAccess(session, again.access, (v) => ws.send(JSON.stringify(v)));
+              } catch (e) {
+                // The database or Redis away is not the caller's fault: the socket stays, the next check decides.
+                if (!(e instanceof AppError)) return void deps.log.warn('realtime credentials recheck failed', { err: e });
+                deps.realtime.remove(client.tenantDatabase, client.id);
+                end(e);
+              }
+            });
+          }, recheckMs);
+          return session;
         } catch (e) {
-          const message = e instanceof AppError ? e.message : 'An unexpected error occurred';
           if (!(e instanceof AppError)) deps.log.error('realtime open failed', { err: e });
-          ws.send(JSON.stringify({ type: 'error', message }));
-          ws.close(closeCode(e), message.slice(0, 100));
+          end(e);
           return null;
         }
       })();
@@ -86,68 +138,103 @@ export function realtimeRoutes(deps: ApiDeps) {
     },
     // Nothing is returned: Elysia would send a handler's return value to the client.
     async message(ws, raw): Promise<void> {
-      const reply = (v: unknown) => void ws.send(JSON.stringify(v));
       const session = await pending.get(ws.id);
       if (!session) return;
-      const { client } = session;
-      const cmd = parseCommand(raw);
-      if (typeof cmd === 'string') return reply({ type: 'error', message: cmd });
-      if (cmd.channel === 'transaction') {
-        if (cmd.action === 'unsubscribe') {
-          client.transactions.delete(cmd.id);
-          return reply({ type: 'unsubscribed', channel: 'transaction', id: cmd.id });
-        }
-        if (client.type !== 'kiosk' && client.type !== 'backoffice') return reply({ type: 'error', message: 'Unauthorized: Invalid user type' });
-        const t = await subscribableTransaction(session.tdb, cmd.id, client.type === 'kiosk' ? (session.deviceId ?? '') : null);
-        if (!t) return reply({ type: 'error', message: 'Unable to locate the transaction you requested.' });
-        client.transactions.add(t.id);
-        return reply({ type: 'subscribed', channel: 'transaction', id: t.id, status: t.status });
-      }
-      // Location updates (subscription changes, issue 13) reach every screen of the location and the back office.
-      const allowed = cmd.channel === 'payments' ? client.type === 'backoffice' : cmd.channel === 'location' ? true : client.type === 'kds' || client.type === 'pos';
-      if (!allowed) return reply({ type: 'error', message: 'Unauthorized: Invalid user type' });
-      if (cmd.action === 'unsubscribe') {
-        client.channels.delete(cmd.channel);
-        return reply({ type: 'unsubscribed', channel: cmd.channel });
-      }
-      if (cmd.channel !== 'kitchen' || client.locationId === null) {
-        client.channels.add(cmd.channel);
-        return reply({ type: 'subscribed', channel: cmd.channel });
-      }
-      // Kitchen: hold live events, read the replay, answer it, then release what was held above it.
-      // One catch-up at a time per socket (a second subscribe waits for the first).
-      const feed = session.kitchen;
-      const locationId = client.locationId;
-      const run = feed.busy.then(async () => {
-        feed.held = [];
-        client.channels.add('kitchen');
-        try {
-          const after = cmd.cursor;
-          const { events, complete, latest } = await kitchenEventsAfter(session.tdb, locationId, after ?? Number.MAX_SAFE_INTEGER);
-          feed.floor = latest;
-          if (after === undefined) reply({ type: 'subscribed', channel: 'kitchen', cursor: latest });
-          else if (!complete) reply({ type: 'kitchen.resync', cursor: latest });
-          else {
-            reply({ type: 'subscribed', channel: 'kitchen', cursor: latest, replayed: events.length });
-            for (const e of events) ws.send(JSON.stringify(e));
-          }
-        } catch (e) {
-          deps.log.error('kitchen catch-up failed', { err: e });
-          reply({ type: 'error', message: 'An unexpected error occurred' });
-        } finally {
-          const held = feed.held ?? [];
-          feed.held = null;
-          for (const h of held) if (h.seq > feed.floor) ws.send(h.text);
-        }
-      });
-      feed.busy = run.catch(() => {});
+      const run = session.turn.then(() => handle(session, raw, (v) => void ws.send(JSON.stringify(v)), (text) => void ws.send(text)));
+      session.turn = run.catch(() => {});
       await run;
-      return;
     },
     async close(ws) {
       const session = await pending.get(ws.id);
       pending.delete(ws.id);
-      if (session) deps.realtime.remove(session.client.tenantDatabase, session.client.id);
+      if (session) {
+        if (session.recheck) clearInterval(session.recheck);
+        deps.realtime.remove(session.client.tenantDatabase, session.client.id);
+      }
     },
   });
+
+  /** One client message, in its socket's turn. Nothing is returned: Elysia would send a handler's return value. */
+  async function handle(session: Session, raw: unknown, reply: (v: unknown) => void, send: (text: string) => void): Promise<void> {
+    const { client } = session;
+    const cmd = parseCommand(raw);
+    if (typeof cmd === 'string') return reply({ type: 'error', message: cmd });
+    if (cmd.channel === 'transaction') {
+      if (cmd.action === 'unsubscribe') {
+        client.transactions.delete(cmd.id);
+        return reply({ type: 'unsubscribed', channel: 'transaction', id: cmd.id });
+      }
+      if (client.type !== 'kiosk' && client.type !== 'backoffice') return reply({ type: 'error', message: MESSAGES.invalidUserType });
+      // The back office follows a transaction as its routes show one: with VIEW_TRANSACTIONS, in its grant (else not found).
+      if (session.access && !session.access.permissions.has(VIEW_TRANSACTIONS)) return reply({ type: 'error', message: MESSAGES.insufficientPermissions });
+      if (client.transactions.size >= MAX_FOLLOWED_TRANSACTIONS && !client.transactions.has(cmd.id)) {
+        return reply({ type: 'error', message: `A connection follows at most ${MAX_FOLLOWED_TRANSACTIONS} transactions: unsubscribe from one first.` });
+      }
+      const t = await subscribableTransaction(session.tdb, cmd.id, client.type === 'kiosk' ? (session.deviceId ?? '') : null);
+      if (!t || (client.grant !== null && !client.grant.has(t.location_id))) return reply({ type: 'error', message: errors.notFound('transaction').message });
+      client.transactions.set(t.id, t.location_id);
+      return reply({ type: 'subscribed', channel: 'transaction', id: t.id, status: t.status });
+    }
+    // Location updates (subscription changes, issue 13) reach every screen of the location and the back office (its grant).
+    const allowed = cmd.channel === 'payments' ? client.type === 'backoffice' : cmd.channel === 'location' ? true : client.type === 'kds' || client.type === 'pos';
+    if (!allowed) return reply({ type: 'error', message: MESSAGES.invalidUserType });
+    if (cmd.channel === 'payments' && cmd.action === 'subscribe' && !session.access?.permissions.has(VIEW_TRANSACTIONS)) return reply({ type: 'error', message: MESSAGES.insufficientPermissions });
+    if (cmd.action === 'unsubscribe') {
+      client.channels.delete(cmd.channel);
+      return reply({ type: 'unsubscribed', channel: cmd.channel });
+    }
+    if (cmd.channel !== 'kitchen' || client.locationId === null) {
+      client.channels.add(cmd.channel);
+      return reply({ type: 'subscribed', channel: cmd.channel });
+    }
+    // Kitchen: hold live events, read the replay, answer it, then release what was held above it.
+    // One catch-up at a time per socket (a second subscribe waits for the first).
+    const feed = session.kitchen;
+    const locationId = client.locationId;
+    const run = feed.busy.then(async () => {
+      feed.held = [];
+      client.channels.add('kitchen');
+      try {
+        const after = cmd.cursor;
+        const { events, complete, latest } = await kitchenEventsAfter(session.tdb, locationId, after ?? Number.MAX_SAFE_INTEGER);
+        feed.floor = latest;
+        if (after === undefined) reply({ type: 'subscribed', channel: 'kitchen', cursor: latest });
+        else if (!complete) reply({ type: 'kitchen.resync', cursor: latest });
+        else {
+          reply({ type: 'subscribed', channel: 'kitchen', cursor: latest, replayed: events.length });
+          for (const e of events) send(JSON.stringify(e));
+        }
+      } catch (e) {
+        deps.log.error('kitchen catch-up failed', { err: e });
+        reply({ type: 'error', message: MESSAGES.unexpected });
+      } finally {
+        const held = feed.held ?? [];
+        feed.held = null;
+        for (const h of held) if (h.seq > feed.floor) send(h.text);
+      }
+    });
+    feed.busy = run.catch(() => {});
+    await run;
+  }
+}
+
+/**
+ * A back-office socket's permissions and grant, as just read: events of the whole channel now come
+ * from the new grant; the `payments` channel without VIEW_TRANSACTIONS, and followed transactions
+ * outside the grant, are dropped and the client is told.
+ */
+function applyAccess(session: Session, access: Access, reply: (v: unknown) => void): void {
+  const { client } = session;
+  session.access = access;
+  client.grant = grantOf(access);
+  const canView = access.permissions.has(VIEW_TRANSACTIONS);
+  if (client.channels.has('payments') && !canView) {
+    client.channels.delete('payments');
+    reply({ type: 'unsubscribed', channel: 'payments', reason: MESSAGES.insufficientPermissions });
+  }
+  for (const [id, locationId] of client.transactions) {
+    if (canView && (client.grant === null || client.grant.has(locationId))) continue;
+    client.transactions.delete(id);
+    reply({ type: 'unsubscribed', channel: 'transaction', id, reason: canView ? errors.notFound('transaction').message : MESSAGES.insufficientPermissions });
+  }
 }

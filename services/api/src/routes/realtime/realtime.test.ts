@@ -3,9 +3,13 @@ import { capturePayment } from '@pos/core/payments/capture-payment';
 import { publishKitchenEvent } from '@pos/core/payments/payment-events';
 import { announceSubscription } from '@pos/core/webhooks/card-a-subscriptions';
 import { bindTenant } from '@pos/db';
+import { sql } from 'kysely';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
+import { publishPaymentStatus } from '@pos/core/payments/payment-events';
+import { MAX_FOLLOWED_TRANSACTIONS } from './index.ts';
 
 /**
  * The real-time channel over real WebSockets: two API instances (two "processes") share PostgreSQL and
@@ -21,7 +25,8 @@ const CREDS = { CARD_B_CLIENT_ID: 'rt-test', CARD_B_CLIENT_SECRET: 'rt-test-secr
 beforeAll(async () => {
   sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
   api1 = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url } });
-  api2 = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url } });
+  // The listening instance checks open sockets' credentials every second (default 30).
+  api2 = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, REALTIME_RECHECK_SECONDS: '1' } });
   m = await api1.seed('rt');
   api2.app.listen({ port: 0, hostname: '127.0.0.1' });
   base = `ws://127.0.0.1:${api2.app.server!.port}/api/realtime`;
@@ -89,8 +94,8 @@ describe('real-time channel', () => {
     await sim.complete(t.idempotency_key);
     const deps = { tdb: bindTenant(api1.deps.db, m.merchant.tenant_database), tenantDatabase: m.merchant.tenant_database, redis: api1.deps.redis, providers: api1.deps.payments, log: api1.deps.log, now: () => new Date() };
     await capturePayment(deps, t.id, { kind: 'poll' });
-    expect(await kiosk.next()).toEqual({ type: 'payment.status', transaction_id: t.id, status: 'Complete' });
-    expect(await office.next()).toEqual({ type: 'payment.status', transaction_id: t.id, status: 'Complete' });
+    expect(await kiosk.next()).toEqual({ type: 'payment.status', transaction_id: t.id, location_id: m.locations[0]!.id, status: 'Complete' });
+    expect(await office.next()).toEqual({ type: 'payment.status', transaction_id: t.id, location_id: m.locations[0]!.id, status: 'Complete' });
     expect(api2.deps.realtime.delivered).toBeGreaterThanOrEqual(2);
     // A second capture is a no-op: nothing more is pushed.
     await capturePayment(deps, t.id, { kind: 'poll' });
@@ -167,5 +172,99 @@ describe('real-time channel', () => {
     const nokey = connect(base, { authorization: `Bearer ${await api1.deviceToken(m, 'kiosk')}` });
     expect(await nokey.next()).toEqual({ type: 'error', message: 'Invalid API key' });
     expect(await nokey.next()).toEqual({ closed: 4401 });
+  });
+
+  test('the back office follows payments as its routes show them: VIEW_TRANSACTIONS, and only the locations it is granted', async () => {
+    const [loc0, loc1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const push = (location_id: string) => publishPaymentStatus(api1.deps.redis, m.merchant.tenant_database, { transaction_id: crypto.randomUUID(), location_id, status: 'Complete' }, api1.deps.log);
+    const t = (await api1.call('POST', '/api/kiosk/payment/create-intent', { token: await api1.deviceToken(m, 'kiosk'), deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } })).body.data;
+
+    const none = connect(`${base}?token=${await limitedUserToken(api1, m, [], [loc0, loc1])}`);
+    expect(await none.next()).toEqual({ type: 'ready' });
+    none.send({ action: 'subscribe', channel: 'payments' });
+    expect(await none.next()).toEqual({ type: 'error', message: 'Unauthorized: Insufficient permissions' });
+    none.send({ action: 'subscribe', channel: 'transaction', id: t.id });
+    expect(await none.next()).toEqual({ type: 'error', message: 'Unauthorized: Insufficient permissions' });
+    none.close();
+
+    const elsewhere = connect(`${base}?token=${await limitedUserToken(api1, m, ['VIEW_TRANSACTIONS'], [loc1])}`);
+    expect(await elsewhere.next()).toEqual({ type: 'ready' });
+    elsewhere.send({ action: 'subscribe', channel: 'transaction', id: t.id });
+    expect(await elsewhere.next()).toEqual({ type: 'error', message: 'Unable to locate the transaction you requested.' });
+    elsewhere.send({ action: 'subscribe', channel: 'payments' });
+    expect(await elsewhere.next()).toEqual({ type: 'subscribed', channel: 'payments' });
+    elsewhere.send({ action: 'subscribe', channel: 'location' });
+    expect(await elsewhere.next()).toEqual({ type: 'subscribed', channel: 'location' });
+    await push(loc0);
+    await push(loc1);
+    expect(await elsewhere.next()).toMatchObject({ type: 'payment.status', location_id: loc1 });
+    const deps = { db: api1.deps.db, redis: api1.deps.redis, providers: api1.deps.payments, log: api1.deps.log, now: () => new Date(), commissionBps: 0 };
+    await announceSubscription(deps, { merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, locationId: loc0 }, { subscription_id: 'sub_0', status: 'active', devices: [] });
+    await announceSubscription(deps, { merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, locationId: loc1 }, { subscription_id: 'sub_1', status: 'active', devices: [] });
+    expect(await elsewhere.next()).toMatchObject({ type: 'location.updated', location_id: loc1 });
+    await Bun.sleep(100);
+    expect(elsewhere.pending()).toBe(0);
+    elsewhere.close();
+    await api1.call('POST', '/api/kiosk/payment/cancel-action', { token: await api1.deviceToken(m, 'kiosk'), deviceKey: true, body: { idempotency_key: t.idempotency_key } });
+  });
+
+  test('a permission withdrawn while the socket is open ends the payments channel and the followed transactions at the next check', async () => {
+    const token = await limitedUserToken(api1, m, ['VIEW_TRANSACTIONS'], [m.locations[0]!.id]);
+    const t = (await api1.call('POST', '/api/kiosk/payment/create-intent', { token: await api1.deviceToken(m, 'kiosk'), deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } })).body.data;
+    const office = connect(`${base}?token=${token}`);
+    expect(await office.next()).toEqual({ type: 'ready' });
+    office.send({ action: 'subscribe', channel: 'payments' });
+    expect(await office.next()).toEqual({ type: 'subscribed', channel: 'payments' });
+    office.send({ action: 'subscribe', channel: 'transaction', id: t.id });
+    expect(await office.next()).toEqual({ type: 'subscribed', channel: 'transaction', id: t.id, status: 'Awaiting Payment' });
+    const tdb = bindTenant(api1.deps.db, m.merchant.tenant_database);
+    await tdb.updateTable('roles').set({ permissions: [] }).where('name', 'like', 'Limited %').execute();
+    const dropped = [await office.next(3000), await office.next(3000)];
+    expect(dropped).toEqual([
+      { type: 'unsubscribed', channel: 'payments', reason: 'Unauthorized: Insufficient permissions' },
+      { type: 'unsubscribed', channel: 'transaction', id: t.id, reason: 'Unauthorized: Insufficient permissions' },
+    ]);
+    await publishPaymentStatus(api1.deps.redis, m.merchant.tenant_database, { transaction_id: t.id, location_id: m.locations[0]!.id, status: 'Cancelled' }, api1.deps.log);
+    await Bun.sleep(150);
+    expect(office.pending()).toBe(0);
+    office.close();
+    await api1.call('POST', '/api/kiosk/payment/cancel-action', { token: await api1.deviceToken(m, 'kiosk'), deviceKey: true, body: { idempotency_key: t.idempotency_key } });
+  });
+
+  test(`one socket follows at most ${MAX_FOLLOWED_TRANSACTIONS} transactions; its messages are handled one at a time, in order`, async () => {
+    const office = connect(`${base}?token=${await api1.ownerToken(m)}`);
+    expect(await office.next()).toEqual({ type: 'ready' });
+    // MAX + 1 transactions of the merchant, copies of one (new ids, order numbers and keys).
+    const t = (await api1.call('POST', '/api/kiosk/payment/create-intent', { token: await api1.deviceToken(m, 'kiosk'), deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } })).body.data;
+    await api1.call('POST', '/api/kiosk/payment/cancel-action', { token: await api1.deviceToken(m, 'kiosk'), deviceKey: true, body: { idempotency_key: t.idempotency_key } });
+    const table = sql.raw(`"${m.merchant.tenant_database}".transactions`);
+    const copies = await sql<{ id: string }>`
+      insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object('id', gen_random_uuid(), 'order_no', 900000 + g, 'idempotency_key', t.idempotency_key || 'c' || g, 'all_idempotency_keys', jsonb_build_array(t.idempotency_key || 'c' || g)))).*
+      from ${table} t, generate_series(1, ${MAX_FOLLOWED_TRANSACTIONS + 1}) g where t.id = ${t.id} returning id`.execute(api1.deps.db);
+    const ids = copies.rows.map((r) => r.id);
+    for (const id of ids) office.send({ action: 'subscribe', channel: 'transaction', id });
+    const answers = await Promise.all(ids.map(() => office.next()));
+    // In order: the first MAX followed, the one after refused without being looked up.
+    expect(answers.slice(0, MAX_FOLLOWED_TRANSACTIONS)).toEqual(ids.slice(0, MAX_FOLLOWED_TRANSACTIONS).map((id) => ({ type: 'subscribed', channel: 'transaction', id, status: 'Cancelled' })));
+    expect(answers[MAX_FOLLOWED_TRANSACTIONS]).toEqual({ type: 'error', message: `A connection follows at most ${MAX_FOLLOWED_TRANSACTIONS} transactions: unsubscribe from one first.` });
+    office.send({ action: 'unsubscribe', channel: 'transaction', id: ids[0] });
+    expect(await office.next()).toEqual({ type: 'unsubscribed', channel: 'transaction', id: ids[0] });
+    office.send({ action: 'subscribe', channel: 'transaction', id: ids[MAX_FOLLOWED_TRANSACTIONS] });
+    expect(await office.next()).toEqual({ type: 'subscribed', channel: 'transaction', id: ids[MAX_FOLLOWED_TRANSACTIONS], status: 'Cancelled' });
+    office.close();
+  });
+
+  test('a device deleted while its socket is open is closed at the next check (4401), as its requests are refused', async () => {
+    const pos = connect(base, await deviceHeaders('pos'));
+    expect(await pos.next()).toEqual({ type: 'ready' });
+    pos.send({ action: 'subscribe', channel: 'kitchen' });
+    expect(await pos.next()).toMatchObject({ type: 'subscribed', channel: 'kitchen' });
+    const device = m.devices.filter((d) => d.type === 'pos')[0]!;
+    const del = await api1.call('DELETE', `/api/back-office/devices/${device.id}`, { token: await api1.ownerToken(m) });
+    expect(del.status).toBe(200);
+    expect(await pos.next(4000)).toEqual({ type: 'error', message: 'Invalid token' });
+    expect(await pos.next(2000)).toEqual({ closed: 4401 });
+    const later = connect(base, await deviceHeaders('pos').catch(() => ({ authorization: 'Bearer x' })));
+    expect((await later.next()).type).toBe('error');
   });
 });
