@@ -101,6 +101,12 @@ export async function handlePlatformAWebhook(deps: WebhookDeps, raw: string, opt
   }
 }
 
+/** A platform-a money object's amount (`{amount, currency}`, integer cents), or null. */
+function centsOf(money: unknown): number | null {
+  const a = money && typeof money === 'object' ? (money as Obj).amount : undefined;
+  return typeof a === 'number' && Number.isSafeInteger(a) && a >= 0 ? a : null;
+}
+
 async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout: Obj, outcome: ProviderOutcome, eventId: string): Promise<void> {
   const checkoutId = str(checkout.id);
   const reference = str(checkout.reference_id);
@@ -113,6 +119,15 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
     deps.log.warn('transaction not found during a webhook', { provider: 'platform-a', event_id: eventId, merchant_id: tenant.merchantId });
     throw new Error('transaction_not_found');
   }
+  // A completed checkout is never taken for less than the order's total (amounts in cents; a tip taken
+  // at the terminal comes as `tip_money` beside it): an event for less is not this order's payment.
+  const amount = centsOf(checkout.amount_money);
+  if (outcome === 'succeeded' || outcome === 'authorised') {
+    if (amount === null || amount + (centsOf(checkout.tip_money) ?? 0) < t.total) {
+      deps.log.error('platform-a checkout amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, total: t.total });
+      throw new Error('amount_mismatch');
+    }
+  }
   const lock = await acquireLock(deps.redis, `payment_processing_${t.channel === 'kiosk' ? 'kiosk' : 'online'}_${t.idempotency_key}`, WEBHOOK_PAYMENT_LOCK_MS, WEBHOOK_PAYMENT_LOCK_MS, deps.log);
   try {
     const capture = { tdb, tenantDatabase: tenant.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
@@ -120,7 +135,7 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
     await capturePayment(capture, t.id, {
       kind: 'webhook',
       outcome,
-      data: { checkout_status: str(checkout.status), payment_ids: paymentIds, ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
+      data: { checkout_status: str(checkout.status), payment_ids: paymentIds, ...(amount !== null ? { amount } : {}), ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
     });
   } finally {
     await lock.release();

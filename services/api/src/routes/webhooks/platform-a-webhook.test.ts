@@ -65,6 +65,19 @@ describe('POST /webhook/platform-a', () => {
     expect((await logOf(JSON.parse(raw).event_id))[0]).toMatchObject({ status: 'processed', merchant_id: m.merchant.id, type: 'platform_a_webhook' });
   });
 
+  test('a completed checkout for less than the order total (or without an amount) is stored as failed (amount_mismatch) and not captured; the amount is saved once paid', async () => {
+    const t = await awaitingPayment();
+    for (const over of [{ amount_money: { amount: 1, currency: 'EUR' } }, { amount_money: { amount: 279, currency: 'EUR' } }, { amount_money: null }, { amount_money: { amount: '280' } }]) {
+      const raw = checkoutEvent(t, 'COMPLETED', over);
+      expect(await post(raw, sign(raw))).toMatchObject({ status: 200, text: '{"received":true}' });
+      expect({ over, log: (await logOf(JSON.parse(raw).event_id))[0] }).toMatchObject({ over, log: { status: 'failed', error: 'amount_mismatch' } });
+    }
+    expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
+    const raw = checkoutEvent(t, 'COMPLETED', { amount_money: { amount: 230, currency: 'EUR' }, tip_money: { amount: 50, currency: 'EUR' } });
+    expect((await post(raw, sign(raw))).status).toBe(200);
+    expect(await txn(t.id)).toMatchObject({ status: 'Complete', payment_snapshot: expect.objectContaining({ amount: 230 }) });
+  });
+
   test('forged, another key, another notification URL, missing: 401 and nothing stored', async () => {
     const t = await awaitingPayment();
     const raw = checkoutEvent(t);
