@@ -10,7 +10,7 @@ import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
 import { readPaymentSettings } from '../payments/kiosk-device.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
-import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
 import { isUuid } from '@pos/domain/ids';
@@ -241,6 +241,9 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
       }
     }
   } catch (e) {
+    // Nothing can be paid yet: the storefront never got the payment's details (secret, redirect, order).
+    // The order goes, so a refused request leaves nothing behind.
+    await discardUnstarted(sf.tdb, t.id);
     if (e instanceof ProviderError) {
       deps.log.warn('online payment failed to start', { transaction_id: t.id, provider, err: e });
       providerFailure(e);

@@ -7,7 +7,7 @@ import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { rewardAsOffer } from '../customers/rewards.ts';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
-import { loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
+import { discardUnstarted, loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 
 export interface CreateKioskIntentInput {
   /** A new order: its basket, priced server-side from the published menu. */
@@ -126,14 +126,13 @@ const NOTHING_STARTED = new Set(['terminal_not_configured', 'provider_not_config
 
 /**
  * A new order whose payment could not start. When no provider session can exist (`NOTHING_STARTED`),
- * the transaction is removed while still Pending: a refused request leaves nothing behind (the order
- * number stays used). Otherwise (the provider failed or did not answer: a session may exist) it is
+ * the transaction is removed (`discardUnstarted`). Otherwise (the provider failed or did not answer: a session may exist) it is
  * kept, and the error names it so the kiosk can retry it (`transaction_id`) or cancel it.
  */
 async function refusedStart(deps: KioskPaymentDeps, id: string, e: unknown): Promise<never> {
   if (!(e instanceof AppError)) throw e;
   if (e.reason !== undefined && NOTHING_STARTED.has(e.reason)) {
-    await deps.tdb.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').execute();
+    await discardUnstarted(deps.tdb, id);
     throw e;
   }
   throw new AppError(e.code, e.message, { ...(e.reason !== undefined ? { reason: e.reason } : {}), ...(e.errors ? { errors: e.errors } : {}), extra: { ...e.extra, transaction_id: id }, cause: e });

@@ -26,6 +26,14 @@ export async function nextCounter(tx: TenantTx | TenantDb, locationId: string, n
   return row.value;
 }
 
+/**
+ * Removes a new order whose payment could not start, while it is still Pending (its lines go by
+ * cascade; its order number stays used): a refused request leaves nothing behind.
+ */
+export async function discardUnstarted(db: TenantDb | TenantTx, id: string): Promise<void> {
+  await db.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').execute();
+}
+
 /** The transaction by internal id; 404 when absent (or of another tenant: a different schema). */
 export async function loadTransaction(db: TenantDb | TenantTx, id: string): Promise<TransactionRow> {
   const row = await db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();

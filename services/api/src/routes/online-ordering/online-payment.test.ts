@@ -131,6 +131,18 @@ describe('free, test mode, platform-a', () => {
     await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
   });
 
+  test('a payment that cannot start leaves no order behind (platform-a active without its location)', async () => {
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true } }) }).where('id', '=', loc0()).execute();
+    try {
+      const before = await txCount();
+      const r = await pay({ lines: [line()] });
+      expect(r).toMatchObject({ status: 422, body: { message: 'platform-a location is not configured for this location.', reason: 'platform_a_not_configured' } });
+      expect(await txCount()).toBe(before);
+    } finally {
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
+    }
+  });
+
   test('platform-a integrated: a payment order, then payment/process with the card source', async () => {
     await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOC-1' } }) }).where('id', '=', loc0()).execute();
     const r = await pay({ lines: [line()] });
