@@ -10,8 +10,15 @@ export interface ProviderReport {
   readonly snapshot: Record<string, unknown>;
 }
 
-/** Translates a provider failure into the kernel's errors (503 with a stable reason; details logged by the caller). */
+/**
+ * Translates a provider failure into the kernel's errors (details logged by the caller): the provider
+ * refusing the card (HTTP 402, as card-a and platform-a answer a decline) is a 422 `card_declined` the
+ * customer can act on; anything else from the provider is a 503 with a stable reason.
+ */
 export function providerFailure(e: unknown): never {
+  if (e instanceof ProviderError && e.status === 402) {
+    throw errors.businessRule('The card was declined. Try another card.', { reason: 'card_declined', cause: e });
+  }
   if (e instanceof ProviderError) {
     throw errors.unavailable('The payment provider could not be reached. Try again.', { reason: 'provider_error', cause: e });
   }

@@ -152,6 +152,10 @@ describe('free, test mode, platform-a', () => {
     const id = r.body.data.transaction_id;
     const process = (source_id: string, body: Record<string, unknown> = {}) =>
       api.call('POST', '/api/online-ordering/payment/process', { body: { slug: a.merchant.slug, location_id: loc0(), transaction_id: id, source_id, ...body } });
+    // A declined card is the customer's to fix (422 card_declined), not a provider outage; the order waits for another card.
+    const declined = await process('cnon:card-nonce-declined');
+    expect(declined).toMatchObject({ status: 422, body: { message: 'The card was declined. Try another card.', reason: 'card_declined' } });
+    expect((await row(id)).status).toBe('Awaiting Payment');
     const done = await process('cnon:card-nonce-ok');
     expect(done.status).toBe(200);
     expect(done.body.data).toMatchObject({ transaction_id: id, status: 'Complete', total });
