@@ -152,6 +152,12 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect(after.status).not.toBe('Complete');
     expect(after.status).not.toBe('Awaiting Payment');
     expect(after.payment_snapshot).toMatchObject({ failure_code: 'card_declined' });
+    // Paid after all (a retry on the reader): the completed payment does not keep the earlier failure.
+    const paid = readerEvent(t, 'terminal.reader.action_succeeded');
+    expect((await post(paid, sign(paid))).status).toBe(200);
+    const done = await txn(t.id);
+    expect(done.status).toBe('Complete');
+    expect(done.payment_snapshot.failure_code).toBeUndefined();
   });
 
   test('payment_intent.succeeded: tenant from metadata location_id, verified with the provider before capture', async () => {
