@@ -4,6 +4,7 @@ import { errors, type Logger } from '@pos/kernel';
 import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
+import { acquireLock } from '../webhooks/redis-lock.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
@@ -34,13 +35,30 @@ export function runningProvider(t: TransactionRow): PaymentProvider {
   return typeof p === 'string' && isPaymentProvider(p) ? p : stampedPaymentProvider(t);
 }
 
-/** Saves a fresh key as the transaction's current one, folding the old one into the history. */
+/**
+ * Saves a fresh key as the transaction's current one, folding the old one into the history. Only over
+ * the key it read (compare and set): a key history rewritten by two writers would lose a key whose
+ * terminal session then could not be cancelled.
+ */
 async function rotateKey(deps: KioskPaymentDeps, t: TransactionRow, deviceId: string): Promise<TransactionRow> {
   const next = await mintKioskKey(deps.tdb, deviceId, deps.now(), t.idempotency_key);
   const h = foldRetryKey({ current: t.idempotency_key, all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }, next, false);
-  await deps.tdb.updateTable('transactions').set({ idempotency_key: h.current, all_idempotency_keys: [...h.all], updated_at: deps.now() }).where('id', '=', t.id).execute();
+  const r = await deps.tdb
+    .updateTable('transactions')
+    .set({ idempotency_key: h.current, all_idempotency_keys: [...h.all], updated_at: deps.now() })
+    .where('id', '=', t.id)
+    .where('idempotency_key', '=', t.idempotency_key)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
   return loadTransaction(deps.tdb, t.id);
 }
+
+/** The answer to a start while another start of the same transaction runs (and did not end within the wait). */
+export const PAYMENT_STARTING = 'This payment is already being started. Try again.';
+
+/** How long a start holds its transaction, and how long a second start of it waits (card-b tries three sales). */
+const START_LOCK_MS = 30_000;
+const START_WAIT_MS = 15_000;
 
 /**
  * Starts (or resumes) the provider payment of a kiosk transaction (spec 3 "Kiosk start, by
@@ -48,6 +66,18 @@ async function rotateKey(deps: KioskPaymentDeps, t: TransactionRow, deviceId: st
  * database transaction; the answer is saved after, with the status moved to `Awaiting Payment`.
  */
 export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
+  // One start of a transaction at a time (retries sent together): the next one then finds the session
+  // the first started and reuses it, instead of starting a second sale on the terminal.
+  const lock = await acquireLock(deps.redis, `payment_start_${transactionId}`, START_LOCK_MS, START_WAIT_MS, deps.log);
+  if (!lock.held) throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
+  try {
+    return await startLocked(deps, device, transactionId);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
   let t = await loadTransaction(deps.tdb, transactionId);
   const capture = { tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
   if (t.total === 0) {
