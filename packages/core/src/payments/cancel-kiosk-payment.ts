@@ -25,6 +25,16 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
   const provider = runningProvider(t);
   const snap = t.payment_snapshot;
   try {
+    // A payment the customer completed must not be cancelled here (card-b's abort of a finished session
+    // changes nothing there; card-a and platform-a refuse to cancel a paid one): it is captured instead.
+    if (t.status !== 'Pending') {
+      if (provider === 'card-b' && !deps.providers.cardB) notConfigured('card-b');
+      const report = await pollProvider(deps.providers, provider, snap);
+      if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
+        await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
+        throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+      }
+    }
     switch (provider) {
       case 'platform-a':
         if (typeof snap.checkout_id === 'string') {
@@ -36,12 +46,6 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
       case 'card-b':
         if (t.status !== 'Pending') {
           if (!deps.providers.cardB) notConfigured('card-b');
-          // An abort of a finished session changes nothing at card-b: a paid one must not be cancelled here.
-          const report = await pollProvider(deps.providers, 'card-b', snap);
-          if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
-            await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
-            throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
-          }
           for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
             try {
               await deps.providers.cardB.abortSession(k, device.id);

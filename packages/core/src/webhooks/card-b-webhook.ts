@@ -51,10 +51,11 @@ export interface CardBOutcome {
 type Data = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-/** Webhook `Amount` is major units (decimal): cents. */
+/** Webhook `Amount` is major units (decimal): cents, or null when it is not a sum of money (NaN, 1e308, more than a safe integer of cents). */
 export const majorToCents = (v: unknown): number | null => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,10}(\.\d{1,4})?$/.test(v) ? Number(v) : NaN;
-  return Number.isFinite(n) ? Math.round(n * 100) : null;
+  const cents = Math.round(n * 100);
+  return Number.isSafeInteger(cents) ? cents : null;
 };
 
 /**
@@ -187,14 +188,14 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       // never believed from the webhook alone.
       const r = await verifyCardBOnline(capture, await loadTransaction(tdb, t.id));
       if (!r) deps.log.info('card-b online payment not paid at the provider yet', { event_id: eventId, transaction_id: t.id });
-      if (r?.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount ?? t.total);
+      if (r?.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount !== null && amount >= 0 ? amount : t.total);
       return 'processed';
     }
     // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
     // sends the tip apart (`TipAmount` comes back beside `Amount`), a terminal may add one (more); an
     // event for less is not this order's payment. Logged, and left to the terminal session's poll.
     const tip = majorToCents(data.TipAmount) ?? 0;
-    if (amount === null || amount + tip < t.total) {
+    if (amount === null || amount < 0 || tip < 0 || amount + tip < t.total) {
       deps.log.error('card-b webhook amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, tip, total: t.total });
       throw new Error('amount_mismatch');
     }

@@ -186,6 +186,22 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(await mintKioskKey(tdb(), m.kiosk.device_id, new Date(0))).toBe(`idemp_${m.kiosk.device_id}_${(await newest()) + 1}`);
   });
 
+  test('retries of one transaction sent together start one sale: every key the terminal saw is in the history, and a cancel aborts it', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.decline(t.idempotency_key);
+    expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Unpaid');
+    const sales = cardB.saleRequests;
+    const rs = await Promise.all(Array.from({ length: 12 }, () => create({ transaction_id: t.id })));
+    expect(rs.map((r) => r.status)).toEqual(Array(12).fill(200));
+    // One new sale; the other retries found it running and reused it.
+    expect(cardB.saleRequests - sales).toBe(1);
+    const row = await tdb().selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+    expect(new Set(rs.map((r) => r.body.data.idempotency_key))).toEqual(new Set([row.idempotency_key]));
+    expect(row.all_idempotency_keys).toEqual([t.idempotency_key, row.idempotency_key]);
+    expect((await cancel(row.idempotency_key)).body.data.status).toBe('Cancelled');
+    expect(cardB.session(row.idempotency_key)!.state).toBe('aborted');
+  });
+
   test('a declined card leaves it Unpaid; the retry mints a fresh key, the old key still finds it, and it completes', async () => {
     const t = (await create(basket())).body.data;
     await cardB.decline(t.idempotency_key);
@@ -256,6 +272,12 @@ describe('card-a and platform-a', () => {
       const cancelled = await cancel(a.idempotency_key);
       expect(cancelled.body.data.status).toBe('Cancelled');
       expect(cardA.intent(a.payment_snapshot.id)!.status).toBe('canceled');
+
+      // Paid on the reader before the cancel reached it: captured, and the cancel is a 409 payment_complete.
+      const paidFirst = (await create(basket())).body.data;
+      await cardA.complete(paidFirst.payment_snapshot.reader_id);
+      expect((await cancel(paidFirst.idempotency_key)).body).toEqual({ message: 'This payment is already complete.', reason: 'payment_complete' });
+      expect((await details(paidFirst.idempotency_key)).body.data.status).toBe('Complete');
 
       // The provider fails after the intent was made (a reader it does not know): a session may exist,
       // so the order is kept and the error names it, for a retry or a cancel.

@@ -175,7 +175,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('a payment for less than the order total is not captured: stored as failed (amount_mismatch), no commission; a terminal tip (more) is captured', async () => {
     const t = await awaitingPayment();
-    for (const over of [{ Amount: 0.01 }, { Amount: (t.total - 1) / 100 }, { Amount: null }, { Amount: 'abc' }]) {
+    for (const over of [{ Amount: 0.01 }, { Amount: (t.total - 1) / 100 }, { Amount: null }, { Amount: 'abc' }, { Amount: -5, TipAmount: 7.8 }, { Amount: t.total / 100 + 1, TipAmount: -1 }, { Amount: 1e308 }]) {
       const raw = paymentBody(t, over);
       expect(await post(raw)).toMatchObject({ status: 200, body: { received: true } });
       expect({ over, log: await logOf(raw) }).toMatchObject({ over, log: { status: 'failed', error: 'amount_mismatch', merchant_id: m.merchant.id } });
