@@ -58,6 +58,7 @@ import * as tenant103registerSync from './migrations/tenant/2026-11-27-103-trans
 import * as tenant104postCaptureKeys from './migrations/tenant/2026-11-27-104-post-capture-keys.ts';
 import * as tenant105dailyStatsClaim from './migrations/tenant/2026-11-27-105-daily-stats-claim-in-trace.ts';
 import * as tenant106keyClocks from './migrations/tenant/2026-11-27-106-idempotency-key-clocks.ts';
+import * as tenant107createdId from './migrations/tenant/2026-11-27-107-transactions-created-id.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
@@ -119,6 +120,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-27-104-post-capture-keys': tenant104postCaptureKeys,
   '2026-11-27-105-daily-stats-claim-in-trace': tenant105dailyStatsClaim,
   '2026-11-27-106-idempotency-key-clocks': tenant106keyClocks,
+  '2026-11-27-107-transactions-created-id': tenant107createdId,
 };
 
 /**

@@ -1,6 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { TenantDb } from '@pos/db';
+import { sql } from 'kysely';
 import type { Access } from '../auth/access.ts';
 import { safeCell } from '../catalog/export-items.ts';
 import { checkTransactionFilters, scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
@@ -36,12 +37,15 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
   const csv = stringify({ header: true, columns: [...TRANSACTION_EXPORT_COLUMNS], bom: true, cast: { boolean: (b) => (b ? 'true' : 'false') } });
   csv.pipe(out);
   const work = (async () => {
-    let after: { created_at: Date; id: string } | null = null;
+    // The cursor is the last row's time as PostgreSQL wrote it (microseconds; a JavaScript Date keeps
+    // milliseconds, and rows of the same millisecond were skipped at a page's end) and its id.
+    let after: { at: string; id: string } | null = null;
     for (;;) {
-      let q = scopedTransactions(tdb, access, f).selectAll();
+      let q = scopedTransactions(tdb, access, f).selectAll().select(sql<string>`transactions.created_at::text`.as('page_at'));
       if (after) {
         const a = after;
-        q = q.where((eb) => eb.or([eb('transactions.created_at', '<', a.created_at), eb.and([eb('transactions.created_at', '=', a.created_at), eb('transactions.id', '<', a.id)])]));
+        // A row comparison, which the (created_at, id) index answers (an OR of the two made every page sort the table).
+        q = q.where(sql<boolean>`(transactions.created_at, transactions.id) < (${a.at}::timestamptz, ${a.id}::uuid)`);
       }
       const page = await q.orderBy('transactions.created_at', 'desc').orderBy('transactions.id', 'desc').limit(PAGE).execute();
       for (const t of page) {
@@ -68,7 +72,7 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
       }
       if (page.length < PAGE) break;
       const last = page[page.length - 1]!;
-      after = { created_at: last.created_at, id: last.id };
+      after = { at: last.page_at, id: last.id };
     }
     csv.end();
   })();

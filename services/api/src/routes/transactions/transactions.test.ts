@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
+import { sql } from 'kysely';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -150,5 +151,26 @@ describe('back-office transactions', () => {
     const otherOwner = await api.ownerToken(other);
     expect((await bo('GET', `/${made[0]!.id}`, { token: otherOwner })).body).toEqual({ message: 'Unable to locate the transaction you requested.' });
     expect((await bo('GET', '/datatable', { token: otherOwner })).body.total).toBe(0);
+  });
+
+  test('the export pages through more rows than a page, newest first, each row once (ties on created_at broken by id), on the (created_at, id) index', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const table = sql.raw(`"${m.merchant.tenant_database}".transactions`);
+    // 1,200 copies of a transaction, three at each second, so pages end inside a run of equal times.
+    await sql`
+      insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object('id', gen_random_uuid(), 'order_no', 800000 + g, 'receipt_no', 800000 + g,
+        'idempotency_key', t.idempotency_key || 'e' || g, 'all_idempotency_keys', jsonb_build_array(t.idempotency_key || 'e' || g), 'created_at', now() - make_interval(secs => g / 3)))).*
+      from ${table} t, generate_series(1, 1200) g where t.id = ${made[0]!.id}`.execute(api.deps.db);
+    const expected = await tdb.selectFrom('transactions').select(['id']).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    expect(expected.length).toBeGreaterThan(1200);
+    const lines = (await bo('GET', '/export')).text.replace(/^\uFEFF/, '').trim().split('\n').slice(1);
+    expect(lines.map((l) => l.split(',')[0])).toEqual(expected.map((r) => r.id));
+    // The page's condition is one the index answers (on a table this small the planner would rather scan it: told not to).
+    const plan = await api.deps.db.transaction().execute(async (tx) => {
+      await sql`set local enable_seqscan = off`.execute(tx);
+      await sql`set local enable_sort = off`.execute(tx);
+      return sql<{ 'QUERY PLAN': string }>`explain select id from ${table} where (created_at, id) < (now(), '00000000-0000-0000-0000-000000000000'::uuid) order by created_at desc, id desc limit 500`.execute(tx);
+    });
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan Backward using transactions_created_id[\s\S]*Index Cond: \(ROW\(created_at, id\) < ROW\(/);
   });
 });
