@@ -4,7 +4,7 @@ import { capturePayment } from './capture-payment.ts';
 import { ProviderError } from '@pos/providers/payments';
 import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
-import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { runningProvider, withPaymentStartLock, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 
@@ -16,7 +16,13 @@ import { publishPaymentStatus } from './payment-events.ts';
  * written under the row lock, so a capture that won meanwhile makes this a 409.
  */
 export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDevice, key: string): Promise<TransactionRow> {
-  const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
+  const found = await findKioskTransactionByKey(deps.tdb, device.id, key);
+  // In turn with the transaction's starts: a start in flight saves its key and session first.
+  return withPaymentStartLock(deps, found.id, () => cancelLocked(deps, device, found.id));
+}
+
+async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
+  const t = await loadTransaction(deps.tdb, transactionId);
   const first = paymentTransition(t.status, { kind: 'cancel' });
   if (first.kind === 'refused') throw errors.conflict(first.message, { reason: first.reason });
   if (first.kind === 'unchanged') return t;
@@ -44,7 +50,8 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
         aborted.push(t.idempotency_key);
         break;
       case 'card-b':
-        if (t.status !== 'Pending') {
+        // Pending too: a start whose provider did not answer in time may still have reached the terminal.
+        {
           if (!deps.providers.cardB) notConfigured('card-b');
           for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
             try {
@@ -55,7 +62,7 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
             }
             aborted.push(k);
           }
-        } else aborted.push(...keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }));
+        }
         break;
       case 'card-a':
         if (typeof snap.id === 'string') {

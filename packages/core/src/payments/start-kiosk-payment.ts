@@ -68,10 +68,19 @@ const START_WAIT_MS = 15_000;
 export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
   // One start of a transaction at a time (retries sent together): the next one then finds the session
   // the first started and reuses it, instead of starting a second sale on the terminal.
+  return withPaymentStartLock(deps, transactionId, () => startLocked(deps, device, transactionId));
+}
+
+/**
+ * Runs `fn` while no start of the transaction runs (`payment_start_{id}`): starts and cancels of one
+ * transaction take turns, so a cancel sees every key a start saved and aborts its session. A start
+ * still running after the wait answers 409 `payment_starting`.
+ */
+export async function withPaymentStartLock<T>(deps: Pick<KioskPaymentDeps, 'redis' | 'log'>, transactionId: string, fn: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(deps.redis, `payment_start_${transactionId}`, START_LOCK_MS, START_WAIT_MS, deps.log);
   if (!lock.held) throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
   try {
-    return await startLocked(deps, device, transactionId);
+    return await fn();
   } finally {
     await lock.release();
   }

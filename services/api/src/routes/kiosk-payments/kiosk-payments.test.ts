@@ -202,6 +202,34 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(cardB.session(row.idempotency_key)!.state).toBe('aborted');
   });
 
+  test('retries and cancels of one transaction sent together take turns: once Cancelled, no session of any of its keys is still running', async () => {
+    for (let round = 0; round < 3; round++) {
+      const t = (await create(basket())).body.data;
+      await cardB.decline(t.idempotency_key);
+      const rs = await Promise.all([
+        ...Array.from({ length: 4 }, () => create({ transaction_id: t.id })),
+        cancel(t.idempotency_key),
+        cancel(t.idempotency_key),
+        details(t.idempotency_key),
+      ]);
+      for (const r of rs) expect(r.status).toBeLessThan(500);
+      const row = await tdb().selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
+      expect(row.status).toBe('Cancelled');
+      expect([...row.invalid_idempotency_keys].sort()).toEqual([...row.all_idempotency_keys].sort());
+      for (const k of row.all_idempotency_keys) expect({ k, state: cardB.session(k)?.state }).not.toEqual({ k, state: 'processing' });
+    }
+  });
+
+  test('a cancel while the order is still Pending aborts a session its start reached without saving it (the provider answered too late)', async () => {
+    const t = (await create(basket())).body.data;
+    expect(cardB.session(t.idempotency_key)!.state).toBe('processing');
+    // As if the start's answer never came back: the row was left Pending without its session.
+    await tdb().updateTable('transactions').set({ status: 'Pending', payment_snapshot: JSON.stringify({ idempotency_key: t.idempotency_key }) }).where('id', '=', t.id).execute();
+    const c = await cancel(t.idempotency_key);
+    expect(c.body.data).toMatchObject({ status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] });
+    expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
+  });
+
   test('a declined card leaves it Unpaid; the retry mints a fresh key, the old key still finds it, and it completes', async () => {
     const t = (await create(basket())).body.data;
     await cardB.decline(t.idempotency_key);
