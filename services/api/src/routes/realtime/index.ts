@@ -39,7 +39,15 @@ interface Session {
   /** Messages are handled one at a time per socket: a flood of subscriptions queues behind itself. */
   turn: Promise<void>;
   recheck: ReturnType<typeof setInterval> | null;
+  /** Messages the client may still send now (refilled at MESSAGE_RATE a second up to MESSAGE_BURST). */
+  tokens: number;
+  refilled: number;
 }
+
+/** Client messages a socket may send a second, and at once: subscriptions are few; more is a flood. */
+export const MESSAGE_RATE = 20;
+export const MESSAGE_BURST = 60;
+const TOO_MANY = 'Too Many Attempts.';
 
 /**
  * The real-time channel (DESIGN 2 "Real time"): `GET /api/realtime` upgraded to a WebSocket,
@@ -110,12 +118,16 @@ export function realtimeRoutes(deps: ApiDeps) {
           };
           deps.realtime.add(client);
           ws.send(JSON.stringify({ type: 'ready' }));
-          const session: Session = { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db, kitchen, access, turn: Promise.resolve(), recheck: null };
+          const session: Session = { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db, kitchen, access, turn: Promise.resolve(), recheck: null, tokens: MESSAGE_BURST, refilled: performance.now() };
           // Credentials are checked again while the socket lives, as every HTTP request checks them: a
           // revoked token, a deleted device, a lapsed subscription or a removed user is closed with the
           // code its request would get; a changed role or grant applies to what is delivered next.
+          // Not queued behind the socket's own messages: a client sending frames must not delay its revocation.
+          let checking = false;
           session.recheck = setInterval(() => {
-            session.turn = session.turn.then(async () => {
+            if (checking) return;
+            checking = true;
+            void (async () => {
               try {
                 const again = await authenticate(false);
                 if (again.access) applyAccess(session, again.access, (v) => ws.send(JSON.stringify(v)));
@@ -124,8 +136,10 @@ export function realtimeRoutes(deps: ApiDeps) {
                 if (!(e instanceof AppError)) return void deps.log.warn('realtime credentials recheck failed', { err: e });
                 deps.realtime.remove(client.tenantDatabase, client.id);
                 end(e);
+              } finally {
+                checking = false;
               }
-            });
+            })();
           }, recheckMs);
           return session;
         } catch (e) {
@@ -140,6 +154,17 @@ export function realtimeRoutes(deps: ApiDeps) {
     async message(ws, raw): Promise<void> {
       const session = await pending.get(ws.id);
       if (!session) return;
+      // A client sending faster than MESSAGE_RATE a second (bursts of MESSAGE_BURST) is closed: its
+      // frames would queue without bound, each with a query, and slow every other caller.
+      const now = performance.now();
+      session.tokens = Math.min(MESSAGE_BURST, session.tokens + ((now - session.refilled) / 1000) * MESSAGE_RATE);
+      session.refilled = now;
+      if (session.tokens < 1) {
+        deps.realtime.remove(session.client.tenantDatabase, session.client.id);
+        ws.send(JSON.stringify({ type: 'error', message: TOO_MANY }));
+        return void ws.close(4429, TOO_MANY);
+      }
+      session.tokens -= 1;
       const run = session.turn.then(() => handle(session, raw, (v) => void ws.send(JSON.stringify(v)), (text) => void ws.send(text)));
       session.turn = run.catch(() => {});
       await run;

@@ -9,7 +9,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { publishPaymentStatus } from '@pos/core/payments/payment-events';
-import { MAX_FOLLOWED_TRANSACTIONS } from './index.ts';
+import { MAX_FOLLOWED_TRANSACTIONS, MESSAGE_BURST } from './index.ts';
 
 /**
  * The real-time channel over real WebSockets: two API instances (two "processes") share PostgreSQL and
@@ -252,6 +252,23 @@ describe('real-time channel', () => {
     office.send({ action: 'subscribe', channel: 'transaction', id: ids[MAX_FOLLOWED_TRANSACTIONS] });
     expect(await office.next()).toEqual({ type: 'subscribed', channel: 'transaction', id: ids[MAX_FOLLOWED_TRANSACTIONS], status: 'Cancelled' });
     office.close();
+  });
+
+  test('a socket sending frames faster than the channel allows is closed with 4429 (its frames no longer queue without bound)', async () => {
+    const office = connect(`${base}?token=${await api1.ownerToken(m)}`);
+    expect(await office.next()).toEqual({ type: 'ready' });
+    for (let i = 0; i < MESSAGE_BURST + 40; i++) office.send({ action: 'subscribe', channel: 'location' });
+    const seen: any[] = [];
+    for (;;) {
+      const msg = await office.next(3000);
+      seen.push(msg);
+      if (msg.closed !== undefined) break;
+    }
+    expect(seen.at(-1)).toEqual({ closed: 4429 });
+    expect(seen.at(-2)).toEqual({ type: 'error', message: 'Too Many Attempts.' });
+    const answered = seen.filter((x) => x.type === 'subscribed').length;
+    expect(answered).toBeGreaterThanOrEqual(MESSAGE_BURST - 5);
+    expect(answered).toBeLessThanOrEqual(MESSAGE_BURST + 5);
   });
 
   test('a device deleted while its socket is open is closed at the next check (4401), as its requests are refused', async () => {
