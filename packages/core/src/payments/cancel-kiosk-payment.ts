@@ -34,7 +34,6 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
     // A payment the customer completed must not be cancelled here (card-b's abort of a finished session
     // changes nothing there; card-a and platform-a refuse to cancel a paid one): it is captured instead.
     if (t.status !== 'Pending') {
-      if (provider === 'card-b' && !deps.providers.cardB) notConfigured('card-b');
       const report = await pollProvider(deps.providers, provider, snap);
       if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
         await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
@@ -51,17 +50,15 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
         break;
       case 'card-b':
         // Pending too: a start whose provider did not answer in time may still have reached the terminal.
-        {
-          if (!deps.providers.cardB) notConfigured('card-b');
-          for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
-            try {
-              await deps.providers.cardB.abortSession(k, device.id);
-            } catch (e) {
-              // A key whose session never reached the terminal (404) has nothing to abort.
-              if (!(e instanceof ProviderError && e.status === 404)) throw e;
-            }
-            aborted.push(k);
+        if (!deps.providers.cardB) notConfigured('card-b');
+        for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
+          try {
+            await deps.providers.cardB.abortSession(k, device.id);
+          } catch (e) {
+            // A key whose session never reached the terminal (404) has nothing to abort.
+            if (!(e instanceof ProviderError && e.status === 404)) throw e;
           }
+          aborted.push(k);
         }
         break;
       case 'card-a':

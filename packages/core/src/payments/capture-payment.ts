@@ -105,10 +105,9 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           if (decision.kind === 'refused') throw errors.conflict(decision.message, { reason: decision.reason });
           if (decision.kind === 'unchanged') return { status: t.status, completed: false, changed: false, stockChanged: false };
           const now = deps.now();
-          const merged: Record<string, unknown> = { ...t.payment_snapshot, ...providerData };
+          const snapshot: Record<string, unknown> = { ...t.payment_snapshot, ...providerData };
           // A payment that completes after a failed attempt does not keep that attempt's failure.
-          if (decision.effects.completes && providerData.failure_code === undefined) delete merged.failure_code;
-          const snapshot = merged;
+          if (decision.effects.completes && providerData.failure_code === undefined) delete snapshot.failure_code;
           if (!decision.effects.completes) {
             await tx.updateTable('transactions').set({ status: decision.next, payment_snapshot: JSON.stringify(snapshot), updated_at: now }).where('id', '=', t.id).execute();
             return { status: decision.next, completed: false, changed: true, stockChanged: false };

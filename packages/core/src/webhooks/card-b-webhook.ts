@@ -2,6 +2,7 @@ import type Redis from 'ioredis';
 import { sql } from 'kysely';
 import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
+import { coversTotal } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { loadTransaction, type TransactionRow } from '../payments/transaction-records.ts';
@@ -194,8 +195,8 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
     // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
     // sends the tip apart (`TipAmount` comes back beside `Amount`), a terminal may add one (more); an
     // event for less is not this order's payment. Logged, and left to the terminal session's poll.
-    const tip = majorToCents(data.TipAmount) ?? 0;
-    if (amount === null || amount < 0 || tip < 0 || amount + tip < t.total) {
+    const tip = majorToCents(data.TipAmount);
+    if (amount === null || !coversTotal(amount, tip, t.total)) {
       deps.log.error('card-b webhook amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, tip, total: t.total });
       throw new Error('amount_mismatch');
     }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
-import type { ProviderOutcome } from '@pos/domain';
+import { coversTotal, type ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMerchant, type WebhookTenant } from './tenant-resolution.ts';
@@ -123,7 +123,7 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
   // at the terminal comes as `tip_money` beside it): an event for less is not this order's payment.
   const amount = centsOf(checkout.amount_money);
   if (outcome === 'succeeded' || outcome === 'authorised') {
-    if (amount === null || amount + (centsOf(checkout.tip_money) ?? 0) < t.total) {
+    if (!coversTotal(amount, centsOf(checkout.tip_money), t.total)) {
       deps.log.error('platform-a checkout amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, total: t.total });
       throw new Error('amount_mismatch');
     }

@@ -47,7 +47,6 @@ interface Session {
 /** Client messages a socket may send a second, and at once: subscriptions are few; more is a flood. */
 export const MESSAGE_RATE = 20;
 export const MESSAGE_BURST = 60;
-const TOO_MANY = 'Too Many Attempts.';
 
 /**
  * The real-time channel (DESIGN 2 "Real time"): `GET /api/realtime` upgraded to a WebSocket,
@@ -160,9 +159,10 @@ export function realtimeRoutes(deps: ApiDeps) {
       session.tokens = Math.min(MESSAGE_BURST, session.tokens + ((now - session.refilled) / 1000) * MESSAGE_RATE);
       session.refilled = now;
       if (session.tokens < 1) {
+        const e = errors.throttled();
         deps.realtime.remove(session.client.tenantDatabase, session.client.id);
-        ws.send(JSON.stringify({ type: 'error', message: TOO_MANY }));
-        return void ws.close(4429, TOO_MANY);
+        ws.send(JSON.stringify({ type: 'error', message: e.message }));
+        return void ws.close(closeCode(e), e.message);
       }
       session.tokens -= 1;
       const run = session.turn.then(() => handle(session, raw, (v) => void ws.send(JSON.stringify(v)), (text) => void ws.send(text)));
