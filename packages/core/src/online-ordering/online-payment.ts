@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
@@ -10,6 +11,7 @@ import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
 import { readPaymentSettings } from '../payments/kiosk-device.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
+import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
@@ -307,24 +309,42 @@ async function capturePlatformA(deps: OnlinePaymentDeps, capture: CaptureDeps, t
 /**
  * `POST /online-ordering/payment/process`: pays a platform-a payment order with the card source the
  * storefront tokenised, then captures with platform-a's answer. The transaction names its merchant
- * through the slug; a transaction not of platform-a is 409.
+ * through the slug; a transaction not of platform-a is 409. One attempt runs at a time per order (two
+ * cards sent together are not both charged); a payment already made that did not fail is captured,
+ * never paid again; after a decline or a failed payment, another card is a new attempt.
  */
 export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { slug: string; location_id: string; transaction_id: string; source_id: string }) {
   const sf = await storefrontOf(deps.db, input.slug);
   const { loc } = await onlineLocation(sf, input.location_id);
-  const t = await onlineTransaction(sf.tdb, loc.id, input.transaction_id);
-  if (t.payment_snapshot.provider !== 'platform-a') throw errors.conflict('This order is not paid through platform-a.', { reason: 'not_platform_a' });
+  const found = await onlineTransaction(sf.tdb, loc.id, input.transaction_id);
+  if (found.payment_snapshot.provider !== 'platform-a') throw errors.conflict('This order is not paid through platform-a.', { reason: 'not_platform_a' });
+  if (found.status === 'Complete') return verifiedView(found);
+  const platformA = deps.providers.platformA;
+  if (!platformA) notConfigured('platform-a');
   const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
-  if (t.status === 'Complete') return verifiedView(t);
-  if (!deps.providers.platformA) notConfigured('platform-a');
-  let paymentId = typeof t.payment_snapshot.payment_id === 'string' ? t.payment_snapshot.payment_id : null;
-  if (!paymentId) {
-    const p = await deps.providers.platformA
-      .createPayment({ idempotencyKey: t.id.replaceAll('-', ''), sourceId: input.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') })
-      .catch(providerFailure);
-    paymentId = p.id;
-    await sf.tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...t.payment_snapshot, payment_id: p.id }), updated_at: deps.now() }).where('id', '=', t.id).execute();
-  }
-  await capturePlatformA(deps, capture, await loadTransaction(sf.tdb, t.id));
-  return verifiedView(await loadTransaction(sf.tdb, t.id));
+  return withPaymentStartLock(deps, found.id, async () => {
+    const t = await loadTransaction(sf.tdb, found.id);
+    if (t.status === 'Complete') return verifiedView(t);
+    const allowed = paymentTransition(t.status, { kind: 'start' });
+    if (allowed.kind === 'refused') throw errors.conflict(allowed.message, { reason: allowed.reason });
+    const previous = typeof t.payment_snapshot.payment_id === 'string' ? t.payment_snapshot.payment_id : null;
+    const paid = previous ? await platformA.getPayment(previous).catch(providerFailure) : null;
+    if (!paid || paid.status === 'FAILED' || paid.status === 'CANCELED') {
+      const p = await platformA
+        .createPayment({ idempotencyKey: platformAAttemptKey(t.id, input.source_id), sourceId: input.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') })
+        .catch(providerFailure);
+      await sf.tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...t.payment_snapshot, payment_id: p.id }), updated_at: deps.now() }).where('id', '=', t.id).execute();
+    }
+    await capturePlatformA(deps, capture, await loadTransaction(sf.tdb, t.id));
+    return verifiedView(await loadTransaction(sf.tdb, t.id));
+  });
+}
+
+/**
+ * The provider's idempotency key of one card attempt: the order and the card source, hashed to the
+ * provider's 45 characters. A request resent with the same source gets the provider's first answer
+ * (one charge); another card is another key (a key sent again with other data is refused).
+ */
+export function platformAAttemptKey(transactionId: string, sourceId: string): string {
+  return `pa${createHash('sha256').update(`${transactionId}:${sourceId}`).digest('hex').slice(0, 43)}`;
 }

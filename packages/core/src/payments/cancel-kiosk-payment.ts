@@ -4,7 +4,8 @@ import { capturePayment } from './capture-payment.ts';
 import { ProviderError } from '@pos/providers/payments';
 import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
-import { runningProvider, withPaymentStartLock, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { withPaymentStartLock } from './payment-start-lock.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 

@@ -4,7 +4,7 @@ import { errors, type Logger } from '@pos/kernel';
 import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
-import { acquireLock } from '../webhooks/redis-lock.ts';
+import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
@@ -53,12 +53,6 @@ async function rotateKey(deps: KioskPaymentDeps, t: TransactionRow, deviceId: st
   return loadTransaction(deps.tdb, t.id);
 }
 
-/** The answer to a start while another start of the same transaction runs (and did not end within the wait). */
-export const PAYMENT_STARTING = 'This payment is already being started. Try again.';
-
-/** How long a start holds its transaction, and how long a second start of it waits (card-b tries three sales). */
-const START_LOCK_MS = 30_000;
-const START_WAIT_MS = 15_000;
 
 /**
  * Starts (or resumes) the provider payment of a kiosk transaction (spec 3 "Kiosk start, by
@@ -69,21 +63,6 @@ export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDev
   // One start of a transaction at a time (retries sent together): the next one then finds the session
   // the first started and reuses it, instead of starting a second sale on the terminal.
   return withPaymentStartLock(deps, transactionId, () => startLocked(deps, device, transactionId));
-}
-
-/**
- * Runs `fn` while no start of the transaction runs (`payment_start_{id}`): starts and cancels of one
- * transaction take turns, so a cancel sees every key a start saved and aborts its session. A start
- * still running after the wait answers 409 `payment_starting`.
- */
-export async function withPaymentStartLock<T>(deps: Pick<KioskPaymentDeps, 'redis' | 'log'>, transactionId: string, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireLock(deps.redis, `payment_start_${transactionId}`, START_LOCK_MS, START_WAIT_MS, deps.log);
-  if (!lock.held) throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
-  try {
-    return await fn();
-  } finally {
-    await lock.release();
-  }
 }
 
 async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {

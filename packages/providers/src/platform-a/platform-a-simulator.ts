@@ -11,7 +11,8 @@ import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts'
  * base64(HMAC-SHA256(key, notification URL + body))).
  *
  * Online payments: `POST /v2/payments` (`source_id` a card nonce: `cnon:card-nonce-declined` is a 402
- * `GENERIC_DECLINE`, any other completes), `GET /v2/payments/{id}`.
+ * `GENERIC_DECLINE`, any other completes), `GET /v2/payments/{id}`. An `idempotency_key` answers its first
+ * request again, a decline included; sent with another source or amount it is a 400 `IDEMPOTENCY_KEY_REUSED`.
  *
  * Simulator assumption: a declined card ends the checkout `CANCELED` with `cancel_reason`
  * `BUYER_CANCELED` (the real terminal lets the buyer retry first); a time-out ends it `CANCELED` /
@@ -52,6 +53,8 @@ export interface PlatformAPayment {
 export interface PlatformASimulator {
   readonly url: string;
   payment(id: string): Readonly<PlatformAPayment> | undefined;
+  /** The payments taken with this `reference_id`, in the order they were made. */
+  paymentsFor(referenceId: string): readonly Readonly<PlatformAPayment>[];
   checkout(id: string): Readonly<Checkout> | undefined;
   /** Checkouts created (idempotent replays not counted). */
   readonly created: number;
@@ -72,7 +75,8 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   const checkouts = new Map<string, Checkout>();
   const byKey = new Map<string, string>();
   const payments = new Map<string, PlatformAPayment>();
-  const paymentByKey = new Map<string, string>();
+  /** Each payment request's key: what it asked (source, amount) and what it was answered, decline included. */
+  const paymentByKey = new Map<string, { request: string; answer: () => Response }>();
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
   const catalog = new Map<string, { object_id: string; name: string; amount: number; currency: string }>();
   const catalogUpserts: string[] = [];
@@ -184,14 +188,20 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
         const b = await jsonBody(req);
         const key = typeof b?.idempotency_key === 'string' && b.idempotency_key.length > 0 && b.idempotency_key.length <= 45 ? b.idempotency_key : null;
         if (!key) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'idempotency_key');
-        const known = paymentByKey.get(key);
-        if (known) return Response.json({ payment: payments.get(known) });
         const amount = (b!.amount_money as Record<string, unknown> | undefined)?.amount;
         const currency = (b!.amount_money as Record<string, unknown> | undefined)?.currency;
+        // A key answers its first request again, a decline included; the same key with other request data is refused.
+        const request = JSON.stringify([b!.source_id, amount, currency]);
+        const known = paymentByKey.get(key);
+        if (known) return known.request === request ? known.answer() : sqErr(400, 'INVALID_REQUEST_ERROR', 'IDEMPOTENCY_KEY_REUSED', 'The idempotency key can only be retried with the same request data.', 'idempotency_key');
         if (!Number.isInteger(amount) || (amount as number) < 1) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid amount', 'amount_money.amount');
         if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'Invalid currency', 'amount_money.currency');
         if (typeof b!.source_id !== 'string' || b!.source_id.length === 0) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'source_id');
-        if (b!.source_id === 'cnon:card-nonce-declined') return sqErr(402, 'PAYMENT_METHOD_ERROR', 'GENERIC_DECLINE', 'Authorization error: GENERIC_DECLINE');
+        if (b!.source_id === 'cnon:card-nonce-declined') {
+          const declined = () => sqErr(402, 'PAYMENT_METHOD_ERROR', 'GENERIC_DECLINE', 'Authorization error: GENERIC_DECLINE');
+          paymentByKey.set(key, { request, answer: declined });
+          return declined();
+        }
         const pay: PlatformAPayment = {
           id: crypto.randomUUID().replaceAll('-', '').slice(0, 26),
           amount_money: { amount: amount as number, currency },
@@ -201,7 +211,7 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
           created_at: new Date().toISOString(),
         };
         payments.set(pay.id, pay);
-        paymentByKey.set(key, pay.id);
+        paymentByKey.set(key, { request, answer: () => Response.json({ payment: payments.get(pay.id) }) });
         return Response.json({ payment: pay });
       }),
     ),
@@ -254,6 +264,7 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
     url: `http://${server.hostname}:${server.port}`,
     checkout: (id) => checkouts.get(id),
     payment: (id) => payments.get(id),
+    paymentsFor: (referenceId) => [...payments.values()].filter((p) => p.reference_id === referenceId),
     get created() {
       return created;
     },

@@ -160,12 +160,50 @@ describe('free, test mode, platform-a', () => {
     expect(done.status).toBe(200);
     expect(done.body.data).toMatchObject({ transaction_id: id, status: 'Complete', total });
     expect((await row(id)).payment_snapshot).toMatchObject({ provider: 'platform-a', payment_id: expect.any(String) });
+    // The declined card did not burn the order's key: the second card was its own attempt, charged once.
+    expect(platformA.paymentsFor(id).map((p) => [p.status, p.amount_money.amount])).toEqual([['COMPLETED', total]]);
+    // The same card sent again (a double submit) is answered from the order, not charged again.
+    expect((await process('cnon:card-nonce-ok')).body.data).toMatchObject({ status: 'Complete' });
+    expect(platformA.paymentsFor(id)).toHaveLength(1);
     // A card-a order is not processed here.
     await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
     const other = await pay({ lines: [line()] });
     expect(
       await api.call('POST', '/api/online-ordering/payment/process', { body: { slug: a.merchant.slug, location_id: loc0(), transaction_id: other.body.data.transaction_id, source_id: 'cnon:card-nonce-ok' } }),
     ).toMatchObject({ status: 409, body: { message: 'This order is not paid through platform-a.' } });
+  });
+});
+
+describe('platform-a attempts', () => {
+  const activate = () => tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOC-1' } }) }).where('id', '=', loc0()).execute();
+  const deactivate = () => tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
+  const process = (id: string, source_id: string) =>
+    api.call('POST', '/api/online-ordering/payment/process', { body: { slug: a.merchant.slug, location_id: loc0(), transaction_id: id, source_id } });
+
+  test('two cards sent together for one order: one charge, both answers name the completed order', async () => {
+    await activate();
+    try {
+      const id = (await pay({ lines: [line()] })).body.data.transaction_id as string;
+      const answers = await Promise.all([process(id, 'cnon:card-nonce-ok'), process(id, 'cnon:card-nonce-ok-2'), process(id, 'cnon:card-nonce-ok-3')]);
+      for (const r of answers) expect(r).toMatchObject({ status: 200, body: { data: { transaction_id: id, status: 'Complete' } } });
+      expect(platformA.paymentsFor(id)).toHaveLength(1);
+      expect((await row(id)).status).toBe('Complete');
+    } finally {
+      await deactivate();
+    }
+  });
+
+  test('a cancelled order is not charged: 409, no payment at the provider', async () => {
+    await activate();
+    try {
+      const id = (await pay({ lines: [line()] })).body.data.transaction_id as string;
+      await tdb().updateTable('transactions').set({ status: 'Cancelled' }).where('id', '=', id).execute();
+      expect(await process(id, 'cnon:card-nonce-ok')).toMatchObject({ status: 409, body: { reason: 'payment_cancelled' } });
+      expect(platformA.paymentsFor(id)).toEqual([]);
+      expect((await row(id)).status).toBe('Cancelled');
+    } finally {
+      await deactivate();
+    }
   });
 });
 
