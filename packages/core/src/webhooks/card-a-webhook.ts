@@ -206,14 +206,15 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
   const lock = await acquireLock(deps.redis, `payment_processing_${t.channel === 'kiosk' ? 'kiosk' : 'online'}_${t.idempotency_key}`, WEBHOOK_PAYMENT_LOCK_MS, WEBHOOK_PAYMENT_LOCK_MS, deps.log);
   try {
     const capture = { tdb, tenantDatabase: tenant.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now };
-    if (type === 'payment_intent.succeeded') {
-      // Online payment: verified with the provider (poll), never believed from the payload alone.
+    if (type === 'payment_intent.succeeded' || type === 'terminal.reader.action_succeeded') {
+      // A success (online, or the kiosk's reader) is verified with the provider (poll), never believed
+      // from the payload alone: the capture runs with what card-a says of the payment intent.
       const r = await capturePayment(capture, t.id, { kind: 'poll' });
       if (r.status === 'Complete') await recordCardAPayment(deps, tenant.merchantId, intentId);
       return;
     }
-    const outcome: ProviderOutcome =
-      type === 'terminal.reader.action_succeeded' ? 'succeeded' : type === 'payment_intent.canceled' ? 'aborted' : 'failed';
+    // A failure or a cancel takes no money: the payload is enough to move the order on.
+    const outcome: ProviderOutcome = type === 'payment_intent.canceled' ? 'aborted' : 'failed';
     const action = obj(object.action);
     const data: Obj = { webhook_event: eventId, ...(str(action.failure_code) ? { failure_code: action.failure_code } : {}) };
     const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome, data });

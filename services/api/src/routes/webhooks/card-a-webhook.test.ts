@@ -66,9 +66,30 @@ function readerEvent(t: { payment_snapshot: { id: string; reader_id: string } },
   });
 }
 
+/** The customer pays on the reader: card-a's intent succeeds (this simulator sends no webhook itself). */
+async function paidAtProvider(t: { payment_snapshot: { reader_id: string } }) {
+  await cardA.complete(t.payment_snapshot.reader_id);
+  if (lastReader === t.payment_snapshot.reader_id) lastReader = null;
+}
+
 describe('POST /card-a-webhook/{countryCode}', () => {
+  test('a signed action_succeeded is checked with card-a: an intent card-a does not report paid captures nothing', async () => {
+    const t = await awaitingPayment();
+    const early = readerEvent(t);
+    expect(await post(early, sign(early))).toMatchObject({ status: 200, text: '{"received":true}' });
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+    expect(await captures(t.id)).toBe(0);
+    // Once card-a reports the intent paid, the reader's event captures it, once.
+    await paidAtProvider(t);
+    const paid = readerEvent(t);
+    expect((await post(paid, sign(paid))).status).toBe(200);
+    expect((await txn(t.id)).status).toBe('Complete');
+    expect(await captures(t.id)).toBe(1);
+  });
+
   test('a valid signature: the reader resolves the tenant and the payment is captured', async () => {
     const t = await awaitingPayment();
+    await paidAtProvider(t);
     const raw = readerEvent(t);
     const r = await post(raw, sign(raw));
     expect(r).toMatchObject({ status: 200, text: '{"received":true}' });
@@ -89,6 +110,7 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect(await logOf(JSON.parse(raw).id)).toEqual([]);
     expect((await txn(t.id)).status).toBe('Awaiting Payment');
     // The country's own secret verifies (case of the code does not matter).
+    await paidAtProvider(t);
     expect((await post(raw, sign(raw, NL_SECRET), 'nl')).status).toBe(200);
     expect((await txn(t.id)).status).toBe('Complete');
   });
@@ -111,6 +133,7 @@ describe('POST /card-a-webhook/{countryCode}', () => {
 
   test('a replay of the same delivery is acknowledged, stored and changes nothing (the event is claimed once)', async () => {
     const t = await awaitingPayment();
+    await paidAtProvider(t);
     const raw = readerEvent(t);
     const sig = sign(raw);
     expect((await post(raw, sig)).status).toBe(200);
@@ -153,6 +176,7 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect(after.status).not.toBe('Awaiting Payment');
     expect(after.payment_snapshot).toMatchObject({ failure_code: 'card_declined' });
     // Paid after all (a retry on the reader): the completed payment does not keep the earlier failure.
+    await paidAtProvider(t);
     const paid = readerEvent(t, 'terminal.reader.action_succeeded');
     expect((await post(paid, sign(paid))).status).toBe(200);
     const done = await txn(t.id);
