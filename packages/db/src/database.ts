@@ -39,6 +39,10 @@ export function createDatabase(url: string, opts: { max?: number; applicationNam
   // An idle client error (server restart) must not crash the process; the pool replaces the client.
   pool.on('error', () => {});
   pool.on('connect', (client) => {
+    // A checked-out client has no idle listener: a server error while it runs no query (between two
+    // statements of a transaction, a backend terminated) is emitted on the client and, unheard, ended the
+    // process. The broken client fails its next query, and the pool drops it when it is released.
+    client.on('error', () => {});
     const query = client.query;
     client.query = function (this: pg.PoolClient, ...args: unknown[]) {
       queries++;
