@@ -34,8 +34,11 @@ export interface CaptureDeps {
 
 /** How the capture was triggered (spec 3 "Capture rules" 2). */
 export type CaptureTrigger =
-  /** Poll-triggered (details route, verify): the provider is asked. */
-  | { readonly kind: 'poll' }
+  /**
+   * Poll-triggered (details route, verify): the provider is asked. `via: 'webhook'` when a provider's
+   * event set it off (the event is not believed, the provider is asked; the trace says webhook).
+   */
+  | { readonly kind: 'poll'; readonly via?: 'webhook' }
   /** Webhook-triggered: the provider's data comes with it. */
   | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown> }
   | { readonly kind: 'free' }
@@ -115,7 +118,7 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           // Rows many captures share (the item's stock level, the location's receipt counter) are
           // written last, so their locks are held for the shortest time before the commit.
           const lines = await loadLines(tx, t.id);
-          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind, detail: null }).execute();
+          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind === 'poll' && trigger.via ? trigger.via : trigger.kind, detail: null }).execute();
           // Stock of tracked items (a level row at the location) goes down by what was sold; a paid
           // sale is recorded even when it takes the level below zero.
           let stockChanged = false;

@@ -209,7 +209,7 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
     if (type === 'payment_intent.succeeded' || type === 'terminal.reader.action_succeeded') {
       // A success (online, or the kiosk's reader) is verified with the provider (poll), never believed
       // from the payload alone: the capture runs with what card-a says of the payment intent.
-      const r = await capturePayment(capture, t.id, { kind: 'poll' });
+      const r = await capturePayment(capture, t.id, { kind: 'poll', via: 'webhook' });
       if (r.status === 'Complete') await recordCardAPayment(deps, tenant.merchantId, intentId);
       return;
     }

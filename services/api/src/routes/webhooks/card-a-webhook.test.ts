@@ -85,6 +85,8 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect((await post(paid, sign(paid))).status).toBe(200);
     expect((await txn(t.id)).status).toBe('Complete');
     expect(await captures(t.id)).toBe(1);
+    // The trace says the webhook captured it (having asked card-a), not the kiosk's poll.
+    expect((await tdb().selectFrom('transaction_steps').select('outcome').where('transaction_id', '=', t.id).where('step', '=', 'capture').executeTakeFirstOrThrow()).outcome).toBe('webhook');
   });
 
   test('a valid signature: the reader resolves the tenant and the payment is captured', async () => {
