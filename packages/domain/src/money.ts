@@ -1,6 +1,12 @@
 /** An amount of money in integer minor units (cents). Every amount in the platform is Cents except X/Z report values. */
 export type Cents = number;
 
+/** The largest amount an order can come to: the money columns are 32-bit integers of cents. */
+export const MAX_ORDER_CENTS: Cents = 2_147_483_647;
+
+/** The largest tip a customer can add to an order (kiosk and online ordering). */
+export const MAX_TIP_CENTS: Cents = 100_000;
+
 /** True when `n` is a safe integer amount of cents. */
 export function isCents(n: unknown): n is Cents {
   return typeof n === 'number' && Number.isSafeInteger(n);

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { MAX_ORDER_CENTS, MAX_TIP_CENTS } from '@pos/domain/money';
 import { localMoment, priceBasket, type PricedBasket, type PricingLine, type PricingOffer } from '@pos/domain/catalog/pricing';
 import { itemsOnChannel, readPublishedCatalog } from './published/read-published-catalog.ts';
 import { activeOffersFor } from './offers.ts';
@@ -79,6 +80,8 @@ export async function quoteBasket(
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   const offers = await activeOffersFor(deps.tdb, location.id);
   const priced = priceBasket(pricing, [...offers, ...extraOffers], { channel: at.channel, ...localMoment(deps.now, location.timezone) });
+  // Room is kept for the largest tip, so an order quoted here can always be stored with it.
+  if (priced.subtotal > MAX_ORDER_CENTS - MAX_TIP_CENTS) throw errors.validation({ lines: ['The order total is too large.'] });
   return {
     menu_version: catalog.version,
     lines: priced.lines.map((l, i) => ({ ...l, ...extras[i]! })),

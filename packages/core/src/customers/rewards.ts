@@ -17,6 +17,35 @@ export async function rewardAsOffer(db: TenantDb | TenantTx, input: { rewardId: 
   return { id: reward.id, name: reward.name, rule: { kind: 'amount', amount: reward.discount }, item_ids: [], category_ids: [], min_basket: 0, channels: [], schedule: null };
 }
 
+/** Orders whose rewards hold their points: not settled yet, or paid and not finalised (points not taken yet). */
+const UNSETTLED = ['Pending', 'Awaiting Payment', 'Unpaid', 'Awaiting Capture'] as const;
+
+/**
+ * Checks, inside the transaction that writes a new order carrying `rewardId`, that the customer's points
+ * cover it beside the rewards of the customer's other orders that still hold theirs (unsettled, or paid
+ * with the finalisation that takes the points still to run). The account row is locked first, so two
+ * orders of one customer are checked one after the other and one set of points pays for one reward
+ * (409 `insufficient_points`, nothing written).
+ */
+export async function checkRewardPoints(tx: TenantTx, customerId: string, rewardId: string): Promise<void> {
+  const account = await tx.selectFrom('loyalty_accounts').select('points').where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
+  const others = await tx
+    .selectFrom('transactions as t')
+    .select('t.offers')
+    .where('t.customer_id', '=', customerId)
+    .where((eb) =>
+      eb.or([
+        eb('t.status', 'in', [...UNSETTLED]),
+        eb.and([eb('t.status', '=', 'Complete'), eb.not(eb.exists(eb.selectFrom('transaction_steps as s').select('s.step').whereRef('s.transaction_id', '=', 't.id').where('s.step', '=', 'finalise')))]),
+      ]),
+    )
+    .execute();
+  const offerIds = others.flatMap((t) => (Array.isArray(t.offers) ? (t.offers as { id?: unknown }[]) : []).map((o) => o.id).filter((id): id is string => typeof id === 'string'));
+  const costs = await rewardsAmong(tx, [...new Set([...offerIds, rewardId])]);
+  const held = offerIds.reduce((sum, id) => sum + (costs.get(id) ?? 0), 0);
+  if ((account?.points ?? 0) - held < (costs.get(rewardId) ?? 0)) throw errors.conflict('Not enough loyalty points.', { reason: 'insufficient_points' });
+}
+
 /** The rewards among a transaction's applied offers (by id), with the points each costs. */
 export async function rewardsAmong(db: TenantDb | TenantTx, offerIds: readonly string[]): Promise<Map<string, number>> {
   if (offerIds.length === 0) return new Map();

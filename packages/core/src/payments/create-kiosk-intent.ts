@@ -4,7 +4,7 @@ import { stampPaymentProvider } from '@pos/domain';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
-import { rewardAsOffer } from '../customers/rewards.ts';
+import { checkRewardPoints, rewardAsOffer } from '../customers/rewards.ts';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { discardUnstarted, loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
@@ -52,6 +52,9 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   if (input.reward_id !== undefined && !loyalty) throw errors.field('reward_id', 'A reward needs the customer\'s loyalty_token.');
   const reward = input.reward_id !== undefined && loyalty ? [await rewardAsOffer(deps.tdb, { rewardId: input.reward_id, customerId: loyalty.customer_id, locationId: device.location_id })] : [];
   const quote = await quoteBasket({ tdb: deps.tdb, redis: deps.redis, merchantId: deps.merchantId, now }, { locationId: device.location_id, channel: 'kiosk' }, input.lines!, reward);
+  // A free order is completed without a terminal; a tip alone is not a sale a terminal takes (card-b's
+  // sale amount excludes the tip).
+  if (quote.total === 0 && (input.tip_amount ?? 0) > 0) throw errors.field('tip_amount', 'A tip cannot be added to a free order.');
   const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', device.location_id).executeTakeFirstOrThrow();
   const settings = readPaymentSettings(location.payment_settings);
   const provider = stampPaymentProvider('kiosk', settings.in_person_provider, deps.providers.defaults);
@@ -61,6 +64,9 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
 
   await withWriteRetry(() =>
     deps.tdb.transaction().execute(async (tx) => {
+      // One set of points pays for one reward: checked again under the account's lock, beside the
+      // customer's other orders still holding theirs.
+      if (reward.length > 0 && loyalty) await checkRewardPoints(tx, loyalty.customer_id, input.reward_id!);
       const orderNo = await nextCounter(tx, device.location_id, 'order_no');
       await tx
         .insertInto('transactions')

@@ -47,7 +47,12 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
         }
         if (!sessionId) return { outcome: 'processing', snapshot: {} };
         if (!providers.cardB) notConfigured('card-b');
-        const s = await providers.cardB.getSession(sessionId);
+        const s = await providers.cardB.getSession(sessionId).catch((e: unknown) => {
+          // A session the terminal never received (a start whose sale did not get through): nothing was taken.
+          if (e instanceof ProviderError && e.status === 404) return { state: 'unknown' as const };
+          throw e;
+        });
+        if (s.state === 'unknown') return { outcome: 'failed', snapshot: { failure_code: 'session_not_found' } };
         if (s.state === 'processing') return { outcome: 'processing', snapshot: {} };
         const outcome: ProviderOutcome = s.success ? 'succeeded' : s.eventId === 1016 ? 'aborted' : 'failed';
         return { outcome, snapshot: { transactionId: s.transactionId, orderCode: s.orderCode, eventId: s.eventId, amount: s.amount } };

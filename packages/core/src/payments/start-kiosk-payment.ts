@@ -120,6 +120,9 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
             continue;
           }
           deps.log.warn('card-b sale failed', { transaction_id: t.id, err: e });
+          // The sale may have reached the terminal (the answer was lost): its session is recorded, so
+          // polls, the webhook and cancel find it and a payment the customer makes is captured.
+          await saveStart(deps, t, { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId });
           providerFailure(e);
         }
       }
@@ -132,7 +135,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
       if (!deps.providers.cardA) notConfigured('card-a');
       if (sameProvider && typeof previous.id === 'string') {
         const report = await pollProvider(deps.providers, 'card-a', previous);
-        if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        if (report.outcome === 'processing') return resumeOnReader(deps, t, readerId, previous);
         // Already paid (the customer paid before the retry): capture it, never charge again.
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
@@ -145,8 +148,13 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
           metadata: { location_id: t.location_id, transaction_id: t.id, idempotency_key: t.idempotency_key, order_no: String(t.order_no) },
           idempotencyKey: t.idempotency_key,
         });
-        await deps.providers.cardA.processPaymentIntent(readerId, pi.id);
         snapshot = { provider, idempotency_key: t.idempotency_key, id: pi.id, reader_id: readerId };
+        await deps.providers.cardA.processPaymentIntent(readerId, pi.id).catch(async (e: unknown) => {
+          // Not a refusal of the reader (busy): the intent may have reached it (the answer was lost), so it
+          // is recorded for polls, the webhook and cancel, as a started payment.
+          if (!(e instanceof ProviderError && e.status === 409)) await saveStart(deps, t, snapshot);
+          throw e;
+        });
       } catch (e) {
         if (e instanceof ProviderError && e.status === 409) throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
         deps.log.warn('card-a reader payment failed to start', { transaction_id: t.id, err: e });
@@ -183,6 +191,25 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
     }
   }
   return saveStart(deps, t, snapshot);
+}
+
+/**
+ * A card-a retry whose intent is still open: the reader is asked to take it again (a start whose answer
+ * was lost may never have reached it). A reader busy with this very intent is the payment running; busy
+ * with another one, the terminal is busy.
+ */
+async function resumeOnReader(deps: KioskPaymentDeps, t: TransactionRow, readerId: string, previous: Record<string, unknown>): Promise<TransactionRow> {
+  const cardA = deps.providers.cardA!;
+  try {
+    await cardA.processPaymentIntent(readerId, String(previous.id));
+  } catch (e) {
+    if (!(e instanceof ProviderError && e.status === 409)) providerFailure(e);
+    const reader = await cardA.retrieveReader(readerId).catch(providerFailure);
+    if (reader.action?.process_payment_intent?.payment_intent !== previous.id) {
+      throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
+    }
+  }
+  return saveStart(deps, t, { ...previous, reader_id: readerId });
 }
 
 async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string): Promise<TransactionRow> {

@@ -24,7 +24,8 @@ export async function sendReceipt(tdb: TenantDb, t: TransactionRow, email: strin
         order_no: String(t.order_no),
         receipt_no: String(t.receipt_no),
         total: money(t.total),
-        lines: lines.map((l) => `${l.qty} x ${l.name}  ${money(l.total)}`).join('\n'),
+        // Line totals are after discounts; with the tip's line they add up to the total.
+        lines: [...lines.map((l) => `${l.qty} x ${l.name}  ${money(l.total)}`), ...(t.tip_amount > 0 ? [`Tip  ${money(t.tip_amount)}`] : [])].join('\n'),
       },
     }),
   );

@@ -5,6 +5,7 @@ import { hashLoyaltyToken, issueLoyaltyToken } from '@pos/core/customers/loyalty
 import { issueGiftCard } from '@pos/core/customers/gift-cards';
 import { finalisePayment, defaultFinaliseSteps, listSteps } from '@pos/core/payments/post-capture';
 import { createReward } from '@pos/core/customers/rewards';
+import { movePoints } from '@pos/core/customers/loyalty';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 // Kiosk customer, loyalty, offers, gift-card and update routes against real PostgreSQL and Redis.
@@ -224,6 +225,30 @@ describe('loyalty rewards (offer and reward redemption)', () => {
     ]);
     const acct = await tdb().selectFrom('loyalty_accounts').select('points').where('customer_id', '=', id.body.data.customer.id).executeTakeFirstOrThrow();
     expect(acct.points).toBe(19);
+  });
+
+  test('one set of points pays for one reward: orders sent together or one after the other before the points are taken', async () => {
+    const rewardId = await createReward(tdb(), { locationId: m.locations[0]!.id, name: 'Coffee on us', points: 10, discount: 280 }, new Date());
+    const customerId = (await post('/kiosk/customer/identify', { phone: '+32 470 99 88 77' })).body.data.customer.id as string;
+    await movePoints(tdb(), { customerId, kind: 'adjust', points: 14, transactionId: null }, new Date());
+    const order = async () => {
+      const token = (await issueLoyaltyToken(tdb(), customerId, m.kiosk.device_id, new Date())).token;
+      return post('/kiosk/payment/create-intent', { lines: [{ item_id: item('Espresso').id, qty: 2 }], loyalty_token: token, reward_id: rewardId });
+    };
+    const together = await Promise.all([order(), order(), order()]);
+    expect(together.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    for (const r of together.filter((x) => x.status === 409)) expect(r.body).toEqual({ message: 'Not enough loyalty points.', reason: 'insufficient_points' });
+    // Paid, its points not taken yet (finalisation pending): they still count as spent.
+    const paid = together.find((r) => r.status === 200)!.body.data;
+    expect(paid).toMatchObject({ status: 'Complete', discount: 280 });
+    expect((await order()).status).toBe(409);
+    // Finalised: 14 - 10 + the points earned; still short of a second reward.
+    const finalised = await finalisePayment(tdb(), paid.id);
+    const earned = (await tdb().selectFrom('loyalty_ledger').select('points').where('transaction_id', '=', paid.id).where('kind', '=', 'earn').executeTakeFirstOrThrow()).points;
+    expect(finalised.offer_redemption).toBe(`reward ${rewardId}: -10 points (balance ${14 + earned - 10})`);
+    expect((await order()).status).toBe(409);
+    const discounted = await tdb().selectFrom('transactions').select('id').where('customer_id', '=', customerId).where('discount', '>', 0).execute();
+    expect(discounted).toHaveLength(1);
   });
 
   test('too few points is a 409, an unknown reward a 404, a reward without a token a 422; nothing is written', async () => {

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { Strict, Uuid } from '../catalog/catalog.schemas.ts';
 import { QuoteBody } from '../kiosk-pricing/kiosk-pricing.schemas.ts';
+import { MAX_TIP_CENTS } from '@pos/domain/money';
 
 const KEY_PATTERN = '^idemp_[A-Za-z0-9-]{1,64}_[0-9]{13}$';
 const Key = (field: string) => t.String({ minLength: 1, maxLength: 84, pattern: KEY_PATTERN, error: `The ${field} field must be an idempotency key (idemp_{deviceId}_{timestampMs}).` });
@@ -9,7 +10,7 @@ const Key = (field: string) => t.String({ minLength: 1, maxLength: 84, pattern: 
 export const CreateIntentBody = Strict({
   lines: t.Optional(QuoteBody.properties.lines),
   transaction_id: t.Optional(Uuid('transaction id')),
-  tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: 100_000, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
+  tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
   loyalty_token: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$', error: 'The loyalty_token field must be a token.' })),
   reward_id: t.Optional(Uuid('reward id')),
   dining_option: t.Optional(t.Union([t.Literal('For Here'), t.Literal('Takeaway')], { error: 'The dining_option must be For Here or Takeaway.' })),

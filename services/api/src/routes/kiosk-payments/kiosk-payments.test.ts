@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
+import { sendReceipt } from '@pos/core/payments/transaction-actions';
+import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { mintKioskKey } from '@pos/core/payments/kiosk-keys';
 import * as migration106 from '@pos/db/migrations/tenant/2026-11-27-106-idempotency-key-clocks';
 import type { Kysely } from 'kysely';
@@ -37,7 +39,7 @@ const item = (name: string) => m.items.find((i) => i.name === name)!;
 const create = (body: unknown, token = kiosk) => api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body });
 const status = (key: string) => api.call('GET', `/api/kiosk/payment/session-status?idempotency_key=${encodeURIComponent(key)}`, { token: kiosk, deviceKey: true });
 const details = (key: string) => api.call('GET', `/api/kiosk/payment/details/${encodeURIComponent(key)}`, { token: kiosk, deviceKey: true });
-const cancel = (key: string) => api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: key } });
+const cancel = (key: string, token = kiosk) => api.call('POST', '/api/kiosk/payment/cancel-action', { token, deviceKey: true, body: { idempotency_key: key } });
 const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() });
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
 const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
@@ -90,6 +92,10 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(after.body.data.payment_snapshot).toMatchObject({ transactionId: session.transactionId, orderCode: session.orderCode, eventId: 0 });
     const posts = await api.deps.db.selectFrom('outbox').select('payload').where('job', '=', 'payment.post-capture').execute();
     expect(posts.filter((p) => (p.payload as any).transaction_id === t.id).length).toBe(1);
+    // The receipt mail's lines add up to its total: the tip has its own line.
+    await sendReceipt(tdb(), await loadTransaction(tdb(), t.id), 'guest@example.com');
+    const mail = (await api.deps.db.selectFrom('outbox').select('payload').where('job', '=', 'notification.send').orderBy('id', 'desc').executeTakeFirstOrThrow()).payload as { data: { lines: string; total: string } };
+    expect(mail.data).toMatchObject({ total: '8.30', lines: '2 x Espresso  5.60\n1 x Croissant  2.20\nTip  0.50' });
   });
 
   test('a busy terminal (409) gets three attempts, each with a new key; then 409 terminal_busy and the new order is gone; once free a new order starts the sale', async () => {
@@ -315,7 +321,8 @@ describe('card-a and platform-a', () => {
       expect(failed.status).toBe(503);
       expect(failed.body).toEqual({ message: 'The payment provider could not be reached. Try again.', reason: 'provider_error', transaction_id: expect.any(String) });
       const kept = await tdb().selectFrom('transactions').select(['status', 'device_id']).where('id', '=', failed.body.transaction_id).executeTakeFirstOrThrow();
-      expect(kept).toEqual({ status: 'Pending', device_id: m.kiosk.device_id });
+      // The intent exists and may have reached a reader: recorded as started, so the webhook and a poll find it.
+      expect(kept).toEqual({ status: 'Awaiting Payment', device_id: m.kiosk.device_id });
       expect((await create({ transaction_id: failed.body.transaction_id })).status).toBe(503);
       await tdb().updateTable('devices').set({ card_a_reader_id: reader }).where('id', '=', m.kiosk.device_id).execute();
     } finally {
@@ -405,6 +412,91 @@ describe('refusals and bad input', () => {
     expect((await api.call('POST', '/api/kiosk/payment/create-intent', { deviceKey: true, body: basket() })).status).toBe(401);
     const pos = await api.deviceToken(m, 'pos');
     expect((await create(basket(), pos)).status).toBe(403);
+  });
+
+  test('a card-b sale whose answer was lost: recorded as started, so the customer\'s payment is captured, not cancelled', async () => {
+    // A real HTTP hop in front of the simulator: the sale reaches the terminal, the answer does not
+    // ('lost'), or the sale never reaches it ('dropped'); anything else passes through.
+    let mode: 'lost' | 'dropped' | 'pass' = 'lost';
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const url = new URL(req.url);
+        const sale = req.method === 'POST' && url.pathname === '/ecr/v1/transactions:sale';
+        if (sale && mode === 'dropped') return new Response('bad gateway', { status: 502 });
+        const res = await fetch(`${cardB.url}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.arrayBuffer() });
+        if (sale && mode === 'lost') return new Response('bad gateway', { status: 502 });
+        return res;
+      },
+    });
+    const lossy = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: `http://127.0.0.1:${hop.port}` } });
+    try {
+      const mm = await lossy.seed('kpay-lost');
+      const token = await lossy.deviceToken(mm, 'kiosk');
+      const call = (method: 'GET' | 'POST', path: string, body?: unknown) => lossy.call(method, path, { token, deviceKey: true, ...(body ? { body } : {}) });
+      const ttdb = bindTenant(lossy.deps.db, mm.merchant.tenant_database);
+      const row = (id: string) => ttdb.selectFrom('transactions').select(['status', 'payment_snapshot', 'idempotency_key']).where('id', '=', id).executeTakeFirstOrThrow();
+      const order = { lines: [{ item_id: mm.items[0]!.id, qty: 1 }] };
+
+      const failed = await call('POST', '/api/kiosk/payment/create-intent', order);
+      const id = failed.body.transaction_id as string;
+      expect([failed.status, failed.body.reason, typeof id]).toEqual([503, 'provider_error', 'string']);
+      const started = await row(id);
+      expect(started).toMatchObject({ status: 'Awaiting Payment', payment_snapshot: { provider: 'card-b', sessionId: started.idempotency_key } });
+      // The customer pays at the terminal; the kiosk gives up and cancels: the cancel asks first, and captures.
+      await cardB.complete(started.idempotency_key);
+      expect(await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: started.idempotency_key })).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
+      expect((await row(id)).status).toBe('Complete');
+
+      // A sale that never reached the terminal: the poll finds no session (nothing taken), the order is
+      // Unpaid, and a retry starts a sale under a fresh key.
+      mode = 'dropped';
+      const dropped = await call('POST', '/api/kiosk/payment/create-intent', order);
+      expect(dropped.status).toBe(503);
+      const other = await row(dropped.body.transaction_id);
+      expect(other.status).toBe('Awaiting Payment');
+      expect((await call('GET', `/api/kiosk/payment/session-status?idempotency_key=${other.idempotency_key}`)).body.data).toMatchObject({ status: 'Awaiting Payment', provider_status: 'failed' });
+      const lossyCapture = { tdb: ttdb, tenantDatabase: mm.merchant.tenant_database, redis: lossy.deps.redis, providers: lossy.deps.payments, log: lossy.deps.log, now: () => new Date() };
+      expect((await capturePayment(lossyCapture, dropped.body.transaction_id, { kind: 'poll' })).status).toBe('Unpaid');
+      mode = 'pass';
+      const retried = await call('POST', '/api/kiosk/payment/create-intent', { transaction_id: dropped.body.transaction_id });
+      expect(retried.body.data).toMatchObject({ status: 'Awaiting Payment' });
+      expect(retried.body.data.idempotency_key).not.toBe(other.idempotency_key);
+      expect(cardB.session(retried.body.data.idempotency_key)).toBeDefined();
+      await cardB.complete(retried.body.data.idempotency_key);
+    } finally {
+      await lossy.close();
+      hop.stop(true);
+    }
+  });
+
+  test('a tip on a free order, and a basket past the largest storable total, are 422s; nothing is written', async () => {
+    const mm = await api.seed('kpay-edge');
+    const token = await api.deviceToken(mm, 'kiosk');
+    const owner = await api.ownerToken(mm);
+    const espresso = mm.items.find((i) => i.name === 'Espresso')!;
+    const ttdb = bindTenant(api.deps.db, mm.merchant.tenant_database);
+    const rows = async () => Number((await ttdb.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const price = async (unit_price: number) => expect((await api.call('PUT', `/api/back-office/items/${espresso.id}`, { token: owner, body: { unit_price } })).status).toBe(200);
+    const intent = (body: unknown) => create(body, token);
+
+    await price(0);
+    const tipped = await intent({ lines: [{ item_id: espresso.id, qty: 1 }], tip_amount: 100 });
+    expect(tipped).toMatchObject({ status: 422, body: { errors: { tip_amount: ['A tip cannot be added to a free order.'] } } });
+    expect(await rows()).toBe(0);
+    expect((await intent({ lines: [{ item_id: espresso.id, qty: 1 }] })).body.data).toMatchObject({ status: 'Complete', is_free: true, total: 0 });
+
+    await price(10_000_000);
+    const huge = { lines: [{ item_id: espresso.id, qty: 999 }] };
+    for (const r of [await intent(huge), await api.call('POST', '/api/kiosk/pricing/quote', { token, deviceKey: true, body: huge })]) {
+      expect(r).toMatchObject({ status: 422, body: { errors: { lines: ['The order total is too large.'] } } });
+    }
+    expect(await rows()).toBe(1);
+    // The largest basket that fits is priced and stored.
+    const largest = (await intent({ lines: [{ item_id: espresso.id, qty: 214 }] })).body.data;
+    expect(largest).toMatchObject({ status: 'Awaiting Payment', total: 2_140_000_000 });
+    expect((await cancel(largest.idempotency_key, token)).body.data.status).toBe('Cancelled');
   });
 
   test('auto-success mode completes without a terminal and marks auto_success', async () => {

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { DateString, PathId, Phone } from '../shared.schemas.ts';
 import { QuoteBody } from '../kiosk-pricing/kiosk-pricing.schemas.ts';
+import { MAX_TIP_CENTS } from '@pos/domain/money';
 
 /** Schemas of public online ordering (spec 1 "Online ordering and table QR ordering"). */
 export const SlugParams = t.Object({ slug: t.String({ maxLength: 64, description: 'The merchant slug' }) });
@@ -69,7 +70,7 @@ export const PaymentBody = t.Object(
     ),
     scheduled_for: t.Optional(t.String({ format: 'date-time', maxLength: 40, error: 'The scheduled for field must be a date-time.' })),
     dining_option: t.Optional(t.Union([t.Literal('Pickup'), t.Literal('Delivery')], { error: 'The dining option must be Pickup or Delivery.' })),
-    tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: 100_000, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
+    tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
     // A table QR order: the open session of the scanned table; the paid order is bound to it at capture.
     table_session_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The table session id must be a UUID.' })),
   },
