@@ -6,6 +6,7 @@ import { JOB_QUEUES, QUEUE_PREFIX } from '@pos/kernel/queues/index';
 import { HeartbeatScheduler, DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import { DEFAULT_FISCAL_RECOVER_MS, fiscalRecoverScheduler } from './fiscal-recover-scheduler.ts';
 import { webhooksPurgeScheduler } from './webhooks-purge-scheduler.ts';
+import { postCaptureSweepScheduler } from './post-capture-sweep-scheduler.ts';
 import { AutoSyncScheduler } from './auto-sync-scheduler.ts';
 import type { OutboxScheduler } from './outbox-scheduler.ts';
 import { workerFetch } from './http.ts';
@@ -36,6 +37,8 @@ export interface WorkerDeps {
   autoSyncMs?: number;
   /** Between `webhooks.purge` jobs (webhook log retention); none when absent or 0. */
   webhookPurgeMs?: number;
+  /** Between `payment.post-capture-sweep` jobs (post-capture steps lost with Redis's data re-queued); none when absent or 0. */
+  postCaptureSweepMs?: number;
   /** Completes pending fiscal journal entries (`fiscal.recover`): the fiscal service built from the worker's env. */
   fiscal: WorkerFiscal;
   /** Between scheduled fiscal recovery sweeps (default 60 s); 0: none scheduled (an enqueued `fiscal.recover` still runs). */
@@ -171,6 +174,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const webhookPurge = deps.webhookPurgeMs ? webhooksPurgeScheduler({ db: deps.db, log, clock, intervalMs: deps.webhookPurgeMs, onEnqueued: () => relay.trigger() }) : undefined;
   webhookPurge?.start();
 
+  const postCaptureSweep = deps.postCaptureSweepMs ? postCaptureSweepScheduler({ db: deps.db, log, clock, intervalMs: deps.postCaptureSweepMs, onEnqueued: () => relay.trigger() }) : undefined;
+  postCaptureSweep?.start();
+
   const autoSync = deps.autoSyncMs ? new AutoSyncScheduler({ db: deps.db, log, clock, intervalMs: deps.autoSyncMs, onEnqueued: () => relay.trigger() }) : undefined;
   autoSync?.start();
 
@@ -193,6 +199,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         await heartbeat.stop();
         await fiscalRecovery?.stop();
         await webhookPurge?.stop();
+        await postCaptureSweep?.stop();
         await autoSync?.stop();
         await relay.stop();
         await Promise.all(processors.map((p) => p.stop()));

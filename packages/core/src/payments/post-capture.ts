@@ -114,6 +114,36 @@ export interface QueuedJobs {
   readonly skipped?: Readonly<Record<string, string>>;
 }
 
+/** The step each follow-up job records when it ran (the post-capture sweep looks for the missing ones). */
+export const FOLLOW_UP_STEPS: Readonly<Record<string, string>> = {
+  [orderDispatchJob.name]: 'register_dispatch',
+  [stockReleaseReservationJob.name]: 'stock_release',
+  [statsDailyJob.name]: 'daily_stats',
+  [paymentFinaliseJob.name]: 'finalise',
+  [stockEdgeSyncJob.name]: 'edge_stock_sync',
+};
+
+/**
+ * A captured transaction's follow-up jobs in the spec's order: the register dispatch, the cart's stock
+ * reservation release (only with a cart session), the daily stats (not in test mode), the deferred
+ * finalisation, and the edge stock sync when stock changed; with what `queue_jobs` records of them.
+ */
+export function followUpJobs(
+  tenantDatabase: string,
+  t: Pick<CapturedTransaction, 'id' | 'location_id' | 'cart_session_id' | 'is_test'>,
+  lines: readonly Pick<CapturedLine, 'item_id'>[],
+  stockChanged: boolean,
+): { messages: JobMessage[]; jobs: QueuedJobs } {
+  const base = { tenant_database: tenantDatabase, transaction_id: t.id };
+  const messages: JobMessage[] = [jobMessage(orderDispatchJob, base)];
+  if (t.cart_session_id) messages.push(jobMessage(stockReleaseReservationJob, { ...base, cart_session_id: t.cart_session_id }));
+  if (!t.is_test) messages.push(jobMessage(statsDailyJob, base));
+  messages.push(jobMessage(paymentFinaliseJob, base));
+  if (stockChanged) messages.push(jobMessage(stockEdgeSyncJob, { ...base, location_id: t.location_id, item_ids: [...new Set(lines.map((l) => l.item_id))].slice(0, 100) }));
+  const queued = messages.map((m) => m.job);
+  return { messages, jobs: t.is_test ? { queued, skipped: { [statsDailyJob.name]: 'test mode' } } : { queued } };
+}
+
 /**
  * Steps 3-7 in one statement for a batch, after step 2 finished: record `payment_captured`, claim
  * `queue_jobs` (its detail lists the jobs in order, `QueuedJobs`) and, only for the transactions this
@@ -126,20 +156,8 @@ export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string,
   const claims: { id: string; captured: string; queued: string }[] = [];
   const rows: { id: string; queue: string; job: string; payload: Record<string, unknown> }[] = [];
   for (const { t, lines, stockChanged } of orders) {
-    const base = { tenant_database: tenantDatabase, transaction_id: t.id };
-    const jobs: QueuedJobs = { queued: [] };
-    const messages: JobMessage[] = [];
-    const queue = (msg: JobMessage) => {
-      messages.push(msg);
-      (jobs.queued as string[]).push(msg.job);
-    };
-    queue(jobMessage(orderDispatchJob, base));
-    if (t.cart_session_id) queue(jobMessage(stockReleaseReservationJob, { ...base, cart_session_id: t.cart_session_id }));
-    const skipped = t.is_test ? { [statsDailyJob.name]: 'test mode' } : undefined;
-    if (!t.is_test) queue(jobMessage(statsDailyJob, base));
-    queue(jobMessage(paymentFinaliseJob, base));
-    if (stockChanged) queue(jobMessage(stockEdgeSyncJob, { ...base, location_id: t.location_id, item_ids: [...new Set(lines.map((l) => l.item_id))].slice(0, 100) }));
-    claims.push({ id: t.id, captured: `${lines.length} kitchen items`, queued: JSON.stringify(skipped ? { ...jobs, skipped } : jobs) });
+    const { messages, jobs } = followUpJobs(tenantDatabase, t, lines, stockChanged);
+    claims.push({ id: t.id, captured: `${lines.length} kitchen items`, queued: JSON.stringify(jobs) });
     // One outbox row carries them all; the relay writes each to its own queue in this order.
     rows.push({ id: t.id, ...fanOut(messages) });
   }

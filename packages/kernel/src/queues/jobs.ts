@@ -5,6 +5,7 @@ import { fiscalWorkEventJob } from './jobs/fiscal-work-event.job.ts';
 import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
 import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
+import { postCaptureSweepJob } from './jobs/post-capture-sweep.job.ts';
 import { integrationAutoSyncJob } from './jobs/integration-auto-sync.job.ts';
 import { integrationOrderImportJob } from './jobs/integration-order-import.job.ts';
 import { orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from './jobs/payments.job.ts';
@@ -15,6 +16,7 @@ export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
 export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
 export * from './jobs/payments.job.ts';
 export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.ts';
+export { postCaptureSweepJob, POST_CAPTURE_SWEEP_JOB } from './jobs/post-capture-sweep.job.ts';
 export { integrationAutoSyncJob, INTEGRATION_AUTO_SYNC_JOB } from './jobs/integration-auto-sync.job.ts';
 export { integrationOrderImportJob, INTEGRATION_ORDER_IMPORT_JOB } from './jobs/integration-order-import.job.ts';
 
@@ -31,6 +33,7 @@ export const JOBS = [
   statsDailyJob,
   paymentFinaliseJob,
   stockEdgeSyncJob,
+  postCaptureSweepJob,
   webhooksPurgeJob,
   integrationAutoSyncJob,
   integrationOrderImportJob,

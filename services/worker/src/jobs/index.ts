@@ -8,6 +8,7 @@ import { createFiscalWorkEventHandler } from './fiscal-work-event.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
+import { createPostCaptureSweepHandler } from './post-capture-sweep.handler.ts';
 import { createIntegrationAutoSyncHandler } from './integration-auto-sync.handler.ts';
 import { createOrderImportHandler } from './integration-order-import.handler.ts';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
@@ -48,6 +49,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     }),
     'fiscal.work-event': createFiscalWorkEventHandler(deps.fiscal),
     'webhooks.purge': handleWebhooksPurge,
+    'payment.post-capture-sweep': createPostCaptureSweepHandler(deps.redis ? { redis: deps.redis } : {}),
     'integration.auto-sync': createIntegrationAutoSyncHandler(deps.integrations ?? NO_INTEGRATIONS),
     'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),
     ...createPaymentHandlers(deps),

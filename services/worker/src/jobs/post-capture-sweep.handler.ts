@@ -1,0 +1,63 @@
+import type Redis from 'ioredis';
+import { bindTenant, isTenantSchemaName, type CentralDb } from '@pos/db';
+import type { Logger } from '@pos/kernel';
+import type { postCaptureSweepJob } from '@pos/kernel/queues/index';
+import { findUnfinishedSequences, redriveSequences } from '@pos/core/payments/post-capture-sweep';
+import type { JobHandler } from './job-handler.ts';
+
+/** A transaction re-driven is not re-driven again for this long (its jobs may only be slow, behind a backlog). */
+export const REDRIVE_EVERY_MS = 10 * 60_000;
+const UNDEFINED_TABLE = '42P01';
+
+export interface PostCaptureSweepSummary {
+  readonly merchants: number;
+  readonly redriven: number;
+  /** Merchants whose sweep threw (logged). */
+  readonly errors: number;
+}
+
+/**
+ * Re-drives the unfinished post-capture sequences of every merchant (or only `tenantDatabase`). One
+ * merchant's failure does not stop the others. With Redis, a transaction is re-driven at most once per
+ * `REDRIVE_EVERY_MS` (a key with that expiry); without it (Redis away, or lost), every sweep re-drives:
+ * the steps are recorded once, so a job run twice changes nothing the second time.
+ */
+export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, now: Date, log: Logger, tenantDatabase?: string): Promise<PostCaptureSweepSummary> {
+  let q = db.selectFrom('merchants').select(['id', 'tenant_database']).orderBy('created_at');
+  if (tenantDatabase) q = q.where('tenant_database', '=', tenantDatabase);
+  const merchants = await q.execute();
+  let redriven = 0;
+  let errors = 0;
+  for (const m of merchants) {
+    if (!isTenantSchemaName(m.tenant_database)) continue;
+    try {
+      const tdb = bindTenant(db, m.tenant_database);
+      const unfinished = await findUnfinishedSequences(tdb, now);
+      if (unfinished.length === 0) continue;
+      const claim = async (id: string) => {
+        if (!redis) return true;
+        try {
+          return (await redis.set(`post_capture_redrive:${m.tenant_database}:${id}`, '1', 'PX', REDRIVE_EVERY_MS, 'NX')) === 'OK';
+        } catch {
+          return true;
+        }
+      };
+      const ids = await redriveSequences(tdb, m.tenant_database, unfinished, claim);
+      redriven += ids.length;
+      if (ids.length > 0) log.warn('post-capture steps re-queued', { merchant_id: m.id, transactions: ids.length, first: ids[0] });
+    } catch (e) {
+      if ((e as { code?: unknown } | null)?.code === UNDEFINED_TABLE) continue;
+      errors++;
+      log.error('post-capture sweep failed for a merchant', { merchant_id: m.id, err: e });
+    }
+  }
+  return { merchants: merchants.length, redriven, errors };
+}
+
+/** The `payment.post-capture-sweep` handler. Throws after the sweep when a merchant's sweep failed (the next sweep retries). */
+export function createPostCaptureSweepHandler(deps: { readonly redis?: Redis }): JobHandler<typeof postCaptureSweepJob> {
+  return async (payload, ctx) => {
+    const summary = await sweepPostCapture(ctx.db, deps.redis, ctx.clock.now(), ctx.log.child({ job: 'payment.post-capture-sweep', job_id: ctx.jobId }), payload.tenant_database);
+    if (summary.errors > 0) throw new Error(`post-capture sweep failed for ${summary.errors} merchant(s)`);
+  };
+}
