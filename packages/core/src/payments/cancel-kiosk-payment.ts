@@ -66,9 +66,17 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
         if (typeof snap.id === 'string') {
           if (!deps.providers.cardA) notConfigured('card-a');
           if (typeof snap.reader_id === 'string') {
-            await deps.providers.cardA.cancelReaderAction(snap.reader_id).catch((e: unknown) => {
-              if (!(e instanceof ProviderError && e.status === 400)) throw e;
+            // Only the reader's action on this intent: a reader that never received it (a start whose
+            // answer was lost) may be taking another order's payment meanwhile.
+            const reader = await deps.providers.cardA.retrieveReader(snap.reader_id).catch((e: unknown) => {
+              if (e instanceof ProviderError && e.status === 404) return null;
+              throw e;
             });
+            if (reader?.action?.process_payment_intent?.payment_intent === snap.id) {
+              await deps.providers.cardA.cancelReaderAction(snap.reader_id).catch((e: unknown) => {
+                if (!(e instanceof ProviderError && e.status === 400)) throw e;
+              });
+            }
           }
           await deps.providers.cardA.cancelPaymentIntent(snap.id);
         }

@@ -284,6 +284,28 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
 });
 
 describe('card-a and platform-a', () => {
+  test('cancelling an order whose intent the reader no longer holds leaves the reader\'s current payment alone', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    const reader = async (id: string) =>
+      (await (await fetch(`${cardA.url}/v1/terminal/readers/${id}`, { headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` } })).json()) as { action: { status: string; process_payment_intent: { payment_intent: string } } | null };
+    try {
+      const a = (await create(basket())).body.data;
+      const readerId = a.payment_snapshot.reader_id as string;
+      // The reader drops A's action (as when A's start never reached it) and takes B's payment.
+      expect((await fetch(`${cardA.url}/v1/terminal/readers/${readerId}/cancel_action`, { method: 'POST', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` } })).status).toBe(200);
+      const b = (await create(basket())).body.data;
+      expect((await reader(readerId)).action).toMatchObject({ status: 'in_progress', process_payment_intent: { payment_intent: b.payment_snapshot.id } });
+      expect((await cancel(a.idempotency_key)).body.data.status).toBe('Cancelled');
+      expect(cardA.intent(a.payment_snapshot.id)!.status).toBe('canceled');
+      // B's payment is still running on the reader, and completes.
+      expect((await reader(readerId)).action).toMatchObject({ status: 'in_progress', process_payment_intent: { payment_intent: b.payment_snapshot.id } });
+      await cardA.complete(readerId);
+      expect((await capturePayment(captureDeps(), b.id, { kind: 'poll' })).status).toBe('Complete');
+    } finally {
+      await setSettings({});
+    }
+  });
+
   test('a location whose payment profile reports in-person card-a stamps card-a and pays on the reader', async () => {
     await setSettings({ in_person_provider: 'card-a' });
     try {
