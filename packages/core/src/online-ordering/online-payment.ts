@@ -330,14 +330,46 @@ export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { 
     const previous = typeof t.payment_snapshot.payment_id === 'string' ? t.payment_snapshot.payment_id : null;
     const paid = previous ? await platformA.getPayment(previous).catch(providerFailure) : null;
     if (!paid || paid.status === 'FAILED' || paid.status === 'CANCELED') {
-      const p = await platformA
-        .createPayment({ idempotencyKey: platformAAttemptKey(t.id, input.source_id), sourceId: input.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') })
-        .catch(providerFailure);
-      await sf.tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...t.payment_snapshot, payment_id: p.id }), updated_at: deps.now() }).where('id', '=', t.id).execute();
+      const { payment_id: _failed, platform_a_attempt: inFlight, ...snapshot } = t.payment_snapshot;
+      // One card attempt: recorded before the provider is called, so an answer lost on the way is known.
+      // Paid: the payment's id replaces it; declined: it is gone (nothing was taken); anything else: it
+      // stays, to be sent again as it was (the provider answers its first answer) before any other card.
+      const attempt = async (a: { key: string; source_id: string }) => {
+        await saveSnapshot(sf.tdb, t.id, { ...snapshot, platform_a_attempt: a }, deps.now());
+        try {
+          const p = await platformA.createPayment({ idempotencyKey: a.key, sourceId: a.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') });
+          await saveSnapshot(sf.tdb, t.id, { ...snapshot, payment_id: p.id }, deps.now());
+          return 'paid' as const;
+        } catch (e) {
+          if (e instanceof ProviderError && e.status === 402) {
+            await saveSnapshot(sf.tdb, t.id, snapshot, deps.now());
+            return e;
+          }
+          return providerFailure(e);
+        }
+      };
+      const lost = readAttempt(inFlight);
+      const earlier = lost && lost.source_id !== input.source_id ? await attempt(lost) : null;
+      if (earlier === 'paid') deps.log.warn('platform-a: an attempt whose answer was lost had paid the order; the card sent now is not charged', { transaction_id: t.id });
+      else {
+        const now = await attempt(lost && lost.source_id === input.source_id ? lost : { key: platformAAttemptKey(t.id, input.source_id), source_id: input.source_id });
+        if (now !== 'paid') providerFailure(now);
+      }
     }
     await capturePlatformA(deps, capture, await loadTransaction(sf.tdb, t.id));
     return verifiedView(await loadTransaction(sf.tdb, t.id));
   });
+}
+
+/** The platform-a attempt in flight recorded in a snapshot (its provider key and card source), if any. */
+function readAttempt(v: unknown): { key: string; source_id: string } | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const a = v as Record<string, unknown>;
+  return typeof a.key === 'string' && typeof a.source_id === 'string' ? { key: a.key, source_id: a.source_id } : null;
+}
+
+async function saveSnapshot(tdb: TenantDb, id: string, snapshot: Record<string, unknown>, now: Date): Promise<void> {
+  await tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify(snapshot), updated_at: now }).where('id', '=', id).execute();
 }
 
 /**

@@ -193,6 +193,47 @@ describe('platform-a attempts', () => {
     }
   });
 
+  test('a card whose answer was lost is sent again before another card is charged: one payment, whatever the customer does next', async () => {
+    // A real HTTP hop in front of the simulator: a payment reaches the provider and its answer is lost.
+    let lose = true;
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const url = new URL(req.url);
+        const res = await fetch(`${platformA.url}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
+        if (lose && req.method === 'POST' && url.pathname === '/v2/payments') return new Response('bad gateway', { status: 502 });
+        return res;
+      },
+    });
+    const lossy = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_A_WEBHOOK_SECRET: SECRET, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}` } });
+    try {
+      const mm = await lossy.seed('op-lost');
+      const loc = mm.locations[0]!.id;
+      await bindTenant(lossy.deps.db, mm.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOC-1' } }) }).where('id', '=', loc).execute();
+      const order = async () => (await lossy.call('POST', `/api/online-ordering/${mm.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: mm.items[0]!.id, qty: 1 }] } })).body.data.transaction_id as string;
+      const process = (id: string, source_id: string) => lossy.call('POST', '/api/online-ordering/payment/process', { body: { slug: mm.merchant.slug, location_id: loc, transaction_id: id, source_id } });
+
+      // Card A is charged, its answer lost (503); the customer tries card B: A's payment is found, B is not charged.
+      const paidTwice = await order();
+      expect((await process(paidTwice, 'cnon:card-A')).body).toMatchObject({ reason: 'provider_error' });
+      lose = false;
+      expect((await process(paidTwice, 'cnon:card-B')).body.data).toMatchObject({ status: 'Complete' });
+      expect(platformA.paymentsFor(paidTwice).map((p) => p.status)).toEqual(['COMPLETED']);
+
+      // A declined card whose answer was lost: sent again, declined, then card B pays; one payment.
+      lose = true;
+      const declinedFirst = await order();
+      expect((await process(declinedFirst, 'cnon:card-nonce-declined')).body).toMatchObject({ reason: 'provider_error' });
+      lose = false;
+      expect((await process(declinedFirst, 'cnon:card-B2')).body.data).toMatchObject({ status: 'Complete' });
+      expect(platformA.paymentsFor(declinedFirst)).toHaveLength(1);
+    } finally {
+      await lossy.close();
+      hop.stop(true);
+    }
+  });
+
   test('a cancelled order is not charged: 409, no payment at the provider', async () => {
     await activate();
     try {
