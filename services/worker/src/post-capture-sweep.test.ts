@@ -109,6 +109,21 @@ describe('post-capture sweep', () => {
     }
   });
 
+  test('transactions re-driven lately do not hide a newer lost job: the sweep pages on past them', async () => {
+    const older = [await captured(), await captured()];
+    const newer = await captured();
+    await lostInRedis([...older, newer]);
+    await completedAgo(older, 60 * 60_000);
+    await completedAgo([newer], 30 * 60_000);
+    // Pages of two: the first sweep re-drives the two older ones; nothing runs them (say a register is
+    // down and they keep failing); the next sweep still reaches the newer one.
+    const sweep = () => sweepPostCapture(env.handle.db, env.redis, new Date(), env.log, m.merchant.tenant_database, 2);
+    expect(await sweep()).toMatchObject({ redriven: 2, errors: 0 });
+    expect(await sweep()).toMatchObject({ redriven: 1, errors: 0 });
+    const queued = await env.handle.db.selectFrom('outbox').select(sql<string>`payload->>'transaction_id'`.as('id')).where('relayed_at', 'is', null).where('job', '=', 'payment.post-capture').execute();
+    expect(queued.map((r) => r.id).filter((id) => [...older, newer].includes(id)).sort()).toEqual([...older, newer].sort());
+  });
+
   test('a transaction re-driven is not re-driven again for ten minutes while its jobs may be on their way', async () => {
     const d = await captured();
     await lostInRedis([d]);

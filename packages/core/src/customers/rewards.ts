@@ -19,15 +19,18 @@ export async function rewardAsOffer(db: TenantDb | TenantTx, input: { rewardId: 
 
 /** Orders whose rewards hold their points: not settled yet, or paid and not finalised (points not taken yet). */
 const UNSETTLED = ['Pending', 'Awaiting Payment', 'Unpaid', 'Awaiting Capture'] as const;
+/** An unsettled order older than this is an abandoned one: its reward no longer holds the customer's points. */
+export const REWARD_HOLD_MS = 24 * 3600_000;
 
 /**
  * Checks, inside the transaction that writes a new order carrying `rewardId`, that the customer's points
  * cover it beside the rewards of the customer's other orders that still hold theirs (unsettled, or paid
  * with the finalisation that takes the points still to run). The account row is locked first, so two
  * orders of one customer are checked one after the other and one set of points pays for one reward
- * (409 `insufficient_points`, nothing written).
+ * (409 `insufficient_points`, nothing written). An unsettled order older than a day (abandoned at the
+ * kiosk) no longer holds its points.
  */
-export async function checkRewardPoints(tx: TenantTx, customerId: string, rewardId: string): Promise<void> {
+export async function checkRewardPoints(tx: TenantTx, customerId: string, rewardId: string, now: Date): Promise<void> {
   const account = await tx.selectFrom('loyalty_accounts').select('points').where('customer_id', '=', customerId).forUpdate().executeTakeFirst();
   const others = await tx
     .selectFrom('transactions as t')
@@ -35,7 +38,7 @@ export async function checkRewardPoints(tx: TenantTx, customerId: string, reward
     .where('t.customer_id', '=', customerId)
     .where((eb) =>
       eb.or([
-        eb('t.status', 'in', [...UNSETTLED]),
+        eb.and([eb('t.status', 'in', [...UNSETTLED]), eb('t.created_at', '>', new Date(now.getTime() - REWARD_HOLD_MS))]),
         eb.and([eb('t.status', '=', 'Complete'), eb.not(eb.exists(eb.selectFrom('transaction_steps as s').select('s.step').whereRef('s.transaction_id', '=', 't.id').where('s.step', '=', 'finalise')))]),
       ]),
     )

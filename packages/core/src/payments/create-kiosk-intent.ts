@@ -66,7 +66,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
     deps.tdb.transaction().execute(async (tx) => {
       // One set of points pays for one reward: checked again under the account's lock, beside the
       // customer's other orders still holding theirs.
-      if (reward.length > 0 && loyalty) await checkRewardPoints(tx, loyalty.customer_id, input.reward_id!);
+      if (reward.length > 0 && loyalty) await checkRewardPoints(tx, loyalty.customer_id, input.reward_id!, now);
       const orderNo = await nextCounter(tx, device.location_id, 'order_no');
       await tx
         .insertInto('transactions')

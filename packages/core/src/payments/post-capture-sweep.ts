@@ -18,11 +18,14 @@ import { FOLLOW_UP_STEPS, followUpJobs } from './post-capture.ts';
 export const SWEEP_GRACE_MS = 2 * 60_000;
 /** How far back the sweep looks. */
 export const SWEEP_WINDOW_MS = 24 * 3600_000;
-/** Transactions re-driven per sweep and merchant (the next sweep takes the rest). */
+/** Transactions read per page, and re-driven per sweep and merchant (the next sweep takes the rest). */
 export const SWEEP_LIMIT = 500;
+/** Pages read per sweep and merchant at most: transactions that stay unfinished (a register down for hours) do not hide newer ones, and a sweep stays bounded. */
+export const SWEEP_MAX_PAGES = 20;
 
 export interface UnfinishedSequence {
   readonly id: string;
+  readonly completed_at: Date;
   readonly location_id: string;
   readonly cart_session_id: string | null;
   readonly is_test: boolean;
@@ -33,14 +36,15 @@ export interface UnfinishedSequence {
   readonly stock_tracked: boolean;
 }
 
-/** Complete transactions of the window whose post-capture sequence is missing a step, oldest first. */
-export async function findUnfinishedSequences(db: TenantDb, now: Date, limit = SWEEP_LIMIT): Promise<UnfinishedSequence[]> {
+/** Complete transactions of the window whose post-capture sequence is missing a step, oldest first, after `after` (paging). */
+export async function findUnfinishedSequences(db: TenantDb, now: Date, limit = SWEEP_LIMIT, after?: { readonly completed_at: Date; readonly id: string }): Promise<UnfinishedSequence[]> {
   const from = new Date(now.getTime() - SWEEP_WINDOW_MS);
   const to = new Date(now.getTime() - SWEEP_GRACE_MS);
   const rows = await db
     .selectFrom('transactions as t')
     .select((eb) => [
       't.id',
+      't.completed_at',
       't.location_id',
       't.cart_session_id',
       't.is_test',
@@ -71,7 +75,9 @@ export async function findUnfinishedSequences(db: TenantDb, now: Date, limit = S
         eb.and([eb.exists(step('queue_jobs').where('s.detail', 'like', '%stock.edge-sync%')), eb.not(eb.exists(step('edge_stock_sync')))]),
       ]);
     })
+    .$if(after !== undefined, (q) => q.where((eb) => eb(eb.refTuple('t.completed_at', 't.id'), '>', eb.tuple(after!.completed_at, after!.id))))
     .orderBy('t.completed_at')
+    .orderBy('t.id')
     .limit(limit)
     .execute();
   return rows as UnfinishedSequence[];

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { bindTenant, isTenantSchemaName, type CentralDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import type { postCaptureSweepJob } from '@pos/kernel/queues/index';
-import { findUnfinishedSequences, redriveSequences } from '@pos/core/payments/post-capture-sweep';
+import { findUnfinishedSequences, redriveSequences, SWEEP_LIMIT, SWEEP_MAX_PAGES } from '@pos/core/payments/post-capture-sweep';
 import type { JobHandler } from './job-handler.ts';
 
 /** A transaction re-driven is not re-driven again for this long (its jobs may only be slow, behind a backlog). */
@@ -22,7 +22,7 @@ export interface PostCaptureSweepSummary {
  * `REDRIVE_EVERY_MS` (a key with that expiry); without it (Redis away, or lost), every sweep re-drives:
  * the steps are recorded once, so a job run twice changes nothing the second time.
  */
-export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, now: Date, log: Logger, tenantDatabase?: string): Promise<PostCaptureSweepSummary> {
+export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, now: Date, log: Logger, tenantDatabase?: string, pageSize = SWEEP_LIMIT): Promise<PostCaptureSweepSummary> {
   let q = db.selectFrom('merchants').select(['id', 'tenant_database']).orderBy('created_at');
   if (tenantDatabase) q = q.where('tenant_database', '=', tenantDatabase);
   const merchants = await q.execute();
@@ -32,8 +32,6 @@ export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, 
     if (!isTenantSchemaName(m.tenant_database)) continue;
     try {
       const tdb = bindTenant(db, m.tenant_database);
-      const unfinished = await findUnfinishedSequences(tdb, now);
-      if (unfinished.length === 0) continue;
       const claim = async (id: string) => {
         if (!redis) return true;
         try {
@@ -42,7 +40,16 @@ export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, 
           return true;
         }
       };
-      const ids = await redriveSequences(tdb, m.tenant_database, unfinished, claim);
+      // Page on past the transactions re-driven lately (still on their way, or failing for good meanwhile)
+      // so a newer lost job is not hidden behind them.
+      const ids: string[] = [];
+      let after: { completed_at: Date; id: string } | undefined;
+      for (let page = 0; page < SWEEP_MAX_PAGES && ids.length < pageSize; page++) {
+        const unfinished = await findUnfinishedSequences(tdb, now, pageSize, after);
+        ids.push(...(await redriveSequences(tdb, m.tenant_database, unfinished.slice(0, pageSize - ids.length), claim)));
+        if (unfinished.length < pageSize) break;
+        after = unfinished.at(-1)!;
+      }
       redriven += ids.length;
       if (ids.length > 0) log.warn('post-capture steps re-queued', { merchant_id: m.id, transactions: ids.length, first: ids[0] });
     } catch (e) {

@@ -251,6 +251,24 @@ describe('loyalty rewards (offer and reward redemption)', () => {
     expect(discounted).toHaveLength(1);
   });
 
+  test('an unpaid order holds its reward\'s points for a day; an order abandoned longer ago holds none', async () => {
+    const rewardId = await createReward(tdb(), { locationId: m.locations[0]!.id, name: 'Croissant on us', points: 10, discount: 220 }, new Date());
+    const customerId = (await post('/kiosk/customer/identify', { phone: '+32 470 11 22 99' })).body.data.customer.id as string;
+    await movePoints(tdb(), { customerId, kind: 'adjust', points: 10, transactionId: null }, new Date());
+    const order = async () => {
+      const token = (await issueLoyaltyToken(tdb(), customerId, m.kiosk.device_id, new Date())).token;
+      return post('/kiosk/payment/create-intent', { lines: [{ item_id: item('Croissant').id, qty: 1 }, { item_id: item('Espresso').id, qty: 1 }], loyalty_token: token, reward_id: rewardId });
+    };
+    const first = await order();
+    expect(first.status).toBe(200);
+    // The order stays unpaid (the customer walked away from the terminal).
+    await tdb().updateTable('transactions').set({ status: 'Unpaid', receipt_no: null, order_status: null, completed_at: null, capacity_slot_at: null }).where('id', '=', first.body.data.id).execute();
+    await tdb().deleteFrom('transaction_steps').where('transaction_id', '=', first.body.data.id).execute();
+    expect((await order()).status).toBe(409);
+    await tdb().updateTable('transactions').set({ created_at: new Date(Date.now() - 25 * 3600_000) }).where('id', '=', first.body.data.id).execute();
+    expect((await order()).status).toBe(200);
+  });
+
   test('too few points is a 409, an unknown reward a 404, a reward without a token a 422; nothing is written', async () => {
     const rewardId = await createReward(tdb(), { locationId: m.locations[0]!.id, name: 'Dinner for two', points: 5000, discount: 4000 }, new Date());
     const count = async () => Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
