@@ -292,6 +292,8 @@ export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string,
       await capturePayment(capture, t.id, { kind: 'poll' });
     } else if (provider === 'platform-a' && typeof t.payment_snapshot.payment_id === 'string') {
       await capturePlatformA(deps, capture, t);
+    } else if (provider === 'platform-a' && t.payment_snapshot.platform_a_attempt !== undefined) {
+      await settleLostAttempt(deps, sf.tdb, capture, t.id);
     }
   }
   t = await loadTransaction(sf.tdb, t.id);
@@ -331,23 +333,7 @@ export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { 
     const paid = previous ? await platformA.getPayment(previous).catch(providerFailure) : null;
     if (!paid || paid.status === 'FAILED' || paid.status === 'CANCELED') {
       const { payment_id: _failed, platform_a_attempt: inFlight, ...snapshot } = t.payment_snapshot;
-      // One card attempt: recorded before the provider is called, so an answer lost on the way is known.
-      // Paid: the payment's id replaces it; declined: it is gone (nothing was taken); anything else: it
-      // stays, to be sent again as it was (the provider answers its first answer) before any other card.
-      const attempt = async (a: { key: string; source_id: string }) => {
-        await saveSnapshot(sf.tdb, t.id, { ...snapshot, platform_a_attempt: a }, deps.now());
-        try {
-          const p = await platformA.createPayment({ idempotencyKey: a.key, sourceId: a.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') });
-          await saveSnapshot(sf.tdb, t.id, { ...snapshot, payment_id: p.id }, deps.now());
-          return 'paid' as const;
-        } catch (e) {
-          if (e instanceof ProviderError && e.status === 402) {
-            await saveSnapshot(sf.tdb, t.id, snapshot, deps.now());
-            return e;
-          }
-          return providerFailure(e);
-        }
-      };
+      const attempt = (a: PlatformAAttempt) => sendPlatformAAttempt(deps, sf.tdb, t, snapshot, a);
       const lost = readAttempt(inFlight);
       const earlier = lost && lost.source_id !== input.source_id ? await attempt(lost) : null;
       if (earlier === 'paid') deps.log.warn('platform-a: an attempt whose answer was lost had paid the order; the card sent now is not charged', { transaction_id: t.id });
@@ -361,8 +347,47 @@ export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { 
   });
 }
 
+/** One card attempt at platform-a: its provider key and the card source. */
+type PlatformAAttempt = { readonly key: string; readonly source_id: string };
+
+/**
+ * Sends one card attempt, recorded in the snapshot before the provider is called so an answer lost on
+ * the way is known. Paid: the payment's id replaces it; declined: it is gone (nothing was taken) and the
+ * decline is answered; anything else: it stays, to be sent again as it was (the provider answers its
+ * first answer) before any other card, and the failure is thrown.
+ */
+async function sendPlatformAAttempt(deps: OnlinePaymentDeps, tdb: TenantDb, t: TransactionRow, snapshot: Record<string, unknown>, a: PlatformAAttempt): Promise<'paid' | ProviderError> {
+  await saveSnapshot(tdb, t.id, { ...snapshot, platform_a_attempt: a }, deps.now());
+  try {
+    const p = await deps.providers.platformA!.createPayment({ idempotencyKey: a.key, sourceId: a.source_id, amount: t.total, currency: deps.providers.currency, referenceId: t.id, locationId: String(t.payment_snapshot.platform_location_id ?? '') });
+    await saveSnapshot(tdb, t.id, { ...snapshot, payment_id: p.id }, deps.now());
+    return 'paid';
+  } catch (e) {
+    if (e instanceof ProviderError && e.status === 402) {
+      await saveSnapshot(tdb, t.id, snapshot, deps.now());
+      return e;
+    }
+    return providerFailure(e);
+  }
+}
+
+/**
+ * Verification of a platform-a order whose card attempt's answer was lost: the attempt is sent again as
+ * it was (one attempt at a time per order), so a card charged meanwhile is found and captured.
+ */
+async function settleLostAttempt(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, id: string): Promise<void> {
+  await withPaymentStartLock(deps, id, async () => {
+    const t = await loadTransaction(tdb, id);
+    const lost = readAttempt(t.payment_snapshot.platform_a_attempt);
+    if (t.status === 'Complete' || typeof t.payment_snapshot.payment_id === 'string' || !lost) return;
+    if (!deps.providers.platformA) notConfigured('platform-a');
+    const { platform_a_attempt: _lost, ...snapshot } = t.payment_snapshot;
+    if ((await sendPlatformAAttempt(deps, tdb, t, snapshot, lost)) === 'paid') await capturePlatformA(deps, capture, await loadTransaction(tdb, id));
+  });
+}
+
 /** The platform-a attempt in flight recorded in a snapshot (its provider key and card source), if any. */
-function readAttempt(v: unknown): { key: string; source_id: string } | null {
+function readAttempt(v: unknown): PlatformAAttempt | null {
   if (typeof v !== 'object' || v === null) return null;
   const a = v as Record<string, unknown>;
   return typeof a.key === 'string' && typeof a.source_id === 'string' ? { key: a.key, source_id: a.source_id } : null;

@@ -228,6 +228,15 @@ describe('platform-a attempts', () => {
       lose = false;
       expect((await process(declinedFirst, 'cnon:card-B2')).body.data).toMatchObject({ status: 'Complete' });
       expect(platformA.paymentsFor(declinedFirst)).toHaveLength(1);
+
+      // A lost answer and a storefront that only verifies: the verification finds the charge and captures it.
+      lose = true;
+      const verifiedOnly = await order();
+      expect((await process(verifiedOnly, 'cnon:card-A3')).body).toMatchObject({ reason: 'provider_error' });
+      lose = false;
+      const verified = await lossy.call('POST', `/api/online-ordering/${mm.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: verifiedOnly } });
+      expect(verified.body.data).toMatchObject({ transaction_id: verifiedOnly, status: 'Complete' });
+      expect(platformA.paymentsFor(verifiedOnly).map((p) => p.status)).toEqual(['COMPLETED']);
     } finally {
       await lossy.close();
       hop.stop(true);
