@@ -53,6 +53,8 @@ async function rotateKey(deps: KioskPaymentDeps, t: TransactionRow, deviceId: st
   return loadTransaction(deps.tdb, t.id);
 }
 
+/** The terminal or reader is taking another payment. */
+const terminalBusy = () => errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
 
 /**
  * Starts (or resumes) the provider payment of a kiosk transaction (spec 3 "Kiosk start, by
@@ -114,7 +116,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
           break;
         } catch (e) {
           if (e instanceof ProviderError && e.status === 409) {
-            if (attempt >= CARD_B_CONFLICT_ATTEMPTS) throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
+            if (attempt >= CARD_B_CONFLICT_ATTEMPTS) throw terminalBusy();
             deps.log.warn('card-b terminal conflict; new idempotency key', { transaction_id: t.id, key: t.idempotency_key, attempt });
             t = await rotateKey(deps, t, device.id);
             continue;
@@ -156,7 +158,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
           throw e;
         });
       } catch (e) {
-        if (e instanceof ProviderError && e.status === 409) throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
+        if (e instanceof ProviderError && e.status === 409) throw terminalBusy();
         deps.log.warn('card-a reader payment failed to start', { transaction_id: t.id, err: e });
         providerFailure(e);
       }
@@ -206,7 +208,7 @@ async function resumeOnReader(deps: KioskPaymentDeps, t: TransactionRow, readerI
     if (!(e instanceof ProviderError && e.status === 409)) providerFailure(e);
     const reader = await cardA.retrieveReader(readerId).catch(providerFailure);
     if (reader.action?.process_payment_intent?.payment_intent !== previous.id) {
-      throw errors.conflict('The payment terminal is busy with another payment. Try again.', { reason: 'terminal_busy' });
+      throw terminalBusy();
     }
   }
   return saveStart(deps, t, { ...previous, reader_id: readerId });
