@@ -290,10 +290,8 @@ export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string,
       await verifyCardBOnline(capture, t);
     } else if (provider === 'card-a') {
       await capturePayment(capture, t.id, { kind: 'poll' });
-    } else if (provider === 'platform-a' && typeof t.payment_snapshot.payment_id === 'string') {
-      await capturePlatformA(deps, capture, t);
-    } else if (provider === 'platform-a' && t.payment_snapshot.platform_a_attempt !== undefined) {
-      await settleLostAttempt(deps, sf.tdb, capture, t.id);
+    } else if (provider === 'platform-a' && (typeof t.payment_snapshot.payment_id === 'string' || t.payment_snapshot.platform_a_attempt !== undefined)) {
+      await verifyPlatformA(deps, sf.tdb, capture, t.id);
     }
   }
   t = await loadTransaction(sf.tdb, t.id);
@@ -304,7 +302,8 @@ export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string,
 async function capturePlatformA(deps: OnlinePaymentDeps, capture: CaptureDeps, t: TransactionRow) {
   if (!deps.providers.platformA) notConfigured('platform-a');
   const p = await deps.providers.platformA.getPayment(String(t.payment_snapshot.payment_id)).catch(providerFailure);
-  const outcome = p.status === 'COMPLETED' ? 'succeeded' : p.status === 'APPROVED' ? 'authorised' : p.status === 'FAILED' ? 'failed' : p.status === 'CANCELED' ? 'aborted' : null;
+  // A failed or cancelled payment took no money: the order is Unpaid and takes another card.
+  const outcome = p.status === 'COMPLETED' ? 'succeeded' : p.status === 'APPROVED' ? 'authorised' : p.status === 'FAILED' || p.status === 'CANCELED' ? 'failed' : null;
   if (outcome) await capturePayment(capture, t.id, { kind: 'webhook', outcome, data: { payment_id: p.id, payment_status: p.status } });
 }
 
@@ -372,17 +371,24 @@ async function sendPlatformAAttempt(deps: OnlinePaymentDeps, tdb: TenantDb, t: T
 }
 
 /**
- * Verification of a platform-a order whose card attempt's answer was lost: the attempt is sent again as
- * it was (one attempt at a time per order), so a card charged meanwhile is found and captured.
+ * Verification of a platform-a order, under the order's start lock (it takes turns with `payment/process`):
+ * a card attempt whose answer was lost is sent again as it was, so a card charged meanwhile is found and
+ * captured (never for an order that can no longer start a payment: a Cancelled one); otherwise the
+ * recorded payment is asked at platform-a and captured with its answer.
  */
-async function settleLostAttempt(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, id: string): Promise<void> {
+async function verifyPlatformA(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, id: string): Promise<void> {
   await withPaymentStartLock(deps, id, async () => {
     const t = await loadTransaction(tdb, id);
+    if (t.status === 'Complete') return;
     const lost = readAttempt(t.payment_snapshot.platform_a_attempt);
-    if (t.status === 'Complete' || typeof t.payment_snapshot.payment_id === 'string' || !lost) return;
-    if (!deps.providers.platformA) notConfigured('platform-a');
-    const { platform_a_attempt: _lost, ...snapshot } = t.payment_snapshot;
-    if ((await sendPlatformAAttempt(deps, tdb, t, snapshot, lost)) === 'paid') await capturePlatformA(deps, capture, await loadTransaction(tdb, id));
+    if (lost) {
+      if (paymentTransition(t.status, { kind: 'start' }).kind === 'refused') return;
+      if (!deps.providers.platformA) notConfigured('platform-a');
+      const { platform_a_attempt: _lost, payment_id: _failed, ...snapshot } = t.payment_snapshot;
+      if ((await sendPlatformAAttempt(deps, tdb, t, snapshot, lost)) === 'paid') await capturePlatformA(deps, capture, await loadTransaction(tdb, id));
+      return;
+    }
+    if (typeof t.payment_snapshot.payment_id === 'string') await capturePlatformA(deps, capture, t);
   });
 }
 

@@ -44,7 +44,7 @@ interface Checkout {
 export interface PlatformAPayment {
   id: string;
   amount_money: { amount: number; currency: string };
-  status: 'COMPLETED' | 'FAILED';
+  status: 'COMPLETED' | 'FAILED' | 'CANCELED';
   reference_id: string;
   location_id: string;
   created_at: string;
@@ -55,6 +55,8 @@ export interface PlatformASimulator {
   payment(id: string): Readonly<PlatformAPayment> | undefined;
   /** The payments taken with this `reference_id`, in the order they were made. */
   paymentsFor(referenceId: string): readonly Readonly<PlatformAPayment>[];
+  /** A payment the provider reports failed or voided after the fact (tests drive it). */
+  setPaymentStatus(id: string, status: 'FAILED' | 'CANCELED'): void;
   checkout(id: string): Readonly<Checkout> | undefined;
   /** Checkouts created (idempotent replays not counted). */
   readonly created: number;
@@ -265,6 +267,11 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
     checkout: (id) => checkouts.get(id),
     payment: (id) => payments.get(id),
     paymentsFor: (referenceId) => [...payments.values()].filter((p) => p.reference_id === referenceId),
+    setPaymentStatus: (id, status) => {
+      const p = payments.get(id);
+      if (!p) throw new Error(`platform-a simulator: no payment ${id}`);
+      p.status = status;
+    },
     get created() {
       return created;
     },

@@ -196,11 +196,13 @@ describe('platform-a attempts', () => {
   test('a card whose answer was lost is sent again before another card is charged: one payment, whatever the customer does next', async () => {
     // A real HTTP hop in front of the simulator: a payment reaches the provider and its answer is lost.
     let lose = true;
+    let drop = false;
     const hop = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
       async fetch(req) {
         const url = new URL(req.url);
+        if (drop && req.method === 'POST' && url.pathname === '/v2/payments') return new Response('bad gateway', { status: 502 });
         const res = await fetch(`${platformA.url}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
         if (lose && req.method === 'POST' && url.pathname === '/v2/payments') return new Response('bad gateway', { status: 502 });
         return res;
@@ -237,6 +239,27 @@ describe('platform-a attempts', () => {
       const verified = await lossy.call('POST', `/api/online-ordering/${mm.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: verifiedOnly } });
       expect(verified.body.data).toMatchObject({ transaction_id: verifiedOnly, status: 'Complete' });
       expect(platformA.paymentsFor(verifiedOnly).map((p) => p.status)).toEqual(['COMPLETED']);
+
+      // An attempt that never reached the provider, of an order cancelled meanwhile: the verification does
+      // not send it (no charge for a Cancelled order).
+      drop = true;
+      const cancelled = await order();
+      expect((await process(cancelled, 'cnon:card-A4')).body).toMatchObject({ reason: 'provider_error' });
+      await bindTenant(lossy.deps.db, mm.merchant.tenant_database).updateTable('transactions').set({ status: 'Cancelled' }).where('id', '=', cancelled).execute();
+      drop = false;
+      await lossy.call('POST', `/api/online-ordering/${mm.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: cancelled } });
+      expect(platformA.paymentsFor(cancelled)).toEqual([]);
+      expect((await bindTenant(lossy.deps.db, mm.merchant.tenant_database).selectFrom('transactions').select('status').where('id', '=', cancelled).executeTakeFirstOrThrow()).status).toBe('Cancelled');
+
+      // A payment the provider later reports cancelled took no money: the order is Unpaid and takes another card.
+      const again = await order();
+      lose = true;
+      expect((await process(again, 'cnon:card-A7')).body).toMatchObject({ reason: 'provider_error' });
+      lose = false;
+      platformA.setPaymentStatus(platformA.paymentsFor(again)[0]!.id, 'CANCELED');
+      expect((await lossy.call('POST', `/api/online-ordering/${mm.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: again } })).body.data.status).toBe('Unpaid');
+      expect((await process(again, 'cnon:card-A8')).body.data).toMatchObject({ status: 'Complete' });
+      expect(platformA.paymentsFor(again).map((p) => p.status)).toEqual(['CANCELED', 'COMPLETED']);
     } finally {
       await lossy.close();
       hop.stop(true);
