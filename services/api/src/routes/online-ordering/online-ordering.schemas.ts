@@ -114,7 +114,7 @@ export const ProcessBody = t.Object(
     slug: t.String({ maxLength: 64 }),
     location_id: t.String({ maxLength: 64 }),
     transaction_id: t.String({ maxLength: 64 }),
-    source_id: t.String({ minLength: 1, maxLength: 255, error: 'The source id field is required.' }),
+    source_id: t.String({ minLength: 1, maxLength: 255, pattern: '\\S', error: 'The source id field is required and may not be greater than 255 characters.' }),
   },
   { additionalProperties: false, description: 'A platform-a payment order (from `…/payment`) paid with the card source the storefront tokenised.' },
 );

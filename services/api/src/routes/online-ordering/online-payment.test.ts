@@ -266,6 +266,19 @@ describe('platform-a attempts', () => {
     }
   });
 
+  test('a blank or over-long card source is a 422 naming the field; nothing reaches the provider', async () => {
+    await activate();
+    try {
+      const id = (await pay({ lines: [line()] })).body.data.transaction_id as string;
+      for (const source of ['', '   ', 'x'.repeat(256)]) {
+        expect(await process(id, source)).toMatchObject({ status: 422, body: { errors: { source_id: ['The source id field is required and may not be greater than 255 characters.'] } } });
+      }
+      expect(platformA.paymentsFor(id)).toEqual([]);
+    } finally {
+      await deactivate();
+    }
+  });
+
   test('a cancelled order is not charged: 409, no payment at the provider', async () => {
     await activate();
     try {
