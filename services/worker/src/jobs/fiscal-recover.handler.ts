@@ -1,4 +1,5 @@
-import { bindTenant, isTenantSchemaName, type CentralDb } from '@pos/db';
+import type { CentralDb } from '@pos/db';
+import { eachMerchant } from './each-merchant.ts';
 import type { Clock, Logger } from '@pos/kernel';
 import type { fiscalRecoverJob } from '@pos/kernel/queues/jobs/fiscal-recover.job';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
@@ -25,39 +26,26 @@ export interface FiscalSweepSummary {
   readonly errors: number;
 }
 
-const UNDEFINED_TABLE = '42P01';
-
 /**
  * Runs `recoverPendingEntries` in every merchant's schema (or only `tenantDatabase`). One merchant's
  * failure does not stop the others; a schema without the journal yet (being created) is skipped.
  */
 export async function sweepFiscalJournals(db: CentralDb, deps: FiscalRecoveryDeps, log: Logger, tenantDatabase?: string): Promise<FiscalSweepSummary> {
-  let q = db.selectFrom('merchants').select(['id', 'tenant_database']).orderBy('created_at');
-  if (tenantDatabase) q = q.where('tenant_database', '=', tenantDatabase);
-  const merchants = await q.execute();
   let signed = 0;
   let failed = 0;
   let pending = 0;
-  let errors = 0;
-  for (const m of merchants) {
-    if (!isTenantSchemaName(m.tenant_database)) continue;
-    try {
-      const r = await recoverPendingEntries(bindTenant(db, m.tenant_database), deps.fiscal, {
-        log: log.child({ merchant_id: m.id }),
-        ...(deps.hooks ? { hooks: deps.hooks } : {}),
-        ...(deps.olderThanMs !== undefined ? { olderThanMs: deps.olderThanMs } : {}),
-        ...(deps.clock ? { clock: deps.clock } : {}),
-      });
-      signed += r.signed;
-      failed += r.failed;
-      pending += r.pending;
-    } catch (e) {
-      if ((e as { code?: unknown } | null)?.code === UNDEFINED_TABLE) continue;
-      errors++;
-      log.error('fiscal recovery failed for a merchant', { merchant_id: m.id, err: e });
-    }
-  }
-  return { merchants: merchants.length, signed, failed, pending, errors };
+  const { merchants, errors } = await eachMerchant(db, log, 'fiscal recovery failed for a merchant', tenantDatabase, async (tdb, m) => {
+    const r = await recoverPendingEntries(tdb, deps.fiscal, {
+      log: log.child({ merchant_id: m.id }),
+      ...(deps.hooks ? { hooks: deps.hooks } : {}),
+      ...(deps.olderThanMs !== undefined ? { olderThanMs: deps.olderThanMs } : {}),
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    });
+    signed += r.signed;
+    failed += r.failed;
+    pending += r.pending;
+  });
+  return { merchants, signed, failed, pending, errors };
 }
 
 /**

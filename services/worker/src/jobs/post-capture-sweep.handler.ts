@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { bindTenant, isTenantSchemaName, type CentralDb } from '@pos/db';
+import type { CentralDb } from '@pos/db';
+import { eachMerchant } from './each-merchant.ts';
 import type { Logger } from '@pos/kernel';
 import type { postCaptureSweepJob } from '@pos/kernel/queues/index';
 import { findUnfinishedSequences, redriveSequences, SWEEP_LIMIT, SWEEP_MAX_PAGES } from '@pos/core/payments/post-capture-sweep';
@@ -7,7 +8,6 @@ import type { JobHandler } from './job-handler.ts';
 
 /** A transaction re-driven is not re-driven again for this long (its jobs may only be slow, behind a backlog). */
 export const REDRIVE_EVERY_MS = 10 * 60_000;
-const UNDEFINED_TABLE = '42P01';
 
 export interface PostCaptureSweepSummary {
   readonly merchants: number;
@@ -23,42 +23,30 @@ export interface PostCaptureSweepSummary {
  * the steps are recorded once, so a job run twice changes nothing the second time.
  */
 export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, now: Date, log: Logger, tenantDatabase?: string, pageSize = SWEEP_LIMIT): Promise<PostCaptureSweepSummary> {
-  let q = db.selectFrom('merchants').select(['id', 'tenant_database']).orderBy('created_at');
-  if (tenantDatabase) q = q.where('tenant_database', '=', tenantDatabase);
-  const merchants = await q.execute();
   let redriven = 0;
-  let errors = 0;
-  for (const m of merchants) {
-    if (!isTenantSchemaName(m.tenant_database)) continue;
-    try {
-      const tdb = bindTenant(db, m.tenant_database);
-      const claim = async (id: string) => {
-        if (!redis) return true;
-        try {
-          return (await redis.set(`post_capture_redrive:${m.tenant_database}:${id}`, '1', 'PX', REDRIVE_EVERY_MS, 'NX')) === 'OK';
-        } catch {
-          return true;
-        }
-      };
-      // Page on past the transactions re-driven lately (still on their way, or failing for good meanwhile)
-      // so a newer lost job is not hidden behind them.
-      const ids: string[] = [];
-      let after: { completed_at: Date; id: string } | undefined;
-      for (let page = 0; page < SWEEP_MAX_PAGES && ids.length < pageSize; page++) {
-        const unfinished = await findUnfinishedSequences(tdb, now, pageSize, after);
-        ids.push(...(await redriveSequences(tdb, m.tenant_database, unfinished.slice(0, pageSize - ids.length), claim)));
-        if (unfinished.length < pageSize) break;
-        after = unfinished.at(-1)!;
+  const { merchants, errors } = await eachMerchant(db, log, 'post-capture sweep failed for a merchant', tenantDatabase, async (tdb, m) => {
+    const claim = async (id: string) => {
+      if (!redis) return true;
+      try {
+        return (await redis.set(`post_capture_redrive:${m.tenant_database}:${id}`, '1', 'PX', REDRIVE_EVERY_MS, 'NX')) === 'OK';
+      } catch {
+        return true;
       }
-      redriven += ids.length;
-      if (ids.length > 0) log.warn('post-capture steps re-queued', { merchant_id: m.id, transactions: ids.length, first: ids[0] });
-    } catch (e) {
-      if ((e as { code?: unknown } | null)?.code === UNDEFINED_TABLE) continue;
-      errors++;
-      log.error('post-capture sweep failed for a merchant', { merchant_id: m.id, err: e });
+    };
+    // Page on past the transactions re-driven lately (still on their way, or failing for good meanwhile)
+    // so a newer lost job is not hidden behind them.
+    const ids: string[] = [];
+    let after: { completed_at: Date; id: string } | undefined;
+    for (let page = 0; page < SWEEP_MAX_PAGES && ids.length < pageSize; page++) {
+      const unfinished = await findUnfinishedSequences(tdb, now, pageSize, after);
+      ids.push(...(await redriveSequences(tdb, m.tenant_database, unfinished.slice(0, pageSize - ids.length), claim)));
+      if (unfinished.length < pageSize) break;
+      after = unfinished.at(-1)!;
     }
-  }
-  return { merchants: merchants.length, redriven, errors };
+    redriven += ids.length;
+    if (ids.length > 0) log.warn('post-capture steps re-queued', { merchant_id: m.id, transactions: ids.length, first: ids[0] });
+  });
+  return { merchants, redriven, errors };
 }
 
 /** The `payment.post-capture-sweep` handler. Throws after the sweep when a merchant's sweep failed (the next sweep retries). */
