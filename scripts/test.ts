@@ -41,6 +41,8 @@ const DATABASE_URL = !only || only === 'unit' ? await freshDatabase(base.url, te
 const env = { ...process.env, DATABASE_URL, REDIS_URL: redisUrl, APP_ENV: 'test' };
 let passed = 0;
 let failed = 0;
+/** Failing test names, repeated just above the last line: CI keeps only the tail of a long output. */
+const failures: string[] = [];
 
 if (!only || only === 'typecheck') {
   console.log('\n== type check ==');
@@ -56,9 +58,13 @@ if (!only || only === 'unit') {
   const r = run(['bun', 'test', '--timeout', '30000', 'packages', 'services', 'infra'], env);
   const p = /^\s*(\d+) pass\s*$/m.exec(r.out);
   const f = /^\s*(\d+) fail\s*$/m.exec(r.out);
+  failures.push(...r.out.split('\n').filter((l) => l.startsWith('(fail)')));
   passed += p ? Number(p[1]) : 0;
   failed += f ? Number(f[1]) : 0;
-  if (r.code !== 0 && !f) failed++;
+  if (r.code !== 0 && !f) {
+    failed++;
+    failures.push(`bun test exited with code ${r.code} without a summary`);
+  }
 }
 
 if (!only || only === 'e2e') {
@@ -78,5 +84,6 @@ if (!only || only === 'e2e') {
 }
 
 await base.stop();
+if (failures.length > 0) console.log(`\nfailed:\n${failures.join('\n')}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
