@@ -58,7 +58,7 @@ if (!only || only === 'unit') {
   const r = run(['bun', 'test', '--timeout', '30000', 'packages', 'services', 'infra'], env);
   const p = /^\s*(\d+) pass\s*$/m.exec(r.out);
   const f = /^\s*(\d+) fail\s*$/m.exec(r.out);
-  failures.push(...r.out.split('\n').filter((l) => l.startsWith('(fail)')));
+  failures.push(...new Set(r.out.split('\n').filter((l) => l.startsWith('(fail)'))));
   passed += p ? Number(p[1]) : 0;
   failed += f ? Number(f[1]) : 0;
   if (r.code !== 0 && !f) {

@@ -16,14 +16,17 @@ export interface ThrottleResult {
 }
 
 /**
- * Fixed-window counter in Redis: one INCR per hit, the key expiring with its window, so the limit
- * holds across API replicas. `subject` is what is limited (client address, device id...).
+ * A window that starts at the subject's first hit (as Laravel's rate limiter counts "N per minute"):
+ * one counter per subject in Redis, created with the window's expiry, so the limit holds across API
+ * replicas. Not aligned to the clock: an aligned window let 2 x limit attempts through in a second
+ * straddling a minute's boundary, and made the count of a burst depend on when it started.
  */
-export async function hitThrottle(redis: Redis, rule: ThrottleRule, subject: string, nowMs: number = Date.now()): Promise<ThrottleResult> {
+export async function hitThrottle(redis: Redis, rule: ThrottleRule, subject: string): Promise<ThrottleResult> {
   const windowMs = rule.windowSeconds * 1000;
-  const windowStart = Math.floor(nowMs / windowMs) * windowMs;
-  const key = `throttle:${rule.name}:${rule.windowSeconds}:${subject}:${windowStart}`;
-  const [[, count]] = (await redis.multi().incr(key).pexpire(key, windowMs + 1000).exec()) as [[Error | null, number]];
-  const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
+  const key = `throttle:${rule.name}:${rule.windowSeconds}:${subject}`;
+  const [, [, count], [, ttl]] = (await redis.multi().set(key, '0', 'PX', windowMs, 'NX').incr(key).pttl(key).exec()) as [unknown, [Error | null, number], [Error | null, number]];
+  // A counter without expiry (written by anything else) would never reset: give it this window.
+  if (ttl < 0) await redis.pexpire(key, windowMs);
+  const retryAfter = Math.max(1, Math.ceil((ttl < 0 ? windowMs : ttl) / 1000));
   return { allowed: count <= rule.limit, count, limit: rule.limit, retryAfter };
 }

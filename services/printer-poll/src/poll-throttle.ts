@@ -4,8 +4,8 @@ import type { ThrottleRule } from '@pos/kernel';
 /**
  * The `printer-poll` throttle, counted in the process and shared through Redis in batches: a poll is
  * decided in memory (hits synced from every process so far + this process's hits since), and every
- * `syncMs` the local hits are added to the same fixed-window Redis counters `hitThrottle` uses
- * (INCRBY, one pipeline). One process counts exactly; with N processes, each learns the others'
+ * `syncMs` the local hits are added to Redis counters of clock-aligned windows (INCRBY, one
+ * pipeline; aligned, unlike `hitThrottle`'s, so every process agrees on the window without a round trip). One process counts exactly; with N processes, each learns the others'
  * hits at its next sync after a hit of its own, so up to N - 1 polls a sync interval may pass beyond
  * the limit before all of them refuse. An idle poll then costs no Redis
  * round trip (bench `printer`).
