@@ -1,7 +1,8 @@
 import type Redis from 'ioredis';
 import type { TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider } from '@pos/domain';
+import { sql } from 'kysely';
+import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
 import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
@@ -59,7 +60,8 @@ const terminalBusy = () => errors.conflict('The payment terminal is busy with an
 /**
  * Starts (or resumes) the provider payment of a kiosk transaction (spec 3 "Kiosk start, by
  * provider"). Free orders and auto-success mode capture at once. Provider calls run outside any
- * database transaction; the answer is saved after, with the status moved to `Awaiting Payment`.
+ * database transaction. The session about to be started is recorded first (`recordStarting`), the
+ * provider's answer after.
  */
 export async function startKioskPayment(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
   // One start of a transaction at a time (retries sent together): the next one then finds the session
@@ -86,6 +88,8 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
   const provider = paymentTimeProvider(stampedPaymentProvider(t), settings.platform_a_active);
   const previous = t.payment_snapshot;
   const sameProvider = runningProvider(t) === provider;
+  // What this start replaces: a start the provider refuses outright (terminal busy) puts it back.
+  const before: BeforeStart = { status: t.status, snapshot: previous };
 
   let snapshot: Record<string, unknown>;
   switch (provider) {
@@ -102,6 +106,8 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
         t = await rotateKey(deps, t, device.id);
       }
       for (let attempt = 1; ; attempt++) {
+        snapshot = { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId };
+        await recordStarting(deps, t, snapshot);
         try {
           await deps.providers.cardB.startSale({
             sessionId: t.idempotency_key,
@@ -116,19 +122,20 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
           break;
         } catch (e) {
           if (e instanceof ProviderError && e.status === 409) {
-            if (attempt >= CARD_B_CONFLICT_ATTEMPTS) throw terminalBusy();
+            if (attempt >= CARD_B_CONFLICT_ATTEMPTS) {
+              await undoStarting(deps, t, before);
+              throw terminalBusy();
+            }
             deps.log.warn('card-b terminal conflict; new idempotency key', { transaction_id: t.id, key: t.idempotency_key, attempt });
             t = await rotateKey(deps, t, device.id);
             continue;
           }
-          deps.log.warn('card-b sale failed', { transaction_id: t.id, err: e });
-          // The sale may have reached the terminal (the answer was lost): its session is recorded, so
+          // The sale may have reached the terminal (the answer was lost): its session stays recorded, so
           // polls, the webhook and cancel find it and a payment the customer makes is captured.
-          await saveStart(deps, t, { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId });
+          deps.log.warn('card-b sale failed', { transaction_id: t.id, err: e });
           providerFailure(e);
         }
       }
-      snapshot = { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId };
       break;
     }
     case 'card-a': {
@@ -142,23 +149,31 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
+      let pi: { id: string };
       try {
-        const pi = await deps.providers.cardA.createPaymentIntent({
+        pi = await deps.providers.cardA.createPaymentIntent({
           amount: t.total,
           currency: deps.providers.currency,
           paymentMethodTypes: ['card_present'],
           metadata: { location_id: t.location_id, transaction_id: t.id, idempotency_key: t.idempotency_key, order_no: String(t.order_no) },
           idempotencyKey: t.idempotency_key,
         });
-        snapshot = { provider, idempotency_key: t.idempotency_key, id: pi.id, reader_id: readerId };
-        await deps.providers.cardA.processPaymentIntent(readerId, pi.id).catch(async (e: unknown) => {
-          // Not a refusal of the reader (busy): the intent may have reached it (the answer was lost), so it
-          // is recorded for polls, the webhook and cancel, as a started payment.
-          if (!(e instanceof ProviderError && e.status === 409)) await saveStart(deps, t, snapshot);
-          throw e;
-        });
       } catch (e) {
-        if (e instanceof ProviderError && e.status === 409) throw terminalBusy();
+        // An intent alone takes no money: nothing is on the reader yet.
+        deps.log.warn('card-a payment intent not created', { transaction_id: t.id, err: e });
+        providerFailure(e);
+      }
+      snapshot = { provider, idempotency_key: t.idempotency_key, id: pi.id, reader_id: readerId };
+      await recordStarting(deps, t, snapshot);
+      try {
+        await deps.providers.cardA.processPaymentIntent(readerId, pi.id);
+      } catch (e) {
+        if (e instanceof ProviderError && e.status === 409) {
+          await undoStarting(deps, t, before);
+          throw terminalBusy();
+        }
+        // Not a refusal of the reader (busy): the intent may have reached it (the answer was lost), so it
+        // stays recorded for polls, the webhook and cancel, as a started payment.
         deps.log.warn('card-a reader payment failed to start', { transaction_id: t.id, err: e });
         providerFailure(e);
       }
@@ -175,6 +190,9 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
+      // Its checkout id is only known from the answer: a start whose answer is lost is found again by
+      // the same idempotency key (a retry gets the same checkout) or by the webhook's `reference_id`.
+      await recordStarting(deps, t, { provider, idempotency_key: t.idempotency_key, device_id: deviceId });
       try {
         const c = await deps.providers.platformA.createTerminalCheckout({
           idempotencyKey: t.idempotency_key,
@@ -217,6 +235,45 @@ async function resumeOnReader(deps: KioskPaymentDeps, t: TransactionRow, readerI
 async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string): Promise<TransactionRow> {
   await capturePayment(capture, id, { kind: 'poll' });
   return loadTransaction(capture.tdb, id);
+}
+
+/** A transaction's payment state before a start recorded its session (`undoStarting`). */
+interface BeforeStart {
+  readonly status: PaymentStatus;
+  readonly snapshot: Record<string, unknown>;
+}
+
+/**
+ * Write-ahead of a provider call (DESIGN 2: commit what we know, call out, record the answer): the
+ * session about to be started is saved, status `Awaiting Payment`, before the provider is asked. A
+ * process that dies, or a database that goes away, after the provider took the sale then leaves a
+ * transaction the webhook, the polls, cancel and verify find, so a payment the customer makes is
+ * captured and the terminal's session can be aborted. Refused when a capture or cancel won meanwhile.
+ */
+async function recordStarting(deps: KioskPaymentDeps, t: TransactionRow, snapshot: Record<string, unknown>): Promise<void> {
+  const refusal = await deps.tdb.transaction().execute(async (tx) => {
+    const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
+    const d = paymentTransition(cur.status, { kind: 'start' });
+    if (d.kind !== 'accepted') return d;
+    await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify(snapshot), updated_at: deps.now() }).where('id', '=', t.id).execute();
+    return null;
+  });
+  if (refusal?.kind === 'refused') throw errors.conflict(refusal.message, { reason: refusal.reason });
+}
+
+/**
+ * The provider refused the start outright (terminal busy): no session of ours exists, so the status
+ * and snapshot go back to what they were, only if nothing has moved the transaction since (a capture,
+ * a cancel, another key). The key history keeps the keys tried.
+ */
+async function undoStarting(deps: KioskPaymentDeps, t: TransactionRow, before: BeforeStart): Promise<void> {
+  await deps.tdb
+    .updateTable('transactions')
+    .set({ status: before.status, payment_snapshot: JSON.stringify(before.snapshot), updated_at: deps.now() })
+    .where('id', '=', t.id)
+    .where('status', '=', 'Awaiting Payment')
+    .where(sql<string>`payment_snapshot->>'idempotency_key'`, '=', t.idempotency_key)
+    .execute();
 }
 
 /** Records a started payment: status `Awaiting Payment` (state checked under the row lock), snapshot saved. */

@@ -18,6 +18,8 @@ export function cardBDuplicateHash(data: Record<string, unknown>): string {
 /**
  * True when an identical event (same seven fields) was processed within the last 30 s. Checked and
  * recorded under a 60 s lock on the hash, so of concurrent identical deliveries exactly one is new.
+ * The record is made before processing (so a concurrent twin is a duplicate); a delivery whose
+ * processing then fails takes it back (`forgetCardBDelivery`): only a processed event counts.
  */
 export async function isCardBDuplicate(redis: Redis, log: Logger, hash: string, nowMs: number): Promise<boolean> {
   const lock = await acquireLock(redis, `card_b_webhook_lock_${hash}`, CARD_B_DUPLICATE_LOCK_MS, 5_000, log);
@@ -30,4 +32,16 @@ export async function isCardBDuplicate(redis: Redis, log: Logger, hash: string, 
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * A delivery marked by `isCardBDuplicate` whose processing failed (the database away, say): its mark is
+ * removed, so the same event sent again is processed instead of being dropped as a duplicate of one
+ * that never was. Only the mark this delivery wrote (a later one is another delivery's).
+ */
+export async function forgetCardBDelivery(redis: Redis, log: Logger, hash: string, markedAtMs: number): Promise<void> {
+  const key = `card_b_webhook_recent_${hash}`;
+  await redis
+    .eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, key, String(markedAtMs))
+    .catch((e: unknown) => log.warn('card-b duplicate marker not removed', { err: e }));
 }

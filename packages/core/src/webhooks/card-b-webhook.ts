@@ -7,7 +7,7 @@ import { capturePayment } from '../payments/capture-payment.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { loadTransaction, type TransactionRow } from '../payments/transaction-records.ts';
 import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
-import { cardBDuplicateHash, isCardBDuplicate } from './card-b-duplicates.ts';
+import { cardBDuplicateHash, forgetCardBDelivery, isCardBDuplicate } from './card-b-duplicates.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeCardBWebhook, type StoredWebhook, type WebhookLogStatus } from './webhook-log.ts';
@@ -122,6 +122,8 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
     return { status, logId, occurrences: stored?.occurrences ?? null };
   };
   let merchantId: string | undefined;
+  // This delivery's duplicate mark (rule 3), taken back if its processing fails.
+  let marked: { hash: string; at: number } | null = null;
   try {
     if (payload === null || !Object.keys(body).length) {
       deps.log.warn('card-b webhook body is not a JSON object', { webhook_log_id: logId });
@@ -138,7 +140,11 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
     if (eventTypeId !== 1796 && eventTypeId !== 1797 && eventTypeId !== 1798) return await done('ignored');
 
     // Rule 3: duplicate detection over the seven fields.
-    if (!opts.replayOf && await isCardBDuplicate(deps.redis, deps.log, cardBDuplicateHash(data), deps.now().getTime())) return await done('duplicate');
+    if (!opts.replayOf) {
+      const mark = { hash: cardBDuplicateHash(data), at: deps.now().getTime() };
+      if (await isCardBDuplicate(deps.redis, deps.log, mark.hash, mark.at)) return await done('duplicate');
+      marked = mark;
+    }
 
     // Rule 4: an event that resolves to no tenant is logged and dropped, never guessed.
     const tenant = await resolveCardBTenant(deps.db, data);
@@ -157,6 +163,7 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
     return await done(await payment(deps, tenant, data), { merchantId });
   } catch (e) {
     deps.log.error('card-b webhook processing failed', { event_id: eventId, webhook_log_id: logId, err: e });
+    if (marked) await forgetCardBDelivery(deps.redis, deps.log, marked.hash, marked.at);
     return done('failed', { error: e instanceof Error ? e.message : String(e), ...(merchantId ? { merchantId } : {}) });
   }
 }
@@ -189,19 +196,33 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       // never believed from the webhook alone.
       const r = await verifyCardBOnline(capture, await loadTransaction(tdb, t.id));
       if (!r) deps.log.info('card-b online payment not paid at the provider yet', { event_id: eventId, transaction_id: t.id });
-      if (r?.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount !== null && amount >= 0 ? amount : t.total);
+      // Whoever captured (this webhook, the return page or a poll), the paid payment has its ledger row.
+      if (r?.status === 'Complete' && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount !== null && amount >= 0 ? amount : t.total);
       return 'processed';
     }
     // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
     // sends the tip apart (`TipAmount` comes back beside `Amount`), a terminal may add one (more); an
     // event for less is not this order's payment. Logged, and left to the terminal session's poll.
+    // Not this order's payment when it names another currency, or another terminal than its session's.
+    const currency = str(data.CurrencyCode);
+    if (currency !== null && currency !== deps.providers.currencyNumeric) {
+      deps.log.error('card-b webhook currency is not the order\'s; not captured', { event_id: eventId, transaction_id: t.id, currency });
+      throw new Error('currency_mismatch');
+    }
+    const terminal = str(data.TerminalId);
+    const sessionTerminal = t.payment_snapshot.terminalId;
+    if (terminal !== null && typeof sessionTerminal === 'string' && terminal !== sessionTerminal) {
+      deps.log.error('card-b webhook terminal is not the order\'s session terminal; not captured', { event_id: eventId, transaction_id: t.id, terminal });
+      throw new Error('terminal_mismatch');
+    }
     const tip = majorToCents(data.TipAmount);
     if (amount === null || !coversTotal(amount, tip, t.total)) {
       deps.log.error('card-b webhook amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, tip, total: t.total });
       throw new Error('amount_mismatch');
     }
     const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
-    if (r.completed && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount);
+    // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
+    if (r.status === 'Complete' && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount);
     return 'processed';
   } finally {
     await lock.release();

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bindTenant } from '@pos/db';
+import { bindTenant, type TenantDb } from '@pos/db';
 import { coversTotal, type ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { acquireLock } from './redis-lock.ts';
@@ -107,13 +107,34 @@ function centsOf(money: unknown): number | null {
   return typeof a === 'number' && Number.isSafeInteger(a) && a >= 0 ? a : null;
 }
 
+/**
+ * A kiosk start records its checkout before asking for it, and learns the checkout's id from the
+ * answer (start-kiosk-payment.ts). When that answer was lost (the API died, the database went away),
+ * the signed event's `reference_id` and device name the transaction: the checkout id is saved then, so
+ * polls, cancel and verify know it too. Only a start still waiting for its id, on the same device.
+ */
+async function adoptCheckout(tdb: TenantDb, transactionId: string, checkoutId: string, deviceId: string | null) {
+  if (!deviceId) return undefined;
+  return tdb
+    .updateTable('transactions')
+    .set({ payment_snapshot: sql`payment_snapshot || jsonb_build_object('checkout_id', ${checkoutId}::text)` })
+    .where('id', '=', transactionId)
+    .where('status', '=', 'Awaiting Payment')
+    .where(sql<string>`payment_snapshot->>'provider'`, '=', 'platform-a')
+    .where(sql<string>`payment_snapshot->>'device_id'`, '=', deviceId)
+    .where(sql<boolean>`payment_snapshot->>'checkout_id' is null`)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout: Obj, outcome: ProviderOutcome, eventId: string): Promise<void> {
   const checkoutId = str(checkout.id);
   const reference = str(checkout.reference_id);
   const tdb = bindTenant(deps.db, tenant.tenantDatabase);
   const t =
     checkoutId && reference && isUuid(reference)
-      ? await tdb.selectFrom('transactions').selectAll().where('id', '=', reference).where(sql<string>`payment_snapshot->>'checkout_id'`, '=', checkoutId).executeTakeFirst()
+      ? ((await tdb.selectFrom('transactions').selectAll().where('id', '=', reference).where(sql<string>`payment_snapshot->>'checkout_id'`, '=', checkoutId).executeTakeFirst()) ??
+        (await adoptCheckout(tdb, reference, checkoutId, str(obj(checkout.device_options).device_id))))
       : undefined;
   if (!t) {
     deps.log.warn('transaction not found during a webhook', { provider: 'platform-a', event_id: eventId, merchant_id: tenant.merchantId });

@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { contentHash } from '@pos/core/webhooks/webhook-log';
+import { capturePayment } from '@pos/core/payments/capture-payment';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 // card-b webhooks against real PostgreSQL, Redis and the card-b simulator over HTTP (rules 1-6).
@@ -171,6 +172,104 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     expect(await logOf(raw)).toMatchObject({ occurrences: 1, status: 'failed', error: 'transaction_not_found' });
     expect((await post(raw)).status).toBe(200);
     expect(await logOf(raw)).toMatchObject({ occurrences: 2, status: 'failed', error: 'transaction_not_found' });
+  });
+
+  test('the kiosk\'s poll captured first: the webhook that follows is processed and still records the commission', async () => {
+    const t = await awaitingPayment();
+    await cardB.complete(t.idempotency_key);
+    const deps = { tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() };
+    expect((await capturePayment(deps, t.id, { kind: 'poll' })).status).toBe('Complete');
+    const raw = paymentBody(t);
+    expect((await post(raw)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ status: 'processed' });
+    const ledger = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source_ref', '=', JSON.parse(raw).EventData.TransactionId).execute();
+    expect(ledger.map((l) => [l.source, l.is_adjustment, l.commission_amount])).toEqual([['card_b_terminal', false, Math.round((t.total * 150) / 10_000)]]);
+    expect(await captures(t.id)).toBe(1);
+  });
+
+  test('a delivery whose processing failed is not a duplicate (rule 3 counts processed events): the same event again within 30 s is processed', async () => {
+    const prev = await awaitingPayment();
+    // The event of the next order arrives before that order exists: it fails (not found), and is sent again.
+    const next = { order_no: prev.order_no + 1, total: prev.total };
+    const raw = paymentBody(next);
+    expect((await post(raw)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ status: 'failed', error: 'transaction_not_found' });
+    const t = await awaitingPayment();
+    expect(t.order_no).toBe(next.order_no);
+    expect((await post(raw)).status).toBe(200);
+    expect(await logOf(raw)).toMatchObject({ occurrences: 2, status: 'processed', error: null });
+    expect((await txn(t.id)).status).toBe('Complete');
+    // Processed now: a third delivery inside the window is the duplicate.
+    const resent = JSON.stringify({ ...JSON.parse(raw), MessageId: crypto.randomUUID() });
+    expect((await post(resent)).status).toBe(200);
+    expect(await logOf(resent)).toMatchObject({ status: 'duplicate' });
+  });
+
+  test('a payment in another currency, or from another terminal than the order\'s session, is not captured (stored as failed)', async () => {
+    const t = await awaitingPayment();
+    const usd = paymentBody(t, { CurrencyCode: '840' });
+    expect((await post(usd)).status).toBe(200);
+    expect(await logOf(usd)).toMatchObject({ status: 'failed', error: 'currency_mismatch' });
+    const elsewhere = paymentBody(t, { TerminalId: 'another-terminal' });
+    expect((await post(elsewhere)).status).toBe(200);
+    expect(await logOf(elsewhere)).toMatchObject({ status: 'failed', error: 'terminal_mismatch' });
+    expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
+    expect(await captures(t.id)).toBe(0);
+    const right = paymentBody(t);
+    expect((await post(right)).status).toBe(200);
+    expect((await txn(t.id)).status).toBe('Complete');
+  });
+
+  test('a start whose answer never comes back (the API died after the terminal took the sale): the session was recorded first, so the customer\'s payment is captured by the webhook', async () => {
+    // A real HTTP hop: the sale reaches the terminal; its answer is held until the test lets it go.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let reached: () => void = () => undefined;
+    const atTerminal = new Promise<void>((r) => (reached = r));
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const u = new URL(req.url);
+        const res = await fetch(`${cardB.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.arrayBuffer() });
+        if (req.method === 'POST' && u.pathname === '/ecr/v1/transactions:sale') {
+          reached();
+          await held;
+        }
+        return res;
+      },
+    });
+    const slow = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: `http://127.0.0.1:${hop.port}`, CARD_B_WEBHOOK_IPS: PROVIDER_IP } });
+    try {
+      const sm = await slow.seed('cbheld');
+      const token = await slow.deviceToken(sm, 'kiosk');
+      const sdb = bindTenant(slow.deps.db, sm.merchant.tenant_database);
+      const pending = slow.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: sm.items[0]!.id, qty: 1 }] } });
+      await atTerminal;
+      // What a crash here leaves: the order Awaiting Payment with the session the terminal is running.
+      const row = await sdb.selectFrom('transactions').selectAll().where('device_id', '=', sm.kiosk.device_id).executeTakeFirstOrThrow();
+      expect({ status: row.status, snapshot: row.payment_snapshot }).toEqual({
+        status: 'Awaiting Payment',
+        snapshot: { provider: 'card-b', idempotency_key: row.idempotency_key, sessionId: row.idempotency_key, terminalId: sm.kiosk.card_b_terminal_id },
+      });
+      expect(cardB.session(row.idempotency_key)!.state).toBe('processing');
+      await cardB.complete(row.idempotency_key);
+      const raw = JSON.stringify({
+        EventTypeId: 1796,
+        EventData: { Amount: row.total / 100, OrderCode: '7712345', StatusId: 'F', TransactionId: crypto.randomUUID(), MerchantTrns: `${sm.locations[0]!.id}:${row.order_no}`, CustomerTrns: `Order ${row.order_no}`, CurrencyCode: '978', TransactionTypeId: 5, Tags: [], TerminalId: sm.kiosk.card_b_terminal_id },
+        MessageId: crypto.randomUUID(),
+      });
+      expect((await slow.call('POST', URL_(), { rawBody: raw, ip: PROVIDER_IP })).status).toBe(200);
+      expect((await sdb.selectFrom('transactions').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status).toBe('Complete');
+      // The answer comes back at last: the start does not undo the capture.
+      release();
+      const r = await pending;
+      expect([r.status, r.body.data.status]).toEqual([200, 'Complete']);
+    } finally {
+      release();
+      await slow.close();
+      hop.stop(true);
+    }
   });
 
   test('a payment for less than the order total is not captured: stored as failed (amount_mismatch), no commission; a terminal tip (more) is captured', async () => {

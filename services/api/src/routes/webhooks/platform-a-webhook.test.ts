@@ -147,4 +147,66 @@ describe('POST /webhook/platform-a', () => {
       await sim.stop();
     }
   });
+test('a start whose checkout answer was lost (the API died, or the answer never came): recorded before the call, so the signed event names the order, its checkout id is kept and the payment captured', async () => {
+    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+    const port = probe.port;
+    await probe.stop(true);
+    const url = `http://127.0.0.1:${port}/api/webhook/platform-a`;
+    const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookUrl: url, webhookSignatureKey: KEY });
+    // A real HTTP hop: the checkout reaches the provider (and its terminal), its answer does not.
+    let lostCheckout: string | null = null;
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const u = new URL(req.url);
+        const res = await fetch(`${sim.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
+        if (req.method === 'POST' && u.pathname === '/v2/terminals/checkouts' && lostCheckout === null) {
+          lostCheckout = ((await res.json()) as { checkout: { id: string } }).checkout.id;
+          return new Response('bad gateway', { status: 502 });
+        }
+        return res;
+      },
+    });
+    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}`, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: url } });
+    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    try {
+      const lm = await live.seed('palost');
+      const ltdb = bindTenant(live.deps.db, lm.merchant.tenant_database);
+      await ltdb.updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOST' } }) }).where('id', '=', lm.locations[0]!.id).execute();
+      const token = await live.deviceToken(lm, 'kiosk');
+      const r = await live.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: lm.items[0]!.id, qty: 1 }] } });
+      expect([r.status, r.body.reason]).toEqual([503, 'provider_error']);
+      const id = r.body.transaction_id as string;
+      const before = await ltdb.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      expect({ status: before.status, snapshot: before.payment_snapshot }).toEqual({
+        status: 'Awaiting Payment',
+        snapshot: { provider: 'platform-a', idempotency_key: before.idempotency_key, device_id: lm.kiosk.platform_a_device_id },
+      });
+      expect(lostCheckout).not.toBeNull();
+      expect(sim.checkout(lostCheckout!)).toMatchObject({ reference_id: id, status: 'PENDING' });
+
+      // The customer pays at the terminal; the provider's signed event reaches the API.
+      await sim.complete(lostCheckout!);
+      expect(sim.webhooks.at(-1)!.result).toEqual({ status: 200 });
+      const after = await ltdb.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      expect(after.status).toBe('Complete');
+      expect(after.payment_snapshot).toMatchObject({ checkout_id: lostCheckout, checkout_status: 'COMPLETED' });
+      expect(after.receipt_no).not.toBeNull();
+    } finally {
+      await server.stop();
+      await live.close();
+      hop.stop(true);
+      await sim.stop();
+    }
+  });
+
+  test('an event with another checkout id is not adopted by a transaction whose checkout is known: not found, nothing changes', async () => {
+    const t = await awaitingPayment();
+    const other = { id: t.id, payment_snapshot: { checkout_id: 'chk_someone_else', device_id: t.payment_snapshot.device_id } };
+    const raw = checkoutEvent(other);
+    expect((await post(raw, sign(raw))).status).toBe(200);
+    expect((await logOf(JSON.parse(raw).event_id))[0]).toMatchObject({ status: 'failed', error: 'transaction_not_found' });
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+  });
 });
