@@ -306,6 +306,52 @@ describe('card-a and platform-a', () => {
     }
   });
 
+  test('a reader start whose answer never comes back (the API died after the reader took the intent): the intent was recorded first, so the customer\'s payment is found and captured', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let reached: () => void = () => undefined;
+    const onReader = new Promise<void>((r) => (reached = r));
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const u = new URL(req.url);
+        const res = await fetch(`${cardA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
+        if (u.pathname.endsWith('/process_payment_intent')) {
+          reached();
+          await held;
+        }
+        return res;
+      },
+    });
+    const slow = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: `http://127.0.0.1:${hop.port}` } });
+    try {
+      const sm = await slow.seed('kpay-held');
+      const sdb = bindTenant(slow.deps.db, sm.merchant.tenant_database);
+      await sdb.updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', sm.locations[0]!.id).execute();
+      const token = await slow.deviceToken(sm, 'kiosk');
+      const pending = slow.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: sm.items[0]!.id, qty: 1 }] } });
+      await onReader;
+      // What a crash here leaves: the order Awaiting Payment with the intent the reader is taking.
+      const row = await sdb.selectFrom('transactions').selectAll().where('device_id', '=', sm.kiosk.device_id).executeTakeFirstOrThrow();
+      const { id: intentId, reader_id: readerId } = row.payment_snapshot as { id: string; reader_id: string };
+      expect(row.status).toBe('Awaiting Payment');
+      expect(row.payment_snapshot).toEqual({ provider: 'card-a', idempotency_key: row.idempotency_key, id: intentId, reader_id: readerId });
+      expect(intentId).toMatch(/^pi_/);
+      expect(cardA.intent(intentId)!.metadata.transaction_id).toBe(row.id);
+      await cardA.complete(readerId);
+      const deps = { tdb: sdb, tenantDatabase: sm.merchant.tenant_database, redis: slow.deps.redis, providers: slow.deps.payments, log: slow.deps.log, now: () => new Date() };
+      expect((await capturePayment(deps, row.id, { kind: 'poll', via: 'webhook' })).status).toBe('Complete');
+      release();
+      const r = await pending;
+      expect([r.status, r.body.data.status]).toEqual([200, 'Complete']);
+    } finally {
+      release();
+      await slow.close();
+      hop.stop(true);
+    }
+  });
+
   test('a location whose payment profile reports in-person card-a stamps card-a and pays on the reader', async () => {
     await setSettings({ in_person_provider: 'card-a' });
     try {
