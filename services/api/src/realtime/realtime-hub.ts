@@ -21,6 +21,9 @@ export interface RealtimeClient {
   send(text: string, event?: { seq?: unknown }): void;
 }
 
+/** How long a socket's open waits for the hub's first subscription while Redis does not answer. */
+export const SUBSCRIBE_WAIT_MS = 3000;
+
 /**
  * Fans real-time events out to this process's sockets. Every API process subscribes to the same Redis
  * pattern (`rt:*`), so an event published by any process (or the worker) reaches every screen
@@ -29,29 +32,59 @@ export interface RealtimeClient {
 export class RealtimeHub {
   private readonly clients = new Map<string, Map<string, RealtimeClient>>();
   private sub: Redis | null = null;
+  /** The `rt:*` subscription, confirmed or still waiting for Redis; null before start() and after stop(). */
+  private subscribed: Promise<void> | null = null;
   /** Events delivered to sockets by this process (tests and metrics). */
   delivered = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly log: Logger,
+    /** How long a socket's open waits for a subscription Redis has not confirmed yet. */
+    private readonly waitMs = SUBSCRIBE_WAIT_MS,
   ) {}
 
-  /** Subscribes once; later calls reuse the subscription. */
+  /**
+   * Subscribes once; every later call waits for the same subscription. Resolves when Redis has
+   * confirmed it, or throws after `waitMs` (the socket being opened is refused) while the
+   * subscription stays queued: it completes when Redis is back, and the next socket finds it.
+   */
   async start(): Promise<void> {
-    if (this.sub) return;
-    const sub = this.redis.duplicate();
-    this.sub = sub;
-    sub.on('error', (e) => this.log.warn('realtime subscriber error', { err: e.message }));
-    sub.on('pmessage', (_pattern: string, channel: string, message: string) => this.route(channel, message));
-    await sub.psubscribe('rt:*');
+    if (!this.subscribed) {
+      // Unlimited retries on this connection: with the app's fail-fast 2, a subscription sent while
+      // Redis was away (or re-sent on a reconnect) was dropped for good and no event came again.
+      const sub = this.redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'api-realtime' });
+      this.sub = sub;
+      sub.on('error', (e) => this.log.warn('realtime subscriber error', { err: e.message }));
+      sub.on('pmessage', (_pattern: string, channel: string, message: string) => this.route(channel, message));
+      const subscribed = sub.psubscribe('rt:*').then(() => {});
+      this.subscribed = subscribed;
+      // Only a closed connection refuses it (stop): forget it, so the next start() subscribes again.
+      subscribed.catch((e) => {
+        if (this.subscribed !== subscribed) return;
+        this.log.warn('realtime subscription failed', { err: e instanceof Error ? e.message : String(e) });
+        this.subscribed = null;
+        this.sub = null;
+        sub.disconnect();
+      });
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`realtime subscription not confirmed by Redis within ${this.waitMs} ms`)), this.waitMs);
+    });
+    try {
+      await Promise.race([this.subscribed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async stop(): Promise<void> {
     const sub = this.sub;
     this.sub = null;
+    this.subscribed = null;
     if (sub) {
-      await sub.punsubscribe().catch(() => {});
+      if (sub.status === 'ready') await sub.punsubscribe().catch(() => {});
       sub.disconnect();
     }
   }
