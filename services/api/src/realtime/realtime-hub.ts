@@ -6,8 +6,8 @@ export interface RealtimeClient {
   readonly id: string;
   readonly tenantDatabase: string;
   readonly type: 'backoffice' | 'kiosk' | 'kds' | 'pos';
-  /** Device tokens: the device's location (kitchen events are per location). */
-  readonly locationId: string | null;
+  /** Device tokens: the device's location (kitchen events are per location); follows a move of the device while the socket lives. */
+  locationId: string | null;
   /**
    * The locations whose events this client may receive: the device's, or the back-office user's grant;
    * null for every location of the merchant (owners). Re-read while the socket lives (`realtime/index.ts`).

@@ -6,7 +6,7 @@ import { checkDeviceKey } from '@pos/core/auth/caller-gates';
 import { resolveSecured } from '../../plugins/secured.ts';
 import type { RealtimeClient } from '../../realtime/realtime-hub.ts';
 import type { Access } from '@pos/core/auth/access';
-import { kitchenEventsAfter } from '@pos/core/kitchen/kitchen-events';
+import { kitchenEventsAfter, latestKitchenSeq } from '@pos/core/kitchen/kitchen-events';
 import { subscribableTransaction } from '@pos/core/payments/transaction-subscription';
 import { parseCommand, RealtimeEvent, RealtimeQuery } from './realtime.schemas.ts';
 
@@ -62,7 +62,10 @@ export const MESSAGE_BURST = 60;
  * granted locations for the back office, e.g. a subscription change). Events are JSON objects with a
  * `type` (`payment.status`, `kitchen.order`, `kitchen.ticket`, `location.updated`). A socket's
  * messages are handled one at a time; its credentials are checked again every
- * `REALTIME_RECHECK_SECONDS` (a refusal closes it with 4000 + the HTTP status).
+ * `REALTIME_RECHECK_SECONDS` (a refusal closes it with 4000 + the HTTP status). A device moved to
+ * another location meanwhile is not closed: from that check on its events are the new location's,
+ * and a screen on the kitchen channel is sent `{type:"kitchen.resync", cursor}` (the new location's
+ * number) to reload `GET /kds/orders`.
  *
  * Kitchen catch-up: kitchen events (`kitchen.ticket`) carry `seq`, numbered per location without gaps.
  * `{"action":"subscribe","channel":"kitchen","cursor":N}` replays the events after N (oldest first)
@@ -120,7 +123,8 @@ export function realtimeRoutes(deps: ApiDeps) {
           const session: Session = { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db, kitchen, access, turn: Promise.resolve(), recheck: null, tokens: MESSAGE_BURST, refilled: performance.now() };
           // Credentials are checked again while the socket lives, as every HTTP request checks them: a
           // revoked token, a deleted device, a lapsed subscription or a removed user is closed with the
-          // code its request would get; a changed role or grant applies to what is delivered next.
+          // code its request would get; a changed role or grant applies to what is delivered next, and
+          // a device moved to another location follows it (`followDevice`).
           // Not queued behind the socket's own messages: a client sending frames must not delay its revocation.
           let checking = false;
           session.recheck = setInterval(() => {
@@ -130,6 +134,7 @@ export function realtimeRoutes(deps: ApiDeps) {
               try {
                 const again = await authenticate(false);
                 if (again.access) applyAccess(session, again.access, (v) => ws.send(JSON.stringify(v)));
+                else if (again.ctx.device) await followDevice(session, again.ctx.device.location_id, (v) => ws.send(JSON.stringify(v)));
               } catch (e) {
                 // The database or Redis away is not the caller's fault: the socket stays, the next check decides.
                 if (!(e instanceof AppError)) return void deps.log.warn('realtime credentials recheck failed', { err: e });
@@ -215,8 +220,9 @@ export function realtimeRoutes(deps: ApiDeps) {
     // Kitchen: hold live events, read the replay, answer it, then release what was held above it.
     // One catch-up at a time per socket (a second subscribe waits for the first).
     const feed = session.kitchen;
-    const locationId = client.locationId;
     const run = feed.busy.then(async () => {
+      // Read in the feed's turn: a move of the device queued before this subscription applies first.
+      const locationId = client.locationId as string;
       feed.held = [];
       client.channels.add('kitchen');
       try {
@@ -240,6 +246,45 @@ export function realtimeRoutes(deps: ApiDeps) {
     });
     feed.busy = run.catch(() => {});
     await run;
+  }
+
+  /**
+   * A device moved to another location (`PUT /back-office/devices/{id}`) while its socket is open: the
+   * socket follows it from the next check on, as a back-office user's changed grant applies to what
+   * is delivered next (its token is still good: no close). Kitchen numbers are per location, so a
+   * screen on the kitchen channel is sent `kitchen.resync` with the new location's cursor and reloads
+   * its orders; live events of the new location are held until then. Runs in the kitchen feed's turn.
+   * If the cursor cannot be read the device stays where it was and the next check tries again.
+   */
+  function followDevice(session: Session, locationId: string, reply: (v: unknown) => void): Promise<void> {
+    const { client, kitchen: feed } = session;
+    if (client.locationId === locationId) return Promise.resolve();
+    const run = feed.busy.then(async () => {
+      const before = { locationId: client.locationId, grant: client.grant };
+      if (before.locationId === locationId) return;
+      const kitchen = client.channels.has('kitchen');
+      if (kitchen) feed.held = [];
+      client.locationId = locationId;
+      client.grant = new Set([locationId]);
+      if (!kitchen) return;
+      let latest: number;
+      try {
+        latest = await latestKitchenSeq(session.tdb, locationId);
+      } catch (e) {
+        // Back where it was; the held events are the new location's, covered by the next check's resync.
+        client.locationId = before.locationId;
+        client.grant = before.grant;
+        feed.held = null;
+        throw e;
+      }
+      feed.floor = latest;
+      reply({ type: 'kitchen.resync', cursor: latest });
+      const held = feed.held ?? [];
+      feed.held = null;
+      for (const h of held) if (h.seq > feed.floor) client.send(h.text, { seq: h.seq });
+    });
+    feed.busy = run.catch(() => {});
+    return run;
   }
 }
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { publishKitchenEvent } from '@pos/core/payments/payment-events';
+import { createKitchenTickets } from '@pos/core/kitchen/tickets';
+import { latestKitchenSeq, publishKitchenEvents } from '@pos/core/kitchen/kitchen-events';
 import { announceSubscription } from '@pos/core/webhooks/card-a-subscriptions';
 import { bindTenant } from '@pos/db';
 import { sql } from 'kysely';
@@ -269,6 +271,55 @@ describe('real-time channel', () => {
     const answered = seen.filter((x) => x.type === 'subscribed').length;
     expect(answered).toBeGreaterThanOrEqual(MESSAGE_BURST - 5);
     expect(answered).toBeLessThanOrEqual(MESSAGE_BURST + 5);
+  });
+
+  test('a device moved to another location follows it at the next check: kitchen.resync with the new cursor, then only the new location\'s events', async () => {
+    const [loc0, loc1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const tdb = bindTenant(api1.deps.db, m.merchant.tenant_database);
+    const cat = await tdb.selectFrom('categories').select('id').orderBy('id').executeTakeFirstOrThrow();
+    // The new location gets a station too, so its orders make tickets.
+    await tdb.insertInto('kitchen_stations').values({ id: crypto.randomUUID(), location_id: loc1, name: 'Second kitchen', category_ids: [cat.id], created_at: new Date(), updated_at: new Date() }).execute();
+    /** A numbered kitchen ticket at a location, written and published as the worker's listener does. */
+    const ticket = async (locationId: string, orderNo: string) => {
+      const created = await tdb.transaction().execute((tx) =>
+        createKitchenTickets(tx, { source: 'transaction', sourceId: crypto.randomUUID(), locationId, orderNo, at: new Date(), lines: [{ position: 0, item_id: m.items[0]!.id, category_id: cat.id, name: 'Soup', qty: 1, modifiers: [] }] }),
+      );
+      await publishKitchenEvents(api1.deps.redis, m.merchant.tenant_database, created.map((c) => c.event), api1.deps.log);
+      return created[0]!.event;
+    };
+    // The old location numbers past the new one, so a floor kept from it would drop the new one's events.
+    await ticket(loc0, 'M1');
+    await ticket(loc0, 'M2');
+    const device = m.devices.filter((d) => d.type === 'pos')[1]!;
+    const pos = connect(base, { authorization: `Bearer ${await api1.deviceToken(m, 'pos', 1)}`, 'x-client-api-key': api1.env.DEVICE_API_KEY });
+    expect(await pos.next()).toEqual({ type: 'ready' });
+    pos.send({ action: 'subscribe', channel: 'kitchen' });
+    expect(await pos.next()).toEqual({ type: 'subscribed', channel: 'kitchen', cursor: await latestKitchenSeq(tdb, loc0) });
+    pos.send({ action: 'subscribe', channel: 'location' });
+    expect(await pos.next()).toEqual({ type: 'subscribed', channel: 'location' });
+
+    const moved = await api1.call('PUT', `/api/back-office/devices/${device.id}`, { token: await api1.ownerToken(m), body: { location_id: loc1 } });
+    expect(moved.status).toBe(200);
+    expect(await pos.next(4000)).toEqual({ type: 'kitchen.resync', cursor: await latestKitchenSeq(tdb, loc1) });
+
+    const old = { location_id: loc0, transaction_id: crypto.randomUUID(), order_no: 1, items: [] };
+    const mine = { location_id: loc1, transaction_id: crypto.randomUUID(), order_no: 2, items: [{ name: 'Tea', qty: 1 }] };
+    await publishKitchenEvent(api1.deps.redis, m.merchant.tenant_database, old, api1.deps.log);
+    await ticket(loc0, 'M3');
+    await publishKitchenEvent(api1.deps.redis, m.merchant.tenant_database, mine, api1.deps.log);
+    const numbered = await ticket(loc1, 'N1');
+    expect(numbered.location_id).toBe(loc1);
+    expect(await pos.next()).toEqual({ type: 'kitchen.order', ...mine });
+    expect(await pos.next()).toEqual(JSON.parse(JSON.stringify(numbered)));
+    const deps = { db: api1.deps.db, redis: api1.deps.redis, providers: api1.deps.payments, log: api1.deps.log, now: () => new Date(), commissionBps: 0 };
+    await announceSubscription(deps, { merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, locationId: loc0 }, { subscription_id: 'sub_old', status: 'active', devices: [] });
+    await announceSubscription(deps, { merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, locationId: loc1 }, { subscription_id: 'sub_new', status: 'active', devices: [] });
+    expect(await pos.next()).toMatchObject({ type: 'location.updated', location_id: loc1, subscription_id: 'sub_new' });
+    // Still open, nothing of the old location, and no second resync at the next checks.
+    await Bun.sleep(1500);
+    expect(pos.pending()).toBe(0);
+    expect(pos.ws.readyState).toBe(WebSocket.OPEN);
+    pos.close();
   });
 
   test('a device deleted while its socket is open is closed at the next check (4401), as its requests are refused', async () => {
