@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { Strict } from '../catalog/catalog.schemas.ts';
 import { Transaction } from '../kiosk-payments/kiosk-payments.schemas.ts';
+import { vendorIdField } from '../shared.schemas.ts';
 
 const Date_ = (f: string) => t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10, error: `The ${f} field must be a date (YYYY-MM-DD).` });
 const Uuid = t.String({ format: 'uuid', maxLength: 36, error: 'The location_id field must be a valid UUID.' });
@@ -18,6 +19,8 @@ const Filters = {
   from: t.Optional(Date_('from')),
   to: t.Optional(Date_('to')),
   search: t.Optional(t.String({ maxLength: 100, pattern: '^[^\\u0000]*$' })),
+  // The group is mounted with admin-vendor-override: these strict queries must declare its key.
+  ...vendorIdField('admin-vendor-override: merchant id to act on (internal admins and the merchant\'s reseller)'),
 };
 
 export const TransactionsQuery = Strict({

@@ -5,6 +5,7 @@ import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payment
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
+import { makeMember } from '../team/team.test-support.ts';
 
 /** Back-office transactions (spec 1 "Transactions and reports") over kiosk payments on the card-b simulator. */
 let sim: CardBSimulator;
@@ -151,6 +152,31 @@ describe('back-office transactions', () => {
     const otherOwner = await api.ownerToken(other);
     expect((await bo('GET', `/${made[0]!.id}`, { token: otherOwner })).body).toEqual({ message: 'Unable to locate the transaction you requested.' });
     expect((await bo('GET', '/datatable', { token: otherOwner })).body.total).toBe(0);
+  });
+
+  test('admin-vendor-override: vendor_id lets an internal admin read another merchant\'s data table, stats and export; anyone else is refused', async () => {
+    const other = await api.seed('bo-tx-admin');
+    const admin = await makeMember(api, other, ['VIEW_TRANSACTIONS', 'EXPORT_TRANSACTION_REPORTS'], { allLocations: true });
+    const refused = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+    const paths = ['/datatable?sort=order_no', '/stats', '/export?status=Complete'];
+    const read = async (path: string, token: string) => {
+      const r = await bo('GET', path, { token });
+      return { status: r.status, body: (r.headers.get('content-type') ?? '').startsWith('text/csv') ? r.text : r.body };
+    };
+    // Not an internal admin (nor this merchant's reseller): vendor_id is refused, not ignored.
+    for (const path of paths) expect(await read(`${path}${path.includes('?') ? '&' : '?'}vendor_id=${m.merchant.id}`, admin.token)).toEqual(refused);
+    expect(await read(`/stats?vendor_id=${other.merchant.id}`, owner)).toEqual(refused);
+
+    await api.deps.db.updateTable('users').set({ is_global_admin: true }).where('id', '=', admin.userId).execute();
+    for (const path of paths) {
+      const mine = await read(path, owner);
+      expect(mine.status).toBe(200);
+      expect([path, await read(`${path}${path.includes('?') ? '&' : '?'}vendor_id=${m.merchant.id}`, admin.token)]).toEqual([path, mine]);
+    }
+    expect((await read('/datatable', owner)).body.total).toBeGreaterThan(0);
+    // Without vendor_id the admin reads its own merchant, which has none.
+    expect((await read('/datatable', admin.token)).body.total).toBe(0);
+    expect((await read('/datatable?vendor_id=not-a-merchant', admin.token))).toEqual(refused);
   });
 
   test('the export pages through more rows than a page, newest first, each row once (ties on created_at broken by id), on the (created_at, id) index', async () => {
