@@ -19,6 +19,7 @@ export * from './catalog/tax-defaults.ts';
 export * from './payments/payment-state.ts';
 export * from './payments/idempotency-key.ts';
 export * from './payments/provider-choice.ts';
+export * from './payments/transaction-values.ts';
 export * from './payments/paid-amount.ts';
 export * from './kitchen/kds-order-state.ts';
 export * from './orders/fulfillment-bucket.ts';

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import { paymentTransition, vatGroup } from '@pos/domain';
+import type { MarketplaceProvider } from '@pos/domain/payments/transaction-values';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
 import { capturePayment } from '../payments/capture-payment.ts';
@@ -36,7 +37,8 @@ export interface MarketplaceClient {
   denyOrder(orderId: string, reason: string): Promise<MarketplaceOrder>;
 }
 
-export type MarketplaceProvider = 'delivery-a' | 'delivery-b';
+/** The marketplaces: one list in the domain, which the transaction filters accept too. */
+export type { MarketplaceProvider };
 
 export interface MarketplaceImportDeps {
   readonly central: CentralDb;

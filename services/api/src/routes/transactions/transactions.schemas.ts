@@ -2,8 +2,11 @@ import { t } from 'elysia';
 import { Strict } from '../catalog/catalog.schemas.ts';
 import { Transaction } from '../kiosk-payments/kiosk-payments.schemas.ts';
 import { vendorIdField } from '../shared.schemas.ts';
+import { TRANSACTION_CHANNELS, TRANSACTION_PROVIDERS } from '@pos/domain/payments/transaction-values';
 
 const Date_ = (f: string) => t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10, error: `The ${f} field must be a date (YYYY-MM-DD).` });
+/** `a, b or c`: the allowed values as the 422 message lists them. */
+const orList = (values: readonly string[]) => `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
 const Uuid = t.String({ format: 'uuid', maxLength: 36, error: 'The location_id field must be a valid UUID.' });
 
 const Filters = {
@@ -14,8 +17,10 @@ const Filters = {
       { error: 'The status must be a payment status (Title Case).' },
     ),
   ),
-  payment_provider: t.Optional(t.Union([t.Literal('card-a'), t.Literal('card-b'), t.Literal('platform-a')], { error: 'The payment_provider must be card-a, card-b or platform-a.' })),
-  channel: t.Optional(t.Union([t.Literal('kiosk'), t.Literal('online_ordering'), t.Literal('table_qr')], { error: 'The channel must be kiosk, online_ordering or table_qr.' })),
+  // Every value the table can hold: marketplace orders are channel `delivery`, provider delivery-a or -b.
+  // Literals, not t.UnionEnum: Elysia gives a missing optional UnionEnum query key its first value.
+  payment_provider: t.Optional(t.Union(TRANSACTION_PROVIDERS.map((p) => t.Literal(p)), { error: `The payment_provider must be ${orList(TRANSACTION_PROVIDERS)}.` })),
+  channel: t.Optional(t.Union(TRANSACTION_CHANNELS.map((c) => t.Literal(c)), { error: `The channel must be ${orList(TRANSACTION_CHANNELS)}.` })),
   from: t.Optional(Date_('from')),
   to: t.Optional(Date_('to')),
   search: t.Optional(t.String({ maxLength: 100, pattern: '^[^\\u0000]*$' })),

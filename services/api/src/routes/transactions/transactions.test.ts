@@ -6,6 +6,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { makeMember } from '../team/team.test-support.ts';
+import { TRANSACTION_CHANNELS, TRANSACTION_PROVIDERS } from '@pos/domain/payments/transaction-values';
 
 /** Back-office transactions (spec 1 "Transactions and reports") over kiosk payments on the card-b simulator. */
 let sim: CardBSimulator;
@@ -177,6 +178,48 @@ describe('back-office transactions', () => {
     // Without vendor_id the admin reads its own merchant, which has none.
     expect((await read('/datatable', admin.token)).body.total).toBe(0);
     expect((await read('/datatable?vendor_id=not-a-merchant', admin.token))).toEqual(refused);
+  });
+
+  test('marketplace orders (channel delivery, provider delivery-a or delivery-b) are filtered on the data table, the stats and the export; the filters accept every value the table can hold', async () => {
+    const table = sql.raw(`"${m.merchant.tenant_database}".transactions`);
+    // Two marketplace orders, stored as the marketplace import stores them (no device).
+    const rows = await sql<{ id: string; total: number }>`
+      insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object('id', gen_random_uuid(), 'channel', 'delivery', 'payment_provider', p.provider, 'status', p.status,
+        'device_id', null, 'order_no', 700000 + p.n, 'receipt_no', case when p.status = 'Complete' then 700000 + p.n end, 'idempotency_key', 'mkt_' || p.provider || '_' || p.n, 'all_idempotency_keys', jsonb_build_array('mkt_' || p.provider || '_' || p.n)))).*
+      from ${table} t, (values ('delivery-a', 'Complete', 1), ('delivery-b', 'Pending', 2)) p(provider, status, n) where t.id = ${made[0]!.id} order by p.n returning id, total`.execute(api.deps.db);
+    const [paid, pending] = rows.rows;
+    const total = Number(paid!.total);
+
+    const delivery = await bo('GET', '/datatable?channel=delivery&sort=order_no');
+    expect(delivery.status).toBe(200);
+    expect(delivery.body.total).toBe(2);
+    expect(delivery.body.data.map((t: any) => [t.id, t.channel, t.payment_provider, t.status])).toEqual([
+      [paid!.id, 'delivery', 'delivery-a', 'Complete'],
+      [pending!.id, 'delivery', 'delivery-b', 'Pending'],
+    ]);
+    expect((await bo('GET', '/datatable?payment_provider=delivery-b')).body.data.map((t: any) => t.id)).toEqual([pending!.id]);
+    expect((await bo('GET', '/stats?channel=delivery')).body).toEqual({
+      data: { count: 2, complete: { count: 1, total, tip_amount: 0, average: total }, by_status: { Complete: 1, Pending: 1 }, by_provider: { 'delivery-a': { count: 1, total } } },
+    });
+    expect((await bo('GET', '/stats?payment_provider=delivery-a')).body.data.count).toBe(1);
+    const csv = (await bo('GET', '/export?channel=delivery')).text.trim().split('\n').slice(1).map((l) => l.split(','));
+    expect(csv.map((c) => [c[0], c[4], c[8]]).sort()).toEqual([[paid!.id, 'delivery', 'delivery-a'], [pending!.id, 'delivery', 'delivery-b']].sort());
+    expect((await bo('GET', '/export?payment_provider=delivery-b')).text.trim().split('\n').slice(1).map((l) => l.split(',')[0])).toEqual([pending!.id]);
+
+    // A value the table cannot hold is a 422 naming every allowed one.
+    const badChannel = 'The channel must be kiosk, online_ordering, table_qr or delivery.';
+    const badProvider = 'The payment_provider must be card-a, card-b, platform-a, delivery-a or delivery-b.';
+    for (const path of ['/datatable', '/stats', '/export']) {
+      expect([path, (await bo('GET', `${path}?channel=phone`)).body]).toEqual([path, { message: badChannel, errors: { channel: [badChannel] } }]);
+      expect([path, (await bo('GET', `${path}?payment_provider=cash`)).body]).toEqual([path, { message: badProvider, errors: { payment_provider: [badProvider] } }]);
+    }
+    // The lists are the table's check constraints: a value added there must be added to them.
+    const allowed = async (constraint: string) => {
+      const r = await sql<{ def: string }>`select pg_get_constraintdef(c.oid) as def from pg_constraint c join pg_namespace n on n.oid = c.connamespace where n.nspname = ${m.merchant.tenant_database} and c.conname = ${constraint}`.execute(api.deps.db);
+      return [...r.rows[0]!.def.matchAll(/'([^']+)'/g)].map((x) => x[1]).sort();
+    };
+    expect(await allowed('transactions_channel_check')).toEqual([...TRANSACTION_CHANNELS].sort());
+    expect(await allowed('transactions_payment_provider_check')).toEqual([...TRANSACTION_PROVIDERS].sort());
   });
 
   test('the export pages through more rows than a page, newest first, each row once (ties on created_at broken by id), on the (created_at, id) index', async () => {
