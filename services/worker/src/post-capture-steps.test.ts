@@ -93,7 +93,10 @@ describe('post-capture steps, one statement each', () => {
     expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' }]);
     expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
 
-    await expect(dispatchOrderToRegister(tdb, crypto.randomUUID())).rejects.toMatchObject({ name: 'AppError', code: 'not_found' });
+    // No such transaction (a deleted test-mode one): the dispatch ends as done, records nothing.
+    const unknown = crypto.randomUUID();
+    expect(await dispatchOrderToRegister(tdb, unknown)).toBeUndefined();
+    expect(await listSteps(tdb, unknown)).toEqual([]);
   });
 
   test('daily stats: counted once under concurrent runs, on the location local date', async () => {
@@ -148,7 +151,11 @@ describe('post-capture steps, one statement each', () => {
     await expect(runPostCapture(tdb, m.merchant.tenant_database, id, true)).rejects.toThrow(`post-capture of transaction ${id} in status Awaiting Payment`);
     expect(await listSteps(tdb, id)).toEqual([]);
     expect(await outboxJobs(id)).toEqual([]);
-    await expect(runPostCapture(tdb, m.merchant.tenant_database, crypto.randomUUID(), true)).rejects.toMatchObject({ name: 'AppError', code: 'not_found' });
+    // No such transaction (a deleted test-mode one): nothing to do, nothing recorded, no retry.
+    const unknown = crypto.randomUUID();
+    expect(await runPostCapture(tdb, m.merchant.tenant_database, unknown, true)).toBeUndefined();
+    expect(await listSteps(tdb, unknown)).toEqual([]);
+    expect(await outboxJobs(unknown)).toEqual([]);
   });
 });
 
@@ -172,7 +179,9 @@ describe('post-capture steps for a batch, one statement per step', () => {
     });
     expect(single).toBe(3); // re-read, kitchen items, queue jobs
     expect(batch).toBe(single);
-    expect(outcomes(result)).toEqual([...many.map(() => null), `post-capture of transaction ${pending} in status Awaiting Payment`, 'not_found']);
+    // The unknown one (deleted) is done without a step; the pending one fails alone.
+    expect(outcomes(result)).toEqual([...many.map(() => null), `post-capture of transaction ${pending} in status Awaiting Payment`, null]);
+    expect(await listSteps(tdb, unknown)).toEqual([]);
     for (const id of [one, many[0]!, many[29]!]) {
       expect((await listSteps(tdb, id)).map((s) => s.step)).toEqual(['reread', 'payment_captured', 'queue_jobs']);
       expect(await outboxJobs(id)).toEqual(['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
@@ -206,7 +215,7 @@ describe('post-capture steps for a batch, one statement per step', () => {
     // Two of them have no kitchen documents yet: they alone are refused.
     let r: (Error | null)[] = [];
     expect(await statements(async () => void (r = await dispatchOrdersToRegister(tdb, [...ids, unknown])))).toBe(1);
-    expect(outcomes(r)).toEqual([...ids.slice(0, 10).map(() => null), `order ${ids[10]}: kitchen item documents not written yet`, `order ${ids[11]}: kitchen item documents not written yet`, 'not_found']);
+    expect(outcomes(r)).toEqual([...ids.slice(0, 10).map(() => null), `order ${ids[10]}: kitchen item documents not written yet`, `order ${ids[11]}: kitchen item documents not written yet`, null]);
     expect((await listSteps(tdb, ids[0]!)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' });
     expect((await listSteps(tdb, ids[10]!)).find((s) => s.step === 'register_dispatch')).toBeUndefined();
 
@@ -221,7 +230,8 @@ describe('post-capture steps for a batch, one statement per step', () => {
     expect((await listSteps(tdb, ids[3]!)).filter((s) => s.step === 'daily_stats')).toEqual([{ step: 'daily_stats', outcome: 'ok', detail: '2026-11-20' }]);
 
     expect(await statements(async () => void (r = await finalisePayments(tdb, [...ids, unknown])))).toBe(2);
-    expect(outcomes(r)).toEqual([...ids.map(() => null), 'not_found']);
+    expect(outcomes(r)).toEqual([...ids.map(() => null), null]);
+    expect(await listSteps(tdb, unknown)).toEqual([]);
     const fin = (await listSteps(tdb, ids[7]!)).find((s) => s.step === 'finalise')!;
     expect(JSON.parse(fin.detail!)).toEqual({ loyalty_earn: 'skipped: no customer', offer_redemption: 'skipped: no offer', customer_timeline: 'skipped: no customer', kiosk_customer_name: 'skipped: no customer', b2b_invoice: 'skipped: no B2B customer' });
     await finalisePayments(tdb, ids);

@@ -8,7 +8,10 @@ import { TenantStatement } from '@pos/db';
  * already written for its order, fire and station is skipped), the lines of the new ones, each
  * location's event counter moved by its number of new tickets, and their `created` events, numbered
  * as `appendKitchenEvents` numbers them (the k-th new ticket of n at a location gets the moved counter
- * - n + k). Answers each new ticket with its event's number. As one statement, outside a transaction it
+ * - n + k). $2 true (the post-capture listener): a transaction's ticket is written only while the
+ * transaction exists, its row locked (key share) until the commit, so a test-mode DELETE committed
+ * first leaves no ticket for it, and one running meanwhile waits and then removes the ticket with the
+ * transaction (no foreign key would). Answers each new ticket with its event's number. As one statement, outside a transaction it
  * commits as it ends: the counter rows are never held locked while the client sends the next statement
  * (other batches of the location queued on them while it did).
  */
@@ -17,8 +20,10 @@ export const createTicketsStatement = new TenantStatement<{ id: string; seq: num
   `with x as (
      select * from jsonb_to_recordset($1::jsonb)
        as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, lines jsonb, payload jsonb)),
+   live as (select id from $schema.transactions where $2::boolean and id in (select source_id from x where source = 'transaction') order by id for key share),
    t as (insert into $schema.kitchen_tickets (id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, queued_at, updated_at)
-     select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at from x order by ord
+     select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at from x
+     where not $2::boolean or x.source <> 'transaction' or x.source_id in (select id from live) order by ord
      on conflict on constraint kitchen_tickets_once do nothing
      returning id),
    f as (select x.ord, x.id, x.location_id, x.station_id, x.lines, x.payload,

@@ -36,6 +36,15 @@ export async function createKitchenTickets(db: TenantDb | TenantTx, order: Kitch
   return createKitchenTicketsMany(db, [order]);
 }
 
+export interface KitchenTicketOptions {
+  /**
+   * Write a transaction's tickets only while the transaction exists, holding its row until the commit
+   * (the post-capture listener: a test-mode transaction may be deleted meanwhile, and its tickets have no
+   * foreign key to go with it). A ticket for a transaction that is gone is not written, like a re-run's.
+   */
+  readonly liveTransactionsOnly?: boolean;
+}
+
 /**
  * `createKitchenTickets` for many orders at once, with the same result as calling it for each in
  * turn (tickets and events: orders in the order given, within an order its stations as routed). Reads
@@ -45,7 +54,7 @@ export async function createKitchenTickets(db: TenantDb | TenantTx, order: Kitch
  * (issue 15): then the statement and the print jobs share a transaction. Now and then old events are
  * pruned afterwards.
  */
-export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: readonly KitchenOrderInput[]): Promise<CreatedTicket[]> {
+export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: readonly KitchenOrderInput[], opts: KitchenTicketOptions = {}): Promise<CreatedTicket[]> {
   const withLines = orders.filter((o) => o.lines.length);
   if (!withLines.length) return [];
   const stations = await db
@@ -85,8 +94,8 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
         payload: { type: 'kitchen.ticket', ...t.event },
       };
     });
-    // A ticket already written for its order, fire and station (a re-run) is not returned: nothing more is done for it.
-    const seqOf = new Map((await createTicketsStatement.execute(q, [JSON.stringify(doc)])).map((r) => [r.id, Number(r.seq)]));
+    // A ticket already written for its order, fire and station (a re-run), or one of a transaction that is gone, is not returned: nothing more is done for it.
+    const seqOf = new Map((await createTicketsStatement.execute(q, [JSON.stringify(doc), opts.liveTransactionsOnly === true])).map((r) => [r.id, Number(r.seq)]));
     const fresh = planned.filter((t) => seqOf.has(t.id));
     await queueKitchenTickets(
       q,

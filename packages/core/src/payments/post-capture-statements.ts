@@ -32,19 +32,24 @@ export const rereadStatement = new TenantStatement<CapturedTransaction & { pc_li
  * `payment_captured` and that of its `queue_jobs`: the jobs queued, in order) and $2 the outbox rows as
  * a JSON array of `{ id, queue, job, payload }` in the spec's order per transaction. Records
  * `payment_captured` and the claim `queue_jobs` of each; only the transactions whose claim is new get
- * their outbox rows (one post-capture sequence per transaction). Rows are inserted in array order
+ * their outbox rows (one post-capture sequence per transaction). A transaction deleted since its
+ * re-read (a test-mode one) gets neither; the others' rows are locked (key share) until the statement
+ * ends, so a DELETE waits for it and then finds the trace it must remove (`live`: the ids still there).
+ * Rows are inserted in array order
  * (`ordinality`) after the claims (the join reads every claim first), so outbox ids follow the spec's
  * order. One JSON document per side instead of an array per column: payloads are JSON already, and an
  * array parameter would have every quote in them escaped one by one.
  */
-export const queueJobsStatement = new TenantStatement<{ won: string[]; queued: number }>(
+export const queueJobsStatement = new TenantStatement<{ won: string[]; live: string[]; queued: number }>(
   'pc_queue_jobs_many',
-  `with claim as (
+  `with c as (
+     select * from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, captured text, queued text)) with ordinality as c(id, captured, queued, n)),
+   live as (select id from $schema.transactions where id in (select id from c) order by id for key share),
+   claim as (
      insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
      select c.id, v.step, 'ok', case when v.k = 1 then c.captured else c.queued end
-     from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, captured text, queued text)) with ordinality as c(id, captured, queued, n)
+     from c join live on live.id = c.id
      cross join (values (1, 'payment_captured'), (2, 'queue_jobs')) as v(k, step)
-     where exists (select 1 from $schema.transactions t where t.id = c.id)
      order by c.n, v.k
      on conflict (transaction_id, step) do nothing returning transaction_id, step),
    won as (select transaction_id as id from claim where step = 'queue_jobs'),
@@ -52,13 +57,15 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; queued: n
      select o.queue, o.job, o.payload from rows from (jsonb_to_recordset($2::jsonb) as (id uuid, queue text, job text, payload jsonb)) with ordinality as o(id, queue, job, payload, n)
      join won on won.id = o.id
      order by o.n returning id)
-   select array(select id::text from won) as won, (select count(*) from ob)::int as queued`,
+   select array(select id::text from won) as won, array(select id::text from live) as live, (select count(*) from ob)::int as queued`,
 );
 
 /**
  * $1 transaction ids. The register dispatch when no register client is configured: counts each
  * transaction's kitchen item documents and lines; those whose every line has its document are recorded
  * as having no register (`transaction_register_sync` and step). Answers one row per transaction found.
+ * The rows are locked (key share, as the sync row's foreign key would) when read: a test-mode DELETE
+ * committed meanwhile leaves its transaction out instead of failing the batch on the foreign key.
  */
 export const dispatchStatement = new TenantStatement<{ id: string; kitchen: number; lines: number }>(
   'pc_dispatch_many',
@@ -66,7 +73,7 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
      select t.id,
        (select count(*) from $schema.kitchen_items k where k.transaction_id = t.id)::int as kitchen,
        (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines
-     from $schema.transactions t where t.id = any($1::uuid[])),
+     from $schema.transactions t where t.id = any($1::uuid[]) order by t.id for key share of t),
    u as (insert into $schema.transaction_register_sync (transaction_id, status, detail)
      select c.id, 'not_configured', 'No register is configured for this location.' from c where c.kitchen >= c.lines order by c.id
      on conflict (transaction_id) do update set status = excluded.status, detail = excluded.detail, updated_at = now()
@@ -117,12 +124,17 @@ export const recordStepsStatement = new TenantStatement<never>(
 /**
  * $1 the kitchen item documents as a JSON array, one per line (transaction, position, location, order
  * number, item, name, quantity, unit price, total, modifiers); a line that has its document keeps it.
+ * Only the lines of transactions still there are written, their rows locked (key share) first: a
+ * test-mode DELETE committed since the re-read would otherwise fail the whole batch's statement on the
+ * foreign key, and one still running waits for this statement (its cascade then takes the documents).
  * One JSON document rather than an array per column: the modifiers are JSON already.
  */
 export const kitchenItemsStatement = new TenantStatement<never>(
   'pc_kitchen_items',
-  `insert into $schema.kitchen_items (transaction_id, position, location_id, order_no, item_id, name, qty, unit_price, total, modifiers)
-   select * from jsonb_to_recordset($1::jsonb)
-     as x(transaction_id uuid, position int, location_id uuid, order_no int, item_id uuid, name text, qty int, unit_price int, total int, modifiers jsonb)
+  `with x as (select * from jsonb_to_recordset($1::jsonb)
+     as x(transaction_id uuid, position int, location_id uuid, order_no int, item_id uuid, name text, qty int, unit_price int, total int, modifiers jsonb)),
+   live as (select id from $schema.transactions where id in (select transaction_id from x) order by id for key share)
+   insert into $schema.kitchen_items (transaction_id, position, location_id, order_no, item_id, name, qty, unit_price, total, modifiers)
+   select x.transaction_id, x.position, x.location_id, x.order_no, x.item_id, x.name, x.qty, x.unit_price, x.total, x.modifiers from x join live on live.id = x.transaction_id
    on conflict (transaction_id, position) do nothing`,
 );

@@ -1,5 +1,5 @@
 import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
-import { errors } from '@pos/kernel';
+import { AppError, errors, type Logger } from '@pos/kernel';
 import {
   fanOut,
   jobMessage,
@@ -63,6 +63,8 @@ export const kitchenTicketsListener =
     const created = await createKitchenTicketsMany(
       db,
       orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines })),
+      // A test-mode transaction deleted since the re-read gets no ticket (nothing would ever remove it).
+      { liveTransactionsOnly: true },
     );
     if (publish && created.length > 0) await publish(created.map((c) => c.event));
   };
@@ -77,6 +79,15 @@ export const printOrderReceipt: PaymentCapturedListener = async (db, orders) => 
   );
 };
 
+/**
+ * The rows of a step whose transaction is gone: only a test-mode transaction is ever deleted
+ * (`DELETE /transactions/{id}`), and its jobs may still be queued. Their work ends here as done (no
+ * retry could find it), logged once; nothing is recorded, since the trace would outlive the transaction.
+ */
+function skipDeleted(log: Logger | undefined, step: string, ids: readonly string[]): void {
+  if (ids.length > 0) log?.info('transaction deleted; step skipped', { step, transaction_ids: [...new Set(ids)] });
+}
+
 /** Throws a single row's outcome (the one-transaction forms of the batch steps). */
 function one<T>(outcomes: readonly StepOutcome[], value?: T): T {
   if (outcomes[0]) throw outcomes[0];
@@ -85,21 +96,23 @@ function one<T>(outcomes: readonly StepOutcome[], value?: T): T {
 
 /**
  * Step 1 for a batch: the transactions re-read by internal id (never by key) with their lines, in one
- * statement that also records `reread`. Per id: the captured order, or why it cannot go on (unknown, not Complete).
+ * statement that also records `reread`. Per id: the captured order, why it cannot go on (not
+ * Complete), or null when there is no such transaction (deleted since its capture queued the job).
  */
-export async function rereadTransactions(db: TenantDb, ids: readonly string[]): Promise<Map<string, CapturedOrder | Error>> {
+export async function rereadTransactions(db: TenantDb, ids: readonly string[]): Promise<Map<string, CapturedOrder | Error | null>> {
   const rows = await rereadStatement.execute(db, [[...new Set(ids)]]);
-  const found = new Map<string, CapturedOrder | Error>();
+  const found = new Map<string, CapturedOrder | Error | null>();
   for (const { pc_lines: lines, ...t } of rows) {
     found.set(t.id, t.status === 'Complete' ? { t, lines } : new Error(`post-capture of transaction ${t.id} in status ${t.status}`));
   }
-  for (const id of ids) if (!found.has(id)) found.set(id, errors.notFound('transaction'));
+  for (const id of ids) if (!found.has(id)) found.set(id, null);
   return found;
 }
 
 /** Step 1: the transaction re-read by internal id (never by key) with its lines; `reread` is recorded in the same statement. */
 export async function rereadTransaction(db: TenantDb, transactionId: string): Promise<{ t: CapturedTransaction; lines: CapturedLine[] }> {
   const r = (await rereadTransactions(db, [transactionId])).get(transactionId)!;
+  if (r === null) throw errors.notFound('transaction');
   if (r instanceof Error) throw r;
   return { t: r.t, lines: [...r.lines] };
 }
@@ -149,10 +162,15 @@ export function followUpJobs(
  * `queue_jobs` (its detail lists the jobs in order, `QueuedJobs`) and, only for the transactions this
  * run claimed, write their jobs in one fan-out outbox row each, in the spec's order: the register dispatch, the cart's stock
  * reservation release (only with a cart session), the daily stats (not in test mode), the deferred
- * finalisation job last, and finally the edge stock sync when stock changed. Returns the ids this run queued.
+ * finalisation job last, and finally the edge stock sync when stock changed. Returns the ids this run
+ * queued (`won`) and those still there (`live`; a transaction deleted since its re-read gets nothing).
  */
-export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string, orders: readonly (CapturedOrder & { stockChanged: boolean })[]): Promise<Set<string>> {
-  if (orders.length === 0) return new Set();
+export async function queuePostCaptureJobs(
+  db: TenantDb,
+  tenantDatabase: string,
+  orders: readonly (CapturedOrder & { stockChanged: boolean })[],
+): Promise<{ won: Set<string>; live: Set<string> }> {
+  if (orders.length === 0) return { won: new Set(), live: new Set() };
   const claims: { id: string; captured: string; queued: string }[] = [];
   const rows: { id: string; queue: string; job: string; payload: Record<string, unknown> }[] = [];
   for (const { t, lines, stockChanged } of orders) {
@@ -162,7 +180,7 @@ export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string,
     rows.push({ id: t.id, ...fanOut(messages) });
   }
   const [r] = await queueJobsStatement.execute(db, [JSON.stringify(claims), JSON.stringify(rows)]);
-  return new Set(r?.won ?? []);
+  return { won: new Set(r?.won ?? []), live: new Set(r?.live ?? []) };
 }
 
 /**
@@ -174,13 +192,16 @@ export async function queuePostCaptureJobs(db: TenantDb, tenantDatabase: string,
  *    reservation release (only with a cart session), the daily stats (not in test mode), the deferred
  *    finalisation job last, and finally the edge stock sync when stock changed.
  * Each step is recorded once per transaction in `transaction_steps`, so a re-run (a retried job)
- * repeats nothing. Answers one outcome per item: an unknown or not Complete transaction fails alone.
+ * repeats nothing. Answers one outcome per item: a not Complete transaction fails alone. A
+ * transaction that is gone (a deleted test-mode one, before the re-read or during the sequence: the
+ * kitchen writes and the claim skip it) is done, logged once as skipped (`skipDeleted`).
  */
 export async function runPostCaptureMany(
   db: TenantDb,
   tenantDatabase: string,
   items: readonly { transaction_id: string; stock_changed: boolean }[],
   listeners: readonly PaymentCapturedListener[] = [writeKitchenItems, writeKitchenTickets, printOrderReceipt],
+  log?: Logger,
 ): Promise<StepOutcome[]> {
   const read = await rereadTransactions(
     db,
@@ -189,16 +210,19 @@ export async function runPostCaptureMany(
   const orders = new Map<string, CapturedOrder & { stockChanged: boolean }>();
   for (const i of items) {
     const r = read.get(i.transaction_id)!;
-    if (r instanceof Error) continue;
+    if (r === null || r instanceof Error) continue;
     const seen = orders.get(i.transaction_id);
     orders.set(i.transaction_id, { ...r, stockChanged: (seen?.stockChanged ?? false) || i.stock_changed });
   }
   // In id order: two batches sharing transactions (a batch relayed again, cut differently) claim their rows in the same order.
   const captured = [...orders.values()].sort((a, b) => (a.t.id < b.t.id ? -1 : a.t.id > b.t.id ? 1 : 0));
+  const gone = items.filter((i) => read.get(i.transaction_id) === null).map((i) => i.transaction_id);
   if (captured.length > 0) {
     for (const listener of listeners) await listener(db, captured);
-    await queuePostCaptureJobs(db, tenantDatabase, captured);
+    const { live } = await queuePostCaptureJobs(db, tenantDatabase, captured);
+    gone.push(...captured.filter((o) => !live.has(o.t.id)).map((o) => o.t.id));
   }
+  skipDeleted(log, 'post_capture', gone);
   return items.map((i) => {
     const r = read.get(i.transaction_id)!;
     return r instanceof Error ? r : null;
@@ -212,8 +236,9 @@ export async function runPostCapture(
   transactionId: string,
   stockChanged: boolean,
   listeners?: readonly PaymentCapturedListener[],
+  log?: Logger,
 ): Promise<void> {
-  one(await runPostCaptureMany(db, tenantDatabase, [{ transaction_id: transactionId, stock_changed: stockChanged }], listeners));
+  one(await runPostCaptureMany(db, tenantDatabase, [{ transaction_id: transactionId, stock_changed: stockChanged }], listeners, log));
 }
 
 /** How many register dispatches of one batch run at once (each calls the location's register over HTTP). */
@@ -223,36 +248,44 @@ const DISPATCH_PARALLEL = 8;
  * `processOrderJob` for a batch: dispatch to the location's register. It refuses to run before the
  * kitchen item documents exist (the register would receive an order without priced lines). With the
  * register clients configured it pushes each order to its location's register (issue 17), several at
- * a time; without them one statement checks the batch and records that none is configured.
+ * a time; without them one statement checks the batch and records that none is configured. A
+ * transaction that is gone (a deleted test-mode one) is skipped (`skipDeleted`).
  */
-export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly string[], registers?: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<StepOutcome[]> {
+export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly string[], registers?: { deps: RegisterDispatchDeps; tenantDatabase: string }, log?: Logger): Promise<StepOutcome[]> {
   if (registers) {
     const outcomes: StepOutcome[] = new Array(ids.length).fill(null);
+    const gone: string[] = [];
     let next = 0;
     const lane = async () => {
       for (let i = next++; i < ids.length; i = next++) {
         try {
-          await dispatchConfigured(db, ids[i]!, registers);
+          if ((await dispatchConfigured(db, ids[i]!, registers)) === 'gone') gone.push(ids[i]!);
         } catch (e) {
           outcomes[i] = e instanceof Error ? e : new Error(String(e));
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(DISPATCH_PARALLEL, ids.length) }, lane));
+    skipDeleted(log, 'register_dispatch', gone);
     return outcomes;
   }
   const rows = await dispatchStatement.execute(db, [[...new Set(ids)]]);
   const byId = new Map(rows.map((r) => [r.id, r]));
+  skipDeleted(log, 'register_dispatch', ids.filter((id) => !byId.has(id)));
   return ids.map((id) => {
     const r = byId.get(id);
-    if (!r) return errors.notFound('transaction');
+    if (!r) return null;
     return r.kitchen < r.lines ? new Error(`order ${id}: kitchen item documents not written yet`) : null;
   });
 }
 
-/** Register integrations configured (issue 17): check, then call out, then record the outcome. */
-async function dispatchConfigured(db: TenantDb, transactionId: string, registers: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<void> {
-  const t = await loadTransaction(db, transactionId);
+/** Register integrations configured (issue 17): check, then call out, then record the outcome; 'gone' when there is no such transaction. */
+async function dispatchConfigured(db: TenantDb, transactionId: string, registers: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<'gone' | void> {
+  const t = await loadTransaction(db, transactionId).catch((e: unknown) => {
+    if (e instanceof AppError && e.code === 'not_found') return null;
+    throw e;
+  });
+  if (!t) return 'gone';
   const kitchen = await db.selectFrom('kitchen_items').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
   const lines = await db.selectFrom('transaction_lines').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
   if (Number(kitchen.n) < Number(lines.n)) throw new Error(`order ${t.id}: kitchen item documents not written yet`);
@@ -303,16 +336,18 @@ async function finaliseOutcomes(t: FinaliseTransaction, steps: FinaliseSteps): P
  * its own error boundary (each records what it did or why it had nothing to do; a step that throws is
  * recorded as failed and the others still run). The transactions are read in one statement and their
  * `finalise` steps written in one; a step with nothing to do (no customer, no offer) costs no statement.
- * There is no invoicing model yet, so the B2B step records that.
+ * There is no invoicing model yet, so the B2B step records that. A transaction that is gone (a deleted
+ * test-mode one) is skipped (`skipDeleted`).
  */
-export async function finalisePayments(db: TenantDb, ids: readonly string[], steps: FinaliseSteps = defaultFinaliseSteps(db)): Promise<StepOutcome[]> {
+export async function finalisePayments(db: TenantDb, ids: readonly string[], steps: FinaliseSteps = defaultFinaliseSteps(db), log?: Logger): Promise<StepOutcome[]> {
   const unique = [...new Set(ids)];
   const rows = unique.length ? await db.selectFrom('transactions').select(FINALISE_COLUMNS).where(uuidIn('id', unique)).execute() : [];
   const done: { transaction_id: string; step: string; outcome: string; detail: string }[] = [];
   for (const t of rows) done.push({ transaction_id: t.id, step: 'finalise', outcome: 'ok', detail: JSON.stringify(await finaliseOutcomes(t, steps)) });
   await recordSteps(db, done);
   const found = new Set(rows.map((r) => r.id));
-  return ids.map((id) => (found.has(id) ? null : errors.notFound('transaction')));
+  skipDeleted(log, 'finalise', ids.filter((id) => !found.has(id)));
+  return ids.map(() => null);
 }
 
 /** The finalisation of one transaction; answers what each step did. */

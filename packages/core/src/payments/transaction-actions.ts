@@ -1,9 +1,12 @@
-import { enqueueOutbox, type TenantDb } from '@pos/db';
+import { enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { jobMessage, notificationSendJob, orderDispatchJob } from '@pos/kernel/queues/index';
 import { loadLines, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { cancelKioskPayment } from './cancel-kiosk-payment.ts';
 import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { removeKitchenTickets } from '../kitchen/remove-tickets.ts';
+import { kitchenPublisher } from '../kitchen/kitchen-events.ts';
+import { deletePrintJobs } from '../printers/print-jobs.ts';
 
 /**
  * Sends the receipt of a completed transaction by e-mail (`notification.send`, template
@@ -38,7 +41,8 @@ export async function retryRegisterSync(tdb: TenantDb, tenantDatabase: string, t
 }
 
 /**
- * `DELETE /transactions/{id}`: only a test-mode transaction is deleted (with its lines and trace). A
+ * `DELETE /transactions/{id}`: only a test-mode transaction is deleted, with its lines, trace, kitchen
+ * tickets (the screens are told: `removed` events) and print jobs, in one commit. A
  * kiosk payment still running at its terminal is cancelled there first, as `cancel-action` does:
  * otherwise the terminal stayed busy with a session nobody could cancel any more (every sale refused
  * until it timed out). One the customer paid meanwhile is captured by that cancel, then deleted; a
@@ -56,10 +60,23 @@ export async function deleteTestTransaction(deps: KioskPaymentDeps, id: string):
       });
     }
   }
-  // Its trace has no foreign key (see the transaction-steps-trace migration): deleted in the same statement.
-  await tdb
-    .with('gone', (db) => db.deleteFrom('transactions').where('id', '=', id).where('is_test', '=', true).returning('id'))
-    .deleteFrom('transaction_steps')
-    .where('transaction_id', 'in', (eb) => eb.selectFrom('gone').select('id'))
-    .execute();
+  const removed = await withWriteRetry(() =>
+    tdb.transaction().execute(async (tx) => {
+      // The row lock first: a post-capture write for it (kitchen items, tickets, the claim) holds a key
+      // share lock on it until its commit, so what it wrote is visible to the statements below.
+      const row = await tx.selectFrom('transactions').select(['id', 'location_id']).where('id', '=', id).where('is_test', '=', true).forUpdate().executeTakeFirst();
+      if (!row) return [];
+      // Tickets have no foreign key to their order (a transaction or a register order): removed here, or the kitchen would still prepare it.
+      const events = await removeKitchenTickets(tx, 'transaction', id);
+      await deletePrintJobs(tx, [row.location_id], [`order:${id}`]);
+      // Its trace has no foreign key (see the transaction-steps-trace migration): deleted in the same statement.
+      await tx
+        .with('gone', (db) => db.deleteFrom('transactions').where('id', '=', id).returning('id'))
+        .deleteFrom('transaction_steps')
+        .where('transaction_id', 'in', (eb) => eb.selectFrom('gone').select('id'))
+        .execute();
+      return events;
+    }),
+  );
+  await kitchenPublisher(deps.redis, deps.tenantDatabase, deps.log)(removed);
 }

@@ -107,3 +107,19 @@ export async function pendingJobCounts(tdb: TenantDb, printerIds: readonly strin
     .execute();
   return new Map(rows.map((r) => [r.printer_id, Number(r.n)]));
 }
+
+/**
+ * Deletes the print jobs of these sources (`ticket:<id>`, `order:<id>`) on the printers of these
+ * locations, whatever their state: what they printed is gone (a deleted test-mode transaction). A
+ * printer's late report for a deleted job is ignored like any unknown job's. By printer, so the
+ * `(printer_id, source_key)` key finds them.
+ */
+export async function deletePrintJobs(db: TenantDb | TenantTx, locationIds: readonly string[], sourceKeys: readonly string[]): Promise<number> {
+  if (locationIds.length === 0 || sourceKeys.length === 0) return 0;
+  const r = await db
+    .deleteFrom('print_jobs')
+    .where('printer_id', 'in', (eb) => eb.selectFrom('printers').select('id').where('location_id', 'in', [...locationIds]))
+    .where('source_key', 'in', [...sourceKeys])
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -109,17 +109,18 @@ function capturedListeners(redis: Redis | undefined, tenantDatabase: string, log
 /** The post-capture jobs' batch handlers: each step once for all the rows of a batch (per tenant). */
 export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
   const postCapture: BatchJobHandler<typeof paymentPostCaptureJob> = (ps, ctx) =>
-    perTenant(ctx.db, ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log)));
+    perTenant(ctx.db, ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log), ctx.log));
   const dispatch: BatchJobHandler<typeof orderDispatchJob> = (ps, ctx) =>
     perTenant(ctx.db, ps, (tdb, tenant, rows) =>
       dispatchOrdersToRegister(
         tdb,
         rows.map((r) => r.transaction_id),
         deps.registers ? { deps: deps.registers, tenantDatabase: tenant } : undefined,
+        ctx.log,
       ),
     );
   const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
-  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id)));
+  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), undefined, ctx.log));
   // Recorded steps only: no stock reservations are kept yet, and no edge device takes stock.
   const release: BatchJobHandler<typeof stockReleaseReservationJob> = (ps, ctx) =>
     perTenant(ctx.db, ps, async (tdb, _t, rows) => {
