@@ -280,8 +280,8 @@ describe('fan-out outbox rows', () => {
     const row = await insert(fanOut([beat(`fanout-partial-${crypto.randomUUID()}`), edge(crypto.randomUUID())]));
     const prefix = uniquePrefix();
     prefixes.push(prefix);
-    const heartbeatsOnly = new OutboxRelay({ db: env.handle.db, redisUrl: 'redis://127.0.0.1:6379', log: env.log, prefix, jobs: [heartbeatJob], listen: false });
-    const all = new OutboxRelay({ db: env.handle.db, redisUrl: 'redis://127.0.0.1:6379', log: env.log, prefix, listen: false });
+    const heartbeatsOnly = new OutboxRelay({ db: env.handle.db, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log: env.log, prefix, jobs: [heartbeatJob], listen: false });
+    const all = new OutboxRelay({ db: env.handle.db, redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log: env.log, prefix, listen: false });
     try {
       for (let i = 0; i < 3 && (await relayedAt(row.id)) === null; i++) await heartbeatsOnly.runOnce();
       expect(await relayedAt(row.id)).toBeNull();

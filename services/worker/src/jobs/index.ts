@@ -49,7 +49,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     }),
     'fiscal.work-event': createFiscalWorkEventHandler(deps.fiscal),
     'webhooks.purge': handleWebhooksPurge,
-    'payment.post-capture-sweep': createPostCaptureSweepHandler(deps.redis ? { redis: deps.redis } : {}),
+    'payment.post-capture-sweep': createPostCaptureSweepHandler({ ...(deps.redis ? { redis: deps.redis } : {}), ...(deps.payments ? { payments: deps.payments } : {}) }),
     'integration.auto-sync': createIntegrationAutoSyncHandler(deps.integrations ?? NO_INTEGRATIONS),
     'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),
     ...createPaymentHandlers(deps),

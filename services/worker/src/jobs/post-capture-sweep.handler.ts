@@ -5,6 +5,8 @@ import type { Logger } from '@pos/kernel';
 import type { postCaptureSweepJob } from '@pos/kernel/queues/index';
 import { findUnfinishedSequences, redriveSequences, SWEEP_LIMIT, SWEEP_MAX_PAGES } from '@pos/core/payments/post-capture-sweep';
 import type { JobHandler } from './job-handler.ts';
+import type { PaymentProviders } from '@pos/core/payments/payment-providers';
+import { sweepStaleStarts } from './stale-start-sweep.ts';
 
 /** A transaction re-driven is not re-driven again for this long (its jobs may only be slow, behind a backlog). */
 export const REDRIVE_EVERY_MS = 10 * 60_000;
@@ -49,10 +51,17 @@ export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, 
   return { merchants, redriven, errors };
 }
 
-/** The `payment.post-capture-sweep` handler. Throws after the sweep when a merchant's sweep failed (the next sweep retries). */
-export function createPostCaptureSweepHandler(deps: { readonly redis?: Redis }): JobHandler<typeof postCaptureSweepJob> {
+/**
+ * The `payment.post-capture-sweep` handler: the post-capture steps a Complete transaction is missing,
+ * then (with Redis and the payment providers) the payments left `Awaiting Payment` whose outcome never
+ * reached us (`sweepStaleStarts`). Throws after both when a merchant's sweep failed (the next sweep retries).
+ */
+export function createPostCaptureSweepHandler(deps: { readonly redis?: Redis; readonly payments?: PaymentProviders }): JobHandler<typeof postCaptureSweepJob> {
   return async (payload, ctx) => {
-    const summary = await sweepPostCapture(ctx.db, deps.redis, ctx.clock.now(), ctx.log.child({ job: 'payment.post-capture-sweep', job_id: ctx.jobId }), payload.tenant_database);
-    if (summary.errors > 0) throw new Error(`post-capture sweep failed for ${summary.errors} merchant(s)`);
+    const log = ctx.log.child({ job: 'payment.post-capture-sweep', job_id: ctx.jobId });
+    const summary = await sweepPostCapture(ctx.db, deps.redis, ctx.clock.now(), log, payload.tenant_database);
+    const stale = deps.redis && deps.payments ? await sweepStaleStarts(ctx.db, deps.redis, deps.payments, ctx.clock.now(), log, payload.tenant_database) : null;
+    const errors = summary.errors + (stale?.errors ?? 0);
+    if (errors > 0) throw new Error(`payment sweeps failed for ${errors} merchant(s) or payment(s)`);
   };
 }

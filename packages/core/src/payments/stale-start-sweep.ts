@@ -1,0 +1,59 @@
+import type { TenantDb } from '@pos/db';
+import { capturePayment, type CaptureDeps } from './capture-payment.ts';
+import { withPaymentStartLock } from './payment-start-lock.ts';
+
+/**
+ * Payments whose outcome never reached us. A started payment ends through the provider's webhook or a
+ * poll (the kiosk's details call, the storefront's verify). When both are lost (the kiosk went away
+ * without its key after the API died mid-start; a webhook whose processing failed while the database
+ * was away, answered 2xx so the provider does not send it again), an order the customer paid for would
+ * stay `Awaiting Payment`. The sweep asks the provider about each start left waiting a while and
+ * captures with its answer, as a poll does: paid, Complete; failed, Unpaid; still running, unchanged.
+ */
+
+/** A start younger than this is left to its webhook and its kiosk. */
+export const STALE_START_AFTER_MS = 5 * 60_000;
+/** A start older than this is not asked about any more (an abandoned cart is asked a bounded number of times). */
+export const STALE_START_WINDOW_MS = 2 * 3600_000;
+/** Starts asked about per sweep and merchant, oldest first (the next sweep takes the rest). */
+export const STALE_START_LIMIT = 100;
+
+/** Transactions `Awaiting Payment` whose start (or last retry) is between `STALE_START_AFTER_MS` and `STALE_START_WINDOW_MS` old. */
+export async function findStaleStarts(db: TenantDb, now: Date, limit = STALE_START_LIMIT): Promise<string[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('status', '=', 'Awaiting Payment')
+    .where('updated_at', '<', new Date(now.getTime() - STALE_START_AFTER_MS))
+    .where('updated_at', '>', new Date(now.getTime() - STALE_START_WINDOW_MS))
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export interface StaleStartOutcome {
+  readonly id: string;
+  /** The status after the provider was asked, or why it was not. */
+  readonly status: string;
+}
+
+/**
+ * Asks the provider about each transaction and captures with its answer. Under the transaction's start
+ * lock (a kiosk retry in flight is left alone: `busy`); one failure (the provider away) does not stop the
+ * others (`error`).
+ */
+export async function settleStaleStarts(deps: CaptureDeps, ids: readonly string[]): Promise<StaleStartOutcome[]> {
+  const out: StaleStartOutcome[] = [];
+  for (const id of ids) {
+    try {
+      const r = await withPaymentStartLock(deps, id, () => capturePayment(deps, id, { kind: 'poll' }));
+      out.push({ id, status: r.status });
+    } catch (e) {
+      const reason = (e as { reason?: unknown }).reason;
+      out.push({ id, status: reason === 'payment_starting' ? 'busy' : 'error' });
+      if (reason !== 'payment_starting') deps.log.warn('stale payment start not settled', { transaction_id: id, err: e });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { dropMerchant } from '@pos/core/merchants/create-merchant';
+import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { findStaleStarts, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
+import { CardBClient, startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import { sweepStaleStarts } from './jobs/stale-start-sweep.ts';
+import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts';
+
+/**
+ * A payment whose webhook and poll were both lost (the kiosk gone without its key, the webhook's
+ * processing failed while the database was away) is found by the sweep: the provider is asked, and the
+ * order is completed when paid, left Unpaid when the attempt failed, left alone while it still runs.
+ */
+let env: TestEnv;
+let sim: CardBSimulator;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+const CREDS = { CARD_B_CLIENT_ID: 'stale', CARD_B_CLIENT_SECRET: 'stale-secret' };
+const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: sim.url, ...CREDS });
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  m = await seedDemo(env.handle.db, { slug: `stale-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
+  tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+});
+afterAll(async () => {
+  await deleteTenantOutbox(env.handle.db, m.merchant.tenant_database);
+  await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+  await sim.stop();
+  await env.close();
+});
+
+let orderNo = 7000;
+/** A kiosk order whose card-b sale started `ageMs` ago on its own terminal (so sales never collide). */
+async function started(ageMs: number): Promise<{ id: string; key: string }> {
+  const id = Bun.randomUUIDv7();
+  const key = `idemp_${m.kiosk.device_id}_${Date.now()}${++orderNo}`;
+  const terminalId = `STALE-${orderNo}`;
+  const item = m.items[0]!;
+  const at = new Date(Date.now() - ageMs);
+  await tdb
+    .insertInto('transactions')
+    .values({ id, location_id: m.locations[0]!.id, device_id: m.kiosk.device_id, channel: 'kiosk', order_no: orderNo, status: 'Awaiting Payment', order_status: null, payment_provider: 'card-b', payment_snapshot: JSON.stringify({ provider: 'card-b', idempotency_key: key, sessionId: key, terminalId }), idempotency_key: key, all_idempotency_keys: [key], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: at, updated_at: at })
+    .execute();
+  const client = new CardBClient({ baseUrl: sim.url, clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  await client.startSale({ sessionId: key, terminalId, cashRegisterId: m.kiosk.device_id, amount: item.unit_price, currencyCode: '978', merchantReference: `${m.locations[0]!.id}:${orderNo}`, customerTrns: `Order ${orderNo}` });
+  return { id, key };
+}
+const row = (id: string) => tdb.selectFrom('transactions').select(['status', 'receipt_no']).where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('the stale payment sweep', () => {
+  test('finds only starts left waiting between five minutes and two hours, oldest first', async () => {
+    const fresh = await started(60_000);
+    const old = await started(STALE_START_AFTER_MS + 60_000);
+    const older = await started(STALE_START_AFTER_MS + 120_000);
+    const ancient = await started(STALE_START_WINDOW_MS + 60_000);
+    const ids = await findStaleStarts(tdb, new Date());
+    expect(ids.filter((id) => [fresh.id, old.id, older.id, ancient.id].includes(id))).toEqual([older.id, old.id]);
+    for (const t of [fresh, old, older, ancient]) await sim.complete(t.key);
+    await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+  });
+
+  test('a paid one is completed (with its receipt number), a failed one left Unpaid, a running one left alone; once', async () => {
+    const paid = await started(STALE_START_AFTER_MS + 60_000);
+    const declined = await started(STALE_START_AFTER_MS + 60_000);
+    const running = await started(STALE_START_AFTER_MS + 60_000);
+    await sim.complete(paid.key);
+    await sim.decline(declined.key);
+    const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    expect(summary).toEqual({ merchants: 1, asked: 3, completed: 1, errors: 0 });
+    expect((await row(paid.id)).status).toBe('Complete');
+    expect((await row(paid.id)).receipt_no).not.toBeNull();
+    expect(await row(declined.id)).toEqual({ status: 'Unpaid', receipt_no: null });
+    expect(await row(running.id)).toEqual({ status: 'Awaiting Payment', receipt_no: null });
+    const captures = await tdb.selectFrom('transaction_steps').select('step').where('transaction_id', '=', paid.id).where('step', '=', 'capture').execute();
+    expect(captures.length).toBe(1);
+    // The next sweep asks only about the one still running.
+    const again = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    expect(again).toEqual({ merchants: 1, asked: 1, completed: 0, errors: 0 });
+    // Paid later: the next sweep completes it.
+    await sim.complete(running.key);
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database)).toEqual({ merchants: 1, asked: 1, completed: 1, errors: 0 });
+    expect((await row(running.id)).status).toBe('Complete');
+  });
+
+  test('a provider that cannot be asked is counted and the others are still settled', async () => {
+    const paid = await started(STALE_START_AFTER_MS + 60_000);
+    await sim.complete(paid.key);
+    const away = paymentProvidersFromEnv({ CARD_B_BASE_URL: 'http://127.0.0.1:9', ...CREDS });
+    const down = await sweepStaleStarts(env.handle.db, env.redis, away, new Date(), env.log, m.merchant.tenant_database);
+    expect(down.errors).toBeGreaterThanOrEqual(1);
+    expect((await row(paid.id)).status).toBe('Awaiting Payment');
+    const up = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    expect(up.completed).toBe(1);
+    expect((await row(paid.id)).status).toBe('Complete');
+  });
+});
