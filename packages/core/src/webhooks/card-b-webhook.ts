@@ -197,7 +197,7 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       const r = await verifyCardBOnline(capture, await loadTransaction(tdb, t.id));
       if (!r) deps.log.info('card-b online payment not paid at the provider yet', { event_id: eventId, transaction_id: t.id });
       // Whoever captured (this webhook, the return page or a poll), the paid payment has its ledger row.
-      if (r?.status === 'Complete' && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount !== null && amount >= 0 ? amount : t.total);
+      if (r?.status === 'Complete' && eventId && (await isCapturedPayment(tdb, t.id, eventId))) await recordCommission(deps, tenant.merchantId, eventId, amount !== null && amount >= 0 ? amount : t.total);
       return 'processed';
     }
     // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
@@ -222,11 +222,21 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
     }
     const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
     // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
-    if (r.status === 'Complete' && eventId) await recordCommission(deps, tenant.merchantId, eventId, amount);
+    if (r.status === 'Complete' && eventId && (r.completed || (await isCapturedPayment(tdb, t.id, eventId)))) await recordCommission(deps, tenant.merchantId, eventId, amount);
     return 'processed';
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * True when `eventId` is the provider transaction the order was captured with (the webhook's own, or
+ * the one its session or order reported to the poll that captured it). Another payment of an order
+ * already Complete (a second charge) is not the order's: it gets no commission here.
+ */
+async function isCapturedPayment(tdb: TenantDb, transactionId: string, eventId: string): Promise<boolean> {
+  const row = await tdb.selectFrom('transactions').select(sql<string | null>`payment_snapshot->>'transactionId'`.as('paid')).where('id', '=', transactionId).executeTakeFirst();
+  return row?.paid === eventId;
 }
 
 /** Commission tracking of a completed card-b terminal payment: one ledger row per provider transaction. */

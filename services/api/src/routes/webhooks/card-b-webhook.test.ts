@@ -179,12 +179,18 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     await cardB.complete(t.idempotency_key);
     const deps = { tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() };
     expect((await capturePayment(deps, t.id, { kind: 'poll' })).status).toBe('Complete');
-    const raw = paymentBody(t);
+    const paidWith = cardB.session(t.idempotency_key)!.transactionId!;
+    const raw = paymentBody(t, { TransactionId: paidWith });
     expect((await post(raw)).status).toBe(200);
     expect(await logOf(raw)).toMatchObject({ status: 'processed' });
-    const ledger = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source_ref', '=', JSON.parse(raw).EventData.TransactionId).execute();
-    expect(ledger.map((l) => [l.source, l.is_adjustment, l.commission_amount])).toEqual([['card_b_terminal', false, Math.round((t.total * 150) / 10_000)]]);
+    const ledgerOf = (ref: string) => api.deps.db.selectFrom('commission_ledger').selectAll().where('source_ref', '=', ref).execute();
+    expect((await ledgerOf(paidWith)).map((l) => [l.source, l.is_adjustment, l.commission_amount])).toEqual([['card_b_terminal', false, Math.round((t.total * 150) / 10_000)]]);
     expect(await captures(t.id)).toBe(1);
+    // Another provider transaction for the order already Complete is not the payment it was captured
+    // with (a second charge): no commission for it.
+    const second = paymentBody(t, { OrderCode: '7799', TransactionId: crypto.randomUUID() });
+    expect((await post(second)).status).toBe(200);
+    expect(await ledgerOf(JSON.parse(second).EventData.TransactionId)).toEqual([]);
   });
 
   test('a delivery whose processing failed is not a duplicate (rule 3 counts processed events): the same event again within 30 s is processed', async () => {
