@@ -6,6 +6,7 @@ import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { withPaymentStartLock } from './payment-start-lock.ts';
+import { lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 
@@ -23,10 +24,13 @@ export async function cancelKioskPayment(deps: KioskPaymentDeps, device: KioskDe
 }
 
 async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transactionId: string): Promise<TransactionRow> {
-  const t = await loadTransaction(deps.tdb, transactionId);
+  let t = await loadTransaction(deps.tdb, transactionId);
   const first = paymentTransition(t.status, { kind: 'cancel' });
   if (first.kind === 'refused') throw errors.conflict(first.message, { reason: first.reason });
   if (first.kind === 'unchanged') return t;
+  // A platform-a start whose answer was lost: its checkout is learnt first, so it is asked about (paid:
+  // captured) and cancelled at the provider, never left running behind a Cancelled order.
+  if (lostCheckoutStart(t)) t = await recoverLostCheckout(deps.tdb, deps.providers, t).catch(providerFailure);
 
   const aborted: string[] = [];
   const provider = runningProvider(t);

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
+import { createKioskCheckout } from './platform-a-checkout.ts';
 import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
@@ -191,17 +192,10 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
         t = await rotateKey(deps, t, device.id);
       }
       // Its checkout id is only known from the answer: a start whose answer is lost is found again by
-      // the same idempotency key (a retry gets the same checkout) or by the webhook's `reference_id`.
+      // asking with the same key (a retry here, cancel, the webhook: `recoverLostCheckout`).
       await recordStarting(deps, t, { provider, idempotency_key: t.idempotency_key, device_id: deviceId });
       try {
-        const c = await deps.providers.platformA.createTerminalCheckout({
-          idempotencyKey: t.idempotency_key,
-          amount: t.total,
-          currency: deps.providers.currency,
-          deviceId,
-          referenceId: t.id,
-          note: `Order ${t.order_no}`,
-        });
+        const c = await createKioskCheckout(deps.providers, t, t.idempotency_key, deviceId);
         snapshot = { provider, idempotency_key: t.idempotency_key, checkout_id: c.id, device_id: deviceId };
       } catch (e) {
         deps.log.warn('platform-a checkout failed to start', { transaction_id: t.id, err: e });

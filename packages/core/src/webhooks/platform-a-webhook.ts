@@ -2,6 +2,9 @@ import { sql } from 'kysely';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { coversTotal, type ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
+import { lostCheckoutStart, recoverLostCheckout } from '../payments/platform-a-checkout.ts';
+import type { PaymentProviders } from '../payments/payment-providers.ts';
+import type { TransactionRow } from '../payments/transaction-records.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMerchant, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
@@ -108,23 +111,20 @@ function centsOf(money: unknown): number | null {
 }
 
 /**
- * A kiosk start records its checkout before asking for it, and learns the checkout's id from the
- * answer (start-kiosk-payment.ts). When that answer was lost (the API died, the database went away),
- * the signed event's `reference_id` and device name the transaction: the checkout id is saved then, so
- * polls, cancel and verify know it too. Only a start still waiting for its id, on the same device.
+ * A kiosk start records its checkout before asking for it, and learns the checkout's id from the answer
+ * (start-kiosk-payment.ts). When that answer was lost, the event's `reference_id` and device name a
+ * transaction still waiting for its id; the event alone is not believed (it could be an earlier key's
+ * checkout, delivered late): the checkout of the start's key is asked for again at the provider
+ * (`recoverLostCheckout`, which saves its id), and the event applies only if it is that checkout.
  */
-async function adoptCheckout(tdb: TenantDb, transactionId: string, checkoutId: string, deviceId: string | null) {
+async function adoptCheckout(tdb: TenantDb, providers: PaymentProviders, transactionId: string, checkoutId: string, deviceId: string | null): Promise<TransactionRow | undefined> {
   if (!deviceId) return undefined;
-  return tdb
-    .updateTable('transactions')
-    .set({ payment_snapshot: sql`payment_snapshot || jsonb_build_object('checkout_id', ${checkoutId}::text)` })
-    .where('id', '=', transactionId)
-    .where('status', '=', 'Awaiting Payment')
-    .where(sql<string>`payment_snapshot->>'provider'`, '=', 'platform-a')
-    .where(sql<string>`payment_snapshot->>'device_id'`, '=', deviceId)
-    .where(sql<boolean>`payment_snapshot->>'checkout_id' is null`)
-    .returningAll()
-    .executeTakeFirst();
+  const t = await tdb.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirst();
+  const lost = t ? lostCheckoutStart(t) : null;
+  // Only a start still waiting for its payment: asking again could otherwise put a checkout on the terminal.
+  if (!t || t.status !== 'Awaiting Payment' || !lost || lost.deviceId !== deviceId) return undefined;
+  const known = await recoverLostCheckout(tdb, providers, t);
+  return known.payment_snapshot.checkout_id === checkoutId ? known : undefined;
 }
 
 async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout: Obj, outcome: ProviderOutcome, eventId: string): Promise<void> {
@@ -134,7 +134,7 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
   const t =
     checkoutId && reference && isUuid(reference)
       ? ((await tdb.selectFrom('transactions').selectAll().where('id', '=', reference).where(sql<string>`payment_snapshot->>'checkout_id'`, '=', checkoutId).executeTakeFirst()) ??
-        (await adoptCheckout(tdb, reference, checkoutId, str(obj(checkout.device_options).device_id))))
+        (await adoptCheckout(tdb, deps.providers, reference, checkoutId, str(obj(checkout.device_options).device_id))))
       : undefined;
   if (!t) {
     deps.log.warn('transaction not found during a webhook', { provider: 'platform-a', event_id: eventId, merchant_id: tenant.merchantId });

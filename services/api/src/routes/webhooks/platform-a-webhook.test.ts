@@ -209,4 +209,66 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
     expect((await logOf(JSON.parse(raw).event_id))[0]).toMatchObject({ status: 'failed', error: 'transaction_not_found' });
     expect((await txn(t.id)).status).toBe('Awaiting Payment');
   });
+  test('a lost checkout answer: cancel learns the checkout and cancels it at the provider; a late event of an earlier key\'s checkout is not taken for the new one', async () => {
+    let dropNext = false;
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const u = new URL(req.url);
+        const res = await fetch(`${platformA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
+        if (req.method === 'POST' && u.pathname === '/v2/terminals/checkouts' && dropNext) {
+          dropNext = false;
+          return new Response('bad gateway', { status: 502 });
+        }
+        return res;
+      },
+    });
+    const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}`, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
+    try {
+      const lm = await lossy.seed('pacancel');
+      const ltdb = bindTenant(lossy.deps.db, lm.merchant.tenant_database);
+      await ltdb.updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-CANCEL' } }) }).where('id', '=', lm.locations[0]!.id).execute();
+      const token = await lossy.deviceToken(lm, 'kiosk');
+      const call = (method: 'GET' | 'POST', path: string, body?: unknown) => lossy.call(method, path, { token, deviceKey: true, ...(body ? { body } : {}) });
+      const row = (id: string) => ltdb.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const order = { lines: [{ item_id: lm.items[0]!.id, qty: 1 }] };
+
+      // Cancel after a lost answer: the checkout is learnt (same key) and cancelled; nothing left running.
+      dropNext = true;
+      const lost = await call('POST', '/api/kiosk/payment/create-intent', order);
+      expect(lost.status).toBe(503);
+      const a = await row(lost.body.transaction_id);
+      expect(a.payment_snapshot.checkout_id).toBeUndefined();
+      const created = platformA.created;
+      const cancelled = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: a.idempotency_key });
+      expect(cancelled.body.data.status).toBe('Cancelled');
+      expect(platformA.created).toBe(created);
+      const aAfter = await row(a.id);
+      expect(platformA.checkout(aAfter.payment_snapshot.checkout_id as string)!.status).toBe('CANCELED');
+
+      // An earlier key's checkout (C1) ends; the retry's answer (C2) is lost; C1's event arrives late.
+      const b = (await call('POST', '/api/kiosk/payment/create-intent', order)).body.data;
+      const c1 = b.payment_snapshot.checkout_id as string;
+      await platformA.timeout(c1);
+      dropNext = true;
+      expect((await call('POST', '/api/kiosk/payment/create-intent', { transaction_id: b.id })).status).toBe(503);
+      const late = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: c1, device_id: lm.kiosk.platform_a_device_id } }, 'CANCELED', { cancel_reason: 'TIMED_OUT' });
+      const lr = await lossy.call('POST', '/api/webhook/platform-a', { rawBody: late, headers: { 'x-platform-a-hmacsha256-signature': sign(late) } });
+      expect(lr.status).toBe(200);
+      const bAfter = await row(b.id);
+      const c2 = bAfter.payment_snapshot.checkout_id as string;
+      // The start's own checkout was learnt on the way (same key), and C1 was not taken for it.
+      expect(typeof c2).toBe('string');
+      expect(c2).not.toBe(c1);
+      expect(bAfter.status).toBe('Awaiting Payment');
+      // The customer pays C2: its event completes the order.
+      const paid = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: c2, device_id: lm.kiosk.platform_a_device_id } }, 'COMPLETED', { amount_money: { amount: bAfter.total, currency: 'EUR' } });
+      expect((await lossy.call('POST', '/api/webhook/platform-a', { rawBody: paid, headers: { 'x-platform-a-hmacsha256-signature': sign(paid) } })).status).toBe(200);
+      expect((await row(b.id)).status).toBe('Complete');
+    } finally {
+      await lossy.close();
+      hop.stop(true);
+    }
+  });
 });
