@@ -4,7 +4,7 @@ import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { findStaleStarts, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
-import { CardBClient, startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
+import { CardBClient, PlatformAClient, startCardBSimulator, startPlatformASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import { sweepStaleStarts } from './jobs/stale-start-sweep.ts';
 import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts';
 
@@ -15,14 +15,16 @@ import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts
  */
 let env: TestEnv;
 let sim: CardBSimulator;
+let pa: PlatformASimulator;
 let m: DemoSeedResult;
 let tdb: TenantDb;
 const CREDS = { CARD_B_CLIENT_ID: 'stale', CARD_B_CLIENT_SECRET: 'stale-secret' };
-const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: sim.url, ...CREDS });
+const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: sim.url, ...CREDS, PLATFORM_A_BASE_URL: pa.url, PLATFORM_A_ACCESS_TOKEN: 'stale-pa' });
 
 beforeAll(async () => {
   env = await openTestEnv();
   sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  pa = startPlatformASimulator({ accessToken: 'stale-pa' });
   m = await seedDemo(env.handle.db, { slug: `stale-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
 });
@@ -30,6 +32,7 @@ afterAll(async () => {
   await deleteTenantOutbox(env.handle.db, m.merchant.tenant_database);
   await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
   await sim.stop();
+  await pa.stop();
   await env.close();
 });
 
@@ -49,6 +52,12 @@ async function started(ageMs: number): Promise<{ id: string; key: string }> {
   await client.startSale({ sessionId: key, terminalId, cashRegisterId: m.kiosk.device_id, amount: item.unit_price, currencyCode: '978', merchantReference: `${m.locations[0]!.id}:${orderNo}`, customerTrns: `Order ${orderNo}` });
   return { id, key };
 }
+const only = (more: { limit?: number } = {}) => ({ tenantDatabase: m.merchant.tenant_database, ...more });
+/** Time passes: every start may be asked about again. */
+async function forgetAsked() {
+  const keys = await env.redis.keys(`stale_start_asked:${m.merchant.tenant_database}:*`);
+  if (keys.length) await env.redis.del(...keys);
+}
 const row = (id: string) => tdb.selectFrom('transactions').select(['status', 'receipt_no']).where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('the stale payment sweep', () => {
@@ -57,10 +66,11 @@ describe('the stale payment sweep', () => {
     const old = await started(STALE_START_AFTER_MS + 60_000);
     const older = await started(STALE_START_AFTER_MS + 120_000);
     const ancient = await started(STALE_START_WINDOW_MS + 60_000);
-    const ids = await findStaleStarts(tdb, new Date());
+    const ids = (await findStaleStarts(tdb, new Date())).map((r) => r.id);
     expect(ids.filter((id) => [fresh.id, old.id, older.id, ancient.id].includes(id))).toEqual([older.id, old.id]);
     for (const t of [fresh, old, older, ancient]) await sim.complete(t.key);
-    await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
+    expect((await row(old.id)).status).toBe('Complete');
   });
 
   test('a paid one is completed (with its receipt number), a failed one left Unpaid, a running one left alone; once', async () => {
@@ -69,7 +79,7 @@ describe('the stale payment sweep', () => {
     const running = await started(STALE_START_AFTER_MS + 60_000);
     await sim.complete(paid.key);
     await sim.decline(declined.key);
-    const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
     expect(summary).toEqual({ merchants: 1, asked: 3, completed: 1, errors: 0 });
     expect((await row(paid.id)).status).toBe('Complete');
     expect((await row(paid.id)).receipt_no).not.toBeNull();
@@ -77,12 +87,15 @@ describe('the stale payment sweep', () => {
     expect(await row(running.id)).toEqual({ status: 'Awaiting Payment', receipt_no: null });
     const captures = await tdb.selectFrom('transaction_steps').select('step').where('transaction_id', '=', paid.id).where('step', '=', 'capture').execute();
     expect(captures.length).toBe(1);
-    // The next sweep asks only about the one still running.
-    const again = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    // The one still running is not asked again at once; once that time has passed, only it is.
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toEqual({ merchants: 1, asked: 0, completed: 0, errors: 0 });
+    await forgetAsked();
+    const again = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
     expect(again).toEqual({ merchants: 1, asked: 1, completed: 0, errors: 0 });
-    // Paid later: the next sweep completes it.
+    // Paid later: a later sweep completes it.
     await sim.complete(running.key);
-    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database)).toEqual({ merchants: 1, asked: 1, completed: 1, errors: 0 });
+    await forgetAsked();
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toEqual({ merchants: 1, asked: 1, completed: 1, errors: 0 });
     expect((await row(running.id)).status).toBe('Complete');
   });
 
@@ -90,11 +103,42 @@ describe('the stale payment sweep', () => {
     const paid = await started(STALE_START_AFTER_MS + 60_000);
     await sim.complete(paid.key);
     const away = paymentProvidersFromEnv({ CARD_B_BASE_URL: 'http://127.0.0.1:9', ...CREDS });
-    const down = await sweepStaleStarts(env.handle.db, env.redis, away, new Date(), env.log, m.merchant.tenant_database);
+    const down = await sweepStaleStarts(env.handle.db, env.redis, away, new Date(), env.log, only());
     expect(down.errors).toBeGreaterThanOrEqual(1);
     expect((await row(paid.id)).status).toBe('Awaiting Payment');
-    const up = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, m.merchant.tenant_database);
+    const up = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
     expect(up.completed).toBe(1);
     expect((await row(paid.id)).status).toBe('Complete');
+  });
+  test('starts still running do not hide a newer paid one: each sweep pages past the ones it asked lately', async () => {
+    const running = [];
+    for (let i = 0; i < 5; i++) running.push(await started(STALE_START_AFTER_MS + 600_000 - i * 1000));
+    const paid = await started(STALE_START_AFTER_MS + 60_000);
+    await sim.complete(paid.key);
+    const sweeps = [];
+    for (let i = 0; i < 3; i++) sweeps.push(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only({ limit: 2 })));
+    expect(sweeps).toEqual([
+      { merchants: 1, asked: 2, completed: 0, errors: 0 },
+      { merchants: 1, asked: 2, completed: 0, errors: 0 },
+      { merchants: 1, asked: 2, completed: 1, errors: 0 },
+    ]);
+    expect((await row(paid.id)).status).toBe('Complete');
+    for (const r of running) await sim.complete(r.key);
+    await forgetAsked();
+    await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
+  });
+  test('a platform-a online order whose payment went through (its answer lost on the way back) is completed from the payment', async () => {
+    const id = Bun.randomUUIDv7();
+    const item = m.items[0]!;
+    const at = new Date(Date.now() - STALE_START_AFTER_MS - 60_000);
+    const payment = await new PlatformAClient({ baseUrl: pa.url, accessToken: 'stale-pa' }).createPayment({ idempotencyKey: crypto.randomUUID(), sourceId: 'cnon:card-nonce-ok', amount: item.unit_price, currency: 'EUR', referenceId: id, locationId: 'PA-LOC' });
+    expect(payment.status).toBe('COMPLETED');
+    const key = `idemp_online_${Date.now()}`;
+    await tdb
+      .insertInto('transactions')
+      .values({ id, location_id: m.locations[0]!.id, device_id: null, channel: 'online_ordering', order_no: ++orderNo, status: 'Awaiting Payment', order_status: null, payment_provider: 'platform-a', payment_snapshot: JSON.stringify({ provider: 'platform-a', payment_id: payment.id }), idempotency_key: key, all_idempotency_keys: [key], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: at, updated_at: at })
+      .execute();
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toMatchObject({ asked: 1, completed: 1, errors: 0 });
+    expect((await row(id)).status).toBe('Complete');
   });
 });

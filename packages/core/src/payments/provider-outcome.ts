@@ -76,6 +76,14 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
       }
       case 'platform-a': {
         const id = typeof snapshot.checkout_id === 'string' ? snapshot.checkout_id : null;
+        const paymentId = typeof snapshot.payment_id === 'string' ? snapshot.payment_id : null;
+        if (!id && paymentId) {
+          // Online (a card payment, no terminal checkout): the payment tells, as the storefront reads it.
+          if (!providers.platformA) notConfigured('platform-a');
+          const p = await providers.platformA.getPayment(paymentId);
+          const outcome: ProviderOutcome = p.status === 'COMPLETED' ? 'succeeded' : p.status === 'APPROVED' ? 'authorised' : p.status === 'FAILED' || p.status === 'CANCELED' ? 'failed' : 'processing';
+          return { outcome, snapshot: { payment_id: p.id, payment_status: p.status } };
+        }
         if (!id) return { outcome: 'processing', snapshot: {} };
         if (!providers.platformA) notConfigured('platform-a');
         const c = await providers.platformA.getTerminalCheckout(id);

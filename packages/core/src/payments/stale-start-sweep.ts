@@ -17,19 +17,30 @@ export const STALE_START_AFTER_MS = 5 * 60_000;
 export const STALE_START_WINDOW_MS = 2 * 3600_000;
 /** Starts asked about per sweep and merchant, oldest first (the next sweep takes the rest). */
 export const STALE_START_LIMIT = 100;
+/** A start asked about is not asked again for this long: the sweep pages past it to newer ones. */
+export const STALE_START_ASK_EVERY_MS = 15 * 60_000;
+/** Rows read per page, and pages per sweep and merchant at most. */
+export const STALE_START_PAGE = 200;
+export const STALE_START_MAX_PAGES = 20;
 
-/** Transactions `Awaiting Payment` whose start (or last retry) is between `STALE_START_AFTER_MS` and `STALE_START_WINDOW_MS` old. */
-export async function findStaleStarts(db: TenantDb, now: Date, limit = STALE_START_LIMIT): Promise<string[]> {
-  const rows = await db
+export interface StaleStart {
+  readonly id: string;
+  readonly updated_at: Date;
+}
+
+/**
+ * Transactions `Awaiting Payment` whose start (or last retry) is between `STALE_START_AFTER_MS` and
+ * `STALE_START_WINDOW_MS` old, oldest first, after `after` (paging).
+ */
+export async function findStaleStarts(db: TenantDb, now: Date, limit = STALE_START_PAGE, after?: StaleStart): Promise<StaleStart[]> {
+  let q = db
     .selectFrom('transactions')
-    .select('id')
+    .select(['id', 'updated_at'])
     .where('status', '=', 'Awaiting Payment')
     .where('updated_at', '<', new Date(now.getTime() - STALE_START_AFTER_MS))
-    .where('updated_at', '>', new Date(now.getTime() - STALE_START_WINDOW_MS))
-    .orderBy('updated_at')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
+    .where('updated_at', '>', new Date(now.getTime() - STALE_START_WINDOW_MS));
+  if (after) q = q.where((eb) => eb.or([eb('updated_at', '>', after.updated_at), eb.and([eb('updated_at', '=', after.updated_at), eb('id', '>', after.id)])]));
+  return q.orderBy('updated_at').orderBy('id').limit(limit).execute();
 }
 
 export interface StaleStartOutcome {
@@ -41,11 +52,15 @@ export interface StaleStartOutcome {
 /**
  * Asks the provider about each transaction and captures with its answer. Under the transaction's start
  * lock (a kiosk retry in flight is left alone: `busy`); one failure (the provider away) does not stop the
- * others (`error`).
+ * others (`error`); past `deadline` (ms since the epoch) the rest are not asked (`skipped`).
  */
-export async function settleStaleStarts(deps: CaptureDeps, ids: readonly string[]): Promise<StaleStartOutcome[]> {
+export async function settleStaleStarts(deps: CaptureDeps, ids: readonly string[], deadline = Infinity): Promise<StaleStartOutcome[]> {
   const out: StaleStartOutcome[] = [];
   for (const id of ids) {
+    if (Date.now() > deadline) {
+      out.push({ id, status: 'skipped' });
+      continue;
+    }
     try {
       const r = await withPaymentStartLock(deps, id, () => capturePayment(deps, id, { kind: 'poll' }));
       out.push({ id, status: r.status });

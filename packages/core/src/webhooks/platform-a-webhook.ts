@@ -2,8 +2,7 @@ import { sql } from 'kysely';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { coversTotal, type ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
-import { lostCheckoutStart, recoverLostCheckout } from '../payments/platform-a-checkout.ts';
-import type { PaymentProviders } from '../payments/payment-providers.ts';
+import { lostCheckoutStart } from '../payments/platform-a-checkout.ts';
 import type { TransactionRow } from '../payments/transaction-records.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMerchant, type WebhookTenant } from './tenant-resolution.ts';
@@ -112,19 +111,18 @@ function centsOf(money: unknown): number | null {
 
 /**
  * A kiosk start records its checkout before asking for it, and learns the checkout's id from the answer
- * (start-kiosk-payment.ts). When that answer was lost, the event's `reference_id` and device name a
- * transaction still waiting for its id; the event alone is not believed (it could be an earlier key's
- * checkout, delivered late): the checkout of the start's key is asked for again at the provider
- * (`recoverLostCheckout`, which saves its id), and the event applies only if it is that checkout.
+ * (start-kiosk-payment.ts). When that answer was lost, a signed event of a **completed** checkout whose
+ * `reference_id` is the transaction and whose device is the start's is its payment: money taken for
+ * this order, captured (money wins). Nothing is asked of the provider on the way (a call that failed
+ * would lose the event: it is answered 2xx and not sent again), and no other outcome is adopted (a late
+ * event of an earlier key's checkout, cancelled or timed out, would leave the running one unknown).
  */
-async function adoptCheckout(tdb: TenantDb, providers: PaymentProviders, transactionId: string, checkoutId: string, deviceId: string | null): Promise<TransactionRow | undefined> {
-  if (!deviceId) return undefined;
+async function adoptCheckout(tdb: TenantDb, transactionId: string, checkout: Obj, outcome: ProviderOutcome): Promise<TransactionRow | undefined> {
+  const deviceId = str(obj(checkout.device_options).device_id);
+  if (outcome !== 'succeeded' || !deviceId) return undefined;
   const t = await tdb.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirst();
   const lost = t ? lostCheckoutStart(t) : null;
-  // Only a start still waiting for its payment: asking again could otherwise put a checkout on the terminal.
-  if (!t || t.status !== 'Awaiting Payment' || !lost || lost.deviceId !== deviceId) return undefined;
-  const known = await recoverLostCheckout(tdb, providers, t);
-  return known.payment_snapshot.checkout_id === checkoutId ? known : undefined;
+  return t && t.status === 'Awaiting Payment' && lost?.deviceId === deviceId ? t : undefined;
 }
 
 async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout: Obj, outcome: ProviderOutcome, eventId: string): Promise<void> {
@@ -134,7 +132,7 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
   const t =
     checkoutId && reference && isUuid(reference)
       ? ((await tdb.selectFrom('transactions').selectAll().where('id', '=', reference).where(sql<string>`payment_snapshot->>'checkout_id'`, '=', checkoutId).executeTakeFirst()) ??
-        (await adoptCheckout(tdb, deps.providers, reference, checkoutId, str(obj(checkout.device_options).device_id))))
+        (await adoptCheckout(tdb, reference, checkout, outcome)))
       : undefined;
   if (!t) {
     deps.log.warn('transaction not found during a webhook', { provider: 'platform-a', event_id: eventId, merchant_id: tenant.merchantId });
@@ -156,7 +154,8 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
     await capturePayment(capture, t.id, {
       kind: 'webhook',
       outcome,
-      data: { checkout_status: str(checkout.status), payment_ids: paymentIds, ...(amount !== null ? { amount } : {}), ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
+      // `checkout_id`: an adopted start learns its checkout with the capture.
+      data: { checkout_id: checkoutId, checkout_status: str(checkout.status), payment_ids: paymentIds, ...(amount !== null ? { amount } : {}), ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
     });
   } finally {
     await lock.release();

@@ -60,7 +60,7 @@ export function createPostCaptureSweepHandler(deps: { readonly redis?: Redis; re
   return async (payload, ctx) => {
     const log = ctx.log.child({ job: 'payment.post-capture-sweep', job_id: ctx.jobId });
     const summary = await sweepPostCapture(ctx.db, deps.redis, ctx.clock.now(), log, payload.tenant_database);
-    const stale = deps.redis && deps.payments ? await sweepStaleStarts(ctx.db, deps.redis, deps.payments, ctx.clock.now(), log, payload.tenant_database) : null;
+    const stale = deps.redis && deps.payments ? await sweepStaleStarts(ctx.db, deps.redis, deps.payments, ctx.clock.now(), log, payload.tenant_database ? { tenantDatabase: payload.tenant_database } : {}) : null;
     const errors = summary.errors + (stale?.errors ?? 0);
     if (errors > 0) throw new Error(`payment sweeps failed for ${errors} merchant(s) or payment(s)`);
   };

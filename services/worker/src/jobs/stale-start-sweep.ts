@@ -2,8 +2,19 @@ import type Redis from 'ioredis';
 import type { CentralDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
-import { findStaleStarts, settleStaleStarts } from '@pos/core/payments/stale-start-sweep';
+import {
+  findStaleStarts,
+  settleStaleStarts,
+  STALE_START_ASK_EVERY_MS,
+  STALE_START_LIMIT,
+  STALE_START_MAX_PAGES,
+  STALE_START_PAGE,
+  type StaleStart,
+} from '@pos/core/payments/stale-start-sweep';
 import { eachMerchant } from './each-merchant.ts';
+
+/** A sweep stops asking after this long (providers slow or away); the next sweep goes on. */
+export const STALE_SWEEP_BUDGET_MS = 60_000;
 
 export interface StaleStartSweepSummary {
   readonly merchants: number;
@@ -15,23 +26,54 @@ export interface StaleStartSweepSummary {
   readonly errors: number;
 }
 
+export interface StaleStartSweepOptions {
+  readonly tenantDatabase?: string;
+  /** Starts asked about per merchant (default `STALE_START_LIMIT`). */
+  readonly limit?: number;
+  readonly pageSize?: number;
+  readonly budgetMs?: number;
+}
+
 /**
  * Asks the providers about the payments left `Awaiting Payment` (`findStaleStarts`) of every merchant
- * (or only `tenantDatabase`), and captures with their answers. A payment found paid this way is
- * logged at warning level: its webhook and its kiosk's poll were both lost.
+ * (or only `tenantDatabase`), and captures with their answers. A start asked about is not asked again
+ * for `STALE_START_ASK_EVERY_MS` (a Redis key): the sweep pages past the ones still running (abandoned
+ * carts, a terminal left waiting) to newer ones, instead of asking the same oldest hundred every time.
+ * The whole sweep stops after `budgetMs`. A payment found paid this way is logged at warning level:
+ * its webhook and its poll were both lost.
  */
-export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: PaymentProviders, now: Date, log: Logger, tenantDatabase?: string): Promise<StaleStartSweepSummary> {
+export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: PaymentProviders, now: Date, log: Logger, opts: StaleStartSweepOptions = {}): Promise<StaleStartSweepSummary> {
+  const limit = opts.limit ?? STALE_START_LIMIT;
+  const pageSize = opts.pageSize ?? STALE_START_PAGE;
+  const deadline = Date.now() + (opts.budgetMs ?? STALE_SWEEP_BUDGET_MS);
   let asked = 0;
   let completed = 0;
   let failed = 0;
-  const { merchants, errors } = await eachMerchant(db, log, 'stale payment sweep failed for a merchant', tenantDatabase, async (tdb, m) => {
-    const ids = await findStaleStarts(tdb, now);
-    if (!ids.length) return;
-    const outcomes = await settleStaleStarts({ tdb, tenantDatabase: m.tenant_database, redis, providers, log, now: () => new Date() }, ids);
-    asked += outcomes.length;
+  const { merchants, errors } = await eachMerchant(db, log, 'stale payment sweep failed for a merchant', opts.tenantDatabase, async (tdb, m) => {
+    if (Date.now() > deadline) return;
+    const claim = async (id: string) => {
+      try {
+        return (await redis.set(`stale_start_asked:${m.tenant_database}:${id}`, '1', 'PX', STALE_START_ASK_EVERY_MS, 'NX')) === 'OK';
+      } catch {
+        return true;
+      }
+    };
+    const ids: string[] = [];
+    let after: StaleStart | undefined;
+    for (let page = 0; page < STALE_START_MAX_PAGES && ids.length < limit; page++) {
+      const rows = await findStaleStarts(tdb, now, pageSize, after);
+      for (const r of rows) if (ids.length < limit && (await claim(r.id))) ids.push(r.id);
+      if (rows.length < pageSize) break;
+      after = rows.at(-1)!;
+    }
+    const outcomes = await settleStaleStarts({ tdb, tenantDatabase: m.tenant_database, redis, providers, log, now: () => new Date() }, ids, deadline);
+    asked += outcomes.filter((o) => o.status !== 'skipped').length;
     const paid = outcomes.filter((o) => o.status === 'Complete');
     completed += paid.length;
     failed += outcomes.filter((o) => o.status === 'error').length;
+    // Not answered (out of time, the provider away, a retry in flight): their claims go, so the next sweep asks again.
+    const unanswered = outcomes.filter((o) => o.status === 'skipped' || o.status === 'error' || o.status === 'busy').map((o) => `stale_start_asked:${m.tenant_database}:${o.id}`);
+    if (unanswered.length) await redis.del(...unanswered).catch(() => undefined);
     if (paid.length) log.warn('payments found paid by the stale payment sweep', { merchant_id: m.id, transactions: paid.map((o) => o.id) });
   });
   return { merchants, asked, completed, errors: errors + failed };

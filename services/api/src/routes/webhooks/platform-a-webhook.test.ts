@@ -209,8 +209,9 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
     expect((await logOf(JSON.parse(raw).event_id))[0]).toMatchObject({ status: 'failed', error: 'transaction_not_found' });
     expect((await txn(t.id)).status).toBe('Awaiting Payment');
   });
-  test('a lost checkout answer: cancel learns the checkout and cancels it at the provider; a late event of an earlier key\'s checkout is not taken for the new one', async () => {
+  test('a lost checkout answer: cancel learns the checkout and cancels it at the provider; a late event of an earlier key\'s checkout (or another device\'s) is not taken for the new one; its own completed checkout is', async () => {
     let dropNext = false;
+    let dropped: string | null = null;
     const hop = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
@@ -219,6 +220,7 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
         const res = await fetch(`${platformA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
         if (req.method === 'POST' && u.pathname === '/v2/terminals/checkouts' && dropNext) {
           dropNext = false;
+          dropped = ((await res.json()) as { checkout: { id: string } }).checkout.id;
           return new Response('bad gateway', { status: 502 });
         }
         return res;
@@ -256,16 +258,20 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       const late = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: c1, device_id: lm.kiosk.platform_a_device_id } }, 'CANCELED', { cancel_reason: 'TIMED_OUT' });
       const lr = await lossy.call('POST', '/api/webhook/platform-a', { rawBody: late, headers: { 'x-platform-a-hmacsha256-signature': sign(late) } });
       expect(lr.status).toBe(200);
-      const bAfter = await row(b.id);
-      const c2 = bAfter.payment_snapshot.checkout_id as string;
-      // The start's own checkout was learnt on the way (same key), and C1 was not taken for it.
-      expect(typeof c2).toBe('string');
+      const c2 = dropped!;
       expect(c2).not.toBe(c1);
+      // C1's late event is not taken for the start: the order still waits, its checkout still unknown.
+      const bAfter = await row(b.id);
       expect(bAfter.status).toBe('Awaiting Payment');
-      // The customer pays C2: its event completes the order.
+      expect(bAfter.payment_snapshot.checkout_id).toBeUndefined();
+      // A completed checkout on another device naming the order is not its payment either.
+      const elsewhere = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: c2, device_id: 'PA-SOMEONE-ELSE' } }, 'COMPLETED', { amount_money: { amount: bAfter.total, currency: 'EUR' } });
+      await lossy.call('POST', '/api/webhook/platform-a', { rawBody: elsewhere, headers: { 'x-platform-a-hmacsha256-signature': sign(elsewhere) } });
+      expect((await row(b.id)).status).toBe('Awaiting Payment');
+      // The customer pays C2: its signed event completes the order, and the order learns its checkout.
       const paid = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: c2, device_id: lm.kiosk.platform_a_device_id } }, 'COMPLETED', { amount_money: { amount: bAfter.total, currency: 'EUR' } });
       expect((await lossy.call('POST', '/api/webhook/platform-a', { rawBody: paid, headers: { 'x-platform-a-hmacsha256-signature': sign(paid) } })).status).toBe(200);
-      expect((await row(b.id)).status).toBe('Complete');
+      expect(await row(b.id)).toMatchObject({ status: 'Complete', payment_snapshot: expect.objectContaining({ checkout_id: c2 }) });
     } finally {
       await lossy.close();
       hop.stop(true);
