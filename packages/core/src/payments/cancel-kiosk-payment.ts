@@ -6,7 +6,7 @@ import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { withPaymentStartLock } from './payment-start-lock.ts';
-import { lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
+import { isDefiniteRefusal, lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 
@@ -30,7 +30,8 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   if (first.kind === 'unchanged') return t;
   // A platform-a start whose answer was lost: its checkout is learnt first, so it is asked about (paid:
   // captured) and cancelled at the provider, never left running behind a Cancelled order.
-  if (lostCheckoutStart(t)) t = await recoverLostCheckout(deps.tdb, deps.providers, t).catch(providerFailure);
+  // Asking again refused outright (the device gone, say): no checkout exists for the key, nothing to cancel there.
+  if (lostCheckoutStart(t)) t = await recoverLostCheckout(deps.tdb, deps.providers, t).catch((e: unknown) => (isDefiniteRefusal(e) ? t : providerFailure(e)));
 
   const aborted: string[] = [];
   const provider = runningProvider(t);
@@ -54,8 +55,12 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
         aborted.push(t.idempotency_key);
         break;
       case 'card-b':
-        // Pending too: a start whose provider did not answer in time may still have reached the terminal.
-        if (!deps.providers.cardB) notConfigured('card-b');
+        // Pending too: a start of an earlier version (no write-ahead) may have reached the terminal. A
+        // Pending order on a card-b this API has no client for never had a sale sent: nothing to abort.
+        if (!deps.providers.cardB) {
+          if (t.status === 'Pending') break;
+          notConfigured('card-b');
+        }
         for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
           try {
             await deps.providers.cardB.abortSession(k, device.id);

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
-import { createKioskCheckout } from './platform-a-checkout.ts';
+import { createKioskCheckout, isDefiniteRefusal } from './platform-a-checkout.ts';
 import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
@@ -199,6 +199,8 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
         snapshot = { provider, idempotency_key: t.idempotency_key, checkout_id: c.id, device_id: deviceId };
       } catch (e) {
         deps.log.warn('platform-a checkout failed to start', { transaction_id: t.id, err: e });
+        // Refused outright (4xx: no checkout was made): the order goes back to what it was.
+        if (isDefiniteRefusal(e)) await undoStarting(deps, t, before);
         providerFailure(e);
       }
       break;

@@ -231,12 +231,18 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
 
 /**
  * True when `eventId` is the provider transaction the order was captured with (the webhook's own, or
- * the one its session or order reported to the poll that captured it). Another payment of an order
+ * the one its session or order reported to the poll that captured it, or the pre-authorisation that
+ * capture took). Another payment of an order
  * already Complete (a second charge) is not the order's: it gets no commission here.
  */
 async function isCapturedPayment(tdb: TenantDb, transactionId: string, eventId: string): Promise<boolean> {
-  const row = await tdb.selectFrom('transactions').select(sql<string | null>`payment_snapshot->>'transactionId'`.as('paid')).where('id', '=', transactionId).executeTakeFirst();
-  return row?.paid === eventId;
+  const row = await tdb
+    .selectFrom('transactions')
+    .select([sql<string | null>`payment_snapshot->>'transactionId'`.as('paid'), sql<string | null>`payment_snapshot->>'preauthTransactionId'`.as('preauth')])
+    .where('id', '=', transactionId)
+    .executeTakeFirst();
+  // An online pre-authorisation's event names the pre-authorisation; the order is captured with its capture.
+  return row?.paid === eventId || row?.preauth === eventId;
 }
 
 /** Commission tracking of a completed card-b terminal payment: one ledger row per provider transaction. */

@@ -140,6 +140,9 @@ describe('card-b online path: verify by orderCode', () => {
     expect(answers).toEqual(variants.map(() => 200));
     expect(sim.order(t.orderCode)!.transactions.filter((x) => x.TransactionTypeId === 0)).toHaveLength(1);
     expect(await captures(t.id)).toBe(1);
+    // The pre-authorisation's event names the pre-authorisation: it is the payment the order was captured with, one ledger row.
+    const ledger = await api.deps.db.selectFrom('commission_ledger').select(['source', 'is_adjustment']).where('source_ref', '=', auth.TransactionId).execute();
+    expect(ledger).toEqual([{ source: 'card_b_terminal', is_adjustment: false }]);
   });
 
   test('the poll of an online card-b payment (no terminal session) asks the order: paid, authorised, or still processing', async () => {

@@ -277,4 +277,51 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       hop.stop(true);
     }
   });
+  test('a checkout the provider refuses outright (404, no checkout made) puts the order back, and it can be cancelled; so can a lost start whose device is refused when asked again', async () => {
+    let mode: 'refuse' | 'lose' | 'pass' = 'refuse';
+    const hop = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const u = new URL(req.url);
+        const create = req.method === 'POST' && u.pathname === '/v2/terminals/checkouts';
+        if (create && mode === 'refuse') return Response.json({ errors: [{ category: 'INVALID_REQUEST_ERROR', code: 'NOT_FOUND', detail: 'Device not found' }] }, { status: 404 });
+        const res = await fetch(`${platformA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
+        if (create && mode === 'lose') {
+          mode = 'refuse';
+          return new Response('bad gateway', { status: 502 });
+        }
+        return res;
+      },
+    });
+    const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}`, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
+    try {
+      const lm = await lossy.seed('parefused');
+      const ltdb = bindTenant(lossy.deps.db, lm.merchant.tenant_database);
+      await ltdb.updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-REFUSED' } }) }).where('id', '=', lm.locations[0]!.id).execute();
+      const token = await lossy.deviceToken(lm, 'kiosk');
+      const call = (method: 'GET' | 'POST', path: string, body?: unknown) => lossy.call(method, path, { token, deviceKey: true, ...(body ? { body } : {}) });
+      const row = (id: string) => ltdb.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const order = { lines: [{ item_id: lm.items[0]!.id, qty: 1 }] };
+
+      const refused = await call('POST', '/api/kiosk/payment/create-intent', order);
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      const a = await row(refused.body.transaction_id);
+      expect({ status: a.status, snapshot: a.payment_snapshot }).toEqual({ status: 'Pending', snapshot: { idempotency_key: a.idempotency_key } });
+      const ca = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: a.idempotency_key });
+      expect([ca.status, ca.body.data.status]).toEqual([200, 'Cancelled']);
+
+      // The answer is lost; asking again with the key is then refused (the device was removed): nothing to cancel there.
+      mode = 'lose';
+      const lost = await call('POST', '/api/kiosk/payment/create-intent', order);
+      expect(lost.status).toBe(503);
+      const b = await row(lost.body.transaction_id);
+      expect(b.status).toBe('Awaiting Payment');
+      const cancelled = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: b.idempotency_key });
+      expect(cancelled.body.data.status).toBe('Cancelled');
+    } finally {
+      await lossy.close();
+      hop.stop(true);
+    }
+  });
 });
