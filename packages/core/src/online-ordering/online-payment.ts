@@ -282,20 +282,32 @@ export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   let t = await onlineTransaction(sf.tdb, loc.id, transactionId);
   const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
   if (t.status === 'Complete') return verifiedView(t);
-  if (t.payment_snapshot.is_free === true) {
-    await capturePayment(capture, t.id, { kind: 'free' });
-  } else {
-    const provider = typeof t.payment_snapshot.provider === 'string' ? t.payment_snapshot.provider : t.payment_provider;
-    if (provider === 'card-b') {
-      await verifyCardBOnline(capture, t);
-    } else if (provider === 'card-a') {
-      await capturePayment(capture, t.id, { kind: 'poll' });
-    } else if (provider === 'platform-a' && (typeof t.payment_snapshot.payment_id === 'string' || t.payment_snapshot.platform_a_attempt !== undefined)) {
-      await verifyPlatformA(deps, sf.tdb, capture, t.id);
-    }
-  }
+  await settleOnlinePayment(deps, sf.tdb, capture, t);
   t = await loadTransaction(sf.tdb, t.id);
   return verifiedView(t);
+}
+
+/**
+ * Settles an online order (online ordering, table QR) from what its provider says, as the storefront's
+ * verify does; the back office's verify and the stale payment sweep settle online orders with it too,
+ * so a card charged whose answer was lost is found the same way whoever asks: free completes; card-b
+ * reads the order's transactions by `orderCode` and captures a pre-authorisation first; card-a asks the
+ * intent; platform-a sends a lost attempt again as it was (its own key and card) or asks the payment.
+ */
+export async function settleOnlinePayment(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, t: TransactionRow): Promise<void> {
+  if (t.status === 'Complete') return;
+  if (t.payment_snapshot.is_free === true) {
+    await capturePayment(capture, t.id, { kind: 'free' });
+    return;
+  }
+  const provider = typeof t.payment_snapshot.provider === 'string' ? t.payment_snapshot.provider : t.payment_provider;
+  if (provider === 'card-b') {
+    if (typeof t.payment_snapshot.orderCode === 'string') await verifyCardBOnline(capture, t);
+  } else if (provider === 'card-a') {
+    await capturePayment(capture, t.id, { kind: 'poll' });
+  } else if (provider === 'platform-a' && (typeof t.payment_snapshot.payment_id === 'string' || t.payment_snapshot.platform_a_attempt !== undefined)) {
+    await verifyPlatformA(deps, tdb, capture, t.id);
+  }
 }
 
 /** Asks platform-a how the order's payment stands and captures with what it says. */

@@ -1,6 +1,5 @@
 import type { TenantDb } from '@pos/db';
-import { capturePayment, type CaptureDeps } from './capture-payment.ts';
-import { withPaymentStartLock } from './payment-start-lock.ts';
+import { verifyTransactionPayment, type VerifyPaymentDeps } from './verify-transaction-payment.ts';
 
 /**
  * Payments whose outcome never reached us. A started payment ends through the provider's webhook or a
@@ -50,11 +49,12 @@ export interface StaleStartOutcome {
 }
 
 /**
- * Asks the provider about each transaction and captures with its answer. Under the transaction's start
- * lock (a kiosk retry in flight is left alone: `busy`); one failure (the provider away) does not stop the
+ * Asks the provider about each transaction and settles it with the answer (`verifyTransactionPayment`:
+ * an online order as the storefront's verify does; a kiosk one under its start lock, a retry in flight
+ * left alone: `busy`); one failure (the provider away) does not stop the
  * others (`error`); past `deadline` (ms since the epoch) the rest are not asked (`skipped`).
  */
-export async function settleStaleStarts(deps: CaptureDeps, ids: readonly string[], deadline = Infinity): Promise<StaleStartOutcome[]> {
+export async function settleStaleStarts(deps: VerifyPaymentDeps, ids: readonly string[], deadline = Infinity): Promise<StaleStartOutcome[]> {
   const out: StaleStartOutcome[] = [];
   for (const id of ids) {
     if (Date.now() > deadline) {
@@ -62,7 +62,7 @@ export async function settleStaleStarts(deps: CaptureDeps, ids: readonly string[
       continue;
     }
     try {
-      const r = await withPaymentStartLock(deps, id, () => capturePayment(deps, id, { kind: 'poll' }));
+      const r = await verifyTransactionPayment(deps, id);
       out.push({ id, status: r.status });
     } catch (e) {
       const reason = (e as { reason?: unknown }).reason;

@@ -66,7 +66,7 @@ export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: P
       if (rows.length < pageSize) break;
       after = rows.at(-1)!;
     }
-    const outcomes = await settleStaleStarts({ tdb, tenantDatabase: m.tenant_database, redis, providers, log, now: () => new Date() }, ids, deadline);
+    const outcomes = await settleStaleStarts({ db, tdb, tenantDatabase: m.tenant_database, redis, providers, log, now: () => new Date() }, ids, deadline);
     asked += outcomes.filter((o) => o.status !== 'skipped').length;
     const paid = outcomes.filter((o) => o.status === 'Complete');
     completed += paid.length;

@@ -4,7 +4,7 @@ import { transactionStats } from '@pos/core/payments/transaction-stats';
 import { exportTransactions } from '@pos/core/payments/export-transactions';
 import { loadVisibleTransaction } from '@pos/core/payments/transaction-scope';
 import { deleteTestTransaction, retryRegisterSync, sendReceipt } from '@pos/core/payments/transaction-actions';
-import { capturePayment } from '@pos/core/payments/capture-payment';
+import { verifyTransactionPayment } from '@pos/core/payments/verify-transaction-payment';
 import { listSteps } from '@pos/core/payments/post-capture';
 import { loadLines, loadTransaction, registerSyncOf, transactionView } from '@pos/core/payments/transaction-records';
 import type { ApiDeps } from '../../context.ts';
@@ -74,18 +74,14 @@ export function transactionRoutes(deps: ApiDeps) {
       '/:id/verify-payment-status',
       async ({ tenant, access, params }) => {
         const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
-        await capturePayment(
-          { tdb: tenant.db, tenantDatabase: tenant.merchant.tenant_database, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() },
-          t.id,
-          { kind: 'poll' },
-        );
-        return { data: transactionView(await loadTransaction(tenant.db, t.id)) };
+        const verified = await verifyTransactionPayment({ db: deps.db, tdb: tenant.db, tenantDatabase: tenant.merchant.tenant_database, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() }, t.id);
+        return { data: transactionView(verified) };
       },
       {
         params: S.IdParams,
         response: { 200: S.TransactionResponse },
         beforeHandle: [permission('VIEW_TRANSACTIONS')],
-        ...doc('Recheck the payment at the provider and settle if paid', 'VIEW_TRANSACTIONS', 'Captures exactly once (the same capture as the kiosk and the webhooks); a complete one answers without a provider call.'),
+        ...doc('Recheck the payment at the provider and settle if paid', 'VIEW_TRANSACTIONS', 'Captures exactly once (the same capture as the kiosk and the webhooks). An online order is settled as the storefront\'s verify settles it (a card-b pre-authorisation captured first, a platform-a card attempt whose answer was lost sent again as it was); a kiosk one is polled in turn with its starts and cancels (409 `payment_starting` while one runs). A complete one answers without a provider call.'),
       },
     )
     .delete(

@@ -145,6 +145,25 @@ describe('card-b online path: verify by orderCode', () => {
     expect(ledger).toEqual([{ source: 'card_b_terminal', is_adjustment: false }]);
   });
 
+  test('a pre-authorisation whose webhook was lost: the back office\'s verify captures it at the provider and completes the order, as the storefront\'s verify does', async () => {
+    const t = await awaitingOnline({ preauth: true });
+    // The provider's webhook finds nobody listening: lost (card-b does not send it again after a 2xx-less failure here).
+    await server.stop();
+    try {
+      await sim.payOrder(t.orderCode);
+    } finally {
+      server = api.app.listen({ port: Number(new URL(hookUrl).port), hostname: '127.0.0.1' });
+    }
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
+    const token = await api.ownerToken(m);
+    const r = await api.call('POST', `/api/back-office/transactions/${t.id}/verify-payment-status`, { token });
+    expect([r.status, r.body.data.status]).toEqual([200, 'Complete']);
+    const order = sim.order(t.orderCode)!;
+    const capture = order.transactions.find((x) => x.TransactionTypeId === 0)!;
+    expect(sim.captures.filter((c) => c === capture.TransactionId)).toHaveLength(1);
+    expect(await captures(t.id)).toBe(1);
+  });
+
   test('the poll of an online card-b payment (no terminal session) asks the order: paid, authorised, or still processing', async () => {
     const providers = api.deps.payments;
     const open = await awaitingOnline();
