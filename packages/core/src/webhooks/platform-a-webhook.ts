@@ -146,6 +146,12 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
       deps.log.error('platform-a checkout amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, total: t.total });
       throw new Error('amount_mismatch');
     }
+    // Cents of another currency are not this order's money.
+    const currency = str(obj(checkout.amount_money).currency);
+    if (currency === null || currency.toUpperCase() !== deps.providers.currency.toUpperCase()) {
+      deps.log.error('platform-a checkout currency is not the order\'s; not captured', { event_id: eventId, transaction_id: t.id, currency });
+      throw new Error('currency_mismatch');
+    }
   }
   const lock = await acquireLock(deps.redis, `payment_processing_${t.channel === 'kiosk' ? 'kiosk' : 'online'}_${t.idempotency_key}`, WEBHOOK_PAYMENT_LOCK_MS, WEBHOOK_PAYMENT_LOCK_MS, deps.log);
   try {

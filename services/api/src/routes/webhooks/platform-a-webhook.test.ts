@@ -73,6 +73,11 @@ describe('POST /webhook/platform-a', () => {
       expect({ over, log: (await logOf(JSON.parse(raw).event_id))[0] }).toMatchObject({ over, log: { status: 'failed', error: 'amount_mismatch' } });
     }
     expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
+    // The full amount in another currency is not this order's money either.
+    const usd = checkoutEvent(t, 'COMPLETED', { amount_money: { amount: 280, currency: 'USD' } });
+    expect((await post(usd, sign(usd))).status).toBe(200);
+    expect((await logOf(JSON.parse(usd).event_id))[0]).toMatchObject({ status: 'failed', error: 'currency_mismatch' });
+    expect((await txn(t.id)).status).toBe('Awaiting Payment');
     const raw = checkoutEvent(t, 'COMPLETED', { amount_money: { amount: 230, currency: 'EUR' }, tip_money: { amount: 50, currency: 'EUR' } });
     expect((await post(raw, sign(raw))).status).toBe(200);
     expect(await txn(t.id)).toMatchObject({ status: 'Complete', payment_snapshot: expect.objectContaining({ amount: 230 }) });
