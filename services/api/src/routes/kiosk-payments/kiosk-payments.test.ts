@@ -11,6 +11,7 @@ import { capacitySlotOf } from '@pos/domain';
 import { CardBClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { badGateway, gate, providerHop } from '../../testing/provider-hop.ts';
 
 // Kiosk payment routes against real PostgreSQL and Redis and the three provider simulators over HTTP.
 let cardB: CardBSimulator;
@@ -307,31 +308,21 @@ describe('card-a and platform-a', () => {
   });
 
   test('a reader start whose answer never comes back (the API died after the reader took the intent): the intent was recorded first, so the customer\'s payment is found and captured', async () => {
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => (release = r));
-    let reached: () => void = () => undefined;
-    const onReader = new Promise<void>((r) => (reached = r));
-    const hop = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(req) {
-        const u = new URL(req.url);
-        const res = await fetch(`${cardA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
-        if (u.pathname.endsWith('/process_payment_intent')) {
-          reached();
-          await held;
-        }
-        return res;
-      },
+    // The intent reaches the reader; the answer is held until the test lets it go.
+    const answer = gate();
+    const hop = providerHop(cardA.url, async (r) => {
+      const res = await r.forward();
+      if (r.path.endsWith('/process_payment_intent')) await answer.wait();
+      return res;
     });
-    const slow = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: `http://127.0.0.1:${hop.port}` } });
+    const slow = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: hop.url } });
     try {
       const sm = await slow.seed('kpay-held');
       const sdb = bindTenant(slow.deps.db, sm.merchant.tenant_database);
       await sdb.updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', sm.locations[0]!.id).execute();
       const token = await slow.deviceToken(sm, 'kiosk');
       const pending = slow.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: sm.items[0]!.id, qty: 1 }] } });
-      await onReader;
+      await answer.reached;
       // What a crash here leaves: the order Awaiting Payment with the intent the reader is taking.
       const row = await sdb.selectFrom('transactions').selectAll().where('device_id', '=', sm.kiosk.device_id).executeTakeFirstOrThrow();
       const { id: intentId, reader_id: readerId } = row.payment_snapshot as { id: string; reader_id: string };
@@ -342,13 +333,13 @@ describe('card-a and platform-a', () => {
       await cardA.complete(readerId);
       const deps = { tdb: sdb, tenantDatabase: sm.merchant.tenant_database, redis: slow.deps.redis, providers: slow.deps.payments, log: slow.deps.log, now: () => new Date() };
       expect((await capturePayment(deps, row.id, { kind: 'poll', via: 'webhook' })).status).toBe('Complete');
-      release();
+      answer.release();
       const r = await pending;
       expect([r.status, r.body.data.status]).toEqual([200, 'Complete']);
     } finally {
-      release();
+      answer.release();
       await slow.close();
-      hop.stop(true);
+      hop.stop();
     }
   });
 
@@ -486,19 +477,13 @@ describe('refusals and bad input', () => {
     // A real HTTP hop in front of the simulator: the sale reaches the terminal, the answer does not
     // ('lost'), or the sale never reaches it ('dropped'); anything else passes through.
     let mode: 'lost' | 'dropped' | 'pass' = 'lost';
-    const hop = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(req) {
-        const url = new URL(req.url);
-        const sale = req.method === 'POST' && url.pathname === '/ecr/v1/transactions:sale';
-        if (sale && mode === 'dropped') return new Response('bad gateway', { status: 502 });
-        const res = await fetch(`${cardB.url}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.arrayBuffer() });
-        if (sale && mode === 'lost') return new Response('bad gateway', { status: 502 });
-        return res;
-      },
+    const hop = providerHop(cardB.url, async (r) => {
+      const sale = r.method === 'POST' && r.path === '/ecr/v1/transactions:sale';
+      if (sale && mode === 'dropped') return badGateway();
+      const res = await r.forward();
+      return sale && mode === 'lost' ? badGateway() : res;
     });
-    const lossy = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: `http://127.0.0.1:${hop.port}` } });
+    const lossy = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hop.url } });
     try {
       const mm = await lossy.seed('kpay-lost');
       const token = await lossy.deviceToken(mm, 'kiosk');
@@ -535,7 +520,7 @@ describe('refusals and bad input', () => {
       await cardB.complete(retried.body.data.idempotency_key);
     } finally {
       await lossy.close();
-      hop.stop(true);
+      hop.stop();
     }
   });
 

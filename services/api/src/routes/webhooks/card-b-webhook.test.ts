@@ -5,6 +5,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { contentHash } from '@pos/core/webhooks/webhook-log';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { gate, providerHop } from '../../testing/provider-hop.ts';
 
 // card-b webhooks against real PostgreSQL, Redis and the card-b simulator over HTTP (rules 1-6).
 let cardB: CardBSimulator;
@@ -227,31 +228,20 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   });
 
   test('a start whose answer never comes back (the API died after the terminal took the sale): the session was recorded first, so the customer\'s payment is captured by the webhook', async () => {
-    // A real HTTP hop: the sale reaches the terminal; its answer is held until the test lets it go.
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((r) => (release = r));
-    let reached: () => void = () => undefined;
-    const atTerminal = new Promise<void>((r) => (reached = r));
-    const hop = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(req) {
-        const u = new URL(req.url);
-        const res = await fetch(`${cardB.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.arrayBuffer() });
-        if (req.method === 'POST' && u.pathname === '/ecr/v1/transactions:sale') {
-          reached();
-          await held;
-        }
-        return res;
-      },
+    // The sale reaches the terminal; its answer is held until the test lets it go.
+    const answer = gate();
+    const hop = providerHop(cardB.url, async (r) => {
+      const res = await r.forward();
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale') await answer.wait();
+      return res;
     });
-    const slow = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: `http://127.0.0.1:${hop.port}`, CARD_B_WEBHOOK_IPS: PROVIDER_IP } });
+    const slow = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hop.url, CARD_B_WEBHOOK_IPS: PROVIDER_IP } });
     try {
       const sm = await slow.seed('cbheld');
       const token = await slow.deviceToken(sm, 'kiosk');
       const sdb = bindTenant(slow.deps.db, sm.merchant.tenant_database);
       const pending = slow.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: sm.items[0]!.id, qty: 1 }] } });
-      await atTerminal;
+      await answer.reached;
       // What a crash here leaves: the order Awaiting Payment with the session the terminal is running.
       const row = await sdb.selectFrom('transactions').selectAll().where('device_id', '=', sm.kiosk.device_id).executeTakeFirstOrThrow();
       expect({ status: row.status, snapshot: row.payment_snapshot }).toEqual({
@@ -268,13 +258,13 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
       expect((await slow.call('POST', URL_(), { rawBody: raw, ip: PROVIDER_IP })).status).toBe(200);
       expect((await sdb.selectFrom('transactions').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status).toBe('Complete');
       // The answer comes back at last: the start does not undo the capture.
-      release();
+      answer.release();
       const r = await pending;
       expect([r.status, r.body.data.status]).toEqual([200, 'Complete']);
     } finally {
-      release();
+      answer.release();
       await slow.close();
-      hop.stop(true);
+      hop.stop();
     }
   });
 

@@ -4,6 +4,7 @@ import { bindTenant } from '@pos/db';
 import { startPlatformASimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { badGateway, providerHop } from '../../testing/provider-hop.ts';
 
 // platform-a webhooks: base64 HMAC over the notification URL + raw body, event ids claimed once.
 let platformA: PlatformASimulator;
@@ -158,22 +159,15 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
     await probe.stop(true);
     const url = `http://127.0.0.1:${port}/api/webhook/platform-a`;
     const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookUrl: url, webhookSignatureKey: KEY });
-    // A real HTTP hop: the checkout reaches the provider (and its terminal), its answer does not.
+    // The checkout reaches the provider (and its terminal), its answer does not.
     let lostCheckout: string | null = null;
-    const hop = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(req) {
-        const u = new URL(req.url);
-        const res = await fetch(`${sim.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
-        if (req.method === 'POST' && u.pathname === '/v2/terminals/checkouts' && lostCheckout === null) {
-          lostCheckout = ((await res.json()) as { checkout: { id: string } }).checkout.id;
-          return new Response('bad gateway', { status: 502 });
-        }
-        return res;
-      },
+    const hop = providerHop(sim.url, async (r) => {
+      const res = await r.forward();
+      if (r.method !== 'POST' || r.path !== '/v2/terminals/checkouts' || lostCheckout !== null) return res;
+      lostCheckout = ((await res.json()) as { checkout: { id: string } }).checkout.id;
+      return badGateway();
     });
-    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}`, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: url } });
+    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: hop.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: url } });
     const server = live.app.listen({ port, hostname: '127.0.0.1' });
     try {
       const lm = await live.seed('palost');
@@ -201,7 +195,7 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
     } finally {
       await server.stop();
       await live.close();
-      hop.stop(true);
+      hop.stop();
       await sim.stop();
     }
   });
@@ -217,21 +211,14 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
   test('a lost checkout answer: cancel learns the checkout and cancels it at the provider; a late event of an earlier key\'s checkout (or another device\'s) is not taken for the new one; its own completed checkout is', async () => {
     let dropNext = false;
     let dropped: string | null = null;
-    const hop = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(req) {
-        const u = new URL(req.url);
-        const res = await fetch(`${platformA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
-        if (req.method === 'POST' && u.pathname === '/v2/terminals/checkouts' && dropNext) {
-          dropNext = false;
-          dropped = ((await res.json()) as { checkout: { id: string } }).checkout.id;
-          return new Response('bad gateway', { status: 502 });
-        }
-        return res;
-      },
+    const hop = providerHop(platformA.url, async (r) => {
+      const res = await r.forward();
+      if (r.method !== 'POST' || r.path !== '/v2/terminals/checkouts' || !dropNext) return res;
+      dropNext = false;
+      dropped = ((await res.json()) as { checkout: { id: string } }).checkout.id;
+      return badGateway();
     });
-    const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}`, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
+    const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: hop.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
     try {
       const lm = await lossy.seed('pacancel');
       const ltdb = bindTenant(lossy.deps.db, lm.merchant.tenant_database);
@@ -279,27 +266,20 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       expect(await row(b.id)).toMatchObject({ status: 'Complete', payment_snapshot: expect.objectContaining({ checkout_id: c2 }) });
     } finally {
       await lossy.close();
-      hop.stop(true);
+      hop.stop();
     }
   });
   test('a checkout the provider refuses outright (404, no checkout made) puts the order back, and it can be cancelled; so can a lost start whose device is refused when asked again', async () => {
-    let mode: 'refuse' | 'lose' | 'pass' = 'refuse';
-    const hop = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(req) {
-        const u = new URL(req.url);
-        const create = req.method === 'POST' && u.pathname === '/v2/terminals/checkouts';
-        if (create && mode === 'refuse') return Response.json({ errors: [{ category: 'INVALID_REQUEST_ERROR', code: 'NOT_FOUND', detail: 'Device not found' }] }, { status: 404 });
-        const res = await fetch(`${platformA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
-        if (create && mode === 'lose') {
-          mode = 'refuse';
-          return new Response('bad gateway', { status: 502 });
-        }
-        return res;
-      },
+    let mode: 'refuse' | 'lose' = 'refuse';
+    const hop = providerHop(platformA.url, async (r) => {
+      const create = r.method === 'POST' && r.path === '/v2/terminals/checkouts';
+      if (create && mode === 'refuse') return Response.json({ errors: [{ category: 'INVALID_REQUEST_ERROR', code: 'NOT_FOUND', detail: 'Device not found' }] }, { status: 404 });
+      const res = await r.forward();
+      if (!create) return res;
+      mode = 'refuse';
+      return badGateway();
     });
-    const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: `http://127.0.0.1:${hop.port}`, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
+    const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: hop.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
     try {
       const lm = await lossy.seed('parefused');
       const ltdb = bindTenant(lossy.deps.db, lm.merchant.tenant_database);
@@ -326,7 +306,7 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       expect(cancelled.body.data.status).toBe('Cancelled');
     } finally {
       await lossy.close();
-      hop.stop(true);
+      hop.stop();
     }
   });
 });
