@@ -287,14 +287,21 @@ export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   return verifiedView(t);
 }
 
+export interface SettleOptions {
+  /** The storefront's verify (the customer waiting for the answer), not the back office or a sweep. */
+  readonly customerPresent: boolean;
+}
+
 /**
  * Settles an online order (online ordering, table QR) from what its provider says, as the storefront's
  * verify does; the back office's verify and the stale payment sweep settle online orders with it too,
  * so a card charged whose answer was lost is found the same way whoever asks: free completes; card-b
  * reads the order's transactions by `orderCode` and captures a pre-authorisation first; card-a asks the
- * intent; platform-a sends a lost attempt again as it was (its own key and card) or asks the payment.
+ * intent; platform-a asks the payment, and sends a lost attempt again as it was (its own key and card)
+ * only while the customer is there (the storefront): a request that never reached the provider would
+ * otherwise charge the card minutes or hours after the customer was told it failed.
  */
-export async function settleOnlinePayment(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, t: TransactionRow): Promise<void> {
+export async function settleOnlinePayment(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, t: TransactionRow, opts: SettleOptions = { customerPresent: true }): Promise<void> {
   if (t.status === 'Complete') return;
   if (t.payment_snapshot.is_free === true) {
     await capturePayment(capture, t.id, { kind: 'free' });
@@ -306,7 +313,7 @@ export async function settleOnlinePayment(deps: OnlinePaymentDeps, tdb: TenantDb
   } else if (provider === 'card-a') {
     await capturePayment(capture, t.id, { kind: 'poll' });
   } else if (provider === 'platform-a' && (typeof t.payment_snapshot.payment_id === 'string' || t.payment_snapshot.platform_a_attempt !== undefined)) {
-    await verifyPlatformA(deps, tdb, capture, t.id);
+    await verifyPlatformA(deps, tdb, capture, t.id, opts.customerPresent);
   }
 }
 
@@ -388,12 +395,13 @@ async function sendPlatformAAttempt(deps: OnlinePaymentDeps, tdb: TenantDb, t: T
  * captured (never for an order that can no longer start a payment: a Cancelled one); otherwise the
  * recorded payment is asked at platform-a and captured with its answer.
  */
-async function verifyPlatformA(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, id: string): Promise<void> {
+async function verifyPlatformA(deps: OnlinePaymentDeps, tdb: TenantDb, capture: CaptureDeps, id: string, customerPresent = true): Promise<void> {
   await withPaymentStartLock(deps, id, async () => {
     const t = await loadTransaction(tdb, id);
     if (t.status === 'Complete') return;
     const lost = readAttempt(t.payment_snapshot.platform_a_attempt);
     if (lost) {
+      if (!customerPresent) return;
       if (paymentTransition(t.status, { kind: 'start' }).kind === 'refused') return;
       if (!deps.providers.platformA) notConfigured('platform-a');
       const { platform_a_attempt: _lost, payment_id: _failed, ...snapshot } = t.payment_snapshot;

@@ -6,7 +6,7 @@ import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { withPaymentStartLock } from './payment-start-lock.ts';
-import { isDefiniteRefusal, lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
+import { lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 
@@ -30,8 +30,9 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   if (first.kind === 'unchanged') return t;
   // A platform-a start whose answer was lost: its checkout is learnt first, so it is asked about (paid:
   // captured) and cancelled at the provider, never left running behind a Cancelled order.
-  // Asking again refused outright (the device gone, say): no checkout exists for the key, nothing to cancel there.
-  if (lostCheckoutStart(t)) t = await recoverLostCheckout(deps.tdb, deps.providers, t).catch((e: unknown) => (isDefiniteRefusal(e) ? t : providerFailure(e)));
+  // A refusal of the question (even a 4xx: a token rotated, say) does not prove no checkout exists: 503,
+  // the order left as it is, so a checkout the customer pays is still found.
+  if (lostCheckoutStart(t)) t = await recoverLostCheckout(deps.tdb, deps.providers, t).catch(providerFailure);
 
   const aborted: string[] = [];
   const provider = runningProvider(t);

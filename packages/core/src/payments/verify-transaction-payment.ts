@@ -14,7 +14,8 @@ export interface VerifyPaymentDeps extends CaptureDeps {
  * Asks the provider about a transaction's payment and settles it with the answer (the back office's
  * `verify-payment-status`, the stale payment sweep). An online order (online ordering, table QR) is
  * settled as the storefront's verify settles it (`settleOnlinePayment`: a card-b pre-authorisation is
- * captured first, a platform-a attempt whose answer was lost is sent again as it was); any other (a
+ * captured first), except that a platform-a card attempt whose answer was lost is not sent again (only
+ * the customer's own verify does: it may never have reached the provider); any other (a
  * kiosk's terminal session) is polled under the transaction's start lock, in turn with its starts and
  * cancels. A Complete one answers without a provider call.
  */
@@ -22,7 +23,7 @@ export async function verifyTransactionPayment(deps: VerifyPaymentDeps, id: stri
   const t = await loadTransaction(deps.tdb, id);
   if (t.status === 'Complete') return t;
   if (t.channel === 'online_ordering' || t.channel === 'table_qr') {
-    await settleOnlinePayment({ db: deps.db, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, deps.tdb, deps, t);
+    await settleOnlinePayment({ db: deps.db, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, deps.tdb, deps, t, { customerPresent: false });
   } else {
     await withPaymentStartLock(deps, id, () => capturePayment(deps, id, { kind: 'poll' }));
   }

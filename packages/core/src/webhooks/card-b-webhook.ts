@@ -197,7 +197,8 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       const r = await verifyCardBOnline(capture, await loadTransaction(tdb, t.id));
       if (!r) deps.log.info('card-b online payment not paid at the provider yet', { event_id: eventId, transaction_id: t.id });
       // Whoever captured (this webhook, the return page or a poll), the paid payment has its ledger row.
-      if (r?.status === 'Complete' && eventId && (await isCapturedPayment(tdb, t.id, eventId))) await recordCommission(deps, tenant.merchantId, eventId, amount !== null && amount >= 0 ? amount : t.total);
+      const paid = r?.status === 'Complete' && eventId ? await capturedPaymentOf(tdb, t.id, eventId) : null;
+      if (paid) await recordCommission(deps, tenant.merchantId, paid, amount !== null && amount >= 0 ? amount : t.total);
       return 'processed';
     }
     // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
@@ -222,7 +223,8 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
     }
     const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
     // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
-    if (r.status === 'Complete' && eventId && (r.completed || (await isCapturedPayment(tdb, t.id, eventId)))) await recordCommission(deps, tenant.merchantId, eventId, amount);
+    const paid = r.status === 'Complete' && eventId ? await capturedPaymentOf(tdb, t.id, eventId) : null;
+    if (paid) await recordCommission(deps, tenant.merchantId, paid, amount);
     return 'processed';
   } finally {
     await lock.release();
@@ -230,19 +232,19 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
 }
 
 /**
- * True when `eventId` is the provider transaction the order was captured with (the webhook's own, or
- * the one its session or order reported to the poll that captured it, or the pre-authorisation that
- * capture took). Another payment of an order
- * already Complete (a second charge) is not the order's: it gets no commission here.
+ * The provider transaction the order was captured with, when `eventId` is that payment: the webhook's
+ * own (it captured), the one its session or order reported to the poll that captured it, or the
+ * pre-authorisation that capture took. The ledger row is always written under the captured id, so a
+ * pre-authorisation's event and its capture's event make one row. Another payment of an order already
+ * Complete (a second charge) is not the order's: null, no commission here.
  */
-async function isCapturedPayment(tdb: TenantDb, transactionId: string, eventId: string): Promise<boolean> {
+async function capturedPaymentOf(tdb: TenantDb, transactionId: string, eventId: string): Promise<string | null> {
   const row = await tdb
     .selectFrom('transactions')
     .select([sql<string | null>`payment_snapshot->>'transactionId'`.as('paid'), sql<string | null>`payment_snapshot->>'preauthTransactionId'`.as('preauth')])
     .where('id', '=', transactionId)
     .executeTakeFirst();
-  // An online pre-authorisation's event names the pre-authorisation; the order is captured with its capture.
-  return row?.paid === eventId || row?.preauth === eventId;
+  return row?.paid && (row.paid === eventId || row.preauth === eventId) ? row.paid : null;
 }
 
 /** Commission tracking of a completed card-b terminal payment: one ledger row per provider transaction. */

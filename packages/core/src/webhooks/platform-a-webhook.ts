@@ -122,7 +122,8 @@ async function adoptCheckout(tdb: TenantDb, transactionId: string, checkout: Obj
   if (outcome !== 'succeeded' || !deviceId) return undefined;
   const t = await tdb.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirst();
   const lost = t ? lostCheckoutStart(t) : null;
-  return t && t.status === 'Awaiting Payment' && lost?.deviceId === deviceId ? t : undefined;
+  // Cancelled or Unpaid too: money taken wins (`paymentTransition`), and nothing else would find it.
+  return t && (t.status === 'Awaiting Payment' || t.status === 'Cancelled' || t.status === 'Unpaid') && lost?.deviceId === deviceId ? t : undefined;
 }
 
 async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout: Obj, outcome: ProviderOutcome, eventId: string): Promise<void> {

@@ -140,9 +140,13 @@ describe('card-b online path: verify by orderCode', () => {
     expect(answers).toEqual(variants.map(() => 200));
     expect(sim.order(t.orderCode)!.transactions.filter((x) => x.TransactionTypeId === 0)).toHaveLength(1);
     expect(await captures(t.id)).toBe(1);
-    // The pre-authorisation's event names the pre-authorisation: it is the payment the order was captured with, one ledger row.
-    const ledger = await api.deps.db.selectFrom('commission_ledger').select(['source', 'is_adjustment']).where('source_ref', '=', auth.TransactionId).execute();
-    expect(ledger).toEqual([{ source: 'card_b_terminal', is_adjustment: false }]);
+    // The pre-authorisation's event names the pre-authorisation; the order was captured with its capture:
+    // one ledger row, under the capture, also when the provider reports the capture itself.
+    const ledger = () => api.deps.db.selectFrom('commission_ledger').select(['source_ref', 'is_adjustment']).where('source_ref', 'in', [auth.TransactionId, capture.TransactionId]).execute();
+    expect(await ledger()).toEqual([{ source_ref: capture.TransactionId, is_adjustment: false }]);
+    const captureEvent = JSON.stringify({ ...original, MessageId: crypto.randomUUID(), EventData: { ...original.EventData, TransactionId: capture.TransactionId, ParentId: auth.TransactionId, TransactionTypeId: 0 } });
+    expect(await deliver(captureEvent)).toBe(200);
+    expect(await ledger()).toEqual([{ source_ref: capture.TransactionId, is_adjustment: false }]);
   });
 
   test('a pre-authorisation whose webhook was lost: the back office\'s verify captures it at the provider and completes the order, as the storefront\'s verify does', async () => {

@@ -269,14 +269,16 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       hop.stop();
     }
   });
-  test('a checkout the provider refuses outright (404, no checkout made) puts the order back, and it can be cancelled; so can a lost start whose device is refused when asked again', async () => {
+  test('a checkout the provider refuses outright (404, no checkout made) puts the order back, and it can be cancelled; a lost start whose re-ask is refused is not cancelled blind (503), and its payment is still captured', async () => {
     let mode: 'refuse' | 'lose' = 'refuse';
+    let lostCheckout: string | null = null;
     const hop = providerHop(platformA.url, async (r) => {
       const create = r.method === 'POST' && r.path === '/v2/terminals/checkouts';
       if (create && mode === 'refuse') return Response.json({ errors: [{ category: 'INVALID_REQUEST_ERROR', code: 'NOT_FOUND', detail: 'Device not found' }] }, { status: 404 });
       const res = await r.forward();
       if (!create) return res;
       mode = 'refuse';
+      lostCheckout = ((await res.json()) as { checkout: { id: string } }).checkout.id;
       return badGateway();
     });
     const lossy = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: hop.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: NOTIFY } });
@@ -296,14 +298,22 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       const ca = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: a.idempotency_key });
       expect([ca.status, ca.body.data.status]).toEqual([200, 'Cancelled']);
 
-      // The answer is lost; asking again with the key is then refused (the device was removed): nothing to cancel there.
+      // The answer is lost, and asking again with the key is refused (a token rotated, say): that does not
+      // prove no checkout exists, so cancel answers 503 and leaves the order; the customer's payment of the
+      // running checkout is still captured.
       mode = 'lose';
       const lost = await call('POST', '/api/kiosk/payment/create-intent', order);
       expect(lost.status).toBe(503);
       const b = await row(lost.body.transaction_id);
       expect(b.status).toBe('Awaiting Payment');
-      const cancelled = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: b.idempotency_key });
-      expect(cancelled.body.data.status).toBe('Cancelled');
+      const refusedCancel = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: b.idempotency_key });
+      expect([refusedCancel.status, refusedCancel.body.reason]).toEqual([503, 'provider_error']);
+      expect((await row(b.id)).status).toBe('Awaiting Payment');
+      expect(platformA.checkout(lostCheckout!)!.status).toBe('PENDING');
+      await platformA.complete(lostCheckout!);
+      const paid = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: lostCheckout!, device_id: lm.kiosk.platform_a_device_id } }, 'COMPLETED', { amount_money: { amount: b.total, currency: 'EUR' } });
+      expect((await lossy.call('POST', '/api/webhook/platform-a', { rawBody: paid, headers: { 'x-platform-a-hmacsha256-signature': sign(paid) } })).status).toBe(200);
+      expect((await row(b.id)).status).toBe('Complete');
     } finally {
       await lossy.close();
       hop.stop();
