@@ -5,7 +5,7 @@ import { ProviderError } from '@pos/providers/payments';
 import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
-import { withPaymentStartLock } from './payment-start-lock.ts';
+import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
 import { lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
@@ -31,8 +31,16 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   // A platform-a start whose answer was lost: its checkout is learnt first, so it is asked about (paid:
   // captured) and cancelled at the provider, never left running behind a Cancelled order.
   // A refusal of the question (even a 4xx: a token rotated, say) does not prove no checkout exists: 503,
-  // the order left as it is, so a checkout the customer pays is still found.
-  if (lostCheckoutStart(t)) t = await recoverLostCheckout(deps.tdb, deps.providers, t).catch(providerFailure);
+  // the order left as it is, so a checkout the customer pays is still found. Past the provider's checkout
+  // deadline none can still be waiting at the terminal (a paid one is still adopted, Cancelled or not):
+  // then the order is cancelled here, or it could never be.
+  if (lostCheckoutStart(t)) {
+    const lost = t;
+    t = await recoverLostCheckout(deps.tdb, deps.providers, lost).catch((e: unknown) => {
+      if (deps.now().getTime() - lost.updated_at.getTime() > LOST_CHECKOUT_EXPIRED_MS) return lost;
+      return providerFailure(e);
+    });
+  }
 
   const aborted: string[] = [];
   const provider = runningProvider(t);
@@ -102,13 +110,29 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   }
 
   const changed = await deps.tdb.transaction().execute(async (tx) => {
-    const cur = await tx.selectFrom('transactions').select(['status', 'invalid_idempotency_keys']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
+    const cur = await tx.selectFrom('transactions').select(['status', 'invalid_idempotency_keys', 'idempotency_key', 'payment_snapshot']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
     const d = paymentTransition(cur.status, { kind: 'cancel' });
     if (d.kind === 'refused') throw errors.conflict(d.message, { reason: d.reason });
+    // A start that got in meanwhile (this cancel outlived its lock: slow provider calls) made a session
+    // this cancel did not abort: nothing is written, the kiosk cancels again.
+    if (d.kind === 'accepted' && (cur.idempotency_key !== t.idempotency_key || sessionOf(cur.payment_snapshot) !== sessionOf(t.payment_snapshot))) {
+      throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
+    }
     const invalid = [...cur.invalid_idempotency_keys, ...aborted.filter((k) => !cur.invalid_idempotency_keys.includes(k))];
     await tx.updateTable('transactions').set({ status: 'Cancelled', invalid_idempotency_keys: invalid, updated_at: deps.now() }).where('id', '=', t.id).execute();
     return d.kind === 'accepted';
   });
   if (changed) await publishPaymentStatus(deps.redis, deps.tenantDatabase, { transaction_id: t.id, location_id: t.location_id, status: 'Cancelled' }, deps.log);
   return loadTransaction(deps.tdb, t.id);
+}
+
+/**
+ * Past this age a platform-a start whose checkout is unknown has none waiting at the terminal: the
+ * provider's checkout deadline (5 minutes unless the request sets one; ours does not) with a margin.
+ */
+export const LOST_CHECKOUT_EXPIRED_MS = 10 * 60_000;
+
+/** The provider session a snapshot names (card-b session, card-a intent, platform-a checkout), for comparing two reads. */
+function sessionOf(snapshot: Record<string, unknown>): string {
+  return JSON.stringify([snapshot.sessionId ?? null, snapshot.id ?? null, snapshot.checkout_id ?? null]);
 }

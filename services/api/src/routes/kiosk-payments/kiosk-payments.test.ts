@@ -524,6 +524,33 @@ describe('refusals and bad input', () => {
     }
   });
 
+  test('a cancel that outlives its turn (slow provider) does not cancel over a start that got in meanwhile: 409 payment_starting, nothing written', async () => {
+    const abort = gate();
+    const hop = providerHop(cardB.url, async (r) => {
+      if (r.method === 'DELETE') await abort.wait();
+      return r.forward();
+    });
+    const slow = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hop.url } });
+    try {
+      const sm = await slow.seed('kpay-slowcancel');
+      const token = await slow.deviceToken(sm, 'kiosk');
+      const sdb = bindTenant(slow.deps.db, sm.merchant.tenant_database);
+      const t = (await slow.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: sm.items[0]!.id, qty: 1 }] } })).body.data;
+      const cancelling = slow.call('POST', '/api/kiosk/payment/cancel-action', { token, deviceKey: true, body: { idempotency_key: t.idempotency_key } });
+      await abort.reached;
+      // Meanwhile (the cancel's lock lapsed) a retry started a session under a new key.
+      const next = `${t.idempotency_key}9`;
+      await sdb.updateTable('transactions').set({ idempotency_key: next, all_idempotency_keys: [t.idempotency_key, next], payment_snapshot: JSON.stringify({ ...t.payment_snapshot, idempotency_key: next, sessionId: next }) }).where('id', '=', t.id).execute();
+      abort.release();
+      const r = await cancelling;
+      expect([r.status, r.body.reason]).toEqual([409, 'payment_starting']);
+      expect((await sdb.selectFrom('transactions').select('status').where('id', '=', t.id).executeTakeFirstOrThrow()).status).toBe('Awaiting Payment');
+    } finally {
+      await slow.close();
+      hop.stop();
+    }
+  });
+
   test('a tip on a free order, and a basket past the largest storable total, are 422s; nothing is written', async () => {
     const mm = await api.seed('kpay-edge');
     const token = await api.deviceToken(mm, 'kiosk');

@@ -314,6 +314,16 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       const paid = checkoutEvent({ id: b.id, payment_snapshot: { checkout_id: lostCheckout!, device_id: lm.kiosk.platform_a_device_id } }, 'COMPLETED', { amount_money: { amount: b.total, currency: 'EUR' } });
       expect((await lossy.call('POST', '/api/webhook/platform-a', { rawBody: paid, headers: { 'x-platform-a-hmacsha256-signature': sign(paid) } })).status).toBe(200);
       expect((await row(b.id)).status).toBe('Complete');
+
+      // Past the provider's checkout deadline no checkout can be waiting: a still refused re-ask no longer
+      // keeps the order from being cancelled.
+      mode = 'lose';
+      const stale = await call('POST', '/api/kiosk/payment/create-intent', order);
+      const c = await row(stale.body.transaction_id);
+      expect((await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: c.idempotency_key })).status).toBe(503);
+      await ltdb.updateTable('transactions').set({ updated_at: new Date(Date.now() - 11 * 60_000) }).where('id', '=', c.id).execute();
+      const late = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: c.idempotency_key });
+      expect([late.status, late.body.data?.status]).toEqual([200, 'Cancelled']);
     } finally {
       await lossy.close();
       hop.stop();
