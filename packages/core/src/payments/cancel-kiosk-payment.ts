@@ -6,7 +6,7 @@ import type { KioskDevice } from './kiosk-device.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
-import { lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
+import { isDefiniteRefusal, lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 
@@ -36,8 +36,13 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   // then the order is cancelled here, or it could never be.
   if (lostCheckoutStart(t)) {
     const lost = t;
-    t = await recoverLostCheckout(deps.tdb, deps.providers, lost).catch((e: unknown) => {
-      if (deps.now().getTime() - lost.updated_at.getTime() > LOST_CHECKOUT_EXPIRED_MS) return lost;
+    t = await recoverLostCheckout(deps.tdb, deps.providers, lost).catch(async (e: unknown) => {
+      if (isDefiniteRefusal(e)) {
+        if (deps.now().getTime() - lost.updated_at.getTime() > LOST_CHECKOUT_EXPIRED_MS) return lost;
+      } else {
+        // An unanswered re-ask (timeout, 5xx) may just have made the checkout: its deadline starts now.
+        await deps.tdb.updateTable('transactions').set({ updated_at: deps.now() }).where('id', '=', lost.id).where('idempotency_key', '=', lost.idempotency_key).execute();
+      }
       return providerFailure(e);
     });
   }
@@ -48,8 +53,11 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   try {
     // A payment the customer completed must not be cancelled here (card-b's abort of a finished session
     // changes nothing there; card-a and platform-a refuse to cancel a paid one): it is captured instead.
+    // `ended`: the provider already reports the payment cancelled there.
+    let ended = false;
     if (t.status !== 'Pending') {
       const report = await pollProvider(deps.providers, provider, snap);
+      ended = report.outcome === 'aborted';
       if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
         await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
         throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
@@ -96,7 +104,9 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
               });
             }
           }
-          await deps.providers.cardA.cancelPaymentIntent(snap.id);
+          // An intent already cancelled (a first cancel that reached card-a, not our database) is not
+          // cancelled again: card-a refuses that (400), which would keep the order from being cancelled.
+          if (!ended) await deps.providers.cardA.cancelPaymentIntent(snap.id);
         }
         aborted.push(t.idempotency_key);
         break;

@@ -343,6 +343,20 @@ describe('card-a and platform-a', () => {
     }
   });
 
+  test('a card-a intent already cancelled at card-a (a cancel that reached card-a but not our database) is cancelled, not refused', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    try {
+      const t = (await create(basket())).body.data;
+      const auth = { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` };
+      expect((await fetch(`${cardA.url}/v1/terminal/readers/${t.payment_snapshot.reader_id}/cancel_action`, { method: 'POST', headers: auth })).status).toBe(200);
+      expect((await fetch(`${cardA.url}/v1/payment_intents/${t.payment_snapshot.id}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
+      const r = await cancel(t.idempotency_key);
+      expect([r.status, r.body.data?.status]).toEqual([200, 'Cancelled']);
+    } finally {
+      await setSettings({});
+    }
+  });
+
   test('a location whose payment profile reports in-person card-a stamps card-a and pays on the reader', async () => {
     await setSettings({ in_person_provider: 'card-a' });
     try {

@@ -321,7 +321,15 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       const stale = await call('POST', '/api/kiosk/payment/create-intent', order);
       const c = await row(stale.body.transaction_id);
       expect((await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: c.idempotency_key })).status).toBe(503);
-      await ltdb.updateTable('transactions').set({ updated_at: new Date(Date.now() - 11 * 60_000) }).where('id', '=', c.id).execute();
+      const backdate = () => ltdb.updateTable('transactions').set({ updated_at: new Date(Date.now() - 11 * 60_000) }).where('id', '=', c.id).execute();
+      // A re-ask that reached the provider but whose answer was lost may just have made a checkout: 503,
+      // and its deadline starts again.
+      await backdate();
+      mode = 'lose';
+      expect((await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: c.idempotency_key })).status).toBe(503);
+      expect((await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: c.idempotency_key })).status).toBe(503);
+      expect((await row(c.id)).status).toBe('Awaiting Payment');
+      await backdate();
       const late = await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: c.idempotency_key });
       expect([late.status, late.body.data?.status]).toEqual([200, 'Cancelled']);
     } finally {
