@@ -86,8 +86,12 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
 
   const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', t.location_id).executeTakeFirstOrThrow();
   const settings = readPaymentSettings(location.payment_settings);
-  const provider = paymentTimeProvider(stampedPaymentProvider(t), settings.platform_a_active);
   const previous = t.payment_snapshot;
+  // The provider of the order's last recorded start stays for its retries: switching (platform-a turned on
+  // or off meanwhile) would overwrite the only record of a session still running at the other provider,
+  // which the customer could then pay with nothing left to find it. A new order takes the new setting.
+  const started = typeof previous.provider === 'string' && isPaymentProvider(previous.provider) ? previous.provider : null;
+  const provider = started ?? paymentTimeProvider(stampedPaymentProvider(t), settings.platform_a_active);
   const sameProvider = runningProvider(t) === provider;
   // What this start replaces: a start the provider refuses outright (terminal busy) puts it back.
   const before: BeforeStart = { status: t.status, snapshot: previous };

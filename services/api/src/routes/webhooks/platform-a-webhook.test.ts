@@ -66,6 +66,23 @@ describe('POST /webhook/platform-a', () => {
     expect((await logOf(JSON.parse(raw).event_id))[0]).toMatchObject({ status: 'processed', merchant_id: m.merchant.id, type: 'platform_a_webhook' });
   });
 
+  test('platform-a turned off while an order\'s checkout runs: its retry keeps platform-a (the same checkout), and the customer\'s payment of it completes the order', async () => {
+    const t = await awaitingPayment();
+    const c0 = t.payment_snapshot.checkout_id;
+    const settings = (await tdb().selectFrom('locations').select('payment_settings').where('id', '=', m.locations[0]!.id).executeTakeFirstOrThrow()).payment_settings;
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', m.locations[0]!.id).execute();
+    try {
+      const retry = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { transaction_id: t.id } });
+      expect([retry.status, retry.body.data.payment_snapshot.provider, retry.body.data.payment_snapshot.checkout_id]).toEqual([200, 'platform-a', c0]);
+      await platformA.complete(c0);
+      const raw = checkoutEvent(t);
+      expect((await post(raw, sign(raw))).status).toBe(200);
+      expect((await txn(t.id)).status).toBe('Complete');
+    } finally {
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+    }
+  });
+
   test('a completed checkout for less than the order total (or without an amount) is stored as failed (amount_mismatch) and not captured; the amount is saved once paid', async () => {
     const t = await awaitingPayment();
     for (const over of [{ amount_money: { amount: 1, currency: 'EUR' } }, { amount_money: { amount: 279, currency: 'EUR' } }, { amount_money: null }, { amount_money: { amount: '280' } }]) {
