@@ -4,60 +4,30 @@
  * shared one is never stopped; skipped when redis-server is not installed.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import net from 'node:net';
 import type Redis from 'ioredis';
 import { createRedis } from '@pos/kernel';
+import { PrivateRedis } from '@pos/kernel/private-redis';
 import { heartbeatJob, jobMessage } from '@pos/kernel/queues/index';
 import { enqueueOutbox } from '@pos/db';
 import { startWorker, type RunningWorker } from './worker.ts';
 import { openTestEnv, testFiscal, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
-const hasRedisServer = Bun.which('redis-server') !== null;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+const hasRedisServer = PrivateRedis.available;
+let redisServer: PrivateRedis;
 
 let env: TestEnv;
-let port = 0;
-let server: Bun.Subprocess | undefined;
 
-async function startRedisServer(): Promise<void> {
-  server = Bun.spawn(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdout: 'ignore', stderr: 'ignore' });
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const s = net.connect({ host: '127.0.0.1', port }, () => (s.end(), resolve(true)));
-        s.on('error', () => resolve(false));
-      }),
-    5000,
-    'private redis-server',
-  );
-}
-
-async function stopRedisServer(): Promise<void> {
-  server?.kill('SIGKILL');
-  await server?.exited;
-  server = undefined;
-}
 
 beforeAll(async () => {
   if (!hasRedisServer) return;
   env = await openTestEnv();
-  port = await freePort();
-  await startRedisServer();
+  redisServer = await PrivateRedis.create();
+  await redisServer.start();
 });
 
 afterAll(async () => {
   if (!hasRedisServer) return;
-  await stopRedisServer();
+  await redisServer.stop();
   await env.close();
 });
 
@@ -67,7 +37,7 @@ const heartbeatOf = (service: string) => env.handle.db.selectFrom('heartbeats').
 test.skipIf(!hasRedisServer)(
   'rows written while Redis is down stay pending, then are relayed and processed after a restart',
   async () => {
-    const url = `redis://127.0.0.1:${port}`;
+    const url = redisServer.url;
     const redis: Redis = createRedis(url, 'outage-test');
     redis.on('error', () => {});
     let worker: RunningWorker | undefined;
@@ -78,7 +48,7 @@ test.skipIf(!hasRedisServer)(
       worker.relay.trigger();
       await waitFor(() => heartbeatOf(before), 5000, 'heartbeat before the outage');
 
-      await stopRedisServer();
+      await redisServer.stop();
       const during = `outage-during-${crypto.randomUUID()}`;
       await enqueueOutbox(env.handle.db, beat(during));
       worker.relay.trigger();
@@ -97,7 +67,7 @@ test.skipIf(!hasRedisServer)(
       expect(await heartbeatOf(during)).toBeUndefined();
 
       // Back, empty: no jobs, no scripts.
-      await startRedisServer();
+      await redisServer.start();
       await waitFor(() => heartbeatOf(during), 20_000, 'heartbeat after the restart');
       // The worker's own connections recovered too: a job through the same processors.
       const after = `outage-after-${crypto.randomUUID()}`;

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { CentralDb } from '@pos/db';
 import { eachMerchant } from './each-merchant.ts';
+import { claimFor } from './sweep-claim.ts';
 import type { Logger } from '@pos/kernel';
 import type { postCaptureSweepJob } from '@pos/kernel/queues/index';
 import { findUnfinishedSequences, redriveSequences, SWEEP_LIMIT, SWEEP_MAX_PAGES } from '@pos/core/payments/post-capture-sweep';
@@ -27,14 +28,7 @@ export interface PostCaptureSweepSummary {
 export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, now: Date, log: Logger, tenantDatabase?: string, pageSize = SWEEP_LIMIT): Promise<PostCaptureSweepSummary> {
   let redriven = 0;
   const { merchants, errors } = await eachMerchant(db, log, 'post-capture sweep failed for a merchant', tenantDatabase, async (tdb, m) => {
-    const claim = async (id: string) => {
-      if (!redis) return true;
-      try {
-        return (await redis.set(`post_capture_redrive:${m.tenant_database}:${id}`, '1', 'PX', REDRIVE_EVERY_MS, 'NX')) === 'OK';
-      } catch {
-        return true;
-      }
-    };
+    const claim = (id: string) => claimFor(redis, `post_capture_redrive:${m.tenant_database}:${id}`, REDRIVE_EVERY_MS);
     // Page on past the transactions re-driven lately (still on their way, or failing for good meanwhile)
     // so a newer lost job is not hidden behind them.
     const ids: string[] = [];

@@ -12,6 +12,7 @@ import {
   type StaleStart,
 } from '@pos/core/payments/stale-start-sweep';
 import { eachMerchant } from './each-merchant.ts';
+import { claimFor } from './sweep-claim.ts';
 
 /** A sweep stops asking after this long (providers slow or away); the next sweep goes on. */
 export const STALE_SWEEP_BUDGET_MS = 60_000;
@@ -51,13 +52,7 @@ export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: P
   let failed = 0;
   const { merchants, errors } = await eachMerchant(db, log, 'stale payment sweep failed for a merchant', opts.tenantDatabase, async (tdb, m) => {
     if (Date.now() > deadline) return;
-    const claim = async (id: string) => {
-      try {
-        return (await redis.set(`stale_start_asked:${m.tenant_database}:${id}`, '1', 'PX', STALE_START_ASK_EVERY_MS, 'NX')) === 'OK';
-      } catch {
-        return true;
-      }
-    };
+    const claim = (id: string) => claimFor(redis, `stale_start_asked:${m.tenant_database}:${id}`, STALE_START_ASK_EVERY_MS);
     const ids: string[] = [];
     let after: StaleStart | undefined;
     for (let page = 0; page < STALE_START_MAX_PAGES && ids.length < limit; page++) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import net from 'node:net';
 import Redis from 'ioredis';
 import { MESSAGES } from '@pos/kernel';
+import { PrivateRedis } from '@pos/kernel/private-redis';
 import { publishKitchenEvent } from '@pos/core/payments/payment-events';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -12,21 +12,8 @@ import { SUBSCRIBE_WAIT_MS } from '../../realtime/realtime-hub.ts';
  * refused, and once Redis is back the next socket receives events. Runs a private redis-server so the
  * shared one is never stopped; skipped when redis-server is not installed.
  */
-const hasRedisServer = Bun.which('redis-server') !== null;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-let port = 0;
-let server: Bun.Subprocess | undefined;
+const hasRedisServer = PrivateRedis.available;
+let redisServer: PrivateRedis;
 let api: TestApi;
 let m: DemoSeedResult;
 let base: string;
@@ -39,28 +26,10 @@ async function until(check: () => Promise<boolean> | boolean, ms: number, what: 
   }
 }
 
-async function startRedisServer(): Promise<void> {
-  server = Bun.spawn(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdout: 'ignore', stderr: 'ignore' });
-  await until(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const s = net.connect({ host: '127.0.0.1', port }, () => (s.end(), resolve(true)));
-        s.on('error', () => resolve(false));
-      }),
-    5000,
-    'private redis-server',
-  );
-}
-
-async function stopRedisServer(): Promise<void> {
-  server?.kill('SIGKILL');
-  await server?.exited;
-  server = undefined;
-}
 
 /** The number of patterns the private Redis has subscribers for (the hub's `rt:*`). */
 async function numpat(): Promise<number> {
-  const r = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis(redisServer.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   r.on('error', () => {});
   try {
     await r.connect();
@@ -72,9 +41,9 @@ async function numpat(): Promise<number> {
 
 beforeAll(async () => {
   if (!hasRedisServer) return;
-  port = await freePort();
-  await startRedisServer();
-  api = await createTestApi({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+  redisServer = await PrivateRedis.create();
+  await redisServer.start();
+  api = await createTestApi({ env: { REDIS_URL: redisServer.url } });
   m = await api.seed('rtout');
   api.app.listen({ port: 0, hostname: '127.0.0.1' });
   base = `ws://127.0.0.1:${api.app.server!.port}/api/realtime`;
@@ -83,9 +52,9 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!hasRedisServer) return;
   await api.app.stop(true);
-  if (!server) await startRedisServer();
+  if (!redisServer.running) await redisServer.start();
   await api.close();
-  await stopRedisServer();
+  await redisServer.stop();
 });
 
 /** A kds socket whose messages (and its close) are queued for `next()`. */
@@ -116,12 +85,12 @@ async function connectKds() {
 test.skipIf(!hasRedisServer)(
   'Redis down when the first socket opens: that socket is refused; once Redis is back a new socket receives events',
   async () => {
-    await stopRedisServer();
+    await redisServer.stop();
     const first = await connectKds();
     expect(await first.next(SUBSCRIBE_WAIT_MS + 5000)).toEqual({ type: 'error', message: MESSAGES.unexpected });
     expect(await first.next()).toEqual({ closed: 4500 });
 
-    await startRedisServer();
+    await redisServer.start();
     // The subscription sent while Redis was away completes on its own once it is back.
     await until(async () => (await numpat()) === 1, 10_000, 'the hub to subscribe again');
     await until(() => api.deps.redis.status === 'ready', 10_000, 'the API connection');
