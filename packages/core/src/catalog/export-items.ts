@@ -1,31 +1,14 @@
-import { PassThrough, Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { TenantDb } from '@pos/db';
 import { isUuid } from '@pos/domain/ids';
-
-/**
- * `GET /items/export`: the merchant's items as CSV or XLSX, streamed (rows are read from the database
- * in pages of `PAGE` by id and written as they come, so memory stays flat for any catalog size).
- * Written by maintained libraries (csv-stringify, exceljs' streaming workbook writer), never by hand.
- */
-export type ExportFormat = 'csv' | 'xlsx';
+import { exportTable, safeCell, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
 
 export const EXPORT_COLUMNS = ['id', 'name', 'sku', 'category', 'unit_price_cents', 'price', 'vat_rate', 'allergens', 'dietary', 'channels', 'visible', 'created_at'] as const;
 
 const PAGE = 500;
 
-export interface ItemExport {
-  filename: string;
-  contentType: string;
-  body: ReadableStream<Uint8Array>;
-}
+export type ItemExport = TableFile;
 
-type Row = Record<(typeof EXPORT_COLUMNS)[number], string | number | boolean>;
-
-/** A spreadsheet would run a cell that starts with = + - @ (or a tab/CR) as a formula: such text is prefixed with `'`. */
-export function safeCell(s: string): string {
-  return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-}
+type Row = Record<(typeof EXPORT_COLUMNS)[number], Cell>;
 
 async function* rows(tdb: TenantDb, q: { search?: string; category_id?: string }): AsyncGenerator<Row> {
   let after: string | null = null;
@@ -59,35 +42,10 @@ async function* rows(tdb: TenantDb, q: { search?: string; category_id?: string }
   }
 }
 
-async function writeCsv(source: AsyncGenerator<Row>, out: PassThrough): Promise<void> {
-  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], cast: { boolean: (b) => (b ? 'true' : 'false') } });
-  csv.pipe(out);
-  for await (const r of source) {
-    if (!csv.write(r)) await new Promise((res) => csv.once('drain', res));
-  }
-  csv.end();
-}
-
-async function writeXlsx(source: AsyncGenerator<Row>, out: PassThrough): Promise<void> {
-  // Loaded on first use: ExcelJS costs the API about 10 MB of resident memory, and exports are rare.
-  const { default: ExcelJS } = await import('exceljs');
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
-  const ws = wb.addWorksheet('Items');
-  ws.columns = EXPORT_COLUMNS.map((key) => ({ header: key, key }));
-  for await (const r of source) ws.addRow(r).commit();
-  ws.commit();
-  await wb.commit();
-}
-
+/**
+ * `GET /items/export`: the merchant's items as CSV or XLSX, streamed (rows are read from the database
+ * in pages of `PAGE` by id and written as they come, so memory stays flat for any catalog size).
+ */
 export function exportItems(tdb: TenantDb, q: { format?: ExportFormat; search?: string; category_id?: string }, now: Date): ItemExport {
-  const format = q.format ?? 'csv';
-  const out = new PassThrough();
-  const stamp = now.toISOString().slice(0, 10);
-  const work = format === 'csv' ? writeCsv(rows(tdb, q), out) : writeXlsx(rows(tdb, q), out);
-  work.catch((e) => out.destroy(e instanceof Error ? e : new Error(String(e))));
-  return {
-    filename: `items-${stamp}.${format}`,
-    contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    body: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>,
-  };
+  return exportTable({ basename: `items-${now.toISOString().slice(0, 10)}`, sheet: 'Items', columns: EXPORT_COLUMNS, rows: rows(tdb, q), format: q.format ?? 'csv' });
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
 import type { TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { safeCell } from '../catalog/export-items.ts';
+import { safeCell } from '../shared/table-export.ts';
 import type { BackofficeActor } from './customer-admin.ts';
 
 export const CUSTOMER_EXPORT_COLUMNS = ['id', 'name', 'email', 'phone', 'marketing_consent', 'points', 'lifetime_points', 'created_at'] as const;

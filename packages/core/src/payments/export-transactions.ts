@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { TenantDb } from '@pos/db';
 import { sql } from 'kysely';
 import type { Access } from '../auth/access.ts';
-import { safeCell } from '../catalog/export-items.ts';
+import { safeCell } from '../shared/table-export.ts';
 import { checkTransactionFilters, scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
 
 export const TRANSACTION_EXPORT_COLUMNS = [

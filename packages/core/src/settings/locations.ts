@@ -8,7 +8,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { requireLocationAccess } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
-import { safeCell } from '../catalog/export-items.ts';
+import { safeCell } from '../shared/table-export.ts';
 import { isUuid } from '@pos/domain/ids';
 
 /**

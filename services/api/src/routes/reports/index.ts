@@ -1,5 +1,9 @@
 import { Elysia } from 'elysia';
 import { salesReport } from '@pos/core/reports/sales-report';
+import { productsReport } from '@pos/core/reports/products-report';
+import { inventoryReport } from '@pos/core/reports/inventory-report';
+import { exportReport, REPORT_EXPORTS, type ReportKind } from '@pos/core/reports/export-report';
+import { requirePermission, type Access } from '@pos/core/auth/access';
 import { posCoverage } from '@pos/core/reports/pos-coverage';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
@@ -10,8 +14,23 @@ const tags = ['Reports'];
 const security = [{ bearer: [] }];
 
 /**
- * Spec 1 "Transactions and reports": `GET /back-office/reports/sales` (VIEW_SALES_REPORTS). The
- * report routes carry no admin-vendor-override (spec 1): `vendor_id` is not a parameter here and is
+ * The "reporting-export-permission middleware" of spec 1: the permission of the report being exported
+ * (`REPORT_EXPORTS`), so a caller exports exactly what they may view. Runs after the query's schema
+ * check, so `report` is one of the kinds.
+ */
+function reportExportPermission() {
+  return async (ctx: { access: () => Promise<Access>; query: { report: ReportKind } }) => {
+    requirePermission(await ctx.access(), REPORT_EXPORTS[ctx.query.report].permission);
+  };
+}
+
+const WINDOW = 'Query `from`, `to` (dates, inclusive, at most 366 days) and optional `location_id` (a location outside the caller\'s grant is 403, of another merchant 404); the merchant\'s locations in the caller\'s grant.';
+const COUNTED = 'The register\'s settled sales and refunds count by fiscal business date; the kiosk, online, table QR and delivery channels\' `Complete` transactions outside test mode by the local date they completed on. Money in integer cents.';
+
+/**
+ * Spec 1 "Transactions and reports": `GET /back-office/reports/sales` and `/products`
+ * (VIEW_SALES_REPORTS), `/inventory` (VIEW_INVENTORY), `/export` (the exported report's permission).
+ * The report routes carry no admin-vendor-override (spec 1): `vendor_id` is not a parameter here and is
  * refused like any undeclared query key (422), so an admin never silently reads their own merchant's
  * figures believing they are another's.
  */
@@ -26,10 +45,49 @@ export function reportRoutes(deps: ApiDeps) {
         tags,
         security,
         summary: 'Sales report',
-        description:
-          'Query `from`, `to` (business dates, inclusive, at most 366 days) and optional `location_id`. Settled register sales minus refunds over the merchant\'s locations in the caller\'s grant (a `location_id` outside it is 403, of another merchant 404). Answers `{data:{from, to, location_ids, totals:{sales_count, refunds_count, gross, refunds, net}, by_tender:[{label, amount, count}] (Cash, Card, Meal voucher, Gift voucher, Unknown; refunds off Cash, as in the X/Z reports), by_vat_rate:[{rate, net, vat, gross}]}}`, money in integer cents.',
+        description: `${WINDOW} ${COUNTED} Answers \`{data:{from, to, location_ids, totals:{sales_count, refunds_count, gross, refunds, net, tips}, by_channel:[{channel, ...the same figures}] (register, kiosk, online_ordering, table_qr, delivery, always all five), by_tender:[{label, amount, count}] (the register's sales: Cash, Card, Meal voucher, Gift voucher, Unknown; refunds off Cash, as in the X/Z reports), by_vat_rate:[{rate, net, vat, gross}]}}\`; \`gross\` leaves tips out.`,
       },
-    });
+    })
+    .get('/products', async (ctx) => ({ data: await productsReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
+      query: S.ReportQuery,
+      response: { 200: S.ProductsReportResponse },
+      beforeHandle: [permission('VIEW_SALES_REPORTS')],
+      detail: {
+        tags,
+        security,
+        summary: 'Items report',
+        description: `${WINDOW} ${COUNTED} Answers \`{data:{from, to, location_ids, totals:{quantity, gross, refunded_quantity, refunds, net}, items:[{item_id, name, quantity, gross, refunded_quantity, refunds, net}]}}\`, items by net descending; line totals with their discounts taken off and their modifiers in.`,
+      },
+    })
+    .get('/inventory', async (ctx) => ({ data: await inventoryReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
+      query: S.ReportQuery,
+      response: { 200: S.InventoryReportResponse },
+      beforeHandle: [permission('VIEW_INVENTORY')],
+      detail: {
+        tags,
+        security,
+        summary: 'Inventory report',
+        description: `${WINDOW} Every stock (item at a location) of those locations: \`{data:{from, to, location_ids, stocks:[{item_id, item_name, location_id, location_name, opening, movements:{restock, sale, waste, adjustment, count}, closing, current}]}}\`. \`opening\` is the stock at the start of \`from\` and \`closing\` at the end of \`to\` (the location's local time), \`movements\` the signed change of each kind within, \`current\` the stock now.`,
+      },
+    })
+    .get(
+      '/export',
+      async (ctx) => {
+        const file = await exportReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query);
+        return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"` } });
+      },
+      {
+        query: S.ReportExportQuery,
+        response: { 200: S.ReportFile },
+        beforeHandle: [reportExportPermission()],
+        detail: {
+          tags,
+          security,
+          summary: 'Export a report',
+          description: `\`report\`: \`sales\` (one row per date, location and channel that sold or refunded: date, location_id, location_name, channel, sales_count, refunds_count, gross, refunds, net, tips, net_eur), \`products\` (the items report's rows) or \`inventory\` (the inventory report's rows, one column per movement kind); \`format\` \`csv\` (default; UTF-8 with a byte-order mark) or \`xlsx\`. Permission: the exported report's (VIEW_SALES_REPORTS for sales and products, VIEW_INVENTORY for inventory). ${WINDOW}`,
+        },
+      },
+    );
 }
 
 /**
