@@ -9,6 +9,7 @@ import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts'
 import { isDefiniteRefusal, lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
+import { isCurrentSession, sessionRefOf } from './payment-session.ts';
 
 /**
  * `POST /kiosk/payment/cancel-action` (spec 3 "Capture rules" 3): platform-a cancels the terminal
@@ -87,6 +88,17 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
           }
           aborted.push(k);
         }
+        // card-b answers an abort of a session the customer has just paid with 200 and changes nothing
+        // there: a payment made between the poll above and the abort is only seen by asking again. The
+        // abort ended the session either way, so this answer is final.
+        if (t.status !== 'Pending') {
+          const after = await pollProvider(deps.providers, provider, snap);
+          if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
+            await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
+            throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+          }
+          if (after.outcome === 'processing') throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+        }
         break;
       case 'card-a':
         if (typeof snap.id === 'string') {
@@ -113,7 +125,7 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
     }
   } catch (e) {
     if (e instanceof ProviderError && (e.status === 400 || e.status === 409)) {
-      throw errors.conflict('The terminal payment could not be cancelled; it may have completed.', { reason: 'cancel_refused' });
+      throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
     }
     if (e instanceof ProviderError) deps.log.warn('cancel at the provider failed', { transaction_id: t.id, err: e });
     providerFailure(e);
@@ -125,7 +137,7 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
     if (d.kind === 'refused') throw errors.conflict(d.message, { reason: d.reason });
     // A start that got in meanwhile (this cancel outlived its lock: slow provider calls) made a session
     // this cancel did not abort: nothing is written, the kiosk cancels again.
-    if (d.kind === 'accepted' && (cur.idempotency_key !== t.idempotency_key || sessionOf(cur.payment_snapshot) !== sessionOf(t.payment_snapshot))) {
+    if (d.kind === 'accepted' && !isCurrentSession(sessionRefOf(t), cur)) {
       throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
     }
     const invalid = [...cur.invalid_idempotency_keys, ...aborted.filter((k) => !cur.invalid_idempotency_keys.includes(k))];
@@ -136,13 +148,10 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   return loadTransaction(deps.tdb, t.id);
 }
 
+const CANCEL_REFUSED = 'The terminal payment could not be cancelled; it may have completed.';
+
 /**
  * Past this age a platform-a start whose checkout is unknown has none waiting at the terminal: the
  * provider's checkout deadline (5 minutes unless the request sets one; ours does not) with a margin.
  */
 export const LOST_CHECKOUT_EXPIRED_MS = 10 * 60_000;
-
-/** The provider session a snapshot names (card-b session, card-a intent, platform-a checkout), for comparing two reads. */
-function sessionOf(snapshot: Record<string, unknown>): string {
-  return JSON.stringify([snapshot.sessionId ?? null, snapshot.id ?? null, snapshot.checkout_id ?? null]);
-}

@@ -7,6 +7,7 @@ import { paymentTransition, type PaymentEvent, type PaymentStatus, type Provider
 import { acquireCaptureLock } from './capture-lock.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { pollProvider } from './provider-outcome.ts';
+import { isCurrentSession, sessionRefOf, type SessionRef } from './payment-session.ts';
 import { loadLines, loadTransaction, nextCounter, stampedPaymentProvider } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 import { expireLoyaltyToken } from '../customers/loyalty-tokens.ts';
@@ -40,7 +41,11 @@ export type CaptureTrigger =
    */
   | { readonly kind: 'poll'; readonly via?: 'webhook' }
   /** Webhook-triggered: the provider's data comes with it. */
-  | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown> }
+  /**
+   * Webhook-triggered: the provider's data comes with it. `session`: the snapshot fields the event was
+   * matched on; an outcome that takes no money is ignored once the transaction runs another session.
+   */
+  | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown>; readonly session?: SessionRef['fields'] }
   | { readonly kind: 'free' }
   /** A marketplace order: paid by the marketplace, nothing to ask a payment provider. */
   | { readonly kind: 'marketplace'; readonly data: Record<string, unknown> }
@@ -76,6 +81,8 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
 
     let event: PaymentEvent;
     let providerData: Record<string, unknown> = {};
+    // The session the outcome is about: a poll asks about the session the row runs now; a webhook names its own.
+    let about: SessionRef | undefined;
     switch (trigger.kind) {
       case 'free':
         event = { kind: 'capture_free' };
@@ -90,12 +97,14 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
       case 'webhook':
         event = { kind: 'capture_provider', outcome: trigger.outcome };
         providerData = trigger.data;
+        if (trigger.session) about = { fields: trigger.session };
         break;
       case 'poll': {
         if (!deps.providers) throw new Error('a poll-triggered capture needs the payment providers');
         const report = await pollProvider(deps.providers, runningProviderOf(current), current.payment_snapshot);
         event = { kind: 'capture_provider', outcome: report.outcome };
         providerData = report.snapshot;
+        about = sessionRefOf(current);
         break;
       }
     }
@@ -107,6 +116,12 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           const decision = paymentTransition(t.status, event);
           if (decision.kind === 'refused') throw errors.conflict(decision.message, { reason: decision.reason });
           if (decision.kind === 'unchanged') return { status: t.status, completed: false, changed: false, stockChanged: false };
+          // A decline, timeout or cancel of a session the transaction has left (a retry started another
+          // meanwhile) says nothing of the session running now. Money taken is captured whatever the session.
+          if (about && !decision.effects.completes && !isCurrentSession(about, t)) {
+            deps.log.info('payment outcome of an earlier session; ignored', { transaction_id: t.id, outcome: event.kind === 'capture_provider' ? event.outcome : null });
+            return { status: t.status, completed: false, changed: false, stockChanged: false };
+          }
           const now = deps.now();
           const snapshot: Record<string, unknown> = { ...t.payment_snapshot, ...providerData };
           // A payment that completes after a failed attempt does not keep that attempt's failure.

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
 import { sql } from 'kysely';
-import { foldRetryKey, isPaymentProvider, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
+import { foldRetryKey, isPaymentProvider, PAYMENT_REFUSALS, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
 import { createKioskCheckout, isDefiniteRefusal } from './platform-a-checkout.ts';
@@ -278,12 +278,20 @@ async function undoStarting(deps: KioskPaymentDeps, t: TransactionRow, before: B
 
 /** Records a started payment: status `Awaiting Payment` (state checked under the row lock), snapshot saved. */
 async function saveStart(deps: KioskPaymentDeps, t: TransactionRow, snapshot: Record<string, unknown>): Promise<TransactionRow> {
-  await deps.tdb.transaction().execute(async (tx) => {
+  const cancelled = await deps.tdb.transaction().execute(async (tx) => {
     const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
     const d = paymentTransition(cur.status, { kind: 'start' });
     // A capture that won meanwhile (auto-completing terminal, fast webhook) keeps its status.
-    if (d.kind !== 'accepted') return;
+    if (d.kind !== 'accepted') return cur.status === 'Cancelled';
     await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify(snapshot), updated_at: deps.now() }).where('id', '=', t.id).execute();
+    return false;
   });
+  if (cancelled) {
+    // Only when the start lock was lost (Redis away or flushed): a cancel ran meanwhile, and the session
+    // this start made is not the order's. Never a 200 for it; a payment made there is still captured
+    // by its webhook ("money taken wins").
+    deps.log.error('kiosk payment started on a cancelled order', { transaction_id: t.id, key: t.idempotency_key });
+    throw errors.conflict(PAYMENT_REFUSALS.payment_cancelled.message, { reason: 'payment_cancelled' });
+  }
   return loadTransaction(deps.tdb, t.id);
 }

@@ -217,7 +217,8 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
     const outcome: ProviderOutcome = type === 'payment_intent.canceled' ? 'aborted' : 'failed';
     const action = obj(object.action);
     const data: Obj = { webhook_event: eventId, ...(str(action.failure_code) ? { failure_code: action.failure_code } : {}) };
-    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome, data });
+    // About this intent: a retry that put another intent on the reader meanwhile is not cancelled by it.
+    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome, data, session: { id: intentId } });
     // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
     if (r.status === 'Complete') await recordCardAPayment(deps, tenant.merchantId, intentId);
   } finally {

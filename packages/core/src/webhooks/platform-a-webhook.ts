@@ -161,6 +161,8 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
     await capturePayment(capture, t.id, {
       kind: 'webhook',
       outcome,
+      // A failure of this checkout says nothing of a later one a retry started.
+      session: { checkout_id: checkoutId },
       // `checkout_id`: an adopted start learns its checkout with the capture.
       data: { checkout_id: checkoutId, checkout_status: str(checkout.status), payment_ids: paymentIds, ...(amount !== null ? { amount } : {}), ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
     });

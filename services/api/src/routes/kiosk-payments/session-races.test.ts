@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import { capturePayment } from '@pos/core/payments/capture-payment';
+import { handleCardAWebhook } from '@pos/core/webhooks/card-a-webhook';
+import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { gate, providerHop, type HopRequest } from '../../testing/provider-hop.ts';
+
+/**
+ * Kiosk payments when an outcome, a cancel or a start crosses another session of the same order
+ * (found by an adversarial pass): a payment made while a cancel is on its way, a poll's answer about
+ * the session a retry has just replaced, a start that lost its lock.
+ */
+let cardB: CardBSimulator;
+let cardA: CardASimulator;
+let api: TestApi;
+let m: DemoSeedResult;
+let kiosk: string;
+const CREDS = { CARD_B_CLIENT_ID: 'races', CARD_B_CLIENT_SECRET: 'races-secret', CARD_A_SECRET_KEY: 'sk_test_races' };
+const pass = (r: HopRequest) => r.forward();
+let interceptB: (r: HopRequest) => Promise<Response> = pass;
+let hops: { stop(): void }[] = [];
+
+beforeAll(async () => {
+  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
+  const hb = providerHop(cardB.url, (r) => interceptB(r));
+  hops = [hb];
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hb.url, CARD_A_BASE_URL: cardA.url } });
+  m = await api.seed('kiosk-races');
+  kiosk = await api.deviceToken(m, 'kiosk');
+});
+afterAll(async () => {
+  await api.close();
+  for (const h of hops) h.stop();
+  await Promise.all([cardB.stop(), cardA.stop()]);
+});
+
+const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
+const item = (name: string) => m.items.find((i) => i.name === name)!;
+const create = (body: unknown) => api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body });
+const cancel = (key: string) => api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: key } });
+const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() });
+const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
+const row = (id: string) => tdb().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+
+describe('card-b cancel', () => {
+  test('the customer pays between the cancel\'s poll and its abort: 409 payment_complete and the order captured, never Cancelled', async () => {
+    const t = (await create(basket())).body.data;
+    expect(t.status).toBe('Awaiting Payment');
+    const abort = gate();
+    interceptB = async (r) => {
+      if (r.method === 'DELETE') await abort.wait();
+      return r.forward();
+    };
+    try {
+      const cancelling = cancel(t.idempotency_key);
+      await abort.reached;
+      // The card is tapped while the kiosk's abort is on its way: card-b answers the abort 200 and keeps the payment.
+      await cardB.complete(t.idempotency_key);
+      abort.release();
+      expect(await cancelling).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
+      expect(cardB.session(t.idempotency_key)!.state).toBe('succeeded');
+      expect(await row(t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+    } finally {
+      abort.release();
+      interceptB = pass;
+    }
+  });
+
+  test('an abort that took: Cancelled, the key invalid', async () => {
+    const t = (await create(basket())).body.data;
+    expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] });
+    expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
+  });
+});
+
+describe('an outcome about a session a retry has replaced', () => {
+  test('card-b: a decline polled for the old key lands after the retry started a new sale: ignored, the new session is captured when paid', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.decline(t.idempotency_key);
+    expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Unpaid');
+    // A second poll of the old session (the details route's capture job) is slow to come back.
+    const held = gate();
+    let holdOnce = true;
+    interceptB = async (r) => {
+      const res = await r.forward();
+      if (holdOnce && r.method === 'GET' && r.path === `/ecr/v1/sessions/${t.idempotency_key}`) {
+        holdOnce = false;
+        await held.wait();
+      }
+      return res;
+    };
+    try {
+      const capturing = capturePayment(captureDeps(), t.id, { kind: 'poll' });
+      await held.reached;
+      const retry = await create({ transaction_id: t.id });
+      expect(retry.body.data.status).toBe('Awaiting Payment');
+      const k2 = retry.body.data.idempotency_key as string;
+      held.release();
+      expect(await capturing).toEqual({ status: 'Awaiting Payment', completed: false, changed: false });
+      const after = await row(t.id);
+      expect(after).toMatchObject({ status: 'Awaiting Payment', idempotency_key: k2 });
+      expect(after.payment_snapshot).toMatchObject({ sessionId: k2 });
+      expect(after.payment_snapshot.eventId).toBeUndefined();
+      await cardB.complete(k2);
+      expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Complete');
+    } finally {
+      held.release();
+      interceptB = pass;
+    }
+  });
+
+  test('card-a: the late payment_intent.canceled of the old intent does not cancel the order running the new one', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    try {
+      const t = (await create(basket())).body.data;
+      const i1 = t.payment_snapshot.id as string;
+      const readerId = t.payment_snapshot.reader_id as string;
+      const auth = { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` };
+      // An earlier cancel reached card-a, not our database.
+      expect((await fetch(`${cardA.url}/v1/terminal/readers/${readerId}/cancel_action`, { method: 'POST', headers: auth })).status).toBe(200);
+      expect((await fetch(`${cardA.url}/v1/payment_intents/${i1}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
+      // card-a's event for i1 is being handled; its capture waits for the capture lock of the old key.
+      const lockName = `payment_capture_${t.idempotency_key}`;
+      await api.deps.redis.set(lockName, 'someone', 'PX', 20_000);
+      const event = { id: `evt_${crypto.randomUUID()}`, object: 'event', created: Math.floor(Date.now() / 1000), type: 'payment_intent.canceled', data: { object: { id: i1, object: 'payment_intent', status: 'canceled', metadata: { location_id: m.locations[0]!.id, transaction_id: t.id } } }, livemode: false };
+      const hooking = handleCardAWebhook({ db: api.deps.db, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date(), commissionBps: 100 }, JSON.stringify(event), 'BE');
+      await Bun.sleep(300);
+      const retry = await create({ transaction_id: t.id });
+      const i2 = retry.body.data.payment_snapshot.id as string;
+      expect(i2).not.toBe(i1);
+      await api.deps.redis.del(lockName);
+      await hooking;
+      expect(await row(t.id)).toMatchObject({ status: 'Awaiting Payment', payment_snapshot: { id: i2 } });
+      expect(cardA.intent(i2)!.status).not.toBe('canceled');
+      await cancel(retry.body.data.idempotency_key);
+    } finally {
+      await setSettings({});
+    }
+  });
+});
+
+describe('a start that lost its lock', () => {
+  test('a cancel ran meanwhile: the start answers 409 payment_cancelled, never 200 for a Cancelled order', async () => {
+    const sale = gate();
+    interceptB = async (r) => {
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale') await sale.wait();
+      return r.forward();
+    };
+    try {
+      const creating = create(basket());
+      await sale.reached;
+      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      // Redis lost the start's lock (flushed, failed over): a cancel gets in.
+      await api.deps.redis.del(`payment_start_${t.id}`);
+      expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+      sale.release();
+      expect(await creating).toMatchObject({ status: 409, body: { reason: 'payment_cancelled' } });
+      expect((await row(t.id)).status).toBe('Cancelled');
+      await cardB.timeout(t.idempotency_key);
+    } finally {
+      sale.release();
+      interceptB = pass;
+    }
+  });
+});
