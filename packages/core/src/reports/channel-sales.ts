@@ -8,8 +8,10 @@ import { utcEnvelope, type ReportScope } from './report-window.ts';
 /**
  * The sales of the channels whose orders are transactions (kiosk, online ordering, table QR,
  * marketplace delivery) as the reports count them: `Complete` transactions that are not test-mode,
- * dated by the local date (the location's time zone) they completed on. `gross` leaves the tip out;
- * a free order is a sale of 0.
+ * dated by the local date (the location's time zone) they completed on; a marketplace order the
+ * marketplace cancelled after paying is no sale (its money is the marketplace's to give back). `gross`
+ * is what the goods sold for (`total - tip_amount - fees`: subtotal less discounts), what the VAT groups
+ * cover; tips and fees are their own figures; a free order is a sale of 0.
  */
 export interface ChannelSales {
   readonly byChannel: Partial<Record<TransactionChannel, ChannelFigures>>;
@@ -24,6 +26,7 @@ export function countedTransactions(tdb: TenantDb, scope: ReportScope) {
     .innerJoin('locations as loc', 'loc.id', 't.location_id')
     .where('t.status', '=', 'Complete')
     .where('t.is_test', '=', false)
+    .where((eb) => eb.not(eb.and([eb('t.channel', '=', 'delivery'), eb('t.order_status', '=', 'Cancelled')])))
     .where('t.location_id', 'in', scope.locationIds.length ? [...scope.locationIds] : ['00000000-0000-0000-0000-000000000000'])
     .where('t.completed_at', '>=', env.start)
     .where('t.completed_at', '<', env.end)
@@ -35,27 +38,31 @@ function localDateBetween(at: Expression<unknown>, from: string, to: string): Ex
   return sql<SqlBool>`(${at} at time zone loc.timezone)::date between ${from}::date and ${to}::date`;
 }
 
-/** A JSON number's cents, 0 when the stored value is not a number (read defensively, as `vatGroupsOf`). */
-const centsOf = (json: string, key: string) => sql<string>`case when jsonb_typeof(${sql.raw(json)}->${key}) = 'number' then (${sql.raw(json)}->>${key})::numeric else 0 end`;
+/** `vg.value->key` is a whole number (cents): a group with any other figure is skipped, as `vatGroupsOf` does. */
+const isCents = (key: string) => sql<SqlBool>`jsonb_typeof(vg.value->${key}) = 'number' and (vg.value->>${key})::numeric % 1 = 0`;
+const cents = (key: string) => sql<string>`(vg.value->>${key})::numeric`;
 
 export async function loadChannelSales(tdb: TenantDb, scope: ReportScope): Promise<ChannelSales> {
   if (scope.locationIds.length === 0) return { byChannel: {}, byVatRate: [] };
   const [channels, vat] = await Promise.all([
     countedTransactions(tdb, scope)
-      .select((eb) => ['t.channel', eb.fn.countAll<string>().as('n'), sql<string>`coalesce(sum(t.total - t.tip_amount), 0)`.as('gross'), sql<string>`coalesce(sum(t.tip_amount), 0)`.as('tips')])
+      .select((eb) => ['t.channel', eb.fn.countAll<string>().as('n'), sql<string>`coalesce(sum(t.total - t.tip_amount - t.fees), 0)`.as('gross'), sql<string>`coalesce(sum(t.tip_amount), 0)`.as('tips'), sql<string>`coalesce(sum(t.fees), 0)`.as('fees')])
       .groupBy('t.channel')
       .execute(),
     countedTransactions(tdb, scope)
       .innerJoin(sql<{ value: unknown }>`jsonb_array_elements(case when jsonb_typeof(t.by_vat_rate) = 'array' then t.by_vat_rate else '[]'::jsonb end)`.as('vg'), (j) => j.onTrue())
       .where(sql<SqlBool>`jsonb_typeof(vg.value->'rate') = 'number'`)
-      .select([sql<string>`(vg.value->>'rate')::numeric`.as('rate'), sql<string>`sum(${centsOf('vg.value', 'net')})`.as('net'), sql<string>`sum(${centsOf('vg.value', 'vat')})`.as('vat'), sql<string>`sum(${centsOf('vg.value', 'gross')})`.as('gross')])
+      .where(isCents('net'))
+      .where(isCents('vat'))
+      .where(isCents('gross'))
+      .select([sql<string>`(vg.value->>'rate')::numeric`.as('rate'), sql<string>`sum(${cents('net')})`.as('net'), sql<string>`sum(${cents('vat')})`.as('vat'), sql<string>`sum(${cents('gross')})`.as('gross')])
       .groupBy(sql`(vg.value->>'rate')::numeric`)
       .execute(),
   ]);
   const byChannel: Partial<Record<TransactionChannel, ChannelFigures>> = {};
   for (const c of channels) {
     if (!isTransactionChannel(c.channel)) continue;
-    byChannel[c.channel] = { sales_count: Number(c.n), refunds_count: 0, gross: Number(c.gross), refunds: 0, tips: Number(c.tips) };
+    byChannel[c.channel] = { sales_count: Number(c.n), refunds_count: 0, gross: Number(c.gross), refunds: 0, tips: Number(c.tips), fees: Number(c.fees) };
   }
   return { byChannel, byVatRate: vat.map((v) => ({ rate: Number(v.rate), net: Number(v.net), vat: Number(v.vat), gross: Number(v.gross) })) };
 }

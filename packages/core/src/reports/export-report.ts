@@ -22,11 +22,11 @@ export const REPORT_EXPORTS: Record<ReportKind, { permission: string; sheet: str
   inventory: { permission: 'VIEW_INVENTORY', sheet: 'Inventory' },
 };
 
-export const SALES_EXPORT_COLUMNS = ['date', 'location_id', 'location_name', 'channel', 'sales_count', 'refunds_count', 'gross', 'refunds', 'net', 'tips', 'net_eur'] as const;
+export const SALES_EXPORT_COLUMNS = ['date', 'location_id', 'location_name', 'channel', 'sales_count', 'refunds_count', 'gross', 'refunds', 'net', 'tips', 'fees', 'net_eur'] as const;
 export const PRODUCTS_EXPORT_COLUMNS = ['item_id', 'name', 'quantity', 'gross', 'refunded_quantity', 'refunds', 'net', 'net_eur'] as const;
 export const INVENTORY_EXPORT_COLUMNS = ['item_id', 'item_name', 'location_id', 'location_name', 'opening', ...MOVEMENT_TYPES, 'closing', 'current'] as const;
 
-type Figures = { sales_count: number; refunds_count: number; gross: number; refunds: number; tips: number };
+type Figures = { sales_count: number; refunds_count: number; gross: number; refunds: number; tips: number; fees: number };
 
 /**
  * The sales report's figures per day, location and channel (only the days and channels that sold or
@@ -59,8 +59,9 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
         't.location_id',
         't.channel',
         eb.fn.countAll<string>().as('n'),
-        sql<string>`sum(t.total - t.tip_amount)`.as('amount'),
+        sql<string>`sum(t.total - t.tip_amount - t.fees)`.as('amount'),
         sql<string>`sum(t.tip_amount)`.as('tips'),
+        sql<string>`sum(t.fees)`.as('fees'),
       ])
       .groupBy([sql`(t.completed_at at time zone loc.timezone)::date`, 't.location_id', 't.channel'])
       .execute(),
@@ -69,7 +70,7 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
   const at = (date: string, location_id: string, channel: SalesChannel) => {
     const k = `${date}|${location_id}|${channel}`;
     let r = acc.get(k);
-    if (!r) acc.set(k, (r = { date, location_id, channel, f: { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, tips: 0 } }));
+    if (!r) acc.set(k, (r = { date, location_id, channel, f: { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, tips: 0, fees: 0 } }));
     return r.f;
   };
   for (const s of sales) {
@@ -87,6 +88,7 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
     f.sales_count += Number(c.n);
     f.gross += Number(c.amount);
     f.tips += Number(c.tips);
+    f.fees += Number(c.fees);
   }
   const names = new Map(w.locations.map((l) => [l.id, l.name]));
   const order = (c: SalesChannel) => SALES_CHANNELS.indexOf(c);
@@ -103,6 +105,7 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
       refunds: r.f.refunds,
       net: r.f.gross - r.f.refunds,
       tips: r.f.tips,
+      fees: r.f.fees,
       net_eur: ((r.f.gross - r.f.refunds) / 100).toFixed(2),
     }));
 }

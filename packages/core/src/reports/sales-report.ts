@@ -14,8 +14,9 @@ export type SalesReportInput = ReportQuery;
  * `GET /back-office/reports/sales` (VIEW_SALES_REPORTS). Money in integer cents.
  * - `location_ids`: the locations counted, sorted (the request's `location_id`, or every location the
  *   caller may report on);
- * - `totals`: every channel together: `sales_count`, `refunds_count`, `gross` (what the sales cost,
- *   tips left out), `refunds` (money handed back, a positive magnitude), `net` = gross - refunds, `tips`;
+ * - `totals`: every channel together: `sales_count`, `refunds_count`, `gross` (what the goods sold
+ *   for, discounts taken off, tips and fees left out), `refunds` (money handed back, a positive
+ *   magnitude), `net` = gross - refunds, `tips`, `fees` (a marketplace's delivery fee);
  * - `by_channel`: the same figures per channel, always all of `SALES_CHANNELS` in that order
  *   (`register`, `kiosk`, `online_ordering`, `table_qr`, `delivery`); they add up to `totals`. The
  *   register counts settled sales and refunds by fiscal business date (so its row agrees with the Z
@@ -48,7 +49,7 @@ export interface SalesReportScope {
 export async function salesReport(scope: SalesReportScope, input: SalesReportInput): Promise<SalesReport> {
   const w = await resolveReportScope(scope.tdb, scope.access, input);
   const [register, channels] = await Promise.all([loadReportInput(scope.tdb, { locationIds: w.locationIds, from: w.from, to: w.to }).then(turnoverCents), loadChannelSales(scope.tdb, w)]);
-  const by_channel = channelRows({ register: { sales_count: register.sales_count, refunds_count: register.refunds_count, gross: register.gross, refunds: register.refunds, tips: 0 }, ...channels.byChannel });
+  const by_channel = channelRows({ register: { sales_count: register.sales_count, refunds_count: register.refunds_count, gross: register.gross, refunds: register.refunds, tips: 0, fees: 0 }, ...channels.byChannel });
   return {
     from: w.from,
     to: w.to,

@@ -3,13 +3,14 @@ import { channelRows, mergeVatRates, SALES_CHANNELS, totalsOf } from './sales-ch
 
 describe('channelRows and totalsOf', () => {
   test('every channel in order, zeros where nothing sold; net = gross - refunds; totals add the rows', () => {
-    const rows = channelRows({ kiosk: { sales_count: 2, refunds_count: 0, gross: 900, refunds: 0, tips: 40 }, register: { sales_count: 3, refunds_count: 1, gross: 1500, refunds: 200, tips: 0 } });
+    const rows = channelRows({ kiosk: { sales_count: 2, refunds_count: 0, gross: 900, refunds: 0, tips: 40, fees: 0 }, delivery: { sales_count: 1, refunds_count: 0, gross: 1000, refunds: 0, tips: 0, fees: 250 }, register: { sales_count: 3, refunds_count: 1, gross: 1500, refunds: 200, tips: 0, fees: 0 } });
     expect(rows.map((r) => r.channel)).toEqual([...SALES_CHANNELS]);
-    expect(rows[0]).toEqual({ channel: 'register', sales_count: 3, refunds_count: 1, gross: 1500, refunds: 200, net: 1300, tips: 0 });
-    expect(rows[1]).toEqual({ channel: 'kiosk', sales_count: 2, refunds_count: 0, gross: 900, refunds: 0, net: 900, tips: 40 });
-    expect(rows[4]).toEqual({ channel: 'delivery', sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0 });
-    expect(totalsOf(rows)).toEqual({ sales_count: 5, refunds_count: 1, gross: 2400, refunds: 200, net: 2200, tips: 40 });
-    expect(totalsOf(channelRows({}))).toEqual({ sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0 });
+    expect(rows[0]).toEqual({ channel: 'register', sales_count: 3, refunds_count: 1, gross: 1500, refunds: 200, net: 1300, tips: 0, fees: 0 });
+    expect(rows[1]).toEqual({ channel: 'kiosk', sales_count: 2, refunds_count: 0, gross: 900, refunds: 0, net: 900, tips: 40, fees: 0 });
+    expect(rows[3]).toEqual({ channel: 'table_qr', sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0, fees: 0 });
+    expect(rows[4]).toEqual({ channel: 'delivery', sales_count: 1, refunds_count: 0, gross: 1000, refunds: 0, net: 1000, tips: 0, fees: 250 });
+    expect(totalsOf(rows)).toEqual({ sales_count: 6, refunds_count: 1, gross: 3400, refunds: 200, net: 3200, tips: 40, fees: 250 });
+    expect(totalsOf(channelRows({}))).toEqual({ sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0, fees: 0 });
   });
 });
 

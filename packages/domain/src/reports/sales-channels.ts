@@ -13,12 +13,14 @@ export type SalesChannel = (typeof SALES_CHANNELS)[number];
 export interface ChannelFigures {
   readonly sales_count: number;
   readonly refunds_count: number;
-  /** What the sales cost the customers, tips left out. */
+  /** What the goods sold for, their discounts taken off; tips and fees left out. */
   readonly gross: Cents;
   /** Money handed back, a positive magnitude. */
   readonly refunds: Cents;
   /** Tips paid on top of the sales (they are not turnover). */
   readonly tips: Cents;
+  /** Fees charged on top of the goods (a marketplace's delivery fee). */
+  readonly fees: Cents;
 }
 
 export interface ChannelRow extends ChannelFigures {
@@ -29,19 +31,19 @@ export interface ChannelRow extends ChannelFigures {
 
 export type SalesTotals = Omit<ChannelRow, 'channel'>;
 
-const ZERO: ChannelFigures = { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, tips: 0 };
+const ZERO: ChannelFigures = { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, tips: 0, fees: 0 };
 
 /** Every channel, in `SALES_CHANNELS` order, zeros where a channel sold nothing. */
 export function channelRows(figures: Partial<Record<SalesChannel, ChannelFigures>>): ChannelRow[] {
   return SALES_CHANNELS.map((channel) => {
     const f = figures[channel] ?? ZERO;
-    return { channel, sales_count: f.sales_count, refunds_count: f.refunds_count, gross: f.gross, refunds: f.refunds, net: f.gross - f.refunds, tips: f.tips };
+    return { channel, sales_count: f.sales_count, refunds_count: f.refunds_count, gross: f.gross, refunds: f.refunds, net: f.gross - f.refunds, tips: f.tips, fees: f.fees };
   });
 }
 
 /** The sum of the channel rows. */
 export function totalsOf(rows: readonly ChannelRow[]): SalesTotals {
-  const t = { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0 };
+  const t = { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0, fees: 0 };
   for (const r of rows) {
     t.sales_count += r.sales_count;
     t.refunds_count += r.refunds_count;
@@ -49,6 +51,7 @@ export function totalsOf(rows: readonly ChannelRow[]): SalesTotals {
     t.refunds += r.refunds;
     t.net += r.net;
     t.tips += r.tips;
+    t.fees += r.fees;
   }
   return t;
 }

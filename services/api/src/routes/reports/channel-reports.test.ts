@@ -23,7 +23,7 @@ const tomorrow = () => addDays(today(), 1);
 const loc0 = () => m.locations[0]!.id;
 const itemId = (name: string) => m.items.find((i) => i.name === name)!.id;
 const get = (path: string, token = owner) => api.call('GET', `/api/back-office/reports/${path}`, { token });
-const zeros = (channel: string) => ({ channel, sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0 });
+const zeros = (channel: string) => ({ channel, sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0, fees: 0 });
 /** The export's raw bytes (a decoded text would drop the byte-order mark). */
 const download = (query: string, token = owner) => api.app.handle(new Request(`http://localhost/api/back-office/reports/export?${query}`, { headers: { authorization: `Bearer ${token}` } }));
 /** A CSV export's text: a UTF-8 byte-order mark first (so a spreadsheet reads accents), checked and taken off. */
@@ -83,11 +83,11 @@ describe('GET /back-office/reports/sales over every channel', () => {
       from: today(),
       to: today(),
       location_ids: m.locations.map((l) => l.id).sort(),
-      totals: { sales_count: 3, refunds_count: 1, gross: 2310, refunds: 220, net: 2090, tips: 50 },
+      totals: { sales_count: 3, refunds_count: 1, gross: 2310, refunds: 220, net: 2090, tips: 50, fees: 0 },
       by_channel: [
-        { channel: 'register', sales_count: 1, refunds_count: 1, gross: 780, refunds: 220, net: 560, tips: 0 },
-        { channel: 'kiosk', sales_count: 1, refunds_count: 0, gross: 280, refunds: 0, net: 280, tips: 50 },
-        { channel: 'online_ordering', sales_count: 1, refunds_count: 0, gross: 1250, refunds: 0, net: 1250, tips: 0 },
+        { channel: 'register', sales_count: 1, refunds_count: 1, gross: 780, refunds: 220, net: 560, tips: 0, fees: 0 },
+        { channel: 'kiosk', sales_count: 1, refunds_count: 0, gross: 280, refunds: 0, net: 280, tips: 50, fees: 0 },
+        { channel: 'online_ordering', sales_count: 1, refunds_count: 0, gross: 1250, refunds: 0, net: 1250, tips: 0, fees: 0 },
         zeros('table_qr'),
         zeros('delivery'),
       ],
@@ -110,8 +110,8 @@ describe('GET /back-office/reports/sales over every channel', () => {
 
   test('a channel sale counts on the local date it completed on', async () => {
     const both = (await get(`sales?from=${yesterday()}&to=${today()}`)).body.data;
-    expect(both.by_channel[2]).toEqual({ channel: 'online_ordering', sales_count: 2, refunds_count: 0, gross: 2150, refunds: 0, net: 2150, tips: 0 });
-    expect(both.totals).toEqual({ sales_count: 4, refunds_count: 1, gross: 3210, refunds: 220, net: 2990, tips: 50 });
+    expect(both.by_channel[2]).toEqual({ channel: 'online_ordering', sales_count: 2, refunds_count: 0, gross: 2150, refunds: 0, net: 2150, tips: 0, fees: 0 });
+    expect(both.totals).toEqual({ sales_count: 4, refunds_count: 1, gross: 3210, refunds: 220, net: 2990, tips: 50, fees: 0 });
     // 00:30 in Brussels today is still yesterday in UTC: it counts on today, the location's date.
     expect(m.locations[0]!.timezone).toBe('Europe/Brussels');
     const late = await makeOrder(api, m, { total: 100, createdAt: new Date(dayBounds(today(), 'Europe/Brussels').start.getTime() + 30 * 60_000) });
@@ -199,11 +199,11 @@ describe('GET /back-office/reports/export', () => {
     const name = m.locations[0]!.name;
     expect(await csvOf(`report=sales&from=${yesterday()}&to=${today()}`)).toBe(
       [
-        'date,location_id,location_name,channel,sales_count,refunds_count,gross,refunds,net,tips,net_eur',
-        `${yesterday()},${loc0()},${name},online_ordering,1,0,900,0,900,0,9.00`,
-        `${today()},${loc0()},${name},register,1,1,780,220,560,0,5.60`,
-        `${today()},${loc0()},${name},kiosk,1,0,280,0,280,50,2.80`,
-        `${today()},${loc0()},${name},online_ordering,1,0,1250,0,1250,0,12.50`,
+        'date,location_id,location_name,channel,sales_count,refunds_count,gross,refunds,net,tips,fees,net_eur',
+        `${yesterday()},${loc0()},${name},online_ordering,1,0,900,0,900,0,0,9.00`,
+        `${today()},${loc0()},${name},register,1,1,780,220,560,0,0,5.60`,
+        `${today()},${loc0()},${name},kiosk,1,0,280,0,280,50,0,2.80`,
+        `${today()},${loc0()},${name},online_ordering,1,0,1250,0,1250,0,0,12.50`,
         '',
       ].join('\n'),
     );
@@ -253,5 +253,40 @@ describe('GET /back-office/reports/export', () => {
     expect(await get(`export?report=sales&${q}&format=pdf`)).toMatchObject({ status: 422, body: { errors: { format: ['The format field must be csv or xlsx.'] } } });
     expect(await get('export?report=sales&from=2026-02-30&to=2026-03-01')).toMatchObject({ status: 422, body: { errors: { from: ['The from field must be a valid date (YYYY-MM-DD).'] } } });
     expect(await get(`export?report=inventory&${q}&location_id=${nothing()}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+  });
+});
+
+describe('marketplace orders and stored figures', () => {
+  // A day of their own, so the figures above are not touched.
+  const day = '2025-09-10';
+  const at = new Date(`${day}T10:00:00Z`);
+  async function insertCompleted(t: { channel: 'delivery' | 'kiosk'; subtotal: number; discount?: number; fees?: number; tip?: number; byVatRate: unknown[]; orderStatus?: string }) {
+    const o = await makeOrder(api, m, { total: t.subtotal - (t.discount ?? 0) + (t.fees ?? 0) + (t.tip ?? 0), createdAt: at });
+    await tdbOf(api, m)
+      .updateTable('transactions')
+      .set({ channel: t.channel, payment_provider: t.channel === 'delivery' ? 'delivery-a' : 'card-b', subtotal: t.subtotal, discount: t.discount ?? 0, fees: t.fees ?? 0, tip_amount: t.tip ?? 0, by_vat_rate: JSON.stringify(t.byVatRate), order_status: t.orderStatus ?? 'Queued' })
+      .where('id', '=', o.id)
+      .execute();
+  }
+
+  test('a delivery fee and a tip are their own figures: gross is what the goods sold for, as the VAT groups; an order its marketplace cancelled is no sale', async () => {
+    // Espresso x2 at 260 (21 %) and a croissant at 310 (6 %): 830 of goods, 250 delivery fee, 100 tip.
+    await insertCompleted({ channel: 'delivery', subtotal: 830, fees: 250, tip: 100, byVatRate: [{ rate: 21, net: 430, vat: 90, gross: 520 }, { rate: 6, net: 292, vat: 18, gross: 310 }] });
+    await insertCompleted({ channel: 'delivery', subtotal: 5000, fees: 300, byVatRate: [{ rate: 21, net: 4132, vat: 868, gross: 5000 }], orderStatus: 'Cancelled' });
+    const r = (await get(`sales?from=${day}&to=${day}`)).body.data;
+    expect(r.by_channel[4]).toEqual({ channel: 'delivery', sales_count: 1, refunds_count: 0, gross: 830, refunds: 0, net: 830, tips: 100, fees: 250 });
+    expect(r.totals).toEqual({ sales_count: 1, refunds_count: 0, gross: 830, refunds: 0, net: 830, tips: 100, fees: 250 });
+    expect(r.by_vat_rate.reduce((s: number, g: { gross: number }) => s + g.gross, 0)).toBe(830);
+    expect(await csvOf(`report=sales&from=${day}&to=${day}`)).toBe(
+      ['date,location_id,location_name,channel,sales_count,refunds_count,gross,refunds,net,tips,fees,net_eur', `${day},${loc0()},${m.locations[0]!.name},delivery,1,0,830,0,830,100,250,8.30`, ''].join('\n'),
+    );
+  });
+
+  test('a stored VAT group whose figures are not whole cents is skipped, never a failed report', async () => {
+    await insertCompleted({ channel: 'kiosk', subtotal: 100, byVatRate: [{ rate: 6, net: 94.5, vat: 5.5, gross: 100 }, { rate: 'x', net: 1, vat: 1, gross: 2 }] });
+    const r = await get(`sales?from=${day}&to=${day}`);
+    expect(r.status).toBe(200);
+    expect(r.body.data.by_channel[1]).toMatchObject({ channel: 'kiosk', sales_count: 1, gross: 100 });
+    expect(r.body.data.by_vat_rate).toEqual([{ rate: 21, net: 430, vat: 90, gross: 520 }, { rate: 6, net: 292, vat: 18, gross: 310 }]);
   });
 });

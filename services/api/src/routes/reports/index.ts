@@ -45,7 +45,7 @@ export function reportRoutes(deps: ApiDeps) {
         tags,
         security,
         summary: 'Sales report',
-        description: `${WINDOW} ${COUNTED} Answers \`{data:{from, to, location_ids, totals:{sales_count, refunds_count, gross, refunds, net, tips}, by_channel:[{channel, ...the same figures}] (register, kiosk, online_ordering, table_qr, delivery, always all five), by_tender:[{label, amount, count}] (the register's sales: Cash, Card, Meal voucher, Gift voucher, Unknown; refunds off Cash, as in the X/Z reports), by_vat_rate:[{rate, net, vat, gross}]}}\`; \`gross\` leaves tips out.`,
+        description: `${WINDOW} ${COUNTED} Answers \`{data:{from, to, location_ids, totals:{sales_count, refunds_count, gross, refunds, net, tips, fees}, by_channel:[{channel, ...the same figures}] (register, kiosk, online_ordering, table_qr, delivery, always all five), by_tender:[{label, amount, count}] (the register's sales: Cash, Card, Meal voucher, Gift voucher, Unknown; refunds off Cash, as in the X/Z reports), by_vat_rate:[{rate, net, vat, gross}]}}\`; \`gross\` is what the goods sold for, discounts taken off, tips and fees (a marketplace's delivery fee) apart; a marketplace order its marketplace cancelled is no sale.`,
       },
     })
     .get('/products', async (ctx) => ({ data: await productsReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
@@ -84,7 +84,7 @@ export function reportRoutes(deps: ApiDeps) {
           tags,
           security,
           summary: 'Export a report',
-          description: `\`report\`: \`sales\` (one row per date, location and channel that sold or refunded: date, location_id, location_name, channel, sales_count, refunds_count, gross, refunds, net, tips, net_eur), \`products\` (the items report's rows) or \`inventory\` (the inventory report's rows, one column per movement kind); \`format\` \`csv\` (default; UTF-8 with a byte-order mark) or \`xlsx\`. Permission: the exported report's (VIEW_SALES_REPORTS for sales and products, VIEW_INVENTORY for inventory). ${WINDOW}`,
+          description: `\`report\`: \`sales\` (one row per date, location and channel that sold or refunded: date, location_id, location_name, channel, sales_count, refunds_count, gross, refunds, net, tips, fees, net_eur), \`products\` (the items report's rows) or \`inventory\` (the inventory report's rows, one column per movement kind); \`format\` \`csv\` (default; UTF-8 with a byte-order mark) or \`xlsx\`. Permission: the exported report's (VIEW_SALES_REPORTS for sales and products, VIEW_INVENTORY for inventory). ${WINDOW}`,
         },
       },
     );

@@ -24,7 +24,7 @@ export const ReportExportQuery = t.Object({
   format: t.Optional(t.Union([t.Literal('csv'), t.Literal('xlsx')], { error: 'The format field must be csv or xlsx.' })),
 });
 
-const salesFigures = { sales_count: t.Integer(), refunds_count: t.Integer(), gross: t.Integer(), refunds: t.Integer(), net: t.Integer(), tips: t.Integer() };
+const salesFigures = { sales_count: t.Integer(), refunds_count: t.Integer(), gross: t.Integer(), refunds: t.Integer(), net: t.Integer(), tips: t.Integer(), fees: t.Integer() };
 
 /** Money in integer cents; see `SalesReport` in @pos/core/reports/sales-report for every field's meaning. */
 export const SalesReportResponse = t.Object({

@@ -18,8 +18,8 @@ const sales = (query: string, token = owner) => api.call('GET', `/api/back-offic
 const coverage = (token = owner, query = '') => api.call('GET', `/api/back-office/reports/pos-coverage${query}`, { token });
 /** The by_channel rows of a report where only the register sold: [sales_count, refunds_count, gross, refunds]. */
 const registerOnly = (f: [number, number, number, number]) => [
-  { channel: 'register', sales_count: f[0], refunds_count: f[1], gross: f[2], refunds: f[3], net: f[2] - f[3], tips: 0 },
-  ...['kiosk', 'online_ordering', 'table_qr', 'delivery'].map((channel) => ({ channel, sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0 })),
+  { channel: 'register', sales_count: f[0], refunds_count: f[1], gross: f[2], refunds: f[3], net: f[2] - f[3], tips: 0, fees: 0 },
+  ...['kiosk', 'online_ordering', 'table_qr', 'delivery'].map((channel) => ({ channel, sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0, fees: 0 })),
 ];
 const rows = (cash: [number, number], card: [number, number], meal: [number, number], gift: [number, number], unknown: [number, number]) => [
   { label: 'Cash', amount: cash[0], count: cash[1] },
@@ -57,7 +57,7 @@ describe('GET /back-office/reports/sales', () => {
         from: today(),
         to: today(),
         location_ids: [loc0(), loc1()].sort(),
-        totals: { sales_count: 5, refunds_count: 1, gross: 3310, refunds: 220, net: 3090, tips: 0 },
+        totals: { sales_count: 5, refunds_count: 1, gross: 3310, refunds: 220, net: 3090, tips: 0, fees: 0 },
         by_channel: registerOnly([5, 1, 3310, 220]),
         by_tender: rows([1140, 3], [500, 1], [450, 1], [0, 0], [1000, 1]),
         by_vat_rate: [
@@ -70,16 +70,16 @@ describe('GET /back-office/reports/sales', () => {
 
   test('location_id narrows; a range of dates; an empty range is all zeros', async () => {
     expect((await sales(`from=${today()}&to=${today()}&location_id=${loc1()}`)).body).toEqual({
-      data: { from: today(), to: today(), location_ids: [loc1()], totals: { sales_count: 1, refunds_count: 0, gross: 300, refunds: 0, net: 300, tips: 0 }, by_channel: registerOnly([1, 0, 300, 0]), by_tender: rows([300, 1], [0, 0], [0, 0], [0, 0], [0, 0]), by_vat_rate: [{ rate: 21, net: 248, vat: 52, gross: 300 }] },
+      data: { from: today(), to: today(), location_ids: [loc1()], totals: { sales_count: 1, refunds_count: 0, gross: 300, refunds: 0, net: 300, tips: 0, fees: 0 }, by_channel: registerOnly([1, 0, 300, 0]), by_tender: rows([300, 1], [0, 0], [0, 0], [0, 0], [0, 0]), by_vat_rate: [{ rate: 21, net: 248, vat: 52, gross: 300 }] },
     });
     const both = await sales(`from=${yesterday()}&to=${today()}&location_id=${loc0()}`);
-    expect(both.body.data.totals).toEqual({ sales_count: 5, refunds_count: 1, gross: 3310, refunds: 220, net: 3090, tips: 0 });
+    expect(both.body.data.totals).toEqual({ sales_count: 5, refunds_count: 1, gross: 3310, refunds: 220, net: 3090, tips: 0, fees: 0 });
     expect(both.body.data.by_tender).toEqual(rows([840, 2], [500, 1], [450, 1], [300, 1], [1000, 1]));
     expect((await sales('from=2020-01-01&to=2020-01-31')).body.data).toEqual({
       from: '2020-01-01',
       to: '2020-01-31',
       location_ids: [loc0(), loc1()].sort(),
-      totals: { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0 },
+      totals: { sales_count: 0, refunds_count: 0, gross: 0, refunds: 0, net: 0, tips: 0, fees: 0 },
       by_channel: registerOnly([0, 0, 0, 0]),
       by_tender: rows([0, 0], [0, 0], [0, 0], [0, 0], [0, 0]),
       by_vat_rate: [],
