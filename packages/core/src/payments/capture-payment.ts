@@ -163,7 +163,7 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
               receipt_no: receiptNo,
               completed_at: now,
               // Order capacity timing: the kitchen slot this order now occupies (spec 3 "Transitions").
-              capacity_slot_at: capacitySlotOf(now),
+              capacity_slot_at: capacitySlotOf(t.scheduled_for ?? now),
               updated_at: now,
               payment_snapshot: JSON.stringify(decision.effects.markFree ? { ...snapshot, is_free: true } : snapshot),
               ...(decision.effects.markFree ? { is_free: true } : {}),

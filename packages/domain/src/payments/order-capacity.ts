@@ -1,7 +1,8 @@
 /**
  * Order capacity timing (spec 3 "Transitions": set when a transaction becomes Complete). A completed
- * order occupies one kitchen time slot of its location: the slot its payment completed in (kiosk and
- * online orders are prepared as soon as they are paid). Slots are fixed-length windows counted from
+ * order occupies one kitchen time slot of its location: the slot it was scheduled for (an online order
+ * with `scheduled_for`), else the slot its payment completed in (prepared as soon as paid). Slots are
+ * fixed-length windows counted from
  * midnight UTC, so every process and every capture computes the same slot for the same instant.
  */
 export const ORDER_CAPACITY_SLOT_MINUTES = 15;

@@ -315,6 +315,24 @@ describe('refusals and isolation', () => {
     expect((await row(r.body.data.transaction_id)).scheduled_for!.toISOString()).toBe(slot.start);
   });
 
+  test('a paid scheduled order takes the capacity of the slot it was scheduled for, not of the slot it was paid in', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { slot_capacity: 1 } });
+    try {
+      const tomorrow = new Date(Date.now() + 36 * 3600_000).toLocaleDateString('en-CA', { timeZone: 'Europe/Brussels' });
+      const slotsOf = async () => (await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/available-timeslots`, { body: { date: tomorrow } })).body.data.slots as { start: string }[];
+      const slot = (await slotsOf()).at(-2)!;
+      const r = await pay({ lines: [line()], scheduled_for: slot.start });
+      await cardA.confirmIntent(r.body.data.payment.id, r.body.data.payment.client_secret);
+      await cardA.idle();
+      const done = await until(() => row(r.body.data.transaction_id), (x) => x.status === 'Complete');
+      expect(done.capacity_slot_at!.toISOString()).toBe(slot.start);
+      expect((await slotsOf()).map((s) => s.start)).not.toContain(slot.start);
+      expect((await pay({ lines: [line()], scheduled_for: slot.start })).body.errors).toEqual({ scheduled_for: [TIMESLOT_UNAVAILABLE] });
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { slot_capacity: 0 } });
+    }
+  });
+
   test("another merchant's slug, location or transaction is a 404", async () => {
     const r = await pay({ lines: [line()] });
     const id = r.body.data.transaction_id;
