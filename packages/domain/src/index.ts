@@ -26,4 +26,5 @@ export * from './orders/fulfillment-bucket.ts';
 export * from './customers/loyalty-points.ts';
 export * from './payments/order-capacity.ts';
 export * from './online-ordering/timeslots.ts';
+export * from './online-ordering/dining-options.ts';
 export * from './integrations/auto-sync.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { mintIdempotencyKey, paymentTimeProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { diningOptionRefusal, mintIdempotencyKey, paymentTimeProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
@@ -100,6 +100,10 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   }
   const method = input.payment_method ?? 'card';
   const { settings } = await readSettings(sf.tdb, loc.id, 'online_ordering');
+  const diningOption = input.dining_option ?? 'Pickup';
+  // A table QR order is served at its table: the online channel's pickup and delivery do not apply.
+  const diningRefused = input.table_session_id === undefined ? diningOptionRefusal(diningOption, settings) : null;
+  if (diningRefused) throw errors.field('dining_option', diningRefused);
   if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
     throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
   }
@@ -148,7 +152,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           customer_id: customerId,
           loyalty_token: null,
           customer_name: input.customer?.name?.trim() || null,
-          dining_option: input.dining_option ?? 'Pickup',
+          dining_option: diningOption,
           scheduled_for: scheduled,
           cart_session_id: null,
           created_at: now,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { LOCAL_DEBIT_NAME_REQUIRED, ORDERING_CLOSED, TIMESLOT_UNAVAILABLE } from '@pos/core/online-ordering/online-payment';
+import { DELIVERY_NOT_OFFERED, PICKUP_NOT_OFFERED } from '@pos/domain';
 import { startCardASimulator, startPlatformASimulator, type CardASimulator, type PlatformASimulator } from '@pos/providers/payments';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
@@ -303,6 +304,24 @@ describe('refusals and isolation', () => {
     expect((await pay({ lines: [] })).status).toBe(422);
     expect((await pay({ lines: [line()], payment_method: 'cash' })).status).toBe(422);
     expect(await txCount()).toBe(before);
+  });
+
+  test('a dining option the location does not offer online is a 422 on dining_option; nothing written', async () => {
+    const before = await txCount();
+    // The defaults: pickup only.
+    expect(await pay({ lines: [line()], dining_option: 'Delivery' })).toMatchObject({ status: 422, body: { errors: { dining_option: [DELIVERY_NOT_OFFERED] } } });
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { pickup: false, delivery: true } });
+    try {
+      expect(await pay({ lines: [line()], dining_option: 'Pickup' })).toMatchObject({ status: 422, body: { errors: { dining_option: [PICKUP_NOT_OFFERED] } } });
+      // No option given is a pickup, refused alike.
+      expect(await pay({ lines: [line()] })).toMatchObject({ status: 422, body: { errors: { dining_option: [PICKUP_NOT_OFFERED] } } });
+      expect(await txCount()).toBe(before);
+      const r = await pay({ lines: [line()], dining_option: 'Delivery' });
+      expect(r.status).toBe(200);
+      expect((await row(r.body.data.transaction_id)).dining_option).toBe('Delivery');
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { pickup: true, delivery: false } });
+    }
   });
 
   test('an offered timeslot is accepted and stored as scheduled_for', async () => {
