@@ -12,6 +12,7 @@ import { readPaymentSettings } from '../payments/kiosk-device.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
 import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
+import { runningProvider } from '../payments/running-provider.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
@@ -311,7 +312,7 @@ export async function settleOnlinePayment(deps: OnlinePaymentDeps, tdb: TenantDb
     await capturePayment(capture, t.id, { kind: 'free' });
     return;
   }
-  const provider = typeof t.payment_snapshot.provider === 'string' ? t.payment_snapshot.provider : t.payment_provider;
+  const provider = runningProvider(t);
   if (provider === 'card-b') {
     if (typeof t.payment_snapshot.orderCode === 'string') await verifyCardBOnline(capture, t);
   } else if (provider === 'card-a') {

@@ -4,6 +4,7 @@ import type { TenantDb } from '@pos/db';
 import { sql } from 'kysely';
 import type { Access } from '../auth/access.ts';
 import { safeCell } from '../shared/table-export.ts';
+import { transactionProvider } from './running-provider.ts';
 import { checkTransactionFilters, scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
 
 export const TRANSACTION_EXPORT_COLUMNS = [
@@ -24,6 +25,8 @@ export const TRANSACTION_EXPORT_COLUMNS = [
   'total_eur',
   'is_free',
   'auto_success',
+  // Last, so the earlier columns keep their places: the provider the payment ran on.
+  'running_provider',
 ] as const;
 const PAGE = 500;
 
@@ -67,6 +70,7 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
           total_eur: (t.total / 100).toFixed(2),
           is_free: t.is_free,
           auto_success: t.auto_success,
+          running_provider: transactionProvider(t),
         };
         if (!csv.write(row)) await new Promise((res) => csv.once('drain', res));
       }

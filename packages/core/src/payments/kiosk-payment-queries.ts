@@ -3,7 +3,8 @@ import { jobMessage, paymentCaptureJob } from '@pos/kernel/queues/index';
 import type { ProviderOutcome } from '@pos/domain';
 import type { KioskDevice } from './kiosk-device.ts';
 import { pollProvider } from './provider-outcome.ts';
-import { runningProvider, type KioskPaymentDeps } from './start-kiosk-payment.ts';
+import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
+import { runningProvider } from './running-provider.ts';
 import { findKioskTransactionByKey, loadLines, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 
 const SETTLED = new Set(['Complete', 'Cancelled']);

@@ -12,6 +12,7 @@ import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { loadTransaction, stampedPaymentProvider, type TransactionRow } from './transaction-records.ts';
+import { runningProvider } from './running-provider.ts';
 
 export interface KioskPaymentDeps {
   readonly tdb: TenantDb;
@@ -30,12 +31,6 @@ export const TERMINAL_NOT_CONFIGURED: Readonly<Record<PaymentProvider, string>> 
   'card-a': 'A card-a terminal reader must be configured for this device.',
   'platform-a': 'platform-a Terminal device not configured for this device',
 };
-
-/** The provider that runs a transaction's payment: the one saved at payment start, else the stamped one. */
-export function runningProvider(t: TransactionRow): PaymentProvider {
-  const p = t.payment_snapshot.provider;
-  return typeof p === 'string' && isPaymentProvider(p) ? p : stampedPaymentProvider(t);
-}
 
 /**
  * Saves a fresh key as the transaction's current one, folding the old one into the history. Only over

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { isPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { isPaymentProvider, runningPaymentProvider, type PaymentProvider } from '@pos/domain';
 
 export type TransactionRow = Selectable<TenantTables['transactions']>;
 export type TransactionLineRow = Selectable<TenantTables['transaction_lines']>;
@@ -90,6 +90,7 @@ export function transactionView(t: TransactionRow, lines?: readonly TransactionL
     status: t.status,
     order_status: t.order_status,
     payment_provider: t.payment_provider,
+    running_provider: runningPaymentProvider(t.payment_provider, t.payment_snapshot.provider),
     idempotency_key: t.idempotency_key,
     all_idempotency_keys: t.all_idempotency_keys,
     invalid_idempotency_keys: t.invalid_idempotency_keys,

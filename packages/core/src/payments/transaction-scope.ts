@@ -4,11 +4,13 @@ import { errors } from '@pos/kernel';
 import { isBusinessDate } from '@pos/domain/business-day/business-day';
 import type { Access } from '../auth/access.ts';
 import { loadTransaction, type TransactionRow } from './transaction-records.ts';
+import { transactionProviderSql } from './running-provider.ts';
 
 /** Filters of the back-office transaction lists (datatable, stats, export). */
 export interface TransactionFilters {
   location_id?: string;
   status?: string;
+  /** The provider the payment ran on (`transactionProvider`). */
   payment_provider?: string;
   channel?: string;
   /** Local dates are not used here: `from`/`to` are UTC dates (inclusive), `YYYY-MM-DD`. */
@@ -36,7 +38,8 @@ export function scopedTransactions(tdb: TenantDb, access: Access, f: Transaction
   if (!access.allLocations) q = q.where('transactions.location_id', 'in', access.locationIds.size > 0 ? [...access.locationIds] : ['00000000-0000-0000-0000-000000000000']);
   if (f.location_id) q = q.where('transactions.location_id', '=', f.location_id);
   if (f.status) q = q.where('transactions.status', '=', f.status as TransactionRow['status']);
-  if (f.payment_provider) q = q.where('transactions.payment_provider', '=', f.payment_provider as TransactionRow['payment_provider']);
+  // The provider the money went through (platform-a's override included), not the stamp alone.
+  if (f.payment_provider) q = q.where(transactionProviderSql(), '=', f.payment_provider as TransactionRow['payment_provider']);
   if (f.channel) q = q.where('transactions.channel', '=', f.channel as TransactionRow['channel']);
   if (f.from) q = q.where('transactions.created_at', '>=', new Date(`${f.from}T00:00:00.000Z`));
   if (f.to) q = q.where('transactions.created_at', '<', new Date(new Date(`${f.to}T00:00:00.000Z`).getTime() + 86_400_000));

@@ -1,23 +1,25 @@
 import type { TenantDb } from '@pos/db';
 import type { Access } from '../auth/access.ts';
 import { scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
+import { transactionProviderSql } from './running-provider.ts';
 
 export interface TransactionStats {
   count: number;
   /** Complete transactions: their count, total and tips (cents). */
   complete: { count: number; total: number; tip_amount: number; average: number };
   by_status: Record<string, number>;
+  /** Complete transactions by the provider their payment ran on (`transactionProvider`). */
   by_provider: Record<string, { count: number; total: number }>;
 }
 
 /** `GET /transactions/stats`: counts and money over the same filters as the data table. */
 export async function transactionStats(tdb: TenantDb, access: Access, f: TransactionFilters): Promise<TransactionStats> {
   const rows = await scopedTransactions(tdb, access, f)
-    .select((eb) => ['transactions.status', 'transactions.payment_provider', eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('transactions.total').as('total'), eb.fn.sum<string>('transactions.tip_amount').as('tips')])
-    .groupBy(['transactions.status', 'transactions.payment_provider'])
+    .select((eb) => ['transactions.status', transactionProviderSql().as('provider'), eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('transactions.total').as('total'), eb.fn.sum<string>('transactions.tip_amount').as('tips')])
+    .groupBy(['transactions.status', 'provider'])
     .execute();
   const out: TransactionStats = { count: 0, complete: { count: 0, total: 0, tip_amount: 0, average: 0 }, by_status: {}, by_provider: {} };
-  for (const r of rows as { status: string; payment_provider: string; n: string; total: string | null; tips: string | null }[]) {
+  for (const r of rows as { status: string; provider: string; n: string; total: string | null; tips: string | null }[]) {
     const n = Number(r.n);
     out.count += n;
     out.by_status[r.status] = (out.by_status[r.status] ?? 0) + n;
@@ -25,7 +27,7 @@ export async function transactionStats(tdb: TenantDb, access: Access, f: Transac
       out.complete.count += n;
       out.complete.total += Number(r.total ?? 0);
       out.complete.tip_amount += Number(r.tips ?? 0);
-      const p = (out.by_provider[r.payment_provider] ??= { count: 0, total: 0 });
+      const p = (out.by_provider[r.provider] ??= { count: 0, total: 0 });
       p.count += n;
       p.total += Number(r.total ?? 0);
     }

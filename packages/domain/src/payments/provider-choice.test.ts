@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_PROVIDERS, isPaymentProvider, paymentTimeProvider, stampPaymentProvider } from './provider-choice.ts';
+import { DEFAULT_PROVIDERS, isPaymentProvider, paymentTimeProvider, runningPaymentProvider, stampPaymentProvider } from './provider-choice.ts';
 
 describe('provider choice', () => {
   test('non-kiosk channels get the default (card-a), whatever the location profile', () => {
@@ -21,5 +21,12 @@ describe('provider choice', () => {
     expect(paymentTimeProvider('card-b', false)).toBe('card-b');
     expect(isPaymentProvider('card-b')).toBe(true);
     expect(isPaymentProvider('stripe')).toBe(false);
+  });
+  test('the provider a payment ran on: the one its start recorded, else the stamp; a marketplace order is its marketplace', () => {
+    expect(runningPaymentProvider('card-a', 'platform-a')).toBe('platform-a');
+    expect(runningPaymentProvider('card-b', 'platform-a')).toBe('platform-a');
+    expect(runningPaymentProvider('card-b', undefined)).toBe('card-b');
+    expect(runningPaymentProvider('card-a', 'stripe')).toBe('card-a');
+    expect(runningPaymentProvider('delivery-a', 'card-b')).toBe('delivery-a');
   });
 });

@@ -24,6 +24,16 @@ export function paymentTimeProvider(stamped: PaymentProvider, platformAActive: b
   return platformAActive ? 'platform-a' : stamped;
 }
 
+/**
+ * The provider a transaction's payment runs (or ran) on: the one its payment start recorded (where rule
+ * 2's platform-a override shows), else the stamped one. A marketplace order (stamped with its
+ * marketplace) is paid by the marketplace whatever its snapshot holds. The stamp itself stays as
+ * stamped (spec 3: `payment_provider` is the stamped provider).
+ */
+export function runningPaymentProvider<S extends string>(stamped: S, recorded: unknown): S | PaymentProvider {
+  return isPaymentProvider(stamped) && typeof recorded === 'string' && isPaymentProvider(recorded) ? recorded : stamped;
+}
+
 export function isPaymentProvider(s: string): s is PaymentProvider {
   return (PAYMENT_PROVIDERS as readonly string[]).includes(s);
 }

@@ -60,6 +60,7 @@ export const Transaction = t.Object({
   status: Status,
   order_status: t.Nullable(t.String()),
   payment_provider: t.String({ description: 'stamped provider (spec 3 "Provider choice")' }),
+  running_provider: t.String({ description: 'the provider the payment runs on: the stamped one, or platform-a when its active integration overrode it at payment time' }),
   idempotency_key: t.String(),
   all_idempotency_keys: t.Array(t.String()),
   invalid_idempotency_keys: t.Array(t.String()),
