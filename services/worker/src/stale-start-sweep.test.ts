@@ -4,7 +4,8 @@ import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { findStaleStarts, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
-import { CardBClient, PlatformAClient, startCardBSimulator, startPlatformASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
+import { createOnlinePayment } from '@pos/core/online-ordering/online-payment';
+import { CardBClient, PlatformAClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import { sweepStaleStarts } from './jobs/stale-start-sweep.ts';
 import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts';
 
@@ -16,15 +17,18 @@ import { deleteTenantOutbox, openTestEnv, type TestEnv } from './test-support.ts
 let env: TestEnv;
 let sim: CardBSimulator;
 let pa: PlatformASimulator;
+let cardA: CardASimulator;
 let m: DemoSeedResult;
 let tdb: TenantDb;
 const CREDS = { CARD_B_CLIENT_ID: 'stale', CARD_B_CLIENT_SECRET: 'stale-secret' };
-const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: sim.url, ...CREDS, PLATFORM_A_BASE_URL: pa.url, PLATFORM_A_ACCESS_TOKEN: 'stale-pa' });
+// card-a sends no webhooks here (no URL): every one of its events is lost.
+const providers = () => paymentProvidersFromEnv({ CARD_B_BASE_URL: sim.url, ...CREDS, PLATFORM_A_BASE_URL: pa.url, PLATFORM_A_ACCESS_TOKEN: 'stale-pa', CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: 'sk_test_stale' });
 
 beforeAll(async () => {
   env = await openTestEnv();
   sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
   pa = startPlatformASimulator({ accessToken: 'stale-pa' });
+  cardA = startCardASimulator({ secretKey: 'sk_test_stale' });
   m = await seedDemo(env.handle.db, { slug: `stale-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
 });
@@ -33,6 +37,7 @@ afterAll(async () => {
   await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: m.merchant.tenant_database });
   await sim.stop();
   await pa.stop();
+  await cardA.stop();
   await env.close();
 });
 
@@ -147,5 +152,39 @@ describe('the stale payment sweep', () => {
     expect((await row(paidId)).status).toBe('Complete');
     expect((await row(lostId)).status).toBe('Awaiting Payment');
     expect(pa.paymentsFor(lostId)).toEqual([]);
+  });
+
+  test('a card-a online order left Unpaid by a declined card is completed when another card paid the same intent and every webhook was lost; Unpaid kiosk and platform-a orders are not asked', async () => {
+    const deps = { db: env.handle.db, redis: env.redis, providers: providers(), log: env.log, now: () => new Date() };
+    const online = await createOnlinePayment(deps, m.online_ordering.slug, m.online_ordering.location_id, { lines: [{ item_id: m.items[0]!.id, qty: 1 }] });
+    const intent = online.payment as { id: string; client_secret: string };
+    await cardA.declineIntent(intent.id, intent.client_secret);
+    const kiosk = await started(0);
+    await sim.decline(kiosk.key);
+    // Both failures are learnt by asking (their webhooks lost): both orders Unpaid.
+    const later = () => new Date(Date.now() + STALE_START_AFTER_MS + 60_000);
+    await sweepStaleStarts(env.handle.db, env.redis, providers(), later(), env.log, only());
+    expect((await row(online.transaction_id)).status).toBe('Unpaid');
+    expect((await row(kiosk.id)).status).toBe('Unpaid');
+    // A platform-a online order that failed: its next card would come through payment/process.
+    const paId = Bun.randomUUIDv7();
+    const item = m.items[0]!;
+    await tdb
+      .insertInto('transactions')
+      .values({ id: paId, location_id: m.locations[0]!.id, device_id: null, channel: 'online_ordering', order_no: ++orderNo, status: 'Unpaid', order_status: null, payment_provider: 'card-a', payment_snapshot: JSON.stringify({ provider: 'platform-a', platform_location_id: 'PA-LOC' }), idempotency_key: `idemp_online_${paId}`, all_idempotency_keys: [`idemp_online_${paId}`], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: new Date(), updated_at: new Date() })
+      .execute();
+    const found = (await findStaleStarts(tdb, later())).map((r) => r.id);
+    expect(found).toContain(online.transaction_id);
+    expect(found).not.toContain(kiosk.id);
+    expect(found).not.toContain(paId);
+
+    // The customer's second card pays the same intent at card-a; that webhook is lost too.
+    await cardA.confirmIntent(intent.id, intent.client_secret);
+    await forgetAsked();
+    // (The earlier test's platform-a attempt is still waiting, and asked too.)
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), later(), env.log, only())).toMatchObject({ completed: 1, errors: 0 });
+    expect((await row(online.transaction_id)).status).toBe('Complete');
+    expect((await row(online.transaction_id)).receipt_no).not.toBeNull();
+    expect((await row(kiosk.id)).status).toBe('Unpaid');
   });
 });

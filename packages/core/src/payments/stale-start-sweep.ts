@@ -1,4 +1,6 @@
 import type { TenantDb } from '@pos/db';
+import type { PaymentProvider, TransactionChannel } from '@pos/domain';
+import { transactionProviderSql } from './running-provider.ts';
 import { verifyTransactionPayment, type VerifyPaymentDeps } from './verify-transaction-payment.ts';
 
 /**
@@ -8,6 +10,9 @@ import { verifyTransactionPayment, type VerifyPaymentDeps } from './verify-trans
  * was away, answered 2xx so the provider does not send it again), an order the customer paid for would
  * stay `Awaiting Payment`. The sweep asks the provider about each start left waiting a while and
  * captures with its answer, as a poll does: paid, Complete; failed, Unpaid; still running, unchanged.
+ * An `Unpaid` order is asked too where the customer can still pay it without a new request through this
+ * API (spec 3: Unpaid "may still succeed"; `UNPAID_STILL_PAYABLE`): that payment's webhook is the only
+ * other news of it.
  */
 
 /** A start younger than this is left to its webhook and its kiosk. */
@@ -22,20 +27,40 @@ export const STALE_START_ASK_EVERY_MS = 15 * 60_000;
 export const STALE_START_PAGE = 200;
 export const STALE_START_MAX_PAGES = 20;
 
+/**
+ * `Unpaid` orders a payment can still complete with no request through this API: online orders (online
+ * ordering, table QR) on card-a, whose storefront confirms the same intent with another card at card-a
+ * (or whose hosted checkout takes another card), and on the legacy card-b hosted checkout, whose page
+ * takes another card. Not asked: a platform-a online order (its next card comes through
+ * `payment/process`, which captures with the answer) and a kiosk order (its terminal session ended with
+ * the failure; a retry starts a new one through `create-intent`, `Awaiting Payment` again): asking
+ * would be harmless, but every declined order would be asked for two hours about nothing.
+ */
+export const UNPAID_STILL_PAYABLE: { readonly channels: readonly TransactionChannel[]; readonly providers: readonly PaymentProvider[] } = {
+  channels: ['online_ordering', 'table_qr'],
+  providers: ['card-a', 'card-b'],
+};
+
 export interface StaleStart {
   readonly id: string;
   readonly updated_at: Date;
 }
 
 /**
- * Transactions `Awaiting Payment` whose start (or last retry) is between `STALE_START_AFTER_MS` and
- * `STALE_START_WINDOW_MS` old, oldest first, after `after` (paging).
+ * Transactions `Awaiting Payment`, and `Unpaid` ones that can still be paid (`UNPAID_STILL_PAYABLE`),
+ * whose start (or last retry, or failure) is between `STALE_START_AFTER_MS` and `STALE_START_WINDOW_MS`
+ * old, oldest first, after `after` (paging). Each kind has its partial index (tenant migrations 109 and 110).
  */
 export async function findStaleStarts(db: TenantDb, now: Date, limit = STALE_START_PAGE, after?: StaleStart): Promise<StaleStart[]> {
   let q = db
     .selectFrom('transactions')
     .select(['id', 'updated_at'])
-    .where('status', '=', 'Awaiting Payment')
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'Awaiting Payment'),
+        eb.and([eb('status', '=', 'Unpaid'), eb('channel', 'in', UNPAID_STILL_PAYABLE.channels), eb(transactionProviderSql(), 'in', UNPAID_STILL_PAYABLE.providers)]),
+      ]),
+    )
     .where('updated_at', '<', new Date(now.getTime() - STALE_START_AFTER_MS))
     .where('updated_at', '>', new Date(now.getTime() - STALE_START_WINDOW_MS));
   if (after) q = q.where((eb) => eb.or([eb('updated_at', '>', after.updated_at), eb.and([eb('updated_at', '=', after.updated_at), eb('id', '>', after.id)])]));

@@ -79,6 +79,8 @@ export interface CardASimulator {
   expireCheckout(sessionId: string): void;
   /** The customer's browser confirms an online intent with its client secret (`payment_intent.succeeded`). */
   confirmIntent(intentId: string, clientSecret: string): Promise<void>;
+  /** The customer's browser confirms an online intent with a card that is declined (`payment_intent.payment_failed`); the intent takes another card. */
+  declineIntent(intentId: string, clientSecret: string): Promise<void>;
   complete(readerId: string): Promise<void>;
   decline(readerId: string): Promise<void>;
   timeout(readerId: string): Promise<void>;
@@ -167,6 +169,16 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
     await sendEvent('checkout.session.completed', cs);
     await sendEvent('payment_intent.succeeded', intentBody(pi));
+  }
+
+  async function declineIntent(id: string, clientSecret: string) {
+    const pi = intents.get(id);
+    if (!pi || pi.client_secret !== clientSecret) throw new Error(`card-a simulator: no intent ${id} with that client secret`);
+    if (pi.status !== 'requires_payment_method' && pi.status !== 'requires_confirmation') throw new Error(`card-a simulator: intent ${id} is ${pi.status}`);
+    // As the provider: the intent goes back to waiting for a payment method, with the decline on it.
+    pi.status = 'requires_payment_method';
+    pi.last_payment_error = { code: 'card_declined', message: 'Your card was declined.' };
+    await sendEvent('payment_intent.payment_failed', intentBody(pi));
   }
 
   /** An online card intent confirmed in the browser (card-a.js with the client secret): it succeeds at once. */
@@ -366,6 +378,15 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
         return stripeError(409, 'simulator_state', (e as Error).message);
       }
     }),
+    route('POST', '/_sim/payment_intents/:id/decline', async (req, p) => {
+      try {
+        const body = (await req.json().catch(() => ({}))) as { client_secret?: unknown };
+        await declineIntent(p.id!, typeof body.client_secret === 'string' ? body.client_secret : '');
+        return Response.json(intentBody(intents.get(p.id!)!));
+      } catch (e) {
+        return stripeError(409, 'simulator_state', (e as Error).message);
+      }
+    }),
     route('POST', '/_sim/readers/:id/complete', control('succeeded')),
     route('POST', '/_sim/readers/:id/decline', control('declined')),
     route('POST', '/_sim/readers/:id/timeout', control('timeout')),
@@ -383,6 +404,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     intent: (id) => intents.get(id),
     payCheckout,
     confirmIntent,
+    declineIntent,
     expireCheckout: (id) => {
       const cs = sessions.get(id);
       if (cs && cs.status === 'open') cs.status = 'expired';

@@ -36,7 +36,8 @@ export interface StaleStartSweepOptions {
 }
 
 /**
- * Asks the providers about the payments left `Awaiting Payment` (`findStaleStarts`) of every merchant
+ * Asks the providers about the payments left `Awaiting Payment`, and the `Unpaid` online orders the
+ * customer can still pay at the provider (`findStaleStarts`), of every merchant
  * (or only `tenantDatabase`), and captures with their answers. A start asked about is not asked again
  * for `STALE_START_ASK_EVERY_MS` (a Redis key): the sweep pages past the ones still running (abandoned
  * carts, a terminal left waiting) to newer ones, instead of asking the same oldest hundred every time.
