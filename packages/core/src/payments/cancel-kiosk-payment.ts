@@ -29,7 +29,7 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   let t = await loadTransaction(deps.tdb, transactionId);
   const first = paymentTransition(t.status, { kind: 'cancel' });
   if (first.kind === 'refused') throw errors.conflict(first.message, { reason: first.reason });
-  if (first.kind === 'unchanged') return t;
+  if (first.kind === 'unchanged') return t.status === 'Cancelled' ? abortLateCardBSale(deps, device, t) : t;
   // A platform-a start whose answer was lost: its checkout is learnt first, so it is asked about (paid:
   // captured) and cancelled at the provider, never left running behind a Cancelled order.
   // A refusal of the question (even a 4xx: a token rotated, say) does not prove no checkout exists: 503,
@@ -80,14 +80,22 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
           if (t.status === 'Pending') break;
           notConfigured('card-b');
         }
+        let unknownSession = false;
         for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
           try {
             await deps.providers.cardB.abortSession(k, device.id);
           } catch (e) {
             // A key whose session never reached the terminal (404) has nothing to abort.
             if (!(e instanceof ProviderError && e.status === 404)) throw e;
+            if (k === snap.sessionId) unknownSession = true;
           }
           aborted.push(k);
+        }
+        // The order's sale unknown at the terminal shortly after it was sent may still be on its way (a
+        // start that gave up waiting for its answer): cancelled now, it would run behind a Cancelled
+        // order. The kiosk cancels again once it can no longer arrive.
+        if (unknownSession && t.status === 'Awaiting Payment' && deps.now().getTime() - t.updated_at.getTime() < CARD_B_SALE_IN_FLIGHT_MS) {
+          throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
         }
         // card-b answers an abort of a session the customer has just paid with 200 and changes nothing
         // there: a payment made between the poll above and the abort is only seen by asking again. The
@@ -150,6 +158,34 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
 }
 
 const CANCEL_REFUSED = 'The terminal payment could not be cancelled; it may have completed.';
+
+/** How long after a card-b start its sale may still reach the terminal: the client's 15 s timeout, doubled. */
+export const CARD_B_SALE_IN_FLIGHT_MS = 30_000;
+
+/**
+ * Cancel of an order already `Cancelled`: a card-b sale that reached the terminal after the cancel (a
+ * start whose sale arrived late, or that lost its lock) is aborted again, and captured instead if the
+ * customer paid it ("money taken wins"), so the kiosk can always free its terminal. Best effort: the
+ * order stays Cancelled when card-b cannot be reached.
+ */
+async function abortLateCardBSale(deps: KioskPaymentDeps, device: KioskDevice, t: TransactionRow): Promise<TransactionRow> {
+  const sessionId = t.payment_snapshot.sessionId;
+  if (runningProvider(t) !== 'card-b' || !deps.providers.cardB || typeof sessionId !== 'string') return t;
+  try {
+    await deps.providers.cardB.abortSession(sessionId, device.id).catch((e: unknown) => {
+      if (!(e instanceof ProviderError && e.status === 404)) throw e;
+    });
+    const after = await pollProvider(deps.providers, 'card-b', t.payment_snapshot);
+    if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
+      await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
+      throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+    }
+  } catch (e) {
+    if (!(e instanceof ProviderError)) throw e;
+    deps.log.warn('abort of a cancelled order\'s card-b session failed', { transaction_id: t.id, err: e });
+  }
+  return t;
+}
 
 /**
  * Past this age a platform-a start whose checkout is unknown has none waiting at the terminal: the

@@ -8,18 +8,12 @@ import { acquireCaptureLock } from './capture-lock.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { pollProvider } from './provider-outcome.ts';
 import { isCurrentSession, sessionRefOf, type SessionRef } from './payment-session.ts';
-import { loadLines, loadTransaction, nextCounter, stampedPaymentProvider } from './transaction-records.ts';
+import { loadLines, loadTransaction, nextCounter } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 import { expireLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { bindTableSessionOnCapture } from '../table-qr/table-sessions.ts';
-import { capacitySlotOf, isPaymentProvider, type PaymentProvider } from '@pos/domain';
-import type { TransactionRow } from './transaction-records.ts';
-
-/** The provider running the payment: saved at payment start (platform-a override), else the stamp. */
-function runningProviderOf(t: TransactionRow): PaymentProvider {
-  const p = t.payment_snapshot.provider;
-  return typeof p === 'string' && isPaymentProvider(p) ? p : stampedPaymentProvider(t);
-}
+import { capacitySlotOf } from '@pos/domain';
+import { runningProvider } from './running-provider.ts';
 
 export interface CaptureDeps {
   readonly tdb: TenantDb;
@@ -45,7 +39,7 @@ export type CaptureTrigger =
    * Webhook-triggered: the provider's data comes with it. `session`: the snapshot fields the event was
    * matched on; an outcome that takes no money is ignored once the transaction runs another session.
    */
-  | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown>; readonly session?: SessionRef['fields'] }
+  | { readonly kind: 'webhook'; readonly outcome: ProviderOutcome; readonly data: Record<string, unknown>; readonly session?: SessionRef }
   | { readonly kind: 'free' }
   /** A marketplace order: paid by the marketplace, nothing to ask a payment provider. */
   | { readonly kind: 'marketplace'; readonly data: Record<string, unknown> }
@@ -97,11 +91,11 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
       case 'webhook':
         event = { kind: 'capture_provider', outcome: trigger.outcome };
         providerData = trigger.data;
-        if (trigger.session) about = { fields: trigger.session };
+        if (trigger.session) about = trigger.session;
         break;
       case 'poll': {
         if (!deps.providers) throw new Error('a poll-triggered capture needs the payment providers');
-        const report = await pollProvider(deps.providers, runningProviderOf(current), current.payment_snapshot);
+        const report = await pollProvider(deps.providers, runningProvider(current), current.payment_snapshot);
         event = { kind: 'capture_provider', outcome: report.outcome };
         providerData = report.snapshot;
         about = sessionRefOf(current);

@@ -21,10 +21,11 @@ export function providerHop(target: string, intercept: (req: HopRequest) => Prom
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch(req) {
+    async fetch(req) {
       const u = new URL(req.url);
-      const forward = async () =>
-        fetch(`${target}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.arrayBuffer() });
+      // Read now: a test may forward the request after answering it (a request that arrives late).
+      const body = req.method === 'GET' || req.method === 'DELETE' ? undefined : await req.arrayBuffer();
+      const forward = () => fetch(`${target}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body });
       return intercept({ method: req.method, path: u.pathname, forward });
     },
   });

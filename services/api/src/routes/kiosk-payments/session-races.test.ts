@@ -5,7 +5,7 @@ import { handleCardAWebhook } from '@pos/core/webhooks/card-a-webhook';
 import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
-import { gate, providerHop, type HopRequest } from '../../testing/provider-hop.ts';
+import { badGateway, gate, providerHop, type HopRequest } from '../../testing/provider-hop.ts';
 
 /**
  * Kiosk payments when an outcome, a cancel or a start crosses another session of the same order
@@ -143,8 +143,64 @@ describe('an outcome about a session a retry has replaced', () => {
   });
 });
 
+describe('a card-b sale that reaches the terminal late', () => {
+  test('a cancel while the sale may still be on its way is 409 payment_starting; once it arrived, the cancel aborts it', async () => {
+    const late = gate();
+    let delivered: Promise<Response> | undefined;
+    interceptB = async (r) => {
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
+        // The start gives up on its answer (here at once, in life after 15 s); the request itself arrives later.
+        delivered = late.wait().then(() => r.forward());
+        return badGateway();
+      }
+      return r.forward();
+    };
+    try {
+      expect(await create(basket())).toMatchObject({ status: 503, body: { reason: 'provider_error' } });
+      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_starting' } });
+      expect((await row(t.id)).status).toBe('Awaiting Payment');
+      late.release();
+      expect((await delivered!).status).toBe(200);
+      expect(cardB.session(t.idempotency_key)!.state).toBe('processing');
+      expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled' });
+      expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
+    } finally {
+      late.release();
+      interceptB = pass;
+    }
+  });
+
+  test('past the in-flight window an unknown sale is cancelled; if it still arrives, the next cancel aborts it, or captures it once paid', async () => {
+    const late = gate();
+    let delivered: Promise<Response> | undefined;
+    interceptB = async (r) => {
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
+        delivered = late.wait().then(() => r.forward());
+        return badGateway();
+      }
+      return r.forward();
+    };
+    try {
+      expect((await create(basket())).status).toBe(503);
+      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      await tdb().updateTable('transactions').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', t.id).execute();
+      expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled' });
+      // Later than anyone could expect, the sale reaches the terminal and the customer pays it.
+      late.release();
+      await delivered;
+      await cardB.complete(t.idempotency_key);
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
+      expect((await row(t.id)).status).toBe('Complete');
+    } finally {
+      late.release();
+      interceptB = pass;
+    }
+  });
+});
+
 describe('a start that lost its lock', () => {
-  test('a cancel ran meanwhile: the start answers 409 payment_cancelled, never 200 for a Cancelled order', async () => {
+  test('a cancel ran meanwhile: the start answers 409 payment_cancelled, never 200 for a Cancelled order; the next cancel frees the terminal', async () => {
     const sale = gate();
     interceptB = async (r) => {
       if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale') await sale.wait();
@@ -154,15 +210,54 @@ describe('a start that lost its lock', () => {
       const creating = create(basket());
       await sale.reached;
       const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-      // Redis lost the start's lock (flushed, failed over): a cancel gets in.
+      // Redis lost the start's lock (flushed, failed over), and the start has been going for a while: a cancel gets in.
       await api.deps.redis.del(`payment_start_${t.id}`);
+      await tdb().updateTable('transactions').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', t.id).execute();
       expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
       sale.release();
       expect(await creating).toMatchObject({ status: 409, body: { reason: 'payment_cancelled' } });
       expect((await row(t.id)).status).toBe('Cancelled');
-      await cardB.timeout(t.idempotency_key);
+      expect(cardB.session(t.idempotency_key)!.state).toBe('processing');
+      // The kiosk cancels again: the sale is aborted and the terminal takes the next order.
+      expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+      expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
+      const next = (await create(basket())).body.data;
+      expect(next.status).toBe('Awaiting Payment');
+      await cancel(next.idempotency_key);
     } finally {
       sale.release();
+      interceptB = pass;
+    }
+  });
+});
+
+describe('a decline of the session the order still runs', () => {
+  test('applied after a retry whose start the terminal refused (busy) was undone', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.decline(t.idempotency_key);
+    const held = gate();
+    let holdOnce = true;
+    interceptB = async (r) => {
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale') return Response.json({ message: 'Terminal busy' }, { status: 409 });
+      const res = await r.forward();
+      if (holdOnce && r.method === 'GET' && r.path === `/ecr/v1/sessions/${t.idempotency_key}`) {
+        holdOnce = false;
+        await held.wait();
+      }
+      return res;
+    };
+    try {
+      const capturing = capturePayment(captureDeps(), t.id, { kind: 'poll' });
+      await held.reached;
+      // A retry rotates the key three times, the terminal answers busy each time: the start is undone.
+      expect(await create({ transaction_id: t.id })).toMatchObject({ status: 409, body: { reason: 'terminal_busy' } });
+      const between = await row(t.id);
+      expect(between.idempotency_key).not.toBe(t.idempotency_key);
+      expect(between.payment_snapshot).toMatchObject({ sessionId: t.idempotency_key });
+      held.release();
+      expect(await capturing).toMatchObject({ status: 'Unpaid', changed: true });
+    } finally {
+      held.release();
       interceptB = pass;
     }
   });
