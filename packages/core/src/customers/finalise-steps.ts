@@ -6,7 +6,7 @@ import { addTimelineEvent } from './timeline.ts';
 import { rewardsAmong } from './rewards.ts';
 
 /** The columns of a transaction the finalisation steps read (the job reads only these). */
-export const FINALISE_COLUMNS = ['id', 'location_id', 'customer_id', 'channel', 'order_no', 'receipt_no', 'total', 'tip_amount', 'offers'] as const;
+export const FINALISE_COLUMNS = ['id', 'location_id', 'customer_id', 'channel', 'order_no', 'receipt_no', 'total', 'tip_amount', 'offers', 'is_test'] as const;
 export type FinaliseTransaction = Pick<TransactionRow, (typeof FINALISE_COLUMNS)[number]>;
 
 /** One step of the deferred finalisation job: answers a one-line outcome, throws on failure. */
@@ -26,6 +26,8 @@ export function customerFinaliseSteps(db: TenantDb, now: () => Date = () => new 
       name: 'loyalty_earn',
       run: async (t) => {
         if (!t.customer_id) return 'skipped: no customer';
+        // A test-mode order took no money: it earns no points a real reward could later be paid with.
+        if (t.is_test) return 'skipped: test mode';
         const program = await programAt(db, t.location_id);
         if (!program) return 'skipped: no loyalty program at this location';
         const points = pointsEarned(t.total, t.tip_amount, program.points_per_euro);
@@ -51,6 +53,11 @@ export function customerFinaliseSteps(db: TenantDb, now: () => Date = () => new 
         }
         for (const [rewardId, points] of rewards) {
           if (!t.customer_id) throw new Error(`reward ${rewardId} without a customer`);
+          // Nor does it spend the customer's real points.
+          if (t.is_test) {
+            parts.push(`reward ${rewardId}: skipped: test mode`);
+            continue;
+          }
           const r = await movePoints(db, { customerId: t.customer_id, kind: 'redeem', points, transactionId: t.id, rewardId }, now());
           parts.push(r ? `reward ${rewardId}: -${points} points (balance ${r.balance})` : `reward ${rewardId}: already redeemed`);
         }

@@ -286,6 +286,18 @@ describe('loyalty rewards (offer and reward redemption)', () => {
     expect(noToken.body.errors).toEqual({ reward_id: ["A reward needs the customer's loyalty_token."] });
     expect(await count()).toBe(before);
   });
+
+  test('a test-mode order neither earns points nor spends them on a reward', async () => {
+    const rewardId = await createReward(tdb(), { locationId: m.locations[0]!.id, name: 'Test-mode treat', points: 5, discount: 100 }, new Date());
+    const id = await post('/kiosk/customer/identify', { phone: '0470999888' });
+    const customerId = id.body.data.customer.id as string;
+    const r = await post('/kiosk/payment/create-intent', { lines: [{ item_id: item('Spaghetti bolognese').id, qty: 2 }], loyalty_token: id.body.data.loyalty_token });
+    expect(r.body.data.status).toBe('Complete');
+    // Taken in test mode (no money), with a reward among its offers.
+    await tdb().updateTable('transactions').set({ is_test: true, offers: JSON.stringify([{ id: rewardId, name: 'Test-mode treat', discount: 100 }]) }).where('id', '=', r.body.data.id).execute();
+    expect(await finalisePayment(tdb(), r.body.data.id)).toMatchObject({ loyalty_earn: 'skipped: test mode', offer_redemption: `reward ${rewardId}: skipped: test mode` });
+    expect(await tdb().selectFrom('loyalty_ledger').selectAll().where('customer_id', '=', customerId).execute()).toEqual([]);
+  });
 });
 
 describe('GET /kiosk/offers and POST /kiosk/offers/validate', () => {
