@@ -3,11 +3,11 @@ import { keysToAbort, PAYMENT_REFUSALS, paymentTransition } from '@pos/domain';
 import { capturePayment } from './capture-payment.ts';
 import { ProviderError } from '@pos/providers/payments';
 import type { KioskDevice } from './kiosk-device.ts';
-import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
+import { cardBSaleMayBeOnItsWay, isDefiniteRefusal, notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { runningProvider } from './running-provider.ts';
 import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
-import { isDefiniteRefusal, lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
+import { lostCheckoutStart, recoverLostCheckout } from './platform-a-checkout.ts';
 import { findKioskTransactionByKey, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { publishPaymentStatus } from './payment-events.ts';
 import { isCurrentSession, sessionRefOf } from './payment-session.ts';
@@ -58,7 +58,7 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
     // `ended`: the provider already reports the payment cancelled there.
     let ended = false;
     if (t.status !== 'Pending') {
-      const report = await pollProvider(deps.providers, provider, snap);
+      const report = await pollProvider(deps.providers, provider, snap, deps.now());
       ended = report.outcome === 'aborted';
       if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
         await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
@@ -80,33 +80,14 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
           if (t.status === 'Pending') break;
           notConfigured('card-b');
         }
-        let unknownSession = false;
-        for (const k of keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys })) {
-          try {
-            await deps.providers.cardB.abortSession(k, device.id);
-          } catch (e) {
-            // A key whose session never reached the terminal (404) has nothing to abort.
-            if (!(e instanceof ProviderError && e.status === 404)) throw e;
-            if (k === snap.sessionId) unknownSession = true;
-          }
-          aborted.push(k);
-        }
-        // The order's sale unknown at the terminal shortly after it was sent may still be on its way (a
-        // start that gave up waiting for its answer): cancelled now, it would run behind a Cancelled
-        // order. The kiosk cancels again once it can no longer arrive.
-        if (unknownSession && t.status === 'Awaiting Payment' && deps.now().getTime() - t.updated_at.getTime() < CARD_B_SALE_IN_FLIGHT_MS) {
-          throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
-        }
-        // card-b answers an abort of a session the customer has just paid with 200 and changes nothing
-        // there: a payment made between the poll above and the abort is only seen by asking again. The
-        // abort ended the session either way, so this answer is final.
-        if (t.status !== 'Pending') {
-          const after = await pollProvider(deps.providers, provider, snap);
-          if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
-            await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
-            throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
-          }
-          if (after.outcome === 'processing') throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+        {
+          const r = await abortCardBSessions(deps, device, t, keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }));
+          aborted.push(...r.aborted);
+          // The order's sale unknown at the terminal shortly after it was sent may still be on its way (a
+          // start that gave up waiting for its answer): cancelled now, it would run behind a Cancelled
+          // order. The kiosk cancels again once it can no longer arrive.
+          if (r.unknownCurrent && cardBSaleMayBeOnItsWay(snap, deps.now(), t.updated_at)) throw errors.conflict(PAYMENT_STARTING, { reason: 'payment_starting' });
+          await askAfterAbort(deps, t, r.found);
         }
         break;
       case 'card-a':
@@ -159,8 +140,47 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
 
 const CANCEL_REFUSED = 'The terminal payment could not be cancelled; it may have completed.';
 
-/** How long after a card-b start its sale may still reach the terminal: the client's 15 s timeout, doubled. */
-export const CARD_B_SALE_IN_FLIGHT_MS = 30_000;
+/**
+ * Aborts the card-b sessions of `keys` (a key the terminal does not know, 404, has nothing to abort).
+ * `found`: the keys whose session the terminal had; `unknownCurrent`: the order's own session was not there.
+ */
+async function abortCardBSessions(deps: KioskPaymentDeps, device: KioskDevice, t: TransactionRow, keys: readonly string[]): Promise<{ aborted: string[]; found: string[]; unknownCurrent: boolean }> {
+  const aborted: string[] = [];
+  const found: string[] = [];
+  let unknownCurrent = false;
+  for (const k of keys) {
+    try {
+      await deps.providers.cardB!.abortSession(k, device.id);
+      found.push(k);
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.status === 404)) throw e;
+      if (k === t.payment_snapshot.sessionId) unknownCurrent = true;
+    }
+    aborted.push(k);
+  }
+  return { aborted, found, unknownCurrent };
+}
+
+/**
+ * card-b answers an abort of a session the customer has just paid with 200 and keeps the payment: each
+ * session found is asked again after its abort (which ended it either way, so the answer is final). A
+ * paid one is captured (money taken wins; the order's older sessions too) and the cancel is 409
+ * `payment_complete`; the order's own session still processing refuses the cancel.
+ */
+async function askAfterAbort(deps: KioskPaymentDeps, t: TransactionRow, keys: readonly string[]): Promise<void> {
+  for (const k of keys) {
+    const session = { provider: 'card-b', idempotency_key: k, sessionId: k };
+    const after = await pollProvider(deps.providers, 'card-b', session, deps.now());
+    if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
+      await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll', session });
+      throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+    }
+    if (after.outcome === 'processing' && k === t.payment_snapshot.sessionId) throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+  }
+}
+
+/** How many of a cancelled order's latest keys a repeated cancel aborts again. */
+const LATE_SALE_KEYS = 5;
 
 /**
  * Cancel of an order already `Cancelled`: a card-b sale that reached the terminal after the cancel (a
@@ -169,17 +189,10 @@ export const CARD_B_SALE_IN_FLIGHT_MS = 30_000;
  * order stays Cancelled when card-b cannot be reached.
  */
 async function abortLateCardBSale(deps: KioskPaymentDeps, device: KioskDevice, t: TransactionRow): Promise<TransactionRow> {
-  const sessionId = t.payment_snapshot.sessionId;
-  if (runningProvider(t) !== 'card-b' || !deps.providers.cardB || typeof sessionId !== 'string') return t;
+  if (runningProvider(t) !== 'card-b' || !deps.providers.cardB || typeof t.payment_snapshot.sessionId !== 'string') return t;
   try {
-    await deps.providers.cardB.abortSession(sessionId, device.id).catch((e: unknown) => {
-      if (!(e instanceof ProviderError && e.status === 404)) throw e;
-    });
-    const after = await pollProvider(deps.providers, 'card-b', t.payment_snapshot);
-    if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
-      await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
-      throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
-    }
+    const r = await abortCardBSessions(deps, device, t, t.all_idempotency_keys.slice(-LATE_SALE_KEYS));
+    await askAfterAbort(deps, t, r.found);
   } catch (e) {
     if (!(e instanceof ProviderError)) throw e;
     deps.log.warn('abort of a cancelled order\'s card-b session failed', { transaction_id: t.id, err: e });

@@ -32,8 +32,10 @@ export type CaptureTrigger =
   /**
    * Poll-triggered (details route, verify): the provider is asked. `via: 'webhook'` when a provider's
    * event set it off (the event is not believed, the provider is asked; the trace says webhook).
+   * `session`: the snapshot of an earlier session of the order to ask about instead of the one it runs
+   * now (a cancel that finds an aborted key paid).
    */
-  | { readonly kind: 'poll'; readonly via?: 'webhook' }
+  | { readonly kind: 'poll'; readonly via?: 'webhook'; readonly session?: Record<string, unknown> }
   /** Webhook-triggered: the provider's data comes with it. */
   /**
    * Webhook-triggered: the provider's data comes with it. `session`: the snapshot fields the event was
@@ -95,10 +97,12 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
         break;
       case 'poll': {
         if (!deps.providers) throw new Error('a poll-triggered capture needs the payment providers');
-        const report = await pollProvider(deps.providers, runningProvider(current), current.payment_snapshot);
+        const asked = trigger.session ?? current.payment_snapshot;
+        const report = await pollProvider(deps.providers, runningProvider(current), asked, deps.now());
         event = { kind: 'capture_provider', outcome: report.outcome };
-        providerData = report.snapshot;
-        about = sessionRefOf(current);
+        // An earlier session found paid: the snapshot then names the session the money was taken in.
+        providerData = trigger.session ? { ...sessionRefOf({ payment_snapshot: asked }), ...report.snapshot } : report.snapshot;
+        about = sessionRefOf({ payment_snapshot: asked });
         break;
       }
     }

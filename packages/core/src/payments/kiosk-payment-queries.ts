@@ -17,7 +17,7 @@ const SETTLED = new Set(['Complete', 'Cancelled']);
 export async function getKioskSessionStatus(deps: KioskPaymentDeps, device: KioskDevice, key: string): Promise<{ transaction: TransactionRow; provider_status: ProviderOutcome | null }> {
   const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
   if (SETTLED.has(t.status) || t.status === 'Pending') return { transaction: t, provider_status: null };
-  const report = await pollProvider(deps.providers, runningProvider(t), t.payment_snapshot);
+  const report = await pollProvider(deps.providers, runningProvider(t), t.payment_snapshot, deps.now());
   return { transaction: t, provider_status: report.outcome };
 }
 

@@ -15,14 +15,6 @@ export function createKioskCheckout(providers: PaymentProviders, t: Pick<Transac
   return providers.platformA.createTerminalCheckout({ idempotencyKey: key, amount: t.total, currency: providers.currency, deviceId, referenceId: t.id, note: `Order ${t.order_no}` });
 }
 
-/**
- * The provider answered and refused (4xx other than a timeout or a rate limit): no checkout was made for
- * that request. A network failure, a timeout, a 429 or a 5xx may have made one.
- */
-export function isDefiniteRefusal(e: unknown): boolean {
-  return e instanceof ProviderError && e.kind === 'http' && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
-}
-
 /** A platform-a start whose checkout id never came back (its answer was lost): the key and device it was asked with. */
 export function lostCheckoutStart(t: TransactionRow): { key: string; deviceId: string } | null {
   const s = t.payment_snapshot;

@@ -25,6 +25,28 @@ export function providerFailure(e: unknown): never {
   throw e;
 }
 
+/**
+ * The provider refused the request outright (a 4xx other than a timeout or a rate limit): nothing was
+ * made there, so a start recorded ahead of it can be put back.
+ */
+export function isDefiniteRefusal(e: unknown): boolean {
+  return e instanceof ProviderError && e.kind === 'http' && typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
+}
+
+/** How long after a card-b start its sale may still reach the terminal: the client's 15 s timeout, doubled. */
+export const CARD_B_SALE_IN_FLIGHT_MS = 30_000;
+
+/**
+ * True while a card-b session the terminal does not know may still arrive: a start gave up waiting for
+ * its sale's answer less than `CARD_B_SALE_IN_FLIGHT_MS` ago (`started_at`, written with the start; a
+ * snapshot without it falls back to `fallback`, the row's last update).
+ */
+export function cardBSaleMayBeOnItsWay(snapshot: Record<string, unknown>, now: Date, fallback?: Date): boolean {
+  const at = typeof snapshot.started_at === 'string' ? Date.parse(snapshot.started_at) : (fallback?.getTime() ?? Number.NaN);
+  const age = now.getTime() - at;
+  return Number.isFinite(age) && age >= 0 && age < CARD_B_SALE_IN_FLIGHT_MS;
+}
+
 export function notConfigured(provider: PaymentProvider): never {
   throw errors.unavailable(`The payment provider ${provider} is not configured.`, { reason: 'provider_not_configured' });
 }
@@ -33,7 +55,7 @@ export function notConfigured(provider: PaymentProvider): never {
  * Asks the provider that runs `snapshot`'s payment how it stands (spec 3: "capture without webhook,
  * card-b: session status polled at the provider"; card-a intent; platform-a terminal checkout).
  */
-export async function pollProvider(providers: PaymentProviders, provider: PaymentProvider, snapshot: Record<string, unknown>): Promise<ProviderReport> {
+export async function pollProvider(providers: PaymentProviders, provider: PaymentProvider, snapshot: Record<string, unknown>, now: Date = new Date()): Promise<ProviderReport> {
   try {
     switch (provider) {
       case 'card-b': {
@@ -52,7 +74,11 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
           if (e instanceof ProviderError && e.status === 404) return { state: 'unknown' as const };
           throw e;
         });
-        if (s.state === 'unknown') return { outcome: 'failed', snapshot: { failure_code: 'session_not_found' } };
+        if (s.state === 'unknown') {
+          // Unknown shortly after its start: the sale may still be on its way, not a failure yet.
+          if (cardBSaleMayBeOnItsWay(snapshot, now)) return { outcome: 'processing', snapshot: {} };
+          return { outcome: 'failed', snapshot: { failure_code: 'session_not_found' } };
+        }
         if (s.state === 'processing') return { outcome: 'processing', snapshot: {} };
         const outcome: ProviderOutcome = s.success ? 'succeeded' : s.eventId === 1016 ? 'aborted' : 'failed';
         return { outcome, snapshot: { transactionId: s.transactionId, orderCode: s.orderCode, eventId: s.eventId, amount: s.amount } };

@@ -5,12 +5,12 @@ import { sql } from 'kysely';
 import { foldRetryKey, isPaymentProvider, PAYMENT_REFUSALS, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
-import { createKioskCheckout, isDefiniteRefusal } from './platform-a-checkout.ts';
+import { createKioskCheckout } from './platform-a-checkout.ts';
 import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
-import { notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
+import { isDefiniteRefusal, notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
 import { loadTransaction, stampedPaymentProvider, type TransactionRow } from './transaction-records.ts';
 import { runningProvider } from './running-provider.ts';
 
@@ -99,14 +99,15 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
       if (!deps.providers.cardB) notConfigured('card-b');
       // Reuse a session still running at the terminal; a finished one needs a fresh key.
       if (sameProvider && typeof previous.sessionId === 'string') {
-        const report = await pollProvider(deps.providers, 'card-b', previous);
+        const report = await pollProvider(deps.providers, 'card-b', previous, deps.now());
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
         // Already paid (the customer paid before the retry): capture it, never charge again.
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
       for (let attempt = 1; ; attempt++) {
-        snapshot = { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId };
+        // `started_at`: until a while after it, the terminal not knowing the session does not mean it never will.
+        snapshot = { provider, idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId, started_at: deps.now().toISOString() };
         await recordStarting(deps, t, snapshot);
         try {
           await deps.providers.cardB.startSale({
@@ -130,9 +131,11 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
             t = await rotateKey(deps, t, device.id);
             continue;
           }
-          // The sale may have reached the terminal (the answer was lost): its session stays recorded, so
-          // polls, the webhook and cancel find it and a payment the customer makes is captured.
           deps.log.warn('card-b sale failed', { transaction_id: t.id, err: e });
+          // Refused outright (a 4xx): no session was made, the order goes back to what it was.
+          if (isDefiniteRefusal(e)) await undoStarting(deps, t, before);
+          // Otherwise the sale may have reached the terminal (the answer was lost): its session stays
+          // recorded, so polls, the webhook and cancel find it and a payment the customer makes is captured.
           providerFailure(e);
         }
       }
@@ -143,7 +146,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
       if (!readerId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-a'], { reason: 'terminal_not_configured' });
       if (!deps.providers.cardA) notConfigured('card-a');
       if (sameProvider && typeof previous.id === 'string') {
-        const report = await pollProvider(deps.providers, 'card-a', previous);
+        const report = await pollProvider(deps.providers, 'card-a', previous, deps.now());
         if (report.outcome === 'processing') return resumeOnReader(deps, t, readerId, previous);
         // Already paid (the customer paid before the retry): capture it, never charge again.
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
@@ -184,7 +187,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
       if (!deviceId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['platform-a'], { reason: 'terminal_not_configured' });
       if (!deps.providers.platformA) notConfigured('platform-a');
       if (sameProvider && typeof previous.checkout_id === 'string') {
-        const report = await pollProvider(deps.providers, 'platform-a', previous);
+        const report = await pollProvider(deps.providers, 'platform-a', previous, deps.now());
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
         // Already paid (the customer paid before the retry): capture it, never charge again.
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
@@ -266,7 +269,8 @@ async function undoStarting(deps: KioskPaymentDeps, t: TransactionRow, before: B
     .updateTable('transactions')
     .set({ status: before.status, payment_snapshot: JSON.stringify(before.snapshot), updated_at: deps.now() })
     .where('id', '=', t.id)
-    .where('status', '=', 'Awaiting Payment')
+    // Unpaid too: a poll of the refused session (unknown at the provider) may have got there first.
+    .where('status', 'in', ['Awaiting Payment', 'Unpaid'])
     .where(sql<string>`payment_snapshot->>'idempotency_key'`, '=', t.idempotency_key)
     .execute();
 }

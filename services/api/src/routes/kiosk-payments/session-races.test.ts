@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
+import { findStaleStarts } from '@pos/core/payments/stale-start-sweep';
 import { handleCardAWebhook } from '@pos/core/webhooks/card-a-webhook';
 import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -44,6 +46,13 @@ const cancel = (key: string) => api.call('POST', '/api/kiosk/payment/cancel-acti
 const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() });
 const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
 const row = (id: string) => tdb().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+/** Moves an order's latest start `ms` into the past (its row and the start time its snapshot records). */
+const startedAgo = (id: string, ms: number) =>
+  tdb()
+    .updateTable('transactions')
+    .set({ updated_at: new Date(Date.now() - ms), payment_snapshot: sql`payment_snapshot || jsonb_build_object('started_at', ${new Date(Date.now() - ms).toISOString()}::text)` })
+    .where('id', '=', id)
+    .execute();
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
 
 describe('card-b cancel', () => {
@@ -184,7 +193,7 @@ describe('a card-b sale that reaches the terminal late', () => {
     try {
       expect((await create(basket())).status).toBe(503);
       const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-      await tdb().updateTable('transactions').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', t.id).execute();
+      await startedAgo(t.id, 60_000);
       expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled' });
       // Later than anyone could expect, the sale reaches the terminal and the customer pays it.
       late.release();
@@ -212,7 +221,7 @@ describe('a start that lost its lock', () => {
       const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
       // Redis lost the start's lock (flushed, failed over), and the start has been going for a while: a cancel gets in.
       await api.deps.redis.del(`payment_start_${t.id}`);
-      await tdb().updateTable('transactions').set({ updated_at: new Date(Date.now() - 60_000) }).where('id', '=', t.id).execute();
+      await startedAgo(t.id, 60_000);
       expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
       sale.release();
       expect(await creating).toMatchObject({ status: 409, body: { reason: 'payment_cancelled' } });
@@ -260,5 +269,83 @@ describe('a decline of the session the order still runs', () => {
       held.release();
       interceptB = pass;
     }
+  });
+});
+
+describe('a card-b session the terminal does not know yet', () => {
+  /** A start whose sale is answered 502 at once and reaches card-b only when `late` is released. */
+  async function lateStart() {
+    const late = gate();
+    let delivered: Promise<Response> | undefined;
+    interceptB = async (r) => {
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
+        delivered = late.wait().then(() => r.forward());
+        return badGateway();
+      }
+      return r.forward();
+    };
+    expect((await create(basket())).status).toBe(503);
+    const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    return { t, late, delivered: () => delivered! };
+  }
+
+  test('a poll shortly after the start is not a failure: the order keeps waiting, the sweep still asks, the payment is captured', async () => {
+    const { t, late, delivered } = await lateStart();
+    try {
+      expect(await capturePayment(captureDeps(), t.id, { kind: 'poll' })).toEqual({ status: 'Awaiting Payment', completed: false, changed: false });
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_starting' } });
+      late.release();
+      await delivered();
+      await cardB.complete(t.idempotency_key);
+      // Every webhook lost: the sweep's window (5 min to 2 h) finds it waiting.
+      await tdb().updateTable('transactions').set({ updated_at: new Date(Date.now() - 10 * 60_000) }).where('id', '=', t.id).execute();
+      expect((await findStaleStarts(tdb(), new Date())).map((s) => s.id)).toContain(t.id);
+      expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Complete');
+    } finally {
+      late.release();
+      interceptB = pass;
+    }
+  });
+
+  test('past the window an unknown session is a failure (Unpaid), as before', async () => {
+    const { t, late } = await lateStart();
+    try {
+      await startedAgo(t.id, 60_000);
+      expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Unpaid');
+      expect((await row(t.id)).payment_snapshot).toMatchObject({ failure_code: 'session_not_found' });
+    } finally {
+      // The sale never arrives (released, it would keep the terminal busy for the tests after).
+      void late;
+      interceptB = pass;
+    }
+  });
+
+  test('a sale card-b refuses outright (400) puts the order back: it cancels at once', async () => {
+    interceptB = async (r) => (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' ? Response.json({ message: 'Invalid amount' }, { status: 400 }) : r.forward());
+    try {
+      const before = await tdb().selectFrom('transactions').select('id').execute();
+      expect(await create(basket())).toMatchObject({ status: 503, body: { reason: 'provider_error' } });
+      const t = await tdb().selectFrom('transactions').selectAll().where('id', 'not in', before.map((b) => b.id)).executeTakeFirstOrThrow();
+      expect(t.status).toBe('Pending');
+      expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+    } finally {
+      interceptB = pass;
+    }
+  });
+
+  test('a cancel finds an older session of the order paid (the snapshot names a retry\'s sale that never arrived): captured, 409 payment_complete', async () => {
+    const t = (await create(basket())).body.data;
+    const k1 = t.idempotency_key as string;
+    // The state a retry leaves when its sale never reached card-b after a poll made the order Unpaid.
+    const k2 = k1.replace(/_(\d+)$/, (_m, ms: string) => `_${Number(ms) + 1}`);
+    await tdb()
+      .updateTable('transactions')
+      .set({ status: 'Unpaid', idempotency_key: k2, all_idempotency_keys: [k1, k2], payment_snapshot: JSON.stringify({ provider: 'card-b', idempotency_key: k2, sessionId: k2, started_at: new Date(Date.now() - 60_000).toISOString() }) })
+      .where('id', '=', t.id)
+      .execute();
+    // The customer pays the sale that is on the terminal: k1.
+    await cardB.complete(k1);
+    expect(await cancel(k2)).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
+    expect(await row(t.id)).toMatchObject({ status: 'Complete', payment_snapshot: { sessionId: k1, idempotency_key: k1 } });
   });
 });
