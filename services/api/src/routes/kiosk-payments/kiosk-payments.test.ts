@@ -58,7 +58,8 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(t).toMatchObject({ channel: 'kiosk', status: 'Awaiting Payment', payment_provider: 'card-b', subtotal: total, discount: 0, tip_amount: 50, total: total + 50, receipt_no: null, is_free: false, auto_success: false, order_status: null });
     expect(t.idempotency_key).toMatch(KEY(m.kiosk.device_id));
     expect(t.all_idempotency_keys).toEqual([t.idempotency_key]);
-    expect(t.payment_snapshot).toEqual({ provider: 'card-b', idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId: m.kiosk.card_b_terminal_id });
+    expect(t.payment_snapshot).toEqual({ provider: 'card-b', idempotency_key: t.idempotency_key, sessionId: t.idempotency_key, terminalId: m.kiosk.card_b_terminal_id, started_at: t.payment_snapshot.started_at });
+    expect(Date.parse(String(t.payment_snapshot.started_at))).toBeGreaterThan(Date.now() - 60_000);
     expect(t.lines.map((l: any) => [l.name, l.qty, l.unit_price, l.total])).toEqual([
       ['Espresso', 2, 280, 560],
       ['Croissant', 1, 220, 220],
@@ -516,14 +517,19 @@ describe('refusals and bad input', () => {
       expect(await call('POST', '/api/kiosk/payment/cancel-action', { idempotency_key: started.idempotency_key })).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
       expect((await row(id)).status).toBe('Complete');
 
-      // A sale that never reached the terminal: the poll finds no session (nothing taken), the order is
-      // Unpaid, and a retry starts a sale under a fresh key.
+      // A sale that never reached the terminal: shortly after its start it may still be on its way
+      // (processing); past that, the poll finds no session (nothing taken), the order is Unpaid, and a
+      // retry starts a sale under a fresh key.
       mode = 'dropped';
       const dropped = await call('POST', '/api/kiosk/payment/create-intent', order);
       expect(dropped.status).toBe(503);
       const other = await row(dropped.body.transaction_id);
       expect(other.status).toBe('Awaiting Payment');
-      expect((await call('GET', `/api/kiosk/payment/session-status?idempotency_key=${other.idempotency_key}`)).body.data).toMatchObject({ status: 'Awaiting Payment', provider_status: 'failed' });
+      const status = async () => (await call('GET', `/api/kiosk/payment/session-status?idempotency_key=${other.idempotency_key}`)).body.data;
+      expect(await status()).toMatchObject({ status: 'Awaiting Payment', provider_status: 'processing' });
+      const minuteAgo = new Date(Date.now() - 60_000).toISOString();
+      await ttdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...other.payment_snapshot, started_at: minuteAgo }) }).where('id', '=', dropped.body.transaction_id).execute();
+      expect(await status()).toMatchObject({ status: 'Awaiting Payment', provider_status: 'failed' });
       const lossyCapture = { tdb: ttdb, tenantDatabase: mm.merchant.tenant_database, redis: lossy.deps.redis, providers: lossy.deps.payments, log: lossy.deps.log, now: () => new Date() };
       expect((await capturePayment(lossyCapture, dropped.body.transaction_id, { kind: 'poll' })).status).toBe('Unpaid');
       mode = 'pass';

@@ -246,7 +246,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
       const row = await sdb.selectFrom('transactions').selectAll().where('device_id', '=', sm.kiosk.device_id).executeTakeFirstOrThrow();
       expect({ status: row.status, snapshot: row.payment_snapshot }).toEqual({
         status: 'Awaiting Payment',
-        snapshot: { provider: 'card-b', idempotency_key: row.idempotency_key, sessionId: row.idempotency_key, terminalId: sm.kiosk.card_b_terminal_id },
+        snapshot: { provider: 'card-b', idempotency_key: row.idempotency_key, sessionId: row.idempotency_key, terminalId: sm.kiosk.card_b_terminal_id, started_at: row.payment_snapshot.started_at },
       });
       expect(cardB.session(row.idempotency_key)!.state).toBe('processing');
       await cardB.complete(row.idempotency_key);
