@@ -1,4 +1,4 @@
-import { errors } from '@pos/kernel';
+import { AppError, errors } from '@pos/kernel';
 import { keysToAbort, PAYMENT_REFUSALS, paymentTransition } from '@pos/domain';
 import { capturePayment } from './capture-payment.ts';
 import { ProviderError } from '@pos/providers/payments';
@@ -191,10 +191,14 @@ const LATE_SALE_KEYS = 5;
 async function abortLateCardBSale(deps: KioskPaymentDeps, device: KioskDevice, t: TransactionRow): Promise<TransactionRow> {
   if (runningProvider(t) !== 'card-b' || !deps.providers.cardB || typeof t.payment_snapshot.sessionId !== 'string') return t;
   try {
-    const r = await abortCardBSessions(deps, device, t, t.all_idempotency_keys.slice(-LATE_SALE_KEYS));
+    // The snapshot's session first: after a start undone on a busy terminal it is older than the last keys.
+    const keys = [...new Set([t.payment_snapshot.sessionId as string, ...t.all_idempotency_keys.slice(-LATE_SALE_KEYS)])];
+    const r = await abortCardBSessions(deps, device, t, keys);
     await askAfterAbort(deps, t, r.found);
   } catch (e) {
-    if (!(e instanceof ProviderError)) throw e;
+    // card-b unreachable (its error, or the 503 a poll makes of it): the order stays as it is.
+    const unreachable = e instanceof ProviderError || (e instanceof AppError && e.reason === 'provider_error');
+    if (!unreachable) throw e;
     deps.log.warn('abort of a cancelled order\'s card-b session failed', { transaction_id: t.id, err: e });
   }
   return t;

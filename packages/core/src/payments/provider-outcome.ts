@@ -44,7 +44,8 @@ export const CARD_B_SALE_IN_FLIGHT_MS = 30_000;
 export function cardBSaleMayBeOnItsWay(snapshot: Record<string, unknown>, now: Date, fallback?: Date): boolean {
   const at = typeof snapshot.started_at === 'string' ? Date.parse(snapshot.started_at) : (fallback?.getTime() ?? Number.NaN);
   const age = now.getTime() - at;
-  return Number.isFinite(age) && age >= 0 && age < CARD_B_SALE_IN_FLIGHT_MS;
+  // A start time ahead of this clock (another process's clock is ahead) counts as just started.
+  return Number.isFinite(age) && age > -CARD_B_SALE_IN_FLIGHT_MS && age < CARD_B_SALE_IN_FLIGHT_MS;
 }
 
 export function notConfigured(provider: PaymentProvider): never {

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
 import { sql } from 'kysely';
-import { foldRetryKey, isPaymentProvider, PAYMENT_REFUSALS, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
+import { foldRetryKey, isPaymentProvider, keysToAbort, PAYMENT_REFUSALS, paymentTimeProvider, paymentTransition, type PaymentProvider, type PaymentStatus } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment } from './capture-payment.ts';
 import { createKioskCheckout } from './platform-a-checkout.ts';
@@ -103,6 +103,11 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
         // Already paid (the customer paid before the retry): capture it, never charge again.
         if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
+        // An earlier key's sale that reached the terminal late may be paid, or still running there: never
+        // a new sale beside it (the customer would pay twice).
+        const earlier = await earlierCardBSession(deps, t, previous, terminalId);
+        if (earlier?.outcome === 'paid') return captureInstead(capture, t.id, earlier.session);
+        if (earlier?.outcome === 'processing') return saveStart(deps, t, earlier.session);
         t = await rotateKey(deps, t, device.id);
       }
       for (let attempt = 1; ; attempt++) {
@@ -230,9 +235,27 @@ async function resumeOnReader(deps: KioskPaymentDeps, t: TransactionRow, readerI
   return saveStart(deps, t, { ...previous, reader_id: readerId });
 }
 
-async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string): Promise<TransactionRow> {
-  await capturePayment(capture, id, { kind: 'poll' });
+async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string, session?: Record<string, unknown>): Promise<TransactionRow> {
+  await capturePayment(capture, id, session ? { kind: 'poll', session } : { kind: 'poll' });
   return loadTransaction(capture.tdb, id);
+}
+
+/** How many of an order's latest earlier card-b keys a retry asks about before starting a new sale. */
+const EARLIER_KEYS = 5;
+
+/**
+ * The first of the order's earlier card-b sessions (newest first, not invalidated, other than the one
+ * the snapshot names) that card-b reports paid or still processing, with the snapshot naming it.
+ */
+async function earlierCardBSession(deps: KioskPaymentDeps, t: TransactionRow, previous: Record<string, unknown>, terminalId: string): Promise<{ outcome: 'paid' | 'processing'; session: Record<string, unknown> } | null> {
+  const keys = keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }).filter((k) => k !== previous.sessionId).slice(-EARLIER_KEYS).reverse();
+  for (const k of keys) {
+    const session = { provider: 'card-b', idempotency_key: k, sessionId: k, terminalId };
+    const report = await pollProvider(deps.providers, 'card-b', session, deps.now());
+    if (report.outcome === 'succeeded' || report.outcome === 'authorised') return { outcome: 'paid', session };
+    if (report.outcome === 'processing') return { outcome: 'processing', session };
+  }
+  return null;
 }
 
 /** A transaction's payment state before a start recorded its session (`undoStarting`). */

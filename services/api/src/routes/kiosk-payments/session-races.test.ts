@@ -349,3 +349,85 @@ describe('a card-b session the terminal does not know yet', () => {
     expect(await row(t.id)).toMatchObject({ status: 'Complete', payment_snapshot: { sessionId: k1, idempotency_key: k1 } });
   });
 });
+
+describe('earlier card-b sessions of the order', () => {
+  /** An order whose snapshot names a retry's sale that never arrived (k2) while its first sale (k1) is on the terminal. */
+  async function retriedOverRunningSale() {
+    const t = (await create(basket())).body.data;
+    const k1 = t.idempotency_key as string;
+    const k2 = k1.replace(/_(\d+)$/, (_m, ms: string) => `_${Number(ms) + 1}`);
+    await tdb()
+      .updateTable('transactions')
+      .set({ status: 'Unpaid', idempotency_key: k2, all_idempotency_keys: [k1, k2], payment_snapshot: JSON.stringify({ provider: 'card-b', idempotency_key: k2, sessionId: k2, started_at: new Date(Date.now() - 60_000).toISOString() }) })
+      .where('id', '=', t.id)
+      .execute();
+    return { id: t.id as string, k1, k2 };
+  }
+
+  test('a retry finds an earlier sale paid: captured, no second sale', async () => {
+    const { id, k1 } = await retriedOverRunningSale();
+    await cardB.complete(k1);
+    const sales = cardB.saleRequests;
+    const r = await create({ transaction_id: id });
+    expect(r.body.data).toMatchObject({ status: 'Complete', payment_snapshot: { sessionId: k1 } });
+    expect(cardB.saleRequests).toBe(sales);
+  });
+
+  test('a retry finds an earlier sale still running: it becomes the order\'s session, no second sale', async () => {
+    const { id, k1 } = await retriedOverRunningSale();
+    const sales = cardB.saleRequests;
+    const r = await create({ transaction_id: id });
+    expect(r.body.data).toMatchObject({ status: 'Awaiting Payment', payment_snapshot: { sessionId: k1 } });
+    expect(cardB.saleRequests).toBe(sales);
+    await cardB.complete(k1);
+    expect((await capturePayment(captureDeps(), id, { kind: 'poll' })).status).toBe('Complete');
+  });
+
+  test('cancelling a Cancelled order aborts the snapshot\'s session even when more than five keys came after it', async () => {
+    const t = (await create(basket())).body.data;
+    const k1 = t.idempotency_key as string;
+    const later = Array.from({ length: 6 }, (_, i) => k1.replace(/_(\d+)$/, (_m, ms: string) => `_${Number(ms) + 1 + i}`));
+    await tdb().updateTable('transactions').set({ status: 'Cancelled', all_idempotency_keys: [k1, ...later], invalid_idempotency_keys: [k1, ...later] }).where('id', '=', t.id).execute();
+    expect(cardB.session(k1)!.state).toBe('processing');
+    expect((await cancel(k1)).body.data.status).toBe('Cancelled');
+    expect(cardB.session(k1)!.state).toBe('aborted');
+  });
+
+  test('cancelling a Cancelled order while card-b cannot be asked answers Cancelled, not 503', async () => {
+    const t = (await create(basket())).body.data;
+    expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+    interceptB = async (r) => (r.method === 'GET' && r.path.startsWith('/ecr/v1/sessions/') ? badGateway() : r.forward());
+    try {
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 200, body: { data: { status: 'Cancelled' } } });
+    } finally {
+      interceptB = pass;
+    }
+  });
+});
+
+describe('a start time ahead of the clock reading it', () => {
+  test('counts as just started: the unknown session is processing, the cancel waits', async () => {
+    const late = gate();
+    let delivered = false;
+    interceptB = async (r) => {
+      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
+        delivered = true;
+        void late.wait();
+        return badGateway();
+      }
+      return r.forward();
+    };
+    try {
+      expect((await create(basket())).status).toBe(503);
+      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      // Written by a process whose clock is 5 s ahead.
+      await startedAgo(t.id, -5_000);
+      expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Awaiting Payment');
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_starting' } });
+      await startedAgo(t.id, 60_000);
+      expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+    } finally {
+      interceptB = pass;
+    }
+  });
+});
