@@ -55,6 +55,25 @@ const startedAgo = (id: string, ms: number) =>
     .execute();
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
 
+/**
+ * A start whose sale is answered 502 at once (the start gives up on its answer: in life after 15 s) and
+ * reaches card-b only when `late` is released: a request that arrives late.
+ */
+async function lateStart() {
+  const late = gate();
+  let delivered: Promise<Response> | undefined;
+  interceptB = async (r) => {
+    if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
+      delivered = late.wait().then(() => r.forward());
+      return badGateway();
+    }
+    return r.forward();
+  };
+  expect((await create(basket())).status).toBe(503);
+  const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+  return { t, late, delivered: () => delivered! };
+}
+
 describe('card-b cancel', () => {
   test('the customer pays between the cancel\'s poll and its abort: 409 payment_complete and the order captured, never Cancelled', async () => {
     const t = (await create(basket())).body.data;
@@ -154,23 +173,12 @@ describe('an outcome about a session a retry has replaced', () => {
 
 describe('a card-b sale that reaches the terminal late', () => {
   test('a cancel while the sale may still be on its way is 409 payment_starting; once it arrived, the cancel aborts it', async () => {
-    const late = gate();
-    let delivered: Promise<Response> | undefined;
-    interceptB = async (r) => {
-      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
-        // The start gives up on its answer (here at once, in life after 15 s); the request itself arrives later.
-        delivered = late.wait().then(() => r.forward());
-        return badGateway();
-      }
-      return r.forward();
-    };
+    const { t, late, delivered } = await lateStart();
     try {
-      expect(await create(basket())).toMatchObject({ status: 503, body: { reason: 'provider_error' } });
-      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
       expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_starting' } });
       expect((await row(t.id)).status).toBe('Awaiting Payment');
       late.release();
-      expect((await delivered!).status).toBe(200);
+      expect((await delivered()).status).toBe(200);
       expect(cardB.session(t.idempotency_key)!.state).toBe('processing');
       expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled' });
       expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
@@ -181,23 +189,13 @@ describe('a card-b sale that reaches the terminal late', () => {
   });
 
   test('past the in-flight window an unknown sale is cancelled; if it still arrives, the next cancel aborts it, or captures it once paid', async () => {
-    const late = gate();
-    let delivered: Promise<Response> | undefined;
-    interceptB = async (r) => {
-      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
-        delivered = late.wait().then(() => r.forward());
-        return badGateway();
-      }
-      return r.forward();
-    };
+    const { t, late, delivered } = await lateStart();
     try {
-      expect((await create(basket())).status).toBe(503);
-      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
       await startedAgo(t.id, 60_000);
       expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled' });
       // Later than anyone could expect, the sale reaches the terminal and the customer pays it.
       late.release();
-      await delivered;
+      await delivered();
       await cardB.complete(t.idempotency_key);
       expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
       expect((await row(t.id)).status).toBe('Complete');
@@ -273,22 +271,6 @@ describe('a decline of the session the order still runs', () => {
 });
 
 describe('a card-b session the terminal does not know yet', () => {
-  /** A start whose sale is answered 502 at once and reaches card-b only when `late` is released. */
-  async function lateStart() {
-    const late = gate();
-    let delivered: Promise<Response> | undefined;
-    interceptB = async (r) => {
-      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
-        delivered = late.wait().then(() => r.forward());
-        return badGateway();
-      }
-      return r.forward();
-    };
-    expect((await create(basket())).status).toBe(503);
-    const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-    return { t, late, delivered: () => delivered! };
-  }
-
   test('a poll shortly after the start is not a failure: the order keeps waiting, the sweep still asks, the payment is captured', async () => {
     const { t, late, delivered } = await lateStart();
     try {
@@ -407,19 +389,8 @@ describe('earlier card-b sessions of the order', () => {
 
 describe('a start time ahead of the clock reading it', () => {
   test('counts as just started: the unknown session is processing, the cancel waits', async () => {
-    const late = gate();
-    let delivered = false;
-    interceptB = async (r) => {
-      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale' && !delivered) {
-        delivered = true;
-        void late.wait();
-        return badGateway();
-      }
-      return r.forward();
-    };
+    const { t } = await lateStart();
     try {
-      expect((await create(basket())).status).toBe(503);
-      const t = await tdb().selectFrom('transactions').selectAll().where('status', '=', 'Awaiting Payment').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
       // Written by a process whose clock is 5 s ahead.
       await startedAgo(t.id, -5_000);
       expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Awaiting Payment');
