@@ -29,7 +29,7 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
   let t = await loadTransaction(deps.tdb, transactionId);
   const first = paymentTransition(t.status, { kind: 'cancel' });
   if (first.kind === 'refused') throw errors.conflict(first.message, { reason: first.reason });
-  if (first.kind === 'unchanged') return t.status === 'Cancelled' ? abortLateCardBSale(deps, device, t) : t;
+  if (first.kind === 'unchanged') return t.status === 'Cancelled' ? endLateSession(deps, device, t) : t;
   // A platform-a start whose answer was lost: its checkout is learnt first, so it is asked about (paid:
   // captured) and cancelled at the provider, never left running behind a Cancelled order.
   // A refusal of the question (even a 4xx: a token rotated, say) does not prove no checkout exists: 503,
@@ -70,6 +70,9 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
         if (typeof snap.checkout_id === 'string') {
           if (!deps.providers.platformA) notConfigured('platform-a');
           await deps.providers.platformA.cancelTerminalCheckout(snap.checkout_id);
+          // A cancel is a request (`CANCEL_REQUESTED`) the terminal may not honour before the buyer
+          // finishes: asked again, a completed checkout is captured, one not yet cancelled refuses.
+          await askAfterCancel(deps, t);
         }
         aborted.push(t.idempotency_key);
         break;
@@ -182,15 +185,36 @@ async function askAfterAbort(deps: KioskPaymentDeps, t: TransactionRow, keys: re
 /** How many of a cancelled order's latest keys a repeated cancel aborts again. */
 const LATE_SALE_KEYS = 5;
 
+/** A platform-a checkout asked again after its cancel: completed is captured (409), not yet cancelled refuses (409). */
+async function askAfterCancel(deps: KioskPaymentDeps, t: TransactionRow): Promise<void> {
+  const after = await pollProvider(deps.providers, 'platform-a', t.payment_snapshot, deps.now());
+  if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
+    await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
+    throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
+  }
+  if (after.outcome === 'processing') throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+}
+
 /**
- * Cancel of an order already `Cancelled`: a card-b sale that reached the terminal after the cancel (a
- * start whose sale arrived late, or that lost its lock) is aborted again, and captured instead if the
- * customer paid it ("money taken wins"), so the kiosk can always free its terminal. Best effort: the
- * order stays Cancelled when card-b cannot be reached.
+ * Cancel of an order already `Cancelled`: a session still alive at the provider is ended again, and
+ * captured instead if the customer paid it ("money taken wins"), so the kiosk can always free its
+ * terminal. card-b: a sale that reached the terminal after the cancel (a start whose sale arrived late,
+ * or that lost its lock) is aborted again. platform-a: a checkout whose cancel was only requested is
+ * asked about and cancelled again. Best effort: the order stays Cancelled when the provider cannot be reached.
  */
-async function abortLateCardBSale(deps: KioskPaymentDeps, device: KioskDevice, t: TransactionRow): Promise<TransactionRow> {
-  if (runningProvider(t) !== 'card-b' || !deps.providers.cardB || typeof t.payment_snapshot.sessionId !== 'string') return t;
+async function endLateSession(deps: KioskPaymentDeps, device: KioskDevice, t: TransactionRow): Promise<TransactionRow> {
+  const provider = runningProvider(t);
   try {
+    if (provider === 'platform-a' && deps.providers.platformA && typeof t.payment_snapshot.checkout_id === 'string') {
+      const report = await pollProvider(deps.providers, 'platform-a', t.payment_snapshot, deps.now());
+      if (report.outcome === 'processing') await deps.providers.platformA.cancelTerminalCheckout(t.payment_snapshot.checkout_id);
+      await askAfterCancel(deps, t).catch((e: unknown) => {
+        // Still being cancelled: it was asked to, again; the order is Cancelled already.
+        if (!(e instanceof AppError && e.reason === 'cancel_refused')) throw e;
+      });
+      return t;
+    }
+    if (provider !== 'card-b' || !deps.providers.cardB || typeof t.payment_snapshot.sessionId !== 'string') return t;
     // The snapshot's session first: after a start undone on a busy terminal it is older than the last keys.
     const keys = [...new Set([t.payment_snapshot.sessionId as string, ...t.all_idempotency_keys.slice(-LATE_SALE_KEYS)])];
     const r = await abortCardBSessions(deps, device, t, keys);
@@ -199,7 +223,7 @@ async function abortLateCardBSale(deps: KioskPaymentDeps, device: KioskDevice, t
     // card-b unreachable (its error, or the 503 a poll makes of it): the order stays as it is.
     const unreachable = e instanceof ProviderError || (e instanceof AppError && e.reason === 'provider_error');
     if (!unreachable) throw e;
-    deps.log.warn('abort of a cancelled order\'s card-b session failed', { transaction_id: t.id, err: e });
+    deps.log.warn('ending a cancelled order\'s provider session failed', { transaction_id: t.id, err: e });
   }
   return t;
 }

@@ -4,7 +4,7 @@ import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { findStaleStarts } from '@pos/core/payments/stale-start-sweep';
 import { handleCardAWebhook } from '@pos/core/webhooks/card-a-webhook';
-import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { badGateway, gate, providerHop, type HopRequest } from '../../testing/provider-hop.ts';
@@ -16,27 +16,31 @@ import { badGateway, gate, providerHop, type HopRequest } from '../../testing/pr
  */
 let cardB: CardBSimulator;
 let cardA: CardASimulator;
+let platformA: PlatformASimulator;
 let api: TestApi;
 let m: DemoSeedResult;
 let kiosk: string;
-const CREDS = { CARD_B_CLIENT_ID: 'races', CARD_B_CLIENT_SECRET: 'races-secret', CARD_A_SECRET_KEY: 'sk_test_races' };
+const CREDS = { CARD_B_CLIENT_ID: 'races', CARD_B_CLIENT_SECRET: 'races-secret', CARD_A_SECRET_KEY: 'sk_test_races', PLATFORM_A_ACCESS_TOKEN: 'pa-races-token' };
 const pass = (r: HopRequest) => r.forward();
 let interceptB: (r: HopRequest) => Promise<Response> = pass;
+let interceptP: (r: HopRequest) => Promise<Response> = pass;
 let hops: { stop(): void }[] = [];
 
 beforeAll(async () => {
   cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
   cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
+  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
   const hb = providerHop(cardB.url, (r) => interceptB(r));
-  hops = [hb];
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hb.url, CARD_A_BASE_URL: cardA.url } });
+  const hp = providerHop(platformA.url, (r) => interceptP(r));
+  hops = [hb, hp];
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hb.url, CARD_A_BASE_URL: cardA.url, PLATFORM_A_BASE_URL: hp.url } });
   m = await api.seed('kiosk-races');
   kiosk = await api.deviceToken(m, 'kiosk');
 });
 afterAll(async () => {
   await api.close();
   for (const h of hops) h.stop();
-  await Promise.all([cardB.stop(), cardA.stop()]);
+  await Promise.all([cardB.stop(), cardA.stop(), platformA.stop()]);
 });
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
@@ -399,6 +403,41 @@ describe('a start time ahead of the clock reading it', () => {
       expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
     } finally {
       interceptB = pass;
+    }
+  });
+});
+
+describe('platform-a: a cancel the terminal has not honoured yet', () => {
+  test('a checkout left CANCEL_REQUESTED refuses the cancel; the buyer completes it; the next cancel captures it', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
+    try {
+      const t = (await create(basket())).body.data;
+      const checkout = t.payment_snapshot.checkout_id as string;
+      // platform-a takes the cancel as a request: the buyer is still on the payment screen.
+      interceptP = async (r) => (r.method === 'POST' && r.path === `/v2/terminals/checkouts/${checkout}/cancel` ? Response.json({ checkout: { id: checkout, status: 'CANCEL_REQUESTED' } }) : r.forward());
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'cancel_refused' } });
+      expect((await row(t.id)).status).toBe('Awaiting Payment');
+      await platformA.complete(checkout);
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
+      expect((await row(t.id)).status).toBe('Complete');
+    } finally {
+      interceptP = pass;
+      await setSettings({});
+    }
+  });
+
+  test('an order already Cancelled whose checkout was completed after all: the next cancel captures it', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
+    try {
+      const t = (await create(basket())).body.data;
+      const checkout = t.payment_snapshot.checkout_id as string;
+      // The state an earlier version left: Cancelled while the checkout was still running.
+      await tdb().updateTable('transactions').set({ status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] }).where('id', '=', t.id).execute();
+      await platformA.complete(checkout);
+      expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
+      expect((await row(t.id)).status).toBe('Complete');
+    } finally {
+      await setSettings({});
     }
   });
 });
