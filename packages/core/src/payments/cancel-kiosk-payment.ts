@@ -1,5 +1,5 @@
 import { AppError, errors } from '@pos/kernel';
-import { keysToAbort, PAYMENT_REFUSALS, paymentTransition } from '@pos/domain';
+import { keysToAbort, PAYMENT_REFUSALS, paymentTransition, type PaymentProvider, type ProviderOutcome } from '@pos/domain';
 import { capturePayment } from './capture-payment.ts';
 import { ProviderError } from '@pos/providers/payments';
 import type { KioskDevice } from './kiosk-device.ts';
@@ -58,12 +58,7 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
     // `ended`: the provider already reports the payment cancelled there.
     let ended = false;
     if (t.status !== 'Pending') {
-      const report = await pollProvider(deps.providers, provider, snap, deps.now());
-      ended = report.outcome === 'aborted';
-      if (report.outcome === 'succeeded' || report.outcome === 'authorised') {
-        await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
-        throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
-      }
+      ended = (await captureIfPaid(deps, t, provider)) === 'aborted';
     }
     switch (provider) {
       case 'platform-a':
@@ -172,13 +167,8 @@ async function abortCardBSessions(deps: KioskPaymentDeps, device: KioskDevice, t
  */
 async function askAfterAbort(deps: KioskPaymentDeps, t: TransactionRow, keys: readonly string[]): Promise<void> {
   for (const k of keys) {
-    const session = { provider: 'card-b', idempotency_key: k, sessionId: k };
-    const after = await pollProvider(deps.providers, 'card-b', session, deps.now());
-    if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
-      await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll', session });
-      throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
-    }
-    if (after.outcome === 'processing' && k === t.payment_snapshot.sessionId) throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+    const outcome = await captureIfPaid(deps, t, 'card-b', { provider: 'card-b', idempotency_key: k, sessionId: k });
+    if (outcome === 'processing' && k === t.payment_snapshot.sessionId) throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
   }
 }
 
@@ -187,12 +177,18 @@ const LATE_SALE_KEYS = 5;
 
 /** A platform-a checkout asked again after its cancel: completed is captured (409), not yet cancelled refuses (409). */
 async function askAfterCancel(deps: KioskPaymentDeps, t: TransactionRow): Promise<void> {
-  const after = await pollProvider(deps.providers, 'platform-a', t.payment_snapshot, deps.now());
-  if (after.outcome === 'succeeded' || after.outcome === 'authorised') {
-    await capturePayment({ tdb: deps.tdb, tenantDatabase: deps.tenantDatabase, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, t.id, { kind: 'poll' });
-    throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
-  }
-  if (after.outcome === 'processing') throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+  if ((await captureIfPaid(deps, t, 'platform-a')) === 'processing') throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+}
+
+/**
+ * Asks the provider about `session` (the order's own unless given): a payment the customer made is
+ * captured (with that session) and the cancel is 409 `payment_complete`; any other outcome is answered.
+ */
+async function captureIfPaid(deps: KioskPaymentDeps, t: TransactionRow, provider: PaymentProvider, session?: Record<string, unknown>): Promise<ProviderOutcome> {
+  const report = await pollProvider(deps.providers, provider, session ?? t.payment_snapshot, deps.now());
+  if (report.outcome !== 'succeeded' && report.outcome !== 'authorised') return report.outcome;
+  await capturePayment(deps, t.id, session ? { kind: 'poll', session } : { kind: 'poll' });
+  throw errors.conflict(PAYMENT_REFUSALS.payment_complete.message, { reason: 'payment_complete' });
 }
 
 /**

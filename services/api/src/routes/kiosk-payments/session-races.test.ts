@@ -60,6 +60,25 @@ const startedAgo = (id: string, ms: number) =>
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
 
 /**
+ * card-b's answer to the first poll of `key` is held at a gate (a slow poll); with `busy`, every sale
+ * meanwhile is answered 409 (the terminal is busy).
+ */
+function holdFirstPollOf(key: string, opts: { busy?: boolean } = {}) {
+  const held = gate();
+  let holdOnce = true;
+  interceptB = async (r) => {
+    if (opts.busy && r.method === 'POST' && r.path === '/ecr/v1/transactions:sale') return Response.json({ message: 'Terminal busy' }, { status: 409 });
+    const res = await r.forward();
+    if (holdOnce && r.method === 'GET' && r.path === `/ecr/v1/sessions/${key}`) {
+      holdOnce = false;
+      await held.wait();
+    }
+    return res;
+  };
+  return held;
+}
+
+/**
  * A start whose sale is answered 502 at once (the start gives up on its answer: in life after 15 s) and
  * reaches card-b only when `late` is released: a request that arrives late.
  */
@@ -115,16 +134,7 @@ describe('an outcome about a session a retry has replaced', () => {
     await cardB.decline(t.idempotency_key);
     expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).status).toBe('Unpaid');
     // A second poll of the old session (the details route's capture job) is slow to come back.
-    const held = gate();
-    let holdOnce = true;
-    interceptB = async (r) => {
-      const res = await r.forward();
-      if (holdOnce && r.method === 'GET' && r.path === `/ecr/v1/sessions/${t.idempotency_key}`) {
-        holdOnce = false;
-        await held.wait();
-      }
-      return res;
-    };
+    const held = holdFirstPollOf(t.idempotency_key);
     try {
       const capturing = capturePayment(captureDeps(), t.id, { kind: 'poll' });
       await held.reached;
@@ -246,17 +256,7 @@ describe('a decline of the session the order still runs', () => {
   test('applied after a retry whose start the terminal refused (busy) was undone', async () => {
     const t = (await create(basket())).body.data;
     await cardB.decline(t.idempotency_key);
-    const held = gate();
-    let holdOnce = true;
-    interceptB = async (r) => {
-      if (r.method === 'POST' && r.path === '/ecr/v1/transactions:sale') return Response.json({ message: 'Terminal busy' }, { status: 409 });
-      const res = await r.forward();
-      if (holdOnce && r.method === 'GET' && r.path === `/ecr/v1/sessions/${t.idempotency_key}`) {
-        holdOnce = false;
-        await held.wait();
-      }
-      return res;
-    };
+    const held = holdFirstPollOf(t.idempotency_key, { busy: true });
     try {
       const capturing = capturePayment(captureDeps(), t.id, { kind: 'poll' });
       await held.reached;
