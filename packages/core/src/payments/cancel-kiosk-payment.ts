@@ -64,10 +64,11 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
       case 'platform-a':
         if (typeof snap.checkout_id === 'string') {
           if (!deps.providers.platformA) notConfigured('platform-a');
-          await deps.providers.platformA.cancelTerminalCheckout(snap.checkout_id);
+          const platformA = deps.providers.platformA;
+          const checkoutId = snap.checkout_id;
           // A cancel is a request (`CANCEL_REQUESTED`) the terminal may not honour before the buyer
           // finishes: asked again, a completed checkout is captured, one not yet cancelled refuses.
-          await askAfterCancel(deps, t);
+          if ((await cancelOrAskAgain(deps, t, 'platform-a', () => platformA.cancelTerminalCheckout(checkoutId))) !== 'ended') await askAfterCancel(deps, t);
         }
         aborted.push(t.idempotency_key);
         break;
@@ -106,7 +107,9 @@ async function cancelLocked(deps: KioskPaymentDeps, device: KioskDevice, transac
           }
           // An intent already cancelled (a first cancel that reached card-a, not our database) is not
           // cancelled again: card-a refuses that (400), which would keep the order from being cancelled.
-          if (!ended) await deps.providers.cardA.cancelPaymentIntent(snap.id);
+          const cardA = deps.providers.cardA;
+          const intentId = snap.id;
+          if (!ended) await cancelOrAskAgain(deps, t, 'card-a', () => cardA.cancelPaymentIntent(intentId));
         }
         aborted.push(t.idempotency_key);
         break;
@@ -146,14 +149,21 @@ async function abortCardBSessions(deps: KioskPaymentDeps, device: KioskDevice, t
   const aborted: string[] = [];
   const found: string[] = [];
   let unknownCurrent = false;
+  const cardB = deps.providers.cardB!;
   for (const k of keys) {
-    try {
-      await deps.providers.cardB!.abortSession(k, device.id);
-      found.push(k);
-    } catch (e) {
-      if (!(e instanceof ProviderError && e.status === 404)) throw e;
-      if (k === t.payment_snapshot.sessionId) unknownCurrent = true;
-    }
+    const abort = () =>
+      cardB.abortSession(k, device.id).then(
+        () => 'aborted' as const,
+        (e: unknown) => {
+          if (e instanceof ProviderError && e.status === 404) return 'unknown' as const;
+          throw e;
+        },
+      );
+    // An abort card-b refuses otherwise (a 4xx) is asked about again: paid is captured (409), still
+    // processing refuses the cancel (409); a session that ended there has nothing left to abort.
+    const r = await cancelOrAskAgain(deps, t, 'card-b', abort, { provider: 'card-b', idempotency_key: k, sessionId: k });
+    if (r === 'aborted') found.push(k);
+    if (r === 'unknown' && k === t.payment_snapshot.sessionId) unknownCurrent = true;
     aborted.push(k);
   }
   return { aborted, found, unknownCurrent };
@@ -181,6 +191,42 @@ async function askAfterCancel(deps: KioskPaymentDeps, t: TransactionRow): Promis
 }
 
 /**
+ * Runs a cancel or abort at the provider. Refused outright (a definite 4xx: platform-a's "Checkout is
+ * already completed", card-a's cancel of an intent no longer cancellable), the session changed under
+ * the cancel (the customer paid, or it ended) and is asked about again (`askAfterRefusal`). Answers
+ * the request's result when the provider took it, `'ended'` when it refused and the session has ended
+ * there (nothing left to cancel).
+ */
+async function cancelOrAskAgain<T>(deps: KioskPaymentDeps, t: TransactionRow, provider: PaymentProvider, request: () => Promise<T>, session?: Record<string, unknown>): Promise<T | 'ended'> {
+  try {
+    return await request();
+  } catch (e) {
+    if (!isDefiniteRefusal(e)) throw e;
+    await askAfterRefusal(deps, t, provider, e, session);
+    return 'ended';
+  }
+}
+
+/**
+ * A cancel the provider refused: the order completed meanwhile (its webhook, a poll) is 409
+ * `payment_complete`; else the session is asked about again: paid is captured (409 `payment_complete`,
+ * money taken wins), still running refuses the cancel (409 `cancel_refused`, the kiosk cancels again),
+ * ended (cancelled, failed) returns and the cancel goes on. A provider that cannot answer the question
+ * leaves the refusal as it was (`refusal` rethrown).
+ */
+async function askAfterRefusal(deps: KioskPaymentDeps, t: TransactionRow, provider: PaymentProvider, refusal: unknown, session?: Record<string, unknown>): Promise<void> {
+  deps.log.warn('the provider refused the cancel; asking about the session again', { transaction_id: t.id, err: refusal });
+  const cur = await loadTransaction(deps.tdb, t.id);
+  const d = paymentTransition(cur.status, { kind: 'cancel' });
+  if (d.kind === 'refused') throw errors.conflict(d.message, { reason: d.reason });
+  const outcome = await captureIfPaid(deps, t, provider, session).catch((e: unknown) => {
+    if (e instanceof AppError && e.reason === 'provider_error') throw refusal;
+    throw e;
+  });
+  if (outcome === 'processing') throw errors.conflict(CANCEL_REFUSED, { reason: 'cancel_refused' });
+}
+
+/**
  * Asks the provider about `session` (the order's own unless given): a payment the customer made is
  * captured (with that session) and the cancel is 409 `payment_complete`; any other outcome is answered.
  */
@@ -202,9 +248,15 @@ async function endLateSession(deps: KioskPaymentDeps, device: KioskDevice, t: Tr
   const provider = runningProvider(t);
   try {
     if (provider === 'platform-a' && deps.providers.platformA && typeof t.payment_snapshot.checkout_id === 'string') {
-      const report = await pollProvider(deps.providers, 'platform-a', t.payment_snapshot, deps.now());
-      if (report.outcome === 'processing') await deps.providers.platformA.cancelTerminalCheckout(t.payment_snapshot.checkout_id);
-      await askAfterCancel(deps, t).catch((e: unknown) => {
+      const platformA = deps.providers.platformA;
+      const checkoutId = t.payment_snapshot.checkout_id;
+      const endCheckout = async () => {
+        const report = await pollProvider(deps.providers, 'platform-a', t.payment_snapshot, deps.now());
+        // A cancel refused (the buyer completed the checkout while it travelled) asks again: paid is captured.
+        if (report.outcome === 'processing' && (await cancelOrAskAgain(deps, t, 'platform-a', () => platformA.cancelTerminalCheckout(checkoutId))) === 'ended') return;
+        await askAfterCancel(deps, t);
+      };
+      await endCheckout().catch((e: unknown) => {
         // Still being cancelled: it was asked to, again; the order is Cancelled already.
         if (!(e instanceof AppError && e.reason === 'cancel_refused')) throw e;
       });
