@@ -10,7 +10,7 @@ import { PAYMENT_STARTING, withPaymentStartLock } from './payment-start-lock.ts'
 import { mintKioskKey } from './kiosk-keys.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import type { PaymentProviders } from './payment-providers.ts';
-import { isDefiniteRefusal, notConfigured, pollProvider, providerFailure } from './provider-outcome.ts';
+import { isDefiniteRefusal, notConfigured, pollProvider, providerFailure, type ProviderReport } from './provider-outcome.ts';
 import { loadTransaction, stampedPaymentProvider, type TransactionRow } from './transaction-records.ts';
 import { runningProvider } from './running-provider.ts';
 
@@ -95,18 +95,26 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
   switch (provider) {
     case 'card-b': {
       const terminalId = device.card_b_terminal_id;
-      if (!terminalId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-b'], { reason: 'terminal_not_configured' });
-      if (!deps.providers.cardB) notConfigured('card-b');
-      // Reuse a session still running at the terminal; a finished one needs a fresh key.
+      // The sessions the retry replaces are asked about first: one already paid is captured whatever the
+      // kiosk's terminal setting is now (it may have been removed since the customer paid).
+      let report: ProviderReport | null = null;
+      let earlier: EarlierSession | null = null;
       if (sameProvider && typeof previous.sessionId === 'string') {
-        const report = await pollProvider(deps.providers, 'card-b', previous, deps.now());
-        if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
+        report = await pollProvider(deps.providers, 'card-b', previous, deps.now());
         // Already paid (the customer paid before the retry): capture it, never charge again.
-        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
+        if (isPaid(report)) return captureInstead(capture, t.id);
         // An earlier key's sale that reached the terminal late may be paid, or still running there: never
         // a new sale beside it (the customer would pay twice).
-        const earlier = await earlierCardBSession(deps, t, previous, terminalId);
-        if (earlier?.outcome === 'paid') return captureInstead(capture, t.id, earlier.session);
+        if (report.outcome !== 'processing') {
+          earlier = await earlierCardBSession(deps, t, previous, terminalId);
+          if (earlier?.outcome === 'paid') return captureInstead(capture, t.id, earlier.session);
+        }
+      }
+      if (!terminalId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-b'], { reason: 'terminal_not_configured' });
+      if (!deps.providers.cardB) notConfigured('card-b');
+      if (report) {
+        // Reuse a session still running at the terminal; a finished one needs a fresh key.
+        if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
         if (earlier?.outcome === 'processing') return saveStart(deps, t, earlier.session);
         t = await rotateKey(deps, t, device.id);
       }
@@ -148,13 +156,13 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
     }
     case 'card-a': {
       const readerId = device.card_a_reader_id;
+      // Asked before the reader setting: an intent already paid is captured, never charged again.
+      const report = sameProvider && typeof previous.id === 'string' ? await pollProvider(deps.providers, 'card-a', previous, deps.now()) : null;
+      if (report && isPaid(report)) return captureInstead(capture, t.id);
       if (!readerId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-a'], { reason: 'terminal_not_configured' });
       if (!deps.providers.cardA) notConfigured('card-a');
-      if (sameProvider && typeof previous.id === 'string') {
-        const report = await pollProvider(deps.providers, 'card-a', previous, deps.now());
+      if (report) {
         if (report.outcome === 'processing') return resumeOnReader(deps, t, readerId, previous);
-        // Already paid (the customer paid before the retry): capture it, never charge again.
-        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
       let pi: { id: string };
@@ -189,13 +197,13 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
     }
     case 'platform-a': {
       const deviceId = device.platform_a_device_id;
+      // Asked before the terminal setting: a checkout already completed is captured, never charged again.
+      const report = sameProvider && typeof previous.checkout_id === 'string' ? await pollProvider(deps.providers, 'platform-a', previous, deps.now()) : null;
+      if (report && isPaid(report)) return captureInstead(capture, t.id);
       if (!deviceId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['platform-a'], { reason: 'terminal_not_configured' });
       if (!deps.providers.platformA) notConfigured('platform-a');
-      if (sameProvider && typeof previous.checkout_id === 'string') {
-        const report = await pollProvider(deps.providers, 'platform-a', previous, deps.now());
+      if (report) {
         if (report.outcome === 'processing') return saveStart(deps, t, { ...previous });
-        // Already paid (the customer paid before the retry): capture it, never charge again.
-        if (report.outcome === 'succeeded' || report.outcome === 'authorised') return captureInstead(capture, t.id);
         t = await rotateKey(deps, t, device.id);
       }
       // Its checkout id is only known from the answer: a start whose answer is lost is found again by
@@ -235,6 +243,9 @@ async function resumeOnReader(deps: KioskPaymentDeps, t: TransactionRow, readerI
   return saveStart(deps, t, { ...previous, reader_id: readerId });
 }
 
+/** The customer paid that session (taken or authorised). */
+const isPaid = (report: ProviderReport) => report.outcome === 'succeeded' || report.outcome === 'authorised';
+
 async function captureInstead(capture: Parameters<typeof capturePayment>[0], id: string, session?: Record<string, unknown>): Promise<TransactionRow> {
   await capturePayment(capture, id, session ? { kind: 'poll', session } : { kind: 'poll' });
   return loadTransaction(capture.tdb, id);
@@ -243,16 +254,21 @@ async function captureInstead(capture: Parameters<typeof capturePayment>[0], id:
 /** How many of an order's latest earlier card-b keys a retry asks about before starting a new sale. */
 const EARLIER_KEYS = 5;
 
+interface EarlierSession {
+  readonly outcome: 'paid' | 'processing';
+  readonly session: Record<string, unknown>;
+}
+
 /**
  * The first of the order's earlier card-b sessions (newest first, not invalidated, other than the one
  * the snapshot names) that card-b reports paid or still processing, with the snapshot naming it.
  */
-async function earlierCardBSession(deps: KioskPaymentDeps, t: TransactionRow, previous: Record<string, unknown>, terminalId: string): Promise<{ outcome: 'paid' | 'processing'; session: Record<string, unknown> } | null> {
+async function earlierCardBSession(deps: KioskPaymentDeps, t: TransactionRow, previous: Record<string, unknown>, terminalId: string | null): Promise<EarlierSession | null> {
   const keys = keysToAbort({ all: t.all_idempotency_keys, invalid: t.invalid_idempotency_keys }).filter((k) => k !== previous.sessionId).slice(-EARLIER_KEYS).reverse();
   for (const k of keys) {
-    const session = { provider: 'card-b', idempotency_key: k, sessionId: k, terminalId };
+    const session = { provider: 'card-b', idempotency_key: k, sessionId: k, ...(terminalId ? { terminalId } : {}) };
     const report = await pollProvider(deps.providers, 'card-b', session, deps.now());
-    if (report.outcome === 'succeeded' || report.outcome === 'authorised') return { outcome: 'paid', session };
+    if (isPaid(report)) return { outcome: 'paid', session };
     if (report.outcome === 'processing') return { outcome: 'processing', session };
   }
   return null;
