@@ -45,6 +45,17 @@ const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_datab
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
 const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
 const KEY = (deviceId: string) => new RegExp(`^idemp_${deviceId}_[0-9]{13}$`);
+/** Runs `fn` with the kiosk's terminal id of one provider removed (the setting put back after). */
+async function withoutTerminal(column: 'card_b_terminal_id' | 'card_a_reader_id' | 'platform_a_device_id', fn: () => Promise<void>) {
+  const device = () => tdb().updateTable('devices').where('id', '=', m.kiosk.device_id);
+  const before = (await tdb().selectFrom('devices').select(column).where('id', '=', m.kiosk.device_id).executeTakeFirstOrThrow())[column];
+  await device().set({ [column]: null }).execute();
+  try {
+    await fn();
+  } finally {
+    await device().set({ [column]: before }).execute();
+  }
+}
 const countTransactions = async () => Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
 const countOrphanLines = async () =>
   Number((await tdb().selectFrom('transaction_lines').select((eb) => eb.fn.countAll<string>().as('n')).where((eb) => eb.not(eb.exists(eb.selectFrom('transactions').select('id').whereRef('transactions.id', '=', 'transaction_lines.transaction_id')))).executeTakeFirstOrThrow()).n);
@@ -263,6 +274,27 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
     expect(cardB.saleRequests).toBe(sales);
   });
 
+  test('a retry after the customer already paid captures the payment even when the kiosk\'s terminal id was removed since: 200 Complete, not 422 terminal_not_configured', async () => {
+    const t = (await create(basket())).body.data;
+    await cardB.complete(t.idempotency_key);
+    await withoutTerminal('card_b_terminal_id', async () => {
+      const retry = await create({ transaction_id: t.id });
+      expect(retry.status).toBe(200);
+      expect(retry.body.data).toMatchObject({ id: t.id, status: 'Complete', idempotency_key: t.idempotency_key });
+    });
+    expect((await loadTransaction(tdb(), t.id)).status).toBe('Complete');
+  });
+
+  test('a retry of a sale still running after the kiosk\'s terminal id was removed: 422 terminal_not_configured, the order left waiting', async () => {
+    const t = (await create(basket())).body.data;
+    await withoutTerminal('card_b_terminal_id', async () => {
+      const retry = await create({ transaction_id: t.id });
+      expect({ status: retry.status, body: retry.body }).toEqual({ status: 422, body: { message: 'A card-b terminal must be configured for this device.', reason: 'terminal_not_configured' } });
+    });
+    expect(await loadTransaction(tdb(), t.id)).toMatchObject({ status: 'Awaiting Payment', idempotency_key: t.idempotency_key });
+    expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+  });
+
   test('cancel-action after the customer paid: 409 payment_complete, and the payment is captured', async () => {
     const t = (await create(basket())).body.data;
     await cardB.complete(t.idempotency_key);
@@ -353,6 +385,38 @@ describe('card-a and platform-a', () => {
       expect((await fetch(`${cardA.url}/v1/payment_intents/${t.payment_snapshot.id}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
       const r = await cancel(t.idempotency_key);
       expect([r.status, r.body.data?.status]).toEqual([200, 'Cancelled']);
+    } finally {
+      await setSettings({});
+    }
+  });
+
+  test('card-a: a retry after the customer paid the intent captures it even when the kiosk\'s reader id was removed since: 200 Complete', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    try {
+      const t = (await create(basket())).body.data;
+      await cardA.complete(t.payment_snapshot.reader_id);
+      await withoutTerminal('card_a_reader_id', async () => {
+        const retry = await create({ transaction_id: t.id });
+        expect(retry.status).toBe(200);
+        expect(retry.body.data).toMatchObject({ id: t.id, status: 'Complete', payment_snapshot: { id: t.payment_snapshot.id } });
+      });
+    } finally {
+      await setSettings({});
+    }
+  });
+
+  test('platform-a: a retry after the buyer completed the checkout captures it even when the kiosk\'s terminal device id was removed since: 200 Complete', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-KIOSK' } });
+    try {
+      const t = (await create(basket())).body.data;
+      await platformA.complete(t.payment_snapshot.checkout_id);
+      const created = platformA.created;
+      await withoutTerminal('platform_a_device_id', async () => {
+        const retry = await create({ transaction_id: t.id });
+        expect(retry.status).toBe(200);
+        expect(retry.body.data).toMatchObject({ id: t.id, status: 'Complete', payment_snapshot: { checkout_id: t.payment_snapshot.checkout_id } });
+      });
+      expect(platformA.created).toBe(created);
     } finally {
       await setSettings({});
     }

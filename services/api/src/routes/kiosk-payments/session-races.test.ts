@@ -23,6 +23,7 @@ let kiosk: string;
 const CREDS = { CARD_B_CLIENT_ID: 'races', CARD_B_CLIENT_SECRET: 'races-secret', CARD_A_SECRET_KEY: 'sk_test_races', PLATFORM_A_ACCESS_TOKEN: 'pa-races-token' };
 const pass = (r: HopRequest) => r.forward();
 let interceptB: (r: HopRequest) => Promise<Response> = pass;
+let interceptA: (r: HopRequest) => Promise<Response> = pass;
 let interceptP: (r: HopRequest) => Promise<Response> = pass;
 let hops: { stop(): void }[] = [];
 
@@ -31,9 +32,10 @@ beforeAll(async () => {
   cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
   platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
   const hb = providerHop(cardB.url, (r) => interceptB(r));
+  const ha = providerHop(cardA.url, (r) => interceptA(r));
   const hp = providerHop(platformA.url, (r) => interceptP(r));
-  hops = [hb, hp];
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hb.url, CARD_A_BASE_URL: cardA.url, PLATFORM_A_BASE_URL: hp.url } });
+  hops = [hb, ha, hp];
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: hb.url, CARD_A_BASE_URL: ha.url, PLATFORM_A_BASE_URL: hp.url } });
   m = await api.seed('kiosk-races');
   kiosk = await api.deviceToken(m, 'kiosk');
 });
@@ -58,6 +60,31 @@ const startedAgo = (id: string, ms: number) =>
     .where('id', '=', id)
     .execute();
 const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+/** A route's answer, status and body, for exact comparison. */
+const answer = async (res: Promise<{ status: number; body: any }>) => {
+  const r = await res;
+  return { status: r.status, body: r.body };
+};
+const PAYMENT_COMPLETE = { status: 409, body: { message: 'This payment is already complete.', reason: 'payment_complete' } };
+const CANCEL_REFUSED = { status: 409, body: { message: 'The terminal payment could not be cancelled; it may have completed.', reason: 'cancel_refused' } };
+/** What a hop answers in place of the provider when it refuses a request outright (a 400). */
+const refusal = () => Response.json({ errors: [{ category: 'INVALID_REQUEST_ERROR', code: 'BAD_REQUEST', detail: 'Refused' }] }, { status: 400 });
+
+/** The hop holds the first `method path` request at a gate, then forwards it: a request still on its way to the provider. */
+function holdRequest(method: string, path: string) {
+  const held = gate();
+  const intercept = async (r: HopRequest) => {
+    if (r.method === method && r.path === path) await held.wait();
+    return r.forward();
+  };
+  return { held, intercept };
+}
+
+/** card-a's webhook event `type` about `intent` of transaction `transactionId`, handled as its route would. */
+const cardAWebhook = (type: string, intent: string, transactionId: string) => {
+  const event = { id: `evt_${crypto.randomUUID()}`, object: 'event', created: Math.floor(Date.now() / 1000), type, data: { object: { id: intent, object: 'payment_intent', status: type.replace('payment_intent.', ''), metadata: { location_id: m.locations[0]!.id, transaction_id: transactionId } } }, livemode: false };
+  return handleCardAWebhook({ db: api.deps.db, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date(), commissionBps: 100 }, JSON.stringify(event), 'BE');
+};
 
 /**
  * card-b's answer to the first poll of `key` is held at a gate (a slow poll); with `busy`, every sale
@@ -101,11 +128,8 @@ describe('card-b cancel', () => {
   test('the customer pays between the cancel\'s poll and its abort: 409 payment_complete and the order captured, never Cancelled', async () => {
     const t = (await create(basket())).body.data;
     expect(t.status).toBe('Awaiting Payment');
-    const abort = gate();
-    interceptB = async (r) => {
-      if (r.method === 'DELETE') await abort.wait();
-      return r.forward();
-    };
+    const { held: abort, intercept } = holdRequest('DELETE', `/ecr/v1/sessions/${t.idempotency_key}`);
+    interceptB = intercept;
     try {
       const cancelling = cancel(t.idempotency_key);
       await abort.reached;
@@ -114,6 +138,40 @@ describe('card-b cancel', () => {
       abort.release();
       expect(await cancelling).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
       expect(cardB.session(t.idempotency_key)!.state).toBe('succeeded');
+      expect(await row(t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+    } finally {
+      abort.release();
+      interceptB = pass;
+    }
+  });
+
+  test('an abort card-b refuses (400) while the sale still runs: 409 cancel_refused, nothing written; the next cancel aborts it', async () => {
+    const t = (await create(basket())).body.data;
+    interceptB = async (r) => (r.method === 'DELETE' ? refusal() : r.forward());
+    try {
+      expect(await answer(cancel(t.idempotency_key))).toEqual(CANCEL_REFUSED);
+      expect(await row(t.id)).toMatchObject({ status: 'Awaiting Payment', invalid_idempotency_keys: [] });
+    } finally {
+      interceptB = pass;
+    }
+    expect((await cancel(t.idempotency_key)).body.data).toMatchObject({ status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] });
+    expect(cardB.session(t.idempotency_key)!.state).toBe('aborted');
+  });
+
+  test('an abort card-b refuses (400) after the customer paid while it travelled: captured, 409 payment_complete', async () => {
+    const t = (await create(basket())).body.data;
+    const abort = gate();
+    interceptB = async (r) => {
+      if (r.method !== 'DELETE') return r.forward();
+      await abort.wait();
+      return refusal();
+    };
+    try {
+      const cancelling = answer(cancel(t.idempotency_key));
+      await abort.reached;
+      await cardB.complete(t.idempotency_key);
+      abort.release();
+      expect(await cancelling).toEqual(PAYMENT_COMPLETE);
       expect(await row(t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
     } finally {
       abort.release();
@@ -168,8 +226,7 @@ describe('an outcome about a session a retry has replaced', () => {
       // card-a's event for i1 is being handled; its capture waits for the capture lock of the old key.
       const lockName = `payment_capture_${t.idempotency_key}`;
       await api.deps.redis.set(lockName, 'someone', 'PX', 20_000);
-      const event = { id: `evt_${crypto.randomUUID()}`, object: 'event', created: Math.floor(Date.now() / 1000), type: 'payment_intent.canceled', data: { object: { id: i1, object: 'payment_intent', status: 'canceled', metadata: { location_id: m.locations[0]!.id, transaction_id: t.id } } }, livemode: false };
-      const hooking = handleCardAWebhook({ db: api.deps.db, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date(), commissionBps: 100 }, JSON.stringify(event), 'BE');
+      const hooking = cardAWebhook('payment_intent.canceled', i1, t.id);
       await Bun.sleep(300);
       const retry = await create({ transaction_id: t.id });
       const i2 = retry.body.data.payment_snapshot.id as string;
@@ -407,7 +464,7 @@ describe('a start time ahead of the clock reading it', () => {
   });
 });
 
-describe('platform-a: a cancel the terminal has not honoured yet', () => {
+describe('platform-a: a cancel the terminal has not honoured yet, or has refused', () => {
   test('a checkout left CANCEL_REQUESTED refuses the cancel; the buyer completes it; the next cancel captures it', async () => {
     await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
     try {
@@ -426,6 +483,70 @@ describe('platform-a: a cancel the terminal has not honoured yet', () => {
     }
   });
 
+  test('the buyer completes the checkout while the cancel travels (platform-a refuses it, 400 "already completed"): captured, 409 payment_complete', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
+    const t = (await create(basket())).body.data;
+    const checkout = t.payment_snapshot.checkout_id as string;
+    const { held, intercept } = holdRequest('POST', `/v2/terminals/checkouts/${checkout}/cancel`);
+    interceptP = intercept;
+    try {
+      const cancelling = answer(cancel(t.idempotency_key));
+      await held.reached;
+      await platformA.complete(checkout);
+      held.release();
+      expect(await cancelling).toEqual(PAYMENT_COMPLETE);
+      expect(platformA.checkout(checkout)!.status).toBe('COMPLETED');
+      expect(await row(t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+    } finally {
+      held.release();
+      interceptP = pass;
+      await setSettings({});
+    }
+  });
+
+  test('a cancel platform-a refuses (400) of a checkout that ended there meanwhile: the order is Cancelled', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
+    const t = (await create(basket())).body.data;
+    const checkout = t.payment_snapshot.checkout_id as string;
+    // The checkout is cancelled at platform-a, and the answer the cancel gets is a refusal.
+    interceptP = async (r) => {
+      if (r.method !== 'POST' || r.path !== `/v2/terminals/checkouts/${checkout}/cancel`) return r.forward();
+      await r.forward();
+      return refusal();
+    };
+    try {
+      const r = await cancel(t.idempotency_key);
+      expect({ status: r.status, data: r.body.data }).toMatchObject({ status: 200, data: { status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] } });
+      expect(platformA.checkout(checkout)!.status).toBe('CANCELED');
+    } finally {
+      interceptP = pass;
+      await setSettings({});
+    }
+  });
+
+  test('a cancel platform-a refuses (400) whose checkout cannot be asked about again (502): 409 cancel_refused as before, nothing written', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
+    const t = (await create(basket())).body.data;
+    const checkout = t.payment_snapshot.checkout_id as string;
+    let refused = false;
+    interceptP = async (r) => {
+      if (r.method === 'POST' && r.path === `/v2/terminals/checkouts/${checkout}/cancel`) {
+        refused = true;
+        return refusal();
+      }
+      return refused ? badGateway() : r.forward();
+    };
+    try {
+      expect(await answer(cancel(t.idempotency_key))).toEqual(CANCEL_REFUSED);
+      expect(await row(t.id)).toMatchObject({ status: 'Awaiting Payment', invalid_idempotency_keys: [] });
+      interceptP = pass;
+      expect((await cancel(t.idempotency_key)).body.data.status).toBe('Cancelled');
+    } finally {
+      interceptP = pass;
+      await setSettings({});
+    }
+  });
+
   test('an order already Cancelled whose checkout was completed after all: the next cancel captures it', async () => {
     await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
     try {
@@ -437,6 +558,98 @@ describe('platform-a: a cancel the terminal has not honoured yet', () => {
       expect(await cancel(t.idempotency_key)).toMatchObject({ status: 409, body: { reason: 'payment_complete' } });
       expect((await row(t.id)).status).toBe('Complete');
     } finally {
+      await setSettings({});
+    }
+  });
+
+  test('an order already Cancelled whose checkout is completed while the re-cancel travels (platform-a refuses it, 400): captured, 409 payment_complete, not 200 Cancelled', async () => {
+    await setSettings({ platform_a: { active: true, location_id: 'PA-RACES' } });
+    const t = (await create(basket())).body.data;
+    const checkout = t.payment_snapshot.checkout_id as string;
+    // The state an earlier version left: Cancelled while the checkout was still running.
+    await tdb().updateTable('transactions').set({ status: 'Cancelled', invalid_idempotency_keys: [t.idempotency_key] }).where('id', '=', t.id).execute();
+    const { held, intercept } = holdRequest('POST', `/v2/terminals/checkouts/${checkout}/cancel`);
+    interceptP = intercept;
+    try {
+      const cancelling = answer(cancel(t.idempotency_key));
+      await held.reached;
+      await platformA.complete(checkout);
+      held.release();
+      expect(await cancelling).toEqual(PAYMENT_COMPLETE);
+      expect(platformA.checkout(checkout)!.status).toBe('COMPLETED');
+      expect((await row(t.id)).status).toBe('Complete');
+    } finally {
+      held.release();
+      interceptP = pass;
+      await setSettings({});
+    }
+  });
+});
+
+
+describe('card-a: the customer pays while the cancel is on its way', () => {
+  /** A card-a order on the reader whose cancel is held at its question to the reader (after its first poll). */
+  async function cancelHeldAtReader() {
+    const t = (await create(basket())).body.data;
+    expect(t.status).toBe('Awaiting Payment');
+    const { held, intercept } = holdRequest('GET', `/v1/terminal/readers/${t.payment_snapshot.reader_id}`);
+    interceptA = intercept;
+    const cancelling = answer(cancel(t.idempotency_key));
+    await held.reached;
+    return { t, held, cancelling, readerId: t.payment_snapshot.reader_id as string, intent: t.payment_snapshot.id as string };
+  }
+
+  test('paid between the cancel\'s first poll and its intent cancel (card-a refuses it, 400): captured, 409 payment_complete', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    let held: { release(): void } | undefined;
+    try {
+      const c = await cancelHeldAtReader();
+      held = c.held;
+      await cardA.complete(c.readerId);
+      c.held.release();
+      expect(await c.cancelling).toEqual(PAYMENT_COMPLETE);
+      expect(cardA.intent(c.intent)!.status).toBe('succeeded');
+      expect(await row(c.t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+    } finally {
+      held?.release();
+      interceptA = pass;
+      await setSettings({});
+    }
+  });
+
+  test('the payment_intent.succeeded webhook completes the order while the cancel is on its way: 409 payment_complete, not cancel_refused', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    let held: { release(): void } | undefined;
+    try {
+      const c = await cancelHeldAtReader();
+      held = c.held;
+      await cardA.complete(c.readerId);
+      await cardAWebhook('payment_intent.succeeded', c.intent, c.t.id);
+      expect((await row(c.t.id)).status).toBe('Complete');
+      c.held.release();
+      expect(await c.cancelling).toEqual(PAYMENT_COMPLETE);
+      expect((await row(c.t.id)).status).toBe('Complete');
+    } finally {
+      held?.release();
+      interceptA = pass;
+      await setSettings({});
+    }
+  });
+
+  test('the intent cancelled at card-a while the cancel is on its way (card-a refuses a second cancel, 400): Cancelled', async () => {
+    await setSettings({ in_person_provider: 'card-a' });
+    let held: { release(): void } | undefined;
+    try {
+      const c = await cancelHeldAtReader();
+      held = c.held;
+      const auth = { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` };
+      expect((await fetch(`${cardA.url}/v1/payment_intents/${c.intent}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
+      c.held.release();
+      const r = await c.cancelling;
+      expect({ status: r.status, data: r.body.data }).toMatchObject({ status: 200, data: { status: 'Cancelled', invalid_idempotency_keys: [c.t.idempotency_key] } });
+    } finally {
+      held?.release();
+      interceptA = pass;
       await setSettings({});
     }
   });
