@@ -5,7 +5,7 @@
  * runs every sequence to its last job. Beside it,
  * in the same run and on the same Redis, bee-queue's raw rate of no-op jobs at the same concurrency.
  * Both are measured BENCH_ROUNDS times, alternating, with the job structure alone (the sequence's five
- * jobs in its two outbox rows, handlers doing nothing) between them; medians are printed with the ratio
+ * jobs in its outbox rows (one per capture, one fan-out row per batch), handlers doing nothing) between them; medians are printed with the ratio
  * sequences/s per no-op job/s (goal: at least 0.3), then the capture-to-kitchen-document latency p50/p99 of live
  * captures on an idle worker (goal: p99 under 150 ms).
  *
@@ -232,7 +232,7 @@ export async function runPostCaptureBench(): Promise<void> {
   const processedOf = (jobs: readonly string[]) => async (w: RunningBenchWorker) => (await Promise.all(jobs.map((j) => w.metrics.processedCount(j)))).reduce((a, b) => a + b, 0);
 
   // The ceiling the job structure sets: SKELETON sequences' outbox rows as the pipeline writes them (the
-  // capture's post-capture row, then the fan-out row of the four follow-up jobs), through the same relay,
+  // capture's post-capture row, then a batch's fan-out row of their four follow-up jobs each), through the same relay,
   // queues and processors (envelope checks, done markers), with handlers that do nothing.
   const tenant = { tenant_database: seed.merchant.tenant_database };
   const skeletonHandlers: BenchHandlers = {
@@ -240,15 +240,19 @@ export async function runPostCaptureBench(): Promise<void> {
     batchHandlers: Object.fromEntries(SEQUENCE_JOBS.map((j) => [j, async (ps: readonly unknown[]) => ps.map(() => null)])),
   };
   const skeletonRate = async (): Promise<{ rate: number; cpu: { pg: number; own: number; machine: number } }> => {
-    const rows = ids.slice(0, SKELETON).flatMap((transaction_id) => [
-      jobMessage(paymentPostCaptureJob, { ...tenant, transaction_id, stock_changed: true }),
-      fanOut([
-        jobMessage(orderDispatchJob, { ...tenant, transaction_id }),
-        jobMessage(statsDailyJob, { ...tenant, transaction_id }),
-        jobMessage(paymentFinaliseJob, { ...tenant, transaction_id }),
-        jobMessage(stockEdgeSyncJob, { ...tenant, transaction_id, location_id: location, item_ids: [item.id] }),
-      ]),
-    ]);
+    const skeletonIds = ids.slice(0, SKELETON);
+    const follow = (transaction_id: string) => [
+      jobMessage(orderDispatchJob, { ...tenant, transaction_id }),
+      jobMessage(statsDailyJob, { ...tenant, transaction_id }),
+      jobMessage(paymentFinaliseJob, { ...tenant, transaction_id }),
+      jobMessage(stockEdgeSyncJob, { ...tenant, transaction_id, location_id: location, item_ids: [item.id] }),
+    ];
+    // As the pipeline writes them: a row per capture, then one fan-out row per post-capture batch (paymentPostCaptureJob.batch).
+    const batch = paymentPostCaptureJob.batch ?? 1;
+    const rows = [
+      ...skeletonIds.map((transaction_id) => jobMessage(paymentPostCaptureJob, { ...tenant, transaction_id, stock_changed: true })),
+      ...Array.from({ length: Math.ceil(skeletonIds.length / batch) }, (_, b) => fanOut(skeletonIds.slice(b * batch, (b + 1) * batch).flatMap(follow))),
+    ];
     await sql`insert into public.outbox (queue, job, payload) select r.queue, r.job, r.payload from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(queue text, job text, payload jsonb)`.execute(h.db);
     const { seconds, cpu, worker } = await drain(SKELETON, SKELETON * SEQUENCE_JOBS.length, processedOf(SEQUENCE_JOBS), skeletonHandlers);
     await stopWorker(worker);
@@ -335,7 +339,7 @@ export async function runPostCaptureBench(): Promise<void> {
   console.log(`ratio per round: ${fmt(Math.min(...ratios), 3)} to ${fmt(Math.max(...ratios), 3)}; ${ratios.filter((x) => x >= 0.3).length} of ${ratios.length} rounds at 0.3 or more`);
   const skeleton = med(rounds.map((r) => r.skeleton));
   console.log(
-    `ceiling of the job structure: the same ${JOBS_PER_SEQUENCE} jobs per sequence in 2 outbox rows through the same relay, queues and processors, handlers doing nothing: ` +
+    `ceiling of the job structure: the same ${JOBS_PER_SEQUENCE} jobs per sequence in its outbox rows (one per capture, one fan-out row per batch) through the same relay, queues and processors, handlers doing nothing: ` +
       `${fmt(skeleton)} sequences/s (${fmt(med(rounds.map((r) => r.skeletonCpu)), 0)} µs of machine CPU each), ratio ${fmt(med(rounds.map((r) => r.skeleton / r.noop)), 3)} of bee-queue's no-op rate; the handlers' work takes the rest`,
   );
   // Where the machine's time goes: CPU time per sequence varies far less than wall time on shared cores.

@@ -240,8 +240,8 @@ describe('fan-out outbox rows', () => {
       { job: b.job, payload: b.payload, part: 1 },
     ]);
     expect(rowMessages(a)).toEqual([{ job: a.job, payload: a.payload, part: undefined }]);
-    expect(() => fanOut([])).toThrow('a fan-out row carries 1 to 16 messages, not 0');
-    expect(() => fanOut(Array.from({ length: 17 }, () => a))).toThrow('a fan-out row carries 1 to 16 messages, not 17');
+    expect(() => fanOut([])).toThrow('a fan-out row carries 1 to 1000 messages, not 0');
+    expect(() => fanOut(Array.from({ length: 1001 }, () => a))).toThrow('a fan-out row carries 1 to 1000 messages, not 1001');
   });
 
   test('each message runs once on its own queue (batch or single job), with a done marker per place; relayed again, none runs twice', async () => {

@@ -18,8 +18,8 @@ import { TenantStatement } from '@pos/db';
 export const createTicketsStatement = new TenantStatement<{ id: string; seq: number }>(
   'kitchen_tickets_create',
   `with x as (
-     select * from jsonb_to_recordset($1::jsonb)
-       as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, lines jsonb, payload jsonb)),
+     select * from json_to_recordset($1::json)
+       as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, lines json, payload jsonb)),
    live as (select id from $schema.transactions where $2::boolean and id in (select source_id from x where source = 'transaction') order by id for key share),
    t as (insert into $schema.kitchen_tickets (id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, queued_at, updated_at)
      select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at from x
@@ -32,7 +32,7 @@ export const createTicketsStatement = new TenantStatement<{ id: string; seq: num
      from x join t on t.id = x.id),
    l as (insert into $schema.kitchen_ticket_lines (ticket_id, position, item_id, line_ref, category_id, name, qty, modifiers)
      select f.id, y.position, y.item_id, y.line_ref, y.category_id, y.name, y.qty, y.modifiers
-     from f cross join lateral jsonb_to_recordset(f.lines) as y(position int, item_id uuid, line_ref text, category_id uuid, name text, qty int, modifiers jsonb)
+     from f cross join lateral json_to_recordset(f.lines) as y(position int, item_id uuid, line_ref text, category_id uuid, name text, qty int, modifiers jsonb)
      order by f.ord, y.position),
    cur as (insert into $schema.kitchen_event_cursors (location_id, last_seq)
      select location_id, max(n) from f group by location_id order by location_id

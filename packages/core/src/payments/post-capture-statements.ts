@@ -29,21 +29,22 @@ export const rereadStatement = new TenantStatement<CapturedTransaction & { pc_li
 
 /**
  * $1 the claims as a JSON array of `{ id, captured, queued }` (a transaction, the detail of its
- * `payment_captured` and that of its `queue_jobs`: the jobs queued, in order) and $2 the outbox rows as
- * a JSON array of `{ id, queue, job, payload }` in the spec's order per transaction. Records
- * `payment_captured` and the claim `queue_jobs` of each; only the transactions whose claim is new get
- * their outbox rows (one post-capture sequence per transaction). A transaction deleted since its
+ * `payment_captured` and that of its `queue_jobs`: the jobs queued, in order), $2 each transaction's
+ * follow-up jobs as a JSON array of `{ id, messages }` (messages in the spec's order), $3 and $4 the
+ * fan-out row's queue and job. Records `payment_captured` and the claim `queue_jobs` of each; only the
+ * transactions whose claim is new get their jobs (one post-capture sequence per transaction), all of
+ * them in one fan-out outbox row: one row per batch instead of one per transaction, each of which was
+ * an insert, a relay's update and three index entries. A transaction deleted since its
  * re-read (a test-mode one) gets neither; the others' rows are locked (key share) until the statement
  * ends, so a DELETE waits for it and then finds the trace it must remove (`live`: the ids still there).
- * Rows are inserted in array order
- * (`ordinality`) after the claims (the join reads every claim first), so outbox ids follow the spec's
- * order. One JSON document per side instead of an array per column: payloads are JSON already, and an
+ * The messages keep array order
+ * (`ordinality`: transactions, then each one's jobs). One JSON document per side instead of an array per column: payloads are JSON already, and an
  * array parameter would have every quote in them escaped one by one.
  */
 export const queueJobsStatement = new TenantStatement<{ won: string[]; live: string[]; queued: number }>(
   'pc_queue_jobs_many',
   `with c as (
-     select * from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, captured text, queued text)) with ordinality as c(id, captured, queued, n)),
+     select * from rows from (json_to_recordset($1::json) as (id uuid, captured text, queued text)) with ordinality as c(id, captured, queued, n)),
    live as (select id from $schema.transactions where id in (select id from c) order by id for key share),
    claim as (
      insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
@@ -54,9 +55,11 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
      on conflict (transaction_id, step) do nothing returning transaction_id, step),
    won as (select transaction_id as id from claim where step = 'queue_jobs'),
    ob as (insert into public.outbox (queue, job, payload)
-     select o.queue, o.job, o.payload from rows from (jsonb_to_recordset($2::jsonb) as (id uuid, queue text, job text, payload jsonb)) with ordinality as o(id, queue, job, payload, n)
+     select $3::text, $4::text, jsonb_build_object('messages', jsonb_agg(m.msg order by o.n, m.k))
+     from rows from (json_to_recordset($2::json) as (id uuid, messages jsonb)) with ordinality as o(id, messages, n)
      join won on won.id = o.id
-     order by o.n returning id)
+     cross join lateral jsonb_array_elements(o.messages) with ordinality as m(msg, k)
+     having count(*) > 0 returning id)
    select array(select id::text from won) as won, array(select id::text from live) as live, (select count(*) from ob)::int as queued`,
 );
 
@@ -115,7 +118,7 @@ export const recordStepsStatement = new TenantStatement<never>(
   'pc_record_steps_json',
   `insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
    select x.id, x.step, x.outcome, x.detail
-   from rows from (jsonb_to_recordset($1::jsonb) as (id uuid, step text, outcome text, detail text)) with ordinality as x(id, step, outcome, detail, n)
+   from rows from (json_to_recordset($1::json) as (id uuid, step text, outcome text, detail text)) with ordinality as x(id, step, outcome, detail, n)
    where exists (select 1 from $schema.transactions t where t.id = x.id)
    order by x.n
    on conflict (transaction_id, step) do nothing`,
@@ -131,7 +134,7 @@ export const recordStepsStatement = new TenantStatement<never>(
  */
 export const kitchenItemsStatement = new TenantStatement<never>(
   'pc_kitchen_items',
-  `with x as (select * from jsonb_to_recordset($1::jsonb)
+  `with x as (select * from json_to_recordset($1::json)
      as x(transaction_id uuid, position int, location_id uuid, order_no int, item_id uuid, name text, qty int, unit_price int, total int, modifiers jsonb)),
    live as (select id from $schema.transactions where id in (select transaction_id from x) order by id for key share)
    insert into $schema.kitchen_items (transaction_id, position, location_id, order_no, item_id, name, qty, unit_price, total, modifiers)

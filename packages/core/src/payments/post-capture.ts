@@ -1,8 +1,11 @@
 import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors, type Logger } from '@pos/kernel';
 import {
-  fanOut,
+  FAN_OUT_JOB,
+  FAN_OUT_QUEUE,
+  type FanOutPayload,
   jobMessage,
+  MAX_FAN_OUT_MESSAGES,
   type JobMessage,
   orderDispatchJob,
   paymentFinaliseJob,
@@ -160,7 +163,7 @@ export function followUpJobs(
 /**
  * Steps 3-7 in one statement for a batch, after step 2 finished: record `payment_captured`, claim
  * `queue_jobs` (its detail lists the jobs in order, `QueuedJobs`) and, only for the transactions this
- * run claimed, write their jobs in one fan-out outbox row each, in the spec's order: the register dispatch, the cart's stock
+ * run claimed, write their jobs in one fan-out outbox row for the batch (each transaction's jobs in turn, in claim order), in the spec's order: the register dispatch, the cart's stock
  * reservation release (only with a cart session), the daily stats (not in test mode), the deferred
  * finalisation job last, and finally the edge stock sync when stock changed. Returns the ids this run
  * queued (`won`) and those still there (`live`; a transaction deleted since its re-read gets nothing).
@@ -170,18 +173,26 @@ export async function queuePostCaptureJobs(
   tenantDatabase: string,
   orders: readonly (CapturedOrder & { stockChanged: boolean })[],
 ): Promise<{ won: Set<string>; live: Set<string> }> {
-  if (orders.length === 0) return { won: new Set(), live: new Set() };
-  const claims: { id: string; captured: string; queued: string }[] = [];
-  const rows: { id: string; queue: string; job: string; payload: Record<string, unknown> }[] = [];
-  for (const { t, lines, stockChanged } of orders) {
-    const { messages, jobs } = followUpJobs(tenantDatabase, t, lines, stockChanged);
-    claims.push({ id: t.id, captured: `${lines.length} kitchen items`, queued: JSON.stringify(jobs) });
-    // One outbox row carries them all; the relay writes each to its own queue in this order.
-    rows.push({ id: t.id, ...fanOut(messages) });
+  const won = new Set<string>();
+  const live = new Set<string>();
+  // A fan-out row holds at most MAX_FAN_OUT_MESSAGES: a transaction queues at most five jobs.
+  for (let i = 0; i < orders.length; i += FAN_OUT_TRANSACTIONS) {
+    const claims: { id: string; captured: string; queued: string }[] = [];
+    const follow: { id: string; messages: FanOutPayload['messages'] }[] = [];
+    for (const { t, lines, stockChanged } of orders.slice(i, i + FAN_OUT_TRANSACTIONS)) {
+      const { messages, jobs } = followUpJobs(tenantDatabase, t, lines, stockChanged);
+      claims.push({ id: t.id, captured: `${lines.length} kitchen items`, queued: JSON.stringify(jobs) });
+      follow.push({ id: t.id, messages: messages.map((m) => ({ job: m.job, payload: m.payload })) });
+    }
+    const [r] = await queueJobsStatement.execute(db, [JSON.stringify(claims), JSON.stringify(follow), FAN_OUT_QUEUE, FAN_OUT_JOB]);
+    for (const id of r?.won ?? []) won.add(id);
+    for (const id of r?.live ?? []) live.add(id);
   }
-  const [r] = await queueJobsStatement.execute(db, [JSON.stringify(claims), JSON.stringify(rows)]);
-  return { won: new Set(r?.won ?? []), live: new Set(r?.live ?? []) };
+  return { won, live };
 }
+
+/** Transactions whose follow-up jobs share one fan-out row (five jobs each at most). */
+const FAN_OUT_TRANSACTIONS = Math.floor(MAX_FAN_OUT_MESSAGES / 5);
 
 /**
  * The post-capture sequence (spec 3) for a batch of captured transactions, run by the worker after
