@@ -1,6 +1,6 @@
 import type { TenantDb } from '@pos/db';
 import { isUuid } from '@pos/domain/ids';
-import { exportTable, safeCell, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
+import { exportTable, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
 
 export const EXPORT_COLUMNS = ['id', 'name', 'sku', 'category', 'unit_price_cents', 'price', 'vat_rate', 'allergens', 'dietary', 'channels', 'visible', 'created_at'] as const;
 
@@ -24,9 +24,9 @@ async function* rows(tdb: TenantDb, q: { search?: string; category_id?: string }
     for (const r of page) {
       yield {
         id: r.id,
-        name: safeCell(r.name),
-        sku: safeCell(r.sku ?? ''),
-        category: safeCell(r.category ?? ''),
+        name: r.name,
+        sku: r.sku ?? '',
+        category: r.category ?? '',
         unit_price_cents: r.unit_price,
         price: (r.unit_price / 100).toFixed(2),
         vat_rate: r.vat_rate,

@@ -3,7 +3,7 @@ import type { TenantDb } from '@pos/db';
 import { SALES_CHANNELS, type SalesChannel } from '@pos/domain/reports/sales-channels';
 import type { Access } from '../auth/access.ts';
 import { MOVEMENT_TYPES } from '../catalog/inventories.ts';
-import { exportTable, safeCell, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
+import { exportTable, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
 import { countedTransactions } from './channel-sales.ts';
 import { inventoryReport } from './inventory-report.ts';
 import { productsReport } from './products-report.ts';
@@ -97,7 +97,7 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
     .map((r) => ({
       date: r.date,
       location_id: r.location_id,
-      location_name: safeCell(names.get(r.location_id) ?? ''),
+      location_name: names.get(r.location_id) ?? '',
       channel: r.channel,
       sales_count: r.f.sales_count,
       refunds_count: r.f.refunds_count,
@@ -129,12 +129,12 @@ export async function exportReport(scope: { tdb: TenantDb; access: Access }, inp
     }
     case 'products': {
       const r = await productsReport(scope, query);
-      const rows = r.items.map((i) => ({ item_id: i.item_id, name: safeCell(i.name), quantity: i.quantity, gross: i.gross, refunded_quantity: i.refunded_quantity, refunds: i.refunds, net: i.net, net_eur: (i.net / 100).toFixed(2) }));
+      const rows = r.items.map((i) => ({ item_id: i.item_id, name: i.name, quantity: i.quantity, gross: i.gross, refunded_quantity: i.refunded_quantity, refunds: i.refunds, net: i.net, net_eur: (i.net / 100).toFixed(2) }));
       return exportTable({ ...base, columns: PRODUCTS_EXPORT_COLUMNS, rows: each(rows) });
     }
     case 'inventory': {
       const r = await inventoryReport(scope, query);
-      const rows = r.stocks.map((s) => ({ item_id: s.item_id, item_name: safeCell(s.item_name), location_id: s.location_id, location_name: safeCell(s.location_name), opening: s.opening, ...s.movements, closing: s.closing, current: s.current }));
+      const rows = r.stocks.map((s) => ({ item_id: s.item_id, item_name: s.item_name, location_id: s.location_id, location_name: s.location_name, opening: s.opening, ...s.movements, closing: s.closing, current: s.current }));
       return exportTable({ ...base, columns: INVENTORY_EXPORT_COLUMNS, rows: each(rows) });
     }
   }

@@ -16,13 +16,17 @@ export interface TableFile {
 
 export type Cell = string | number | boolean;
 
-/** A spreadsheet would run a cell that starts with = + - @ (or a tab/CR) as a formula: such text is prefixed with `'`. */
+/**
+ * A spreadsheet opening a CSV runs a cell that starts with = + - @ (or a tab/CR) as a formula: such
+ * text is prefixed with `'`. (An XLSX cell says it is text, so the workbook keeps the text as it is.)
+ */
 export function safeCell(s: string): string {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 }
 
 async function writeCsv<C extends string>(columns: readonly C[], source: AsyncIterable<Record<C, Cell>>, out: PassThrough, bom: boolean): Promise<void> {
-  const csv = stringify({ header: true, columns: [...columns], bom, cast: { boolean: (b) => (b ? 'true' : 'false') } });
+  // Every text cell defused here, so no caller can forget one; the header is ours.
+  const csv = stringify({ header: true, columns: [...columns], bom, cast: { boolean: (b) => (b ? 'true' : 'false'), string: safeCell } });
   csv.pipe(out);
   for await (const r of source) {
     if (!csv.write(r)) await new Promise((res) => csv.once('drain', res));

@@ -35,6 +35,14 @@ describe('GET /items/export', () => {
     expect(lines.find((l) => l.includes('HYPERLINK'))).toContain(`"'=HYPERLINK(""x"")",,,1,0.01,21,milk|eggs`);
   });
 
+  test('XLSX: text that looks like a formula stays the text it is (a workbook cell is typed text, nothing to defuse)', async () => {
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(await (await raw('?format=xlsx&search=HYPERLINK')).arrayBuffer()) as unknown as ArrayBuffer);
+    const cell = wb.getWorksheet('Items')!.getRow(2).getCell(2);
+    expect(cell.value).toBe('=HYPERLINK("x")');
+    expect(cell.type).toBe(ExcelJS.ValueType.String);
+  });
+
   test('XLSX: a real workbook with the same rows; search filters', async () => {
     const res = await raw('?format=xlsx&search=beer');
     expect(res.status).toBe(200);
