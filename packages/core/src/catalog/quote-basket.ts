@@ -28,7 +28,8 @@ export interface Quote {
 /**
  * Prices a basket of a channel at a location from the published catalog (through the cached reader)
  * and the location's active offers, with the one pricing function. An item not sold on the channel,
- * a modifier outside the item's groups or a selection outside a group's min/max is a 422 on its field.
+ * a modifier outside the item's groups, a selection outside a group's min/max, or an item sold in
+ * variants without one chosen is a 422 on its field.
  */
 export async function quoteBasket(
   deps: { tdb: TenantDb; redis: Redis; merchantId: string; now: Date },
@@ -52,8 +53,11 @@ export async function quoteBasket(
     }
     let unit = item.unit_price;
     let variant: { id: string; name: string } | null = null;
+    const variants = item.variant_groups.flatMap((g) => g.variants);
+    // An item sold in variants (sizes...) has no price of its own to fall back on: one must be chosen.
+    if (!l.variant_id && variants.length > 0) problems[`lines.${i}.variant_id`] = [`Choose a variant of ${item.name}.`];
     if (l.variant_id) {
-      const v = item.variant_groups.flatMap((g) => g.variants).find((x) => x.id === l.variant_id!.toLowerCase());
+      const v = variants.find((x) => x.id === l.variant_id!.toLowerCase());
       if (!v) problems[`lines.${i}.variant_id`] = [`The selected lines.${i}.variant_id is not a variant of this item.`];
       else {
         unit = v.unit_price;

@@ -126,7 +126,9 @@ describe('POST /kiosk/pricing/quote', () => {
     const v = (await call('POST', '/variant-groups', { item_id: item('Espresso'), name: 'Size', variants: [{ name: 'Double', unit_price: 350 }] })).body.data;
     const r = await quote([{ item_id: item('Espresso'), qty: 1, modifier_ids: [g.modifiers[0].id], variant_id: v.variants[0].id }]);
     expect(r.body.data.lines[0]).toMatchObject({ unit_price: 390, total: 390, modifiers: [{ id: g.modifiers[0].id, name: 'Oat', price: 40 }], variant: { id: v.variants[0].id, name: 'Double' } });
-    expect((await quote([{ item_id: item('Espresso'), qty: 1, modifier_ids: [g.modifiers[0].id, g.modifiers[1].id] }])).body.errors).toEqual({ 'lines.0.modifier_ids': ['Choose between 0 and 1 of Milk.'] });
+    expect((await quote([{ item_id: item('Espresso'), qty: 1, modifier_ids: [g.modifiers[0].id, g.modifiers[1].id], variant_id: v.variants[0].id }])).body.errors).toEqual({ 'lines.0.modifier_ids': ['Choose between 0 and 1 of Milk.'] });
+    // Sold in variants: one must be chosen (the item's own price is not a size).
+    expect(await quote([{ item_id: item('Espresso'), qty: 1 }])).toMatchObject({ status: 422, body: { errors: { 'lines.0.variant_id': ['Choose a variant of Espresso.'] } } });
     expect((await quote([{ item_id: item('Croissant'), qty: 1, modifier_ids: [g.modifiers[0].id] }])).body.errors).toEqual({ 'lines.0.modifier_ids.0': ['The selected lines.0.modifier_ids.0 is not a modifier of this item.'] });
   });
 
