@@ -1,3 +1,4 @@
+import { isUuid } from '@pos/domain/ids';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { normaliseEmail, normalisePhone } from './contacts.ts';
@@ -5,7 +6,8 @@ import type { CustomerRow } from './customers.ts';
 
 /** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid (401). */
 export async function signedInCustomer(tdb: TenantDb, customerId: string): Promise<CustomerRow> {
-  const c = await tdb.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirst();
+  // A subject that is no customer id at all (a token signed for something else) is no customer either.
+  const c = isUuid(customerId) ? await tdb.selectFrom('customers').selectAll().where('id', '=', customerId).executeTakeFirst() : undefined;
   if (!c) throw errors.invalidToken();
   return c;
 }

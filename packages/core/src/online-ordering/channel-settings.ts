@@ -75,7 +75,7 @@ export const CHANNEL_DEFAULTS: { [K in ChannelKind]: SettingsByKind[K] } = {
     longitude: null,
     categories: [],
   },
-  online: { welcome_message: '', allow_guest_checkout: true, allow_tips: false, allow_notes: true },
+  online: { welcome_message: '', allow_guest_checkout: true, allow_tips: true, allow_notes: true },
   in_house: { dine_in: true, takeaway: true, ask_customer_name: false, ask_table_number: false },
   qr_ordering: { enabled: false, pay_at_table: true, allow_guest_checkout: true },
 };

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { diningOptionRefusal, mintIdempotencyKey, paymentTimeProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { capacitySlotOf, diningOptionRefusal, mintIdempotencyKey, paymentTimeProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
@@ -13,9 +14,11 @@ import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
 import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
 import { runningProvider } from '../payments/running-provider.ts';
+import { slotUsage } from '../payments/order-capacity.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
+import { findLocation } from './channel-settings.ts';
 import { isUuid } from '@pos/domain/ids';
 
 /**
@@ -53,6 +56,9 @@ export interface OnlinePaymentInput {
 export const LOCAL_DEBIT_NAME_REQUIRED = 'A customer full name is required to pay with the local debit scheme.';
 export const ORDERING_CLOSED = 'The restaurant is not taking orders right now.';
 export const TIMESLOT_UNAVAILABLE = 'The chosen timeslot is not available.';
+export const TIPS_NOT_ACCEPTED = 'This restaurant does not accept tips.';
+/** Farther than this from now, a `scheduled_for` is no slot. */
+const SCHEDULE_HORIZON_MS = 400 * 86_400_000;
 
 const captureDeps = (deps: OnlinePaymentDeps, sf: Storefront, tenantDatabase: string): CaptureDeps => ({
   tdb: sf.tdb,
@@ -85,6 +91,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   if (input.scheduled_for !== undefined) {
     scheduled = new Date(input.scheduled_for);
     if (Number.isNaN(scheduled.getTime())) throw errors.field('scheduled_for', 'The scheduled for field must be a date-time.');
+    // Never a slot (slots are at most a year ahead), and a date this far cannot be shifted into a zone.
+    if (Math.abs(scheduled.getTime() - now.getTime()) > SCHEDULE_HORIZON_MS) throw errors.field('scheduled_for', TIMESLOT_UNAVAILABLE);
     const { formatInTimeZone } = await import('date-fns-tz');
     const day = formatInTimeZone(scheduled, loc.timezone, 'yyyy-MM-dd');
     const offered = await availableTimeslots(deps.db, slug, loc.id, day, now).catch(() => ({ slots: [] as { start: string }[] }));
@@ -99,6 +107,12 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     if (!session) throw errors.notFound('table_session');
     if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
   }
+  const tableQr = input.table_session_id !== undefined;
+  const { settings: online } = await readSettings(sf.tdb, loc.id, 'online');
+  // A location may take orders only from signed-in customers (its online or its table QR setting).
+  const guestsAllowed = tableQr ? (await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.allow_guest_checkout : online.allow_guest_checkout;
+  if (customerId === null && !guestsAllowed) throw errors.unauthenticated();
+  if ((input.tip_amount ?? 0) > 0 && !tableQr && !online.allow_tips) throw errors.field('tip_amount', TIPS_NOT_ACCEPTED);
   const method = input.payment_method ?? 'card';
   const { settings } = await readSettings(sf.tdb, loc.id, 'online_ordering');
   const diningOption = input.dining_option ?? 'Pickup';
@@ -108,7 +122,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
     throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
   }
-  const quote = await quoteBasket({ tdb: sf.tdb, redis: deps.redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: 'online_ordering' }, input.lines);
+  // A table order is priced on the table QR channel: its items and its offers.
+  const quote = await quoteBasket({ tdb: sf.tdb, redis: deps.redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: tableQr ? 'qr_ordering' : 'online_ordering' }, input.lines);
   if (quote.total < settings.minimum_order) {
     throw errors.businessRule(`The minimum order is ${(settings.minimum_order / 100).toFixed(2)}.`, { reason: 'minimum_order' });
   }
@@ -123,6 +138,12 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
 
   await withWriteRetry(() =>
     sf.tdb.transaction().execute(async (tx) => {
+      // The slot's last places: one order at a time counts them and takes one (held while it is paid).
+      if (scheduled && settings.slot_capacity > 0) {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`slot:${loc.id}:${scheduled.toISOString()}`}, 0))`.execute(tx);
+        const taken = (await slotUsage(tx, loc.id, scheduled, scheduled, now)).get(capacitySlotOf(scheduled).getTime()) ?? 0;
+        if (taken >= settings.slot_capacity) throw errors.field('scheduled_for', TIMESLOT_UNAVAILABLE);
+      }
       const orderNo = await nextCounter(tx, loc.id, 'order_no');
       await tx
         .insertInto('transactions')
@@ -283,7 +304,8 @@ const verifiedView = (t: TransactionRow) => ({ transaction_id: t.id, order_no: t
  */
 export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, transactionId: string) {
   const sf = await storefrontOf(deps.db, slug);
-  const { loc } = await onlineLocation(sf, locationId);
+  // An order placed while the location took online orders is verified even after it stopped taking them.
+  const loc = await findLocation(sf.tdb, locationId);
   let t = await onlineTransaction(sf.tdb, loc.id, transactionId);
   const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
   if (t.status === 'Complete') return verifiedView(t);
@@ -340,7 +362,8 @@ async function capturePlatformA(deps: OnlinePaymentDeps, capture: CaptureDeps, t
  */
 export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { slug: string; location_id: string; transaction_id: string; source_id: string }) {
   const sf = await storefrontOf(deps.db, input.slug);
-  const { loc } = await onlineLocation(sf, input.location_id);
+  // An order placed while the location took online orders can be paid after it stopped taking new ones.
+  const loc = await findLocation(sf.tdb, input.location_id);
   const found = await onlineTransaction(sf.tdb, loc.id, input.transaction_id);
   if (found.payment_snapshot.provider !== 'platform-a') throw errors.conflict('This order is not paid through platform-a.', { reason: 'not_platform_a' });
   if (found.status === 'Complete') return verifiedView(found);

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { addLocalDays, applySlotCapacity, candidateSlots, capacitySlotOf, localDateOf } from '@pos/domain';
+import { addLocalDays, applySlotCapacity, candidateSlots, localDateOf } from '@pos/domain';
+import { slotUsage } from '../payments/order-capacity.ts';
 import type { PublishedMenu } from '../catalog/published/published-catalog.ts';
 import { readPublishedCatalog } from '../catalog/published/read-published-catalog.ts';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
@@ -85,19 +86,7 @@ export async function availableTimeslots(db: CentralDb, slug: string, locationId
     throw errors.field('date', `The date must be between ${today} and ${addLocalDays(today, settings.max_days_ahead)}.`);
   }
   const slots = candidateSlots({ timeZone: loc.timezone, hours: settings.opening_hours, preparationMinutes: settings.preparation_minutes, snoozedUntil: snoozed_until }, day, now);
-  const taken = new Map<number, number>();
-  if (settings.slot_capacity > 0 && slots.length > 0) {
-    const rows = await sf.tdb
-      .selectFrom('transactions')
-      .select(['capacity_slot_at', (eb) => eb.fn.countAll<string>().as('n')])
-      .where('location_id', '=', loc.id)
-      .where('status', '=', 'Complete')
-      .where('capacity_slot_at', '>=', capacitySlotOf(slots[0]!.start))
-      .where('capacity_slot_at', '<=', slots[slots.length - 1]!.start)
-      .groupBy('capacity_slot_at')
-      .execute();
-    for (const r of rows) if (r.capacity_slot_at) taken.set(new Date(r.capacity_slot_at).getTime(), Number(r.n));
-  }
+  const taken = settings.slot_capacity > 0 && slots.length > 0 ? await slotUsage(sf.tdb, loc.id, slots[0]!.start, slots[slots.length - 1]!.start, now) : new Map<number, number>();
   return {
     location_id: loc.id,
     date: day,

@@ -116,10 +116,10 @@ describe('online ordering settings', () => {
 describe('online, in-house and QR ordering settings, channel lists', () => {
   test('online settings round trip (no permission of their own)', async () => {
     expect((await api.call('GET', `${BO}/online-settings/${loc0()}`, { token: owner })).body).toEqual({
-      data: { location_id: loc0(), welcome_message: '', allow_guest_checkout: true, allow_tips: false, allow_notes: true },
+      data: { location_id: loc0(), welcome_message: '', allow_guest_checkout: true, allow_tips: true, allow_notes: true },
     });
-    const r = await api.call('PUT', `${BO}/online-settings/${loc0()}`, { token: owner, body: { welcome_message: 'Welcome!', allow_tips: true } });
-    expect(r.body).toEqual({ data: { location_id: loc0(), welcome_message: 'Welcome!', allow_guest_checkout: true, allow_tips: true, allow_notes: true } });
+    const r = await api.call('PUT', `${BO}/online-settings/${loc0()}`, { token: owner, body: { welcome_message: 'Welcome!', allow_tips: false } });
+    expect(r.body).toEqual({ data: { location_id: loc0(), welcome_message: 'Welcome!', allow_guest_checkout: true, allow_tips: false, allow_notes: true } });
     expect((await api.call('PUT', `${BO}/online-settings/${loc0()}`, { token: owner, body: { welcome_message: 'x'.repeat(501) } })).body.errors).toEqual({
       welcome_message: ['The welcome message field may not be greater than 500 characters.'],
     });

@@ -6,16 +6,18 @@ import { createOnlinePayment, processPlatformAPayment, verifyOnlinePayment, type
 import { addressSuggestions, coordinatesToAddress, geocodingFromEnv } from '@pos/core/online-ordering/address-lookup';
 import { nearbyRestaurants, restaurantCategories, topRestaurants, upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
 import type { ApiDeps } from '../../context.ts';
+import { resolveSecured } from '../../plugins/secured.ts';
+import { signedInCustomer } from '@pos/core/customers/customer-profile';
 
-/** The customer behind an optional bearer token: none is 401, a bad one 401, another type 403. */
-async function customerOf(deps: ApiDeps, authorization: string | undefined): Promise<string> {
-  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw errors.unauthenticated();
-  const claims = await deps.tokens.verify(token);
-  if (!claims) throw errors.invalidToken();
-  if (claims.type !== 'customer') throw errors.invalidUserType();
+/**
+ * The customer behind the bearer token, authenticated as on every customer route: none is 401, a bad,
+ * revoked (logged out) or erased customer's token 401 `Invalid token`, another type 403.
+ */
+async function customerOf(deps: ApiDeps, headers: Record<string, string | undefined>): Promise<string> {
+  const s = await resolveSecured(deps, { types: ['customer'] }, { headers, query: {} });
+  const c = await signedInCustomer(s.tenant.db, s.auth.customerId);
   // A customer belongs to a merchant: the same person at two merchants is two customers.
-  return `${claims.merchant_id}:${claims.sub}`;
+  return `${s.tenant.merchant.id}:${c.id}`;
 }
 import * as S from './online-ordering.schemas.ts';
 import { optionalCustomer } from '../customer-account/index.ts';
@@ -54,7 +56,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     })
     .post(
       '/restaurant-suggestions/upvote',
-      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, await customerOf(deps, ctx.headers.authorization), deps.clock.now()) }),
+      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, await customerOf(deps, ctx.headers), deps.clock.now()) }),
       {
         body: S.UpvoteBody,
         response: { 200: S.UpvoteResponse },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeCustomer } from '../customer-account/customer-test-support.ts';
 
 // Restaurant suggestions across merchants: the central listing follows each location's online ordering settings.
 let api: TestApi;
@@ -9,7 +10,8 @@ let a: DemoSeedResult;
 let b: DemoSeedResult;
 const cat = `cuisine-${crypto.randomUUID().slice(0, 8)}`;
 const other = `${cat}-x`;
-const customerToken = (m: DemoSeedResult, sub: string) => api.deps.tokens.sign({ type: 'customer', sub, merchant_id: m.merchant.id, tenant_database: m.merchant.tenant_database });
+/** A real customer of `m` (the upvote authenticates as every customer route: the customer must exist). */
+const customerToken = async (m: DemoSeedResult) => (await makeCustomer(api, m)).token;
 const upvote = (location_id: string, token?: string) => api.call('POST', '/api/online-ordering/restaurant-suggestions/upvote', { body: { location_id }, ...(token ? { token } : {}) });
 // Somewhere in the sea (no other test lists a restaurant there): distances are exact and only ours are near.
 const BASE = { lat: 10, lng: -30 };
@@ -44,8 +46,8 @@ describe('suggestions', () => {
   });
 
   test('upvote once per customer; top orders by upvotes; categories count listed restaurants', async () => {
-    const c1 = await customerToken(a, 'cust-1');
-    const c2 = await customerToken(a, 'cust-2');
+    const c1 = await customerToken(a);
+    const c2 = await customerToken(a);
     expect((await upvote(b.locations[0]!.id, c1)).body).toEqual({ data: { location_id: b.locations[0]!.id, upvotes: 1, counted: true } });
     expect((await upvote(b.locations[0]!.id, c1)).body).toEqual({ data: { location_id: b.locations[0]!.id, upvotes: 1, counted: false } });
     expect((await upvote(b.locations[0]!.id, c2)).body.data).toEqual({ location_id: b.locations[0]!.id, upvotes: 2, counted: true });
@@ -67,7 +69,7 @@ describe('suggestions', () => {
     expect(await upvote(a.locations[0]!.id)).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
     expect(await upvote(a.locations[0]!.id, 'nope')).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
     expect(await upvote(a.locations[0]!.id, await api.ownerToken(a))).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
-    const c3 = await customerToken(b, 'cust-3');
+    const c3 = await customerToken(b);
     expect(await upvote(b.locations[1]!.id, c3)).toMatchObject({ status: 404, body: { message: 'Unable to locate the restaurant you requested.' } });
     expect(await upvote(crypto.randomUUID(), c3)).toMatchObject({ status: 404 });
     const n = await api.deps.db.selectFrom('restaurant_upvotes').selectAll().where('customer_id', 'like', `${b.merchant.id}:%`).execute();

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// decisions.md (Catalog): item channels are `pos`, `kiosk`, `online_ordering`, `qr_ordering`, `delivery`.
+// A table QR order should be priced on the items sold on `qr_ordering`, not on `online_ordering`.
+let api: TestApi;
+let a: DemoSeedResult;
+let owner: string;
+let sessionId: string;
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('table-channel');
+  owner = await api.ownerToken(a);
+  // Payment test mode: no provider needed, the order completes right after the response.
+  await bindTenant(api.deps.db, a.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', a.locations[0]!.id).execute();
+  const s = await api.call('POST', '/api/table-sections', { token: owner, body: { location_id: a.locations[0]!.id, name: 'Terrace', tables: 5 } });
+  if (s.status !== 201) throw new Error(`section ${s.status} ${s.text}`);
+  const scan = await api.call('GET', `/api/table-qr-ordering/${a.locations[0]!.id}/${s.body.data.id}/2`);
+  if (scan.status !== 200) throw new Error(`scan ${scan.status} ${scan.text}`);
+  sessionId = scan.body.data.id;
+}, 60_000);
+afterAll(async () => {
+  // Test-mode orders complete in the background after their response: let them finish before the schema goes.
+  const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+  for (let i = 0; i < 100 && (await tdb.selectFrom('transactions').select('id').where('status', 'in', ['Pending', 'Awaiting Payment']).execute()).length > 0; i++) await Bun.sleep(50);
+  await api.close();
+});
+
+const loc0 = () => a.locations[0]!.id;
+const pay = (body: Record<string, unknown>) => api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/payment`, { body });
+const setChannels = async (itemId: string, channels: string[]) => {
+  const r = await api.call('PUT', `/api/back-office/items/${itemId}`, { token: owner, body: { channels } });
+  expect(r.status).toBe(200);
+};
+
+describe('table QR orders are priced on the qr_ordering channel', () => {
+  test('an item withdrawn from qr_ordering (still online) can be ordered from a table', async () => {
+    const item = a.items[0]!;
+    await setChannels(item.id, ['pos', 'kiosk', 'online_ordering', 'delivery']);
+    try {
+      const r = await pay({ lines: [{ item_id: item.id, qty: 1 }], table_session_id: sessionId });
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.body.errors ?? {})).toEqual(['lines.0.item_id']);
+    } finally {
+      await setChannels(item.id, ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery']);
+    }
+  });
+
+  test('an item sold on qr_ordering only cannot be ordered from a table', async () => {
+    const item = a.items[1]!;
+    await setChannels(item.id, ['pos', 'kiosk', 'qr_ordering']);
+    try {
+      const r = await pay({ lines: [{ item_id: item.id, qty: 1 }], table_session_id: sessionId });
+      expect(r.body.errors).toBeUndefined();
+      expect(r.status).toBe(200);
+    } finally {
+      await setChannels(item.id, ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery']);
+    }
+  });
+
+  test('an active offer limited to the qr_ordering channel does not apply to a table order (and an online-only one does)', async () => {
+    const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+    const qrOffer = Bun.randomUUIDv7();
+    const now = new Date();
+    await tdb.insertInto('offers').values({ id: qrOffer, name: 'QR half price', status: 'active', rule: JSON.stringify({ kind: 'percentage', percent: 50 }), channels: ['qr_ordering'], min_basket: 0, position: 0, created_at: now, updated_at: now } as never).execute();
+    try {
+      const item = a.items[0]!;
+      const r = await pay({ lines: [{ item_id: item.id, qty: 2 }], table_session_id: sessionId });
+      expect(r.status).toBe(200);
+      // Observed: total = full price (the order is priced on channel online_ordering).
+      expect(r.body.data.total).toBe(item.unit_price);
+    } finally {
+      await tdb.deleteFrom('offers').where('id', '=', qrOffer).execute();
+    }
+  });
+});
