@@ -133,9 +133,10 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           const lines = await loadLines(tx, t.id);
           await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind === 'poll' && trigger.via ? trigger.via : trigger.kind, detail: null }).execute();
           // Stock of tracked items (a level row at the location) goes down by what was sold; a paid
-          // sale is recorded even when it takes the level below zero.
+          // sale is recorded even when it takes the level below zero. A test-mode order sold nothing
+          // (no money taken, and its DELETE would leave the stock short): it moves no stock.
           let stockChanged = false;
-          for (const l of lines) {
+          for (const l of t.is_test ? [] : lines) {
             const level = await tx
               .updateTable('inventory_levels')
               .set({ quantity: sql`quantity - ${l.qty}`, updated_at: now })

@@ -53,8 +53,13 @@ describe('DELETE of a test-mode transaction with a kitchen ticket', () => {
     const intent = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items.find((i) => i.name === 'Espresso')!.id, qty: 2 }] } });
     const id: string = intent.body.data.id;
     await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', id).execute();
+    const espresso = m.items.find((i) => i.name === 'Espresso')!.id;
+    await tdb.insertInto('inventory_levels').values({ item_id: espresso, location_id: location, quantity: 50 }).onConflict((oc) => oc.columns(['item_id', 'location_id']).doUpdateSet({ quantity: 50 })).execute();
     await sim.complete(intent.body.data.idempotency_key);
     expect((await api.call('POST', `/api/back-office/transactions/${id}/verify-payment-status`, { token: owner })).body.data.status).toBe('Complete');
+    // A test-mode order sold nothing: the stock stays as it was (and its DELETE has nothing to give back).
+    expect(await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).where('location_id', '=', location).executeTakeFirstOrThrow()).toEqual({ quantity: 50 });
+    expect(await tdb.selectFrom('inventory_history').select('type').where('item_id', '=', espresso).where('note', '=', `Order ${intent.body.data.order_no}`).execute()).toEqual([]);
     const before = await latestKitchenSeq(tdb, location);
     await runPostCapture(tdb, m.merchant.tenant_database, id, false);
     const ticket = await tdb.selectFrom('kitchen_tickets').select(['id', 'station_id']).where('source', '=', 'transaction').where('source_id', '=', id).executeTakeFirstOrThrow();
