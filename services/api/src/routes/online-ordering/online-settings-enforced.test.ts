@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { backgroundCapturesSettled } from '../../testing/background-captures.ts';
 
 // The online channel settings (`PUT /back-office/online-settings/{locationId}`) the payment route reads.
 let api: TestApi;
@@ -14,9 +15,7 @@ beforeAll(async () => {
   await bindTenant(api.deps.db, a.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', a.locations[0]!.id).execute();
 }, 60_000);
 afterAll(async () => {
-  // Test-mode orders complete in the background after their response: let them finish before the schema goes.
-  const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
-  for (let i = 0; i < 100 && (await tdb.selectFrom('transactions').select('id').where('status', 'in', ['Pending', 'Awaiting Payment']).execute()).length > 0; i++) await Bun.sleep(50);
+  await backgroundCapturesSettled(api.deps.db, a.merchant.tenant_database);
   await api.close();
 });
 const loc0 = () => a.locations[0]!.id;

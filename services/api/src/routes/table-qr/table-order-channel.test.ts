@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { backgroundCapturesSettled } from '../../testing/background-captures.ts';
 
 // decisions.md (Catalog): item channels are `pos`, `kiosk`, `online_ordering`, `qr_ordering`, `delivery`.
 // A table QR order should be priced on the items sold on `qr_ordering`, not on `online_ordering`.
@@ -22,9 +23,7 @@ beforeAll(async () => {
   sessionId = scan.body.data.id;
 }, 60_000);
 afterAll(async () => {
-  // Test-mode orders complete in the background after their response: let them finish before the schema goes.
-  const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
-  for (let i = 0; i < 100 && (await tdb.selectFrom('transactions').select('id').where('status', 'in', ['Pending', 'Awaiting Payment']).execute()).length > 0; i++) await Bun.sleep(50);
+  await backgroundCapturesSettled(api.deps.db, a.merchant.tenant_database);
   await api.close();
 });
 
