@@ -7,8 +7,9 @@ import type { BackofficeActor } from './customer-admin.ts';
 export async function loyaltyConfig(db: TenantDb, locationId: string) {
   const p = await db.selectFrom('loyalty_programs').selectAll().where('location_id', '=', locationId).executeTakeFirst();
   if (!p) return null;
-  const rewards = await db.selectFrom('loyalty_rewards').select(['id', 'name', 'points', 'discount', 'active']).where('location_id', '=', locationId).orderBy('points').orderBy('id').execute();
-  return { location_id: locationId, active: p.active, points_per_euro: p.points_per_euro, rewards, updated_at: p.updated_at.toISOString() };
+  const rewards = await db.selectFrom('loyalty_rewards').select(['id', 'name', 'points', 'discount', 'active']).where('location_id', '=', p.location_id).orderBy('points').orderBy('id').execute();
+  // The stored id, not the path's spelling (a UUID given in upper case names the same location).
+  return { location_id: p.location_id, active: p.active, points_per_euro: p.points_per_euro, rewards, updated_at: p.updated_at.toISOString() };
 }
 
 /**
@@ -19,7 +20,7 @@ export async function loyaltySubscription(db: TenantDb, locationId: string) {
   const p = await db.selectFrom('loyalty_programs').select('active').where('location_id', '=', locationId).executeTakeFirst();
   const members = Number((await db.selectFrom('loyalty_accounts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
   const status: 'active' | 'paused' | 'not_configured' = p ? (p.active ? 'active' : 'paused') : 'not_configured';
-  return { location_id: locationId, plan: 'included', status, members };
+  return { location_id: locationId.toLowerCase(), plan: 'included', status, members };
 }
 
 export interface LoyaltyInput {
@@ -33,7 +34,8 @@ export interface LoyaltyInput {
  * of this location is updated, one without is created, and a reward left out is deactivated (kept
  * for the ledger's history). An `id` that is not one of this location's rewards is a 422.
  */
-export async function saveLoyalty(db: TenantDb, actor: BackofficeActor, locationId: string, input: LoyaltyInput, now: Date) {
+export async function saveLoyalty(db: TenantDb, actor: BackofficeActor, anyCaseLocationId: string, input: LoyaltyInput, now: Date) {
+  const locationId = anyCaseLocationId.toLowerCase();
   await db.transaction().execute(async (tx) => {
     await tx
       .insertInto('loyalty_programs')
@@ -64,7 +66,8 @@ export async function saveLoyalty(db: TenantDb, actor: BackofficeActor, location
 }
 
 /** `DELETE /loyalty/{locationId}`: the program and its rewards go; balances stay (they belong to customers). 404 without a program. */
-export async function deleteLoyalty(db: TenantDb, actor: BackofficeActor, locationId: string) {
+export async function deleteLoyalty(db: TenantDb, actor: BackofficeActor, anyCaseLocationId: string) {
+  const locationId = anyCaseLocationId.toLowerCase();
   await db.transaction().execute(async (tx) => {
     const gone = await tx.deleteFrom('loyalty_programs').where('location_id', '=', locationId).executeTakeFirst();
     if (Number(gone.numDeletedRows) === 0) throw errors.notFound('loyalty program');

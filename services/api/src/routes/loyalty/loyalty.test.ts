@@ -31,6 +31,22 @@ describe('loyalty admin', () => {
     expect(await call('GET', path(m.locations[1]!.id))).toMatchObject({ status: 200, body: { data: null } });
   });
 
+  test('a {locationId} spelled in upper case is the same location: the grant admits it, answers carry the stored id', async () => {
+    const loc = m.locations[0]!.id;
+    const upper = loc.toUpperCase();
+    const viewer = await makeMember(api, m, ['VIEW_LOYALTY', 'EDIT_LOYALTY'], { locationIds: [loc] });
+    for (const token of [owner, viewer.token]) {
+      const r = await call('GET', path(upper), undefined, token);
+      expect(r.status).toBe(200);
+      expect(r.body.data).toMatchObject({ location_id: loc, active: true, points_per_euro: 1 });
+      expect(await call('GET', path(upper, '/subscription'), undefined, token)).toMatchObject({ status: 200, body: { data: { location_id: loc, status: 'active' } } });
+    }
+    const saved = await call('POST', path(upper), { active: true, points_per_euro: 1 }, viewer.token);
+    expect(saved).toMatchObject({ status: 200, body: { data: { location_id: loc, active: true, points_per_euro: 1 } } });
+    // Still refused outside the grant, whatever the spelling.
+    expect(await call('GET', path(m.locations[1]!.id.toUpperCase()), undefined, viewer.token)).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+  });
+
   test('POST creates and updates the program and its rewards; a reward left out is deactivated', async () => {
     const loc = m.locations[1]!.id;
     const r = await call('POST', path(loc), { active: true, points_per_euro: 2, rewards: [{ name: 'Coffee', points: 10, discount: 250 }, { name: 'Cake', points: 20, discount: 400 }] });

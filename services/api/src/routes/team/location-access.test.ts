@@ -23,6 +23,9 @@ describe('location grant scopes permission checks (loadAccess/accessCan on real 
     expect(accessCan(access, 'VIEW_DEVICES', a.locations[0]!.id)).toBe(true);
     expect(accessCan(access, 'VIEW_DEVICES', a.locations[1]!.id)).toBe(false);
     expect(accessCan(access, 'EDIT_DEVICES', a.locations[0]!.id)).toBe(false);
+    // UUIDs are case-insensitive: the upper-case spelling of a granted location is granted too.
+    expect(accessCan(access, 'VIEW_DEVICES', a.locations[0]!.id.toUpperCase())).toBe(true);
+    expect(accessCan(access, 'VIEW_DEVICES', a.locations[1]!.id.toUpperCase())).toBe(false);
     expect(() => requirePermission(access, 'VIEW_DEVICES', a.locations[1]!.id)).toThrow('Unauthorized: Insufficient permissions');
   });
 
