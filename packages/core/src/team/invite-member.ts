@@ -2,6 +2,7 @@ import { enqueueOutbox } from '@pos/db';
 import { errors, type FieldErrors } from '@pos/kernel';
 import { NOTIFICATION_SEND_JOB, QUEUES } from '@pos/kernel/queues/index';
 import { logActivity } from '../activity/log-activity.ts';
+import { requireAllLocations, requireLocationAccess, type Access } from '../auth/access.ts';
 import { hashSecret, randomSecret } from '../security/passwords.ts';
 import {
   INVITATION_TTL_MS,
@@ -39,11 +40,16 @@ export const INVITATION_TEMPLATE = 'team-invitation';
  * accepted). Roles, location grants and the `all_locations` flag are written on the tenant side,
  * an invitation (7 days, only its SHA-256 stored) centrally, and the e-mail goes through the outbox
  * in the same transaction. Logs `invited user`. Someone already in the merchant is 422 on `email`.
+ *
+ * The inviter (`grantor`, the acting user's access) grants only within their own grant: a global
+ * member needs an inviter holding every location, a location outside the inviter's grant is refused;
+ * both 403 `Unauthorized: Insufficient permissions`, before anything is written.
  */
-export async function inviteMember(scope: TeamScope, input: InviteMemberInput): Promise<MemberView> {
+export async function inviteMember(scope: TeamScope, grantor: Access, input: InviteMemberInput): Promise<MemberView> {
   const email = input.email.trim().toLowerCase();
   const name = input.name.trim();
   const allLocations = input.allLocations ?? false;
+  if (allLocations) requireAllLocations(grantor);
   const unusableHash = await hashSecret(randomSecret(32));
   const token = randomSecret(32);
 
@@ -54,6 +60,7 @@ export async function inviteMember(scope: TeamScope, input: InviteMemberInput): 
     if (existing && (await isMember(central, scope.merchant.id, existing.id))) addError(errs, 'email', ALREADY_MEMBER);
     const roleIds = await checkRoleIds(tx, input.role_ids, errs);
     const locationIds = allLocations ? [] : await checkLocationIds(tx, input.location_ids ?? [], errs);
+    requireLocationAccess(grantor, locationIds);
     throwIfInvalid(errs);
 
     const id = existing?.id ?? (await createInvitedUser(central, { email, name, passwordHash: unusableHash }));

@@ -1,6 +1,7 @@
 import type { FieldErrors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { checkLocationIds, findMember, inTeamTransaction, loadMember, throwIfInvalid, type MemberView, type TeamScope } from './team-scope.ts';
+import { requireAllLocations, requireLocationAccess, type Access } from '../auth/access.ts';
+import { checkLocationIds, findMember, inTeamTransaction, loadMember, lockMember, throwIfInvalid, type MemberView, type TeamScope } from './team-scope.ts';
 
 export interface SetMemberLocationsInput {
   location_ids: readonly string[];
@@ -12,20 +13,32 @@ export interface SetMemberLocationsInput {
  * `PUT /team/users/{userId}/locations`: replaces the member's explicit location grants (every id a
  * location of this merchant, else 422 `location_ids.N`) and optionally sets `all_locations`, the
  * only way a member becomes or stops being a global user. Logs `updated locations`.
+ *
+ * The caller (`grantor`, the acting user's access) changes access only within their own grant: a
+ * location added or removed outside it, or `all_locations` switched on or off, needs a caller holding
+ * every location; else 403 `Unauthorized: Insufficient permissions` and nothing is written.
+ *
+ * The member's membership row is locked first, so requests for the same member run one after the
+ * other (each replaces what the previous one wrote) instead of colliding on `user_locations_pk`.
  */
-export async function setMemberLocations(scope: TeamScope, userId: string, input: SetMemberLocationsInput): Promise<MemberView> {
+export async function setMemberLocations(scope: TeamScope, grantor: Access, userId: string, input: SetMemberLocationsInput): Promise<MemberView> {
   await inTeamTransaction(scope, async (central, tx) => {
     const member = await findMember(central, scope.merchant.id, userId);
+    await lockMember(central, scope.merchant.id, member.id);
     const errs: FieldErrors = {};
     const locationIds = await checkLocationIds(tx, input.location_ids, errs);
+    const current = await tx.selectFrom('member_settings').select('all_locations').where('user_id', '=', member.id).executeTakeFirst();
+    const wasAll = current?.all_locations ?? false;
+    const allLocations = input.all_locations ?? wasAll;
+    if (!grantor.allLocations) {
+      if (allLocations !== wasAll) requireAllLocations(grantor);
+      const held = (await tx.selectFrom('user_locations').select('location_id').where('user_id', '=', member.id).execute()).map((g) => g.location_id);
+      const next = new Set(locationIds);
+      requireLocationAccess(grantor, [...locationIds.filter((id) => !held.includes(id)), ...held.filter((id) => !next.has(id))]);
+    }
     throwIfInvalid(errs);
     await tx.deleteFrom('user_locations').where('user_id', '=', member.id).execute();
     if (locationIds.length) await tx.insertInto('user_locations').values(locationIds.map((location_id) => ({ user_id: member.id, location_id }))).execute();
-    let allLocations = input.all_locations;
-    if (allLocations === undefined) {
-      const s = await tx.selectFrom('member_settings').select('all_locations').where('user_id', '=', member.id).executeTakeFirst();
-      allLocations = s?.all_locations ?? false;
-    }
     await tx
       .insertInto('member_settings')
       .values({ user_id: member.id, all_locations: allLocations, created_at: scope.now, updated_at: scope.now })

@@ -149,6 +149,14 @@ export async function findMember(db: CentralDb | CentralTx, merchantId: string, 
   return m;
 }
 
+/**
+ * Locks the member's membership row until the transaction ends: writes to one member's roles, grants
+ * or settings then run one after the other.
+ */
+export async function lockMember(central: CentralTx, merchantId: string, userId: string): Promise<void> {
+  await central.selectFrom('memberships').select('user_id').where('merchant_id', '=', merchantId).where('user_id', '=', userId).forUpdate().executeTakeFirst();
+}
+
 /** A member's name as this merchant sees it: its own display name, else the account's name. */
 const memberName = sql<string>`coalesce(memberships.display_name, users.name)`.as('name');
 

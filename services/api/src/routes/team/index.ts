@@ -102,12 +102,12 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberList },
         ...doc('Global users: members with access to every location', 'VIEW_USERS'),
       })
-      .post('/users/global', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), { ...c.body, allLocations: true }) }), {
+      .post('/users/global', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), { ...c.body, allLocations: true }) }), {
         body: S.InviteGlobalBody,
         query: S.VendorQuery,
         beforeHandle: permission('CREATE_USERS'),
         response: { 200: S.MemberWriteResponse },
-        ...doc('Invite a global user', 'CREATE_USERS', 'Like POST /users, with access to every location instead of a list.'),
+        ...doc('Invite a global user', 'CREATE_USERS', 'Like POST /users, with access to every location instead of a list: only a caller holding every location may invite one (else 403).'),
       })
       .put('/users/global/:userId', async (c) => ({ status: 'success' as const, data: await updateMember(scope(c), c.params.userId, c.body, { globalOnly: true }) }), {
         params: S.UserParams,
@@ -138,7 +138,7 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberList },
         ...doc('Members of the merchant', 'VIEW_USERS'),
       })
-      .post('/users', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), c.body) }), {
+      .post('/users', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), c.body) }), {
         body: S.InviteBody,
         query: S.VendorQuery,
         beforeHandle: permission('CREATE_USERS'),
@@ -164,13 +164,13 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberWriteResponse },
         ...doc('Replace a member\'s roles', 'ASSIGN_ROLES', 'Every id must be a role of this merchant (422 on `role_ids.N`); the owner role is never granted or removed here.'),
       })
-      .put('/users/:userId/locations', async (c) => ({ status: 'success' as const, data: await setMemberLocations(scope(c), c.params.userId, c.body) }), {
+      .put('/users/:userId/locations', async (c) => ({ status: 'success' as const, data: await setMemberLocations(scope(c), await c.access(), c.params.userId, c.body) }), {
         params: S.UserParams,
         body: S.LocationsBody,
         query: S.VendorQuery,
         beforeHandle: permission('EDIT_USER_LOCATION_ACCESS'),
         response: { 200: S.MemberWriteResponse },
-        ...doc('Replace a member\'s location access', 'EDIT_USER_LOCATION_ACCESS', 'Every id must be a location of this merchant (422 on `location_ids.N`); `all_locations` makes the member a global user.'),
+        ...doc('Replace a member\'s location access', 'EDIT_USER_LOCATION_ACCESS', 'Every id must be a location of this merchant (422 on `location_ids.N`); `all_locations` makes the member a global user. A caller changes access only within their own location grant: adding or removing a location outside it, or switching `all_locations`, needs a caller holding every location (else 403).'),
       })
       .put('/users/:userId', async (c) => ({ status: 'success' as const, data: await updateMember(scope(c), c.params.userId, c.body) }), {
         params: S.UserParams,

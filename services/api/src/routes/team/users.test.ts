@@ -365,3 +365,84 @@ describe('permission gates on user routes', () => {
     expect(await Bun.password.verify('', u.password_hash)).toBe(false);
   });
 });
+
+// Spec 1 section 5.8: permissions are "scoped to the locations granted to the user". A member changes
+// location access only within their own grant; every location (a global user) needs a caller holding
+// every location (docs/decisions.md, "Team: grants stay within the granter's grant").
+describe('location grants stay within the caller\'s grant', () => {
+  const grantsOf = async (userId: string) =>
+    (await tenantOf(api, a).selectFrom('user_locations').select('location_id').where('user_id', '=', userId).orderBy('location_id').execute()).map((g) => g.location_id);
+  const isGlobal = async (userId: string) =>
+    (await tenantOf(api, a).selectFrom('member_settings').select('all_locations').where('user_id', '=', userId).executeTakeFirst())?.all_locations ?? false;
+
+  test('EDIT_USER_LOCATION_ACCESS at location [1] only: neither location [0] nor every location, for themselves or another member; nothing written', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const member = await makeMember(api, a, ['EDIT_USER_LOCATION_ACCESS', 'VIEW_SALES_REPORTS'], { locationIds: [loc1] });
+    const sales0 = () => api.call('GET', `/api/back-office/reports/sales?from=2026-01-01&to=2026-01-02&location_id=${loc0}`, { token: member.token });
+    expect((await sales0()).status).toBe(403);
+    const put = (userId: string, body: unknown) => api.call('PUT', `${base}/users/${userId}/locations`, { token: member.token, body });
+
+    const refused = await put(member.userId, { location_ids: [loc0, loc1], all_locations: true });
+    expect([refused.status, refused.body]).toEqual([403, { message: 'Unauthorized: Insufficient permissions' }]);
+    expect(await put(member.userId, { location_ids: [loc1], all_locations: true })).toMatchObject(FORBIDDEN);
+    expect(await put(member.userId, { location_ids: [loc0, loc1] })).toMatchObject(FORBIDDEN);
+    expect(await grantsOf(member.userId)).toEqual([loc1]);
+    expect(await isGlobal(member.userId)).toBe(false);
+    expect((await sales0()).status).toBe(403);
+
+    // Another member: no location outside the grant added or taken away, the global flag neither set nor cleared.
+    const both = await makeMember(api, a, [], { locationIds: [loc0, loc1] });
+    expect(await put(both.userId, { location_ids: [loc1] })).toMatchObject(FORBIDDEN);
+    expect(await grantsOf(both.userId)).toEqual([loc0, loc1].sort());
+    const global = await makeMember(api, a, [], { locationIds: [], allLocations: true });
+    expect(await put(global.userId, { location_ids: [], all_locations: false })).toMatchObject(FORBIDDEN);
+    expect(await isGlobal(global.userId)).toBe(true);
+
+    // Within the grant it works: location [1] given and taken, leaving the rest as it was.
+    const plain = await makeMember(api, a, [], { locationIds: [] });
+    expect(await put(plain.userId, { location_ids: [loc1] })).toMatchObject({ status: 200, body: { data: { location_ids: [loc1], all_locations: false } } });
+    expect(await put(both.userId, { location_ids: [loc0] })).toMatchObject({ status: 200, body: { data: { location_ids: [loc0], all_locations: false } } });
+    expect(await put(global.userId, { location_ids: [loc1] })).toMatchObject({ status: 200, body: { data: { location_ids: [loc1], all_locations: true } } });
+    // An unknown id is still the 422 it always was.
+    expect(await put(plain.userId, { location_ids: [crypto.randomUUID()] })).toMatchObject({ status: 422, body: { errors: { 'location_ids.0': ['The selected location_ids.0 is invalid.'] } } });
+  });
+
+  test('a caller holding every location grants any location and every location', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const manager = await makeMember(api, a, ['EDIT_USER_LOCATION_ACCESS'], { locationIds: [], allLocations: true });
+    const target = await makeMember(api, a, [], { locationIds: [loc1] });
+    const r = await api.call('PUT', `${base}/users/${target.userId}/locations`, { token: manager.token, body: { location_ids: [loc0], all_locations: true } });
+    expect(r).toMatchObject({ status: 200, body: { data: { location_ids: [loc0], all_locations: true } } });
+    expect(await isGlobal(target.userId)).toBe(true);
+  });
+
+  test('CREATE_USERS at location [1] only: no global member, no invitation to location [0]; location [1] is fine', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const member = await makeMember(api, a, ['CREATE_USERS'], { locationIds: [loc1] });
+    const userRows = (email: string) => api.deps.db.selectFrom('users').select('id').where('email', '=', email).execute();
+    const globalEmail = uniqueEmail('esc-global');
+    expect(await api.call('POST', `${base}/users/global`, { token: member.token, body: { email: globalEmail, name: 'Global', role_ids: [member.roleId] } })).toMatchObject(FORBIDDEN);
+    expect(await userRows(globalEmail)).toEqual([]);
+    const l0Email = uniqueEmail('esc-l0');
+    expect(await api.call('POST', `${base}/users`, { token: member.token, body: { email: l0Email, name: 'L0', role_ids: [member.roleId], location_ids: [loc0, loc1] } })).toMatchObject(FORBIDDEN);
+    expect(await userRows(l0Email)).toEqual([]);
+    expect(await outboxFor(l0Email)).toEqual([]);
+    const l1Email = uniqueEmail('esc-l1');
+    const ok = await api.call('POST', `${base}/users`, { token: member.token, body: { email: l1Email, name: 'L1', role_ids: [member.roleId], location_ids: [loc1] } });
+    expect(ok).toMatchObject({ status: 200, body: { status: 'success', data: { email: l1Email, location_ids: [loc1], all_locations: false, status: 'invited' } } });
+  });
+});
+
+describe('PUT /users/{id}/locations sent several times at once', () => {
+  test('each request replaces the grants in turn: all 200, no 500, the grants are one of the requested sets', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const member = await makeMember(api, a, ['VIEW_ITEMS'], { locationIds: [loc0] });
+    const sets = [[loc1], [loc0, loc1].sort()];
+    const rs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api.call('PUT', `${base}/users/${member.userId}/locations`, { token: owner, body: { location_ids: sets[i % 2] } })),
+    );
+    expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const grants = (await tenantOf(api, a).selectFrom('user_locations').select('location_id').where('user_id', '=', member.userId).orderBy('location_id').execute()).map((g) => g.location_id);
+    expect(sets).toContainEqual(grants);
+  });
+});
