@@ -91,14 +91,20 @@ export async function deleteAddress(db: TenantDb, customerId: string, addressId:
   });
 }
 
-/** A customer's order as the customer app and the back office list it (no payment internals). */
-export async function orderSummaries(db: TenantDb | TenantTx, where: { customerId?: string; ids?: readonly string[] }, page = 1, perPage = 25) {
+/**
+ * A customer's order as the customer app and the back office list it (no payment internals).
+ * `locationIds` limits the list (and its total) to those locations: the back office passes the
+ * caller's location grant (`grantedLocationIds`), as the transaction lists do; absent, no limit.
+ */
+export async function orderSummaries(db: TenantDb | TenantTx, where: { customerId?: string; ids?: readonly string[]; locationIds?: readonly string[] }, page = 1, perPage = 25) {
+  const NONE = '00000000-0000-0000-0000-000000000000';
   let q = db
     .selectFrom('transactions as t')
     .innerJoin('locations as l', 'l.id', 't.location_id')
     .where('t.status', 'not in', ['Pending', 'Cancelled']);
   if (where.customerId) q = q.where('t.customer_id', '=', where.customerId);
-  if (where.ids) q = q.where('t.id', 'in', where.ids.length ? [...where.ids] : ['00000000-0000-0000-0000-000000000000']);
+  if (where.ids) q = q.where('t.id', 'in', where.ids.length ? [...where.ids] : [NONE]);
+  if (where.locationIds) q = q.where('t.location_id', 'in', where.locationIds.length ? [...where.locationIds] : [NONE]);
   const total = Number((await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
   const rows = await q
     .select(['t.id', 't.order_no', 't.channel', 't.status', 't.order_status', 't.total', 't.location_id', 'l.name as location_name', 't.dining_option', 't.created_at', 't.completed_at'])

@@ -190,6 +190,30 @@ describe('permissions and isolation', () => {
     expect(await call('GET', `/order-detail/${order.id}`, undefined, there.token)).toMatchObject({ status: 404, body: { message: 'Unable to locate the transaction you requested.' } });
   });
 
+  test('a customer\'s orders list only the orders of the user\'s locations (as the transaction data table does)', async () => {
+    const c = await makeCustomer(api, m);
+    const at0 = await makeOrder(api, m, { customerId: c.id, locationIndex: 0, total: 4321 });
+    const at1 = await makeOrder(api, m, { customerId: c.id, locationIndex: 1, total: 1234 });
+    const member = await makeMember(api, m, ['VIEW_CUSTOMERS', 'VIEW_TRANSACTIONS'], { locationIds: [m.locations[1]!.id] });
+    const dt = await api.call('GET', `/api/back-office/transactions/datatable?search=${at1.orderNo}`, { token: member.token });
+    expect(dt.body.data.map((t: { id: string }) => t.id)).toEqual([at1.id]);
+    const r = await call('GET', `/${c.id}/orders`, undefined, member.token);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      data: [{ id: at1.id, order_no: at1.orderNo, channel: 'online_ordering', status: 'Complete', order_status: 'Queued', total: 1234, location: { id: m.locations[1]!.id, name: m.locations[1]!.name }, dining_option: null, created_at: expect.any(String), completed_at: expect.any(String) }],
+      total: 1,
+      page: 1,
+      per_page: 25,
+    });
+    // No location at all: nothing. Every location (owner, global user): both.
+    const nowhere = await makeMember(api, m, ['VIEW_CUSTOMERS'], { locationIds: [] });
+    expect((await call('GET', `/${c.id}/orders`, undefined, nowhere.token)).body).toMatchObject({ data: [], total: 0 });
+    const global = await makeMember(api, m, ['VIEW_CUSTOMERS'], { locationIds: [], allLocations: true });
+    for (const token of [owner, global.token]) {
+      expect((await call('GET', `/${c.id}/orders`, undefined, token)).body).toMatchObject({ total: 2, data: [{ id: at1.id }, { id: at0.id }] });
+    }
+  });
+
   test('another merchant\'s customer is a 404', async () => {
     const foreign = await makeCustomer(api, other);
     for (const [method, path, body] of [

@@ -21,6 +21,7 @@ import { logActivity } from '@pos/core/activity/log-activity';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
+import { grantedLocationIds } from '@pos/core/auth/access';
 import * as S from './customers.schemas.ts';
 import { isUuid } from '@pos/domain/ids';
 
@@ -116,11 +117,12 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
     )
     .get(
       '/:id/orders',
-      async ({ tenant, params, query }) => {
+      async ({ tenant, params, query, access }) => {
         const c = await getCustomer(tenant.db, uuidOr404(params.id, 'customer'));
-        return orderSummaries(tenant.db, { customerId: c.id }, query.page ?? 1, query.per_page ?? 25);
+        // Location-scoped like the transaction lists: orders of locations outside the grant are left out.
+        return orderSummaries(tenant.db, { customerId: c.id, locationIds: grantedLocationIds(await access()) }, query.page ?? 1, query.per_page ?? 25);
       },
-      { query: S.PagedOrdersQuery, params: S.IdParams, response: { 200: S.OrderPage }, beforeHandle: permission('VIEW_CUSTOMERS'), ...doc('Customer orders', 'VIEW_CUSTOMERS', 'Newest first.') },
+      { query: S.PagedOrdersQuery, params: S.IdParams, response: { 200: S.OrderPage }, beforeHandle: permission('VIEW_CUSTOMERS'), ...doc('Customer orders', 'VIEW_CUSTOMERS', 'Newest first; only orders of the locations granted to the caller (and their count in `total`).') },
     )
     .get('/:id/gift-cards', async ({ tenant, params }) => ({ data: await customerGiftCards(tenant.db, uuidOr404(params.id, 'customer')) }), {
       query: S.VendorQuery,
