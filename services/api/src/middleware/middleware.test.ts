@@ -10,6 +10,9 @@ import { applyVendorOverride, bindTokenTenant } from '@pos/core/auth/tenant-cont
 import { loadDevice, requireSubscription, touchDevice } from '@pos/core/auth/device-gates';
 import { requirePermission } from '@pos/core/auth/access';
 import { THROTTLES, throttle } from './throttle.ts';
+import { permissionGateOf } from '../plugins/guards.ts';
+import { registerDVendors } from '@pos/core/integrations/register-d-admin';
+import { makeMember } from '../routes/team/team.test-support.ts';
 
 let api: TestApi;
 let a: DemoSeedResult;
@@ -169,5 +172,75 @@ describe('permissions, activity, device gates, throttles', () => {
     for (let i = 0; i < rule.limit; i++) await throttle(api.deps.redis, 'test', [[rule, subject]]);
     await expectError(throttle(api.deps.redis, 'test', [[rule, subject]]), 429, 'Too Many Attempts.');
     await throttle(api.deps.redis, 'local', [[rule, subject]]);
+  });
+});
+
+// Spec 1 section 7: 403 `Unauthorized: Insufficient permissions` when the "role lacks the permission".
+// The route permission gates run as `transform` hooks, after `secured(...)` and before the schema
+// validation of params, query and body: a caller lacking the permission is refused whatever it sent,
+// never told with a 422 which fields the route takes.
+describe('permission gates run before validation', () => {
+  const FORBIDDEN = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+  type Hook = { fn: unknown; subType?: string };
+  const routesOf = () => (api.app as unknown as { routes: { method: string; path: string; hooks: { transform?: Hook[]; beforeHandle?: Hook[] } }[] }).routes;
+  const gateIndex = (hooks: Hook[] | undefined) => (hooks ?? []).findIndex((h) => permissionGateOf(h.fn) !== undefined);
+
+  test('every gated route checks its permission at the transform stage, after the caller is resolved', () => {
+    const gated = routesOf().filter((r) => gateIndex(r.hooks.transform) >= 0 || gateIndex(r.hooks.beforeHandle) >= 0);
+    expect(gated.length).toBeGreaterThan(150);
+    const misplaced = gated.filter((r) => gateIndex(r.hooks.beforeHandle) >= 0).map((r) => `${r.method} ${r.path}`);
+    expect(misplaced).toEqual([]);
+    const beforeCaller = gated
+      .filter((r) => {
+        const derive = r.hooks.transform!.findIndex((h) => h.subType === 'derive');
+        return derive < 0 || derive > gateIndex(r.hooks.transform);
+      })
+      .map((r) => `${r.method} ${r.path}`);
+    expect(beforeCaller).toEqual([]);
+  });
+
+  test('a member holding no permission gets 403 on every gated route, whatever the body and query', async () => {
+    const nobody = await makeMember(api, a, [], { allLocations: true });
+    const failures: string[] = [];
+    let calls = 0;
+    for (const r of routesOf()) {
+      if (gateIndex(r.hooks.transform) < 0 && gateIndex(r.hooks.beforeHandle) < 0) continue;
+      // `{locationId}` is one of the caller's locations (location-owner passes), `{provider}` a configured
+      // register-d vendor (an unknown one is a 404 first, like another merchant's location); any other id a fresh UUID.
+      const vendor = registerDVendors(api.deps.config.REGISTER_D_VENDORS)[0]!;
+      const path = r.path.replace(/:(\w+)\??/g, (_, name: string) => (name === 'locationId' ? a.locations[0]!.id : name === 'provider' ? vendor : crypto.randomUUID()));
+      const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) ? {} : undefined;
+      const res = await api.call(r.method, path, { token: nobody.token, body });
+      calls++;
+      if (res.status !== 403 || res.body?.message !== FORBIDDEN.body.message) failures.push(`${r.method} ${r.path}: ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    expect(calls).toBeGreaterThan(150);
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  test('the refusal does not depend on the body: the same 403 for a valid body and for none', async () => {
+    const owner = await api.ownerToken(a);
+    const nobody = (await makeMember(api, a, [], { allLocations: true })).token;
+    const customer = (await api.call('POST', '/api/back-office/customers', { token: owner, body: { name: 'Gate' } })).body.data.id as string;
+    const cases: [string, string, unknown][] = [
+      ['POST', '/offers', { name: 'X', rule: { kind: 'percentage', percent: 10 }, item_ids: [] }],
+      ['POST', `/customers/${customer}/notes`, { note: 'hi' }],
+      ['POST', `/loyalty/${a.locations[0]!.id}`, { active: true, points_per_euro: 1 }],
+      ['POST', '/settings/team/roles', { name: 'R', permissions: [] }],
+    ];
+    for (const [method, path, valid] of cases) {
+      for (const body of [valid, {}, { unknown_field: 'x' }]) {
+        const r = await api.call(method, `/api/back-office${path}`, { token: nobody, body });
+        expect([method, path, r.status, r.body]).toEqual([method, path, 403, FORBIDDEN.body]);
+      }
+    }
+    // A required query left out: still the 403.
+    const t = await api.call('GET', '/api/back-office/settings/translations', { token: nobody });
+    expect([t.status, t.body]).toEqual([403, FORBIDDEN.body]);
+    // Unchanged: no token is 401 before anything; the owner with a bad body gets the 422; another
+    // merchant's location is 404 (location-owner before the permission).
+    expect(await api.call('POST', '/api/back-office/offers', { body: {} })).toMatchObject({ status: 401 });
+    expect(await api.call('POST', '/api/back-office/offers', { token: owner, body: {} })).toMatchObject({ status: 422 });
+    expect(await api.call('POST', `/api/back-office/loyalty/${b.locations[0]!.id}`, { token: nobody, body: {} })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
   });
 });

@@ -3,14 +3,33 @@ import { requireOwnLocation } from '@pos/core/auth/caller-gates';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 
 /**
- * Route-level guards for `beforeHandle`, used after `secured(...)`:
- * `{ beforeHandle: [locationOwner(), permission('VIEW_DEVICES', 'locationId')] }`.
+ * Route-level guards, used after `secured(...)` as `transform` hooks:
+ * `{ transform: [locationOwner(), permission('VIEW_DEVICES', 'locationId')] }`.
+ *
+ * They run at the transform stage, after `secured(...)` (a derive, also a transform hook, registered
+ * first) resolved the caller and the merchant, and BEFORE the schema validation of params, query and
+ * body: a caller lacking the permission (or the location) gets 403 (404 for another merchant's
+ * location) whatever the request holds, never a 422 describing the route's fields. Never use them as
+ * `beforeHandle` (which runs after validation). They read the raw params: `{locationId}` is compared in
+ * lower case (`accessCan`).
  */
 export function permission(slug: string, locationParam?: string) {
-  return async (ctx: { access: () => Promise<Access>; params: unknown }) => {
+  return permissionGate(slug, async (ctx: { access: () => Promise<Access>; params: unknown }) => {
     const loc = locationParam ? (ctx.params as Record<string, string | undefined>)[locationParam] : undefined;
     requirePermission(await ctx.access(), slug, loc);
-  };
+  });
+}
+
+/** Marks a route permission check (the slug, or a description of how it is chosen) so the route matrix tests find it. */
+export const PERMISSION_GATE = Symbol.for('pos.permission-gate');
+
+export function permissionGate<F extends (...args: never[]) => unknown>(what: string, fn: F): F & { [PERMISSION_GATE]: string } {
+  return Object.assign(fn, { [PERMISSION_GATE]: what });
+}
+
+/** The slug of a permission gate, or undefined for any other function. */
+export function permissionGateOf(fn: unknown): string | undefined {
+  return typeof fn === 'function' ? (fn as { [PERMISSION_GATE]?: string })[PERMISSION_GATE] : undefined;
 }
 
 /** `location-owner` for `{locationId}` (or another param name); runs after admin-vendor-override. */

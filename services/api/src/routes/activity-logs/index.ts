@@ -13,7 +13,7 @@ import * as S from './activity-logs.schemas.ts';
 export function activityLogRoutes(deps: ApiDeps) {
   const hook = (hide: boolean) => ({
     query: S.ActivityLogQuery,
-    beforeHandle: permission('VIEW_ACTIVITY_LOGS'),
+    transform: permission('VIEW_ACTIVITY_LOGS'),
     response: { 200: S.ActivityLogDatatable },
     detail: {
       tags: ['Activity logs'],

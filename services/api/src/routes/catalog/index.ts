@@ -23,7 +23,7 @@ export function itemRoutes(deps: ApiDeps) {
     .get('/datatable', ({ tenant, query }) => items.listItems(tenant.db, query), {
       query: S.ItemDatatableQuery,
       response: { 200: S.ItemDatatable },
-      beforeHandle: [permission('VIEW_ITEMS')],
+      transform: [permission('VIEW_ITEMS')],
       ...doc(tags, 'Items data table', 'VIEW_ITEMS', 'Query: page, per_page (max 100), search (name, sku), sort (name, unit_price, vat_rate, created_at, updated_at; `-` for descending), filters category_id, visible, channel.'),
     })
     .get(
@@ -35,7 +35,7 @@ export function itemRoutes(deps: ApiDeps) {
       {
         query: S.ExportQuery,
         response: { 200: S.ExportFile },
-        beforeHandle: [permission('EXPORT_ITEMS')],
+        transform: [permission('EXPORT_ITEMS')],
         ...doc(
           tags,
           'Export items as CSV or XLSX',
@@ -58,7 +58,7 @@ export function itemRoutes(deps: ApiDeps) {
       {
         body: S.CreateItemBody,
         response: { 201: S.ItemResponse },
-        beforeHandle: [permission('CREATE_ITEMS')],
+        transform: [permission('CREATE_ITEMS')],
         ...doc(
           tags,
           'Create an item',
@@ -70,14 +70,14 @@ export function itemRoutes(deps: ApiDeps) {
     .get('/:id', async ({ tenant, params }) => ({ data: await items.getItem(tenant.db, params.id) }), {
       params: S.IdParams,
       response: { 200: S.ItemResponse },
-      beforeHandle: [permission('VIEW_ITEMS')],
+      transform: [permission('VIEW_ITEMS')],
       ...doc(tags, 'Show an item', 'VIEW_ITEMS'),
     })
     .put('/:id', async (ctx) => ({ data: await items.updateItem(await catalogScope(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateItemBody,
       response: { 200: S.ItemResponse },
-      beforeHandle: [permission('EDIT_ITEMS')],
+      transform: [permission('EDIT_ITEMS')],
       ...doc(tags, 'Update an item', 'EDIT_ITEMS', 'Partial. Live on the channels at once: the published catalogs showing the item are rewritten in the same transaction.'),
     })
     .delete(
@@ -89,7 +89,7 @@ export function itemRoutes(deps: ApiDeps) {
       {
         params: S.IdParams,
         response: { 200: S.Success },
-        beforeHandle: [permission('DELETE_ITEMS')],
+        transform: [permission('DELETE_ITEMS')],
         ...doc(tags, 'Delete an item', 'DELETE_ITEMS', 'Removes it from every display group; published menus showing it are rewritten.'),
       },
     );
@@ -103,7 +103,7 @@ export function categoryRoutes(deps: ApiDeps) {
     .get('/datatable', ({ tenant, query }) => categories.listCategories(tenant.db, query), {
       query: S.CategoryDatatableQuery,
       response: { 200: S.CategoryDatatable },
-      beforeHandle: [permission('VIEW_CATEGORIES')],
+      transform: [permission('VIEW_CATEGORIES')],
       ...doc(tags, 'Categories data table', 'VIEW_CATEGORIES', 'search (name), sort (name, position, created_at).'),
     })
     .get('/options', async ({ tenant }) => ({ data: await categories.categoryOptions(tenant.db) }), {
@@ -116,19 +116,19 @@ export function categoryRoutes(deps: ApiDeps) {
         ctx.set.status = 201;
         return { data: await categories.createCategory(await catalogScope(deps, ctx), ctx.body) };
       },
-      { body: S.CreateCategoryBody, response: { 201: S.CategoryResponse }, beforeHandle: [permission('CREATE_CATEGORIES')], ...doc(tags, 'Create a category', 'CREATE_CATEGORIES', 'Name unique (case-insensitive): 422 on `name`.') },
+      { body: S.CreateCategoryBody, response: { 201: S.CategoryResponse }, transform: [permission('CREATE_CATEGORIES')], ...doc(tags, 'Create a category', 'CREATE_CATEGORIES', 'Name unique (case-insensitive): 422 on `name`.') },
     )
     .get('/:id', async ({ tenant, params }) => ({ data: await categories.getCategory(tenant.db, params.id) }), {
       params: S.IdParams,
       response: { 200: S.CategoryResponse },
-      beforeHandle: [permission('VIEW_CATEGORIES')],
+      transform: [permission('VIEW_CATEGORIES')],
       ...doc(tags, 'Show a category', 'VIEW_CATEGORIES'),
     })
     .put('/:id', async (ctx) => ({ data: await categories.updateCategory(await catalogScope(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateCategoryBody,
       response: { 200: S.CategoryResponse },
-      beforeHandle: [permission('EDIT_CATEGORIES')],
+      transform: [permission('EDIT_CATEGORIES')],
       ...doc(tags, 'Update a category', 'EDIT_CATEGORIES'),
     })
     .delete(
@@ -137,7 +137,7 @@ export function categoryRoutes(deps: ApiDeps) {
         await categories.deleteCategory(await catalogScope(deps, ctx), ctx.params.id);
         return ok;
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('DELETE_CATEGORIES')], ...doc(tags, 'Delete a category', 'DELETE_CATEGORIES', 'Its items stay, without a category.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('DELETE_CATEGORIES')], ...doc(tags, 'Delete a category', 'DELETE_CATEGORIES', 'Its items stay, without a category.') },
     );
 }
 
@@ -152,7 +152,7 @@ export function modifierRoutes(deps: ApiDeps) {
     })
     .get('/modifier-groups', async ({ tenant }) => ({ data: await mg.listModifierGroups(tenant.db) }), {
       response: { 200: S.ModifierGroupList },
-      beforeHandle: [permission('VIEW_MODIFIER_GROUPS')],
+      transform: [permission('VIEW_MODIFIER_GROUPS')],
       ...doc(tags, 'Modifier groups in order, with their modifiers', 'VIEW_MODIFIER_GROUPS'),
     })
     .post(
@@ -164,7 +164,7 @@ export function modifierRoutes(deps: ApiDeps) {
       {
         body: S.CreateModifierGroupBody,
         response: { 201: S.ModifierGroupResponse },
-        beforeHandle: [permission('CREATE_MODIFIER_GROUPS')],
+        transform: [permission('CREATE_MODIFIER_GROUPS')],
         ...doc(tags, 'Create a modifier group', 'CREATE_MODIFIER_GROUPS', 'min_select may not exceed max_select (422 on `min_select`); modifiers in order, prices in cents.'),
       },
     )
@@ -175,20 +175,20 @@ export function modifierRoutes(deps: ApiDeps) {
     .put('/modifier-groups/reorder', async (ctx) => ({ data: await mg.reorderModifierGroups(await catalogScope(deps, ctx), ctx.body.ids) }), {
       body: S.ReorderBody,
       response: { 200: S.ModifierGroupList },
-      beforeHandle: [permission('EDIT_MODIFIER_GROUPS')],
+      transform: [permission('EDIT_MODIFIER_GROUPS')],
       ...doc(tags, 'Reorder modifier groups', 'EDIT_MODIFIER_GROUPS', 'The listed groups first in that order, the others after them in their current order. An unknown id is a 422 on `ids.N`.'),
     })
     .get('/modifier-groups/:id', async ({ tenant, params }) => ({ data: await mg.getModifierGroup(tenant.db, params.id) }), {
       params: S.IdParams,
       response: { 200: S.ModifierGroupResponse },
-      beforeHandle: [permission('VIEW_MODIFIER_GROUPS')],
+      transform: [permission('VIEW_MODIFIER_GROUPS')],
       ...doc(tags, 'Show a modifier group', 'VIEW_MODIFIER_GROUPS'),
     })
     .put('/modifier-groups/:id', async (ctx) => ({ data: await mg.updateModifierGroup(await catalogScope(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateModifierGroupBody,
       response: { 200: S.ModifierGroupResponse },
-      beforeHandle: [permission('EDIT_MODIFIER_GROUPS')],
+      transform: [permission('EDIT_MODIFIER_GROUPS')],
       ...doc(tags, 'Update a modifier group', 'EDIT_MODIFIER_GROUPS', 'Partial; `modifiers` replaces the list (an `id` keeps that modifier).'),
     })
     .delete(
@@ -197,7 +197,7 @@ export function modifierRoutes(deps: ApiDeps) {
         await mg.deleteModifierGroup(await catalogScope(deps, ctx), ctx.params.id);
         return ok;
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('DELETE_MODIFIER_GROUPS')], ...doc(tags, 'Delete a modifier group', 'DELETE_MODIFIER_GROUPS') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('DELETE_MODIFIER_GROUPS')], ...doc(tags, 'Delete a modifier group', 'DELETE_MODIFIER_GROUPS') },
     );
 }
 
@@ -215,21 +215,21 @@ export function variantGroupRoutes(deps: ApiDeps) {
       {
         body: S.CreateVariantGroupBody,
         response: { 201: S.VariantGroupResponse },
-        beforeHandle: [permission('CREATE_VARIANT_GROUPS')],
+        transform: [permission('CREATE_VARIANT_GROUPS')],
         ...doc(tags, 'Create a variant group of an item', 'CREATE_VARIANT_GROUPS', 'An item of another merchant or unknown is a 422 on `item_id`.'),
       },
     )
     .get('/:id', async ({ tenant, params }) => ({ data: await vg.getVariantGroup(tenant.db, params.id) }), {
       params: S.IdParams,
       response: { 200: S.VariantGroupResponse },
-      beforeHandle: [permission('VIEW_ITEMS')],
+      transform: [permission('VIEW_ITEMS')],
       ...doc(tags, 'Show a variant group', 'VIEW_ITEMS'),
     })
     .put('/:id', async (ctx) => ({ data: await vg.updateVariantGroup(await catalogScope(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateVariantGroupBody,
       response: { 200: S.VariantGroupResponse },
-      beforeHandle: [permission('EDIT_VARIANT_GROUPS')],
+      transform: [permission('EDIT_VARIANT_GROUPS')],
       ...doc(tags, 'Update a variant group', 'EDIT_VARIANT_GROUPS'),
     })
     .delete(
@@ -238,7 +238,7 @@ export function variantGroupRoutes(deps: ApiDeps) {
         await vg.deleteVariantGroup(await catalogScope(deps, ctx), ctx.params.id);
         return ok;
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('DELETE_VARIANT_GROUPS')], ...doc(tags, 'Delete a variant group', 'DELETE_VARIANT_GROUPS') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('DELETE_VARIANT_GROUPS')], ...doc(tags, 'Delete a variant group', 'DELETE_VARIANT_GROUPS') },
     );
 }
 
@@ -297,7 +297,7 @@ export function taxRateRoutes(deps: ApiDeps) {
     .get('/tax-rates/datatable', ({ tenant, query }) => tax.listTaxRates(tenant.db, query), {
       query: S.TaxRateDatatableQuery,
       response: { 200: S.TaxRateDatatable },
-      beforeHandle: [permission('VIEW_TAX_RATES')],
+      transform: [permission('VIEW_TAX_RATES')],
       ...doc(tags, 'Tax rates data table', 'VIEW_TAX_RATES', 'search (name, country), sort (name, rate, country, created_at), filter is_custom.'),
     })
     .post(
@@ -306,13 +306,13 @@ export function taxRateRoutes(deps: ApiDeps) {
         ctx.set.status = 201;
         return { data: await tax.createTaxRate(await catalogScope(deps, ctx), ctx.body) };
       },
-      { body: S.CreateTaxRateBody, response: { 201: S.TaxRateResponse }, beforeHandle: [permission('CREATE_CUSTOM_TAX_RATES')], ...doc(tags, 'Create a custom tax rate', 'CREATE_CUSTOM_TAX_RATES', 'One custom rate per percentage (422 on `rate`).') },
+      { body: S.CreateTaxRateBody, response: { 201: S.TaxRateResponse }, transform: [permission('CREATE_CUSTOM_TAX_RATES')], ...doc(tags, 'Create a custom tax rate', 'CREATE_CUSTOM_TAX_RATES', 'One custom rate per percentage (422 on `rate`).') },
     )
     .put('/tax-rates/:id', async (ctx) => ({ data: await tax.updateTaxRate(await catalogScope(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateTaxRateBody,
       response: { 200: S.TaxRateResponse },
-      beforeHandle: [permission('EDIT_CUSTOM_TAX_RATES')],
+      transform: [permission('EDIT_CUSTOM_TAX_RATES')],
       ...doc(tags, 'Update a custom tax rate', 'EDIT_CUSTOM_TAX_RATES', 'A default rate is 409 `tax_rate_not_custom`; changing the rate items still use, with no other source for it, is 409 `tax_rate_in_use`.'),
     })
     .delete(
@@ -321,6 +321,6 @@ export function taxRateRoutes(deps: ApiDeps) {
         await tax.deleteTaxRate(await catalogScope(deps, ctx), ctx.params.id);
         return ok;
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('DELETE_CUSTOM_TAX_RATES')], ...doc(tags, 'Delete a custom tax rate', 'DELETE_CUSTOM_TAX_RATES', '409 `tax_rate_not_custom` or `tax_rate_in_use` as for updates.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('DELETE_CUSTOM_TAX_RATES')], ...doc(tags, 'Delete a custom tax rate', 'DELETE_CUSTOM_TAX_RATES', '409 `tax_rate_not_custom` or `tax_rate_in_use` as for updates.') },
     );
 }

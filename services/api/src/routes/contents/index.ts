@@ -34,7 +34,7 @@ export function contentRoutes(deps: ApiDeps) {
       {
         body: S.UploadBody,
         response: { 201: S.ContentResponse },
-        beforeHandle: [permission('CREATE_CONTENT')],
+        transform: [permission('CREATE_CONTENT')],
         ...doc(tags, 'Upload an image', 'CREATE_CONTENT', `multipart/form-data with \`file\` (JPEG, PNG, GIF or WebP by its bytes; at most CONTENT_MAX_BYTES, 5 MiB by default), optional \`name\`, \`alt_text\`.`),
       },
     )
@@ -51,7 +51,7 @@ export function contentRoutes(deps: ApiDeps) {
         params: S.IdParams,
         query: S.ContentShowQuery,
         response: { 200: S.ContentResponse },
-        beforeHandle: [permission('VIEW_CONTENT')],
+        transform: [permission('VIEW_CONTENT')],
         ...doc(tags, 'Show a content item (or its bytes with download=true)', 'VIEW_CONTENT'),
       },
     )
@@ -59,13 +59,13 @@ export function contentRoutes(deps: ApiDeps) {
       params: S.IdParams,
       body: S.UpdateBody,
       response: { 200: S.ContentResponse },
-      beforeHandle: [permission('VIEW_CONTENT')],
+      transform: [permission('VIEW_CONTENT')],
       ...doc(tags, 'Update a content item (name, alt text)', 'VIEW_CONTENT', 'The spec gates this update with VIEW_CONTENT.'),
     })
     .delete('', async (ctx) => ({ status: 'success' as const, deleted: await contents.deleteContents(await catalogScope(deps, ctx), deps.objects, ctx.body.ids) }), {
       body: S.DeleteBody,
       response: { 200: S.DeleteResponse },
-      beforeHandle: [permission('DELETE_CONTENT')],
+      transform: [permission('DELETE_CONTENT')],
       ...doc(tags, 'Delete content items', 'DELETE_CONTENT', 'Body `{ids}`; an unknown or foreign id is a 422 on `ids.N` and nothing is deleted. Items showing one lose their image.'),
     });
 }

@@ -52,7 +52,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
     .get('/datatable', ({ tenant, query }) => customerDatatable(tenant.db, query), {
       query: S.DatatableQuery,
       response: { 200: S.Datatable },
-      beforeHandle: permission('VIEW_CUSTOMERS'),
+      transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customers (data table)', 'VIEW_CUSTOMERS', 'Newest first, with the points balance; `search` matches name, e-mail or phone.'),
     })
     .get(
@@ -64,7 +64,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       {
         query: S.ExportQuery,
         response: { 200: S.FileResponse },
-        beforeHandle: permission('EXPORT_CUSTOMERS'),
+        transform: permission('EXPORT_CUSTOMERS'),
         ...doc('Export customers', 'EXPORT_CUSTOMERS', '`format` `csv` (default, UTF-8 with a byte-order mark) or `xlsx`. Every export is recorded in the activity log.'),
       },
     )
@@ -72,7 +72,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       query: S.VendorQuery,
       body: S.CustomerBody,
       response: { 200: S.CustomerResponse },
-      beforeHandle: permission('CREATE_CUSTOMERS'),
+      transform: permission('CREATE_CUSTOMERS'),
       ...doc('Create a customer', 'CREATE_CUSTOMERS', 'At least a name, an e-mail or a phone; a contact another customer holds is a 422 on that field.'),
     })
     .get(
@@ -84,13 +84,13 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
         if (!d || (!a.allLocations && !a.locationIds.has(d.location.id))) throw errors.notFound('transaction');
         return { data: d };
       },
-      { query: S.VendorQuery, params: S.IdParams, response: { 200: S.OrderDetailResponse }, beforeHandle: permission('VIEW_TRANSACTIONS'), ...doc('Customer order detail', 'VIEW_TRANSACTIONS', 'One order with its lines; an order of a location outside the user\'s grant is a 404.') },
+      { query: S.VendorQuery, params: S.IdParams, response: { 200: S.OrderDetailResponse }, transform: permission('VIEW_TRANSACTIONS'), ...doc('Customer order detail', 'VIEW_TRANSACTIONS', 'One order with its lines; an order of a location outside the user\'s grant is a 404.') },
     )
     .get('/:id', async ({ tenant, auth, params }) => ({ data: await readCustomer(tenant.db, actor(auth), uuidOr404(params.id, 'customer')) }), {
       query: S.VendorQuery,
       params: S.IdParams,
       response: { 200: S.DetailResponse },
-      beforeHandle: permission('VIEW_CUSTOMERS'),
+      transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customer detail', 'VIEW_CUSTOMERS', 'With points, addresses and notes. Each read is recorded in the activity log.'),
     })
     .put('/:id', async ({ tenant, auth, params, body }) => ({ data: await updateCustomer(tenant.db, actor(auth), uuidOr404(params.id, 'customer'), body, now()) }), {
@@ -98,7 +98,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       params: S.IdParams,
       body: S.CustomerBody,
       response: { 200: S.CustomerResponse },
-      beforeHandle: permission('EDIT_CUSTOMERS'),
+      transform: permission('EDIT_CUSTOMERS'),
       ...doc('Update a customer', 'EDIT_CUSTOMERS', 'The fields given.'),
     })
     .delete(
@@ -111,7 +111,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
         query: S.VendorQuery,
         params: S.IdParams,
         response: { 200: S.Success },
-        beforeHandle: permission('DELETE_CUSTOMERS'),
+        transform: permission('DELETE_CUSTOMERS'),
         ...doc('Delete a customer', 'DELETE_CUSTOMERS', 'Erases the personal data (the customer, addresses, notes, timeline, points, tokens, login codes); orders stay, anonymised (no customer link, no name).'),
       },
     )
@@ -122,27 +122,27 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
         // Location-scoped like the transaction lists: orders of locations outside the grant are left out.
         return orderSummaries(tenant.db, { customerId: c.id, locationIds: grantedLocationIds(await access()) }, query.page ?? 1, query.per_page ?? 25);
       },
-      { query: S.PagedOrdersQuery, params: S.IdParams, response: { 200: S.OrderPage }, beforeHandle: permission('VIEW_CUSTOMERS'), ...doc('Customer orders', 'VIEW_CUSTOMERS', 'Newest first; only orders of the locations granted to the caller (and their count in `total`).') },
+      { query: S.PagedOrdersQuery, params: S.IdParams, response: { 200: S.OrderPage }, transform: permission('VIEW_CUSTOMERS'), ...doc('Customer orders', 'VIEW_CUSTOMERS', 'Newest first; only orders of the locations granted to the caller (and their count in `total`).') },
     )
     .get('/:id/gift-cards', async ({ tenant, params }) => ({ data: await customerGiftCards(tenant.db, uuidOr404(params.id, 'customer')) }), {
       query: S.VendorQuery,
       params: S.IdParams,
       response: { 200: S.GiftCards },
-      beforeHandle: permission('VIEW_CUSTOMERS'),
+      transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customer gift cards', 'VIEW_CUSTOMERS', 'Last four characters of each code only.'),
     })
     .get('/:id/reward-redemptions', async ({ tenant, params }) => ({ data: await customerRewardRedemptions(tenant.db, uuidOr404(params.id, 'customer')) }), {
       query: S.VendorQuery,
       params: S.IdParams,
       response: { 200: S.Redemptions },
-      beforeHandle: permission('VIEW_CUSTOMERS'),
+      transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customer reward redemptions', 'VIEW_CUSTOMERS'),
     })
     .get('/:id/timelines', async ({ tenant, params }) => ({ data: await customerTimeline(tenant.db, uuidOr404(params.id, 'customer')) }), {
       query: S.VendorQuery,
       params: S.IdParams,
       response: { 200: S.Timeline },
-      beforeHandle: permission('VIEW_CUSTOMERS'),
+      transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customer timeline', 'VIEW_CUSTOMERS', 'Newest first.'),
     })
     .post('/:id/notes', async ({ tenant, auth, params, body }) => ({ data: await addCustomerNote(tenant.db, actor(auth), uuidOr404(params.id, 'customer'), body.note, now()) }), {
@@ -150,7 +150,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       params: S.IdParams,
       body: S.NoteBody,
       response: { 200: S.NoteResponse },
-      beforeHandle: permission('EDIT_CUSTOMERS'),
+      transform: permission('EDIT_CUSTOMERS'),
       ...doc('Add a note', 'EDIT_CUSTOMERS'),
     })
     .post('/:id/marketing', async ({ tenant, auth, params, body }) => ({ data: await setMarketingConsent(tenant.db, actor(auth), uuidOr404(params.id, 'customer'), body.marketing_consent, now()) }), {
@@ -158,7 +158,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       params: S.IdParams,
       body: S.MarketingBody,
       response: { 200: S.CustomerResponse },
-      beforeHandle: permission('EDIT_CUSTOMERS'),
+      transform: permission('EDIT_CUSTOMERS'),
       ...doc('Set marketing consent', 'EDIT_CUSTOMERS', 'Written to the timeline.'),
     })
     .post(
@@ -170,7 +170,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
         await logActivity(tenant.db, { userId: auth.userId, action: 'updated', subject: 'customer', subjectId: c.id, properties: { fields: ['addresses'] } });
         return { data: a };
       },
-      { query: S.VendorQuery, params: S.IdParams, body: S.AddressBody, response: { 200: S.AddressResponse }, beforeHandle: permission('EDIT_CUSTOMERS'), ...doc('Add an address', 'EDIT_CUSTOMERS', 'The first one, or one with `is_default`, becomes the default.') },
+      { query: S.VendorQuery, params: S.IdParams, body: S.AddressBody, response: { 200: S.AddressResponse }, transform: permission('EDIT_CUSTOMERS'), ...doc('Add an address', 'EDIT_CUSTOMERS', 'The first one, or one with `is_default`, becomes the default.') },
     )
     .post(
       '/:id/addresses/:addressId',
@@ -180,6 +180,6 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
         await logActivity(tenant.db, { userId: auth.userId, action: 'updated', subject: 'customer', subjectId: c.id, properties: { fields: ['default_address'] } });
         return { data: await listAddresses(tenant.db, c.id) };
       },
-      { query: S.VendorQuery, params: S.AddressParams, response: { 200: S.AddressList }, beforeHandle: permission('EDIT_CUSTOMERS'), ...doc('Set the default address', 'EDIT_CUSTOMERS', 'Answers the addresses, the default first.') },
+      { query: S.VendorQuery, params: S.AddressParams, response: { 200: S.AddressList }, transform: permission('EDIT_CUSTOMERS'), ...doc('Set the default address', 'EDIT_CUSTOMERS', 'Answers the addresses, the default first.') },
     );
 }

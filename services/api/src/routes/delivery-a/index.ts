@@ -39,14 +39,14 @@ export function deliveryARoutes(deps: ApiDeps) {
   return new Elysia({ name: 'delivery-a-admin', prefix: '/back-office/delivery-a' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/:locationId', async ({ tenant, params }) => ({ data: await deliveryAStatus(deps.db, scope(tenant, params.locationId)) }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.statusResponse },
       detail: { tags, summary: 'delivery-a status of a location' },
     })
     .post('/:locationId', async ({ tenant, params, body }) => ({ status: 'success' as const, data: await enableDeliveryA(deps.db, deliveryA(), scope(tenant, params.locationId), body, now()) }), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.enableBody,
@@ -54,7 +54,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Enable delivery-a for a location with a marketplace store; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .put('/:locationId', async ({ tenant, params, body }) => ({ status: 'success' as const, data: await updateDeliveryA(deps.db, scope(tenant, params.locationId), body, now()) }), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.updateBody,
@@ -62,7 +62,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Update the delivery-a settings of a location; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .delete('/:locationId', async ({ tenant, params }) => ({ status: 'success' as const, data: await disableDeliveryA(deps.db, deliveryA(), scope(tenant, params.locationId), now()) }), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.statusWriteResponse },
@@ -72,7 +72,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       '/:locationId/sync-menu',
       async ({ tenant, params }) => ({ status: 'success' as const, ...(await syncDeliveryAMenu(deps.db, tenant.db, deliveryA(), scope(tenant, params.locationId), now())) }),
       {
-        beforeHandle: mis,
+        transform: mis,
         params: S.locationParams,
         query: S.vendorQuery,
         response: { 200: S.syncMenuResponse },
@@ -83,7 +83,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       '/:locationId/sync-availability',
       async ({ tenant, params }) => ({ status: 'success' as const, ...(await syncDeliveryAAvailability(deps.db, tenant.db, deliveryA(), scope(tenant, params.locationId), now())) }),
       {
-        beforeHandle: mis,
+        transform: mis,
         params: S.locationParams,
         query: S.vendorQuery,
         response: { 200: S.syncAvailabilityResponse },
@@ -94,7 +94,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       '/:locationId/logs',
       async ({ tenant, params, query }) => ({ data: await deliveryALogs(deps.db, scope(tenant, params.locationId), query.limit === undefined ? undefined : Number(query.limit)) }),
       {
-        beforeHandle: locationOwner(),
+        transform: locationOwner(),
         params: S.locationParams,
         query: S.logsQuery,
         response: { 200: S.logsResponse },
@@ -102,7 +102,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       },
     )
     .get('/:locationId/site-status', async ({ tenant, params }) => ({ data: { status: await deliveryASiteStatus(deps.db, deliveryA(), scope(tenant, params.locationId)) } }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.siteStatusResponse },
@@ -112,7 +112,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       '/:locationId/site-status',
       async ({ tenant, params, body }) => ({ status: 'success' as const, data: { status: await setDeliveryASiteStatus(deps.db, deliveryA(), scope(tenant, params.locationId), body.status, now()) } }),
       {
-        beforeHandle: mis,
+        transform: mis,
         params: S.locationParams,
         query: S.vendorQuery,
         body: S.siteStatusBody,

@@ -47,14 +47,14 @@ export function deliveryBRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'delivery-b-admin', prefix: '/back-office/delivery-b' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/:locationId', async ({ tenant, params }) => ({ data: await deliveryBStatus(deps.db, scope(tenant, params.locationId)) }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.statusResponse },
       detail: { tags, summary: 'delivery-b status of a location' },
     })
     .post('/:locationId', async ({ tenant, params, body }) => ok(await connectDeliveryBStore(deps.db, deliveryB(), scope(tenant, params.locationId), body, now())), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.enableBody,
@@ -62,14 +62,14 @@ export function deliveryBRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Enable delivery-b for a location with a marketplace store; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .delete('/:locationId', async ({ tenant, params }) => ok(await disableDeliveryB(deps.db, deliveryB(), scope(tenant, params.locationId), now())), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.statusWriteResponse },
       detail: { tags, summary: 'Disable delivery-b for a location; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/:locationId/select-store', async ({ tenant, params, body }) => ok(await selectDeliveryBStore(deps.db, deliveryB(), scope(tenant, params.locationId), body.store_id, now())), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.selectStoreBody,
@@ -77,42 +77,42 @@ export function deliveryBRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Switch the delivery-b store of an enabled location; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .get('/:locationId/store-list', async ({ tenant, params }) => ({ data: await deliveryBStoreList(deps.db, deliveryB(), scope(tenant, params.locationId)) }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.storeListResponse },
       detail: { tags, summary: 'delivery-b stores that can be selected' },
     })
     .get('/:locationId/configuration', async ({ tenant, params }) => ({ data: await deliveryBConfiguration(deps.db, scope(tenant, params.locationId)) }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.configurationResponse },
       detail: { tags, summary: 'delivery-b configuration of a location' },
     })
     .get('/:locationId/store', async ({ tenant, params }) => ({ data: await deliveryBStore(deps.db, deliveryB(), scope(tenant, params.locationId)) }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.storeResponse },
       detail: { tags, summary: 'The connected delivery-b store as delivery-b holds it' },
     })
     .get('/:locationId/store/status', async ({ tenant, params }) => ({ data: { status: await deliveryBStoreStatus(deps.db, deliveryB(), scope(tenant, params.locationId)) } }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.storeStatusResponse },
       detail: { tags, summary: 'delivery-b store status (online or offline)' },
     })
     .get('/:locationId/menu', async ({ tenant, params }) => ({ data: await deliveryBMenu(deps.db, deliveryB(), scope(tenant, params.locationId)) }), {
-      beforeHandle: locationOwner(),
+      transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.menuResponse },
       detail: { tags, summary: 'The menu delivery-b holds for the store' },
     })
     .put('/:locationId/settings', async ({ tenant, params, body }) => ok(await updateDeliveryBSettings(deps.db, scope(tenant, params.locationId), body, now())), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.settingsBody,
@@ -123,7 +123,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       '/:locationId/store/status',
       async ({ tenant, params, body }) => ok({ status: await setDeliveryBStoreStatus(deps.db, deliveryB(), scope(tenant, params.locationId), body.status, now()) }),
       {
-        beforeHandle: mis,
+        transform: mis,
         params: S.locationParams,
         query: S.vendorQuery,
         body: S.storeStatusBody,
@@ -132,7 +132,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       },
     )
     .put('/:locationId/store/prep-time', async ({ tenant, params, body }) => ok(await setDeliveryBPrepTime(deps.db, deliveryB(), scope(tenant, params.locationId), body.prep_time_minutes, now())), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.prepTimeBody,
@@ -140,7 +140,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Set the delivery-b store prep time (0-240 minutes); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .put('/:locationId/store/fulfillment', async ({ tenant, params, body }) => ok(await setDeliveryBFulfillment(deps.db, deliveryB(), scope(tenant, params.locationId), body, now())), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
       body: S.fulfillmentBody,
@@ -151,7 +151,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       '/:locationId/sync-menu',
       async ({ tenant, params }) => ({ status: 'success' as const, ...(await syncDeliveryBMenu(deps.db, tenant.db, deliveryB(), scope(tenant, params.locationId), now())) }),
       {
-        beforeHandle: locationOwner(),
+        transform: locationOwner(),
         params: S.locationParams,
         query: S.vendorQuery,
         response: { 200: S.syncMenuResponse },
@@ -162,7 +162,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       '/:locationId/logs',
       async ({ tenant, params, query }) => ({ data: await deliveryBLogs(deps.db, scope(tenant, params.locationId), query.limit === undefined ? undefined : Number(query.limit)) }),
       {
-        beforeHandle: locationOwner(),
+        transform: locationOwner(),
         params: S.locationParams,
         query: S.logsQuery,
         response: { 200: S.logsResponse },

@@ -44,7 +44,7 @@ export function deviceRoutes(deps: ApiDeps) {
     .get('', async (ctx) => listDevices(await scopeOf(deps, ctx), ctx.query), {
       query: S.DeviceListQuery,
       response: { 200: S.DeviceList },
-      beforeHandle: [permission('VIEW_DEVICES')],
+      transform: [permission('VIEW_DEVICES')],
       ...doc(tags, 'List devices', 'Data table of live devices at locations in the caller\'s grant; optional `location_id`, `type`, `search`, `page`, `per_page` (max 100).'),
     })
     .post(
@@ -56,7 +56,7 @@ export function deviceRoutes(deps: ApiDeps) {
       {
         body: S.CreateDeviceBody,
         response: { 201: S.DeviceResponse },
-        beforeHandle: [permission('CREATE_DEVICES')],
+        transform: [permission('CREATE_DEVICES')],
         ...doc(
           tags,
           'Create a device',
@@ -66,7 +66,7 @@ export function deviceRoutes(deps: ApiDeps) {
     )
     .get('/new', async (ctx) => ({ data: await deviceFormOptions(await scopeOf(deps, ctx)) }), {
       response: { 200: S.DeviceForm },
-      beforeHandle: [permission('CREATE_DEVICES')],
+      transform: [permission('CREATE_DEVICES')],
       ...doc(tags, 'Create-device form data', 'Granted location options, the device types this merchant may create, device profile options.'),
     })
     .get('/options', async (ctx) => ({ data: await listDeviceOptions(await scopeOf(deps, ctx), ctx.query) }), {
@@ -77,14 +77,14 @@ export function deviceRoutes(deps: ApiDeps) {
     .get('/:id', async (ctx) => ({ data: await getDevice(await scopeOf(deps, ctx), ctx.params.id) }), {
       params: S.IdParams,
       response: { 200: S.DeviceResponse },
-      beforeHandle: [permission('VIEW_DEVICES')],
+      transform: [permission('VIEW_DEVICES')],
       ...doc(tags, 'Show a device'),
     })
     .put('/:id', async (ctx) => ({ data: await updateDevice(await scopeOf(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateDeviceBody,
       response: { 200: S.DeviceResponse },
-      beforeHandle: [permission('EDIT_DEVICES')],
+      transform: [permission('EDIT_DEVICES')],
       ...doc(tags, 'Update a device', 'Rename, move to another granted location, or rebind the profile. The type never changes.'),
     })
     .delete(
@@ -96,7 +96,7 @@ export function deviceRoutes(deps: ApiDeps) {
       {
         params: S.IdParams,
         response: { 200: S.Success },
-        beforeHandle: [permission('DELETE_DEVICES')],
+        transform: [permission('DELETE_DEVICES')],
         ...doc(tags, 'Delete a device', 'Soft delete; the device\'s tokens stop working and its activation code is cleared.'),
       },
     )
@@ -122,7 +122,7 @@ export function deviceRoutes(deps: ApiDeps) {
       params: S.IdParams,
       body: S.DeviceProfileBody,
       response: { 200: S.DeviceResponse },
-      beforeHandle: [permission('EDIT_DEVICES')],
+      transform: [permission('EDIT_DEVICES')],
       ...doc(tags, 'Bind or unbind a device profile', 'A profile fits only devices of its own type (422 otherwise); null unbinds.'),
     });
 }
@@ -135,7 +135,7 @@ export function deviceProfileRoutes(deps: ApiDeps) {
     .get('', async ({ tenant, query }) => listDeviceProfiles(tenant.db, query), {
       query: S.DeviceProfileListQuery,
       response: { 200: S.DeviceProfileList },
-      beforeHandle: [permission('VIEW_DEVICE_PROFILE')],
+      transform: [permission('VIEW_DEVICE_PROFILE')],
       ...doc(tags, 'List device profiles', 'Data table; optional `type`, `search`, `page`, `per_page`.'),
     })
     .post(
@@ -147,7 +147,7 @@ export function deviceProfileRoutes(deps: ApiDeps) {
       {
         body: S.CreateDeviceProfileBody,
         response: { 201: S.DeviceProfileResponse },
-        beforeHandle: [permission('CREATE_DEVICE_PROFILE')],
+        transform: [permission('CREATE_DEVICE_PROFILE')],
         ...doc(tags, 'Create a device profile', 'Fields: name, type (pos, kiosk or kds), settings (object, at most 16 KiB).'),
       },
     )
@@ -159,14 +159,14 @@ export function deviceProfileRoutes(deps: ApiDeps) {
     .get('/:id', async ({ tenant, params }) => ({ data: await getDeviceProfile(tenant.db, params.id) }), {
       params: S.IdParams,
       response: { 200: S.DeviceProfileResponse },
-      beforeHandle: [permission('VIEW_DEVICE_PROFILE')],
+      transform: [permission('VIEW_DEVICE_PROFILE')],
       ...doc(tags, 'Show a device profile'),
     })
     .put('/:id', async (ctx) => ({ data: await updateDeviceProfile(await scopeOf(deps, ctx), ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.UpdateDeviceProfileBody,
       response: { 200: S.DeviceProfileResponse },
-      beforeHandle: [permission('EDIT_DEVICE_PROFILE')],
+      transform: [permission('EDIT_DEVICE_PROFILE')],
       ...doc(tags, 'Update a device profile', '`settings` replaces the object as a whole. The type cannot change while devices use the profile (422).'),
     })
     .delete(
@@ -178,7 +178,7 @@ export function deviceProfileRoutes(deps: ApiDeps) {
       {
         params: S.IdParams,
         response: { 200: S.DeleteProfileResponse },
-        beforeHandle: [permission('DELETE_DEVICE_PROFILE')],
+        transform: [permission('DELETE_DEVICE_PROFILE')],
         ...doc(tags, 'Delete a device profile', 'Devices using the profile are unbound (they keep working without a profile); `unbound_devices` says how many.'),
       },
     );

@@ -23,18 +23,18 @@ export function guidedSetupManagementRoutes(deps: ApiDeps) {
       ...doc('The setup video of a task', 'auth', '404 when the task has no video.'),
     })
     .get('/tasks', async () => ({ data: await setupTasks(deps.db) }), {
-      beforeHandle: admin,
+      transform: admin,
       response: { 200: S.TasksResponse },
       ...doc('Setup tasks with their video', 'global-admin role', 'The setup-status steps in order, each with its video or null.'),
     })
     .post('/video', async ({ auth, body }) => ({ data: await saveSetupVideo(deps.db, auth.userId, body) }), {
-      beforeHandle: admin,
+      transform: admin,
       body: S.SaveVideoBody,
       response: { 200: S.VideoResponse },
       ...doc('Create or update a task\'s video', 'global-admin role', '`task_id` must be a setup task (422); `video_url` an https URL.'),
     })
     .get('/video/:taskId', async ({ params }) => ({ data: await findSetupVideo(deps.db, params.taskId) }), {
-      beforeHandle: admin,
+      transform: admin,
       params: S.TaskParams,
       response: { 200: S.VideoResponse },
       ...doc('A task\'s video', 'global-admin role', '404 when the task has none.'),
@@ -46,7 +46,7 @@ export function guidedSetupManagementRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        beforeHandle: admin,
+        transform: admin,
         params: S.TaskParams,
         response: { 200: S.Success },
         ...doc('Delete a task\'s video', 'global-admin role', '404 when the task has none.'),

@@ -21,13 +21,13 @@ export function integrationAutoSyncRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'integration-auto-sync', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/platform-a/sync-time', async (c) => ({ status: 'success' as const, data: await saveAutoSyncSchedule(scope(c), 'platform-a', c.body, { platformA: true }) }), {
-      beforeHandle: permission('MANAGE_INTEGRATION_SETTINGS'),
+      transform: permission('MANAGE_INTEGRATION_SETTINGS'),
       body: platformASyncTimeBody,
       response: { 200: autoSyncWriteResponse },
       detail: { tags, summary: 'Set the platform-a daily auto-sync time (sync_time required); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .put('/register-c/sync-time', async (c) => ({ status: 'success' as const, data: await saveAutoSyncSchedule(scope(c), 'register-c', c.body, { platformA: false }) }), {
-      beforeHandle: permission('MANAGE_INTEGRATION_SETTINGS'),
+      transform: permission('MANAGE_INTEGRATION_SETTINGS'),
       body: registerCSyncTimeBody,
       response: { 200: autoSyncWriteResponse },
       detail: { tags, summary: 'Set or clear the register-c daily auto-sync time; permission MANAGE_INTEGRATION_SETTINGS' },
@@ -43,7 +43,7 @@ export function integrationAutoSyncRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        beforeHandle: permission('MANAGE_INTEGRATION_SETTINGS'),
+        transform: permission('MANAGE_INTEGRATION_SETTINGS'),
         response: { 200: registerCDisableResponse },
         detail: { tags, summary: 'Disable the register-c integration; permission MANAGE_INTEGRATION_SETTINGS' },
       },

@@ -22,14 +22,14 @@ function loyaltyAdminRoutesTyped(deps: ApiDeps) {
       params: S.LocationParams,
       query: S.VendorQuery,
       response: { 200: S.ConfigResponse },
-      beforeHandle: [locationOwner(), permission('VIEW_LOYALTY', 'locationId')],
+      transform: [locationOwner(), permission('VIEW_LOYALTY', 'locationId')],
       ...doc('Loyalty program', 'VIEW_LOYALTY', 'The points program of the location with every reward (inactive ones too); `data` null when none is set up.'),
     })
     .get('/:locationId/subscription', async ({ tenant, params }) => ({ data: await loyaltySubscription(tenant.db, params.locationId) }), {
       params: S.LocationParams,
       query: S.VendorQuery,
       response: { 200: S.SubscriptionResponse },
-      beforeHandle: [locationOwner(), permission('EDIT_LOYALTY', 'locationId')],
+      transform: [locationOwner(), permission('EDIT_LOYALTY', 'locationId')],
       ...doc('Loyalty subscription', 'EDIT_LOYALTY', 'Loyalty is included in the plan: `status` is `active`, `paused` or `not_configured`, with the number of members.'),
     })
     .post('/:locationId', async ({ tenant, auth, params, body }) => ({ data: await saveLoyalty(tenant.db, { userId: auth.userId }, params.locationId, body, now()) }), {
@@ -37,7 +37,7 @@ function loyaltyAdminRoutesTyped(deps: ApiDeps) {
       query: S.VendorQuery,
       body: S.LoyaltyBody,
       response: { 200: S.SavedResponse },
-      beforeHandle: [locationOwner(), permission('EDIT_LOYALTY', 'locationId')],
+      transform: [locationOwner(), permission('EDIT_LOYALTY', 'locationId')],
       ...doc(
         'Create or update the loyalty program',
         'EDIT_LOYALTY',
@@ -54,7 +54,7 @@ function loyaltyAdminRoutesTyped(deps: ApiDeps) {
         params: S.LocationParams,
         query: S.VendorQuery,
         response: { 200: S.Success },
-        beforeHandle: [locationOwner(), permission('DELETE_LOYALTY', 'locationId')],
+        transform: [locationOwner(), permission('DELETE_LOYALTY', 'locationId')],
         ...doc('Delete the loyalty program', 'DELETE_LOYALTY', 'Rewards are deactivated; customers keep their points. 404 when the location has no program.'),
       },
     );

@@ -13,7 +13,7 @@ export function offerRoutes(deps: ApiDeps) {
   const stateHook = (summary: string, description: string) => ({
     params: S.IdParams,
     response: { 200: S.OfferResponse },
-    beforeHandle: [permission('EDIT_OFFERS')],
+    transform: [permission('EDIT_OFFERS')],
     ...doc(tags, summary, 'EDIT_OFFERS', description),
   });
   const input = <B extends { rule?: unknown; schedule?: unknown }>(b: B) => b as B & { rule: OfferRule; schedule?: OfferSchedule | null };
@@ -22,7 +22,7 @@ export function offerRoutes(deps: ApiDeps) {
     .get('', async ({ tenant, query }) => ({ data: await offers.listOffers(tenant.db, query) }), {
       query: S.OfferListQuery,
       response: { 200: S.OfferList },
-      beforeHandle: [permission('VIEW_OFFERS')],
+      transform: [permission('VIEW_OFFERS')],
       ...doc(tags, 'Offers', 'VIEW_OFFERS', 'Newest first; optional status.'),
     })
     .post(
@@ -34,7 +34,7 @@ export function offerRoutes(deps: ApiDeps) {
       {
         body: S.CreateOfferBody,
         response: { 201: S.OfferResponse },
-        beforeHandle: [permission('CREATE_OFFERS')],
+        transform: [permission('CREATE_OFFERS')],
         ...doc(
           tags,
           'Create an offer (inactive)',
@@ -46,14 +46,14 @@ export function offerRoutes(deps: ApiDeps) {
     .get('/:id', async ({ tenant, params }) => ({ data: await offers.getOffer(tenant.db, params.id) }), {
       params: S.IdParams,
       response: { 200: S.OfferResponse },
-      beforeHandle: [permission('VIEW_OFFERS')],
+      transform: [permission('VIEW_OFFERS')],
       ...doc(tags, 'Show an offer', 'VIEW_OFFERS'),
     })
     .put('/:id', async (ctx) => ({ data: await offers.updateOffer(await catalogScope(deps, ctx), ctx.params.id, input(ctx.body)) }), {
       params: S.IdParams,
       body: S.UpdateOfferBody,
       response: { 200: S.OfferResponse },
-      beforeHandle: [permission('EDIT_OFFERS')],
+      transform: [permission('EDIT_OFFERS')],
       ...doc(tags, 'Update an offer', 'EDIT_OFFERS', 'Partial. Archived: 409 `offer_archived`.'),
     })
     .delete(
@@ -62,7 +62,7 @@ export function offerRoutes(deps: ApiDeps) {
         await offers.deleteOffer(await catalogScope(deps, ctx), ctx.params.id);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('DELETE_OFFERS')], ...doc(tags, 'Delete an offer', 'DELETE_OFFERS', 'Active: 409 `offer_active`.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('DELETE_OFFERS')], ...doc(tags, 'Delete an offer', 'DELETE_OFFERS', 'Active: 409 `offer_active`.') },
     )
     .post('/activate/:id', async (ctx) => ({ data: await offers.transitionOffer(await catalogScope(deps, ctx), ctx.params.id, 'activate') }), stateHook('Activate an offer', 'From inactive. Archived: 409 `offer_archived`; active: 409 `offer_already_active`.'))
     .post('/deactivate/:id', async (ctx) => ({ data: await offers.transitionOffer(await catalogScope(deps, ctx), ctx.params.id, 'deactivate') }), stateHook('Deactivate an offer', 'From active. Archived: 409 `offer_archived`; inactive: 409 `offer_already_inactive`.'))

@@ -23,7 +23,7 @@ export function posProviderRoutes(deps: ApiDeps) {
         return { status: 'success' as const, ...r };
       },
       {
-        beforeHandle: permission('EDIT_IN_HOUSE_CHANNEL'),
+        transform: permission('EDIT_IN_HOUSE_CHANNEL'),
         body: t.Object({ provider: t.Nullable(t.String({ minLength: 1, maxLength: 64 })) }),
         response: { 200: t.Object({ status: t.Literal('success'), pos_provider: t.Nullable(t.String()) }) },
         detail: { tags, summary: 'Select the register provider (writes the pos_provider marker); permission EDIT_IN_HOUSE_CHANNEL' },

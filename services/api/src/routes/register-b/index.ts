@@ -47,7 +47,7 @@ export function registerBRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'register-b-admin', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/register-b', async (c) => ok(await saveRegisterB(scope(c), c.body)), {
-      beforeHandle: mis,
+      transform: mis,
       body: registerBSaveBody,
       response: { 200: registerBSaveResponse },
       detail: { tags, summary: 'Initiate register-b (account_id) or save its settings and auto-sync time; permission MANAGE_INTEGRATION_SETTINGS' },
@@ -63,7 +63,7 @@ export function registerBRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        beforeHandle: mis,
+        transform: mis,
         response: { 200: registerBDisableResponse },
         detail: { tags, summary: 'Disable the register-b integration; permission MANAGE_INTEGRATION_SETTINGS' },
       },
@@ -85,7 +85,7 @@ export function registerBRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Every location with the register-b branch it maps to (null: unmapped)' },
     })
     .put('/register-b/location-mappings', async (c) => ok(await saveRegisterBMappings(scope(c), client(), c.body.mappings)), {
-      beforeHandle: mis,
+      transform: mis,
       body: S.mappingsBody,
       response: { 200: S.mappingsWriteResponse },
       detail: {
@@ -111,22 +111,22 @@ export function registerBRoutes(deps: ApiDeps) {
       },
     )
     .post('/register-b/start-sync', async (c) => ok(await startRegisterBSync(scope(c), client())), {
-      beforeHandle: mis,
+      transform: mis,
       response: { 200: S.startSyncResponse },
       detail: { tags, summary: "Pull the mapped branches' register-b products into the catalog now; permission MANAGE_INTEGRATION_SETTINGS" },
     })
     .post('/register-b/locations/sync', async (c) => ok(await syncRegisterBLocations(scope(c), client())), {
-      beforeHandle: mis,
+      transform: mis,
       response: { 200: S.locationsSyncResponse },
       detail: { tags, summary: 'Read the register-b branches again; mappings to vanished branches are dropped; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/register-b/probe-capabilities', async (c) => ok(await probeRegisterBCapabilities(scope(c), client())), {
-      beforeHandle: mis,
+      transform: mis,
       response: { 200: S.settingsWriteResponse },
       detail: { tags, summary: 'Ask register-b which features the account has (live_inventory, relations, pricing) and store them; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/register-b/toggle-live-inventory', async (c) => ok(await toggleRegisterBLiveInventory(scope(c), c.body.enabled)), {
-      beforeHandle: mis,
+      transform: mis,
       body: S.toggleLiveInventoryBody,
       response: { 200: S.settingsWriteResponse },
       detail: { tags, summary: 'Turn live inventory on (422 unless the probed capabilities include it) or off; permission MANAGE_INTEGRATION_SETTINGS' },

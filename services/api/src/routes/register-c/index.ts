@@ -37,7 +37,7 @@ export function registerCRoutes(deps: ApiDeps) {
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .use(registerCReadRoutes(deps, scope, cfg))
     .post('/oauth', (c) => ok(startRegisterCOAuth(scope(c), oauth)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       query: S.vendorOnlyQuery,
       response: { 200: S.oauthResponse },
       detail: { tags, summary: "Start the register-c connect flow: the provider's authorize URL with a signed state; permission MANAGE_INTEGRATION_SETTINGS" },
@@ -48,21 +48,21 @@ export function registerCRoutes(deps: ApiDeps) {
       detail: { tags, summary: "Call register-c with the stored token: ok, or register-c's refusal" },
     })
     .put('/payment-methods', async (c) => ok(await saveRegisterCPaymentMethods(scope(c), cfg, c.body.payment_methods)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       query: S.vendorOnlyQuery,
       body: S.paymentMethodsBody,
       response: { 200: S.paymentMethodsResponse },
       detail: { tags, summary: 'Map our payment methods to register-c payment methods (checked at register-c); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/mappings/:upvendoLocationId/sync', async (c) => ok(await syncRegisterCMapping(scope(c), cfg, c.params.upvendoLocationId)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.syncResponse },
       detail: { tags, summary: "Sync a mapping now: register-c's items to our catalog rows linked by sku; permission MANAGE_INTEGRATION_SETTINGS" },
     })
     .put('/mappings/:upvendoLocationId/order-settings', async (c) => ok(await saveRegisterCOrderSettings(scope(c), cfg, c.params.upvendoLocationId, c.body)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       body: S.orderSettingsBody,
@@ -76,42 +76,42 @@ export function registerCRoutes(deps: ApiDeps) {
       detail: { tags, summary: "register-c's menu against our catalog at the location: to add, to update, missing" },
     })
     .post('/menu-suggestion/:upvendoLocationId/adopt', async (c) => ok(await adoptRegisterCMenuSuggestion(scope(c), cfg, c.params.upvendoLocationId)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.adoptResponse },
       detail: { tags, summary: 'Apply the menu suggestion; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/menu-suggestion/:upvendoLocationId/dismiss', async (c) => ok(await dismissRegisterCMenuSuggestion(scope(c), cfg, c.params.upvendoLocationId)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.dismissResponse },
       detail: { tags, summary: 'Dismiss the current menu suggestion until it changes; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/menu-suggestion/:upvendoLocationId/use', async (c) => ok(await useRegisterCMenu(scope(c), cfg, c.params.upvendoLocationId)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.useResponse },
       detail: { tags, summary: "Make register-c the location's menu source; permission MANAGE_INTEGRATION_SETTINGS" },
     })
     .post('/orders/local', async (c) => ok(await createRegisterCLocalOrder(scope(c), cfg, c.body)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       query: S.vendorOnlyQuery,
       body: S.localOrderBody,
       response: { 200: S.checkResponse },
       detail: { tags, summary: 'Create a dine-in order at register-c (idempotent by reference); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/orders/to-go', async (c) => ok(await createRegisterCToGoOrder(scope(c), cfg, c.body)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       query: S.vendorOnlyQuery,
       body: S.toGoOrderBody,
       response: { 200: S.checkResponse },
       detail: { tags, summary: 'Create a takeaway order at register-c (idempotent by reference); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/pay', async (c) => ok(await payRegisterCCheck(scope(c), cfg, c.body)), {
-      beforeHandle: MIS_,
+      transform: MIS_,
       query: S.vendorOnlyQuery,
       body: S.payBody,
       response: { 200: S.checkResponse },
@@ -119,7 +119,7 @@ export function registerCRoutes(deps: ApiDeps) {
     })
     .get('/mappings', async (c) => ({ data: await listRegisterCMappings(scope(c)) }), { response: { 200: mappingListResponse }, detail: { tags, summary: 'register-c location mappings' } })
     .put('/mappings/:upvendoLocationId', async (c) => ({ status: 'success' as const, data: await saveRegisterCMapping(scope(c), c.params.upvendoLocationId, c.body.register_c_location_id) }), {
-      beforeHandle: permission(MIS),
+      transform: permission(MIS),
       params: mappingParams,
       body: mappingBody,
       response: { 200: mappingResponse },
@@ -132,20 +132,20 @@ export function registerCRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        beforeHandle: permission(MIS),
+        transform: permission(MIS),
         params: mappingParams,
         response: { 200: mappingDeleteResponse },
         detail: { tags, summary: 'Remove a register-c location mapping; permission MANAGE_INTEGRATION_SETTINGS' },
       },
     )
     .post('/mappings/:upvendoLocationId/pause', async (c) => ({ status: 'success' as const, data: await setRegisterCMappingStatus(scope(c), c.params.upvendoLocationId, 'paused') }), {
-      beforeHandle: permission(MIS),
+      transform: permission(MIS),
       params: mappingParams,
       response: { 200: mappingResponse },
       detail: { tags, summary: 'Pause a register-c location mapping; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/mappings/:upvendoLocationId/resume', async (c) => ({ status: 'success' as const, data: await setRegisterCMappingStatus(scope(c), c.params.upvendoLocationId, 'active') }), {
-      beforeHandle: permission(MIS),
+      transform: permission(MIS),
       params: mappingParams,
       response: { 200: mappingResponse },
       detail: { tags, summary: 'Resume a paused register-c location mapping; permission MANAGE_INTEGRATION_SETTINGS' },

@@ -45,14 +45,14 @@ export function registerDRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'register-d-admin', prefix: '/back-office/register-d' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/:provider/:locationId', async ({ tenant, params }) => ({ data: await registerDStatus(deps.db, scope(tenant, params)) }), {
-      beforeHandle: open,
+      transform: open,
       params: S.params,
       query: S.vendorQuery,
       response: { 200: S.statusResponse },
       detail: { tags, summary: 'register-d status of a vendor at a location, with the auto-sync schedule (sync_timezone never null)' },
     })
     .post('/:provider/:locationId', async ({ tenant, params, body }) => ({ status: 'success' as const, data: await saveRegisterD(deps.db, registerD, scope(tenant, params), body, now()) }), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.params,
       query: S.vendorQuery,
       body: S.saveBody,
@@ -60,7 +60,7 @@ export function registerDRoutes(deps: ApiDeps) {
       detail: { tags, summary: "Initiate register-d with the vendor's site id, or save its settings and auto-sync time; permission MANAGE_INTEGRATION_SETTINGS" },
     })
     .delete('/:provider/:locationId', async ({ tenant, params }) => ({ status: 'success' as const, data: await disconnectRegisterD(deps.db, registerD, scope(tenant, params), now()) }), {
-      beforeHandle: mis,
+      transform: mis,
       params: S.params,
       query: S.vendorQuery,
       response: { 200: S.writeResponse },
@@ -70,7 +70,7 @@ export function registerDRoutes(deps: ApiDeps) {
       '/:provider/:locationId/sync-menu',
       async ({ tenant, params }) => ({ status: 'success' as const, ...(await syncRegisterDMenu(deps.db, tenant.db, registerD(), scope(tenant, params), now())) }),
       {
-        beforeHandle: open,
+        transform: open,
         params: S.params,
         query: S.vendorQuery,
         response: { 200: S.syncMenuResponse },
@@ -78,7 +78,7 @@ export function registerDRoutes(deps: ApiDeps) {
       },
     )
     .get('/:provider/:locationId/test', async ({ tenant, params }) => ({ data: await testRegisterD(deps.db, registerD(), scope(tenant, params)) }), {
-      beforeHandle: open,
+      transform: open,
       params: S.params,
       query: S.vendorQuery,
       response: { 200: S.testResponse },

@@ -3,11 +3,12 @@ import { salesReport } from '@pos/core/reports/sales-report';
 import { productsReport } from '@pos/core/reports/products-report';
 import { inventoryReport } from '@pos/core/reports/inventory-report';
 import { exportReport, REPORT_EXPORTS, type ReportKind } from '@pos/core/reports/export-report';
-import { requirePermission, type Access } from '@pos/core/auth/access';
+import { accessCan, requirePermission, type Access } from '@pos/core/auth/access';
+import { errors } from '@pos/kernel';
 import { posCoverage } from '@pos/core/reports/pos-coverage';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { permission, permissionGate } from '../../plugins/guards.ts';
 import * as S from './reports.schemas.ts';
 
 const tags = ['Reports'];
@@ -15,13 +16,19 @@ const security = [{ bearer: [] }];
 
 /**
  * The "reporting-export-permission middleware" of spec 1: the permission of the report being exported
- * (`REPORT_EXPORTS`), so a caller exports exactly what they may view. Runs after the query's schema
- * check, so `report` is one of the kinds.
+ * (`REPORT_EXPORTS`), so a caller exports exactly what they may view. It runs before the query's
+ * schema check, as every permission gate does: a `report` that is one of the kinds needs its
+ * permission; any other value (the schema answers it with a 422) needs at least one export
+ * permission, so a caller holding none is refused (403) whatever the query.
  */
 function reportExportPermission() {
-  return async (ctx: { access: () => Promise<Access>; query: { report: ReportKind } }) => {
-    requirePermission(await ctx.access(), REPORT_EXPORTS[ctx.query.report].permission);
-  };
+  return permissionGate('the exported report\'s', async (ctx: { access: () => Promise<Access>; query: Record<string, unknown> }) => {
+    const access = await ctx.access();
+    const report = ctx.query.report;
+    const kind = typeof report === 'string' && Object.hasOwn(REPORT_EXPORTS, report) ? REPORT_EXPORTS[report as ReportKind] : undefined;
+    if (kind) return requirePermission(access, kind.permission);
+    if (!Object.values(REPORT_EXPORTS).some((k) => accessCan(access, k.permission))) throw errors.insufficientPermissions();
+  });
 }
 
 const WINDOW = 'Query `from`, `to` (dates, inclusive, at most 366 days) and optional `location_id` (a location outside the caller\'s grant is 403, of another merchant 404); the merchant\'s locations in the caller\'s grant.';
@@ -40,7 +47,7 @@ export function reportRoutes(deps: ApiDeps) {
     .get('/sales', async (ctx) => ({ data: await salesReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
       query: S.SalesReportQuery,
       response: { 200: S.SalesReportResponse },
-      beforeHandle: [permission('VIEW_SALES_REPORTS')],
+      transform: [permission('VIEW_SALES_REPORTS')],
       detail: {
         tags,
         security,
@@ -51,7 +58,7 @@ export function reportRoutes(deps: ApiDeps) {
     .get('/products', async (ctx) => ({ data: await productsReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
       query: S.ReportQuery,
       response: { 200: S.ProductsReportResponse },
-      beforeHandle: [permission('VIEW_SALES_REPORTS')],
+      transform: [permission('VIEW_SALES_REPORTS')],
       detail: {
         tags,
         security,
@@ -62,7 +69,7 @@ export function reportRoutes(deps: ApiDeps) {
     .get('/inventory', async (ctx) => ({ data: await inventoryReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
       query: S.ReportQuery,
       response: { 200: S.InventoryReportResponse },
-      beforeHandle: [permission('VIEW_INVENTORY')],
+      transform: [permission('VIEW_INVENTORY')],
       detail: {
         tags,
         security,
@@ -79,7 +86,7 @@ export function reportRoutes(deps: ApiDeps) {
       {
         query: S.ReportExportQuery,
         response: { 200: S.ReportFile },
-        beforeHandle: [reportExportPermission()],
+        transform: [reportExportPermission()],
         detail: {
           tags,
           security,

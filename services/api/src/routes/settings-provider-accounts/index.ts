@@ -41,7 +41,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
         params: IdParams,
         query: VendorQuery,
         body: S.OnboardingBody,
-        beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+        transform: permission('EDIT_PAYMENT_PROFILES'),
         response: { 200: S.OnboardingResponse },
         ...doc(PP, 'card-a onboarding link', 'EDIT_PAYMENT_PROFILES', 'Creates the profile\'s card-a connected account on the first call, then answers the provider\'s single-use onboarding URL.'),
       },
@@ -49,21 +49,21 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
     .post('/payment-profiles/:id/card-a/account-session', async ({ tenant, params }) => ({ data: await acct.cardAAccountSession(tenant.db, cardA, params.id) }), {
       params: IdParams,
       query: VendorQuery,
-      beforeHandle: permission('VIEW_PAYMENT_PROFILES'),
+      transform: permission('VIEW_PAYMENT_PROFILES'),
       response: { 200: S.AccountSessionResponse },
       ...doc(PP, 'card-a account session', 'VIEW_PAYMENT_PROFILES', 'A client secret for the provider\'s embedded onboarding and payouts components; 422 before onboarding started.'),
     })
     .get('/payment-profiles/:id/card-a/payouts', async ({ tenant, params, query }) => acct.cardAPayouts(tenant.db, cardA, params.id, query), {
       params: IdParams,
       query: S.PayoutsQuery,
-      beforeHandle: permission('VIEW_PAYMENT_PROFILES'),
+      transform: permission('VIEW_PAYMENT_PROFILES'),
       response: { 200: S.PayoutsResponse },
       ...doc(PP, 'card-a payouts', 'VIEW_PAYMENT_PROFILES', 'One provider page, newest first (`limit` 1-100, default 10; `starting_after` the last payout id seen). Amounts in cents.'),
     })
     .get('/payment-profiles/:id/card-a/payouts/datatable', async ({ tenant, params, query }) => acct.cardAPayoutDatatable(tenant.db, cardA, params.id, query), {
       params: IdParams,
       query: S.PayoutTableQuery,
-      beforeHandle: permission('VIEW_PAYMENT_PROFILES'),
+      transform: permission('VIEW_PAYMENT_PROFILES'),
       response: { 200: S.PayoutTable },
       ...doc(PP, 'card-a payouts as a data table', 'VIEW_PAYMENT_PROFILES', 'The newest 1,000 payouts, paged (`page`, `per_page`).'),
     })
@@ -71,7 +71,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       params: IdParams,
       query: VendorQuery,
       body: S.DescriptorBody,
-      beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+      transform: permission('EDIT_PAYMENT_PROFILES'),
       response: { 200: S.AccountResponse },
       ...doc(PP, 'Set the card-a statement descriptor', 'EDIT_PAYMENT_PROFILES', 'The provider\'s rule applies (5-22 characters, a letter, none of < > \\ \' " *): its refusal is 422 with its message.'),
     })
@@ -79,7 +79,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       params: IdParams,
       query: VendorQuery,
       body: S.WebsiteBody,
-      beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+      transform: permission('EDIT_PAYMENT_PROFILES'),
       response: { 200: S.AccountResponse },
       ...doc(PP, 'Set the card-a business website', 'EDIT_PAYMENT_PROFILES'),
     })
@@ -87,7 +87,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       params: IdParams,
       query: VendorQuery,
       body: S.PayoutScheduleBody,
-      beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+      transform: permission('EDIT_PAYMENT_PROFILES'),
       response: { 200: S.AccountResponse },
       ...doc(PP, 'Set the card-a payout schedule', 'EDIT_PAYMENT_PROFILES', '`interval` manual, daily, weekly (with `weekly_anchor`) or monthly (with `monthly_anchor`).'),
     })
@@ -95,7 +95,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       params: IdParams,
       query: VendorQuery,
       body: S.CardBAccountBody,
-      beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+      transform: permission('EDIT_PAYMENT_PROFILES'),
       response: { 200: S.PaymentProfileResponse },
       ...doc(PP, 'Set the card-b merchant account', 'EDIT_PAYMENT_PROFILES', 'One payment profile per card-b account (422 otherwise).'),
     })
@@ -108,7 +108,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
         params: IdParams,
         query: VendorQuery,
         body: S.AttachPaymentMethodBody,
-        beforeHandle: permission('EDIT_BILLING_PROFILES'),
+        transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.AttachPaymentMethodResponse },
         ...doc(BP, 'Attach a payment method', 'EDIT_BILLING_PROFILES', 'The card-a payment method becomes the default of the profile\'s card-a customer (created on the first attach).'),
       },

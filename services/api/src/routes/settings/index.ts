@@ -162,13 +162,13 @@ export function settingsRoutes(deps: ApiDeps) {
       // Languages
       .get('/languages', async ({ tenant }) => ({ data: await lang.listLanguages(tenant.db) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_LANGUAGE'),
+        transform: permission('VIEW_LANGUAGE'),
         response: { 200: S.LanguageList },
         ...doc(G, 'Languages', 'VIEW_LANGUAGE', 'The default first, then by name.'),
       })
       .get('/languages/check-incomplete', async ({ tenant }) => ({ data: await lang.checkIncomplete(tenant.db) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_LANGUAGE'),
+        transform: permission('VIEW_LANGUAGE'),
         response: { 200: S.Incomplete },
         ...doc(G, 'Languages missing translations', 'VIEW_LANGUAGE', 'For each published language other than the default: catalog texts (item and category names and descriptions) to translate, translated, missing.'),
       })
@@ -181,7 +181,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           query: S.VendorQuery,
           body: S.CreateLanguageBody,
-          beforeHandle: permission('CREATE_LANGUAGE'),
+          transform: permission('CREATE_LANGUAGE'),
           response: { 201: S.LanguageResponse },
           ...doc(G, 'Add a language', 'CREATE_LANGUAGE', 'The first language is published and the default; later ones start unpublished. A code already added is a 409.'),
         },
@@ -189,21 +189,21 @@ export function settingsRoutes(deps: ApiDeps) {
       .post('/languages/set-default/:id', async ({ tenant, auth, params }) => ({ data: await lang.setDefaultLanguage(tenant.db, auth.userId, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_LANGUAGE'),
+        transform: permission('EDIT_LANGUAGE'),
         response: { 200: S.LanguageResponse },
         ...doc(G, 'Make a language the default', 'EDIT_LANGUAGE', 'Only a published language (422).'),
       })
       .post('/languages/publish/:id', async ({ tenant, auth, params }) => ({ data: await lang.publishLanguage(tenant.db, auth.userId, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_LANGUAGE'),
+        transform: permission('EDIT_LANGUAGE'),
         response: { 200: S.LanguageResponse },
         ...doc(G, 'Publish a language', 'EDIT_LANGUAGE'),
       })
       .post('/languages/unpublish/:id', async ({ tenant, auth, params }) => ({ data: await lang.unpublishLanguage(tenant.db, auth.userId, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_LANGUAGE'),
+        transform: permission('EDIT_LANGUAGE'),
         response: { 200: S.LanguageResponse },
         ...doc(G, 'Unpublish a language', 'EDIT_LANGUAGE', 'Not the default language (422).'),
       })
@@ -216,7 +216,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           params: S.IdParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_LANGUAGE'),
+          transform: permission('DELETE_LANGUAGE'),
           response: { 200: S.Success },
           ...doc(G, 'Delete a language', 'DELETE_LANGUAGE', 'Not the default language (422); its translations go with it.'),
         },
@@ -224,7 +224,7 @@ export function settingsRoutes(deps: ApiDeps) {
       // Branding profiles
       .get('/branding-profiles', async ({ tenant }) => ({ data: await brand.listBrandingProfiles(tenant.db) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_BRANDING_PROFILE'),
+        transform: permission('VIEW_BRANDING_PROFILE'),
         response: { 200: S.BrandingList },
         ...doc(B, 'Branding profiles', 'VIEW_BRANDING_PROFILE', 'The default first, then by name.'),
       })
@@ -236,7 +236,7 @@ export function settingsRoutes(deps: ApiDeps) {
       .get('/branding-profiles/:id', async ({ tenant, params }) => ({ data: await brand.showBrandingProfile(tenant.db, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_BRANDING_PROFILE'),
+        transform: permission('VIEW_BRANDING_PROFILE'),
         response: { 200: S.BrandingResponse },
         ...doc(B, 'Show a branding profile', 'VIEW_BRANDING_PROFILE'),
       })
@@ -249,7 +249,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           query: S.VendorQuery,
           body: S.CreateBrandingBody,
-          beforeHandle: permission('CREATE_BRANDING_PROFILE'),
+          transform: permission('CREATE_BRANDING_PROFILE'),
           response: { 201: S.BrandingResponse },
           ...doc(B, 'Create a branding profile', 'CREATE_BRANDING_PROFILE', 'The first profile is the default. Fonts are values of `/branding-font-options` (422 otherwise); `logo_content_id` a content item of the merchant (404 otherwise).'),
         },
@@ -257,7 +257,7 @@ export function settingsRoutes(deps: ApiDeps) {
       .post('/branding-profiles/set-default', async ({ tenant, auth, body }) => ({ data: await brand.setDefaultBrandingProfile(tenant.db, auth.userId, body.id) }), {
         query: S.VendorQuery,
         body: S.SetDefaultBody,
-        beforeHandle: permission('EDIT_BRANDING_PROFILE'),
+        transform: permission('EDIT_BRANDING_PROFILE'),
         response: { 200: S.BrandingResponse },
         ...doc(B, 'Make a branding profile the default', 'EDIT_BRANDING_PROFILE'),
       })
@@ -265,7 +265,7 @@ export function settingsRoutes(deps: ApiDeps) {
         params: S.IdParams,
         query: S.VendorQuery,
         body: S.UpdateBrandingBody,
-        beforeHandle: permission('EDIT_BRANDING_PROFILE'),
+        transform: permission('EDIT_BRANDING_PROFILE'),
         response: { 200: S.BrandingResponse },
         ...doc(B, 'Update a branding profile', 'EDIT_BRANDING_PROFILE', 'Colours, fonts and logo; only the fields sent.'),
       })
@@ -273,7 +273,7 @@ export function settingsRoutes(deps: ApiDeps) {
         params: S.IdParams,
         query: S.VendorQuery,
         body: S.RenameBody,
-        beforeHandle: permission('EDIT_BRANDING_PROFILE'),
+        transform: permission('EDIT_BRANDING_PROFILE'),
         response: { 200: S.BrandingResponse },
         ...doc(B, 'Rename a branding profile', 'EDIT_BRANDING_PROFILE'),
       })
@@ -286,7 +286,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           params: S.IdParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_BRANDING_PROFILE'),
+          transform: permission('DELETE_BRANDING_PROFILE'),
           response: { 200: S.Success },
           ...doc(B, 'Delete a branding profile', 'DELETE_BRANDING_PROFILE', 'Not the default profile (422).'),
         },
@@ -294,7 +294,7 @@ export function settingsRoutes(deps: ApiDeps) {
       // Billing profiles
       .get('/billing-profiles', async ({ tenant }) => ({ data: await bill.listBillingProfiles(tenant.db) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_BILLING_PROFILES'),
+        transform: permission('VIEW_BILLING_PROFILES'),
         response: { 200: S.BillingList },
         ...doc(BP, 'Billing profiles', 'VIEW_BILLING_PROFILES', 'By name.'),
       })
@@ -306,21 +306,21 @@ export function settingsRoutes(deps: ApiDeps) {
       .get('/billing-profiles/:id', async ({ tenant, params }) => ({ data: await bill.showBillingProfile(tenant.db, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_BILLING_PROFILES'),
+        transform: permission('VIEW_BILLING_PROFILES'),
         response: { 200: S.BillingResponse },
         ...doc(BP, 'Show a billing profile', 'VIEW_BILLING_PROFILES'),
       })
       .get('/billing-profiles/:id/subscriptions', async ({ tenant, params }) => ({ data: await bill.billingProfileSubscriptions(tenant.db, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_BILLING_PROFILES'),
+        transform: permission('VIEW_BILLING_PROFILES'),
         response: { 200: S.BillingSubscriptionList },
         ...doc(BP, 'Subscriptions of a billing profile', 'VIEW_BILLING_PROFILES', 'The local records of the profile\'s card-a customer (kept in step by card-a webhooks), newest first.'),
       })
       .get('/billing-profiles/:id/past-bills', async ({ tenant, params }) => ({ data: await billSub.pastBills(tenant.db, deps.payments.cardA, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_BILLING_PROFILES'),
+        transform: permission('VIEW_BILLING_PROFILES'),
         response: { 200: S.PastBills },
         ...doc(BP, 'Past bills of a billing profile', 'VIEW_BILLING_PROFILES', 'The card-a invoices of the profile\'s customer, newest first; amounts in cents. 503 when card-a is not configured or unreachable.'),
       })
@@ -334,28 +334,28 @@ export function settingsRoutes(deps: ApiDeps) {
           params: S.IdParams,
           query: S.VendorQuery,
           response: { 200: S.CsvFile },
-          beforeHandle: permission('VIEW_BILLING_PROFILES'),
+          transform: permission('VIEW_BILLING_PROFILES'),
           ...doc(BP, 'Export past bills as CSV', 'VIEW_BILLING_PROFILES', 'The past bills with a header row and a byte-order mark.'),
         },
       )
       .post('/billing-profiles/:id/subscriptions/:subId/cancel', async ({ tenant, auth, params }) => ({ data: await billSub.cancelSubscription(tenant.db, deps.payments.cardA, auth.userId, params.id, params.subId) }), {
         params: S.SubscriptionParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_BILLING_PROFILES'),
+        transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.SubscriptionActionResponse },
         ...doc(BP, 'Cancel a subscription at the end of its period', 'EDIT_BILLING_PROFILES', 'Through card-a; the devices keep serving until the period ends. An ended subscription is a 422.'),
       })
       .post('/billing-profiles/:id/subscriptions/:subId/reactivate', async ({ tenant, auth, params }) => ({ data: await billSub.reactivateSubscription(tenant.db, deps.payments.cardA, auth.userId, params.id, params.subId) }), {
         params: S.SubscriptionParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_BILLING_PROFILES'),
+        transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.SubscriptionActionResponse },
         ...doc(BP, 'Withdraw a scheduled cancellation', 'EDIT_BILLING_PROFILES', 'Through card-a. An ended subscription cannot be revived (422).'),
       })
       .post('/billing-profiles/:id/subscriptions/:subId/retry-payment', async ({ tenant, auth, params }) => ({ data: await billSub.retrySubscriptionPayment(tenant.db, deps.payments.cardA, auth.userId, params.id, params.subId) }), {
         params: S.SubscriptionParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_BILLING_PROFILES'),
+        transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.SubscriptionActionResponse },
         ...doc(BP, 'Pay the open bill of a subscription now', 'EDIT_BILLING_PROFILES', 'Through card-a with the subscription\'s payment method; no open bill or a declined payment is a 422.'),
       })
@@ -368,7 +368,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           query: S.VendorQuery,
           body: S.CreateBillingBody,
-          beforeHandle: permission('CREATE_BILLING_PROFILES'),
+          transform: permission('CREATE_BILLING_PROFILES'),
           response: { 201: S.BillingResponse },
           ...doc(BP, 'Create a billing profile', 'CREATE_BILLING_PROFILES'),
         },
@@ -377,7 +377,7 @@ export function settingsRoutes(deps: ApiDeps) {
         params: S.IdParams,
         query: S.VendorQuery,
         body: S.RenameBody,
-        beforeHandle: permission('EDIT_BILLING_PROFILES'),
+        transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.BillingResponse },
         ...doc(BP, 'Rename a billing profile', 'EDIT_BILLING_PROFILES'),
       })
@@ -390,7 +390,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           params: S.IdParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_BILLING_PROFILES'),
+          transform: permission('DELETE_BILLING_PROFILES'),
           response: { 200: S.Success },
           ...doc(BP, 'Delete a billing profile', 'DELETE_BILLING_PROFILES', 'Not while one of its subscriptions is active, trialing or past due (422).'),
         },
@@ -398,7 +398,7 @@ export function settingsRoutes(deps: ApiDeps) {
       // Payment profiles
       .get('/payment-profiles', async ({ tenant }) => ({ data: await pay.listPaymentProfiles(tenant.db) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_PAYMENT_PROFILES'),
+        transform: permission('VIEW_PAYMENT_PROFILES'),
         response: { 200: S.PaymentProfileList },
         ...doc(PP, 'Payment profiles', 'VIEW_PAYMENT_PROFILES', 'The default first, then by name.'),
       })
@@ -410,7 +410,7 @@ export function settingsRoutes(deps: ApiDeps) {
       .get('/payment-profiles/:id', async ({ tenant, params }) => ({ data: await pay.showPaymentProfile(tenant.db, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_PAYMENT_PROFILES'),
+        transform: permission('VIEW_PAYMENT_PROFILES'),
         response: { 200: S.PaymentProfileResponse },
         ...doc(PP, 'Show a payment profile', 'VIEW_PAYMENT_PROFILES'),
       })
@@ -423,7 +423,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           query: S.VendorQuery,
           body: S.CreateBillingBody,
-          beforeHandle: permission('CREATE_PAYMENT_PROFILES'),
+          transform: permission('CREATE_PAYMENT_PROFILES'),
           response: { 201: S.PaymentProfileResponse },
           ...doc(PP, 'Create a payment profile', 'CREATE_PAYMENT_PROFILES', 'The first profile is the default.'),
         },
@@ -432,14 +432,14 @@ export function settingsRoutes(deps: ApiDeps) {
         params: S.IdParams,
         query: S.VendorQuery,
         body: S.RenameBody,
-        beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+        transform: permission('EDIT_PAYMENT_PROFILES'),
         response: { 200: S.PaymentProfileResponse },
         ...doc(PP, 'Rename a payment profile', 'EDIT_PAYMENT_PROFILES'),
       })
       .post('/payment-profiles/:id/default', async ({ tenant, auth, params }) => ({ data: await pay.setDefaultPaymentProfile(tenant.db, auth.userId, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_PAYMENT_PROFILES'),
+        transform: permission('EDIT_PAYMENT_PROFILES'),
         response: { 200: S.PaymentProfileResponse },
         ...doc(PP, 'Make a payment profile the default', 'EDIT_PAYMENT_PROFILES'),
       })
@@ -452,7 +452,7 @@ export function settingsRoutes(deps: ApiDeps) {
         {
           params: S.IdParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_PAYMENT_PROFILES'),
+          transform: permission('DELETE_PAYMENT_PROFILES'),
           response: { 200: S.Success },
           ...doc(PP, 'Delete a payment profile', 'DELETE_PAYMENT_PROFILES', 'Not the default profile (422).'),
         },
@@ -460,41 +460,41 @@ export function settingsRoutes(deps: ApiDeps) {
       // Translations
       .get('/translations', async ({ tenant, query }) => ({ data: await tr.listTranslations(tenant.db, query.language_id) }), {
         query: S.TranslationListQuery,
-        beforeHandle: permission('VIEW_TRANSLATION'),
+        transform: permission('VIEW_TRANSLATION'),
         response: { 200: S.TranslationList },
         ...doc(T, 'Saved translations of a language', 'VIEW_TRANSLATION'),
       })
       .get('/translations/datatable', async ({ tenant, query }) => tr.translationDatatable(tenant.db, query), {
         query: S.TranslationTableQuery,
-        beforeHandle: permission('VIEW_TRANSLATION'),
+        transform: permission('VIEW_TRANSLATION'),
         response: { 200: S.TranslationTable },
         ...doc(T, 'Catalog texts with their translation in a language', 'VIEW_TRANSLATION', 'Item and category names and descriptions; `missing` true lists only untranslated texts; `search` over the source and the translation.'),
       })
       .post('/translations', async ({ tenant, auth, body }) => ({ data: await tr.saveTranslation(tenant.db, auth.userId, body) }), {
         query: S.VendorQuery,
         body: S.SaveTranslationBody,
-        beforeHandle: permission('EDIT_TRANSLATION'),
+        transform: permission('EDIT_TRANSLATION'),
         response: { 200: S.TranslationRowResponse },
         ...doc(T, 'Save a translation', 'EDIT_TRANSLATION', 'An empty value removes it. The record must be the merchant\'s (404).'),
       })
       .post('/translations/translate', async ({ tenant, auth, body }) => ({ data: await tr.autoTranslate(tenant.db, translator, auth.userId, body) }), {
         query: S.VendorQuery,
         body: S.AutoTranslateBody,
-        beforeHandle: permission('EDIT_TRANSLATION'),
+        transform: permission('EDIT_TRANSLATION'),
         response: { 200: S.TranslationRowResponse },
         ...doc(T, 'Auto-translate one text', 'EDIT_TRANSLATION', 'Through the translation provider, into the language\'s code, and saved. 503 when no provider is configured or it does not answer; nothing is saved then.'),
       })
       .get('/translations/bulk/:id', async ({ tenant, params }) => ({ data: await tr.bulkStatus(tenant.db, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_TRANSLATION'),
+        transform: permission('VIEW_TRANSLATION'),
         response: { 200: S.BulkStatus },
         ...doc(T, 'Texts a language still lacks', 'VIEW_TRANSLATION'),
       })
       .post('/translations/bulk/:id', async ({ tenant, auth, params }) => ({ data: await tr.bulkTranslate(tenant.db, translator, auth.userId, params.id) }), {
         params: S.IdParams,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_TRANSLATION'),
+        transform: permission('EDIT_TRANSLATION'),
         response: { 200: S.BulkResult },
         ...doc(T, 'Auto-translate the texts a language lacks', 'EDIT_TRANSLATION', `Up to ${tr.BULK_BATCH} per call; \`missing\` says how many remain. 503 as for one text.`),
       })
@@ -572,17 +572,17 @@ export function asyncMonitoringRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'async-monitoring', prefix: '/back-office/async-monitoring' })
     .use(secured(deps, { types: ['backoffice'] }))
     .get('', async () => ({ data: await queueCounts(deps.redis) }), {
-      beforeHandle: admin,
+      transform: admin,
       response: { 200: S.QueueCountsResponse },
       ...doc(M, 'Job counts per queue', 'global-admin role', 'Waiting, active, delayed, failed and succeeded jobs of every bee-queue queue, across tenants.'),
     })
     .get('/summary', async () => ({ data: await monitoringSummary(deps.redis) }), {
-      beforeHandle: admin,
+      transform: admin,
       response: { 200: S.MonitoringSummaryResponse },
       ...doc(M, 'Totals and per-tenant pending and failed jobs', 'global-admin role', 'A job\'s tenant is the merchant of its payload; jobs without one are `central`.'),
     })
     .get('/queue', async ({ query }) => ({ data: await listJobs(deps.redis, query.limit ?? 50) }), {
-      beforeHandle: admin,
+      transform: admin,
       query: S.QueueJobsQuery,
       response: { 200: S.QueueJobsResponse },
       ...doc(M, 'Jobs not yet succeeded, newest first', 'global-admin role', '`limit` 1-1000 (default 50). A failed job carries the first line of its last error.'),

@@ -55,21 +55,21 @@ export function teamRoutes(deps: ApiDeps) {
       })
       .get('/roles', async ({ tenant }) => ({ data: await listRoles(tenant.db) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_ROLES'),
+        transform: permission('VIEW_ROLES'),
         response: { 200: S.RoleList },
         ...doc('Roles with their member counts', 'VIEW_ROLES'),
       })
       .get('/roles/:roleId', async ({ tenant, params }) => ({ data: await getRole(tenant.db, params.roleId) }), {
         params: S.RoleParams,
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_ROLES'),
+        transform: permission('VIEW_ROLES'),
         response: { 200: S.RoleResponse },
         ...doc('One role', 'VIEW_ROLES'),
       })
       .post('/roles', async (c) => ({ status: 'success' as const, data: await createRole(scope(c), c.body) }), {
         body: S.RoleBody,
         query: S.VendorQuery,
-        beforeHandle: permission('CREATE_ROLES'),
+        transform: permission('CREATE_ROLES'),
         response: { 200: S.RoleWriteResponse },
         ...doc('Create a role', 'CREATE_ROLES', 'Name unique within the merchant (422 on `name`); each permission must be in the catalogue (422 on `permissions.N`).'),
       })
@@ -77,7 +77,7 @@ export function teamRoutes(deps: ApiDeps) {
         params: S.RoleParams,
         body: S.RoleBody,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_ROLES'),
+        transform: permission('EDIT_ROLES'),
         response: { 200: S.RoleWriteResponse },
         ...doc('Replace a role\'s name and permissions', 'EDIT_ROLES', 'The owner role cannot be edited (409).'),
       })
@@ -90,7 +90,7 @@ export function teamRoutes(deps: ApiDeps) {
         {
           params: S.RoleParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_ROLES'),
+          transform: permission('DELETE_ROLES'),
           response: { 200: S.Success },
           ...doc('Delete a role', 'DELETE_ROLES', 'The owner role cannot be deleted, and a role still held by members is refused (409, reason `role_in_use`): reassign them first.'),
         },
@@ -98,14 +98,14 @@ export function teamRoutes(deps: ApiDeps) {
       // Global users (every location, including future ones). Static segments win over `:userId`.
       .get('/users/global', async ({ tenant }) => ({ data: await listMembers(deps.db, tenant.db, tenant.merchant.id, { globalOnly: true }) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_USERS'),
+        transform: permission('VIEW_USERS'),
         response: { 200: S.MemberList },
         ...doc('Global users: members with access to every location', 'VIEW_USERS'),
       })
       .post('/users/global', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), { ...c.body, allLocations: true }) }), {
         body: S.InviteGlobalBody,
         query: S.VendorQuery,
-        beforeHandle: permission('CREATE_USERS'),
+        transform: permission('CREATE_USERS'),
         response: { 200: S.MemberWriteResponse },
         ...doc('Invite a global user', 'CREATE_USERS', 'Like POST /users, with access to every location instead of a list: only a caller holding every location may invite one (else 403).'),
       })
@@ -113,7 +113,7 @@ export function teamRoutes(deps: ApiDeps) {
         params: S.UserParams,
         body: S.UpdateMemberBody,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_USERS'),
+        transform: permission('EDIT_USERS'),
         response: { 200: S.MemberWriteResponse },
         ...doc('Rename a global user', 'EDIT_USERS', 'A member who is not a global user is 404 here.'),
       })
@@ -126,7 +126,7 @@ export function teamRoutes(deps: ApiDeps) {
         {
           params: S.UserParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_USERS'),
+          transform: permission('DELETE_USERS'),
           response: { 200: S.Success },
           ...doc('Remove a global user from the merchant', 'DELETE_USERS', 'A member who is not a global user is 404 here; yourself and the owner are 409.'),
         },
@@ -134,14 +134,14 @@ export function teamRoutes(deps: ApiDeps) {
       // Members
       .get('/users', async ({ tenant }) => ({ data: await listMembers(deps.db, tenant.db, tenant.merchant.id) }), {
         query: S.VendorQuery,
-        beforeHandle: permission('VIEW_USERS'),
+        transform: permission('VIEW_USERS'),
         response: { 200: S.MemberList },
         ...doc('Members of the merchant', 'VIEW_USERS'),
       })
       .post('/users', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), c.body) }), {
         body: S.InviteBody,
         query: S.VendorQuery,
-        beforeHandle: permission('CREATE_USERS'),
+        transform: permission('CREATE_USERS'),
         response: { 200: S.MemberWriteResponse },
         ...doc(
           'Invite a member',
@@ -152,7 +152,7 @@ export function teamRoutes(deps: ApiDeps) {
       .post('/users/:userId/resend-invitation', async (c) => ({ status: 'success' as const, data: await resendInvitation(scope(c), c.params.userId) }), {
         params: S.UserParams,
         query: S.VendorQuery,
-        beforeHandle: permission('CREATE_USERS'),
+        transform: permission('CREATE_USERS'),
         response: { 200: S.MemberWriteResponse },
         ...doc('Resend the invitation', 'CREATE_USERS', 'Only before it is accepted (else 409); the previous link stops working.'),
       })
@@ -160,7 +160,7 @@ export function teamRoutes(deps: ApiDeps) {
         params: S.UserParams,
         body: S.AssignRolesBody,
         query: S.VendorQuery,
-        beforeHandle: permission('ASSIGN_ROLES'),
+        transform: permission('ASSIGN_ROLES'),
         response: { 200: S.MemberWriteResponse },
         ...doc('Replace a member\'s roles', 'ASSIGN_ROLES', 'Every id must be a role of this merchant (422 on `role_ids.N`); the owner role is never granted or removed here.'),
       })
@@ -168,7 +168,7 @@ export function teamRoutes(deps: ApiDeps) {
         params: S.UserParams,
         body: S.LocationsBody,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_USER_LOCATION_ACCESS'),
+        transform: permission('EDIT_USER_LOCATION_ACCESS'),
         response: { 200: S.MemberWriteResponse },
         ...doc('Replace a member\'s location access', 'EDIT_USER_LOCATION_ACCESS', 'Every id must be a location of this merchant (422 on `location_ids.N`); `all_locations` makes the member a global user. A caller changes access only within their own location grant: adding or removing a location outside it, or switching `all_locations`, needs a caller holding every location (else 403).'),
       })
@@ -176,7 +176,7 @@ export function teamRoutes(deps: ApiDeps) {
         params: S.UserParams,
         body: S.UpdateMemberBody,
         query: S.VendorQuery,
-        beforeHandle: permission('EDIT_USERS'),
+        transform: permission('EDIT_USERS'),
         response: { 200: S.MemberWriteResponse },
         ...doc('Rename a member', 'EDIT_USERS'),
       })
@@ -189,7 +189,7 @@ export function teamRoutes(deps: ApiDeps) {
         {
           params: S.UserParams,
           query: S.VendorQuery,
-          beforeHandle: permission('DELETE_USERS'),
+          transform: permission('DELETE_USERS'),
           response: { 200: S.Success },
           ...doc('Remove a member from the merchant', 'DELETE_USERS', 'Removes the membership, invitation, roles and location grants; yourself and the owner are 409.'),
         },

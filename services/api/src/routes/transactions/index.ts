@@ -23,13 +23,13 @@ export function transactionRoutes(deps: ApiDeps) {
     .get('/datatable', async ({ tenant, access, query }) => listTransactions(tenant.db, await access(), query), {
       query: S.TransactionsQuery,
       response: { 200: S.Datatable },
-      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      transform: [permission('VIEW_TRANSACTIONS')],
       ...doc('Transactions data table', 'VIEW_TRANSACTIONS', 'Filters location_id, status, payment_provider, channel, from and to (UTC dates, inclusive), search (an order or receipt number, or part of an idempotency key); sort created_at, total, order_no, status (`-` descending); page, per_page (max 100).'),
     })
     .get('/stats', async ({ tenant, access, query }) => ({ data: await transactionStats(tenant.db, await access(), query) }), {
       query: S.FiltersQuery,
       response: { 200: S.Stats },
-      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      transform: [permission('VIEW_TRANSACTIONS')],
       ...doc('Transaction statistics', 'VIEW_TRANSACTIONS', 'Counts by status; count, total, tips and average of complete transactions; complete totals by provider. Same filters as the data table.'),
     })
     .get(
@@ -41,7 +41,7 @@ export function transactionRoutes(deps: ApiDeps) {
       {
         query: S.FiltersQuery,
         response: { 200: S.CsvFile },
-        beforeHandle: [permission('EXPORT_TRANSACTION_REPORTS')],
+        transform: [permission('EXPORT_TRANSACTION_REPORTS')],
         ...doc('Export transactions as CSV', 'EXPORT_TRANSACTION_REPORTS', 'Streamed CSV with a header row and a byte-order mark; money in cents and in major units (`total_eur`). Same filters as the data table.'),
       },
     )
@@ -52,7 +52,7 @@ export function transactionRoutes(deps: ApiDeps) {
         const view = transactionView(t, await loadLines(tenant.db, t.id));
         return { data: { ...view, lines: view.lines ?? [], steps: await listSteps(tenant.db, t.id), pos_sync_status: (await registerSyncOf(tenant.db, t.id)).status } };
       },
-      { params: S.IdParams, response: { 200: S.Detail }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Transaction detail', 'VIEW_TRANSACTIONS', 'With its lines and the post-capture trace.') },
+      { params: S.IdParams, response: { 200: S.Detail }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Transaction detail', 'VIEW_TRANSACTIONS', 'With its lines and the post-capture trace.') },
     )
     .post(
       '/:id/resend-receipt',
@@ -60,7 +60,7 @@ export function transactionRoutes(deps: ApiDeps) {
         await sendReceipt(tenant.db, await loadVisibleTransaction(tenant.db, await access(), params.id), body.email);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`).') },
+      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`).') },
     )
     .post(
       '/:id/retry-sync',
@@ -68,7 +68,7 @@ export function transactionRoutes(deps: ApiDeps) {
         await retryRegisterSync(tenant.db, tenant.merchant.tenant_database, await loadVisibleTransaction(tenant.db, await access(), params.id));
         return { status: 'success' as const };
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again.') },
     )
     .post(
       '/:id/verify-payment-status',
@@ -80,7 +80,7 @@ export function transactionRoutes(deps: ApiDeps) {
       {
         params: S.IdParams,
         response: { 200: S.TransactionResponse },
-        beforeHandle: [permission('VIEW_TRANSACTIONS')],
+        transform: [permission('VIEW_TRANSACTIONS')],
         ...doc('Recheck the payment at the provider and settle if paid', 'VIEW_TRANSACTIONS', 'Captures exactly once (the same capture as the kiosk and the webhooks). An online order is settled as the storefront\'s verify settles it (a card-b pre-authorisation captured first, a platform-a card attempt whose answer was lost sent again as it was); a kiosk one is polled in turn with its starts and cancels (409 `payment_starting` while one runs). A complete one answers without a provider call.'),
       },
     )
@@ -91,6 +91,6 @@ export function transactionRoutes(deps: ApiDeps) {
         await deleteTestTransaction({ tdb: tenant.db, tenantDatabase: tenant.merchant.tenant_database, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() }, params.id);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, response: { 200: S.Success }, beforeHandle: [permission('VIEW_TRANSACTIONS')], ...doc('Delete a test-mode transaction', 'VIEW_TRANSACTIONS', 'Any other transaction is a 409 `not_test_mode`. A kiosk payment still running at its terminal is cancelled there first.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Delete a test-mode transaction', 'VIEW_TRANSACTIONS', 'Any other transaction is a 409 `not_test_mode`. A kiosk payment still running at its terminal is cancelled there first.') },
     );
 }

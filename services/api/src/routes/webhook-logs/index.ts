@@ -21,19 +21,19 @@ function webhookLogRoutesTyped(deps: ApiDeps, handlerDeps: WebhookDeps) {
     .get('/datatable', async ({ tenant, query }) => listWebhookLogs(deps.db, tenant.merchant.id, query), {
       query: S.WebhookLogQuery,
       response: { 200: S.Datatable },
-      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      transform: [permission('VIEW_TRANSACTIONS')],
       ...doc('Webhook events data table', 'This merchant\'s stored provider events, newest first; filters provider and status; page, per_page (max 100).'),
     })
     .get('/:id', async ({ tenant, params }) => ({ data: await getWebhookLog(deps.db, tenant.merchant.id, params.id) }), {
       params: S.IdParams,
       response: { 200: S.Detail },
-      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      transform: [permission('VIEW_TRANSACTIONS')],
       ...doc('Webhook event detail', 'With the stored fields and the decoded payload; another merchant\'s event is 404.'),
     })
     .post('/:id/replay', async ({ tenant, params }) => ({ data: await replayWebhookLog(handlerDeps, tenant.merchant.id, params.id) }), {
       params: S.IdParams,
       response: { 200: S.Replayed },
-      beforeHandle: [permission('VIEW_TRANSACTIONS')],
+      transform: [permission('VIEW_TRANSACTIONS')],
       ...doc('Replay a failed webhook event', 'Runs a `failed` event through its handler again on the same row and answers its new status; anything else is 409 `not_failed`. Claims and capture-exactly-once make a replay change nothing that already happened.'),
     });
 }
