@@ -254,6 +254,22 @@ describe('GET /back-office/reports/export', () => {
     expect(await get('export?report=sales&from=2026-02-30&to=2026-03-01')).toMatchObject({ status: 422, body: { errors: { from: ['The from field must be a valid date (YYYY-MM-DD).'] } } });
     expect(await get(`export?report=inventory&${q}&location_id=${nothing()}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
   });
+
+  test('the permission comes before the query check: a caller who may export nothing is 403 whatever the query', async () => {
+    const none = await makeMember(api, m, ['VIEW_ITEMS']);
+    const stock = await makeMember(api, m, ['VIEW_INVENTORY']);
+    const q = `from=${today()}&to=${today()}`;
+    const refusal = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+    for (const query of [`report=sales&${q}`, `report=everything&${q}`, q, `report=sales&${q}&format=pdf`, 'report=sales&from=2026-02-30&to=2026-03-01', '']) {
+      const r = await get(`export?${query}`, none.token);
+      expect([query, r.status, r.body]).toEqual([query, refusal.status, refusal.body]);
+    }
+    // A known kind needs its own permission before the rest of the query is looked at.
+    expect(await get('export?report=sales&format=pdf', stock.token)).toMatchObject(refusal);
+    // A caller who may export something learns about a bad query (422), as the owner does.
+    expect(await get(`export?report=everything&${q}`, stock.token)).toMatchObject({ status: 422, body: { errors: { report: ['The report field must be one of: sales, products, inventory.'] } } });
+    expect(await get(`export?report=inventory&${q}&format=pdf`, stock.token)).toMatchObject({ status: 422, body: { errors: { format: ['The format field must be csv or xlsx.'] } } });
+  });
 });
 
 describe('marketplace orders and stored figures', () => {
