@@ -127,6 +127,23 @@ describe('admin-vendor-override and location-owner', () => {
     await expectError(requireOwnLocation(t, b.locations[0]!.id), 404, 'Unable to locate the location you requested.');
     await expectError(requireOwnLocation(t, 'not-a-uuid'), 404, 'Unable to locate the location you requested.');
   });
+  test('a {locationId} spelled in upper case is the same location, and every answer carries its stored id', async () => {
+    const owner = await api.ownerToken(a);
+    const loc = a.locations[0]!.id;
+    const upper = loc.toUpperCase();
+    const routes = (api.app as unknown as { routes: { method: string; path: string }[] }).routes.filter(
+      (r) => r.method === 'GET' && r.path.startsWith('/api/back-office/') && /\/:locationId(\/|$)/.test(r.path) && r.path.split(':').length === 2,
+    );
+    expect(routes.length).toBeGreaterThan(20);
+    const differences: string[] = [];
+    for (const r of routes) {
+      const lower = await api.call('GET', r.path.replace(':locationId', loc), { token: owner });
+      const given = await api.call('GET', r.path.replace(':locationId', upper), { token: owner });
+      // Same status, and no answer echoes the path's spelling (timestamps aside, the same body).
+      if (given.status !== lower.status || given.text.includes(upper)) differences.push(`${r.path}: ${lower.status} / ${given.status} ${given.text.slice(0, 120)}`);
+    }
+    expect(differences).toEqual([]);
+  });
   test('global-admin', async () => {
     await expectError(requireGlobalAdmin(api.deps.db, ownerId), 403, 'Unauthorized: Insufficient permissions');
   });

@@ -32,9 +32,15 @@ export function permissionGateOf(fn: unknown): string | undefined {
   return typeof fn === 'function' ? (fn as { [PERMISSION_GATE]?: string })[PERMISSION_GATE] : undefined;
 }
 
-/** `location-owner` for `{locationId}` (or another param name); runs after admin-vendor-override. */
+/**
+ * `location-owner` for `{locationId}` (or another param name); runs after admin-vendor-override. The
+ * param then holds the location's own id (a UUID in lower case): a path spelling it in upper case
+ * names the same location, and handlers and answers see the stored id, never the path's spelling.
+ */
 export function locationOwner(param = 'locationId') {
   return async (ctx: { tenant: TenantContext; params: unknown }) => {
-    await requireOwnLocation(ctx.tenant, (ctx.params as Record<string, string>)[param] ?? '');
+    const params = ctx.params as Record<string, string>;
+    await requireOwnLocation(ctx.tenant, params[param] ?? '');
+    params[param] = params[param]!.toLowerCase();
   };
 }
