@@ -3,7 +3,7 @@ import { AppError, errors } from '@pos/kernel';
 import { offerTransition, type OfferOperation, type OfferStatus } from '@pos/domain/catalog/offer-state';
 import { parseHhMm, type OfferRule, type OfferSchedule, type PricingOffer } from '@pos/domain/catalog/pricing';
 import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
-import { isUuid } from '@pos/domain/ids';
+import type { Access } from '../auth/access.ts';
 
 /** Offers (spec 1 "Offers", section 3): the rules `priceBasket` needs, and the states of `offerTransition`. */
 export interface OfferView {
@@ -54,6 +54,18 @@ const view = (r: OfferRow): OfferView => ({
 });
 
 const find = (tdb: TenantDb, id: string) => findOr404('offer', id, (x) => tdb.selectFrom('offers').selectAll().where('id', '=', x).executeTakeFirst());
+/** The offer, its row locked until the transaction ends: concurrent writes on it run one after the other and see each other's result. */
+const findLocked = (tdb: TenantDb, id: string) => findOr404('offer', id, (x) => tdb.selectFrom('offers').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
+
+/**
+ * An offer discounts the sales of its locations, so writing one is limited to the caller's location
+ * grant as menus are: every listed location must be granted, and `null` (every location, including
+ * ones created later) needs a caller with all locations; otherwise 403.
+ */
+function requireOfferLocations(access: Access, locationIds: readonly string[] | null): void {
+  if (access.allLocations) return;
+  if (locationIds === null || locationIds.some((id) => !access.locationIds.has(id.toLowerCase()))) throw errors.insufficientPermissions();
+}
 
 export async function getOffer(tdb: TenantDb, id: string): Promise<OfferView> {
   return view(await find(tdb, id));
@@ -84,7 +96,8 @@ async function validate(tx: TenantDb, input: Partial<OfferInput>): Promise<void>
     requireDistinct(input.schedule.days.map(String), 'schedule.days');
     if (parseHhMm(input.schedule.start) === null) throw errors.field('schedule.start', 'The schedule start must be a time HH:MM.');
     if (parseHhMm(input.schedule.end) === null) throw errors.field('schedule.end', 'The schedule end must be a time HH:MM.');
-    if (input.schedule.start === input.schedule.end) throw errors.field('schedule.end', 'The schedule end must differ from its start.');
+    // Compared as times: `9:00` and `09:00` are the same minute.
+    if (parseHhMm(input.schedule.start) === parseHhMm(input.schedule.end)) throw errors.field('schedule.end', 'The schedule end must differ from its start.');
   }
 }
 
@@ -93,6 +106,7 @@ const lower = (ids: readonly string[]) => ids.map((x) => x.toLowerCase());
 export async function createOffer(scope: CatalogScope, input: OfferInput): Promise<OfferView> {
   return catalogTx(scope, async (tx) => {
     await validate(tx, input);
+    requireOfferLocations(scope.access, input.location_ids ?? null);
     const row = await tx
       .insertInto('offers')
       .values({
@@ -121,9 +135,11 @@ function decide(status: OfferStatus, op: OfferOperation): OfferStatus {
 
 export async function updateOffer(scope: CatalogScope, id: string, input: Partial<OfferInput>): Promise<OfferView> {
   return catalogTx(scope, async (tx) => {
-    const current = await find(tx, id);
+    const current = await findLocked(tx, id);
+    requireOfferLocations(scope.access, current.location_ids);
     decide(current.status, 'edit');
     await validate(tx, input);
+    if (input.location_ids !== undefined) requireOfferLocations(scope.access, input.location_ids);
     const row = await tx
       .updateTable('offers')
       .set({
@@ -148,7 +164,8 @@ export async function updateOffer(scope: CatalogScope, id: string, input: Partia
 /** `activate`, `deactivate`, `archive`, `unarchive`: refused transitions are 409 with the domain's reason. */
 export async function transitionOffer(scope: CatalogScope, id: string, op: Exclude<OfferOperation, 'edit'>): Promise<OfferView> {
   return catalogTx(scope, async (tx) => {
-    const current = await find(tx, id);
+    const current = await findLocked(tx, id);
+    requireOfferLocations(scope.access, current.location_ids);
     const next = decide(current.status, op);
     const row = await tx.updateTable('offers').set({ status: next, updated_at: scope.now }).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
     return view(row);
@@ -158,7 +175,8 @@ export async function transitionOffer(scope: CatalogScope, id: string, op: Exclu
 /** An active offer cannot be deleted (409 `offer_active`): deactivate or archive it first. */
 export async function deleteOffer(scope: CatalogScope, id: string): Promise<void> {
   await catalogTx(scope, async (tx) => {
-    const current = await find(tx, id);
+    const current = await findLocked(tx, id);
+    requireOfferLocations(scope.access, current.location_ids);
     if (current.status === 'active') throw errors.conflict('An active offer cannot be deleted. Deactivate or archive it first.', { reason: 'offer_active' });
     await tx.deleteFrom('offers').where('id', '=', current.id).execute();
   });

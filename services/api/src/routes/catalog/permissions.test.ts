@@ -36,7 +36,7 @@ function bodyOf(method: string, path: string): unknown {
     'POST /menus/display-group-items/:id/draft': { groups: [{ id: uuid(), item_ids: [] }] },
     'POST /menus/move-item-to-other-group/:id': { from_display_group_id: uuid(), to_display_group_id: uuid() },
     'POST /menus/add-item-to-groups/:itemId': { display_group_ids: [uuid()] },
-    'POST /offers': { name: 'P', rule: { kind: 'percentage', percent: 5 }, item_ids: [] },
+    'POST /offers': { name: 'P', rule: { kind: 'percentage', percent: 5 }, item_ids: [], location_ids: [m.locations[0]!.id] },
     'POST /tax-rates': { name: 'P', rate: 3 },
     'DELETE /contents': { ids: [uuid()] },
     'POST /inventories': { item_id: m.items[0]!.id, location_id: m.locations[0]!.id, type: 'restock', quantity: 1 },

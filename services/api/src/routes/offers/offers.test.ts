@@ -3,6 +3,8 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { ManualClock } from '@pos/kernel';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
+import { makeMember } from '../team/team.test-support.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -81,6 +83,72 @@ describe('offers', () => {
       expect(Object.keys(r.body.errors)).toContain(field);
     }
     expect(await count()).toBe(before);
+  });
+
+  test('a schedule whose end is its start is 422 on schedule.end, however the hour is written', async () => {
+    const count = async () => (await tdb.selectFrom('offers').select('id').execute()).length;
+    const before = await count();
+    for (const [start, end] of [['09:00', '09:00'], ['9:00', '09:00'], ['09:00', '9:00']]) {
+      const r = await call('POST', '/offers', { name: 'Happy hour', rule: { kind: 'percentage', percent: 10 }, item_ids: [], schedule: { days: [1, 2, 3], start, end } });
+      expect(r).toMatchObject({ status: 422, body: { errors: { 'schedule.end': ['The schedule end must differ from its start.'] } } });
+    }
+    expect(await count()).toBe(before);
+  });
+
+  test('sent at once, an activation and a deletion each take effect once; the others answer as they would after it', async () => {
+    const create = async (name: string) => (await call('POST', '/offers', { name, rule: { kind: 'percentage', percent: 5 }, item_ids: [] })).body.data.id as string;
+    const active = await create('Race to activate');
+    const activations = await atOnce(6, () => call('POST', `/offers/activate/${active}`));
+    expect(sortedStatuses(activations)).toEqual([200, 409, 409, 409, 409, 409]);
+    for (const r of activations.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ reason: 'offer_already_active' });
+    expect((await call('POST', `/offers/deactivate/${active}`)).status).toBe(200); // not to discount the kiosk quotes below
+    const gone = await create('Race to delete');
+    const deletions = await atOnce(4, () => call('DELETE', `/offers/${gone}`));
+    expect(sortedStatuses(deletions)).toEqual([200, 404, 404, 404]);
+    expect(await tdb.selectFrom('offers').select('id').where('id', '=', gone).execute()).toEqual([]);
+  });
+});
+
+describe('offers and the location grant', () => {
+  const body = (name: string, location_ids?: string[] | null) => ({ name, rule: { kind: 'percentage', percent: 50 }, item_ids: [], ...(location_ids !== undefined ? { location_ids } : {}) });
+  const denied = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+  const named = async (name: string) => tdb.selectFrom('offers').select('id').where('name', '=', name).execute();
+
+  test('a member writes offers of granted locations only; every location (null) needs all locations', async () => {
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const member = await makeMember(api, m, ['VIEW_OFFERS', 'CREATE_OFFERS', 'EDIT_OFFERS', 'DELETE_OFFERS'], { locationIds: [l1] });
+    const as = (method: string, path: string, b?: unknown) => api.call(method, `/api/back-office${path}`, { token: member.token, body: b });
+
+    expect(await as('POST', '/offers', body('Outside', [l0]))).toMatchObject(denied);
+    expect(await as('POST', '/offers', body('Both', [l0, l1]))).toMatchObject(denied);
+    expect(await as('POST', '/offers', body('Everywhere (omitted)'))).toMatchObject(denied);
+    expect(await as('POST', '/offers', body('Everywhere', null))).toMatchObject(denied);
+    for (const name of ['Outside', 'Both', 'Everywhere (omitted)', 'Everywhere']) expect(await named(name)).toEqual([]);
+
+    const own = await as('POST', '/offers', body('Own', [l1]));
+    expect(own).toMatchObject({ status: 201, body: { data: { location_ids: [l1] } } });
+    expect(await as('PUT', `/offers/${own.body.data.id}`, { location_ids: [l1, l0] })).toMatchObject(denied);
+    expect(await as('PUT', `/offers/${own.body.data.id}`, { location_ids: null })).toMatchObject(denied);
+    expect((await call('GET', `/offers/${own.body.data.id}`)).body.data.location_ids).toEqual([l1]);
+
+    // Offers of other locations (or of every location) stay out of the member's reach.
+    const theirs = (await call('POST', '/offers', body('Theirs', [l0]))).body.data.id;
+    const everywhere = (await call('POST', '/offers', body('Owner everywhere', null))).body.data.id;
+    for (const id of [theirs, everywhere]) {
+      expect(await as('PUT', `/offers/${id}`, { name: 'Renamed' })).toMatchObject(denied);
+      expect(await as('POST', `/offers/activate/${id}`)).toMatchObject(denied);
+      expect(await as('DELETE', `/offers/${id}`)).toMatchObject(denied);
+      expect((await call('GET', `/offers/${id}`)).body.data).toMatchObject({ status: 'inactive' });
+    }
+    expect(await named('Renamed')).toEqual([]);
+  });
+
+  test('a member with all locations writes an offer for every location', async () => {
+    const global = await makeMember(api, m, ['CREATE_OFFERS', 'EDIT_OFFERS'], { allLocations: true });
+    const r = await api.call('POST', '/api/back-office/offers', { token: global.token, body: body('Global member', null) });
+    expect(r).toMatchObject({ status: 201, body: { data: { location_ids: null } } });
+    expect((await api.call('POST', `/api/back-office/offers/activate/${r.body.data.id}`, { token: global.token })).status).toBe(200);
+    expect((await api.call('POST', `/api/back-office/offers/deactivate/${r.body.data.id}`, { token: global.token })).status).toBe(200); // not to discount the kiosk quotes below
   });
 });
 
