@@ -85,14 +85,17 @@ export interface MovementInput {
   note?: string | null;
 }
 
-/** The signed change a movement makes, given the current stock. */
+/** Movements whose quantity is a positive count of units (the type gives the direction). */
+const POSITIVE_TYPES: ReadonlySet<MovementType> = new Set(['restock', 'sale', 'waste']);
+
+/** The signed change a movement makes, given the current stock (restock, sale and waste take a positive quantity). */
 export function changeOf(type: MovementType, quantity: number, current: number): number {
   switch (type) {
     case 'restock':
-      return Math.abs(quantity);
+      return quantity;
     case 'sale':
     case 'waste':
-      return -Math.abs(quantity);
+      return -quantity;
     case 'adjustment':
       return quantity;
     case 'count':
@@ -110,7 +113,9 @@ export async function recordMovement(scope: CatalogScope & { userId: string }, i
     const itemId = input.item_id.toLowerCase();
     const locationId = input.location_id.toLowerCase();
     if (!scope.access.allLocations && !scope.access.locationIds.has(locationId)) throw errors.insufficientPermissions();
-    if (input.type !== 'count' && input.type !== 'adjustment' && input.quantity === 0) throw errors.field('quantity', 'The quantity must not be zero.');
+    // Restock, sale and waste carry a positive quantity (the type gives the sign); a negative one is
+    // refused rather than flipped, so a restock can never remove stock nor a waste add it.
+    if (POSITIVE_TYPES.has(input.type) && input.quantity < 1) throw errors.field('quantity', 'The quantity field must be at least 1.');
     if (input.type === 'count' && input.quantity < 0) throw errors.field('quantity', 'A counted stock cannot be negative.');
     const item = await tx.selectFrom('items').select('allow_negative_stock').where('id', '=', itemId).executeTakeFirstOrThrow();
     await tx.insertInto('inventory_levels').values({ item_id: itemId, location_id: locationId, quantity: 0 }).onConflict((oc) => oc.columns(['item_id', 'location_id']).doNothing()).execute();

@@ -72,4 +72,19 @@ describe('inventories', () => {
     expect(await call('POST', '/inventories', { item_id: item('Espresso'), location_id: loc(), type: 'restock', quantity: 1 }, limited)).toMatchObject({ status: 403 });
     expect((await call('GET', '/inventories', undefined, limited)).body.total).toBe(0);
   });
+
+  test('restock, sale and waste take a positive quantity (a negative one is 422, never flipped); adjustment is signed', async () => {
+    const some = m.items.find((i) => !['Croissant', 'Espresso'].includes(i.name))!.id;
+    const level = async () => (await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', some).where('location_id', '=', loc()).executeTakeFirstOrThrow()).quantity;
+    expect((await call('POST', '/inventories', { item_id: some, location_id: loc(), type: 'restock', quantity: 10 })).status).toBe(201);
+    const before = await entries();
+    for (const type of ['restock', 'sale', 'waste']) {
+      for (const quantity of [-5, 0]) {
+        expect(await call('POST', '/inventories', { item_id: some, location_id: loc(), type, quantity })).toMatchObject({ status: 422, body: { errors: { quantity: ['The quantity field must be at least 1.'] } } });
+      }
+    }
+    expect(await entries()).toBe(before);
+    expect(await level()).toBe(10);
+    expect((await call('POST', '/inventories', { item_id: some, location_id: loc(), type: 'adjustment', quantity: -3 })).body.data).toMatchObject({ entry: { quantity_change: -3, quantity_after: 7 }, quantity: 7 });
+  });
 });
