@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { TenantDb } from '@pos/db';
+import { isUniqueViolation, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { normaliseEmail, normalisePhone } from './contacts.ts';
@@ -57,16 +57,32 @@ async function contactPatch(db: TenantDb, input: CustomerInput, exceptId: string
     if (!v) continue;
     let q = db.selectFrom('customers').select('id').where(f, '=', v);
     if (exceptId) q = q.where('id', '!=', exceptId);
-    if (await q.executeTakeFirst()) throw errors.field(f, `The ${f} has already been taken.`);
+    if (await q.executeTakeFirst()) throw contactTaken(f);
   }
   return patch;
+}
+
+const contactTaken = (f: 'email' | 'phone') => errors.field(f, `The ${f} has already been taken.`);
+
+/**
+ * The write of a contact, with the unique indexes' refusal as the check's own 422: two requests with the
+ * same contact at once both pass `contactPatch`, and the index stops the second (never a 500).
+ */
+async function writingContacts<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (isUniqueViolation(e, 'customers_email_unique')) throw contactTaken('email');
+    if (isUniqueViolation(e, 'customers_phone_unique')) throw contactTaken('phone');
+    throw e;
+  }
 }
 
 /** `POST /customers`: a customer with at least a name, an e-mail or a phone, and a loyalty account. */
 export async function createCustomer(db: TenantDb, actor: BackofficeActor, input: CustomerInput, now: Date) {
   const patch = await contactPatch(db, input, null);
   if (!patch.name && !patch.email && !patch.phone) throw errors.field('name', 'A name, an email address or a phone number is required.');
-  return db.transaction().execute(async (tx) => {
+  return writingContacts(() => db.transaction().execute(async (tx) => {
     const c = await tx
       .insertInto('customers')
       .values({ id: Bun.randomUUIDv7(), name: patch.name ?? null, email: patch.email ?? null, phone: patch.phone ?? null, marketing_consent: patch.marketing_consent ?? false, created_at: now, updated_at: now })
@@ -76,19 +92,19 @@ export async function createCustomer(db: TenantDb, actor: BackofficeActor, input
     await addTimelineEvent(tx, c.id, 'enrolled', null, { source: 'back_office' }, now);
     await logActivity(tx, { userId: actor.userId, action: 'created', subject: 'customer', subjectId: c.id });
     return customerView(c);
-  });
+  }));
 }
 
 /** `PUT /customers/{id}`: the fields given; the log names the fields changed, not their values (personal data). */
 export async function updateCustomer(db: TenantDb, actor: BackofficeActor, id: string, input: CustomerInput, now: Date) {
   await getCustomer(db, id);
   const patch = await contactPatch(db, input, id);
-  return db.transaction().execute(async (tx) => {
+  return writingContacts(() => db.transaction().execute(async (tx) => {
     const c = await tx.updateTable('customers').set({ ...patch, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     if (!c.name && !c.email && !c.phone) throw errors.field('name', 'A name, an email address or a phone number is required.');
     await logActivity(tx, { userId: actor.userId, action: 'updated', subject: 'customer', subjectId: id, properties: { fields: Object.keys(patch).sort() } });
     return customerView(c);
-  });
+  }));
 }
 
 /** `GET /customers/{id}`: the customer with balance and addresses; the read is audited. */

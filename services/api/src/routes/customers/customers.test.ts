@@ -6,6 +6,7 @@ import { issueGiftCard } from '@pos/core/customers/gift-cards';
 import { createReward } from '@pos/core/customers/rewards';
 import { movePoints } from '@pos/core/customers/loyalty';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 import { makeMember } from '../team/team.test-support.ts';
 import { makeCustomer, makeOrder } from '../customer-account/customer-test-support.ts';
 
@@ -53,6 +54,25 @@ describe('create, read, update', () => {
     expect((await logsOf(id, 'updated'))[0]!.properties).toEqual({ fields: ['email', 'name'] });
     expect(await call('GET', `/${crypto.randomUUID()}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the customer you requested.' } });
     expect((await call('GET', '/not-a-uuid')).status).toBe(404);
+  });
+
+  test('the same contact sent at once: one customer gets it, the others the 422 a later request gets', async () => {
+    const taken = (field: string) => ({ status: 422, body: { errors: { [field]: [`The ${field} has already been taken.`] } } });
+    const email = `race-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    const byEmail = await atOnce(8, () => call('POST', '', { email }));
+    expect(sortedStatuses(byEmail)).toEqual([200, 422, 422, 422, 422, 422, 422, 422]);
+    for (const r of byEmail.filter((x) => x.status === 422)) expect(r).toMatchObject(taken('email'));
+    const byPhone = await atOnce(8, () => call('POST', '', { phone: '+32470123987' }));
+    expect(sortedStatuses(byPhone)).toEqual([200, 422, 422, 422, 422, 422, 422, 422]);
+    for (const r of byPhone.filter((x) => x.status === 422)) expect(r).toMatchObject(taken('phone'));
+    expect(await tdb().selectFrom('customers').select('id').where((eb) => eb.or([eb('email', '=', email), eb('phone', '=', '+32470123987')])).execute()).toHaveLength(2);
+
+    const [a, b] = [(await call('POST', '', { name: 'Race A' })).body.data.id, (await call('POST', '', { name: 'Race B' })).body.data.id];
+    const shared = `upd-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    const updates = await atOnce(2, (i) => call('PUT', `/${[a, b][i]}`, { email: shared }));
+    expect(sortedStatuses(updates)).toEqual([200, 422]);
+    expect(updates.find((x) => x.status === 422)).toMatchObject(taken('email'));
+    expect(await tdb().selectFrom('customers').select('id').where('email', '=', shared).execute()).toHaveLength(1);
   });
 
   test('datatable: newest first, search, marketing filter, paging', async () => {
