@@ -6,6 +6,7 @@ import { BRANDING_FONTS } from '../options/branding-fonts.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
 import { isUniqueViolation } from '@pos/db';
+import { lockDefaults, switchDefault } from './default-switch.ts';
 
 /**
  * Branding profiles (spec 1 "Settings"): colours, a heading and a body font from the branding font
@@ -138,11 +139,10 @@ export function renameBrandingProfile(tdb: TenantDb, userId: string, id: string,
 
 export async function setDefaultBrandingProfile(tdb: TenantDb, userId: string, id: string): Promise<BrandingProfileView> {
   return inTenantTx(tdb, async (tx) => {
+    await lockDefaults(tx, 'branding_profiles');
     const row = await findProfile(tx, id, true);
     if (!row.is_default) {
-      const now = new Date();
-      await tx.updateTable('branding_profiles').set({ is_default: false, updated_at: now }).where('is_default', '=', true).execute();
-      await tx.updateTable('branding_profiles').set({ is_default: true, updated_at: now }).where('id', '=', row.id).execute();
+      await switchDefault(tx, 'branding_profiles', row.id, new Date());
       await logActivity(tx, { userId, action: 'set_default', subject: 'branding_profile', subjectId: row.id });
     }
     return view(await tx.selectFrom('branding_profiles').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow());

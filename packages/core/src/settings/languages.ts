@@ -5,6 +5,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
 import { isUniqueViolation } from '@pos/db';
+import { lockDefaults, switchDefault } from './default-switch.ts';
 
 /**
  * The merchant's languages (spec 1 "Settings", §3 Language transitions). The first language is the
@@ -79,8 +80,16 @@ export async function createLanguage(tdb: TenantDb, userId: string, input: { cod
   }
 }
 
-async function transition(tdb: TenantDb, userId: string, id: string, work: (tx: TenantTx, row: Row) => Promise<void>, action: string): Promise<LanguageView> {
+async function transition(
+  tdb: TenantDb,
+  userId: string,
+  id: string,
+  work: (tx: TenantTx, row: Row) => Promise<void>,
+  action: string,
+  lockFirst?: (tx: TenantTx) => Promise<void>,
+): Promise<LanguageView> {
   return inTenantTx(tdb, async (tx) => {
+    await lockFirst?.(tx);
     const row = await findLanguage(tx, id, true);
     await work(tx, row);
     await logActivity(tx, { userId, action, subject: 'language', subjectId: row.id, properties: { code: row.code } });
@@ -105,10 +114,8 @@ export function setDefaultLanguage(tdb: TenantDb, userId: string, id: string): P
   return transition(tdb, userId, id, async (tx, row) => {
     if (row.status !== 'published') throw errors.businessRule(DEFAULT_MUST_BE_PUBLISHED);
     if (row.is_default) return;
-    const now = new Date();
-    await tx.updateTable('languages').set({ is_default: false, updated_at: now }).where('is_default', '=', true).execute();
-    await tx.updateTable('languages').set({ is_default: true, updated_at: now }).where('id', '=', row.id).execute();
-  }, 'set_default');
+    await switchDefault(tx, 'languages', row.id, new Date());
+  }, 'set_default', (tx) => lockDefaults(tx, 'languages'));
 }
 
 export async function deleteLanguage(tdb: TenantDb, userId: string, id: string): Promise<void> {

@@ -183,6 +183,10 @@ export async function deleteLocation(tdb: TenantDb, access: Access, userId: stri
   requireAllLocations(access);
   try {
     await inTenantTx(tdb, async (tx) => {
+      // Locked and read again: of deletes sent at once, one deletes it and the others (waiting on the
+      // lock) find it gone, a 404 as when they come one after the other.
+      const locked = await tx.selectFrom('locations').select('id').where('id', '=', row.id).forUpdate().executeTakeFirst();
+      if (!locked) throw errors.notFound('location');
       await tx.deleteFrom('user_locations').where('location_id', '=', row.id).execute();
       await tx.deleteFrom('locations').where('id', '=', row.id).execute();
       await logActivity(tx, { userId, action: 'deleted', subject: 'location', subjectId: row.id, properties: { name: row.name } });

@@ -5,6 +5,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
 import { isUniqueViolation } from '@pos/db';
+import { lockDefaults, switchDefault } from './default-switch.ts';
 
 /**
  * Payment profiles (spec 1 "Settings"): a named payment setup holding the card-a connected account and
@@ -89,11 +90,10 @@ export function renamePaymentProfile(tdb: TenantDb, userId: string, id: string, 
 
 export function setDefaultPaymentProfile(tdb: TenantDb, userId: string, id: string): Promise<PaymentProfileView> {
   return inTenantTx(tdb, async (tx) => {
+    await lockDefaults(tx, 'payment_profiles');
     const row = await findPaymentProfile(tx, id, true);
     if (!row.is_default) {
-      const now = new Date();
-      await tx.updateTable('payment_profiles').set({ is_default: false, updated_at: now }).where('is_default', '=', true).execute();
-      await tx.updateTable('payment_profiles').set({ is_default: true, updated_at: now }).where('id', '=', row.id).execute();
+      await switchDefault(tx, 'payment_profiles', row.id, new Date());
       await logActivity(tx, { userId, action: 'set_default', subject: 'payment_profile', subjectId: row.id });
     }
     return view(await tx.selectFrom('payment_profiles').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow());

@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { DEFAULT_MUST_BE_PUBLISHED, DEFAULT_NOT_DELETABLE, DEFAULT_STAYS_PUBLISHED, DUPLICATE_LANGUAGE } from '@pos/core/settings/languages';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 
 let api: TestApi;
@@ -105,6 +106,20 @@ describe('languages', () => {
       expect(await api.call(m, `${P}${path}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the language you requested.' } });
     }
     expect(await languageRows(b)).toEqual([{ code: 'de', is_default: true, status: 'published' }]);
+  });
+
+  test('set-default for several languages at once: no 500, every answer 200, one default in the end', async () => {
+    const ids: string[] = [];
+    for (const code of ['it', 'es', 'pt']) {
+      const id = (await addLanguage({ code, name: code })).body.data.id;
+      expect((await api.call('POST', `${P}/languages/publish/${id}`, { token: owner })).status).toBe(200);
+      ids.push(id);
+    }
+    const rs = await atOnce(3, (i) => api.call('POST', `${P}/languages/set-default/${ids[i]}`, { token: owner }));
+    expect(sortedStatuses(rs)).toEqual([200, 200, 200]);
+    const defaults = await tdbOf(a).selectFrom('languages').select('id').where('is_default', '=', true).execute();
+    expect(defaults).toHaveLength(1);
+    expect(ids).toContain(defaults[0]!.id);
   });
 });
 

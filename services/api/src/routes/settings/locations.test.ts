@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { LOCATION_IN_USE, UNKNOWN_ZONE } from '@pos/core/settings/locations';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 
 let api: TestApi;
@@ -88,6 +89,14 @@ describe('locations: create, show, update, status, delete', () => {
     const r = await api.call('DELETE', `${P}/locations/${loc}`, { token: owner });
     expect(r).toMatchObject({ status: 409, body: { message: LOCATION_IN_USE } });
     expect(await tdbOf(a).selectFrom('locations').select('id').where('id', '=', loc).executeTakeFirst()).toEqual({ id: loc });
+  });
+
+  test('an unused location deleted three times at once: one 200, then 404 as for a later delete', async () => {
+    const id = (await create({ name: `Pop-up ${crypto.randomUUID().slice(0, 6)}`, timezone: 'Europe/Brussels', country: 'BE' })).body.data.id;
+    const rs = await atOnce(3, () => api.call('DELETE', `${P}/locations/${id}`, { token: owner }));
+    expect(sortedStatuses(rs)).toEqual([200, 404, 404]);
+    for (const r of rs.filter((x) => x.status === 404)) expect(r.body).toMatchObject({ message: 'Unable to locate the location you requested.' });
+    expect(await tdbOf(a).selectFrom('activity_logs').select('id').where('subject_id', '=', id).where('action', '=', 'deleted').execute()).toHaveLength(1);
   });
 });
 

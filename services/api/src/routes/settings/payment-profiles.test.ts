@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { DEFAULT_PAYMENT_PROFILE_NOT_DELETABLE } from '@pos/core/settings/payment-profiles';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 
 let api: TestApi;
@@ -72,5 +73,15 @@ describe('payment profiles', () => {
     expect((await api.call('GET', P, { token: nobody })).status).toBe(403);
     expect((await api.call('GET', `${P}/options`, { token: nobody })).status).toBe(200);
     expect(await rows(a)).toEqual(before);
+  });
+
+  test('POST /{id}/default for several profiles at once: no 500, every answer 200, one default in the end', async () => {
+    const ids: string[] = [];
+    for (const i of [1, 2, 3]) ids.push((await api.call('POST', P, { token: owner, body: { name: `Race ${i}` } })).body.data.id);
+    const rs = await atOnce(3, (i) => api.call('POST', `${P}/${ids[i]}/default`, { token: owner }));
+    expect(sortedStatuses(rs)).toEqual([200, 200, 200]);
+    const defaults = await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('payment_profiles').select('id').where('is_default', '=', true).execute();
+    expect(defaults).toHaveLength(1);
+    expect(ids).toContain(defaults[0]!.id);
   });
 });
