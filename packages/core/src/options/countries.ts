@@ -88,3 +88,11 @@ export function countryOptions(params: CountryOptionsParams = {}): CountryOption
     : cache;
   return list.map((c) => ({ ...c }));
 }
+
+let codes: ReadonlySet<string> | undefined;
+
+/** True for a code of {@link countryOptions} (`GET /country-options`), in either case: `be`, `BE`. */
+export function isCountryCode(code: string): boolean {
+  codes ??= new Set((cache ??= buildCountryOptions()).map((c) => c.value));
+  return codes.has(code.toUpperCase());
+}

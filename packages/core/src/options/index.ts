@@ -2,13 +2,14 @@ export type { OptionItem } from './types.ts';
 export { compareByLabel, sortByLabel } from './types.ts';
 export {
   countryOptions,
+  isCountryCode,
   callingCodeFor,
   PAYMENT_PROFILE_COUNTRIES,
   type CountryOption,
   type CountryOptionsParams,
   type CountryOptionsLang,
 } from './countries.ts';
-export { langOptions, type LanguageOption } from './languages.ts';
+export { langOptions, isLanguageCode, type LanguageOption } from './languages.ts';
 export { callingCodeOptions, type CallingCodeOption } from './calling-codes.ts';
 export {
   allergenOptions,

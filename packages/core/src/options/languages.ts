@@ -25,3 +25,8 @@ export function langOptions(): LanguageOption[] {
   );
   return cache.map((l) => ({ ...l }));
 }
+
+/** True for a code of {@link langOptions} (`GET /lang-options`, ISO 639-1), in either case: `nl`, `NL`. */
+export function isLanguageCode(code: string): boolean {
+  return ISO6391.validate(code.toLowerCase());
+}

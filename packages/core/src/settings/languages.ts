@@ -6,6 +6,8 @@ import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
 import { isUniqueViolation } from '@pos/db';
 import { lockDefaults, switchDefault } from './default-switch.ts';
+import { isCountryCode } from '../options/countries.ts';
+import { isLanguageCode } from '../options/languages.ts';
 
 /**
  * The merchant's languages (spec 1 "Settings", §3 Language transitions). The first language is the
@@ -58,7 +60,16 @@ export function normaliseCode(code: string): string {
   return region ? `${lang!.toLowerCase()}-${region.toUpperCase()}` : lang!.toLowerCase();
 }
 
+export const UNKNOWN_LANGUAGE_CODE = 'The code field must be a language code such as en or nl-BE.';
+
+/** A code of `GET /lang-options` (ISO 639-1), optionally with a region of `GET /country-options`. */
+export function isKnownLanguageCode(code: string): boolean {
+  const [lang, region, ...rest] = code.trim().split('-');
+  return rest.length === 0 && isLanguageCode(lang!) && (region === undefined || isCountryCode(region));
+}
+
 export async function createLanguage(tdb: TenantDb, userId: string, input: { code: string; name: string }): Promise<LanguageView> {
+  if (!isKnownLanguageCode(input.code)) throw errors.field('code', UNKNOWN_LANGUAGE_CODE);
   // Two first creations at once: the partial unique index keeps one default; the loser runs again as a later language.
   for (let attempt = 0; ; attempt++) {
     try {

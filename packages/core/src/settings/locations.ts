@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { errors } from '@pos/kernel';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { ianaZone } from '@pos/domain/time-zones';
+import { isCountryCode } from '../options/countries.ts';
 import type { Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { requireLocationAccess } from '../devices/device-records.ts';
@@ -20,6 +21,7 @@ import { isUuid } from '@pos/domain/ids';
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;
 export type LocationStatus = (typeof LOCATION_STATUSES)[number];
 export const UNKNOWN_ZONE = 'The timezone field must be a valid IANA time zone.';
+export const UNKNOWN_COUNTRY = 'The country field must be a two-letter ISO country code.';
 export const LOCATION_IN_USE = 'The location is in use (devices, orders or menus) and cannot be deleted.';
 
 type Row = Selectable<TenantTables['locations']>;
@@ -135,7 +137,11 @@ function columns(input: Partial<LocationInput>) {
   const out: Record<string, unknown> = {};
   if (input.name !== undefined) out.name = input.name.trim();
   if (input.timezone !== undefined) out.timezone = zoneOf(input.timezone);
-  if (input.country !== undefined) out.country = input.country.toUpperCase();
+  if (input.country !== undefined) {
+    // One of `GET /country-options`: a well-formed pair of letters that is no country (`ZZ`) is refused too.
+    if (!isCountryCode(input.country)) throw errors.field('country', UNKNOWN_COUNTRY);
+    out.country = input.country.toUpperCase();
+  }
   for (const k of ['address', 'city', 'postal_code', 'phone', 'email', 'vat_no', 'est_no'] as const) {
     const v = trimOrNull(input[k]);
     if (v !== undefined) out[k] = v;

@@ -108,6 +108,16 @@ describe('languages', () => {
     expect(await languageRows(b)).toEqual([{ code: 'de', is_default: true, status: 'published' }]);
   });
 
+  test('a code outside /lang-options (ISO 639-1), or with a region outside /country-options, is 422 on code; nothing written', async () => {
+    const options = JSON.stringify((await api.call('GET', '/api/lang-options', {})).body.data.map((o: { value: string }) => o.value));
+    for (const code of ['xx', 'eng', 'nl-ZZ']) {
+      if (code.length === 2) expect(options).not.toContain(`"${code}"`);
+      expect(await addLanguage({ code, name: 'Nonsense' })).toMatchObject({ status: 422, body: { errors: { code: ['The code field must be a language code such as en or nl-BE.'] } } });
+    }
+    expect(await tdbOf(a).selectFrom('languages').select('code').where('name', '=', 'Nonsense').execute()).toEqual([]);
+    expect(await addLanguage({ code: 'NL-be', name: 'Vlaams' })).toMatchObject({ status: 201, body: { data: { code: 'nl-BE' } } });
+  });
+
   test('set-default for several languages at once: no 500, every answer 200, one default in the end', async () => {
     const ids: string[] = [];
     for (const code of ['it', 'es', 'pt']) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { LOCATION_IN_USE, UNKNOWN_ZONE } from '@pos/core/settings/locations';
+import { LOCATION_IN_USE, UNKNOWN_COUNTRY, UNKNOWN_ZONE } from '@pos/core/settings/locations';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
@@ -89,6 +89,21 @@ describe('locations: create, show, update, status, delete', () => {
     const r = await api.call('DELETE', `${P}/locations/${loc}`, { token: owner });
     expect(r).toMatchObject({ status: 409, body: { message: LOCATION_IN_USE } });
     expect(await tdbOf(a).selectFrom('locations').select('id').where('id', '=', loc).executeTakeFirst()).toEqual({ id: loc });
+  });
+
+  test('a country outside /country-options (ZZ) is a 422 on country, on create and update; nothing is written', async () => {
+    const options = (await api.call('GET', '/api/country-options', {})).body.data.map((o: { value: string }) => o.value);
+    expect(options).toContain('BE');
+    expect(options).not.toContain('ZZ');
+    const before = await count('locations');
+    for (const country of ['ZZ', 'zz', 'XX']) {
+      expect(await create({ name: 'Nowhere', timezone: 'Europe/Brussels', country })).toMatchObject({ status: 422, body: { errors: { country: [UNKNOWN_COUNTRY] } } });
+    }
+    expect(await count('locations')).toBe(before);
+    const loc = a.locations[0]!.id;
+    const country = (await tdbOf(a).selectFrom('locations').select('country').where('id', '=', loc).executeTakeFirstOrThrow()).country;
+    expect(await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { country: 'ZZ' } })).toMatchObject({ status: 422, body: { errors: { country: [UNKNOWN_COUNTRY] } } });
+    expect((await tdbOf(a).selectFrom('locations').select('country').where('id', '=', loc).executeTakeFirstOrThrow()).country).toBe(country);
   });
 
   test('an unused location deleted three times at once: one 200, then 404 as for a later delete', async () => {
