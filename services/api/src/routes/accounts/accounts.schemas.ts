@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 
 const Email = t.String({ format: 'email', maxLength: 255, error: 'The email field must be a valid email address.' });
 const Password = t.String({ minLength: 8, maxLength: 255, error: 'The password field must be at least 8 characters.' });
@@ -21,7 +22,7 @@ export const VerifyOtpBody = t.Object({
   login_token: t.String({ minLength: 16, maxLength: 200, error: 'The login token field is required.' }),
   code: t.String({ pattern: '^[0-9]{6}$', maxLength: 6, error: 'The code must be 6 digits.' }),
 });
-export const TokenResponse = t.Object({ token: t.String(), token_type: t.Literal('Bearer'), expires_in: t.Integer() });
+export const TokenResponse = t.Object({ token: t.String(), token_type: t.Literal('Bearer'), expires_in: Int() });
 
 export const IdpBody = t.Object({
   credential: t.String({ minLength: 20, maxLength: 8192, error: 'The credential field is required.' }),
@@ -41,7 +42,7 @@ export const RegistrationResponse = t.Object({
     attestationObject: B64(16384),
     authenticatorData: t.Optional(B64(8192)),
     transports: Transports,
-    publicKeyAlgorithm: t.Optional(t.Integer({ minimum: -65536, maximum: 65536 })),
+    publicKeyAlgorithm: t.Optional(Int({ minimum: -65536, maximum: 65536 })),
     publicKey: t.Optional(B64(4096)),
   }),
   authenticatorAttachment: t.Optional(t.Union([t.Literal('platform'), t.Literal('cross-platform')])),

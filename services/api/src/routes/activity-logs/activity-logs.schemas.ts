@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Paging, vendorIdField } from '../shared.schemas.ts';
+import { Paging, vendorIdField, Int } from '../shared.schemas.ts';
 
 export const ActivityLogQuery = t.Object({
   ...Paging,
@@ -21,7 +21,7 @@ export const ActivityLogRow = t.Object({
 
 export const ActivityLogDatatable = t.Object({
   data: t.Array(ActivityLogRow),
-  total: t.Integer(),
-  page: t.Integer(),
-  per_page: t.Integer(),
+  total: Int(),
+  page: Int(),
+  per_page: Int(),
 });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 /** Schemas of description-generator and ai-photo (spec 1 "Loyalty, setup, utilities"). */
 export const VendorQuery = t.Object(vendorIdField('admin-vendor-override: merchant id to act on (internal admins and the merchant\'s reseller)'));
@@ -29,9 +29,9 @@ const Photo = {
   created_at: t.String({ format: 'date-time' }),
 };
 export const PhotoResponse = t.Object({ data: t.Object(Photo) });
-export const GeneratedPhotoResponse = t.Object({ data: t.Object({ ...Photo, credits: t.Integer() }) });
-export const CreditsResponse = t.Object({ data: t.Object({ balance: t.Integer() }) });
-export const PackagesResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), credits: t.Integer(), price: t.Integer(), currency: t.String() })) });
+export const GeneratedPhotoResponse = t.Object({ data: t.Object({ ...Photo, credits: Int() }) });
+export const CreditsResponse = t.Object({ data: t.Object({ balance: Int() }) });
+export const PackagesResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), credits: Int(), price: Int(), currency: t.String() })) });
 
 const PackageId = t.Union([t.Literal('small'), t.Literal('medium'), t.Literal('large')], { error: 'The package id must be one of small, medium, large.' });
 const ReturnUrl = (field: string) => t.String({ maxLength: 2000, pattern: '^https?://[^\\s]+$', error: `The ${field} field must be a valid http(s) URL.` });
@@ -44,4 +44,4 @@ export const PurchaseBody = t.Object(
   { package_id: PackageId, billing_profile_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The billing profile id must be a UUID.' })) },
   { additionalProperties: false },
 );
-export const PurchaseResponse = t.Object({ data: t.Object({ purchase_id: t.String(), credits: t.Integer(), balance: t.Integer() }) });
+export const PurchaseResponse = t.Object({ data: t.Object({ purchase_id: t.String(), credits: Int(), balance: Int() }) });

@@ -1,12 +1,12 @@
 import { t } from 'elysia';
-import { Phone } from '../shared.schemas.ts';
+import { Phone, Int } from '../shared.schemas.ts';
 
 export const LoginBody = t.Object({
   email: t.String({ format: 'email', maxLength: 255, error: 'The email field must be a valid email address.' }),
   password: t.String({ minLength: 1, maxLength: 255, error: 'The password field is required.' }),
 });
 
-export const TokenResponse = t.Object({ token: t.String(), token_type: t.Literal('Bearer'), expires_in: t.Integer() });
+export const TokenResponse = t.Object({ token: t.String(), token_type: t.Literal('Bearer'), expires_in: Int() });
 export const LoginResponse = t.Union([
   TokenResponse,
   t.Object({ status: t.Literal('verification_required'), email: t.String() }),

@@ -1,4 +1,5 @@
 import { t, type TSchema } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 
 /**
  * Schemas of the catalog routes (spec 1 "Items, categories, modifiers, variants, display groups",
@@ -23,8 +24,8 @@ export const Name = name();
 /** Free text up to `max` characters. */
 export const Text = (max: number) => t.String({ maxLength: max, pattern: NO_NUL, error: `The field may not be greater than ${max} characters.` });
 export const Search = t.String({ maxLength: 255, pattern: NO_NUL });
-export const Price = (field = 'unit price') => t.Integer({ minimum: 0, maximum: MAX_PRICE, error: `The ${field} must be a whole number of cents between 0 and ${MAX_PRICE}.` });
-export const Position = t.Integer({ minimum: 0, maximum: 100_000 });
+export const Price = (field = 'unit price') => Int({ minimum: 0, maximum: MAX_PRICE, error: `The ${field} must be a whole number of cents between 0 and ${MAX_PRICE}.` });
+export const Position = Int({ minimum: 0, maximum: 100_000 });
 
 export const Channel = t.Union([t.Literal('pos'), t.Literal('kiosk'), t.Literal('online_ordering'), t.Literal('qr_ordering'), t.Literal('delivery')], {
   error: 'The selected channel is invalid.',
@@ -41,7 +42,7 @@ export const DatatableQuery = {
   search: t.Optional(Search),
   sort: t.Optional(t.String({ maxLength: 40, pattern: NO_NUL, description: 'column name, `-column` for descending' })),
 };
-export const Datatable = <T extends TSchema>(row: T) => t.Object({ data: t.Array(row), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const Datatable = <T extends TSchema>(row: T) => t.Object({ data: t.Array(row), total: Int(), page: Int(), per_page: Int() });
 
 // ---- items -------------------------------------------------------------------------------------
 
@@ -50,7 +51,7 @@ export const Item = t.Object({
   name: t.String(),
   description: t.Nullable(t.String()),
   sku: t.Nullable(t.String()),
-  unit_price: t.Integer({ description: 'cents, VAT included' }),
+  unit_price: Int({ description: 'cents, VAT included' }),
   vat_rate: t.Number({ description: 'whole percent' }),
   category_id: t.Nullable(t.String()),
   category: t.Nullable(t.Object({ id: t.String(), name: t.String() })),
@@ -75,7 +76,7 @@ export const ItemDatatableQuery = t.Object({
   channel: t.Optional(Channel),
 });
 export const ItemOptionsQuery = t.Object({ search: t.Optional(Search), category_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })) });
-export const ItemOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), unit_price: t.Integer() })) });
+export const ItemOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), unit_price: Int() })) });
 
 const itemFields = {
   description: t.Optional(t.Nullable(Text(2000))),
@@ -89,7 +90,7 @@ const itemFields = {
   image_content_id: t.Optional(t.Nullable(Uuid('image content id'))),
   modifier_group_ids: t.Optional(t.Array(Uuid('modifier group id'), { maxItems: 50, description: 'in display order' })),
 };
-const VatRate = t.Integer({ minimum: 0, maximum: 100, description: 'whole percent, one of /tax-rate-options' });
+const VatRate = Int({ minimum: 0, maximum: 100, description: 'whole percent, one of /tax-rate-options' });
 
 export const CreateItemBody = Strict({
   name: Name,
@@ -121,8 +122,8 @@ export const Category = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.Nullable(t.String()),
-  position: t.Integer(),
-  items_count: t.Integer(),
+  position: Int(),
+  items_count: Int(),
   created_at: Iso,
   updated_at: Iso,
 });
@@ -134,16 +135,16 @@ export const UpdateCategoryBody = Strict({ name: t.Optional(Name), description: 
 
 // ---- modifier groups ---------------------------------------------------------------------------
 
-const Selection = (field: string) => t.Integer({ minimum: 0, maximum: 100, error: `The ${field} must be a whole number between 0 and 100.` });
-export const Modifier = t.Object({ id: t.String(), name: t.String(), price: t.Integer(), position: t.Integer() });
+const Selection = (field: string) => Int({ minimum: 0, maximum: 100, error: `The ${field} must be a whole number between 0 and 100.` });
+export const Modifier = t.Object({ id: t.String(), name: t.String(), price: Int(), position: Int() });
 export const ModifierGroup = t.Object({
   id: t.String(),
   name: t.String(),
-  min_select: t.Integer(),
-  max_select: t.Integer(),
-  position: t.Integer(),
+  min_select: Int(),
+  max_select: Int(),
+  position: Int(),
   modifiers: t.Array(Modifier),
-  items_count: t.Integer(),
+  items_count: Int(),
   created_at: Iso,
   updated_at: Iso,
 });
@@ -153,18 +154,18 @@ const ModifierInput = Strict({ id: t.Optional(Uuid('modifier id')), name: Name, 
 export const CreateModifierGroupBody = Strict({
   name: Name,
   min_select: Selection('min select'),
-  max_select: t.Integer({ minimum: 1, maximum: 100, error: 'The max select must be a whole number between 1 and 100.' }),
+  max_select: Int({ minimum: 1, maximum: 100, error: 'The max select must be a whole number between 1 and 100.' }),
   modifiers: t.Array(ModifierInput, { maxItems: 100, description: 'in display order; `id` keeps an existing modifier of this group' }),
 });
 export const UpdateModifierGroupBody = Strict({
   name: t.Optional(Name),
   min_select: t.Optional(Selection('min select')),
-  max_select: t.Optional(t.Integer({ minimum: 1, maximum: 100, error: 'The max select must be a whole number between 1 and 100.' })),
+  max_select: t.Optional(Int({ minimum: 1, maximum: 100, error: 'The max select must be a whole number between 1 and 100.' })),
   modifiers: t.Optional(t.Array(ModifierInput, { maxItems: 100 })),
 });
 export const ReorderBody = Strict({ ids: t.Array(Uuid('id'), { minItems: 1, maxItems: 500, description: 'modifier group ids in the new order' }) });
 export const ModifierList = t.Object({
-  data: t.Array(t.Object({ id: t.String(), name: t.String(), price: t.Integer(), modifier_group_id: t.String(), modifier_group: t.String() })),
+  data: t.Array(t.Object({ id: t.String(), name: t.String(), price: Int(), modifier_group_id: t.String(), modifier_group: t.String() })),
 });
 
 // ---- variant groups ----------------------------------------------------------------------------
@@ -173,7 +174,7 @@ export const VariantGroup = t.Object({
   id: t.String(),
   item_id: t.String(),
   name: t.String(),
-  variants: t.Array(t.Object({ id: t.String(), name: t.String(), unit_price: t.Integer(), position: t.Integer() })),
+  variants: t.Array(t.Object({ id: t.String(), name: t.String(), unit_price: Int(), position: Int() })),
   created_at: Iso,
   updated_at: Iso,
 });
@@ -188,7 +189,7 @@ export const DisplayGroup = t.Object({
   id: t.String(),
   menu_id: t.String(),
   name: t.String(),
-  position: t.Integer(),
+  position: Int(),
   parent_id: t.Nullable(t.String()),
   item_ids: t.Array(t.String()),
 });
@@ -200,12 +201,12 @@ export const UpdateDisplayGroupBody = Strict({ name: t.Optional(Name), position:
 
 // ---- tax rates ---------------------------------------------------------------------------------
 
-export const TaxRate = t.Object({ id: t.String(), name: t.String(), rate: t.Integer(), country: t.String(), is_custom: t.Boolean(), created_at: Iso });
+export const TaxRate = t.Object({ id: t.String(), name: t.String(), rate: Int(), country: t.String(), is_custom: t.Boolean(), created_at: Iso });
 export const TaxRateResponse = t.Object({ data: TaxRate });
 export const TaxRateDatatable = Datatable(TaxRate);
 export const TaxRateDatatableQuery = t.Object({ ...DatatableQuery, is_custom: t.Optional(t.Boolean()) });
-export const TaxRateOptions = t.Object({ data: t.Array(t.Object({ value: t.Integer(), label: t.String(), id: t.Nullable(t.String()), is_custom: t.Boolean() })) });
-const Rate = t.Integer({ minimum: 0, maximum: 100, error: 'The rate must be a whole percent between 0 and 100.' });
+export const TaxRateOptions = t.Object({ data: t.Array(t.Object({ value: Int(), label: t.String(), id: t.Nullable(t.String()), is_custom: t.Boolean() })) });
+const Rate = Int({ minimum: 0, maximum: 100, error: 'The rate must be a whole percent between 0 and 100.' });
 const Country = t.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$', error: 'The country must be a two-letter country code.' });
 export const CreateTaxRateBody = Strict({ name: Name, rate: Rate, country: t.Optional(Country) });
 export const UpdateTaxRateBody = Strict({ name: t.Optional(Name), rate: t.Optional(Rate), country: t.Optional(Country) });

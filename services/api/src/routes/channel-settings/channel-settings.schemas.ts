@@ -1,16 +1,16 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { Int, PathId, vendorIdField } from '../shared.schemas.ts';
 
 /** Schemas of the channel settings (spec 1 "Online ordering and table QR ordering", back-office rows). */
 export const VendorQuery = t.Object(vendorIdField('admin-vendor-override: merchant id to act on'));
 export const LocationParams = t.Object({ locationId: PathId() });
 
 const Bool = (field: string) => t.Boolean({ error: `The ${field} field must be true or false.` });
-const Int = (field: string, min: number, max: number) => t.Integer({ minimum: min, maximum: max, error: `The ${field} field must be a whole number between ${min} and ${max}.` });
+const Whole = (field: string, min: number, max: number) => Int({ minimum: min, maximum: max, error: `The ${field} field must be a whole number between ${min} and ${max}.` });
 const Clock = (field: string) => t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', maxLength: 5, error: `The ${field} field must be a time (HH:MM).` });
 
 export const OpeningWindow = t.Object(
-  { day: Int('day', 1, 7), open: Clock('open'), close: Clock('close') },
+  { day: Whole('day', 1, 7), open: Clock('open'), close: Clock('close') },
   { additionalProperties: false, description: 'ISO weekday (1 = Monday); `close` at or before `open` ends on the next day.' },
 );
 
@@ -20,10 +20,10 @@ export const OnlineOrderingBody = t.Object(
     pickup: t.Optional(Bool('pickup')),
     delivery: t.Optional(Bool('delivery')),
     opening_hours: t.Optional(t.Array(OpeningWindow, { maxItems: 50, error: 'The opening hours field must be a list of at most 50 windows.' })),
-    preparation_minutes: t.Optional(Int('preparation minutes', 0, 720)),
-    slot_capacity: t.Optional(Int('slot capacity', 0, 1000)),
-    max_days_ahead: t.Optional(Int('max days ahead', 0, 30)),
-    minimum_order: t.Optional(Int('minimum order', 0, 10_000_000)),
+    preparation_minutes: t.Optional(Whole('preparation minutes', 0, 720)),
+    slot_capacity: t.Optional(Whole('slot capacity', 0, 1000)),
+    max_days_ahead: t.Optional(Whole('max days ahead', 0, 30)),
+    minimum_order: t.Optional(Whole('minimum order', 0, 10_000_000)),
     local_debit_intent: t.Optional(Bool('local debit intent')),
     latitude: t.Optional(t.Nullable(t.Number({ minimum: -90, maximum: 90, error: 'The latitude field must be between -90 and 90.' }))),
     longitude: t.Optional(t.Nullable(t.Number({ minimum: -180, maximum: 180, error: 'The longitude field must be between -180 and 180.' }))),
@@ -39,11 +39,11 @@ export const OnlineOrderingView = t.Object({
   enabled: t.Boolean(),
   pickup: t.Boolean(),
   delivery: t.Boolean(),
-  opening_hours: t.Array(t.Object({ day: t.Integer(), open: t.String(), close: t.String() })),
-  preparation_minutes: t.Integer(),
-  slot_capacity: t.Integer(),
-  max_days_ahead: t.Integer(),
-  minimum_order: t.Integer(),
+  opening_hours: t.Array(t.Object({ day: Int(), open: t.String(), close: t.String() })),
+  preparation_minutes: Int(),
+  slot_capacity: Int(),
+  max_days_ahead: Int(),
+  minimum_order: Int(),
   local_debit_intent: t.Boolean(),
   latitude: t.Union([t.Number(), t.Null()]),
   longitude: t.Union([t.Number(), t.Null()]),
@@ -54,7 +54,7 @@ export const OnlineOrderingView = t.Object({
 export const OnlineOrderingResponse = t.Object({ data: OnlineOrderingView });
 
 export const SnoozeBody = t.Object(
-  { minutes: Int('minutes', 0, 10_080) },
+  { minutes: Whole('minutes', 0, 10_080) },
   { additionalProperties: false, description: '`minutes` from now (at most a week); 0 lifts the snooze.' },
 );
 

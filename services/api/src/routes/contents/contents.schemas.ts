@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { DatatableQuery, IdParams, Name, NO_NUL, Strict, Success, Text, Uuid } from '../catalog/catalog.schemas.ts';
 
 export { IdParams, Success };
@@ -8,14 +9,14 @@ export const Content = t.Object({
   name: t.String(),
   alt_text: t.Nullable(t.String()),
   content_type: t.String({ description: 'from the file\'s first bytes: image/jpeg, image/png, image/gif or image/webp' }),
-  size_bytes: t.Integer(),
+  size_bytes: Int(),
   url: t.String({ description: 'where the bytes are served' }),
   created_at: t.String(),
   updated_at: t.String(),
 });
 export const ContentResponse = t.Object({ data: Content });
 export const ContentList = t.Object({ data: t.Array(Content) });
-export const ContentDatatable = t.Object({ data: t.Array(Content), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const ContentDatatable = t.Object({ data: t.Array(Content), total: Int(), page: Int(), per_page: Int() });
 export const ContentDatatableQuery = t.Object({ ...DatatableQuery, content_type: t.Optional(t.String({ maxLength: 40, pattern: NO_NUL })) });
 export const ContentShowQuery = t.Object({ download: t.Optional(t.Boolean({ description: 'true: answer the bytes instead of the record' })) });
 
@@ -29,4 +30,4 @@ export const UploadBody = t.Object(
 );
 export const UpdateBody = Strict({ name: t.Optional(Name), alt_text: t.Optional(t.Nullable(Text(500))) });
 export const DeleteBody = Strict({ ids: t.Array(Uuid('id'), { minItems: 1, maxItems: 200 }) });
-export const DeleteResponse = t.Object({ status: t.Literal('success'), deleted: t.Integer() });
+export const DeleteResponse = t.Object({ status: t.Literal('success'), deleted: Int() });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId } from '../shared.schemas.ts';
+import { PathId, Int } from '../shared.schemas.ts';
 export { CustomerView } from '../customer-auth/customer-auth.schemas.ts';
 import { CustomerView } from '../customer-auth/customer-auth.schemas.ts';
 
@@ -47,58 +47,58 @@ export const OrderParams = t.Object({ slug: t.String({ maxLength: 100 }), orderI
 
 const Ref = t.Object({ id: t.String(), name: t.String() });
 export const LoyaltiesResponse = t.Object({
-  data: t.Object({ points: t.Integer(), lifetime_points: t.Integer(), programs: t.Array(t.Object({ location: Ref, points_per_euro: t.Integer() })) }),
+  data: t.Object({ points: Int(), lifetime_points: Int(), programs: t.Array(t.Object({ location: Ref, points_per_euro: Int() })) }),
 });
 export const LoyaltyDetailResponse = t.Object({
   data: t.Object({
     location: Ref,
-    points_per_euro: t.Integer(),
-    points: t.Integer(),
-    lifetime_points: t.Integer(),
-    rewards: t.Array(t.Object({ id: t.String(), name: t.String(), points: t.Integer(), discount: t.Integer(), available: t.Boolean() })),
-    history: t.Array(t.Object({ kind: t.String(), points: t.Integer(), balance_after: t.Integer(), transaction_id: t.Nullable(t.String()), created_at: t.String() })),
+    points_per_euro: Int(),
+    points: Int(),
+    lifetime_points: Int(),
+    rewards: t.Array(t.Object({ id: t.String(), name: t.String(), points: Int(), discount: Int(), available: t.Boolean() })),
+    history: t.Array(t.Object({ kind: t.String(), points: Int(), balance_after: Int(), transaction_id: t.Nullable(t.String()), created_at: t.String() })),
   }),
 });
 export const LocationsResponse = t.Object({
-  data: t.Array(t.Object({ id: t.String(), name: t.String(), address: t.Nullable(t.String()), timezone: t.String(), orders: t.Integer() })),
+  data: t.Array(t.Object({ id: t.String(), name: t.String(), address: t.Nullable(t.String()), timezone: t.String(), orders: Int() })),
 });
 
 export const OrderHistoryBody = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
-  per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  page: t.Optional(Int({ minimum: 1, maximum: 100_000 })),
+  per_page: t.Optional(Int({ minimum: 1, maximum: 100 })),
   order_ids: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 50, description: 'guest (no token): the orders this device placed' })),
 });
 
 export const OrderSummary = t.Object({
   id: t.String(),
-  order_no: t.Integer(),
+  order_no: Int(),
   channel: t.String(),
   status: t.String(),
   order_status: t.Nullable(t.String()),
-  total: t.Integer(),
+  total: Int(),
   location: Ref,
   dining_option: t.Nullable(t.String()),
   created_at: t.String(),
   completed_at: t.Nullable(t.String()),
 });
-export const OrderPage = t.Object({ data: t.Array(OrderSummary), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const OrderPage = t.Object({ data: t.Array(OrderSummary), total: Int(), page: Int(), per_page: Int() });
 
 export const OrderDetail = t.Object({
   id: t.String(),
-  order_no: t.Integer(),
+  order_no: Int(),
   channel: t.String(),
   status: t.String(),
   order_status: t.Nullable(t.String()),
-  subtotal: t.Integer(),
-  discount: t.Integer(),
-  vat: t.Integer(),
-  tip_amount: t.Integer(),
-  total: t.Integer(),
+  subtotal: Int(),
+  discount: Int(),
+  vat: Int(),
+  tip_amount: Int(),
+  total: Int(),
   location: Ref,
   dining_option: t.Nullable(t.String()),
   customer_id: t.Nullable(t.String()),
   created_at: t.String(),
   completed_at: t.Nullable(t.String()),
-  lines: t.Array(t.Object({ position: t.Integer(), item_id: t.String(), name: t.String(), qty: t.Integer(), unit_price: t.Integer(), total: t.Integer(), modifiers: t.Array(t.Unknown()) })),
+  lines: t.Array(t.Object({ position: Int(), item_id: t.String(), name: t.String(), qty: Int(), unit_price: Int(), total: Int(), modifiers: t.Array(t.Unknown()) })),
 });
 export const OrderDetailResponse = t.Object({ data: OrderDetail });

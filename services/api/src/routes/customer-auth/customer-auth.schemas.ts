@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 
 const Slug = t.String({ minLength: 1, maxLength: 100, description: 'the merchant slug (a customer belongs to one merchant)' });
 const PhoneField = t.Optional(t.String({ minLength: 1, maxLength: 32, description: 'phone, national (read in the merchant\'s country) or international' }));
@@ -40,7 +41,7 @@ export const LoginResponse = t.Object({
   status: t.Literal('success'),
   token: t.String(),
   token_type: t.Literal('Bearer'),
-  expires_in: t.Integer(),
+  expires_in: Int(),
   created: t.Boolean(),
   customer: CustomerView,
 });

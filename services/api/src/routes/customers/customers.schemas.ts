@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Paging, PathId, vendorIdField } from '../shared.schemas.ts';
+import { Paging, PathId, vendorIdField, Int } from '../shared.schemas.ts';
 import { CustomerView } from '../customer-auth/customer-auth.schemas.ts';
 import { AddressBody, AddressView, OrderDetail, OrderPage } from '../customer-account/customer-account.schemas.ts';
 export { AddressBody, OrderPage };
@@ -17,8 +17,8 @@ export const DatatableQuery = t.Object({
 });
 export const PagedOrdersQuery = t.Object({ ...Paging, ...vendorIdField() });
 
-const Row = t.Composite([CustomerView, t.Object({ points: t.Integer() })]);
-export const Datatable = t.Object({ data: t.Array(Row), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+const Row = t.Composite([CustomerView, t.Object({ points: Int() })]);
+export const Datatable = t.Object({ data: t.Array(Row), total: Int(), page: Int(), per_page: Int() });
 
 export const ExportQuery = t.Object({
   format: t.Optional(t.Union([t.Literal('csv'), t.Literal('xlsx')], { error: 'The format field must be csv or xlsx.' })),
@@ -36,7 +36,7 @@ export const CustomerResponse = t.Object({ data: CustomerView });
 
 const Note = t.Object({ id: t.String(), user_id: t.Nullable(t.String()), note: t.String(), created_at: t.String() });
 export const DetailResponse = t.Object({
-  data: t.Composite([CustomerView, t.Object({ loyalty: t.Object({ points: t.Integer(), lifetime_points: t.Integer() }), addresses: t.Array(AddressView), notes: t.Array(Note) })]),
+  data: t.Composite([CustomerView, t.Object({ loyalty: t.Object({ points: Int(), lifetime_points: Int() }), addresses: t.Array(AddressView), notes: t.Array(Note) })]),
 });
 export const NoteBody = t.Object({ note: t.String({ minLength: 1, maxLength: 2000 }) });
 export const NoteResponse = t.Object({ data: Note });
@@ -46,10 +46,10 @@ export const AddressList = t.Object({ data: t.Array(AddressView) });
 export const OrderDetailResponse = t.Object({ data: OrderDetail });
 
 export const GiftCards = t.Object({
-  data: t.Array(t.Object({ id: t.String(), last4: t.String(), balance: t.Integer(), initial_balance: t.Integer(), status: t.String(), expires_at: t.Nullable(t.String()), created_at: t.String() })),
+  data: t.Array(t.Object({ id: t.String(), last4: t.String(), balance: Int(), initial_balance: Int(), status: t.String(), expires_at: t.Nullable(t.String()), created_at: t.String() })),
 });
 export const Redemptions = t.Object({
-  data: t.Array(t.Object({ id: t.String(), reward: t.Nullable(t.Object({ id: t.String(), name: t.Nullable(t.String()) })), points: t.Integer(), transaction_id: t.Nullable(t.String()), created_at: t.String() })),
+  data: t.Array(t.Object({ id: t.String(), reward: t.Nullable(t.Object({ id: t.String(), name: t.Nullable(t.String()) })), points: Int(), transaction_id: t.Nullable(t.String()), created_at: t.String() })),
 });
 export const Timeline = t.Object({
   data: t.Array(t.Object({ id: t.String(), kind: t.String(), transaction_id: t.Nullable(t.String()), detail: t.Unknown(), created_at: t.String() })),

@@ -1,11 +1,11 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 export const locationParams = t.Object({ locationId: PathId() });
 
 const settingsFields = {
   auto_accept_orders: t.Optional(t.Boolean()),
-  prep_time_minutes: t.Optional(t.Integer({ minimum: 0, maximum: 240 })),
+  prep_time_minutes: t.Optional(Int({ minimum: 0, maximum: 240 })),
 };
 
 export const enableBody = t.Object({ store_id: t.String({ minLength: 1, maxLength: 200 }), ...settingsFields }, { additionalProperties: false });
@@ -27,12 +27,12 @@ export const statusData = t.Object({
   status: t.String(),
   connected_at: t.Nullable(t.String()),
   menu_synced_at: t.Nullable(t.String()),
-  settings: t.Object({ auto_accept_orders: t.Boolean(), prep_time_minutes: t.Integer() }),
+  settings: t.Object({ auto_accept_orders: t.Boolean(), prep_time_minutes: Int() }),
 });
 export const statusResponse = t.Object({ data: statusData });
 export const statusWriteResponse = t.Object({ status: t.Literal('success'), data: statusData });
-export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: t.Integer() });
-export const syncAvailabilityResponse = t.Object({ status: t.Literal('success'), updated: t.Integer() });
+export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: Int() });
+export const syncAvailabilityResponse = t.Object({ status: t.Literal('success'), updated: Int() });
 export const siteStatusResponse = t.Object({ data: t.Object({ status: siteStatusValue }) });
 export const siteStatusWriteResponse = t.Object({ status: t.Literal('success'), data: t.Object({ status: siteStatusValue }) });
 export const logsResponse = t.Object({

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 export const locationParams = t.Object({ locationId: PathId() });
 export const vendorQuery = t.Object(vendorIdField());
@@ -11,7 +11,7 @@ export const settingsBody = t.Object({ auto_accept_orders: t.Optional(t.Boolean(
 
 export const storeStatusValue = t.Union([t.Literal('online'), t.Literal('offline')]);
 export const storeStatusBody = t.Object({ status: storeStatusValue }, { additionalProperties: false });
-export const prepTimeBody = t.Object({ prep_time_minutes: t.Integer({ minimum: 0, maximum: 240 }) }, { additionalProperties: false });
+export const prepTimeBody = t.Object({ prep_time_minutes: Int({ minimum: 0, maximum: 240 }) }, { additionalProperties: false });
 const fulfillment = t.Object({ delivery: t.Boolean(), pickup: t.Boolean() });
 export const fulfillmentBody = t.Object({ delivery: t.Boolean(), pickup: t.Boolean() }, { additionalProperties: false });
 
@@ -21,7 +21,7 @@ export const logsQuery = t.Object({
   ...vendorIdField(),
 });
 
-const settings = t.Object({ auto_accept_orders: t.Boolean(), prep_time_minutes: t.Integer(), fulfillment });
+const settings = t.Object({ auto_accept_orders: t.Boolean(), prep_time_minutes: Int(), fulfillment });
 export const statusData = t.Object({
   enabled: t.Boolean(),
   store_id: t.Nullable(t.String()),
@@ -32,15 +32,15 @@ export const statusData = t.Object({
 });
 export const statusResponse = t.Object({ data: statusData });
 export const statusWriteResponse = t.Object({ status: t.Literal('success'), data: statusData });
-export const configurationResponse = t.Object({ data: t.Object({ store_id: t.String(), auto_accept_orders: t.Boolean(), prep_time_minutes: t.Integer(), fulfillment }) });
+export const configurationResponse = t.Object({ data: t.Object({ store_id: t.String(), auto_accept_orders: t.Boolean(), prep_time_minutes: Int(), fulfillment }) });
 export const storeListResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), selected: t.Boolean() })) });
 export const storeResponse = t.Object({
-  data: t.Object({ id: t.String(), name: t.String(), integration_enabled: t.Boolean(), integrator_store_id: t.Nullable(t.String()), status: storeStatusValue, prep_time_minutes: t.Integer(), fulfillment }),
+  data: t.Object({ id: t.String(), name: t.String(), integration_enabled: t.Boolean(), integrator_store_id: t.Nullable(t.String()), status: storeStatusValue, prep_time_minutes: Int(), fulfillment }),
 });
 export const storeStatusResponse = t.Object({ data: t.Object({ status: storeStatusValue }) });
 export const storeStatusWriteResponse = t.Object({ status: t.Literal('success'), data: t.Object({ status: storeStatusValue }) });
-export const menuResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), price: t.Integer(), available: t.Boolean() })) });
-export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: t.Integer() });
+export const menuResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), price: Int(), available: t.Boolean() })) });
+export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: Int() });
 export const logsResponse = t.Object({
   data: t.Array(t.Object({ id: t.String(), kind: t.String(), event_type: t.String(), status: t.String(), reference: t.Nullable(t.String()), created_at: t.String() })),
 });

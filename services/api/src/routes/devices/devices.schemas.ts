@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Paging as PageFields, PathId, Phone } from '../shared.schemas.ts';
+import { Paging as PageFields, PathId, Phone, Int } from '../shared.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (error: string) => t.String({ format: 'uuid', error });
@@ -46,7 +46,7 @@ export const DeviceListQuery = t.Object({
   location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
   type: t.Optional(DeviceType),
 });
-export const DeviceList = t.Object({ data: t.Array(Device), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const DeviceList = t.Object({ data: t.Array(Device), total: Int(), page: Int(), per_page: Int() });
 
 const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
 
@@ -106,12 +106,12 @@ export const DeviceProfile = t.Object({
   type: ProfileType,
   settings: t.Record(t.String(), t.Unknown()),
   /** Live devices bound to this profile. */
-  devices_count: t.Integer(),
+  devices_count: Int(),
   created_at: Iso,
   updated_at: Iso,
 });
 export const DeviceProfileResponse = t.Object({ data: DeviceProfile });
-export const DeviceProfileList = t.Object({ data: t.Array(DeviceProfile), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const DeviceProfileList = t.Object({ data: t.Array(DeviceProfile), total: Int(), page: Int(), per_page: Int() });
 export const DeviceProfileListQuery = t.Object({ ...Paging, type: t.Optional(ProfileType) });
 export const DeviceProfileOptionsQuery = t.Object({ type: t.Optional(ProfileType) });
 export const DeviceProfileOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), type: ProfileType })) });
@@ -126,4 +126,4 @@ export const UpdateDeviceProfileBody = t.Object(
   { name: t.Optional(Name), type: t.Optional(ProfileType), settings: t.Optional(Settings) },
   { additionalProperties: false },
 );
-export const DeleteProfileResponse = t.Object({ status: t.Literal('success'), unbound_devices: t.Integer() });
+export const DeleteProfileResponse = t.Object({ status: t.Literal('success'), unbound_devices: Int() });

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { DatatableQuery, NO_NUL, Strict, Text, Uuid } from '../catalog/catalog.schemas.ts';
 
 export const MovementType = t.Union([t.Literal('restock'), t.Literal('sale'), t.Literal('waste'), t.Literal('adjustment'), t.Literal('count')], { error: 'The selected type is invalid.' });
@@ -8,8 +9,8 @@ const Entry = t.Object({
   item_id: t.String(),
   location_id: t.String(),
   type: MovementType,
-  quantity_change: t.Integer(),
-  quantity_after: t.Integer(),
+  quantity_change: Int(),
+  quantity_after: Int(),
   note: t.Nullable(t.String()),
   user_id: t.Nullable(t.String()),
   created_at: t.String(),
@@ -23,20 +24,20 @@ export const OverviewQuery = t.Object({
 });
 export const Overview = t.Object({
   data: t.Array(
-    t.Object({ item_id: t.String(), item_name: t.String(), location_id: t.String(), location_name: t.String(), quantity: t.Integer(), allow_negative_stock: t.Boolean(), updated_at: t.String() }),
+    t.Object({ item_id: t.String(), item_name: t.String(), location_id: t.String(), location_name: t.String(), quantity: Int(), allow_negative_stock: t.Boolean(), updated_at: t.String() }),
   ),
-  total: t.Integer(),
-  page: t.Integer(),
-  per_page: t.Integer(),
+  total: Int(),
+  page: Int(),
+  per_page: Int(),
   history: t.Nullable(t.Array(Entry)),
 });
 export const MovementBody = Strict({
   item_id: Uuid('item id'),
   location_id: Uuid('location id'),
   type: MovementType,
-  quantity: t.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'units moved (restock adds, sale and waste remove, adjustment is signed) or, for count, the stock counted' }),
+  quantity: Int({ minimum: -1_000_000, maximum: 1_000_000, description: 'units moved (restock adds, sale and waste remove, adjustment is signed) or, for count, the stock counted' }),
   note: t.Optional(t.Nullable(Text(500))),
 });
-export const MovementResponse = t.Object({ data: t.Object({ entry: Entry, quantity: t.Integer() }) });
+export const MovementResponse = t.Object({ data: t.Object({ entry: Entry, quantity: Int() }) });
 export const DeleteBody = Strict({ ids: t.Array(Uuid('id'), { minItems: 1, maxItems: 200 }) });
-export const DeleteResponse = t.Object({ status: t.Literal('success'), deleted: t.Integer() });
+export const DeleteResponse = t.Object({ status: t.Literal('success'), deleted: Int() });

@@ -73,7 +73,7 @@ describe('inventories', () => {
     expect((await call('GET', '/inventories', undefined, limited)).body.total).toBe(0);
   });
 
-  test('restock, sale and waste take a positive quantity (a negative one is 422, never flipped); adjustment is signed', async () => {
+  test('restock, sale and waste take a positive quantity (a negative one is 422, never flipped), a JSON number (a string is 422); adjustment is signed', async () => {
     const some = m.items.find((i) => !['Croissant', 'Espresso'].includes(i.name))!.id;
     const level = async () => (await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', some).where('location_id', '=', loc()).executeTakeFirstOrThrow()).quantity;
     expect((await call('POST', '/inventories', { item_id: some, location_id: loc(), type: 'restock', quantity: 10 })).status).toBe(201);
@@ -82,6 +82,10 @@ describe('inventories', () => {
       for (const quantity of [-5, 0]) {
         expect(await call('POST', '/inventories', { item_id: some, location_id: loc(), type, quantity })).toMatchObject({ status: 422, body: { errors: { quantity: ['The quantity field must be at least 1.'] } } });
       }
+    }
+    // A number given as a string is refused, never converted ("0x10" is not 16, "5" not 5).
+    for (const quantity of ['0x10', '1e3', '5']) {
+      expect(await call('POST', '/inventories', { item_id: some, location_id: loc(), type: 'restock', quantity })).toMatchObject({ status: 422, body: { errors: { quantity: ['The quantity field is invalid: expected integer.'] } } });
     }
     expect(await entries()).toBe(before);
     expect(await level()).toBe(10);

@@ -7,11 +7,11 @@ import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
-const minutes = (field: string, max: number) => t.Integer({ minimum: 1, maximum: max, error: `The ${field} field must be a whole number between 1 and ${max}.` });
+const minutes = (field: string, max: number) => Int({ minimum: 1, maximum: max, error: `The ${field} field must be a whole number between 1 and ${max}.` });
 export const SettingsFields = {
   recall_window_minutes: minutes('recall window minutes', 1440),
   late_after_minutes: minutes('late after minutes', 240),
@@ -30,7 +30,7 @@ const SettingsInput = t.Object(
   },
   { additionalProperties: false },
 );
-const Profile = t.Object({ id: t.String(), name: t.String(), settings: KdsSettings, devices_count: t.Integer(), created_at: Iso, updated_at: Iso });
+const Profile = t.Object({ id: t.String(), name: t.String(), settings: KdsSettings, devices_count: Int(), created_at: Iso, updated_at: Iso });
 const VendorQuery = t.Object(vendorIdField());
 const IdParams = t.Object({ id: PathId() });
 
@@ -94,7 +94,7 @@ export function kdsProfileRoutes(deps: ApiDeps) {
     .delete('/:id', async (ctx) => ({ status: 'success' as const, unbound_devices: await deleteKdsProfile(await scopeOf(deps, ctx), ctx.params.id) }), {
       params: IdParams,
       query: VendorQuery,
-      response: { 200: t.Object({ status: t.Literal('success'), unbound_devices: t.Integer() }) },
+      response: { 200: t.Object({ status: t.Literal('success'), unbound_devices: Int() }) },
       transform: gate('DELETE_DEVICE_PROFILE'),
       ...doc('Delete a KDS profile', 'Its devices are unbound; `unbound_devices` says how many.'),
     });

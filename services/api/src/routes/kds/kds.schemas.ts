@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { KdsSettings, SettingsFields } from '../kds-profiles/index.ts';
-import { DateString } from '../shared.schemas.ts';
+import { DateString, Int } from '../shared.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (field: string) => t.String({ format: 'uuid', maxLength: 36, error: `The ${field} field must be a valid UUID.` });
@@ -22,15 +22,15 @@ export const KdsOrder = t.Object({
   customer_arrived_at: t.Nullable(Iso),
   estimated_arrival_at: t.Nullable(Iso),
   items: t.Array(
-    t.Object({ position: t.Integer(), name: t.String(), qty: t.Integer(), status: t.String(), modifiers: t.Array(t.Unknown()), modifier_statuses: t.Array(t.String()) }),
+    t.Object({ position: Int(), name: t.String(), qty: Int(), status: t.String(), modifiers: t.Array(t.Unknown()), modifier_statuses: t.Array(t.String()) }),
   ),
 });
 export const KdsOrderResponse = t.Object({ data: KdsOrder });
 
-const Position = t.Integer({ minimum: 0, maximum: 10_000, error: 'The position field must be a whole number from 0.' });
+const Position = Int({ minimum: 0, maximum: 10_000, error: 'The position field must be a whole number from 0.' });
 export const MarkItemBody = t.Object({ order_id: Uuid('order id'), position: Position, status: ItemStatus }, { additionalProperties: false });
 export const MarkModifierBody = t.Object(
-  { order_id: Uuid('order id'), position: Position, modifier_index: t.Integer({ minimum: 0, maximum: 1000, error: 'The modifier index field must be a whole number from 0.' }), status: ItemStatus },
+  { order_id: Uuid('order id'), position: Position, modifier_index: Int({ minimum: 0, maximum: 1000, error: 'The modifier index field must be a whole number from 0.' }), status: ItemStatus },
   { additionalProperties: false },
 );
 export const CustomerArrivedBody = t.Object({ order_id: Uuid('order id') }, { additionalProperties: false });
@@ -70,27 +70,27 @@ export const SettingsResponse = t.Object({
   }),
 });
 
-export const ItemsResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), category_id: t.Nullable(t.String()), open_qty: t.Integer() })) });
-export const CategoriesResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), position: t.Integer() })) });
+export const ItemsResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), category_id: t.Nullable(t.String()), open_qty: Int() })) });
+export const CategoriesResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), position: Int() })) });
 
-const Seconds = t.Nullable(t.Integer());
+const Seconds = t.Nullable(Int());
 export const MetricsResponse = t.Object({
   data: t.Object({
     station_id: t.Nullable(t.String()),
     date: t.String(),
     time_zone: t.String(),
-    orders_waiting: t.Integer(),
-    orders_in_progress: t.Integer(),
-    orders_ready: t.Integer(),
-    late_orders: t.Integer(),
-    late_after_minutes: t.Integer(),
-    completed_today: t.Integer(),
+    orders_waiting: Int(),
+    orders_in_progress: Int(),
+    orders_ready: Int(),
+    late_orders: Int(),
+    late_after_minutes: Int(),
+    completed_today: Int(),
     average_prep_seconds: Seconds,
     p90_prep_seconds: Seconds,
   }),
 });
 
-const Stats = { orders: t.Integer(), average_prep_seconds: Seconds, p90_prep_seconds: Seconds, late_orders: t.Integer() };
+const Stats = { orders: Int(), average_prep_seconds: Seconds, p90_prep_seconds: Seconds, late_orders: Int() };
 export const ReportQuery = t.Object(
   {
     location_id: Uuid('location id'),
@@ -104,9 +104,9 @@ export const ReportResponse = t.Object({
     location_id: t.String(),
     date: t.String(),
     time_zone: t.String(),
-    late_after_minutes: t.Integer(),
+    late_after_minutes: Int(),
     totals: t.Object(Stats),
     stations: t.Array(t.Object({ station_id: t.String(), name: t.String(), ...Stats })),
-    hours: t.Array(t.Object({ hour: t.Integer(), ...Stats })),
+    hours: t.Array(t.Object({ hour: Int(), ...Stats })),
   }),
 });

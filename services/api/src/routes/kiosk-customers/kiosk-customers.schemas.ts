@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { NO_NUL, Strict, Uuid } from '../catalog/catalog.schemas.ts';
 import { QuoteBody, Quote } from '../kiosk-pricing/kiosk-pricing.schemas.ts';
-import { Phone } from '../shared.schemas.ts';
+import { Phone, Int } from '../shared.schemas.ts';
 
 const Email = t.String({ minLength: 3, maxLength: 254, error: 'The email field must be a valid email address.' });
 const PhoneField = Phone({ error: 'The phone field must be a valid phone number.' });
@@ -26,11 +26,11 @@ const Customer = t.Object({
 const Program = t.Nullable(
   t.Object({
     active: t.Boolean(),
-    points_per_euro: t.Integer(),
-    rewards: t.Array(t.Object({ id: t.String(), name: t.String(), points: t.Integer(), discount: t.Integer({ description: 'cents off the basket' }) })),
+    points_per_euro: Int(),
+    rewards: t.Array(t.Object({ id: t.String(), name: t.String(), points: Int(), discount: Int({ description: 'cents off the basket' }) })),
   }),
 );
-const Loyalty = t.Object({ points: t.Integer(), lifetime_points: t.Integer(), program: Program });
+const Loyalty = t.Object({ points: Int(), lifetime_points: Int(), program: Program });
 export const SessionResponse = t.Object({
   data: t.Object({
     customer: Customer,
@@ -44,7 +44,7 @@ export const DetailsResponse = t.Object({
   data: t.Object({
     customer: Customer,
     loyalty: Loyalty,
-    history: t.Array(t.Object({ kind: t.String(), points: t.Integer(), balance_after: t.Integer(), transaction_id: t.Nullable(t.String()), at: t.String() })),
+    history: t.Array(t.Object({ kind: t.String(), points: Int(), balance_after: Int(), transaction_id: t.Nullable(t.String()), at: t.String() })),
   }),
 });
 
@@ -58,7 +58,7 @@ export const OffersResponse = t.Object({
       rule: Rule,
       item_ids: t.Array(t.String()),
       category_ids: t.Array(t.String()),
-      min_basket: t.Integer(),
+      min_basket: Int(),
       schedule: t.Unknown(),
       available_now: t.Boolean({ description: 'the schedule is open now in the location\'s time zone' }),
     }),
@@ -78,7 +78,7 @@ export const ValidateOffersResponse = t.Object({
         id: t.String(),
         name: t.String(),
         applied: t.Boolean(),
-        discount: t.Integer(),
+        discount: Int(),
         reason: t.Nullable(t.String({ description: 'why not applied: channel, schedule, min_basket, no_eligible_items, not_active, no_discount' })),
       }),
     ),
@@ -86,7 +86,7 @@ export const ValidateOffersResponse = t.Object({
 });
 
 export const GiftCardBody = Strict({ code: t.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9 -]+$', error: 'The code field must be a gift card code.' }) });
-export const GiftCardResponse = t.Object({ data: t.Object({ last4: t.String(), balance: t.Integer({ description: 'cents' }), expires_at: t.Nullable(t.String()) }) });
+export const GiftCardResponse = t.Object({ data: t.Object({ last4: t.String(), balance: Int({ description: 'cents' }), expires_at: t.Nullable(t.String()) }) });
 
 export const UpdateCheckQuery = Strict({ platform: Platform, version: Version('version') });
 export const UpdateCheckResponse = t.Object({

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { Strict, Uuid } from '../catalog/catalog.schemas.ts';
 import { QuoteBody } from '../kiosk-pricing/kiosk-pricing.schemas.ts';
 import { MAX_TIP_CENTS } from '@pos/domain/money';
@@ -10,7 +11,7 @@ const Key = (field: string) => t.String({ minLength: 1, maxLength: 84, pattern: 
 export const CreateIntentBody = Strict({
   lines: t.Optional(QuoteBody.properties.lines),
   transaction_id: t.Optional(Uuid('transaction id')),
-  tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
+  tip_amount: t.Optional(Int({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
   loyalty_token: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._~-]+$', error: 'The loyalty_token field must be a token.' })),
   reward_id: t.Optional(Uuid('reward id')),
   dining_option: t.Optional(t.Union([t.Literal('For Here'), t.Literal('Takeaway')], { error: 'The dining_option must be For Here or Takeaway.' })),
@@ -42,18 +43,18 @@ export const Status = t.Union(
 const Line = t.Object({
   item_id: t.String(),
   name: t.String(),
-  qty: t.Integer(),
-  unit_price: t.Integer(),
+  qty: Int(),
+  unit_price: Int(),
   vat_rate: t.Number(),
-  gross: t.Integer(),
-  discount: t.Integer(),
-  total: t.Integer(),
+  gross: Int(),
+  discount: Int(),
+  total: Int(),
   modifiers: t.Array(t.Unknown()),
   variant: t.Unknown(),
 });
 export const Transaction = t.Object({
   id: t.String(),
-  order_no: t.Integer(),
+  order_no: Int(),
   location_id: t.String(),
   device_id: t.Nullable(t.String()),
   channel: t.String(),
@@ -65,13 +66,13 @@ export const Transaction = t.Object({
   all_idempotency_keys: t.Array(t.String()),
   invalid_idempotency_keys: t.Array(t.String()),
   payment_snapshot: t.Record(t.String(), t.Unknown()),
-  receipt_no: t.Nullable(t.Integer()),
-  subtotal: t.Integer(),
-  discount: t.Integer(),
-  vat: t.Integer(),
-  fees: t.Integer(),
-  tip_amount: t.Integer(),
-  total: t.Integer({ description: 'cents, VAT included, tip included' }),
+  receipt_no: t.Nullable(Int()),
+  subtotal: Int(),
+  discount: Int(),
+  vat: Int(),
+  fees: Int(),
+  tip_amount: Int(),
+  total: Int({ description: 'cents, VAT included, tip included' }),
   by_vat_rate: t.Array(t.Unknown()),
   is_free: t.Boolean(),
   auto_success: t.Boolean(),

@@ -1,11 +1,12 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { Strict, Uuid } from '../catalog/catalog.schemas.ts';
 
 export const QuoteBody = Strict({
   lines: t.Array(
     Strict({
       item_id: Uuid('item id'),
-      qty: t.Integer({ minimum: 1, maximum: 999, error: 'The qty must be a whole number between 1 and 999.' }),
+      qty: Int({ minimum: 1, maximum: 999, error: 'The qty must be a whole number between 1 and 999.' }),
       modifier_ids: t.Optional(t.Array(Uuid('modifier id'), { maxItems: 50 })),
       variant_id: t.Optional(t.Nullable(Uuid('variant id'))),
     }),
@@ -13,31 +14,31 @@ export const QuoteBody = Strict({
   ),
 });
 
-const VatGroup = t.Object({ rate: t.Number(), net: t.Integer(), vat: t.Integer(), gross: t.Integer() });
+const VatGroup = t.Object({ rate: t.Number(), net: Int(), vat: Int(), gross: Int() });
 export const Quote = t.Object({
   data: t.Object({
-    menu_version: t.Integer({ description: 'version of the published catalog the prices come from' }),
+    menu_version: Int({ description: 'version of the published catalog the prices come from' }),
     lines: t.Array(
       t.Object({
         key: t.String(),
         item_id: t.String(),
         category_id: t.Nullable(t.String()),
         name: t.String(),
-        qty: t.Integer(),
-        unit_price: t.Integer({ description: 'item (or variant) price plus modifiers, cents, VAT included' }),
+        qty: Int(),
+        unit_price: Int({ description: 'item (or variant) price plus modifiers, cents, VAT included' }),
         vat_rate: t.Number(),
-        gross: t.Integer(),
-        discount: t.Integer(),
-        total: t.Integer(),
-        modifiers: t.Array(t.Object({ id: t.String(), name: t.String(), price: t.Integer() })),
+        gross: Int(),
+        discount: Int(),
+        total: Int(),
+        modifiers: t.Array(t.Object({ id: t.String(), name: t.String(), price: Int() })),
         variant: t.Nullable(t.Object({ id: t.String(), name: t.String() })),
       }),
     ),
-    subtotal: t.Integer(),
-    discount: t.Integer(),
-    vat: t.Integer(),
-    total: t.Integer(),
+    subtotal: Int(),
+    discount: Int(),
+    vat: Int(),
+    total: Int(),
     by_vat_rate: t.Array(VatGroup),
-    offers: t.Array(t.Object({ id: t.String(), name: t.String(), discount: t.Integer() })),
+    offers: t.Array(t.Object({ id: t.String(), name: t.String(), discount: Int() })),
   }),
 });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 /** Schemas of the kitchen stations (spec 2 "Back-office routes for the first-party register"). */
 const Iso = t.String({ format: 'date-time' });
@@ -33,7 +33,7 @@ export const CreateStationBody = t.Object(
 );
 export const UpdateStationBody = t.Object({ name: t.Optional(Name), category_ids: t.Optional(CategoryIds), is_fallback: t.Optional(Fallback) }, { additionalProperties: false });
 
-export const DeleteStationResponse = t.Object({ status: t.Literal('success'), unbound_devices: t.Integer() });
+export const DeleteStationResponse = t.Object({ status: t.Literal('success'), unbound_devices: Int() });
 
 export const BindStationBody = t.Object({ station_id: t.Nullable(Uuid('station id')) }, { additionalProperties: false });
 export const BindStationResponse = t.Object({ data: t.Object({ device_id: t.String(), station: t.Nullable(Station) }) });

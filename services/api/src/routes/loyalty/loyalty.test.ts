@@ -70,6 +70,18 @@ describe('loyalty admin', () => {
     // The refused request changed nothing.
     expect((await call('GET', path(loc))).body.data).toMatchObject({ active: false, points_per_euro: 3 });
     expect((await call('POST', path(loc), { active: true, points_per_euro: 5000 })).status).toBe(422);
+    // Numbers are JSON numbers: a string is refused on its field, never converted ("0x10" is not 16).
+    expect(await call('POST', path(loc), { active: true, points_per_euro: '5', rewards: [{ name: 'R', points: '5', discount: '0x10' }] })).toMatchObject({
+      status: 422,
+      body: {
+        errors: {
+          points_per_euro: ['The points_per_euro field must be an integer from 0 to 1000.'],
+          'rewards.0.points': ['The rewards.0.points field is invalid: expected integer.'],
+          'rewards.0.discount': ['The rewards.0.discount field is invalid: expected integer.'],
+        },
+      },
+    });
+    expect((await call('GET', path(loc))).body.data).toMatchObject({ active: false, points_per_euro: 3 });
     const log = await tdb().selectFrom('activity_logs').select(['action', 'subject', 'subject_id']).where('subject', '=', 'loyalty_program').where('subject_id', '=', loc).execute();
     expect(log.length).toBe(2);
   });

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { Channels, IdParams, ItemIdParams, Name, NO_NUL, Position, Strict, Success, Uuid } from '../catalog/catalog.schemas.ts';
 
 export { IdParams, ItemIdParams, Success };
@@ -14,12 +15,12 @@ const MenuFields = {
   channels: t.Array(t.String()),
   has_draft: t.Boolean({ description: 'display-group items saved as a draft, pending publish or discard' }),
   published_at: t.Nullable(t.String()),
-  display_groups_count: t.Integer(),
-  items_count: t.Integer(),
+  display_groups_count: Int(),
+  items_count: Int(),
   created_at: t.String(),
   updated_at: t.String(),
 };
-export const Structure = t.Object({ id: t.String(), name: t.String(), position: t.Integer(), parent_id: t.Nullable(t.String()), item_ids: t.Array(t.String()) });
+export const Structure = t.Object({ id: t.String(), name: t.String(), position: Int(), parent_id: t.Nullable(t.String()), item_ids: t.Array(t.String()) });
 export const Menu = t.Object(MenuFields);
 export const MenuDetail = t.Object({ ...MenuFields, display_groups: t.Array(Structure) });
 export const MenuResponse = t.Object({ data: MenuDetail });
@@ -41,5 +42,5 @@ export const MoveItemBody = Strict({ from_display_group_id: Uuid('from display g
 export const AddItemBody = Strict({ display_group_ids: t.Array(Uuid('display group id'), { minItems: 1, maxItems: 100 }) });
 export const AddItemResponse = t.Object({ data: t.Object({ item_id: t.String(), display_group_ids: t.Array(t.String()) }) });
 export const DisplayGroupResponse = t.Object({
-  data: t.Object({ id: t.String(), menu_id: t.String(), name: t.String(), position: t.Integer(), parent_id: t.Nullable(t.String()), item_ids: t.Array(t.String()) }),
+  data: t.Object({ id: t.String(), menu_id: t.String(), name: t.String(), position: Int(), parent_id: t.Nullable(t.String()), item_ids: t.Array(t.String()) }),
 });

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { Channels, IdParams, MAX_PRICE, Name, Strict, Success, Text, Uuid } from '../catalog/catalog.schemas.ts';
 
 export { IdParams, Success };
@@ -7,16 +8,16 @@ export const OfferStatus = t.Union([t.Literal('inactive'), t.Literal('active'), 
 
 export const Rule = t.Union(
   [
-    Strict({ kind: t.Literal('percentage'), percent: t.Integer({ minimum: 1, maximum: 100, description: 'percent off each eligible line' }) }),
-    Strict({ kind: t.Literal('amount'), amount: t.Integer({ minimum: 1, maximum: MAX_PRICE, description: 'cents off the eligible part of the basket' }) }),
-    Strict({ kind: t.Literal('buy_x_get_y'), buy: t.Integer({ minimum: 1, maximum: 100 }), get: t.Integer({ minimum: 1, maximum: 100 }) }),
+    Strict({ kind: t.Literal('percentage'), percent: Int({ minimum: 1, maximum: 100, description: 'percent off each eligible line' }) }),
+    Strict({ kind: t.Literal('amount'), amount: Int({ minimum: 1, maximum: MAX_PRICE, description: 'cents off the eligible part of the basket' }) }),
+    Strict({ kind: t.Literal('buy_x_get_y'), buy: Int({ minimum: 1, maximum: 100 }), get: Int({ minimum: 1, maximum: 100 }) }),
   ],
   { error: 'The rule must be {kind: percentage, percent 1-100}, {kind: amount, amount in cents} or {kind: buy_x_get_y, buy, get}.' },
 );
 
 const HhMm = t.String({ maxLength: 5, pattern: '^([01]?[0-9]|2[0-3]):[0-5][0-9]$', error: 'The time must be HH:MM.' });
 export const Schedule = Strict({
-  days: t.Array(t.Integer({ minimum: 1, maximum: 7 }), { minItems: 1, maxItems: 7, description: 'ISO weekdays, 1 = Monday' }),
+  days: t.Array(Int({ minimum: 1, maximum: 7 }), { minItems: 1, maxItems: 7, description: 'ISO weekdays, 1 = Monday' }),
   start: HhMm,
   end: HhMm,
 });
@@ -29,7 +30,7 @@ export const Offer = t.Object({
   rule: t.Unknown({ description: 'as in the body' }),
   item_ids: t.Array(t.String()),
   category_ids: t.Array(t.String()),
-  min_basket: t.Integer(),
+  min_basket: Int(),
   channels: t.Array(t.String()),
   location_ids: t.Nullable(t.Array(t.String())),
   schedule: t.Nullable(t.Unknown()),
@@ -43,7 +44,7 @@ export const OfferListQuery = t.Object({ status: t.Optional(OfferStatus) });
 const fields = {
   description: t.Optional(t.Nullable(Text(2000))),
   category_ids: t.Optional(t.Array(Uuid('category id'), { maxItems: 200 })),
-  min_basket: t.Optional(t.Integer({ minimum: 0, maximum: MAX_PRICE, description: 'basket subtotal in cents the offer needs; 0 for none' })),
+  min_basket: t.Optional(Int({ minimum: 0, maximum: MAX_PRICE, description: 'basket subtotal in cents the offer needs; 0 for none' })),
   channels: t.Optional(Channels),
   location_ids: t.Optional(t.Nullable(t.Array(Uuid('location id'), { maxItems: 500, description: 'null: every location' }))),
   schedule: t.Optional(t.Nullable(Schedule)),

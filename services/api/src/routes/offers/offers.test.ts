@@ -85,6 +85,19 @@ describe('offers', () => {
     expect(await count()).toBe(before);
   });
 
+  test('a number given as a string is 422 on its field, never converted ("0x10" is not 16); nothing is written', async () => {
+    const count = async () => (await tdb.selectFrom('offers').select('id').execute()).length;
+    const before = await count();
+    const hex = await call('POST', '/offers', { name: 'Hex', rule: { kind: 'percentage', percent: 5 }, item_ids: [], min_basket: '0x10' });
+    expect(hex).toMatchObject({ status: 422, body: { errors: { min_basket: ['The min_basket field is invalid: expected integer.'] } } });
+    const exp = await call('POST', '/offers', { name: 'Exp', rule: { kind: 'amount', amount: '1e3' }, item_ids: [] });
+    expect(exp).toMatchObject({ status: 422, body: { errors: { rule: ['The rule must be {kind: percentage, percent 1-100}, {kind: amount, amount in cents} or {kind: buy_x_get_y, buy, get}.'] } } });
+    const days = await call('POST', '/offers', { name: 'Days', rule: { kind: 'percentage', percent: 5 }, item_ids: [], schedule: { days: ['1'], start: '10:00', end: '11:00' } });
+    expect(days.status).toBe(422);
+    expect(Object.keys(days.body.errors)).toEqual(['schedule']); // a nullable object: the error names it whole
+    expect(await count()).toBe(before);
+  });
+
   test('a schedule whose end is its start is 422 on schedule.end, however the hour is written', async () => {
     const count = async () => (await tdb.selectFrom('offers').select('id').execute()).length;
     const before = await count();

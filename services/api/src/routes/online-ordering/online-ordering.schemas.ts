@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { DateString, PathId, Phone } from '../shared.schemas.ts';
+import { DateString, PathId, Phone, Int } from '../shared.schemas.ts';
 import { QuoteBody } from '../kiosk-pricing/kiosk-pricing.schemas.ts';
 import { MAX_TIP_CENTS } from '@pos/domain/money';
 
@@ -7,7 +7,7 @@ import { MAX_TIP_CENTS } from '@pos/domain/money';
 export const SlugParams = t.Object({ slug: t.String({ maxLength: 64, description: 'The merchant slug' }) });
 export const SlugLocationParams = t.Object({ slug: t.String({ maxLength: 64 }), locationId: PathId() });
 
-const Window = t.Object({ day: t.Integer(), open: t.String(), close: t.String() });
+const Window = t.Object({ day: Int(), open: t.String(), close: t.String() });
 
 export const StorefrontResponse = t.Object({
   data: t.Object({
@@ -22,8 +22,8 @@ export const StorefrontResponse = t.Object({
         opening_hours: t.Array(Window),
         open_now: t.Boolean(),
         snoozed_until: t.Union([t.String(), t.Null()]),
-        preparation_minutes: t.Integer(),
-        minimum_order: t.Integer(),
+        preparation_minutes: Int(),
+        minimum_order: Int(),
         channels: t.Object({ pickup: t.Boolean(), delivery: t.Boolean() }),
         menu: t.Union([t.Object({ menu_id: t.String(), name: t.String(), display_groups: t.Array(t.Any()) }), t.Null()], {
           description: 'The published menu restricted to items sold on online ordering (the catalog reader of every channel).',
@@ -48,7 +48,7 @@ export const TimeslotsResponse = t.Object({
         start: t.String({ description: 'UTC instant' }),
         end: t.String(),
         time: t.String({ description: 'Wall-clock start in the location zone, HH:mm' }),
-        remaining: t.Union([t.Integer(), t.Null()], { description: 'Orders the slot still takes; null = no capacity limit' }),
+        remaining: t.Union([Int(), t.Null()], { description: 'Orders the slot still takes; null = no capacity limit' }),
       }),
     ),
   }),
@@ -70,7 +70,7 @@ export const PaymentBody = t.Object(
     ),
     scheduled_for: t.Optional(t.String({ format: 'date-time', maxLength: 40, error: 'The scheduled for field must be a date-time.' })),
     dining_option: t.Optional(t.Union([t.Literal('Pickup'), t.Literal('Delivery')], { error: 'The dining option must be Pickup or Delivery.' })),
-    tip_amount: t.Optional(t.Integer({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
+    tip_amount: t.Optional(Int({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
     // A table QR order: the open session of the scanned table; the paid order is bound to it at capture.
     table_session_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The table session id must be a UUID.' })),
   },
@@ -80,16 +80,16 @@ export const PaymentBody = t.Object(
 export const PaymentResponse = t.Object({
   data: t.Object({
     transaction_id: t.String(),
-    order_no: t.Integer(),
-    total: t.Integer(),
+    order_no: Int(),
+    total: Int(),
     currency: t.String(),
     provider: t.Union([t.String(), t.Null()], { description: 'null for a free or test-mode order' }),
     payment: t.Object({
       id: t.Optional(t.String()),
       is_free: t.Optional(t.Boolean()),
       client_secret: t.Optional(t.String()),
-      amount: t.Optional(t.Integer()),
-      created: t.Optional(t.Integer()),
+      amount: t.Optional(Int()),
+      created: t.Optional(Int()),
       status: t.Optional(t.String()),
       url: t.Optional(t.String()),
       success: t.Optional(t.Boolean()),
@@ -106,7 +106,7 @@ export const PaymentResponse = t.Object({
 export const VerifyBody = t.Object({ transaction_id: t.String({ maxLength: 64, error: 'The transaction id field is required.' }) }, { additionalProperties: false });
 
 export const VerifiedResponse = t.Object({
-  data: t.Object({ transaction_id: t.String(), order_no: t.Integer(), status: t.String(), receipt_no: t.Union([t.Integer(), t.Null()]), total: t.Integer() }),
+  data: t.Object({ transaction_id: t.String(), order_no: Int(), status: t.String(), receipt_no: t.Union([Int(), t.Null()]), total: Int() }),
 });
 
 export const ProcessBody = t.Object(
@@ -123,11 +123,11 @@ export const OffersBody = t.Object({ lines: QuoteBody.properties.lines }, { addi
 export const OffersResponse = t.Object({
   data: t.Object({
     location_id: t.String(),
-    subtotal: t.Integer(),
-    discount: t.Integer(),
-    vat: t.Integer(),
-    total: t.Integer(),
-    offers: t.Array(t.Object({ id: t.String(), name: t.String(), discount: t.Integer() })),
+    subtotal: Int(),
+    discount: Int(),
+    vat: Int(),
+    total: Int(),
+    offers: t.Array(t.Object({ id: t.String(), name: t.String(), discount: Int() })),
   }),
 });
 
@@ -167,12 +167,12 @@ const Suggestion = t.Object({
   slug: t.String(),
   name: t.String(),
   categories: t.Array(t.String()),
-  upvotes: t.Integer(),
+  upvotes: Int(),
   latitude: t.Union([t.Number(), t.Null()]),
   longitude: t.Union([t.Number(), t.Null()]),
   distance_km: t.Optional(t.Number()),
 });
 export const SuggestionsResponse = t.Object({ data: t.Array(Suggestion) });
-export const CategoriesResponse = t.Object({ data: t.Array(t.Object({ category: t.String(), restaurants: t.Integer() })) });
+export const CategoriesResponse = t.Object({ data: t.Array(t.Object({ category: t.String(), restaurants: Int() })) });
 export const UpvoteBody = t.Object({ location_id: t.String({ maxLength: 64, error: 'The location id field is required.' }) }, { additionalProperties: false });
-export const UpvoteResponse = t.Object({ data: t.Object({ location_id: t.String(), upvotes: t.Integer(), counted: t.Boolean({ description: 'false when this customer had already upvoted' }) }) });
+export const UpvoteResponse = t.Object({ data: t.Object({ location_id: t.String(), upvotes: Int(), counted: t.Boolean({ description: 'false when this customer had already upvoted' }) }) });

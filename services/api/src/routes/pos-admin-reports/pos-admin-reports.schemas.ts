@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { TENDER_ROWS } from '@pos/domain/reports/sales-by-tender';
-import { DateString, Paging, PathId } from '../shared.schemas.ts';
+import { DateString, Paging, PathId, Int } from '../shared.schemas.ts';
 import { Iso, vendorId } from '../pos-admin/pos-admin.schemas.ts';
 
 /** Schemas of business days, Z reports, the fiscal journal export and fiscal status per location. */
@@ -15,13 +15,13 @@ const BusinessDayFields = {
   id: t.String(),
   business_date: t.String(),
   status: t.String(),
-  z_report_no: t.Nullable(t.Integer()),
+  z_report_no: t.Nullable(Int()),
   opened_at: Iso,
   closed_at: t.Nullable(Iso),
 };
-export const BusinessDayList = t.Object({ data: t.Array(t.Object(BusinessDayFields)), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const BusinessDayList = t.Object({ data: t.Array(t.Object(BusinessDayFields)), total: Int(), page: Int(), per_page: Int() });
 
-const TenderRow = t.Object({ label: t.UnionEnum(TENDER_ROWS), amount: t.Integer(), count: t.Integer() });
+const TenderRow = t.Object({ label: t.UnionEnum(TENDER_ROWS), amount: Int(), count: Int() });
 export const BusinessDayResponse = t.Object({
   data: t.Object({
     ...BusinessDayFields,
@@ -30,7 +30,7 @@ export const BusinessDayResponse = t.Object({
     z_report: t.Unknown(),
     /** The day's sales per tender row, integer cents, gross of refunds. */
     sales_by_tender: t.Array(TenderRow),
-    refunds: t.Object({ count: t.Integer(), amount: t.Integer() }),
+    refunds: t.Object({ count: Int(), amount: Int() }),
   }),
 });
 
@@ -39,7 +39,7 @@ export const FiscalEventsQuery = t.Object({ ...vendorId, from: t.Optional(DateSt
 const FiscalEvent = t.Object({
   id: t.String(),
   fdm_id: t.String(),
-  seq: t.Integer(),
+  seq: Int(),
   event_kind: t.String(),
   /** The canonical event text the entry's hash covers. */
   payload: t.String(),
@@ -55,8 +55,8 @@ const FiscalEvent = t.Object({
   completed_at: t.Nullable(Iso),
 });
 const Verification = t.Union([
-  t.Object({ ok: t.Literal(true), count: t.Integer(), pending: t.Integer(), failed: t.Integer(), last_seq: t.Integer() }),
-  t.Object({ ok: t.Literal(false), seq: t.Integer(), problem: t.String(), detail: t.String() }),
+  t.Object({ ok: t.Literal(true), count: Int(), pending: Int(), failed: Int(), last_seq: Int() }),
+  t.Object({ ok: t.Literal(false), seq: Int(), problem: t.String(), detail: t.String() }),
 ]);
 export const FiscalEventsResponse = t.Object({
   data: t.Array(

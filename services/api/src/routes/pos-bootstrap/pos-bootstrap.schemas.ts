@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 
 export const PosTenders = t.Object({
   enabled: t.Array(t.String(), { description: 'among card, meal_voucher, gift_voucher; cash is always enabled' }),
@@ -20,7 +21,7 @@ export const FiscalDevice = t.Object({
 export const BootstrapItem = t.Object({
   id: t.String(),
   name: t.String(),
-  unit_price: t.Integer({ description: 'cents, VAT included' }),
+  unit_price: Int({ description: 'cents, VAT included' }),
   vat_rate: t.Number({ description: 'whole percent' }),
   modifiers: t.Array(t.Unknown()),
 });
@@ -34,5 +35,5 @@ export const Bootstrap = t.Object({
     pos_tenders: PosTenders,
     fiscal_device: t.Union([FiscalDevice, t.Null()]),
   }),
-  display_groups: t.Array(t.Object({ id: t.String(), name: t.String(), position: t.Integer(), items: t.Array(BootstrapItem) })),
+  display_groups: t.Array(t.Object({ id: t.String(), name: t.String(), position: Int(), items: t.Array(BootstrapItem) })),
 });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { ApprovalToken } from '../shared.schemas.ts';
+import { ApprovalToken, Int } from '../shared.schemas.ts';
 
 export const ApprovalBody = t.Optional(t.Object({ approval_token: t.Optional(ApprovalToken({ description: 'from POST /pos/staff/escalate for `close_business_day`' })) }, { additionalProperties: true }));
 
@@ -9,16 +9,16 @@ export const BusinessDay = t.Object({
   location_id: t.String(),
   opened_at: t.Union([t.String(), t.Null()], { description: 'first booking of the day, null while it has none' }),
   closed_at: t.Union([t.String(), t.Null()]),
-  sales_count: t.Integer(),
-  open_tills: t.Integer({ description: 'tills opened before the end of the day and not closed yet (they block the Z close)' }),
-  z_report_no: t.Union([t.Integer(), t.Null()]),
+  sales_count: Int(),
+  open_tills: Int({ description: 'tills opened before the end of the day and not closed yet (they block the Z close)' }),
+  z_report_no: t.Union([Int(), t.Null()]),
 });
 
 const Major = t.Number({ description: 'decimal major units' });
-const TenderRow = t.Object({ label: t.String(), amount: Major, count: t.Integer() });
+const TenderRow = t.Object({ label: t.String(), amount: Major, count: Int() });
 const Turnover = t.Object({
-  sales_count: t.Integer(),
-  refunds_count: t.Integer(),
+  sales_count: Int(),
+  refunds_count: Int(),
   gross: Major,
   refunds: Major,
   net: Major,
@@ -28,8 +28,8 @@ const Turnover = t.Object({
 const UserTurnover = t.Object({
   staff_id: t.String(),
   name: t.Union([t.String(), t.Null()]),
-  sales_count: t.Integer(),
-  refunds_count: t.Integer(),
+  sales_count: Int(),
+  refunds_count: Int(),
   gross: Major,
   refunds: Major,
   net: Major,
@@ -42,11 +42,11 @@ export const BusinessDayClose = t.Composite([
   BusinessDay,
   t.Object({
     z_report: t.Object({
-      report_number: t.Integer(),
+      report_number: Int(),
       business_date: t.String(),
       turnover_z: Turnover,
       user_z: t.Array(UserTurnover),
-      fiscal: t.Optional(t.Object({ digital_signature: t.String(), fdm_id: t.String(), journal_id: t.String(), journal_seq: t.Integer(), fdm_ref: t.Unknown() })),
+      fiscal: t.Optional(t.Object({ digital_signature: t.String(), fdm_id: t.String(), journal_id: t.String(), journal_seq: Int(), fdm_ref: t.Unknown() })),
     }),
   }),
 ]);

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId } from '../shared.schemas.ts';
+import { PathId, Int } from '../shared.schemas.ts';
 
 export const ChannelOrdersQuery = t.Object({
   view: t.Optional(t.String({ maxLength: 20, description: 'required: `active`, `scheduled` or `completed`' })),
@@ -14,33 +14,33 @@ const KitchenStatus = t.Union([t.Literal('Queued'), t.Literal('In Progress'), t.
 const Bucket = t.Union([t.Literal('dine_in'), t.Literal('self_serve'), t.Literal('pickup'), t.Literal('delivery')]);
 const summaryFields = {
   id: t.String(),
-  order_no: t.Integer(),
+  order_no: Int(),
   channel: t.String({ description: '`Kiosk`, `Online Ordering`, `Table Qr Ordering`' }),
   dining_option: t.Nullable(t.String()),
   fulfillment: Bucket,
   customer_name: t.Nullable(t.String()),
   kitchen_status: KitchenStatus,
   payment_status: t.Literal('Complete'),
-  total: t.Integer({ description: 'cents' }),
-  item_count: t.Integer(),
+  total: Int({ description: 'cents' }),
+  item_count: Int(),
   paid_at: t.String(),
   scheduled_for: t.Nullable(t.String()),
   completed_at: t.Nullable(t.String({ description: 'when the kitchen completed it' })),
 };
-const Counts = (description: string) => t.Record(t.String(), t.Integer(), { description });
+const Counts = (description: string) => t.Record(t.String(), Int(), { description });
 export const ChannelOrderList = t.Object({
   data: t.Array(t.Object(summaryFields)),
-  total: t.Integer({ description: 'rows behind the page, every filter applied' }),
+  total: Int({ description: 'rows behind the page, every filter applied' }),
   fulfillment: Counts('orders of the view per bucket (and `all`) under the channel filter; keys sorted, zero counts omitted, `{}` when empty'),
   channels: Counts('orders of the view per channel under the dining_option filter; keys sorted, zero counts omitted, `{}` when empty'),
 });
 export const ChannelOrderDetail = t.Object({
   ...summaryFields,
   view: t.Union([t.Literal('active'), t.Literal('scheduled'), t.Literal('completed')]),
-  receipt_no: t.Nullable(t.Integer()),
-  subtotal: t.Integer(),
-  discount: t.Integer(),
-  vat: t.Integer(),
-  tip_amount: t.Integer(),
-  lines: t.Array(t.Object({ name: t.String(), qty: t.Integer(), unit_price: t.Integer(), total: t.Integer(), modifiers: t.Unknown(), variant: t.Unknown() })),
+  receipt_no: t.Nullable(Int()),
+  subtotal: Int(),
+  discount: Int(),
+  vat: Int(),
+  tip_amount: Int(),
+  lines: t.Array(t.Object({ name: t.String(), qty: Int(), unit_price: Int(), total: Int(), modifiers: t.Unknown(), variant: t.Unknown() })),
 });

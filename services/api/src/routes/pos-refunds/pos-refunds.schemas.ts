@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 
 export const RefundBody = t.Object({
   transaction_id: t.String({ maxLength: 64, description: 'the sale transaction (`transaction_id` of the settled order)', error: 'The transaction_id field is required.' }),
@@ -9,7 +10,7 @@ export const RefundBody = t.Object({
   approval_token: t.Optional(t.String({ maxLength: 200, description: 'from POST /pos/staff/escalate for `refund`' })),
 });
 
-const VatGroup = t.Object({ rate: t.Number(), net: t.Integer(), vat: t.Integer(), gross: t.Integer() });
+const VatGroup = t.Object({ rate: t.Number(), net: Int(), vat: Int(), gross: Int() });
 
 export const Refund = t.Object({
   refund: t.Object({
@@ -17,8 +18,8 @@ export const Refund = t.Object({
     transaction_id: t.String(),
     order_id: t.String(),
     mode: t.Union([t.Literal('full'), t.Literal('partial')]),
-    amount: t.Integer({ description: 'cents handed back in cash' }),
-    lines: t.Array(t.Object({ uuid: t.String(), item_id: t.String(), name: t.String(), qty: t.Integer(), amount: t.Integer({ description: 'cents' }) })),
+    amount: Int({ description: 'cents handed back in cash' }),
+    lines: t.Array(t.Object({ uuid: t.String(), item_id: t.String(), name: t.String(), qty: Int(), amount: Int({ description: 'cents' }) })),
     by_vat_rate: t.Array(VatGroup),
     till_id: t.String({ description: 'the open till the cash left' }),
     business_date: t.String({ description: 'the business day the refund is booked on' }),

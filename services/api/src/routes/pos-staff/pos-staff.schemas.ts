@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { REGISTER_PERMISSIONS } from '@pos/domain/permissions';
-import { Pin } from '../shared.schemas.ts';
+import { Pin, Int } from '../shared.schemas.ts';
 
 export const PinLoginBody = t.Object({ pin: Pin('The pin field must be 4 to 8 digits.') });
 
@@ -21,4 +21,4 @@ export const EscalateBody = t.Object({
   ),
 });
 
-export const EscalateResponse = t.Object({ approval_token: t.String(), permission: t.String(), expires_in: t.Integer() });
+export const EscalateResponse = t.Object({ approval_token: t.String(), permission: t.String(), expires_in: Int() });

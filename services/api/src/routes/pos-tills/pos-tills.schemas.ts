@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { ApprovalToken, PathId } from '../shared.schemas.ts';
+import { ApprovalToken, PathId, Int } from '../shared.schemas.ts';
 
 export const TillParams = t.Object({ tillId: PathId({ description: 'the till id' }) });
 
@@ -50,7 +50,7 @@ export const Till = t.Object({
   mode: t.Union([t.Literal('register_drawer'), t.Literal('staff_wallet')]),
   state: t.Union([t.Literal('open'), t.Literal('ended'), t.Literal('closed')]),
   drawer: TillDrawer,
-  opening_float: t.Integer({ description: 'cents' }),
+  opening_float: Int({ description: 'cents' }),
   opened_at: t.String(),
   staff: t.Object({ id: t.String(), name: t.Union([t.String(), t.Null()]) }),
 });
@@ -60,9 +60,9 @@ const VarianceLevel = t.Union([t.Literal('none'), t.Literal('minor'), t.Literal(
 /** Count and close answer: the till beside the flat variance block. */
 export const TillCount = t.Object({
   till: Till,
-  expected: t.Integer({ description: 'cents: opening float + cash kept on sales - cash refunds + movements' }),
-  counted: t.Integer({ description: 'cents' }),
-  variance: t.Integer({ description: 'counted - expected, cents (negative = short)' }),
+  expected: Int({ description: 'cents: opening float + cash kept on sales - cash refunds + movements' }),
+  counted: Int({ description: 'cents' }),
+  variance: Int({ description: 'counted - expected, cents (negative = short)' }),
   variance_level: VarianceLevel,
   requires_approval: t.Boolean(),
   approval_permission: t.Union([t.Literal('close_till'), t.Null()]),
@@ -72,7 +72,7 @@ export const Movement = t.Object({
   id: t.String(),
   till_id: t.String(),
   type: t.String(),
-  amount: t.Integer({ description: 'cents, signed by direction: + into the drawer, - out, 0 for a no-sale' }),
+  amount: Int({ description: 'cents, signed by direction: + into the drawer, - out, 0 for a no-sale' }),
   reason: t.Union([t.String(), t.Null()]),
   staff_id: t.String(),
   approved_by: t.Union([t.String(), t.Null()]),

@@ -4,13 +4,13 @@ import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
 const Fields = {
   paper_width_mm: t.Union([t.Literal(58), t.Literal(80)], { error: 'The paper width mm must be 58 or 80.' }),
-  poll_interval_seconds: t.Integer({ minimum: 1, maximum: 86_400, error: 'The poll interval seconds must be a whole number between 1 and 86400.' }),
+  poll_interval_seconds: Int({ minimum: 1, maximum: 86_400, error: 'The poll interval seconds must be a whole number between 1 and 86400.' }),
   receipt_footer: t.Array(t.String({ maxLength: 48, error: 'A receipt footer line may not be greater than 48 characters.' }), { maxItems: 4, error: 'The receipt footer may have at most 4 lines.' }),
   print_kitchen_modifiers: t.Boolean({ error: 'The print kitchen modifiers field must be true or false.' }),
 };
@@ -19,7 +19,7 @@ const SettingsInput = t.Object(
   { paper_width_mm: t.Optional(Fields.paper_width_mm), poll_interval_seconds: t.Optional(Fields.poll_interval_seconds), receipt_footer: t.Optional(Fields.receipt_footer), print_kitchen_modifiers: t.Optional(Fields.print_kitchen_modifiers) },
   { additionalProperties: false },
 );
-const Profile = t.Object({ id: t.String(), name: t.String(), settings: Settings, printers_count: t.Integer(), created_at: Iso, updated_at: Iso });
+const Profile = t.Object({ id: t.String(), name: t.String(), settings: Settings, printers_count: Int(), created_at: Iso, updated_at: Iso });
 const VendorQuery = t.Object(vendorIdField());
 const IdParams = t.Object({ id: PathId() });
 const doc = (summary: string, description?: string) => ({ detail: { tags: ['Printer profiles'], summary, ...(description ? { description } : {}), security: [{ bearer: [] }] } });
@@ -73,7 +73,7 @@ export function printerProfileRoutes(deps: ApiDeps) {
     .delete('/:id', async ({ tenant, params }) => ({ status: 'success' as const, unbound_printers: await deletePrinterProfile(tenant.db, params.id) }), {
       params: IdParams,
       query: VendorQuery,
-      response: { 200: t.Object({ status: t.Literal('success'), unbound_printers: t.Integer() }) },
+      response: { 200: t.Object({ status: t.Literal('success'), unbound_printers: Int() }) },
       transform: gate('DELETE_DEVICE_PROFILE'),
       ...doc('Delete a printer profile', 'Its printers are unbound; `unbound_printers` says how many.'),
     });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { ApprovalToken, PathId, vendorIdField } from '../shared.schemas.ts';
+import { ApprovalToken, PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 export const DISCOVERY_KEYS = ['mac', 'ip', 'model', 'device_name', 'serial', 'paper_width_mm', 'mac_source'] as const;
 export const UNKNOWN_KEY_MESSAGE = `A printer entry may only have the keys ${DISCOVERY_KEYS.join(', ')}.`;
@@ -23,7 +23,7 @@ export const DiscoveryBody = t.Object(
   { printers: t.Array(DiscoveryEntry, { minItems: 1, maxItems: 16, error: 'The printers field must list 1 to 16 printers.' }) },
   { additionalProperties: false },
 );
-export const DiscoveryResponse = t.Object({ reported: t.Integer(), known: t.Integer() });
+export const DiscoveryResponse = t.Object({ reported: Int(), known: Int() });
 
 export const Printer = t.Object({
   id: t.String(),
@@ -33,17 +33,17 @@ export const Printer = t.Object({
   model: t.Nullable(t.String()),
   device_name: t.Nullable(t.String()),
   serial: t.Nullable(t.String()),
-  paper_width_mm: t.Nullable(t.Integer()),
+  paper_width_mm: t.Nullable(Int()),
   mac_source: t.String(),
   state: t.Union([t.Literal('unconfigured'), t.Literal('configured'), t.Literal('paired'), t.Literal('retired')]),
   name: t.Nullable(t.String()),
   role: t.Union([t.Literal('receipt'), t.Literal('kitchen')]),
   station_id: t.Nullable(t.String()),
   printer_profile_id: t.Nullable(t.String()),
-  poll_interval_seconds: t.Integer(),
+  poll_interval_seconds: Int(),
   online: t.Boolean({ description: 'polled within 2 x its poll interval + 5 s' }),
   last_poll_at: t.Nullable(t.String()),
-  pending_jobs: t.Integer({ description: 'jobs waiting to print (kept while the printer is offline)' }),
+  pending_jobs: Int({ description: 'jobs waiting to print (kept while the printer is offline)' }),
   created_at: t.String(),
 });
 export const PrinterList = t.Object({ data: t.Array(Printer) });
@@ -60,7 +60,7 @@ const ConfigureFields = {
   station_id: t.Optional(t.Nullable(t.String({ format: 'uuid', maxLength: 36, error: 'The selected station id is invalid.' }))),
   paper_width_mm: t.Optional(t.Union([t.Literal(58), t.Literal(80)], { error: 'The paper width mm must be 58 or 80.' })),
   printer_profile_id: t.Optional(t.Nullable(t.String({ format: 'uuid', maxLength: 36, error: 'The selected printer profile id is invalid.' }))),
-  poll_interval_seconds: t.Optional(t.Integer({ minimum: 1, maximum: 86_400, error: 'The poll interval seconds must be a whole number between 1 and 86400.' })),
+  poll_interval_seconds: t.Optional(Int({ minimum: 1, maximum: 86_400, error: 'The poll interval seconds must be a whole number between 1 and 86400.' })),
 };
 export const ConfigureBody = t.Object(ConfigureFields, { additionalProperties: false });
 export const PosConfigureBody = t.Object({ ...ConfigureFields, approval_token: t.Optional(ApprovalToken({ description: 'from POST /pos/staff/escalate for `manage_printers`' })) }, { additionalProperties: false });
@@ -80,11 +80,11 @@ export const PairingStarted = t.Object({
   pairing_session: PairingSession,
   printer_token: t.String({ description: 'shown once: only its hash is kept' }),
   poll_url: t.String(),
-  poll_interval_seconds: t.Integer(),
+  poll_interval_seconds: Int(),
 });
 export const TestPrintResponse = t.Object({ status: t.Literal('queued'), print_job_id: t.String() });
 export const RotateResponse = t.Object({ printer_token: t.String({ description: 'shown once; the previous token stops working now' }), printer: Printer });
-export const RetireResponse = t.Object({ status: t.Literal('success'), cancelled_jobs: t.Integer() });
+export const RetireResponse = t.Object({ status: t.Literal('success'), cancelled_jobs: Int() });
 
 export const VendorQuery = t.Object(vendorIdField());
 export const UnconfiguredQuery = t.Object({ ...vendorIdField(), location_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The selected location id is invalid.' })) });
@@ -95,4 +95,4 @@ export const PrinterListQuery = t.Object({
   state: t.Optional(t.Union([t.Literal('unconfigured'), t.Literal('configured'), t.Literal('paired')], { error: 'The selected state is invalid.' })),
 });
 
-export const KioskTestPrintResponse = t.Object({ status: t.Literal('queued'), printers: t.Integer({ description: 'receipt printers of the kiosk\'s location the test print went to' }) });
+export const KioskTestPrintResponse = t.Object({ status: t.Literal('queued'), printers: Int({ description: 'receipt printers of the kiosk\'s location the test print went to' }) });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 /** Schemas of `/back-office/register-a` (spec 1 "Integration administration", register-a). */
 const Iso = t.String({ format: 'date-time' });
@@ -40,13 +40,13 @@ export const TestResponse = t.Object({
 export const TestAllResponse = t.Object({ data: t.Object({ results: t.Array(t.Object({ location_id: t.String(), ok: t.Boolean(), message: t.Nullable(t.String()) })) }) });
 const SyncReport = t.Object({
   location_id: t.String(),
-  created: t.Integer(),
-  updated: t.Integer(),
-  priced: t.Integer(),
-  deleted: t.Integer(),
+  created: Int(),
+  updated: Int(),
+  priced: Int(),
+  deleted: Int(),
   unsupported: t.Array(t.Object({ item_id: t.String(), name: t.String(), difference: t.String() })),
 });
 export const SyncResponse = t.Object({ data: SyncReport });
 export const SyncAllResponse = t.Object({ data: t.Object({ results: t.Array(SyncReport), failed: t.Array(t.Object({ location_id: t.String(), message: t.String() })) }) });
-export const VerifyResponse = t.Object({ data: t.Object({ checked: t.Integer(), found: t.Array(t.String()), missing: t.Array(t.String()) }) });
+export const VerifyResponse = t.Object({ data: t.Object({ checked: Int(), found: t.Array(t.String()), missing: t.Array(t.String()) }) });
 export const DeletedResponse = t.Object({ status: t.Literal('success') });

@@ -1,6 +1,6 @@
 import { t, type TSchema } from 'elysia';
 import { autoSyncStatusSchema, registerCSyncTimeBody } from '../integration-auto-sync/integration-auto-sync.schemas.ts';
-import { vendorIdField } from '../shared.schemas.ts';
+import { vendorIdField, Int } from '../shared.schemas.ts';
 
 /**
  * `POST /back-office/register-b`: initiate (first call, `account_id` required) or save settings; carries
@@ -29,7 +29,7 @@ export const registerBDisableResponse = t.Object({ status: t.Literal('success') 
 /* The administration routes beyond status/save/disable (spec 1 "register-b" table). */
 const Uuid = (field: string) => t.String({ format: 'uuid', maxLength: 36, error: `The ${field} field must be a valid UUID.` });
 const ExternalId = (description: string) => t.String({ minLength: 1, maxLength: 200, description });
-const Cents = t.Integer({ description: 'integer cents' });
+const Cents = Int({ description: 'integer cents' });
 const ok = <T extends TSchema>(data: T) => t.Object({ status: t.Literal('success'), data });
 
 export const testResponse = t.Object({
@@ -44,7 +44,7 @@ export const healthResponse = t.Object({ data: t.Object({ reachable: t.Boolean()
 
 const branch = t.Object({ id: t.String(), name: t.String(), location_id: t.Nullable(t.String({ description: 'our location mapped to the branch' })) });
 export const branchesResponse = t.Object({ data: t.Array(branch) });
-export const locationsSyncResponse = ok(t.Object({ branches: t.Array(branch), removed_mappings: t.Integer() }));
+export const locationsSyncResponse = ok(t.Object({ branches: t.Array(branch), removed_mappings: Int() }));
 
 const mapping = t.Object({ location_id: t.String(), location_name: t.String(), branch_id: t.Nullable(t.String()), branch_name: t.Nullable(t.String()), updated_at: t.Nullable(t.String()) });
 export const mappingsResponse = t.Object({ data: t.Array(mapping) });
@@ -70,8 +70,8 @@ const capabilities = t.Object({ live_inventory: t.Boolean(), relations: t.Boolea
 export const settingsWriteResponse = ok(t.Object({ capabilities: t.Nullable(capabilities), capabilities_probed_at: t.Nullable(t.String()), live_inventory: t.Boolean() }));
 export const toggleLiveInventoryBody = t.Object({ enabled: t.Boolean() }, { additionalProperties: false });
 
-export const startSyncResponse = ok(t.Object({ branches: t.Integer(), products: t.Integer(), created: t.Integer(), updated: t.Integer(), unchanged: t.Integer(), hidden: t.Integer() }));
-export const liveRefreshResponse = ok(t.Object({ branches: t.Integer(), levels: t.Integer(), updated: t.Integer(), unchanged: t.Integer(), unknown: t.Integer() }));
+export const startSyncResponse = ok(t.Object({ branches: Int(), products: Int(), created: Int(), updated: Int(), unchanged: Int(), hidden: Int() }));
+export const liveRefreshResponse = ok(t.Object({ branches: Int(), levels: Int(), updated: Int(), unchanged: Int(), unknown: Int() }));
 
 const relation = t.Object({ number: t.String(), name: t.String(), email: t.Nullable(t.String()), phone: t.Nullable(t.String()) });
 export const relationsQuery = t.Object({
@@ -82,9 +82,9 @@ export const relationsQuery = t.Object({
 });
 export const relationsResponse = t.Object({
   data: t.Array(t.Object({ ...relation.properties, customer_id: t.Nullable(t.String()) })),
-  meta: t.Object({ page: t.Integer(), limit: t.Integer(), has_more: t.Boolean() }),
+  meta: t.Object({ page: Int(), limit: Int(), has_more: t.Boolean() }),
 });
-export const relationsSyncResponse = ok(t.Object({ relations: t.Integer(), created: t.Integer(), linked: t.Integer(), unchanged: t.Integer(), skipped: t.Integer() }));
+export const relationsSyncResponse = ok(t.Object({ relations: Int(), created: Int(), linked: Int(), unchanged: Int(), skipped: Int() }));
 export const relationLinkBody = t.Object({ customer_id: Uuid('customer id'), relation_number: t.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 export const relationCreateBody = t.Object({ customer_id: Uuid('customer id') }, { additionalProperties: false });
 export const relationLinkResponse = ok(t.Object({ relation_number: t.String(), customer_id: t.String(), relation }));
@@ -97,14 +97,14 @@ export const pricingCheckResponse = t.Object({
 export const quoteBody = t.Object(
   {
     relation_number: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
-    lines: t.Array(t.Object({ item_id: Uuid('item id'), quantity: t.Integer({ minimum: 1, maximum: 10_000 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 200 }),
+    lines: t.Array(t.Object({ item_id: Uuid('item id'), quantity: Int({ minimum: 1, maximum: 10_000 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 200 }),
   },
   { additionalProperties: false },
 );
 export const quoteResponse = t.Object({
   data: t.Object({
     relation_number: t.Nullable(t.String()),
-    lines: t.Array(t.Object({ item_id: t.String(), product_id: t.String(), quantity: t.Integer(), unit_price: Cents, line_total: Cents })),
+    lines: t.Array(t.Object({ item_id: t.String(), product_id: t.String(), quantity: Int(), unit_price: Cents, line_total: Cents })),
     subtotal: Cents,
     discount: Cents,
     total: Cents,

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 import { autoSyncStatusSchema, registerCSyncTimeBody } from '../integration-auto-sync/integration-auto-sync.schemas.ts';
 
 /** `{provider}` is a vendor word (`REGISTER_D_VENDORS`); an unknown one is a 404, not a 422. */
@@ -31,5 +31,5 @@ const state = t.Object({
 
 export const statusResponse = t.Object({ data: state });
 export const writeResponse = t.Object({ status: t.Literal('success'), data: state });
-export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: t.Integer(), created: t.Integer(), updated: t.Integer(), removed: t.Integer() });
+export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: Int(), created: Int(), updated: Int(), removed: Int() });
 export const testResponse = t.Object({ data: t.Object({ ok: t.Boolean(), site_id: t.String(), message: t.String() }) });

@@ -3,7 +3,7 @@ import { TENDER_ROWS } from '@pos/domain/reports/sales-by-tender';
 import { SALES_CHANNELS } from '@pos/domain/reports/sales-channels';
 import { REPORT_KINDS } from '@pos/core/reports/export-report';
 import { MOVEMENT_TYPES } from '@pos/core/catalog/inventories';
-import { DateString } from '../shared.schemas.ts';
+import { DateString, Int } from '../shared.schemas.ts';
 
 /** Schemas of the back-office report routes (`/back-office/reports`). */
 
@@ -24,7 +24,7 @@ export const ReportExportQuery = t.Object({
   format: t.Optional(t.Union([t.Literal('csv'), t.Literal('xlsx')], { error: 'The format field must be csv or xlsx.' })),
 });
 
-const salesFigures = { sales_count: t.Integer(), refunds_count: t.Integer(), gross: t.Integer(), refunds: t.Integer(), net: t.Integer(), tips: t.Integer(), fees: t.Integer() };
+const salesFigures = { sales_count: Int(), refunds_count: Int(), gross: Int(), refunds: Int(), net: Int(), tips: Int(), fees: Int() };
 
 /** Money in integer cents; see `SalesReport` in @pos/core/reports/sales-report for every field's meaning. */
 export const SalesReportResponse = t.Object({
@@ -34,8 +34,8 @@ export const SalesReportResponse = t.Object({
     location_ids: t.Array(t.String()),
     totals: t.Object(salesFigures),
     by_channel: t.Array(t.Object({ channel: t.UnionEnum(SALES_CHANNELS), ...salesFigures })),
-    by_tender: t.Array(t.Object({ label: t.UnionEnum(TENDER_ROWS), amount: t.Integer(), count: t.Integer() })),
-    by_vat_rate: t.Array(t.Object({ rate: t.Number(), net: t.Integer(), vat: t.Integer(), gross: t.Integer() })),
+    by_tender: t.Array(t.Object({ label: t.UnionEnum(TENDER_ROWS), amount: Int(), count: Int() })),
+    by_vat_rate: t.Array(t.Object({ rate: t.Number(), net: Int(), vat: Int(), gross: Int() })),
   }),
 });
 
@@ -43,7 +43,7 @@ export const PosCoverageResponse = t.Object({
   pos_coverage: t.Record(t.String(), t.Object({ pos_provider: t.Nullable(t.String()), pos_connected: t.Boolean() })),
 });
 
-const itemFigures = { quantity: t.Integer(), gross: t.Integer(), refunded_quantity: t.Integer(), refunds: t.Integer(), net: t.Integer() };
+const itemFigures = { quantity: Int(), gross: Int(), refunded_quantity: Int(), refunds: Int(), net: Int() };
 
 /** See `ProductsReport` in @pos/core/reports/products-report. */
 export const ProductsReportResponse = t.Object({
@@ -68,10 +68,10 @@ export const InventoryReportResponse = t.Object({
         item_name: t.String(),
         location_id: t.String(),
         location_name: t.String(),
-        opening: t.Integer(),
-        movements: t.Object(Object.fromEntries(MOVEMENT_TYPES.map((m) => [m, t.Integer()])) as Record<(typeof MOVEMENT_TYPES)[number], ReturnType<typeof t.Integer>>),
-        closing: t.Integer(),
-        current: t.Integer(),
+        opening: Int(),
+        movements: t.Object(Object.fromEntries(MOVEMENT_TYPES.map((m) => [m, Int()])) as Record<(typeof MOVEMENT_TYPES)[number], ReturnType<typeof t.Integer>>),
+        closing: Int(),
+        current: Int(),
       }),
     ),
   }),

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { ID_MAX_LENGTH, Paging, queryInt } from '../shared.schemas.ts';
+import { ID_MAX_LENGTH, Paging, queryInt, Int } from '../shared.schemas.ts';
 import { PaymentProfileResponse } from '../settings/settings.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
@@ -20,7 +20,7 @@ export const AccountSessionResponse = t.Object({ data: t.Object({ account_id: t.
 
 const Payout = t.Object({
   id: t.String(),
-  amount: t.Integer({ description: 'cents' }),
+  amount: Int({ description: 'cents' }),
   currency: t.String(),
   status: t.String(),
   description: t.Nullable(t.String()),
@@ -34,7 +34,7 @@ export const PayoutsQuery = t.Object({
 });
 export const PayoutsResponse = t.Object({ data: t.Array(Payout), has_more: t.Boolean() });
 export const PayoutTableQuery = t.Object({ ...Paging, vendor_id: t.Optional(t.String({ maxLength: ID_MAX_LENGTH })) });
-export const PayoutTable = t.Object({ data: t.Array(Payout), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const PayoutTable = t.Object({ data: t.Array(Payout), total: Int(), page: Int(), per_page: Int() });
 
 const Account = t.Object({
   account_id: t.String(),
@@ -43,7 +43,7 @@ const Account = t.Object({
   details_submitted: t.Boolean(),
   statement_descriptor: t.Nullable(t.String()),
   business_website: t.Nullable(t.String()),
-  payout_schedule: t.Object({ interval: t.String(), weekly_anchor: t.Nullable(t.String()), monthly_anchor: t.Nullable(t.Integer()), delay_days: t.Integer() }),
+  payout_schedule: t.Object({ interval: t.String(), weekly_anchor: t.Nullable(t.String()), monthly_anchor: t.Nullable(Int()), delay_days: Int() }),
 });
 export const AccountResponse = t.Object({ data: Account });
 export const DescriptorBody = t.Object(
@@ -57,7 +57,7 @@ export const PayoutScheduleBody = t.Object(
     weekly_anchor: t.Optional(
       t.Union(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => t.Literal(d)), { error: 'The weekly anchor field must be a weekday (monday-sunday).' }),
     ),
-    monthly_anchor: t.Optional(t.Integer({ minimum: 1, maximum: 31, error: 'The monthly anchor field must be a day of the month (1-31).' })),
+    monthly_anchor: t.Optional(Int({ minimum: 1, maximum: 31, error: 'The monthly anchor field must be a day of the month (1-31).' })),
   },
   { additionalProperties: false },
 );
@@ -76,6 +76,6 @@ export const AttachPaymentMethodResponse = t.Object({
     card_a_customer_id: t.Nullable(t.String()),
     created_at: Iso,
     updated_at: Iso,
-    payment_method: t.Object({ id: t.String(), brand: t.String(), last4: t.String(), exp_month: t.Integer(), exp_year: t.Integer() }),
+    payment_method: t.Object({ id: t.String(), brand: t.String(), last4: t.String(), exp_month: Int(), exp_year: Int() }),
   }),
 });

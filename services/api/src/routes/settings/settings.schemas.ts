@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { ID_MAX_LENGTH, Paging, PathId, queryInt, vendorIdField } from '../shared.schemas.ts';
+import { ID_MAX_LENGTH, Paging, PathId, queryInt, vendorIdField, Int } from '../shared.schemas.ts';
 
 /** Schemas of Settings > locations, receipts and languages (spec 1 "Settings"). */
 const Iso = t.String({ format: 'date-time' });
@@ -50,7 +50,7 @@ export const Location = t.Object({
   updated_at: Iso,
 });
 export const LocationResponse = t.Object({ data: Location });
-export const LocationTable = t.Object({ data: t.Array(Location), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const LocationTable = t.Object({ data: t.Array(Location), total: Int(), page: Int(), per_page: Int() });
 export const LocationDatatableQuery = t.Object({
   ...Paging,
   search: t.Optional(t.String({ maxLength: 120 })),
@@ -120,7 +120,7 @@ export const LanguageList = t.Object({ data: t.Array(Language) });
 export const Incomplete = t.Object({
   data: t.Object({
     incomplete: t.Boolean(),
-    languages: t.Array(t.Object({ language_id: t.String(), code: t.String(), total: t.Integer(), translated: t.Integer(), missing: t.Integer(), complete: t.Boolean() })),
+    languages: t.Array(t.Object({ language_id: t.String(), code: t.String(), total: Int(), translated: Int(), missing: Int(), complete: t.Boolean() })),
   }),
 });
 
@@ -181,8 +181,8 @@ export const VatVerifyResponse = t.Object({
 export const SetupStatusResponse = t.Object({
   data: t.Object({
     steps: t.Array(t.Object({ key: t.String(), label: t.String(), done: t.Boolean() })),
-    completed: t.Integer(),
-    total: t.Integer(),
+    completed: Int(),
+    total: Int(),
     complete: t.Boolean(),
   }),
 });
@@ -201,10 +201,10 @@ export const ClientLogBody = t.Object(
 export const ClientLogResponse = t.Object({ status: t.Literal('success'), counted: t.Boolean(), alerted: t.Boolean() });
 
 // Async monitoring
-const Counts = { waiting: t.Integer(), active: t.Integer(), delayed: t.Integer(), failed: t.Integer(), succeeded: t.Integer() };
-export const QueueCountsResponse = t.Object({ data: t.Array(t.Object({ queue: t.String(), ...Counts, newest_job_id: t.Integer() })) });
+const Counts = { waiting: Int(), active: Int(), delayed: Int(), failed: Int(), succeeded: Int() };
+export const QueueCountsResponse = t.Object({ data: t.Array(t.Object({ queue: t.String(), ...Counts, newest_job_id: Int() })) });
 export const MonitoringSummaryResponse = t.Object({
-  data: t.Object({ totals: t.Object(Counts), by_tenant: t.Array(t.Object({ tenant: t.String(), pending: t.Integer(), failed: t.Integer() })) }),
+  data: t.Object({ totals: t.Object(Counts), by_tenant: t.Array(t.Object({ tenant: t.String(), pending: Int(), failed: Int() })) }),
 });
 export const QueueJobsQuery = t.Object({ limit: t.Optional(queryInt('limit', 1000, 'jobs to list, 1-1000 (default 50)')) });
 export const QueueJobsResponse = t.Object({
@@ -265,15 +265,15 @@ export const SaveTranslationBody = t.Object({ ...subjectFields, value: t.String(
 export const AutoTranslateBody = t.Object(subjectFields, { additionalProperties: false });
 const TranslationRow = t.Object({ subject_type: t.String(), subject_id: t.String(), field: t.String(), source: t.String(), value: t.Nullable(t.String()) });
 export const TranslationRowResponse = t.Object({ data: TranslationRow });
-export const TranslationTable = t.Object({ data: t.Array(TranslationRow), total: t.Integer(), page: t.Integer(), per_page: t.Integer(), language_id: t.String() });
+export const TranslationTable = t.Object({ data: t.Array(TranslationRow), total: Int(), page: Int(), per_page: Int(), language_id: t.String() });
 export const TranslationList = t.Object({ data: t.Array(t.Object({ subject_type: t.String(), subject_id: t.String(), field: t.String(), value: t.String(), updated_at: Iso })) });
-export const BulkStatus = t.Object({ data: t.Object({ language_id: t.String(), total: t.Integer(), missing: t.Integer() }) });
-export const BulkResult = t.Object({ data: t.Object({ language_id: t.String(), translated: t.Integer(), missing: t.Integer(), total: t.Integer() }) });
+export const BulkStatus = t.Object({ data: t.Object({ language_id: t.String(), total: Int(), missing: Int() }) });
+export const BulkResult = t.Object({ data: t.Object({ language_id: t.String(), translated: Int(), missing: Int(), total: Int() }) });
 
 // Payment onboarding status
 export const PaymentOnboardingResponse = t.Object({
   data: t.Object({
-    locations: t.Array(t.Object({ location_id: t.String(), name: t.String(), in_person_provider: t.Nullable(t.String()), terminals: t.Integer(), ready: t.Boolean() })),
+    locations: t.Array(t.Object({ location_id: t.String(), name: t.String(), in_person_provider: t.Nullable(t.String()), terminals: Int(), ready: t.Boolean() })),
     complete: t.Boolean(),
   }),
 });
@@ -301,7 +301,7 @@ export const BillingSubscriptionList = t.Object({ data: t.Array(BillingSubscript
 export const SubscriptionParams = t.Object({ id: PathId(), subId: PathId() });
 export const SubscriptionActionResponse = t.Object({ data: t.Object({ ...BillingSubscription.properties, cancel_at_period_end: t.Boolean() }) });
 export const PastBills = t.Object({
-  data: t.Array(t.Object({ id: t.String(), subscription: t.Nullable(t.String()), status: t.String(), amount_due: t.Integer({ description: 'cents' }), attempt_count: t.Integer(), created_at: t.Nullable(Iso) })),
+  data: t.Array(t.Object({ id: t.String(), subscription: t.Nullable(t.String()), status: t.String(), amount_due: Int({ description: 'cents' }), attempt_count: Int(), created_at: t.Nullable(Iso) })),
 });
 
 // Payment profiles (issue 18 item 5)

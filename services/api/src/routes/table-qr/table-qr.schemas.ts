@@ -1,13 +1,13 @@
 import { t } from 'elysia';
 import { MAX_TABLES } from '@pos/core/table-qr/table-sections';
 import { MAX_DOWNLOAD_TABLES, QR_SIZES } from '@pos/core/table-qr/qr-files';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 /** Schemas of table QR ordering (spec 1 "Online ordering and table QR ordering"). */
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (field: string) => t.String({ format: 'uuid', maxLength: 36, error: `The ${field} field must be a valid UUID.` });
 const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
-const Tables = t.Integer({ minimum: 1, maximum: MAX_TABLES, error: `The tables field must be a whole number from 1 to ${MAX_TABLES}.` });
+const Tables = Int({ minimum: 1, maximum: MAX_TABLES, error: `The tables field must be a whole number from 1 to ${MAX_TABLES}.` });
 
 const vendorId = vendorIdField('admin-vendor-override: merchant id to act on (internal admins and the merchant\'s reseller)');
 export const VendorQuery = t.Object(vendorId);
@@ -26,8 +26,8 @@ export const TableSection = t.Object({
   id: t.String(),
   location_id: t.String(),
   name: t.String(),
-  tables: t.Integer(),
-  open_sessions: t.Integer(),
+  tables: Int(),
+  open_sessions: Int(),
   created_at: Iso,
   updated_at: Iso,
 });
@@ -39,11 +39,11 @@ export const Success = t.Object({ status: t.Literal('success') });
 
 const SessionOrder = t.Object({
   id: t.String(),
-  order_no: t.Integer(),
-  receipt_no: t.Nullable(t.Integer()),
+  order_no: Int(),
+  receipt_no: t.Nullable(Int()),
   status: t.String(),
   order_status: t.Nullable(t.String()),
-  total: t.Integer(),
+  total: Int(),
   completed_at: t.Nullable(Iso),
 });
 export const TableSession = t.Object({
@@ -51,12 +51,12 @@ export const TableSession = t.Object({
   location_id: t.String(),
   table_section_id: t.String(),
   table_section_name: t.String(),
-  table_number: t.Integer(),
+  table_number: Int(),
   status: t.String(),
   opened_at: Iso,
   closed_at: t.Nullable(Iso),
   orders: t.Array(SessionOrder),
-  total: t.Integer(),
+  total: Int(),
 });
 export const ScanResponse = t.Object({ data: TableSession, opened: t.Boolean() });
 export const SessionResponse = t.Object({ data: TableSession });
@@ -65,17 +65,17 @@ export const BindOrderBody = t.Object({ transaction_id: Uuid('transaction id') }
 export const DownloadOptions = t.Object({
   data: t.Object({
     formats: t.Array(t.String()),
-    sizes: t.Array(t.Integer()),
-    default_size: t.Integer(),
-    max_tables: t.Integer(),
-    sections: t.Array(t.Object({ id: t.String(), name: t.String(), tables: t.Integer(), first_url: t.String() })),
+    sizes: t.Array(Int()),
+    default_size: Int(),
+    max_tables: Int(),
+    sections: t.Array(t.Object({ id: t.String(), name: t.String(), tables: Int(), first_url: t.String() })),
   }),
 });
 export const DownloadBody = t.Object(
   {
     table_section_id: Uuid('table section id'),
     tables: t.Optional(
-      t.Array(t.Integer({ minimum: 1, maximum: MAX_TABLES, error: 'Each table must be a whole number from 1 to ' + MAX_TABLES + '.' }), {
+      t.Array(Int({ minimum: 1, maximum: MAX_TABLES, error: 'Each table must be a whole number from 1 to ' + MAX_TABLES + '.' }), {
         minItems: 1,
         maxItems: MAX_DOWNLOAD_TABLES,
         error: `The tables field must list 1 to ${MAX_DOWNLOAD_TABLES} table numbers.`,

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { PathId, vendorIdField } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 
 /** `admin-vendor-override`: an internal admin or the merchant's reseller rebinds the tenant. */
 export const VendorQuery = t.Object(vendorIdField());
@@ -21,7 +21,7 @@ export const Role = t.Object({
   is_owner: t.Boolean(),
   /** The owner role lists the whole catalogue (it holds every permission). */
   permissions: t.Array(t.String()),
-  users_count: t.Integer(),
+  users_count: Int(),
   created_at: t.String(),
 });
 export const RoleList = t.Object({ data: t.Array(Role) });

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { Strict } from '../catalog/catalog.schemas.ts';
 import { Transaction } from '../kiosk-payments/kiosk-payments.schemas.ts';
-import { vendorIdField } from '../shared.schemas.ts';
+import { vendorIdField, Int } from '../shared.schemas.ts';
 import { TRANSACTION_CHANNELS, TRANSACTION_PROVIDERS } from '@pos/domain/payments/transaction-values';
 
 const Date_ = (f: string) => t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10, error: `The ${f} field must be a date (YYYY-MM-DD).` });
@@ -38,7 +38,7 @@ export const FiltersQuery = Strict(Filters);
 export const IdParams = t.Object({ id: t.String({ format: 'uuid', maxLength: 36, error: 'The id field must be a valid UUID.' }) });
 export const ReceiptBody = Strict({ email: t.String({ format: 'email', minLength: 3, maxLength: 254, error: 'The email field must be a valid email address.' }) });
 
-export const Datatable = t.Object({ data: t.Array(Transaction), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const Datatable = t.Object({ data: t.Array(Transaction), total: Int(), page: Int(), per_page: Int() });
 export const Detail = t.Object({
   data: t.Composite([
     t.Omit(Transaction, ['lines']),
@@ -51,10 +51,10 @@ export const Detail = t.Object({
 });
 export const Stats = t.Object({
   data: t.Object({
-    count: t.Integer(),
-    complete: t.Object({ count: t.Integer(), total: t.Integer(), tip_amount: t.Integer(), average: t.Integer() }),
-    by_status: t.Record(t.String(), t.Integer()),
-    by_provider: t.Record(t.String(), t.Object({ count: t.Integer(), total: t.Integer() })),
+    count: Int(),
+    complete: t.Object({ count: Int(), total: Int(), tip_amount: Int(), average: Int() }),
+    by_status: t.Record(t.String(), Int()),
+    by_provider: t.Record(t.String(), t.Object({ count: Int(), total: Int() })),
   }),
 });
 export const TransactionResponse = t.Object({ data: Transaction });

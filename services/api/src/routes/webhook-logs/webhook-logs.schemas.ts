@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Int } from '../shared.schemas.ts';
 import { Strict } from '../catalog/catalog.schemas.ts';
 
 const STATUSES = ['received', 'processed', 'duplicate', 'location_not_resolved', 'ignored', 'failed'] as const;
@@ -18,11 +19,11 @@ const Row = t.Object({
   event_type: t.Nullable(t.String()),
   event_id: t.Nullable(t.String()),
   status: t.String(),
-  occurrences: t.Integer(),
+  occurrences: Int(),
   error: t.Nullable(t.String()),
   created_at: t.String(),
   updated_at: t.String(),
 });
-export const Datatable = t.Object({ data: t.Array(Row), total: t.Integer(), page: t.Integer(), per_page: t.Integer() });
+export const Datatable = t.Object({ data: t.Array(Row), total: Int(), page: Int(), per_page: Int() });
 export const Detail = t.Object({ data: t.Composite([Row, t.Object({ fields: t.Unknown(), payload: t.Unknown() })]) });
 export const Replayed = t.Object({ data: t.Object({ status: t.String() }) });
