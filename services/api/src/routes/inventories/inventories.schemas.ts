@@ -35,7 +35,7 @@ export const MovementBody = Strict({
   item_id: Uuid('item id'),
   location_id: Uuid('location id'),
   type: MovementType,
-  quantity: Int({ minimum: -1_000_000, maximum: 1_000_000, description: 'units moved (restock adds, sale and waste remove, adjustment is signed) or, for count, the stock counted' }),
+  quantity: Int({ minimum: -1_000_000, maximum: 1_000_000, description: 'units moved: at least 1 for restock (adds), sale and waste (remove); signed for adjustment; for count, the stock counted' }),
   note: t.Optional(t.Nullable(Text(500))),
 });
 export const MovementResponse = t.Object({ data: t.Object({ entry: Entry, quantity: Int() }) });
