@@ -20,21 +20,13 @@ export function reachesLocation(a: Access, locationId: string): boolean {
   return a.allLocations || a.locationIds.has(locationId.toLowerCase());
 }
 
-/**
- * The location ids a location-scoped read is limited to: undefined for a caller holding every location
- * (no filter), else the granted ids.
- */
-export function grantedLocationIds(a: Access): readonly string[] | undefined {
-  return a.allLocations ? undefined : [...a.locationIds];
-}
-
 /** 403 `Unauthorized: Insufficient permissions` unless the caller holds every location (owner, global user, elevated). */
 export function requireAllLocations(a: Access): void {
   if (!a.allLocations) throw errors.insufficientPermissions();
 }
 
 /** 403 `Unauthorized: Insufficient permissions` when any of the locations is outside the caller's grant. */
-export function requireLocationAccess(a: Access, locationIds: Iterable<string>): void {
+export function requireGrantedLocations(a: Access, locationIds: Iterable<string>): void {
   for (const id of locationIds) if (!reachesLocation(a, id)) throw errors.insufficientPermissions();
 }
 

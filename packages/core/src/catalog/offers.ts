@@ -3,7 +3,7 @@ import { AppError, errors } from '@pos/kernel';
 import { offerTransition, type OfferOperation, type OfferStatus } from '@pos/domain/catalog/offer-state';
 import { parseHhMm, type OfferRule, type OfferSchedule, type PricingOffer } from '@pos/domain/catalog/pricing';
 import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
-import type { Access } from '../auth/access.ts';
+import { requireAllLocations, requireGrantedLocations, type Access } from '../auth/access.ts';
 
 /** Offers (spec 1 "Offers", section 3): the rules `priceBasket` needs, and the states of `offerTransition`. */
 export interface OfferView {
@@ -63,8 +63,8 @@ const findLocked = (tdb: TenantDb, id: string) => findOr404('offer', id, (x) => 
  * ones created later) needs a caller with all locations; otherwise 403.
  */
 function requireOfferLocations(access: Access, locationIds: readonly string[] | null): void {
-  if (access.allLocations) return;
-  if (locationIds === null || locationIds.some((id) => !access.locationIds.has(id.toLowerCase()))) throw errors.insufficientPermissions();
+  if (locationIds === null) requireAllLocations(access);
+  else requireGrantedLocations(access, locationIds);
 }
 
 export async function getOffer(tdb: TenantDb, id: string): Promise<OfferView> {

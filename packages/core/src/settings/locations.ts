@@ -4,7 +4,7 @@ import { errors } from '@pos/kernel';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { ianaZone } from '@pos/domain/time-zones';
 import { isCountryCode } from '../options/countries.ts';
-import type { Access } from '../auth/access.ts';
+import { requireAllLocations, type Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { requireLocationAccess } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
@@ -80,10 +80,6 @@ export async function findVisibleLocation(tdb: TenantDb, access: Access, id: str
   if (!row) throw errors.notFound('location');
   requireLocationAccess(access, row.id);
   return row;
-}
-
-function requireAllLocations(access: Access): void {
-  if (!access.allLocations) throw errors.insufficientPermissions();
 }
 
 export interface LocationFilters extends DatatableQuery {

@@ -2,7 +2,7 @@ import { enqueueOutbox } from '@pos/db';
 import { errors, type FieldErrors } from '@pos/kernel';
 import { NOTIFICATION_SEND_JOB, QUEUES } from '@pos/kernel/queues/index';
 import { logActivity } from '../activity/log-activity.ts';
-import { requireAllLocations, requireLocationAccess, type Access } from '../auth/access.ts';
+import { requireAllLocations, requireGrantedLocations, type Access } from '../auth/access.ts';
 import { hashSecret, randomSecret } from '../security/passwords.ts';
 import {
   INVITATION_TTL_MS,
@@ -60,7 +60,7 @@ export async function inviteMember(scope: TeamScope, grantor: Access, input: Inv
     if (existing && (await isMember(central, scope.merchant.id, existing.id))) addError(errs, 'email', ALREADY_MEMBER);
     const roleIds = await checkRoleIds(tx, input.role_ids, errs);
     const locationIds = allLocations ? [] : await checkLocationIds(tx, input.location_ids ?? [], errs);
-    requireLocationAccess(grantor, locationIds);
+    requireGrantedLocations(grantor, locationIds);
     throwIfInvalid(errs);
 
     const id = existing?.id ?? (await createInvitedUser(central, { email, name, passwordHash: unusableHash }));

@@ -1,6 +1,6 @@
 import type { FieldErrors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { requireAllLocations, requireLocationAccess, type Access } from '../auth/access.ts';
+import { requireAllLocations, requireGrantedLocations, type Access } from '../auth/access.ts';
 import { checkLocationIds, findMember, inTeamTransaction, loadMember, lockMember, throwIfInvalid, type MemberView, type TeamScope } from './team-scope.ts';
 
 export interface SetMemberLocationsInput {
@@ -34,7 +34,7 @@ export async function setMemberLocations(scope: TeamScope, grantor: Access, user
       if (allLocations !== wasAll) requireAllLocations(grantor);
       const held = (await tx.selectFrom('user_locations').select('location_id').where('user_id', '=', member.id).execute()).map((g) => g.location_id);
       const next = new Set(locationIds);
-      requireLocationAccess(grantor, [...locationIds.filter((id) => !held.includes(id)), ...held.filter((id) => !next.has(id))]);
+      requireGrantedLocations(grantor, [...locationIds.filter((id) => !held.includes(id)), ...held.filter((id) => !next.has(id))]);
     }
     throwIfInvalid(errs);
     await tx.deleteFrom('user_locations').where('user_id', '=', member.id).execute();

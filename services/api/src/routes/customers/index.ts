@@ -21,9 +21,16 @@ import { logActivity } from '@pos/core/activity/log-activity';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
-import { grantedLocationIds } from '@pos/core/auth/access';
+import { grantedLocationIds } from '@pos/core/devices/device-records';
+import type { Access } from '@pos/core/auth/access';
 import * as S from './customers.schemas.ts';
 import { isUuid } from '@pos/domain/ids';
+
+/** The caller's granted location ids, or undefined for every location. */
+const grantedOrAll = (a: Access) => {
+  const g = grantedLocationIds(a);
+  return g === 'all' ? undefined : g;
+};
 
 const doc = (summary: string, perm: string, description = '') => ({
   detail: { tags: ['Customers'], security: [{ bearer: [] }], summary, description: `Permission: ${perm}.${description ? ` ${description}` : ''}` },
@@ -120,7 +127,7 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       async ({ tenant, params, query, access }) => {
         const c = await getCustomer(tenant.db, uuidOr404(params.id, 'customer'));
         // Location-scoped like the transaction lists: orders of locations outside the grant are left out.
-        return orderSummaries(tenant.db, { customerId: c.id, locationIds: grantedLocationIds(await access()) }, query.page ?? 1, query.per_page ?? 25);
+        return orderSummaries(tenant.db, { customerId: c.id, locationIds: grantedOrAll(await access()) }, query.page ?? 1, query.per_page ?? 25);
       },
       { query: S.PagedOrdersQuery, params: S.IdParams, response: { 200: S.OrderPage }, transform: permission('VIEW_CUSTOMERS'), ...doc('Customer orders', 'VIEW_CUSTOMERS', 'Newest first; only orders of the locations granted to the caller (and their count in `total`).') },
     )
