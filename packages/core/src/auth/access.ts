@@ -30,6 +30,38 @@ export function requireGrantedLocations(a: Access, locationIds: Iterable<string>
   for (const id of locationIds) if (!reachesLocation(a, id)) throw errors.insufficientPermissions();
 }
 
+/** A member's location grant as a grant check sees it: every location (owner, global user), or the listed ones. */
+export interface MemberGrant {
+  readonly allLocations: boolean;
+  readonly locationIds: Iterable<string>;
+}
+
+/**
+ * 403 `Unauthorized: Insufficient permissions` unless the member's whole grant is within the caller's:
+ * a member reaching every location needs a caller holding every location, any other member's
+ * locations must all be granted to the caller. Same reach as granting those locations.
+ */
+export function requireGrantWithin(a: Access, member: MemberGrant): void {
+  if (member.allLocations) requireAllLocations(a);
+  else requireGrantedLocations(a, member.locationIds);
+}
+
+/** True when the caller holds every back-office permission (owner role, internal admin). */
+export function holdsEveryPermission(a: Access): boolean {
+  for (const p of FULL_PERMISSIONS) if (!a.permissions.has(p)) return false;
+  return true;
+}
+
+/**
+ * 403 `Unauthorized: Insufficient permissions` unless the caller holds each permission: a member
+ * hands out (through a role) only permissions they hold themselves. A caller holding every
+ * permission passes whatever the list holds.
+ */
+export function requireHeldPermissions(a: Access, permissions: Iterable<string>): void {
+  if (holdsEveryPermission(a)) return;
+  for (const p of permissions) if (!a.permissions.has(p)) throw errors.insufficientPermissions();
+}
+
 /**
  * Per-route permission slug, scoped to the user's granted locations: 403 `Unauthorized: Insufficient
  * permissions` without the slug, or for a `{locationId}` outside the grant.

@@ -12,6 +12,7 @@ import {
   hashInvitationToken,
   inTeamTransaction,
   loadMember,
+  requireAssignableRoles,
   throwIfInvalid,
   type CentralTx,
   type MemberView,
@@ -42,8 +43,8 @@ export const INVITATION_TEMPLATE = 'team-invitation';
  * in the same transaction. Logs `invited user`. Someone already in the merchant is 422 on `email`.
  *
  * The inviter (`grantor`, the acting user's access) grants only within their own grant: a global
- * member needs an inviter holding every location, a location outside the inviter's grant is refused;
- * both 403 `Unauthorized: Insufficient permissions`, before anything is written.
+ * member needs an inviter holding every location, a location outside the inviter's grant is refused,
+ * and so is a role holding a permission the inviter lacks (`requireAssignableRoles`); all 403 `Unauthorized: Insufficient permissions`, before anything is written.
  */
 export async function inviteMember(scope: TeamScope, grantor: Access, input: InviteMemberInput): Promise<MemberView> {
   const email = input.email.trim().toLowerCase();
@@ -61,6 +62,7 @@ export async function inviteMember(scope: TeamScope, grantor: Access, input: Inv
     const roleIds = await checkRoleIds(tx, input.role_ids, errs);
     const locationIds = allLocations ? [] : await checkLocationIds(tx, input.location_ids ?? [], errs);
     requireGrantedLocations(grantor, locationIds);
+    await requireAssignableRoles(tx, grantor, roleIds);
     throwIfInvalid(errs);
 
     const id = existing?.id ?? (await createInvitedUser(central, { email, name, passwordHash: unusableHash }));

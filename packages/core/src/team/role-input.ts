@@ -15,8 +15,15 @@ export const NAME_TAKEN = 'The name has already been taken.';
 /**
  * Validates a role write: a non-blank name unique (case-insensitive) within the merchant, and every
  * permission in the back-office catalogue (`permissions.N` otherwise). Throws one 422 with all errors.
+ * `authorize` runs before that 422 with the distinct catalogue permissions of the input (a 403 it
+ * throws comes first).
  */
-export async function validateRoleInput(tdb: TenantDb | TenantTx, input: RoleInput, exceptRoleId?: string): Promise<{ name: string; permissions: string[] }> {
+export async function validateRoleInput(
+  tdb: TenantDb | TenantTx,
+  input: RoleInput,
+  exceptRoleId?: string,
+  authorize?: (permissions: string[]) => void | Promise<void>,
+): Promise<{ name: string; permissions: string[] }> {
   const errs: FieldErrors = {};
   const name = input.name.trim();
   if (!name) addError(errs, 'name', 'The name field is required.');
@@ -28,6 +35,8 @@ export async function validateRoleInput(tdb: TenantDb | TenantTx, input: RoleInp
   input.permissions.forEach((p, i) => {
     if (!isBackofficePermission(p)) addError(errs, `permissions.${i}`, `The selected permissions.${i} is invalid.`);
   });
+  const permissions = [...new Set(input.permissions)];
+  if (authorize) await authorize(permissions.filter(isBackofficePermission));
   throwIfInvalid(errs);
-  return { name, permissions: [...new Set(input.permissions)] };
+  return { name, permissions };
 }

@@ -3,6 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb, type TenantTx } from '@pos/db';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
 import { errors, type FieldErrors } from '@pos/kernel';
+import { requireGrantWithin, requireHeldPermissions, type Access, type MemberGrant } from '../auth/access.ts';
 import type { BackofficeActionScope } from '../auth/backoffice-scope.ts';
 import { isUuid } from '@pos/domain/ids';
 
@@ -155,6 +156,51 @@ export async function findMember(db: CentralDb | CentralTx, merchantId: string, 
  */
 export async function lockMember(central: CentralTx, merchantId: string, userId: string): Promise<void> {
   await central.selectFrom('memberships').select('user_id').where('merchant_id', '=', merchantId).where('user_id', '=', userId).forUpdate().executeTakeFirst();
+}
+
+/**
+ * The combined location grant of the members: every location when any of them is the owner (owner
+ * membership or owner role) or a global user, else the union of their granted locations.
+ */
+export async function membersGrant(central: CentralDb | CentralTx, tdb: TenantDb | TenantTx, merchantId: string, userIds: readonly string[]): Promise<MemberGrant> {
+  if (!userIds.length) return { allLocations: false, locationIds: [] };
+  const owner = await central.selectFrom('memberships').select('user_id').where('merchant_id', '=', merchantId).where('user_id', 'in', userIds).where('is_owner', '=', true).executeTakeFirst();
+  const ownerRole = await tdb
+    .selectFrom('user_roles')
+    .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+    .select('user_roles.user_id')
+    .where('user_roles.user_id', 'in', userIds)
+    .where('roles.is_owner', '=', true)
+    .executeTakeFirst();
+  const global = await tdb.selectFrom('member_settings').select('user_id').where('user_id', 'in', userIds).where('all_locations', '=', true).executeTakeFirst();
+  if (owner || ownerRole || global) return { allLocations: true, locationIds: [] };
+  const grants = await tdb.selectFrom('user_locations').select('location_id').where('user_id', 'in', userIds).execute();
+  return { allLocations: false, locationIds: [...new Set(grants.map((g) => g.location_id))] };
+}
+
+/**
+ * 403 `Unauthorized: Insufficient permissions` unless every one of the members is within the caller's
+ * grant (`requireGrantWithin`): a member reaching every location needs a caller holding every location.
+ */
+export async function requireMembersWithinGrant(
+  central: CentralDb | CentralTx,
+  tdb: TenantDb | TenantTx,
+  merchantId: string,
+  caller: Access,
+  userIds: readonly string[],
+): Promise<void> {
+  if (caller.allLocations) return;
+  requireGrantWithin(caller, await membersGrant(central, tdb, merchantId, userIds));
+}
+
+/**
+ * 403 `Unauthorized: Insufficient permissions` unless the caller holds every permission of the roles
+ * (`requireHeldPermissions`): a member gives or takes away only roles within their own permissions.
+ */
+export async function requireAssignableRoles(tdb: TenantDb | TenantTx, caller: Access, roleIds: readonly string[]): Promise<void> {
+  if (!roleIds.length) return;
+  const roles = await tdb.selectFrom('roles').select('permissions').where('id', 'in', roleIds).execute();
+  requireHeldPermissions(caller, roles.flatMap((r) => r.permissions));
 }
 
 /** A member's name as this merchant sees it: its own display name, else the account's name. */

@@ -66,20 +66,20 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.RoleResponse },
         ...doc('One role', 'VIEW_ROLES'),
       })
-      .post('/roles', async (c) => ({ status: 'success' as const, data: await createRole(scope(c), c.body) }), {
+      .post('/roles', async (c) => ({ status: 'success' as const, data: await createRole(scope(c), await c.access(), c.body) }), {
         body: S.RoleBody,
         query: S.VendorQuery,
         transform: permission('CREATE_ROLES'),
         response: { 200: S.RoleWriteResponse },
-        ...doc('Create a role', 'CREATE_ROLES', 'Name unique within the merchant (422 on `name`); each permission must be in the catalogue (422 on `permissions.N`).'),
+        ...doc('Create a role', 'CREATE_ROLES', 'Name unique within the merchant (422 on `name`); each permission must be in the catalogue (422 on `permissions.N`). The role holds only permissions the caller holds (else 403).'),
       })
-      .put('/roles/:roleId', async (c) => ({ status: 'success' as const, data: await updateRole(scope(c), c.params.roleId, c.body) }), {
+      .put('/roles/:roleId', async (c) => ({ status: 'success' as const, data: await updateRole(scope(c), await c.access(), c.params.roleId, c.body) }), {
         params: S.RoleParams,
         body: S.RoleBody,
         query: S.VendorQuery,
         transform: permission('EDIT_ROLES'),
         response: { 200: S.RoleWriteResponse },
-        ...doc('Replace a role\'s name and permissions', 'EDIT_ROLES', 'The owner role cannot be edited (409).'),
+        ...doc('Replace a role\'s name and permissions', 'EDIT_ROLES', 'The owner role cannot be edited (409). The caller adds or removes only permissions they hold, and changes the permissions of a role only when every member holding it is within their location grant (else 403).'),
       })
       .delete(
         '/roles/:roleId',
@@ -146,7 +146,7 @@ export function teamRoutes(deps: ApiDeps) {
         ...doc(
           'Invite a member',
           'CREATE_USERS',
-          'An existing account (by e-mail) gains the membership; otherwise an unverified account is created. An invitation valid 7 days is e-mailed (template `team-invitation`). Someone already in the merchant is 422 on `email`.',
+          'An existing account (by e-mail) gains the membership; otherwise an unverified account is created. An invitation valid 7 days is e-mailed (template `team-invitation`). Someone already in the merchant is 422 on `email`. Only locations within the caller\'s grant and roles whose permissions the caller holds (else 403).',
         ),
       })
       .post('/users/:userId/resend-invitation', async (c) => ({ status: 'success' as const, data: await resendInvitation(scope(c), c.params.userId) }), {
@@ -156,13 +156,13 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberWriteResponse },
         ...doc('Resend the invitation', 'CREATE_USERS', 'Only before it is accepted (else 409); the previous link stops working.'),
       })
-      .put('/users/:userId/roles', async (c) => ({ status: 'success' as const, data: await assignRoles(scope(c), c.params.userId, c.body) }), {
+      .put('/users/:userId/roles', async (c) => ({ status: 'success' as const, data: await assignRoles(scope(c), await c.access(), c.params.userId, c.body) }), {
         params: S.UserParams,
         body: S.AssignRolesBody,
         query: S.VendorQuery,
         transform: permission('ASSIGN_ROLES'),
         response: { 200: S.MemberWriteResponse },
-        ...doc('Replace a member\'s roles', 'ASSIGN_ROLES', 'Every id must be a role of this merchant (422 on `role_ids.N`); the owner role is never granted or removed here.'),
+        ...doc('Replace a member\'s roles', 'ASSIGN_ROLES', 'Every id must be a role of this merchant (422 on `role_ids.N`); the owner role is never granted or removed here. The caller gives or takes away only roles whose permissions they all hold, and only for a member whose location grant is within their own (a global member needs a caller holding every location); else 403.'),
       })
       .put('/users/:userId/locations', async (c) => ({ status: 'success' as const, data: await setMemberLocations(scope(c), await c.access(), c.params.userId, c.body) }), {
         params: S.UserParams,

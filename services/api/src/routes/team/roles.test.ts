@@ -160,7 +160,8 @@ describe('permission gates', () => {
     expect((await api.call('GET', `${base}/roles/${some}`, { token: viewer.token })).status).toBe(200);
     expect(await api.call('PUT', `${base}/roles/${some}`, { token: viewer.token, body: { name: 'X', permissions: [] } })).toMatchObject(FORBIDDEN);
     expect((await api.call('POST', `${base}/roles`, { token: viewer.token, body: { name: `By viewer ${crypto.randomUUID().slice(0, 6)}`, permissions: [] } })).status).toBe(200);
-    const editor = await makeMember(api, a, ['EDIT_ROLES', 'DELETE_ROLES']);
+    // (VIEW_ITEMS too: a role is given only permissions the caller holds.)
+    const editor = await makeMember(api, a, ['EDIT_ROLES', 'DELETE_ROLES', 'VIEW_ITEMS']);
     expect((await api.call('PUT', `${base}/roles/${some}`, { token: editor.token, body: { name: `Renamed ${crypto.randomUUID().slice(0, 6)}`, permissions: ['VIEW_ITEMS'] } })).status).toBe(200);
     expect((await api.call('DELETE', `${base}/roles/${some}`, { token: editor.token })).status).toBe(200);
   });
@@ -180,5 +181,55 @@ describe('admin-vendor-override', () => {
     expect(r.body.data[0]).toMatchObject({ id: ownerRoleId, is_owner: true });
     expect(await api.call('GET', `${base}/roles?vendor_id=${a.merchant.id}`, { token: ownerB })).toMatchObject(FORBIDDEN);
     await api.deps.db.updateTable('users').set({ is_global_admin: false }).where('id', '=', admin.userId).execute();
+  });
+});
+
+// A role can only be given (or lose) permissions the caller holds, and a role's permissions change
+// only when every member holding it is within the caller's grant (docs/decisions.md, "Permissions and
+// location grants").
+describe('role writes stay within the caller\'s permissions', () => {
+  const permsOf = async (roleId: string) => (await tenantOf(api, a).selectFrom('roles').select('permissions').where('id', '=', roleId).executeTakeFirstOrThrow()).permissions;
+  const tag = () => crypto.randomUUID().slice(0, 6);
+
+  test('CREATE_ROLES: no role with a permission the caller lacks; nothing written', async () => {
+    const creator = await makeMember(api, a, ['CREATE_ROLES', 'VIEW_ITEMS'], { locationIds: [a.locations[1]!.id] });
+    const name = `Escalate ${tag()}`;
+    const r = await api.call('POST', `${base}/roles`, { token: creator.token, body: { name, permissions: ['VIEW_ITEMS', 'DELETE_USERS'] } });
+    expect([r.status, r.body]).toEqual([403, { message: 'Unauthorized: Insufficient permissions' }]);
+    expect(await tenantOf(api, a).selectFrom('roles').select('id').where('name', '=', name).execute()).toEqual([]);
+    expect(await api.call('POST', `${base}/roles`, { token: creator.token, body: { name, permissions: [...BACKOFFICE_PERMISSIONS] } })).toMatchObject(FORBIDDEN);
+    // Its own permissions are fine; an unknown one is still the 422.
+    expect((await api.call('POST', `${base}/roles`, { token: creator.token, body: { name, permissions: ['VIEW_ITEMS', 'CREATE_ROLES'] } })).status).toBe(200);
+    expect(await api.call('POST', `${base}/roles`, { token: creator.token, body: { name: `U ${tag()}`, permissions: ['NOPE'] } })).toMatchObject({ status: 422, body: { errors: { 'permissions.0': ['The selected permissions.0 is invalid.'] } } });
+    // The owner holds every permission.
+    expect((await api.call('POST', `${base}/roles`, { token: owner, body: { name: `All ${tag()}`, permissions: [...BACKOFFICE_PERMISSIONS] } })).status).toBe(200);
+  });
+
+  test('EDIT_ROLES: neither its own role nor another gains or loses a permission the caller lacks; nothing written', async () => {
+    const editor = await makeMember(api, a, ['EDIT_ROLES', 'VIEW_ITEMS'], { locationIds: [a.locations[1]!.id] });
+    const put = (roleId: string, name: string, permissions: string[]) => api.call('PUT', `${base}/roles/${roleId}`, { token: editor.token, body: { name, permissions } });
+    const own = await tenantOf(api, a).selectFrom('roles').select('name').where('id', '=', editor.roleId).executeTakeFirstOrThrow();
+    expect(await put(editor.roleId, own.name, ['EDIT_ROLES', 'VIEW_ITEMS', 'ASSIGN_ROLES', 'DELETE_USERS'])).toMatchObject(FORBIDDEN);
+    expect(await permsOf(editor.roleId)).toEqual(['EDIT_ROLES', 'VIEW_ITEMS']);
+    const other = (await api.call('POST', `${base}/roles`, { token: owner, body: { name: `Other ${tag()}`, permissions: ['VIEW_ITEMS', 'EDIT_ITEMS'] } })).body.data.id as string;
+    expect(await put(other, `Other ${tag()}`, ['VIEW_ITEMS', 'EDIT_ITEMS', 'DELETE_ITEMS'])).toMatchObject(FORBIDDEN);
+    expect(await put(other, `Other ${tag()}`, ['VIEW_ITEMS'])).toMatchObject(FORBIDDEN);
+    expect(await permsOf(other)).toEqual(['VIEW_ITEMS', 'EDIT_ITEMS']);
+    // Renaming, or changing only permissions the caller holds, is fine.
+    expect((await put(other, `Renamed ${tag()}`, ['EDIT_ITEMS', 'VIEW_ITEMS'])).status).toBe(200);
+    expect((await put(other, `Renamed ${tag()}`, ['EDIT_ITEMS'])).status).toBe(200);
+    expect(await permsOf(other)).toEqual(['EDIT_ITEMS']);
+  });
+
+  test('EDIT_ROLES at location [1]: no permission change of a role held by a member outside the grant', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const editor = await makeMember(api, a, ['EDIT_ROLES', 'VIEW_ITEMS'], { locationIds: [loc1] });
+    const shared = (await api.call('POST', `${base}/roles`, { token: owner, body: { name: `Shared ${tag()}`, permissions: [] } })).body.data.id as string;
+    const holder = await makeMember(api, a, [], { locationIds: [loc0] });
+    await tenantOf(api, a).insertInto('user_roles').values({ user_id: holder.userId, role_id: shared }).execute();
+    expect(await api.call('PUT', `${base}/roles/${shared}`, { token: editor.token, body: { name: `Shared ${tag()}`, permissions: ['VIEW_ITEMS'] } })).toMatchObject(FORBIDDEN);
+    expect(await permsOf(shared)).toEqual([]);
+    const manager = await makeMember(api, a, ['EDIT_ROLES', 'VIEW_ITEMS'], { locationIds: [], allLocations: true });
+    expect((await api.call('PUT', `${base}/roles/${shared}`, { token: manager.token, body: { name: `Shared ${tag()}`, permissions: ['VIEW_ITEMS'] } })).status).toBe(200);
   });
 });

@@ -346,7 +346,8 @@ describe('permission gates on user routes', () => {
       roles: 'ASSIGN_ROLES',
       locations: 'EDIT_USER_LOCATION_ACCESS',
     };
-    const assigner = await makeMember(api, a, [slugFor.roles!]);
+    // VIEW_ITEMS too: roleA holds it, and a member assigns only roles within their own permissions.
+    const assigner = await makeMember(api, a, [slugFor.roles!, 'VIEW_ITEMS']);
     expect((await api.call('PUT', `${base}/users/${target.userId}/roles`, { token: assigner.token, body: { role_ids: [roleA] } })).status).toBe(200);
     expect(await api.call('PUT', `${base}/users/${target.userId}/locations`, { token: assigner.token, body: { location_ids: [] } })).toMatchObject(FORBIDDEN);
     const locator = await makeMember(api, a, [slugFor.locations!]);
@@ -444,5 +445,65 @@ describe('PUT /users/{id}/locations sent several times at once', () => {
     expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const grants = (await tenantOf(api, a).selectFrom('user_locations').select('location_id').where('user_id', '=', member.userId).orderBy('location_id').execute()).map((g) => g.location_id);
     expect(sets).toContainEqual(grants);
+  });
+});
+
+// Spec 1 section 5.8 scopes permissions to the granted locations; a member hands out neither
+// permissions they do not hold nor changes to members outside their grant (docs/decisions.md,
+// "Permissions and location grants").
+describe('role assignment stays within the caller\'s permissions and grant', () => {
+  const rolesOf = async (userId: string) =>
+    (await tenantOf(api, a).selectFrom('user_roles').select('role_id').where('user_id', '=', userId).orderBy('role_id').execute()).map((r) => r.role_id);
+  const roleWith = async (permissions: string[]) => {
+    const id = Bun.randomUUIDv7();
+    await tenantOf(api, a).insertInto('roles').values({ id, name: `Esc ${id.slice(-8)}`, permissions }).execute();
+    return id;
+  };
+
+  test('ASSIGN_ROLES at location [1]: no role holding a permission the caller lacks, for themselves or another member; nothing written', async () => {
+    const loc1 = a.locations[1]!.id;
+    const member = await makeMember(api, a, ['ASSIGN_ROLES', 'VIEW_ITEMS'], { locationIds: [loc1] });
+    const big = await roleWith(['ASSIGN_ROLES', 'VIEW_ITEMS', 'DELETE_USERS', 'EDIT_USER_LOCATION_ACCESS']);
+    const put = (userId: string, role_ids: string[]) => api.call('PUT', `${base}/users/${userId}/roles`, { token: member.token, body: { role_ids } });
+
+    const self = await put(member.userId, [member.roleId, big]);
+    expect([self.status, self.body]).toEqual([403, { message: 'Unauthorized: Insufficient permissions' }]);
+    expect(await rolesOf(member.userId)).toEqual([member.roleId]);
+    const peer = await makeMember(api, a, [], { locationIds: [loc1] });
+    expect(await put(peer.userId, [big])).toMatchObject(FORBIDDEN);
+    expect(await rolesOf(peer.userId)).toEqual([peer.roleId]);
+    // Nor taken away: a role holding more than the caller stays.
+    const bigHolder = await makeMember(api, a, ['VIEW_ITEMS', 'EDIT_ITEMS'], { locationIds: [loc1] });
+    expect(await put(bigHolder.userId, [])).toMatchObject(FORBIDDEN);
+    expect(await rolesOf(bigHolder.userId)).toEqual([bigHolder.roleId]);
+    // POST /users gives roles too.
+    const email = uniqueEmail('esc-role');
+    expect(await api.call('POST', `${base}/users`, { token: member.token, body: { email, name: 'E', role_ids: [big], location_ids: [loc1] } })).toMatchObject(FORBIDDEN);
+    expect(await api.deps.db.selectFrom('users').select('id').where('email', '=', email).execute()).toEqual([]);
+
+    // Within the caller's permissions it works (roleA holds VIEW_ITEMS), and a kept role is no change.
+    expect(await put(peer.userId, [peer.roleId, roleA])).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await rolesOf(peer.userId)).toEqual([peer.roleId, roleA].sort());
+    expect((await put(bigHolder.userId, [bigHolder.roleId, roleA])).status).toBe(200);
+  });
+
+  test('ASSIGN_ROLES at location [1]: no role change for a global member or one reaching location [0]', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const member = await makeMember(api, a, ['ASSIGN_ROLES', 'VIEW_ITEMS'], { locationIds: [loc1] });
+    const put = (userId: string, role_ids: string[]) => api.call('PUT', `${base}/users/${userId}/roles`, { token: member.token, body: { role_ids } });
+    const global = await makeMember(api, a, [], { locationIds: [], allLocations: true });
+    const wider = await makeMember(api, a, [], { locationIds: [loc0, loc1] });
+    for (const target of [global, wider]) {
+      expect(await put(target.userId, [target.roleId, roleA])).toMatchObject(FORBIDDEN);
+      expect(await put(target.userId, [])).toMatchObject(FORBIDDEN);
+      expect(await rolesOf(target.userId)).toEqual([target.roleId]);
+    }
+    expect(await put(ownerId, [roleA])).toMatchObject(FORBIDDEN);
+    // A caller holding every location (and the permissions) may.
+    const manager = await makeMember(api, a, ['ASSIGN_ROLES', 'VIEW_ITEMS'], { locationIds: [], allLocations: true });
+    expect((await api.call('PUT', `${base}/users/${global.userId}/roles`, { token: manager.token, body: { role_ids: [global.roleId, roleA] } })).status).toBe(200);
+    // The owner holds every permission: any role, any member.
+    const big = await roleWith(['DELETE_USERS', 'EDIT_ROLES']);
+    expect((await api.call('PUT', `${base}/users/${wider.userId}/roles`, { token: owner, body: { role_ids: [big] } })).status).toBe(200);
   });
 });
