@@ -1,6 +1,7 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { findMember, inTeamTransaction, loadMember, type TeamScope } from './team-scope.ts';
+import type { Access } from '../auth/access.ts';
+import { findMember, inTeamTransaction, loadMember, lockMember, requireMembersWithinGrant, type TeamScope } from './team-scope.ts';
 
 export const CANNOT_REMOVE_SELF = 'You cannot remove yourself from the team.';
 export const CANNOT_REMOVE_OWNER = 'The owner of the merchant cannot be removed.';
@@ -12,14 +13,20 @@ export const CANNOT_REMOVE_OWNER = 'The owner of the merchant cannot be removed.
  * (authentication checks the membership). An account that never verified its e-mail and belongs to
  * no other merchant is deleted too. The caller and the merchant's owner cannot be removed (409).
  * Logs `removed user`.
+ *
+ * The caller (`remover`, the acting user's access) removes only a member whose whole grant is within
+ * their own: a global member needs a caller holding every location; else 403 `Unauthorized:
+ * Insufficient permissions` (after the 409s) and nothing is written.
  */
-export async function removeMember(scope: TeamScope, userId: string, opts: { globalOnly?: boolean } = {}): Promise<void> {
+export async function removeMember(scope: TeamScope, remover: Access, userId: string, opts: { globalOnly?: boolean } = {}): Promise<void> {
   await inTeamTransaction(scope, async (central, tx) => {
     const member = await findMember(central, scope.merchant.id, userId);
+    await lockMember(central, scope.merchant.id, member.id);
     const view = await loadMember(central, tx, scope.merchant.id, member.id);
     if (opts.globalOnly && !view.all_locations) throw errors.notFound('user');
     if (member.id === scope.userId) throw errors.conflict(CANNOT_REMOVE_SELF);
     if (view.is_owner) throw errors.conflict(CANNOT_REMOVE_OWNER);
+    await requireMembersWithinGrant(central, tx, scope.merchant.id, remover, [member.id]);
 
     await central.deleteFrom('memberships').where('merchant_id', '=', scope.merchant.id).where('user_id', '=', member.id).execute();
     await central.deleteFrom('invitations').where('merchant_id', '=', scope.merchant.id).where('user_id', '=', member.id).execute();

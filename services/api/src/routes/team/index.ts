@@ -109,18 +109,18 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberWriteResponse },
         ...doc('Invite a global user', 'CREATE_USERS', 'Like POST /users, with access to every location instead of a list: only a caller holding every location may invite one (else 403).'),
       })
-      .put('/users/global/:userId', async (c) => ({ status: 'success' as const, data: await updateMember(scope(c), c.params.userId, c.body, { globalOnly: true }) }), {
+      .put('/users/global/:userId', async (c) => ({ status: 'success' as const, data: await updateMember(scope(c), await c.access(), c.params.userId, c.body, { globalOnly: true }) }), {
         params: S.UserParams,
         body: S.UpdateMemberBody,
         query: S.VendorQuery,
         transform: permission('EDIT_USERS'),
         response: { 200: S.MemberWriteResponse },
-        ...doc('Rename a global user', 'EDIT_USERS', 'A member who is not a global user is 404 here.'),
+        ...doc('Rename a global user', 'EDIT_USERS', 'A member who is not a global user is 404 here; only a caller holding every location may rename one (else 403).'),
       })
       .delete(
         '/users/global/:userId',
         async (c) => {
-          await removeMember(scope(c), c.params.userId, { globalOnly: true });
+          await removeMember(scope(c), await c.access(), c.params.userId, { globalOnly: true });
           return { status: 'success' as const };
         },
         {
@@ -128,7 +128,7 @@ export function teamRoutes(deps: ApiDeps) {
           query: S.VendorQuery,
           transform: permission('DELETE_USERS'),
           response: { 200: S.Success },
-          ...doc('Remove a global user from the merchant', 'DELETE_USERS', 'A member who is not a global user is 404 here; yourself and the owner are 409.'),
+          ...doc('Remove a global user from the merchant', 'DELETE_USERS', 'A member who is not a global user is 404 here; yourself and the owner are 409; only a caller holding every location may remove one (else 403).'),
         },
       )
       // Members
@@ -172,18 +172,18 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberWriteResponse },
         ...doc('Replace a member\'s location access', 'EDIT_USER_LOCATION_ACCESS', 'Every id must be a location of this merchant (422 on `location_ids.N`); `all_locations` makes the member a global user. A caller changes access only within their own location grant: adding or removing a location outside it, or switching `all_locations`, needs a caller holding every location (else 403).'),
       })
-      .put('/users/:userId', async (c) => ({ status: 'success' as const, data: await updateMember(scope(c), c.params.userId, c.body) }), {
+      .put('/users/:userId', async (c) => ({ status: 'success' as const, data: await updateMember(scope(c), await c.access(), c.params.userId, c.body) }), {
         params: S.UserParams,
         body: S.UpdateMemberBody,
         query: S.VendorQuery,
         transform: permission('EDIT_USERS'),
         response: { 200: S.MemberWriteResponse },
-        ...doc('Rename a member', 'EDIT_USERS'),
+        ...doc('Rename a member', 'EDIT_USERS', 'Only a member whose location grant is within the caller\'s (a global member or the owner needs a caller holding every location); else 403.'),
       })
       .delete(
         '/users/:userId',
         async (c) => {
-          await removeMember(scope(c), c.params.userId);
+          await removeMember(scope(c), await c.access(), c.params.userId);
           return { status: 'success' as const };
         },
         {
@@ -191,7 +191,7 @@ export function teamRoutes(deps: ApiDeps) {
           query: S.VendorQuery,
           transform: permission('DELETE_USERS'),
           response: { 200: S.Success },
-          ...doc('Remove a member from the merchant', 'DELETE_USERS', 'Removes the membership, invitation, roles and location grants; yourself and the owner are 409.'),
+          ...doc('Remove a member from the merchant', 'DELETE_USERS', 'Removes the membership, invitation, roles and location grants; yourself and the owner are 409. Only a member whose location grant is within the caller\'s (a global member needs a caller holding every location); else 403.'),
         },
       )
   );

@@ -259,7 +259,8 @@ describe('POST /team/users (invite)', () => {
   });
 
   test('DELETE /users/{id}: not yourself, not the owner (409); else membership and tenant rows go', async () => {
-    const manager = await makeMember(api, a, ['DELETE_USERS']);
+    // Every location: the member removed below is a global user by now.
+    const manager = await makeMember(api, a, ['DELETE_USERS'], { locationIds: [], allLocations: true });
     expect(await api.call('DELETE', `${base}/users/${manager.userId}`, { token: manager.token })).toMatchObject({ status: 409, body: { message: 'You cannot remove yourself from the team.' } });
     expect(await api.call('DELETE', `${base}/users/${ownerId}`, { token: manager.token })).toMatchObject({ status: 409, body: { message: 'The owner of the merchant cannot be removed.' } });
 
@@ -505,5 +506,41 @@ describe('role assignment stays within the caller\'s permissions and grant', () 
     // The owner holds every permission: any role, any member.
     const big = await roleWith(['DELETE_USERS', 'EDIT_ROLES']);
     expect((await api.call('PUT', `${base}/users/${wider.userId}/roles`, { token: owner, body: { role_ids: [big] } })).status).toBe(200);
+  });
+});
+
+describe('members are edited and removed only within the caller\'s grant', () => {
+  test('EDIT_USERS / DELETE_USERS at location [1]: not a global member, not one reaching location [0]; nothing written', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const member = await makeMember(api, a, ['EDIT_USERS', 'DELETE_USERS'], { locationIds: [loc1] });
+    const global = await makeMember(api, a, [], { locationIds: [], allLocations: true, name: 'Global G' });
+    const wider = await makeMember(api, a, [], { locationIds: [loc0, loc1], name: 'Wider W' });
+    const nameOf = async (userId: string) => (await api.call('GET', `${base}/users`, { token: owner })).body.data.find((m: { id: string }) => m.id === userId)?.name;
+    const isMember = async (userId: string) => !!(await api.deps.db.selectFrom('memberships').select('user_id').where('merchant_id', '=', a.merchant.id).where('user_id', '=', userId).executeTakeFirst());
+
+    expect(await api.call('PUT', `${base}/users/global/${global.userId}`, { token: member.token, body: { name: 'Renamed' } })).toMatchObject(FORBIDDEN);
+    expect(await api.call('PUT', `${base}/users/${global.userId}`, { token: member.token, body: { name: 'Renamed' } })).toMatchObject(FORBIDDEN);
+    expect(await api.call('PUT', `${base}/users/${wider.userId}`, { token: member.token, body: { name: 'Renamed' } })).toMatchObject(FORBIDDEN);
+    expect(await api.call('PUT', `${base}/users/${ownerId}`, { token: member.token, body: { name: 'Renamed' } })).toMatchObject(FORBIDDEN);
+    expect(await nameOf(global.userId)).toBe('Global G');
+    expect(await nameOf(wider.userId)).toBe('Wider W');
+    expect(await nameOf(ownerId)).toBe('Demo Owner');
+
+    expect(await api.call('DELETE', `${base}/users/global/${global.userId}`, { token: member.token })).toMatchObject(FORBIDDEN);
+    expect(await api.call('DELETE', `${base}/users/${global.userId}`, { token: member.token })).toMatchObject(FORBIDDEN);
+    expect(await api.call('DELETE', `${base}/users/${wider.userId}`, { token: member.token })).toMatchObject(FORBIDDEN);
+    expect(await isMember(global.userId)).toBe(true);
+    expect(await isMember(wider.userId)).toBe(true);
+    // The owner stays the 409 it always was.
+    expect(await api.call('DELETE', `${base}/users/${ownerId}`, { token: member.token })).toMatchObject({ status: 409, body: { message: 'The owner of the merchant cannot be removed.' } });
+
+    // Within the grant it works.
+    const inside = await makeMember(api, a, [], { locationIds: [loc1] });
+    expect(await api.call('PUT', `${base}/users/${inside.userId}`, { token: member.token, body: { name: 'Inside I' } })).toMatchObject({ status: 200, body: { data: { name: 'Inside I' } } });
+    expect(await api.call('DELETE', `${base}/users/${inside.userId}`, { token: member.token })).toMatchObject({ status: 200, body: { status: 'success' } });
+    // A caller holding every location reaches everyone.
+    const manager = await makeMember(api, a, ['EDIT_USERS', 'DELETE_USERS'], { locationIds: [], allLocations: true });
+    expect((await api.call('PUT', `${base}/users/global/${global.userId}`, { token: manager.token, body: { name: 'Global 2' } })).status).toBe(200);
+    expect((await api.call('DELETE', `${base}/users/${wider.userId}`, { token: manager.token })).status).toBe(200);
   });
 });
