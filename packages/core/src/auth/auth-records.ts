@@ -13,11 +13,25 @@ export function findDeviceRegistration(db: CentralDb, deviceId: string, merchant
 }
 
 /**
- * True when a back-office user may hold a token for the merchant: a member, or an internal admin
- * (admins and resellers get tokens for merchants they are not members of only via set-merchant).
+ * The memberships in effect: a membership whose team invitation is not accepted yet (a pending
+ * invitee, `status: invited`) gives no way into the merchant until it is accepted (join-merchant).
+ * The founding owner's membership has no invitation. Every "is this user a member" of sign-in,
+ * merchant options, set-merchant and token authentication reads through this.
+ */
+export function acceptedMemberships(db: CentralDb) {
+  return db
+    .selectFrom('memberships')
+    .leftJoin('invitations', (j) => j.onRef('invitations.user_id', '=', 'memberships.user_id').onRef('invitations.merchant_id', '=', 'memberships.merchant_id'))
+    .where((eb) => eb.or([eb('invitations.id', 'is', null), eb('invitations.accepted_at', 'is not', null)]));
+}
+
+/**
+ * True when a back-office user may hold a token for the merchant: a member (invitation accepted), or
+ * an internal admin (admins and resellers get tokens for merchants they are not members of only via
+ * set-merchant).
  */
 export async function mayActForMerchant(db: CentralDb, userId: string, merchantId: string): Promise<boolean> {
-  const member = await db.selectFrom('memberships').select('user_id').where('user_id', '=', userId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  const member = await acceptedMemberships(db).select('memberships.user_id').where('memberships.user_id', '=', userId).where('memberships.merchant_id', '=', merchantId).executeTakeFirst();
   if (member) return true;
   const user = await db.selectFrom('users').select(['is_global_admin']).where('id', '=', userId).executeTakeFirst();
   return !!user?.is_global_admin;

@@ -1,5 +1,6 @@
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { acceptedMemberships } from '../auth/auth-records.ts';
 
 export interface MerchantOption {
   value: string;
@@ -7,10 +8,12 @@ export interface MerchantOption {
   slug: string;
 }
 
-/** Merchants a user may switch to: memberships; internal admins and resellers also reach merchants they administer. */
+/**
+ * Merchants a user may switch to: memberships in effect (a team invitation not accepted yet is not
+ * one); internal admins and resellers also reach merchants they administer.
+ */
 export async function merchantOptions(db: CentralDb, userId: string): Promise<MerchantOption[]> {
-  const rows = await db
-    .selectFrom('memberships')
+  const rows = await acceptedMemberships(db)
     .innerJoin('merchants', 'merchants.id', 'memberships.merchant_id')
     .select(['merchants.id', 'merchants.name', 'merchants.slug'])
     .where('memberships.user_id', '=', userId)
@@ -19,10 +22,13 @@ export async function merchantOptions(db: CentralDb, userId: string): Promise<Me
   return rows.map((r) => ({ value: r.id, label: r.name, slug: r.slug }));
 }
 
-/** `set-merchant`: the user must be a member of the target (or administer it). Records it as active. */
+/**
+ * `set-merchant`: the user must be a member of the target (or administer it). Records it as active.
+ * An invitation not accepted yet is no membership: 404 `Unable to locate the merchant you requested.`,
+ * as for any merchant the user does not belong to.
+ */
 export async function switchMerchant(db: CentralDb, userId: string, merchantId: string): Promise<{ id: string; tenant_database: string }> {
-  const member = await db
-    .selectFrom('memberships')
+  const member = await acceptedMemberships(db)
     .innerJoin('merchants', 'merchants.id', 'memberships.merchant_id')
     .select(['merchants.id', 'merchants.tenant_database'])
     .where('memberships.user_id', '=', userId)

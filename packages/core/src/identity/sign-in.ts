@@ -1,6 +1,7 @@
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { verifySecret } from '../security/passwords.ts';
+import { acceptedMemberships } from '../auth/auth-records.ts';
 
 export interface SignInInput {
   email: string;
@@ -32,8 +33,8 @@ export async function signIn(db: CentralDb, input: SignInInput): Promise<SignInR
 }
 
 export async function pickMerchant(db: CentralDb, userId: string, preferred: string | null) {
-  const rows = await db
-    .selectFrom('memberships')
+  // Only memberships in effect: a pending team invitation is not a merchant to sign in to.
+  const rows = await acceptedMemberships(db)
     .innerJoin('merchants', 'merchants.id', 'memberships.merchant_id')
     .select(['merchants.id', 'merchants.tenant_database'])
     .where('memberships.user_id', '=', userId)

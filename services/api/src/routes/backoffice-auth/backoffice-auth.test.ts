@@ -76,6 +76,40 @@ describe('authenticated back-office user', () => {
     expect(own.body.token).not.toBe(token);
   });
 
+  test('an invitation not yet accepted gives no way into the merchant: no option, no set-merchant, no sign-in, no token', async () => {
+    const ownerB = (await login(b.backoffice.email, b.backoffice.password)).body.token;
+    const invitee = `pending-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    const userId = crypto.randomUUID();
+    // A verified account of merchant A (a real member) that merchant B invites.
+    await api.deps.db.insertInto('users').values({ id: userId, email: invitee, password_hash: await hashSecret('pending-pass'), name: 'P', business_info: '{}', email_verified_at: new Date() }).execute();
+    await api.deps.db.insertInto('memberships').values({ user_id: userId, merchant_id: a.merchant.id }).execute();
+    const inv = await api.call('POST', '/api/back-office/settings/team/users', { token: ownerB, body: { email: invitee, name: 'Pending', role_ids: [], location_ids: [b.locations[0]!.id] } });
+    expect(inv).toMatchObject({ status: 200, body: { data: { id: userId, status: 'invited' } } });
+    const own = (await login(invitee, 'pending-pass')).body.token as string;
+
+    expect((await api.call('GET', '/api/back-office/merchant-options', { token: own })).body.data.map((o: { value: string }) => o.value)).toEqual([a.merchant.id]);
+    expect(await api.call('POST', '/api/back-office/set-merchant', { token: own, body: { merchant_id: b.merchant.id } })).toMatchObject({
+      status: 404,
+      body: { message: 'Unable to locate the merchant you requested.' },
+    });
+    expect((await api.call('GET', '/api/back-office/user', { token: own })).body.data.merchant.id).toBe(a.merchant.id);
+    // A token for merchant B (however obtained) is not honoured while the invitation is pending.
+    const forB = await api.deps.tokens.sign({ type: 'backoffice', sub: userId, merchant_id: b.merchant.id, tenant_database: b.merchant.tenant_database });
+    expect(await api.call('GET', '/api/back-office/user', { token: forB })).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+    // Without merchant A, signing in does not fall back to the pending one.
+    await api.deps.db.deleteFrom('memberships').where('user_id', '=', userId).where('merchant_id', '=', a.merchant.id).execute();
+    expect(await login(invitee, 'pending-pass')).toMatchObject({ status: 422, body: { errors: { email: ['This account has no merchant yet.'] } } });
+    await api.deps.db.insertInto('memberships').values({ user_id: userId, merchant_id: a.merchant.id }).execute();
+
+    // Once accepted, B is one of the user's merchants.
+    await api.deps.db.updateTable('invitations').set({ accepted_at: new Date() }).where('merchant_id', '=', b.merchant.id).where('user_id', '=', userId).execute();
+    expect((await api.call('GET', '/api/back-office/merchant-options', { token: own })).body.data.map((o: { value: string }) => o.value).sort()).toEqual([a.merchant.id, b.merchant.id].sort());
+    const switched = await api.call('POST', '/api/back-office/set-merchant', { token: own, body: { merchant_id: b.merchant.id } });
+    expect(switched.status).toBe(200);
+    expect((await api.call('GET', '/api/back-office/user', { token: switched.body.token })).body.data.merchant.id).toBe(b.merchant.id);
+    expect((await api.call('GET', '/api/back-office/user', { token: forB })).status).toBe(200);
+  });
+
   test('bootstrap aggregates own merchant only, even with vendor_id', async () => {
     const r = await api.call('GET', `/api/back-office/bootstrap?vendor_id=${b.merchant.id}`, { token });
     expect(r.status).toBe(200);

@@ -61,7 +61,7 @@ export function guestAuthRoutes(deps: ApiDeps) {
 
 /** Routes of "Back-office authenticated user" (auth, type:backoffice). */
 export function backofficeUserRoutes(deps: ApiDeps) {
-  const doc = (summary: string) => ({ detail: { tags, summary, security: [{ bearer: [] }] } });
+  const doc = (summary: string, description?: string) => ({ detail: { tags, summary, ...(description ? { description } : {}), security: [{ bearer: [] }] } });
   return new Elysia({ name: 'backoffice-user' })
     .use(secured(deps, { types: ['backoffice'] }))
     .post(
@@ -111,7 +111,7 @@ export function backofficeUserRoutes(deps: ApiDeps) {
         const token = await deps.tokens.sign({ type: 'backoffice', sub: auth.userId, merchant_id: m.id, tenant_database: m.tenant_database });
         return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
       },
-      { body: S.SetMerchantBody, response: { 200: S.TokenResponse }, ...doc('Switch the active merchant; returns a new token') },
+      { body: S.SetMerchantBody, response: { 200: S.TokenResponse }, ...doc('Switch the active merchant; returns a new token', 'A merchant the user does not belong to, or whose team invitation they have not accepted yet, is 404.') },
     )
     .get(
       '/back-office/bootstrap',
