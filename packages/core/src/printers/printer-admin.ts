@@ -41,35 +41,49 @@ const view = async (s: PrinterScope, id: string): Promise<PrinterView> => {
   return (await toViews(s.tdb, [row], s.now))[0]!;
 };
 
+/**
+ * The printer row locked for this transaction (`FOR UPDATE`), re-read so a retire, pairing, rotation
+ * or configure that ran since the caller's `findPrinter` is seen; a retired printer is 404 here too.
+ * Every write of a printer's state or token takes this lock first (one order: no deadlock).
+ */
+async function lockLivePrinter(tenant: TenantDb, id: string): Promise<PrinterRow> {
+  const row = await tenant.selectFrom('printers').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!row || row.state === 'retired') throw errors.notFound('printer');
+  return row;
+}
+
 /** Writes the configuration; an unconfigured printer becomes configured (pairing comes next). */
-export async function configurePrinter(s: PrinterScope, printer: PrinterRow, input: ConfigureInput): Promise<PrinterView> {
-  const role = input.role ?? printer.role;
-  const stationId = input.station_id === undefined ? printer.station_id : input.station_id;
-  if (stationId !== null) {
-    const st = isUuid(stationId) ? await s.tdb.selectFrom('kitchen_stations').select('id').where('id', '=', stationId).where('location_id', '=', printer.location_id).executeTakeFirst() : undefined;
-    if (!st) throw errors.field('station_id', 'The selected station id is invalid.');
-  }
-  if (role === 'kitchen' && stationId === null) throw errors.field('station_id', 'A kitchen printer needs a station.');
-  const profileId = input.printer_profile_id === undefined ? printer.printer_profile_id : input.printer_profile_id;
-  if (profileId !== null) {
-    const p = isUuid(profileId) ? await s.tdb.selectFrom('printer_profiles').select('id').where('id', '=', profileId).executeTakeFirst() : undefined;
-    if (!p) throw errors.field('printer_profile_id', 'The selected printer profile id is invalid.');
-  }
-  await s.tdb
-    .updateTable('printers')
-    .set({
-      name: input.name,
-      role,
-      station_id: role === 'kitchen' ? stationId : null,
-      printer_profile_id: profileId,
-      paper_width_mm: input.paper_width_mm ?? printer.paper_width_mm,
-      poll_interval_seconds: input.poll_interval_seconds ?? printer.poll_interval_seconds,
-      state: printer.state === 'unconfigured' ? 'configured' : printer.state,
-      updated_at: s.now,
-    })
-    .where('id', '=', printer.id)
-    .execute();
-  return view(s, printer.id);
+export async function configurePrinter(s: PrinterScope, found: PrinterRow, input: ConfigureInput): Promise<PrinterView> {
+  await inMerchantTx(s.db, s.merchant.tenant_database, async ({ tenant }) => {
+    const printer = await lockLivePrinter(tenant, found.id);
+    const role = input.role ?? printer.role;
+    const stationId = input.station_id === undefined ? printer.station_id : input.station_id;
+    if (stationId !== null) {
+      const st = isUuid(stationId) ? await tenant.selectFrom('kitchen_stations').select('id').where('id', '=', stationId).where('location_id', '=', printer.location_id).executeTakeFirst() : undefined;
+      if (!st) throw errors.field('station_id', 'The selected station id is invalid.');
+    }
+    if (role === 'kitchen' && stationId === null) throw errors.field('station_id', 'A kitchen printer needs a station.');
+    const profileId = input.printer_profile_id === undefined ? printer.printer_profile_id : input.printer_profile_id;
+    if (profileId !== null) {
+      const p = isUuid(profileId) ? await tenant.selectFrom('printer_profiles').select('id').where('id', '=', profileId).executeTakeFirst() : undefined;
+      if (!p) throw errors.field('printer_profile_id', 'The selected printer profile id is invalid.');
+    }
+    await tenant
+      .updateTable('printers')
+      .set({
+        name: input.name,
+        role,
+        station_id: role === 'kitchen' ? stationId : null,
+        printer_profile_id: profileId,
+        paper_width_mm: input.paper_width_mm ?? printer.paper_width_mm,
+        poll_interval_seconds: input.poll_interval_seconds ?? printer.poll_interval_seconds,
+        state: printer.state === 'unconfigured' ? 'configured' : printer.state,
+        updated_at: s.now,
+      })
+      .where('id', '=', printer.id)
+      .execute();
+  });
+  return view(s, found.id);
 }
 
 export type PairingState = 'awaiting_write' | 'awaiting_first_poll' | 'paired' | 'expired';
@@ -109,11 +123,14 @@ const requireConfigured = (p: PrinterRow) => {
  * Starts pairing: a fresh token (shown once, in this answer only) replaces any older one, and a
  * session tracks the write and the printer's first poll with it.
  */
-export async function startPairing(s: PrinterScope, printer: PrinterRow, pollUrl: string): Promise<{ pairing_session: PairingSessionView; printer_token: string; poll_url: string; poll_interval_seconds: number }> {
-  requireConfigured(printer);
+export async function startPairing(s: PrinterScope, found: PrinterRow, pollUrl: string): Promise<{ pairing_session: PairingSessionView; printer_token: string; poll_url: string; poll_interval_seconds: number }> {
+  requireConfigured(found);
   const expires = new Date(s.now.getTime() + PAIRING_SESSION_MINUTES * 60_000);
   const id = randomUUID();
+  let printer = found;
   const token = await inMerchantTx(s.db, s.merchant.tenant_database, async ({ central, tenant }) => {
+    printer = await lockLivePrinter(tenant, found.id);
+    requireConfigured(printer);
     await tenant.updateTable('printer_pairing_sessions').set({ state: 'superseded' }).where('printer_id', '=', printer.id).where('state', 'in', ['awaiting_write', 'awaiting_first_poll']).execute();
     await tenant.insertInto('printer_pairing_sessions').values({ id, printer_id: printer.id, state: 'awaiting_write', started_by: s.actor, expires_at: expires, created_at: s.now }).execute();
     await tenant.updateTable('printers').set({ state: 'configured', token_issued_at: s.now, updated_at: s.now }).where('id', '=', printer.id).execute();
@@ -146,20 +163,26 @@ export async function confirmPairingWrite(s: PrinterScope, printer: PrinterRow):
 }
 
 /** Replaces the token: the old one fails from this moment; the printer must be given the new one. */
-export async function rotatePrinterToken(s: PrinterScope, printer: PrinterRow): Promise<{ printer_token: string; printer: PrinterView }> {
-  if (printer.token_issued_at === null) throw errors.conflict('This printer has no token yet: pair it first.', { reason: 'printer_not_paired' });
+export async function rotatePrinterToken(s: PrinterScope, found: PrinterRow): Promise<{ printer_token: string; printer: PrinterView }> {
   const token = await inMerchantTx(s.db, s.merchant.tenant_database, async ({ central, tenant }) => {
+    const printer = await lockLivePrinter(tenant, found.id);
+    requireConfigured(printer);
+    if (printer.token_issued_at === null) throw errors.conflict('This printer has no token yet: pair it first.', { reason: 'printer_not_paired' });
     await tenant.updateTable('printers').set({ state: 'configured', token_issued_at: s.now, updated_at: s.now }).where('id', '=', printer.id).execute();
     return mintPrinterToken(central, { merchant_id: s.merchant.id, tenant_database: s.merchant.tenant_database, printer_id: printer.id });
   });
-  return { printer_token: token, printer: await view(s, printer.id) };
+  return { printer_token: token, printer: await view(s, found.id) };
 }
 
-/** Retires the printer: its token stops working and its waiting jobs are cancelled. */
-export async function retirePrinter(s: PrinterScope, printer: PrinterRow): Promise<{ status: 'success'; cancelled_jobs: number }> {
+/**
+ * Retires the printer: its token stops working, it is no longer paired (`token_issued_at` cleared, so
+ * seen again it must be configured and paired anew), and its waiting jobs are cancelled.
+ */
+export async function retirePrinter(s: PrinterScope, found: PrinterRow): Promise<{ status: 'success'; cancelled_jobs: number }> {
   const cancelled = await inMerchantTx(s.db, s.merchant.tenant_database, async ({ central, tenant }) => {
+    const printer = await lockLivePrinter(tenant, found.id);
     await revokePrinterToken(central, s.merchant.id, printer.id);
-    await tenant.updateTable('printers').set({ state: 'retired', retired_at: s.now, updated_at: s.now }).where('id', '=', printer.id).execute();
+    await tenant.updateTable('printers').set({ state: 'retired', retired_at: s.now, token_issued_at: null, updated_at: s.now }).where('id', '=', printer.id).execute();
     const r = await tenant.updateTable('print_jobs').set({ state: 'cancelled', finished_at: s.now, lease_until: null }).where('printer_id', '=', printer.id).where('state', 'in', ['queued', 'leased']).executeTakeFirst();
     return Number(r.numUpdatedRows);
   });

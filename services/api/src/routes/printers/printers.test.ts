@@ -42,6 +42,7 @@ const counts = async () => ({
   printers: Number((await tdb.selectFrom('printers').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n),
   jobs: Number((await tdb.selectFrom('print_jobs').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n),
 });
+const liveTokens = async (printerId: string) => (await api.deps.db.selectFrom('printer_tokens').select('printer_id').where('printer_id', '=', printerId).execute()).length;
 async function discovered(device = manager.device): Promise<string> {
   const mc = mac();
   await api.deps.redis.flushdb();
@@ -402,6 +403,47 @@ describe('back office', () => {
     expect((await bo('DELETE', `/printer-profiles/${pid}`, undefined, viewer)).status).toBe(403);
     expect((await bo('DELETE', `/printer-profiles/${pid}`)).body).toEqual({ status: 'success', unbound_printers: 1 });
     expect((await bo('GET', `/printer-profiles/${pid}`)).status).toBe(404);
+  });
+
+  test('a retired printer seen again is unconfigured and unpaired: pairing-session and rotate-token are 409 printer_unconfigured; once configured, rotate-token is 409 printer_not_paired until paired', async () => {
+    const id = await discovered();
+    expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Bar' })).status).toBe(200);
+    expect((await bo('POST', `/devices/${id}/printer/pairing-session`)).status).toBe(200);
+    expect((await bo('POST', `/devices/${id}/printer/retire`)).status).toBe(200);
+    expect(await tdb.selectFrom('printers').select(['state', 'token_issued_at']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ state: 'retired', token_issued_at: null });
+    expect(await liveTokens(id)).toBe(0);
+    expect((await bo('POST', `/devices/${id}/printer/rotate-token`)).status).toBe(404);
+
+    const mc = (await tdb.selectFrom('printers').select('mac').where('id', '=', id).executeTakeFirstOrThrow()).mac;
+    await api.deps.redis.flushdb();
+    expect((await report(manager.device, { printers: [{ mac: mc }] })).body).toEqual({ reported: 1, known: 1 });
+    expect((await printerByMac(mc)).state).toBe('unconfigured');
+    expect(await bo('POST', `/devices/${id}/printer/pairing-session`)).toMatchObject({ status: 409, body: { reason: 'printer_unconfigured' } });
+    expect(await bo('POST', `/devices/${id}/printer/rotate-token`)).toMatchObject({ status: 409, body: { reason: 'printer_unconfigured' } });
+    expect(await tdb.selectFrom('printers').select(['state', 'token_issued_at']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ state: 'unconfigured', token_issued_at: null });
+    expect(await liveTokens(id)).toBe(0);
+
+    expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Bar' })).body.data.state).toBe('configured');
+    expect(await bo('POST', `/devices/${id}/printer/rotate-token`)).toMatchObject({ status: 409, body: { reason: 'printer_not_paired' } });
+    expect(await liveTokens(id)).toBe(0);
+    expect((await bo('POST', `/devices/${id}/printer/pairing-session`)).status).toBe(200);
+    expect((await bo('POST', `/devices/${id}/printer/rotate-token`)).status).toBe(200);
+    expect(await liveTokens(id)).toBe(1);
+  });
+
+  test('retire racing pairing-session, rotate-token or configure: the printer ends retired with no live token; the other call is 200 (before) or 404 (after)', async () => {
+    const others = ['pairing-session', 'rotate-token', 'configure'] as const;
+    const seen: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const id = await discovered();
+      expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Race' })).status).toBe(200);
+      expect((await bo('POST', `/devices/${id}/printer/pairing-session`)).status).toBe(200);
+      const other = others[i % 3]!;
+      const [ret, raced] = await Promise.all([bo('POST', `/devices/${id}/printer/retire`), bo('POST', `/devices/${id}/printer/${other}`, other === 'configure' ? { name: 'Raced' } : undefined)]);
+      const state = (await tdb.selectFrom('printers').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
+      seen.push(`${other}: retire ${ret.status}, ${other} ${[200, 404].includes(raced.status) ? 'ok' : raced.status}, ${state}, tokens ${await liveTokens(id)}`);
+    }
+    expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => `${others[i % 3]}: retire 200, ${others[i % 3]} ok, retired, tokens 0`));
   });
 
   test('a merchant without the first-party marker gets 403 on the printer groups', async () => {
