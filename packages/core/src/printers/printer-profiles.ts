@@ -78,15 +78,23 @@ export async function createPrinterProfile(tdb: TenantDb, input: { name: string;
   return (await views(tdb, [id]))[0]!;
 }
 
+/**
+ * Merges the given settings over the current ones. The row is locked (`FOR UPDATE`) for the
+ * read-merge-write, so two concurrent updates of different keys both survive.
+ */
 export async function updatePrinterProfile(tdb: TenantDb, id: string, input: { name?: string; settings?: Partial<PrinterProfileSettings> }, now: Date): Promise<PrinterProfileView> {
-  const p = await find(tdb, id);
-  const settings = materialisePrinterSettings({ ...(p.settings ?? {}), ...(input.settings ?? {}) });
-  await tdb
-    .updateTable('printer_profiles')
-    .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), settings: JSON.stringify(settings), updated_at: now })
-    .where('id', '=', p.id)
-    .execute();
-  return (await views(tdb, [p.id]))[0]!;
+  if (!isUuid(id)) throw errors.notFound('printer profile');
+  await tdb.transaction().execute(async (tx) => {
+    const p = await tx.selectFrom('printer_profiles').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!p) throw errors.notFound('printer profile');
+    const settings = materialisePrinterSettings({ ...(p.settings ?? {}), ...(input.settings ?? {}) });
+    await tx
+      .updateTable('printer_profiles')
+      .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), settings: JSON.stringify(settings), updated_at: now })
+      .where('id', '=', p.id)
+      .execute();
+  });
+  return (await views(tdb, [id]))[0]!;
 }
 
 /** Deletes the profile; its printers are unbound (the foreign key sets null). Answers how many. */

@@ -446,6 +446,17 @@ describe('back office', () => {
     expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => `${others[i % 3]}: retire 200, ${others[i % 3]} ok, retired, tokens 0`));
   });
 
+  test('printer profiles: two concurrent updates of different settings keys both survive (the merge locks the row)', async () => {
+    for (let i = 0; i < 8; i++) {
+      const c = await bo('POST', '/printer-profiles', { name: `Concurrent ${i}` });
+      expect(c.status).toBe(201);
+      const pid = c.body.data.id;
+      const [r1, r2] = await Promise.all([bo('PUT', `/printer-profiles/${pid}`, { settings: { receipt_footer: ['Thanks!'] } }), bo('PUT', `/printer-profiles/${pid}`, { settings: { paper_width_mm: 58 } })]);
+      expect([r1.status, r2.status]).toEqual([200, 200]);
+      expect((await bo('GET', `/printer-profiles/${pid}`)).body.data.settings).toEqual({ paper_width_mm: 58, poll_interval_seconds: 5, receipt_footer: ['Thanks!'], print_kitchen_modifiers: true });
+    }
+  });
+
   test('a merchant without the first-party marker gets 403 on the printer groups', async () => {
     await api.deps.db.updateTable('merchants').set({ pos_provider: null }).where('id', '=', other.merchant.id).execute();
     const otherOwner = await api.ownerToken(other);
