@@ -132,3 +132,34 @@ describe('parsing', () => {
     expect(res.status).toBe(413);
   });
 });
+
+describe('a hostile result report under the size limit', () => {
+  let other: Awaited<ReturnType<typeof seedPairedPrinter>>;
+  beforeAll(async () => {
+    other = await seedPairedPrinter(handle.db, 'poll-app-b', '00:11:62:AA:CC:02');
+  });
+  afterAll(async () => {
+    await other.drop();
+  });
+
+  test('a 64 KB SetResponse of repeated `<response` openings is answered in milliseconds and does not stall another printer\'s poll', async () => {
+    const postAs = (token: string, body: string) => app.handle(new Request(`http://localhost/print/printer-a/sdp?token=${token}`, { method: 'POST', headers: { 'content-type': FORM }, body }));
+    // Warm both printers' paths (token lookup, first poll).
+    expect((await postAs(printer.token, 'ConnectionType=GetRequest&ID=local_printer')).status).toBe(200);
+    expect((await postAs(other.token, 'ConnectionType=GetRequest&ID=local_printer')).status).toBe(200);
+
+    const hostile = `ConnectionType=SetResponse&ID=local_printer&ResponseFile=${'<response\t'.repeat(6400)}`;
+    expect(Buffer.byteLength(hostile)).toBeLessThanOrEqual(65_536);
+    const t0 = performance.now();
+    const [h, v] = await Promise.all([
+      postAs(other.token, hostile).then(async (r) => ({ status: r.status, body: await r.text(), ms: performance.now() - t0 })),
+      postAs(printer.token, 'ConnectionType=GetRequest&ID=local_printer').then((r) => ({ status: r.status, ms: performance.now() - t0 })),
+    ]);
+    expect(h.status).toBe(200);
+    expect(h.body).toBe('');
+    expect(v.status).toBe(200);
+    // Both take a few milliseconds; the former regexes held the thread ~700 ms on this body.
+    expect(h.ms).toBeLessThan(150);
+    expect(v.ms).toBeLessThan(150);
+  });
+});

@@ -29,14 +29,57 @@ export function seqOfPrintJobId(id: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** The result report of a printer (`ResponseFile`): job id, success and code. */
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /^[A-Za-z0-9_]$/.test(c);
+
+/**
+ * The value of the last `name="value"` attribute (name preceded by a non-word character, value all
+ * `allowed`, at most `max` characters) in `xml[from, to)`; undefined when there is none. One pass.
+ */
+function lastAttribute(xml: string, from: number, to: number, name: string, allowed: RegExp, max: number): string | undefined {
+  const lead = `${name}="`;
+  let found: string | undefined;
+  for (let i = xml.indexOf(lead, from); i !== -1 && i < to; i = xml.indexOf(lead, i + 1)) {
+    if (isWordChar(xml[i - 1])) continue;
+    const start = i + lead.length;
+    const window = xml.slice(start, Math.min(to, start + max + 1));
+    const quote = window.indexOf('"');
+    if (quote === -1) continue;
+    const value = window.slice(0, quote);
+    if (allowed.test(value)) found = value;
+  }
+  return found;
+}
+
+/**
+ * The first `<response ...>` tag (up to its `>`, or the end) holding a valid `name="..."` attribute,
+ * and that attribute's value (the last one in the tag). Linear in the input: tags without a `>` of
+ * their own share the next one, and a tag span already searched in vain is not searched again (the
+ * former regex `<response\b[^>]*\bname="..."` backtracked quadratically on repeated `<response`).
+ */
+function responseAttribute(xml: string, name: string, allowed: RegExp, max: number): string | undefined {
+  const open = '<response';
+  let searchedEnd = -1;
+  for (let s = xml.indexOf(open); s !== -1; s = xml.indexOf(open, s + 1)) {
+    const after = s + open.length;
+    if (isWordChar(xml[after])) continue;
+    const gt = xml.indexOf('>', after);
+    const end = gt === -1 ? xml.length : gt;
+    if (end === searchedEnd) continue; // same span as a tag before it, already without a match
+    searchedEnd = end;
+    const value = lastAttribute(xml, after, end, name, allowed, max);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The result report of a printer (`ResponseFile`): job id, success and code. Linear time on any input. */
 export function readResponseFile(xml: string): { printjobid?: string; success?: boolean; code?: string } {
   const out: { printjobid?: string; success?: boolean; code?: string } = {};
   const job = /<printjobid>([A-Za-z0-9_.-]{1,30})<\/printjobid>/.exec(xml)?.[1];
   if (job !== undefined) out.printjobid = job;
-  const success = /<response\b[^>]*\bsuccess="(true|false)"/.exec(xml)?.[1];
+  const success = responseAttribute(xml, 'success', /^(?:true|false)$/, 5);
   if (success !== undefined) out.success = success === 'true';
-  const code = /<response\b[^>]*\bcode="([A-Za-z_]{0,40})"/.exec(xml)?.[1];
+  const code = responseAttribute(xml, 'code', /^[A-Za-z_]*$/, 40);
   if (code) out.code = code;
   return out;
 }
