@@ -131,6 +131,19 @@ describe('parsing', () => {
     const res = await post(`ConnectionType=GetRequest&ID=${'x'.repeat(70_000)}`);
     expect(res.status).toBe(413);
   });
+
+  test('the 64 KiB limit counts bytes: 40,000 three-byte characters (120 KB) are 413, exactly 65,536 bytes are accepted', async () => {
+    const wide = `ConnectionType=GetRequest&ID=local_printer&Name=${'€'.repeat(40_000)}`;
+    expect(wide.length).toBeLessThan(65_536);
+    expect(Buffer.byteLength(wide)).toBeGreaterThan(115_000);
+    expect((await post(wide)).status).toBe(413);
+
+    const head = 'ConnectionType=GetRequest&ID=local_printer&Name=';
+    const exact = `${head}${'é'.repeat((65_536 - head.length) / 2)}`;
+    expect(Buffer.byteLength(exact)).toBe(65_536);
+    expect((await post(exact)).status).toBe(200);
+    expect((await post(`${exact}x`)).status).toBe(413);
+  });
 });
 
 describe('a hostile result report under the size limit', () => {

@@ -18,6 +18,8 @@ export const SDP_CONTENT_TYPE = 'text/xml; charset=utf-8';
  */
 export const PRINTER_POLL_THROTTLE: ThrottleRule = { name: 'printer-poll', limit: 120, windowSeconds: 60 };
 export const DEFAULT_LEASE_MS = 60_000;
+/** The largest poll body accepted (64 KiB, counted in bytes); larger is 413. */
+export const MAX_POLL_BODY_BYTES = 65_536;
 
 export type SdpRequest =
   | { kind: 'GetRequest'; printerId: string; name: string | undefined }
@@ -71,7 +73,9 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
       if (!owner) return text(401, 'Unauthorized');
 
       // A poll is a short form; a result report a few hundred bytes. Anything far larger is not a printer.
-      if (typeof body === 'string' && body.length > 65_536) return text(413, 'Payload Too Large');
+      // The limit is in bytes (the declared length, and the UTF-8 size of what arrived), not characters.
+      if (Number(headers['content-length'] ?? 0) > MAX_POLL_BODY_BYTES) return text(413, 'Payload Too Large');
+      if (typeof body === 'string' && Buffer.byteLength(body, 'utf8') > MAX_POLL_BODY_BYTES) return text(413, 'Payload Too Large');
       const parsed = parseSdpBody(typeof body === 'string' ? body : '');
       if (!parsed.ok) return text(400, parsed.error);
       const req = parsed.request;
