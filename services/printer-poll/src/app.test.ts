@@ -171,8 +171,9 @@ describe('a hostile result report under the size limit', () => {
     expect(h.status).toBe(200);
     expect(h.body).toBe('');
     expect(v.status).toBe(200);
-    // Both take a few milliseconds; the former regexes held the thread ~700 ms on this body.
-    expect(h.ms).toBeLessThan(150);
-    expect(v.ms).toBeLessThan(150);
+    // Both take a few milliseconds; the former regexes held the thread ~700 ms on this body (the bound
+    // leaves room for a loaded CI machine and still catches the regression).
+    expect(h.ms).toBeLessThan(400);
+    expect(v.ms).toBeLessThan(400);
   });
 });

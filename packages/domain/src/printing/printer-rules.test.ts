@@ -65,8 +65,9 @@ describe('readResponseFile', () => {
       expect(hostile.length).toBeGreaterThan(30_000);
       const t0 = performance.now();
       readResponseFile(hostile);
-      // The former regexes took ~700 ms on the first; linear work on 64 KB is well under a millisecond.
-      expect(performance.now() - t0).toBeLessThan(50);
+      // The former regexes took ~700 ms on the first; linear work on 64 KB is well under a millisecond
+      // (the bound leaves room for a loaded machine).
+      expect(performance.now() - t0).toBeLessThan(200);
     }
   });
 });
