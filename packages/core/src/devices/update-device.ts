@@ -14,12 +14,14 @@ export interface UpdateDeviceInput {
 export async function updateDevice(scope: BackofficeScope, deviceId: string, input: UpdateDeviceInput): Promise<DeviceView> {
   const d = await findDevice(scope.tdb, deviceId);
   requireLocationAccess(scope.access, d.location_id, 'EDIT_DEVICES');
-  const changes: { name?: string; location_id?: string; device_profile_id?: string | null } = {};
+  const changes: { name?: string; location_id?: string; device_profile_id?: string | null; station_id?: null } = {};
   if (input.name !== undefined) changes.name = input.name.trim();
   if (input.location_id !== undefined && input.location_id !== d.location_id) {
     const loc = await findLocation(scope.tdb, input.location_id);
     requireLocationAccess(scope.access, loc.id, 'EDIT_DEVICES');
     changes.location_id = loc.id;
+    // A KDS device shows a station of its own location only: the move unbinds the old location's station.
+    changes.station_id = null;
   }
   if (input.device_profile_id !== undefined) {
     if (input.device_profile_id !== null) requireProfileFits(await findProfile(scope.tdb, input.device_profile_id), d.type);

@@ -84,7 +84,9 @@ export async function kdsBinding(tdb: TenantDb, device: KdsDevice) {
   const row = await tdb
     .selectFrom('devices')
     .leftJoin('device_profiles as p', (j) => j.onRef('p.id', '=', 'devices.device_profile_id').on('p.type', '=', 'kds'))
-    .select(['devices.station_id', 'devices.kds_settings', 'p.settings'])
+    // Only a station of the device's own location counts (a moved device's old binding shows nothing).
+    .leftJoin('kitchen_stations as s', (j) => j.onRef('s.id', '=', 'devices.station_id').onRef('s.location_id', '=', 'devices.location_id'))
+    .select(['s.id as station_id', 'devices.kds_settings', 'p.settings'])
     .where('devices.id', '=', device.id)
     .executeTakeFirst();
   // The device's own overrides (`PUT /kds/settings`) over its profile's settings over the defaults.
@@ -240,10 +242,10 @@ export async function kdsSignal(deps: KdsActionDeps, device: KdsDevice, orderId:
  * defaults, and the station it shows (null while unbound).
  */
 export async function kdsSettings(tdb: TenantDb, device: KdsDevice) {
-  const row = await tdb.selectFrom('devices').select(['device_profile_id', 'station_id']).where('id', '=', device.id).executeTakeFirstOrThrow();
-  const { settings } = await kdsBinding(tdb, device);
+  const row = await tdb.selectFrom('devices').select(['device_profile_id']).where('id', '=', device.id).executeTakeFirstOrThrow();
+  const { stationId, settings } = await kdsBinding(tdb, device);
   const overrides = await tdb.selectFrom('devices').select('kds_settings').where('id', '=', device.id).executeTakeFirstOrThrow();
-  const station = row.station_id ? await tdb.selectFrom('kitchen_stations').select(['id', 'name', 'category_ids', 'is_fallback']).where('id', '=', row.station_id).executeTakeFirst() : undefined;
+  const station = stationId ? await tdb.selectFrom('kitchen_stations').select(['id', 'name', 'category_ids', 'is_fallback']).where('id', '=', stationId).executeTakeFirst() : undefined;
   const profile = row.device_profile_id ? await tdb.selectFrom('device_profiles').select('id').where('id', '=', row.device_profile_id).where('type', '=', 'kds').executeTakeFirst() : undefined;
   return {
     device_id: device.id,
