@@ -4,6 +4,7 @@ import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { findDevice, findLocation, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { lockLocation } from '../pos-admin/register-records.ts';
 import { isUuid } from '@pos/domain/ids';
 
 /**
@@ -68,8 +69,13 @@ async function requireCategories(tdb: TenantDb | TenantTx, ids: readonly string[
   return unique.sort();
 }
 
-/** Makes `id` the only fallback station of its location. */
+/**
+ * Makes `id` the only fallback station of its location. Serialised per location (the location row is
+ * locked, before any station row) so two stations marked the fallback at once end with the later one
+ * holding the flag instead of tripping `kitchen_stations_one_fallback`. Call it before locking `id`.
+ */
 async function takeFallback(tx: TenantTx, locationId: string, id: string): Promise<void> {
+  await lockLocation(tx, locationId);
   await tx.updateTable('kitchen_stations').set({ is_fallback: false }).where('location_id', '=', locationId).where('is_fallback', '=', true).where('id', '<>', id).execute();
 }
 
@@ -125,9 +131,10 @@ export async function updateStation(scope: BackofficeScope, id: string, input: U
   const current = await findStation(scope.tdb, id);
   requireLocationAccess(scope.access, current.location_id, 'EDIT_DEVICES');
   const row = await inTenantTx(scope.tdb, async (tx) => {
+    // The fallback flag is taken under the location lock first, then the station is locked (one order: no deadlock).
+    if (input.is_fallback === true) await takeFallback(tx, current.location_id, id);
     await findStation(tx, id, { lock: true });
     const category_ids = input.category_ids === undefined ? undefined : await requireCategories(tx, input.category_ids);
-    if (input.is_fallback === true) await takeFallback(tx, current.location_id, id);
     const updated = await tx
       .updateTable('kitchen_stations')
       .set({

@@ -169,3 +169,30 @@ describe('stationsForCategory (routing)', () => {
     expect(stationsForCategory(stations.slice(0, 3), 'dessert')).toEqual([]);
   });
 });
+
+describe('the fallback flag under concurrency (one fallback per location, the later one takes it)', () => {
+  const fallbacksAt = async (locationId: string) =>
+    (await tdbOf(a).selectFrom('kitchen_stations').select('id').where('location_id', '=', locationId).where('is_fallback', '=', true).execute()).map((r) => r.id);
+
+  test('two stations created as the fallback at once: both 201, exactly one fallback left, one of them', async () => {
+    for (let i = 0; i < 5; i++) {
+      const rs = await Promise.all([0, 1].map((k) => create({ location_id: loc1(), name: `Race FB ${i}-${k}`, is_fallback: true })));
+      expect(rs.map((r) => r.status)).toEqual([201, 201]);
+      const fallbacks = await fallbacksAt(loc1());
+      expect(fallbacks).toHaveLength(1);
+      expect(rs.map((r) => r.body.data.id)).toContain(fallbacks[0]);
+    }
+  });
+
+  test('two existing stations marked the fallback at once: both 200, exactly one fallback left, one of them', async () => {
+    for (let i = 0; i < 5; i++) {
+      const ids: string[] = [];
+      for (const k of [0, 1]) ids.push((await create({ location_id: loc1(), name: `Race U ${i}-${k}` })).body.data.id);
+      const rs = await Promise.all(ids.map((id) => api.call('PUT', `/api/back-office/devices/stations/${id}`, { token: owner, body: { is_fallback: true } })));
+      expect(rs.map((r) => r.status)).toEqual([200, 200]);
+      const fallbacks = await fallbacksAt(loc1());
+      expect(fallbacks).toHaveLength(1);
+      expect(ids).toContain(fallbacks[0]);
+    }
+  });
+});
