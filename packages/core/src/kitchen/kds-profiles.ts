@@ -92,8 +92,11 @@ export async function createKdsProfile(scope: BackofficeScope, input: { name: st
 /** `PUT /back-office/kds-profiles/{id}` (EDIT_DEVICE_PROFILE): name and the settings given (merged over the current ones). */
 export async function updateKdsProfile(scope: BackofficeScope, id: string, input: { name?: string; settings?: Partial<KdsDisplaySettings> }): Promise<KdsProfileView> {
   const p = await findKdsProfile(scope, id);
-  const settings = materialiseKdsSettings({ ...materialiseKdsSettings(p.settings), ...input.settings });
   await scope.tdb.transaction().execute(async (tx) => {
+    // Merged over the settings read under the row lock: concurrent updates of different keys both survive.
+    const locked = await tx.selectFrom('device_profiles').select('settings').where('id', '=', p.id).forUpdate().executeTakeFirst();
+    if (!locked) throw errors.notFound('KDS profile');
+    const settings = materialiseKdsSettings({ ...materialiseKdsSettings(locked.settings), ...input.settings });
     await tx
       .updateTable('device_profiles')
       .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), settings: JSON.stringify(settings), updated_at: scope.now })

@@ -86,3 +86,21 @@ describe('KDS profiles', () => {
     }
   });
 });
+
+describe('concurrent KDS profile updates', () => {
+  test('two updates of different settings keys at once both survive (merged under the row lock)', async () => {
+    for (let i = 0; i < 8; i++) {
+      const c = await api.call('POST', P, { token: owner, body: { name: `Race ${i}` } });
+      expect(c.status).toBe(201);
+      const id = c.body.data.id;
+      const rs = await Promise.all([
+        api.call('PUT', `${P}/${id}`, { token: owner, body: { settings: { recall_window_minutes: 45 } } }),
+        api.call('PUT', `${P}/${id}`, { token: owner, body: { name: `Race ${i} renamed`, settings: { sort: 'oldest_first' } } }),
+      ]);
+      expect(rs.map((r) => r.status)).toEqual([200, 200]);
+      const g = await api.call('GET', `${P}/${id}`, { token: owner });
+      expect(g.body.data.name).toBe(`Race ${i} renamed`);
+      expect(g.body.data.settings).toEqual({ ...DEFAULTS, recall_window_minutes: 45, sort: 'oldest_first' });
+    }
+  });
+});
