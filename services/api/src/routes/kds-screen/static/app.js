@@ -12,6 +12,8 @@
   var lastSeqOf = new Map(); // id -> seq of the last event applied
   var cursor = null; // highest kitchen event number seen with every one below it
   var early = new Set(); // numbers seen above the cursor (events may arrive out of order)
+  var sortMode = 'priority_first'; // the device's `sort` setting, as GET /kds/orders orders
+  var loading = null; // the GET /kds/orders in flight: {changed: id -> order applied by an event meanwhile (null: dropped)}
   var socket = null;
   var retryMs = 500;
   var $ = function (id) { return document.getElementById(id); };
@@ -83,23 +85,41 @@
     return true;
   }
 
-  function apply(order, seq) {
-    if (order.station_id !== stationId) return;
+  // A ticket's new state (from an event with its number, or an action's answer). A `removed` event
+  // carries only the order's id (the ticket no longer exists): the order is dropped.
+  function apply(order, seq, removed) {
+    if (!removed && order.station_id !== stationId) return;
     if (seq !== undefined) {
       var last = lastSeqOf.get(order.id);
       if (last !== undefined && last > seq) return; // an older change arriving late
       lastSeqOf.set(order.id, seq);
+      // A snapshot requested before this event must not undo it (see loadOrders).
+      if (loading) loading.changed.set(order.id, removed ? null : order);
     }
-    if (order.status === 'Complete') orders.delete(order.id);
+    if (removed || order.status === 'Complete') orders.delete(order.id);
     else orders.set(order.id, order);
     render();
   }
 
+  // The station's open orders. Events applied while the request is in flight are newer than (or as new
+  // as) the snapshot's state of their ticket, so they are applied again over it; a later load
+  // supersedes an earlier one still in flight.
   function loadOrders() {
+    var mine = { changed: new Map() };
+    loading = mine;
     return api('GET', '/kds/orders').then(function (r) {
+      if (loading !== mine) return;
+      loading = null;
       orders.clear();
       r.data.forEach(function (o) { orders.set(o.id, o); });
+      mine.changed.forEach(function (o, id) {
+        if (o === null || o.status === 'Complete') orders.delete(id);
+        else orders.set(id, o);
+      });
       render();
+    }, function (x) {
+      if (loading === mine) loading = null;
+      throw x;
     });
   }
 
@@ -122,7 +142,7 @@
         cursor = e.cursor; early.clear(); lastSeqOf.clear();
         loadOrders().catch(function (x) { say(x.message); });
       } else if (e.type === 'kitchen.ticket') {
-        if (note(e.seq)) apply(e.order, e.seq);
+        if (note(e.seq)) apply(e.order, e.seq, e.action === 'removed');
       } else if (e.type === 'error') {
         say(e.message);
       }
@@ -181,8 +201,9 @@
   }
 
   function render() {
+    // As GET /kds/orders orders: prioritised first only when the device's `sort` says so, then oldest first.
     var list = Array.from(orders.values()).sort(function (a, b) {
-      if (a.prioritized !== b.prioritized) return a.prioritized ? -1 : 1;
+      if (sortMode === 'priority_first' && a.prioritized !== b.prioritized) return a.prioritized ? -1 : 1;
       return Date.parse(a.queued_at) - Date.parse(b.queued_at) || (a.id < b.id ? -1 : 1);
     });
     var box = $('tickets');
@@ -197,6 +218,7 @@
     api('GET', '/kds/settings')
       .then(function (s) {
         stationId = s.data.station ? s.data.station.id : null;
+        sortMode = (s.data.settings && s.data.settings.sort) || 'priority_first';
         $('station').textContent = s.data.station ? s.data.station.name : 'No station bound';
         if (!stationId) say('This display is not bound to a station yet.');
         connect();
