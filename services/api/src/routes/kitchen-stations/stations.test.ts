@@ -192,7 +192,7 @@ describe('the fallback flag under concurrency (one fallback per location, the la
       expect(rs.map((r) => r.status)).toEqual([200, 200]);
       const fallbacks = await fallbacksAt(loc1());
       expect(fallbacks).toHaveLength(1);
-      expect(ids).toContain(fallbacks[0]);
+      expect(ids).toContain(fallbacks[0]!);
     }
   });
 });
