@@ -124,6 +124,20 @@ describe('POST /kds/customer-arrived and /kds/estimated-arrival', () => {
     const theirs = await ticket({ m: b });
     expect(await call('POST', '/api/kds/customer-arrived', { order_id: theirs })).toMatchObject({ status: 404, body: { message: 'Unable to locate the order you requested.' } });
   });
+
+  test('an estimated arrival that is no real date and time is 422 on estimated_arrival_at, nothing stored', async () => {
+    const id = await ticket();
+    for (const value of ['2030-02-31T12:00:00Z', '2030-01-01T24:00:00Z', '2030-02-29T12:00:00Z', '2030-13-01T12:00:00Z', '2030-01-01T12:60:00Z', '2030-01-01T12:00:00', '2030/01/01']) {
+      expect(await call('POST', '/api/kds/estimated-arrival', { order_id: id, estimated_arrival_at: value })).toMatchObject({
+        status: 422,
+        body: { errors: { estimated_arrival_at: ['The estimated arrival at field must be a date and time (ISO 8601).'] } },
+      });
+    }
+    const row = await tdb.selectFrom('kitchen_tickets').select('estimated_arrival_at').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.estimated_arrival_at).toBeNull();
+    // A leap day and an offset are real.
+    expect((await call('POST', '/api/kds/estimated-arrival', { order_id: id, estimated_arrival_at: '2028-02-29T23:30:00+01:00' })).body.data.estimated_arrival_at).toBe('2028-02-29T22:30:00.000Z');
+  });
 });
 
 async function ticketDone(): Promise<string> {
