@@ -30,6 +30,8 @@ export interface OAuthCallbackInput {
   readonly shop?: string | null;
 }
 
+export const SHOP_MISMATCH = 'The authorization code was not granted for this shop.';
+
 /**
  * An OAuth callback (`/shop-a-callback`, `/platform-a-callback`, `/delivery-b/callback`,
  * `/register-c/callback`): the signed state names the merchant and location the flow was started
@@ -64,6 +66,14 @@ export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAut
     deps.log.warn('oauth code exchange failed', { provider: input.provider, merchant_id: claims.merchantId, err: e });
     if (e instanceof OAuthExchangeError && e.kind === 'rejected') throw new AppError('bad_request', 'The provider did not accept the authorization code.', { reason: 'code_rejected' });
     throw new AppError('unavailable', 'The provider could not be reached.');
+  }
+  // The callback's `shop` is a query parameter anyone can edit: a code granted for one shop must not
+  // connect another (whose webhooks would then reach this merchant). The token answer names the shop
+  // the code was granted for (its domain or name; `shop` here is the name): a different one is refused
+  // and nothing is stored.
+  if (input.provider === 'shop-a' && tokens.accountId && tokens.accountId.trim().toLowerCase().split('.')[0] !== input.shop!.toLowerCase()) {
+    deps.log.warn('oauth callback refused', { provider: input.provider, merchant_id: claims.merchantId, reason: 'shop_mismatch' });
+    throw new AppError('bad_request', SHOP_MISMATCH, { reason: 'shop_mismatch' });
   }
   const externalRef = input.provider === 'shop-a' ? input.shop! : tokens.accountId;
   if (!externalRef || externalRef.length > 200) throw new AppError('unavailable', 'The provider answered without an account reference.');

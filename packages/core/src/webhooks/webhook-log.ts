@@ -9,6 +9,22 @@ export const CARD_B_WEBHOOK_TYPE = 'card_b_webhook';
 
 export type WebhookLogStatus = 'received' | 'processed' | 'duplicate' | 'location_not_resolved' | 'ignored' | 'failed';
 
+/**
+ * Text PostgreSQL can store: a NUL character (or, in a jsonb document, the `\u0000` escape) is
+ * refused by text and jsonb columns, and a delivery carrying one would otherwise leave no log row at
+ * all. It becomes U+FFFD in the log; the raw body keeps everything else.
+ */
+const storableText = <T extends string | null>(s: T): T => (s === null ? s : s.replaceAll('\u0000', '\uFFFD')) as T;
+
+/** A JSON document PostgreSQL's jsonb accepts (see `storableText`); null when it cannot be serialised (nesting too deep). */
+function storableJson(value: unknown): string | null {
+  try {
+    return JSON.stringify(value ?? null, (_k, v: unknown) => (typeof v === 'string' ? storableText(v) : v)).replaceAll('\\u0000', '\\ufffd');
+  } catch {
+    return null;
+  }
+}
+
 /** SHA-256 of the raw bytes received: the content hash a card-b event is stored under. */
 export const contentHash = (raw: string | Uint8Array) => createHash('sha256').update(raw).digest('hex');
 
@@ -31,8 +47,8 @@ export async function storeCardBWebhook(
     const expires = new Date(input.now.getTime() + CARD_B_WEBHOOK_RETENTION_SECONDS * 1000);
     const row = await sql<{ id: string; occurrences: number }>`
       insert into webhook_logs (id, type, provider, webhook_id, status, event_type, event_id, fields, payload, raw_body, occurrences, expires_at, created_at, updated_at)
-      values (${Bun.randomUUIDv7()}, ${CARD_B_WEBHOOK_TYPE}, 'card-b', ${contentHash(input.raw)}, 'received', ${input.eventType}, ${input.eventId},
-              ${JSON.stringify(input.fields)}::jsonb, ${JSON.stringify(input.payload ?? null)}::jsonb, ${input.raw}, 1, ${expires}, ${input.now}, ${input.now})
+      values (${Bun.randomUUIDv7()}, ${CARD_B_WEBHOOK_TYPE}, 'card-b', ${contentHash(input.raw)}, 'received', ${storableText(input.eventType)}, ${storableText(input.eventId)},
+              ${storableJson(input.fields) ?? '{}'}::jsonb, ${storableJson(input.payload)}::jsonb, ${storableText(input.raw)}, 1, ${expires}, ${input.now}, ${input.now})
       on conflict (webhook_id) where type = 'card_b_webhook'
       do update set occurrences = webhook_logs.occurrences + 1, updated_at = excluded.updated_at
       returning id, occurrences`.execute(db);
@@ -60,11 +76,11 @@ export async function storeWebhook(
         webhook_id: contentHash(input.raw),
         status: 'received',
         merchant_id: input.merchantId ?? null,
-        event_type: input.eventType,
-        event_id: input.eventId,
-        fields: JSON.stringify(input.fields ?? {}),
-        payload: JSON.stringify(input.payload ?? null),
-        raw_body: input.raw,
+        event_type: storableText(input.eventType),
+        event_id: storableText(input.eventId),
+        fields: storableJson(input.fields ?? {}) ?? '{}',
+        payload: storableJson(input.payload),
+        raw_body: storableText(input.raw),
         created_at: input.now,
         updated_at: input.now,
       })
