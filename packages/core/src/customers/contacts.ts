@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '@pos/db';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { errors } from '@pos/kernel';
 
@@ -42,4 +43,20 @@ export function maskEmail(e: string | null): string | null {
 }
 export function maskPhone(p: string | null): string | null {
   return p ? `${'*'.repeat(Math.max(0, p.length - 3))}${p.slice(-3)}` : null;
+}
+
+export const contactTaken = (f: 'email' | 'phone') => errors.field(f, `The ${f} has already been taken.`);
+
+/**
+ * The write of a contact, with the unique indexes' refusal as the check's own 422: two requests with the
+ * same contact at once both pass `contactPatch`, and the index stops the second (never a 500).
+ */
+export async function writingContacts<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (isUniqueViolation(e, 'customers_email_unique')) throw contactTaken('email');
+    if (isUniqueViolation(e, 'customers_phone_unique')) throw contactTaken('phone');
+    throw e;
+  }
 }

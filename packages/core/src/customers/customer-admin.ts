@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { isUniqueViolation, type TenantDb } from '@pos/db';
+import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { normaliseEmail, normalisePhone } from './contacts.ts';
+import { contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
 import { getCustomer } from './customers.ts';
 import { addressView, customerView } from './customer-views.ts';
 import { addTimelineEvent } from './timeline.ts';
@@ -60,22 +60,6 @@ async function contactPatch(db: TenantDb, input: CustomerInput, exceptId: string
     if (await q.executeTakeFirst()) throw contactTaken(f);
   }
   return patch;
-}
-
-const contactTaken = (f: 'email' | 'phone') => errors.field(f, `The ${f} has already been taken.`);
-
-/**
- * The write of a contact, with the unique indexes' refusal as the check's own 422: two requests with the
- * same contact at once both pass `contactPatch`, and the index stops the second (never a 500).
- */
-async function writingContacts<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (isUniqueViolation(e, 'customers_email_unique')) throw contactTaken('email');
-    if (isUniqueViolation(e, 'customers_phone_unique')) throw contactTaken('phone');
-    throw e;
-  }
 }
 
 /** `POST /customers`: a customer with at least a name, an e-mail or a phone, and a loyalty account. */

@@ -1,7 +1,7 @@
 import { isUuid } from '@pos/domain/ids';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { normaliseEmail, normalisePhone } from './contacts.ts';
+import { contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
 import type { CustomerRow } from './customers.ts';
 
 /** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid (401). */
@@ -33,12 +33,13 @@ export async function updatePersonalInfo(tdb: TenantDb, c: CustomerRow, body: Pe
   if (body.marketing_consent !== undefined) patch.marketing_consent = body.marketing_consent;
   for (const f of ['email', 'phone'] as const) {
     const v = patch[f];
-    if (v && (await tdb.selectFrom('customers').select('id').where(f, '=', v).where('id', '!=', c.id).executeTakeFirst())) throw errors.field(f, `The ${f} has already been taken.`);
+    if (v && (await tdb.selectFrom('customers').select('id').where(f, '=', v).where('id', '!=', c.id).executeTakeFirst())) throw contactTaken(f);
   }
   const email = patch.email !== undefined ? patch.email : c.email;
   const phone = patch.phone !== undefined ? patch.phone : c.phone;
   if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
-  return tdb.updateTable('customers').set(patch).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+  // Two customers taking the same contact at once both pass the check: the unique index stops the second (422, never a 500).
+  return writingContacts(() => tdb.updateTable('customers').set(patch).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Of the order ids a guest names (UUIDs), those of guest orders: never a customer account's order. */

@@ -57,6 +57,16 @@ describe('profile and personal info', () => {
     expect(row).toEqual({ email: 'dan@example.com', phone: c.phone });
     expect((await call('POST', '/customer/personal-info', c.token, { id: cora.id })).status).toBe(422);
   });
+
+  test('two customers taking the same e-mail at once: one 200, the other the same 422 (never a 500)', async () => {
+    for (let round = 0; round < 4; round++) {
+      const [a, b] = [await makeCustomer(api, m), await makeCustomer(api, m)];
+      const email = `same-${round}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const answers = await Promise.all([a, b].map((c) => call('POST', '/customer/personal-info', c.token, { email })));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 422]);
+      expect(answers.find((r) => r.status === 422)!.body.errors).toEqual({ email: ['The email has already been taken.'] });
+    }
+  });
 });
 
 describe('addresses', () => {
