@@ -588,69 +588,57 @@ describe('platform-a: a cancel the terminal has not honoured yet, or has refused
 
 
 describe('card-a: the customer pays while the cancel is on its way', () => {
-  /** A card-a order on the reader whose cancel is held at its question to the reader (after its first poll). */
-  async function cancelHeldAtReader() {
-    const t = (await create(basket())).body.data;
-    expect(t.status).toBe('Awaiting Payment');
-    const { held, intercept } = holdRequest('GET', `/v1/terminal/readers/${t.payment_snapshot.reader_id}`);
-    interceptA = intercept;
-    const cancelling = answer(cancel(t.idempotency_key));
-    await held.reached;
-    return { t, held, cancelling, readerId: t.payment_snapshot.reader_id as string, intent: t.payment_snapshot.id as string };
-  }
-
-  test('paid between the cancel\'s first poll and its intent cancel (card-a refuses it, 400): captured, 409 payment_complete', async () => {
+  /**
+   * Runs `race` on a card-a order on the reader whose cancel is held at its question to the reader
+   * (after its first poll); the reader's answer, the intercept and the settings are put back after.
+   */
+  async function withCancelHeldAtReader(race: (c: { t: any; held: { release(): void }; cancelling: ReturnType<typeof answer>; readerId: string; intent: string }) => Promise<void>) {
     await setSettings({ in_person_provider: 'card-a' });
     let held: { release(): void } | undefined;
     try {
-      const c = await cancelHeldAtReader();
-      held = c.held;
-      await cardA.complete(c.readerId);
-      c.held.release();
-      expect(await c.cancelling).toEqual(PAYMENT_COMPLETE);
-      expect(cardA.intent(c.intent)!.status).toBe('succeeded');
-      expect(await row(c.t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+      const t = (await create(basket())).body.data;
+      expect(t.status).toBe('Awaiting Payment');
+      const hold = holdRequest('GET', `/v1/terminal/readers/${t.payment_snapshot.reader_id}`);
+      held = hold.held;
+      interceptA = hold.intercept;
+      const cancelling = answer(cancel(t.idempotency_key));
+      await hold.held.reached;
+      await race({ t, held: hold.held, cancelling, readerId: t.payment_snapshot.reader_id as string, intent: t.payment_snapshot.id as string });
     } finally {
       held?.release();
       interceptA = pass;
       await setSettings({});
     }
+  }
+
+  test('paid between the cancel\'s first poll and its intent cancel (card-a refuses it, 400): captured, 409 payment_complete', async () => {
+    await withCancelHeldAtReader(async (c) => {
+      await cardA.complete(c.readerId);
+      c.held.release();
+      expect(await c.cancelling).toEqual(PAYMENT_COMPLETE);
+      expect(cardA.intent(c.intent)!.status).toBe('succeeded');
+      expect(await row(c.t.id)).toMatchObject({ status: 'Complete', invalid_idempotency_keys: [] });
+    });
   });
 
   test('the payment_intent.succeeded webhook completes the order while the cancel is on its way: 409 payment_complete, not cancel_refused', async () => {
-    await setSettings({ in_person_provider: 'card-a' });
-    let held: { release(): void } | undefined;
-    try {
-      const c = await cancelHeldAtReader();
-      held = c.held;
+    await withCancelHeldAtReader(async (c) => {
       await cardA.complete(c.readerId);
       await cardAWebhook('payment_intent.succeeded', c.intent, c.t.id);
       expect((await row(c.t.id)).status).toBe('Complete');
       c.held.release();
       expect(await c.cancelling).toEqual(PAYMENT_COMPLETE);
       expect((await row(c.t.id)).status).toBe('Complete');
-    } finally {
-      held?.release();
-      interceptA = pass;
-      await setSettings({});
-    }
+    });
   });
 
   test('the intent cancelled at card-a while the cancel is on its way (card-a refuses a second cancel, 400): Cancelled', async () => {
-    await setSettings({ in_person_provider: 'card-a' });
-    let held: { release(): void } | undefined;
-    try {
-      const c = await cancelHeldAtReader();
-      held = c.held;
+    await withCancelHeldAtReader(async (c) => {
       const auth = { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` };
       expect((await fetch(`${cardA.url}/v1/payment_intents/${c.intent}/cancel`, { method: 'POST', headers: auth })).status).toBe(200);
       c.held.release();
       const r = await c.cancelling;
       expect({ status: r.status, data: r.body.data }).toMatchObject({ status: 200, data: { status: 'Cancelled', invalid_idempotency_keys: [c.t.idempotency_key] } });
-    } finally {
-      held?.release();
-      interceptA = pass;
-      await setSettings({});
-    }
+    });
   });
 });
