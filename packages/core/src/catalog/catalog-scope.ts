@@ -35,7 +35,10 @@ export async function findOr404<T>(model: string, id: string, load: (id: string)
 
 /**
  * Checks that every id of a body list exists in the merchant's table; an unknown or foreign id is a 422
- * on its field (`field.N`, or `field` for a single id).
+ * on its field (`field.N`, or `field` for a single id). The rows found are locked until the caller's
+ * transaction ends (`FOR KEY SHARE`, or `FOR UPDATE` for a caller about to delete them): a concurrent
+ * delete either waits for our commit, or we wait for it and find the row gone (the same 422), so an id
+ * checked here is never a foreign-key violation (a 500) a moment later.
  */
 export async function requireIds(
   tx: TenantDb | TenantTx,
@@ -44,9 +47,11 @@ export async function requireIds(
   field: string,
   label: string,
   single = false,
+  lock: 'key share' | 'update' = 'key share',
 ): Promise<void> {
   const wanted = [...new Set(ids.filter(isUuid).map((s) => s.toLowerCase()))];
-  const found = wanted.length === 0 ? [] : await (tx as TenantDb).selectFrom(table).select('id').where('id', 'in', wanted).execute();
+  const q = (tx as TenantDb).selectFrom(table).select('id').where('id', 'in', wanted);
+  const found = wanted.length === 0 ? [] : await (lock === 'update' ? q.forUpdate() : q.forKeyShare()).execute();
   const have = new Set(found.map((r) => r.id.toLowerCase()));
   const problems: Record<string, string[]> = {};
   ids.forEach((id, i) => {
@@ -66,3 +71,4 @@ export function requireDistinct(values: readonly string[], field: string): void 
 }
 
 export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
+

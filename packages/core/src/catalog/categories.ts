@@ -107,7 +107,9 @@ export async function updateCategory(scope: CatalogScope, id: string, input: Par
 /** Items of a deleted category keep existing, without a category. */
 export async function deleteCategory(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
-    const current = await find(tx, id);
+    // Locked first: an item being written with this category (which holds it FOR KEY SHARE) commits
+    // before we look for the category's items, so it loses its category name with the others.
+    const current = await findOr404('category', id, (x) => tx.selectFrom('categories').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
     const items = await tx.updateTable('items').set({ category: null, category_id: null, updated_at: scope.now }).where('category_id', '=', current.id).returning('id').execute();
     await tx.deleteFrom('categories').where('id', '=', current.id).execute();
     return refreshPublished(tx, items.map((i) => i.id));

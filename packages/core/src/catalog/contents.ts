@@ -119,7 +119,9 @@ export async function updateContent(scope: CatalogScope, id: string, input: { na
 export async function deleteContents(scope: CatalogScope, store: ObjectStore, ids: readonly string[]): Promise<number> {
   requireDistinct(ids, 'ids');
   const [keys, changed] = await catalogTx(scope, async (tx) => {
-    await requireIds(tx, 'contents', ids, 'ids', 'content');
+    // Locked for the delete: a second request for the same ids waits and answers as for an unknown id,
+    // and an item being given one of these images commits first, so it is found below and recompiled.
+    await requireIds(tx, 'contents', ids, 'ids', 'content', false, 'update');
     const lower = ids.map((x) => x.toLowerCase());
     const items = await tx.selectFrom('items').select('id').where('image_content_id', 'in', lower).execute();
     const rows = await tx.deleteFrom('contents').where('id', 'in', lower).returning('storage_key').execute();

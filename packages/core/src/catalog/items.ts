@@ -166,7 +166,8 @@ async function validate(tx: TenantDb, input: Partial<ItemInput>): Promise<void> 
 
 async function categoryName(tx: TenantDb, id: string | null): Promise<string | null> {
   if (!id) return null;
-  return (await tx.selectFrom('categories').select('name').where('id', '=', id).executeTakeFirst())?.name ?? null;
+  // FOR SHARE: a rename in flight commits first (and we read its name) or waits for our item (and renames it too).
+  return (await tx.selectFrom('categories').select('name').where('id', '=', id.toLowerCase()).forShare().executeTakeFirst())?.name ?? null;
 }
 
 async function setModifierGroups(tx: TenantDb, itemId: string, ids: readonly string[]): Promise<void> {
@@ -239,7 +240,9 @@ export async function updateItem(scope: CatalogScope, id: string, input: Partial
 /** Removes the item from every display group; published menus showing it are recompiled. */
 export async function deleteItem(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
-    const current = await findOr404('item', id, (x) => tx.selectFrom('items').select('id').where('id', '=', x).executeTakeFirst());
+    // Locked first: a write that holds the item (a menu save, a new variant group) commits before we
+    // look for the published menus showing it, or finds it gone.
+    const current = await findOr404('item', id, (x) => tx.selectFrom('items').select('id').where('id', '=', x).forUpdate().executeTakeFirst());
     const affected = await refreshTargets(tx, current.id);
     await tx.deleteFrom('items').where('id', '=', current.id).execute();
     for (const t of affected) await writePublished(tx, t.location_id, t.menu_id);

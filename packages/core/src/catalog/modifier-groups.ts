@@ -124,7 +124,8 @@ async function itemsOf(tx: TenantDb, groupId: string): Promise<string[]> {
 
 export async function updateModifierGroup(scope: CatalogScope, id: string, input: Partial<ModifierGroupInput>): Promise<ModifierGroupView> {
   const changed = await catalogTx(scope, async (tx) => {
-    const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').selectAll().where('id', '=', x).executeTakeFirst());
+    // Locked: a concurrent update waits and then replaces the list we wrote; a concurrent delete makes this a 404.
+    const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
     checkMinMax(input.min_select ?? current.min_select, input.max_select ?? current.max_select);
     await tx
       .updateTable('modifier_groups')
@@ -162,7 +163,9 @@ export async function reorderModifierGroups(scope: CatalogScope, ids: readonly s
 
 export async function deleteModifierGroup(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
-    const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').select('id').where('id', '=', x).executeTakeFirst());
+    // Locked first: an item being linked to the group (which holds it FOR KEY SHARE) commits before we
+    // list the group's items, so its published catalogs are recompiled too.
+    const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').select('id').where('id', '=', x).forUpdate().executeTakeFirst());
     const items = await itemsOf(tx, current.id);
     await tx.deleteFrom('modifier_groups').where('id', '=', current.id).execute();
     return refreshPublished(tx, items);

@@ -21,6 +21,8 @@ export interface VariantGroupInput {
 }
 
 const find = (tdb: TenantDb, id: string) => findOr404('variant group', id, (x) => tdb.selectFrom('variant_groups').selectAll().where('id', '=', x).executeTakeFirst());
+/** Locked for a change or removal: a concurrent update waits and then replaces the list; after a concurrent delete it is a 404. */
+const findLocked = (tdb: TenantDb, id: string) => findOr404('variant group', id, (x) => tdb.selectFrom('variant_groups').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
 
 export async function getVariantGroup(tdb: TenantDb, id: string): Promise<VariantGroupView> {
   const g = await find(tdb, id);
@@ -58,7 +60,7 @@ export async function createVariantGroup(scope: CatalogScope, input: VariantGrou
 /** The item of a variant group does not change; `variants` replaces the list (an `id` keeps a variant). */
 export async function updateVariantGroup(scope: CatalogScope, id: string, input: Partial<Omit<VariantGroupInput, 'item_id'>>): Promise<VariantGroupView> {
   const changed = await catalogTx(scope, async (tx) => {
-    const g = await find(tx, id);
+    const g = await findLocked(tx, id);
     await tx
       .updateTable('variant_groups')
       .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), updated_at: scope.now })
@@ -73,7 +75,7 @@ export async function updateVariantGroup(scope: CatalogScope, id: string, input:
 
 export async function deleteVariantGroup(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
-    const g = await find(tx, id);
+    const g = await findLocked(tx, id);
     await tx.deleteFrom('variant_groups').where('id', '=', g.id).execute();
     return refreshPublished(tx, [g.item_id]);
   });

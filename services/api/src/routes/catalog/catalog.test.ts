@@ -168,3 +168,37 @@ describe('tax rates', () => {
     expect(await n('tax_rates')).toBe(4);
   });
 });
+
+describe('requests at once', () => {
+  test('an item created with a category, or a modifier group, deleted at the same moment: 201, or the 422 of an unknown id; never a 500', async () => {
+    for (let round = 0; round < 8; round++) {
+      const cat = (await call('POST', '/categories', { name: `Fleeting ${round}` })).body.data.id;
+      const [i, d] = await Promise.all([call('POST', '/items', { name: `With category ${round}`, unit_price: 100, vat_rate: 21, category_id: cat }), Bun.sleep(round % 3).then(() => call('DELETE', `/categories/${cat}`))]);
+      expect(d.status).toBe(200);
+      if (i.status === 201) {
+        // Deleted after the item: the item keeps existing without a category, its stored name cleared too.
+        expect(await tdb.selectFrom('items').select(['category_id', 'category']).where('id', '=', i.body.data.id).executeTakeFirstOrThrow()).toEqual({ category_id: null, category: null });
+      } else expect([i.status, i.body.errors]).toEqual([422, { category_id: ['The selected category id is invalid.'] }]);
+
+      const g = (await call('POST', '/modifier-groups', { name: `Fleeting ${round}`, min_select: 0, max_select: 1, modifiers: [{ name: 'x', price: 1 }] })).body.data.id;
+      const [j, e] = await Promise.all([call('POST', '/items', { name: `With group ${round}`, unit_price: 100, vat_rate: 21, category_id: null, modifier_group_ids: [g] }), Bun.sleep(round % 3).then(() => call('DELETE', `/modifier-groups/${g}`))]);
+      expect(e.status).toBe(200);
+      if (j.status === 201) expect((await call('GET', `/items/${j.body.data.id}`)).body.data.modifier_group_ids).toEqual([]);
+      else expect([j.status, j.body.errors]).toEqual([422, { 'modifier_group_ids.0': ['The selected modifier group is invalid.'] }]);
+    }
+  });
+
+  test('a variant group created for an item deleted at the same moment: 201, or 422 on item_id; an update racing its deletion: 200 or 404; never a 500', async () => {
+    for (let round = 0; round < 8; round++) {
+      const it = (await call('POST', '/items', { name: `Sized ${round}`, unit_price: 100, vat_rate: 21, category_id: null })).body.data.id;
+      const [v, d] = await Promise.all([call('POST', '/variant-groups', { item_id: it, name: 'Size', variants: [{ name: 'S', unit_price: 1 }] }), Bun.sleep(round % 3).then(() => call('DELETE', `/items/${it}`))]);
+      expect(d.status).toBe(200);
+      if (v.status !== 201) expect([v.status, v.body.errors]).toEqual([422, { item_id: ['The selected item id is invalid.'] }]);
+
+      const g = (await call('POST', '/variant-groups', { item_id: m.items.find((x) => x.name === 'Belgian beer')!.id, name: `Size ${round}`, variants: [{ name: 'S', unit_price: 1 }] })).body.data.id;
+      const [u, e] = await Promise.all([call('PUT', `/variant-groups/${g}`, { variants: [{ name: 'L', unit_price: 2 }] }), Bun.sleep(round % 3).then(() => call('DELETE', `/variant-groups/${g}`))]);
+      expect(e.status).toBe(200);
+      if (u.status !== 200) expect([u.status, u.body]).toEqual([404, { message: 'Unable to locate the variant group you requested.' }]);
+    }
+  });
+});

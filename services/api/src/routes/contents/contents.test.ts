@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -87,5 +88,26 @@ describe('contents', () => {
     expect(await rows()).toBe(0);
     expect((await call('GET', `/items/${espresso}`)).body.data.image_content_id).toBeNull();
     expect(await call('GET', `/contents/${id}`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the content you requested.' } });
+  });
+
+  test('the same content deleted by two requests at once: one deletes it, the other answers as for an unknown id', async () => {
+    for (let round = 0; round < 3; round++) {
+      const c = (await upload({ bytes: PNG, filename: `twice-${round}.png`, type: 'image/png' })).body.data.id;
+      const rs = await atOnce(2, () => call('DELETE', '/contents', { ids: [c] }));
+      expect(sortedStatuses(rs)).toEqual([200, 422]);
+      expect(rs.find((r) => r.status === 200)!.body).toEqual({ status: 'success', deleted: 1 });
+      expect(rs.find((r) => r.status === 422)!.body).toEqual({ message: 'The selected content is invalid.', errors: { 'ids.0': ['The selected content is invalid.'] } });
+    }
+  });
+
+  test('an item given an image deleted at the same moment: 200 with the image gone, or 422 on image_content_id; never a 500', async () => {
+    const espresso = m.items.find((i) => i.name === 'Espresso')!.id;
+    for (let round = 0; round < 4; round++) {
+      const c = (await upload({ bytes: PNG, filename: `raced-${round}.png`, type: 'image/png' })).body.data.id;
+      const [u, d] = await Promise.all([call('PUT', `/items/${espresso}`, { image_content_id: c }), Bun.sleep(round % 2).then(() => call('DELETE', '/contents', { ids: [c] }))]);
+      expect(d.status).toBe(200);
+      if (u.status === 200) expect((await call('GET', `/items/${espresso}`)).body.data.image_content_id).toBeNull();
+      else expect([u.status, u.body.errors]).toEqual([422, { image_content_id: ['The selected image content id is invalid.'] }]);
+    }
   });
 });
