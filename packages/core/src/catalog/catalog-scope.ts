@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
+import { isUniqueViolation, withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { errors, type AppErrorOptions } from '@pos/kernel';
 import type { Access } from '../auth/access.ts';
 import { isUuid } from '@pos/domain/ids';
@@ -72,3 +72,12 @@ export function requireDistinct(values: readonly string[], field: string): void 
 
 export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
 
+/** Runs a write; a unique violation of `constraint` (a concurrent request wrote the same value first) becomes `refusal`, the answer a sequential request gets. */
+export async function uniqueOr<T>(write: Promise<T>, constraint: string, refusal: () => Error): Promise<T> {
+  try {
+    return await write;
+  } catch (e) {
+    if (isUniqueViolation(e, constraint)) throw refusal();
+    throw e;
+  }
+}

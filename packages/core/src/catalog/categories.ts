@@ -3,7 +3,7 @@ import type { TenantDb } from '@pos/db';
 import type { TenantTables } from '@pos/db/tenant-types';
 import { errors } from '@pos/kernel';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
-import { catalogTx, findOr404, iso, newId, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, uniqueOr, type CatalogScope } from './catalog-scope.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { refreshPublished } from './published/published-catalog.ts';
 
@@ -63,10 +63,14 @@ export async function getCategory(tdb: TenantDb, id: string): Promise<CategoryVi
   return view(row);
 }
 
+const NAME_TAKEN = () => errors.field('name', 'The name has already been taken.');
+/** The unique index on lower(name): a name taken by a concurrent create or rename is the same 422. */
+const NAME_INDEX = 'categories_name_unique';
+
 async function uniqueName(tdb: TenantDb, name: string, exceptId?: string): Promise<void> {
   let q = tdb.selectFrom('categories').select('id').where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()));
   if (exceptId) q = q.where('id', '<>', exceptId);
-  if (await q.executeTakeFirst()) throw errors.field('name', 'The name has already been taken.');
+  if (await q.executeTakeFirst()) throw NAME_TAKEN();
 }
 
 export async function createCategory(scope: CatalogScope, input: CategoryInput): Promise<CategoryView> {
@@ -74,7 +78,7 @@ export async function createCategory(scope: CatalogScope, input: CategoryInput):
     const name = input.name.trim();
     await uniqueName(tx, name);
     const id = newId();
-    await tx.insertInto('categories').values({ id, name, description: input.description ?? null, position: input.position ?? 0 }).execute();
+    await uniqueOr(tx.insertInto('categories').values({ id, name, description: input.description ?? null, position: input.position ?? 0 }).execute(), NAME_INDEX, NAME_TAKEN);
     return id;
   });
   return getCategory(scope.tdb, id);
@@ -86,16 +90,20 @@ export async function updateCategory(scope: CatalogScope, id: string, input: Par
     const current = await find(tx, id);
     const name = input.name?.trim();
     if (name !== undefined) await uniqueName(tx, name, current.id);
-    await tx
-      .updateTable('categories')
-      .set({
-        ...(name !== undefined ? { name } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.position !== undefined ? { position: input.position } : {}),
-        updated_at: scope.now,
-      })
-      .where('id', '=', current.id)
-      .execute();
+    await uniqueOr(
+      tx
+        .updateTable('categories')
+        .set({
+          ...(name !== undefined ? { name } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(input.position !== undefined ? { position: input.position } : {}),
+          updated_at: scope.now,
+        })
+        .where('id', '=', current.id)
+        .execute(),
+      NAME_INDEX,
+      NAME_TAKEN,
+    );
     if (name === undefined || name === current.name) return [];
     const items = await tx.updateTable('items').set({ category: name, updated_at: scope.now }).where('category_id', '=', current.id).returning('id').execute();
     return refreshPublished(tx, items.map((i) => i.id));

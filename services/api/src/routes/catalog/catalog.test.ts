@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { sortedStatuses } from '../../testing/at-once.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -170,6 +171,20 @@ describe('tax rates', () => {
 });
 
 describe('requests at once', () => {
+  const NAME_TAKEN = { message: 'The name has already been taken.', errors: { name: ['The name has already been taken.'] } };
+  test('two categories of one name created at once, or two renamed to one name: 201/200 and 422 on name, as one after the other', async () => {
+    for (let round = 0; round < 4; round++) {
+      const rs = await Promise.all([call('POST', '/categories', { name: `Twin ${round}` }), call('POST', '/categories', { name: `twin ${round}` })]);
+      expect(sortedStatuses(rs)).toEqual([201, 422]);
+      expect(rs.find((r) => r.status === 422)!.body).toEqual(NAME_TAKEN);
+      const a = (await call('POST', '/categories', { name: `Left ${round}` })).body.data.id;
+      const b = (await call('POST', '/categories', { name: `Right ${round}` })).body.data.id;
+      const us = await Promise.all([call('PUT', `/categories/${a}`, { name: `Same ${round}` }), call('PUT', `/categories/${b}`, { name: `SAME ${round}` })]);
+      expect(sortedStatuses(us)).toEqual([200, 422]);
+      expect(us.find((r) => r.status === 422)!.body).toEqual(NAME_TAKEN);
+    }
+  });
+
   test('an item created with a category, or a modifier group, deleted at the same moment: 201, or the 422 of an unknown id; never a 500', async () => {
     for (let round = 0; round < 8; round++) {
       const cat = (await call('POST', '/categories', { name: `Fleeting ${round}` })).body.data.id;
