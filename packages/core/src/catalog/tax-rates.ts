@@ -2,7 +2,7 @@ import { defaultTaxRates } from '@pos/domain/catalog/tax-defaults';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
-import { catalogTx, findOr404, iso, newId, stateConflict, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, stateConflict, uniqueOr, type CatalogScope } from './catalog-scope.ts';
 
 /**
  * Tax rates (spec 1 "Content, inventories, tax rates"). The defaults are data (`@pos/domain`
@@ -60,10 +60,17 @@ export async function taxRateOptions(tdb: TenantDb): Promise<TaxRateOption[]> {
   return [...out.values()].sort((a, b) => b.value - a.value);
 }
 
-/** 422 on `field` unless `rate` is one of the merchant's tax-rate options. */
+/**
+ * 422 on `field` unless `rate` is one of the merchant's tax-rate options (a stored rate or a default of
+ * the merchant's countries). The stored rows of that rate are held FOR KEY SHARE until the caller
+ * commits, and a rate's removal or change locks its row first: an item written meanwhile either makes
+ * the removal a 409 `tax_rate_in_use`, or waits for it and finds the rate gone (this 422).
+ */
 export async function requireTaxRate(tdb: TenantDb, rate: number, field = 'vat_rate'): Promise<void> {
-  const options = await taxRateOptions(tdb);
-  if (!options.some((o) => o.value === rate)) throw errors.field(field, `The selected ${field.replace(/_/g, ' ')} is not one of the merchant's tax rates.`);
+  const stored = await tdb.selectFrom('tax_rates').select('id').where('rate', '=', rate).forKeyShare().execute();
+  if (stored.length > 0) return;
+  const locations = await tdb.selectFrom('locations').select('country').execute();
+  if (!defaultTaxRates(locations.map((l) => l.country)).some((d) => d.rate === rate)) throw errors.field(field, `The selected ${field.replace(/_/g, ' ')} is not one of the merchant's tax rates.`);
 }
 
 export interface TaxRateInput {
@@ -72,13 +79,18 @@ export interface TaxRateInput {
   country?: string;
 }
 
+const RATE_TAKEN = () => errors.field('rate', 'A custom tax rate with this rate already exists.');
+/** Partial unique index on `rate` of the custom rows: a rate taken by a concurrent request is the same 422. */
+const CUSTOM_RATE_INDEX = 'tax_rates_custom_rate_unique';
+
 async function uniqueRate(tdb: TenantDb, rate: number, exceptId?: string): Promise<void> {
   let q = tdb.selectFrom('tax_rates').select('id').where('rate', '=', rate).where('is_custom', '=', true);
   if (exceptId) q = q.where('id', '<>', exceptId);
-  if (await q.executeTakeFirst()) throw errors.field('rate', 'A custom tax rate with this rate already exists.');
+  if (await q.executeTakeFirst()) throw RATE_TAKEN();
 }
 
-const find = (tdb: TenantDb, id: string) => findOr404('tax rate', id, (x) => tdb.selectFrom('tax_rates').selectAll().where('id', '=', x).executeTakeFirst());
+/** The row locked for its change or removal (see `requireTaxRate`). */
+const findLocked = (tdb: TenantDb, id: string) => findOr404('tax rate', id, (x) => tdb.selectFrom('tax_rates').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
 
 function requireCustom(r: { is_custom: boolean }): void {
   if (!r.is_custom) throw stateConflict('tax_rate_not_custom', 'Only custom tax rates can be changed or deleted.');
@@ -88,36 +100,44 @@ export async function createTaxRate(scope: CatalogScope, input: TaxRateInput): P
   return catalogTx(scope, async (tx) => {
     await uniqueRate(tx, input.rate);
     const country = input.country?.toUpperCase() ?? (await tx.selectFrom('locations').select('country').orderBy('created_at').executeTakeFirst())?.country ?? 'BE';
-    const row = await tx.insertInto('tax_rates').values({ id: newId(), name: input.name.trim(), rate: input.rate, country, is_custom: true }).returningAll().executeTakeFirstOrThrow();
+    const row = await uniqueOr(
+      tx.insertInto('tax_rates').values({ id: newId(), name: input.name.trim(), rate: input.rate, country, is_custom: true }).returningAll().executeTakeFirstOrThrow(),
+      CUSTOM_RATE_INDEX,
+      RATE_TAKEN,
+    );
     return view(row);
   });
 }
 
 export async function updateTaxRate(scope: CatalogScope, id: string, input: Partial<TaxRateInput>): Promise<TaxRateView> {
   return catalogTx(scope, async (tx) => {
-    const current = await find(tx, id);
+    const current = await findLocked(tx, id);
     requireCustom(current);
     if (input.rate !== undefined && input.rate !== current.rate) {
       await uniqueRate(tx, input.rate, current.id);
       await requireUnused(tx, current.rate, current.id);
     }
-    const row = await tx
-      .updateTable('tax_rates')
-      .set({
-        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
-        ...(input.rate !== undefined ? { rate: input.rate } : {}),
-        ...(input.country !== undefined ? { country: input.country.toUpperCase() } : {}),
-      })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await uniqueOr(
+      tx
+        .updateTable('tax_rates')
+        .set({
+          ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+          ...(input.rate !== undefined ? { rate: input.rate } : {}),
+          ...(input.country !== undefined ? { country: input.country.toUpperCase() } : {}),
+        })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+      CUSTOM_RATE_INDEX,
+      RATE_TAKEN,
+    );
     return view(row);
   });
 }
 
 export async function deleteTaxRate(scope: CatalogScope, id: string): Promise<void> {
   await catalogTx(scope, async (tx) => {
-    const current = await find(tx, id);
+    const current = await findLocked(tx, id);
     requireCustom(current);
     await requireUnused(tx, current.rate, current.id);
     await tx.deleteFrom('tax_rates').where('id', '=', current.id).execute();

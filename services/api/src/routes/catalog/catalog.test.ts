@@ -172,6 +172,7 @@ describe('tax rates', () => {
 
 describe('requests at once', () => {
   const NAME_TAKEN = { message: 'The name has already been taken.', errors: { name: ['The name has already been taken.'] } };
+  const RATE_TAKEN = { message: 'A custom tax rate with this rate already exists.', errors: { rate: ['A custom tax rate with this rate already exists.'] } };
   test('two categories of one name created at once, or two renamed to one name: 201/200 and 422 on name, as one after the other', async () => {
     for (let round = 0; round < 4; round++) {
       const rs = await Promise.all([call('POST', '/categories', { name: `Twin ${round}` }), call('POST', '/categories', { name: `twin ${round}` })]);
@@ -182,6 +183,36 @@ describe('requests at once', () => {
       const us = await Promise.all([call('PUT', `/categories/${a}`, { name: `Same ${round}` }), call('PUT', `/categories/${b}`, { name: `SAME ${round}` })]);
       expect(sortedStatuses(us)).toEqual([200, 422]);
       expect(us.find((r) => r.status === 422)!.body).toEqual(NAME_TAKEN);
+    }
+  });
+
+  test('two custom tax rates of one percentage created at once: one row, the other request 422 on rate', async () => {
+    for (const rate of [3, 4, 5]) {
+      const rs = await Promise.all([call('POST', '/tax-rates', { name: `A${rate}`, rate }), call('POST', '/tax-rates', { name: `B${rate}`, rate })]);
+      expect(sortedStatuses(rs)).toEqual([201, 422]);
+      expect(rs.find((r) => r.status === 422)!.body).toEqual(RATE_TAKEN);
+      const rows = await tdb.selectFrom('tax_rates').select('id').where('rate', '=', rate).where('is_custom', '=', true).execute();
+      expect(rows).toEqual([{ id: rs.find((r) => r.status === 201)!.body.data.id }]);
+    }
+    // A rate changed at once to the same percentage: the same.
+    const x = (await call('POST', '/tax-rates', { name: 'X', rate: 14 })).body.data.id;
+    const y = (await call('POST', '/tax-rates', { name: 'Y', rate: 15 })).body.data.id;
+    const us = await Promise.all([call('PUT', `/tax-rates/${x}`, { rate: 16 }), call('PUT', `/tax-rates/${y}`, { rate: 16 })]);
+    expect(sortedStatuses(us)).toEqual([200, 422]);
+    expect(us.find((r) => r.status === 422)!.body).toEqual(RATE_TAKEN);
+  });
+
+  test('a custom rate deleted while an item is created with it: the item is refused (422 on vat_rate) or the delete is (409 tax_rate_in_use)', async () => {
+    for (let round = 0; round < 8; round++) {
+      const rate = 30 + round;
+      const tr = (await call('POST', '/tax-rates', { name: `R${rate}`, rate })).body.data.id;
+      const [c, d] = await Promise.all([call('POST', '/items', { name: `Taxed ${rate}`, unit_price: 100, vat_rate: rate, category_id: null }), call('DELETE', `/tax-rates/${tr}`)]);
+      if (c.status === 201) {
+        expect([d.status, d.body]).toEqual([409, { message: 'Items use this tax rate; move them to another rate first.', reason: 'tax_rate_in_use' }]);
+        await call('DELETE', `/items/${c.body.data.id}`);
+      } else {
+        expect([c.status, c.body, d.status]).toEqual([422, { message: "The selected vat rate is not one of the merchant's tax rates.", errors: { vat_rate: ["The selected vat rate is not one of the merchant's tax rates."] } }, 200]);
+      }
     }
   });
 
