@@ -1,5 +1,5 @@
 import type { TenantDb } from '@pos/db';
-import { catalogTx, findOr404, iso, newId, requireIds, type CatalogScope } from './catalog-scope.ts';
+import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
 import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { errors } from '@pos/kernel';
@@ -32,10 +32,12 @@ export async function getVariantGroup(tdb: TenantDb, id: string): Promise<Varian
 
 async function writeVariants(tx: TenantDb, groupId: string, list: VariantGroupInput['variants']): Promise<void> {
   const existing = new Set((await tx.selectFrom('variants').select('id').where('variant_group_id', '=', groupId).execute()).map((v) => v.id));
+  const keep = list.map((v) => v.id?.toLowerCase()).filter((x): x is string => !!x);
+  // The same variant twice would be updated twice and kept once: refused, as for modifiers.
+  requireDistinct(keep, 'variants.id');
   list.forEach((v, i) => {
     if (v.id && !existing.has(v.id.toLowerCase())) throw errors.field(`variants.${i}.id`, `The selected variants.${i}.id is invalid.`);
   });
-  const keep = list.map((v) => v.id?.toLowerCase()).filter((x): x is string => !!x);
   let q = tx.deleteFrom('variants').where('variant_group_id', '=', groupId);
   if (keep.length > 0) q = q.where('id', 'not in', keep);
   await q.execute();

@@ -247,4 +247,19 @@ describe('requests at once', () => {
       if (u.status !== 200) expect([u.status, u.body]).toEqual([404, { message: 'Unable to locate the variant group you requested.' }]);
     }
   });
+
+  test('a variant group update naming one variant twice is a 422, as for modifiers; nothing is written', async () => {
+    const beer = m.items.find((i) => i.name === 'Belgian beer')!.id;
+    const g = (await call('POST', '/variant-groups', { item_id: beer, name: 'Glass', variants: [{ name: '25 cl', unit_price: 450 }] })).body.data;
+    const v = g.variants[0].id;
+    expect(await call('PUT', `/variant-groups/${g.id}`, { variants: [{ id: v, name: 'Small', unit_price: 400 }, { id: v, name: 'Big', unit_price: 900 }] })).toMatchObject({
+      status: 422,
+      body: { errors: { 'variants.id.1': ['The variants.id.1 field has a duplicate value.'] } },
+    });
+    expect((await call('GET', `/variant-groups/${g.id}`)).body.data.variants).toEqual([{ id: v, name: '25 cl', unit_price: 450, position: 0 }]);
+    // The modifier groups' equivalent, for comparison.
+    const mg = (await call('POST', '/modifier-groups', { name: 'Dup', min_select: 0, max_select: 2, modifiers: [{ name: 'a', price: 1 }] })).body.data;
+    const mid = mg.modifiers[0].id;
+    expect((await call('PUT', `/modifier-groups/${mg.id}`, { modifiers: [{ id: mid, name: 'a', price: 1 }, { id: mid, name: 'b', price: 2 }] })).body.errors).toEqual({ 'modifiers.id.1': ['The modifiers.id.1 field has a duplicate value.'] });
+  });
 });
