@@ -49,8 +49,25 @@ export interface MenuDraft {
 
 type MenuRow = { id: string; name: string; location_id: string; status: MenuStatus; channels: string[]; draft: unknown; published_at: Date | null; created_at: Date; updated_at: Date };
 
-export const findMenu = (tdb: TenantDb, id: string) =>
-  findOr404('menu', id, (x) => tdb.selectFrom('menus').select(['id', 'name', 'location_id', 'status', 'channels', 'draft', 'published_at', 'created_at', 'updated_at']).where('id', '=', x).executeTakeFirst()) as Promise<MenuRow>;
+const MENU_COLUMNS = ['id', 'name', 'location_id', 'status', 'channels', 'draft', 'published_at', 'created_at', 'updated_at'] as const;
+
+export const findMenu = (tdb: TenantDb, id: string) => findOr404('menu', id, (x) => tdb.selectFrom('menus').select(MENU_COLUMNS).where('id', '=', x).executeTakeFirst()) as Promise<MenuRow>;
+
+/**
+ * The menu row locked for a write: every change of a menu (its state, structure, draft, deletion) takes
+ * this lock before it reads what it decides on, so two of them serialise and the later one decides on
+ * what the earlier one committed (a delete after a publish is 409 `menu_published`; a publish after a
+ * delete is 404, nothing written; two saves of the same groups both succeed, the later one's list kept).
+ */
+const lockMenu = (tx: TenantDb, id: string) => findOr404('menu', id, (x) => tx.selectFrom('menus').select(MENU_COLUMNS).where('id', '=', x).forUpdate().executeTakeFirst()) as Promise<MenuRow>;
+
+/** Of `itemIds`, those still in the catalog, held FOR KEY SHARE so they stay until the caller commits (a draft may name items deleted since it was saved). */
+async function liveItems(tx: TenantDb, itemIds: readonly string[]): Promise<Set<string>> {
+  const wanted = [...new Set(itemIds)];
+  if (wanted.length === 0) return new Set();
+  const rows = await tx.selectFrom('items').select('id').where('id', 'in', wanted).forKeyShare().execute();
+  return new Set(rows.map((r) => r.id));
+}
 
 /** 403 unless the caller's grant holds the menu's location. */
 export function requireMenuLocation(scope: Pick<CatalogScope, 'access'>, locationId: string): void {
@@ -166,7 +183,7 @@ export async function createMenu(scope: CatalogScope, input: MenuInput): Promise
 /** Runs a structure-changing write on a menu: checks the state, and recompiles the channels' catalog when the menu is published. */
 async function editMenu<T>(scope: CatalogScope, menuId: string, op: MenuOperation, work: (tx: TenantDb, menu: MenuRow) => Promise<T>): Promise<T> {
   const [out, changed] = await catalogTx(scope, async (tx) => {
-    const menu = await findMenu(tx, menuId);
+    const menu = await lockMenu(tx, menuId);
     requireMenuLocation(scope, menu.location_id);
     decide(menu, op);
     const out = await work(tx, menu);
@@ -189,7 +206,7 @@ export async function updateMenu(scope: CatalogScope, id: string, input: { name?
 
 export async function deleteMenu(scope: CatalogScope, id: string): Promise<void> {
   await catalogTx(scope, async (tx) => {
-    const menu = await findMenu(tx, id);
+    const menu = await lockMenu(tx, id);
     requireMenuLocation(scope, menu.location_id);
     decide(menu, 'delete');
     await tx.deleteFrom('menus').where('id', '=', menu.id).execute();
@@ -199,11 +216,14 @@ export async function deleteMenu(scope: CatalogScope, id: string): Promise<void>
 /** `POST /menus/duplicate/{id}`: a draft copy (`<name> (copy)`) with the same groups, items and pending draft. */
 export async function duplicateMenu(scope: CatalogScope, id: string): Promise<MenuDetail> {
   const copyId = await catalogTx(scope, async (tx) => {
-    const menu = await findMenu(tx, id);
+    const menu = await lockMenu(tx, id);
     requireMenuLocation(scope, menu.location_id);
     decide(menu, 'duplicate');
     const copyId = newId();
-    const groups = await structure(tx, menu.id);
+    const saved = await structure(tx, menu.id);
+    // Items deleted meanwhile are left out of the copy (their links would not hold).
+    const live = await liveItems(tx, saved.flatMap((g) => g.item_ids));
+    const groups = saved.map((g) => ({ ...g, item_ids: g.item_ids.filter((x) => live.has(x)) }));
     const idMap = new Map(groups.map((g) => [g.id, newId()]));
     const draft = draftOf(menu.draft);
     const copiedDraft = draft ? { groups: Object.fromEntries(Object.entries(draft.groups).filter(([g]) => idMap.has(g)).map(([g, items]) => [idMap.get(g)!, items])) } : null;
@@ -224,10 +244,13 @@ export async function duplicateMenu(scope: CatalogScope, id: string): Promise<Me
   return getMenu(scope, copyId);
 }
 
-/** The items of `groups` after applying a draft (group id -> item ids), restricted to groups that still exist. */
-function applyDraft(groups: readonly DisplayGroupStructure[], draft: MenuDraft | null): DisplayGroupStructure[] {
+/**
+ * The items of `groups` after applying a draft (group id -> item ids), restricted to groups that still
+ * exist and, when `live` is given, to items still in the catalog.
+ */
+function applyDraft(groups: readonly DisplayGroupStructure[], draft: MenuDraft | null, live?: ReadonlySet<string>): DisplayGroupStructure[] {
   if (!draft) return [...groups];
-  return groups.map((g) => (draft.groups[g.id] ? { ...g, item_ids: [...draft.groups[g.id]!] } : g));
+  return groups.map((g) => (draft.groups[g.id] ? { ...g, item_ids: draft.groups[g.id]!.filter((x) => !live || live.has(x)) } : g));
 }
 
 async function replaceGroupItems(tx: TenantDb, groupId: string, itemIds: readonly string[]): Promise<void> {
@@ -239,11 +262,14 @@ export async function publishMenu(scope: CatalogScope, id: string): Promise<Menu
   const changed = await catalogTx(scope, async (tx) => {
     const found = await findMenu(tx, id);
     requireMenuLocation(scope, found.location_id);
-    // Serialise publishes and withdrawals at one location (the location row is locked), then read the menu again.
+    // Serialise publishes and withdrawals at one location (the location row is locked), then lock the menu
+    // (a delete or edit in flight commits first: 404 if it is gone).
     await tx.selectFrom('locations').select('id').where('id', '=', found.location_id).forUpdate().execute();
-    const menu = await findMenu(tx, id);
+    const menu = await lockMenu(tx, id);
     const draft = draftOf(menu.draft);
-    const effective = applyDraft(await structure(tx, menu.id), draft);
+    // Items deleted since the draft was saved are dropped from it; none left at all is `menu_empty`.
+    const live = draft ? await liveItems(tx, Object.values(draft.groups).flat()) : undefined;
+    const effective = applyDraft(await structure(tx, menu.id), draft, live);
     const existing = new Set(effective.flatMap((g) => g.item_ids));
     decide(menu, 'publish', existing.size);
     if (draft) for (const g of effective) if (draft.groups[g.id]) await replaceGroupItems(tx, g.id, g.item_ids);
@@ -263,7 +289,7 @@ async function withdraw(scope: CatalogScope, id: string, op: 'to_draft' | 'archi
     requireMenuLocation(scope, found.location_id);
     // Same order of locks as publish: the location first, so the two serialise; then the menu again.
     await tx.selectFrom('locations').select('id').where('id', '=', found.location_id).forUpdate().execute();
-    const menu = await findMenu(tx, id);
+    const menu = await lockMenu(tx, id);
     const next = decide(menu, op);
     await tx.updateTable('menus').set({ status: next, updated_at: scope.now }).where('id', '=', menu.id).execute();
     const published = await tx.selectFrom('published_catalogs').select('location_id').where('menu_id', '=', menu.id).forUpdate().execute();
@@ -327,7 +353,8 @@ export async function saveDisplayGroupItems(scope: CatalogScope, id: string, inp
 /** `POST /menus/display-group-items/{id}/draft`: keeps the listed groups' items aside (merged into any pending draft) until publish or discard. */
 export async function saveDisplayGroupItemsDraft(scope: CatalogScope, id: string, input: DisplayGroupItemsInput): Promise<DisplayGroupItemsView> {
   await catalogTx(scope, async (tx) => {
-    const menu = await findMenu(tx, id);
+    // Locked: two draft saves at once merge into one draft (neither loses the other's groups).
+    const menu = await lockMenu(tx, id);
     requireMenuLocation(scope, menu.location_id);
     decide(menu, 'edit');
     await validateGroupItems(tx, menu.id, input);
@@ -340,7 +367,7 @@ export async function saveDisplayGroupItemsDraft(scope: CatalogScope, id: string
 
 export async function discardDisplayGroupItemsDraft(scope: CatalogScope, id: string): Promise<DisplayGroupItemsView> {
   await catalogTx(scope, async (tx) => {
-    const menu = await findMenu(tx, id);
+    const menu = await lockMenu(tx, id);
     requireMenuLocation(scope, menu.location_id);
     decide(menu, 'discard_draft');
     await tx.updateTable('menus').set({ draft: null, updated_at: scope.now }).where('id', '=', menu.id).execute();
@@ -460,6 +487,9 @@ export async function moveItemToOtherGroup(
   if (!to) throw errors.field('to_display_group_id', 'The selected to display group id is invalid.');
   if (to.menu_id !== from.menu_id) throw errors.field('to_display_group_id', 'The target display group must be in the same menu.');
   await editMenu(scope, from.menu_id, 'edit', async (tx) => {
+    // Read before the menu was locked: the target group or the item may have been deleted since.
+    if (!(await tx.selectFrom('display_groups').select('id').where('id', '=', to.id).executeTakeFirst())) throw errors.field('to_display_group_id', 'The selected to display group id is invalid.');
+    if (!(await liveItems(tx, [item.id])).has(item.id)) throw errors.notFound('item');
     const link = await tx.selectFrom('display_group_items').select('item_id').where('display_group_id', '=', from.id).where('item_id', '=', item.id).executeTakeFirst();
     if (!link) throw errors.field('from_display_group_id', 'The item is not in this display group.');
     if (from.id === to.id) return;
@@ -488,17 +518,25 @@ export async function addItemToGroups(scope: CatalogScope, itemId: string, input
     .execute();
   const changed = await catalogTx(scope, async (tx) => {
     const touched = new Set<string>();
-    for (const menuId of new Set(groups.map((g) => g.menu_id))) {
-      const menu = await findMenu(tx, menuId);
+    // The menus locked in one order (two such requests never wait on each other crosswise), then the
+    // groups and the item checked again: either may have been deleted since they were read above.
+    for (const menuId of [...new Set(groups.map((g) => g.menu_id))].sort()) {
+      const menu = await lockMenu(tx, menuId);
       requireMenuLocation(scope, menu.location_id);
       decide(menu, 'edit');
     }
+    await requireIds(tx, 'display_groups', input.display_group_ids, 'display_group_ids', 'display group');
+    if (!(await liveItems(tx, [item.id])).has(item.id)) throw errors.notFound('item');
     for (const g of groups) {
-      const has = await tx.selectFrom('display_group_items').select('item_id').where('display_group_id', '=', g.id).where('item_id', '=', item.id).executeTakeFirst();
-      if (has) continue;
       const last = await tx.selectFrom('display_group_items').select((eb) => eb.fn.max('position').as('p')).where('display_group_id', '=', g.id).executeTakeFirst();
-      await tx.insertInto('display_group_items').values({ display_group_id: g.id, item_id: item.id, position: (last?.p ?? -1) + 1 }).execute();
-      touched.add(g.menu_id);
+      // A group already holding the item keeps it where it is.
+      const added = await tx
+        .insertInto('display_group_items')
+        .values({ display_group_id: g.id, item_id: item.id, position: (last?.p ?? -1) + 1 })
+        .onConflict((oc) => oc.columns(['display_group_id', 'item_id']).doNothing())
+        .returning('item_id')
+        .execute();
+      if (added.length > 0) touched.add(g.menu_id);
     }
     const out: string[] = [];
     for (const m of touched) out.push(...(await refreshMenu(tx, m)));

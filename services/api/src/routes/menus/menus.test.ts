@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -224,5 +225,101 @@ describe('editing, drafts and publishing', () => {
     }
     await call('PUT', `/items/${item('Croissant')}`, { unit_price: 220 });
     await call('POST', `/menus/publish/${seededMenu}`);
+  });
+});
+
+describe('requests at once on one menu', () => {
+  const MENU_PUBLISHED = { message: 'A published menu cannot be deleted. Archive it or move it back to draft first.', reason: 'menu_published' };
+
+  test('a menu published and deleted at once: the publish wins (delete 409 menu_published) or the delete does (publish 404, nothing on the channels)', async () => {
+    const kiosk = await api.deviceToken(m, 'kiosk');
+    const quote = () => api.call('POST', '/api/kiosk/pricing/quote', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: item('Croissant'), qty: 1 }] } });
+    // Only the raced menu can put the croissant on the kiosk.
+    expect((await call('POST', `/menus/draft/${seededMenu}`)).status).toBe(200);
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 8; round++) {
+      const id = await newMenu(`Raced ${round}`);
+      const g = await newGroup(id, 'G');
+      await call('POST', `/menus/display-group-items/${id}`, { groups: [{ id: g, item_ids: [item('Croissant')] }] });
+      const [p, d] = await Promise.all([call('POST', `/menus/publish/${id}`), Bun.sleep(round % 4).then(() => call('DELETE', `/menus/${id}`))]);
+      const row = await tdb.selectFrom('published_catalogs').select(['menu_id', 'payload']).where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+      if (d.status === 200) {
+        expect([p.status, p.body]).toEqual([404, { message: 'Unable to locate the menu you requested.' }]);
+        expect(d.body).toEqual({ status: 'success' });
+        expect(row).toEqual({ menu_id: null, payload: null });
+        expect((await quote()).status).toBe(422);
+        outcomes.add('deleted');
+      } else {
+        expect([p.status, p.body.data.status, d.status, d.body]).toEqual([200, 'published', 409, MENU_PUBLISHED]);
+        expect(row.menu_id).toBe(id);
+        expect((await quote()).status).toBe(200);
+        expect((await call('POST', `/menus/draft/${id}`)).status).toBe(200);
+        outcomes.add('published');
+      }
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+  });
+
+  test('publishing a draft that names an item deleted since drops that item; a draft left without items is 422 menu_empty', async () => {
+    const menuId = await newMenu('Draft with a deleted item');
+    const g = await newGroup(menuId, 'G');
+    const doomed = (await call('POST', '/items', { name: 'Doomed', unit_price: 100, vat_rate: 21, category_id: null })).body.data.id;
+    expect((await call('POST', `/menus/display-group-items/${menuId}/draft`, { groups: [{ id: g, item_ids: [item('Croissant'), doomed] }] })).status).toBe(200);
+    expect((await call('DELETE', `/items/${doomed}`)).status).toBe(200);
+    const p = await call('POST', `/menus/publish/${menuId}`);
+    expect(p.status).toBe(200);
+    expect(p.body.data).toMatchObject({ status: 'published', has_draft: false, items_count: 1 });
+    expect(p.body.data.display_groups.map((x: { item_ids: string[] }) => x.item_ids)).toEqual([[item('Croissant')]]);
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+
+    const empty = await newMenu('Draft of deleted items only');
+    const g2 = await newGroup(empty, 'G');
+    const gone = (await call('POST', '/items', { name: 'Gone', unit_price: 100, vat_rate: 21, category_id: null })).body.data.id;
+    await call('POST', `/menus/display-group-items/${empty}/draft`, { groups: [{ id: g2, item_ids: [gone] }] });
+    await call('DELETE', `/items/${gone}`);
+    expect(await call('POST', `/menus/publish/${empty}`)).toMatchObject({ status: 422, body: { message: 'A menu without items cannot be published.', reason: 'menu_empty' } });
+    expect((await call('GET', `/menus/${empty}`)).body.data).toMatchObject({ status: 'draft', has_draft: true });
+  });
+
+  test('the same group items saved twice at once: both 200, the list sent once', async () => {
+    const menuId = await newMenu('Saved twice');
+    const g = await newGroup(menuId, 'G');
+    for (let round = 0; round < 4; round++) {
+      const body = { groups: [{ id: g, item_ids: [item('Croissant'), item('Espresso')] }] };
+      const rs = await atOnce(2, () => call('POST', `/menus/display-group-items/${menuId}`, body));
+      expect(sortedStatuses(rs)).toEqual([200, 200]);
+      for (const r of rs) expect(r.body.data.display_groups).toEqual([{ id: g, name: 'G', position: 0, parent_id: null, item_ids: [item('Croissant'), item('Espresso')] }]);
+    }
+  });
+
+  test('two draft saves at once for different groups: the draft keeps both', async () => {
+    const menuId = await newMenu('Drafted twice');
+    const a = await newGroup(menuId, 'A');
+    const b = await newGroup(menuId, 'B');
+    for (let round = 0; round < 3; round++) {
+      await call('POST', `/menus/display-group-items/${menuId}/discard`);
+      const rs = await Promise.all([
+        call('POST', `/menus/display-group-items/${menuId}/draft`, { groups: [{ id: a, item_ids: [item('Croissant')] }] }),
+        call('POST', `/menus/display-group-items/${menuId}/draft`, { groups: [{ id: b, item_ids: [item('Espresso')] }] }),
+      ]);
+      expect(sortedStatuses(rs)).toEqual([200, 200]);
+      const after = await call('GET', `/menus/display-group-items/${menuId}`);
+      expect(after.body.data.draft.map((x: { name: string; item_ids: string[] }) => [x.name, x.item_ids])).toEqual([
+        ['A', [item('Croissant')]],
+        ['B', [item('Espresso')]],
+      ]);
+    }
+  });
+
+  test('an item added to the same group twice at once: both 200, the group holds it once', async () => {
+    for (let round = 0; round < 4; round++) {
+      const menuId = await newMenu(`Added twice ${round}`);
+      const g = await newGroup(menuId, 'G');
+      const rs = await atOnce(2, () => call('POST', `/menus/add-item-to-groups/${item('Croissant')}`, { display_group_ids: [g] }));
+      expect(sortedStatuses(rs)).toEqual([200, 200]);
+      for (const r of rs) expect(r.body.data.display_group_ids).toContain(g);
+      expect(await tdb.selectFrom('display_group_items').select(['item_id', 'position']).where('display_group_id', '=', g).execute()).toEqual([{ item_id: item('Croissant'), position: 0 }]);
+    }
   });
 });
