@@ -138,11 +138,14 @@ export async function recordMovement(scope: CatalogScope & { userId: string }, i
  * `DELETE /inventories`: removes history entries and takes their change back out of the stock (so the
  * stock stays the sum of its history). Every id must be the merchant's (422 `ids.N`); a removal that
  * would take an item below zero (unless it allows it) is a 422 `insufficient_stock`; nothing is removed then.
+ * An entry already removed (by an earlier or a concurrent request) is unknown: 422 `ids.N`.
  */
 export async function deleteMovements(scope: CatalogScope, ids: readonly string[]): Promise<number> {
   requireDistinct(ids, 'ids');
   return catalogTx(scope, async (tx) => {
-    await requireIds(tx, 'inventory_history', ids, 'ids', 'inventory history entry');
+    // The entries are locked: the same entry removed by two requests at once is taken out of the stock
+    // once; the later request waits, finds it gone and answers as for an unknown id (422 `ids.N`).
+    await requireIds(tx, 'inventory_history', ids, 'ids', 'inventory history entry', false, 'update');
     const lower = ids.map((x) => x.toLowerCase());
     const entries = await tx.selectFrom('inventory_history').select(['id', 'item_id', 'location_id', 'quantity_change']).where('id', 'in', lower).execute();
     for (const e of entries) if (!scope.access.allLocations && !scope.access.locationIds.has(e.location_id)) throw errors.insufficientPermissions();

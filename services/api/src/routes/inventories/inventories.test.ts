@@ -3,6 +3,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
+import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -62,6 +63,21 @@ describe('inventories', () => {
     expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).executeTakeFirstOrThrow()).quantity).toBe(10);
     expect((await call('DELETE', '/inventories', { ids: [a] })).body.deleted).toBe(1);
     expect((await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).executeTakeFirstOrThrow()).quantity).toBe(0);
+  });
+
+  test('the same entry deleted by two requests at once is taken out of the stock once; the later request answers as for an unknown id', async () => {
+    const espresso = item('Espresso');
+    const level = async () => (await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).where('location_id', '=', loc()).executeTakeFirstOrThrow()).quantity;
+    for (let round = 0; round < 4; round++) {
+      await call('POST', '/inventories', { item_id: espresso, location_id: loc(), type: 'restock', quantity: 10 });
+      const base = await level();
+      const e = (await call('POST', '/inventories', { item_id: espresso, location_id: loc(), type: 'restock', quantity: 5 })).body.data.entry.id;
+      const rs = await atOnce(2, () => call('DELETE', '/inventories', { ids: [e] }));
+      expect(sortedStatuses(rs)).toEqual([200, 422]);
+      expect(rs.find((r) => r.status === 200)!.body).toEqual({ status: 'success', deleted: 1 });
+      expect(rs.find((r) => r.status === 422)!.body).toEqual({ message: 'The selected inventory history entry is invalid.', errors: { 'ids.0': ['The selected inventory history entry is invalid.'] } });
+      expect(await level()).toBe(base);
+    }
   });
 
   test('another merchant\'s item or location is a 422; a location outside the grant is a 403', async () => {
