@@ -46,36 +46,65 @@ function base(): Pick<VersionRecord, "app" | "environment"> {
 }
 
 describe("resolveVersion", () => {
-  test("1. env APP_VERSION wins over commit file and git", () => {
+  test("1. env APP_VERSION (a full hash, trimmed) wins over commit file and git", () => {
     const repo = tmp();
     write(path.join(repo, "REVISION"), `${HASH_B}\nmain\n`, T_FILE);
     looseRepo(repo, "main", HASH_C);
-    const r = resolveVersion({ ...base(), env: { APP_VERSION: "v1.2.3-rc.1" }, repoDir: repo });
+    const r = resolveVersion({ ...base(), env: { APP_VERSION: ` ${HASH_A}\n` }, repoDir: repo });
     expect(r).toEqual({
       app: "api",
-      commit: "v1.2.3-rc.1",
-      short: "v1.2.3-",
+      commit: HASH_A,
+      short: "0123456",
       branch: "unknown",
       environment: "test",
       deployed_at: null,
     });
   });
 
-  test("1b. env APP_VERSION shorter than 7 chars, DEPLOYED_AT passed through", () => {
-    const repo = tmp();
-    const r = resolveVersion({
-      ...base(),
-      env: { APP_VERSION: "v42", DEPLOYED_AT: "2025-01-01T00:00:00Z" },
-      repoDir: repo,
-    });
+  test("1a. a SHA-256 APP_VERSION is a full hash; DEPLOYED_AT in ISO 8601 is reported in UTC", () => {
+    const sha256 = "ab".repeat(32);
+    const r = resolveVersion({ ...base(), env: { APP_VERSION: sha256, DEPLOYED_AT: "2025-01-01T01:00:00+01:00" }, repoDir: tmp() });
     expect(r).toEqual({
       app: "api",
-      commit: "v42",
-      short: "v42",
+      commit: sha256,
+      short: "ababab" + "a",
       branch: "unknown",
       environment: "test",
-      deployed_at: "2025-01-01T00:00:00Z",
+      deployed_at: "2025-01-01T00:00:00.000Z",
     });
+  });
+
+  test("1b. a DEPLOYED_AT that is no ISO 8601 timestamp (or no real date) is null", () => {
+    for (const deployed of ["last tuesday", "2025-01-01", "2025-02-30T00:00:00Z", "2025-01-01T24:00:00Z", "1735689600"]) {
+      const r = resolveVersion({ ...base(), env: { APP_VERSION: HASH_A, DEPLOYED_AT: deployed }, repoDir: tmp() });
+      expect(r.deployed_at).toBeNull();
+    }
+  });
+
+  test("1d. an APP_VERSION that is no full hash (release name, abbreviated hash) falls through", () => {
+    const repo = tmp();
+    write(path.join(repo, "REVISION"), `${HASH_B}\nmain\n`, T_FILE);
+    for (const version of [" release-2026.11 ", "v1.2.3-rc.1", "abcdef1"]) {
+      const r = resolveVersion({ ...base(), env: { APP_VERSION: version, DEPLOYED_AT: "2025-01-01T00:00:00Z" }, repoDir: repo });
+      expect(r).toEqual({ app: "api", commit: HASH_B, short: "fedcba9", branch: "main", environment: "test", deployed_at: T_FILE.toISOString() });
+    }
+    expect(resolveVersion({ ...base(), env: { APP_VERSION: "release-2026.11", DEPLOYED_AT: "last tuesday" }, repoDir: tmp() })).toEqual({
+      app: "api",
+      commit: "unknown",
+      short: "unknown",
+      branch: "unknown",
+      environment: "test",
+      deployed_at: null,
+    });
+  });
+
+  test("2d. an abbreviated hash in the commit file falls through (to git, else unknown)", () => {
+    const repo = tmp();
+    write(path.join(repo, "REVISION"), "abcdef1\nmain\n", T_FILE);
+    fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
+    expect(resolveVersion({ ...base(), env: {}, repoDir: repo }).commit).toBe("unknown");
+    looseRepo(repo, "main", HASH_C);
+    expect(resolveVersion({ ...base(), env: {}, repoDir: repo }).commit).toBe(HASH_C);
   });
 
   test("1c. empty APP_VERSION falls through", () => {

@@ -3,9 +3,12 @@
  * section 4 "Version resolution").
  *
  * Chain, first non-empty wins:
- *  1. env `APP_VERSION` — used verbatim as `commit`; `short` is its first 7
- *     characters (the whole value when shorter); branch `unknown`;
- *     `deployed_at` is env `DEPLOYED_AT` (verbatim, trimmed) when set, else null.
+ *  1. env `APP_VERSION` — used verbatim (trimmed) as `commit` when it is a full
+ *     commit hash; `short` is its first 7 characters; branch `unknown`;
+ *     `deployed_at` is env `DEPLOYED_AT` when it is an ISO 8601 timestamp
+ *     (reported in UTC, `toISOString`), else null. A value that is no full
+ *     hash (a release name, an abbreviated hash) falls through: the record's
+ *     `commit` is "full commit hash, or the literal `unknown`".
  *  2. a commit file — `opts.versionFile`, else env `VERSION_FILE`, else
  *     `<repoDir>/REVISION`. Line 1 is the hash, line 2 the branch (missing or
  *     blank -> `unknown`). `deployed_at` is the file's modification time.
@@ -21,8 +24,8 @@
  *     shared by all packed refs, so its mtime may be later than the commit.)
  *  4. otherwise commit/short/branch `unknown` and `deployed_at` null.
  *
- * Hash-looking values read from files must be 7-64 hex characters; an invalid
- * or empty value falls through to the next step. No command is run (no
+ * Hashes must be full: 40 (SHA-1) or 64 (SHA-256) hex characters, at every
+ * step; an abbreviated, invalid or empty value falls through to the next step. No command is run (no
  * child_process), no database is touched, and every fs error is swallowed:
  * this function never throws.
  */
@@ -51,11 +54,26 @@ export type ResolveVersionOptions = {
 type Resolved = { commit: string; branch: string; deployed_at: string | null };
 
 const UNKNOWN = "unknown";
-const HASH_RE = /^[0-9a-fA-F]{7,64}$/;
+/** A full commit hash: SHA-1 (40) or SHA-256 (64) hex digits. */
+const HASH_RE = /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
+/** ISO 8601 date and time with seconds optional, fraction optional, and a zone (`Z` or `±hh:mm`). */
+const ISO_TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 const MAX_SYMREF_DEPTH = 5;
 
 function isHash(value: string | undefined): value is string {
   return value !== undefined && HASH_RE.test(value);
+}
+
+/** `DEPLOYED_AT` as a UTC ISO 8601 timestamp, or null when it is not one (e.g. "last tuesday"). */
+function isoTimestamp(value: string | undefined): string | null {
+  const v = value?.trim();
+  if (v === undefined || !ISO_TIMESTAMP_RE.test(v)) return null;
+  // Date would roll 02-30 over to March and 24:00 to the next day: the fields must exist as written.
+  const [y, mo, d, h, mi] = [v.slice(0, 4), v.slice(5, 7), v.slice(8, 10), v.slice(11, 13), v.slice(14, 16)].map(Number) as [number, number, number, number, number];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d || h > 23 || mi > 59) return null;
+  const t = new Date(v);
+  return Number.isNaN(t.getTime()) ? null : t.toISOString();
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -86,14 +104,9 @@ function firstLine(text: string): string {
 // ---- step 1: environment -------------------------------------------------
 
 function fromEnv(env: Record<string, string | undefined>): Resolved | undefined {
-  const version = nonEmpty(env.APP_VERSION);
-  if (version === undefined) return undefined;
-  const deployed = nonEmpty(env.DEPLOYED_AT);
-  return {
-    commit: version,
-    branch: UNKNOWN,
-    deployed_at: deployed === undefined ? null : deployed.trim(),
-  };
+  const version = env.APP_VERSION?.trim();
+  if (!isHash(version)) return undefined;
+  return { commit: version, branch: UNKNOWN, deployed_at: isoTimestamp(env.DEPLOYED_AT) };
 }
 
 // ---- step 2: commit file -------------------------------------------------

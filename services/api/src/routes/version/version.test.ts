@@ -37,3 +37,29 @@ describe('GET /version (address root)', () => {
     expect((await api.call('GET', '/api/version')).status).toBe(404);
   });
 });
+
+describe('GET /version: commit is a full hash or unknown, deployed_at ISO 8601 or null (spec 1 "Version record")', () => {
+  const extra: TestApi[] = [];
+  afterAll(async () => {
+    for (const a of extra) await a.close();
+  });
+
+  test('an APP_VERSION that is no commit hash is not echoed, nor a DEPLOYED_AT that is no timestamp', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'version-env-'));
+    const a = await createTestApi({ repoDir: dir, env: { APP_VERSION: ' release-2026.11 ', DEPLOYED_AT: 'last tuesday' } });
+    extra.push(a);
+    const r = await a.call('GET', '/version');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ app: 'ordering-platform-api', commit: 'unknown', short: 'unknown', branch: 'unknown', environment: 'test', deployed_at: null });
+  });
+
+  test('an abbreviated hash in the commit file is not reported as the commit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'version-short-'));
+    writeFileSync(join(dir, 'REVISION'), 'abcdef1\nmain\n');
+    mkdirSync(join(dir, '.git'), { recursive: true });
+    const a = await createTestApi({ repoDir: dir });
+    extra.push(a);
+    const r = await a.call('GET', '/version');
+    expect(r.body).toEqual({ app: 'ordering-platform-api', commit: 'unknown', short: 'unknown', branch: 'unknown', environment: 'test', deployed_at: null });
+  });
+});
