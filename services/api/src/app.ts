@@ -3,6 +3,7 @@ import { channelSettingsRoutes } from './routes/channel-settings/index.ts';
 import { Elysia } from 'elysia';
 import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
+import { REALTIME_MAX_FRAME_BYTES } from './routes/realtime/realtime.schemas.ts';
 import { errorPlugin } from './plugins/errors.ts';
 import { createApiMetrics, metricsPlugin } from './plugins/metrics.ts';
 import { authInvalidationPlugin } from './plugins/auth-invalidation.ts';
@@ -99,7 +100,8 @@ export function createApp(deps: ApiDeps) {
   const patterns: { current: RoutePatterns | null } = { current: null };
   const metrics = createApiMetrics();
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
-  const app = new Elysia({ normalize: false })
+  // websocket: a real-time frame over REALTIME_MAX_FRAME_BYTES is closed with 1009 by the server, unread.
+  const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: REALTIME_MAX_FRAME_BYTES } })
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(metricsPlugin(metrics, patterns))
     .use(authInvalidationPlugin(deps, patterns))

@@ -11,6 +11,14 @@ export const RealtimeQuery = t.Object({
 export const RealtimeEvent = t.Unknown({ description: 'JSON text events: ready, subscribed, unsubscribed, error, payment.status, kitchen.order' });
 
 
+/**
+ * Largest client frame, in bytes. The longest legitimate message (an `unsubscribe` of a transaction,
+ * or a kitchen subscription with a 16-digit cursor) is under 100 bytes; 16 KiB leaves a wide margin
+ * and bounds what one frame costs to parse (Elysia runs JSON.parse before the handler). Bun closes a
+ * socket sending more with 1009 (message too big) without delivering the frame.
+ */
+export const REALTIME_MAX_FRAME_BYTES = 16 * 1024;
+
 /** A client message: subscribe to one transaction, or to a whole channel. */
 export type RealtimeCommand =
   | { action: 'subscribe' | 'unsubscribe'; channel: 'transaction'; id: string }
@@ -20,7 +28,8 @@ export type RealtimeCommand =
 
 /** Parses a client message strictly (unknown keys, wrong types and long values refused). */
 export function parseCommand(raw: unknown): RealtimeCommand | string {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return 'A message must be a JSON object.';
+  // A binary frame arrives as bytes: refused before Object.keys would list every byte.
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw) || ArrayBuffer.isView(raw) || raw instanceof ArrayBuffer) return 'A message must be a JSON object.';
   const m = raw as Record<string, unknown>;
   const allowed = new Set(['action', 'channel', 'id', 'cursor']);
   const extra = Object.keys(m).find((k) => !allowed.has(k));

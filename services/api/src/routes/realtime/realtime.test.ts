@@ -12,6 +12,7 @@ import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { publishPaymentStatus } from '@pos/core/payments/payment-events';
 import { MAX_FOLLOWED_TRANSACTIONS, MESSAGE_BURST } from './index.ts';
+import { REALTIME_MAX_FRAME_BYTES } from './realtime.schemas.ts';
 
 /**
  * The real-time channel over real WebSockets: two API instances (two "processes") share PostgreSQL and
@@ -271,6 +272,25 @@ describe('real-time channel', () => {
     const answered = seen.filter((x) => x.type === 'subscribed').length;
     expect(answered).toBeGreaterThanOrEqual(MESSAGE_BURST - 5);
     expect(answered).toBeLessThanOrEqual(MESSAGE_BURST + 5);
+  });
+
+  test(`a frame over ${REALTIME_MAX_FRAME_BYTES} bytes closes the socket with 1009, unparsed; frames within it (long, deep, binary) are answered`, async () => {
+    const office = connect(`${base}?token=${await api1.ownerToken(m)}`);
+    expect(await office.next()).toEqual({ type: 'ready' });
+    // Just under the limit: parsed and refused as a message (the socket stays).
+    const pad = REALTIME_MAX_FRAME_BYTES - JSON.stringify({ action: 'subscribe', channel: 'payments', id: '' }).length;
+    office.send({ action: 'subscribe', channel: 'payments', id: 'x'.repeat(pad) });
+    expect(await office.next()).toEqual({ type: 'error', message: 'The id field is only for the transaction channel.' });
+    // As deep as the limit allows, and a binary frame: refused as messages, the socket keeps working.
+    const depth = REALTIME_MAX_FRAME_BYTES / 2 - 1;
+    office.ws.send('['.repeat(depth) + ']'.repeat(depth));
+    expect(await office.next()).toEqual({ type: 'error', message: 'A message must be a JSON object.' });
+    office.ws.send(new TextEncoder().encode(JSON.stringify({ action: 'subscribe', channel: 'location' })));
+    expect(await office.next()).toEqual({ type: 'error', message: 'A message must be a JSON object.' });
+    office.send({ action: 'subscribe', channel: 'location' });
+    expect(await office.next()).toEqual({ type: 'subscribed', channel: 'location' });
+    office.send({ action: 'subscribe', channel: 'payments', id: 'x'.repeat(8 * 1024 * 1024) });
+    expect(await office.next(8000)).toEqual({ closed: 1009 });
   });
 
   test('a device moved to another location follows it at the next check: kitchen.resync with the new cursor, then only the new location\'s events', async () => {
