@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { isTimeZone, nextSyncRun, parseSyncTime, reinterpretUtcSyncTime } from './auto-sync.ts';
+import { isTimeZone, nextSyncRun, parseSyncTime, reinterpretUtcSyncTime, wallTimeToInstant, zoneOffsetMinutes } from './auto-sync.ts';
 
 /** A movable clock: each step asks for the next run strictly after the previous one, as the scheduler does. */
 function runs(syncTime: string, zone: string, from: string, count: number): string[] {
@@ -109,4 +109,136 @@ describe('rule 7: one-time reinterpretation of a UTC sync_time', () => {
   test('garbage stays garbage', () => {
     expect(reinterpretUtcSyncTime('later', 'Europe/Brussels', new Date())).toBeNull();
   });
+});
+
+describe('zones east of +12 on their autumn change (the offsets were sampled only ±12 h away)', () => {
+  test('Pacific/Chatham: 02:00 on 2026-04-05 (before its repeated 02:45-03:45) runs at 02:00 +13:45, not an hour late', () => {
+    expect(nextSyncRun('2:00', 'Pacific/Chatham', new Date('2026-04-04T00:00:00Z'))!.toISOString()).toBe('2026-04-04T12:15:00.000Z');
+  });
+  test('Pacific/Auckland: 02:30 on 2026-04-05 happens twice; it runs at the first one (+13)', () => {
+    expect(runs('2:30', 'Pacific/Auckland', '2026-04-04T00:00:00Z', 2)).toEqual(['2026-04-04T13:30:00.000Z', '2026-04-05T14:30:00.000Z']);
+  });
+  test('Pacific/Kiritimati (+14) and Etc/GMT+12 (-12) keep their wall clock', () => {
+    expect(nextSyncRun('0:30', 'Pacific/Kiritimati', new Date('2026-06-01T00:00:00Z'))!.toISOString()).toBe('2026-06-01T10:30:00.000Z');
+    expect(nextSyncRun('23:30', 'Etc/GMT+12', new Date('2026-06-01T00:00:00Z'))!.toISOString()).toBe('2026-06-01T11:30:00.000Z');
+  });
+});
+
+/**
+ * Brute-force reference for `wallTimeToInstant`: every offset a zone can have (-12 h to +14 h, in
+ * quarter hours; the sweep checks no zone uses another) is tried, and the earliest instant whose
+ * offset matches is the answer; when none does (a skipped hour), the wall time read with the offset in
+ * force just before the jump. Offsets are memoised: neighbouring slots share most instants.
+ */
+const QUARTER = 15 * 60_000;
+const HOUR = 3_600_000;
+const DAY_MS = 86_400_000;
+const offsetMemo = new Map<string, Map<number, number>>();
+function memoOffset(zone: string, instant: number): number {
+  let byInstant = offsetMemo.get(zone);
+  if (!byInstant) offsetMemo.set(zone, (byInstant = new Map()));
+  let off = byInstant.get(instant);
+  if (off === undefined) {
+    off = zoneOffsetMinutes(zone, instant);
+    byInstant.set(instant, off);
+  }
+  return off;
+}
+function referenceInstant(zone: string, wall: number): number {
+  for (let off = 14 * 60; off >= -12 * 60; off -= 15) {
+    // From the largest offset down: the earliest instant first.
+    if (memoOffset(zone, wall - off * 60_000) === off) return wall - off * 60_000;
+  }
+  let lastBelow: number | null = null;
+  for (let u = wall - 15 * HOUR; u <= wall + 15 * HOUR; u += QUARTER) if (u + memoOffset(zone, u) * 60_000 < wall) lastBelow = u;
+  if (lastBelow === null) throw new Error(`no reference for ${zone} at ${new Date(wall).toISOString()}`);
+  return wall - memoOffset(zone, lastBelow) * 60_000;
+}
+
+/**
+ * The offset changes of `zone` within [from, to) as `minute:offset` (the instant of the change, the
+ * offset after it), and the local dates (UTC midnights) of the day before, of and after each change.
+ * Offsets are sampled every 3 days (no zone changes twice within 3 days in these years), then the change
+ * is found by bisection to the minute.
+ */
+function zoneChanges(zone: string, from: number, to: number): { signature: string; days: number[] } {
+  const step = 3 * DAY_MS;
+  const days = new Set<number>();
+  let prev = zoneOffsetMinutes(zone, from);
+  const changes = [`${prev}`];
+  for (let t = from + step; t < to; t += step) {
+    const off = zoneOffsetMinutes(zone, t);
+    if (off !== prev) {
+      let lo = t - step;
+      let hi = t;
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+        if (zoneOffsetMinutes(zone, mid) === prev) lo = mid;
+        else hi = mid;
+      }
+      changes.push(`${hi / 60_000}:${off}`);
+      const local = hi + prev * 60_000;
+      const day = local - (local % DAY_MS);
+      for (const d of [-1, 0, 1]) days.add(day + d * DAY_MS);
+    }
+    prev = off;
+  }
+  return { signature: changes.join(' '), days: [...days].sort((a, b) => a - b) };
+}
+
+describe('sweep: every IANA zone, 2025 and 2026, against a brute-force reference', () => {
+  const from = Date.UTC(2025, 0, 1);
+  const to = Date.UTC(2027, 0, 1);
+  const slots = Array.from({ length: 48 }, (_, i) => ({ hour: Math.floor(i / 2), minute: (i % 2) * 30 }));
+
+  test('the days around every offset change (one zone of each kind of changes), at every :00 and :30 (first occurrence of a repeated time, skipped times moved by the gap)', () => {
+    let checked = 0;
+    let zonesWithChanges = 0;
+    const wrong: string[] = [];
+    // Zones with the same offsets and changes to the minute answer alike: one of each kind is swept.
+    const kinds = new Map<string, { zone: string; days: number[] }>();
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      const { signature, days } = zoneChanges(zone, from, to);
+      if (days.length) zonesWithChanges++;
+      if (!kinds.has(signature)) kinds.set(signature, { zone, days });
+    }
+    for (const { zone, days } of kinds.values()) {
+      for (const day of days) {
+        for (const at of slots) {
+          const wall = day + (at.hour * 60 + at.minute) * 60_000;
+          const got = wallTimeToInstant(zone, day, at);
+          const want = referenceInstant(zone, wall);
+          if (got !== want) wrong.push(`${zone} ${new Date(wall).toISOString().slice(0, 16)} local: ${new Date(got).toISOString()}, reference ${new Date(want).toISOString()}`);
+          checked++;
+        }
+      }
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    for (const [zone, offs] of offsetMemo) for (const off of offs.values()) if (off % 15 !== 0) throw new Error(`offset not in quarter hours: ${zone} ${off}`);
+    expect(zonesWithChanges).toBeGreaterThan(100);
+    expect(checked).toBeGreaterThan(3_000);
+  }, 120_000);
+
+  test('ordinary days of zones from -12 to +14, with 30- and 45-minute offsets and southern summers', () => {
+    const wrong: string[] = [];
+    const zones = ['Etc/GMT+12', 'Pacific/Pago_Pago', 'Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Denver', 'America/Chicago', 'America/New_York', 'America/Santiago', 'America/St_Johns', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/London', 'Europe/Brussels', 'Africa/Cairo', 'Europe/Moscow', 'Asia/Tehran', 'Asia/Dubai', 'Asia/Kabul', 'Asia/Kolkata', 'Asia/Kathmandu', 'Asia/Dhaka', 'Asia/Yangon', 'Asia/Bangkok', 'Asia/Shanghai', 'Australia/Eucla', 'Asia/Tokyo', 'Australia/Adelaide', 'Australia/Darwin', 'Australia/Sydney', 'Australia/Lord_Howe', 'Pacific/Norfolk', 'Pacific/Auckland', 'Pacific/Chatham', 'Pacific/Fiji', 'Pacific/Tongatapu', 'Pacific/Apia', 'Pacific/Kiritimati'];
+    let checked = 0;
+    for (const zone of zones) {
+      for (let day = from; day < to; day += 47 * DAY_MS) {
+        for (const at of slots) {
+          const wall = day + (at.hour * 60 + at.minute) * 60_000;
+          const got = wallTimeToInstant(zone, day, at);
+          const want = referenceInstant(zone, wall);
+          if (got !== want) wrong.push(`${zone} ${new Date(wall).toISOString().slice(0, 16)} local: ${new Date(got).toISOString()}, reference ${new Date(want).toISOString()}`);
+          checked++;
+        }
+      }
+      // The scheduler's path: each next run is the reference's instant of the following local day or later.
+      const now = new Date(Date.UTC(2026, 2, 1));
+      const next = nextSyncRun('2:30', zone, now)!;
+      expect(next.getTime()).toBeGreaterThan(now.getTime());
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(checked).toBeGreaterThan(25_000);
+  }, 120_000);
 });

@@ -73,18 +73,24 @@ function localMidnight(zone: string, instant: number): number {
  * - A skipped hour (spring change, e.g. 02:30 in Europe/Brussels on the last Sunday of March) has none:
  *   the time is read with the offset in force before the change, which moves it forward by the length
  *   of the gap (02:30 becomes 03:30 summer time) — the day still gets its sync, as late as the gap made it.
+ *
+ * Offsets run from -12 h to +14 h, so every instant showing `wall` lies within a day of it: the offsets
+ * a day either side are the candidates (sampling ±12 h missed a change east of +12, e.g. Auckland's and
+ * Chatham's autumn change, and took the wrong occurrence or an hour late). The offsets at the
+ * candidates' own instants are tried too, so a second change within those two days is not missed.
  */
 export function wallTimeToInstant(zone: string, dayUtcMidnight: number, at: WallTime): number {
   const wall = dayUtcMidnight + (at.hour * 60 + at.minute) * MINUTE;
-  const before = zoneOffsetMinutes(zone, wall - DAY / 2);
-  const after = zoneOffsetMinutes(zone, wall + DAY / 2);
-  const matches: number[] = [];
-  for (const off of new Set([before, after])) {
+  const before = zoneOffsetMinutes(zone, wall - DAY);
+  const after = zoneOffsetMinutes(zone, wall + DAY);
+  const candidates = new Set([before, after]);
+  for (const off of [before, after]) candidates.add(zoneOffsetMinutes(zone, wall - off * MINUTE));
+  let first: number | null = null;
+  for (const off of candidates) {
     const utc = wall - off * MINUTE;
-    if (zoneOffsetMinutes(zone, utc) === off) matches.push(utc);
+    if ((first === null || utc < first) && zoneOffsetMinutes(zone, utc) === off) first = utc;
   }
-  if (matches.length > 0) return Math.min(...matches);
-  return wall - before * MINUTE;
+  return first ?? wall - before * MINUTE;
 }
 
 /**
