@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { deviceOnline } from './device-liveness.ts';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { accessCan, type Access } from '../auth/access.ts';
+import { accessCan, requireGrantedLocations, type Access } from '../auth/access.ts';
 import type { BackofficeScope } from '../auth/backoffice-scope.ts';
 import { randomCode } from '../security/passwords.ts';
 import { isUuid } from '@pos/domain/ids';
@@ -65,6 +65,29 @@ export async function findProfile(tdb: TenantDb, profileId: string) {
   const p = isUuid(profileId) ? await tdb.selectFrom('device_profiles').selectAll().where('id', '=', profileId).executeTakeFirst() : undefined;
   if (!p) throw errors.notFound('device profile');
   return p;
+}
+
+/**
+ * The profile's row, locked inside the caller's transaction (or 404): `update` for a write of the
+ * profile (type, settings, delete), `share` for a binding, so a type change and a binding of the same
+ * profile run one after the other and each sees the other's outcome.
+ */
+export async function lockProfile(tx: TenantDb, profileId: string, mode: 'update' | 'share') {
+  const q = tx.selectFrom('device_profiles').selectAll().where('id', '=', profileId);
+  const p = await (mode === 'update' ? q.forUpdate() : q.forShare()).executeTakeFirst();
+  if (!p) throw errors.notFound('device profile');
+  return p;
+}
+
+/**
+ * 403 `Unauthorized: Insufficient permissions` while a live device using the profile is at a location
+ * outside the caller's grant: a profile drives every device bound to it, so rewriting or deleting it
+ * acts on those devices. A profile no device uses, or a caller holding every location, passes.
+ */
+export async function requireProfileWithinGrant(tx: TenantDb, access: Access, profileId: string): Promise<void> {
+  if (access.allLocations) return;
+  const rows = await tx.selectFrom('devices').select('location_id').distinct().where('device_profile_id', '=', profileId).where('deleted_at', 'is', null).execute();
+  requireGrantedLocations(access, rows.map((r) => r.location_id));
 }
 
 /** A profile can be bound only to a device of its own type (printers take none). */

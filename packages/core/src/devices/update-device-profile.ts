@@ -1,6 +1,6 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { findProfile, inMerchantTx, profileView, requireSettingsSize, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
+import { findProfile, inMerchantTx, lockProfile, profileView, requireProfileWithinGrant, requireSettingsSize, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
 
 export interface UpdateDeviceProfileInput {
   name?: string;
@@ -10,13 +10,17 @@ export interface UpdateDeviceProfileInput {
 }
 
 /**
- * `PUT /back-office/device-profiles/{id}`. The type may change only while no live device uses the
- * profile (a profile always fits the devices bound to it): otherwise 422 on `type`.
+ * `PUT /back-office/device-profiles/{id}`. 403 while a device using the profile is outside the
+ * caller's grant. The type may change only while no live device uses the profile (a profile always
+ * fits the devices bound to it): otherwise 422 on `type`. The profile's row is locked first, so a
+ * binding in flight (`assignDeviceProfile`) either lands before the check or sees the new type.
  */
 export async function updateDeviceProfile(scope: BackofficeScope, profileId: string, input: UpdateDeviceProfileInput): Promise<DeviceProfileView> {
-  const p = await findProfile(scope.tdb, profileId);
-  if (input.settings) requireSettingsSize(input.settings);
+  const found = await findProfile(scope.tdb, profileId);
   return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ tenant }) => {
+    const p = await lockProfile(tenant, found.id, 'update');
+    await requireProfileWithinGrant(tenant, scope.access, p.id);
+    if (input.settings) requireSettingsSize(input.settings);
     if (input.type !== undefined && input.type !== p.type) {
       const used = await tenant.selectFrom('devices').select('id').where('device_profile_id', '=', p.id).where('deleted_at', 'is', null).limit(1).executeTakeFirst();
       if (used) throw errors.field('type', 'The type cannot change while devices use this profile.');

@@ -1,5 +1,5 @@
 import { logActivity } from '../activity/log-activity.ts';
-import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
+import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
 
 export interface UpdateDeviceInput {
   name?: string;
@@ -9,7 +9,8 @@ export interface UpdateDeviceInput {
 
 /**
  * `PUT /back-office/devices/{id}`: renames, moves (to a location in the grant) or rebinds the profile.
- * The type of a device never changes (its tokens carry it).
+ * The type of a device never changes (its tokens carry it). A profile is bound as `assignDeviceProfile`
+ * binds it (its row locked, its type read again).
  */
 export async function updateDevice(scope: BackofficeScope, deviceId: string, input: UpdateDeviceInput): Promise<DeviceView> {
   const d = await findDevice(scope.tdb, deviceId);
@@ -28,6 +29,8 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
     changes.device_profile_id = input.device_profile_id;
   }
   return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
+    // As `assignDeviceProfile`: the profile's type read again under a shared lock, so a racing type change cannot slip in.
+    if (changes.device_profile_id) requireProfileFits(await lockProfile(tenant, changes.device_profile_id, 'share'), d.type);
     if (Object.keys(changes).length) {
       await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();
       await logActivity(tenant, { userId: scope.userId, action: 'updated', subject: 'device', subjectId: d.id, properties: { changes } });

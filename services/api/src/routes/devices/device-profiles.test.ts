@@ -121,3 +121,50 @@ describe('options and permissions', () => {
     expect((await api.call('DELETE', `${BASE}/${p}`, { token: editor })).status).toBe(200);
   });
 });
+
+describe('profiles within the location grant', () => {
+  test('a member granted loc1 only cannot rewrite or delete the profile that drives a loc0 register (403, nothing written)', async () => {
+    const pos0 = a.devices.find((d) => d.type === 'pos' && d.location_id === a.locations[0]!.id)!;
+    const p = (await create({ name: 'Loc0 registers', type: 'pos', settings: { tip: true } })).body.data.id as string;
+    expect((await api.call('POST', `/api/back-office/devices/${pos0.id}/profile`, { token: owner, body: { device_profile_id: p } })).status).toBe(200);
+    const loc1 = await limitedUserToken(api, a, ['VIEW_DEVICE_PROFILE', 'EDIT_DEVICE_PROFILE', 'DELETE_DEVICE_PROFILE'], [a.locations[1]!.id]);
+    const forbidden = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+    expect(await api.call('PUT', `${BASE}/${p}`, { token: loc1, body: { settings: { tip: false, hacked: 1 } } })).toMatchObject(forbidden);
+    // The grant comes before the body's own 422 (settings too large).
+    expect(await api.call('PUT', `${BASE}/${p}`, { token: loc1, body: { settings: { big: 'x'.repeat(17_000) } } })).toMatchObject(forbidden);
+    expect(await api.call('DELETE', `${BASE}/${p}`, { token: loc1 })).toMatchObject(forbidden);
+    const still = await api.call('GET', `${BASE}/${p}`, { token: owner });
+    expect(still.body.data).toMatchObject({ name: 'Loc0 registers', settings: { tip: true }, devices_count: 1 });
+    expect((await api.call('GET', `/api/back-office/devices/${pos0.id}`, { token: owner })).body.data.device_profile_id).toBe(p);
+
+    // Once the loc0 register no longer uses it, the profile is within reach; a loc1 device keeps it so.
+    const pos1 = (await api.call('POST', '/api/back-office/devices', { token: owner, body: { name: 'Loc1 register', type: 'pos', location_id: a.locations[1]!.id } })).body.data;
+    await api.call('POST', `/api/back-office/devices/${pos0.id}/profile`, { token: owner, body: { device_profile_id: null } });
+    expect((await api.call('POST', `/api/back-office/devices/${pos1.id}/profile`, { token: owner, body: { device_profile_id: p } })).status).toBe(200);
+    const put = await api.call('PUT', `${BASE}/${p}`, { token: loc1, body: { settings: { tip: false } } });
+    expect(put).toMatchObject({ status: 200, body: { data: { settings: { tip: false }, devices_count: 1 } } });
+    expect(await api.call('DELETE', `${BASE}/${p}`, { token: loc1 })).toMatchObject({ status: 200, body: { status: 'success', unbound_devices: 1 } });
+  });
+});
+
+describe('a type change racing a binding', () => {
+  test('a device never ends bound to a profile of another type (binding through /profile or PUT /devices/{id})', async () => {
+    const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+    const pos = a.devices.find((d) => d.type === 'pos')!;
+    for (let i = 0; i < 12; i++) {
+      const p = (await create({ name: `Race ${i}`, type: 'pos' })).body.data.id as string;
+      await api.call('POST', `/api/back-office/devices/${pos.id}/profile`, { token: owner, body: { device_profile_id: null } });
+      const bind =
+        i % 2 === 0
+          ? api.call('POST', `/api/back-office/devices/${pos.id}/profile`, { token: owner, body: { device_profile_id: p } })
+          : api.call('PUT', `/api/back-office/devices/${pos.id}`, { token: owner, body: { device_profile_id: p } });
+      const [bound, retyped] = await Promise.all([bind, api.call('PUT', `${BASE}/${p}`, { token: owner, body: { type: 'kiosk' } })]);
+      // Exactly one wins: the binding (then the type change is the 422) or the type change (then the binding is).
+      expect([bound.status, retyped.status].sort()).toEqual([200, 422]);
+      const row = await tdb.selectFrom('devices as d').innerJoin('device_profiles as p', 'p.id', 'd.device_profile_id').select(['d.type as dt', 'p.type as pt']).where('d.id', '=', pos.id).executeTakeFirst();
+      if (bound.status === 200) expect(row).toEqual({ dt: 'pos', pt: 'pos' });
+      else expect(row).toBeUndefined();
+    }
+    await api.call('POST', `/api/back-office/devices/${pos.id}/profile`, { token: owner, body: { device_profile_id: null } });
+  });
+});

@@ -167,7 +167,7 @@ export function deviceProfileRoutes(deps: ApiDeps) {
       body: S.UpdateDeviceProfileBody,
       response: { 200: S.DeviceProfileResponse },
       transform: [permission('EDIT_DEVICE_PROFILE')],
-      ...doc(tags, 'Update a device profile', '`settings` replaces the object as a whole. The type cannot change while devices use the profile (422).'),
+      ...doc(tags, 'Update a device profile', '`settings` replaces the object as a whole. The type cannot change while devices use the profile (422). 403 while a device using it is outside the caller\'s location grant.'),
     })
     .delete(
       '/:id',
@@ -179,7 +179,7 @@ export function deviceProfileRoutes(deps: ApiDeps) {
         params: S.IdParams,
         response: { 200: S.DeleteProfileResponse },
         transform: [permission('DELETE_DEVICE_PROFILE')],
-        ...doc(tags, 'Delete a device profile', 'Devices using the profile are unbound (they keep working without a profile); `unbound_devices` says how many.'),
+        ...doc(tags, 'Delete a device profile', 'Devices using the profile are unbound (they keep working without a profile); `unbound_devices` says how many. 403 while a device using it is outside the caller\'s location grant.'),
       },
     );
 }
