@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { CentralDb, TenantDb } from '@pos/db';
+import type { Access } from '../auth/access.ts';
 import { likePattern, paging, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
+import { withinGrant } from './activity-grant.ts';
 
 export interface ActivityLogQuery extends DatatableQuery {
   /** Exact subject (model name: `role`, `user`, ...). */
@@ -23,11 +25,14 @@ export interface ActivityLogRow {
 /**
  * `GET /activity-logs/datatable`: the merchant's activity log, newest first (entries of one
  * transaction share `created_at`; their time-ordered v7 ids break the tie). `search` matches the
- * action or the subject, case-insensitively. User names come from the central accounts.
+ * action or the subject, case-insensitively. User names come from the central accounts. A caller
+ * granted some locations reads only entries tied to none outside them (`activity-grant.ts`), and
+ * `total` counts only those; merchant-wide entries are shown to every caller.
  */
-export async function listActivityLogs(db: CentralDb, tdb: TenantDb, q: ActivityLogQuery): Promise<Datatable<ActivityLogRow>> {
+export async function listActivityLogs(db: CentralDb, tdb: TenantDb, access: Access, q: ActivityLogQuery): Promise<Datatable<ActivityLogRow>> {
   const { page, perPage, offset } = paging(q);
   let base = tdb.selectFrom('activity_logs');
+  if (!access.allLocations) base = base.where((eb) => withinGrant(eb, [...access.locationIds]));
   const search = q.search?.trim();
   if (search) {
     const p = likePattern(search);

@@ -121,3 +121,40 @@ describe('GET /back-office/settings/activity-logs/datatable', () => {
     expect(await api.call('GET', path)).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
   });
 });
+
+describe('activity within the location grant', () => {
+  test('a member granted loc1 only reads no loc0 activity (device entries, location-bound properties, a grant naming loc0); merchant-wide entries stay', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const dev = (name: string, location_id: string) => api.call('POST', '/api/back-office/devices', { token: owner, body: { name, type: 'kiosk', location_id } });
+    const secret = (await dev('Secret loc0 kiosk', loc0)).body.data;
+    const open = (await dev('Open loc1 kiosk', loc1)).body.data;
+    // A device entry without a location in its properties is still its device's location's.
+    expect((await api.call('PUT', `/api/back-office/devices/${secret.id}`, { token: owner, body: { name: 'Secret loc0 kiosk 2' } })).status).toBe(200);
+    const tdb = tenantOf(api, a);
+    const entry = (action: string, subject: string, subject_id: string | null, properties: Record<string, unknown>) =>
+      tdb.insertInto('activity_logs').values({ id: Bun.randomUUIDv7(), user_id: ownerId, action, subject, subject_id, properties: JSON.stringify(properties) }).execute();
+    await entry('created', 'drawer', crypto.randomUUID(), { location_id: loc0, name: 'Loc0 drawer' });
+    await entry('updated', 'location', loc0, { fields: ['name'] });
+    await entry('updated locations', 'user', crypto.randomUUID(), { location_ids: [loc0, loc1], all_locations: false });
+    await entry('updated', 'location', loc1, { fields: ['name'] });
+    await entry('updated locations', 'user', crypto.randomUUID(), { location_ids: [loc1], all_locations: false });
+
+    const member = await makeMember(api, a, ['VIEW_ACTIVITY_LOGS'], { locationIds: [loc1] });
+    const all = await api.call('GET', `${path}?per_page=100`, { token: member.token });
+    expect(all.status).toBe(200);
+    const leaks = all.body.data.filter((e: any) => e.subject_id === secret.id || e.subject_id === loc0 || JSON.stringify(e.properties).includes(loc0));
+    expect(leaks).toEqual([]);
+    const devices = await api.call('GET', `${path}?per_page=100&subject=device`, { token: member.token });
+    expect(devices.body).toMatchObject({ total: 1, data: [{ action: 'created', subject: 'device', subject_id: open.id, properties: { name: 'Open loc1 kiosk', type: 'kiosk', location_id: loc1 } }] });
+    // loc1's own entries and the merchant-wide ones (the team's roles) are shown, and counted.
+    expect(all.body.data.map(phrase).slice(0, 3)).toEqual(['updated locations user', 'updated location', 'created device']);
+    expect(all.body.data.filter((e: any) => e.subject === 'role').length).toBe(3);
+    expect(all.body.total).toBe(all.body.data.length);
+
+    // Every location: the owner, and a member granted both, read everything.
+    const ownerDevices = await api.call('GET', `${path}?per_page=100&subject=device`, { token: owner });
+    expect(ownerDevices.body.total).toBe(3);
+    const both = await makeMember(api, a, ['VIEW_ACTIVITY_LOGS'], { locationIds: [loc0, loc1] });
+    expect((await api.call('GET', `${path}?per_page=100`, { token: both.token })).body.total).toBe((await api.call('GET', `${path}?per_page=100`, { token: owner })).body.total);
+  });
+});
