@@ -8,6 +8,7 @@ import { requireTaxRate } from './tax-rates.ts';
 import { refreshPublished, writePublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { isUuid } from '@pos/domain/ids';
+import { requireGrantWithin, type Access } from '../auth/access.ts';
 
 /** Sales channels an item (or a menu, or an offer) can be sold on. */
 export const CHANNELS = ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery'] as const;
@@ -55,6 +56,20 @@ export interface ItemInput {
   image_content_id?: string | null;
   modifier_group_ids?: string[];
 }
+
+/**
+ * An item is sold at its locations (`null`: every location, including ones created later), so writing
+ * it (price, name, availability, modifier groups, variants) is limited to the caller's location grant
+ * as offers and menus are: every location must be granted, and `null` needs a caller holding every
+ * location; otherwise 403 `Unauthorized: Insufficient permissions`.
+ */
+export function requireItemLocations(access: Access, locationIds: readonly string[] | null): void {
+  requireGrantWithin(access, { allLocations: locationIds === null, locationIds: locationIds ?? [] });
+}
+
+/** The item's id and locations, its row locked until the transaction ends (a concurrent change of its locations waits). */
+export const findItemLocked = (tx: TenantDb, id: string) =>
+  findOr404('item', id, (x) => tx.selectFrom('items').select(['id', 'location_ids']).where('id', '=', x).forUpdate().executeTakeFirst());
 
 type ItemRow = Awaited<ReturnType<typeof loadRows>>[number];
 
@@ -178,6 +193,7 @@ async function setModifierGroups(tx: TenantDb, itemId: string, ids: readonly str
 export async function createItem(scope: CatalogScope, input: ItemInput): Promise<ItemView> {
   const id = await catalogTx(scope, async (tx) => {
     await validate(tx, input);
+    requireItemLocations(scope.access, input.location_ids ?? null);
     const id = newId();
     await tx
       .insertInto('items')
@@ -205,11 +221,13 @@ export async function createItem(scope: CatalogScope, input: ItemInput): Promise
   return getItem(scope.tdb, id);
 }
 
-/** Partial update; price, name, VAT and availability are live on the channels at once (published catalogs showing the item are recompiled in the same transaction). */
+/** Partial update within the caller's location grant (the item's current locations and any new ones); price, name, VAT and availability are live on the channels at once (published catalogs showing the item are recompiled in the same transaction). */
 export async function updateItem(scope: CatalogScope, id: string, input: Partial<ItemInput>): Promise<ItemView> {
   const changed = await catalogTx(scope, async (tx) => {
-    const current = await findOr404('item', id, (x) => tx.selectFrom('items').select('id').where('id', '=', x).executeTakeFirst());
+    const current = await findItemLocked(tx, id);
+    requireItemLocations(scope.access, current.location_ids);
     await validate(tx, input);
+    if (input.location_ids !== undefined) requireItemLocations(scope.access, input.location_ids);
     await tx
       .updateTable('items')
       .set({
@@ -237,12 +255,13 @@ export async function updateItem(scope: CatalogScope, id: string, input: Partial
   return getItem(scope.tdb, id);
 }
 
-/** Removes the item from every display group; published menus showing it are recompiled. */
+/** Removes the item from every display group (within the caller's location grant); published menus showing it are recompiled. */
 export async function deleteItem(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
     // Locked first: a write that holds the item (a menu save, a new variant group) commits before we
     // look for the published menus showing it, or finds it gone.
-    const current = await findOr404('item', id, (x) => tx.selectFrom('items').select('id').where('id', '=', x).forUpdate().executeTakeFirst());
+    const current = await findItemLocked(tx, id);
+    requireItemLocations(scope.access, current.location_ids);
     const affected = await refreshTargets(tx, current.id);
     await tx.deleteFrom('items').where('id', '=', current.id).execute();
     for (const t of affected) await writePublished(tx, t.location_id, t.menu_id);

@@ -3,6 +3,7 @@ import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type Cat
 import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { errors } from '@pos/kernel';
+import { findItemLocked, requireItemLocations } from './items.ts';
 
 /** A variant group belongs to one item and lists its variants (e.g. sizes) with their own prices, in order. */
 export interface VariantGroupView {
@@ -18,6 +19,11 @@ export interface VariantGroupInput {
   item_id: string;
   name: string;
   variants: { id?: string; name: string; unit_price: number }[];
+}
+
+/** A variant group changes what its item sells for, so it is written within the item's locations (403 otherwise). */
+async function requireItemReach(scope: CatalogScope, tx: TenantDb, itemId: string): Promise<void> {
+  requireItemLocations(scope.access, (await findItemLocked(tx, itemId)).location_ids);
 }
 
 const find = (tdb: TenantDb, id: string) => findOr404('variant group', id, (x) => tdb.selectFrom('variant_groups').selectAll().where('id', '=', x).executeTakeFirst());
@@ -50,6 +56,7 @@ async function writeVariants(tx: TenantDb, groupId: string, list: VariantGroupIn
 export async function createVariantGroup(scope: CatalogScope, input: VariantGroupInput): Promise<VariantGroupView> {
   const [id, changed] = await catalogTx(scope, async (tx) => {
     await requireIds(tx, 'items', [input.item_id], 'item_id', 'item id', true);
+    await requireItemReach(scope, tx, input.item_id);
     const id = newId();
     await tx.insertInto('variant_groups').values({ id, item_id: input.item_id.toLowerCase(), name: input.name.trim() }).execute();
     await writeVariants(tx, id, input.variants);
@@ -62,6 +69,8 @@ export async function createVariantGroup(scope: CatalogScope, input: VariantGrou
 /** The item of a variant group does not change; `variants` replaces the list (an `id` keeps a variant). */
 export async function updateVariantGroup(scope: CatalogScope, id: string, input: Partial<Omit<VariantGroupInput, 'item_id'>>): Promise<VariantGroupView> {
   const changed = await catalogTx(scope, async (tx) => {
+    // The item first (as an item delete locks it before its cascade reaches the group), then the group.
+    await requireItemReach(scope, tx, (await find(tx, id)).item_id);
     const g = await findLocked(tx, id);
     await tx
       .updateTable('variant_groups')
@@ -77,6 +86,8 @@ export async function updateVariantGroup(scope: CatalogScope, id: string, input:
 
 export async function deleteVariantGroup(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
+    // The item first (as an item delete locks it before its cascade reaches the group), then the group.
+    await requireItemReach(scope, tx, (await find(tx, id)).item_id);
     const g = await findLocked(tx, id);
     await tx.deleteFrom('variant_groups').where('id', '=', g.id).execute();
     return refreshPublished(tx, [g.item_id]);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeMember } from '../team/team.test-support.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -158,5 +159,58 @@ describe('an item edit is live on the register', () => {
     expect(await price()).toBeUndefined();
     await call('PUT', `/items/${espresso.id}`, { channels: ['pos', 'kiosk'], unit_price: 280 });
     expect(await price()).toBe(280);
+  });
+});
+
+describe('item writes follow the location grant (as offers and menus)', () => {
+  const FORBIDDEN = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+  const ALL = ['VIEW_ITEMS', 'CREATE_ITEMS', 'EDIT_ITEMS', 'DELETE_ITEMS', 'CREATE_VARIANT_GROUPS', 'EDIT_VARIANT_GROUPS', 'DELETE_VARIANT_GROUPS'];
+  const as = (token: string, method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token, body });
+  const priceOf = async (id: string) => (await tdb.selectFrom('items').select('unit_price').where('id', '=', id).executeTakeFirstOrThrow()).unit_price;
+
+  test('a member granted only location 1 cannot reprice, move or delete an item sold at location 0, nor one sold everywhere', async () => {
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const atL0 = (await call('POST', '/items', { name: 'Only at 0', unit_price: 400, vat_rate: 21, category_id: null, location_ids: [l0] })).body.data.id;
+    const everywhere = (await call('POST', '/items', { name: 'Everywhere', unit_price: 400, vat_rate: 21, category_id: null })).body.data.id;
+    const member = await makeMember(api, m, ALL, { locationIds: [l1] });
+    for (const id of [atL0, everywhere]) {
+      expect(await as(member.token, 'PUT', `/items/${id}`, { unit_price: 1 })).toMatchObject(FORBIDDEN);
+      expect(await as(member.token, 'PUT', `/items/${id}`, { location_ids: [l1] })).toMatchObject(FORBIDDEN);
+      expect(await as(member.token, 'DELETE', `/items/${id}`)).toMatchObject(FORBIDDEN);
+      expect(await priceOf(id)).toBe(400);
+    }
+    // The item's own location set is checked too: an item of location 1 cannot be moved to location 0 or to every location.
+    const atL1 = (await as(member.token, 'POST', '/items', { name: 'Only at 1', unit_price: 400, vat_rate: 21, category_id: null, location_ids: [l1] })).body.data.id;
+    expect(await as(member.token, 'PUT', `/items/${atL1}`, { location_ids: [l0, l1] })).toMatchObject(FORBIDDEN);
+    expect(await as(member.token, 'PUT', `/items/${atL1}`, { location_ids: null })).toMatchObject(FORBIDDEN);
+    expect(await as(member.token, 'PUT', `/items/${atL1}`, { unit_price: 450 })).toMatchObject({ status: 200, body: { data: { unit_price: 450, location_ids: [l1] } } });
+    expect((await as(member.token, 'DELETE', `/items/${atL1}`)).status).toBe(200);
+  });
+
+  test('a member granted only location 1 cannot create an item for location 0, nor one for every location', async () => {
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const member = await makeMember(api, m, ['CREATE_ITEMS'], { locationIds: [l1] });
+    const before = await count('items');
+    const body = { name: 'Sneaky', unit_price: 1, vat_rate: 21, category_id: null };
+    expect(await as(member.token, 'POST', '/items', { ...body, location_ids: [l0] })).toMatchObject(FORBIDDEN);
+    expect(await as(member.token, 'POST', '/items', body)).toMatchObject(FORBIDDEN);
+    expect(await count('items')).toBe(before);
+    // An unknown location is still the 422 on its field.
+    expect((await as(member.token, 'POST', '/items', { ...body, location_ids: [crypto.randomUUID()] })).body.errors).toEqual({ 'location_ids.0': ['The selected location is invalid.'] });
+    // A member holding every location (global user) may create one for every location.
+    const global = await makeMember(api, m, ['CREATE_ITEMS'], { locationIds: [], allLocations: true });
+    expect((await as(global.token, 'POST', '/items', body)).status).toBe(201);
+  });
+
+  test("variant groups are written only within their item's locations", async () => {
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const atL0 = (await call('POST', '/items', { name: 'Sized at 0', unit_price: 400, vat_rate: 21, category_id: null, location_ids: [l0] })).body.data.id;
+    const g = (await call('POST', '/variant-groups', { item_id: atL0, name: 'Size', variants: [{ name: 'S', unit_price: 300 }] })).body.data;
+    const member = await makeMember(api, m, ALL, { locationIds: [l1] });
+    expect(await as(member.token, 'POST', '/variant-groups', { item_id: atL0, name: 'Cheap', variants: [{ name: 'X', unit_price: 1 }] })).toMatchObject(FORBIDDEN);
+    expect(await as(member.token, 'PUT', `/variant-groups/${g.id}`, { variants: [{ id: g.variants[0].id, name: 'S', unit_price: 1 }] })).toMatchObject(FORBIDDEN);
+    expect(await as(member.token, 'DELETE', `/variant-groups/${g.id}`)).toMatchObject(FORBIDDEN);
+    expect((await call('GET', `/variant-groups/${g.id}`)).body.data.variants).toEqual([{ id: g.variants[0].id, name: 'S', unit_price: 300, position: 0 }]);
+    expect(await tdb.selectFrom('variant_groups').select('id').where('item_id', '=', atL0).execute()).toHaveLength(1);
   });
 });

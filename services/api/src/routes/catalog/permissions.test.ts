@@ -25,7 +25,8 @@ function bodyOf(method: string, path: string): unknown {
   if (method === 'GET') return undefined;
   const key = `${method} ${path}`;
   const bodies: Record<string, unknown> = {
-    'POST /items': { name: 'P', unit_price: 100, vat_rate: 21, category_id: null },
+    // For granted locations: an item for every location needs an all-locations grant (docs/decisions.md, Catalog).
+    'POST /items': { name: 'P', unit_price: 100, vat_rate: 21, category_id: null, location_ids: [m.locations[0]!.id] },
     'POST /categories': { name: 'P' },
     'POST /modifier-groups': { name: 'P', min_select: 0, max_select: 1, modifiers: [] },
     'PUT /modifier-groups/reorder': { ids: [uuid()] },
