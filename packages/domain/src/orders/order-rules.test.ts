@@ -117,6 +117,23 @@ describe('requiredPermissions', () => {
     expect(requiredPermissions(approved, [manual(2)], catalog)).toEqual(['take_orders', 'apply_discount']);
   });
 
+  test('a modifier priced away from the catalog, or a free modifier with a price, needs apply_discount, once per price', () => {
+    const catalog = (id: string) => (id === 'item-1' ? 280 : undefined);
+    const mods = (itemId: string, id: string) => (itemId === 'item-1' && id === 'oat' ? 50 : undefined);
+    const withMods = (modifiers: { id?: string; name?: string; price: number; qty?: number }[], extra: Partial<OrderLine> = {}) => line(U1, { modifiers, ...extra });
+    const need = (stored: { fired: boolean; lines: OrderLine[] } | null, l: OrderLine) => requiredPermissions(stored, [l], catalog, mods);
+    expect(need(null, withMods([{ id: 'oat', name: 'Oat', price: 50 }], { price_source: 'manual', unit_price: 280 }))).toEqual(['take_orders']);
+    expect(need(null, withMods([{ id: 'oat', name: 'Oat', price: 0 }], { price_source: 'manual', unit_price: 280 }))).toEqual(['take_orders', 'apply_discount']);
+    expect(need(null, withMods([{ name: 'No ice', price: 0 }]))).toEqual(['take_orders']);
+    expect(need(null, withMods([{ name: 'Extra shot', price: 50 }]))).toEqual(['take_orders', 'apply_discount']);
+    // an id the catalog does not know for the item has no catalog price: a free modifier
+    expect(need(null, withMods([{ id: 'soy', price: 30 }]))).toEqual(['take_orders', 'apply_discount']);
+    const approved = { fired: false, lines: [withMods([{ name: 'Extra shot', price: 50 }])] };
+    expect(need(approved, withMods([{ name: 'Extra shot', price: 50, qty: 2 }]))).toEqual(['take_orders']);
+    expect(need(approved, withMods([{ name: 'Extra shot', price: 60 }]))).toEqual(['take_orders', 'apply_discount']);
+    expect(need(approved, withMods([{ name: 'Extra shot', price: 50 }], { item_id: 'item-2' }))).toEqual(['take_orders', 'apply_discount']);
+  });
+
   test('take_orders always', () => {
     expect(requiredPermissions(null, [line(U1)])).toEqual(['take_orders']);
     expect(requiredPermissions(stored(), stored().lines)).toEqual(['take_orders']);

@@ -103,6 +103,24 @@ export function isManualPrice(line: Pick<OrderLine, 'item_id' | 'unit_price' | '
   return listed !== undefined && listed !== line.unit_price;
 }
 
+/** The catalog's price of a modifier of an item, or undefined when the modifier is not one of the item's. */
+export type ModifierPriceOf = (itemId: string, modifierId: string) => number | undefined;
+
+/**
+ * A modifier priced away from the catalog: a catalog modifier (its `id` one of the item's) at a price
+ * other than the catalog's, or a free one (no catalog price: a note or extra typed at the register)
+ * carrying a price. Either makes the line's price differ from the catalog's, guarded like a discount.
+ */
+export function isManualModifier(itemId: string, m: OrderModifier, modifierPrice: ModifierPriceOf): boolean {
+  const listed = typeof m.id === 'string' ? modifierPrice(itemId, m.id) : undefined;
+  return listed === undefined ? m.price > 0 : listed !== m.price;
+}
+
+/** The same modifier at the same price (its quantity may differ, as a line's may). */
+function samePricedModifier(a: OrderModifier, b: OrderModifier): boolean {
+  return (a.id ?? null)?.toLowerCase() === (b.id ?? null)?.toLowerCase() && (a.name ?? null) === (b.name ?? null) && a.price === b.price;
+}
+
 /** Two discounts are the same when both are absent, or type and value match. */
 export function sameDiscount(a: LineDiscount | null | undefined, b: LineDiscount | null | undefined): boolean {
   if (!a || !b) return !a && !b;
@@ -139,7 +157,9 @@ export function sameLines(a: readonly OrderLine[], b: readonly OrderLine[]): boo
  * Line uuids are matched case-insensitively.
  * - `take_orders`, always;
  * - `apply_discount` when an incoming line carries a discount that is new or differs from the
- *   stored line with the same uuid (removing a discount, or keeping one unchanged, needs nothing);
+ *   stored line with the same uuid (removing a discount, or keeping one unchanged, needs nothing),
+ *   or a manual price (`isManualPrice`) or manual modifier (`isManualModifier`) that the stored line
+ *   of the same uuid and item did not already carry at that price;
  * - `remove_fired_line` when the stored order is fired and one of its lines is removed, has its qty
  *   lowered, or has its `item_id` replaced (the kitchen already has the old item, so replacing it
  *   is removing it).
@@ -148,6 +168,7 @@ export function requiredPermissions(
   stored: Pick<StoredOrderView, 'fired' | 'lines'> | null,
   incoming: readonly OrderLine[],
   catalogPrice: (itemId: string) => number | undefined = () => undefined,
+  modifierPrice: ModifierPriceOf = () => undefined,
 ): RegisterPermission[] {
   const needed = new Set<RegisterPermission>(['take_orders']);
   const key = (uuid: string) => uuid.toLowerCase();
@@ -155,7 +176,11 @@ export function requiredPermissions(
   for (const line of incoming) {
     const old = before.get(key(line.uuid));
     if (line.discount && !sameDiscount(old?.discount, line.discount)) needed.add('apply_discount');
-    if (isManualPrice(line, catalogPrice) && !(old && old.item_id === line.item_id && old.unit_price === line.unit_price)) needed.add('apply_discount');
+    const same = old && old.item_id === line.item_id ? old : undefined;
+    if (isManualPrice(line, catalogPrice) && !(same && same.unit_price === line.unit_price)) needed.add('apply_discount');
+    for (const m of line.modifiers ?? []) {
+      if (isManualModifier(line.item_id, m, modifierPrice) && !(same?.modifiers ?? []).some((o) => samePricedModifier(o, m))) needed.add('apply_discount');
+    }
   }
   if (stored?.fired) {
     const after = new Map(incoming.map((l) => [key(l.uuid), l] as const));

@@ -11,6 +11,7 @@ import {
   STALE_VERSION_MESSAGE,
   requiredPermissions,
   validateLines,
+  type ModifierPriceOf,
   type StoredOrderView,
   type UpsertPlan,
 } from '@pos/domain/orders/order-rules';
@@ -39,7 +40,19 @@ interface CatalogItem {
   unit_price: number;
   vat_rate: number;
   category: string | null;
+  visible: boolean;
+  channels: string[];
+  location_ids: string[] | null;
 }
+
+interface CatalogModifier {
+  id: string;
+  name: string;
+  price: number;
+}
+
+/** The register's channel among an item's `channels`. */
+const POS_CHANNEL = 'pos';
 
 function cleanModifier(m: OrderModifier): OrderModifier {
   return {
@@ -50,16 +63,57 @@ function cleanModifier(m: OrderModifier): OrderModifier {
   };
 }
 
+/** Whether the register at `locationId` sells the item: shown (`visible`), on the `pos` channel, at that location. */
+function soldHere(item: CatalogItem, locationId: string): boolean {
+  return item.visible && item.channels.includes(POS_CHANNEL) && (item.location_ids === null || item.location_ids.some((l) => l.toLowerCase() === locationId.toLowerCase()));
+}
+
+/** The modifiers of the items' modifier groups, per item id and modifier id (both lower case). */
+async function modifiersOf(db: TenantDb, itemIds: readonly string[]): Promise<Map<string, Map<string, CatalogModifier>>> {
+  const rows =
+    itemIds.length === 0
+      ? []
+      : await db
+          .selectFrom('item_modifier_groups')
+          .innerJoin('modifiers', 'modifiers.modifier_group_id', 'item_modifier_groups.modifier_group_id')
+          .select(['item_modifier_groups.item_id', 'modifiers.id', 'modifiers.name', 'modifiers.price'])
+          .where('item_modifier_groups.item_id', 'in', [...itemIds])
+          .execute();
+  const out = new Map<string, Map<string, CatalogModifier>>();
+  for (const r of rows) {
+    const item = r.item_id.toLowerCase();
+    if (!out.has(item)) out.set(item, new Map());
+    out.get(item)!.set(r.id.toLowerCase(), { id: r.id, name: r.name, price: r.price });
+  }
+  return out;
+}
+
 /**
- * Prices the client's lines: `unit_price` from the catalog item when `price_source` is `catalog`
- * (any other source keeps the price sent, and needs apply_discount when it differs), the name and
- * VAT rate always from the item. An item the catalog does not hold is a 422 on `lines.N.item_id`
- * (its VAT rate and name are unknown); an order above MAX_ORDER_TOTAL is a 422 on `lines`.
+ * Prices the client's lines (decisions.md, Register, "Prices"). A `catalog` line takes its
+ * `unit_price` from the item and its catalog modifiers' prices from the catalog, and must be an item
+ * the register sells (`visible`, channel `pos`, the register's location): otherwise a 422 on
+ * `lines.N.item_id`. Any other `price_source` keeps the prices sent (a price other than the catalog's
+ * needs apply_discount, `requiredPermissions`). The name and VAT rate always come from the item, a
+ * catalog modifier's name from the catalog. A modifier `id` must be one of the item's modifiers (422
+ * on `lines.N.modifiers.M.id`); a modifier without one is free text priced as sent. An item the
+ * catalog does not hold is a 422 on `lines.N.item_id` (its VAT rate and name are unknown); an order
+ * above MAX_ORDER_TOTAL is a 422 on `lines`.
  */
-async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<{ lines: StoredLine[]; catalogPrice: (itemId: string) => number | undefined }> {
+async function priceLines(
+  db: TenantDb,
+  locationId: string,
+  lines: readonly OrderLine[],
+): Promise<{ lines: StoredLine[]; catalogPrice: (itemId: string) => number | undefined; modifierPrice: ModifierPriceOf }> {
   const ids = [...new Set(lines.map((l) => l.item_id).filter(isUuidText).map((s) => s.toLowerCase()))];
-  const items: CatalogItem[] = ids.length === 0 ? [] : await db.selectFrom('items').select(['id', 'name', 'unit_price', 'vat_rate', 'category']).where('id', 'in', ids).execute();
+  const items: CatalogItem[] =
+    ids.length === 0
+      ? []
+      : await db.selectFrom('items').select(['id', 'name', 'unit_price', 'vat_rate', 'category', 'visible', 'channels', 'location_ids']).where('id', 'in', ids).execute();
   const byId = new Map(items.map((i) => [i.id.toLowerCase(), i] as const));
+  // Only the items whose lines name a catalog modifier (most lines carry none): no query otherwise.
+  const withModifierIds = new Set(lines.filter((l) => (l.modifiers ?? []).some((m) => typeof m.id === 'string')).map((l) => l.item_id.toLowerCase()));
+  const modifiers = await modifiersOf(db, items.map((i) => i.id).filter((id) => withModifierIds.has(id.toLowerCase())));
+  const modifierOf = (itemId: string, modifierId: string) => modifiers.get(itemId.toLowerCase())?.get(modifierId.toLowerCase());
   const problems: FieldError[] = [];
   const out: StoredLine[] = [];
   lines.forEach((l, i) => {
@@ -68,22 +122,35 @@ async function priceLines(db: TenantDb, lines: readonly OrderLine[]): Promise<{ 
       problems.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is invalid.` });
       return;
     }
+    const fromCatalog = l.price_source === CATALOG_PRICE_SOURCE;
+    // The kiosk's words for an item its channel does not sell (quote-basket.ts).
+    if (fromCatalog && !soldHere(item, locationId)) problems.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is not on the menu.` });
+    const priced = (l.modifiers ?? []).map((sent, j): OrderModifier => {
+      const m = cleanModifier(sent);
+      if (m.id === undefined || m.id === null) return m;
+      const listed = modifierOf(item.id, m.id);
+      if (!listed) {
+        problems.push({ field: `lines.${i}.modifiers.${j}.id`, message: `The selected lines.${i}.modifiers.${j}.id is not a modifier of this item.` });
+        return m;
+      }
+      return { ...m, id: listed.id, name: listed.name, price: fromCatalog ? listed.price : m.price };
+    });
     const discount: LineDiscount | undefined = l.discount ? { type: l.discount.type, value: l.discount.value } as LineDiscount : undefined;
-    const priced: OrderLine = {
+    const line: OrderLine = {
       uuid: l.uuid,
       item_id: item.id,
       qty: l.qty,
-      unit_price: l.price_source === CATALOG_PRICE_SOURCE ? item.unit_price : l.unit_price,
+      unit_price: fromCatalog ? item.unit_price : l.unit_price,
       price_source: l.price_source,
-      modifiers: (l.modifiers ?? []).map(cleanModifier),
+      modifiers: priced,
       ...(discount ? { discount } : {}),
     };
-    out.push({ ...priced, modifiers: priced.modifiers ?? [], name: item.name, vat_rate: item.vat_rate, category: item.category, line_total: lineTotals(priced).gross });
+    out.push({ ...line, modifiers: priced, name: item.name, vat_rate: item.vat_rate, category: item.category, line_total: lineTotals(line).gross });
   });
   const total = orderTotalProblem(totalsOf(out).total);
   if (total) problems.push(total);
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
-  return { lines: out, catalogPrice: (itemId) => byId.get(itemId.toLowerCase())?.unit_price };
+  return { lines: out, catalogPrice: (itemId) => byId.get(itemId.toLowerCase())?.unit_price, modifierPrice: (itemId, modifierId) => modifierOf(itemId, modifierId)?.price };
 }
 
 /** The VAT rate of each line is the one frozen on it (the catalog's at the time the line was written). */
@@ -133,7 +200,7 @@ export async function upsertOrder(db: TenantDb, actor: RegisterActor, authorizer
   problems.push(...validateLines(input.lines));
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   const clientUuid = input.clientUuid.toLowerCase();
-  const { lines, catalogPrice } = await priceLines(db, input.lines as OrderLine[]);
+  const { lines, catalogPrice, modifierPrice } = await priceLines(db, actor.locationId, input.lines as OrderLine[]);
 
   const stored = await findLocationOrder(db, actor.locationId, clientUuid);
   if (!stored) {
@@ -144,8 +211,8 @@ export async function upsertOrder(db: TenantDb, actor: RegisterActor, authorizer
   }
   const plan = planFor(stored, lines, input.expected_version);
   if (plan.kind === 'stale' || plan.kind === 'refuse') throw refusalOf(plan)!;
-  // A line priced away from the catalog needs apply_discount, like a discount (requiredPermissions).
-  await authorizer.requireAll(requiredPermissions(stored ? storedView(stored) : null, lines, catalogPrice));
+  // A line or modifier priced away from the catalog needs apply_discount, like a discount (requiredPermissions).
+  await authorizer.requireAll(requiredPermissions(stored ? storedView(stored) : null, lines, catalogPrice, modifierPrice));
 
   const voiding = plan.kind === 'void';
   const written = voiding ? [] : lines;

@@ -119,7 +119,8 @@ describe('PUT /pos/orders/{clientUuid}', () => {
   test('totals are the server\'s, exact in cents: 6 % and 21 %, pct and amount discounts, modifiers, catalog prices', async () => {
     const espresso = line('Espresso', 3, { unit_price: 1, modifiers: [{ name: 'Extra shot', price: 50 }], discount: { type: 'pct', value: 10 } });
     const croissant = line('Croissant', 2, { discount: { type: 'amount', value: 25 } });
-    const fries = line('Fries with mayonnaise', 1, { modifiers: [{ id: 'mayo', name: 'Extra mayo', price: 30, qty: 2 }] });
+    // A modifier without an id is free text priced as sent (a price on it is a manual price: the manager holds apply_discount).
+    const fries = line('Fries with mayonnaise', 1, { modifiers: [{ name: 'Extra mayo', price: 30, qty: 2 }] });
     const beer = line('Belgian beer', 1, { unit_price: 500, price_source: 'open_price' });
     const r = await put(uuid(), { lines: [espresso, croissant, fries, beer] }, manager);
     expect(r.status).toBe(200);
@@ -132,7 +133,7 @@ describe('PUT /pos/orders/{clientUuid}', () => {
       [500, 500],
     ]);
     expect(r.body.lines[0]).toMatchObject({ modifiers: [{ name: 'Extra shot', price: 50 }], discount: { type: 'pct', value: 10 } });
-    expect(r.body.lines[2].modifiers).toEqual([{ id: 'mayo', name: 'Extra mayo', price: 30, qty: 2 }]);
+    expect(r.body.lines[2].modifiers).toEqual([{ name: 'Extra mayo', price: 30, qty: 2 }]);
     expect(r.body.lines[3]).toMatchObject({ price_source: 'open_price', name: 'Belgian beer' });
     expect(r.body.lines[3].discount).toBeUndefined();
     // 21 %: 891 + 500 = 1391 -> net round(1391 / 1.21) = 1150, vat 241; 6 %: 390 + 455 = 845 -> net 797, vat 48
@@ -234,6 +235,79 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect(await put(id, { expected_version: 2, lines: [{ ...cheap, unit_price: 2 }, line('Croissant')] })).toMatchObject({ status: 403, body: FORBIDDEN });
     // The manager holds apply_discount.
     expect((await put(uuid(), { lines: [cheap] }, manager)).status).toBe(200);
+  });
+
+  test('a catalog line takes its modifiers\' prices and names from the catalog; elsewhere a modifier priced away from it needs apply_discount', async () => {
+    const owner = await api.ownerToken(m);
+    const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+    const g = (await bo('POST', '/modifier-groups', { name: 'Milk', min_select: 0, max_select: 1, modifiers: [{ name: 'Oat milk', price: 50 }] })).body.data;
+    const oat = g.modifiers[0].id as string;
+    const latte = (await bo('POST', '/items', { name: 'Latte', unit_price: 280, vat_rate: 21, category_id: null, modifier_group_ids: [g.id] })).body.data;
+    const at = (extra: Record<string, unknown>) => ({ uuid: uuid(), item_id: latte.id, qty: 1, unit_price: 280, price_source: 'catalog', modifiers: [], ...extra });
+
+    // The cashier (no apply_discount) sends the catalog modifier at 0 on a catalog line: priced from the catalog.
+    const cheap = await put(uuid(), { lines: [at({ modifiers: [{ id: oat.toUpperCase(), name: 'Oat', price: 0 }] })] });
+    expect(cheap.status).toBe(200);
+    expect(cheap.body.lines[0]).toMatchObject({ unit_price: 280, line_total: 330, modifiers: [{ id: oat, name: 'Oat milk', price: 50 }] });
+    expect(cheap.body.totals.total).toBe(330);
+
+    // On a line of another price source the price sent is kept, and a price other than the catalog's is a manual price.
+    const manualLine = at({ price_source: 'manual', modifiers: [{ id: oat, name: 'Oat milk', price: 0 }] });
+    const id = uuid();
+    expect(await put(id, { lines: [manualLine] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect((await put(uuid(), { lines: [{ ...manualLine, modifiers: [{ id: oat, price: 50 }] }] })).status).toBe(200);
+    const approved = await put(id, { lines: [manualLine], approval_token: await escalate('apply_discount') });
+    expect(approved.status).toBe(200);
+    expect(approved.body.lines[0]).toMatchObject({ line_total: 280, modifiers: [{ id: oat, name: 'Oat milk', price: 0 }] });
+    // Re-sending the approved line needs no new approval; another price does.
+    expect((await put(id, { expected_version: 1, lines: [manualLine] })).status).toBe(200);
+    expect(await put(id, { expected_version: 2, lines: [{ ...manualLine, modifiers: [{ id: oat, price: 10 }] }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+
+    // A free modifier (no id) is priced as sent: free of charge needs nothing, a price needs apply_discount.
+    expect((await put(uuid(), { lines: [at({ modifiers: [{ name: 'No foam', price: 0 }] })] })).status).toBe(200);
+    expect(await put(uuid(), { lines: [at({ modifiers: [{ name: 'Gold leaf', price: 100 }] })] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect((await put(uuid(), { lines: [at({ modifiers: [{ name: 'Gold leaf', price: 100 }] })] }, manager)).body.lines[0].line_total).toBe(380);
+
+    // A modifier id that is not one of the item's modifiers is refused on the field.
+    const unknown = await put(uuid(), { lines: [at({ modifiers: [{ id: 'mayo', price: 0 }] }), line('Espresso', 1, { modifiers: [{ id: oat, price: 50 }] })] }, manager);
+    expect(unknown).toMatchObject({
+      status: 422,
+      body: {
+        errors: {
+          'lines.0.modifiers.0.id': ['The selected lines.0.modifiers.0.id is not a modifier of this item.'],
+          'lines.1.modifiers.0.id': ['The selected lines.1.modifiers.0.id is not a modifier of this item.'],
+        },
+      },
+    });
+  });
+
+  test('a catalog line of an item the register does not sell (hidden, not on the pos channel, another location) is a 422 on item_id', async () => {
+    const owner = await api.ownerToken(m);
+    const create = async (extra: Record<string, unknown>) =>
+      (await api.call('POST', '/api/back-office/items', { token: owner, body: { name: 'Unsold', unit_price: 500, vat_rate: 21, category_id: null, ...extra } })).body.data.id as string;
+    const hidden = await create({ visible: false });
+    const kioskOnly = await create({ channels: ['kiosk'] });
+    const elsewhere = await create({ location_ids: [m.locations[1]!.id] });
+    const here = await create({ location_ids: [m.locations[0]!.id], channels: ['pos'] });
+    const at = (itemId: string, extra: Record<string, unknown> = {}) => ({ uuid: uuid(), item_id: itemId, qty: 1, unit_price: 500, price_source: 'catalog', modifiers: [], ...extra });
+    const id = uuid();
+    const r = await put(id, { lines: [at(hidden), at(kioskOnly), at(elsewhere), at(here)] });
+    expect(r).toMatchObject({
+      status: 422,
+      body: {
+        message: 'The selected lines.0.item_id is not on the menu. (and 2 more errors)',
+        errors: {
+          'lines.0.item_id': ['The selected lines.0.item_id is not on the menu.'],
+          'lines.1.item_id': ['The selected lines.1.item_id is not on the menu.'],
+          'lines.2.item_id': ['The selected lines.2.item_id is not on the menu.'],
+        },
+      },
+    });
+    expect(Object.keys(r.body.errors)).toHaveLength(3);
+    expect((await get(`/api/pos/orders/${id}`)).status).toBe(404);
+    expect((await put(uuid(), { lines: [at(here)] })).status).toBe(200);
+    // A line not priced from the catalog (an open price) is not a catalog sale: it stays allowed.
+    expect((await put(uuid(), { lines: [at(hidden, { price_source: 'open_price' })] })).status).toBe(200);
   });
 
   test('prices, quantities, modifier amounts and text have upper bounds: 422 on the field, never a 500', async () => {
