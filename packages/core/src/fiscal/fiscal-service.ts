@@ -4,7 +4,7 @@ import { systemClock, type Clock, type Logger } from '@pos/kernel';
 import corePackage from '../../package.json' with { type: 'json' };
 import type { FiscalConfig } from './fiscal-config.ts';
 import type { SignedFiscalEvent } from './journal-rows.ts';
-import { completePendingEntry, signEvent, signInTransaction, signRemote, type FiscalSignDeps, type PendingOutcome, type SignEventInput } from './sign-event.ts';
+import { completePendingEntry, reserveRemote, sendReserved, signEvent, signInTransaction, signRemote, type FiscalSignDeps, type PendingOutcome, type ReservedEntry, type SignEventInput } from './sign-event.ts';
 import { createSignerRegistry, type SignerRegistry } from './signer-registry.ts';
 import { signOverHead, type HeadSnapshot, type SignedOverHead } from './sign-over-head.ts';
 
@@ -18,6 +18,10 @@ export interface FiscalService {
   signInTransaction(tx: TenantTx, input: SignEventInput): Promise<SignedFiscalEvent>;
   /** Remote mode: pending entry committed, module called outside any transaction, entry completed. */
   signRemote(tdb: TenantDb, input: SignEventInput): Promise<SignedFiscalEvent>;
+  /** Remote mode, in the caller's transaction: the pending entry, committed with the caller's reservation. */
+  reserveRemote(tx: TenantTx, input: SignEventInput): Promise<ReservedEntry>;
+  /** Remote mode, after that commit: the module called outside any transaction, the entry completed. */
+  sendReserved(tdb: TenantDb, reserved: ReservedEntry): Promise<SignedFiscalEvent>;
   /** By enrolment mode; software runs in `opts.tx` or its own transaction; remote refuses `opts.tx`. */
   signEvent(tdb: TenantDb, input: SignEventInput, opts?: { tx?: TenantTx }): Promise<SignedFiscalEvent>;
   /**
@@ -48,6 +52,8 @@ export function createFiscalService(config: FiscalConfig, log: Logger, opts: Fis
     signers,
     signInTransaction: (tx, input) => signInTransaction(deps, tx, input),
     signRemote: (tdb, input) => signRemote(deps, tdb, input),
+    reserveRemote: (tx, input) => reserveRemote(deps, tx, input),
+    sendReserved: (tdb, reserved) => sendReserved(deps, tdb, reserved),
     signEvent: (tdb, input, o) => signEvent(deps, tdb, input, o),
     signOverHead: (snapshot, input) => signOverHead(deps, snapshot, input),
     completePending: (tdb, journalId) => completePendingEntry(deps, tdb, journalId),

@@ -11,6 +11,7 @@ export {
   refusedError,
   unreachableError,
   type PendingOutcome,
+  type ReservedEntry,
   type SignEventInput,
 } from './sign-event.ts';
 export { createFiscalService, type FiscalService, type FiscalServiceOptions } from './fiscal-service.ts';

@@ -289,6 +289,46 @@ async function sendPendingRow(deps: FiscalSignDeps, tdb: TenantDb, row: JournalR
   return finishRow(deps, tdb, row.id, { result });
 }
 
+/** A remote module's pending journal entry, written in the caller's transaction (`reserveRemote`). */
+export type ReservedEntry = JournalRow;
+
+/**
+ * Remote mode, step (a) inside the caller's transaction: checks the enrolment, resolves the module's
+ * configuration (a device without one writes nothing) and appends the pending entry (the journal
+ * head locked until the caller commits). Written with the caller's reservation (order SETTLING, the
+ * refund, the movement), so nobody ever sees the reservation without its entry.
+ */
+export async function reserveRemote(deps: FiscalSignDeps, tx: TenantTx, input: SignEventInput): Promise<ReservedEntry> {
+  if (!tx.isTransaction) throw new Error('reserveRemote needs a transaction');
+  const fdm = await activeFdmFor(tx, input.locationId);
+  if (!isSigning(fdm)) throw notEnrolledError();
+  if (fdm.mode !== 'remote') throw new Error(`Fiscal device ${fdm.fdm_id} signs in process: use signEvent/signInTransaction`);
+  deps.signers.remote(fdm.fdm_id);
+  const { seq, prev, event } = await prepareEntry(deps, tx, fdm, input);
+  const entry = appendEntry(prev, journalContent(fdm.fdm_id, event), deps.signers.sealKey);
+  if (entry.seq !== seq) throw new Error(`Fiscal journal of ${fdm.fdm_id}: appended seq ${entry.seq}, reserved ${seq}`);
+  const id = await insertEntry(deps, tx, input, entry);
+  return tx.selectFrom('fiscal_journal').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * Remote mode, steps (b) and (c), after the caller committed `reserveRemote`'s entry: calls the
+ * module outside any transaction and completes the entry. Throws 422 `fiscal_refused` (entry failed)
+ * or 503 `fiscal_unreachable` (entry left pending for recovery).
+ */
+export async function sendReserved(deps: FiscalSignDeps, tdb: TenantDb, reserved: ReservedEntry): Promise<SignedFiscalEvent> {
+  if (tdb.isTransaction) throw new Error('sendReserved must not run inside a transaction: the fiscal module is called outside it');
+  const outcome = await sendPendingRow(deps, tdb, reserved, deps.signers.remote(reserved.fdm_id));
+  switch (outcome.status) {
+    case 'signed':
+      return outcome.signed;
+    case 'failed':
+      throw refusedError(outcome.error);
+    case 'pending':
+      throw unreachableError(outcome.cause);
+  }
+}
+
 /**
  * Remote mode: (a) commits a pending entry, (b) calls the module outside any transaction, (c)
  * completes the entry. Throws 422 `fiscal_refused` (entry failed) or 503 `fiscal_unreachable`
@@ -300,29 +340,15 @@ export async function signRemote(deps: FiscalSignDeps, tdb: TenantDb, input: Sig
   if (!isSigning(enrolled)) throw notEnrolledError();
   if (enrolled.mode !== 'remote') throw new Error(`Fiscal device ${enrolled.fdm_id} signs in process: use signEvent/signInTransaction`);
   // Resolved before anything is written: a device without configuration leaves no pending entry.
-  const signer = deps.signers.remote(enrolled.fdm_id);
-
+  deps.signers.remote(enrolled.fdm_id);
   const pending = await withWriteRetry(() =>
     tdb.transaction().execute(async (tx) => {
       const fdm = await activeFdmFor(tx, input.locationId);
       if (!isSigning(fdm) || fdm.fdm_id !== enrolled.fdm_id || fdm.mode !== 'remote') throw errors.conflict('The fiscal enrolment of this location changed; try again.', { reason: 'fiscal_enrolment_changed' });
-      const { seq, prev, event } = await prepareEntry(deps, tx, fdm, input);
-      const entry = appendEntry(prev, journalContent(fdm.fdm_id, event), deps.signers.sealKey);
-      if (entry.seq !== seq) throw new Error(`Fiscal journal of ${fdm.fdm_id}: appended seq ${entry.seq}, reserved ${seq}`);
-      const id = await insertEntry(deps, tx, input, entry);
-      return tx.selectFrom('fiscal_journal').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      return reserveRemote(deps, tx, input);
     }),
   );
-
-  const outcome = await sendPendingRow(deps, tdb, pending, signer);
-  switch (outcome.status) {
-    case 'signed':
-      return outcome.signed;
-    case 'failed':
-      throw refusedError(outcome.error);
-    case 'pending':
-      throw unreachableError(outcome.cause);
-  }
+  return sendReserved(deps, tdb, pending);
 }
 
 /**

@@ -21,7 +21,7 @@ export type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
 export type JobHandlers = { readonly [D in KnownJob as D['name']]: JobHandler<D> };
 
 /** What the worker's jobs need of the fiscal service (the whole FiscalService in production). */
-export type WorkerFiscal = Pick<FiscalService, 'completePending' | 'signInTransaction' | 'signEvent'>;
+export type WorkerFiscal = Pick<FiscalService, 'completePending' | 'signInTransaction' | 'reserveRemote' | 'sendReserved'>;
 
 /** What the handlers are built from (once per worker). */
 export interface HandlerDeps extends PaymentHandlerDeps {

@@ -25,7 +25,7 @@ export const EMPTY_ORDER_SETTLE = 'An order without lines cannot be settled.';
 export const SALE_SUBJECT_TYPE = 'pos_order';
 
 /** What the fiscal service must offer settle (the whole FiscalService in production). */
-export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent' | 'completePending' | 'signOverHead'>;
+export type SettleFiscal = Pick<FiscalService, 'signInTransaction' | 'reserveRemote' | 'sendReserved' | 'completePending' | 'signOverHead'>;
 
 export interface SettleOrderInput {
   readonly clientUuid: string;
@@ -292,7 +292,7 @@ function saleCall(actor: RegisterActor, orderId: string, body: SettleInput, now:
 async function resumeSettling(db: TenantDb, fiscal: SettleFiscal, orderId: string, now: Date): Promise<OrderResource> {
   const entry = await findChangeEntry(db, saleChange, orderId);
   if (!entry) {
-    // The sign call never wrote an entry (the process died in between): nothing was counted.
+    // The entry commits with SETTLING (runSignedChange), so this is a row from before that: nothing was counted.
     await withWriteRetry(() => db.transaction().execute((tx) => saleChange.undo(tx, orderId, null, now)));
     throw errors.conflict('The settlement of this order was interrupted; settle it again.', { reason: 'settle_interrupted' });
   }

@@ -24,13 +24,13 @@ import {
 // signs by the location's enrolment:
 // - in-process signer: ONE transaction runs prepare, signs and journals, and finishes (all or nothing);
 //   or, for a call that has one (settle), its own single statement written over the journal head;
-// - remote module: the reservation commits, the module is called outside any transaction, then the
+// - remote module: the reservation commits with its pending journal entry, the module is called outside any transaction, then the
 //   kind finishes (signed) or undoes (refused: it counted nothing). Unreachable: the reservation and
 //   its pending journal entry stay, and the recovery job (recovery-hooks.ts, derived from the same
 //   registry) later runs the very same `finish` or `undo`.
 
 /** What the step needs from the fiscal service (the whole FiscalService in production). */
-export type SignedChangeFiscal = Pick<FiscalService, 'signInTransaction' | 'signEvent'>;
+export type SignedChangeFiscal = Pick<FiscalService, 'signInTransaction' | 'reserveRemote' | 'sendReserved'>;
 
 /** The refusal an `undo` answers: null for the call's own refusal just now; the refused entry for recovery. */
 export type Refusal = { readonly journal_id: string } | null;
@@ -107,10 +107,15 @@ export async function runSignedChange<F, S, R>(db: TenantDb, fiscal: SignedChang
     });
     return call.respond(finished, state);
   }
-  const prepared = typeof call.prepare === 'function' ? await inTx(db, (tx) => prepareIn(tx, call.prepare)) : call.prepare.prepared;
+  // The reservation and its pending entry commit together: a second request (a duplicate settle)
+  // never sees the reservation without its entry and never takes it for an interrupted one.
+  const { prepared, reserved } = await inTx(db, async (tx) => {
+    const p = await prepareIn(tx, call.prepare);
+    return { prepared: p, reserved: await fiscal.reserveRemote(tx, withSubject(kind, p)) };
+  });
   let signed: SignedFiscalEvent;
   try {
-    signed = await fiscal.signEvent(db, withSubject(kind, prepared));
+    signed = await fiscal.sendReserved(db, reserved);
   } catch (e) {
     // Unreachable: the entry is pending, the reservation stays for recovery. Anything else counted nothing.
     if (!(e instanceof AppError && e.reason === 'fiscal_unreachable')) await inTx(db, (tx) => kind.undo(tx, prepared.subjectId, null, now));

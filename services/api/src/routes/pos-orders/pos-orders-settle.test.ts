@@ -313,4 +313,29 @@ describe('settle through a remote fiscal data module', () => {
     expect(await transactionOf(id, rdb)).toHaveLength(1);
     expect((await rcall('GET', '/api/pos/orders?state=settling')).body).toEqual({ data: [], total: 0 });
   });
+
+  test('duplicate settles at once: the sale is signed once, every 200 is the SETTLED order, the others 409', async () => {
+    for (let round = 0; round < 6; round++) {
+      const id = await remoteOrder();
+      const rs = await Promise.all(Array.from({ length: 6 }, () => rcall('POST', `/api/pos/orders/${id}/settle`, { amount_tendered: 1000 })));
+      expect(rs.filter((r) => r.status !== 200 && r.status !== 409)).toEqual([]);
+      expect(rs.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+      for (const r of rs.filter((x) => x.status === 200)) expect(r.body).toMatchObject({ state: 'SETTLED', version: 2, tender: { amount_tendered: 1000, change: 220 } });
+      for (const r of rs.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ reason: 'not_open' });
+      expect((await journalOf(id, rdb)).map((row) => row.status)).toEqual(['signed']);
+      expect(await transactionOf(id, rdb)).toHaveLength(1);
+      expect(await rdb.selectFrom('pos_orders').select('state').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ state: 'SETTLED' });
+    }
+  });
+
+  test('an order left SETTLING without a journal entry (written before the entry shared its transaction) is put back: 409 settle_interrupted, then settles', async () => {
+    const id = await remoteOrder();
+    await rdb.updateTable('pos_orders').set({ state: 'SETTLING', tender: JSON.stringify({ total: 780 }) }).where('id', '=', id).execute();
+    const r = await rcall('POST', `/api/pos/orders/${id}/settle`, { amount_tendered: 1000 });
+    expect(r).toMatchObject({ status: 409, body: { message: 'The settlement of this order was interrupted; settle it again.', reason: 'settle_interrupted' } });
+    expect(await rdb.selectFrom('pos_orders').select(['state', 'tender']).where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ state: 'OPEN', tender: null });
+    const again = await rcall('POST', `/api/pos/orders/${id}/settle`, { amount_tendered: 1000 });
+    expect(again.body).toMatchObject({ state: 'SETTLED', tender: { amount_tendered: 1000, change: 220 } });
+    expect((await journalOf(id, rdb)).map((row) => row.status)).toEqual(['signed']);
+  });
 });
