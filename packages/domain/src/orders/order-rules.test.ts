@@ -134,6 +134,22 @@ describe('requiredPermissions', () => {
     expect(need(approved, withMods([{ name: 'Extra shot', price: 50 }], { item_id: 'item-2' }))).toEqual(['take_orders', 'apply_discount']);
   });
 
+  test('an approval covers the approved line only: another item or a higher qty needs apply_discount again', () => {
+    const catalog = (id: string) => (id === 'item-1' ? 280 : id === 'item-2' ? 1450 : undefined);
+    const pct100 = { type: 'pct', value: 100 } as const;
+    const discounted = stored({ lines: [line(U1, { discount: pct100 })] });
+    expect(requiredPermissions(discounted, [line(U1, { discount: pct100, item_id: 'item-2', unit_price: 1450 })], catalog)).toEqual(['take_orders', 'apply_discount']);
+    expect(requiredPermissions(discounted, [line(U1, { discount: pct100, qty: 50 })], catalog)).toEqual(['take_orders', 'apply_discount']);
+    // a pct discount with a paid modifier added takes more off each unit
+    expect(requiredPermissions(discounted, [line(U1, { discount: pct100, modifiers: [{ name: 'x', price: 150 }] })], catalog)).toEqual(['take_orders', 'apply_discount']);
+    const amount = stored({ lines: [line(U1, { qty: 2, discount: { type: 'amount', value: 100 } })] });
+    expect(requiredPermissions(amount, [line(U1, { qty: 999, discount: { type: 'amount', value: 100 } })], catalog)).toEqual(['take_orders', 'apply_discount']);
+    expect(requiredPermissions(amount, [line(U1, { qty: 1, discount: { type: 'amount', value: 100 } })], catalog)).toEqual(['take_orders']);
+    const manual = (qty: number) => line(U1, { price_source: 'open_price', unit_price: 1, qty });
+    expect(requiredPermissions(stored({ lines: [manual(1)] }), [manual(999)], catalog)).toEqual(['take_orders', 'apply_discount']);
+    expect(requiredPermissions(stored({ lines: [manual(3)] }), [manual(2)], catalog)).toEqual(['take_orders']);
+  });
+
   test('take_orders always', () => {
     expect(requiredPermissions(null, [line(U1)])).toEqual(['take_orders']);
     expect(requiredPermissions(stored(), stored().lines)).toEqual(['take_orders']);

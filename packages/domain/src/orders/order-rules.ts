@@ -1,6 +1,6 @@
 import type { FieldError } from '../field-error.ts';
 import { REGISTER_PERMISSIONS, type RegisterPermission } from '../permissions.ts';
-import { modifierQty, type LineDiscount, type OrderLine, type OrderModifier } from './line-totals.ts';
+import { effectiveUnitPrice, modifierQty, unitDiscount, type LineDiscount, type OrderLine, type OrderModifier } from './line-totals.ts';
 import { notOpenRefusal, type OrderState } from './order-state.ts';
 
 /** Largest quantity on one line. */
@@ -152,14 +152,19 @@ export function sameLines(a: readonly OrderLine[], b: readonly OrderLine[]): boo
   return a.length === b.length && a.every((l, i) => sameLine(l, b[i] as OrderLine));
 }
 
+/** Cents taken off each unit (a pct discount grows with the modifiers). */
+const discountPerUnit = (line: OrderLine): number => unitDiscount(effectiveUnitPrice(line), line.discount);
+
 /**
  * The register permissions (CONTRACTS 2) an upsert needs, in catalogue order, without duplicates:
  * Line uuids are matched case-insensitively.
  * - `take_orders`, always;
- * - `apply_discount` when an incoming line carries a discount that is new or differs from the
- *   stored line with the same uuid (removing a discount, or keeping one unchanged, needs nothing),
- *   or a manual price (`isManualPrice`) or manual modifier (`isManualModifier`) that the stored line
- *   of the same uuid and item did not already carry at that price;
+ * - `apply_discount` when an incoming line carries a discount, a price away from the catalog
+ *   (`isManualPrice`) or a manual modifier (`isManualModifier`) that the stored line with the same
+ *   uuid does not already carry for the same item at a qty at least as high (and, for a discount, at
+ *   least the same cents off each unit; for a modifier, at the same price): an approval covers what
+ *   was approved, never another item or more units. Removing a discount, lowering the qty or keeping
+ *   the line unchanged needs nothing;
  * - `remove_fired_line` when the stored order is fired and one of its lines is removed, has its qty
  *   lowered, or has its `item_id` replaced (the kitchen already has the old item, so replacing it
  *   is removing it).
@@ -175,11 +180,12 @@ export function requiredPermissions(
   const before = new Map((stored?.lines ?? []).map((l) => [key(l.uuid), l] as const));
   for (const line of incoming) {
     const old = before.get(key(line.uuid));
-    if (line.discount && !sameDiscount(old?.discount, line.discount)) needed.add('apply_discount');
-    const same = old && old.item_id === line.item_id ? old : undefined;
-    if (isManualPrice(line, catalogPrice) && !(same && same.unit_price === line.unit_price)) needed.add('apply_discount');
+    // An approval covers the line it was given for: the same item at no more than the approved qty.
+    const covered = old !== undefined && old.item_id === line.item_id && line.qty <= old.qty;
+    if (line.discount && !(covered && sameDiscount(old.discount, line.discount) && discountPerUnit(line) <= discountPerUnit(old))) needed.add('apply_discount');
+    if (isManualPrice(line, catalogPrice) && !(covered && old.unit_price === line.unit_price)) needed.add('apply_discount');
     for (const m of line.modifiers ?? []) {
-      if (isManualModifier(line.item_id, m, modifierPrice) && !(same?.modifiers ?? []).some((o) => samePricedModifier(o, m))) needed.add('apply_discount');
+      if (isManualModifier(line.item_id, m, modifierPrice) && !(covered && (old.modifiers ?? []).some((o) => samePricedModifier(o, m)))) needed.add('apply_discount');
     }
   }
   if (stored?.fired) {

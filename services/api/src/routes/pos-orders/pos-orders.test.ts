@@ -350,11 +350,34 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     // Used once: a second discount change with the same token is refused.
     const reuse = await put(id, { expected_version: 2, lines: [line('Espresso', 1, { discount: { type: 'amount', value: 40 } })], approval_token: token });
     expect(reuse).toMatchObject({ status: 403, body: FORBIDDEN });
-    // Keeping the stored discount unchanged needs nothing.
-    const keep = await put(id, { expected_version: 2, lines: [{ ...ok.body.lines[0], qty: 2 }] });
-    expect(keep).toMatchObject({ status: 200, body: { version: 3, totals: { total: 500 } } });
+    // Keeping the stored discount unchanged needs nothing; more units of it is a new discount.
+    expect(await put(id, { expected_version: 2, lines: [{ ...ok.body.lines[0], qty: 2 }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    const keep = await put(id, { expected_version: 2, lines: [ok.body.lines[0], line('Croissant')] });
+    expect(keep).toMatchObject({ status: 200, body: { version: 3, totals: { total: 470 } } });
     // The void token is still usable for what it approves.
     expect((await post(`/api/pos/orders/${id}/void`, cashier, { approval_token: voidToken })).body.state).toBe('VOIDED');
+  });
+
+  test('an approved discount or open price covers that line only: another item or more units needs apply_discount again', async () => {
+    // A 100 % discount approved on one croissant, turned by the cashier into 50 spaghetti.
+    const free = line('Croissant', 1, { discount: { type: 'pct', value: 100 } });
+    const a = await create([free], manager);
+    const spaghetti = item('Spaghetti bolognese');
+    const swapped = await put(a, { expected_version: 1, lines: [{ ...free, item_id: spaghetti.id, unit_price: spaghetti.unit_price }] });
+    expect(swapped).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await put(a, { expected_version: 1, lines: [{ ...free, qty: 50 }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    // An amount discount x999.
+    const off = line('Belgian beer', 2, { discount: { type: 'amount', value: 450 } });
+    const b = await create([off], manager);
+    expect(await put(b, { expected_version: 1, lines: [{ ...off, qty: 999 }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await put(b, { expected_version: 1, lines: [{ ...off, qty: 1 }] })).toMatchObject({ status: 200, body: { version: 2 } });
+    // An open price of 0.01 x999.
+    const cent = line('Espresso', 1, { unit_price: 1, price_source: 'open_price' });
+    const c = await create([cent], manager);
+    expect(await put(c, { expected_version: 1, lines: [{ ...cent, qty: 999 }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    // With an approval for it, the cashier may.
+    const more = await put(c, { expected_version: 1, lines: [{ ...cent, qty: 999 }], approval_token: await escalate('apply_discount') });
+    expect(more).toMatchObject({ status: 200, body: { version: 2, totals: { total: 999 } } });
   });
 
   test('removing or lowering a line of a fired order needs remove_fired_line; adding does not', async () => {
