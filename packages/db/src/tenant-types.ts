@@ -440,6 +440,8 @@ export interface TenantTables {
     expected_at_count: number | null;
     variance: number | null;
     variance_level: string | null;
+    /** The variance of the first count that needed close_till approval (it showed the expected cash); null while none did. */
+    flagged_variance: number | null;
     counted_at: NullableTimestamp;
     counted_by: string | null;
     closed_at: NullableTimestamp;

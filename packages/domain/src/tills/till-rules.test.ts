@@ -3,6 +3,7 @@ import { prng } from '../testing/prng.ts';
 import {
   countResult,
   expectedCash,
+  flaggedVariance,
   freeDrawers,
   isTillMode,
   movementPermission,
@@ -154,6 +155,16 @@ describe('variance', () => {
       requires_approval: false,
       approval_permission: null,
     });
+  });
+
+  test('a count needing approval flags its variance; later counts keep needing close_till', () => {
+    const first = countResult(10_000, 8_000);
+    expect(flaggedVariance(null, first)).toBe(-2_000);
+    expect(flaggedVariance(null, countResult(10_000, 10_150))).toBeNull();
+    const recount = countResult(10_000, 10_000, -2_000);
+    expect(recount).toEqual({ expected: 10_000, counted: 10_000, variance: 0, variance_level: 'none', requires_approval: true, approval_permission: 'close_till' });
+    expect(flaggedVariance(-2_000, recount)).toBe(-2_000);
+    expect(flaggedVariance(-2_000, countResult(10_000, 12_000))).toBe(-2_000);
   });
 
   test('property: level is monotonic in |variance| and symmetric', () => {

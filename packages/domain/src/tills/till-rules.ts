@@ -184,12 +184,22 @@ export interface CountResult {
   readonly approval_permission: 'close_till' | null;
 }
 
-/** The count outcome: variance = counted - expected (positive = over, negative = short). */
-export function countResult(expected: Cents, counted: Cents): CountResult {
+/**
+ * The count outcome: variance = counted - expected (positive = over, negative = short). `flagged` is
+ * the till's flagged variance (`flaggedVariance`): once a count needing approval showed the expected
+ * cash, every later count of the till needs the approval too (the count is no longer blind).
+ */
+export function countResult(expected: Cents, counted: Cents, flagged: Cents | null = null): CountResult {
   const variance = counted - expected;
   const variance_level = varianceLevel(variance);
-  const requires_approval = requiresApproval(variance_level);
+  const requires_approval = requiresApproval(variance_level) || flagged !== null;
   return { expected, counted, variance, variance_level, requires_approval, approval_permission: requires_approval ? 'close_till' : null };
+}
+
+/** The till's flagged variance after a count: the first one whose own variance needed approval; kept once set. */
+export function flaggedVariance(previous: Cents | null, count: Pick<CountResult, 'variance' | 'variance_level'>): Cents | null {
+  if (previous !== null) return previous;
+  return requiresApproval(count.variance_level) ? count.variance : null;
 }
 
 /**

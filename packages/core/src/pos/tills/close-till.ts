@@ -11,7 +11,7 @@ import type { RegisterActor } from '../register-actor.ts';
  *
  * Closing needs `count_till` (who counts, closes). Only an ended AND counted till closes (409
  * `till_not_ended` / `till_not_counted`; a closed till is frozen: 409 `till_closed`). When the count
- * requires approval (variance `major` or `critical`), the caller must also hold `close_till` (or
+ * requires approval (variance `major` or `critical`, or an earlier count of the till did), the caller must also hold `close_till` (or
  * `approve_as_manager`) or send an approval token for `close_till`: 403 otherwise, and the client
  * escalates. The till becomes closed and frozen, which frees its receptacle for a new till.
  *
@@ -23,7 +23,7 @@ export async function closeTill(db: TenantDb, actor: RegisterActor, authorizer: 
   const refusedEarly = tillTransition({ state: found.state, counted: found.counted !== null }, 'close');
   if (refusedEarly.kind === 'refused') throw errors.conflict(refusedEarly.message, { reason: refusedEarly.reason });
   await authorizer.require('count_till');
-  const early = countResult(found.expected_at_count ?? 0, found.counted ?? 0);
+  const early = countResult(found.expected_at_count ?? 0, found.counted ?? 0, found.flagged_variance);
   // The approver of a close that needs approval: a consumed token's manager, or the caller holding close_till.
   const approver = early.requires_approval ? ((await authorizer.require('close_till')) ?? actor.staffId) : null;
   const { row, result } = await withWriteRetry(() =>
@@ -31,7 +31,7 @@ export async function closeTill(db: TenantDb, actor: RegisterActor, authorizer: 
       const till = await requireLocationTill(tx, actor.locationId, tillId, { lock: true });
       const t = tillTransition({ state: till.state, counted: till.counted !== null }, 'close');
       if (t.kind === 'refused') throw errors.conflict(t.message, { reason: t.reason });
-      const result = countResult(till.expected_at_count ?? 0, till.counted ?? 0);
+      const result = countResult(till.expected_at_count ?? 0, till.counted ?? 0, till.flagged_variance);
       // A recount between the check and here could need an approval the caller did not give.
       if (result.requires_approval && approver === null) throw errors.insufficientPermissions();
       const row = await tx

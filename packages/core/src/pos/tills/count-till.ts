@@ -1,7 +1,7 @@
 import { withWriteRetry, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
-import { countResult, readCountBody, tillTransition, type CountResult } from '@pos/domain/tills/till-rules';
+import { countResult, flaggedVariance, readCountBody, tillTransition, type CountResult } from '@pos/domain/tills/till-rules';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { requireLocationTill, tillCash, tillResource, type TillResource } from './till-queries.ts';
 import type { RegisterActor } from '../register-actor.ts';
@@ -13,7 +13,9 @@ export type TillCountResponse = { till: TillResource } & CountResult;
  * `POST /pos/tills/{tillId}/count` (permission `count_till`; spec 2 till rule 3), body `{counted}`
  * (integer cents >= 0). The deprecated `counted_close` is read only when `counted` is absent, and
  * logs a deprecation warning. Only an ENDED till is counted (409 `till_not_ended` otherwise); a
- * recount before the close replaces the count.
+ * recount before the close replaces the count, but once a count needing `close_till` approval showed
+ * the expected cash, its variance stays flagged on the till (`flagged_variance`) and every recount
+ * answers `requires_approval` true: entering the number just shown does not skip the manager.
  *
  * The count is blind: the expected cash is never shown before a number is entered, and this
  * response (after counting) is the first place it appears. Expected = opening float + cash kept on
@@ -32,10 +34,11 @@ export async function countTill(db: TenantDb, log: Logger, actor: RegisterActor,
       const t = tillTransition({ state: till.state, counted: till.counted !== null }, 'count');
       if (t.kind === 'refused') throw errors.conflict(t.message, { reason: t.reason });
       const { expected } = await tillCash(tx, till);
-      const result = countResult(expected, read.counted);
+      const result = countResult(expected, read.counted, till.flagged_variance);
       const row = await tx
         .updateTable('pos_tills')
         .set({
+          flagged_variance: flaggedVariance(till.flagged_variance, result),
           counted: result.counted,
           expected_at_count: result.expected,
           variance: result.variance,

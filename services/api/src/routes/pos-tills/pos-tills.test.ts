@@ -286,7 +286,8 @@ describe('movements, sales, refunds, end, blind count and close', () => {
     // The deprecated name: read only when `counted` is absent, with a deprecation warning.
     const warn = spyOn(api.deps.log, 'warn');
     try {
-      expect((await count({ counted: expected, counted_close: 5 })).body).toMatchObject({ counted: expected, variance: 0 });
+      // The critical count above showed the expected cash: a recount hitting it still needs close_till.
+      expect((await count({ counted: expected, counted_close: 5 })).body).toMatchObject({ counted: expected, variance: 0, variance_level: 'none', requires_approval: true, approval_permission: 'close_till' });
       expect(warn).not.toHaveBeenCalled();
       const old = await count({ counted_close: expected - 500 });
       expect(old.body).toEqual({ till: { ...till, state: 'ended' }, expected, counted: expected - 500, variance: -500, variance_level: 'major', requires_approval: true, approval_permission: 'close_till' });
@@ -324,6 +325,28 @@ describe('movements, sales, refunds, end, blind count and close', () => {
     expect((await call(cashier, 'POST', `/pos/tills/${next.body.id}/count`, { counted: 100 })).body).toMatchObject({ expected: 0, variance: 100, variance_level: 'minor', requires_approval: false });
     expect(await call(cashier, 'POST', `/pos/tills/${next.body.id}/close`)).toMatchObject({ status: 200, body: { till: { id: next.body.id, state: 'closed' }, variance_level: 'minor', requires_approval: false } });
     expect(as(cashier, 'cashier').name).toBe('Carl Cashier');
+  });
+
+  test('the count is blind: a recount entering the expected cash a count needing approval showed still needs close_till, and the first variance is kept', async () => {
+    const m = await api.seed('tills-blind');
+    const c = await signIn(api, m, 'cashier', 0);
+    const open = await call(c, 'POST', '/pos/tills', { mode: 'register_drawer', opening_float: 10000 });
+    await sell(c, [line(c, 'Espresso', 2)], { amount_tendered: 1000 });
+    expect((await call(c, 'POST', `/pos/tills/${open.body.id}/end`)).status).toBe(200);
+    const first = await call(c, 'POST', `/pos/tills/${open.body.id}/count`, { counted: 8560 });
+    expect(first.body).toMatchObject({ expected: 10560, variance: -2000, variance_level: 'critical', requires_approval: true, approval_permission: 'close_till' });
+    const recount = await call(c, 'POST', `/pos/tills/${open.body.id}/count`, { counted: 10560 });
+    expect(recount.body).toEqual({ till: { ...open.body, state: 'ended' }, expected: 10560, counted: 10560, variance: 0, variance_level: 'none', requires_approval: true, approval_permission: 'close_till' });
+    expect(await call(c, 'POST', `/pos/tills/${open.body.id}/close`, {})).toMatchObject({ status: 403, body: FORBIDDEN });
+    const closed = await call(c, 'POST', `/pos/tills/${open.body.id}/close`, { approval_token: await escalate(c, 'close_till') });
+    expect(closed).toMatchObject({ status: 200, body: { till: { state: 'closed' }, variance: 0, requires_approval: true, approval_permission: 'close_till' } });
+    const boss = await staffOf(c, 'manager');
+    expect(await c.tdb.selectFrom('pos_tills').select(['counted', 'variance', 'flagged_variance', 'close_approved_by']).where('id', '=', open.body.id).executeTakeFirstOrThrow()).toEqual({
+      counted: 10560,
+      variance: 0,
+      flagged_variance: -2000,
+      close_approved_by: boss.id,
+    });
   });
 
   test('a till of another location is 404; end and count need count_till', async () => {
