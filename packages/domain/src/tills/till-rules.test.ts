@@ -67,7 +67,7 @@ describe('movements', () => {
       ['paid_out', 'till_paid_out'],
       ['drawer_open_no_sale', 'no_sale'],
       ['float_issue', null],
-      ['float_return', null],
+      ['float_return', 'till_paid_out'],
     ]);
   });
 

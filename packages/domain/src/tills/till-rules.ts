@@ -75,16 +75,19 @@ export function signedMovementAmount(type: TillMovementType, positiveCents?: Cen
   return dir * (positiveCents as number);
 }
 
-/** The permission a movement needs beyond the till session: `paid_out` -> `till_paid_out`, no-sale -> `no_sale`. */
+/**
+ * The permission a movement needs beyond the till session: cash going out (`paid_out`, and
+ * `float_return`, which takes cash out all the same) -> `till_paid_out`, no-sale -> `no_sale`.
+ */
 export function movementPermission(type: TillMovementType): RegisterPermission | null {
   switch (type) {
     case 'paid_out':
+    case 'float_return':
       return 'till_paid_out';
     case 'drawer_open_no_sale':
       return 'no_sale';
     case 'paid_in':
     case 'float_issue':
-    case 'float_return':
       return null;
     default: {
       const never: never = type;

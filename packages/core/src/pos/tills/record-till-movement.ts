@@ -68,9 +68,9 @@ export const tillMovementChange: SignedChangeKind<{ row: MovementRow; signed: Si
  * - `amount` is a positive integer of cents, signed on the server by direction (`paid_in`,
  *   `float_issue` +; `paid_out`, `float_return` -); `drawer_open_no_sale` carries 0 or no amount.
  *   Field errors are 422.
- * - Permissions: `paid_out` needs `till_paid_out`, `drawer_open_no_sale` needs `no_sale`; the
- *   other movements (`paid_in`, `float_issue`, `float_return`) need `open_till`, the permission of
- *   whoever runs a till's cash. A missing permission is 403 (escalate, retry with `approval_token`).
+ * - Permissions: cash going out (`paid_out`, `float_return`) needs `till_paid_out`,
+ *   `drawer_open_no_sale` needs `no_sale`; cash coming in (`paid_in`, `float_issue`) needs
+ *   `open_till`, the permission of whoever runs a till's cash. A missing permission is 403 (escalate, retry with `approval_token`).
  * - Only an OPEN till of this location moves cash (409 `till_not_open` / `till_closed`; 404 for
  *   another location's). After the Z close of the day: 409 `business_day_closed`.
  * - Each movement is signed as a fiscal event with the till's drawer identity, in the transaction

@@ -186,7 +186,9 @@ describe('movements, sales, refunds, end, blind count and close', () => {
       created_at: ISO,
     });
     expect((await move(cashier, { type: 'float_issue', amount: 2000 })).body).toMatchObject({ type: 'float_issue', amount: 2000, reason: null });
-    expect((await move(cashier, { type: 'float_return', amount: 300 })).body).toMatchObject({ type: 'float_return', amount: -300 });
+    // A float return takes cash out like a paid-out: it needs till_paid_out too.
+    expect(await move(cashier, { type: 'float_return', amount: 300 })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect((await move(manager, { type: 'float_return', amount: 300 })).body).toMatchObject({ type: 'float_return', amount: -300, approved_by: null });
 
     // paid_out needs till_paid_out: the cashier escalates; the token works once.
     expect(await move(cashier, { type: 'paid_out', amount: 700 })).toMatchObject({ status: 403, body: FORBIDDEN });
