@@ -1,4 +1,4 @@
-import { requirePermission, type Access } from '@pos/core/auth/access';
+import { requireAllLocations, requirePermission, type Access } from '@pos/core/auth/access';
 import { requireOwnLocation } from '@pos/core/auth/caller-gates';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 
@@ -18,6 +18,17 @@ export function permission(slug: string, locationParam?: string) {
     const loc = locationParam ? (ctx.params as Record<string, string | undefined>)[locationParam] : undefined;
     requirePermission(await ctx.access(), slug, loc);
   });
+}
+
+/**
+ * For merchant-wide records (e.g. register staff credentials, whose PIN works at every location):
+ * 403 `Unauthorized: Insufficient permissions` unless the caller holds every location (owner, global
+ * user, internal admin). Runs after the route's `permission(...)`.
+ */
+export function allLocations() {
+  return async (ctx: { access: () => Promise<Access> }) => {
+    requireAllLocations(await ctx.access());
+  };
 }
 
 /** Marks a route permission check (the slug, or a description of how it is chosen) so the route matrix tests find it. */

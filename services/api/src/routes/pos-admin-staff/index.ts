@@ -7,11 +7,11 @@ import { resetStaffPin } from '@pos/core/pos-admin/reset-staff-pin';
 import { updateStaffCredential } from '@pos/core/pos-admin/update-staff-credential';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { merchantGate, scopeOf, doc } from '../pos-admin/pos-admin-gates.ts';
+import { merchantGate, merchantWideGate, scopeOf, doc } from '../pos-admin/pos-admin-gates.ts';
 import * as P from '../pos-admin/pos-admin.schemas.ts';
 import * as S from './pos-admin-staff.schemas.ts';
 
-/** Staff credentials of the register (MANAGE_POS_STAFF): list, assignable members, create, update, delete, reset PIN. Auth, type:backoffice and admin-vendor-override on the group; the gates are in pos-admin-gates.ts. */
+/** Staff credentials of the register (MANAGE_POS_STAFF): list, assignable members, create, update, delete, reset PIN; the writes need every location too (a credential is merchant-wide). Auth, type:backoffice and admin-vendor-override on the group; the gates are in pos-admin-gates.ts. */
 export function posAdminStaffRoutes(deps: ApiDeps) {
   const tags = ['Register administration: staff credentials'];
   return (
@@ -41,7 +41,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
           body: S.CreateStaffCredentialBody,
           query: P.VendorQuery,
           response: { 201: S.StaffCredentialResponse },
-          transform: merchantGate('MANAGE_POS_STAFF'),
+          transform: merchantWideGate('MANAGE_POS_STAFF'),
           ...doc(
             tags,
             'Create a staff credential',
@@ -54,7 +54,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
         body: S.UpdateStaffCredentialBody,
         query: P.VendorQuery,
         response: { 200: S.StaffCredentialResponse },
-        transform: merchantGate('MANAGE_POS_STAFF'),
+        transform: merchantWideGate('MANAGE_POS_STAFF'),
         ...doc(tags, 'Update a staff credential', 'Any of `name`, `role`, `permissions`; the PIN changes only through reset-pin. 404 for an unknown or deleted credential.'),
       })
       .delete(
@@ -68,7 +68,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
           params: S.CredentialParams,
           query: P.VendorQuery,
           response: { 200: P.Success },
-          transform: merchantGate('MANAGE_POS_STAFF'),
+          transform: merchantWideGate('MANAGE_POS_STAFF'),
           ...doc(tags, 'Delete a staff credential', 'Soft delete (`deleted_at`); the PIN is free again; every open staff session of the credential ends (its token answers 401) and its work-out event is queued for signing.'),
         },
       )
@@ -84,7 +84,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
           body: S.ResetPinBody,
           query: P.VendorQuery,
           response: { 200: S.ResetPinResponse },
-          transform: merchantGate('MANAGE_POS_STAFF'),
+          transform: merchantWideGate('MANAGE_POS_STAFF'),
           ...doc(tags, 'Reset a staff PIN', 'Body `{pin?}`: the given PIN, or a random 6-digit one when absent. Answers `{data, pin}`: the new PIN, shown once. Same uniqueness rule as create (422 `pin`).'),
         },
       )

@@ -1,7 +1,7 @@
 import type { PosAdminScope } from '@pos/core/pos-admin/pos-admin-scope';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import type { ApiDeps } from '../../context.ts';
-import { locationOwner, permission } from '../../plugins/guards.ts';
+import { allLocations, locationOwner, permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';
 
 /**
@@ -35,5 +35,10 @@ export const scopeOf = (deps: ApiDeps, ctx: { tenant: TenantContext; auth: { use
  */
 /** Merchant-level groups: `first-party-pos`, then the route's permission. */
 export const merchantGate = (slug: string) => [firstPartyPos(), permission(slug)];
+/**
+ * Writes of merchant-wide records (staff credentials: a PIN signs in at every location's registers):
+ * the merchant gate, then every location (403 for a member granted only some).
+ */
+export const merchantWideGate = (slug: string) => [firstPartyPos(), permission(slug), allLocations()];
 /** `/pos/{locationId}` group: `first-party-pos`, `location-owner` (404 for another merchant's location), then the permission scoped to the caller's location grant (403 outside it). */
 export const locationGate = (slug: string) => [firstPartyPos(), locationOwner(), permission(slug, 'locationId')];

@@ -226,3 +226,30 @@ describe('DELETE /back-office/pos/staff-credentials/{credentialId}', () => {
     expect(await api.call('DELETE', `${BASE}/${c.id}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the staff credential you requested.' } });
   });
 });
+
+describe('staff credentials are merchant-wide: writing them needs every location', () => {
+  const FORBIDDEN = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+
+  test('a member holding MANAGE_POS_STAFF at some locations lists them but cannot create, update, reset or delete (403, nothing written)', async () => {
+    const partial = await makeMember(api, m, ['MANAGE_POS_STAFF'], { locationIds: [m.locations[1]!.id] });
+    const before = (await api.call('GET', BASE, { token: owner })).body.data;
+    expect((await api.call('GET', BASE, { token: partial.token })).status).toBe(200);
+    const manager = before.find((c: { role: string }) => c.role === 'manager');
+    const pin = freshPin();
+    // The check comes before validation, like the permission's.
+    expect(await create({ name: 'Mallory', role: 'manager', pin, permissions: ['approve_as_manager'] }, partial.token)).toMatchObject(FORBIDDEN);
+    expect(await create({ pin: 'x' }, partial.token)).toMatchObject(FORBIDDEN);
+    expect(await api.call('PUT', `${BASE}/${manager.id}`, { token: partial.token, body: { permissions: ['approve_as_manager'] } })).toMatchObject(FORBIDDEN);
+    expect(await api.call('POST', `${BASE}/${manager.id}/reset-pin`, { token: partial.token, body: { pin } })).toMatchObject(FORBIDDEN);
+    expect(await api.call('DELETE', `${BASE}/${manager.id}`, { token: partial.token })).toMatchObject(FORBIDDEN);
+    expect((await api.call('GET', BASE, { token: owner })).body.data).toEqual(before);
+    expect((await pinLogin(pin)).status).toBe(422);
+
+    // A member granted every location may.
+    const global = await makeMember(api, m, ['MANAGE_POS_STAFF'], { allLocations: true });
+    const made = await create({ name: 'Gina Global', role: 'cashier', pin, permissions: ['take_orders'] }, global.token);
+    expect(made.status).toBe(201);
+    expect((await api.call('POST', `${BASE}/${made.body.data.id}/reset-pin`, { token: global.token, body: { pin: freshPin() } })).status).toBe(200);
+    expect((await api.call('DELETE', `${BASE}/${made.body.data.id}`, { token: global.token })).status).toBe(200);
+  });
+});
