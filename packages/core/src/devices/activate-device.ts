@@ -3,6 +3,7 @@ import { bindTenant, withWriteRetry, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { DEVICE_TOKEN_TYPES, isDeviceType, type DeviceTokenType } from '../auth/principal.ts';
 import { logActivity } from '../activity/log-activity.ts';
+import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 
 export const ACTIVATION_CODE_INVALID = 'The selected activation code is invalid.';
 export const ACTIVATION_CODE_USED = 'The activation code has already been used.';
@@ -20,8 +21,8 @@ export interface IssuedDevice {
 /**
  * `POST /device-auth/activate`: consumes the code atomically (`UPDATE ... WHERE
  * activation_code_used_at IS NULL RETURNING`, so of two concurrent activations exactly one wins),
- * bumps the token version (older tokens of the device die) and stamps `devices.activated_at`, in one
- * transaction. Unknown codes, codes of deleted devices and printer codes are 422 invalid; a consumed
+ * bumps the token version (older tokens of the device die), ends the staff sessions opened on the
+ * device (work-outs queued) and stamps `devices.activated_at`, in one transaction. Unknown codes, codes of deleted devices and printer codes are 422 invalid; a consumed
  * code is 422 already used. Codes are matched case-insensitively (they are typed on tablets).
  */
 export async function activateDevice(db: CentralDb, activationCode: string, now: Date): Promise<IssuedDevice> {
@@ -53,6 +54,8 @@ export async function activateDevice(db: CentralDb, activationCode: string, now:
         .executeTakeFirst();
       // A registry row without a live device: refuse and roll the consumption back.
       if (!device) throw errors.field('activation_code', ACTIVATION_CODE_INVALID);
+      // The device's earlier tokens die with the bump; so do the staff sessions opened with them.
+      await endLiveStaffSessions(tenant, merchant.tenant_database, { deviceId: reg.id }, now);
       await logActivity(tenant, { userId: null, action: 'activated', subject: 'device', subjectId: reg.id });
       return { deviceId: reg.id, type: reg.type, locationId: device.location_id, merchant, tokenVersion: reg.token_version };
     }),

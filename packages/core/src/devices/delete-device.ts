@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import { logActivity } from '../activity/log-activity.ts';
+import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 import { findDevice, inMerchantTx, requireLocationAccess, type BackofficeScope } from './device-records.ts';
 
 /**
  * `DELETE /back-office/devices/{id}`: soft delete. The registry's token version is bumped and the
  * activation code cleared in the same transaction, so the device's tokens stop working (401) and its
- * code can no longer activate anything.
+ * code can no longer activate anything; the staff sessions opened on it end (work-outs queued).
  */
 export async function deleteDevice(scope: BackofficeScope, deviceId: string): Promise<void> {
   const d = await findDevice(scope.tdb, deviceId);
@@ -18,6 +19,7 @@ export async function deleteDevice(scope: BackofficeScope, deviceId: string): Pr
       .where('id', '=', d.id)
       .where('merchant_id', '=', scope.merchant.id)
       .execute();
+    await endLiveStaffSessions(tenant, scope.merchant.tenant_database, { deviceId: d.id }, scope.now);
     await logActivity(tenant, { userId: scope.userId, action: 'deleted', subject: 'device', subjectId: d.id, properties: { name: d.name, type: d.type } });
   });
 }

@@ -1,4 +1,5 @@
 import { logActivity } from '../activity/log-activity.ts';
+import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
 
 export interface UpdateDeviceInput {
@@ -10,7 +11,8 @@ export interface UpdateDeviceInput {
 /**
  * `PUT /back-office/devices/{id}`: renames, moves (to a location in the grant) or rebinds the profile.
  * The type of a device never changes (its tokens carry it). A profile is bound as `assignDeviceProfile`
- * binds it (its row locked, its type read again).
+ * binds it (its row locked, its type read again). A move ends the staff sessions opened on the device
+ * (their tokens answer 401; work-outs queued, as pin-logout does).
  */
 export async function updateDevice(scope: BackofficeScope, deviceId: string, input: UpdateDeviceInput): Promise<DeviceView> {
   const d = await findDevice(scope.tdb, deviceId);
@@ -33,6 +35,8 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
     if (changes.device_profile_id) requireProfileFits(await lockProfile(tenant, changes.device_profile_id, 'share'), d.type);
     if (Object.keys(changes).length) {
       await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();
+      // A staff session belongs to the location it was opened at (its work-in was signed there): a move ends it.
+      if (changes.location_id !== undefined) await endLiveStaffSessions(tenant, scope.merchant.tenant_database, { deviceId: d.id }, scope.now);
       await logActivity(tenant, { userId: scope.userId, action: 'updated', subject: 'device', subjectId: d.id, properties: { changes } });
     }
     return deviceView(central, tenant, d.id);

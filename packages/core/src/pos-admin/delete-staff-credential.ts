@@ -1,15 +1,10 @@
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { findLiveCredential } from './staff-credential-records.ts';
-import { queueWorkEvent, tenantDatabaseOf } from '../pos/staff/sign-work-event.ts';
+import { tenantDatabaseOf } from '../pos/staff/sign-work-event.ts';
+import { endLiveStaffSessions, type EndedStaffSession } from '../pos/staff/staff-session.ts';
 
-/** A staff session the deletion ended (its fiscal work-out event is queued with the deletion). */
-export interface EndedStaffSession {
-  sessionId: string;
-  staffId: string;
-  deviceId: string;
-  locationId: string;
-}
+export type { EndedStaffSession };
 
 /**
  * `DELETE /back-office/pos/staff-credentials/{credentialId}` (MANAGE_POS_STAFF): soft delete
@@ -24,17 +19,8 @@ export async function deleteStaffCredential(scope: PosAdminScope, id: string): P
   return inTenantTx(scope.tdb, async (tx) => {
     const row = await findLiveCredential(tx, id, { lock: true });
     await tx.updateTable('staff_credentials').set({ deleted_at: scope.now }).where('id', '=', id).execute();
-    const ended = await tx
-      .updateTable('pos_staff_sessions')
-      .set({ ended_at: scope.now })
-      .where('staff_id', '=', id)
-      .where('ended_at', 'is', null)
-      .where('expires_at', '>', scope.now)
-      .returning(['id', 'staff_id', 'device_id', 'location_id'])
-      .execute();
-    await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'staff_credential', subjectId: id, properties: { name: row.name, ended_sessions: ended.length } });
-    const sessions = ended.map((s) => ({ sessionId: s.id, staffId: s.staff_id, deviceId: s.device_id, locationId: s.location_id }));
-    for (const s of sessions) await queueWorkEvent(tx, tenantDatabase, { kind: 'work_out', ...s });
+    const sessions = await endLiveStaffSessions(tx, tenantDatabase, { staffId: id }, scope.now);
+    await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'staff_credential', subjectId: id, properties: { name: row.name, ended_sessions: sessions.length } });
     return sessions;
   });
 }

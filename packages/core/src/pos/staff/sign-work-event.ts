@@ -33,7 +33,7 @@ export function tenantDatabaseOf(tdb: TenantDb): string {
 }
 
 /** Queues the event's signing in `tx`, the transaction that opens or ends the session (`tenantDatabase`: `tenantDatabaseOf`). */
-export async function queueWorkEvent(tx: TenantTx, tenantDatabase: string, e: WorkEventInput): Promise<void> {
+export async function queueWorkEvent(tx: TenantTx | TenantDb, tenantDatabase: string, e: WorkEventInput): Promise<void> {
   await enqueueOutbox(
     tx,
     jobMessage(fiscalWorkEventJob, {

@@ -78,3 +78,30 @@ export async function endStaffSession(tdb: TenantDb, sessionId: string, now: Dat
     }),
   );
 }
+
+/** A staff session ended by something other than its own pin-logout (its work-out is queued with the end). */
+export interface EndedStaffSession {
+  sessionId: string;
+  staffId: string;
+  deviceId: string;
+  locationId: string;
+}
+
+/**
+ * Ends every live staff session of a device or of a staff member, in `tx` (the transaction of the
+ * change that ends them: device logout, re-activation or move; credential deletion), and queues each
+ * one's fiscal work-out event as pin-logout does. Their tokens answer 401 from then on.
+ */
+export async function endLiveStaffSessions(tx: TenantDb, tenantDatabase: string, of: { deviceId: string } | { staffId: string }, now: Date): Promise<EndedStaffSession[]> {
+  const ended = await tx
+    .updateTable('pos_staff_sessions')
+    .set({ ended_at: now })
+    .$call((q) => ('deviceId' in of ? q.where('device_id', '=', of.deviceId) : q.where('staff_id', '=', of.staffId)))
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['id', 'staff_id', 'device_id', 'location_id'])
+    .execute();
+  const sessions = ended.map((s) => ({ sessionId: s.id, staffId: s.staff_id, deviceId: s.device_id, locationId: s.location_id }));
+  for (const s of sessions) await queueWorkEvent(tx, tenantDatabase, { kind: 'work_out', ...s });
+  return sessions;
+}

@@ -69,10 +69,10 @@ function deviceSessionRoutes(deps: ApiDeps) {
         const p = await authenticate(deps, headers.authorization);
         requireType(p, DEVICE_TOKEN_TYPES);
         checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY);
-        await logoutDevice(deps.db, p.merchantId, (p as DevicePrincipal).deviceId);
+        await logoutDevice(deps.db, p.merchantId, (p as DevicePrincipal).deviceId, deps.clock.now());
         return { status: 'success' as const };
       },
-      { response: { 200: S.Success }, ...doc('Log the device out', 'Any device token (pos, kiosk, kds). Bumps the device\'s token version: every token it holds stops working (401 `Invalid token`).') },
+      { response: { 200: S.Success }, ...doc('Log the device out', 'Any device token (pos, kiosk, kds). Bumps the device\'s token version: every token it holds stops working (401 `Invalid token`). The staff sessions opened on the device end too (their tokens answer 401 `Invalid POS staff token`), each with its fiscal work-out queued, as pin-logout does.') },
     )
     .use(secured(deps, { types: ['kiosk', 'kds', 'pos'], deviceKey: true }))
     .get(

@@ -110,3 +110,80 @@ describe('fiscal work events', () => {
     expect((await tdb.selectFrom('fiscal_journal').select('event_kind').execute()).length).toBe(before + 2);
   });
 });
+
+describe('staff sessions end with the device session', () => {
+  const INVALID_STAFF = { status: 401, body: { message: 'Invalid POS staff token' } };
+  let d: DemoSeedResult;
+  let owner: string;
+  beforeAll(async () => {
+    d = await api.seed('staff-device');
+    owner = await api.ownerToken(d);
+  });
+  const current = (token: string, staffToken: string) => api.call('GET', '/api/pos/tills/current', { token, deviceKey: true, staffToken });
+  const liveSessions = (deviceId: string) => bindTenant(api.deps.db, d.merchant.tenant_database).selectFrom('pos_staff_sessions').select('id').where('device_id', '=', deviceId).where('ended_at', 'is', null).execute();
+  const workOuts = async (sessionIds: string[]) =>
+    (await queuedWorkEvents(api, d.merchant.tenant_database)).filter((q) => q.payload.kind === 'work_out' && sessionIds.includes(q.payload.session_id)).map((q) => q.payload.session_id).sort();
+  const sessionIdsOf = async (deviceId: string) => (await liveSessions(deviceId)).map((s) => s.id).sort();
+
+  test('device logout ends its staff sessions (work-outs queued); after re-activation the old staff token is 401', async () => {
+    const dev = d.devices.find((x) => x.type === 'pos')!;
+    const first = (await api.call('POST', '/api/device-auth/activate', { body: { activation_code: dev.activation_code }, ip: '10.9.8.7' })).body.token as string;
+    const staff = await api.staffLogin(d, 'cashier', first);
+    await api.staffLogin(d, 'manager', first);
+    const sessions = await sessionIdsOf(dev.id);
+    expect(sessions).toHaveLength(2);
+    expect((await current(first, staff)).status).toBe(204);
+
+    expect(await api.call('POST', '/api/device-auth/logout', { token: first, deviceKey: true })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await liveSessions(dev.id)).toEqual([]);
+    expect(await workOuts(sessions)).toEqual(sessions);
+
+    const code = await api.call('POST', `/api/back-office/devices/${dev.id}/new-activation-code`, { token: owner });
+    expect(code.status).toBe(200);
+    const second = (await api.call('POST', '/api/device-auth/activate', { body: { activation_code: code.body.data.activation_code }, ip: '10.9.8.6' })).body.token as string;
+    expect(await current(second, staff)).toMatchObject(INVALID_STAFF);
+    // A fresh PIN login works on the new token.
+    expect((await current(second, await api.staffLogin(d, 'cashier', second))).status).toBe(204);
+  });
+
+  test('re-activation alone (without a logout) ends the staff sessions opened with the older token', async () => {
+    const dev = d.devices.filter((x) => x.type === 'pos')[1]!;
+    const token = await api.deviceToken(d, 'pos', 1);
+    const staff = await api.staffLogin(d, 'cashier', token);
+    const sessions = await sessionIdsOf(dev.id);
+    const activated = await api.call('POST', '/api/device-auth/activate', { body: { activation_code: dev.activation_code }, ip: '10.9.8.5' });
+    expect(activated.status).toBe(200);
+    expect(await current(activated.body.token, staff)).toMatchObject(INVALID_STAFF);
+    expect(await liveSessions(dev.id)).toEqual([]);
+    expect(await workOuts(sessions)).toEqual(sessions);
+  });
+
+  test('moving the device to another location ends its staff sessions; renaming it does not', async () => {
+    const dev = d.devices.filter((x) => x.type === 'pos')[1]!;
+    const token = (await api.call('POST', `/api/back-office/devices/${dev.id}/new-activation-code`, { token: owner })).body.data.activation_code as string;
+    const deviceToken = (await api.call('POST', '/api/device-auth/activate', { body: { activation_code: token }, ip: '10.9.8.4' })).body.token as string;
+    const staff = await api.staffLogin(d, 'cashier', deviceToken);
+    expect((await api.call('PUT', `/api/back-office/devices/${dev.id}`, { token: owner, body: { name: 'Renamed register' } })).status).toBe(200);
+    expect((await current(deviceToken, staff)).status).toBe(204);
+    const sessions = await sessionIdsOf(dev.id);
+    const other = d.locations.find((l) => l.id !== dev.location_id)!;
+    expect((await api.call('PUT', `/api/back-office/devices/${dev.id}`, { token: owner, body: { location_id: other.id } })).status).toBe(200);
+    expect(await current(deviceToken, staff)).toMatchObject(INVALID_STAFF);
+    expect(await liveSessions(dev.id)).toEqual([]);
+    expect(await workOuts(sessions)).toEqual(sessions);
+    // The device itself still works: a PIN login at its new location.
+    expect((await current(deviceToken, await api.staffLogin(d, 'cashier', deviceToken))).status).toBe(204);
+  });
+
+  test('deleting the device ends its staff sessions, work-outs queued', async () => {
+    const created = await api.call('POST', '/api/back-office/devices', { token: owner, body: { name: 'Short-lived register', type: 'pos', location_id: d.locations[0]!.id } });
+    expect(created.status).toBe(201);
+    const deviceToken = (await api.call('POST', '/api/device-auth/activate', { body: { activation_code: created.body.data.activation_code }, ip: '10.9.8.3' })).body.token as string;
+    await api.staffLogin(d, 'cashier', deviceToken);
+    const sessions = await sessionIdsOf(created.body.data.id);
+    expect(sessions).toHaveLength(1);
+    expect((await api.call('DELETE', `/api/back-office/devices/${created.body.data.id}`, { token: owner })).status).toBe(200);
+    expect(await liveSessions(created.body.data.id)).toEqual([]);
+    expect(await workOuts(sessions)).toEqual(sessions);
+  });
+});
