@@ -62,6 +62,7 @@ import * as tenant107createdId from './migrations/tenant/2026-11-27-107-transact
 import * as tenant108customer from './migrations/tenant/2026-11-27-108-transactions-customer-completed.ts';
 import * as tenant109awaiting from './migrations/tenant/2026-11-27-109-transactions-awaiting-payment.ts';
 import * as tenant110unpaid from './migrations/tenant/2026-11-27-110-transactions-unpaid-online.ts';
+import * as tenant111verified from './migrations/tenant/2026-11-27-111-customer-contact-verified.ts';
 import * as tenant151tillFlagged from './migrations/tenant/2026-11-27-151-till-flagged-variance.ts';
 import * as tenant20261128customTaxRate from './migrations/tenant/2026-11-28-001-custom-tax-rate-unique.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
@@ -129,6 +130,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-27-108-transactions-customer-completed': tenant108customer,
   '2026-11-27-109-transactions-awaiting-payment': tenant109awaiting,
   '2026-11-27-110-transactions-unpaid-online': tenant110unpaid,
+  '2026-11-27-111-customer-contact-verified': tenant111verified,
   '2026-11-27-151-till-flagged-variance': tenant151tillFlagged,
   '2026-11-28-001-custom-tax-rate-unique': tenant20261128customTaxRate,
 };

@@ -499,6 +499,9 @@ export interface TenantTables {
     updated_at: Timestamp;
     /** `iss|sub` of the identity-provider login (migration 2026-11-24-901-customer-accounts). */
     idp_subject: Generated<string | null>;
+    /** The contact was proven by a sign-in (migration 2026-11-27-111-customer-contact-verified); a change of the value drops it. */
+    email_verified: Generated<boolean>;
+    phone_verified: Generated<boolean>;
   };
   loyalty_programs: { location_id: string; active: Generated<boolean>; points_per_euro: number; created_at: Timestamp; updated_at: Timestamp };
   loyalty_rewards: { id: string; location_id: string; name: string; points: number; discount: number; active: Generated<boolean>; created_at: Timestamp };

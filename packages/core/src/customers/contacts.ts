@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import { isUniqueViolation } from '@pos/db';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { errors } from '@pos/kernel';
@@ -59,4 +60,17 @@ export async function writingContacts<T>(work: () => Promise<T>): Promise<T> {
     if (isUniqueViolation(e, 'customers_phone_unique')) throw contactTaken('phone');
     throw e;
   }
+}
+
+/**
+ * The verified flags a contact write must set beside the new values: a contact whose value changes is no
+ * longer proven (the flag survives only when the row's value stays the same; the comparison reads the
+ * row being updated, so it holds under concurrent writes too). Spread it into every update of `email`
+ * or `phone`: nothing carries a sign-in's proof over to another address.
+ */
+export function contactFlags(patch: { email?: string | null; phone?: string | null }): { email_verified?: RawBuilder<boolean>; phone_verified?: RawBuilder<boolean> } {
+  const out: { email_verified?: RawBuilder<boolean>; phone_verified?: RawBuilder<boolean> } = {};
+  if (patch.email !== undefined) out.email_verified = sql<boolean>`email_verified and email is not distinct from ${patch.email}`;
+  if (patch.phone !== undefined) out.phone_verified = sql<boolean>`phone_verified and phone is not distinct from ${patch.phone}`;
+  return out;
 }

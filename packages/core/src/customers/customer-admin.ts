@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
+import { contactFlags, contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
 import { getCustomer } from './customers.ts';
 import { addressView, customerView } from './customer-views.ts';
 import { addTimelineEvent } from './timeline.ts';
@@ -84,7 +84,7 @@ export async function updateCustomer(db: TenantDb, actor: BackofficeActor, id: s
   await getCustomer(db, id);
   const patch = await contactPatch(db, input, id);
   return writingContacts(() => db.transaction().execute(async (tx) => {
-    const c = await tx.updateTable('customers').set({ ...patch, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    const c = await tx.updateTable('customers').set({ ...patch, ...contactFlags(patch), updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     if (!c.name && !c.email && !c.phone) throw errors.field('name', 'A name, an email address or a phone number is required.');
     await logActivity(tx, { userId: actor.userId, action: 'updated', subject: 'customer', subjectId: id, properties: { fields: Object.keys(patch).sort() } });
     return customerView(c);

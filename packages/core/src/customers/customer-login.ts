@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { SmsClient } from '@pos/providers/sms/sms-client';
@@ -5,7 +6,8 @@ import type { MailApiClient } from '@pos/providers/mail-api/mail-api-client';
 import type { ChallengeClient } from '@pos/providers/challenge/challenge-client';
 import { IdTokenError, type IdTokenVerifier, type VerifiedIdentity } from '@pos/providers/idp/id-token-verifier';
 import { normaliseEmail, normalisePhone } from './contacts.ts';
-import { findOrEnrolCustomer, type CustomerRow } from './customers.ts';
+import type { CustomerRow } from './customers.ts';
+import { accountForProvenContact, enrol, signInTransaction } from './contact-sign-in.ts';
 import { consumeCustomerOtp, issueCustomerOtp, type OtpChannel } from './customer-otp.ts';
 import { addTimelineEvent } from './timeline.ts';
 
@@ -33,6 +35,11 @@ export async function merchantBySlug(central: CentralDb, slug: string): Promise<
   return { merchant, db: bindTenant(central, merchant.tenant_database) };
 }
 
+/** The throttle subject of a code destination: a hash, so Redis keys hold no phone number or address. */
+export function otpDestinationKey(destination: string): string {
+  return createHash('sha256').update(destination).digest('hex').slice(0, 32);
+}
+
 /** The country national phone numbers are read in: the merchant's first location's. */
 async function phoneCountry(db: TenantDb): Promise<string | null> {
   const l = await db.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst();
@@ -54,42 +61,53 @@ export async function checkChallenge(p: CustomerLoginProviders, response: string
   if (!(await p.challenge.verify(response, remoteIp))) throw errors.forbidden('The bot challenge response is invalid.', { extra: { code: 'CAPTCHA_INVALID' } });
 }
 
-/** `POST /customer/send-otp`: stores a hashed code and sends it by SMS or e-mail. */
+/**
+ * `POST /customer/send-otp`: stores a hashed code (it replaces the destination's earlier codes) and
+ * sends it by SMS or e-mail. `limitSends` counts the send against the destination first (429 beyond).
+ */
 export async function sendCustomerOtp(
   p: CustomerLoginProviders,
   t: MerchantTenant,
   input: { phone?: string; email?: string },
   now: Date,
+  limitSends: (destination: string) => Promise<void> = async () => {},
 ): Promise<{ channel: OtpChannel; expires_at: Date }> {
   const { channel, destination } = await readDestination(t.db, input);
   const client = channel === 'sms' ? p.sms : p.mail;
   if (!client) throw errors.unavailable(channel === 'sms' ? 'Sending codes by SMS is not configured.' : 'Sending codes by email is not configured.');
-  const { code, expires_at } = await issueCustomerOtp(t.db, p.otpKey, channel, destination, now);
+  await limitSends(destination);
+  const { id, code, expires_at } = await issueCustomerOtp(t.db, p.otpKey, channel, destination, now);
   const text = `${code} is your ${t.merchant.name} login code. It expires in 15 minutes.`;
   try {
     if (channel === 'sms') await p.sms!.send(destination, text);
     else await p.mail!.send({ to: destination, subject: `Your ${t.merchant.name} login code`, text });
   } catch {
     // The code was never delivered: it must not stay usable.
-    await t.db.deleteFrom('customer_otps').where('destination', '=', destination).where('created_at', '=', now).execute();
+    await t.db.deleteFrom('customer_otps').where('id', '=', id).execute();
     throw errors.unavailable('The code could not be sent. Please try again later.');
   }
   return { channel, expires_at };
 }
 
-/** `POST /customer/login`: spends the code and answers the merchant's customer with that contact (enrolled on first login). */
+/**
+ * `POST /customer/login`: spends the code and answers the account the proven contact identifies
+ * (`accountForProvenContact`; enrolled on first login). The code is spent in the same transaction, so a
+ * request that fails (a lost enrolment race is retried) leaves it live.
+ */
 export async function loginWithOtp(p: CustomerLoginProviders, t: MerchantTenant, input: { phone?: string; email?: string; code: string }, now: Date): Promise<{ customer: CustomerRow; created: boolean }> {
   const { channel, destination } = await readDestination(t.db, input);
-  await consumeCustomerOtp(t.db, p.otpKey, destination, input.code, now);
-  const contact = channel === 'sms' ? { phone: destination, email: null } : { phone: null, email: destination };
-  const r = await t.db.transaction().execute((tx) => findOrEnrolCustomer(tx, contact, null, now, 'customer_app'));
+  const r = await signInTransaction(t.db, async (tx) => {
+    await consumeCustomerOtp(tx, p.otpKey, destination, input.code, now);
+    return accountForProvenContact(tx, { field: channel === 'sms' ? 'phone' : 'email', value: destination }, null, now);
+  });
   await addTimelineEvent(t.db, r.customer.id, 'logged_in', null, { method: channel }, now);
   return r;
 }
 
 /**
  * `POST /customer/login/idp`: a verified ID token logs in the customer bound to its subject, else the
- * one with its verified e-mail (then bound), else a new customer. An unverified e-mail is not used.
+ * account its verified e-mail identifies (then bound; `accountForProvenContact`), else a new customer.
+ * An unverified e-mail is not used.
  */
 export async function loginWithIdp(p: CustomerLoginProviders, t: MerchantTenant, credential: string, now: Date): Promise<{ customer: CustomerRow; created: boolean }> {
   if (!p.idp) throw errors.unavailable('Identity-provider login is not configured.');
@@ -103,11 +121,12 @@ export async function loginWithIdp(p: CustomerLoginProviders, t: MerchantTenant,
     throw e;
   }
   const subject = `${id.issuer}|${id.subject}`;
-  const r = await t.db.transaction().execute(async (tx) => {
+  const email = id.email && id.emailVerified ? normaliseEmail(id.email, 'credential') : null;
+  const r = await signInTransaction(t.db, async (tx) => {
     const bound = await tx.selectFrom('customers').selectAll().where('idp_subject', '=', subject).executeTakeFirst();
     if (bound) return { customer: bound, created: false };
-    const email = id.email && id.emailVerified ? normaliseEmail(id.email, 'credential') : null;
-    const found = await findOrEnrolCustomer(tx, { email, phone: null }, id.name, now, 'customer_app');
+    if (!email) return { customer: await enrol(tx, { idp_subject: subject }, id.name, now), created: true };
+    const found = await accountForProvenContact(tx, { field: 'email', value: email }, id.name, now);
     const customer = await tx.updateTable('customers').set({ idp_subject: subject, updated_at: now }).where('id', '=', found.customer.id).returningAll().executeTakeFirstOrThrow();
     return { customer, created: found.created };
   });

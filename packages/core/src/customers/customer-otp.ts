@@ -1,5 +1,6 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { TenantDb } from '@pos/db';
+import { sql } from 'kysely';
+import type { TenantDb, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 
 /** Spec 1 sections 5 and 8: six digits, valid 15 minutes, no per-attempt counter (the route throttle bounds guessing). */
@@ -16,19 +17,28 @@ export function newOtpCode(): string {
   return String(randomInt(0, 1_000_000)).padStart(6, '0');
 }
 
-/** Stores a new code for `destination` (hashed) and answers it for sending; earlier codes stay valid until they expire. */
-export async function issueCustomerOtp(db: TenantDb, key: string, channel: OtpChannel, destination: string, now: Date): Promise<{ code: string; expires_at: Date }> {
+/**
+ * Stores a new code for `destination` (hashed) and answers it for sending. It replaces the destination's
+ * earlier codes: only the newest is live, so asking again does not add chances to guess. Sends to one
+ * destination at once run one after the other (a transaction lock on it), so two never both stay live.
+ */
+export async function issueCustomerOtp(db: TenantDb, key: string, channel: OtpChannel, destination: string, now: Date): Promise<{ id: string; code: string; expires_at: Date }> {
   const code = newOtpCode();
+  const id = Bun.randomUUIDv7();
   const expires_at = new Date(now.getTime() + CUSTOMER_OTP_TTL_MS);
-  await db.insertInto('customer_otps').values({ id: Bun.randomUUIDv7(), channel, destination, code_hash: hashOtp(key, destination, code), expires_at, created_at: now }).execute();
-  return { code, expires_at };
+  await db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${'customer-otp:' + destination}, 0))`.execute(tx);
+    await tx.deleteFrom('customer_otps').where('destination', '=', destination).where('used_at', 'is', null).execute();
+    await tx.insertInto('customer_otps').values({ id, channel, destination, code_hash: hashOtp(key, destination, code), expires_at, created_at: now }).execute();
+  });
+  return { id, code, expires_at };
 }
 
 /**
  * Spends a live code of `destination`: the matching unused, unexpired row is marked used in the same
  * statement, so a code logs in once. A wrong, spent or expired code is a 422 on `code`.
  */
-export async function consumeCustomerOtp(db: TenantDb, key: string, destination: string, code: string, now: Date): Promise<void> {
+export async function consumeCustomerOtp(db: TenantDb | TenantTx, key: string, destination: string, code: string, now: Date): Promise<void> {
   const want = Buffer.from(hashOtp(key, destination, code));
   const live = await db.selectFrom('customer_otps').select(['id', 'code_hash']).where('destination', '=', destination).where('used_at', 'is', null).where('expires_at', '>', now).execute();
   const hit = live.find((r) => r.code_hash.length === want.length && timingSafeEqual(Buffer.from(r.code_hash), want));

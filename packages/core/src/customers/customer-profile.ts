@@ -1,7 +1,7 @@
 import { isUuid } from '@pos/domain/ids';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
-import { contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
+import { contactFlags, contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
 import type { CustomerRow } from './customers.ts';
 
 /** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid (401). */
@@ -39,7 +39,7 @@ export async function updatePersonalInfo(tdb: TenantDb, c: CustomerRow, body: Pe
   const phone = patch.phone !== undefined ? patch.phone : c.phone;
   if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
   // Two customers taking the same contact at once both pass the check: the unique index stops the second (422, never a 500).
-  return writingContacts(() => tdb.updateTable('customers').set(patch).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow());
+  return writingContacts(() => tdb.updateTable('customers').set({ ...patch, ...contactFlags(patch) }).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow());
 }
 
 /** Of the order ids a guest names (UUIDs), those of guest orders: never a customer account's order. */

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
-import type { Contact } from './contacts.ts';
+import { contactFlags, type Contact } from './contacts.ts';
 import { addTimelineEvent } from './timeline.ts';
 
 export type CustomerRow = Selectable<TenantTables['customers']>;
@@ -34,7 +34,7 @@ export async function findOrEnrolCustomer(tx: TenantTx, c: Contact, name: string
     if (name && !found.name) patch.name = name;
     if (Object.keys(patch).length === 0) return { customer: found, created: false };
     patch.updated_at = now;
-    const updated = await tx.updateTable('customers').set(patch).where('id', '=', found.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await tx.updateTable('customers').set({ ...patch, ...contactFlags(patch) }).where('id', '=', found.id).returningAll().executeTakeFirstOrThrow();
     return { customer: updated, created: false };
   }
   const customer = await tx

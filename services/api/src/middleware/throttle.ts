@@ -4,6 +4,8 @@ import { AppError, hitThrottle, type AppEnv, type ThrottleRule } from '@pos/kern
 /** The named throttles of spec 1 section 8 and spec 2 section 8. */
 export const THROTTLES = {
   customerGuest: { name: 'customer', limit: 20, windowSeconds: 60 },
+  /** Customer login codes sent to one destination (a hash of the phone or address), whoever asks. */
+  customerOtpDestination: { name: 'customer-otp-destination', limit: 5, windowSeconds: 15 * 60 },
   loginIdp: { name: 'login-idp', limit: 5, windowSeconds: 60 },
   orderHistory: { name: 'order-history', limit: 5, windowSeconds: 60 },
   orderDetail: { name: 'order-detail', limit: 10, windowSeconds: 60 },

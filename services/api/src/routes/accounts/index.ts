@@ -113,11 +113,16 @@ export function accountRoutes(deps: ApiDeps) {
     )
     .post(
       '/login/idp',
-      async ({ body, request, server }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.loginIdp, deps.clientAddress(request, server)]]);
+      async ({ body }) => {
         return issue(await idpSignIn(deps.db, deps.redis, verifier, body, deps.clock.now()));
       },
-      { body: S.IdpBody, response: { 200: S.TokenResponse }, ...doc('Sign in with an OpenID Connect ID token (throttle 5 per minute)') },
+      {
+        // Before the body's validation: refused bodies count too (spec 1 section 8).
+        transform: ({ request, server }) => throttle(deps.redis, deps.env, [[THROTTLES.loginIdp, deps.clientAddress(request, server as never)]]),
+        body: S.IdpBody,
+        response: { 200: S.TokenResponse },
+        ...doc('Sign in with an OpenID Connect ID token (throttle 5 per minute)'),
+      },
     )
     .post(
       '/back-office/passkeys',

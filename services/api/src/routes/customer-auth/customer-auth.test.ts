@@ -246,3 +246,117 @@ describe('POST /customer/login/idp', () => {
     expect(after).toBe(before);
   });
 });
+
+describe('customer sign-in: codes, races and which account a contact opens', () => {
+  const idToken = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(CLIENT).setSubject(String(claims.sub)).setIssuedAt().setExpirationTime('5m').sign(keys.privateKey);
+  const lastMailCode = (to: string) => /(\d{6})/.exec(mail.sent.filter((x) => x.to === to).at(-1)?.text ?? '')?.[1] ?? null;
+  const signInByPhone = async (phone: string) => {
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: freshIp() });
+    return api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: lastCode(phone)! }, ip: freshIp() });
+  };
+
+  test('first sign-ins of one new customer at once: identity provider three times, then a code and the identity provider with one e-mail; every one 200 for the same customer', async () => {
+    const cred = await idToken({ sub: `race-${crypto.randomUUID()}`, email: `race-${crypto.randomUUID().slice(0, 8)}@example.com`, email_verified: true, name: 'Race' });
+    const rs = await Promise.all([0, 1, 2].map(() => api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: cred }, ip: freshIp() })));
+    expect(rs.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(rs.map((r) => r.body.customer.id)).size).toBe(1);
+    expect(rs.filter((r) => r.body.created).length).toBe(1);
+    for (let round = 0; round < 4; round++) {
+      const email = `race-${round}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email }, ip: freshIp() });
+      const code = lastMailCode(email)!;
+      const both = await Promise.all([
+        api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, email, code }, ip: freshIp() }),
+        api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub: `r-${crypto.randomUUID()}`, email, email_verified: true }) }, ip: freshIp() }),
+      ]);
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
+      expect(both[0]!.body.customer.id).toBe(both[1]!.body.customer.id);
+      // The code was spent by the request that succeeded, once.
+      const again = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, email, code }, ip: freshIp() });
+      expect(again).toMatchObject({ status: 422, body: { errors: { code: ['The code is invalid or has expired.'] } } });
+    }
+    // One code sent twice at once: one sign-in, one 422.
+    const phone = randomPhone();
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: freshIp() });
+    const twice = await Promise.all([0, 1].map(() => api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: lastCode(phone)! }, ip: freshIp() })));
+    expect(twice.map((r) => r.status).sort()).toEqual([200, 422]);
+  });
+
+  test('a new code replaces the earlier ones of its destination: only the newest logs in', async () => {
+    const phone = randomPhone();
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: freshIp() })).status).toBe(200);
+      codes.push(lastCode(phone)!);
+    }
+    const live = await tdb(m).selectFrom('customer_otps').select('id').where('destination', '=', phone).where('used_at', 'is', null).where('expires_at', '>', new Date()).execute();
+    expect(live.length).toBe(1);
+    for (const code of codes.slice(0, 2).filter((c) => c !== codes[2])) {
+      const old = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code }, ip: freshIp() });
+      expect(old).toMatchObject({ status: 422, body: { errors: { code: ['The code is invalid or has expired.'] } } });
+    }
+    expect((await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: codes[2]! }, ip: freshIp() })).status).toBe(200);
+  });
+
+  test('at most 5 codes per destination per 15 minutes, whatever the address (429 as the other throttles); another destination is not affected', async () => {
+    const email = `flood-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api.call('POST', '/api/customer/send-otp', { body: { slug: i % 2 ? other.merchant.slug : m.merchant.slug, email }, ip: freshIp() })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const sent = mail.sent.filter((x) => x.to === email).length;
+    const over = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: email.toUpperCase() }, ip: freshIp() });
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
+    expect(mail.sent.filter((x) => x.to === email).length).toBe(sent);
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: `x-${email}` }, ip: freshIp() })).status).toBe(200);
+  });
+
+  test('the guest throttle counts every request of the prefix, refused bodies too (20 per minute per address)', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 20; i++) {
+      const path = ['/api/customer/login', '/api/customer/send-otp', '/api/customer/login/idp'][i % 3]!;
+      const r = await api.call('POST', path, { body: { slug: m.merchant.slug, phone: 'x', code: 'abc' }, ip });
+      expect(r.status).toBe(422);
+    }
+    const over = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone: randomPhone(), code: '123456' }, ip });
+    expect(over).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+  });
+
+  test('an e-mail another customer typed into their profile does not open their account: the owner signing in (identity provider, code) gets their own, and the address leaves the other account', async () => {
+    for (const how of ['idp', 'code'] as const) {
+      const attacker = await signInByPhone(randomPhone());
+      expect(attacker.status).toBe(200);
+      const victim = `victim-${how}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      expect((await api.call('POST', '/api/customer/personal-info', { token: attacker.body.token, body: { email: victim } })).status).toBe(200);
+      let v;
+      if (how === 'idp') {
+        v = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub: `v-${crypto.randomUUID()}`, email: victim, email_verified: true }) }, ip: freshIp() });
+      } else {
+        await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: victim }, ip: freshIp() });
+        v = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, email: victim, code: lastMailCode(victim)! }, ip: freshIp() });
+      }
+      expect(v.status).toBe(200);
+      expect(v.body).toMatchObject({ created: true, customer: { email: victim, phone: null } });
+      expect(v.body.customer.id).not.toBe(attacker.body.customer.id);
+      const a = await api.call('GET', '/api/customer/user', { token: attacker.body.token });
+      expect(a.body.data ?? a.body).toMatchObject({ email: null });
+      const row = await tdb(m).selectFrom('customers').select(['email_verified', 'phone_verified']).where('id', '=', v.body.customer.id).executeTakeFirstOrThrow();
+      expect(row).toEqual({ email_verified: true, phone_verified: false });
+    }
+  });
+
+  test('an account with no verified contact (kiosk, staff) opens to the sign-in that proves its contact, which becomes verified; a verified contact keeps opening it', async () => {
+    const phone = randomPhone();
+    const id = Bun.randomUUIDv7();
+    await tdb(m).insertInto('customers').values({ id, name: 'Kiosk Kim', email: null, phone, created_at: new Date(), updated_at: new Date() }).execute();
+    const r = await signInByPhone(phone);
+    expect(r.body).toMatchObject({ created: false, customer: { id, name: 'Kiosk Kim', phone } });
+    expect(await tdb(m).selectFrom('customers').select('phone_verified').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ phone_verified: true });
+    expect((await signInByPhone(phone)).body).toMatchObject({ created: false, customer: { id } });
+    // Changing the phone on the profile drops the proof of the new number.
+    const next = randomPhone();
+    expect((await api.call('POST', '/api/customer/personal-info', { token: r.body.token, body: { phone: next } })).status).toBe(200);
+    expect(await tdb(m).selectFrom('customers').select('phone_verified').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ phone_verified: false });
+  });
+});

@@ -1,6 +1,6 @@
 import { Elysia, type AnyElysia } from 'elysia';
 import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
-import { checkChallenge, loginWithIdp, loginWithOtp, merchantBySlug, sendCustomerOtp, type MerchantTenant } from '@pos/core/customers/customer-login';
+import { checkChallenge, loginWithIdp, otpDestinationKey, loginWithOtp, merchantBySlug, sendCustomerOtp, type MerchantTenant } from '@pos/core/customers/customer-login';
 import { customerView } from '@pos/core/customers/customer-views';
 import { recordVisit } from '@pos/core/customers/timeline';
 import type { CustomerRow } from '@pos/core/customers/customers';
@@ -24,7 +24,10 @@ export function customerAuthRoutes(deps: ApiDeps): AnyElysia {
 function customerAuthRoutesTyped(deps: ApiDeps) {
   const providers = customerLoginProviders(deps.config);
   const now = () => deps.clock.now();
-  const guard = (request: Request, server: unknown) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.clientAddress(request, server as never)]]);
+  // A transform hook: it runs before the body's validation, so refused bodies count too (spec 1 section 8).
+  const guard = ({ request, server }: { request: Request; server: unknown }) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.clientAddress(request, server as never)]]);
+  // Codes sent to one phone or address, whoever asks (SMS flooding, guessing across many live codes).
+  const limitSends = (destination: string) => throttle(deps.redis, deps.env, [[THROTTLES.customerOtpDestination, otpDestinationKey(destination)]]);
   const session = async (t: MerchantTenant, r: { customer: CustomerRow; created: boolean }) => ({
     status: 'success' as const,
     token: await deps.tokens.sign({ type: 'customer', sub: r.customer.id, merchant_id: t.merchant.id, tenant_database: t.merchant.tenant_database }),
@@ -37,47 +40,47 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
     .post(
       '/customer/send-otp',
       async ({ body, request, server }) => {
-        await guard(request, server);
         await checkChallenge(providers, body['challenge-response'], deps.clientAddress(request, server as never));
         const t = await merchantBySlug(deps.db, body.slug);
-        const r = await sendCustomerOtp(providers, t, body, now());
+        const r = await sendCustomerOtp(providers, t, body, now(), limitSends);
         return { status: 'success' as const, channel: r.channel, expires_at: r.expires_at.toISOString() };
       },
       {
+        transform: guard,
         body: S.SendOtpBody,
         response: { 200: S.SendOtpResponse },
         detail: doc(
           'Send a login code',
-          'Sends a 6-digit code, valid 15 minutes and stored hashed, by SMS to `phone` or by e-mail to `email` (exactly one). While the bot-challenge secret is configured, `challenge-response` is required: 403 with code `CAPTCHA_REQUIRED` without it, `CAPTCHA_INVALID` when the challenge service refuses it or cannot be reached. Unknown `slug`: 404. Throttle: the customer guest prefix, 20 per minute per client address.',
+          'Sends a 6-digit code, valid 15 minutes and stored hashed (it replaces the earlier codes of the destination: only the newest is valid), by SMS to `phone` or by e-mail to `email` (exactly one). While the bot-challenge secret is configured, `challenge-response` is required: 403 with code `CAPTCHA_REQUIRED` without it, `CAPTCHA_INVALID` when the challenge service refuses it or cannot be reached. Unknown `slug`: 404. Throttle: the customer guest prefix, 20 per minute per client address, and 5 codes per destination per 15 minutes (429).',
         ),
       },
     )
     .post(
       '/customer/login',
-      async ({ body, request, server }) => {
-        await guard(request, server);
+      async ({ body }) => {
         const t = await merchantBySlug(deps.db, body.slug);
         return session(t, await loginWithOtp(providers, t, body, now()));
       },
       {
+        transform: guard,
         body: S.LoginBody,
         response: { 200: S.LoginResponse },
         detail: doc(
           'Log in with a code',
-          'Spends a live code sent to `phone` or `email` and answers a customer token (type `customer`) for the merchant of `slug`; the first login enrols the customer. A wrong, spent or expired code: 422 on `code`. Throttle: customer guest prefix.',
+          'Spends a live code sent to `phone` or `email` and answers a customer token (type `customer`) for the merchant of `slug`; the first login enrols the customer. A wrong, spent, replaced or expired code: 422 on `code`. A contact identifies an existing account only if a sign-in verified it there, or if the account has no verified contact at all; otherwise the contact is taken from that account and the signer gets their own. Throttle: customer guest prefix.',
         ),
       },
     )
     .post(
       '/customer/login/idp',
-      async ({ body, request, server }) => {
-        await guard(request, server);
+      async ({ body }) => {
         const t = await merchantBySlug(deps.db, body.slug);
         const r = await loginWithIdp(providers, t, body.credential, now());
         if (body.location_id) await recordVisit(t.db, r.customer.id, body.location_id, now());
         return session(t, r);
       },
       {
+        transform: guard,
         body: S.IdpLoginBody,
         response: { 200: S.LoginResponse },
         detail: doc(
