@@ -39,7 +39,10 @@ export async function updatePersonalInfo(tdb: TenantDb, c: CustomerRow, body: Pe
   const phone = patch.phone !== undefined ? patch.phone : c.phone;
   if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
   // Two customers taking the same contact at once both pass the check: the unique index stops the second (422, never a 500).
-  return writingContacts(() => tdb.updateTable('customers').set({ ...patch, ...contactFlags(patch) }).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow());
+  const updated = await writingContacts(() => tdb.updateTable('customers').set({ ...patch, ...contactFlags(patch) }).where('id', '=', c.id).returningAll().executeTakeFirst());
+  // Erased (privacy) while this request ran: the token's customer is gone, as `signedInCustomer` says.
+  if (!updated) throw errors.invalidToken();
+  return updated;
 }
 
 /** Of the order ids a guest names (UUIDs), those of guest orders: never a customer account's order. */

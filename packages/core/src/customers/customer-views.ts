@@ -36,11 +36,21 @@ export interface AddressInput {
   is_default?: boolean;
 }
 
+/** The error for a customer erased while the request ran: 404 in the back office, `invalidToken` for the customer's own app. */
+export type CustomerGone = () => Error;
+const notFoundCustomer: CustomerGone = () => errors.notFound('customer');
+
+/** Locks the customer's row (address writes of one customer run one after the other); `gone` when it was erased meanwhile. */
+async function lockCustomer(tx: TenantTx, customerId: string, gone: CustomerGone): Promise<void> {
+  const row = await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().executeTakeFirst();
+  if (!row) throw gone();
+}
+
 /** Adds an address; the first one, or one marked default, becomes the default (the old default is cleared first). */
-export async function addAddress(db: TenantDb, customerId: string, input: AddressInput, now: Date) {
+export async function addAddress(db: TenantDb, customerId: string, input: AddressInput, now: Date, gone: CustomerGone = notFoundCustomer) {
   return db.transaction().execute(async (tx) => {
     // Serialise address writes of one customer (the one-default index would fail the loser otherwise).
-    await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().executeTakeFirstOrThrow();
+    await lockCustomer(tx, customerId, gone);
     const count = Number((await tx.selectFrom('customer_addresses').select((eb) => eb.fn.countAll<string>().as('n')).where('customer_id', '=', customerId).executeTakeFirstOrThrow()).n);
     if (count >= 20) throw errors.field('line1', 'A customer has at most 20 addresses.');
     const isDefault = input.is_default === true || count === 0;
@@ -66,9 +76,9 @@ export async function addAddress(db: TenantDb, customerId: string, input: Addres
 }
 
 /** Makes one of the customer's addresses the default; false when the address is not theirs. */
-export async function setDefaultAddress(db: TenantDb, customerId: string, addressId: string): Promise<boolean> {
+export async function setDefaultAddress(db: TenantDb, customerId: string, addressId: string, gone: CustomerGone = notFoundCustomer): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
-    await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().executeTakeFirstOrThrow();
+    await lockCustomer(tx, customerId, gone);
     const a = await tx.selectFrom('customer_addresses').select('id').where('id', '=', addressId).where('customer_id', '=', customerId).executeTakeFirst();
     if (!a) return false;
     await tx.updateTable('customer_addresses').set({ is_default: false }).where('customer_id', '=', customerId).where('is_default', '=', true).execute();
@@ -78,12 +88,12 @@ export async function setDefaultAddress(db: TenantDb, customerId: string, addres
 }
 
 /** Deletes one of the customer's addresses; when it was the default, the oldest remaining one takes over. */
-export async function deleteAddress(db: TenantDb, customerId: string, addressId: string): Promise<boolean> {
+export async function deleteAddress(db: TenantDb, customerId: string, addressId: string, gone: CustomerGone = notFoundCustomer): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
-    await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().executeTakeFirstOrThrow();
-    const gone = await tx.deleteFrom('customer_addresses').where('id', '=', addressId).where('customer_id', '=', customerId).returning('is_default').executeTakeFirst();
-    if (!gone) return false;
-    if (gone.is_default) {
+    await lockCustomer(tx, customerId, gone);
+    const removed = await tx.deleteFrom('customer_addresses').where('id', '=', addressId).where('customer_id', '=', customerId).returning('is_default').executeTakeFirst();
+    if (!removed) return false;
+    if (removed.is_default) {
       const next = await tx.selectFrom('customer_addresses').select('id').where('customer_id', '=', customerId).orderBy('created_at').orderBy('id').executeTakeFirst();
       if (next) await tx.updateTable('customer_addresses').set({ is_default: true }).where('id', '=', next.id).execute();
     }

@@ -3,6 +3,9 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createReward } from '@pos/core/customers/rewards';
 import { movePoints } from '@pos/core/customers/loyalty';
+import { signedInCustomer, updatePersonalInfo } from '@pos/core/customers/customer-profile';
+import { addAddress, deleteAddress } from '@pos/core/customers/customer-views';
+import { errors } from '@pos/kernel';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeCustomer, makeOrder } from './customer-test-support.ts';
 
@@ -91,6 +94,33 @@ describe('addresses', () => {
     expect(await call('DELETE', `/customer/addresses/${work.body.data.id}`, c.token)).toMatchObject({ status: 200, body: { status: 'success' } });
     const after = await call('GET', '/customer/addresses', c.token);
     expect(after.body.data.map((a: { id: string; is_default: boolean }) => [a.id, a.is_default])).toEqual([[home.body.data.id, true]]);
+  });
+});
+
+describe('a customer erased while their app writes', () => {
+  test('the writes racing the erasure answer 200 or 401 Invalid token, never a 500', async () => {
+    const owner = await api.ownerToken(m);
+    const bad: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      const c = await makeCustomer(api, m);
+      const rs = await Promise.all([
+        ...Array.from({ length: 4 }, (_, i) => call('POST', '/customer/addresses', c.token, { line1: `Street ${i}`, postal_code: '1000', city: 'Brussels', country: 'BE' })),
+        ...Array.from({ length: 4 }, (_, i) => call('POST', '/customer/personal-info', c.token, { name: `N${i}` })),
+        call('DELETE', `/back-office/customers/${c.id}`, owner),
+      ]);
+      for (const r of rs.slice(0, -1)) if (r.status !== 200 && !(r.status === 401 && r.body.message === 'Invalid token')) bad.push(`${r.status} ${r.text}`);
+      expect(rs.at(-1)!.status).toBe(200);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test('the write that finds the row gone (erased after the token was checked) is Invalid token', async () => {
+    const c = await makeCustomer(api, m);
+    const row = await signedInCustomer(tdb(), c.id);
+    await tdb().deleteFrom('customers').where('id', '=', c.id).execute();
+    await expect(updatePersonalInfo(tdb(), row, { name: 'Late' }, new Date())).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(addAddress(tdb(), c.id, { line1: 'L', postal_code: '1000', city: 'Brussels', country: 'BE' }, new Date(), errors.invalidToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(deleteAddress(tdb(), c.id, Bun.randomUUIDv7(), errors.invalidToken)).rejects.toMatchObject({ code: 'invalid_token' });
   });
 });
 

@@ -82,7 +82,7 @@ function customerAppRoutes(deps: ApiDeps) {
       async ({ tenant, auth, body }) => {
         const c = await me(tenant, auth);
         if (!COUNTRIES.has(body.country.toUpperCase())) throw errors.field('country', 'The selected country is invalid.');
-        return { data: await addAddress(tenant.db, c.id, body, now()) };
+        return { data: await addAddress(tenant.db, c.id, body, now(), errors.invalidToken) };
       },
       { body: S.AddressBody, response: { 200: S.AddressResponse }, detail: doc('Add an address', 'The first address, or one with `is_default`, becomes the default. At most 20 per customer.') },
     )
@@ -90,7 +90,7 @@ function customerAppRoutes(deps: ApiDeps) {
       '/customer/addresses/:addressId',
       async ({ tenant, auth, params }) => {
         const c = await me(tenant, auth);
-        const ok = isUuid(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId));
+        const ok = isUuid(params.addressId) && (await deleteAddress(tenant.db, c.id, params.addressId, errors.invalidToken));
         if (!ok) throw errors.notFound('address');
         return { status: 'success' as const };
       },
