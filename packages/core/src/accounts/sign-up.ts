@@ -1,4 +1,7 @@
+import type Redis from 'ioredis';
 import { bindTenant, type CentralDb } from '@pos/db';
+import { endUserSessions } from '../auth/revocation.ts';
+import { TOKEN_LIFETIME_SECONDS } from '../auth/principal.ts';
 import { errors, type Logger } from '@pos/kernel';
 import type { Mailer } from '@pos/providers/mail/mailer';
 import { createMerchant, dropMerchant } from '../merchants/create-merchant.ts';
@@ -110,9 +113,11 @@ export async function forgetPassword(s: AccountMailing, emailInput: string, now:
 
 /**
  * `PUT /back-office/update-password`: spends a reset token and sets the password. Reading the mail
- * proves the address, so an unverified account becomes verified; pending second-factor sign-ins die.
+ * proves the address, so an unverified account becomes verified; pending second-factor sign-ins die,
+ * and so does every back-office session of the user (a stolen token or a forgotten signed-in device
+ * must not outlive the reset). The request itself is a guest's: it has no session to keep.
  */
-export async function updatePassword(db: CentralDb, input: { token: string; password: string }, now: Date): Promise<void> {
+export async function updatePassword(db: CentralDb, redis: Redis, input: { token: string; password: string }, now: Date): Promise<void> {
   const hash = await hashSecret(input.password);
   const userId = await consumeToken(db, input.token, 'reset_password', now);
   if (!userId) throw errors.field('token', INVALID_TOKEN);
@@ -121,4 +126,5 @@ export async function updatePassword(db: CentralDb, input: { token: string; pass
     await tx.updateTable('users').set({ password_hash: hash, email_verified_at: u.email_verified_at ?? now }).where('id', '=', userId).execute();
     await tx.deleteFrom('otp_challenges').where('user_id', '=', userId).execute();
   });
+  await endUserSessions(redis, userId, TOKEN_LIFETIME_SECONDS.backoffice);
 }

@@ -4,7 +4,7 @@ import type { CentralDb } from '@pos/db';
 import { isDeviceType, type Principal, type TokenService } from './principal.ts';
 import type { AuthCache } from './auth-cache.ts';
 import { findDeviceRegistration, mayActForMerchant } from './auth-records.ts';
-import { isRevoked } from './revocation.ts';
+import { isRevoked, isRevokedSession } from './revocation.ts';
 
 /** What resolving a token reads: the central database, Redis (revocations) and the token verifier. */
 export interface TokenAuthDeps {
@@ -53,10 +53,12 @@ async function principalFromToken(deps: TokenAuthDeps, raw: string): Promise<Pri
     cache?.set(c.merchant_id, PRINCIPAL + raw, principal);
     return principal;
   }
-  if (await isRevoked(deps.redis, c.jti)) return null;
   if (c.type === 'backoffice') {
+    // A password reset ends every session of the user signed in before it (`endUserSessions`).
+    if (await isRevokedSession(deps.redis, c)) return null;
     if (!(await mayActForMerchant(deps.db, c.sub, c.merchant_id))) return null;
     return { type: 'backoffice', userId: c.sub, ...base };
   }
+  if (await isRevoked(deps.redis, c.jti)) return null;
   return { type: 'customer', customerId: c.sub, ...base };
 }

@@ -14,7 +14,8 @@ export function createTokenService(secret: string): TokenService {
     async sign(claims, lifetimeSeconds) {
       const ttl = lifetimeSeconds ?? TOKEN_LIFETIME_SECONDS[claims.type];
       const now = Math.floor(Date.now() / 1000);
-      return signer.sign({ ...claims, jti: claims.jti ?? crypto.randomUUID(), exp: now + ttl });
+      // A UUIDv7 jti carries the issue time to the millisecond (`issuedAtMs`: a password reset ends the sessions issued before it).
+      return signer.sign({ ...claims, jti: claims.jti ?? Bun.randomUUIDv7(), exp: now + ttl });
     },
     async verify(token) {
       // Only the algorithm we issue: a token signed with HS384/HS512 (even with our secret) is refused.

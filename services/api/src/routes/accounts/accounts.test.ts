@@ -146,6 +146,22 @@ describe('forget-password and update-password', () => {
     expect((await login(email, 'new password 2')).body.token).toEqual(expect.any(String));
   });
 
+  test('a password reset ends every back-office session signed in before it (401 Invalid token); a sign-in after it works', async () => {
+    const { email, password } = await verified();
+    const stolen = (await login(email, password)).body.token as string;
+    const other = (await login(email, password)).body.token as string;
+    expect((await api.call('GET', '/api/back-office/user', { token: stolen })).status).toBe(200);
+    await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email } });
+    const m = await mail.waitFor(email, (x) => x.subject === 'Reset your password');
+    expect((await api.call('PUT', '/api/back-office/update-password', { ip: ip(), body: { token: tokenIn(m.text, 'Reset token'), password: 'after reset 4' } })).status).toBe(200);
+    for (const token of [stolen, other]) {
+      expect(await api.call('GET', '/api/back-office/user', { token })).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+      expect(await api.call('GET', '/api/validate-token', { token })).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+    }
+    const fresh = (await login(email, 'after reset 4')).body.token as string;
+    expect((await api.call('GET', '/api/back-office/user', { token: fresh })).status).toBe(200);
+  });
+
   test('an unknown address answers the same and nothing is sent', async () => {
     const nobody = uniqueEmail('nobody');
     expect(await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email: nobody } })).toMatchObject({ status: 200, body: { status: 'success' } });
@@ -268,6 +284,13 @@ describe('POST /login/idp', () => {
     for (let i = 0; i < 6; i++) statuses.push((await idpLogin('x'.repeat(40), nonce(), from)).status);
     expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
     expect((await idpLogin('x'.repeat(40), nonce(), ip())).status).toBe(422);
+  });
+
+  test('throttle: refused bodies count too (the limit is checked before validation)', async () => {
+    const from = ip();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await api.call('POST', '/api/login/idp', { ip: from, body: { credential: 1 } })).status);
+    expect(statuses).toEqual([422, 422, 422, 422, 422, 429]);
   });
 });
 

@@ -89,7 +89,7 @@ export function accountRoutes(deps: ApiDeps) {
       '/back-office/update-password',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.otpVerify, request, server);
-        await updatePassword(deps.db, body, deps.clock.now());
+        await updatePassword(deps.db, deps.redis, body, deps.clock.now());
         return { status: 'success' as const };
       },
       { body: S.UpdatePasswordBody, response: { 200: S.Success }, ...doc('Set a new password with the mailed reset token (single use)') },
