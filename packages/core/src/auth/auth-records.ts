@@ -27,8 +27,8 @@ export function acceptedMemberships(db: CentralDb) {
 
 /**
  * True when a back-office user may hold a token for the merchant: a member (invitation accepted), or
- * an internal admin (admins and resellers get tokens for merchants they are not members of only via
- * set-merchant).
+ * an internal admin (who gets tokens for merchants it is not a member of via set-merchant). A reseller
+ * acts for its merchants through `vendor_id` only, so set-merchant refuses it those merchants.
  */
 export async function mayActForMerchant(db: CentralDb, userId: string, merchantId: string): Promise<boolean> {
   const member = await acceptedMemberships(db).select('memberships.user_id').where('memberships.user_id', '=', userId).where('memberships.merchant_id', '=', merchantId).executeTakeFirst();

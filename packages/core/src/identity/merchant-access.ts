@@ -10,7 +10,7 @@ export interface MerchantOption {
 
 /**
  * Merchants a user may switch to: memberships in effect (a team invitation not accepted yet is not
- * one); internal admins and resellers also reach merchants they administer.
+ * one). Internal admins may switch to any merchant; resellers reach theirs through `vendor_id`.
  */
 export async function merchantOptions(db: CentralDb, userId: string): Promise<MerchantOption[]> {
   const rows = await acceptedMemberships(db)
@@ -23,9 +23,11 @@ export async function merchantOptions(db: CentralDb, userId: string): Promise<Me
 }
 
 /**
- * `set-merchant`: the user must be a member of the target (or administer it). Records it as active.
+ * `set-merchant`: the user must be a member of the target, or an internal admin. Records it as active.
  * An invitation not accepted yet is no membership: 404 `Unable to locate the merchant you requested.`,
- * as for any merchant the user does not belong to.
+ * as for any merchant the user does not belong to. A reseller acts for its merchants through
+ * `vendor_id` (spec 1 `admin-vendor-override`), not with a token of the merchant: the switch is the
+ * same 404 (a token of it would be refused everywhere, `mayActForMerchant`).
  */
 export async function switchMerchant(db: CentralDb, userId: string, merchantId: string): Promise<{ id: string; tenant_database: string }> {
   const member = await acceptedMemberships(db)
@@ -36,9 +38,9 @@ export async function switchMerchant(db: CentralDb, userId: string, merchantId: 
     .executeTakeFirst();
   let target = member;
   if (!target) {
-    const u = await db.selectFrom('users').select(['is_global_admin', 'reseller_id']).where('id', '=', userId).executeTakeFirst();
-    const m = await db.selectFrom('merchants').select(['id', 'tenant_database', 'reseller_id']).where('id', '=', merchantId).executeTakeFirst();
-    if (u && m && (u.is_global_admin || (u.reseller_id !== null && u.reseller_id === m.reseller_id))) target = { id: m.id, tenant_database: m.tenant_database };
+    const u = await db.selectFrom('users').select(['is_global_admin']).where('id', '=', userId).executeTakeFirst();
+    const m = await db.selectFrom('merchants').select(['id', 'tenant_database']).where('id', '=', merchantId).executeTakeFirst();
+    if (u?.is_global_admin && m) target = { id: m.id, tenant_database: m.tenant_database };
   }
   if (!target) throw errors.notFound('merchant');
   await db.updateTable('users').set({ active_merchant_id: target.id }).where('id', '=', userId).execute();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { hashSecret } from '@pos/core/security/passwords';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeMember } from '../team/team.test-support.ts';
 
 let api: TestApi;
 let a: DemoSeedResult;
@@ -74,6 +75,22 @@ describe('authenticated back-office user', () => {
     const own = await api.call('POST', '/api/back-office/set-merchant', { token, body: { merchant_id: a.merchant.id } });
     expect(own.status).toBe(200);
     expect(own.body.token).not.toBe(token);
+  });
+
+  test('a reseller switching to a merchant of its reseller is 404 like any non-member (it acts there through vendor_id)', async () => {
+    const member = await makeMember(api, a, ['VIEW_TRANSACTIONS'], { allLocations: true });
+    const reseller = crypto.randomUUID();
+    await api.deps.db.updateTable('merchants').set({ reseller_id: reseller }).where('id', '=', b.merchant.id).execute();
+    await api.deps.db.updateTable('users').set({ reseller_id: reseller }).where('id', '=', member.userId).execute();
+    try {
+      const s = await api.call('POST', '/api/back-office/set-merchant', { token: member.token, body: { merchant_id: b.merchant.id } });
+      expect(s).toMatchObject({ status: 404, body: { message: 'Unable to locate the merchant you requested.' } });
+      expect((await api.call('GET', '/api/back-office/user', { token: member.token })).status).toBe(200);
+      const viaVendor = await api.call('GET', `/api/back-office/transactions/stats?vendor_id=${b.merchant.id}`, { token: member.token });
+      expect(viaVendor.status).toBe(200);
+    } finally {
+      await api.deps.db.updateTable('merchants').set({ reseller_id: null }).where('id', '=', b.merchant.id).execute();
+    }
   });
 
   test('an invitation not yet accepted gives no way into the merchant: no option, no set-merchant, no sign-in, no token', async () => {
