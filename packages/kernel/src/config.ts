@@ -213,6 +213,10 @@ export const WorkerEnv = {
   ...CommonEnv,
   ...PaymentEnv,
   WORKER_PORT: Type.Optional(Port),
+  /** Back-office account mails (`account.mail`: verification and password-reset tokens) leave from the worker. */
+  SMTP_URL: AccountEnv.SMTP_URL,
+  MAIL_FROM: AccountEnv.MAIL_FROM,
+  APP_URL: AccountEnv.APP_URL,
   /** Milliseconds between the worker's heartbeat jobs; default 15000. */
   WORKER_HEARTBEAT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
   /** The worker completes pending fiscal journal entries (`fiscal.recover`): same fiscal settings as the API. */

@@ -11,6 +11,7 @@ import type { WorkerDeps } from './worker.ts';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
+import { mailerFromEnv } from '@pos/providers/mail/mailer';
 
 /**
  * The worker's PostgreSQL connections. More is slower here, not faster: its jobs are batches of
@@ -44,6 +45,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     payments,
     registers: registerDispatchFromEnv(handle.db, config),
     integrations: syncClientsFromEnv(config),
+    accountMailing: { db: handle.db, mailer: mailerFromEnv(config), appUrl: config.APP_URL ?? 'http://localhost:3000' },
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
     webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
     postCaptureSweepMs: config.POST_CAPTURE_SWEEP_MS ? Number(config.POST_CAPTURE_SWEEP_MS) : DEFAULT_POST_CAPTURE_SWEEP_MS,

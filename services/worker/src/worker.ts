@@ -20,6 +20,7 @@ import type { SyncClients } from '@pos/core/integrations/sync-runners';
 import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
 import type { WorkerFiscal } from './jobs/index.ts';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
+import type { AccountMailing } from '@pos/core/accounts/sign-up';
 
 export interface WorkerDeps {
   db: CentralDb;
@@ -63,6 +64,8 @@ export interface WorkerDeps {
   registers?: RegisterDispatchDeps;
   /** Provider clients of integration syncs and marketplace order imports (issue 17). */
   integrations?: SyncClients;
+  /** Back-office account mails (`account.mail`): the SMTP mailer and the base of the links. */
+  accountMailing?: Omit<AccountMailing, 'log'> | null;
   /** Handlers by job name (default the worker's own, `createHandlers`); tests may swap them. */
   handlers?: Readonly<Record<string, JobHandler<any>>>;
   /** Batch handlers by job name (default the worker's own unless `handlers` is given: then batches run row by row through `handlers`). */
@@ -106,6 +109,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       ...(deps.payments ? { payments: deps.payments } : {}),
       ...(deps.registers ? { registers: deps.registers } : {}),
       ...(deps.integrations ? { integrations: deps.integrations } : {}),
+      ...(deps.accountMailing ? { accountMailing: deps.accountMailing } : {}),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { fiscalRecoverOlderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     });
 

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { bindTenant, type CentralDb } from '@pos/db';
+import { bindTenant, enqueueOutbox, type CentralDb } from '@pos/db';
+import { accountMailJob, jobMessage } from '@pos/kernel/queues/index';
 import { endUserSessions } from '../auth/revocation.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../auth/principal.ts';
 import { errors, type Logger } from '@pos/kernel';
@@ -91,24 +92,37 @@ export async function verifyEmail(db: CentralDb, token: string, now: Date): Prom
 /**
  * `POST /back-office/resend-verification`: a new token (the old one stops working) for an unverified
  * account; the answer is the same for an unknown or already verified address (nothing is revealed).
+ * The mail leaves from the worker (`account.mail`): the request does the same work whoever asks.
  */
-export async function resendVerification(s: AccountMailing, emailInput: string, now: Date): Promise<void> {
+export async function resendVerification(s: AccountMailing, emailInput: string): Promise<void> {
   if (!s.mailer) throw errors.unavailable(NO_MAIL);
   const email = emailInput.trim().toLowerCase();
-  const user = await s.db.selectFrom('users').select(['id', 'name', 'email_verified_at']).where('email', '=', email).executeTakeFirst();
+  const user = await s.db.selectFrom('users').select(['id', 'email_verified_at']).where('email', '=', email).executeTakeFirst();
   if (!user || user.email_verified_at) return;
-  const token = await issueToken(s.db, user.id, 'verify_email', now);
-  await sendAccountMail(s, email, { template: 'verify-email', name: user.name, token, link: `${s.appUrl}/verify-email?token=${encodeURIComponent(token)}` });
+  await enqueueOutbox(s.db, jobMessage(accountMailJob, { user_id: user.id, purpose: 'verify_email' }));
 }
 
-/** `POST /back-office/forget-password`: mails a reset token to a known address; same answer otherwise. */
-export async function forgetPassword(s: AccountMailing, emailInput: string, now: Date): Promise<void> {
+/** `POST /back-office/forget-password`: a reset token mailed (by the worker) to a known address; same answer otherwise. */
+export async function forgetPassword(s: AccountMailing, emailInput: string): Promise<void> {
   if (!s.mailer) throw errors.unavailable(NO_MAIL);
   const email = emailInput.trim().toLowerCase();
-  const user = await s.db.selectFrom('users').select(['id', 'name']).where('email', '=', email).executeTakeFirst();
+  const user = await s.db.selectFrom('users').select(['id']).where('email', '=', email).executeTakeFirst();
   if (!user) return;
-  const token = await issueToken(s.db, user.id, 'reset_password', now);
-  await sendAccountMail(s, email, { template: 'reset-password', name: user.name, token, link: `${s.appUrl}/reset-password?token=${encodeURIComponent(token)}` });
+  await enqueueOutbox(s.db, jobMessage(accountMailJob, { user_id: user.id, purpose: 'reset_password' }));
+}
+
+/**
+ * The `account.mail` job: issues the token (the user's earlier one of that purpose stops working) and
+ * mails it. Safe to repeat: a retry mails a fresh token. A verification for an account verified
+ * meanwhile, or a user gone, sends nothing. Without SMTP it throws (the job fails and is retried).
+ */
+export async function deliverAccountMail(s: AccountMailing, job: { user_id: string; purpose: 'verify_email' | 'reset_password' }, now: Date): Promise<void> {
+  const user = await s.db.selectFrom('users').select(['id', 'name', 'email', 'email_verified_at']).where('id', '=', job.user_id).executeTakeFirst();
+  if (!user || (job.purpose === 'verify_email' && user.email_verified_at)) return;
+  const token = await issueToken(s.db, user.id, job.purpose, now);
+  const link = (path: string) => `${s.appUrl}/${path}?token=${encodeURIComponent(token)}`;
+  if (job.purpose === 'verify_email') await sendAccountMail(s, user.email, { template: 'verify-email', name: user.name, token, link: link('verify-email') });
+  else await sendAccountMail(s, user.email, { template: 'reset-password', name: user.name, token, link: link('reset-password') });
 }
 
 /**

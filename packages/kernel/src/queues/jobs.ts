@@ -4,6 +4,7 @@ import { fiscalRecoverJob } from './jobs/fiscal-recover.job.ts';
 import { fiscalWorkEventJob } from './jobs/fiscal-work-event.job.ts';
 import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
+import { accountMailJob } from './jobs/account-mail.job.ts';
 import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
 import { postCaptureSweepJob } from './jobs/post-capture-sweep.job.ts';
 import { integrationAutoSyncJob } from './jobs/integration-auto-sync.job.ts';
@@ -14,6 +15,7 @@ export { fiscalRecoverJob, FISCAL_RECOVER_JOB } from './jobs/fiscal-recover.job.
 export { fiscalWorkEventJob, FISCAL_WORK_EVENT_JOB } from './jobs/fiscal-work-event.job.ts';
 export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
 export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
+export { accountMailJob, ACCOUNT_MAIL_JOB } from './jobs/account-mail.job.ts';
 export * from './jobs/payments.job.ts';
 export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.ts';
 export { postCaptureSweepJob, POST_CAPTURE_SWEEP_JOB } from './jobs/post-capture-sweep.job.ts';
@@ -24,6 +26,7 @@ export { integrationOrderImportJob, INTEGRATION_ORDER_IMPORT_JOB } from './jobs/
 export const JOBS = [
   heartbeatJob,
   notificationSendJob,
+  accountMailJob,
   fiscalRecoverJob,
   fiscalWorkEventJob,
   paymentCaptureJob,

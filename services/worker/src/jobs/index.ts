@@ -7,6 +7,8 @@ import { createFiscalRecoverHandler } from './fiscal-recover.handler.ts';
 import { createFiscalWorkEventHandler } from './fiscal-work-event.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
+import { createAccountMailHandler } from './account-mail.handler.ts';
+import type { AccountMailing } from '@pos/core/accounts/sign-up';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
 import { createPostCaptureSweepHandler } from './post-capture-sweep.handler.ts';
 import { createIntegrationAutoSyncHandler } from './integration-auto-sync.handler.ts';
@@ -33,6 +35,8 @@ export interface HandlerDeps extends PaymentHandlerDeps {
   readonly fiscalRecoverOlderThanMs?: number;
   /** Provider clients of the integrations' scheduled syncs (issue 17); unset: every sync records not configured. */
   readonly integrations?: SyncClients;
+  /** Back-office account mails (`account.mail`); unset: those jobs fail (no SMTP). */
+  readonly accountMailing?: Omit<AccountMailing, 'log'> | null;
 }
 
 const NO_INTEGRATIONS: SyncClients = { deliveryA: null, deliveryB: null, platformA: null, registerA: null, registerC: null, tokenKey: null };
@@ -42,6 +46,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
   return {
     heartbeat: handleHeartbeat,
     'notification.send': handleNotificationSend,
+    'account.mail': createAccountMailHandler(deps.accountMailing ?? null),
     'fiscal.recover': createFiscalRecoverHandler({
       fiscal: deps.fiscal,
       hooks: registerRecoveryHooks(deps.clock),

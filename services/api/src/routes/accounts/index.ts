@@ -71,7 +71,7 @@ export function accountRoutes(deps: ApiDeps) {
       '/back-office/resend-verification',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.accountMail, request, server);
-        await resendVerification(mailing, body.email, deps.clock.now());
+        await resendVerification(mailing, body.email);
         return { status: 'success' as const };
       },
       { body: S.EmailBody, response: { 200: S.Success }, ...doc('Send a new verification mail (same answer for any address)') },
@@ -80,7 +80,7 @@ export function accountRoutes(deps: ApiDeps) {
       '/back-office/forget-password',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.accountMail, request, server);
-        await forgetPassword(mailing, body.email, deps.clock.now());
+        await forgetPassword(mailing, body.email);
         return { status: 'success' as const };
       },
       { body: S.EmailBody, response: { 200: S.Success }, ...doc('Mail a password-reset token (same answer for any address)') },
