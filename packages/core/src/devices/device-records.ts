@@ -46,6 +46,18 @@ export function requireLocationAccess(access: Access, locationId: string, permis
   if (!ok) throw errors.insufficientPermissions();
 }
 
+/**
+ * Who may hold a device's activation code: VIEW_DEVICES (the device list shows it) or CREATE_DEVICES
+ * (creating a device answers it). A code activates a device and so takes over the one already running
+ * (docs/decisions.md "Device routes"); a member with neither permission is refused (403), whatever the grant.
+ */
+export const ACTIVATION_CODE_PERMISSIONS = ['VIEW_DEVICES', 'CREATE_DEVICES'] as const;
+
+/** 403 unless the caller holds one of `ACTIVATION_CODE_PERMISSIONS` for the device's location. */
+export function requireActivationCodeAccess(access: Access, locationId: string): void {
+  if (!ACTIVATION_CODE_PERMISSIONS.some((p) => accessCan(access, p, locationId))) throw errors.insufficientPermissions();
+}
+
 /** A location of the bound merchant, or 404 `Unable to locate the location you requested.` */
 export async function findLocation(tdb: TenantDb, locationId: string): Promise<{ id: string; name: string; timezone: string }> {
   const loc = isUuid(locationId) ? await tdb.selectFrom('locations').select(['id', 'name', 'timezone']).where('id', '=', locationId).executeTakeFirst() : undefined;

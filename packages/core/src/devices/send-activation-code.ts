@@ -3,7 +3,7 @@ import { errors } from '@pos/kernel';
 import { jobMessage } from '@pos/kernel/queues/job-definition';
 import { notificationSendJob } from '@pos/kernel/queues/jobs/notification-send.job';
 import { logActivity } from '../activity/log-activity.ts';
-import { findDevice, inMerchantTx, requireLocationAccess, type BackofficeScope } from './device-records.ts';
+import { findDevice, inMerchantTx, requireActivationCodeAccess, type BackofficeScope } from './device-records.ts';
 
 export interface SendActivationCodeInput {
   email?: string;
@@ -15,12 +15,14 @@ export const ACTIVATION_CODE_TEMPLATE = 'device-activation-code';
 /**
  * `POST /back-office/devices/{id}/send-activation-code`: sends the device's current (unused) code by
  * e-mail or SMS. The notification is written to the outbox in the same transaction as the activity
- * entry; the worker relays it to the `notifications` queue. Exactly one of email and phone.
+ * entry; the worker relays it to the `notifications` queue. Exactly one of email and phone. The caller
+ * needs VIEW_DEVICES or CREATE_DEVICES at the device's location, as for new-activation-code: the code
+ * goes to any address the caller names.
  */
 export async function sendActivationCode(scope: BackofficeScope, deviceId: string, input: SendActivationCodeInput): Promise<void> {
   // The device first: another merchant's id is a 404 whatever the body says.
   const d = await findDevice(scope.tdb, deviceId);
-  requireLocationAccess(scope.access, d.location_id);
+  requireActivationCodeAccess(scope.access, d.location_id);
   const email = input.email?.trim();
   const phone = input.phone?.trim();
   if (!email && !phone) throw errors.field('email', 'The email field is required when phone is not present.');

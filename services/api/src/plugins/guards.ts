@@ -1,6 +1,7 @@
 import { requireAllLocations, requirePermission, type Access } from '@pos/core/auth/access';
 import { requireOwnLocation } from '@pos/core/auth/caller-gates';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
+import { errors } from '@pos/kernel';
 
 /**
  * Route-level guards, used after `secured(...)` as `transform` hooks:
@@ -29,6 +30,17 @@ export function allLocations() {
   return async (ctx: { access: () => Promise<Access> }) => {
     requireAllLocations(await ctx.access());
   };
+}
+
+/**
+ * Passes a caller holding at least one of `slugs` (anywhere in the grant); the use case then checks the
+ * slug against the record's own location. Used where a route's permission is "either of".
+ */
+export function anyPermission(...slugs: string[]) {
+  return permissionGate(slugs.join(' or '), async (ctx: { access: () => Promise<Access> }) => {
+    const access = await ctx.access();
+    if (!slugs.some((s) => access.permissions.has(s))) throw errors.insufficientPermissions();
+  });
 }
 
 /** Marks a route permission check (the slug, or a description of how it is chosen) so the route matrix tests find it. */

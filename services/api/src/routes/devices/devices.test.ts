@@ -278,6 +278,42 @@ describe('activation codes', () => {
   });
 });
 
+describe('activation codes and members without device permissions', () => {
+  const forbidden = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+
+  test('a member holding no device permission gets no code and the live register keeps working', async () => {
+    const pos = a.devices.find((d) => d.type === 'pos')!;
+    const liveToken = await api.deviceToken(a, 'pos');
+    const nobody = await limitedUserToken(api, a, [], [loc0()]);
+    const before = await api.deps.db.selectFrom('device_registry').select(['activation_code', 'activation_code_used_at']).where('id', '=', pos.id).executeTakeFirstOrThrow();
+    expect(await api.call('POST', `/api/back-office/devices/${pos.id}/new-activation-code`, { token: nobody })).toMatchObject(forbidden);
+    const email = `nobody-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    expect(await api.call('POST', `/api/back-office/devices/${pos.id}/send-activation-code`, { token: nobody, body: { email } })).toMatchObject(forbidden);
+    // Nothing changed: the code is the same, nothing was queued, the register's token still works.
+    expect(await api.deps.db.selectFrom('device_registry').select(['activation_code', 'activation_code_used_at']).where('id', '=', pos.id).executeTakeFirstOrThrow()).toEqual(before);
+    expect(await api.deps.db.selectFrom('outbox').select('id').where(sql<string>`payload->>'to'`, '=', email).execute()).toHaveLength(0);
+    expect((await api.call('GET', '/api/device-auth/user', { token: liveToken, deviceKey: true })).status).toBe(200);
+  });
+
+  test('VIEW_DEVICES or CREATE_DEVICES at the device\'s location is enough; elsewhere in the grant it is not', async () => {
+    const d = (await createDevice({ name: 'Coded kiosk', type: 'kiosk', location_id: loc0() })).body.data;
+    for (const perm of ['VIEW_DEVICES', 'CREATE_DEVICES']) {
+      const t = await limitedUserToken(api, a, [perm], [loc0()]);
+      const r = await api.call('POST', `/api/back-office/devices/${d.id}/new-activation-code`, { token: t });
+      expect(r.status).toBe(200);
+      expect(r.body.data.activation_code).toMatch(/^[A-Z2-9]{8}$/);
+      expect(await api.call('POST', `/api/back-office/devices/${d.id}/send-activation-code`, { token: t, body: { email: 'perm@example.com' } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    }
+    // Other device permissions do not reveal the code.
+    const editor = await limitedUserToken(api, a, ['EDIT_DEVICES', 'DELETE_DEVICES'], [loc0()]);
+    expect(await api.call('POST', `/api/back-office/devices/${d.id}/new-activation-code`, { token: editor })).toMatchObject(forbidden);
+    // VIEW_DEVICES granted at location 1 only does not reach a location 0 device.
+    const elsewhere = await limitedUserToken(api, a, ['VIEW_DEVICES'], [loc1()]);
+    expect(await api.call('POST', `/api/back-office/devices/${d.id}/new-activation-code`, { token: elsewhere })).toMatchObject(forbidden);
+    expect(await api.call('POST', `/api/back-office/devices/${d.id}/send-activation-code`, { token: elsewhere, body: { email: 'x@example.com' } })).toMatchObject(forbidden);
+  });
+});
+
 describe('POST /back-office/devices/{id}/profile', () => {
   test('binds a profile of the device type, refuses another type, null unbinds', async () => {
     const kds = await api.call('POST', '/api/back-office/device-profiles', { token: owner, body: { name: 'Kitchen', type: 'kds', settings: { columns: 4 } } });
@@ -309,10 +345,10 @@ describe('permissions and location grant', () => {
     expect(await api.call('PUT', `/api/back-office/devices/${id}`, { token, body: { name: 'X' } })).toMatchObject(forbidden);
     expect(await api.call('DELETE', `/api/back-office/devices/${id}`, { token })).toMatchObject(forbidden);
     expect(await api.call('POST', `/api/back-office/devices/${id}/profile`, { token, body: { device_profile_id: null } })).toMatchObject(forbidden);
-    // No permission of their own (spec): options, new and send activation code.
+    // No permission of its own (spec): options. The activation code routes need VIEW_DEVICES or CREATE_DEVICES (a code takes the device over).
     expect((await api.call('GET', '/api/back-office/devices/options', { token })).status).toBe(200);
-    expect((await api.call('POST', `/api/back-office/devices/${a.devices[2]!.id}/new-activation-code`, { token })).status).toBe(200);
-    expect((await api.call('POST', `/api/back-office/devices/${a.devices[2]!.id}/send-activation-code`, { token, body: { email: 'grant@example.com' } })).status).toBe(200);
+    expect(await api.call('POST', `/api/back-office/devices/${a.devices[2]!.id}/new-activation-code`, { token })).toMatchObject(forbidden);
+    expect(await api.call('POST', `/api/back-office/devices/${a.devices[2]!.id}/send-activation-code`, { token, body: { email: 'grant@example.com' } })).toMatchObject(forbidden);
     // Nothing was changed by the refused writes.
     expect((await tdbOf(a).selectFrom('devices').select(['name', 'deleted_at']).where('id', '=', id).executeTakeFirstOrThrow())).toEqual({ name: 'POS 1', deleted_at: null });
   });

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { Access } from '@pos/core/auth/access';
-import type { BackofficeScope } from '@pos/core/devices/device-records';
+import { ACTIVATION_CODE_PERMISSIONS, type BackofficeScope } from '@pos/core/devices/device-records';
 import { listDevices } from '@pos/core/devices/list-devices';
 import { createDevice } from '@pos/core/devices/create-device';
 import { deviceFormOptions } from '@pos/core/devices/device-form-options';
@@ -19,7 +19,7 @@ import { updateDeviceProfile } from '@pos/core/devices/update-device-profile';
 import { deleteDeviceProfile } from '@pos/core/devices/delete-device-profile';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { anyPermission, permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './devices.schemas.ts';
 
@@ -103,7 +103,12 @@ export function deviceRoutes(deps: ApiDeps) {
     .post('/:id/new-activation-code', async (ctx) => ({ data: await regenerateActivationCode(await scopeOf(deps, ctx), ctx.params.id) }), {
       params: S.IdParams,
       response: { 200: S.DeviceResponse },
-      ...doc(tags, 'Replace the activation code', 'A fresh code replaces the old one, which then answers 422 at activation. No permission of its own; the device must be in the caller\'s grant.'),
+      transform: [anyPermission(...ACTIVATION_CODE_PERMISSIONS)],
+      ...doc(
+        tags,
+        'Replace the activation code',
+        'A fresh code replaces the old one, which then answers 422 at activation. The spec names no permission; the code takes over the device, so the caller needs VIEW_DEVICES or CREATE_DEVICES at the device\'s location (403 otherwise, nothing changed).',
+      ),
     })
     .post(
       '/:id/send-activation-code',
@@ -115,7 +120,12 @@ export function deviceRoutes(deps: ApiDeps) {
         params: S.IdParams,
         body: S.SendActivationCodeBody,
         response: { 200: S.Success },
-        ...doc(tags, 'Send the activation code', 'Body `{email}` or `{phone}` (exactly one). Queues a `notification.send` job (template `device-activation-code`) through the outbox. 422 when the code has been used.'),
+        transform: [anyPermission(...ACTIVATION_CODE_PERMISSIONS)],
+        ...doc(
+          tags,
+          'Send the activation code',
+          'Body `{email}` or `{phone}` (exactly one). Queues a `notification.send` job (template `device-activation-code`) through the outbox. 422 when the code has been used. Like new-activation-code, the caller needs VIEW_DEVICES or CREATE_DEVICES at the device\'s location (403 otherwise).',
+        ),
       },
     )
     .post('/:id/profile', async (ctx) => ({ data: await assignDeviceProfile(await scopeOf(deps, ctx), ctx.params.id, ctx.body.device_profile_id) }), {
