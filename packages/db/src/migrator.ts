@@ -63,6 +63,7 @@ import * as tenant108customer from './migrations/tenant/2026-11-27-108-transacti
 import * as tenant109awaiting from './migrations/tenant/2026-11-27-109-transactions-awaiting-payment.ts';
 import * as tenant110unpaid from './migrations/tenant/2026-11-27-110-transactions-unpaid-online.ts';
 import * as tenant111verified from './migrations/tenant/2026-11-27-111-customer-contact-verified.ts';
+import * as tenant150deviceRoutes from './migrations/tenant/2026-11-27-150-device-routes.ts';
 import * as tenant151tillFlagged from './migrations/tenant/2026-11-27-151-till-flagged-variance.ts';
 import * as tenant20261128customTaxRate from './migrations/tenant/2026-11-28-001-custom-tax-rate-unique.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
@@ -131,6 +132,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-27-109-transactions-awaiting-payment': tenant109awaiting,
   '2026-11-27-110-transactions-unpaid-online': tenant110unpaid,
   '2026-11-27-111-customer-contact-verified': tenant111verified,
+  '2026-11-27-150-device-routes': tenant150deviceRoutes,
   '2026-11-27-151-till-flagged-variance': tenant151tillFlagged,
   '2026-11-28-001-custom-tax-rate-unique': tenant20261128customTaxRate,
 };

@@ -49,6 +49,9 @@ export interface TenantTables {
     kds_settings: ColumnType<Record<string, unknown>, string | undefined, string>;
     kds_push_token: Generated<string | null>;
     kds_push_platform: Generated<string | null>;
+    /** The kiosk's terminal payment switch and its last platform-a pairing code (migration 2026-11-27-150-device-routes). */
+    payment_enabled: Generated<boolean>;
+    platform_a_device_code_id: Generated<string | null>;
   };
   /** Kitchen stations of a location and the categories they serve (migration 2026-11-23-030-kitchen). */
   kitchen_stations: {

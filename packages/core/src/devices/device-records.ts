@@ -132,6 +132,8 @@ export interface DeviceView {
   /** kds, kiosk, pos: seen within `DEVICE_OFFLINE_AFTER_SECONDS`; null for other types. */
   online: boolean | null;
   subscription_active_until: string | null;
+  /** Kiosks: the terminal payment switch (`activate-payment` / `deactivate-payment`); null for other types. */
+  payment_enabled: boolean | null;
   network_info: Record<string, unknown>;
   created_at: string;
 }
@@ -163,6 +165,7 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
       'devices.activated_at',
       'devices.last_seen_at',
       'devices.subscription_active_until',
+      'devices.payment_enabled',
       'devices.network_info',
       'devices.created_at',
     ])
@@ -187,6 +190,7 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
         last_seen_at: iso(r.last_seen_at),
         online: deviceOnline(r.type, r.last_seen_at, now),
         subscription_active_until: iso(r.subscription_active_until),
+        payment_enabled: r.type === 'kiosk' ? r.payment_enabled : null,
         network_info: r.network_info ?? {},
         created_at: r.created_at.toISOString(),
       },

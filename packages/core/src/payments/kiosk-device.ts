@@ -5,6 +5,8 @@ export interface KioskDevice {
   readonly card_b_terminal_id: string | null;
   readonly card_a_reader_id: string | null;
   readonly platform_a_device_id: string | null;
+  /** The back office's terminal payment switch (`deactivate-payment`); absent means on. */
+  readonly payment_enabled?: boolean;
 }
 
 /** A location's payment settings (`locations.payment_settings`, docs/decisions.md "Payments"). */

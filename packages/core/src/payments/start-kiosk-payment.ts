@@ -32,6 +32,17 @@ export const TERMINAL_NOT_CONFIGURED: Readonly<Record<PaymentProvider, string>> 
   'platform-a': 'platform-a Terminal device not configured for this device',
 };
 
+/** A kiosk whose terminal payment the back office turned off (`deactivate-payment`). */
+export const PAYMENT_DISABLED = 'Terminal payments are turned off for this device.';
+
+/**
+ * Checked where a new terminal session would start, after the session a retry replaces was asked about:
+ * one already paid is still captured when the switch is off (as with a terminal removed meanwhile).
+ */
+function requirePaymentEnabled(device: KioskDevice): void {
+  if (device.payment_enabled === false) throw errors.businessRule(PAYMENT_DISABLED, { reason: 'payment_disabled' });
+}
+
 /**
  * Saves a fresh key as the transaction's current one, folding the old one into the history. Only over
  * the key it read (compare and set): a key history rewritten by two writers would lose a key whose
@@ -110,6 +121,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
           if (earlier?.outcome === 'paid') return captureInstead(capture, t.id, earlier.session);
         }
       }
+      requirePaymentEnabled(device);
       if (!terminalId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-b'], { reason: 'terminal_not_configured' });
       if (!deps.providers.cardB) notConfigured('card-b');
       if (report) {
@@ -159,6 +171,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
       // Asked before the reader setting: an intent already paid is captured, never charged again.
       const report = sameProvider && typeof previous.id === 'string' ? await pollProvider(deps.providers, 'card-a', previous, deps.now()) : null;
       if (report && isPaid(report)) return captureInstead(capture, t.id);
+      requirePaymentEnabled(device);
       if (!readerId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['card-a'], { reason: 'terminal_not_configured' });
       if (!deps.providers.cardA) notConfigured('card-a');
       if (report) {
@@ -200,6 +213,7 @@ async function startLocked(deps: KioskPaymentDeps, device: KioskDevice, transact
       // Asked before the terminal setting: a checkout already completed is captured, never charged again.
       const report = sameProvider && typeof previous.checkout_id === 'string' ? await pollProvider(deps.providers, 'platform-a', previous, deps.now()) : null;
       if (report && isPaid(report)) return captureInstead(capture, t.id);
+      requirePaymentEnabled(device);
       if (!deviceId) throw errors.businessRule(TERMINAL_NOT_CONFIGURED['platform-a'], { reason: 'terminal_not_configured' });
       if (!deps.providers.platformA) notConfigured('platform-a');
       if (report) {

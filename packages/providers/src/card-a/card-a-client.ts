@@ -25,6 +25,7 @@ export interface CardAPaymentIntent {
 
 export interface CardAReader {
   readonly id: string;
+  readonly label?: string;
   readonly action: null | {
     readonly type: string;
     readonly status: 'in_progress' | 'succeeded' | 'failed';
@@ -183,6 +184,11 @@ export class CardAClient {
 
   retrieveReader(readerId: string) {
     return this.call<CardAReader>('GET', `/v1/terminal/readers/${encodeURIComponent(readerId)}`);
+  }
+
+  /** Renames the reader at card-a (`POST /v1/terminal/readers/{id}` with `label`). */
+  updateReaderLabel(readerId: string, label: string) {
+    return this.call<CardAReader>('POST', `/v1/terminal/readers/${encodeURIComponent(readerId)}`, { label });
   }
 
   cancelReaderAction(readerId: string) {

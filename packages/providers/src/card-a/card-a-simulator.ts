@@ -20,6 +20,8 @@ import { cardAConnect, type CardAConnect } from './card-a-connect-simulator.ts';
  * intent and sends `checkout.session.completed` and `payment_intent.succeeded`.
  *
  * Readers exist when listed in `readers` (any id starting `tmr_` is created on first use otherwise).
+ * `POST /v1/terminal/readers/{id}` updates the reader's `label` (1 to 1,000 characters, as card-a
+ * allows); `reader(id)` reads a reader back.
  * A reader with an action in progress refuses another with 409 `terminal_reader_busy`.
  */
 export interface CardASimulatorOptions {
@@ -61,6 +63,8 @@ interface CheckoutSession {
 
 interface Reader {
   id: string;
+  /** Set by `POST /v1/terminal/readers/{id}` (`label`); the default is `Reader {id}`. */
+  label?: string;
   action: null | {
     type: 'process_payment_intent';
     status: 'in_progress' | 'succeeded' | 'failed';
@@ -81,6 +85,8 @@ export interface CardASimulator {
   confirmIntent(intentId: string, clientSecret: string): Promise<void>;
   /** The customer's browser confirms an online intent with a card that is declined (`payment_intent.payment_failed`); the intent takes another card. */
   declineIntent(intentId: string, clientSecret: string): Promise<void>;
+  /** A terminal reader as card-a answers it (`label` included), or undefined for one never used. */
+  reader(readerId: string): { readonly id: string; readonly label: string } | undefined;
   complete(readerId: string): Promise<void>;
   decline(readerId: string): Promise<void>;
   timeout(readerId: string): Promise<void>;
@@ -113,7 +119,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     object: 'terminal.reader',
     action: r.action,
     device_type: 'simulated_wisepos_e',
-    label: `Reader ${r.id}`,
+    label: r.label ?? `Reader ${r.id}`,
     location: 'tml_simulated',
     metadata: {},
     serial_number: r.id.slice(4).toUpperCase(),
@@ -283,6 +289,20 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     ),
     route(
       'POST',
+      '/v1/terminal/readers/:id',
+      guard(async (req, p) => {
+        const r = readerOf(p.id!);
+        if (!r) return stripeError(404, 'resource_missing', `No such terminal.reader: '${p.id}'`);
+        const f = fromForm(await req.text());
+        if (f.label !== undefined) {
+          if (typeof f.label !== 'string' || f.label.length === 0 || f.label.length > 1000) return stripeError(400, 'parameter_invalid_string', 'Invalid string: label must be 1 to 1000 characters.', 'label');
+          r.label = f.label;
+        }
+        return Response.json(readerBody(r));
+      }),
+    ),
+    route(
+      'POST',
       '/v1/terminal/readers/:id/process_payment_intent',
       guard(async (req, p) => {
         const r = readerOf(p.id!);
@@ -408,6 +428,10 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     expireCheckout: (id) => {
       const cs = sessions.get(id);
       if (cs && cs.status === 'open') cs.status = 'expired';
+    },
+    reader: (id) => {
+      const r = readers.get(id);
+      return r ? { id: r.id, label: readerBody(r).label } : undefined;
     },
     complete: (id) => finish(id, 'succeeded'),
     decline: (id) => finish(id, 'declined'),

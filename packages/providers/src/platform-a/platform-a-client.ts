@@ -28,6 +28,19 @@ export interface PlatformAPaymentRecord {
   readonly reference_id: string;
 }
 
+/** A terminal pairing code (`/v2/devices/codes`): entered on the terminal, it pairs it to the location; `device_id` once `PAIRED`. */
+export interface PlatformADeviceCode {
+  readonly id: string;
+  readonly code: string;
+  readonly name: string;
+  readonly product_type: 'TERMINAL_API';
+  readonly location_id: string;
+  readonly status: 'UNPAIRED' | 'PAIRED' | 'EXPIRED';
+  readonly device_id?: string;
+  /** ISO 8601: the code expires unpaired after this. */
+  readonly pair_by: string;
+}
+
 /** platform-a client: terminal checkouts and online payments. `amount_money.amount` is cents. */
 export class PlatformAClient {
   private readonly base: string;
@@ -85,6 +98,16 @@ export class PlatformAClient {
     });
   }
 
+  /** A pairing code for a new terminal at `locationId` (platform-a's location id). */
+  async createDeviceCode(input: { idempotencyKey: string; locationId: string; name: string }): Promise<PlatformADeviceCode> {
+    const b = await this.raw('POST', '/v2/devices/codes', { idempotency_key: input.idempotencyKey, device_code: { name: input.name, product_type: 'TERMINAL_API', location_id: input.locationId } });
+    return deviceCodeOf(b);
+  }
+
+  async getDeviceCode(id: string): Promise<PlatformADeviceCode> {
+    return deviceCodeOf(await this.raw('GET', `/v2/devices/codes/${encodeURIComponent(id)}`));
+  }
+
   getTerminalCheckout(id: string) {
     return this.call('GET', `/v2/terminals/checkouts/${encodeURIComponent(id)}`);
   }
@@ -113,4 +136,10 @@ export class PlatformAClient {
     }
     return count;
   }
+}
+
+function deviceCodeOf(b: any): PlatformADeviceCode {
+  const c = b?.device_code;
+  if (!c || typeof c.id !== 'string' || typeof c.code !== 'string' || typeof c.status !== 'string') throw new ProviderError('platform-a', 'invalid_response', 'answer without a device code');
+  return c as PlatformADeviceCode;
 }

@@ -14,6 +14,12 @@ import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts'
  * `GENERIC_DECLINE`, any other completes), `GET /v2/payments/{id}`. An `idempotency_key` answers its first
  * request again, a decline included; sent with another source or amount it is a 400 `IDEMPOTENCY_KEY_REUSED`.
  *
+ * Terminal pairing: `POST /v2/devices/codes` (`device_code: {name, product_type: TERMINAL_API, location_id}`)
+ * answers an `UNPAIRED` code with `pair_by` 5 minutes ahead; `GET /v2/devices/codes/{id}` reads it.
+ * `POST /_sim/device-codes/{id}/pair` (the code entered on a terminal) makes it `PAIRED` with a
+ * `device_id`; `/_sim/device-codes/{id}/expire` makes it `EXPIRED`. The location id `UNKNOWN_LOCATION`
+ * stands for a location the account does not have (404, as the provider answers one).
+ *
  * Simulator assumption: a declined card ends the checkout `CANCELED` with `cancel_reason`
  * `BUYER_CANCELED` (the real terminal lets the buyer retry first); a time-out ends it `CANCELED` /
  * `TIMED_OUT`. The same `idempotency_key` answers the same checkout.
@@ -67,7 +73,24 @@ export interface PlatformASimulator {
   /** Catalog items by the caller's client id (`#<id>`), and the idempotency keys of the batch upserts received. */
   readonly catalog: Map<string, { object_id: string; name: string; amount: number; currency: string }>;
   readonly catalogUpserts: string[];
+  /** The code entered on a terminal: `PAIRED`, with the new terminal's `device_id` (answered). */
+  pairDeviceCode(id: string): string;
+  expireDeviceCode(id: string): void;
+  deviceCode(id: string): Readonly<DeviceCode> | undefined;
   stop(): Promise<void>;
+}
+
+interface DeviceCode {
+  id: string;
+  code: string;
+  name: string;
+  product_type: 'TERMINAL_API';
+  location_id: string;
+  status: 'UNPAIRED' | 'PAIRED' | 'EXPIRED';
+  device_id?: string;
+  pair_by: string;
+  created_at: string;
+  status_changed_at: string;
 }
 
 const sqErr = (status: number, category: string, code: string, detail: string, field?: string) =>
@@ -82,7 +105,32 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
   const catalog = new Map<string, { object_id: string; name: string; amount: number; currency: string }>();
   const catalogUpserts: string[] = [];
+  const deviceCodes = new Map<string, DeviceCode>();
+  const deviceCodeByKey = new Map<string, string>();
   let created = 0;
+
+  function pairDeviceCode(id: string): string {
+    const c = deviceCodes.get(id);
+    if (!c || c.status !== 'UNPAIRED') throw new Error(`platform-a simulator: device code ${id} is not unpaired`);
+    c.status = 'PAIRED';
+    c.device_id = `device:${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    c.status_changed_at = new Date().toISOString();
+    return c.device_id;
+  }
+  function expireDeviceCode(id: string): void {
+    const c = deviceCodes.get(id);
+    if (!c || c.status !== 'UNPAIRED') throw new Error(`platform-a simulator: device code ${id} is not unpaired`);
+    c.status = 'EXPIRED';
+    c.status_changed_at = new Date().toISOString();
+  }
+  const simCode = (fn: (id: string) => unknown) => (_req: Request, p: Record<string, string>) => {
+    try {
+      fn(p.id!);
+      return Response.json({ device_code: deviceCodes.get(p.id!) });
+    } catch (e) {
+      return sqErr(409, 'INVALID_REQUEST_ERROR', 'SIMULATOR_STATE', (e as Error).message);
+    }
+  };
 
   async function notify(c: Checkout) {
     if (!options.webhookUrl) return;
@@ -252,6 +300,46 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
         return Response.json({ objects, id_mappings: mappings });
       }),
     ),
+    route(
+      'POST',
+      '/v2/devices/codes',
+      guard(async (req) => {
+        const b = await jsonBody(req);
+        const key = typeof b?.idempotency_key === 'string' && b.idempotency_key.length > 0 && b.idempotency_key.length <= 128 ? b.idempotency_key : null;
+        if (!key) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'idempotency_key');
+        const known = deviceCodeByKey.get(key);
+        if (known) return Response.json({ device_code: deviceCodes.get(known) });
+        const dc = (b!.device_code ?? null) as Record<string, unknown> | null;
+        if (dc?.product_type !== 'TERMINAL_API') return sqErr(400, 'INVALID_REQUEST_ERROR', 'INVALID_VALUE', 'product_type must be TERMINAL_API', 'device_code.product_type');
+        if (typeof dc.location_id !== 'string' || dc.location_id.length === 0) return sqErr(400, 'INVALID_REQUEST_ERROR', 'MISSING_REQUIRED_PARAMETER', 'Field must be set', 'device_code.location_id');
+        if (dc.location_id === 'UNKNOWN_LOCATION') return sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Location ${dc.location_id} not found`, 'device_code.location_id');
+        const now = new Date();
+        const c: DeviceCode = {
+          id: crypto.randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase(),
+          code: Array.from({ length: 6 }, () => 'ABCDEFGHJKLMNPQRSTUVWXYZ'[Math.floor(Math.random() * 24)]).join(''),
+          name: typeof dc.name === 'string' ? dc.name.slice(0, 128) : '',
+          product_type: 'TERMINAL_API',
+          location_id: dc.location_id,
+          status: 'UNPAIRED',
+          pair_by: new Date(now.getTime() + 5 * 60_000).toISOString(),
+          created_at: now.toISOString(),
+          status_changed_at: now.toISOString(),
+        };
+        deviceCodes.set(c.id, c);
+        deviceCodeByKey.set(key, c.id);
+        return Response.json({ device_code: c });
+      }),
+    ),
+    route(
+      'GET',
+      '/v2/devices/codes/:id',
+      guard((_req, p) => {
+        const c = deviceCodes.get(p.id!);
+        return c ? Response.json({ device_code: c }) : sqErr(404, 'INVALID_REQUEST_ERROR', 'NOT_FOUND', `Device code ${p.id} not found`);
+      }),
+    ),
+    route('POST', '/_sim/device-codes/:id/pair', simCode(pairDeviceCode)),
+    route('POST', '/_sim/device-codes/:id/expire', simCode(expireDeviceCode)),
     route('POST', '/_sim/checkouts/:id/complete', control('complete')),
     route('POST', '/_sim/checkouts/:id/decline', control('decline')),
     route('POST', '/_sim/checkouts/:id/timeout', control('timeout')),
@@ -281,6 +369,9 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
     webhooks,
     catalog,
     catalogUpserts,
+    pairDeviceCode,
+    expireDeviceCode,
+    deviceCode: (id) => deviceCodes.get(id),
     async stop() {
       await server.stop(true);
     },

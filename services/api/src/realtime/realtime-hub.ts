@@ -6,6 +6,8 @@ export interface RealtimeClient {
   readonly id: string;
   readonly tenantDatabase: string;
   readonly type: 'backoffice' | 'kiosk' | 'kds' | 'pos';
+  /** Device tokens: the device itself (remote-control commands are addressed to one device); null for the back office. */
+  readonly deviceId?: string | null;
   /** Device tokens: the device's location (kitchen events are per location); follows a move of the device while the socket lives. */
   locationId: string | null;
   /**
@@ -111,7 +113,7 @@ export class RealtimeHub {
   }
 
   private routeEvent(kind: string, clients: Map<string, RealtimeClient>, message: string): void {
-    let event: { transaction_id?: unknown; location_id?: unknown; seq?: unknown };
+    let event: { transaction_id?: unknown; location_id?: unknown; device_id?: unknown; seq?: unknown };
     try {
       event = JSON.parse(message);
     } catch {
@@ -125,7 +127,10 @@ export class RealtimeHub {
           ? (c.channels.has('payments') && inGrant) || (typeof event.transaction_id === 'string' && c.transactions.has(event.transaction_id))
           : kind === 'kitchen' || kind === 'location'
             ? c.channels.has(kind) && inGrant
-            : false;
+            : kind === 'device'
+              ? // A remote-control command reaches the one device it names, with no subscription (docs/decisions.md "Device routes").
+                typeof event.device_id === 'string' && c.deviceId === event.device_id
+              : false;
       if (!wanted) continue;
       try {
         c.send(message, event);

@@ -36,6 +36,7 @@ export const Device = t.Object({
   last_seen_at: t.Nullable(Iso),
   online: t.Nullable(t.Boolean({ description: 'kds, kiosk, pos: seen within DEVICE_OFFLINE_AFTER_SECONDS (default 120); null for other types' })),
   subscription_active_until: t.Nullable(Iso),
+  payment_enabled: t.Nullable(t.Boolean({ description: 'kiosk: terminal payments on (activate-payment) or off (deactivate-payment); null for other types' })),
   network_info: t.Record(t.String(), t.Unknown()),
   created_at: Iso,
 });
@@ -96,6 +97,44 @@ export const DeviceOptionsQuery = t.Object({
 });
 export const DeviceOptions = t.Object({
   data: t.Array(t.Object({ value: t.String(), label: t.String(), type: DeviceType, location_id: t.String() })),
+});
+
+// ---- device actions (docs/decisions.md "Device routes") -----------------------------------
+
+export const RemoteControlBody = t.Object(
+  {
+    command: t.Union([t.Literal('reload'), t.Literal('restart'), t.Literal('sync'), t.Literal('identify')], {
+      error: 'The command must be one of reload, restart, sync, identify.',
+      description: 'reload the screen, restart the app, sync its data again, identify (the screen shows its name)',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const RemoteControlResponse = t.Object({
+  data: t.Object({
+    id: t.String(),
+    device_id: t.String(),
+    command: t.String(),
+    issued_at: Iso,
+    online: t.Nullable(t.Boolean({ description: 'seen recently; an offline device misses the command (it is not queued)' })),
+  }),
+});
+
+export const ReaderLabelBody = t.Object(
+  { label: t.String({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'The label field is required and may not be greater than 100 characters.' }) },
+  { additionalProperties: false },
+);
+export const ReaderLabelResponse = t.Object({ data: t.Object({ device_id: t.String(), reader_id: t.String(), label: t.String() }) });
+
+export const DeviceCodeResponse = t.Object({
+  data: t.Object({
+    device_id: t.String(),
+    code_id: t.String(),
+    code: t.Nullable(t.String({ description: 'typed on the terminal; null once paired or expired' })),
+    status: t.Union([t.Literal('UNPAIRED'), t.Literal('PAIRED'), t.Literal('EXPIRED')]),
+    pair_by: t.String(),
+    platform_a_device_id: t.Nullable(t.String()),
+  }),
 });
 
 // ---- device profiles -----------------------------------------------------------------------

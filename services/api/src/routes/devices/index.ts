@@ -11,6 +11,10 @@ import { deleteDevice } from '@pos/core/devices/delete-device';
 import { regenerateActivationCode } from '@pos/core/devices/regenerate-activation-code';
 import { sendActivationCode } from '@pos/core/devices/send-activation-code';
 import { assignDeviceProfile } from '@pos/core/devices/assign-device-profile';
+import { setDevicePayment } from '@pos/core/devices/set-device-payment';
+import { renameReader } from '@pos/core/devices/rename-reader';
+import { sendRemoteCommand } from '@pos/core/devices/remote-control';
+import { platformADeviceCode } from '@pos/core/devices/platform-a-device-code';
 import { listDeviceProfiles } from '@pos/core/devices/list-device-profiles';
 import { listDeviceProfileOptions } from '@pos/core/devices/list-device-profile-options';
 import { createDeviceProfile } from '@pos/core/devices/create-device-profile';
@@ -128,6 +132,54 @@ export function deviceRoutes(deps: ApiDeps) {
         ),
       },
     )
+    .post('/:id/remote-control', async (ctx) => ({ data: await sendRemoteCommand(await scopeOf(deps, ctx), deps.redis, ctx.params.id, ctx.body.command) }), {
+      params: S.IdParams,
+      body: S.RemoteControlBody,
+      response: { 200: S.RemoteControlResponse },
+      ...doc(
+        tags,
+        'Send a remote command to the device',
+        'Body `{command}`: `reload`, `restart`, `sync` or `identify`. Pushed on the real-time channel as `{type:"device.command", id, command, device_id, location_id, issued_at}` to the device\'s own socket (no subscription needed); not queued, so an offline device misses it (`online` says whether it was seen recently). Registers, kiosks and kitchen displays only (422 for a printer); 503 when the real-time channel cannot take it. No permission of its own; the device must be in the caller\'s grant.',
+      ),
+    })
+    .post('/:id/platform-a-device-code', async (ctx) => ({ data: await platformADeviceCode(await scopeOf(deps, ctx), deps.payments.platformA, ctx.params.id) }), {
+      params: S.IdParams,
+      response: { 200: S.DeviceCodeResponse },
+      ...doc(
+        tags,
+        'Pair a platform-a terminal with the kiosk',
+        'Answers the pairing code to type on a platform-a terminal, made at platform-a for the location\'s platform-a location. Asking again answers the same code while it is `UNPAIRED`; once `PAIRED` the terminal becomes the kiosk\'s (`platform_a_device_id`); an `EXPIRED` code is replaced. Kiosks only; 422 when the location has no platform-a connection or platform-a refuses; 503 when platform-a is not configured or unavailable. No permission of its own; the device must be in the caller\'s grant.',
+      ),
+    })
+    .post('/:id/activate-payment', async (ctx) => ({ data: await setDevicePayment(await scopeOf(deps, ctx), ctx.params.id, true) }), {
+      params: S.IdParams,
+      response: { 200: S.DeviceResponse },
+      ...doc(
+        tags,
+        'Turn the kiosk\'s terminal payments on',
+        'Kiosks only (422 otherwise); needs a terminal bound to the kiosk (422 `terminal_not_configured`). Repeating it changes nothing. No permission of its own; the device must be in the caller\'s grant.',
+      ),
+    })
+    .post('/:id/deactivate-payment', async (ctx) => ({ data: await setDevicePayment(await scopeOf(deps, ctx), ctx.params.id, false) }), {
+      params: S.IdParams,
+      response: { 200: S.DeviceResponse },
+      ...doc(
+        tags,
+        'Turn the kiosk\'s terminal payments off',
+        'The kiosk\'s new payment starts answer 422 `payment_disabled` until activate-payment (a session already paid is still captured). Kiosks only. No permission of its own; the device must be in the caller\'s grant.',
+      ),
+    })
+    .patch('/:id/reader/label', async (ctx) => ({ data: await renameReader(await scopeOf(deps, ctx), deps.payments.cardA, ctx.params.id, ctx.body) }), {
+      params: S.IdParams,
+      body: S.ReaderLabelBody,
+      response: { 200: S.ReaderLabelResponse },
+      transform: [permission('EDIT_DEVICES')],
+      ...doc(
+        tags,
+        'Rename the device\'s card-a terminal reader',
+        'Body `{label}` (1-100 characters). Renames the reader at card-a; nothing is stored here. 422 when the device has no card-a reader or card-a refuses (its message); 503 when card-a is not configured or unavailable.',
+      ),
+    })
     .post('/:id/profile', async (ctx) => ({ data: await assignDeviceProfile(await scopeOf(deps, ctx), ctx.params.id, ctx.body.device_profile_id) }), {
       params: S.IdParams,
       body: S.DeviceProfileBody,

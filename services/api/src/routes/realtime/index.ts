@@ -106,6 +106,7 @@ export function realtimeRoutes(deps: ApiDeps) {
             id: ws.id,
             tenantDatabase: ctx.tenant.merchant.tenant_database,
             type: ctx.auth.type as RealtimeClient['type'],
+            deviceId: ctx.device?.id ?? null,
             locationId: ctx.device?.location_id ?? null,
             grant: ctx.device ? new Set([ctx.device.location_id]) : access ? grantOf(access) : new Set(),
             transactions: new Map(),

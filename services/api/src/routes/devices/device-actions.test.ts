@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken, loginToken } from './test-helpers.ts';
+
+/**
+ * The device action routes of spec 1 "Devices and device profiles" (docs/decisions.md "Device routes"):
+ * remote-control, platform-a-device-code, activate-payment / deactivate-payment, reader/label, against
+ * the card-a, card-b and platform-a simulators.
+ */
+let api: TestApi;
+let cardA: CardASimulator;
+let cardB: CardBSimulator;
+let platformA: PlatformASimulator;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let owner: string;
+let ownerB: string;
+const CREDS = { CARD_A_SECRET_KEY: 'sk_dev_actions', CARD_B_CLIENT_ID: 'dev-actions', CARD_B_CLIENT_SECRET: 'dev-actions-secret', PLATFORM_A_ACCESS_TOKEN: 'pa-dev-actions' };
+const forbidden = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+const deviceMissing = { status: 404, body: { message: 'Unable to locate the device you requested.' } };
+const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
+const loc0 = () => a.locations[0]!.id;
+const loc1 = () => a.locations[1]!.id;
+const dev = (m: DemoSeedResult, type: 'pos' | 'kiosk' | 'kds') => m.devices.find((d) => d.type === type && d.location_id === m.locations[0]!.id)!;
+const newDevice = async (type: string, location = loc0()) => (await api.call('POST', '/api/back-office/devices', { token: owner, body: { name: `Dev ${type} ${crypto.randomUUID().slice(0, 6)}`, type, location_id: location } })).body.data;
+
+beforeAll(async () => {
+  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
+  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
+  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_B_BASE_URL: cardB.url, PLATFORM_A_BASE_URL: platformA.url } });
+  a = await api.seed('devact-a');
+  b = await api.seed('devact-b');
+  owner = await loginToken(api, a.backoffice.email, a.backoffice.password);
+  ownerB = await loginToken(api, b.backoffice.email, b.backoffice.password);
+}, 60_000);
+afterAll(async () => {
+  await api.close();
+  await cardA.stop();
+  await cardB.stop();
+  await platformA.stop();
+});
+
+describe('the spec routes exist and answer for the record', () => {
+  const unknown = '0190b7a4-0000-7000-8000-000000000001';
+  for (const [method, path, body] of [
+    ['POST', 'remote-control', { command: 'reload' }],
+    ['POST', 'platform-a-device-code', undefined],
+    ['POST', 'activate-payment', undefined],
+    ['POST', 'deactivate-payment', undefined],
+    ['PATCH', 'reader/label', { label: 'x' }],
+  ] as const) {
+    test(`${method} /devices/{id}/${path}: an unknown or another merchant's device is the model 404`, async () => {
+      expect(await api.call(method, `/api/back-office/devices/${unknown}/${path}`, { token: owner, body })).toMatchObject(deviceMissing);
+      expect(await api.call(method, `/api/back-office/devices/${dev(a, 'kiosk').id}/${path}`, { token: ownerB, body })).toMatchObject(deviceMissing);
+      expect(await api.call(method, `/api/back-office/devices/not-a-uuid/${path}`, { token: owner, body })).toMatchObject(deviceMissing);
+    });
+  }
+
+  test('a device outside the caller\'s grant is 403, as on the other device routes', async () => {
+    const t = await limitedUserToken(api, a, ['VIEW_DEVICES', 'EDIT_DEVICES', 'CREATE_DEVICES'], [loc1()]);
+    const kiosk = dev(a, 'kiosk').id;
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk}/remote-control`, { token: t, body: { command: 'reload' } })).toMatchObject(forbidden);
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk}/platform-a-device-code`, { token: t })).toMatchObject(forbidden);
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk}/activate-payment`, { token: t })).toMatchObject(forbidden);
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk}/deactivate-payment`, { token: t })).toMatchObject(forbidden);
+    expect(await api.call('PATCH', `/api/back-office/devices/${kiosk}/reader/label`, { token: t, body: { label: 'Front' } })).toMatchObject(forbidden);
+    const row = await tdbOf(a).selectFrom('devices').select('payment_enabled').where('id', '=', kiosk).executeTakeFirstOrThrow();
+    expect(row.payment_enabled).toBe(true);
+  });
+});
+
+describe('POST /devices/{id}/activate-payment and /deactivate-payment', () => {
+  test('deactivate turns the kiosk\'s terminal payments off (create-intent 422 payment_disabled); activate turns them back on', async () => {
+    const kiosk = dev(a, 'kiosk');
+    const token = await api.deviceToken(a, 'kiosk');
+    const order = { lines: [{ item_id: a.items[0]!.id, qty: 1 }] };
+    const off = await api.call('POST', `/api/back-office/devices/${kiosk.id}/deactivate-payment`, { token: owner });
+    expect(off).toMatchObject({ status: 200, body: { data: { id: kiosk.id, type: 'kiosk', payment_enabled: false } } });
+    const refused = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: order });
+    expect(refused).toMatchObject({ status: 422, body: { message: 'Terminal payments are turned off for this device.', reason: 'payment_disabled' } });
+    // Repeating the switch changes nothing and logs nothing more.
+    expect((await api.call('POST', `/api/back-office/devices/${kiosk.id}/deactivate-payment`, { token: owner })).body.data.payment_enabled).toBe(false);
+    const logs = await tdbOf(a).selectFrom('activity_logs').select('action').where('subject_id', '=', kiosk.id).where('action', '=', 'deactivated_payment').execute();
+    expect(logs).toHaveLength(1);
+    const on = await api.call('POST', `/api/back-office/devices/${kiosk.id}/activate-payment`, { token: owner });
+    expect(on).toMatchObject({ status: 200, body: { data: { payment_enabled: true } } });
+    const started = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: order });
+    expect(started.status).toBe(200);
+    expect(started.body.data.status).toBe('Awaiting Payment');
+    // The device list shows the switch for kiosks only.
+    const pos = await api.call('GET', `/api/back-office/devices/${dev(a, 'pos').id}`, { token: owner });
+    expect(pos.body.data.payment_enabled).toBeNull();
+  });
+
+  test('kiosks only; activating a kiosk without a terminal is 422 and nothing changes', async () => {
+    expect(await api.call('POST', `/api/back-office/devices/${dev(a, 'pos').id}/deactivate-payment`, { token: owner })).toMatchObject({
+      status: 422,
+      body: { message: 'Terminal payments can be turned on or off only for a kiosk.', reason: 'not_a_kiosk' },
+    });
+    const bare = await newDevice('kiosk');
+    expect((await api.call('POST', `/api/back-office/devices/${bare.id}/deactivate-payment`, { token: owner })).status).toBe(200);
+    expect(await api.call('POST', `/api/back-office/devices/${bare.id}/activate-payment`, { token: owner })).toMatchObject({
+      status: 422,
+      body: { message: 'The kiosk has no payment terminal: pair a card-a reader, card-b terminal or platform-a device first.', reason: 'terminal_not_configured' },
+    });
+    expect((await tdbOf(a).selectFrom('devices').select('payment_enabled').where('id', '=', bare.id).executeTakeFirstOrThrow()).payment_enabled).toBe(false);
+  });
+
+  test('no permission of its own (spec "-"): a member whose grant covers the kiosk may switch it', async () => {
+    const t = await limitedUserToken(api, a, [], [loc0()]);
+    const kiosk = await newDevice('kiosk');
+    expect((await api.call('POST', `/api/back-office/devices/${kiosk.id}/deactivate-payment`, { token: t })).status).toBe(200);
+  });
+});
+
+describe('PATCH /devices/{id}/reader/label', () => {
+  test('renames the card-a reader at card-a; EDIT_DEVICES', async () => {
+    const kiosk = dev(a, 'kiosk');
+    const reader = (await tdbOf(a).selectFrom('devices').select('card_a_reader_id').where('id', '=', kiosk.id).executeTakeFirstOrThrow()).card_a_reader_id!;
+    const r = await api.call('PATCH', `/api/back-office/devices/${kiosk.id}/reader/label`, { token: owner, body: { label: '  Front counter  ' } });
+    expect(r).toMatchObject({ status: 200, body: { data: { device_id: kiosk.id, reader_id: reader, label: 'Front counter' } } });
+    expect(cardA.reader(reader)?.label).toBe('Front counter');
+    const viewer = await limitedUserToken(api, a, ['VIEW_DEVICES'], [loc0()]);
+    expect(await api.call('PATCH', `/api/back-office/devices/${kiosk.id}/reader/label`, { token: viewer, body: { label: 'Nope' } })).toMatchObject(forbidden);
+    expect(cardA.reader(reader)?.label).toBe('Front counter');
+  });
+
+  test('bad labels are 422 before card-a is asked; a device without a reader is 422', async () => {
+    const kiosk = dev(a, 'kiosk');
+    for (const body of [{}, { label: '' }, { label: '   ' }, { label: 'x'.repeat(101) }, { label: 12 }]) {
+      const r = await api.call('PATCH', `/api/back-office/devices/${kiosk.id}/reader/label`, { token: owner, body });
+      expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 422]);
+    }
+    const bare = await newDevice('kiosk');
+    expect(await api.call('PATCH', `/api/back-office/devices/${bare.id}/reader/label`, { token: owner, body: { label: 'Side' } })).toMatchObject({
+      status: 422,
+      body: { message: 'The device has no card-a terminal reader.', reason: 'terminal_not_configured' },
+    });
+  });
+
+  test('card-a refusing the reader is a 422 with its message; card-a away is a 503 without the key', async () => {
+    const bare = await newDevice('kiosk');
+    await tdbOf(a).updateTable('devices').set({ card_a_reader_id: 'tmr_bad-reader' }).where('id', '=', bare.id).execute();
+    expect(await api.call('PATCH', `/api/back-office/devices/${bare.id}/reader/label`, { token: owner, body: { label: 'Side' } })).toMatchObject({
+      status: 422,
+      body: { message: "No such terminal.reader: 'tmr_bad-reader'", reason: 'provider_refused' },
+    });
+    const away = await createTestApi({ env: { CARD_A_SECRET_KEY: 'sk_dev_actions', CARD_A_BASE_URL: 'http://127.0.0.1:9' } });
+    try {
+      const token = await loginToken(away, a.backoffice.email, a.backoffice.password);
+      const r = await away.call('PATCH', `/api/back-office/devices/${dev(a, 'kiosk').id}/reader/label`, { token, body: { label: 'Side' } });
+      expect(r).toMatchObject({ status: 503, body: { message: 'The card-a terminal service is unavailable, try again later.', reason: 'provider_error' } });
+      expect(r.text).not.toContain('sk_dev_actions');
+      const wrongKey = await createTestApi({ env: { CARD_A_SECRET_KEY: 'sk_wrong', CARD_A_BASE_URL: cardA.url } });
+      try {
+        const t2 = await loginToken(wrongKey, a.backoffice.email, a.backoffice.password);
+        const r2 = await wrongKey.call('PATCH', `/api/back-office/devices/${dev(a, 'kiosk').id}/reader/label`, { token: t2, body: { label: 'Side' } });
+        expect(r2).toMatchObject({ status: 503, body: { message: 'The card-a terminal service is unavailable, try again later.' } });
+        expect(r2.text).not.toContain('sk_wrong');
+      } finally {
+        await wrongKey.close();
+      }
+    } finally {
+      await away.close();
+    }
+  });
+});
+
+describe('POST /devices/{id}/platform-a-device-code', () => {
+  const setPlatformALocation = (value: string | null) =>
+    tdbOf(a)
+      .updateTable('locations')
+      .set({ payment_settings: JSON.stringify({ platform_a: value ? { active: true, location_id: value } : {} }) } as never)
+      .where('id', '=', loc0())
+      .execute();
+
+  test('makes a pairing code, answers the same one until paired, then binds the terminal to the kiosk', async () => {
+    await setPlatformALocation('PA-LOC-1');
+    const kiosk = await newDevice('kiosk');
+    const first = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+    expect(first).toMatchObject({ status: 200, body: { data: { device_id: kiosk.id, status: 'UNPAIRED', code: expect.stringMatching(/^[A-Z]{6}$/), platform_a_device_id: null } } });
+    expect(platformA.deviceCode(first.body.data.code_id)).toMatchObject({ location_id: 'PA-LOC-1', product_type: 'TERMINAL_API', name: kiosk.name });
+    const again = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+    expect(again.body.data).toEqual(first.body.data);
+    const terminal = platformA.pairDeviceCode(first.body.data.code_id);
+    const paired = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+    expect(paired).toMatchObject({ status: 200, body: { data: { code_id: first.body.data.code_id, status: 'PAIRED', code: null, platform_a_device_id: terminal } } });
+    expect(await tdbOf(a).selectFrom('devices').select(['platform_a_device_id', 'platform_a_device_code_id']).where('id', '=', kiosk.id).executeTakeFirstOrThrow()).toEqual({
+      platform_a_device_id: terminal,
+      platform_a_device_code_id: null,
+    });
+    // Paired: activate-payment now finds a terminal.
+    expect((await api.call('POST', `/api/back-office/devices/${kiosk.id}/activate-payment`, { token: owner })).status).toBe(200);
+    // Asking again starts a new pairing (a replacement terminal); the paired one stays until that pairs.
+    const next = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+    expect(next.body.data).toMatchObject({ status: 'UNPAIRED', platform_a_device_id: terminal });
+    expect(next.body.data.code_id).not.toBe(first.body.data.code_id);
+  });
+
+  test('an expired code is replaced by a new one', async () => {
+    await setPlatformALocation('PA-LOC-1');
+    const kiosk = await newDevice('kiosk');
+    const first = (await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).body.data;
+    platformA.expireDeviceCode(first.code_id);
+    const second = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+    expect(second.body.data).toMatchObject({ status: 'UNPAIRED' });
+    expect(second.body.data.code_id).not.toBe(first.code_id);
+  });
+
+  test('refusals: not a kiosk, no platform-a location, platform-a refusing (nothing stored)', async () => {
+    await setPlatformALocation('PA-LOC-1');
+    expect(await api.call('POST', `/api/back-office/devices/${dev(a, 'pos').id}/platform-a-device-code`, { token: owner })).toMatchObject({
+      status: 422,
+      body: { message: 'A platform-a terminal pairs with a kiosk only.', reason: 'not_a_kiosk' },
+    });
+    const kiosk = await newDevice('kiosk');
+    await setPlatformALocation(null);
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).toMatchObject({
+      status: 422,
+      body: { message: 'platform-a is not connected for this location.', reason: 'platform_a_not_connected' },
+    });
+    await setPlatformALocation('UNKNOWN_LOCATION');
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).toMatchObject({
+      status: 422,
+      body: { message: 'Location UNKNOWN_LOCATION not found', reason: 'provider_refused' },
+    });
+    expect((await tdbOf(a).selectFrom('devices').select('platform_a_device_code_id').where('id', '=', kiosk.id).executeTakeFirstOrThrow()).platform_a_device_code_id).toBeNull();
+    await setPlatformALocation('PA-LOC-1');
+  });
+});
+
+describe('POST /devices/{id}/remote-control', () => {
+  test('the command reaches the device\'s own socket only; the answer says what was sent', async () => {
+    api.app.listen({ port: 0, hostname: '127.0.0.1' });
+    try {
+      const url = `ws://127.0.0.1:${api.app.server!.port}/api/realtime`;
+      const open = async (type: 'kiosk' | 'kds') => {
+        const ws = new WebSocket(url, { headers: { authorization: `Bearer ${await api.deviceToken(a, type)}`, 'x-client-api-key': api.env.DEVICE_API_KEY } } as unknown as string[]);
+        const inbox: any[] = [];
+        ws.onmessage = (e) => inbox.push(JSON.parse(String(e.data)));
+        for (let i = 0; i < 100 && !inbox.some((m) => m.type === 'ready'); i++) await Bun.sleep(20);
+        return { ws, inbox };
+      };
+      const kiosk = await open('kiosk');
+      const kds = await open('kds');
+      const r = await api.call('POST', `/api/back-office/devices/${dev(a, 'kiosk').id}/remote-control`, { token: owner, body: { command: 'restart' } });
+      expect(r).toMatchObject({ status: 200, body: { data: { device_id: dev(a, 'kiosk').id, command: 'restart', id: expect.any(String), issued_at: expect.any(String) } } });
+      for (let i = 0; i < 100 && !kiosk.inbox.some((m) => m.type === 'device.command'); i++) await Bun.sleep(20);
+      expect(kiosk.inbox.filter((m) => m.type === 'device.command')).toEqual([
+        { type: 'device.command', id: r.body.data.id, command: 'restart', device_id: dev(a, 'kiosk').id, location_id: loc0(), issued_at: r.body.data.issued_at },
+      ]);
+      expect(kds.inbox.some((m) => m.type === 'device.command')).toBe(false);
+      kiosk.ws.close();
+      kds.ws.close();
+    } finally {
+      await api.app.stop(true);
+    }
+  });
+
+  test('a closed set of commands (422 otherwise); printers take none', async () => {
+    const id = dev(a, 'pos').id;
+    for (const body of [{}, { command: 'logout' }, { command: 'reload', extra: 1 }]) {
+      expect((await api.call('POST', `/api/back-office/devices/${id}/remote-control`, { token: owner, body })).status).toBe(422);
+    }
+    const printer = await newDevice('printer');
+    expect(await api.call('POST', `/api/back-office/devices/${printer.id}/remote-control`, { token: owner, body: { command: 'reload' } })).toMatchObject({
+      status: 422,
+      body: { message: 'Remote commands reach register, kiosk and kitchen display apps only.', reason: 'not_an_app' },
+    });
+    const logs = await tdbOf(a).selectFrom('activity_logs').select('id').where('subject_id', '=', id).where('action', '=', 'sent_remote_command').execute();
+    expect(logs).toHaveLength(0);
+  });
+});
