@@ -46,6 +46,8 @@ export const PaymentEnv = {
   PAYMENT_DEFAULT_PROVIDER: Type.Optional(ProviderWord),
   PAYMENT_KIOSK_DEFAULT_PROVIDER: Type.Optional(ProviderWord),
   PAYMENT_AUTO_SUCCESS: Type.Optional(Bool),
+  /** card-a price of one kiosk or kds subscription (`POST /devices/subscribe/{locationId}`, quantity = devices). */
+  CARD_A_DEVICE_PRICE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 };
 
 /**

@@ -4,8 +4,8 @@ import { errors } from '@pos/kernel';
 /** The terminal providers the device routes call. */
 export type DeviceProvider = 'card-a' | 'platform-a';
 
-export const providerNotConfigured = (p: DeviceProvider) => `Terminals through ${p} are not configured.`;
-export const providerUnavailable = (p: DeviceProvider) => `The ${p} terminal service is unavailable, try again later.`;
+export const providerNotConfigured = (p: DeviceProvider) => `${p} is not configured.`;
+export const providerUnavailable = (p: DeviceProvider) => `The ${p} service is unavailable, try again later.`;
 
 /**
  * A provider call of a device route. The provider refusing the request itself (a 4xx other than 401,

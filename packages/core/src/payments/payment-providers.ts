@@ -15,6 +15,7 @@ export interface PaymentEnvValues {
   PAYMENT_DEFAULT_PROVIDER?: PaymentProvider | undefined;
   PAYMENT_KIOSK_DEFAULT_PROVIDER?: PaymentProvider | undefined;
   PAYMENT_AUTO_SUCCESS?: string | undefined;
+  CARD_A_DEVICE_PRICE_ID?: string | undefined;
 }
 
 /** Provider clients built once from configuration; a provider without a base URL is absent. */
@@ -29,6 +30,8 @@ export interface PaymentProviders {
   readonly currencyNumeric: string;
   /** Development flag: payments complete without terminal interaction (refused in production by the config loader). */
   readonly autoSuccess: boolean;
+  /** The card-a price of a kiosk or kds subscription (`CARD_A_DEVICE_PRICE_ID`); absent, devices cannot be subscribed. */
+  readonly devicePriceId?: string | null;
 }
 
 const NUMERIC: Readonly<Record<string, string>> = { EUR: '978', GBP: '826', USD: '840', CHF: '756', SEK: '752', DKK: '208', PLN: '985', CZK: '203', RON: '946', HUF: '348', BGN: '975' };
@@ -51,5 +54,6 @@ export function paymentProvidersFromEnv(env: PaymentEnvValues): PaymentProviders
     currency,
     currencyNumeric: numeric,
     autoSuccess: env.PAYMENT_AUTO_SUCCESS === 'true' || env.PAYMENT_AUTO_SUCCESS === '1',
+    devicePriceId: env.CARD_A_DEVICE_PRICE_ID ?? null,
   };
 }

@@ -143,7 +143,7 @@ export async function refreshDevices(tx: TenantTx, locationId: string, now: Date
 }
 
 /** After the commit: drop the merchant's cached authentication state everywhere and push the location update. */
-export async function announceSubscription(deps: WebhookDeps, tenant: WebhookTenant, event: { subscription_id: string; status: string; devices: { id: string; active_until: Date }[] }): Promise<void> {
+export async function announceSubscription(deps: Pick<WebhookDeps, 'redis' | 'log'>, tenant: WebhookTenant, event: { subscription_id: string; status: string; devices: { id: string; active_until: Date }[] }): Promise<void> {
   try {
     // Device records (with their subscription) are cached by every API process; this process hears it too.
     await deps.redis.publish(AUTH_INVALIDATION_CHANNEL, tenant.merchantId);

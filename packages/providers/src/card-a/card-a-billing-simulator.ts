@@ -20,7 +20,7 @@ export interface Subscription {
   status: 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'paused' | 'incomplete';
   current_period_end: number;
   default_payment_method: string | null;
-  items: { data: { price: { id: string } }[] };
+  items: { data: { price: { id: string }; quantity: number }[] };
   metadata: Record<string, string>;
   cancellation_details: { reason: 'cancellation_requested' | 'payment_failed' | null };
   canceled_at: number | null;
@@ -95,7 +95,10 @@ export function cardABilling(ctx: BillingContext): CardABilling {
     }
   };
 
-  function createSubscription(customer: string, price: string, paymentMethod: string | null, metadata: Record<string, string>): Subscription {
+  /** `Idempotency-Key` of subscription creations: the same key answers the same subscription, as card-a does. */
+  const subscriptionByKey = new Map<string, string>();
+
+  function createSubscription(customer: string, price: string, paymentMethod: string | null, metadata: Record<string, string>, quantity = 1): Subscription {
     const s: Subscription = {
       id: ctx.rid('sub'),
       object: 'subscription',
@@ -103,7 +106,7 @@ export function cardABilling(ctx: BillingContext): CardABilling {
       status: 'active',
       current_period_end: now() + PERIOD_S,
       default_payment_method: paymentMethod,
-      items: { data: [{ price: { id: price } }] },
+      items: { data: [{ price: { id: price }, quantity }] },
       metadata,
       cancellation_details: { reason: null },
       canceled_at: null,
@@ -129,7 +132,13 @@ export function cardABilling(ctx: BillingContext): CardABilling {
         const price = text(f['items[0][price]']);
         if (!customer) return ctx.error(400, 'parameter_missing', 'Missing required param: customer.', 'customer');
         if (!price) return ctx.error(400, 'parameter_missing', 'Missing required param: items[0][price].', 'items');
-        const s = createSubscription(customer, price, text(f.default_payment_method), meta(f.metadata));
+        const key = req.headers.get('idempotency-key');
+        const known = key ? subscriptionByKey.get(key) : undefined;
+        if (known) return Response.json(subscriptions.get(known));
+        const q = f['items[0][quantity]'] === undefined ? 1 : Number(f['items[0][quantity]']);
+        if (!Number.isInteger(q) || q < 1) return ctx.error(400, 'parameter_invalid_integer', 'Invalid integer: items[0][quantity].', 'items');
+        const s = createSubscription(customer, price, text(f.default_payment_method), meta(f.metadata), q);
+        if (key) subscriptionByKey.set(key, s.id);
         // The provider answers first and delivers its events afterwards (never inside the API call).
         void ctx.send('customer.subscription.created', { ...s });
         return Response.json(s);

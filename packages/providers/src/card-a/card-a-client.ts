@@ -196,13 +196,19 @@ export class CardAClient {
   }
 
   /** A subscription for one price, paid with `paymentMethod` (a SEPA debit method with its mandate). */
-  createSubscription(input: { customer: string; price: string; paymentMethod: string | null; metadata: Record<string, string> }) {
-    return this.call<CardASubscription>('POST', '/v1/subscriptions', {
-      customer: input.customer,
-      'items[0][price]': input.price,
-      ...(input.paymentMethod ? { default_payment_method: input.paymentMethod } : {}),
-      metadata: input.metadata,
-    });
+  createSubscription(input: { customer: string; price: string; paymentMethod: string | null; metadata: Record<string, string>; quantity?: number; idempotencyKey?: string }) {
+    return this.call<CardASubscription>(
+      'POST',
+      '/v1/subscriptions',
+      {
+        customer: input.customer,
+        'items[0][price]': input.price,
+        ...(input.quantity !== undefined ? { 'items[0][quantity]': String(input.quantity) } : {}),
+        ...(input.paymentMethod ? { default_payment_method: input.paymentMethod } : {}),
+        metadata: input.metadata,
+      },
+      input.idempotencyKey,
+    );
   }
 
   retrieveSubscription(id: string) {

@@ -31,7 +31,7 @@ beforeAll(async () => {
   cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
   cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
   platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
-  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_B_BASE_URL: cardB.url, PLATFORM_A_BASE_URL: platformA.url } });
+  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_B_BASE_URL: cardB.url, PLATFORM_A_BASE_URL: platformA.url, CARD_A_DEVICE_PRICE_ID: 'price_device' } });
   a = await api.seed('devact-a');
   b = await api.seed('devact-b');
   owner = await loginToken(api, a.backoffice.email, a.backoffice.password);
@@ -153,13 +153,13 @@ describe('PATCH /devices/{id}/reader/label', () => {
     try {
       const token = await loginToken(away, a.backoffice.email, a.backoffice.password);
       const r = await away.call('PATCH', `/api/back-office/devices/${dev(a, 'kiosk').id}/reader/label`, { token, body: { label: 'Side' } });
-      expect(r).toMatchObject({ status: 503, body: { message: 'The card-a terminal service is unavailable, try again later.', reason: 'provider_error' } });
+      expect(r).toMatchObject({ status: 503, body: { message: 'The card-a service is unavailable, try again later.', reason: 'provider_error' } });
       expect(r.text).not.toContain('sk_dev_actions');
       const wrongKey = await createTestApi({ env: { CARD_A_SECRET_KEY: 'sk_wrong', CARD_A_BASE_URL: cardA.url } });
       try {
         const t2 = await loginToken(wrongKey, a.backoffice.email, a.backoffice.password);
         const r2 = await wrongKey.call('PATCH', `/api/back-office/devices/${dev(a, 'kiosk').id}/reader/label`, { token: t2, body: { label: 'Side' } });
-        expect(r2).toMatchObject({ status: 503, body: { message: 'The card-a terminal service is unavailable, try again later.' } });
+        expect(r2).toMatchObject({ status: 503, body: { message: 'The card-a service is unavailable, try again later.' } });
         expect(r2.text).not.toContain('sk_wrong');
       } finally {
         await wrongKey.close();
@@ -273,5 +273,87 @@ describe('POST /devices/{id}/remote-control', () => {
     });
     const logs = await tdbOf(a).selectFrom('activity_logs').select('id').where('subject_id', '=', id).where('action', '=', 'sent_remote_command').execute();
     expect(logs).toHaveLength(0);
+  });
+});
+
+describe('POST /devices/subscribe/{locationId}', () => {
+  const profile = async (customer: string | null) => {
+    const id = Bun.randomUUIDv7();
+    await tdbOf(a).insertInto('billing_profiles').values({ id, name: `Billing ${id.slice(-6)}`, card_a_customer_id: customer }).execute();
+    return id;
+  };
+  const subscribe = (body: unknown, location = loc1(), token = owner) => api.call('POST', `/api/back-office/devices/subscribe/${location}`, { token, body });
+
+  test('one card-a subscription for the location\'s uncovered kiosks and kds, one unit each; the devices are served at once', async () => {
+    const k = await newDevice('kiosk', loc1());
+    const d = await newDevice('kds', loc1());
+    await newDevice('pos', loc1());
+    const billing = await profile('cus_devices_1');
+    const r = await subscribe({ billing_profile_id: billing });
+    expect(r.status).toBe(200);
+    const ids = [k.id, d.id].sort();
+    // Read before toMatchObject, which (in this Bun) leaves its asymmetric matchers in the object it was given.
+    const subId = r.body.data.provider_subscription_id as string;
+    expect(r.body.data).toMatchObject({ status: 'active', device_ids: ids, provider_subscription_id: expect.stringMatching(/^sub_/), current_period_end: expect.any(String) });
+    expect(r.body.data.devices.map((x: { id: string }) => x.id).sort()).toEqual(ids);
+    const sub = cardA.billing.subscription(subId)!;
+    expect(sub).toMatchObject({ customer: 'cus_devices_1', items: { data: [{ price: { id: 'price_device' }, quantity: 2 }] }, metadata: { location_id: loc1(), device_ids: ids.join(',') } });
+    const rec = await tdbOf(a).selectFrom('billing_subscriptions').selectAll().where('provider_subscription_id', '=', sub.id).executeTakeFirstOrThrow();
+    expect(rec).toMatchObject({ location_id: loc1(), customer_id: 'cus_devices_1', status: 'active', device_ids: ids });
+    const until = await tdbOf(a).selectFrom('devices').select(['id', 'subscription_active_until']).where('id', 'in', ids).execute();
+    expect(until.every((u) => u.subscription_active_until && u.subscription_active_until.getTime() === rec.current_period_end!.getTime())).toBe(true);
+    // Everything is covered now: asking again is refused, and naming a covered device too (nothing billed twice).
+    expect(await subscribe({ billing_profile_id: billing })).toMatchObject({ status: 422, body: { errors: { device_ids: ['The location has no kiosk or kitchen display without a subscription.'] } } });
+    expect(await subscribe({ billing_profile_id: billing, device_ids: [k.id] })).toMatchObject({ status: 422, body: { errors: { 'device_ids.0': ['The selected device already has an active subscription.'] } } });
+    expect(cardA.billing.subscriptionsOf('cus_devices_1')).toHaveLength(1);
+  });
+
+  test('two requests at once make one subscription', async () => {
+    const k = await newDevice('kiosk', loc1());
+    const billing = await profile('cus_devices_2');
+    const answers = await Promise.all([subscribe({ billing_profile_id: billing, device_ids: [k.id] }), subscribe({ billing_profile_id: billing, device_ids: [k.id] })]);
+    // Both sent before either committed: the same idempotency key, the same subscription. One after the other: the second finds the device covered.
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.body.data.provider_subscription_id)).size).toBe(1);
+    for (const r of answers.filter((x) => x.status !== 200)) expect(r).toMatchObject({ status: 422, body: { errors: { 'device_ids.0': ['The selected device already has an active subscription.'] } } });
+    expect(cardA.billing.subscriptionsOf('cus_devices_2')).toHaveLength(1);
+  });
+
+  test('refusals: profile without payment method, unknown profile, devices that are not kiosk/kds of the location; nothing billed', async () => {
+    const pos = await newDevice('pos', loc1());
+    const elsewhere = await newDevice('kiosk', loc0());
+    const k = await newDevice('kiosk', loc1());
+    expect(await subscribe({ billing_profile_id: await profile(null), device_ids: [k.id] })).toMatchObject({
+      status: 422,
+      body: { errors: { billing_profile_id: ['The billing profile has no payment method: add one first.'] } },
+    });
+    expect(await subscribe({ billing_profile_id: crypto.randomUUID(), device_ids: [k.id] })).toMatchObject({ status: 404, body: { message: 'Unable to locate the billing profile you requested.' } });
+    const billing = await profile('cus_devices_3');
+    const bad = await subscribe({ billing_profile_id: billing, device_ids: [pos.id, elsewhere.id, crypto.randomUUID()] });
+    expect(bad).toMatchObject({
+      status: 422,
+      body: {
+        errors: {
+          'device_ids.0': ['The selected device is not a kiosk or kitchen display at this location.'],
+          'device_ids.1': ['The selected device is not a kiosk or kitchen display at this location.'],
+          'device_ids.2': ['The selected device is not a kiosk or kitchen display at this location.'],
+        },
+      },
+    });
+    for (const body of [{}, { billing_profile_id: 'nope' }, { billing_profile_id: billing, device_ids: [] }, { billing_profile_id: billing, extra: 1 }]) {
+      expect((await subscribe(body)).status).toBe(422);
+    }
+    expect(cardA.billing.subscriptionsOf('cus_devices_3')).toHaveLength(0);
+  });
+
+  test('CREATE_DEVICES at that location; another merchant\'s location is 404', async () => {
+    const billing = await profile('cus_devices_4');
+    const viewer = await limitedUserToken(api, a, ['VIEW_DEVICES', 'EDIT_DEVICES'], [loc1()]);
+    expect(await subscribe({ billing_profile_id: billing }, loc1(), viewer)).toMatchObject(forbidden);
+    const creatorElsewhere = await limitedUserToken(api, a, ['CREATE_DEVICES'], [loc0()]);
+    expect(await subscribe({ billing_profile_id: billing }, loc1(), creatorElsewhere)).toMatchObject(forbidden);
+    expect(await subscribe({ billing_profile_id: billing }, b.locations[0]!.id)).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+    expect(cardA.billing.subscriptionsOf('cus_devices_4')).toHaveLength(0);
   });
 });

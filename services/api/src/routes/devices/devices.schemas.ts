@@ -101,6 +101,33 @@ export const DeviceOptions = t.Object({
 
 // ---- device actions (docs/decisions.md "Device routes") -----------------------------------
 
+export const LocationParams = t.Object({ locationId: PathId() });
+
+export const SubscribeDevicesBody = t.Object(
+  {
+    billing_profile_id: Uuid('The billing profile id field must be a valid UUID.'),
+    device_ids: t.Optional(
+      t.Array(Uuid('Each device id must be a valid UUID.'), {
+        minItems: 1,
+        maxItems: 100,
+        error: 'The device ids field must be a list of 1 to 100 device ids.',
+        description: 'kiosk and kds devices of the location; absent: every one not yet covered by a subscription',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const DeviceSubscriptionResponse = t.Object({
+  data: t.Object({
+    id: t.String(),
+    provider_subscription_id: t.String(),
+    status: t.String(),
+    current_period_end: t.Nullable(Iso),
+    device_ids: t.Array(t.String()),
+    devices: t.Array(t.Object({ id: t.String(), subscription_active_until: Iso })),
+  }),
+});
+
 export const RemoteControlBody = t.Object(
   {
     command: t.Union([t.Literal('reload'), t.Literal('restart'), t.Literal('sync'), t.Literal('identify')], {

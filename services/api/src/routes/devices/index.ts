@@ -15,6 +15,7 @@ import { setDevicePayment } from '@pos/core/devices/set-device-payment';
 import { renameReader } from '@pos/core/devices/rename-reader';
 import { sendRemoteCommand } from '@pos/core/devices/remote-control';
 import { platformADeviceCode } from '@pos/core/devices/platform-a-device-code';
+import { subscribeDevices } from '@pos/core/devices/subscribe-devices';
 import { listDeviceProfiles } from '@pos/core/devices/list-device-profiles';
 import { listDeviceProfileOptions } from '@pos/core/devices/list-device-profile-options';
 import { createDeviceProfile } from '@pos/core/devices/create-device-profile';
@@ -23,7 +24,7 @@ import { updateDeviceProfile } from '@pos/core/devices/update-device-profile';
 import { deleteDeviceProfile } from '@pos/core/devices/delete-device-profile';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { anyPermission, permission } from '../../plugins/guards.ts';
+import { anyPermission, locationOwner, permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './devices.schemas.ts';
 
@@ -65,6 +66,28 @@ export function deviceRoutes(deps: ApiDeps) {
           tags,
           'Create a device',
           'Creates the device with a fresh activation code (in `data.activation_code`). A device of type pos or kds needs the first-party register marker (403 otherwise, spec 2 gating rule 5); the location must exist (404) and be in the caller\'s grant (403).',
+        ),
+      },
+    )
+    .post(
+      '/subscribe/:locationId',
+      async (ctx) => ({
+        data: await subscribeDevices(
+          await scopeOf(deps, ctx),
+          { cardA: deps.payments.cardA, priceId: deps.payments.devicePriceId ?? null, redis: deps.redis, log: deps.log },
+          ctx.params.locationId,
+          ctx.body,
+        ),
+      }),
+      {
+        params: S.LocationParams,
+        body: S.SubscribeDevicesBody,
+        response: { 200: S.DeviceSubscriptionResponse },
+        transform: [locationOwner(), permission('CREATE_DEVICES', 'locationId')],
+        ...doc(
+          tags,
+          'Subscribe the location\'s kiosks and kitchen displays',
+          'Body `{billing_profile_id, device_ids?}`. One card-a subscription billed to the billing profile\'s card-a customer at the configured device price (`CARD_A_DEVICE_PRICE_ID`), one unit per device, covering `device_ids` (kiosk and kds devices of the location) or every one not yet covered. The devices\' `subscription_active_until` follows at once; card-a webhooks keep it in step afterwards. 422 when the profile has no payment method, a device is not a kiosk/kds of the location or is already covered, or card-a refuses; 503 when card-a or the price is not configured or card-a is unavailable.',
         ),
       },
     )
