@@ -33,9 +33,12 @@ export interface RemoteCommandView {
  * on `GET /api/realtime`) receives it with no subscription. Delivery is at most once and not queued: a
  * device that is not connected misses it. Spec permission "-": the device's location must be in the grant.
  */
-export async function sendRemoteCommand(scope: BackofficeScope, redis: Redis, deviceId: string, command: RemoteCommand): Promise<RemoteCommandView> {
+export async function sendRemoteCommand(scope: BackofficeScope, redis: Redis, deviceId: string, input: { command?: string }): Promise<RemoteCommandView> {
   const d = await findDevice(scope.tdb, deviceId);
   requireLocationAccess(scope.access, d.location_id);
+  if (!input.command) throw errors.field('command', 'The command field is required.');
+  if (!(REMOTE_COMMANDS as readonly string[]).includes(input.command)) throw errors.field('command', 'The command must be one of reload, restart, sync, identify.');
+  const command = input.command as RemoteCommand;
   if (d.type === 'printer') throw errors.businessRule(NOT_AN_APP, { reason: 'not_an_app' });
   const event = { type: 'device.command', id: Bun.randomUUIDv7(), command, device_id: d.id, location_id: d.location_id, issued_at: scope.now.toISOString() };
   try {

@@ -17,11 +17,11 @@ export interface ReaderLabelView {
  * (`POST /v1/terminal/readers/{id}` with `label`). card-a holds the label; nothing of it is stored
  * here, so a refused or failed call changes nothing of ours. EDIT_DEVICES at the device's location.
  */
-export async function renameReader(scope: BackofficeScope, cardA: CardAClient | null, deviceId: string, input: { label: string }): Promise<ReaderLabelView> {
+export async function renameReader(scope: BackofficeScope, cardA: CardAClient | null, deviceId: string, input: { label?: string }): Promise<ReaderLabelView> {
   const d = await findDevice(scope.tdb, deviceId);
   requireLocationAccess(scope.access, d.location_id, 'EDIT_DEVICES');
-  const label = input.label.trim();
-  if (!label) throw errors.field('label', 'The label field is required.');
+  const label = (input.label ?? '').trim();
+  if (!label) throw errors.field('label', 'The label field is required and may not be greater than 100 characters.');
   if (!d.card_a_reader_id) throw errors.businessRule(NO_READER, { reason: 'terminal_not_configured' });
   const readerId = d.card_a_reader_id;
   const client = requireClient('card-a', cardA);

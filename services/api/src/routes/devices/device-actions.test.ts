@@ -55,6 +55,8 @@ describe('the spec routes exist and answer for the record', () => {
   ] as const) {
     test(`${method} /devices/{id}/${path}: an unknown or another merchant's device is the model 404`, async () => {
       expect(await api.call(method, `/api/back-office/devices/${unknown}/${path}`, { token: owner, body })).toMatchObject(deviceMissing);
+      // Whatever the body says: a required field left out is not checked before the device.
+      expect(await api.call(method, `/api/back-office/devices/${unknown}/${path}`, { token: owner, body: {} })).toMatchObject(deviceMissing);
       expect(await api.call(method, `/api/back-office/devices/${dev(a, 'kiosk').id}/${path}`, { token: ownerB, body })).toMatchObject(deviceMissing);
       expect(await api.call(method, `/api/back-office/devices/not-a-uuid/${path}`, { token: owner, body })).toMatchObject(deviceMissing);
     });
@@ -263,7 +265,12 @@ describe('POST /devices/{id}/remote-control', () => {
 
   test('a closed set of commands (422 otherwise); printers take none', async () => {
     const id = dev(a, 'pos').id;
-    for (const body of [{}, { command: 'logout' }, { command: 'reload', extra: 1 }]) {
+    expect(await api.call('POST', `/api/back-office/devices/${id}/remote-control`, { token: owner, body: {} })).toMatchObject({ status: 422, body: { errors: { command: ['The command field is required.'] } } });
+    expect(await api.call('POST', `/api/back-office/devices/${id}/remote-control`, { token: owner, body: { command: 'logout' } })).toMatchObject({
+      status: 422,
+      body: { errors: { command: ['The command must be one of reload, restart, sync, identify.'] } },
+    });
+    for (const body of [{ command: 'reload', extra: 1 }, { command: 7 }, { command: 'x'.repeat(33) }]) {
       expect((await api.call('POST', `/api/back-office/devices/${id}/remote-control`, { token: owner, body })).status).toBe(422);
     }
     const printer = await newDevice('printer');

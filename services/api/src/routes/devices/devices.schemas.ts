@@ -128,12 +128,16 @@ export const DeviceSubscriptionResponse = t.Object({
   }),
 });
 
+/** `command` is checked by the use case after the device (one of reload, restart, sync, identify), so an unknown device is a 404 whatever the body says. */
 export const RemoteControlBody = t.Object(
   {
-    command: t.Union([t.Literal('reload'), t.Literal('restart'), t.Literal('sync'), t.Literal('identify')], {
-      error: 'The command must be one of reload, restart, sync, identify.',
-      description: 'reload the screen, restart the app, sync its data again, identify (the screen shows its name)',
-    }),
+    command: t.Optional(
+      t.String({
+        maxLength: 32,
+        error: 'The command must be one of reload, restart, sync, identify.',
+        description: 'required: reload (the screen), restart (the app), sync (its data again), identify (the screen shows its name)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -148,7 +152,8 @@ export const RemoteControlResponse = t.Object({
 });
 
 export const ReaderLabelBody = t.Object(
-  { label: t.String({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'The label field is required and may not be greater than 100 characters.' }) },
+  // Required, checked by the use case after the device (an unknown device is a 404 whatever the body says).
+  { label: t.Optional(t.String({ maxLength: 100, error: 'The label field is required and may not be greater than 100 characters.', description: 'required, 1-100 characters' })) },
   { additionalProperties: false },
 );
 export const ReaderLabelResponse = t.Object({ data: t.Object({ device_id: t.String(), reader_id: t.String(), label: t.String() }) });

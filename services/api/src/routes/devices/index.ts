@@ -155,7 +155,7 @@ export function deviceRoutes(deps: ApiDeps) {
         ),
       },
     )
-    .post('/:id/remote-control', async (ctx) => ({ data: await sendRemoteCommand(await scopeOf(deps, ctx), deps.redis, ctx.params.id, ctx.body.command) }), {
+    .post('/:id/remote-control', async (ctx) => ({ data: await sendRemoteCommand(await scopeOf(deps, ctx), deps.redis, ctx.params.id, ctx.body) }), {
       params: S.IdParams,
       body: S.RemoteControlBody,
       response: { 200: S.RemoteControlResponse },
