@@ -171,7 +171,7 @@ interface Simulator extends Service {
   credentials: Record<string, string>;
 }
 const SIMULATORS: readonly Simulator[] = [
-  { name: 'card-a-sim', label: '[card-a]', colour: 34, entry: 'packages/providers/src/card-a/main.ts', baseUrlVar: 'CARD_A_BASE_URL', portVar: 'CARD_A_SIM_PORT', defaultPort: 3301, credentials: { CARD_A_SECRET_KEY: 'sk_sim_' } },
+  { name: 'card-a-sim', label: '[card-a]', colour: 34, entry: 'packages/providers/src/card-a/main.ts', baseUrlVar: 'CARD_A_BASE_URL', portVar: 'CARD_A_SIM_PORT', defaultPort: 3301, credentials: { CARD_A_SECRET_KEY: 'sk_sim_', CARD_A_DEVICE_PRICE_ID: 'price_sim_device_' } },
   { name: 'card-b-sim', label: '[card-b]', colour: 34, entry: 'packages/providers/src/card-b/main.ts', baseUrlVar: 'CARD_B_BASE_URL', portVar: 'CARD_B_SIM_PORT', defaultPort: 3302, credentials: { CARD_B_CLIENT_ID: 'sim-client-', CARD_B_CLIENT_SECRET: 'sim-secret-' } },
   { name: 'platform-a-sim', label: '[platform-a]', colour: 34, entry: 'packages/providers/src/platform-a/main.ts', baseUrlVar: 'PLATFORM_A_BASE_URL', portVar: 'PLATFORM_A_SIM_PORT', defaultPort: 3303, credentials: { PLATFORM_A_ACCESS_TOKEN: 'sim-token-' } },
   // OAuth token endpoints of the integration connect flows (issue 13).

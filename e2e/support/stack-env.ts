@@ -49,6 +49,7 @@ export const E2E = {
     FISCAL_MASTER_KEY: 'test-fiscal-master-key-0123456789abcdef',
     CARD_A_BASE_URL: `http://127.0.0.1:${sims.cardA}`,
     CARD_A_SECRET_KEY: 'sk_e2e_card_a_secret',
+    CARD_A_DEVICE_PRICE_ID: 'price_e2e_device',
     CARD_B_BASE_URL: `http://127.0.0.1:${sims.cardB}`,
     CARD_B_CLIENT_ID: 'e2e-card-b-client',
     CARD_B_CLIENT_SECRET: 'e2e-card-b-secret',
