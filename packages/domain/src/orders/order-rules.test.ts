@@ -180,6 +180,18 @@ describe('requiredPermissions', () => {
     expect(requiredPermissions(stored(), [line(U1)])).toEqual(['take_orders']);
   });
 
+  test('a fired line losing a paid modifier (or some of its quantity) is lowered: remove_fired_line', () => {
+    const shot = { name: 'Extra shot', price: 150 };
+    const oat = { id: 'MOD-1', name: 'Oat milk', price: 50, qty: 2 };
+    const fired = stored({ fired: true, lines: [line(U1, { modifiers: [shot, oat, { name: 'No ice', price: 0 }] })] });
+    const need = (modifiers: { id?: string; name?: string; price: number; qty?: number }[]) => requiredPermissions(fired, [line(U1, { modifiers })], () => 280, () => 50);
+    expect(need([oat])).toEqual(['take_orders', 'remove_fired_line']);
+    expect(need([shot, { ...oat, qty: 1 }])).toEqual(['take_orders', 'remove_fired_line']);
+    // a free modifier removed lowers nothing; the same modifiers (id matched case-insensitively) or more are free
+    expect(need([shot, { ...oat, id: 'mod-1' }])).toEqual(['take_orders']);
+    expect(need([shot, { ...oat, qty: 3 }])).toEqual(['take_orders']);
+  });
+
   test('both, in catalogue order, and uuids matched case-insensitively', () => {
     const fired = stored({ fired: true });
     expect(requiredPermissions(fired, [line(U1, { discount: { type: 'amount', value: 50 } })])).toEqual([

@@ -121,6 +121,13 @@ function samePricedModifier(a: OrderModifier, b: OrderModifier): boolean {
   return (a.id ?? null)?.toLowerCase() === (b.id ?? null)?.toLowerCase() && (a.name ?? null) === (b.name ?? null) && a.price === b.price;
 }
 
+/** The same modifier of a line (whatever its price or quantity): by id when it has one, else by name. */
+const sameModifierOf = (a: OrderModifier, b: OrderModifier): boolean => (a.id ? (b.id ?? '').toLowerCase() === a.id.toLowerCase() : !b.id && (a.name ?? null) === (b.name ?? null));
+
+/** A paid modifier of the stored line removed or its quantity lowered: the line is lowered (the kitchen already has it). */
+const lostPaidModifier = (old: OrderLine, now: OrderLine): boolean =>
+  (old.modifiers ?? []).some((m) => m.price > 0 && !(now.modifiers ?? []).some((n) => sameModifierOf(m, n) && modifierQty(n) >= modifierQty(m)));
+
 /** Two discounts are the same when both are absent, or type and value match. */
 export function sameDiscount(a: LineDiscount | null | undefined, b: LineDiscount | null | undefined): boolean {
   if (!a || !b) return !a && !b;
@@ -166,7 +173,7 @@ const discountPerUnit = (line: OrderLine): number => unitDiscount(effectiveUnitP
  *   was approved, never another item or more units. Removing a discount, lowering the qty or keeping
  *   the line unchanged needs nothing;
  * - `remove_fired_line` when the stored order is fired and one of its lines is removed, has its qty
- *   lowered, or has its `item_id` replaced (the kitchen already has the old item, so replacing it
+ *   lowered, loses a paid modifier (or some of its quantity), or has its `item_id` replaced (the kitchen already has the old item, so replacing it
  *   is removing it).
  */
 export function requiredPermissions(
@@ -192,7 +199,7 @@ export function requiredPermissions(
     const after = new Map(incoming.map((l) => [key(l.uuid), l] as const));
     for (const old of stored.lines) {
       const now = after.get(key(old.uuid));
-      if (!now || now.qty < old.qty || now.item_id !== old.item_id) needed.add('remove_fired_line');
+      if (!now || now.qty < old.qty || now.item_id !== old.item_id || lostPaidModifier(old, now)) needed.add('remove_fired_line');
     }
   }
   return REGISTER_PERMISSIONS.filter((p) => needed.has(p));

@@ -398,6 +398,17 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect((await put(id, { expected_version: 4, lines: [lines[2]] }, manager)).status).toBe(200);
   });
 
+  test('a fired line losing its paid modifier is lowered: remove_fired_line', async () => {
+    const shot = line('Espresso', 1, { modifiers: [{ name: 'Extra shot', price: 150 }] });
+    const id = await create([shot], manager);
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ fired: true, version: 2 });
+    expect(await put(id, { expected_version: 2, lines: [{ ...shot, modifiers: [] }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    // Re-sent as it is: nothing to approve.
+    expect((await put(id, { expected_version: 2, lines: [shot] })).status).toBe(200);
+    const lowered = await put(id, { expected_version: 3, lines: [{ ...shot, modifiers: [] }], approval_token: await escalate('remove_fired_line') });
+    expect(lowered).toMatchObject({ status: 200, body: { version: 4, totals: { total: 280 } } });
+  });
+
   test('an order of another location or another merchant is a 404', async () => {
     const id = await create([line('Espresso')]);
     // A register on location [1] of the same merchant.
