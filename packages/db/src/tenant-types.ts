@@ -52,6 +52,10 @@ export interface TenantTables {
     /** The kiosk's terminal payment switch and its last platform-a pairing code (migration 2026-11-27-150-device-routes). */
     payment_enabled: Generated<boolean>;
     platform_a_device_code_id: Generated<string | null>;
+    /** A subscribe request's reservation of the device and the platform-a location of its pairing code (migration 2026-11-28-070-device-subscription-claims). */
+    subscription_claim: Generated<string | null>;
+    subscription_claim_until: NullableTimestamp;
+    platform_a_device_code_location: Generated<string | null>;
   };
   /** Kitchen stations of a location and the categories they serve (migration 2026-11-23-030-kitchen). */
   kitchen_stations: {

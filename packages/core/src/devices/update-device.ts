@@ -1,5 +1,6 @@
 import { logActivity } from '../activity/log-activity.ts';
 import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
+import { requireNotBeingSubscribed } from './device-subscription-claims.ts';
 import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
 
 export interface UpdateDeviceInput {
@@ -12,7 +13,8 @@ export interface UpdateDeviceInput {
  * `PUT /back-office/devices/{id}`: renames, moves (to a location in the grant) or rebinds the profile.
  * The type of a device never changes (its tokens carry it). A profile is bound as `assignDeviceProfile`
  * binds it (its row locked, its type read again). A move ends the staff sessions opened on the device
- * (their tokens answer 401; work-outs queued, as pin-logout does).
+ * (their tokens answer 401; work-outs queued, as pin-logout does). A device a subscribe request is
+ * billing at card-a right now is not moved (409): it is billed at the location it was claimed at.
  */
 export async function updateDevice(scope: BackofficeScope, deviceId: string, input: UpdateDeviceInput): Promise<DeviceView> {
   const d = await findDevice(scope.tdb, deviceId);
@@ -33,6 +35,7 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
   return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
     // As `assignDeviceProfile`: the profile's type read again under a shared lock, so a racing type change cannot slip in.
     if (changes.device_profile_id) requireProfileFits(await lockProfile(tenant, changes.device_profile_id, 'share'), d.type);
+    if (changes.location_id !== undefined) await requireNotBeingSubscribed(tenant, d.id, scope.now);
     if (Object.keys(changes).length) {
       await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();
       // A staff session belongs to the location it was opened at (its work-in was signed there): a move ends it.

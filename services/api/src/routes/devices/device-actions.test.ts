@@ -319,12 +319,101 @@ describe('POST /devices/subscribe/{locationId}', () => {
     const k = await newDevice('kiosk', loc1());
     const billing = await profile('cus_devices_2');
     const answers = await Promise.all([subscribe({ billing_profile_id: billing, device_ids: [k.id] }), subscribe({ billing_profile_id: billing, device_ids: [k.id] })]);
-    // Both sent before either committed: the same idempotency key, the same subscription. One after the other: the second finds the device covered.
-    const ok = answers.filter((r) => r.status === 200);
-    expect(ok.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(ok.map((r) => r.body.data.provider_subscription_id)).size).toBe(1);
+    // The first to claim the kiosk bills it; the other finds it claimed or covered (422).
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 422]);
     for (const r of answers.filter((x) => x.status !== 200)) expect(r).toMatchObject({ status: 422, body: { errors: { 'device_ids.0': ['The selected device already has an active subscription.'] } } });
     expect(cardA.billing.subscriptionsOf('cus_devices_2')).toHaveLength(1);
+  });
+
+  /** Serving card-a subscriptions at card-a (the simulator) whose metadata names the device. */
+  const billedFor = (customers: string[], deviceId: string) =>
+    customers.flatMap((c) => cardA.billing.subscriptionsOf(c)).filter((s) => s.status !== 'canceled' && String(s.metadata.device_ids ?? '').split(',').includes(deviceId));
+  const covered = (field = 'device_ids.0') => ({ status: 422, body: { errors: { [field]: ['The selected device already has an active subscription.'] } } });
+
+  test('two requests at once with different billing profiles bill the kiosk once; the other is refused', async () => {
+    for (let i = 0; i < 4; i++) {
+      const k = await newDevice('kiosk', loc1());
+      const [c1, c2] = [`cus_devices_race_a${i}`, `cus_devices_race_b${i}`];
+      const answers = await Promise.all([subscribe({ billing_profile_id: await profile(c1), device_ids: [k.id] }), subscribe({ billing_profile_id: await profile(c2), device_ids: [k.id] })]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 422]);
+      expect(answers.find((r) => r.status === 422)).toMatchObject(covered());
+      expect(billedFor([c1, c2], k.id)).toHaveLength(1);
+    }
+  });
+
+  test('overlapping requests at once (one names k1, one takes every uncovered device) bill k1 once', async () => {
+    const k1 = await newDevice('kiosk', loc1());
+    const k2 = await newDevice('kds', loc1());
+    const c = 'cus_devices_overlap';
+    const billing = await profile(c);
+    const answers = await Promise.all([subscribe({ billing_profile_id: billing, device_ids: [k1.id] }), subscribe({ billing_profile_id: billing })]);
+    expect(answers.some((r) => r.status === 200)).toBe(true);
+    expect(billedFor([c], k1.id)).toHaveLength(1);
+    expect(billedFor([c], k2.id)).toHaveLength(1);
+  });
+
+  test('a subscribed kiosk moved to another location is refused by a subscribe there (its subscription still covers it)', async () => {
+    const k = await newDevice('kiosk', loc1());
+    const billing = await profile('cus_devices_moved');
+    expect((await subscribe({ billing_profile_id: billing, device_ids: [k.id] })).status).toBe(200);
+    expect((await api.call('PUT', `/api/back-office/devices/${k.id}`, { token: owner, body: { location_id: loc0() } })).status).toBe(200);
+    expect(await subscribe({ billing_profile_id: billing, device_ids: [k.id] }, loc0())).toMatchObject(covered());
+    const all = await subscribe({ billing_profile_id: billing }, loc0());
+    if (all.status === 200) expect(all.body.data.device_ids).not.toContain(k.id);
+    expect(billedFor(['cus_devices_moved'], k.id)).toHaveLength(1);
+  });
+
+  test('subscribing again after the subscription ended makes a new subscription, not the cancelled one again', async () => {
+    const k = await newDevice('kiosk', loc1());
+    const billing = await profile('cus_devices_again');
+    const first = await subscribe({ billing_profile_id: billing, device_ids: [k.id] });
+    expect(first.status).toBe(200);
+    const subId = first.body.data.provider_subscription_id as string;
+    const del = await fetch(`${cardA.url}/v1/subscriptions/${subId}`, { method: 'DELETE', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` } });
+    expect(del.status).toBe(200);
+    // What the customer.subscription.deleted webhook writes.
+    await tdbOf(a).updateTable('billing_subscriptions').set({ status: 'canceled' }).where('provider_subscription_id', '=', subId).execute();
+    const second = await subscribe({ billing_profile_id: billing, device_ids: [k.id] });
+    expect(second).toMatchObject({ status: 200, body: { data: { status: 'active', device_ids: [k.id] } } });
+    expect(second.body.data.provider_subscription_id).not.toBe(subId);
+    expect(billedFor(['cus_devices_again'], k.id)).toHaveLength(1);
+  });
+
+  test('subscribe racing the delete of the kiosk: a deleted kiosk is never billed', async () => {
+    for (let i = 0; i < 6; i++) {
+      const k = await newDevice('kiosk', loc1());
+      const c = `cus_devices_del${i}`;
+      const [s, d] = await Promise.all([subscribe({ billing_profile_id: await profile(c), device_ids: [k.id] }), api.call('DELETE', `/api/back-office/devices/${k.id}`, { token: owner })]);
+      if (d.status === 200 && s.status === 200) {
+        // The subscription was applied (the kiosk served) before the delete began.
+        expect(s.body.data.devices.map((x: { id: string }) => x.id)).toEqual([k.id]);
+        expect(billedFor([c], k.id)).toHaveLength(1);
+      } else if (d.status === 200) {
+        // Deleted first: the subscribe found no such kiosk.
+        expect(s).toMatchObject({ status: 422, body: { errors: { 'device_ids.0': ['The selected device is not a kiosk or kitchen display at this location.'] } } });
+        expect(billedFor([c], k.id)).toHaveLength(0);
+      } else {
+        // The delete came while card-a billed the kiosk: refused, the kiosk stays and is served.
+        expect(d).toMatchObject({ status: 409, body: { message: 'The device is being subscribed; try again in a moment.', reason: 'device_subscribing' } });
+        expect(s.status).toBe(200);
+        expect(billedFor([c], k.id)).toHaveLength(1);
+      }
+    }
+  });
+
+  test('a device a subscribe request has claimed is neither deleted nor moved (409) nor subscribed again; a lapsed claim holds nothing', async () => {
+    const k = await newDevice('kiosk', loc1());
+    const claim = (until: Date) => tdbOf(a).updateTable('devices').set({ subscription_claim: Bun.randomUUIDv7(), subscription_claim_until: until }).where('id', '=', k.id).execute();
+    await claim(new Date(Date.now() + 60_000));
+    const refused = { status: 409, body: { message: 'The device is being subscribed; try again in a moment.', reason: 'device_subscribing' } };
+    expect(await api.call('DELETE', `/api/back-office/devices/${k.id}`, { token: owner })).toMatchObject(refused);
+    expect(await api.call('PUT', `/api/back-office/devices/${k.id}`, { token: owner, body: { location_id: loc0() } })).toMatchObject(refused);
+    // A rename is no move: allowed.
+    expect((await api.call('PUT', `/api/back-office/devices/${k.id}`, { token: owner, body: { name: 'Renamed kiosk' } })).status).toBe(200);
+    expect(await subscribe({ billing_profile_id: await profile('cus_devices_claimed'), device_ids: [k.id] })).toMatchObject(covered());
+    expect(cardA.billing.subscriptionsOf('cus_devices_claimed')).toHaveLength(0);
+    await claim(new Date(Date.now() - 1000));
+    expect((await api.call('DELETE', `/api/back-office/devices/${k.id}`, { token: owner })).status).toBe(200);
   });
 
   test('refusals: profile without payment method, unknown profile, devices that are not kiosk/kds of the location; nothing billed', async () => {

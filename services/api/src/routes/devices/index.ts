@@ -87,7 +87,7 @@ export function deviceRoutes(deps: ApiDeps) {
         ...doc(
           tags,
           'Subscribe the location\'s kiosks and kitchen displays',
-          'Body `{billing_profile_id, device_ids?}`. One card-a subscription billed to the billing profile\'s card-a customer at the configured device price (`CARD_A_DEVICE_PRICE_ID`), one unit per device, covering `device_ids` (kiosk and kds devices of the location) or every one not yet covered. The devices\' `subscription_active_until` follows at once; card-a webhooks keep it in step afterwards. 422 when the profile has no payment method, a device is not a kiosk/kds of the location or is already covered, or card-a refuses; 503 when card-a or the price is not configured or card-a is unavailable.',
+          'Body `{billing_profile_id, device_ids?}`. One card-a subscription billed to the billing profile\'s card-a customer at the configured device price (`CARD_A_DEVICE_PRICE_ID`), one unit per device, covering `device_ids` (kiosk and kds devices of the location) or every one not yet covered. The devices\' `subscription_active_until` follows at once; card-a webhooks keep it in step afterwards. 422 when the profile has no payment method, a device is not a kiosk/kds of the location or is already covered (by a serving subscription of any location, or claimed by another subscribe request under way), or card-a refuses; 503 when card-a or the price is not configured or card-a is unavailable.',
         ),
       },
     )
@@ -112,7 +112,7 @@ export function deviceRoutes(deps: ApiDeps) {
       body: S.UpdateDeviceBody,
       response: { 200: S.DeviceResponse },
       transform: [permission('EDIT_DEVICES')],
-      ...doc(tags, 'Update a device', 'Rename, move to another granted location, or rebind the profile. The type never changes.'),
+      ...doc(tags, 'Update a device', 'Rename, move to another granted location, or rebind the profile. The type never changes. A move is 409 `device_subscribing` while a subscribe request is billing the device at card-a.'),
     })
     .delete(
       '/:id',
@@ -124,7 +124,7 @@ export function deviceRoutes(deps: ApiDeps) {
         params: S.IdParams,
         response: { 200: S.Success },
         transform: [permission('DELETE_DEVICES')],
-        ...doc(tags, 'Delete a device', 'Soft delete; the device\'s tokens stop working and its activation code is cleared.'),
+        ...doc(tags, 'Delete a device', 'Soft delete; the device\'s tokens stop working and its activation code is cleared. 409 `device_subscribing` while a subscribe request is billing the device at card-a.'),
       },
     )
     .post('/:id/new-activation-code', async (ctx) => ({ data: await regenerateActivationCode(await scopeOf(deps, ctx), ctx.params.id) }), {
