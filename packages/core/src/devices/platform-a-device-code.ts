@@ -34,7 +34,8 @@ const view = (deviceId: string, c: PlatformADeviceCode, paired: string | null): 
  * this kiosk (docs/decisions.md "Device routes"). The code last made is kept on the device
  * (`platform_a_device_code_id`) and asked about first: still `UNPAIRED`, the same code is answered;
  * `PAIRED`, its `device_id` becomes the kiosk's terminal (`platform_a_device_id`) and the code is
- * forgotten; `EXPIRED` (or unknown to platform-a), a new code is made. Every write is compare-and-set on
+ * forgotten; `EXPIRED` (or unknown to platform-a), or made at another platform-a location than the
+ * kiosk's location has now (`platform_a_device_code_location`), a new code is made. Every write is compare-and-set on
  * the stored code, so two requests at once never leave a code the device does not know about as its own.
  */
 export async function platformADeviceCode(scope: BackofficeScope, platformA: PlatformAClient | null, deviceId: string): Promise<DeviceCodeView> {
@@ -47,7 +48,10 @@ export async function platformADeviceCode(scope: BackofficeScope, platformA: Pla
   const client = requireClient('platform-a', platformA);
 
   const stored = d.platform_a_device_code_id;
-  if (stored) {
+  // A code made at another platform-a location (the kiosk moved, or its location's platform-a location
+  // changed) pairs a terminal there: never answered or bound again, a new code is made here.
+  const storedHere = stored !== null && (d.platform_a_device_code_location === null || d.platform_a_device_code_location === paLocation);
+  if (stored && storedHere) {
     const current = await atTerminalProvider('platform-a', async () => {
       try {
         return await client.getDeviceCode(stored);
@@ -57,12 +61,13 @@ export async function platformADeviceCode(scope: BackofficeScope, platformA: Pla
         throw e;
       }
     });
-    if (current?.status === 'UNPAIRED') return view(d.id, current, d.platform_a_device_id);
-    if (current?.status === 'PAIRED' && current.device_id) {
+    const here = current !== null && current.location_id === paLocation;
+    if (here && current.status === 'UNPAIRED') return view(d.id, current, d.platform_a_device_id);
+    if (here && current.status === 'PAIRED' && current.device_id) {
       const pairedId = current.device_id;
       const done = await scope.tdb
         .updateTable('devices')
-        .set({ platform_a_device_id: pairedId, platform_a_device_code_id: null })
+        .set({ platform_a_device_id: pairedId, platform_a_device_code_id: null, platform_a_device_code_location: null })
         .where('id', '=', d.id)
         .where('deleted_at', 'is', null)
         .where('platform_a_device_code_id', '=', stored)
@@ -75,7 +80,7 @@ export async function platformADeviceCode(scope: BackofficeScope, platformA: Pla
   const made = await atTerminalProvider('platform-a', () => client.createDeviceCode({ idempotencyKey: Bun.randomUUIDv7(), locationId: paLocation, name: d.name.slice(0, 128) }));
   const saved = await scope.tdb
     .updateTable('devices')
-    .set({ platform_a_device_code_id: made.id })
+    .set({ platform_a_device_code_id: made.id, platform_a_device_code_location: paLocation })
     .where('id', '=', d.id)
     .where('deleted_at', 'is', null)
     .where((eb) => (stored ? eb('platform_a_device_code_id', '=', stored) : eb('platform_a_device_code_id', 'is', null)))

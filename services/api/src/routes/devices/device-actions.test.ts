@@ -213,6 +213,33 @@ describe('POST /devices/{id}/platform-a-device-code', () => {
     expect(second.body.data.code_id).not.toBe(first.code_id);
   });
 
+  test('a code made at another platform-a location is not answered again: the kiosk moved, or its location changed platform-a location', async () => {
+    await setPlatformALocation('PA-LOC-1');
+    const kiosk = await newDevice('kiosk');
+    const first = (await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).body.data;
+    expect(platformA.deviceCode(first.code_id)).toMatchObject({ location_id: 'PA-LOC-1' });
+    await setPlatformALocation('PA-LOC-3');
+    const switched = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+    expect(switched).toMatchObject({ status: 200, body: { data: { status: 'UNPAIRED' } } });
+    expect(switched.body.data.code_id).not.toBe(first.code_id);
+    expect(platformA.deviceCode(switched.body.data.code_id)).toMatchObject({ location_id: 'PA-LOC-3' });
+
+    const target = await tdbOf(a).selectFrom('locations').select('payment_settings').where('id', '=', loc1()).executeTakeFirstOrThrow();
+    await tdbOf(a).updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOC-2' } }) } as never).where('id', '=', loc1()).execute();
+    try {
+      expect((await api.call('PUT', `/api/back-office/devices/${kiosk.id}`, { token: owner, body: { location_id: loc1() } })).status).toBe(200);
+      const moved = await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner });
+      expect(moved).toMatchObject({ status: 200, body: { data: { status: 'UNPAIRED' } } });
+      expect(platformA.deviceCode(moved.body.data.code_id)).toMatchObject({ location_id: 'PA-LOC-2' });
+      // Asked again at the same place: the same code.
+      expect((await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).body.data).toEqual(moved.body.data);
+    } finally {
+      // Gone again: the subscribe tests count loc1's kiosks.
+      await api.call('DELETE', `/api/back-office/devices/${kiosk.id}`, { token: owner });
+      await tdbOf(a).updateTable('locations').set({ payment_settings: JSON.stringify(target.payment_settings) } as never).where('id', '=', loc1()).execute();
+    }
+  });
+
   test('refusals: not a kiosk, no platform-a location, platform-a refusing (nothing stored)', async () => {
     await setPlatformALocation('PA-LOC-1');
     expect(await api.call('POST', `/api/back-office/devices/${dev(a, 'pos').id}/platform-a-device-code`, { token: owner })).toMatchObject({
