@@ -127,8 +127,8 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   return { transaction: t, lines: await loadLines(deps.tdb, id) };
 }
 
-/** Refusals that come before any provider session exists: no terminal or provider configured, the terminal busy with another payment. */
-const NOTHING_STARTED = new Set(['terminal_not_configured', 'provider_not_configured', 'terminal_busy']);
+/** Refusals that come before any provider session exists: no terminal or provider configured, the terminal busy with another payment, the kiosk's terminal payments turned off. */
+const NOTHING_STARTED = new Set(['terminal_not_configured', 'provider_not_configured', 'terminal_busy', 'payment_disabled']);
 
 /**
  * A new order whose payment could not start. When no provider session can exist (`NOTHING_STARTED`),

@@ -98,6 +98,23 @@ describe('POST /devices/{id}/activate-payment and /deactivate-payment', () => {
     expect(pos.body.data.payment_enabled).toBeNull();
   });
 
+  test('a new order refused payment_disabled leaves no Pending transaction behind (as terminal_not_configured)', async () => {
+    const kiosk = dev(a, 'kiosk');
+    const token = await api.deviceToken(a, 'kiosk');
+    expect((await api.call('POST', `/api/back-office/devices/${kiosk.id}/deactivate-payment`, { token: owner })).status).toBe(200);
+    try {
+      const before = await tdbOf(a).selectFrom('transactions').select('id').where('device_id', '=', kiosk.id).execute();
+      const refused = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }] } });
+      expect(refused).toMatchObject({ status: 422, body: { message: 'Terminal payments are turned off for this device.', reason: 'payment_disabled' } });
+      // Nothing to retry: no transaction is named, none is left.
+      expect(refused.body.transaction_id).toBeUndefined();
+      const after = await tdbOf(a).selectFrom('transactions').select('id').where('device_id', '=', kiosk.id).execute();
+      expect(after).toHaveLength(before.length);
+    } finally {
+      await api.call('POST', `/api/back-office/devices/${kiosk.id}/activate-payment`, { token: owner });
+    }
+  });
+
   test('kiosks only; activating a kiosk without a terminal is 422 and nothing changes', async () => {
     expect(await api.call('POST', `/api/back-office/devices/${dev(a, 'pos').id}/deactivate-payment`, { token: owner })).toMatchObject({
       status: 422,
