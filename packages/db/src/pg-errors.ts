@@ -3,3 +3,8 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   const err = e as { code?: unknown; constraint?: unknown } | null;
   return err?.code === '23505' && (constraint === undefined || err.constraint === constraint);
 }
+
+/** True for PostgreSQL `foreign_key_violation` (SQLSTATE 23503). */
+export function isForeignKeyViolation(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === '23503';
+}

@@ -1,8 +1,7 @@
 import type { Selectable } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
 import { errors } from '@pos/kernel';
-import type { TenantDb, TenantTables } from '@pos/db';
-import { ianaZone } from '@pos/domain/time-zones';
+import { isForeignKeyViolation, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import { isCountryCode } from '../options/countries.ts';
 import { requireAllLocations, type Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
@@ -11,11 +10,14 @@ import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
 import { safeCell } from '../shared/table-export.ts';
 import { isUuid } from '@pos/domain/ids';
+import { usableZone } from './location-zone.ts';
+import { locationHeldOutside, releaseCentralRows, renameListing } from './location-references.ts';
 
 /**
  * Settings > locations (spec 1 "Settings", no permission of their own): every read and write is
  * limited to the caller's location grant (403 outside it; creating and deleting need every location),
- * and every id is scoped to the bound merchant (404). A location's zone is an IANA zone.
+ * and every id is scoped to the bound merchant (404). A location's zone is an IANA zone that both the
+ * runtime and PostgreSQL know.
  */
 
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;
@@ -121,18 +123,18 @@ export interface LocationInput {
   est_no?: string | null;
 }
 
-function zoneOf(tz: string): string {
-  const zone = ianaZone(tz);
+async function zoneOf(tdb: TenantDb, tz: string): Promise<string> {
+  const zone = await usableZone(tdb, tz);
   if (!zone) throw errors.field('timezone', UNKNOWN_ZONE);
   return zone;
 }
 
 const trimOrNull = (s: string | null | undefined) => (s === undefined ? undefined : s === null ? null : s.trim() || null);
 
-function columns(input: Partial<LocationInput>) {
+async function columns(tdb: TenantDb, input: Partial<LocationInput>) {
   const out: Record<string, unknown> = {};
   if (input.name !== undefined) out.name = input.name.trim();
-  if (input.timezone !== undefined) out.timezone = zoneOf(input.timezone);
+  if (input.timezone !== undefined) out.timezone = await zoneOf(tdb, input.timezone);
   if (input.country !== undefined) {
     // One of `GET /country-options`: a well-formed pair of letters that is no country (`ZZ`) is refused too.
     if (!isCountryCode(input.country)) throw errors.field('country', UNKNOWN_COUNTRY);
@@ -147,7 +149,7 @@ function columns(input: Partial<LocationInput>) {
 
 export async function createLocation(tdb: TenantDb, access: Access, userId: string, input: LocationInput): Promise<LocationView> {
   requireAllLocations(access);
-  const values = columns(input);
+  const values = await columns(tdb, input);
   const id = Bun.randomUUIDv7();
   return inTenantTx(tdb, async (tx) => {
     const row = await tx
@@ -160,11 +162,24 @@ export async function createLocation(tdb: TenantDb, access: Access, userId: stri
   });
 }
 
-export async function updateLocation(tdb: TenantDb, access: Access, userId: string, id: string, input: Partial<LocationInput>): Promise<LocationView> {
+/**
+ * The location's row, locked in the writer's transaction: a writer that waited on a delete finds it
+ * gone, the 404 a later request gets (before, the update found no row, or the receipt insert hit the
+ * foreign key: a 500).
+ */
+export async function lockLocation(tx: TenantTx, id: string, mode: 'update' | 'share'): Promise<void> {
+  const q = tx.selectFrom('locations').select('id').where('id', '=', id);
+  const locked = await (mode === 'update' ? q.forUpdate() : q.forShare()).executeTakeFirst();
+  if (!locked) throw errors.notFound('location');
+}
+
+export async function updateLocation(tdb: TenantDb, access: Access, merchantId: string, userId: string, id: string, input: Partial<LocationInput>, now: Date): Promise<LocationView> {
   const row = await findVisibleLocation(tdb, access, id);
-  const values = columns(input);
+  const values = await columns(tdb, input);
   return inTenantTx(tdb, async (tx) => {
-    const updated = await tx.updateTable('locations').set({ ...values, updated_at: new Date() }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
+    await lockLocation(tx, row.id, 'update');
+    const updated = await tx.updateTable('locations').set({ ...values, updated_at: now }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
+    if (values.name !== undefined) await renameListing(tx, merchantId, row.id, updated.name, now);
     await logActivity(tx, { userId, action: 'updated', subject: 'location', subjectId: row.id, properties: { fields: Object.keys(values).sort() } });
     return view(updated);
   });
@@ -173,28 +188,34 @@ export async function updateLocation(tdb: TenantDb, access: Access, userId: stri
 export async function setLocationStatus(tdb: TenantDb, access: Access, userId: string, id: string, status: LocationStatus): Promise<LocationView> {
   const row = await findVisibleLocation(tdb, access, id);
   return inTenantTx(tdb, async (tx) => {
+    await lockLocation(tx, row.id, 'update');
     const updated = await tx.updateTable('locations').set({ status, updated_at: new Date() }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
     if (row.status !== status) await logActivity(tx, { userId, action: 'updated', subject: 'location', subjectId: row.id, properties: { status: { from: row.status, to: status } } });
     return view(updated);
   });
 }
 
-/** Deletes a location nothing refers to; one with devices, orders, menus... is a 409 and stays. */
-export async function deleteLocation(tdb: TenantDb, access: Access, userId: string, id: string): Promise<void> {
+/**
+ * Deletes a location nothing refers to; one with devices, orders, menus..., a card-a subscription still
+ * billing or a live integration connection is a 409 and stays. Central rows that only point at it
+ * (table-QR directory, restaurant listing) go with it.
+ */
+export async function deleteLocation(tdb: TenantDb, access: Access, merchantId: string, userId: string, id: string): Promise<void> {
   const row = await findVisibleLocation(tdb, access, id);
   requireAllLocations(access);
   try {
     await inTenantTx(tdb, async (tx) => {
       // Locked and read again: of deletes sent at once, one deletes it and the others (waiting on the
       // lock) find it gone, a 404 as when they come one after the other.
-      const locked = await tx.selectFrom('locations').select('id').where('id', '=', row.id).forUpdate().executeTakeFirst();
-      if (!locked) throw errors.notFound('location');
+      await lockLocation(tx, row.id, 'update');
+      if (await locationHeldOutside(tx, merchantId, row.id)) throw errors.conflict(LOCATION_IN_USE);
       await tx.deleteFrom('user_locations').where('location_id', '=', row.id).execute();
       await tx.deleteFrom('locations').where('id', '=', row.id).execute();
+      await releaseCentralRows(tx, merchantId, row.id);
       await logActivity(tx, { userId, action: 'deleted', subject: 'location', subjectId: row.id, properties: { name: row.name } });
     });
   } catch (e) {
-    if ((e as { code?: unknown }).code === '23503') throw errors.conflict(LOCATION_IN_USE);
+    if (isForeignKeyViolation(e)) throw errors.conflict(LOCATION_IN_USE);
     throw e;
   }
 }

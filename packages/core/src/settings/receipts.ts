@@ -1,5 +1,6 @@
 import { errors } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
+import { lockLocation } from './locations.ts';
 import type { Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { accessCan } from '../auth/access.ts';
@@ -43,6 +44,7 @@ export async function updateReceipt(tdb: TenantDb, access: Access, userId: strin
   const id = await requireLocation(tdb, access, locationId, 'EDIT_RECEIPTS');
   const values = { ...input, updated_at: new Date() };
   const row = await inTenantTx(tdb, async (tx) => {
+    await lockLocation(tx, id, 'share');
     const r = await tx
       .insertInto('location_receipts')
       .values({ location_id: id, ...values })

@@ -120,7 +120,7 @@ export function settingsRoutes(deps: ApiDeps) {
         response: { 200: S.TerminalOptions },
         ...doc(L, 'Payment terminals of a location', null, 'The card-a readers, card-b terminals and platform-a devices bound to the location\'s devices, and its in-person provider.'),
       })
-      .put('/locations/:id', async ({ tenant, access, auth, params, body }) => ({ data: await loc.updateLocation(tenant.db, await access(), auth.userId, params.id, body) }), {
+      .put('/locations/:id', async ({ tenant, access, auth, params, body }) => ({ data: await loc.updateLocation(tenant.db, await access(), tenant.merchant.id, auth.userId, params.id, body, deps.clock.now()) }), {
         params: S.IdParams,
         query: S.VendorQuery,
         body: S.UpdateLocationBody,
@@ -135,14 +135,14 @@ export function settingsRoutes(deps: ApiDeps) {
       .delete(
         '/locations/:id',
         async ({ tenant, access, auth, params }) => {
-          await loc.deleteLocation(tenant.db, await access(), auth.userId, params.id);
+          await loc.deleteLocation(tenant.db, await access(), tenant.merchant.id, auth.userId, params.id);
           return { status: 'success' as const };
         },
         {
           params: S.IdParams,
           query: S.VendorQuery,
           response: { 200: S.Success },
-          ...doc(L, 'Delete a location', null, 'Only a member with every location (403); a location that devices, orders or menus refer to is a 409 and stays.'),
+          ...doc(L, 'Delete a location', null, 'Only a member with every location (403); a location that devices, orders or menus refer to, with a card-a subscription that still bills, or with an integration connection that is not disabled (delivery, register mappings) is a 409 and stays. Its table-QR entries and public restaurant listing go with it.'),
         },
       )
       // Receipts

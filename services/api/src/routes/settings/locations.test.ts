@@ -115,6 +115,120 @@ describe('locations: create, show, update, status, delete', () => {
   });
 });
 
+const newLocation = async () => (await create({ name: `Spot ${crypto.randomUUID().slice(0, 6)}`, timezone: 'Europe/Brussels', country: 'BE' })).body.data.id as string;
+const locationLeft = async (id: string) => (await tdbOf(a).selectFrom('locations').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+describe('locations: zones both sides know', () => {
+  test('a zone the runtime (ICU) knows but PostgreSQL does not is the 422 on timezone, on create and update; nothing is written', async () => {
+    const loc = a.locations[0]!.id;
+    const before = await count('locations');
+    for (const tz of ['US/Pacific-New', 'Canada/East-Saskatchewan']) {
+      expect(await create({ name: 'Nowhere', timezone: tz, country: 'BE' })).toMatchObject({ status: 422, body: { errors: { timezone: [UNKNOWN_ZONE] } } });
+      expect(await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { timezone: tz } })).toMatchObject({ status: 422, body: { errors: { timezone: [UNKNOWN_ZONE] } } });
+    }
+    expect(await count('locations')).toBe(before);
+    expect((await tdbOf(a).selectFrom('locations').select('timezone').where('id', '=', loc).executeTakeFirstOrThrow()).timezone).toBe('Europe/Brussels');
+    // A link both know is still taken as ICU spells it.
+    const kiev = await create({ name: 'Kyiv', timezone: 'europe/kiev', country: 'UA' });
+    expect(kiev).toMatchObject({ status: 201, body: { data: { timezone: 'Europe/Kiev' } } });
+    expect((await api.call('DELETE', `${P}/locations/${kiev.body.data.id}`, { token: owner })).status).toBe(200);
+  });
+});
+
+describe('locations: delete while billed or connected', () => {
+  const subscription = (location: string, status: string) => {
+    const now = new Date();
+    return tdbOf(a)
+      .insertInto('billing_subscriptions')
+      .values({ id: Bun.randomUUIDv7(), provider_subscription_id: `sub_${crypto.randomUUID()}`, customer_id: 'cus_loc_delete', location_id: location, price_id: 'price_kiosk', device_ids: JSON.stringify([]), status, current_period_end: now, cancel_reason: null, canceled_at: null, payment_method_id: 'pm_card', mandate_id: null, recovered_by: null, event_created: 1, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+  };
+  const connection = async (location: string, provider: string, status: string) => {
+    const id = Bun.randomUUIDv7();
+    await api.deps.db.insertInto('integration_connections').values({ id, provider, external_ref: `ref-${id}`, merchant_id: a.merchant.id, location_id: location, status, settings: JSON.stringify({}), created_at: new Date(), updated_at: new Date() }).execute();
+    return id;
+  };
+
+  test('a card-a subscription that still bills holds the location: 409 and the record stays; an ended one does not', async () => {
+    for (const status of ['active', 'past_due', 'trialing', 'unpaid']) {
+      const loc = await newLocation();
+      const sub = await subscription(loc, status);
+      expect(await api.call('DELETE', `${P}/locations/${loc}`, { token: owner })).toMatchObject({ status: 409, body: { message: LOCATION_IN_USE } });
+      expect([status, await locationLeft(loc), (await tdbOf(a).selectFrom('billing_subscriptions').select('id').where('id', '=', sub.id).executeTakeFirst())?.id]).toEqual([status, true, sub.id]);
+    }
+    const loc = await newLocation();
+    await subscription(loc, 'canceled');
+    expect(await api.call('DELETE', `${P}/locations/${loc}`, { token: owner })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await locationLeft(loc)).toBe(false);
+  });
+
+  test('a live integration connection (delivery-a) or a register-b / register-c mapping of one holds the location: 409, nothing changes', async () => {
+    const direct = await newLocation();
+    const conn = await connection(direct, 'delivery-a', 'active');
+    expect(await api.call('DELETE', `${P}/locations/${direct}`, { token: owner })).toMatchObject({ status: 409, body: { message: LOCATION_IN_USE } });
+    expect(await locationLeft(direct)).toBe(true);
+    expect(await api.deps.db.selectFrom('integration_connections').select(['status', 'location_id']).where('id', '=', conn).executeTakeFirst()).toEqual({ status: 'active', location_id: direct });
+    // The merchant disables it first (the provider's own route); then the location can go.
+    await api.deps.db.updateTable('integration_connections').set({ status: 'disabled' }).where('id', '=', conn).execute();
+    expect((await api.call('DELETE', `${P}/locations/${direct}`, { token: owner })).status).toBe(200);
+
+    const mappedB = await newLocation();
+    const hub = await connection(a.locations[0]!.id, 'register-b', 'active');
+    const now = new Date();
+    await api.deps.db.insertInto('register_b_mappings').values({ merchant_id: a.merchant.id, location_id: mappedB, connection_id: hub, branch_id: `br-${mappedB}`, branch_name: 'Branch', created_at: now, updated_at: now }).execute();
+    const mappedC = await newLocation();
+    const hubC = await connection(a.locations[0]!.id, 'register-c', 'active');
+    await api.deps.db.insertInto('register_c_mappings').values({ merchant_id: a.merchant.id, location_id: mappedC, connection_id: hubC, register_c_location_id: `rc-${mappedC}`, order_settings: JSON.stringify({}), suggestion_dismissed_digest: null, last_synced_at: null, last_sync_counts: null, created_at: now, updated_at: now }).execute();
+    for (const loc of [mappedB, mappedC]) {
+      expect(await api.call('DELETE', `${P}/locations/${loc}`, { token: owner })).toMatchObject({ status: 409, body: { message: LOCATION_IN_USE } });
+      expect(await locationLeft(loc)).toBe(true);
+    }
+    // A disabled connection's mappings hold nothing and go with the location.
+    await api.deps.db.updateTable('integration_connections').set({ status: 'disabled' }).where('id', 'in', [hub, hubC]).execute();
+    for (const loc of [mappedB, mappedC]) expect((await api.call('DELETE', `${P}/locations/${loc}`, { token: owner })).status).toBe(200);
+    expect(await api.deps.db.selectFrom('register_b_mappings').select('location_id').where('location_id', '=', mappedB).execute()).toEqual([]);
+    expect(await api.deps.db.selectFrom('register_c_mappings').select('location_id').where('location_id', '=', mappedC).execute()).toEqual([]);
+  });
+
+  test('updates, status changes and receipt saves racing a delete: each is a 200 or the 404 a later request gets, never a 500', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const loc = await newLocation();
+      const [del, ...writes] = await Promise.all([
+        api.call('DELETE', `${P}/locations/${loc}`, { token: owner }),
+        api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { name: 'Renamed' } }),
+        api.call('PUT', `${P}/locations/${loc}/status`, { token: owner, body: { status: 'inactive' } }),
+        api.call('PUT', `${P}/receipts/${loc}`, { token: owner, body: { header: 'Hello' } }),
+      ]);
+      expect(del!.status).toBe(200);
+      for (const w of writes) {
+        seen.add(String(w.status));
+        if (w.status !== 200) expect(w).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+      }
+      expect(await locationLeft(loc)).toBe(false);
+      expect(await tdbOf(a).selectFrom('location_receipts').select('location_id').where('location_id', '=', loc).execute()).toEqual([]);
+    }
+    expect([...seen].every((s) => s === '200' || s === '404')).toBe(true);
+  });
+
+  test('the public restaurant listing follows: a rename shows the new name, a delete removes the listing, its upvotes and table-QR entries', async () => {
+    const cat = `loccat${crypto.randomUUID().slice(0, 6)}`;
+    const loc = await newLocation();
+    expect((await api.call('PUT', `/api/back-office/online-ordering/${loc}`, { token: owner, body: { enabled: true, latitude: 50.1, longitude: 4.1, categories: [cat] } })).status).toBe(200);
+    const listed = async () => (await api.call('GET', `/api/online-ordering/restaurant-suggestions/top?category=${cat}`)).body.data as { location_id: string; name: string }[];
+    expect((await listed()).map((x) => x.location_id)).toEqual([loc]);
+    expect((await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { name: 'Renamed Bistro' } })).status).toBe(200);
+    expect((await listed()).map((x) => [x.location_id, x.name])).toEqual([[loc, 'Renamed Bistro']]);
+    await api.deps.db.insertInto('restaurant_upvotes').values({ location_id: loc, customer_id: crypto.randomUUID(), created_at: new Date() }).execute();
+    await api.deps.db.insertInto('table_qr_directory').values({ table_section_id: crypto.randomUUID(), merchant_id: a.merchant.id, location_id: loc }).execute();
+    expect((await api.call('DELETE', `${P}/locations/${loc}`, { token: owner })).status).toBe(200);
+    expect(await listed()).toEqual([]);
+    expect(await api.deps.db.selectFrom('restaurant_upvotes').select('customer_id').where('location_id', '=', loc).execute()).toEqual([]);
+    expect(await api.deps.db.selectFrom('table_qr_directory').select('table_section_id').where('location_id', '=', loc).execute()).toEqual([]);
+  });
+});
+
 describe('lists, export, options, terminals', () => {
   test('datatable searches, filters and pages; options list by name', async () => {
     const made = await create({ name: 'Zulu Search Spot', timezone: 'UTC', country: 'NL', city: 'Utrecht' });

@@ -12,7 +12,7 @@ export const LocationParams = t.Object({ locationId: PathId() });
 
 // Locations
 const LocationName = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
-const Zone = t.String({ minLength: 1, maxLength: 64, error: 'The timezone field must be a valid IANA time zone.', description: 'an IANA zone of the zone database, e.g. Europe/Brussels' });
+const Zone = t.String({ minLength: 1, maxLength: 64, error: 'The timezone field must be a valid IANA time zone.', description: 'an IANA zone that both the runtime and PostgreSQL know, e.g. Europe/Brussels' });
 const Country = t.String({ pattern: '^[A-Za-z]{2}$', maxLength: 2, error: 'The country field must be a two-letter ISO country code.' });
 const Email = t.String({ maxLength: 190, format: 'email', error: 'The email field must be a valid email address.' });
 const Status = t.Union([t.Literal('active'), t.Literal('inactive')], { error: 'The status field must be active or inactive.' });
