@@ -33,20 +33,20 @@ import * as tenant20261124subscriptions from './migrations/tenant/2026-11-24-401
 import * as tenant20261124capacity from './migrations/tenant/2026-11-24-402-order-capacity.ts';
 import * as tenant20261124printers from './migrations/tenant/2026-11-24-501-printers.ts';
 import * as central20261124printerTokens from './migrations/central/2026-11-24-501-printer-tokens.ts';
+import * as tenant20261124channelSettings from './migrations/tenant/2026-11-24-801-channel-settings.ts';
 import * as tenant20261124customerAccounts from './migrations/tenant/2026-11-24-901-customer-accounts.ts';
 import * as tenant20261124tableQr from './migrations/tenant/2026-11-24-950-table-qr.ts';
-import * as tenant20261124channelSettings from './migrations/tenant/2026-11-24-801-channel-settings.ts';
 import * as central941guidedSetup from './migrations/central/2026-11-24-941-guided-setup-videos.ts';
 import * as central990autoSync from './migrations/central/2026-11-24-990-auto-sync.ts';
 import * as central991autoSyncReinterpret from './migrations/central/2026-11-24-991-auto-sync-reinterpret.ts';
 import * as central925registerCMappings from './migrations/central/2026-11-24-925-register-c-mappings.ts';
 import * as central201registerCState from './migrations/central/2026-11-26-201-register-c-mapping-state.ts';
-import * as tenant20261124settings from './migrations/tenant/2026-11-24-970-settings.ts';
-import * as tenant20261124branding from './migrations/tenant/2026-11-24-971-branding-profiles.ts';
 import * as tenant20261124billingProfiles from './migrations/tenant/2026-11-24-930-billing-profiles.ts';
 import * as tenant20261124cancelAtPeriodEnd from './migrations/tenant/2026-11-24-931-subscription-cancel-at-period-end.ts';
 import * as tenant20261124paymentProfiles from './migrations/tenant/2026-11-24-932-payment-profiles.ts';
 import * as tenant20261124aiGeneration from './migrations/tenant/2026-11-24-940-ai-generation.ts';
+import * as tenant20261124settings from './migrations/tenant/2026-11-24-970-settings.ts';
+import * as tenant20261124branding from './migrations/tenant/2026-11-24-971-branding-profiles.ts';
 import * as tenant20261125aiPurchases from './migrations/tenant/2026-11-25-901-ai-credit-purchases.ts';
 import * as central801autoSyncOutcome from './migrations/central/2026-11-25-801-auto-sync-outcome.ts';
 import * as tenant802marketplaceOrders from './migrations/tenant/2026-11-25-802-marketplace-orders.ts';
@@ -67,6 +67,7 @@ import * as tenant150deviceRoutes from './migrations/tenant/2026-11-27-150-devic
 import * as tenant151tillFlagged from './migrations/tenant/2026-11-27-151-till-flagged-variance.ts';
 import * as tenant20261128customTaxRate from './migrations/tenant/2026-11-28-001-custom-tax-rate-unique.ts';
 import * as tenant20261128deviceClaims from './migrations/tenant/2026-11-28-070-device-subscription-claims.ts';
+import * as tenant20261128cardBUnique from './migrations/tenant/2026-11-28-081-payment-profile-card-b-unique.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
@@ -137,6 +138,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-27-151-till-flagged-variance': tenant151tillFlagged,
   '2026-11-28-001-custom-tax-rate-unique': tenant20261128customTaxRate,
   '2026-11-28-070-device-subscription-claims': tenant20261128deviceClaims,
+  '2026-11-28-081-payment-profile-card-b-unique': tenant20261128cardBUnique,
 };
 
 /**

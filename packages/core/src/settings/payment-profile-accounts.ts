@@ -1,5 +1,5 @@
 import { errors } from '@pos/kernel';
-import type { TenantDb } from '@pos/db';
+import { isUniqueViolation, type TenantDb } from '@pos/db';
 import type { CardAAccount, CardAClient, CardAPayout, CardAPayoutSchedule } from '@pos/providers/card-a/card-a-client';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
@@ -157,14 +157,23 @@ export function setCardAPayoutSchedule(tdb: TenantDb, cardA: CardAClient | null,
   return updateAccount(tdb, cardA, userId, profileId, { payoutSchedule: clean }, 'payout_schedule');
 }
 
+export const CARD_B_ACCOUNT_TAKEN = 'This card-b account belongs to another payment profile.';
+
 /** `POST …/{id}/card-b/account`: the card-b merchant account the profile's terminals settle to (one profile per account). */
 export async function setCardBAccount(tdb: TenantDb, userId: string, profileId: string, accountId: string): Promise<PaymentProfileView> {
-  await inTenantTx(tdb, async (tx) => {
-    const profile = await findPaymentProfile(tx, profileId, true);
-    const taken = await tx.selectFrom('payment_profiles').select('id').where('card_b_account_id', '=', accountId).where('id', '!=', profile.id).executeTakeFirst();
-    if (taken) throw errors.field('account_id', 'This card-b account belongs to another payment profile.');
-    await tx.updateTable('payment_profiles').set({ card_b_account_id: accountId, updated_at: new Date() }).where('id', '=', profile.id).execute();
-    await logActivity(tx, { userId, action: 'connected', subject: 'payment_profile', subjectId: profile.id, properties: { provider: 'card-b', account_id: accountId } });
-  });
+  const taken = () => errors.field('account_id', CARD_B_ACCOUNT_TAKEN);
+  try {
+    await inTenantTx(tdb, async (tx) => {
+      const profile = await findPaymentProfile(tx, profileId, true);
+      const other = await tx.selectFrom('payment_profiles').select('id').where('card_b_account_id', '=', accountId).where('id', '!=', profile.id).executeTakeFirst();
+      if (other) throw taken();
+      await tx.updateTable('payment_profiles').set({ card_b_account_id: accountId, updated_at: new Date() }).where('id', '=', profile.id).execute();
+      await logActivity(tx, { userId, action: 'connected', subject: 'payment_profile', subjectId: profile.id, properties: { provider: 'card-b', account_id: accountId } });
+    });
+  } catch (e) {
+    // Two profiles sent the same account at once: both passed the check, the unique index keeps one.
+    if (isUniqueViolation(e, 'payment_profiles_card_b_account_unique')) throw taken();
+    throw e;
+  }
   return showPaymentProfile(tdb, profileId);
 }

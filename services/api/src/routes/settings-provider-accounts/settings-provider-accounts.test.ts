@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { NO_CARD_A_ACCOUNT } from '@pos/core/settings/payment-profile-accounts';
+import { CARD_B_ACCOUNT_TAKEN, NO_CARD_A_ACCOUNT } from '@pos/core/settings/payment-profile-accounts';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
@@ -133,6 +133,18 @@ describe('card-a connected account of a payment profile', () => {
     const taken = await api.call('POST', `${PP}/${two}/card-b/account`, { token: owner, body: { account_id: 'cb-merchant-77' } });
     expect(taken).toMatchObject({ status: 422, body: { errors: { account_id: ['This card-b account belongs to another payment profile.'] } } });
     expect((await api.call('POST', `${PP}/${two}/card-b/account`, { token: owner, body: { account_id: 'has spaces' } })).status).toBe(422);
+  });
+
+  test('the same card-b account sent to two profiles at once: one 200, the other the 422 on account_id; one profile holds it', async () => {
+    for (let k = 0; k < 5; k++) {
+      const x = await profile(`CB x${k}`);
+      const y = await profile(`CB y${k}`);
+      const acct = `cb_acct_${crypto.randomUUID().slice(0, 8)}`;
+      const rs = await Promise.all([x, y].map((id) => api.call('POST', `${PP}/${id}/card-b/account`, { token: owner, body: { account_id: acct } })));
+      expect(rs.map((r) => r.status).sort()).toEqual([200, 422]);
+      expect(rs.find((r) => r.status === 422)!.body).toMatchObject({ errors: { account_id: [CARD_B_ACCOUNT_TAKEN] } });
+      expect(await tdbOf(a).selectFrom('payment_profiles').select('id').where('card_b_account_id', '=', acct).execute()).toHaveLength(1);
+    }
   });
 
   test('permissions and isolation: VIEW for the session and payouts, EDIT for changes; another merchant\'s profile is a 404 and nothing reaches card-a', async () => {
