@@ -1,9 +1,11 @@
-import { errors } from '@pos/kernel';
+import type Redis from 'ioredis';
+import { errors, type Logger } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import type { CardAClient, CardAInvoice, CardASubscription } from '@pos/providers/card-a/card-a-client';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { logActivity } from '../activity/log-activity.ts';
 import { withSubscriptionLock } from '../webhooks/card-a-subscriptions.ts';
+import { acquireLock } from '../webhooks/redis-lock.ts';
 import { findBillingProfile, subscriptionView, type BillingSubscriptionView } from './billing-profiles.ts';
 import { isUuid } from '@pos/domain/ids';
 
@@ -94,16 +96,42 @@ export async function reactivateSubscription(tdb: TenantDb, cardA: CardAClient |
   return actionView(await record(tdb, userId, row.id, s, 'reactivated'));
 }
 
-export async function retrySubscriptionPayment(tdb: TenantDb, cardA: CardAClient | null, userId: string, profileId: string, subId: string): Promise<SubscriptionActionView> {
+/**
+ * How long one retry holds its subscription (three provider calls of at most 15 s each fit), and how
+ * long a second retry of it waits for the first.
+ */
+const RETRY_LOCK_MS = 60_000;
+const RETRY_WAIT_MS = 20_000;
+
+/**
+ * Pays the newest open bill. Retries of one subscription take turns (`billing_retry_{provider id}`, a
+ * Redis lock: no transaction stays open across the provider calls): the second finds the bill the first
+ * paid and answers NOTHING_TO_RETRY, where it could read the invoice still open, retry it while card-a
+ * was charging it, and report PAYMENT_FAILED for a paid bill. Without the lock (Redis away, or the
+ * first still running after the wait) it goes on as before, the provider deciding.
+ */
+export async function retrySubscriptionPayment(
+  tdb: TenantDb,
+  cardA: CardAClient | null,
+  lockDeps: { readonly redis: Redis; readonly log: Logger },
+  userId: string,
+  profileId: string,
+  subId: string,
+): Promise<SubscriptionActionView> {
   // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
   const row = await findSubscription(tdb, profileId, subId);
   const c = client(cardA);
   if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
-  const open = await atProvider(() => c.listInvoices({ customer: row.customer_id, subscription: row.provider_subscription_id, status: 'open', limit: 1 }));
-  if (!open[0]) throw errors.businessRule(NOTHING_TO_RETRY);
-  await atProvider(() => c.retryInvoice(open[0]!.id), PAYMENT_FAILED);
-  const s = await atProvider(() => c.retrieveSubscription(row.provider_subscription_id));
-  return actionView(await record(tdb, userId, row.id, s, 'payment_retried'));
+  const lock = await acquireLock(lockDeps.redis, `billing_retry_${row.provider_subscription_id}`, RETRY_LOCK_MS, RETRY_WAIT_MS, lockDeps.log);
+  try {
+    const open = await atProvider(() => c.listInvoices({ customer: row.customer_id, subscription: row.provider_subscription_id, status: 'open', limit: 1 }));
+    if (!open[0]) throw errors.businessRule(NOTHING_TO_RETRY);
+    await atProvider(() => c.retryInvoice(open[0]!.id), PAYMENT_FAILED);
+    const s = await atProvider(() => c.retrieveSubscription(row.provider_subscription_id));
+    return actionView(await record(tdb, userId, row.id, s, 'payment_retried'));
+  } finally {
+    await lock.release();
+  }
 }
 
 const billView = (i: CardAInvoice): PastBillView => ({

@@ -107,6 +107,19 @@ describe('billing profile subscriptions through card-a', () => {
     expect(res.text.replace(/^\uFEFF/, '')).toBe(`id,subscription,status,amount_due,attempt_count,created_at\n"${invoice.id}","${provider}","paid","4900","2","${before.body.data[0].created_at}"\n`);
   });
 
+  test('retry payment twice at once: the bill is paid once, one 200 and one 422 no unpaid bill (never payment failed)', async () => {
+    for (let k = 0; k < 4; k++) {
+      const { profile, local, provider } = await subscribed(a, `cus_bsub_retry${k}`);
+      const invoice = await sim(`/_sim/subscriptions/${provider}/invoice-failed`, { amount: 4900 });
+      await tdbOf(a).updateTable('billing_subscriptions').set({ status: 'past_due' }).where('id', '=', local).execute();
+      const rs = await Promise.all([0, 1].map(() => api.call('POST', `${P}/${profile}/subscriptions/${local}/retry-payment`, { token: owner })));
+      expect(rs.map((r) => r.status).sort()).toEqual([200, 422]);
+      expect(rs.find((r) => r.status === 422)!.body).toMatchObject({ message: NOTHING_TO_RETRY });
+      expect(rs.find((r) => r.status === 200)!.body).toMatchObject({ data: { id: local, status: 'active' } });
+      expect(cardA.billing.invoice(invoice.id)).toMatchObject({ status: 'paid', attempt_count: 2 });
+    }
+  });
+
   test('permissions, another profile\'s or merchant\'s subscription is a 404, nothing sent to card-a', async () => {
     const mine = await subscribed(a, 'cus_bsub_3');
     const other = await subscribed(a, 'cus_bsub_4');

@@ -352,7 +352,7 @@ export function settingsRoutes(deps: ApiDeps) {
         response: { 200: S.SubscriptionActionResponse },
         ...doc(BP, 'Withdraw a scheduled cancellation', 'EDIT_BILLING_PROFILES', 'Through card-a. An ended subscription cannot be revived (422).'),
       })
-      .post('/billing-profiles/:id/subscriptions/:subId/retry-payment', async ({ tenant, auth, params }) => ({ data: await billSub.retrySubscriptionPayment(tenant.db, deps.payments.cardA, auth.userId, params.id, params.subId) }), {
+      .post('/billing-profiles/:id/subscriptions/:subId/retry-payment', async ({ tenant, auth, params }) => ({ data: await billSub.retrySubscriptionPayment(tenant.db, deps.payments.cardA, deps, auth.userId, params.id, params.subId) }), {
         params: S.SubscriptionParams,
         query: S.VendorQuery,
         transform: permission('EDIT_BILLING_PROFILES'),
