@@ -109,17 +109,29 @@ test.describe.serial('kiosk payments on the card-b terminal', () => {
  */
 test.describe.serial('kiosk payments on the card-a reader', () => {
   let db: pg.Client;
-  const setProfile = (tenant: string, locationId: string, settings: object) =>
-    db.query(`update "${tenant}".locations set payment_settings = $1 where id = $2`, [JSON.stringify(settings), locationId]);
+  /**
+   * On: the location gets its own payment profile whose card-a account can take charges (the rows that
+   * connecting and onboarding it through the back office leave); off: that profile goes, and the
+   * location is back on the default (`on delete set null`).
+   */
+  const setProfile = async (tenant: string, locationId: string, cardA: boolean) => {
+    await db.query(`delete from "${tenant}".payment_profiles where name = 'e2e kiosk card-a'`);
+    if (cardA)
+      await db.query(
+        `with p as (insert into "${tenant}".payment_profiles (id, name, is_default, card_a_account_id, card_a_charges_enabled) values (gen_random_uuid(), 'e2e kiosk card-a', false, 'acct_e2e_kiosk', true) returning id)
+         update "${tenant}".locations set payment_profile_id = (select id from p) where id = $1`,
+        [locationId],
+      );
+  };
   test.beforeAll(async () => {
     db = new pg.Client({ connectionString: readFileSync(E2E.databaseUrlFile, 'utf8') });
     await db.connect();
     const seed = loadSeed();
-    await setProfile(seed.merchant.tenant_database, seed.devices.find((d) => d.id === seed.kiosk.device_id)!.location_id, { in_person_provider: 'card-a' });
+    await setProfile(seed.merchant.tenant_database, seed.devices.find((d) => d.id === seed.kiosk.device_id)!.location_id, true);
   });
   test.afterAll(async () => {
     const seed = loadSeed();
-    await setProfile(seed.merchant.tenant_database, seed.devices.find((d) => d.id === seed.kiosk.device_id)!.location_id, {});
+    await setProfile(seed.merchant.tenant_database, seed.devices.find((d) => d.id === seed.kiosk.device_id)!.location_id, false);
     await db.end();
   });
 

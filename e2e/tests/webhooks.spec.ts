@@ -13,11 +13,21 @@ test.describe.serial('inbound webhooks', () => {
   test('card-a reader payment: the simulator\'s signed webhook completes the kiosk transaction', async ({ request }) => {
     const seed = loadSeed();
     const kioskDevice = seed.devices.find((d) => d.id === seed.kiosk.device_id)!;
-    // No route sets a location's payment profile yet: the kiosk's location reports in-person card-a for this test.
+    // The kiosk's location on its own payment profile whose card-a account takes charges (the rows the
+    // back office's connect and onboarding leave; that path is tested in the API's card-a-events test).
     const db = new pg.Client({ connectionString: readFileSync(E2E.databaseUrlFile, 'utf8') });
     await db.connect();
-    const setProfile = (settings: object) => db.query(`update "${seed.merchant.tenant_database}".locations set payment_settings = $1 where id = $2`, [JSON.stringify(settings), kioskDevice.location_id]);
-    await setProfile({ in_person_provider: 'card-a' });
+    const tenant = seed.merchant.tenant_database;
+    const setProfile = async (cardA: boolean) => {
+      await db.query(`delete from "${tenant}".payment_profiles where name = 'e2e webhooks card-a'`);
+      if (cardA)
+        await db.query(
+          `with p as (insert into "${tenant}".payment_profiles (id, name, is_default, card_a_account_id, card_a_charges_enabled) values (gen_random_uuid(), 'e2e webhooks card-a', false, 'acct_e2e_webhooks', true) returning id)
+           update "${tenant}".locations set payment_profile_id = (select id from p) where id = $1`,
+          [kioskDevice.location_id],
+        );
+    };
+    await setProfile(true);
     try {
       const { token } = await (await request.post('/api/login', { data: seed.backoffice })).json();
       const code = (await (await request.post(`/api/back-office/devices/${seed.kiosk.device_id}/new-activation-code`, { headers: { authorization: `Bearer ${token}` } })).json()).data.activation_code;
@@ -51,7 +61,7 @@ test.describe.serial('inbound webhooks', () => {
       );
       expect(log.rows).toEqual([{ status: 'processed', provider: 'card-a' }]);
     } finally {
-      await setProfile({});
+      await setProfile(false);
       await db.end();
     }
   });

@@ -66,6 +66,7 @@ import * as tenant111verified from './migrations/tenant/2026-11-27-111-customer-
 import * as tenant150deviceRoutes from './migrations/tenant/2026-11-27-150-device-routes.ts';
 import * as tenant151tillFlagged from './migrations/tenant/2026-11-27-151-till-flagged-variance.ts';
 import * as tenant20261128customTaxRate from './migrations/tenant/2026-11-28-001-custom-tax-rate-unique.ts';
+import * as tenant20261128locationPaymentProfile from './migrations/tenant/2026-11-28-020-location-payment-profile.ts';
 import * as tenant20261128deviceClaims from './migrations/tenant/2026-11-28-070-device-subscription-claims.ts';
 import * as tenant20261128cardBUnique from './migrations/tenant/2026-11-28-081-payment-profile-card-b-unique.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
@@ -137,6 +138,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-27-150-device-routes': tenant150deviceRoutes,
   '2026-11-27-151-till-flagged-variance': tenant151tillFlagged,
   '2026-11-28-001-custom-tax-rate-unique': tenant20261128customTaxRate,
+  '2026-11-28-020-location-payment-profile': tenant20261128locationPaymentProfile,
   '2026-11-28-070-device-subscription-claims': tenant20261128deviceClaims,
   '2026-11-28-081-payment-profile-card-b-unique': tenant20261128cardBUnique,
 };

@@ -18,7 +18,7 @@ export interface TenantTables {
     est_no: string | null;
     pos_tenders: Json<unknown>;
     created_at: Timestamp;
-    /** `{ in_person_provider?, platform_a?: { active, location_id } }` (migration 2026-11-23-012-transactions). */
+    /** `{ platform_a?: { active, location_id }, test_mode?, card_b? }` (migration 2026-11-23-012-transactions); the in-person provider comes from the payment profile (`payment_profile_id`). */
     payment_settings: ColumnType<Record<string, unknown>, string | Record<string, unknown> | undefined, string | Record<string, unknown>>;
     /** Contact fields (migration 2026-11-24-970-settings). */
     phone: Generated<string | null>;
@@ -26,6 +26,8 @@ export interface TenantTables {
     city: Generated<string | null>;
     postal_code: Generated<string | null>;
     updated_at: Generated<Date>;
+    /** The payment profile the location uses; null: the merchant's default (migration 2026-11-28-020-location-payment-profile). */
+    payment_profile_id: Generated<string | null>;
   };
   devices: {
     id: string;
@@ -709,6 +711,8 @@ export interface TenantTables {
     is_default: Generated<boolean>;
     card_a_account_id: string | null;
     card_b_account_id: string | null;
+    /** The card-a account's `charges_enabled`, as last read at the provider (migration 2026-11-28-020-location-payment-profile). */
+    card_a_charges_enabled: Generated<boolean>;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
   };

@@ -3,6 +3,7 @@ import { AppError, errors } from '@pos/kernel';
 import { stampPaymentProvider } from '@pos/domain';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
+import { inPersonProviderOf } from './in-person-provider.ts';
 import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { checkRewardPoints, rewardAsOffer } from '../customers/rewards.ts';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
@@ -57,7 +58,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   if (quote.total === 0 && (input.tip_amount ?? 0) > 0) throw errors.field('tip_amount', 'A tip cannot be added to a free order.');
   const location = await deps.tdb.selectFrom('locations').select('payment_settings').where('id', '=', device.location_id).executeTakeFirstOrThrow();
   const settings = readPaymentSettings(location.payment_settings);
-  const provider = stampPaymentProvider('kiosk', settings.in_person_provider, deps.providers.defaults);
+  const provider = stampPaymentProvider('kiosk', await inPersonProviderOf(deps.tdb, device.location_id), deps.providers.defaults);
   const key = await mintKioskKey(deps.tdb, device.id, now);
   const tip = input.tip_amount ?? 0;
   const id = Bun.randomUUIDv7();

@@ -9,9 +9,11 @@ export interface KioskDevice {
   readonly payment_enabled?: boolean;
 }
 
-/** A location's payment settings (`locations.payment_settings`, docs/decisions.md "Payments"). */
+/**
+ * A location's payment settings (`locations.payment_settings`, docs/decisions.md "Payments"). The
+ * in-person provider is not among them: the location's payment profile reports it (in-person-provider.ts).
+ */
 export interface LocationPaymentSettings {
-  readonly in_person_provider: string | null;
   readonly platform_a_active: boolean;
   readonly platform_a_location_id: string | null;
   readonly test_mode: boolean;
@@ -21,7 +23,6 @@ export function readPaymentSettings(raw: Record<string, unknown> | null | undefi
   const r = raw ?? {};
   const pa = (r.platform_a ?? {}) as Record<string, unknown>;
   return {
-    in_person_provider: typeof r.in_person_provider === 'string' ? r.in_person_provider : null,
     platform_a_active: pa.active === true,
     platform_a_location_id: typeof pa.location_id === 'string' ? pa.location_id : null,
     test_mode: r.test_mode === true,

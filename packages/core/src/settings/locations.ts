@@ -12,6 +12,8 @@ import { safeCell } from '../shared/table-export.ts';
 import { isUuid } from '@pos/domain/ids';
 import { usableZone } from './location-zone.ts';
 import { locationHeldOutside, releaseCentralRows, renameListing } from './location-references.ts';
+import { inPersonProviderOf } from '../payments/in-person-provider.ts';
+import { locationPaymentProfile } from './location-payment-profile.ts';
 
 /**
  * Settings > locations (spec 1 "Settings", no permission of their own): every read and write is
@@ -41,11 +43,13 @@ export interface LocationView {
   vat_no: string | null;
   est_no: string | null;
   status: string;
+  /** The payment profile the location uses; null: the merchant's default one. */
+  payment_profile_id: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS = ['id', 'name', 'timezone', 'address', 'city', 'postal_code', 'country', 'phone', 'email', 'vat_no', 'est_no', 'status', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'name', 'timezone', 'address', 'city', 'postal_code', 'country', 'phone', 'email', 'vat_no', 'est_no', 'status', 'payment_profile_id', 'created_at', 'updated_at'] as const;
 
 function view(r: Pick<Row, (typeof COLUMNS)[number]>): LocationView {
   return {
@@ -61,6 +65,7 @@ function view(r: Pick<Row, (typeof COLUMNS)[number]>): LocationView {
     vat_no: r.vat_no,
     est_no: r.est_no,
     status: r.status,
+    payment_profile_id: r.payment_profile_id,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
@@ -121,6 +126,8 @@ export interface LocationInput {
   email?: string | null;
   vat_no?: string | null;
   est_no?: string | null;
+  /** A payment profile of the merchant; null: the default one. */
+  payment_profile_id?: string | null;
 }
 
 async function zoneOf(tdb: TenantDb, tz: string): Promise<string> {
@@ -152,6 +159,7 @@ export async function createLocation(tdb: TenantDb, access: Access, userId: stri
   const values = await columns(tdb, input);
   const id = Bun.randomUUIDv7();
   return inTenantTx(tdb, async (tx) => {
+    Object.assign(values, await locationPaymentProfile(tx, input));
     const row = await tx
       .insertInto('locations')
       .values({ id, ...(values as { name: string; timezone: string; country: string }), pos_tenders: JSON.stringify({}) })
@@ -178,6 +186,7 @@ export async function updateLocation(tdb: TenantDb, access: Access, merchantId: 
   const values = await columns(tdb, input);
   return inTenantTx(tdb, async (tx) => {
     await lockLocation(tx, row.id, 'update');
+    Object.assign(values, await locationPaymentProfile(tx, input));
     const updated = await tx.updateTable('locations').set({ ...values, updated_at: now }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
     if (values.name !== undefined) await renameListing(tx, merchantId, row.id, updated.name, now);
     await logActivity(tx, { userId, action: 'updated', subject: 'location', subjectId: row.id, properties: { fields: Object.keys(values).sort() } });
@@ -267,6 +276,5 @@ export async function terminalOptions(tdb: TenantDb, access: Access, id: string)
     if (d.card_b_terminal_id) terminals.push({ provider: 'card-b', terminal_id: d.card_b_terminal_id, device_id: d.id, device_name: d.name });
     if (d.platform_a_device_id) terminals.push({ provider: 'platform-a', terminal_id: d.platform_a_device_id, device_id: d.id, device_name: d.name });
   }
-  const provider = (row.payment_settings as { in_person_provider?: unknown }).in_person_provider;
-  return { in_person_provider: typeof provider === 'string' ? provider : null, terminals };
+  return { in_person_provider: await inPersonProviderOf(tdb, row.id), terminals };
 }

@@ -1,9 +1,10 @@
 import type { TenantDb } from '@pos/db';
 import type { Access } from '../auth/access.ts';
+import { inPersonProviders } from '../payments/in-person-provider.ts';
 
 /**
  * `GET /back-office/payment-onboarding-status`: per location the caller may see, whether in-person
- * payments are ready: an in-person provider chosen (`payment_settings.in_person_provider`) and at
+ * payments are ready: an in-person provider reported by the location's payment profile and at
  * least one live device bound to a terminal of that provider. Read from the records, never stored.
  */
 const TERMINAL_COLUMN = { 'card-a': 'card_a_reader_id', 'card-b': 'card_b_terminal_id', 'platform-a': 'platform_a_device_id' } as const;
@@ -14,7 +15,7 @@ export interface PaymentOnboarding {
 }
 
 export async function paymentOnboardingStatus(tdb: TenantDb, access: Access): Promise<PaymentOnboarding> {
-  let q = tdb.selectFrom('locations').select(['id', 'name', 'payment_settings']);
+  let q = tdb.selectFrom('locations').select(['id', 'name']);
   if (!access.allLocations) {
     const ids = [...access.locationIds];
     q = ids.length ? q.where('id', 'in', ids) : q.where((eb) => eb.val(false));
@@ -28,9 +29,9 @@ export async function paymentOnboardingStatus(tdb: TenantDb, access: Access): Pr
         .where('deleted_at', 'is', null)
         .execute()
     : [];
+  const providers = await inPersonProviders(tdb, locations.map((l) => l.id));
   const out = locations.map((l) => {
-    const raw = (l.payment_settings as { in_person_provider?: unknown }).in_person_provider;
-    const provider = typeof raw === 'string' && raw ? raw : null;
+    const provider = providers.get(l.id) ?? null;
     const column = provider && provider in TERMINAL_COLUMN ? TERMINAL_COLUMN[provider as keyof typeof TERMINAL_COLUMN] : null;
     const terminals = column ? devices.filter((d) => d.location_id === l.id && d[column]).length : 0;
     return { location_id: l.id, name: l.name, in_person_provider: provider, terminals, ready: terminals > 0 };

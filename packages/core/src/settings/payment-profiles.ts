@@ -4,6 +4,7 @@ import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
+import { reportedInPersonProvider } from '@pos/domain';
 import { isUniqueViolation } from '@pos/db';
 import { lockDefaults, switchDefault } from './default-switch.ts';
 
@@ -23,6 +24,10 @@ export interface PaymentProfileView {
   is_default: boolean;
   card_a_account_id: string | null;
   card_b_account_id: string | null;
+  /** The card-a account's `charges_enabled`, as card-a last reported it. */
+  card_a_charges_enabled: boolean;
+  /** What the profile reports to its locations' kiosks (spec 3 "Provider choice"). */
+  in_person_provider: 'card-a' | 'card-b' | null;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +38,8 @@ const view = (r: Row): PaymentProfileView => ({
   is_default: r.is_default,
   card_a_account_id: r.card_a_account_id,
   card_b_account_id: r.card_b_account_id,
+  card_a_charges_enabled: r.card_a_charges_enabled,
+  in_person_provider: reportedInPersonProvider(r),
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
+import { inPersonProviders } from '../payments/in-person-provider.ts';
 
 /**
  * `GET /back-office/setup-status`: which setup steps of the merchant are done, in the order the
@@ -31,7 +32,7 @@ export async function setupStatus(tdb: TenantDb): Promise<SetupStatus> {
     exists(tdb.selectFrom('locations').where('address', 'is not', null).where(sql`btrim(address)`, '<>', '')),
     exists(tdb.selectFrom('items')),
     exists(tdb.selectFrom('menus').where('status', '=', 'published')),
-    exists(tdb.selectFrom('locations').where(sql`coalesce(payment_settings->>'in_person_provider', '')`, '<>', '')),
+    anyInPersonProvider(tdb),
     exists(tdb.selectFrom('devices').where('activated_at', 'is not', null).where('deleted_at', 'is', null)),
     exists(tdb.selectFrom('branding_profiles')),
     exists(tdb.selectFrom('languages').where('is_default', '=', true)),
@@ -40,4 +41,10 @@ export async function setupStatus(tdb: TenantDb): Promise<SetupStatus> {
   const steps = SETUP_STEPS.map((s) => ({ key: s.key, label: s.label, done: done[s.key] }));
   const completed = steps.filter((s) => s.done).length;
   return { steps, completed, total: steps.length, complete: completed === steps.length };
+}
+
+/** The payments step: some location's payment profile reports an in-person provider. */
+async function anyInPersonProvider(tdb: TenantDb): Promise<boolean> {
+  const ids = (await tdb.selectFrom('locations').select('id').execute()).map((l) => l.id);
+  return [...(await inPersonProviders(tdb, ids)).values()].some((p) => p !== null);
 }

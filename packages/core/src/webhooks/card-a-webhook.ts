@@ -11,6 +11,7 @@ import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
 import { AI_CREDITS_KIND, creditPurchase } from '../generation/ai-credit-purchases.ts';
+import { connectedAccountTarget, syncConnectedAccount } from './card-a-accounts.ts';
 
 
 export interface CardAOutcome {
@@ -38,6 +39,8 @@ interface Target {
   readonly tenant: WebhookTenant | null;
   /** The payment intent (fee and refund events). */
   readonly paymentIntent?: string;
+  /** The tenant schema of an event about no location (a connected account). */
+  readonly tenantDatabase?: string;
 }
 
 interface EventCtx {
@@ -101,6 +104,15 @@ const HANDLERS: ReadonlyArray<{
     matches: (type) => type === 'invoice.payment_failed',
     resolve: async (deps, e) => withTenant(await billingTenant(deps, invoiceLocation(e.object), str(e.object.subscription), str(e.object.customer))),
     run: (deps, target, e) => invoicePaymentFailed(deps, target.tenant!, e.object, e.eventId),
+  },
+  {
+    // A payment profile's connected account: whether it takes charges decides the kiosks' provider.
+    matches: (type) => type === 'account.updated',
+    resolve: async (deps, e) => {
+      const t = await connectedAccountTarget(deps, e.object);
+      return t ? { merchantId: t.merchantId, tenant: null, tenantDatabase: t.tenantDatabase } : null;
+    },
+    run: (deps, target, e) => syncConnectedAccount(deps, { merchantId: target.merchantId, tenantDatabase: target.tenantDatabase! }, e.object),
   },
   {
     matches: (type) => type === 'application_fee.created',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_PROVIDERS, isPaymentProvider, paymentTimeProvider, runningPaymentProvider, stampPaymentProvider } from './provider-choice.ts';
+import { DEFAULT_PROVIDERS, isPaymentProvider, paymentTimeProvider, reportedInPersonProvider, runningPaymentProvider, stampPaymentProvider } from './provider-choice.ts';
 
 describe('provider choice', () => {
   test('non-kiosk channels get the default (card-a), whatever the location profile', () => {
@@ -14,6 +14,16 @@ describe('provider choice', () => {
     expect(stampPaymentProvider('kiosk', null, DEFAULT_PROVIDERS)).toBe('card-b');
     expect(stampPaymentProvider('kiosk', 'platform-a', DEFAULT_PROVIDERS)).toBe('card-b');
     expect(stampPaymentProvider('kiosk', null, { defaultProvider: 'card-a', kioskDefaultProvider: 'card-a' })).toBe('card-a');
+  });
+  test('a payment profile reports card-a once its card-a account takes charges, else card-b with a card-b account', () => {
+    const p = (a: string | null, enabled: boolean, b: string | null) => ({ card_a_account_id: a, card_a_charges_enabled: enabled, card_b_account_id: b });
+    expect(reportedInPersonProvider(null)).toBeNull();
+    expect(reportedInPersonProvider(p(null, false, null))).toBeNull();
+    expect(reportedInPersonProvider(p('acct_1', false, null))).toBeNull();
+    expect(reportedInPersonProvider(p('acct_1', false, 'cb_1'))).toBe('card-b');
+    expect(reportedInPersonProvider(p('acct_1', true, null))).toBe('card-a');
+    expect(reportedInPersonProvider(p('acct_1', true, 'cb_1'))).toBe('card-a');
+    expect(reportedInPersonProvider(p(null, false, 'cb_1'))).toBe('card-b');
   });
   test('an active platform-a integration overrides at payment time', () => {
     expect(paymentTimeProvider('card-b', true)).toBe('platform-a');

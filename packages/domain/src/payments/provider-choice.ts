@@ -13,6 +13,25 @@ export interface ProviderDefaults {
 
 export const DEFAULT_PROVIDERS: ProviderDefaults = { defaultProvider: 'card-a', kioskDefaultProvider: 'card-b' };
 
+/** What a payment profile holds that decides its in-person provider (docs/decisions.md, "Issue 18 item 5 — payment profiles", provider choice). */
+export interface ProfileAccounts {
+  readonly card_a_account_id: string | null;
+  /** The card-a connected account's `charges_enabled`, as last read at the provider. */
+  readonly card_a_charges_enabled: boolean;
+  readonly card_b_account_id: string | null;
+}
+
+/**
+ * The in-person provider a payment profile reports: card-a once its connected account can take
+ * charges (onboarding finished), else card-b when it holds a card-b account, else none. An account
+ * still onboarding cannot take a payment, so it does not move the kiosks off card-b.
+ */
+export function reportedInPersonProvider(profile: ProfileAccounts | null): 'card-a' | 'card-b' | null {
+  if (!profile) return null;
+  if (profile.card_a_account_id && profile.card_a_charges_enabled) return 'card-a';
+  return profile.card_b_account_id ? 'card-b' : null;
+}
+
 /** The provider stamped on a transaction at creation (rule 1). */
 export function stampPaymentProvider(channel: string, inPersonProvider: string | null, defaults: ProviderDefaults): PaymentProvider {
   if (channel !== 'kiosk') return defaults.defaultProvider;

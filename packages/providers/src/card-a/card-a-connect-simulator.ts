@@ -10,7 +10,7 @@ import type { BillingContext } from './card-a-billing-simulator.ts';
  * `starting_after`, at most 100), customers and card payment methods attached to them (test method ids
  * `pm_card_*` as the provider accepts them). `account.updated` is sent when onboarding completes.
  *
- * Test controls (`/_sim/…`): complete an account's onboarding, add payouts to an account.
+ * Test controls (`/_sim/…`): complete an account's onboarding, stop its charges, add payouts to an account.
  */
 export interface ConnectedAccount {
   id: string;
@@ -301,6 +301,14 @@ export function cardAConnect(ctx: BillingContext & { baseUrl: () => string }): C
       const a = accounts.get(p.id!);
       if (!a) return noAccount(p.id!);
       Object.assign(a, { charges_enabled: true, payouts_enabled: true, details_submitted: true });
+      await ctx.send('account.updated', structuredClone(a));
+      return Response.json(a);
+    }),
+    // The provider stops the account's charges (requirements past due, or the merchant disconnected).
+    route('POST', '/_sim/accounts/:id/disable-charges', async (_req, p) => {
+      const a = accounts.get(p.id!);
+      if (!a) return noAccount(p.id!);
+      a.charges_enabled = false;
       await ctx.send('account.updated', structuredClone(a));
       return Response.json(a);
     }),

@@ -11,6 +11,7 @@ import { capacitySlotOf } from '@pos/domain';
 import { CardBClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
 import { badGateway, gate, providerHop } from '../../testing/provider-hop.ts';
 
 // Kiosk payment routes against real PostgreSQL and Redis and the three provider simulators over HTTP.
@@ -42,7 +43,11 @@ const status = (key: string) => api.call('GET', `/api/kiosk/payment/session-stat
 const details = (key: string) => api.call('GET', `/api/kiosk/payment/details/${encodeURIComponent(key)}`, { token: kiosk, deviceKey: true });
 const cancel = (key: string, token = kiosk) => api.call('POST', '/api/kiosk/payment/cancel-action', { token, deviceKey: true, body: { idempotency_key: key } });
 const captureDeps = () => ({ tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() });
-const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+/** The location's payment settings, and the in-person provider its (default) payment profile reports. */
+const setSettings = async ({ in_person_provider, ...settings }: { in_person_provider?: 'card-a' | 'card-b' } & Record<string, unknown>) => {
+  await tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+  await reportInPersonProvider(tdb(), in_person_provider ?? null);
+};
 const basket = () => ({ lines: [{ item_id: item('Espresso').id, qty: 2 }, { item_id: item('Croissant').id, qty: 1 }] });
 const KEY = (deviceId: string) => new RegExp(`^idemp_${deviceId}_[0-9]{13}$`);
 /** Runs `fn` with the kiosk's terminal id of one provider removed (the setting put back after). */
@@ -352,7 +357,7 @@ describe('card-a and platform-a', () => {
     try {
       const sm = await slow.seed('kpay-held');
       const sdb = bindTenant(slow.deps.db, sm.merchant.tenant_database);
-      await sdb.updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', sm.locations[0]!.id).execute();
+      await reportInPersonProvider(sdb, 'card-a');
       const token = await slow.deviceToken(sm, 'kiosk');
       const pending = slow.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: sm.items[0]!.id, qty: 1 }] } });
       await answer.reached;

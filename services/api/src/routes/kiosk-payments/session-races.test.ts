@@ -7,6 +7,7 @@ import { handleCardAWebhook } from '@pos/core/webhooks/card-a-webhook';
 import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
 import { badGateway, gate, providerHop, type HopRequest } from '../../testing/provider-hop.ts';
 
 /**
@@ -59,7 +60,11 @@ const startedAgo = (id: string, ms: number) =>
     .set({ updated_at: new Date(Date.now() - ms), payment_snapshot: sql`payment_snapshot || jsonb_build_object('started_at', ${new Date(Date.now() - ms).toISOString()}::text)` })
     .where('id', '=', id)
     .execute();
-const setSettings = (settings: Record<string, unknown>) => tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+/** The location's payment settings, and the in-person provider its (default) payment profile reports. */
+const setSettings = async ({ in_person_provider, ...settings }: { in_person_provider?: 'card-a' | 'card-b' } & Record<string, unknown>) => {
+  await tdb().updateTable('locations').set({ payment_settings: JSON.stringify(settings) }).where('id', '=', m.locations[0]!.id).execute();
+  await reportInPersonProvider(tdb(), in_person_provider ?? null);
+};
 /** A route's answer, status and body, for exact comparison. */
 const answer = async (res: Promise<{ status: number; body: any }>) => {
   const r = await res;

@@ -46,6 +46,7 @@ describe('locations: create, show, update, status, delete', () => {
         vat_no: null,
         est_no: null,
         status: 'active',
+        payment_profile_id: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
@@ -258,7 +259,7 @@ describe('lists, export, options, terminals', () => {
     expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="locations-\d{4}-\d{2}-\d{2}\.csv"$/);
     const lines = r.text.replace(/^\uFEFF/, '').trim().split('\n');
-    expect(lines[0]).toBe('id,name,timezone,address,city,postal_code,country,phone,email,vat_no,est_no,status,created_at,updated_at');
+    expect(lines[0]).toBe('id,name,timezone,address,city,postal_code,country,phone,email,vat_no,est_no,status,payment_profile_id,created_at,updated_at');
     expect(lines).toHaveLength(3); // header + the two asked for
     expect(r.text).toContain(`${f.body.data.id},"'=HYPERLINK(""x"")"`);
     expect(r.text).not.toContain(a.locations[1]!.id);
@@ -266,17 +267,45 @@ describe('lists, export, options, terminals', () => {
     expect(all.text.replace(/^\uFEFF/, '').trim().split('\n').length - 1).toBe(await count('locations'));
   });
 
-  test('terminal options list the terminals bound to the location\'s devices', async () => {
+  test('terminal options list the terminals bound to the location\'s devices, and the in-person provider its payment profile reports', async () => {
     const loc = a.locations[0]!.id;
     const dev = a.devices.find((d) => d.type === 'pos')!;
     await tdbOf(a).updateTable('devices').set({ card_b_terminal_id: 'TERM-42' }).where('id', '=', dev.id).execute();
-    await tdbOf(a).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-b' }) }).where('id', '=', loc).execute();
+    const PP = `${P}/payment-profiles`;
+    // The first profile is the default (no accounts); the location chooses a second one with a card-b account.
+    await api.call('POST', PP, { token: owner, body: { name: 'Main' } });
+    const terminals = (await api.call('POST', PP, { token: owner, body: { name: 'Terminals' } })).body.data.id;
+    expect((await api.call('POST', `${PP}/${terminals}/card-b/account`, { token: owner, body: { account_id: 'cb-loc-a' } })).status).toBe(200);
+    const put = await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { payment_profile_id: terminals } });
+    expect(put).toMatchObject({ status: 200, body: { data: { id: loc, payment_profile_id: terminals } } });
     const r = await api.call('GET', `${P}/locations/${loc}/terminal-options`, { token: owner });
     expect(r.status).toBe(200);
     expect(r.body.data.in_person_provider).toBe('card-b');
     expect(r.body.data.terminals).toContainEqual({ provider: 'card-b', terminal_id: 'TERM-42', device_id: dev.id, device_name: expect.any(String) });
     const other = await api.call('GET', `${P}/locations/${a.locations[1]!.id}/terminal-options`, { token: owner });
     expect(other.body.data.terminals.map((t: { device_id: string }) => t.device_id)).not.toContain(dev.id);
+    // The other location is on the default profile, which reports no provider.
+    expect(other.body.data.in_person_provider).toBeNull();
+  });
+
+  test('a location\'s payment profile: one of the merchant\'s (404 otherwise), null goes back to the default; a deleted profile leaves the default', async () => {
+    const loc = a.locations[1]!.id;
+    const PP = `${P}/payment-profiles`;
+    const theirs = (await api.call('POST', PP, { token: ownerB, body: { name: 'Theirs' } })).body.data.id;
+    for (const id of [theirs, crypto.randomUUID(), 'not-a-uuid']) {
+      expect(await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { payment_profile_id: id } })).toMatchObject({ status: 404, body: { message: 'Unable to locate the payment profile you requested.' } });
+    }
+    expect((await tdbOf(a).selectFrom('locations').select('payment_profile_id').where('id', '=', loc).executeTakeFirstOrThrow()).payment_profile_id).toBeNull();
+    const spare = (await api.call('POST', PP, { token: owner, body: { name: 'Spare' } })).body.data.id;
+    await api.call('POST', `${PP}/${spare}/card-b/account`, { token: owner, body: { account_id: 'cb-spare' } });
+    expect((await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { payment_profile_id: spare } })).body.data.payment_profile_id).toBe(spare);
+    expect((await api.call('GET', `${P}/locations/${loc}/terminal-options`, { token: owner })).body.data.in_person_provider).toBe('card-b');
+    expect((await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { payment_profile_id: null } })).body.data.payment_profile_id).toBeNull();
+    expect((await api.call('GET', `${P}/locations/${loc}/terminal-options`, { token: owner })).body.data.in_person_provider).toBeNull();
+    expect((await api.call('PUT', `${P}/locations/${loc}`, { token: owner, body: { payment_profile_id: spare } })).status).toBe(200);
+    expect((await api.call('DELETE', `${PP}/${spare}`, { token: owner })).status).toBe(200);
+    expect((await api.call('GET', `${P}/locations/${loc}`, { token: owner })).body.data.payment_profile_id).toBeNull();
+    expect((await api.call('GET', `${P}/locations/${loc}/terminal-options`, { token: owner })).body.data.in_person_provider).toBeNull();
   });
 });
 

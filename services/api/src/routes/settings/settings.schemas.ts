@@ -25,6 +25,7 @@ const locationFields = {
   email: t.Optional(t.Nullable(Email)),
   vat_no: optText('vat no', 32),
   est_no: optText('est no', 32),
+  payment_profile_id: t.Optional(t.Nullable(t.String({ maxLength: ID_MAX_LENGTH, description: "a payment profile of the merchant; null: the default profile (decides the kiosks' in-person provider)" }))),
 };
 export const CreateLocationBody = t.Object({ name: LocationName, timezone: Zone, country: Country, ...locationFields }, { additionalProperties: false });
 export const UpdateLocationBody = t.Object(
@@ -46,6 +47,7 @@ export const Location = t.Object({
   vat_no: t.Nullable(t.String()),
   est_no: t.Nullable(t.String()),
   status: t.String(),
+  payment_profile_id: t.Nullable(t.String()),
   created_at: Iso,
   updated_at: Iso,
 });
@@ -311,6 +313,8 @@ export const PaymentProfile = t.Object({
   is_default: t.Boolean(),
   card_a_account_id: t.Nullable(t.String()),
   card_b_account_id: t.Nullable(t.String()),
+  card_a_charges_enabled: t.Boolean({ description: "the card-a account's charges_enabled as last reported by card-a" }),
+  in_person_provider: t.Nullable(t.String({ description: 'card-a once the card-a account takes charges, else card-b with a card-b account, else null' })),
   created_at: Iso,
   updated_at: Iso,
 });

@@ -16,6 +16,14 @@ const status = async (token: string) => {
   return r.body.data as { steps: { key: string; label: string; done: boolean }[]; completed: number; total: number; complete: boolean };
 };
 const doneOf = (s: Awaited<ReturnType<typeof status>>) => Object.fromEntries(s.steps.map((x) => [x.key, x.done]));
+const PP = '/api/back-office/settings/payment-profiles';
+/** A payment profile with a card-b account, through the API (the merchant's first profile is its default). */
+async function cardBProfile(token: string, name: string, account: string): Promise<string> {
+  const p = await api.call('POST', PP, { token, body: { name } });
+  expect(p.status).toBe(201);
+  expect((await api.call('POST', `${PP}/${p.body.data.id}/card-b/account`, { token, body: { account_id: account } })).status).toBe(200);
+  return p.body.data.id;
+}
 
 beforeAll(async () => {
   api = await createTestApi();
@@ -27,8 +35,6 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 test('setup steps follow the records, per merchant', async () => {
-  const tdb = tdbOf(a);
-  await tdb.updateTable('locations').set({ payment_settings: JSON.stringify({}) }).execute();
   const s0 = await status(owner);
   expect(s0.steps.map((x) => x.key)).toEqual(SETUP_STEPS.map((x) => x.key));
   expect(s0.total).toBe(7);
@@ -38,7 +44,7 @@ test('setup steps follow the records, per merchant', async () => {
 
   await api.call('POST', '/api/back-office/settings/branding-profiles', { token: owner, body: { name: 'Main' } });
   await api.call('POST', '/api/back-office/settings/languages', { token: owner, body: { code: 'nl', name: 'Nederlands' } });
-  await tdb.updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-b' }) }).where('id', '=', a.locations[0]!.id).execute();
+  await cardBProfile(owner, 'Terminals', 'cb-setup-a');
   const s1 = await status(owner);
   expect(doneOf(s1)).toMatchObject({ payments: true, branding: true, language: true });
   expect(s1.completed).toBe(s0.completed + 3);
@@ -49,18 +55,20 @@ test('setup steps follow the records, per merchant', async () => {
 });
 
 test('payment onboarding: ready per location once a terminal of its provider is bound', async () => {
-  const tdb = tdbOf(a);
-  const [l0, l1] = [a.locations[0]!.id, a.locations[1]!.id];
-  await tdb.updateTable('locations').set({ payment_settings: JSON.stringify({}) }).execute();
+  const c = await api.seed('setup-c');
+  const ownerC = await api.ownerToken(c);
+  const tdb = tdbOf(c);
+  const [l0, l1] = [c.locations[0]!.id, c.locations[1]!.id];
   await tdb.updateTable('devices').set({ card_b_terminal_id: null, card_a_reader_id: null, platform_a_device_id: null }).execute();
-  const r0 = await api.call('GET', '/api/back-office/payment-onboarding-status', { token: owner });
+  const r0 = await api.call('GET', '/api/back-office/payment-onboarding-status', { token: ownerC });
   expect(r0.status).toBe(200);
   expect(r0.body.data.complete).toBe(false);
   expect(r0.body.data.locations.find((l: { location_id: string }) => l.location_id === l0)).toEqual({ location_id: l0, name: expect.any(String), in_person_provider: null, terminals: 0, ready: false });
-  await tdb.updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-b' }) }).execute();
-  const pos = a.devices.find((d) => d.type === 'pos' && d.location_id === l0)!;
+  // The default payment profile (every location's, none chose another) has a card-b account.
+  await cardBProfile(ownerC, 'Terminals', 'cb-setup-c');
+  const pos = c.devices.find((d) => d.type === 'pos' && d.location_id === l0)!;
   await tdb.updateTable('devices').set({ card_b_terminal_id: 'T-1' }).where('id', '=', pos.id).execute();
-  const r1 = await api.call('GET', '/api/back-office/payment-onboarding-status', { token: owner });
+  const r1 = await api.call('GET', '/api/back-office/payment-onboarding-status', { token: ownerC });
   const byId = Object.fromEntries(r1.body.data.locations.map((l: { location_id: string }) => [l.location_id, l]));
   expect(byId[l0]).toMatchObject({ in_person_provider: 'card-b', terminals: 1, ready: true });
   expect(byId[l1]).toMatchObject({ in_person_provider: 'card-b', terminals: 0, ready: false });

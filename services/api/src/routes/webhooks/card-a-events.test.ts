@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
-import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
+import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
 import { failedInvoiceKey } from '@pos/core/webhooks/card-a-invoices';
 import { locationChannel } from '@pos/core/webhooks/card-a-subscriptions';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -10,17 +10,20 @@ import { createTestApi, type TestApi } from '../../testing/harness.ts';
 // card-a events beyond payments (spec 3 "Card-a events", issue 13 item 4): the card-a simulator sends
 // its own signed events to the running API over a socket; tests also re-send signed copies to race them.
 let sim: CardASimulator;
+let cardB: CardBSimulator;
 let api: TestApi;
 let server: { stop(): unknown };
 const SECRET = 'whsec_events_0123456789';
-const CREDS = { CARD_A_SECRET_KEY: 'sk_test_caevents' };
+const CREDS = { CARD_A_SECRET_KEY: 'sk_test_caevents', CARD_B_CLIENT_ID: 'caevents', CARD_B_CLIENT_SECRET: 'caevents-secret' };
 
 beforeAll(async () => {
   const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
   const port = probe.port;
   await probe.stop(true);
   sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
-  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET } });
+  // card-b too: a kiosk whose location's payment profile does not report card-a pays on it.
+  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
+  api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET, CARD_B_BASE_URL: cardB.url } });
   server = api.app.listen({ port, hostname: '127.0.0.1' });
 });
 afterAll(async () => {
@@ -28,6 +31,7 @@ afterAll(async () => {
   await server.stop();
   await api.close();
   await sim.stop();
+  await cardB.stop();
 });
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -48,6 +52,22 @@ const logsOf = (type: string, merchantId?: string) => {
   if (merchantId) q = q.where('merchant_id', '=', merchantId);
   return q.orderBy('created_at').execute();
 };
+const PP = '/api/back-office/settings/payment-profiles';
+/**
+ * A payment profile whose card-a account finished onboarding, through the API: the profile, its
+ * onboarding link (which creates the account), the merchant onboarding at the simulator, whose signed
+ * `account.updated` reaches the API. The merchant's first profile is its default.
+ */
+async function cardAProfile(m: DemoSeedResult, name = 'Card-a payments'): Promise<{ id: string; account: string }> {
+  const owner = await api.ownerToken(m);
+  const created = await api.call('POST', PP, { token: owner, body: { name } });
+  expect(created.status).toBe(201);
+  const link = await api.call('POST', `${PP}/${created.body.data.id}/card-a/url`, { token: owner, body: {} });
+  expect(link.status).toBe(200);
+  expect((await simPost(`/_sim/accounts/${link.body.data.account_id}/complete-onboarding`)).status).toBe(200);
+  await sim.idle();
+  return { id: created.body.data.id, account: link.body.data.account_id };
+}
 const record = (m: DemoSeedResult, subId: string) => tdbOf(m).selectFrom('billing_subscriptions').selectAll().where('provider_subscription_id', '=', subId).executeTakeFirst();
 const deviceUntil = async (m: DemoSeedResult, id: string) => (await tdbOf(m).selectFrom('devices').select('subscription_active_until').where('id', '=', id).executeTakeFirstOrThrow()).subscription_active_until;
 
@@ -248,7 +268,7 @@ describe('invoice.payment_failed and the SEPA recovery', () => {
 describe('commission: application fee back-fill and refunds', () => {
   /** A card-a reader sale completed by the simulator's signed webhook; answers its payment intent and charge. */
   async function paidReaderSale(m: DemoSeedResult) {
-    await tdbOf(m).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', m.locations[0]!.id).execute();
+    await cardAProfile(m);
     const token = await api.deviceToken(m, 'kiosk');
     const created = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 2 }] } });
     expect(created.status).toBe(200);
@@ -311,7 +331,7 @@ describe('commission: application fee back-fill and refunds', () => {
 describe('payment failures mark the transaction', () => {
   test('payment_intent.payment_failed leaves it Unpaid with the failure; payment_intent.canceled cancels it', async () => {
     const m = await api.seed('cafail');
-    await tdbOf(m).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', m.locations[0]!.id).execute();
+    await cardAProfile(m);
     const token = await api.deviceToken(m, 'kiosk');
     const start = async () => {
       const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } });
@@ -336,5 +356,73 @@ describe('payment failures mark the transaction', () => {
     const b = await start();
     expect((await post(intentEvent(b, 'payment_intent.canceled'))).status).toBe(200);
     expect(await status(b.id)).toBe('Cancelled');
+  });
+});
+
+describe('provider choice: the location\'s payment profile decides the kiosk\'s provider (spec 3 "Provider choice" 1)', () => {
+  test('a card-a account connected on the default profile moves the kiosk to card-a once its onboarding finishes; another default, another profile for the location or charges stopped move it', async () => {
+    const m = await api.seed('caprov');
+    const owner = await api.ownerToken(m);
+    const kiosk = await api.deviceToken(m, 'kiosk');
+    const loc = m.devices.find((d) => d.id === m.kiosk.device_id)!.location_id;
+    const otherLoc = m.locations.find((l) => l.id !== loc)!.id;
+    const S = '/api/back-office/settings';
+    const provider = async (id = loc) => (await api.call('GET', `${S}/locations/${id}/terminal-options`, { token: owner })).body.data.in_person_provider;
+    /** The provider a new kiosk order is stamped with; its terminal payment is cancelled after, so the next one can start. */
+    const stamped = async () => {
+      const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 1 }] } });
+      expect(r.status).toBe(200);
+      expect((await api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: r.body.data.idempotency_key } })).status).toBe(200);
+      return r.body.data.payment_provider;
+    };
+
+    // Nothing connected: the configured kiosk default.
+    expect(await provider()).toBeNull();
+    expect(await stamped()).toBe('card-b');
+    const main = (await api.call('POST', PP, { token: owner, body: { name: 'Main' } })).body.data.id;
+    // A card-a account still onboarding, on the profile made the default: it cannot take a payment yet.
+    const cardAp = (await api.call('POST', PP, { token: owner, body: { name: 'Card-a payments' } })).body.data.id;
+    const link = await api.call('POST', `${PP}/${cardAp}/card-a/url`, { token: owner, body: {} });
+    expect(link.status).toBe(200);
+    const account = link.body.data.account_id as string;
+    expect((await api.call('POST', `${PP}/${cardAp}/default`, { token: owner })).status).toBe(200);
+    expect(await provider()).toBeNull();
+    expect(await stamped()).toBe('card-b');
+
+    // The merchant finishes onboarding at card-a; its signed account.updated reaches the API.
+    expect((await simPost(`/_sim/accounts/${account}/complete-onboarding`)).status).toBe(200);
+    await sim.idle();
+    expect((await logsOf('account.updated', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
+    expect((await api.call('GET', `${PP}/${cardAp}`, { token: owner })).body.data).toMatchObject({ card_a_account_id: account, card_a_charges_enabled: true, in_person_provider: 'card-a' });
+    expect(await provider()).toBe('card-a');
+    expect(await provider(otherLoc)).toBe('card-a');
+    const onboarding = await api.call('GET', '/api/back-office/payment-onboarding-status', { token: owner });
+    expect(onboarding.body.data.locations.find((l: { location_id: string }) => l.location_id === loc)).toMatchObject({ in_person_provider: 'card-a', ready: true });
+    const setup = await api.call('GET', '/api/back-office/setup-status', { token: owner });
+    expect(setup.body.data.steps.find((s: { key: string }) => s.key === 'payments')).toMatchObject({ done: true });
+    expect(await stamped()).toBe('card-a');
+
+    // The default moves back to a profile without accounts: card-b again.
+    expect((await api.call('POST', `${PP}/${main}/default`, { token: owner })).status).toBe(200);
+    expect(await provider()).toBeNull();
+    expect(await stamped()).toBe('card-b');
+
+    // The kiosk's location alone chooses the card-a profile; the other location stays on the default.
+    expect(await api.call('PUT', `${S}/locations/${loc}`, { token: owner, body: { payment_profile_id: cardAp } })).toMatchObject({ status: 200, body: { data: { payment_profile_id: cardAp } } });
+    expect(await provider()).toBe('card-a');
+    expect(await provider(otherLoc)).toBeNull();
+    expect(await stamped()).toBe('card-a');
+    const enabledEvent = sim.webhooks.findLast((w: any) => w.body.type === 'account.updated')!.body as any;
+
+    // card-a stops the account's charges: card-b again.
+    expect((await simPost(`/_sim/accounts/${account}/disable-charges`)).status).toBe(200);
+    await sim.idle();
+    expect((await api.call('GET', `${PP}/${cardAp}`, { token: owner })).body.data).toMatchObject({ card_a_charges_enabled: false, in_person_provider: null });
+    expect(await provider()).toBeNull();
+    expect(await stamped()).toBe('card-b');
+    // The earlier "charges enabled" event delivered late changes nothing: the account is read at card-a.
+    expect((await post(copyOf(enabledEvent))).status).toBe(200);
+    expect(await provider()).toBeNull();
+    expect((await logsOf('account.updated', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'processed', 'ignored']);
   });
 });

@@ -4,6 +4,7 @@ import { bindTenant } from '@pos/db';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
 
 // card-a webhooks: signatures over the raw body, the 300 s tolerance, claims, tenant from the reader.
 let cardA: CardASimulator;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_A_WEBHOOK_SECRET: SECRET, CARD_A_WEBHOOK_SECRETS: JSON.stringify({ nl: NL_SECRET }) } });
   m = await api.seed('cahook');
   kiosk = await api.deviceToken(m, 'kiosk');
-  await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', m.locations[0]!.id).execute();
+  await reportInPersonProvider(tdb(), 'card-a');
 });
 afterAll(async () => {
   await api.close();
@@ -224,7 +225,13 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     const server = live.app.listen({ port, hostname: '127.0.0.1' });
     try {
       const lm = await live.seed('calive');
-      await bindTenant(live.deps.db, lm.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ in_person_provider: 'card-a' }) }).where('id', '=', lm.locations[0]!.id).execute();
+      // The kiosk is on card-a through the API: a card-a account onboarded at the simulator, whose
+      // account.updated reaches the API, on the merchant's first (default) payment profile.
+      const owner = await live.ownerToken(lm);
+      const profile = (await live.call('POST', '/api/back-office/settings/payment-profiles', { token: owner, body: { name: 'Card-a' } })).body.data.id;
+      const account = (await live.call('POST', `/api/back-office/settings/payment-profiles/${profile}/card-a/url`, { token: owner, body: {} })).body.data.account_id;
+      expect((await fetch(`${sim.url}/_sim/accounts/${account}/complete-onboarding`, { method: 'POST' })).status).toBe(200);
+      expect(sim.webhooks.at(-1)).toMatchObject({ body: { type: 'account.updated' }, result: { status: 200 } });
       const token = await live.deviceToken(lm, 'kiosk');
       const created = (await live.call('POST', '/api/kiosk/payment/create-intent', { token, deviceKey: true, body: { lines: [{ item_id: lm.items[0]!.id, qty: 1 }] } })).body.data;
       await sim.complete(created.payment_snapshot.reader_id);
