@@ -4,6 +4,7 @@ import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type Cat
 import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { isUuid } from '@pos/domain/ids';
+import { requireItemLocations } from './items.ts';
 
 /** Modifier groups with their ordered modifiers (spec 1 "Items, categories, modifiers, ..."). */
 export interface ModifierView {
@@ -122,11 +123,25 @@ async function itemsOf(tx: TenantDb, groupId: string): Promise<string[]> {
   return (await tx.selectFrom('item_modifier_groups').select('item_id').where('modifier_group_id', '=', groupId).execute()).map((r) => r.item_id);
 }
 
+/**
+ * A group's modifiers are priced on every item using it, so changing or deleting the group needs the
+ * caller's location grant over each of those items, as writing the item itself does (403 otherwise).
+ * Read after the group's lock: an item being linked meanwhile has committed. Not locked themselves: an
+ * item write locks its row, then the group's (key share), and the opposite order here would deadlock.
+ */
+async function requireGroupItemsReach(scope: CatalogScope, tx: TenantDb, itemIds: readonly string[]): Promise<void> {
+  if (itemIds.length === 0) return;
+  const rows = await tx.selectFrom('items').select('location_ids').where('id', 'in', [...itemIds]).execute();
+  for (const r of rows) requireItemLocations(scope.access, r.location_ids);
+}
+
 export async function updateModifierGroup(scope: CatalogScope, id: string, input: Partial<ModifierGroupInput>): Promise<ModifierGroupView> {
   const changed = await catalogTx(scope, async (tx) => {
     // Locked: a concurrent update waits and then replaces the list we wrote; a concurrent delete makes this a 404.
     const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
     checkMinMax(input.min_select ?? current.min_select, input.max_select ?? current.max_select);
+    const items = await itemsOf(tx, current.id);
+    await requireGroupItemsReach(scope, tx, items);
     await tx
       .updateTable('modifier_groups')
       .set({
@@ -141,7 +156,7 @@ export async function updateModifierGroup(scope: CatalogScope, id: string, input
       const existing = await tx.selectFrom('modifiers').select('id').where('modifier_group_id', '=', current.id).execute();
       await writeModifiers(tx, current.id, input.modifiers, new Set(existing.map((m) => m.id)));
     }
-    return refreshPublished(tx, await itemsOf(tx, current.id));
+    return refreshPublished(tx, items);
   });
   await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
   return getModifierGroup(scope.tdb, id);
@@ -167,6 +182,7 @@ export async function deleteModifierGroup(scope: CatalogScope, id: string): Prom
     // list the group's items, so its published catalogs are recompiled too.
     const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').select('id').where('id', '=', x).forUpdate().executeTakeFirst());
     const items = await itemsOf(tx, current.id);
+    await requireGroupItemsReach(scope, tx, items);
     await tx.deleteFrom('modifier_groups').where('id', '=', current.id).execute();
     return refreshPublished(tx, items);
   });

@@ -213,4 +213,20 @@ describe('item writes follow the location grant (as offers and menus)', () => {
     expect((await call('GET', `/variant-groups/${g.id}`)).body.data.variants).toEqual([{ id: g.variants[0].id, name: 'S', unit_price: 300, position: 0 }]);
     expect(await tdb.selectFrom('variant_groups').select('id').where('item_id', '=', atL0).execute()).toHaveLength(1);
   });
+
+  test('modifier groups are changed or deleted only within the locations of the items using them', async () => {
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const group = async (name: string) => (await call('POST', '/modifier-groups', { name, min_select: 0, max_select: 1, modifiers: [{ name: 'Extra shot', price: 80 }] })).body.data;
+    const [atL0Group, atL1Group, unused] = [await group('Used at 0'), await group('Used at 1'), await group('Unused')];
+    await call('POST', '/items', { name: 'Latte at 0', unit_price: 400, vat_rate: 21, category_id: null, location_ids: [l0], modifier_group_ids: [atL0Group.id] });
+    await call('POST', '/items', { name: 'Latte at 1', unit_price: 400, vat_rate: 21, category_id: null, location_ids: [l1], modifier_group_ids: [atL1Group.id] });
+    const member = await makeMember(api, m, ['VIEW_MODIFIER_GROUPS', 'EDIT_MODIFIER_GROUPS', 'DELETE_MODIFIER_GROUPS'], { locationIds: [l1] });
+    const free = { modifiers: [{ id: atL0Group.modifiers[0].id, name: 'Extra shot', price: 0 }] };
+    expect(await as(member.token, 'PUT', `/modifier-groups/${atL0Group.id}`, free)).toMatchObject(FORBIDDEN);
+    expect(await as(member.token, 'DELETE', `/modifier-groups/${atL0Group.id}`)).toMatchObject(FORBIDDEN);
+    expect((await call('GET', `/modifier-groups/${atL0Group.id}`)).body.data.modifiers).toEqual([{ id: atL0Group.modifiers[0].id, name: 'Extra shot', price: 80, position: 0 }]);
+    // Groups used only within the grant, or by no item, stay the member's to change.
+    expect(await as(member.token, 'PUT', `/modifier-groups/${atL1Group.id}`, { modifiers: [{ id: atL1Group.modifiers[0].id, name: 'Extra shot', price: 90 }] })).toMatchObject({ status: 200, body: { data: { modifiers: [{ price: 90 }] } } });
+    expect((await as(member.token, 'DELETE', `/modifier-groups/${unused.id}`)).status).toBe(200);
+  });
 });
