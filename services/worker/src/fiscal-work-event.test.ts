@@ -10,6 +10,11 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
+import { recoverPendingEntries } from '@pos/core/fiscal/index';
+import { endStaffSession, openStaffSession } from '@pos/core/pos/staff/staff-session';
+import { systemClock } from '@pos/kernel';
+import { createFiscalWorkEventHandler } from './jobs/fiscal-work-event.handler.ts';
+import type { JobContext } from './jobs/job-handler.ts';
 import { createTestApi, TEST_ENV, type TestApi } from '../../api/src/testing/harness.ts';
 import { startWorker, type RunningWorker } from './worker.ts';
 import { dropPrefix, openTestEnv, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
@@ -77,6 +82,34 @@ const entriesOf = (sessionId: string) =>
     .orderBy('seq')
     .execute();
 
+/** Work events of a session with their journal order (`seq`), for the ordering checks. */
+const orderedEntriesOf = (sessionId: string) =>
+  tdb
+    .selectFrom('fiscal_journal')
+    .select(['event_kind', 'status', 'seq'])
+    .where('subject_type', '=', 'pos_staff_session')
+    .where('subject_id', 'like', `${sessionId}:%`)
+    .orderBy('seq')
+    .execute();
+
+/** A staff session opened and closed as pin-login and pin-logout do (their jobs stay in the outbox: no worker runs); its two jobs' payloads. */
+async function loginLogout() {
+  const staff = await tdb.selectFrom('staff_credentials').select('id').where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+  const d = m.devices[0]!;
+  const s = { staff_id: staff.id, device_id: d.id, location_id: d.location_id };
+  const { sessionId } = await openStaffSession(tdb, { staffId: s.staff_id, deviceId: s.device_id, locationId: s.location_id, now: new Date() });
+  await endStaffSession(tdb, sessionId, new Date());
+  const payload = (kind: 'work_in' | 'work_out') => ({ tenant_database: m.merchant.tenant_database, kind, session_id: sessionId, ...s });
+  return { id: sessionId, workIn: payload('work_in'), workOut: payload('work_out') };
+}
+
+/** The `fiscal.work-event` handler as the worker runs it, called directly (the job's order is the test's). */
+function directHandler() {
+  const handle = createFiscalWorkEventHandler(testFiscal(env.log, { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: SECRET }) }));
+  const ctx = { db: env.handle.db, log: env.log, clock: systemClock, notifications: undefined as never, jobId: 'direct' } satisfies JobContext;
+  return (p: Parameters<typeof handle>[0]) => handle(p, ctx);
+}
+
 const latestSession = () => tdb.selectFrom('pos_staff_sessions').select('id').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
 
 describe('fiscal.work-event in the worker', () => {
@@ -122,5 +155,87 @@ describe('fiscal.work-event in the worker', () => {
     expect(entries.slice(0, -1).length).toBeGreaterThanOrEqual(1);
     expect(entries.slice(0, -1).every((e) => e.status === 'failed')).toBe(true);
     expect(sim.signedCount).toBe(signedBefore + 1);
+  });
+
+  describe('a session\'s work-in is signed before its work-out, whatever order the jobs run in', () => {
+    test('the work-out job run first signs the work-in, then the work-out; the work-in job then signs nothing', async () => {
+      const run = directHandler();
+      const { id, workIn, workOut } = await loginLogout();
+      const signedBefore = sim.signedCount;
+
+      await run(workOut);
+      const afterOut = await orderedEntriesOf(id);
+      expect(afterOut.map((r) => [r.event_kind, r.status])).toEqual([
+        ['work_in', 'signed'],
+        ['work_out', 'signed'],
+      ]);
+      expect(Number(afterOut[0]!.seq)).toBeLessThan(Number(afterOut[1]!.seq));
+
+      await run(workIn);
+      await run(workOut);
+      expect(await orderedEntriesOf(id)).toEqual(afterOut);
+      expect(sim.signedCount).toBe(signedBefore + 2);
+    });
+
+    test('both jobs run at once (and twice each), many times: one work-in, then one work-out, per session', async () => {
+      const run = directHandler();
+      for (let i = 0; i < 8; i++) {
+        const { id, workIn, workOut } = await loginLogout();
+        const signedBefore = sim.signedCount;
+        const jobs = i % 2 === 0 ? [workOut, workIn, workOut, workIn] : [workIn, workOut, workIn, workOut];
+        await Promise.all(jobs.map((p) => run(p)));
+        const rows = await orderedEntriesOf(id);
+        expect(rows.map((r) => [r.event_kind, r.status])).toEqual([
+          ['work_in', 'signed'],
+          ['work_out', 'signed'],
+        ]);
+        expect(Number(rows[0]!.seq)).toBeLessThan(Number(rows[1]!.seq));
+        expect(sim.signedCount).toBe(signedBefore + 2);
+      }
+    });
+
+    test('a work-in still pending with the module: the work-out is journaled pending behind it, not sent; recovery signs both in order', async () => {
+      const run = directHandler();
+      const { id, workIn, workOut } = await loginLogout();
+      const signedBefore = sim.signedCount;
+      sim.simulateOutage(1);
+      await run(workIn);
+      expect((await orderedEntriesOf(id)).map((r) => [r.event_kind, r.status])).toEqual([['work_in', 'pending']]);
+
+      // The work-out job sends the pending work-in again first; the module is still away, and the
+      // work-out must not reach it before the work-in: reserved behind it, not sent.
+      sim.simulateOutage(1);
+      await run(workOut);
+      expect((await orderedEntriesOf(id)).map((r) => [r.event_kind, r.status])).toEqual([
+        ['work_in', 'pending'],
+        ['work_out', 'pending'],
+      ]);
+      expect(sim.signedCount).toBe(signedBefore);
+
+      await recoverPendingEntries(tdb, testFiscal(env.log, { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: SECRET }) }), { olderThanMs: -1000 });
+      const rows = await orderedEntriesOf(id);
+      expect(rows.map((r) => [r.event_kind, r.status])).toEqual([
+        ['work_in', 'signed'],
+        ['work_out', 'signed'],
+      ]);
+      expect(Number(rows[0]!.seq)).toBeLessThan(Number(rows[1]!.seq));
+      expect(sim.signedCount).toBe(signedBefore + 2);
+    });
+
+    test('a work-in left pending: the work-out job, the module back, sends the work-in first, then signs the work-out', async () => {
+      const run = directHandler();
+      const { id, workIn, workOut } = await loginLogout();
+      const signedBefore = sim.signedCount;
+      sim.simulateOutage(1);
+      await run(workIn);
+      await run(workOut);
+      const rows = await orderedEntriesOf(id);
+      expect(rows.map((r) => [r.event_kind, r.status])).toEqual([
+        ['work_in', 'signed'],
+        ['work_out', 'signed'],
+      ]);
+      expect(Number(rows[0]!.seq)).toBeLessThan(Number(rows[1]!.seq));
+      expect(sim.signedCount).toBe(signedBefore + 2);
+    });
   });
 });

@@ -1,7 +1,6 @@
 import { bindTenant } from '@pos/db';
 import type { fiscalWorkEventJob } from '@pos/kernel/queues/jobs/fiscal-work-event.job';
-import { signWorkEvent } from '@pos/core/pos/staff/sign-work-event';
-import type { SignedChangeFiscal } from '@pos/core/pos/signed-change/signed-change';
+import { signWorkEvent, type WorkEventFiscal } from '@pos/core/pos/staff/sign-work-event';
 import type { JobHandler } from './job-handler.ts';
 
 const UNDEFINED_TABLE = '42P01';
@@ -13,7 +12,7 @@ const INVALID_SCHEMA = '3F000';
  * (remote module unreachable) is left to the `fiscal.recover` sweep; a refusal or any other failure
  * throws, so the job fails and is retried.
  */
-export function createFiscalWorkEventHandler(fiscal: SignedChangeFiscal): JobHandler<typeof fiscalWorkEventJob> {
+export function createFiscalWorkEventHandler(fiscal: WorkEventFiscal): JobHandler<typeof fiscalWorkEventJob> {
   return async (p, ctx) => {
     let outcome;
     try {

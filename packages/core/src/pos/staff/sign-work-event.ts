@@ -1,7 +1,8 @@
-import { enqueueOutbox, tenantSession, type TenantDb, type TenantTx } from '@pos/db';
+import { enqueueOutbox, tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError } from '@pos/kernel';
+import type { FiscalService, SignEventInput } from '../../fiscal/index.ts';
 import { fiscalWorkEventJob, jobMessage } from '@pos/kernel/queues/index';
-import { findChangeEntry, journalOnlyKind, runSignedChange, type SignedChangeFiscal } from '../signed-change/signed-change.ts';
+import { findChangeEntry, journalOnlyKind, resumeSignedChange, runSignedChange, type SignedChangeFiscal } from '../signed-change/signed-change.ts';
 
 // Staff work-in (pin-login) and work-out (pin-logout, credential deletion) events, label S.
 //
@@ -47,8 +48,16 @@ export async function queueWorkEvent(tx: TenantTx | TenantDb, tenantDatabase: st
   );
 }
 
+/** What signing a work event needs from the fiscal service (the whole FiscalService in production). */
+export type WorkEventFiscal = SignedChangeFiscal & Pick<FiscalService, 'completePending'>;
+
 /** What became of a queued work event. */
 export type WorkEventOutcome = 'signed' | 'already_signed' | 'pending' | 'not_enrolled';
+
+/** Found under the session's lock: this kind's entry is already written (another job signed it meanwhile). */
+class AlreadyJournaled extends Error {}
+/** Found under the session's lock: the work-in waits with the remote module, so the work-out must not be sent before it. */
+class WorkInPending extends Error {}
 
 /**
  * Signs one work event (the worker's `fiscal.work-event`), once per session and kind: an entry that
@@ -56,11 +65,66 @@ export type WorkEventOutcome = 'signed' | 'already_signed' | 'pending' | 'not_en
  * refused one is signed again on the job's retry. A location without an active enrolment has nothing
  * to sign with. A refusal (422 `fiscal_refused`) or any other failure is thrown: the job fails and is
  * retried.
+ *
+ * A session's work-in is always journaled (and sent) before its work-out, whatever order the two jobs
+ * run or are retried in, in one worker or several: the work-out job signs the work-in first when it
+ * is not signed yet, and both kinds check and write their entry under a row lock on the session. A
+ * work-in still pending with the module (unreachable, or being sent by its own job) gets the work-out
+ * reserved behind it, pending, for the recovery sweep, which sends a device's entries in seq order.
  */
-export async function signWorkEvent(db: TenantDb, fiscal: SignedChangeFiscal, e: WorkEventInput, now: Date): Promise<WorkEventOutcome> {
-  const subjectId = `${e.sessionId}:${e.kind}`;
+export async function signWorkEvent(db: TenantDb, fiscal: WorkEventFiscal, e: WorkEventInput, now: Date): Promise<WorkEventOutcome> {
+  const own = await findChangeEntry(db, workEventChange, subjectOf(e.sessionId, e.kind));
+  if (own && own.status !== 'failed') return 'already_signed';
+  if (e.kind === 'work_out') {
+    // A refused work-in throws here: the work-out job fails and waits for it (retried).
+    const first = await signOnce(db, fiscal, { ...e, kind: 'work_in' }, now);
+    if (first === 'not_enrolled') return 'not_enrolled';
+    await completePendingWorkIn(db, fiscal, e.sessionId, now);
+  }
+  return signOnce(db, fiscal, e, now);
+}
+
+/**
+ * A work-in pending with the module (its own job sending it right now, or the module unreachable):
+ * sent again (the same stored request, which the module does not count twice) so the work-out can
+ * follow it. Still unreachable: left pending, the work-out is then reserved behind it.
+ */
+async function completePendingWorkIn(db: TenantDb, fiscal: WorkEventFiscal, sessionId: string, now: Date): Promise<void> {
+  const subjectId = subjectOf(sessionId, 'work_in');
   const entry = await findChangeEntry(db, workEventChange, subjectId);
-  if (entry && entry.status !== 'failed') return 'already_signed';
+  if (entry?.status !== 'pending') return;
+  try {
+    await resumeSignedChange(db, fiscal, workEventChange, entry, subjectId, now);
+  } catch (err) {
+    if (!(err instanceof AppError && err.reason === 'fiscal_unreachable')) throw err;
+  }
+}
+
+const subjectOf = (sessionId: string, kind: WorkEventInput['kind']) => `${sessionId}:${kind}`;
+
+/** The session's row lock: every check-and-write of its work events runs under it. */
+async function lockSession(tx: TenantTx, sessionId: string): Promise<void> {
+  await tx.selectFrom('pos_staff_sessions').select('id').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+}
+
+/** Under the session's lock: throws when this event must not be written now (already written; work-in not signed yet). */
+async function checkUnderLock(tx: TenantTx, e: WorkEventInput): Promise<void> {
+  await lockSession(tx, e.sessionId);
+  const own = await findChangeEntry(tx, workEventChange, subjectOf(e.sessionId, e.kind));
+  if (own && own.status !== 'failed') throw new AlreadyJournaled();
+  if (e.kind !== 'work_out') return;
+  const workIn = await findChangeEntry(tx, workEventChange, subjectOf(e.sessionId, 'work_in'));
+  if (workIn?.status === 'pending') throw new WorkInPending();
+  // Signed just before by this job or by the work-in's; anything else (refused meanwhile) waits for the retry.
+  if (workIn?.status !== 'signed') throw new Error(`Work-in of staff session ${e.sessionId} is not signed; the work-out waits for it`);
+}
+
+function eventInput(e: WorkEventInput): Omit<SignEventInput, 'subject'> {
+  return { locationId: e.locationId, deviceId: e.deviceId, employeeId: e.staffId, build: (common) => ({ ...common, kind: e.kind }) };
+}
+
+async function signOnce(db: TenantDb, fiscal: SignedChangeFiscal, e: WorkEventInput, now: Date): Promise<WorkEventOutcome> {
+  const subjectId = subjectOf(e.sessionId, e.kind);
   try {
     return await runSignedChange(
       db,
@@ -68,20 +132,38 @@ export async function signWorkEvent(db: TenantDb, fiscal: SignedChangeFiscal, e:
       workEventChange,
       {
         locationId: e.locationId,
-        prepare: {
-          prepared: {
-            subjectId,
-            state: null,
-            input: { locationId: e.locationId, deviceId: e.deviceId, employeeId: e.staffId, build: (common) => ({ ...common, kind: e.kind }) },
-          },
+        prepare: async (tx) => {
+          await checkUnderLock(tx, e);
+          return { subjectId, state: null, input: eventInput(e) };
         },
         respond: () => 'signed' as const,
       },
       now,
     );
   } catch (err) {
+    if (err instanceof AlreadyJournaled) return 'already_signed';
+    if (err instanceof WorkInPending) return reserveBehindWorkIn(db, fiscal, e);
     if (err instanceof AppError && err.reason === 'fiscal_not_enrolled') return 'not_enrolled';
     if (err instanceof AppError && err.reason === 'fiscal_unreachable') return 'pending';
     throw err;
   }
+}
+
+/** The work-out behind a pending work-in: journaled pending (higher seq), not sent; the recovery sweep sends both in order. */
+async function reserveBehindWorkIn(db: TenantDb, fiscal: SignedChangeFiscal, e: WorkEventInput): Promise<WorkEventOutcome> {
+  try {
+    await withWriteRetry(() =>
+      db.transaction().execute(async (tx) => {
+        await lockSession(tx, e.sessionId);
+        const own = await findChangeEntry(tx, workEventChange, subjectOf(e.sessionId, e.kind));
+        if (own && own.status !== 'failed') throw new AlreadyJournaled();
+        await fiscal.reserveRemote(tx, { ...eventInput(e), subject: { type: WORK_EVENT_SUBJECT_TYPE, id: subjectOf(e.sessionId, e.kind) } });
+      }),
+    );
+  } catch (err) {
+    if (err instanceof AlreadyJournaled) return 'already_signed';
+    if (err instanceof AppError && err.reason === 'fiscal_not_enrolled') return 'not_enrolled';
+    throw err;
+  }
+  return 'pending';
 }
