@@ -32,6 +32,7 @@ import { offerRoutes } from './routes/offers/index.ts';
 import { kioskPricingRoutes } from './routes/kiosk-pricing/index.ts';
 import { kioskCustomerRoutes } from './routes/kiosk-customers/index.ts';
 import { posChannelOrderRoutes } from './routes/pos-channel-orders/index.ts';
+import { posKdsStationRoutes } from './routes/pos-kds-stations/index.ts';
 import { aiGenerationRoutes } from './routes/ai-generation/index.ts';
 import { guidedSetupManagementRoutes } from './routes/guided-setup-management/index.ts';
 import { asyncMonitoringRoutes, clientLoggerRoutes, settingsRoutes, setupRoutes } from './routes/settings/index.ts';
@@ -123,6 +124,8 @@ export function createApp(deps: ApiDeps) {
   app.use(new Elysia({ prefix: '/api' }).use(kioskCustomerRoutes(deps)));
   // The register's omni-channel order stream (issue 14 item 8).
   app.use(new Elysia({ prefix: '/api' }).use(posChannelOrderRoutes(deps)));
+  // The register's kitchen station picker (spec 2).
+  app.use(new Elysia({ prefix: '/api' }).use(posKdsStationRoutes(deps)));
   // Receipt printers (issue 15), one statement each.
   app.use(new Elysia({ prefix: '/api' }).use(posPrinterDiscoveryRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(posPrinterRoutes(deps)));

@@ -113,6 +113,15 @@ export async function listStations(scope: BackofficeScope, locationId: string): 
   return present(scope.tdb, rows);
 }
 
+/**
+ * `GET /pos/kds-stations` (spec 2, the register's station picker): the stations of the register's own
+ * location (from the device token, so no grant check), by name, as the back office lists them.
+ */
+export async function listLocationStations(tdb: TenantDb, locationId: string): Promise<StationView[]> {
+  const rows = await tdb.selectFrom('kitchen_stations').selectAll().where('location_id', '=', locationId).orderBy('name').orderBy('id').execute();
+  return present(tdb, rows);
+}
+
 /** `GET /back-office/devices/stations/{id}` (VIEW_DEVICES). */
 export async function getStation(scope: BackofficeScope, id: string): Promise<StationView> {
   const row = await findStation(scope.tdb, id);
