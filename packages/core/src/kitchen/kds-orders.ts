@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { Selectable } from 'kysely';
 import { withWriteRetry, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { kdsMarkItem, kdsOrderTransition, type KdsItemStatus, type KdsOrderAction, type KdsOrderStatus } from '@pos/domain/kitchen/kds-order-state';
+import { kdsMarkItem, kdsOrderTransition, orderStatusOfTickets, type KdsItemStatus, type KdsOrderAction, type KdsOrderStatus } from '@pos/domain/kitchen/kds-order-state';
 import { materialiseKdsSettings, type KdsDisplaySettings } from './kds-profiles.ts';
 import { appendKitchenEvent, publishKitchenEvents, type KitchenEvent } from './kitchen-events.ts';
 import { isUuid } from '@pos/domain/ids';
@@ -138,6 +138,7 @@ async function changeTicket(
       if (!current) throw errors.notFound('order');
       if (!(await change(tx, current, binding))) return { view: (await ticketViews(tx, [current]))[0]!, event: null };
       const updated = await tx.selectFrom('kitchen_tickets').selectAll().where('id', '=', current.id).executeTakeFirstOrThrow();
+      if (updated.status !== current.status) await followOrderStatus(tx, updated, deps.now);
       const [v] = await ticketViews(tx, [updated]);
       const e = await appendKitchenEvent(tx, { action, location_id: updated.location_id, station_id: updated.station_id, order: v! as unknown as KitchenEvent['order'] });
       return { view: v!, event: e };
@@ -145,6 +146,24 @@ async function changeTicket(
   );
   if (event && deps.redis) await publishKitchenEvents(deps.redis, deps.tenantDatabase, [event], deps.log);
   return view;
+}
+
+/**
+ * Spec 1 section 3 (`in-progress`: order status `In Progress`, `ready`: `Ready`) and spec 3
+ * (`order_status`: the kitchen status): a paid order's `order_status` follows its kitchen tickets, by
+ * `orderStatusOfTickets` over all its stations (docs/decisions.md "Kitchen display"). The transaction
+ * row is locked before its tickets are read, so two stations changing one order take turns and the
+ * second reads the first's committed ticket. A cancelled order stays cancelled; register orders
+ * (`pos_order` tickets) have no transaction until they settle.
+ */
+async function followOrderStatus(tx: TenantTx, ticket: TicketRow, now: Date): Promise<void> {
+  if (ticket.source !== 'transaction') return;
+  const order = await tx.selectFrom('transactions').select('order_status').where('id', '=', ticket.source_id).forUpdate().executeTakeFirst();
+  if (!order || order.order_status === 'Cancelled') return;
+  const tickets = await tx.selectFrom('kitchen_tickets').select('status').where('source', '=', 'transaction').where('source_id', '=', ticket.source_id).execute();
+  const next = orderStatusOfTickets(tickets.map((t) => t.status));
+  if (next === null || next === order.order_status) return;
+  await tx.updateTable('transactions').set({ order_status: next, updated_at: now }).where('id', '=', ticket.source_id).execute();
 }
 
 /**

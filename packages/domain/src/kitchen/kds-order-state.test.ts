@@ -3,6 +3,7 @@ import {
   DEFAULT_RECALL_WINDOW_MS,
   KDS_ITEM_STATUSES,
   KDS_ORDER_ACTIONS,
+  orderStatusOfTickets,
   KDS_ORDER_STATUSES,
   KDS_REFUSALS,
   isKdsOrderAction,
@@ -176,5 +177,17 @@ describe('guards', () => {
     expect(isKdsOrderAction('bump')).toBe(false);
     expect(isOpenKdsOrder({ status: 'Ready' })).toBe(true);
     expect(isOpenKdsOrder({ status: 'Complete' })).toBe(false);
+  });
+});
+
+describe('orderStatusOfTickets', () => {
+  test('an order with tickets at several stations follows the least advanced one, started by any', () => {
+    expect(orderStatusOfTickets([])).toBeNull();
+    expect(orderStatusOfTickets(['Queued', 'Queued'])).toBe('Queued');
+    expect(orderStatusOfTickets(['Queued', 'In Progress'])).toBe('In Progress');
+    expect(orderStatusOfTickets(['Ready', 'Queued'])).toBe('In Progress');
+    expect(orderStatusOfTickets(['Ready', 'Complete'])).toBe('Ready');
+    expect(orderStatusOfTickets(['Ready'])).toBe('Ready');
+    expect(orderStatusOfTickets(['Complete', 'Complete'])).toBe('Complete');
   });
 });

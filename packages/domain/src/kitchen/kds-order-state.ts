@@ -112,6 +112,19 @@ export function isOpenKdsOrder(state: Pick<KdsOrderState, 'status'>): boolean {
   return state.status !== 'Complete';
 }
 
+/**
+ * The order's status from the statuses of its kitchen tickets (one per station and fire): every ticket
+ * complete is `Complete`, every ticket ready or complete is `Ready`, any ticket started is `In Progress`,
+ * else `Queued` (the rule of the register's channel-order stream). Null without tickets.
+ */
+export function orderStatusOfTickets(statuses: readonly KdsOrderStatus[]): KdsOrderStatus | null {
+  if (!statuses.length) return null;
+  if (statuses.every((s) => s === 'Complete')) return 'Complete';
+  if (statuses.every((s) => s === 'Ready' || s === 'Complete')) return 'Ready';
+  if (statuses.some((s) => s !== 'Queued')) return 'In Progress';
+  return 'Queued';
+}
+
 /** Item marks (`PUT /kds/mark-item`, `/kds/mark-modifier`): a line or modifier is pending or done. */
 export const KDS_ITEM_STATUSES = ['Queued', 'In Progress', 'Ready'] as const;
 export type KdsItemStatus = (typeof KDS_ITEM_STATUSES)[number];
