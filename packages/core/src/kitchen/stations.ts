@@ -161,12 +161,24 @@ export async function updateStation(scope: BackofficeScope, id: string, input: U
   return (await present(scope.tdb, [row]))[0]!;
 }
 
-/** `DELETE /back-office/devices/stations/{id}` (EDIT_DEVICES): removes the station; its devices are unbound. Returns how many. */
+export const STATION_HAS_PRINTER = 'A kitchen printer prints for this station. Give the printer another station first.';
+export const STATION_HAS_OPEN_ORDERS = 'This station has open orders. Complete them first.';
+
+/**
+ * `DELETE /back-office/devices/stations/{id}` (EDIT_DEVICES): removes the station; its KDS devices are
+ * unbound. Returns how many. Refused (409, nothing changed) while a kitchen printer prints for it (it
+ * would be left a kitchen printer without a station, printing nothing) or while it has open tickets
+ * (they would vanish from every screen). Its finished tickets stay, with its id, for the kitchen reports.
+ */
 export async function deleteStation(scope: BackofficeScope, id: string): Promise<number> {
   const current = await findStation(scope.tdb, id);
   requireLocationAccess(scope.access, current.location_id, 'EDIT_DEVICES');
   return inTenantTx(scope.tdb, async (tx) => {
     await findStation(tx, id, { lock: true });
+    const printer = await tx.selectFrom('printers').select('id').where('station_id', '=', id).where('role', '=', 'kitchen').where('state', '<>', 'retired').limit(1).executeTakeFirst();
+    if (printer) throw errors.conflict(STATION_HAS_PRINTER, { reason: 'station_has_printer' });
+    const open = await tx.selectFrom('kitchen_tickets').select('id').where('station_id', '=', id).where('status', '<>', 'Complete').limit(1).executeTakeFirst();
+    if (open) throw errors.conflict(STATION_HAS_OPEN_ORDERS, { reason: 'station_has_open_orders' });
     const unbound = await tx.updateTable('devices').set({ station_id: null }).where('station_id', '=', id).executeTakeFirst();
     await tx.deleteFrom('kitchen_stations').where('id', '=', id).execute();
     await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'station', subjectId: id, properties: { name: current.name } });

@@ -78,7 +78,7 @@ export function kitchenStationRoutes(deps: ApiDeps) {
         query: S.VendorQuery,
         response: { 200: S.DeleteStationResponse },
         transform: gate('EDIT_DEVICES'),
-        ...doc('Delete a station', 'Its KDS devices are unbound; `unbound_devices` says how many.'),
+        ...doc('Delete a station', 'Its KDS devices are unbound; `unbound_devices` says how many. 409 `{message, reason}` while a kitchen printer prints for it (`station_has_printer`) or it has open orders (`station_has_open_orders`). Its finished tickets stay in the kitchen reports.'),
       },
     )
     .post('/:id/station', async (ctx) => ({ data: await bindDeviceStation(await scopeOf(deps, ctx), ctx.params.id, ctx.body.station_id) }), {
