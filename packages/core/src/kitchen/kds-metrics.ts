@@ -95,7 +95,8 @@ export async function kdsItems(tdb: TenantDb, device: KdsDevice) {
     .where('l.status', '<>', 'Ready')
     .groupBy('l.item_id')
     .execute();
-  const openQty = new Map(open.map((r) => [r.item_id, Number(r.qty)]));
+  // VOID lines (a fired register line lowered or removed) carry a negative qty; never below nothing.
+  const openQty = new Map(open.map((r) => [r.item_id, Math.max(0, Number(r.qty))]));
   return mine.map((i) => ({ id: i.id, name: i.name, category_id: i.category_id, open_qty: openQty.get(i.id) ?? 0 }));
 }
 

@@ -3,6 +3,7 @@ import { routeKitchenTickets, type RoutedTicket } from './ticket-routing.ts';
 import { ticketViewsOf, type TicketLineRow, type TicketRow } from './kds-orders.ts';
 import { pruneKitchenEventsIfDue, type KitchenEvent } from './kitchen-events.ts';
 import { createTicketsStatement } from './ticket-statements.ts';
+import { kitchenFireDelta, type SentLine } from '@pos/domain/kitchen/fire-delta';
 import { kitchenPrinters, queueKitchenTickets } from '../printers/print-dispatch.ts';
 
 /**
@@ -142,27 +143,29 @@ function newTicketLine(ticketId: string, l: KitchenOrderInput['lines'][number]):
 }
 
 /**
- * A register order was fired (`POST /pos/orders/{clientUuid}/fire`): the lines not sent by an earlier
- * fire go to the kitchen as fire number `version` (the order's version after the fire). Categories
- * come from the catalog by item id. The ticket shows the table number, else the last four characters
- * of the order's id. Runs in the fire's transaction.
+ * A register order was fired (`POST /pos/orders/{clientUuid}/fire`): what changed since the earlier
+ * fires goes to the kitchen as fire number `version` (the order's version after the fire), by
+ * `kitchenFireDelta`: new lines and raised quantities as the extra, lowered or removed fired lines as
+ * `VOID` lines with a negative quantity. Categories come from the catalog by item id. The ticket shows
+ * the table number, else the last four characters of the order's id. Runs in the fire's transaction
+ * (the order row is locked, so two fires of one order take turns).
  */
 export async function fireToKitchen(
   tx: TenantTx,
   order: { id: string; location_id: string; version: number; table_number: string | null; lines: readonly { uuid: string; item_id: string; name: string; qty: number; modifiers?: unknown }[] },
   at: Date,
 ): Promise<CreatedTicket[]> {
-  const sent = await tx
+  const rows = await tx
     .selectFrom('kitchen_ticket_lines as l')
     .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
-    .select('l.line_ref')
+    .select(['l.line_ref', 't.fire_no', 'l.qty', 'l.item_id', 'l.name', 'l.modifiers'])
     .where('t.source', '=', 'pos_order')
     .where('t.source_id', '=', order.id)
+    .orderBy('t.fire_no')
     .execute();
-  const already = new Set(sent.map((r) => r.line_ref));
-  const fresh = order.lines.map((l, position) => ({ l, position })).filter(({ l }) => !already.has(l.uuid));
+  const fresh = kitchenFireDelta(order.lines, sentLines(rows));
   if (!fresh.length) return [];
-  const itemIds = [...new Set(fresh.map(({ l }) => l.item_id))];
+  const itemIds = [...new Set(fresh.map((l) => l.item_id))];
   const items = await tx.selectFrom('items').select(['id', 'category_id']).where('id', 'in', itemIds).execute();
   const categoryOf = new Map(items.map((i) => [i.id, i.category_id]));
   return createKitchenTickets(tx, {
@@ -172,6 +175,25 @@ export async function fireToKitchen(
     orderNo: order.table_number ?? order.id.slice(-4).toUpperCase(),
     fireNo: order.version,
     at,
-    lines: fresh.map(({ l, position }) => ({ position, item_id: l.item_id, category_id: categoryOf.get(l.item_id) ?? null, name: l.name, qty: l.qty, modifiers: l.modifiers ?? [], line_ref: l.uuid })),
+    lines: fresh.map((l) => ({ position: l.position, item_id: l.item_id, category_id: categoryOf.get(l.item_id) ?? null, name: l.name, qty: l.qty, modifiers: l.modifiers, line_ref: l.uuid })),
   });
+}
+
+/**
+ * The quantity earlier fires sent per register line: one fire sends a line to each station that takes
+ * it with the same quantity, so each fire counts once. Name, item and modifiers are those of the
+ * line's first fire (never a `VOID` line's).
+ */
+function sentLines(rows: readonly { line_ref: string | null; fire_no: number; qty: number; item_id: string; name: string; modifiers: unknown }[]): SentLine[] {
+  const byRef = new Map<string, { line: SentLine; fires: Set<number> }>();
+  for (const r of rows) {
+    if (r.line_ref === null) continue;
+    const seen = byRef.get(r.line_ref);
+    if (!seen) byRef.set(r.line_ref, { line: { line_ref: r.line_ref, item_id: r.item_id, name: r.name, qty: r.qty, modifiers: r.modifiers }, fires: new Set([r.fire_no]) });
+    else if (!seen.fires.has(r.fire_no)) {
+      seen.fires.add(r.fire_no);
+      seen.line = { ...seen.line, qty: seen.line.qty + r.qty };
+    }
+  }
+  return [...byRef.values()].map((v) => v.line);
 }

@@ -482,6 +482,36 @@ describe('fire and void', () => {
     expect((await tickets()).length).toBe(2);
   });
 
+  test('a fired line whose qty goes from 1 to 3 sends the 2 extra at the next fire; lowering or removing a fired line sends VOID lines', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const tickets = () => tdb.selectFrom('kitchen_tickets').selectAll().where('source', '=', 'pos_order').where('source_id', '=', id).orderBy('fire_no').execute();
+    const linesOf = (ticketId: string) => tdb.selectFrom('kitchen_ticket_lines').select(['position', 'name', 'qty', 'line_ref']).where('ticket_id', '=', ticketId).orderBy('position').execute();
+    const a = line('Espresso', 1);
+    const b = line('Croissant', 2);
+    const id = uuid();
+    expect((await put(id, { lines: [a, b], table_number: 'T9' })).status).toBe(200);
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ version: 2 });
+    const raised = await put(id, { lines: [{ ...a, qty: 3 }, b], table_number: 'T9', expected_version: 2 });
+    expect(raised).toMatchObject({ status: 200, body: { version: 3 } });
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ version: 4 });
+    let t = await tickets();
+    expect(t.map((k) => [k.station_id, k.fire_no])).toEqual([[m.kds.station_id, 2], [m.kds.station_id, 4]]);
+    expect(await linesOf(t[1]!.id)).toEqual([{ position: 0, name: 'Espresso', qty: 2, line_ref: a.uuid }]);
+    // Lowered to 2 and the croissants taken off (remove_fired_line): the kitchen is told what not to make.
+    const lowered = await put(id, { lines: [{ ...a, qty: 2 }], table_number: 'T9', expected_version: 4, approval_token: await escalate('remove_fired_line') });
+    expect(lowered).toMatchObject({ status: 200, body: { version: 5 } });
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ version: 6 });
+    t = await tickets();
+    expect(t.map((k) => k.fire_no)).toEqual([2, 4, 6]);
+    expect(await linesOf(t[2]!.id)).toEqual([
+      { position: 0, name: 'VOID Espresso', qty: -1, line_ref: a.uuid },
+      { position: 1, name: 'VOID Croissant', qty: -2, line_ref: b.uuid },
+    ]);
+    // What the kitchen was told adds up to the order: 2 espressos, no croissant. Firing again sends nothing.
+    await post(`/api/pos/orders/${id}/fire`);
+    expect((await tickets()).length).toBe(3);
+  });
+
   test('void takes an optional reason and records it in the activity log', async () => {
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
     const id = await create([line('Espresso')]);
