@@ -134,6 +134,10 @@ async function changeTicket(
   if (!stationId || !isUuid(ticketId)) throw errors.notFound('order');
   const { view, event } = await withWriteRetry(() =>
     deps.tdb.transaction().execute(async (tx) => {
+      // A paid order's row is locked before its ticket, the order deleting a transaction takes
+      // (`removeKitchenTickets`), so following the order status cannot deadlock with it.
+      const source = await tx.selectFrom('kitchen_tickets').select(['source', 'source_id']).where('id', '=', ticketId).where('station_id', '=', stationId).executeTakeFirst();
+      if (source?.source === 'transaction') await tx.selectFrom('transactions').select('id').where('id', '=', source.source_id).forUpdate().execute();
       const current = await tx.selectFrom('kitchen_tickets').selectAll().where('id', '=', ticketId).where('station_id', '=', stationId).forUpdate().executeTakeFirst();
       if (!current) throw errors.notFound('order');
       if (!(await change(tx, current, binding))) return { view: (await ticketViews(tx, [current]))[0]!, event: null };
@@ -152,8 +156,8 @@ async function changeTicket(
  * Spec 1 section 3 (`in-progress`: order status `In Progress`, `ready`: `Ready`) and spec 3
  * (`order_status`: the kitchen status): a paid order's `order_status` follows its kitchen tickets, by
  * `orderStatusOfTickets` over all its stations (docs/decisions.md "Kitchen display"). The transaction
- * row is locked before its tickets are read, so two stations changing one order take turns and the
- * second reads the first's committed ticket. A cancelled order stays cancelled; register orders
+ * row is locked (by `changeTicket`, before the ticket) ahead of reading its tickets, so two stations
+ * changing one order take turns and the second reads the first's committed ticket. A cancelled order stays cancelled; register orders
  * (`pos_order` tickets) have no transaction until they settle.
  */
 async function followOrderStatus(tx: TenantTx, ticket: TicketRow, now: Date): Promise<void> {
