@@ -2,7 +2,7 @@ import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
 import { renderEpos } from '@pos/domain/printing/render';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
-import { materialisePrinterSettings } from './printer-profiles.ts';
+import { effectiveSettings, profileSettingsOf, type EffectivePrinterSettings } from './printer-settings.ts';
 
 /**
  * What gets printed when things happen (issue 15 point 6): builds the print model from the stored
@@ -27,7 +27,7 @@ export function printedDate(at: Date, timeZone: string): string {
 async function printersOf(db: Db, where: { locationIds: readonly string[]; role: 'receipt' } | { stationIds: readonly string[]; role: 'kitchen' }) {
   const ids = 'stationIds' in where ? where.stationIds : where.locationIds;
   if (!ids.length) return [];
-  let q = db.selectFrom('printers').select(['id', 'paper_width_mm', 'name', 'printer_profile_id', 'location_id', 'station_id']).where('state', 'in', ['configured', 'paired']).where('role', '=', where.role);
+  let q = db.selectFrom('printers').select(['id', 'paper_width_mm', 'poll_interval_seconds', 'name', 'printer_profile_id', 'location_id', 'station_id']).where('state', 'in', ['configured', 'paired']).where('role', '=', where.role);
   q = 'stationIds' in where ? q.where('station_id', 'in', ids) : q.where('location_id', 'in', ids);
   return q.orderBy('id').execute();
 }
@@ -48,26 +48,27 @@ function groupPrinters(printers: Printers, key: 'location_id' | 'station_id'): M
 
 const isCustomer = (m: PrintModel): m is CustomerReceipt => m.kind === 'sale' || m.kind === 'refund' || m.kind === 'order';
 
-/** The receipt footer lines of each printer's profile (printer profiles, `receipt_footer`). */
-async function footersOf(db: Db, printers: Printers): Promise<Map<string, string[]>> {
-  const ids = [...new Set(printers.map((p) => p.printer_profile_id).filter((x): x is string => !!x))];
-  if (!ids.length) return new Map();
-  const rows = await db.selectFrom('printer_profiles').select(['id', 'settings']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, materialisePrinterSettings(parse<Record<string, unknown>>(r.settings)).receipt_footer]));
+/**
+ * The model as one printer prints it, after its settings (its profile's, when bound): customer
+ * receipts end with the profile's `receipt_footer` lines, kitchen tickets lose their modifiers when
+ * `print_kitchen_modifiers` is false.
+ */
+function shapedFor(model: PrintModel, s: EffectivePrinterSettings): PrintModel {
+  if (isCustomer(model)) return s.receipt_footer.length ? { ...model, footer: [...(model.footer ?? []), ...s.receipt_footer] } : model;
+  if (model.kind === 'kitchen' && !s.print_kitchen_modifiers) return { ...model, lines: model.lines.map(({ modifiers: _, ...l }) => l) };
+  return model;
 }
 
 async function queueFor(db: Db, printers: Printers, kind: string, sourceKey: string | null, model: PrintModel): Promise<number> {
   let n = 0;
-  const footers = isCustomer(model) ? await footersOf(db, printers) : new Map<string, string[]>();
+  const profiles = await profileSettingsOf(db, printers);
   const rendered = new Map<string, string>();
   for (const p of printers) {
-    const footer = (p.printer_profile_id && footers.get(p.printer_profile_id)) || [];
-    const key = `${p.paper_width_mm}|${footer.join('\n')}`;
+    const settings = effectiveSettings(p, profiles);
+    // Printers that print the same thing share one rendering.
+    const key = `${settings.paper_width_mm}|${isCustomer(model) ? settings.receipt_footer.join('\n') : ''}|${model.kind === 'kitchen' && settings.print_kitchen_modifiers}`;
     let document = rendered.get(key);
-    if (document === undefined) {
-      const m = footer.length && isCustomer(model) ? { ...model, footer: [...(model.footer ?? []), ...footer] } : model;
-      rendered.set(key, (document = renderEpos(m, { paperWidthMm: p.paper_width_mm })));
-    }
+    if (document === undefined) rendered.set(key, (document = renderEpos(shapedFor(model, settings), { paperWidthMm: settings.paper_width_mm })));
     if (await enqueuePrintJob(db, { printerId: p.id, kind, sourceKey, document })) n++;
   }
   return n;

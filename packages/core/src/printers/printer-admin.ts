@@ -7,6 +7,7 @@ import { printJobIdOf } from '@pos/domain/printing/printer-rules';
 import { inMerchantTx } from '../devices/device-records.ts';
 import { mintPrinterToken, revokePrinterToken } from './printer-tokens.ts';
 import { enqueuePrintJob } from './print-jobs.ts';
+import { printerSettings } from './printer-settings.ts';
 import { findPrinter, toViews, type PrinterRow, type PrinterView } from './printer-records.ts';
 import { isUuid } from '@pos/domain/ids';
 
@@ -137,7 +138,8 @@ export async function startPairing(s: PrinterScope, found: PrinterRow, pollUrl: 
     return mintPrinterToken(central, { merchant_id: s.merchant.id, tenant_database: s.merchant.tenant_database, printer_id: printer.id });
   });
   const row = await s.tdb.selectFrom('printer_pairing_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  return { pairing_session: sessionView(row, { last_poll_at: null }, s.now), printer_token: token, poll_url: pollUrl, poll_interval_seconds: printer.poll_interval_seconds };
+  const { poll_interval_seconds } = await printerSettings(s.tdb, printer);
+  return { pairing_session: sessionView(row, { last_poll_at: null }, s.now), printer_token: token, poll_url: pollUrl, poll_interval_seconds };
 }
 
 async function latestSession(s: PrinterScope, printer: PrinterRow) {
@@ -192,7 +194,8 @@ export async function retirePrinter(s: PrinterScope, found: PrinterRow): Promise
 /** Queues a test print; it prints once the printer is paired and online. */
 export async function queueTestPrint(s: PrinterScope, printer: PrinterRow, dateText: string): Promise<{ status: 'queued'; print_job_id: string }> {
   if (printer.state === 'unconfigured') throw errors.conflict('Configure the printer before printing on it.', { reason: 'printer_unconfigured' });
-  const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date: dateText, lines: [printer.mac] }, { paperWidthMm: printer.paper_width_mm });
+  const { paper_width_mm } = await printerSettings(s.tdb, printer);
+  const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date: dateText, lines: [printer.mac] }, { paperWidthMm: paper_width_mm });
   const id = await enqueuePrintJob(s.tdb, { printerId: printer.id, kind: 'test', sourceKey: null, document });
   const row = await s.tdb.selectFrom('print_jobs').select('seq').where('id', '=', id!).executeTakeFirstOrThrow();
   return { status: 'queued', print_job_id: printJobIdOf(row.seq) };

@@ -3,11 +3,15 @@ import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isPrinterOnline } from '@pos/domain/printing/printer-rules';
 import { pendingJobCounts } from './print-jobs.ts';
+import { effectiveSettings, profileSettingsOf, type EffectivePrinterSettings } from './printer-settings.ts';
 import { isUuid } from '@pos/domain/ids';
 
 export type PrinterRow = Selectable<TenantTables['printers']>;
 
-/** What the register and the back office see of a printer; `online` follows the 2 x interval + 5 s rule. */
+/**
+ * What the register and the back office see of a printer; `online` follows the 2 x interval + 5 s rule.
+ * `paper_width_mm` and `poll_interval_seconds` are the ones it prints and polls with (its profile's when bound).
+ */
 export interface PrinterView {
   id: string;
   location_id: string;
@@ -30,7 +34,7 @@ export interface PrinterView {
   created_at: string;
 }
 
-export function toView(p: PrinterRow, pending: number, now: Date): PrinterView {
+export function toView(p: PrinterRow, pending: number, now: Date, settings: Pick<EffectivePrinterSettings, 'paper_width_mm' | 'poll_interval_seconds'> = p): PrinterView {
   return {
     id: p.id,
     location_id: p.location_id,
@@ -39,15 +43,15 @@ export function toView(p: PrinterRow, pending: number, now: Date): PrinterView {
     model: p.model,
     device_name: p.device_name,
     serial: p.serial,
-    paper_width_mm: p.paper_width_mm,
+    paper_width_mm: settings.paper_width_mm,
     mac_source: p.mac_source,
     state: p.state,
     name: p.name,
     role: p.role,
     station_id: p.station_id,
     printer_profile_id: p.printer_profile_id,
-    poll_interval_seconds: p.poll_interval_seconds,
-    online: isPrinterOnline(p.last_poll_at, p.poll_interval_seconds, now),
+    poll_interval_seconds: settings.poll_interval_seconds,
+    online: isPrinterOnline(p.last_poll_at, settings.poll_interval_seconds, now),
     last_poll_at: p.last_poll_at?.toISOString() ?? null,
     pending_jobs: pending,
     created_at: p.created_at.toISOString(),
@@ -55,11 +59,14 @@ export function toView(p: PrinterRow, pending: number, now: Date): PrinterView {
 }
 
 export async function toViews(tdb: TenantDb, rows: readonly PrinterRow[], now: Date): Promise<PrinterView[]> {
-  const pending = await pendingJobCounts(
-    tdb,
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => toView(r, pending.get(r.id) ?? 0, now));
+  const [pending, profiles] = await Promise.all([
+    pendingJobCounts(
+      tdb,
+      rows.map((r) => r.id),
+    ),
+    profileSettingsOf(tdb, rows),
+  ]);
+  return rows.map((r) => toView(r, pending.get(r.id) ?? 0, now, effectiveSettings(r, profiles)));
 }
 
 /** A live (not retired) printer of the bound merchant, optionally only at one location; else 404. */

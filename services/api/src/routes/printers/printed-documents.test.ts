@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { queueKitchenTicket } from '@pos/core/printers/print-dispatch';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+/** What printers print, as their settings and the printed records say (probe 3 findings). */
+
+let api: TestApi;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+let owner: string;
+let posDevice: string;
+
+let macSeq = 0x10;
+const mac = () => `00:11:62:05:${(macSeq >> 8).toString(16).padStart(2, '0')}:${(macSeq++ & 0xff).toString(16).padStart(2, '0')}`.toUpperCase();
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('printed-documents');
+  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+  owner = await api.ownerToken(m);
+  posDevice = await api.deviceToken(m, 'pos');
+});
+afterAll(() => api.close());
+
+const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+/** A printer discovered by the register (80 mm), unconfigured. */
+async function discovered(): Promise<string> {
+  const mc = mac();
+  await api.deps.redis.flushdb();
+  const r = await api.call('POST', '/api/pos/printers/discovery-report', { token: posDevice, deviceKey: true, body: { printers: [{ mac: mc, model: 'TM-m30III', paper_width_mm: 80 }] } });
+  expect(r.status).toBe(200);
+  return (await tdb.selectFrom('printers').select('id').where('mac', '=', mc).executeTakeFirstOrThrow()).id;
+}
+const documentsOf = async (printerId: string) => (await tdb.selectFrom('print_jobs').select('document').where('printer_id', '=', printerId).orderBy('seq').execute()).map((j) => j.document);
+/** The printed lines of a document. */
+const texts = (doc: string) => [...doc.matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((x) => x[1]!);
+
+describe('printer profiles apply to their printers', () => {
+  test('print_kitchen_modifiers false, 58 mm and a 20 s poll: kitchen tickets without modifiers at 32 columns; views and pairing say 58 and 20 until unbound', async () => {
+    const profile = await bo('POST', '/printer-profiles', { name: 'Grill', settings: { print_kitchen_modifiers: false, paper_width_mm: 58, poll_interval_seconds: 20 } });
+    expect(profile.status).toBe(201);
+    const bound = await discovered();
+    const plain = await discovered();
+    const conf = await bo('POST', `/devices/${bound}/printer/configure`, { name: 'Grill printer', role: 'kitchen', station_id: m.kds.station_id, printer_profile_id: profile.body.data.id });
+    expect(conf.status).toBe(200);
+    expect(conf.body.data).toMatchObject({ printer_profile_id: profile.body.data.id, paper_width_mm: 58, poll_interval_seconds: 20 });
+    expect((await bo('POST', `/devices/${plain}/printer/configure`, { name: 'Pass printer', role: 'kitchen', station_id: m.kds.station_id })).status).toBe(200);
+
+    const n = await queueKitchenTicket(tdb, { id: crypto.randomUUID(), station_id: m.kds.station_id, location_id: conf.body.data.location_id, order_no: '42', at: new Date(), lines: [{ qty: 1, name: 'Burger', modifiers: [{ name: 'Extra cheese' }] }] });
+    expect(n).toBe(2);
+    const [grill] = await documentsOf(bound);
+    expect(texts(grill!)).toContain('1 x Burger');
+    expect(grill).not.toContain('Extra cheese');
+    expect(texts(grill!)).toContain('-'.repeat(32));
+    expect(texts(grill!)).not.toContain('-'.repeat(48));
+    // The printer without a profile prints the modifiers, on 80 mm.
+    const [pass] = await documentsOf(plain);
+    expect(texts(pass!)).toContain('   + Extra cheese');
+    expect(texts(pass!)).toContain('-'.repeat(48));
+
+    // Silent for 30 s: online with a 20 s interval (2 x 20 + 5 s), offline with its own 5 s.
+    await tdb.updateTable('printers').set({ last_poll_at: new Date(api.deps.clock.now().getTime() - 30_000) }).where('id', 'in', [bound, plain]).execute();
+    const list = await bo('GET', `/devices/printers?location_id=${conf.body.data.location_id}`);
+    expect(list.status).toBe(200);
+    const shown = (id: string) => list.body.data.find((p: { id: string }) => p.id === id);
+    expect(shown(bound)).toMatchObject({ paper_width_mm: 58, poll_interval_seconds: 20, online: true });
+    expect(shown(plain)).toMatchObject({ paper_width_mm: 80, poll_interval_seconds: 5, online: false });
+    const pairing = await bo('POST', `/devices/${bound}/printer/pairing-session`);
+    expect(pairing.status).toBe(200);
+    expect(pairing.body.poll_interval_seconds).toBe(20);
+
+    // Unbound, the printer's own width and interval apply again.
+    const unbound = await bo('POST', `/devices/${bound}/printer/configure`, { name: 'Grill printer', printer_profile_id: null });
+    expect(unbound.body.data).toMatchObject({ printer_profile_id: null, paper_width_mm: 80, poll_interval_seconds: 5 });
+  });
+});
