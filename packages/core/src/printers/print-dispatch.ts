@@ -1,5 +1,6 @@
 import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
 import { renderEpos } from '@pos/domain/printing/render';
+import { orderChargeRows } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
 import { effectiveSettings, profileSettingsOf, type EffectivePrinterSettings } from './printer-settings.ts';
@@ -213,7 +214,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
   if (!ids.length) return 0;
   const found = await db
     .selectFrom('transactions as t')
-    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.total', 't.by_vat_rate'])
+    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.total', 't.tip_amount', 't.fees', 't.by_vat_rate'])
     .where(uuidIn('t.id', ids))
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('printers as p').select('p.id').whereRef('p.location_id', '=', 't.location_id').where('p.state', 'in', ['configured', 'paired']).where('p.role', '=', 'receipt')),
@@ -234,13 +235,16 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
     let h = headers.get(t.location_id);
     if (!h) headers.set(t.location_id, (h = await customerHeaderOf(db, t.location_id)));
     const { header, timezone, layout } = h;
+    const printed = lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) }));
+    const charges = orderChargeRows({ linesTotal: printed.reduce((n, l) => n + l.amount, 0), tip: t.tip_amount, fees: t.fees, total: t.total });
     const receipt: CustomerReceipt = {
       kind: 'order',
       channel: CHANNEL_LABELS[t.channel] ?? 'Order',
       header,
       number: String(t.order_no),
       date: printedDate(now, timezone),
-      lines: lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) })),
+      lines: printed,
+      ...(charges.length ? { charges } : {}),
       vat: vatRows(t.by_vat_rate),
       total: t.total,
       tenders: [{ label: 'Card', amount: t.total }],

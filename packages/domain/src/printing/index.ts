@@ -2,3 +2,4 @@ export * from './receipt-model.ts';
 export * from './epos-xml.ts';
 export * from './render.ts';
 export * from './printer-rules.ts';
+export * from './order-receipt.ts';

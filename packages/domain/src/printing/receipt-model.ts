@@ -44,6 +44,11 @@ export interface CustomerReceipt {
   /** Channel name for kiosk and online orders (`Kiosk`, `Online`). */
   readonly channel?: string;
   readonly lines: readonly ReceiptLine[];
+  /**
+   * What the total holds besides the lines (tip, fees, an order discount not spread on the lines),
+   * printed under a subtotal of the lines so the receipt adds up to TOTAL (`orderChargeRows`).
+   */
+  readonly charges?: readonly TenderRow[];
   readonly vat: readonly VatRow[];
   readonly total: number;
   readonly tenders: readonly TenderRow[];

@@ -76,6 +76,11 @@ function customer(b: EposBuilder, r: CustomerReceipt, cols: number) {
     b.line(twoColumns(`${l.qty} x ${l.name}`, formatCents(l.amount), cols));
     for (const m of l.modifiers ?? []) b.line(fit(`   + ${m}`, cols));
   }
+  if (r.charges?.length) {
+    b.line(rule(cols));
+    b.line(twoColumns('Subtotal', formatCents(r.lines.reduce((n, l) => n + l.amount, 0)), cols));
+    for (const c of r.charges) b.line(twoColumns(c.label, formatCents(c.amount), cols));
+  }
   b.line(rule(cols));
   b.line(twoColumns('TOTAL', formatCents(r.total), cols), { em: true, height: 2 });
   for (const t of r.tenders) b.line(twoColumns(t.label, formatCents(t.amount), cols));

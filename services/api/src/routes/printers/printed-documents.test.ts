@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
-import { queueKitchenTicket } from '@pos/core/printers/print-dispatch';
+import { queueKitchenTicket, queueOrderReceipt } from '@pos/core/printers/print-dispatch';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 /** What printers print, as their settings and the printed records say (probe 3 findings). */
@@ -32,6 +32,28 @@ async function discovered(): Promise<string> {
   const r = await api.call('POST', '/api/pos/printers/discovery-report', { token: posDevice, deviceKey: true, body: { printers: [{ mac: mc, model: 'TM-m30III', paper_width_mm: 80 }] } });
   expect(r.status).toBe(200);
   return (await tdb.selectFrom('printers').select('id').where('mac', '=', mc).executeTakeFirstOrThrow()).id;
+}
+/** A receipt printer of the register's location, configured from the back office. */
+async function receiptPrinter(name: string): Promise<{ id: string; locationId: string }> {
+  const id = await discovered();
+  const conf = await bo('POST', `/devices/${id}/printer/configure`, { name });
+  expect(conf.status).toBe(200);
+  return { id, locationId: conf.body.data.location_id };
+}
+let orderNo = 5100;
+/** A captured order of 9.90 of food (one line) at the location, with these amounts on the transaction. */
+async function capturedOrder(locationId: string, t: { channel?: string; payment_provider?: string; tip_amount?: number; fees?: number; total: number }): Promise<string> {
+  const id = crypto.randomUUID();
+  const n = orderNo++;
+  await tdb
+    .insertInto('transactions')
+    .values({ id, location_id: locationId, device_id: null, channel: t.channel ?? 'online_ordering', order_no: n, status: 'Complete', order_status: null, payment_provider: t.payment_provider ?? 'card-a', payment_snapshot: JSON.stringify({}), idempotency_key: `pd-${id}`, all_idempotency_keys: [`pd-${id}`], receipt_no: n, subtotal: 990, discount: 0, vat: 56, tip_amount: t.tip_amount ?? 0, fees: t.fees ?? 0, total: t.total, by_vat_rate: JSON.stringify([{ rate: 6, net: 934, vat: 56, gross: 990 }]), offers: JSON.stringify([]), menu_version: null, customer_id: null, loyalty_token: null, cart_session_id: null, completed_at: new Date() } as never)
+    .execute();
+  await tdb
+    .insertInto('transaction_lines')
+    .values({ transaction_id: id, position: 0, item_id: m.items[0]!.id, category_id: null, name: 'Pasta', qty: 1, unit_price: 990, vat_rate: 6, gross: 990, discount: 0, total: 990, modifiers: JSON.stringify([]), variant: null } as never)
+    .execute();
+  return id;
 }
 const documentsOf = async (printerId: string) => (await tdb.selectFrom('print_jobs').select('document').where('printer_id', '=', printerId).orderBy('seq').execute()).map((j) => j.document);
 /** The printed lines of a document. */
@@ -74,5 +96,17 @@ describe('printer profiles apply to their printers', () => {
     // Unbound, the printer's own width and interval apply again.
     const unbound = await bo('POST', `/devices/${bound}/printer/configure`, { name: 'Grill printer', printer_profile_id: null });
     expect(unbound.body.data).toMatchObject({ printer_profile_id: null, paper_width_mm: 80, poll_interval_seconds: 5 });
+  });
+});
+
+describe('order receipts', () => {
+  test('the receipt shows the tip and the fees under a subtotal, so its lines add up to the TOTAL', async () => {
+    const printer = await receiptPrinter('Receipts');
+    const tx = await capturedOrder(printer.locationId, { tip_amount: 200, fees: 150, total: 1340 });
+    expect(await queueOrderReceipt(tdb, tx, new Date())).toBe(1);
+    const t = texts((await documentsOf(printer.id))[0]!);
+    const row = (label: string, amount: string) => label + ' '.repeat(48 - label.length - amount.length) + amount;
+    const from = t.findIndex((x) => x.startsWith('1 x Pasta'));
+    expect(t.slice(from, from + 7)).toEqual([row('1 x Pasta', '9.90'), '-'.repeat(48), row('Subtotal', '9.90'), row('Tip', '2.00'), row('Fees', '1.50'), '-'.repeat(48), row('TOTAL', '13.40')]);
   });
 });
