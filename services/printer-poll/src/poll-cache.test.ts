@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type Redis from 'ioredis';
-import { createDatabase, type DatabaseHandle } from '@pos/db';
+import { createDatabase, dbQueryCount, type DatabaseHandle } from '@pos/db';
 import { createLogger, createRedis } from '@pos/kernel';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import { enqueuePrintJob } from '@pos/core/printers/print-jobs';
@@ -9,6 +9,7 @@ import { findPrinter } from '@pos/core/printers/printer-records';
 import { createPrinterPollApp } from './app.ts';
 import { PollState } from './poll-state.ts';
 import { PollThrottle } from './poll-throttle.ts';
+import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
 import { seedPairedPrinter } from './test-printer.ts';
 
 /** The in-memory fast path of the poll service: what it caches, and that NOTIFY keeps it true. */
@@ -119,4 +120,33 @@ describe('poll state marks', () => {
       await s.stop();
     }
   });
+});
+
+describe('printer-poll throttle of made-up tokens', () => {
+  test('a new guess per request gets no fresh allowance: 120 a minute per client address, then 429 without a lookup; a live token from there still polls', async () => {
+    const guarded = createPrinterPollApp({ db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) }, state, new PollThrottle(redis, PRINTER_POLL_THROTTLE));
+    const poll = (token: string) => guarded.handle(new Request(`http://localhost/print/printer-a/sdp?token=${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ConnectionType=GetRequest&ID=p' }));
+    const live = await seedPairedPrinter(handle.db, 'poll-guess', '00:11:62:CC:00:02');
+    try {
+      // The counting window is clock-aligned (a minute): start well inside one.
+      if (Date.now() % 60_000 > 50_000) await Bun.sleep(60_000 - (Date.now() % 60_000) + 50);
+      expect((await poll(live.token)).status).toBe(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 130; i++) statuses.push((await poll(`prt_guess_${i}_${crypto.randomUUID()}`)).status);
+      expect(statuses.slice(0, 120)).toEqual(Array(120).fill(401));
+      expect(statuses.slice(120)).toEqual(Array(10).fill(429));
+      await Bun.sleep(150); // the batched poll stamp is written
+      const q0 = dbQueryCount();
+      const blocked = await poll(`prt_guess_${crypto.randomUUID()}`);
+      expect(blocked.status).toBe(429);
+      expect(await blocked.text()).toBe('Too Many Attempts.');
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(dbQueryCount() - q0).toBe(0);
+      // Not even a missing token is looked at; the printer whose token this process knows live polls on.
+      expect((await guarded.handle(new Request('http://localhost/print/printer-a/sdp', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ConnectionType=GetRequest&ID=p' }))).status).toBe(429);
+      expect((await poll(live.token)).status).toBe(200);
+    } finally {
+      await live.drop();
+    }
+  }, 90_000);
 });

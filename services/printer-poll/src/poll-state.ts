@@ -68,6 +68,13 @@ export class PollState {
     return owner;
   }
 
+  /** True when the token is a live printer token this process resolved lately (only while listening). */
+  knows(token: string | undefined): boolean {
+    if (!this.listening || !token || token.length > 200) return false;
+    const hit = this.tokens.get(hashPrinterToken(token));
+    return hit !== undefined && hit.until > Date.now();
+  }
+
   /** True when the printer is known to have nothing to print (only while listening). */
   isIdle(printerId: string, nowMs = Date.now()): boolean {
     const until = this.listening ? this.idle.get(printerId) : undefined;

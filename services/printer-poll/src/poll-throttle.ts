@@ -35,6 +35,15 @@ export class PollThrottle {
     return { allowed: w.synced + w.local <= this.rule.limit, retryAfter: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
   }
 
+  /** Whether a hit now would be allowed, without counting one. */
+  peek(subject: string, nowMs = Date.now()): { allowed: boolean; retryAfter: number } {
+    const windowMs = this.rule.windowSeconds * 1000;
+    const start = Math.floor(nowMs / windowMs) * windowMs;
+    const w = this.windows.get(subject);
+    const used = w && w.start === start ? w.synced + w.local : 0;
+    return { allowed: used < this.rule.limit, retryAfter: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
+  }
+
   /** Adds this process's hits to Redis and learns the totals of every process. */
   async sync(nowMs = Date.now()): Promise<void> {
     const windowMs = this.rule.windowSeconds * 1000;

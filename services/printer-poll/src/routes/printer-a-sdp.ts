@@ -14,7 +14,8 @@ export const SDP_CONTENT_TYPE = 'text/xml; charset=utf-8';
 
 /**
  * Throttle `printer-poll` (spec 2 "Printer poll route"; the numbers are ours, docs/decisions.md):
- * 120 requests a minute per printer token, twice what a printer polling every second sends.
+ * 120 requests a minute per printer token, twice what a printer polling every second sends, and
+ * 120 requests a minute per client address without a live token (missing, unknown, revoked).
  */
 export const PRINTER_POLL_THROTTLE: ThrottleRule = { name: 'printer-poll', limit: 120, windowSeconds: 60 };
 export const DEFAULT_LEASE_MS = 60_000;
@@ -43,6 +44,7 @@ export function parseSdpBody(raw: string): SdpParse {
 export const summariseResponseFile = readResponseFile;
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+const tooMany = (retryAfter: number) => new Response('Too Many Attempts.', { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', 'retry-after': String(retryAfter) } });
 const EMPTY_XML = () => new Response(null, { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
 
 /**
@@ -64,13 +66,24 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
     async ({ body, query, headers, request, server }) => {
       const raw = (query as Record<string, string | undefined>).token ?? headers['x-printer-token'];
       const token = typeof raw === 'string' && raw.length > 0 && raw.length <= 200 ? raw : undefined;
-      if ((deps.appEnv ?? 'test') !== 'local') {
-        const subject = token ? hashPrinterToken(token).slice(0, 32) : `addr:${server?.requestIP(request)?.address ?? 'unknown'}`;
-        const t = throttle.hit(subject);
-        if (!t.allowed) return new Response('Too Many Attempts.', { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', 'retry-after': String(t.retryAfter) } });
+      const throttled = (deps.appEnv ?? 'test') !== 'local';
+      // Requests without a live token count against their client address, so a new guess per request
+      // gets no fresh allowance; past the limit, an address's unknown tokens are not even looked up.
+      // A token this process already knows to be live is never held back by its address.
+      const address = `addr:${server?.requestIP(request)?.address ?? 'unknown'}`;
+      if (throttled && !state.knows(token)) {
+        const t = throttle.peek(address);
+        if (!t.allowed) return tooMany(t.retryAfter);
       }
       const owner = await state.resolve(token);
-      if (!owner) return text(401, 'Unauthorized');
+      if (!owner) {
+        const t = throttled ? throttle.hit(address) : { allowed: true, retryAfter: 0 };
+        return t.allowed ? text(401, 'Unauthorized') : tooMany(t.retryAfter);
+      }
+      if (throttled) {
+        const t = throttle.hit(hashPrinterToken(token!).slice(0, 32));
+        if (!t.allowed) return tooMany(t.retryAfter);
+      }
 
       // A poll is a short form; a result report a few hundred bytes. Anything far larger is not a printer.
       // The limit is in bytes (the declared length, and the UTF-8 size of what arrived), not characters.
