@@ -16,8 +16,9 @@ export interface DiscoveredPrinter {
 /**
  * A device's LAN discovery report (spec 2 "Printer routes"): one printer record per MAC per merchant,
  * whichever device saw it (a new one lands at the reporting device's location). Known printers get
- * the fresh network facts; a retired printer seen again is unconfigured again. `known` counts the
- * entries that were on record before this report.
+ * the fresh network facts (never a new location); a retired printer seen again is unconfigured again,
+ * at the reporting device's location (seen at another one, its kitchen station is dropped). `known`
+ * counts the entries that were on record before this report.
  */
 export async function reportDiscoveredPrinters(tdb: TenantDb, reporter: { deviceId: string; locationId: string }, printers: readonly DiscoveredPrinter[], now: Date): Promise<{ reported: number; known: number }> {
   // The same MAC twice in one batch is one printer (the last entry wins).
@@ -53,6 +54,10 @@ export async function reportDiscoveredPrinters(tdb: TenantDb, reporter: { device
             last_reported_at: now,
             state: sql`case when printers.state = 'retired' then 'unconfigured' else printers.state end`,
             retired_at: sql`case when printers.state = 'retired' then null else printers.retired_at end`,
+            // A retired printer comes back where it was seen; a station of its old location is not its own there.
+            location_id: sql`case when printers.state = 'retired' then excluded.location_id else printers.location_id end`,
+            role: sql`case when printers.state = 'retired' and printers.location_id <> excluded.location_id then 'receipt' else printers.role end`,
+            station_id: sql`case when printers.state = 'retired' and printers.location_id <> excluded.location_id then null else printers.station_id end`,
           }),
         )
         .returning(sql<boolean>`(xmax = 0)`.as('inserted'))

@@ -431,6 +431,37 @@ describe('back office', () => {
     expect(await liveTokens(id)).toBe(1);
   });
 
+  test('a retired printer seen again at another location is unconfigured there, without its old station; a live one keeps its location', async () => {
+    const id = await configured('kitchen', m.kds.station_id);
+    const first = await printerByMac((await tdb.selectFrom('printers').select('mac').where('id', '=', id).executeTakeFirstOrThrow()).mac);
+    const elsewhere = m.locations.find((l) => l.id !== first.location_id)!;
+    const live = await configured();
+    const liveMac = (await tdb.selectFrom('printers').select('mac').where('id', '=', live).executeTakeFirstOrThrow()).mac;
+    expect((await bo('POST', `/devices/${id}/printer/retire`)).status).toBe(200);
+    // The kiosk now stands at the other location and reports both printers there.
+    const kioskDevice = m.devices.find((d) => d.type === 'kiosk')!;
+    const home = (await tdb.selectFrom('devices').select('location_id').where('id', '=', kioskDevice.id).executeTakeFirstOrThrow()).location_id;
+    await tdb.updateTable('devices').set({ location_id: elsewhere.id }).where('id', '=', kioskDevice.id).execute();
+    try {
+      await api.deps.redis.flushdb();
+      const r = await report(kiosk, { printers: [{ mac: first.mac }, { mac: liveMac }] }, '/api/kiosk/printers/discovery-report');
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ reported: 2, known: 2 });
+    } finally {
+      await tdb.updateTable('devices').set({ location_id: home }).where('id', '=', kioskDevice.id).execute();
+    }
+    expect(await printerByMac(first.mac)).toMatchObject({ id, location_id: elsewhere.id, state: 'unconfigured', role: 'receipt', station_id: null, retired_at: null });
+    expect((await bo('GET', `/devices/unconfigured-printers?location_id=${elsewhere.id}`)).body.data.map((p: { id: string }) => p.id)).toContain(id);
+    // Configured at its new location as a kitchen printer of a station there.
+    const station = await bo('POST', '/devices/stations', { location_id: elsewhere.id, name: 'Moved grill', category_ids: [] });
+    expect(station.status).toBe(201);
+    const conf = await bo('POST', `/devices/${id}/printer/configure`, { name: 'Grill', role: 'kitchen', station_id: station.body.data.id });
+    expect(conf.status).toBe(200);
+    expect(conf.body.data).toMatchObject({ location_id: elsewhere.id, station_id: station.body.data.id, state: 'configured' });
+    // A printer in service is never moved by a report from elsewhere.
+    expect(await printerByMac(liveMac)).toMatchObject({ id: live, location_id: first.location_id, state: 'configured' });
+  });
+
   test('retire racing pairing-session, rotate-token or configure: the printer ends retired with no live token; the other call is 200 (before) or 404 (after)', async () => {
     const others = ['pairing-session', 'rotate-token', 'configure'] as const;
     const seen: string[] = [];
