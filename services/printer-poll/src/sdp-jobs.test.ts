@@ -165,6 +165,23 @@ describe('job protocol', () => {
     expect(await jobs()).toEqual([{ kind: 'receipt', state: 'printed', attempts: 1, last_code: null }]);
   });
 
+  test('a report for a job never offered (queued behind the leased head) changes nothing, success or failure', async () => {
+    await clear();
+    await enqueuePrintJob(tdb, { printerId: seeded.printerId, kind: 'receipt', sourceKey: 'h', document: doc('head') });
+    await enqueuePrintJob(tdb, { printerId: seeded.printerId, kind: 'receipt', sourceKey: 'b', document: doc('behind') });
+    const head = jobIdOf(await (await get()).text())!;
+    const behind = `J${(await tdb.selectFrom('print_jobs').select('seq').where('printer_id', '=', seeded.printerId).where('source_key', '=', 'b').executeTakeFirstOrThrow()).seq}`;
+    expect((await report(behind, true)).status).toBe(200);
+    expect((await report(behind, false, 'EPTR_CUTTER')).status).toBe(200);
+    expect((await jobs()).map((j) => [j.state, j.attempts, j.last_code])).toEqual([
+      ['leased', 1, null],
+      ['queued', 0, null],
+    ]);
+    // The head's own report moves the queue on; the job behind is then offered as usual.
+    await report(head, true);
+    expect(await (await get()).text()).toContain(doc('behind'));
+  });
+
   test('a report for another printer\'s job changes nothing', async () => {
     await clear();
     await enqueuePrintJob(tdb, { printerId: seeded.printerId, kind: 'receipt', sourceKey: 'x', document: doc('x') });

@@ -77,12 +77,14 @@ export async function pollQueue(db: CentralDb, schema: string, printerId: string
 /**
  * A result report. Success: printed (once; a repeated or late report changes nothing). A failure the
  * printer recovers from: back in the queue for the next poll. Any other failure: failed with the code.
- * Reports for unknown jobs or finished ones are ignored. Answers what happened, or null.
+ * Reports for unknown jobs, jobs not offered (queued) or finished ones are ignored. Answers what happened, or null.
  */
 export async function recordPrintResult(tdb: TenantDb, printerId: string, seq: string, success: boolean, code: string | undefined, now: Date): Promise<PrintOutcome | null> {
   return tdb.transaction().execute(async (tx) => {
     const job = await tx.selectFrom('print_jobs').select(['id', 'state']).where('printer_id', '=', printerId).where('seq', '=', seq).forUpdate().executeTakeFirst();
-    if (!job || (job.state !== 'queued' && job.state !== 'leased')) return null;
+    // Only the job handed to a poll (the leased head) can have a result: a report for a job still
+    // queued behind it was never offered to the printer.
+    if (!job || job.state !== 'leased') return null;
     const outcome = outcomeOf(success, code);
     const base = tx.updateTable('print_jobs').where('id', '=', job.id);
     if (outcome === 'printed') await base.set({ state: 'printed', printed_at: now, finished_at: now, lease_until: null, last_code: null }).execute();
