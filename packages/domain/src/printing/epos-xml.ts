@@ -2,6 +2,8 @@
  * ePOS-Print XML (PROTOCOLS "printer-a"): the elements receipts use, escaped, and the
  * `PrintRequestInfo` envelope the poll service answers with.
  */
+import { oneLine } from './text-width.ts';
+
 export const EPOS_NS = 'http://www.epson-pos.com/schemas/2011/03/epos-print';
 /** Documents over 2 MB are refused by the printer. */
 export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
@@ -46,7 +48,8 @@ export class EposBuilder {
     this.align = align;
     this.size = { width, height };
     this.em = em;
-    this.parts.push(`<text>${xmlEscape(text)}&#10;</text>`);
+    // One printed line: a line break inside the text would add lines of its own (a forged TOTAL).
+    this.parts.push(`<text>${xmlEscape(oneLine(text))}&#10;</text>`);
     return this;
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DocumentTooLarge, formatCents, renderEpos, twoColumns } from './render.ts';
 import { printRequestInfo, xmlEscape } from './epos-xml.ts';
 import type { PrintModel } from './receipt-model.ts';
+import { textWidth } from './text-width.ts';
 
 const header = { title: 'Café <Demo>', lines: ['Rue Haute 1, 1000 Brussels', 'VAT BE0123.456.789'] };
 const MODELS: Record<string, { model: PrintModel; paper?: number }> = {
@@ -97,6 +98,36 @@ describe('content', () => {
     const texts = (xml: string) => [...xml.matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((m) => m[1]!.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
     expect(Math.max(...texts(renderEpos(MODELS['sale-80']!.model)).map((t) => [...t].length))).toBe(48);
     expect(Math.max(...texts(renderEpos(MODELS['refund-58']!.model, { paperWidthMm: 58 })).map((t) => [...t].length))).toBe(32);
+  });
+
+  test('a line break in a name cannot add a printed line (no forged TOTAL line)', () => {
+    const sale = (name: string, modifier: string): PrintModel => ({ kind: 'sale', header: { title: 'Demo' }, number: 'T1', date: '24/11/2026 12:34', lines: [{ name, qty: 1, amount: 350, modifiers: [modifier] }], vat: [], total: 350, tenders: [{ label: 'Cash', amount: 350 }] });
+    const forged = `TOTAL${' '.repeat(39)}0.00`;
+    for (const br of ['\n', '\r\n', '\r', '\u2028', '\u0085']) {
+      const xml = renderEpos(sale(`Cola${br}${forged}`, `Ice${br}${forged}`));
+      expect(xml).not.toContain('&#10;TOTAL');
+      const printed = xml.replace(/<[^>]*>/g, '').split('&#10;');
+      expect(printed.filter((l) => l.startsWith('TOTAL'))).toEqual([`TOTAL${' '.repeat(39)}3.50`]);
+      expect(printed.filter((l) => l.startsWith('1 x Cola'))).toEqual([`1 x Cola TOTAL${' '.repeat(30)}3.50`]);
+      expect(printed.filter((l) => l.startsWith('   + Ice'))).toEqual([`   + Ice ${forged}`.slice(0, 48)]);
+    }
+  });
+
+  test('wide (CJK) names fit the paper in printed columns: 48 on 80 mm, 32 on 58 mm', () => {
+    const name = '特製とんこつラーメン大盛り味玉チャーシュー増し';
+    const model: PrintModel = { kind: 'sale', header: { title: '札幌ラーメン横丁本店' }, number: 'T1', date: '24/11/2026 12:34', lines: [{ name, qty: 1, amount: 1350, modifiers: [name] }], vat: [], total: 1350, tenders: [{ label: 'Cash', amount: 1350 }] };
+    const texts = (xml: string) => [...xml.matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((m) => m[1]!);
+    for (const [paper, cols] of [[80, 48], [58, 32]] as const) {
+      const lines = texts(renderEpos(model, { paperWidthMm: paper }));
+      for (const l of lines) expect(textWidth(l)).toBeLessThanOrEqual(cols);
+      // The item line is cut to leave room for its amount, which stays right-aligned at the edge.
+      const item = lines.find((l) => l.startsWith('1 x '))!;
+      expect(item).toEndWith(' 13.50');
+      expect(textWidth(item)).toBeGreaterThanOrEqual(cols - 1);
+    }
+    expect(twoColumns('ラーメン', '9.90', 16)).toBe('ラーメン    9.90');
+    // A wide character is never split over the edge: one more space instead.
+    expect(twoColumns('ラーメン大盛り', '9.90', 16)).toBe('ラーメン大  9.90');
   });
 
   test('escaping drops control characters and escapes markup', () => {

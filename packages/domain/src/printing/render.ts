@@ -1,7 +1,8 @@
 import { EposBuilder, MAX_DOCUMENT_BYTES } from './epos-xml.ts';
+import { cutToWidth, oneLine, textWidth } from './text-width.ts';
 import type { CustomerReceipt, KitchenTicket, PrintModel, ReportPrint, TestPrint } from './receipt-model.ts';
 
-/** Characters per line at the font the receipts use: 48 on 80 mm paper, 32 on 58 mm. */
+/** Columns per line at the font the receipts use: 48 on 80 mm paper, 32 on 58 mm. */
 export const columnsFor = (paperWidthMm: number | null | undefined): number => (paperWidthMm === 58 ? 32 : 48);
 
 /** Cents as `12.34` (`-3.50`), the receipt's number format. */
@@ -11,15 +12,18 @@ export function formatCents(cents: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-/** Left text and right text on one line of `cols` characters; the left side is cut to make room. */
+/**
+ * Left text and right text on one line of `cols` columns (printed columns: a wide character takes
+ * two); the left side is cut to make room. Line breaks in either become spaces.
+ */
 export function twoColumns(left: string, right: string, cols: number): string {
-  const room = Math.max(1, cols - right.length - 1);
-  const l = [...left].length > room ? [...left].slice(0, room).join('') : left;
-  return l + ' '.repeat(Math.max(1, cols - [...l].length - right.length)) + right;
+  const r = oneLine(right);
+  const l = cutToWidth(oneLine(left), Math.max(1, cols - textWidth(r) - 1));
+  return l + ' '.repeat(Math.max(1, cols - textWidth(l) - textWidth(r))) + r;
 }
 
-/** Long text cut to the width; the renderer never wraps silently past the paper. */
-const fit = (s: string, cols: number) => ([...s].length > cols ? [...s].slice(0, cols).join('') : s);
+/** Text as one line cut to the width in columns; the renderer never wraps silently past the paper. */
+const fit = (s: string, cols: number) => cutToWidth(oneLine(s), cols);
 
 export interface RenderOptions {
   readonly paperWidthMm?: number | null;
