@@ -8,6 +8,7 @@ import { inMerchantTx } from '../devices/device-records.ts';
 import { mintPrinterToken, revokePrinterToken } from './printer-tokens.ts';
 import { enqueuePrintJob } from './print-jobs.ts';
 import { printerSettings } from './printer-settings.ts';
+import { printedDate } from './print-dispatch.ts';
 import { findPrinter, toViews, type PrinterRow, type PrinterView } from './printer-records.ts';
 import { isUuid } from '@pos/domain/ids';
 
@@ -191,11 +192,12 @@ export async function retirePrinter(s: PrinterScope, found: PrinterRow): Promise
   return { status: 'success', cancelled_jobs: cancelled };
 }
 
-/** Queues a test print; it prints once the printer is paired and online. */
-export async function queueTestPrint(s: PrinterScope, printer: PrinterRow, dateText: string): Promise<{ status: 'queued'; print_job_id: string }> {
+/** Queues a test print, dated now in the printer's location's time zone; it prints once the printer is paired and online. */
+export async function queueTestPrint(s: PrinterScope, printer: PrinterRow): Promise<{ status: 'queued'; print_job_id: string }> {
   if (printer.state === 'unconfigured') throw errors.conflict('Configure the printer before printing on it.', { reason: 'printer_unconfigured' });
-  const { paper_width_mm } = await printerSettings(s.tdb, printer);
-  const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date: dateText, lines: [printer.mac] }, { paperWidthMm: paper_width_mm });
+  const [{ paper_width_mm }, location] = await Promise.all([printerSettings(s.tdb, printer), s.tdb.selectFrom('locations').select('timezone').where('id', '=', printer.location_id).executeTakeFirst()]);
+  const date = printedDate(s.now, location?.timezone ?? 'UTC');
+  const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date, lines: [printer.mac] }, { paperWidthMm: paper_width_mm });
   const id = await enqueuePrintJob(s.tdb, { printerId: printer.id, kind: 'test', sourceKey: null, document });
   const row = await s.tdb.selectFrom('print_jobs').select('seq').where('id', '=', id!).executeTakeFirstOrThrow();
   return { status: 'queued', print_job_id: printJobIdOf(row.seq) };

@@ -6,7 +6,7 @@ import { grantedLocationIds, requireLocationAccess } from '@pos/core/devices/dev
 import { reportDiscoveredPrinters, type DiscoveredPrinter } from '@pos/core/printers/discovery-report';
 import { configurePrinter, confirmPairingWrite, getPairing, queueTestPrint, retirePrinter, rotatePrinterToken, startPairing, type PrinterScope } from '@pos/core/printers/printer-admin';
 import { findPrinter, listPrinters, toViews } from '@pos/core/printers/printer-records';
-import { printedDate, queueLocationTestPrint } from '@pos/core/printers/print-dispatch';
+import { queueLocationTestPrint } from '@pos/core/printers/print-dispatch';
 import type { ApiDeps } from '../../context.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
@@ -139,7 +139,7 @@ export function posPrinterRoutes(deps: ApiDeps) {
       async ({ tenant, device, staff, params, set }) => {
         const printer = await findPrinter(tenant.db, params.id, device.location_id);
         set.status = 202;
-        return queueTestPrint(posScope(deps, tenant, staff.staff.id), printer, printedDate(deps.clock.now(), 'UTC'));
+        return queueTestPrint(posScope(deps, tenant, staff.staff.id), printer);
       },
       {
         params: S.IdParams,
@@ -236,7 +236,7 @@ export function backofficePrinterRoutes(deps: ApiDeps) {
       async (ctx) => {
         const { scope, printer } = await boPrinter(deps, ctx, 'EDIT_DEVICES');
         ctx.set.status = 202;
-        return queueTestPrint(scope, printer, printedDate(deps.clock.now(), 'UTC'));
+        return queueTestPrint(scope, printer);
       },
       { params: S.IdParams, query: S.VendorQuery, response: { 202: S.TestPrintResponse }, transform: gate('EDIT_DEVICES'), ...doc('Test print') },
     )

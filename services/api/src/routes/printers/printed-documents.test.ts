@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
-import { queueKitchenTicket, queueOrderReceipt } from '@pos/core/printers/print-dispatch';
+import { printedDate, queueKitchenTicket, queueOrderReceipt } from '@pos/core/printers/print-dispatch';
+import { call, signIn } from '../pos-tills/register-test-support.ts';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 /** What printers print, as their settings and the printed records say (probe 3 findings). */
@@ -108,5 +109,23 @@ describe('order receipts', () => {
     const row = (label: string, amount: string) => label + ' '.repeat(48 - label.length - amount.length) + amount;
     const from = t.findIndex((x) => x.startsWith('1 x Pasta'));
     expect(t.slice(from, from + 7)).toEqual([row('1 x Pasta', '9.90'), '-'.repeat(48), row('Subtotal', '9.90'), row('Tip', '2.00'), row('Fees', '1.50'), '-'.repeat(48), row('TOTAL', '13.40')]);
+  });
+});
+
+describe('test prints', () => {
+  test('a back-office or register test print shows the time in the location\'s time zone, like every other print', async () => {
+    const printer = await receiptPrinter('Tz');
+    const tz = (await tdb.selectFrom('locations').select('timezone').where('id', '=', printer.locationId).executeTakeFirstOrThrow()).timezone;
+    expect(tz).not.toBe('UTC');
+    const manager = await signIn(api, m, 'manager', 0);
+    const when = () => printedDate(api.deps.clock.now(), tz);
+    for (const request of [() => bo('POST', `/devices/${printer.id}/printer/test-print`), () => call(manager, 'POST', `/pos/printers/${printer.id}/test-print`)]) {
+      const before = when();
+      const r = await request();
+      expect(r.status).toBe(202);
+      const after = when();
+      const [job] = await tdb.selectFrom('print_jobs').select('document').where('printer_id', '=', printer.id).orderBy('seq', 'desc').limit(1).execute();
+      expect([before, after].some((d) => job!.document.includes(`<text>${d}&#10;</text>`))).toBe(true);
+    }
   });
 });
