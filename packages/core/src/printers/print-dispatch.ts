@@ -1,6 +1,6 @@
 import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
 import { renderEpos } from '@pos/domain/printing/render';
-import { orderChargeRows } from '@pos/domain/printing/order-receipt';
+import { orderChargeRows, orderTenderLabel } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
 import { effectiveSettings, profileSettingsOf, type EffectivePrinterSettings } from './printer-settings.ts';
@@ -214,7 +214,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
   if (!ids.length) return 0;
   const found = await db
     .selectFrom('transactions as t')
-    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.total', 't.tip_amount', 't.fees', 't.by_vat_rate'])
+    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.payment_provider', 't.total', 't.tip_amount', 't.fees', 't.by_vat_rate'])
     .where(uuidIn('t.id', ids))
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('printers as p').select('p.id').whereRef('p.location_id', '=', 't.location_id').where('p.state', 'in', ['configured', 'paired']).where('p.role', '=', 'receipt')),
@@ -247,7 +247,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
       ...(charges.length ? { charges } : {}),
       vat: vatRows(t.by_vat_rate),
       total: t.total,
-      tenders: [{ label: 'Card', amount: t.total }],
+      tenders: [{ label: orderTenderLabel(t.payment_provider), amount: t.total }],
       ...layout,
     };
     n += await queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);

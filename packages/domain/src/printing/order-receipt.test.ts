@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { orderChargeRows } from './order-receipt.ts';
+import { orderChargeRows, orderTenderLabel } from './order-receipt.ts';
 import { renderEpos } from './render.ts';
 
 const texts = (xml: string) => [...xml.matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((m) => m[1]!);
@@ -31,5 +31,13 @@ describe('orderChargeRows', () => {
     expect(at('Fees')).toBeLessThan(at('TOTAL'));
     // Without charges the receipt stays as it was: no subtotal line.
     expect(renderEpos({ kind: 'order', header: { title: 'Demo' }, number: '1', date: 'd', lines: [{ name: 'Pasta', qty: 1, amount: 990 }], vat: [], total: 990, tenders: [] })).not.toContain('Subtotal');
+  });
+});
+
+describe('orderTenderLabel', () => {
+  test('card providers print Card; a marketplace order was paid to the marketplace', () => {
+    expect(['card-a', 'card-b', 'platform-a'].map(orderTenderLabel)).toEqual(['Card', 'Card', 'Card']);
+    expect(orderTenderLabel('delivery-a')).toBe('Paid via delivery-a');
+    expect(orderTenderLabel('delivery-b')).toBe('Paid via delivery-b');
   });
 });

@@ -15,3 +15,11 @@ export function orderChargeRows(o: { linesTotal: number; tip: number; fees: numb
   else if (rest > 0) rows.push({ label: 'Other charges', amount: rest });
   return rows;
 }
+
+/**
+ * The tender line of a captured order: the card providers' orders were paid by card; a delivery
+ * marketplace's order was paid to the marketplace (`Paid via delivery-a`), whatever the customer used there.
+ */
+export function orderTenderLabel(paymentProvider: string): string {
+  return paymentProvider.startsWith('delivery-') ? `Paid via ${paymentProvider}` : 'Card';
+}

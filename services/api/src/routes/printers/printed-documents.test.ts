@@ -112,6 +112,21 @@ describe('order receipts', () => {
   });
 });
 
+describe('order receipt tenders', () => {
+  test('an order paid by the delivery marketplace is printed as paid via the marketplace, not by card; a card order says Card', async () => {
+    await tdb.updateTable('printers').set({ state: 'retired' }).execute(); // only this test's printer takes receipts
+    const printer = await receiptPrinter('Receipts 2');
+    const marketplace = await capturedOrder(printer.locationId, { channel: 'delivery', payment_provider: 'delivery-a', total: 990 });
+    const card = await capturedOrder(printer.locationId, { channel: 'kiosk', payment_provider: 'card-b', total: 990 });
+    expect(await queueOrderReceipt(tdb, marketplace, new Date())).toBe(1);
+    expect(await queueOrderReceipt(tdb, card, new Date())).toBe(1);
+    const [m1, c1] = (await documentsOf(printer.id)).map(texts);
+    const row = (label: string, amount: string) => label + ' '.repeat(48 - label.length - amount.length) + amount;
+    expect(m1!.filter((t) => t.startsWith('Card') || t.startsWith('Paid via'))).toEqual([row('Paid via delivery-a', '9.90')]);
+    expect(c1!.filter((t) => t.startsWith('Card') || t.startsWith('Paid via'))).toEqual([row('Card', '9.90')]);
+  });
+});
+
 describe('test prints', () => {
   test('a back-office or register test print shows the time in the location\'s time zone, like every other print', async () => {
     const printer = await receiptPrinter('Tz');
