@@ -141,12 +141,43 @@ describe('job protocol', () => {
     expect(await (await get()).text()).toBe('');
     clock += 2_000;
     const again = jobIdOf(await (await get()).text());
-    expect(again).toBe(id);
+    // The same job, handed out a second time: the id names the attempt.
+    expect(id).toMatch(/^J[0-9]+\.1$/);
+    expect(again).toBe(id.replace(/\.1$/, '.2'));
     await report(id, true);
     await report(id, true);
     clock += 60_000;
     expect(await (await get()).text()).toBe('');
     expect(await jobs()).toEqual([{ kind: 'receipt', state: 'printed', attempts: 2, last_code: null }]);
+  });
+
+  test('a late failure report of a hand-out whose lease ran out does not put back the job handed out again (no second print)', async () => {
+    await clear();
+    await enqueuePrintJob(tdb, { printerId: seeded.printerId, kind: 'receipt', sourceKey: 'late', document: doc('late') });
+    const first = jobIdOf(await (await get()).text())!;
+    clock += 31_000;
+    const second = jobIdOf(await (await get()).text())!;
+    expect(second).not.toBe(first);
+    // The first hand-out's cover-open report arrives now: the second hand-out is still printing.
+    expect((await report(first, false, 'EPTR_COVER_OPEN')).status).toBe(200);
+    expect((await jobs())[0]).toMatchObject({ state: 'leased', attempts: 2, last_code: null });
+    expect(await (await get()).text()).toBe('');
+    // A stale fatal code changes nothing either; the current hand-out's own report decides.
+    await report(first, false, 'EPTR_CUTTER');
+    expect((await jobs())[0]).toMatchObject({ state: 'leased', attempts: 2 });
+    await report(second, false, 'EPTR_REC_EMPTY');
+    expect((await jobs())[0]).toMatchObject({ state: 'queued', attempts: 2, last_code: 'EPTR_REC_EMPTY' });
+    // A late success of an earlier hand-out did print: the job is not offered again.
+    await report(first, true);
+    expect(await jobs()).toEqual([{ kind: 'receipt', state: 'printed', attempts: 2, last_code: null }]);
+    expect(await (await get()).text()).toBe('');
+    // An id naming an attempt never made, or a bare J<seq> of another job, is ignored.
+    await enqueuePrintJob(tdb, { printerId: seeded.printerId, kind: 'receipt', sourceKey: 'late2', document: doc('late2') });
+    const third = jobIdOf(await (await get()).text())!;
+    await report(third.replace(/\.1$/, '.7'), true);
+    expect((await jobs())[1]).toMatchObject({ state: 'leased', attempts: 1 });
+    await report(third.replace(/\.1$/, ''), true);
+    expect((await jobs())[1]).toMatchObject({ state: 'printed', attempts: 1 });
   });
 
   test('concurrent polls: a job goes to exactly one of them, and after success to none', async () => {

@@ -33,6 +33,8 @@ export async function enqueuePrintJob(tdb: TenantDb | TenantTx, job: NewPrintJob
 
 export interface LeasedJob {
   seq: string;
+  /** The how-many-th hand-out of this job this is (1 for the first). */
+  attempt: number;
   document: string;
 }
 
@@ -64,27 +66,32 @@ export async function pollQueue(db: CentralDb, schema: string, printerId: string
       update ${sql.id(schema, 'print_jobs')} j set state = 'leased', lease_until = ${leaseUntil}, attempts = j.attempts + 1
       from head
       where j.id = head.id and (head.state = 'queued' or head.lease_until <= ${now})
-      returning j.seq::text as seq, j.document
+      returning j.seq::text as seq, j.attempts as attempt, j.document
     )
-    select seq, document, true as leased from leased
+    select seq, attempt, document, true as leased from leased
     union all
-    select null, null, false from head where not exists (select 1 from leased)`.execute(db);
+    select null, null, null, false from head where not exists (select 1 from leased)`.execute(db);
   const row = r.rows[0];
   if (!row) return { job: null, empty: true };
-  return { job: row.leased ? { seq: row.seq, document: row.document } : null, empty: false };
+  return { job: row.leased ? { seq: row.seq, attempt: Number(row.attempt), document: row.document } : null, empty: false };
 }
 
 /**
  * A result report. Success: printed (once; a repeated or late report changes nothing). A failure the
  * printer recovers from: back in the queue for the next poll. Any other failure: failed with the code.
- * Reports for unknown jobs, jobs not offered (queued) or finished ones are ignored. Answers what happened, or null.
+ * Reports for unknown jobs, jobs never offered or finished ones are ignored. `attempt` (from the job id
+ * the printer was given; null for a bare `J<seq>`) keeps a late failure of an earlier hand-out, whose
+ * lease ran out and whose job went out again, from putting it back while the new hand-out prints it
+ * (it would print twice). A late success still counts: it did print. Answers what happened, or null.
  */
-export async function recordPrintResult(tdb: TenantDb, printerId: string, seq: string, success: boolean, code: string | undefined, now: Date): Promise<PrintOutcome | null> {
+export async function recordPrintResult(tdb: TenantDb, printerId: string, seq: string, success: boolean, code: string | undefined, now: Date, attempt: number | null = null): Promise<PrintOutcome | null> {
   return tdb.transaction().execute(async (tx) => {
-    const job = await tx.selectFrom('print_jobs').select(['id', 'state']).where('printer_id', '=', printerId).where('seq', '=', seq).forUpdate().executeTakeFirst();
-    // Only the job handed to a poll (the leased head) can have a result: a report for a job still
-    // queued behind it was never offered to the printer.
-    if (!job || job.state !== 'leased') return null;
+    const job = await tx.selectFrom('print_jobs').select(['id', 'state', 'attempts']).where('printer_id', '=', printerId).where('seq', '=', seq).forUpdate().executeTakeFirst();
+    if (!job || (job.state !== 'queued' && job.state !== 'leased')) return null;
+    // Only a job handed to a poll can have a result: one still queued behind the head was never offered.
+    if (job.attempts === 0 || (attempt !== null && attempt > job.attempts)) return null;
+    // A failure counts for the hand-out in progress only.
+    if (!success && (job.state !== 'leased' || (attempt !== null && attempt !== job.attempts))) return null;
     const outcome = outcomeOf(success, code);
     const base = tx.updateTable('print_jobs').where('id', '=', job.id);
     if (outcome === 'printed') await base.set({ state: 'printed', printed_at: now, finished_at: now, lease_until: null, last_code: null }).execute();

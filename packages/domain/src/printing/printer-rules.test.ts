@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { readResponseFile } from './printer-rules.ts';
+import { printJobIdOf, readPrintJobId, readResponseFile } from './printer-rules.ts';
 
 /** The regexes `readResponseFile` used before (quadratic on repeated `<response`): the reference on small inputs. */
 function reference(xml: string): { printjobid?: string; success?: boolean; code?: string } {
@@ -69,5 +69,17 @@ describe('readResponseFile', () => {
       // (the bound leaves room for a loaded machine).
       expect(performance.now() - t0).toBeLessThan(200);
     }
+  });
+});
+
+describe('print job ids', () => {
+  test('J<seq> names a job; J<seq>.<attempt> one hand-out of it; anything else names nothing', () => {
+    expect(printJobIdOf('42')).toBe('J42');
+    expect(printJobIdOf('42', 3)).toBe('J42.3');
+    expect(readPrintJobId('J42')).toEqual({ seq: '42', attempt: null });
+    expect(readPrintJobId('J42.3')).toEqual({ seq: '42', attempt: 3 });
+    for (const bad of ['J0', 'J42.0', 'J42.', 'J42.3.1', 'K42', 'J42-3', `J${'9'.repeat(19)}`]) expect(readPrintJobId(bad)).toBeNull();
+    // The longest id still fits printjobid's 30 characters.
+    expect(printJobIdOf('9'.repeat(18), 999_999_999).length).toBeLessThanOrEqual(30);
   });
 });

@@ -22,11 +22,18 @@ export function isPrinterOnline(lastPollAt: Date | null, pollIntervalSeconds: nu
   return lastPollAt !== null && now.getTime() - lastPollAt.getTime() <= offlineAfterMs(pollIntervalSeconds);
 }
 
-/** The printer-visible job id of a queued job: `J` and its sequence number. */
-export const printJobIdOf = (seq: string | number | bigint): string => `J${seq}`;
+/**
+ * The id of a queued job: `J` and its sequence number. Handed to a poll it carries the attempt too
+ * (`J<seq>.<attempt>`), so a late report of an earlier hand-out is told apart from the current one.
+ */
+export const printJobIdOf = (seq: string | number | bigint, attempt?: number): string => (attempt === undefined ? `J${seq}` : `J${seq}.${attempt}`);
+/** The sequence number and, when given, the attempt a job id names; null when it names no job. */
+export function readPrintJobId(id: string): { seq: string; attempt: number | null } | null {
+  const m = /^J([1-9][0-9]{0,17})(?:\.([1-9][0-9]{0,8}))?$/.exec(id);
+  return m ? { seq: m[1]!, attempt: m[2] === undefined ? null : Number(m[2]) } : null;
+}
 export function seqOfPrintJobId(id: string): string | null {
-  const m = /^J([1-9][0-9]{0,17})$/.exec(id);
-  return m ? m[1]! : null;
+  return readPrintJobId(id)?.seq ?? null;
 }
 
 const isWordChar = (c: string | undefined): boolean => c !== undefined && /^[A-Za-z0-9_]$/.test(c);

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { bindTenant } from '@pos/db';
 import type { ThrottleRule } from '@pos/kernel';
 import { printRequestInfo } from '@pos/domain/printing/epos-xml';
-import { printJobIdOf, readResponseFile, seqOfPrintJobId } from '@pos/domain/printing/printer-rules';
+import { printJobIdOf, readPrintJobId, readResponseFile } from '@pos/domain/printing/printer-rules';
 import { hashPrinterToken } from '@pos/core/printers/printer-tokens';
 import { pollQueue, recordPrintResult } from '@pos/core/printers/print-jobs';
 import { PollState } from '../poll-state.ts';
@@ -104,15 +104,15 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
           const { job, empty } = await pollQueue(deps.db, owner.tenant_database, owner.printer_id, at, leaseMs);
           if (empty) state.markIdle(owner.printer_id, mark);
           if (!job) return EMPTY_XML();
-          return new Response(printRequestInfo(printJobIdOf(job.seq), job.document), { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
+          return new Response(printRequestInfo(printJobIdOf(job.seq, job.attempt), job.document), { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
         }
         case 'SetResponse': {
           const summary = readResponseFile(req.responseFile);
-          const seq = summary.printjobid ? seqOfPrintJobId(summary.printjobid) : null;
+          const jobId = summary.printjobid ? readPrintJobId(summary.printjobid) : null;
           const tdb = bindTenant(deps.db, owner.tenant_database);
           const at = now();
           await state.stamp(owner, at);
-          const outcome = seq && summary.success !== undefined ? await recordPrintResult(tdb, owner.printer_id, seq, summary.success, summary.code, at) : null;
+          const outcome = jobId && summary.success !== undefined ? await recordPrintResult(tdb, owner.printer_id, jobId.seq, summary.success, summary.code, at, jobId.attempt) : null;
           log.info('printer result', { printer_id: owner.printer_id, ...summary, outcome });
           return new Response(null, { status: 200 });
         }
