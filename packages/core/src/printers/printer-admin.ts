@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { CentralDb, TenantDb, TenantTables } from '@pos/db';
+import type { CentralDb, TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { renderEpos } from '@pos/domain/printing/render';
 import { printJobIdOf } from '@pos/domain/printing/printer-rules';
@@ -48,7 +48,7 @@ const view = async (s: PrinterScope, id: string): Promise<PrinterView> => {
  * or configure that ran since the caller's `findPrinter` is seen; a retired printer is 404 here too.
  * Every write of a printer's state or token takes this lock first (one order: no deadlock).
  */
-async function lockLivePrinter(tenant: TenantDb, id: string): Promise<PrinterRow> {
+async function lockLivePrinter(tenant: TenantDb | TenantTx, id: string): Promise<PrinterRow> {
   const row = await tenant.selectFrom('printers').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
   if (!row || row.state === 'retired') throw errors.notFound('printer');
   return row;
@@ -192,15 +192,27 @@ export async function retirePrinter(s: PrinterScope, found: PrinterRow): Promise
   return { status: 'success', cancelled_jobs: cancelled };
 }
 
-/** Queues a test print, dated now in the printer's location's time zone; it prints once the printer is paired and online. */
-export async function queueTestPrint(s: PrinterScope, printer: PrinterRow): Promise<{ status: 'queued'; print_job_id: string }> {
-  if (printer.state === 'unconfigured') throw errors.conflict('Configure the printer before printing on it.', { reason: 'printer_unconfigured' });
-  const [{ paper_width_mm }, location] = await Promise.all([printerSettings(s.tdb, printer), s.tdb.selectFrom('locations').select('timezone').where('id', '=', printer.location_id).executeTakeFirst()]);
-  const date = printedDate(s.now, location?.timezone ?? 'UTC');
-  const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date, lines: [printer.mac] }, { paperWidthMm: paper_width_mm });
-  const id = await enqueuePrintJob(s.tdb, { printerId: printer.id, kind: 'test', sourceKey: null, document });
-  const row = await s.tdb.selectFrom('print_jobs').select('seq').where('id', '=', id!).executeTakeFirstOrThrow();
-  return { status: 'queued', print_job_id: printJobIdOf(row.seq) };
+/**
+ * Queues a test print, dated now in the printer's location's time zone; it prints once the printer is
+ * paired and online. Under the printer's row lock, like every printer write: a test print that loses a
+ * race with `retire` is 404, never a job left queued on a retired printer.
+ */
+export async function queueTestPrint(s: PrinterScope, found: PrinterRow): Promise<{ status: 'queued'; print_job_id: string }> {
+  const requireConfiguredForPrint = (p: PrinterRow) => {
+    if (p.state === 'unconfigured') throw errors.conflict('Configure the printer before printing on it.', { reason: 'printer_unconfigured' });
+  };
+  requireConfiguredForPrint(found);
+  const seq = await s.tdb.transaction().execute(async (tx) => {
+    const printer = await lockLivePrinter(tx, found.id);
+    requireConfiguredForPrint(printer);
+    const { paper_width_mm } = await printerSettings(tx, printer);
+    const location = await tx.selectFrom('locations').select('timezone').where('id', '=', printer.location_id).executeTakeFirst();
+    const date = printedDate(s.now, location?.timezone ?? 'UTC');
+    const document = renderEpos({ kind: 'test', printer: printer.name ?? printer.mac, date, lines: [printer.mac] }, { paperWidthMm: paper_width_mm });
+    const id = await enqueuePrintJob(tx, { printerId: printer.id, kind: 'test', sourceKey: null, document });
+    return (await tx.selectFrom('print_jobs').select('seq').where('id', '=', id!).executeTakeFirstOrThrow()).seq;
+  });
+  return { status: 'queued', print_job_id: printJobIdOf(seq) };
 }
 
 export { findPrinter };

@@ -477,6 +477,18 @@ describe('back office', () => {
     expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => `${others[i % 3]}: retire 200, ${others[i % 3]} ok, retired, tokens 0`));
   });
 
+  test('retire racing a test print: the printer ends retired with no waiting job; the test print is 202 (before) or 404 (after)', async () => {
+    const seen: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const id = await discovered();
+      expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Race' })).status).toBe(200);
+      const [ret, printed] = await Promise.all([bo('POST', `/devices/${id}/printer/retire`), bo('POST', `/devices/${id}/printer/test-print`)]);
+      const waiting = await tdb.selectFrom('print_jobs').select('id').where('printer_id', '=', id).where('state', 'in', ['queued', 'leased']).execute();
+      seen.push(`retire ${ret.status}, test print ${[202, 404].includes(printed.status) ? 'ok' : printed.status}, waiting ${waiting.length}`);
+    }
+    expect(seen).toEqual(Array(8).fill('retire 200, test print ok, waiting 0'));
+  });
+
   test('printer profiles: two concurrent updates of different settings keys both survive (the merge locks the row)', async () => {
     for (let i = 0; i < 8; i++) {
       const c = await bo('POST', '/printer-profiles', { name: `Concurrent ${i}` });
