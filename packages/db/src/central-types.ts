@@ -165,6 +165,15 @@ export interface CentralTables {
     created_at: Timestamp;
     updated_at: Timestamp;
   };
+  /** A store and a location claimed while one request connects them (migration 2026-11-28-501). */
+  integration_connect_claims: {
+    provider: string;
+    external_ref: string;
+    merchant_id: string;
+    location_id: string;
+    claimed_until: Timestamp;
+    created_at: Timestamp;
+  };
   /** What a verified integration webhook asked for, once per provider event (`pending` until worked). */
   integration_events: {
     id: string;

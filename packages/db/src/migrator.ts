@@ -71,6 +71,7 @@ import * as tenant20261128deviceClaims from './migrations/tenant/2026-11-28-070-
 import * as tenant20261128cardBUnique from './migrations/tenant/2026-11-28-081-payment-profile-card-b-unique.ts';
 import * as tenant20261128ticketStationHistory from './migrations/tenant/2026-11-28-090-kitchen-ticket-station-history.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
+import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -94,6 +95,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-26-101-register-b-mappings': central101registerBMappings,
   '2026-11-26-201-register-c-mapping-state': central201registerCState,
   '2026-11-26-401-token-refresh-lease': central401tokenRefreshLease,
+  '2026-11-28-501-integration-connect-claims': central501connectClaims,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

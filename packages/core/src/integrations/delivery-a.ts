@@ -4,6 +4,7 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { DeliveryAClient, SiteStatus } from '@pos/providers/delivery-a/delivery-a-client';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
+import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * delivery-a administration per location (spec 1 "delivery-a"): the location's connection in central
@@ -88,28 +89,19 @@ export async function deliveryAStatus(db: CentralDb, scope: LocationScope): Prom
  * delivery-a, and belong to no other merchant or location here (409); delivery-a is told our location id.
  */
 export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, scope: LocationScope, input: { store_id: string } & Partial<DeliveryASettings>, now: Date): Promise<DeliveryAStatus> {
-  const taken = await db.selectFrom('integration_connections').select(['merchant_id', 'location_id', 'status']).where('provider', '=', PROVIDER).where('external_ref', '=', input.store_id).executeTakeFirst();
-  if (taken && (taken.merchant_id !== scope.merchant.id || (taken.location_id !== scope.locationId && taken.status === 'active')))
-    throw errors.conflict('This delivery-a store is already connected elsewhere.', { reason: 'integration_taken' });
+  const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
+  await claimConnection(db, claim, PROVIDER, now);
   try {
     await client.getStore(input.store_id);
     await client.enableIntegration(input.store_id, scope.locationId);
   } catch (e) {
+    await releaseConnectClaim(db, claim);
     providerFailure(e, 'store_id');
   }
   const existing = await connectionOf(db, scope);
   const settings = { ...settingsOf(existing), ...pickSettings(input) };
-  const id = await db.transaction().execute(async (trx) => {
-    // One store per location: a previous store of this location is let go.
-    await trx.deleteFrom('integration_connections').where('merchant_id', '=', scope.merchant.id).where('provider', '=', PROVIDER).where('location_id', '=', scope.locationId).where('external_ref', '<>', input.store_id).execute();
-    const row = await trx
-      .insertInto('integration_connections')
-      .values({ id: Bun.randomUUIDv7(), provider: PROVIDER, external_ref: input.store_id, merchant_id: scope.merchant.id, location_id: scope.locationId, status: 'active', settings: JSON.stringify(settings), connected_at: now, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.columns(['provider', 'external_ref']).doUpdateSet({ location_id: scope.locationId, status: 'active', settings: JSON.stringify(settings), connected_at: now, updated_at: now }))
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  });
+  // One store per location: a previous store of this location is let go.
+  const id = await finishConnectClaim(db, claim, PROVIDER, { settings: JSON.stringify(settings), now });
   await logAction(db, scope, id, 'enabled', input.store_id, now);
   return statusOf(await connectionOf(db, scope));
 }

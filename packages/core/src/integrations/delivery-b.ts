@@ -5,6 +5,7 @@ import type { DeliveryBClient, DeliveryBFulfillment, DeliveryBMenuItem, Delivery
 import { clampLogLimit, type DeliveryALogEntry, type LocationScope } from './delivery-a.ts';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
+import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * delivery-b administration per location (spec 1 "delivery-b"): like delivery-a, the location's
@@ -92,9 +93,8 @@ export async function deliveryBStatus(db: CentralDb, scope: LocationScope): Prom
  * location id. A previous store of the location is let go at delivery-b and here.
  */
 export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
-  const taken = await db.selectFrom('integration_connections').select(['merchant_id', 'location_id', 'status']).where('provider', '=', PROVIDER).where('external_ref', '=', input.store_id).executeTakeFirst();
-  if (taken && (taken.merchant_id !== scope.merchant.id || (taken.location_id !== scope.locationId && taken.status === 'active')))
-    throw errors.conflict('This delivery-b store is already connected elsewhere.', { reason: 'integration_taken' });
+  const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
+  await claimConnection(db, claim, PROVIDER, now);
   const existing = await connectionOf(db, scope);
   let store: DeliveryBStore;
   try {
@@ -102,6 +102,7 @@ export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClie
     store = await client.enableIntegration(input.store_id, scope.locationId);
     if (existing && existing.status === 'active' && existing.external_ref !== input.store_id) await client.disableIntegration(existing.external_ref).catch(() => undefined);
   } catch (e) {
+    await releaseConnectClaim(db, claim);
     providerFailure(e, 'store_id');
   }
   // The store's own prep time and fulfillment are what it runs with now.
@@ -111,16 +112,7 @@ export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClie
     prep_time_minutes: store.prep_time_minutes,
     fulfillment: store.fulfillment,
   };
-  const id = await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('integration_connections').where('merchant_id', '=', scope.merchant.id).where('provider', '=', PROVIDER).where('location_id', '=', scope.locationId).where('external_ref', '<>', input.store_id).execute();
-    const row = await trx
-      .insertInto('integration_connections')
-      .values({ id: Bun.randomUUIDv7(), provider: PROVIDER, external_ref: input.store_id, merchant_id: scope.merchant.id, location_id: scope.locationId, status: 'active', settings: JSON.stringify(settings), connected_at: now, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.columns(['provider', 'external_ref']).doUpdateSet({ location_id: scope.locationId, status: 'active', settings: JSON.stringify(settings), connected_at: now, updated_at: now }))
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  });
+  const id = await finishConnectClaim(db, claim, PROVIDER, { settings: JSON.stringify(settings), now });
   await logAction(db, scope, id, existing?.status === 'active' ? 'store_selected' : 'enabled', input.store_id, now);
   return statusOf(await connectionOf(db, scope));
 }

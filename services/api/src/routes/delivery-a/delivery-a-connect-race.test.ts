@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+let sim: DeliveryASimulator;
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let tokA: string;
+let tokB: string;
+const STORES = ['race-1', 'race-2', 'race-3', 'race-4', 'race-5'];
+const PAIRS = [['pair-1a', 'pair-1b'], ['pair-2a', 'pair-2b'], ['pair-3a', 'pair-3b']];
+
+beforeAll(async () => {
+  sim = startDeliveryASimulator({ apiToken: 'probe-da-token' });
+  for (const s of [...STORES, ...PAIRS.flat()]) sim.addStore(s, s);
+  api = await createTestApi({ env: { DELIVERY_A_API_URL: sim.url, DELIVERY_A_API_TOKEN: 'probe-da-token' } });
+  a = await api.seed('probe-da-race-a');
+  b = await api.seed('probe-da-race-b');
+  tokA = await api.ownerToken(a);
+  tokB = await api.ownerToken(b);
+}, 60_000);
+afterAll(async () => {
+  await api.deps.db.deleteFrom('integration_connections').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
+  await api.close();
+  await sim.stop();
+});
+
+describe('delivery-a: two merchants connect the same marketplace store at once', () => {
+  test('one 200 and one 409 integration_taken; the connection never points at another merchant\'s location', async () => {
+    const outcomes: number[][] = [];
+    for (const store of STORES) {
+      const [ra, rb] = await Promise.all([
+        api.call('POST', `/api/back-office/delivery-a/${a.locations[0]!.id}`, { token: tokA, body: { store_id: store } }),
+        api.call('POST', `/api/back-office/delivery-a/${b.locations[0]!.id}`, { token: tokB, body: { store_id: store } }),
+      ]);
+      outcomes.push([ra.status, rb.status].sort());
+      const loser = ra.status === 409 ? ra : rb;
+      expect(loser).toMatchObject({ status: 409, body: { message: 'This delivery-a store is already connected elsewhere.', reason: 'integration_taken' } });
+    }
+    const rows = await api.deps.db.selectFrom('integration_connections').select(['external_ref', 'merchant_id', 'location_id']).where('provider', '=', 'delivery-a').where('external_ref', 'in', STORES).execute();
+    const locOf = new Map([[a.merchant.id, a.locations.map((l) => l.id)], [b.merchant.id, b.locations.map((l) => l.id)]]);
+    // Tenant integrity: a connection's location is one of its own merchant's locations.
+    const crossed = rows.filter((r) => !locOf.get(r.merchant_id)!.includes(r.location_id!));
+    expect(crossed).toEqual([]);
+    // Exactly one merchant wins each store; the other is told so.
+    expect(outcomes).toEqual(STORES.map(() => [200, 409]));
+  });
+
+  test('one location, two stores at once: the location ends with ONE active store (decisions: "one store per location")', async () => {
+    const counts: number[] = [];
+    for (const [s1, s2] of PAIRS) {
+      const loc = a.locations[1]!.id;
+      const answers = await Promise.all([
+        api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: s1 } }),
+        api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: s2 } }),
+      ]);
+      const rows = await api.deps.db.selectFrom('integration_connections').select('external_ref').where('provider', '=', 'delivery-a').where('merchant_id', '=', a.merchant.id).where('location_id', '=', loc).where('status', '=', 'active').execute();
+      counts.push(rows.length);
+      // Either both ran one after the other (the later store wins) or one was told to try again.
+      for (const r of answers) if (r.status !== 200) expect(r).toMatchObject({ status: 409, body: { reason: 'integration_busy' } });
+      const shown = await api.call('GET', `/api/back-office/delivery-a/${loc}`, { token: tokA });
+      expect(shown.body).toMatchObject({ data: { enabled: true, store_id: rows[0]?.external_ref } });
+    }
+    expect(counts).toEqual(PAIRS.map(() => 1));
+  });
+});
