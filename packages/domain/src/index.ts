@@ -28,3 +28,4 @@ export * from './payments/order-capacity.ts';
 export * from './online-ordering/timeslots.ts';
 export * from './online-ordering/dining-options.ts';
 export * from './integrations/auto-sync.ts';
+export * from './integrations/register-order-totals.ts';

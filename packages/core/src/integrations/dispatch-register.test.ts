@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { priceBasket } from '@pos/domain/catalog/pricing';
 import type { TransactionRow } from '../payments/transaction-records.ts';
 import { orderTypeOf, registerOrderOf } from './dispatch-register.ts';
 
@@ -33,6 +34,20 @@ describe('registerOrderOf', () => {
     expect([o.paid, o.discountTotal]).toEqual([900, 100]);
     const d = registerOrderOf(tx({ total: 950, discount: 50 }), [{ name: 'Menu', qty: 1, total: 1000, modifiers: [] }]);
     expect([d.paid, d.discountTotal]).toEqual([950, 50]);
+  });
+
+  test('the offer discount is not subtracted twice (the register sale equals the amount paid)', () => {
+    // Kitchen line totals (from transaction_lines.total) are AFTER the offer; the transaction's discount is that same offer.
+    const priced = priceBasket(
+      [{ key: '0', item_id: 'i1', category_id: null, qty: 2, unit_price: 500, vat_rate: 21 }],
+      [{ id: 'o1', name: '10% off', rule: { kind: 'percentage', percent: 10 }, item_ids: [], category_ids: [], min_basket: 0, channels: [], schedule: null }],
+      { channel: 'online_ordering', weekday: 3, minute: 720 },
+    );
+    expect([priced.subtotal, priced.discount, priced.total]).toEqual([1000, 100, 900]);
+    const o = registerOrderOf(tx({ total: priced.total, discount: priced.discount, dining_option: 'Pickup' }), priced.lines.map((l) => ({ name: 'Burger', qty: l.qty, total: l.total, modifiers: [] })));
+    const lines = o.lines.reduce((s, l) => s + l.quantity * l.unitPrice, 0);
+    expect({ lines, discountTotal: o.discountTotal, paid: o.paid }).toEqual({ lines: 900, discountTotal: 0, paid: 900 });
+    expect(lines + o.tip + o.serviceCharge - o.discountTotal).toBe(o.paid);
   });
 
   test('documented order types only', () => {

@@ -1,4 +1,5 @@
 import type { CentralDb, TenantDb } from '@pos/db';
+import { registerDiscount } from '@pos/domain';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAOrderInput, type RegisterAOrderType } from '@pos/providers/register-a/register-a-client';
 import { setRegisterSync, type TransactionRow } from '../payments/transaction-records.ts';
@@ -111,16 +112,16 @@ export function orderTypeOf(diningOption: string | null): RegisterAOrderType {
 /**
  * The register order of a captured transaction, in cents. A line whose total divides by its quantity
  * goes as quantity x unit price (modifier prices folded in, their names kept); otherwise as one line
- * of its total, so the lines always add up to what was charged. Any difference left between the
- * lines with tip and fees and the captured total is sent as a discount, never as a higher payment.
+ * of its total, so the lines always add up to what was charged. Line totals already carry our offers'
+ * discounts; only a difference left between the lines with tip and fees and the captured total is sent
+ * as a discount (`registerDiscount`), never as a higher payment.
  */
 export function registerOrderOf(t: TransactionRow, kitchen: readonly { name: string; qty: number; total: number; modifiers: unknown }[]): RegisterOrder {
   const lines = kitchen.map((k) => {
     const mods = Array.isArray(k.modifiers) ? (k.modifiers as any[]).map((m) => ({ name: String(m?.name ?? m?.modifier_name ?? ''), price: 0 })).filter((m) => m.name) : [];
     return k.qty > 0 && k.total % k.qty === 0 ? { name: k.name, quantity: k.qty, unitPrice: k.total / k.qty, modifiers: mods } : { name: `${k.qty} x ${k.name}`, quantity: 1, unitPrice: k.total, modifiers: mods };
   });
-  const sum = kitchen.reduce((a, k) => a + k.total, 0) + t.tip_amount + t.fees;
-  const discountTotal = Math.max(t.discount, sum - t.total);
+  const discountTotal = registerDiscount({ lineTotals: kitchen.map((k) => k.total), tip: t.tip_amount, fees: t.fees, paid: t.total });
   return {
     orderId: t.id,
     orderType: orderTypeOf(t.dining_option),
@@ -128,7 +129,7 @@ export function registerOrderOf(t: TransactionRow, kitchen: readonly { name: str
     paid: t.total,
     tip: t.tip_amount,
     serviceCharge: t.fees,
-    discountTotal: Math.max(0, discountTotal),
+    discountTotal,
     customerName: t.customer_name,
     pickupTime: t.scheduled_for ? new Date(t.scheduled_for).toISOString() : null,
   };
