@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { sql } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
-import { paymentTransition, vatGroup } from '@pos/domain';
+import { paymentTransition, priceWithBasketDiscount } from '@pos/domain';
 import type { MarketplaceProvider } from '@pos/domain/payments/transaction-values';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
@@ -129,12 +129,14 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
       await sql`select pg_advisory_xact_lock(hashtext(${`${provider}:${order.id}`}))`.execute(tx);
       const existing = await tx.selectFrom('transactions').selectAll().where('external_provider', '=', provider).where('external_order_id', '=', order.id).executeTakeFirst();
       if (existing) return existing;
-      const subtotal = lines.reduce((s, l) => s + l.qty * l.unit_price, 0);
-      const byRate = new Map<number, number>();
-      for (const l of lines) byRate.set(l.vat_rate, (byRate.get(l.vat_rate) ?? 0) + l.qty * l.unit_price);
-      const groups = [...byRate.entries()].sort((a, b) => b[0] - a[0]).map(([rate, gross]) => vatGroup(rate, gross));
-      // What the marketplace collected is the total; anything it took off (its promotions) is a discount.
-      const discount = Math.max(0, subtotal + order.delivery_fee + order.tip - order.total);
+      const gross = lines.reduce((s, l) => s + l.qty * l.unit_price, 0);
+      // What the marketplace collected is the total; anything it took off (its promotions) is a discount,
+      // spread over the lines so that VAT is on what was charged for the goods.
+      const priced = priceWithBasketDiscount(
+        lines.map((l, i) => ({ key: String(i), item_id: l.item_id, category_id: l.category_id, qty: l.qty, unit_price: l.unit_price, vat_rate: l.vat_rate })),
+        gross + order.delivery_fee + order.tip - order.total,
+      );
+      const { subtotal, discount, by_vat_rate: groups } = priced;
       const key = `mkt_${provider}_${order.id}`;
       const id = Bun.randomUUIDv7();
       const orderNo = await nextCounter(tx, c.locationId, 'order_no');
@@ -188,9 +190,9 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
             qty: l.qty,
             unit_price: l.unit_price,
             vat_rate: l.vat_rate,
-            gross: l.qty * l.unit_price,
-            discount: 0,
-            total: l.qty * l.unit_price,
+            gross: priced.lines[position]!.gross,
+            discount: priced.lines[position]!.discount,
+            total: priced.lines[position]!.total,
             modifiers: JSON.stringify([]),
             variant: null,
           })),

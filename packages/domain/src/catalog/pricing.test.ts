@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { prng, type Prng } from '../testing/prng.ts';
-import { localMoment, priceBasket, scheduleOpen, spread, type OfferRule, type PricingLine, type PricingOffer } from './pricing.ts';
+import { localMoment, priceBasket, priceWithBasketDiscount, scheduleOpen, spread, type OfferRule, type PricingLine, type PricingOffer } from './pricing.ts';
 
 const ctx = { channel: 'kiosk', weekday: 1, minute: 12 * 60 };
 const line = (key: string, unit_price: number, qty = 1, vat_rate = 21, item_id = key, category_id: string | null = null): PricingLine => ({ key, item_id, category_id, qty, unit_price, vat_rate });
@@ -152,5 +152,29 @@ describe('priceBasket: properties', () => {
         expect(s).toBeLessThanOrEqual(weights[i]!);
       });
     }
+  });
+});
+
+describe('priceWithBasketDiscount (a marketplace promotion)', () => {
+  const line = (key: string, qty: number, unit_price: number, vat_rate: number): PricingLine => ({ key, item_id: `i${key}`, category_id: null, qty, unit_price, vat_rate });
+
+  test('VAT is on what was charged for the goods: 2420 of goods, 1210 collected', () => {
+    const p = priceWithBasketDiscount([line('0', 2, 1210, 21)], 1210);
+    expect([p.subtotal, p.discount, p.total]).toEqual([2420, 1210, 1210]);
+    expect(p.lines.map((l) => [l.gross, l.discount, l.total])).toEqual([[2420, 1210, 1210]]);
+    expect(p.by_vat_rate).toEqual([{ rate: 21, net: 1000, vat: 210, gross: 1210 }]);
+  });
+
+  test('spread over the lines by their gross, each rate on its discounted gross', () => {
+    const p = priceWithBasketDiscount([line('0', 1, 2000, 21), line('1', 1, 1000, 6)], 301);
+    expect(p.lines.map((l) => l.discount)).toEqual([201, 100]);
+    expect(p.by_vat_rate.map((g) => [g.rate, g.gross])).toEqual([[21, 1799], [6, 900]]);
+    expect(p.total).toBe(2699);
+    expect(p.by_vat_rate.reduce((s, g) => s + g.gross, 0)).toBe(p.total);
+  });
+
+  test('no discount prices at the lines; a discount beyond the goods is capped at the subtotal', () => {
+    expect(priceWithBasketDiscount([line('0', 3, 100, 21)], 0)).toMatchObject({ subtotal: 300, discount: 0, total: 300, offers: [] });
+    expect(priceWithBasketDiscount([line('0', 3, 100, 21)], 500)).toMatchObject({ subtotal: 300, discount: 300, total: 0 });
   });
 });

@@ -188,6 +188,13 @@ function offerDiscounts(rule: OfferRule, lines: readonly PricingLine[], remainin
   }
 }
 
+/** VAT groups of priced lines: the discounted gross per rate, highest rate first. */
+function vatGroupsOf(priced: readonly PricedLine[]): VatRateTotal[] {
+  const byRate = new Map<number, Cents>();
+  for (const l of priced) byRate.set(l.vat_rate, (byRate.get(l.vat_rate) ?? 0) + l.total);
+  return [...byRate.entries()].sort(([a], [b]) => b - a).map(([rate, g]) => vatGroup(rate, g));
+}
+
 /**
  * Prices a basket: each line's gross is `qty x unit_price`; every offer that applies (channel, schedule
  * in the location's time, basket minimum on the subtotal before discounts, at least one targeted line)
@@ -215,8 +222,23 @@ export function priceBasket(lines: readonly PricingLine[], offers: readonly Pric
   }
   const priced: PricedLine[] = lines.map((l, i) => ({ ...l, gross: gross[i]!, discount: gross[i]! - remaining[i]!, total: remaining[i]! }));
   const total = remaining.reduce((s, r) => s + r, 0);
-  const byRate = new Map<number, Cents>();
-  for (const l of priced) byRate.set(l.vat_rate, (byRate.get(l.vat_rate) ?? 0) + l.total);
-  const by_vat_rate = [...byRate.entries()].sort(([a], [b]) => b - a).map(([rate, g]) => vatGroup(rate, g));
+  const by_vat_rate = vatGroupsOf(priced);
   return { lines: priced, subtotal, discount: subtotal - total, total, by_vat_rate, offers: applied };
+}
+
+/**
+ * Prices a basket with a discount decided elsewhere on the whole basket (a marketplace's promotion: what
+ * it collected falls short of its own line prices). The discount is spread over the lines by their gross
+ * (as an `amount` offer), capped at the subtotal; VAT groups are on the discounted gross per rate, as in
+ * `priceBasket`, so VAT is due on what was charged for the goods.
+ */
+export function priceWithBasketDiscount(lines: readonly PricingLine[], discount: Cents): PricedBasket {
+  lines.forEach(assertLine);
+  const gross = lines.map((l) => l.qty * l.unit_price);
+  const subtotal = gross.reduce((s, g) => s + g, 0);
+  const shares = spread(Math.max(0, discount), gross);
+  const priced: PricedLine[] = lines.map((l, i) => ({ ...l, gross: gross[i]!, discount: shares[i]!, total: gross[i]! - shares[i]! }));
+  const total = priced.reduce((s, l) => s + l.total, 0);
+  const by_vat_rate = vatGroupsOf(priced);
+  return { lines: priced, subtotal, discount: subtotal - total, total, by_vat_rate, offers: [] };
 }
