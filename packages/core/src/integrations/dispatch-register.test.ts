@@ -5,7 +5,7 @@ import { orderTypeOf, registerOrderOf } from './dispatch-register.ts';
 
 /** The register order built from a captured transaction's kitchen documents (pure: no I/O). */
 const tx = (over: Partial<TransactionRow>): TransactionRow =>
-  ({ id: 'tx-1', total: 0, tip_amount: 0, fees: 0, discount: 0, dining_option: null, customer_name: null, scheduled_for: null, ...over }) as TransactionRow;
+  ({ id: 'tx-1', total: 0, tip_amount: 0, fees: 0, discount: 0, dining_option: null, customer_name: null, scheduled_for: null, is_test: false, ...over }) as TransactionRow;
 
 describe('registerOrderOf', () => {
   test('quantity x unit price when the line total divides; one line of the total otherwise; modifiers by name', () => {
@@ -26,6 +26,7 @@ describe('registerOrderOf', () => {
       discountTotal: 0,
       customerName: 'Ann',
       pickupTime: null,
+      testOrder: false,
     });
   });
 
@@ -48,6 +49,11 @@ describe('registerOrderOf', () => {
     const lines = o.lines.reduce((s, l) => s + l.quantity * l.unitPrice, 0);
     expect({ lines, discountTotal: o.discountTotal, paid: o.paid }).toEqual({ lines: 900, discountTotal: 0, paid: 900 });
     expect(lines + o.tip + o.serviceCharge - o.discountTotal).toBe(o.paid);
+  });
+
+  test('a payment test-mode transaction goes out as a test order', () => {
+    expect(registerOrderOf(tx({ total: 500, is_test: true }), [{ name: 'Menu', qty: 1, total: 500, modifiers: [] }]).testOrder).toBe(true);
+    expect(registerOrderOf(tx({ total: 500 }), [{ name: 'Menu', qty: 1, total: 500, modifiers: [] }]).testOrder).toBe(false);
   });
 
   test('documented order types only', () => {

@@ -31,6 +31,8 @@ export interface RegisterOrder {
   readonly discountTotal: number;
   readonly customerName: string | null;
   readonly pickupTime: string | null;
+  /** A payment test-mode sale (`is_test`: no money taken): never a register's fiscal sale. */
+  readonly testOrder: boolean;
 }
 
 export type OrderChannel = TransactionRow['channel'];
@@ -48,6 +50,8 @@ export interface DispatchOrder extends RegisterOrder {
 export type DispatchOutcome =
   | { readonly status: 'synced'; readonly provider: string; readonly detail: string }
   | { readonly status: 'not_configured'; readonly detail: string }
+  /** A test-mode order not sent to a register that has no test orders (it would be a real sale there). */
+  | { readonly status: 'skipped'; readonly provider: string; readonly detail: string }
   /** Refused for good (licence, amounts, token claims): retrying cannot help. */
   | { readonly status: 'failed'; readonly provider: string; readonly detail: string }
   /** Could not reach the register or it failed on its side: the job is retried with backoff. */
@@ -55,6 +59,11 @@ export type DispatchOutcome =
 
 export interface RegisterDispatcher {
   readonly provider: string;
+  /**
+   * True when the register can take an order as a test order that never becomes a fiscal sale
+   * (register-a `testOrder`); a test-mode transaction is not sent to the others.
+   */
+  readonly takesTestOrders?: boolean;
   /**
    * The location's active integration of this provider, ready to push; null when there is none. The
    * channel is the transaction's: a register may route (or not take) orders per channel.
@@ -71,6 +80,8 @@ export interface RegisterDispatchDeps {
 export function registerADispatcher(central: CentralDb, config: { baseUrl: string; tokenKey: TokenKey; timeoutMs?: number }): RegisterDispatcher {
   return {
     provider: 'register-a',
+    // Spec 3 "Register-a order lifecycles": a test order (`testOrder` true) cannot be finalised.
+    takesTestOrders: true,
     async target(tenantDatabase, locationId) {
       const rec = await registerARecordByTenant(central, tenantDatabase, locationId);
       if (!rec || rec.status !== 'active' || !rec.storeId) return null;
@@ -84,7 +95,7 @@ export function registerADispatcher(central: CentralDb, config: { baseUrl: strin
             orderId: order.orderId,
             orderType: order.orderType,
             orderIsAlreadyPaid: true,
-            testOrder: false,
+            testOrder: order.testOrder,
             pickupTime: order.pickupTime,
             lines: order.lines,
             paid: order.paid,
@@ -132,6 +143,7 @@ export function registerOrderOf(t: TransactionRow, kitchen: readonly { name: str
     discountTotal,
     customerName: t.customer_name,
     pickupTime: t.scheduled_for ? new Date(t.scheduled_for).toISOString() : null,
+    testOrder: t.is_test,
   };
 }
 
@@ -147,6 +159,10 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
       break;
     }
     if (!target) continue;
+    if (t.is_test && !d.takesTestOrders) {
+      outcome = { status: 'skipped', provider: d.provider, detail: `A test-mode order is not sent to ${d.provider}, which has no test orders.` };
+      break;
+    }
     const kitchen = await tdb.selectFrom('kitchen_items').select(['item_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
     const order: DispatchOrder = { ...registerOrderOf(t, kitchen), channel: t.channel, items: kitchen.map((k) => ({ itemId: k.item_id, name: k.name, qty: k.qty })) };
     try {

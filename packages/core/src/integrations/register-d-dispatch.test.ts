@@ -6,6 +6,7 @@ describe('registerDOrderOf', () => {
     const body = registerDOrderOf({
       orderId: 't-1',
       orderType: 'PICKUP',
+      testOrder: false,
       channel: 'online_ordering',
       items: [],
       lines: [
