@@ -22,8 +22,8 @@ const takenError = (label: string) => errors.conflict(`This ${label} store is al
 
 /**
  * Claims the store and the location. 409 `integration_taken` when the store is connected to another
- * merchant, active at another location of this one, or being connected by another request; 409
- * `integration_busy` when another store is being connected to this location right now.
+ * merchant, active at another location of this one, or being connected to another location; 409
+ * `integration_busy` when another request is connecting a store to this location right now.
  */
 export async function claimConnection(db: CentralDb, claim: ConnectClaim, label: string, now: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -41,8 +41,8 @@ export async function claimConnection(db: CentralDb, claim: ConnectClaim, label:
       .returning('provider')
       .executeTakeFirst();
     if (!claimed) {
-      const storeHeld = await trx.selectFrom('integration_connect_claims').select('provider').where('provider', '=', claim.provider).where('external_ref', '=', claim.externalRef).executeTakeFirst();
-      if (storeHeld) throw takenError(label);
+      const storeHeld = await trx.selectFrom('integration_connect_claims').select(['merchant_id', 'location_id']).where('provider', '=', claim.provider).where('external_ref', '=', claim.externalRef).executeTakeFirst();
+      if (storeHeld && (storeHeld.merchant_id !== claim.merchantId || storeHeld.location_id !== claim.locationId)) throw takenError(label);
       throw errors.conflict(`Another ${label} store is being connected to this location; try again.`, { reason: 'integration_busy' });
     }
     const owner = await trx

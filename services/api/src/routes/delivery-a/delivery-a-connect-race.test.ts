@@ -65,4 +65,21 @@ describe('delivery-a: two merchants connect the same marketplace store at once',
     }
     expect(counts).toEqual(PAIRS.map(() => 1));
   });
+
+  test('a claim held by a request in flight refuses; a refused connect leaves none; a crashed one expires', async () => {
+    const loc = a.locations[0]!.id;
+    const claims = () => api.deps.db.selectFrom('integration_connect_claims').select(['external_ref', 'location_id']).where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
+    // An unknown store at delivery-a: 422, and no claim is left behind.
+    expect((await api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: 'no-such-store' } })).status).toBe(422);
+    expect(await claims()).toEqual([]);
+    sim.addStore('claim-1', 'claim-1');
+    // Merchant B is connecting claim-1 right now (its claim committed, the provider call under way).
+    const live = { provider: 'delivery-a', external_ref: 'claim-1', merchant_id: b.merchant.id, location_id: b.locations[1]!.id, claimed_until: new Date(Date.now() + 60_000) };
+    await api.deps.db.insertInto('integration_connect_claims').values(live).execute();
+    expect(await api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: 'claim-1' } })).toMatchObject({ status: 409, body: { message: 'This delivery-a store is already connected elsewhere.', reason: 'integration_taken' } });
+    // The same claim, its request crashed long ago: taken over.
+    await api.deps.db.updateTable('integration_connect_claims').set({ claimed_until: new Date(Date.now() - 1000) }).where('external_ref', '=', 'claim-1').execute();
+    expect((await api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: 'claim-1' } })).status).toBe(200);
+    expect(await claims()).toEqual([]);
+  });
 });
