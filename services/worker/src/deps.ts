@@ -6,6 +6,7 @@ import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import { DEFAULT_WEBHOOK_PURGE_MS } from './webhooks-purge-scheduler.ts';
 import { DEFAULT_POST_CAPTURE_SWEEP_MS } from './post-capture-sweep-scheduler.ts';
+import { DEFAULT_ORDER_IMPORT_SWEEP_MS } from './order-import-sweep-scheduler.ts';
 import { DEFAULT_AUTO_SYNC_MS } from './auto-sync-scheduler.ts';
 import type { WorkerDeps } from './worker.ts';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
@@ -50,6 +51,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
     postCaptureSweepMs: config.POST_CAPTURE_SWEEP_MS ? Number(config.POST_CAPTURE_SWEEP_MS) : DEFAULT_POST_CAPTURE_SWEEP_MS,
     autoSyncMs: DEFAULT_AUTO_SYNC_MS,
+    orderImportSweepMs: DEFAULT_ORDER_IMPORT_SWEEP_MS,
   };
   return {
     deps,

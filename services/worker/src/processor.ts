@@ -127,7 +127,7 @@ export class QueueProcessor {
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);
-    if (envelope.items) return this.runBatch(job.id, def, envelope.items, handler, log);
+    if (envelope.items) return this.runBatch(job.id, def, envelope.items, handler, log, (job.options.retries ?? 0) <= 0);
     if (!check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
 
     const relayed = job.id.startsWith('outbox-');
@@ -137,7 +137,8 @@ export class QueueProcessor {
       return;
     }
 
-    const ctx: JobContext = { db: this.opts.db, log, clock: this.opts.clock, notifications: this.opts.notifications, jobId: job.id };
+    // bee-queue counts `retries` down as it re-queues a failed run: none left means this run is the last.
+    const ctx: JobContext = { db: this.opts.db, log, clock: this.opts.clock, notifications: this.opts.notifications, jobId: job.id, finalAttempt: (job.options.retries ?? 0) <= 0 };
     const started = performance.now();
     try {
       await handler(envelope.payload as never, ctx);
@@ -161,7 +162,7 @@ export class QueueProcessor {
    * handler in one call (or, without one or when it throws, one by one). Done rows get their markers;
    * when a row failed, the batch fails and is retried as the job says, and only the failed rows run again.
    */
-  private async runBatch(jobId: string, def: JobDefinition, items: readonly JobItem[], handler: JobHandler<JobDefinition>, log: Logger): Promise<void> {
+  private async runBatch(jobId: string, def: JobDefinition, items: readonly JobItem[], handler: JobHandler<JobDefinition>, log: Logger, finalAttempt: boolean): Promise<void> {
     const name = def.name;
     if (def.batch === undefined) {
       this.opts.metrics.jobFailed(name);
@@ -185,7 +186,7 @@ export class QueueProcessor {
     });
     if (todo.length === 0) return;
 
-    const ctx: JobContext = { db: this.opts.db, log, clock: this.opts.clock, notifications: this.opts.notifications, jobId };
+    const ctx: JobContext = { db: this.opts.db, log, clock: this.opts.clock, notifications: this.opts.notifications, jobId, finalAttempt };
     const started = performance.now();
     const batch = this.opts.batchHandlers?.[name] as BatchJobHandler<JobDefinition> | undefined;
     let outcomes: readonly (Error | null)[] | undefined;

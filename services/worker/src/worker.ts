@@ -7,6 +7,7 @@ import { HeartbeatScheduler, DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.
 import { DEFAULT_FISCAL_RECOVER_MS, fiscalRecoverScheduler } from './fiscal-recover-scheduler.ts';
 import { webhooksPurgeScheduler } from './webhooks-purge-scheduler.ts';
 import { postCaptureSweepScheduler } from './post-capture-sweep-scheduler.ts';
+import { orderImportSweepScheduler } from './order-import-sweep-scheduler.ts';
 import { AutoSyncScheduler } from './auto-sync-scheduler.ts';
 import type { OutboxScheduler } from './outbox-scheduler.ts';
 import { workerFetch } from './http.ts';
@@ -40,6 +41,8 @@ export interface WorkerDeps {
   webhookPurgeMs?: number;
   /** Between `payment.post-capture-sweep` jobs (post-capture steps lost with Redis's data re-queued); none when absent or 0. */
   postCaptureSweepMs?: number;
+  /** Between `integration.order-import-sweep` jobs (marketplace order events whose import never finished, re-queued); none when absent or 0. */
+  orderImportSweepMs?: number;
   /** Completes pending fiscal journal entries (`fiscal.recover`): the fiscal service built from the worker's env. */
   fiscal: WorkerFiscal;
   /** Between scheduled fiscal recovery sweeps (default 60 s); 0: none scheduled (an enqueued `fiscal.recover` still runs). */
@@ -181,6 +184,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const postCaptureSweep = deps.postCaptureSweepMs ? postCaptureSweepScheduler({ db: deps.db, log, clock, intervalMs: deps.postCaptureSweepMs, onEnqueued: () => relay.trigger() }) : undefined;
   postCaptureSweep?.start();
 
+  const orderImportSweep = deps.orderImportSweepMs ? orderImportSweepScheduler({ db: deps.db, log, clock, intervalMs: deps.orderImportSweepMs, onEnqueued: () => relay.trigger() }) : undefined;
+  orderImportSweep?.start();
+
   const autoSync = deps.autoSyncMs ? new AutoSyncScheduler({ db: deps.db, log, clock, intervalMs: deps.autoSyncMs, onEnqueued: () => relay.trigger() }) : undefined;
   autoSync?.start();
 
@@ -204,6 +210,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         await fiscalRecovery?.stop();
         await webhookPurge?.stop();
         await postCaptureSweep?.stop();
+        await orderImportSweep?.stop();
         await autoSync?.stop();
         await relay.stop();
         await Promise.all(processors.map((p) => p.stop()));

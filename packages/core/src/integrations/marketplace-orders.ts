@@ -10,6 +10,7 @@ import { capturePayment } from '../payments/capture-payment.ts';
 import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
+import { importFinished } from './marketplace-import-recovery.ts';
 
 const ORDER_LOCK_MS = 30_000;
 
@@ -231,6 +232,8 @@ async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDat
  */
 export async function importMarketplaceOrder(deps: MarketplaceImportDeps, job: MarketplaceImportJob): Promise<ImportResult> {
   const done = async (outcome: ImportOutcome, transactionId: string | null, detail: string | null, eventStatus: string): Promise<ImportResult> => {
+    // The delivery's log row first: whoever sees the event's outcome sees its failure cleared.
+    await importFinished(deps.central, deps.log, job);
     await markEvent(deps.central, job, eventStatus);
     return { outcome, transactionId, detail };
   };

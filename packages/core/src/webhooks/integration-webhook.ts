@@ -4,6 +4,7 @@ import { connectionsByRef, locationExists, type ConnectionTarget } from '../inte
 import type { ReplayOptions, WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, type Obj } from './payload.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
+import { importUnfinished, requeueImport } from '../integrations/marketplace-import-recovery.ts';
 
 /**
  * The marketplace, shop, register and CRM webhooks (spec 3 section 4 "Inbound webhook and callback
@@ -14,7 +15,8 @@ import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.
  * what is within reach before the integrations issue (17) builds import and sync:
  * - `order_event`: recorded once in `integration_events` (`pending`); a delivery-a / delivery-b order
  *   event also writes its `integration.order-import` job to the outbox in the same commit (the worker
- *   makes the order a transaction, `integrations/marketplace-orders.ts`);
+ *   makes the order a transaction, `integrations/marketplace-orders.ts`); delivered again or replayed
+ *   while its import has not finished, the job is queued again (`marketplace-import-recovery.ts`);
  * - `catalog_changed`: the connection's `menu_sync_requested_at` is set (and the event recorded);
  * - anything else is stored as `ignored`.
  * Never throws: an internal error is logged with the event id and stored as `failed`.
@@ -85,23 +87,37 @@ export async function handleIntegrationWebhook(deps: WebhookDeps, spec: Integrat
     const effect = spec.effect(eventType, meta);
     const active = targets.filter((t) => t.status === 'active');
     if (!effect || !active.length) return await claimThen(deps, spec.provider, eventId, done, async () => 'ignored');
-    return await claimThen(deps, spec.provider, eventId, done, async () => {
-      await apply(deps, spec, active, effect, { eventId, eventType, externalId: spec.externalId?.(body, meta) ?? null, logId });
-      return 'processed';
-    });
+    // A marketplace order event delivered again (or replayed) whose import never finished runs again:
+    // its import is re-queued instead of the delivery being a duplicate (the import is idempotent).
+    const reopen = effect === 'order_event' ? () => importUnfinished(deps.db, spec.provider, eventId, deps.now(), opts.replayOf !== undefined) : undefined;
+    return await claimThen(
+      deps,
+      spec.provider,
+      eventId,
+      done,
+      async () => {
+        await apply(deps, spec, active, effect, { eventId, eventType, externalId: spec.externalId?.(body, meta) ?? null, logId });
+        return 'processed';
+      },
+      reopen,
+    );
   } catch (e) {
     deps.log.error(`${spec.provider} webhook processing failed`, { event_id: eventId, webhook_log_id: logId, err: e });
     return done('failed', e instanceof Error ? e.message : String(e));
   }
 }
 
-/** Claims the event once (`webhook_claims`); a failure releases the claim so a replay can run it again. */
+/**
+ * Claims the event once (`webhook_claims`); a failure releases the claim so a replay can run it again.
+ * An event claimed before runs again only when `reopen` says its work is unfinished.
+ */
 async function claimThen(
   deps: WebhookDeps,
   provider: string,
   eventId: string,
   done: (status: WebhookLogStatus, error?: string) => Promise<IntegrationOutcome>,
   work: () => Promise<WebhookLogStatus>,
+  reopen?: () => Promise<boolean>,
 ): Promise<IntegrationOutcome> {
   const claimed = await deps.db
     .insertInto('webhook_claims')
@@ -109,7 +125,7 @@ async function claimThen(
     .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
     .returning('event_id')
     .executeTakeFirst();
-  if (!claimed) return done('duplicate');
+  if (!claimed && !(reopen && (await reopen()))) return done('duplicate');
   let status: WebhookLogStatus;
   try {
     status = await work();
@@ -155,8 +171,10 @@ async function apply(
         .executeTakeFirst();
       // A marketplace order event becomes an import job in the same commit (issue 17): the worker reads
       // the order through the marketplace's client and makes it one transaction here.
-      if (recorded && effect === 'order_event' && e.externalId && e.externalId.length <= 200 && isMarketplace(spec.provider)) {
-        await enqueueOutbox(trx, jobMessage(integrationOrderImportJob, { provider: spec.provider, connectionId: t.id, externalOrderId: e.externalId, eventId: e.eventId }));
+      if (effect === 'order_event' && e.externalId && e.externalId.length <= 200 && isMarketplace(spec.provider)) {
+        if (recorded) await enqueueOutbox(trx, jobMessage(integrationOrderImportJob, { provider: spec.provider, connectionId: t.id, externalOrderId: e.externalId, eventId: e.eventId }));
+        // Recorded by an earlier delivery and not imported yet (its job gave up or was lost): queued again.
+        else await requeueImport(trx, { provider: spec.provider, connectionId: t.id, eventId: e.eventId, externalId: e.externalId });
       }
       await trx
         .updateTable('integration_connections')

@@ -9,6 +9,7 @@ import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
 import { postCaptureSweepJob } from './jobs/post-capture-sweep.job.ts';
 import { integrationAutoSyncJob } from './jobs/integration-auto-sync.job.ts';
 import { integrationOrderImportJob } from './jobs/integration-order-import.job.ts';
+import { integrationOrderImportSweepJob } from './jobs/integration-order-import-sweep.job.ts';
 import { orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from './jobs/payments.job.ts';
 
 export { fiscalRecoverJob, FISCAL_RECOVER_JOB } from './jobs/fiscal-recover.job.ts';
@@ -21,6 +22,7 @@ export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.
 export { postCaptureSweepJob, POST_CAPTURE_SWEEP_JOB } from './jobs/post-capture-sweep.job.ts';
 export { integrationAutoSyncJob, INTEGRATION_AUTO_SYNC_JOB } from './jobs/integration-auto-sync.job.ts';
 export { integrationOrderImportJob, INTEGRATION_ORDER_IMPORT_JOB } from './jobs/integration-order-import.job.ts';
+export { integrationOrderImportSweepJob, INTEGRATION_ORDER_IMPORT_SWEEP_JOB } from './jobs/integration-order-import-sweep.job.ts';
 
 /** Every job the platform knows. Add a job: a `jobs/<name>.job.ts` here, a `<name>.handler.ts` in the worker. */
 export const JOBS = [
@@ -40,6 +42,7 @@ export const JOBS = [
   webhooksPurgeJob,
   integrationAutoSyncJob,
   integrationOrderImportJob,
+  integrationOrderImportSweepJob,
 ] as const;
 
 export type KnownJob = (typeof JOBS)[number];

@@ -13,6 +13,7 @@ import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
 import { createPostCaptureSweepHandler } from './post-capture-sweep.handler.ts';
 import { createIntegrationAutoSyncHandler } from './integration-auto-sync.handler.ts';
 import { createOrderImportHandler } from './integration-order-import.handler.ts';
+import { createOrderImportSweepHandler } from './integration-order-import-sweep.handler.ts';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
 import { createPaymentBatchHandlers, createPaymentHandlers, type PaymentHandlerDeps } from './payments.handlers.ts';
 import type { BatchJobHandler } from './job-handler.ts';
@@ -57,6 +58,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     'payment.post-capture-sweep': createPostCaptureSweepHandler({ ...(deps.redis ? { redis: deps.redis } : {}), ...(deps.payments ? { payments: deps.payments } : {}) }),
     'integration.auto-sync': createIntegrationAutoSyncHandler(deps.integrations ?? NO_INTEGRATIONS),
     'integration.order-import': createOrderImportHandler({ ...(deps.redis ? { redis: deps.redis } : {}), integrations: deps.integrations ?? NO_INTEGRATIONS }),
+    'integration.order-import-sweep': createOrderImportSweepHandler({ ...(deps.redis ? { redis: deps.redis } : {}) }),
     ...createPaymentHandlers(deps),
   };
 }

@@ -11,6 +11,8 @@ export interface JobContext {
   readonly notifications: NotificationDriver;
   /** The bee-queue job id (`outbox-<id>-<t>` for relayed rows). */
   readonly jobId: string;
+  /** This run is the job's last: no retries are left if it fails (absent: not known, taken as not last). */
+  readonly finalAttempt?: boolean;
 }
 
 /** Runs one job whose payload has already been validated against its schema. Must be safe to repeat. */
