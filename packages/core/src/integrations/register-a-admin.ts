@@ -257,7 +257,8 @@ const refOf = (itemId: string) => `pos:${itemId}`;
 /**
  * `POST /register-a/{locationId}/sync`: maintains register-a's rows from the location's catalog (name,
  * description, reference, price; create and delete), matched by reference `pos:<item id>`. Rows
- * without our reference are left alone. What the API cannot write is reported, not attempted.
+ * without our reference are left alone, and so are rows of items another of our locations on a store
+ * of the same company sells (items are the company's). What the API cannot write is reported, not attempted.
  */
 export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId: string): Promise<CatalogSyncReport> {
   const rec = await recordOr404(deps, locationId);
@@ -272,6 +273,18 @@ export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId:
   const withGroups = new Set((await deps.tdb.selectFrom('item_modifier_groups').select('item_id').distinct().execute()).map((r) => r.item_id));
   const client = recordClient(deps, rec);
   const companyId = rec.companyId;
+  // register-a items belong to the company, which every store of it shares: a row is stale only when no
+  // location of ours on a store of this company sells its item (not merely when this location does not).
+  const sharing = [...new Set([locationId, ...(await registerARecords(deps.central, deps.merchantId)).filter((r) => r.companyId === companyId).map((r) => r.locationId)])];
+  const soldInCompany = new Set(
+    (
+      await deps.tdb
+        .selectFrom('items')
+        .select('id')
+        .where((eb) => eb.or([eb('location_ids', 'is', null), eb(sql<boolean>`location_ids && ${sharing}::uuid[]`, '=', true)]))
+        .execute()
+    ).map((r) => r.id),
+  );
   const report: CatalogSyncReport = { location_id: locationId, created: 0, updated: 0, priced: 0, deleted: 0, unsupported: [] };
   try {
     const theirs = await client.items(companyId);
@@ -305,6 +318,7 @@ export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId:
       if (it.image_content_id) report.unsupported.push({ item_id: it.id, name: it.name, difference: 'image: add it on the register device' });
     }
     for (const stale of byRef.values()) {
+      if (soldInCompany.has(stale.reference.slice('pos:'.length))) continue;
       await client.deleteItem(companyId, stale.id);
       report.deleted += 1;
     }
