@@ -22,6 +22,17 @@ export function permission(slug: string, locationParam?: string) {
 }
 
 /**
+ * `permission` for a route whose location is named in the body (`location_id`, read raw like the
+ * params): 403 for a location outside the grant; a body without one is left to the validation.
+ */
+export function bodyLocationPermission(slug: string, field = 'location_id') {
+  return permissionGate(slug, async (ctx: { access: () => Promise<Access>; body: unknown }) => {
+    const raw = ctx.body !== null && typeof ctx.body === 'object' ? (ctx.body as Record<string, unknown>)[field] : undefined;
+    requirePermission(await ctx.access(), slug, typeof raw === 'string' ? raw : undefined);
+  });
+}
+
+/**
  * For merchant-wide records (e.g. register staff credentials, whose PIN works at every location):
  * 403 `Unauthorized: Insufficient permissions` unless the caller holds every location (owner, global
  * user, internal admin). Runs after the route's `permission(...)`.

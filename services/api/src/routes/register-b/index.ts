@@ -19,7 +19,7 @@ import { createRegisterBRelation, linkRegisterBRelation, listRegisterBRelations,
 import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { allLocations, permission } from '../../plugins/guards.ts';
 import * as S from './register-b.schemas.ts';
 import { registerBDisableResponse, registerBSaveBody, registerBSaveResponse, registerBStatusResponse } from './register-b.schemas.ts';
 
@@ -85,12 +85,13 @@ export function registerBRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Every location with the register-b branch it maps to (null: unmapped)' },
     })
     .put('/register-b/location-mappings', async (c) => ok(await saveRegisterBMappings(scope(c), client(), c.body.mappings)), {
-      transform: mis,
+      // Replaces every location's mapping (those left out are removed): only a caller holding every location.
+      transform: [mis, allLocations()],
       body: S.mappingsBody,
       response: { 200: S.mappingsWriteResponse },
       detail: {
         tags,
-        summary: 'Replace the location <-> branch mappings (all or nothing); permission MANAGE_INTEGRATION_SETTINGS',
+        summary: 'Replace the location <-> branch mappings (all or nothing); permission MANAGE_INTEGRATION_SETTINGS at every location',
         description: "Another merchant's location: 404. 422 on `mappings.N.branch_id` for a branch register-b does not know or one mapped twice, on `mappings.N.location_id` for a location listed twice.",
       },
     })

@@ -5,7 +5,7 @@ import type { MerchantIntegrationScope } from '@pos/core/integrations/merchant-i
 import { deleteRegisterCMapping, listRegisterCMappings, saveRegisterCMapping, setRegisterCMappingStatus } from '@pos/core/integrations/register-c-mappings';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { bodyLocationPermission, permission } from '../../plugins/guards.ts';
 import { registerCConfigFromEnv } from '@pos/core/integrations/register-c-access';
 import { saveRegisterCOrderSettings, saveRegisterCPaymentMethods, startRegisterCOAuth, testRegisterC } from '@pos/core/integrations/register-c-admin';
 import { registerCBusinesses, registerCReads, runRegisterCRead } from '@pos/core/integrations/register-c-reads';
@@ -33,6 +33,9 @@ export function registerCRoutes(deps: ApiDeps) {
   const oauth = { oauthUrl: deps.config.REGISTER_C_OAUTH_URL ?? null, clientId: deps.config.REGISTER_C_CLIENT_ID ?? null, redirectUri: deps.config.REGISTER_C_OAUTH_REDIRECT_URI ?? null, stateSecret: deps.config.OAUTH_STATE_SECRET ?? null };
   const ok = <T>(data: T) => ({ status: 'success' as const, data });
   const MIS_ = permission(MIS);
+  // A route about one of our locations checks the permission at that location (spec 1 5.8: scoped to the grant).
+  const MIS_AT = permission(MIS, 'upvendoLocationId');
+  const MIS_BODY = bodyLocationPermission(MIS);
   return new Elysia({ name: 'register-c-admin', prefix: '/back-office/register-c' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .use(registerCReadRoutes(deps, scope, cfg))
@@ -55,14 +58,14 @@ export function registerCRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Map our payment methods to register-c payment methods (checked at register-c); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/mappings/:upvendoLocationId/sync', async (c) => ok(await syncRegisterCMapping(scope(c), cfg, c.params.upvendoLocationId)), {
-      transform: MIS_,
+      transform: MIS_AT,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.syncResponse },
       detail: { tags, summary: "Sync a mapping now: register-c's items to our catalog rows linked by sku; permission MANAGE_INTEGRATION_SETTINGS" },
     })
     .put('/mappings/:upvendoLocationId/order-settings', async (c) => ok(await saveRegisterCOrderSettings(scope(c), cfg, c.params.upvendoLocationId, c.body)), {
-      transform: MIS_,
+      transform: MIS_AT,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       body: S.orderSettingsBody,
@@ -76,42 +79,42 @@ export function registerCRoutes(deps: ApiDeps) {
       detail: { tags, summary: "register-c's menu against our catalog at the location: to add, to update, missing" },
     })
     .post('/menu-suggestion/:upvendoLocationId/adopt', async (c) => ok(await adoptRegisterCMenuSuggestion(scope(c), cfg, c.params.upvendoLocationId)), {
-      transform: MIS_,
+      transform: MIS_AT,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.adoptResponse },
       detail: { tags, summary: 'Apply the menu suggestion; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/menu-suggestion/:upvendoLocationId/dismiss', async (c) => ok(await dismissRegisterCMenuSuggestion(scope(c), cfg, c.params.upvendoLocationId)), {
-      transform: MIS_,
+      transform: MIS_AT,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.dismissResponse },
       detail: { tags, summary: 'Dismiss the current menu suggestion until it changes; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/menu-suggestion/:upvendoLocationId/use', async (c) => ok(await useRegisterCMenu(scope(c), cfg, c.params.upvendoLocationId)), {
-      transform: MIS_,
+      transform: MIS_AT,
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.useResponse },
       detail: { tags, summary: "Make register-c the location's menu source; permission MANAGE_INTEGRATION_SETTINGS" },
     })
     .post('/orders/local', async (c) => ok(await createRegisterCLocalOrder(scope(c), cfg, c.body)), {
-      transform: MIS_,
+      transform: MIS_BODY,
       query: S.vendorOnlyQuery,
       body: S.localOrderBody,
       response: { 200: S.checkResponse },
       detail: { tags, summary: 'Create a dine-in order at register-c (idempotent by reference); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/orders/to-go', async (c) => ok(await createRegisterCToGoOrder(scope(c), cfg, c.body)), {
-      transform: MIS_,
+      transform: MIS_BODY,
       query: S.vendorOnlyQuery,
       body: S.toGoOrderBody,
       response: { 200: S.checkResponse },
       detail: { tags, summary: 'Create a takeaway order at register-c (idempotent by reference); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/pay', async (c) => ok(await payRegisterCCheck(scope(c), cfg, c.body)), {
-      transform: MIS_,
+      transform: MIS_BODY,
       query: S.vendorOnlyQuery,
       body: S.payBody,
       response: { 200: S.checkResponse },
@@ -119,7 +122,7 @@ export function registerCRoutes(deps: ApiDeps) {
     })
     .get('/mappings', async (c) => ({ data: await listRegisterCMappings(scope(c)) }), { response: { 200: mappingListResponse }, detail: { tags, summary: 'register-c location mappings' } })
     .put('/mappings/:upvendoLocationId', async (c) => ({ status: 'success' as const, data: await saveRegisterCMapping(scope(c), c.params.upvendoLocationId, c.body.register_c_location_id) }), {
-      transform: permission(MIS),
+      transform: MIS_AT,
       params: mappingParams,
       body: mappingBody,
       response: { 200: mappingResponse },
@@ -132,20 +135,20 @@ export function registerCRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        transform: permission(MIS),
+        transform: MIS_AT,
         params: mappingParams,
         response: { 200: mappingDeleteResponse },
         detail: { tags, summary: 'Remove a register-c location mapping; permission MANAGE_INTEGRATION_SETTINGS' },
       },
     )
     .post('/mappings/:upvendoLocationId/pause', async (c) => ({ status: 'success' as const, data: await setRegisterCMappingStatus(scope(c), c.params.upvendoLocationId, 'paused') }), {
-      transform: permission(MIS),
+      transform: MIS_AT,
       params: mappingParams,
       response: { 200: mappingResponse },
       detail: { tags, summary: 'Pause a register-c location mapping; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/mappings/:upvendoLocationId/resume', async (c) => ({ status: 'success' as const, data: await setRegisterCMappingStatus(scope(c), c.params.upvendoLocationId, 'active') }), {
-      transform: permission(MIS),
+      transform: MIS_AT,
       params: mappingParams,
       response: { 200: mappingResponse },
       detail: { tags, summary: 'Resume a paused register-c location mapping; permission MANAGE_INTEGRATION_SETTINGS' },
