@@ -15,8 +15,8 @@ export const siteStatusValue = t.Union([t.Literal('OPEN'), t.Literal('CLOSED'), 
 export const siteStatusBody = t.Object({ status: siteStatusValue }, { additionalProperties: false });
 
 export const logsQuery = t.Object({
-  // Clamped, not refused: any integer is read and brought into 1-200.
-  limit: t.Optional(t.String({ pattern: '^-?[0-9]{1,9}$', maxLength: 10, description: 'default 50, clamped to 1-200' })),
+  // Clamped, not refused: any integer (up to 30 digits, still a finite number) is read and brought into 1-200.
+  limit: t.Optional(t.String({ pattern: '^-?[0-9]{1,30}$', maxLength: 31, description: 'default 50, clamped to 1-200' })),
   ...vendorIdField(),
 });
 export const vendorQuery = t.Object(vendorIdField());

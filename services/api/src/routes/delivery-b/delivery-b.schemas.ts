@@ -17,7 +17,7 @@ export const fulfillmentBody = t.Object({ delivery: t.Boolean(), pickup: t.Boole
 
 export const logsQuery = t.Object({
   // Clamped, not refused: any integer is read and brought into 1-200.
-  limit: t.Optional(t.String({ pattern: '^-?[0-9]{1,9}$', maxLength: 10, description: 'default 50, clamped to 1-200' })),
+  limit: t.Optional(t.String({ pattern: '^-?[0-9]{1,30}$', maxLength: 31, description: 'default 50, clamped to 1-200' })),
   ...vendorIdField(),
 });
 

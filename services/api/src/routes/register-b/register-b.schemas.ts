@@ -76,7 +76,7 @@ export const liveRefreshResponse = ok(t.Object({ branches: Int(), levels: Int(),
 const relation = t.Object({ number: t.String(), name: t.String(), email: t.Nullable(t.String()), phone: t.Nullable(t.String()) });
 export const relationsQuery = t.Object({
   // Clamped, not refused: any integer is read and brought into 1-200.
-  limit: t.Optional(t.String({ pattern: '^-?[0-9]{1,9}$', maxLength: 10, description: 'default 50, clamped to 1-200' })),
+  limit: t.Optional(t.String({ pattern: '^-?[0-9]{1,30}$', maxLength: 31, description: 'default 50, clamped to 1-200' })),
   page: t.Optional(t.String({ pattern: '^0*[1-9][0-9]{0,4}$', maxLength: 10, description: 'page number, from 1' })),
   ...vendorIdField(),
 });

@@ -345,6 +345,7 @@ describe('register-b provider routes (against the register-b simulator)', () => 
       meta: { page: 1, limit: 200, has_more: false },
     });
     expect((await api.call('GET', R('/relations?limit=0'), { token: viewer })).body).toMatchObject({ data: [{ number: 'R1' }], meta: { page: 1, limit: 1, has_more: true } });
+    expect((await api.call('GET', R('/relations?limit=10000000000'), { token: viewer })).body).toMatchObject({ meta: { page: 1, limit: 200, has_more: false } });
     expect((await api.call('GET', R('/relations?limit=1&page=2'), { token: viewer })).body).toMatchObject({ data: [{ number: 'R2' }], meta: { page: 2, limit: 1, has_more: false } });
 
     const synced = await api.call('POST', R('/relations/sync'), { token: viewer });
