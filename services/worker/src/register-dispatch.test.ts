@@ -12,6 +12,9 @@ import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import { OMM_LICENCE_MESSAGE, startRegisterASimulator, type RegisterASimulator, type SimSetup } from '@pos/providers/register-a/register-a-simulator';
 import { stopWorker, type RunningWorker } from './worker.ts';
+import { systemClock } from '@pos/kernel';
+import { createPaymentBatchHandlers } from './jobs/payments.handlers.ts';
+import { devLogDriver } from './notifications/driver.ts';
 import { captureKioskOrder as captureOrder, dispatchStep as stepOf, startDispatchWorker } from './register-dispatch.test-support.ts';
 import { dropPrefix, openTestEnv, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
@@ -117,6 +120,26 @@ describe('order dispatch to register-a', () => {
     await dispatchOrderToRegister(tdb, t!.id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     expect((await registerSyncOf(tdb, t!.id)).status).toBe('synced');
     expect(regA.orders(setup.storeIds[0]!).filter((o) => o.orderId === t!.id).length).toBe(1);
+  });
+
+  test("the dispatch job's last run failing turns a retrying sync into failed (retry-sync), not retrying for ever", async () => {
+    const [t] = await tdb.selectFrom('transaction_register_sync').select('transaction_id as id').where('status', '=', 'synced').limit(1).execute();
+    const down = registerDispatchFromEnv(env.handle.db, { REGISTER_A_BASE_URL: 'http://127.0.0.1:1', INTEGRATION_TOKEN_KEY: KEY_HEX });
+    const dispatch = createPaymentBatchHandlers({ registers: down })['order.dispatch'];
+    const ctx = { db: env.handle.db, log: env.log, clock: systemClock, notifications: devLogDriver(env.log), jobId: 'test-dispatch' };
+    // A run with retries left: still retrying.
+    const [first] = await dispatch([{ tenant_database: m.merchant.tenant_database, transaction_id: t!.id }], { ...ctx, finalAttempt: false });
+    expect(first).toBeInstanceOf(Error);
+    expect((await registerSyncOf(tdb, t!.id)).status).toBe('retrying');
+    // The last run: failed, with the last error.
+    const [last] = await dispatch([{ tenant_database: m.merchant.tenant_database, transaction_id: t!.id }], { ...ctx, finalAttempt: true });
+    expect(last).toBeInstanceOf(Error);
+    const sync = await registerSyncOf(tdb, t!.id);
+    expect(sync.status).toBe('failed');
+    expect(sync.detail).toStartWith('Retries exhausted: ');
+    // retry-sync (or the sweep) dispatches it again once the register is back.
+    await dispatchOrderToRegister(tdb, t!.id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    expect((await registerSyncOf(tdb, t!.id)).status).toBe('synced');
   });
 
   test('a location without a register record is recorded as not configured', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CentralDb, TenantDb } from '@pos/db';
 import { registerDiscount } from '@pos/domain';
 import { ProviderError } from '@pos/providers/shared/provider-error';
@@ -226,5 +227,20 @@ export async function dispatchCaptured(deps: RegisterDispatchDeps, tdb: TenantDb
     .insertInto('transaction_steps')
     .values({ transaction_id: t.id, step: 'register_dispatch', outcome: o.status, detail: o.detail.slice(0, 500) })
     .onConflict((oc) => oc.columns(['transaction_id', 'step']).doUpdateSet({ outcome: o.status, detail: o.detail.slice(0, 500) }))
+    .execute();
+}
+
+/**
+ * The dispatch job ran out of retries for these transactions: a sync still `retrying` becomes `failed`
+ * (`Retries exhausted: <last error>`), so the back office sees a failed sync to retry (`retry-sync`)
+ * instead of a retry nothing will make. The post-capture sweep may still re-drive it within its window.
+ */
+export async function dispatchGaveUp(tdb: TenantDb, transactionIds: readonly string[]): Promise<void> {
+  if (transactionIds.length === 0) return;
+  await tdb
+    .updateTable('transaction_register_sync')
+    .set((eb) => ({ status: 'failed', detail: sql<string>`left('Retries exhausted: ' || coalesce(${eb.ref('detail')}, ''), 500)`, updated_at: sql`now()` }))
+    .where('transaction_id', 'in', [...new Set(transactionIds)])
+    .where('status', '=', 'retrying')
     .execute();
 }

@@ -28,7 +28,7 @@ import {
 import { kitchenPublisher } from '@pos/core/kitchen/kitchen-events';
 import { publishKitchenOrders } from '@pos/core/payments/payment-events';
 import type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
-import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
+import { dispatchGaveUp, type RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 
 export interface PaymentHandlerDeps {
   readonly redis?: Redis;
@@ -111,14 +111,17 @@ export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
   const postCapture: BatchJobHandler<typeof paymentPostCaptureJob> = (ps, ctx) =>
     perTenant(ctx.db, ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log), ctx.log));
   const dispatch: BatchJobHandler<typeof orderDispatchJob> = (ps, ctx) =>
-    perTenant(ctx.db, ps, (tdb, tenant, rows) =>
-      dispatchOrdersToRegister(
+    perTenant(ctx.db, ps, async (tdb, tenant, rows) => {
+      const outcomes = await dispatchOrdersToRegister(
         tdb,
         rows.map((r) => r.transaction_id),
         deps.registers ? { deps: deps.registers, tenantDatabase: tenant } : undefined,
         ctx.log,
-      ),
-    );
+      );
+      // No retries left: a sync left `retrying` would promise a retry that never comes.
+      if (ctx.finalAttempt) await dispatchGaveUp(tdb, rows.filter((_r, i) => outcomes[i]).map((r) => r.transaction_id));
+      return outcomes;
+    });
   const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
   const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), undefined, ctx.log));
   // Recorded steps only: no stock reservations are kept yet, and no edge device takes stock.
