@@ -10,7 +10,8 @@ import { adjustForRefund, backfillApplicationFee, merchantOfPaymentIntent, payme
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
-import { AI_CREDITS_KIND, creditPurchase } from '../generation/ai-credit-purchases.ts';
+import { AI_CREDITS_KIND } from '../generation/ai-credit-purchases.ts';
+import { aiCreditsTenant, creditFromCardAEvent } from './card-a-ai-credits.ts';
 import { connectedAccountTarget, syncConnectedAccount } from './card-a-accounts.ts';
 
 
@@ -48,6 +49,8 @@ interface EventCtx {
   readonly object: Obj;
   readonly eventId: string;
   readonly created: number;
+  /** The envelope's connected account (an event of a connected account), else null. */
+  readonly account: string | null;
 }
 
 const withTenant = (t: WebhookTenant | null): Target | null => (t ? { merchantId: t.merchantId, tenant: t } : null);
@@ -74,12 +77,11 @@ const HANDLERS: ReadonlyArray<{
   {
     // An AI credits purchase (its checkout completed, or its saved-card charge succeeded): credited once.
     matches: (type, object) => (type === 'checkout.session.completed' || type === 'payment_intent.succeeded') && obj(object.metadata).kind === AI_CREDITS_KIND,
-    resolve: async (deps, e) => withTenant(await tenantOfLocation(deps.db, str(obj(e.object.metadata).location_id) ?? '')),
-    run: async (deps, target, e) => {
-      if (e.type === 'checkout.session.completed' && str(e.object.payment_status) !== 'paid') return 'ignored';
-      await creditPurchase(bindTenant(deps.db, target.tenant!.tenantDatabase), str(obj(e.object.metadata).purchase_id) ?? '', str(e.object.id) ?? '');
-      return 'processed';
+    resolve: async (deps, e) => {
+      const t = await aiCreditsTenant(deps.db, obj(e.object.metadata));
+      return t ? { merchantId: t.merchantId, tenant: null, tenantDatabase: t.tenantDatabase } : null;
     },
+    run: (deps, target, e) => creditFromCardAEvent(deps, target.tenantDatabase!, e),
   },
   {
     matches: (type) => PAYMENT_EVENTS.has(type),
@@ -160,7 +162,7 @@ export async function handleCardAWebhook(deps: WebhookDeps, raw: string, country
     const object = obj(obj(event.data).object);
     const handler = HANDLERS.find((h) => h.matches(type, object));
     if (!handler) return await done('ignored');
-    const ctx: EventCtx = { type, object, eventId, created: typeof event.created === 'number' && Number.isFinite(event.created) ? Math.trunc(event.created) : 0 };
+    const ctx: EventCtx = { type, object, eventId, created: typeof event.created === 'number' && Number.isFinite(event.created) ? Math.trunc(event.created) : 0, account: str(event.account) };
     const target = await handler.resolve(deps, ctx);
     if (!target) {
       deps.log.warn('card-a webhook location_not_resolved', { event_id: eventId, event_type: type });

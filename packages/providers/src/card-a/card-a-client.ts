@@ -43,6 +43,7 @@ export interface CardACheckoutSession {
   readonly payment_intent: string | null;
   /** Cents. */
   readonly amount_total: number;
+  readonly currency: string;
   readonly metadata: Readonly<Record<string, string>>;
 }
 
