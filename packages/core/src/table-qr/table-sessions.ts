@@ -63,7 +63,9 @@ export interface TableSessionView {
 }
 
 async function present(tdb: TenantDb | TenantTx, s: TableSessionRow): Promise<TableSessionView> {
-  const section = await tdb.selectFrom('table_sections').select('name').where('id', '=', s.table_section_id).executeTakeFirstOrThrow();
+  const section = await tdb.selectFrom('table_sections').select('name').where('id', '=', s.table_section_id).executeTakeFirst();
+  // Its section deleted since the session was read: the session went with it.
+  if (!section) throw errors.notFound('table session');
   const orders = await tdb
     .selectFrom('transactions')
     .select(['id', 'order_no', 'receipt_no', 'status', 'order_status', 'total', 'completed_at'])
@@ -91,20 +93,25 @@ async function present(tdb: TenantDb | TenantTx, s: TableSessionRow): Promise<Ta
  * scans converge: each inserts with `on conflict do nothing`, then all read the one open row.
  */
 export async function scanTable(t: QrTenant, locationId: string, sectionId: string, tableNumber: number, now: Date): Promise<{ session: TableSessionView; opened: boolean }> {
-  const section = isUuid(sectionId) ? await t.tdb.selectFrom('table_sections').selectAll().where('id', '=', sectionId).where('location_id', '=', locationId).executeTakeFirst() : undefined;
-  if (!section) throw errors.notFound('table section');
-  if (!Number.isInteger(tableNumber) || tableNumber < 1 || tableNumber > section.tables) throw errors.notFound('table');
-  const id = Bun.randomUUIDv7();
-  const inserted = await t.tdb
-    .insertInto('table_sessions')
-    .values({ id, location_id: locationId, table_section_id: section.id, table_number: tableNumber, status: 'open', opened_at: now })
-    // The arbiter predicate must be a literal for PostgreSQL to match the partial index.
-    .onConflict((oc) => oc.columns(['table_section_id', 'table_number']).where(sql<boolean>`status = 'open'`).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  const open = await t.tdb.selectFrom('table_sessions').selectAll().where('table_section_id', '=', section.id).where('table_number', '=', tableNumber).where('status', '=', 'open').executeTakeFirst();
-  if (!open) throw errors.conflict('The table session changed while it was opened; scan again.');
-  return { session: await present(t.tdb, open), opened: inserted?.id === open.id };
+  if (!isUuid(sectionId)) throw errors.notFound('table section');
+  // The section is key-share locked for the scan: a delete at the same moment waits for it (and then takes
+  // the new session with it) or came first (404), never a session inserted for a deleted section.
+  return t.tdb.transaction().execute(async (tx) => {
+    const section = await tx.selectFrom('table_sections').selectAll().where('id', '=', sectionId).where('location_id', '=', locationId).forKeyShare().executeTakeFirst();
+    if (!section) throw errors.notFound('table section');
+    if (!Number.isInteger(tableNumber) || tableNumber < 1 || tableNumber > section.tables) throw errors.notFound('table');
+    const id = Bun.randomUUIDv7();
+    const inserted = await tx
+      .insertInto('table_sessions')
+      .values({ id, location_id: locationId, table_section_id: section.id, table_number: tableNumber, status: 'open', opened_at: now })
+      // The arbiter predicate must be a literal for PostgreSQL to match the partial index.
+      .onConflict((oc) => oc.columns(['table_section_id', 'table_number']).where(sql<boolean>`status = 'open'`).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    const open = await tx.selectFrom('table_sessions').selectAll().where('table_section_id', '=', section.id).where('table_number', '=', tableNumber).where('status', '=', 'open').executeTakeFirst();
+    if (!open) throw errors.conflict('The table session changed while it was opened; scan again.');
+    return { session: await present(tx, open), opened: inserted?.id === open.id };
+  });
 }
 
 async function findSession(tdb: TenantDb | TenantTx, locationId: string, sessionId: string, lock = false): Promise<TableSessionRow> {

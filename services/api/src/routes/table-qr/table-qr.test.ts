@@ -136,6 +136,22 @@ describe('QR scan and sessions', () => {
     expect(rows.length).toBe(1);
   });
 
+  test('a section deleted while guests scan: each scan is 200 or 404 (never a 500) and no session outlives it', async () => {
+    const statuses: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      const id = (await create({ location_id: loc1(), name: `Race ${round}`, tables: 30 })).body.data.id as string;
+      const rs = await Promise.all([
+        ...Array.from({ length: 8 }, (_, i) => scan(loc1(), id, i + 1)),
+        api.call('DELETE', `/api/table-sections/${id}`, { token: owner }),
+        ...Array.from({ length: 8 }, (_, i) => scan(loc1(), id, i + 11)),
+      ]);
+      expect(rs[8]!.status).toBe(200);
+      statuses.push(...rs.filter((_, i) => i !== 8).map((r) => r.status));
+      expect(await tdbOf(a).selectFrom('table_sessions').select('id').where('table_section_id', '=', id).execute()).toEqual([]);
+    }
+    expect(statuses.filter((st) => st !== 200 && st !== 404)).toEqual([]);
+  }, 60_000);
+
   test('unknown tables, sections and locations are 404s; the location must match the section', async () => {
     expect(await scan(loc0(), seeded().id, 21)).toMatchObject({ status: 404, body: { message: 'Unable to locate the table you requested.' } });
     expect(await scan(loc0(), seeded().id, 0)).toMatchObject({ status: 404, body: { message: 'Unable to locate the table you requested.' } });
