@@ -114,13 +114,16 @@ export async function readSettings<K extends ChannelKind>(tdb: TenantDb, locatio
 export async function writeSettings<K extends ChannelKind>(tdb: TenantDb, locationId: string, kind: K, patch: Partial<SettingsByKind[K]>, now: Date): Promise<StoredSettings<K>> {
   await findLocation(tdb, locationId);
   return tdb.transaction().execute(async (tx) => {
-    const current = await tx.selectFrom('channel_settings').select('settings').where('location_id', '=', locationId).where('kind', '=', kind).forUpdate().executeTakeFirst();
-    const next = { ...CHANNEL_DEFAULTS[kind], ...((current?.settings ?? {}) as object), ...patch };
+    // The row is made first (the defaults, as read without one), so there is always a row to lock: two
+    // saves of different fields on a location without stored settings merge instead of one overwriting the other.
     await tx
       .insertInto('channel_settings')
-      .values({ location_id: locationId, kind, settings: JSON.stringify(next), updated_at: now })
-      .onConflict((oc) => oc.columns(['location_id', 'kind']).doUpdateSet({ settings: JSON.stringify(next), updated_at: now }))
+      .values({ location_id: locationId, kind, settings: JSON.stringify(CHANNEL_DEFAULTS[kind]), updated_at: now })
+      .onConflict((oc) => oc.columns(['location_id', 'kind']).doNothing())
       .execute();
+    const current = await tx.selectFrom('channel_settings').select('settings').where('location_id', '=', locationId).where('kind', '=', kind).forUpdate().executeTakeFirstOrThrow();
+    const next = { ...CHANNEL_DEFAULTS[kind], ...(current.settings as object), ...patch };
+    await tx.updateTable('channel_settings').set({ settings: JSON.stringify(next), updated_at: now }).where('location_id', '=', locationId).where('kind', '=', kind).execute();
     return readSettings(tx, locationId, kind);
   });
 }

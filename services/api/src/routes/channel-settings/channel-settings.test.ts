@@ -125,6 +125,22 @@ describe('online, in-house and QR ordering settings, channel lists', () => {
     });
   });
 
+  test('two PUTs of different fields at once, on a location without stored settings yet, both take effect', async () => {
+    const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+    const lost: unknown[] = [];
+    for (let round = 0; round < 10; round++) {
+      await tdb.deleteFrom('channel_settings').where('location_id', '=', loc1()).execute();
+      const [r1, r2] = await Promise.all([
+        api.call('PUT', `${BO}/online-settings/${loc1()}`, { token: owner, body: { welcome_message: `hello ${round}` } }),
+        api.call('PUT', `${BO}/online-settings/${loc1()}`, { token: owner, body: { allow_notes: false } }),
+      ]);
+      expect([r1.status, r2.status]).toEqual([200, 200]);
+      const now = (await api.call('GET', `${BO}/online-settings/${loc1()}`, { token: owner })).body.data;
+      if (now.welcome_message !== `hello ${round}` || now.allow_notes !== false) lost.push({ round, welcome_message: now.welcome_message, allow_notes: now.allow_notes });
+    }
+    expect(lost).toEqual([]);
+  }, 60_000);
+
   test('in-house settings: VIEW_SALES_CHANNEL reads, EDIT_IN_HOUSE_CHANNEL writes', async () => {
     const viewer = await limitedUserToken(api, a, ['VIEW_SALES_CHANNEL'], [loc0()]);
     expect((await api.call('GET', `${BO}/in-house-settings/${loc0()}`, { token: viewer })).body).toEqual({
