@@ -20,7 +20,7 @@ export const LoyaltyBody = t.Object({
     t.Array(
       t.Object({
         id: t.Optional(t.String({ maxLength: 64 })),
-        name: t.String({ minLength: 1, maxLength: 100 }),
+        name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'The name field is required and may not be greater than 100 characters.' }),
         points: Int({ minimum: 1, maximum: 1_000_000 }),
         discount: Int({ minimum: 1, maximum: 1_000_000, description: 'cents off the basket' }),
         active: t.Optional(t.Boolean()),

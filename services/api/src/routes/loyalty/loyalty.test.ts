@@ -86,6 +86,16 @@ describe('loyalty admin', () => {
     expect(log.length).toBe(2);
   });
 
+  test('a reward whose name is only spaces is a 422 on its field and stores nothing', async () => {
+    const loc = m.locations[1]!.id;
+    const before = (await call('GET', path(loc))).body.data;
+    const r = await call('POST', path(loc), { active: true, points_per_euro: 1, rewards: [{ name: '   ', points: 10, discount: 100 }] });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual({ 'rewards.0.name': ['The name field is required and may not be greater than 100 characters.'] });
+    expect((await call('GET', path(loc))).body.data).toEqual(before);
+    expect(await tdb().selectFrom('loyalty_rewards').select('id').where('name', '=', '').execute()).toEqual([]);
+  });
+
   test('subscription reports status and members', async () => {
     await makeCustomer(api, m);
     const r = await call('GET', path(m.locations[0]!.id, '/subscription'));
