@@ -58,7 +58,7 @@ export function aiGenerationRoutes(deps: ApiDeps) {
         query: S.VendorQuery,
         body: S.CheckoutBody,
         response: { 200: S.CheckoutResponse },
-        ...doc('Buy credits on the card-a hosted page', 'Answers the page URL; the credits are added once, when card-a reports the checkout paid (signed webhook).'),
+        ...doc('Buy credits on the card-a hosted page', 'Answers the page URL; the credits are added once, when card-a reports the checkout paid (signed webhook, read back from card-a for the package\'s amount and currency).'),
       },
     )
     .post(
@@ -70,7 +70,7 @@ export function aiGenerationRoutes(deps: ApiDeps) {
         query: S.VendorQuery,
         body: S.PurchaseBody,
         response: { 200: S.PurchaseResponse },
-        ...doc('Buy credits with the saved card', 'Charges the default card of a billing profile\'s card-a customer (the given profile, else the oldest with a saved card) and credits the package at once; a decline is 422 and credits nothing.'),
+        ...doc('Buy credits with the saved card', 'Charges the default card of a billing profile\'s card-a customer (the given profile, else the oldest with a saved card) and credits the package at once; a decline is 422 and credits nothing. card-a away (503) leaves the purchase pending: card-a\'s signed success credits it later. The same package bought again while a purchase of it is pending (2 minutes) or just paid (10 s) is a 409.'),
       },
     );
 }
