@@ -59,7 +59,8 @@ async function captured(): Promise<string> {
       status: 'Complete',
       order_status: 'Queued',
       payment_provider: 'card-b',
-      payment_snapshot: JSON.stringify({ provider: 'card-b' }),
+      // A test-mode kiosk order completes as the synthetic test payment (no provider took money): deletable.
+      payment_snapshot: JSON.stringify({ id: `free_${id}`, is_free: true }),
       idempotency_key: `idemp_${m.kiosk.device_id}_${Date.now()}${n}`,
       all_idempotency_keys: [],
       receipt_no: n,

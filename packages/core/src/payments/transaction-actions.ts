@@ -48,6 +48,14 @@ export async function retryRegisterSync(tdb: TenantDb, tenantDatabase: string, t
  * until it timed out). One the customer paid meanwhile is captured by that cancel, then deleted; a
  * provider that cannot be reached leaves the transaction in place (503).
  */
+const PAID_NOT_DELETABLE = 'A transaction paid at a payment provider cannot be deleted.';
+
+/** Captured through a provider session (not the synthetic test or free payment). */
+function tookProviderMoney(row: { status: string; payment_snapshot: unknown }): boolean {
+  const snapshot = (typeof row.payment_snapshot === 'string' ? JSON.parse(row.payment_snapshot) : row.payment_snapshot) as Record<string, unknown> | null;
+  return row.status === 'Complete' && typeof snapshot?.provider === 'string' && snapshot.is_free !== true;
+}
+
 export async function deleteTestTransaction(deps: KioskPaymentDeps, id: string): Promise<void> {
   const tdb = deps.tdb;
   const t = await loadTransaction(tdb, id);
@@ -64,8 +72,10 @@ export async function deleteTestTransaction(deps: KioskPaymentDeps, id: string):
     tdb.transaction().execute(async (tx) => {
       // The row lock first: a post-capture write for it (kitchen items, tickets, the claim) holds a key
       // share lock on it until its commit, so what it wrote is visible to the statements below.
-      const row = await tx.selectFrom('transactions').select(['id', 'location_id']).where('id', '=', id).where('is_test', '=', true).forUpdate().executeTakeFirst();
+      const row = await tx.selectFrom('transactions').select(['id', 'location_id', 'status', 'payment_snapshot']).where('id', '=', id).where('is_test', '=', true).forUpdate().executeTakeFirst();
       if (!row) return [];
+      // A sale a provider really took money for (test mode turned on after it started) is a record, never deleted.
+      if (tookProviderMoney(row)) throw errors.conflict(PAID_NOT_DELETABLE, { reason: 'provider_paid' });
       // Tickets have no foreign key to their order (a transaction or a register order): removed here, or the kitchen would still prepare it.
       const events = await removeKitchenTickets(tx, 'transaction', id);
       await deletePrintJobs(tx, [row.location_id], [`order:${id}`]);

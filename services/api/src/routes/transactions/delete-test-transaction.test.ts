@@ -49,14 +49,15 @@ describe('DELETE of a test-mode transaction with a kitchen ticket', () => {
         { id: kitchenPrinter, location_id: location, mac: '00:11:62:AB:01:02', state: 'paired', role: 'kitchen', station_id: m.kds.station_id, name: 'Kitchen', ...at },
       ])
       .execute();
-    // A paid kiosk order, flagged test mode, through its post-capture sequence (what the worker runs).
-    const intent = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items.find((i) => i.name === 'Espresso')!.id, qty: 2 }] } });
-    const id: string = intent.body.data.id;
-    await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', id).execute();
+    // A kiosk order at a location in payment test mode (completed as the synthetic test payment, no
+    // terminal sale), through its post-capture sequence (what the worker runs).
     const espresso = m.items.find((i) => i.name === 'Espresso')!.id;
     await tdb.insertInto('inventory_levels').values({ item_id: espresso, location_id: location, quantity: 50 }).onConflict((oc) => oc.columns(['item_id', 'location_id']).doUpdateSet({ quantity: 50 })).execute();
-    await sim.complete(intent.body.data.idempotency_key);
-    expect((await api.call('POST', `/api/back-office/transactions/${id}/verify-payment-status`, { token: owner })).body.data.status).toBe('Complete');
+    await tdb.updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', location).execute();
+    const intent = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: espresso, qty: 2 }] } });
+    const id: string = intent.body.data.id;
+    expect(intent.body.data.status).toBe('Complete');
+    expect(sim.session(intent.body.data.idempotency_key)).toBeUndefined();
     // A test-mode order sold nothing: the stock stays as it was (and its DELETE has nothing to give back).
     expect(await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', espresso).where('location_id', '=', location).executeTakeFirstOrThrow()).toEqual({ quantity: 50 });
     expect(await tdb.selectFrom('inventory_history').select('type').where('item_id', '=', espresso).where('note', '=', `Order ${intent.body.data.order_no}`).execute()).toEqual([]);
