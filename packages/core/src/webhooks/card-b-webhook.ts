@@ -256,7 +256,7 @@ async function recordCommission(deps: WebhookDeps, merchantId: string, transacti
     .execute();
 }
 
-/** Rule 6: reversal claimed once; each matching ledger entry gets an adjustment of its commission. */
+/** Rule 6: reversal claimed once; each matching ledger entry gets an adjustment of the commission on the amount reversed. */
 async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Promise<WebhookLogStatus> {
   const parentId = str(data.ParentId);
   const eventId = str(data.TransactionId);
@@ -282,8 +282,22 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
         .where('is_adjustment', '=', false)
         .where('status', '!=', 'voided')
         .where('merchant_id', '=', tenant.merchantId)
+        .forUpdate()
         .execute();
+      const reversedCents = majorToCents(data.Amount);
       for (const e of entries) {
+        // A partial reversal claws back its own part (the commission rate of the amount reversed); all
+        // reversals together never give back more than the entry earned (the row lock orders them).
+        const given = await tx
+          .selectFrom('commission_ledger')
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'))
+          .where('adjusts_id', '=', e.id)
+          .where('reason', '=', 'card_b_reversal')
+          .executeTakeFirstOrThrow();
+        const remaining = e.commission_amount + Number(given.sum);
+        const part = reversedCents !== null && reversedCents > 0 ? Math.round((reversedCents * deps.commissionBps) / 10_000) : remaining;
+        const amount = Math.min(remaining, part);
+        if (amount <= 0) continue;
         await tx
           .insertInto('commission_ledger')
           .values({
@@ -293,7 +307,7 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
             source_ref: eventId,
             is_adjustment: true,
             adjusts_id: e.id,
-            commission_amount: -e.commission_amount,
+            commission_amount: -amount,
             reason: 'card_b_reversal',
             created_at: deps.now(),
           })

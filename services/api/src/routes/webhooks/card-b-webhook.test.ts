@@ -358,6 +358,30 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     expect(await api.deps.db.selectFrom('webhook_claims').select(['status']).where('provider', '=', 'card-b').where('event_id', '=', eventId).executeTakeFirst()).toEqual({ status: 'processed' });
   });
 
+  test('two partial reversals of one payment (a third, then the rest) claw back the commission once in total, never more than was earned', async () => {
+    const t = await awaitingPayment();
+    const pay = paymentBody(t);
+    expect((await post(pay)).status).toBe(200);
+    const parentId = JSON.parse(pay).EventData.TransactionId as string;
+    const entry = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', 'card_b_terminal').where('source_ref', '=', parentId).executeTakeFirstOrThrow();
+    expect(entry.commission_amount).toBe(Math.round((t.total * 150) / 10_000));
+    const reversal = (amount: number) =>
+      JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: '1', StatusId: 'F', TransactionId: crypto.randomUUID(), ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`, CustomerTrns: `Order ${t.order_no}`, TransactionTypeId: 7, Tags: [] } });
+    const third = Math.round(t.total / 3);
+    const adjustments = () => api.deps.db.selectFrom('commission_ledger').select('commission_amount').where('adjusts_id', '=', entry.id).orderBy('created_at').execute();
+    expect((await post(reversal(third / 100), PROVIDER_IP, {}, 1797)).status).toBe(200);
+    expect((await adjustments()).map((r) => r.commission_amount)).toEqual([-Math.round((third * 150) / 10_000)]);
+    expect((await post(reversal((t.total - third) / 100), PROVIDER_IP, {}, 1797)).status).toBe(200);
+    const rows = await adjustments();
+    expect(rows.length).toBe(2);
+    expect(entry.commission_amount + rows.reduce((sum, r) => sum + r.commission_amount, 0)).toBe(0);
+    // A further reversal finds nothing left to claw back: processed, no adjustment.
+    const extra = reversal(1);
+    expect((await post(extra, PROVIDER_IP, {}, 1797)).status).toBe(200);
+    expect(await logOf(extra)).toMatchObject({ status: 'processed' });
+    expect((await adjustments()).length).toBe(2);
+  });
+
   test('a reversal without ParentId stops with a warning', async () => {
     const raw = JSON.stringify({ EventTypeId: 1797, EventData: { TransactionId: crypto.randomUUID(), MerchantTrns: `${m.locations[0]!.id}:1`, Amount: 1, Tags: [] } });
     expect((await post(raw, PROVIDER_IP, {}, 1797)).status).toBe(200);
