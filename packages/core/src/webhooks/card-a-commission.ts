@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { CentralTables } from '@pos/db';
 import type { WebhookDeps } from './card-b-webhook.ts';
 import { str, type Obj } from './payload.ts';
 
@@ -37,72 +38,91 @@ export async function paymentIntentOfFee(deps: WebhookDeps, fee: Obj): Promise<s
   return (await deps.providers.cardA.retrieveCharge(chargeId)).payment_intent;
 }
 
-/** `application_fee.created`: the fee is written onto the payment's existing ledger row. */
-export async function backfillApplicationFee(deps: WebhookDeps, paymentIntentId: string, fee: Obj): Promise<'processed' | 'ignored'> {
-  const amount = typeof fee.amount === 'number' && Number.isInteger(fee.amount) && fee.amount >= 0 ? fee.amount : null;
-  if (amount === null) throw new Error('fee_amount_missing');
-  const r = await deps.db
-    .updateTable('commission_ledger')
-    .set({ fee_amount: amount, commission_amount: amount })
+type LedgerRow = Selectable<CentralTables['commission_ledger']>;
+type Tx = Transaction<CentralTables>;
+
+/** The merchant's locked ledger row of a payment (not voided), or `ledger_row_missing` (replayable). */
+async function lockedEntry(tx: Tx, paymentIntentId: string): Promise<LedgerRow> {
+  const entry = await tx
+    .selectFrom('commission_ledger')
+    .selectAll()
     .where('source', '=', CARD_A_LEDGER_SOURCE)
     .where('source_ref', '=', paymentIntentId)
     .where('is_adjustment', '=', false)
-    .where('fee_amount', 'is', null)
+    .where('status', '!=', 'voided')
+    .forUpdate()
     .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) {
-    // Either no row (stored as failed, replayable once the payment is recorded) or already filled.
-    const row = await ledgerRow(deps, paymentIntentId).select('fee_amount').executeTakeFirst();
-    if (!row) throw new Error('ledger_row_missing');
-    deps.log.info('card-a application fee already on the ledger row', { payment_intent: paymentIntentId });
-    return 'ignored';
-  }
+  if (!entry) throw new Error('ledger_row_missing');
+  return entry;
+}
+
+/**
+ * Brings the commission given back on `entry` to `commission × refunded / amount`, reading the charge
+ * again at card-a: events are not delivered in order, so the event's own `amount_refunded` may be older
+ * than one already applied. Read under the entry's row lock, so concurrent events see the charge in
+ * order; a refund is never undone (no positive adjustment).
+ */
+async function clawBackRefunded(deps: WebhookDeps, tx: Tx, entry: LedgerRow, chargeId: string, sourceRef: string): Promise<'processed' | 'ignored'> {
+  if (!deps.providers.cardA) throw new Error('card_a_not_configured');
+  const charge = await deps.providers.cardA.retrieveCharge(chargeId);
+  if (!(charge.amount > 0) || !(charge.amount_refunded >= 0)) throw new Error('charge_amounts_missing');
+  const given = await tx
+    .selectFrom('commission_ledger')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'))
+    .where('adjusts_id', '=', entry.id)
+    .where('reason', '=', CARD_A_REFUND_REASON)
+    .executeTakeFirstOrThrow();
+  const target = -Math.round((entry.commission_amount * Math.min(charge.amount_refunded, charge.amount)) / charge.amount);
+  const delta = target - Number(given.sum);
+  if (delta >= 0) return 'ignored';
+  await tx
+    .insertInto('commission_ledger')
+    .values({
+      id: Bun.randomUUIDv7(),
+      merchant_id: entry.merchant_id,
+      source: CARD_A_LEDGER_SOURCE,
+      source_ref: sourceRef,
+      is_adjustment: true,
+      adjusts_id: entry.id,
+      commission_amount: delta,
+      reason: CARD_A_REFUND_REASON,
+      created_at: deps.now(),
+    })
+    .onConflict((oc) => oc.columns(['adjusts_id', 'source_ref']).where(sql<boolean>`is_adjustment`).doNothing())
+    .execute();
   return 'processed';
 }
 
 /**
- * `charge.refunded`: the charge carries the cumulative `amount_refunded`, so the commission given back
- * so far is brought to `commission × refunded / amount` with one adjustment for the difference (a
- * second partial refund adjusts only its own part). Reason `card_a_refund`, source reference the event.
+ * `application_fee.created`: the fee is written onto the payment's existing ledger row. A refund
+ * processed before the fee attached found no commission to claw back, so the part already refunded
+ * is clawed back now (source reference the fee event).
  */
-export async function adjustForRefund(deps: WebhookDeps, paymentIntentId: string, charge: Obj, eventId: string): Promise<'processed' | 'ignored'> {
-  const amount = typeof charge.amount === 'number' && charge.amount > 0 ? charge.amount : null;
-  const refunded = typeof charge.amount_refunded === 'number' && charge.amount_refunded >= 0 ? charge.amount_refunded : null;
-  if (amount === null || refunded === null) throw new Error('charge_amounts_missing');
+export async function backfillApplicationFee(deps: WebhookDeps, paymentIntentId: string, fee: Obj, eventId: string): Promise<'processed' | 'ignored'> {
+  const amount = typeof fee.amount === 'number' && Number.isInteger(fee.amount) && fee.amount >= 0 ? fee.amount : null;
+  if (amount === null) throw new Error('fee_amount_missing');
+  const chargeId = str(fee.charge);
+  if (!chargeId) throw new Error('fee_charge_missing');
   return deps.db.transaction().execute(async (tx) => {
-    const entry = await tx
-      .selectFrom('commission_ledger')
-      .selectAll()
-      .where('source', '=', CARD_A_LEDGER_SOURCE)
-      .where('source_ref', '=', paymentIntentId)
-      .where('is_adjustment', '=', false)
-      .where('status', '!=', 'voided')
-      .forUpdate()
-      .executeTakeFirst();
-    if (!entry) throw new Error('ledger_row_missing');
-    const given = await tx
-      .selectFrom('commission_ledger')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'))
-      .where('adjusts_id', '=', entry.id)
-      .where('reason', '=', CARD_A_REFUND_REASON)
-      .executeTakeFirstOrThrow();
-    const target = -Math.round((entry.commission_amount * Math.min(refunded, amount)) / amount);
-    const delta = target - Number(given.sum);
-    if (delta === 0) return 'ignored';
-    await tx
-      .insertInto('commission_ledger')
-      .values({
-        id: Bun.randomUUIDv7(),
-        merchant_id: entry.merchant_id,
-        source: CARD_A_LEDGER_SOURCE,
-        source_ref: eventId,
-        is_adjustment: true,
-        adjusts_id: entry.id,
-        commission_amount: delta,
-        reason: CARD_A_REFUND_REASON,
-        created_at: deps.now(),
-      })
-      .onConflict((oc) => oc.columns(['adjusts_id', 'source_ref']).where(sql<boolean>`is_adjustment`).doNothing())
-      .execute();
+    // Either no row (stored as failed, replayable once the payment is recorded) or already filled.
+    const entry = await lockedEntry(tx, paymentIntentId);
+    if (entry.fee_amount !== null) {
+      deps.log.info('card-a application fee already on the ledger row', { payment_intent: paymentIntentId });
+      return 'ignored';
+    }
+    await tx.updateTable('commission_ledger').set({ fee_amount: amount, commission_amount: amount }).where('id', '=', entry.id).execute();
+    await clawBackRefunded(deps, tx, { ...entry, fee_amount: amount, commission_amount: amount }, chargeId, eventId);
     return 'processed';
   });
+}
+
+/**
+ * `charge.refunded`: the charge's cumulative `amount_refunded` (as card-a answers it now) brings the
+ * commission given back so far to its proportion with one adjustment for the difference (a second
+ * partial refund adjusts only its own part). Reason `card_a_refund`, source reference the event.
+ */
+export async function adjustForRefund(deps: WebhookDeps, paymentIntentId: string, charge: Obj, eventId: string): Promise<'processed' | 'ignored'> {
+  const chargeId = str(charge.id);
+  if (!chargeId) throw new Error('charge_id_missing');
+  return deps.db.transaction().execute(async (tx) => clawBackRefunded(deps, tx, await lockedEntry(tx, paymentIntentId), chargeId, eventId));
 }

@@ -125,7 +125,7 @@ const HANDLERS: ReadonlyArray<{
       if (pi && !merchantId) throw new Error('ledger_row_missing');
       return pi && merchantId ? { merchantId, tenant: null, paymentIntent: pi } : null;
     },
-    run: (deps, target, e) => backfillApplicationFee(deps, target.paymentIntent!, e.object),
+    run: (deps, target, e) => backfillApplicationFee(deps, target.paymentIntent!, e.object, e.eventId),
   },
   {
     matches: (type) => type === 'charge.refunded',

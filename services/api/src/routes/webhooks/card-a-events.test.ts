@@ -326,6 +326,44 @@ describe('commission: application fee back-fill and refunds', () => {
     expect((await ledger(m.merchant.id)).filter((r) => r.is_adjustment).length).toBe(2);
     expect((await logsOf('charge.refunded', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'processed', 'duplicate']);
   });
+
+  const refundAt = (charge: string, amount?: number) =>
+    fetch(`${sim.url}/v1/refunds`, { method: 'POST', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ charge, ...(amount ? { amount: String(amount) } : {}) }) });
+
+  test('charge.refunded delivered out of order: the older event (a quarter refunded) arriving after the full refund does not undo the clawback', async () => {
+    const m = await api.seed('carefundorder');
+    const { pi, charge } = await paidReaderSale(m);
+    await simPost(`/_sim/charges/${charge}/application_fee`, { amount: 100 });
+    expect((await refundAt(charge, pi.amount / 4)).status).toBe(200);
+    await sim.idle();
+    const older = sim.webhooks.findLast((w: any) => w.body.type === 'charge.refunded')!.body as any;
+    expect(older.data.object.amount_refunded).toBe(pi.amount / 4);
+    expect((await refundAt(charge)).status).toBe(200);
+    await sim.idle();
+    // card-a does not guarantee order: another delivery of the older fact (amount_refunded a quarter) arrives last.
+    expect((await post(copyOf(older))).status).toBe(200);
+    const rows = await ledger(m.merchant.id);
+    expect(rows.filter((r) => r.is_adjustment).map((r) => r.commission_amount)).toEqual([-25, -75]);
+    expect(rows.reduce((sum, r) => sum + r.commission_amount, 0)).toBe(0);
+    expect((await logsOf('charge.refunded', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'processed', 'ignored']);
+  });
+
+  test('a refund processed before the application fee attaches is clawed back when the fee is back-filled: a fully refunded charge nets no commission', async () => {
+    const m = await api.seed('cafeelate');
+    const { pi, charge } = await paidReaderSale(m);
+    expect((await refundAt(charge)).status).toBe(200);
+    await sim.idle();
+    // The refund found no commission yet (the fee attaches after payment success).
+    expect((await logsOf('charge.refunded', m.merchant.id)).map((l) => l.status)).toEqual(['ignored']);
+    expect((await simPost(`/_sim/charges/${charge}/application_fee`, { amount: 100 })).status).toBe(200);
+    await sim.idle();
+    const rows = await ledger(m.merchant.id);
+    const entry = rows.find((r) => !r.is_adjustment)!;
+    expect(entry).toMatchObject({ source_ref: pi.id, fee_amount: 100, commission_amount: 100 });
+    const fee = sim.webhooks.findLast((w: any) => w.body.type === 'application_fee.created')!.body as any;
+    expect(rows.filter((r) => r.is_adjustment).map((r) => [r.commission_amount, r.reason, r.adjusts_id, r.source_ref])).toEqual([[-100, 'card_a_refund', entry.id, fee.id]]);
+    expect((await logsOf('application_fee.created', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
+  });
 });
 
 describe('payment failures mark the transaction', () => {
