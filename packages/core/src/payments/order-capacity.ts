@@ -24,9 +24,15 @@ export async function ordersInCapacitySlot(tdb: TenantDb, locationId: string, at
 export const SLOT_HOLD_MS = 15 * 60_000;
 
 /**
+ * The statuses of an order whose payment may still complete (spec 3): being paid, authorised, or
+ * Unpaid ("attempted but not verified; may still succeed": a declined card, another card may follow).
+ */
+const HOLDING_STATUSES = ['Pending', 'Awaiting Payment', 'Awaiting Capture', 'Unpaid'] as const;
+
+/**
  * The orders taking each capacity slot of a location between `from` and `to` (slot starts, ms): the
- * Complete ones by their capacity slot, and the scheduled ones still being paid (Pending or Awaiting
- * Payment, created less than `SLOT_HOLD_MS` before `now`) by the slot they are scheduled for.
+ * Complete ones by their capacity slot, and the scheduled ones whose payment may still complete
+ * (`HOLDING_STATUSES`, created less than `SLOT_HOLD_MS` before `now`) by the slot they are scheduled for.
  */
 export async function slotUsage(tdb: TenantDb | TenantTx, locationId: string, from: Date, to: Date, now: Date): Promise<Map<number, number>> {
   const taken = new Map<number, number>();
@@ -49,7 +55,7 @@ export async function slotUsage(tdb: TenantDb | TenantTx, locationId: string, fr
     .selectFrom('transactions')
     .select(['scheduled_for', (eb) => eb.fn.countAll<string>().as('n')])
     .where('location_id', '=', locationId)
-    .where('status', 'in', ['Pending', 'Awaiting Payment'])
+    .where('status', 'in', HOLDING_STATUSES)
     .where('created_at', '>', new Date(now.getTime() - SLOT_HOLD_MS))
     .where('scheduled_for', '>=', capacitySlotOf(from))
     .where('scheduled_for', '<', new Date(capacitySlotOf(to).getTime() + ORDER_CAPACITY_SLOT_MINUTES * 60_000))

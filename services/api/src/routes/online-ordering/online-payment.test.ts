@@ -456,6 +456,33 @@ describe('online payment: dates, slot capacity, verification', () => {
     }
   });
 
+  test('a declined first card (Unpaid, "may still succeed") keeps holding the slot: the last place is never sold twice', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { slot_capacity: 1 } });
+    const timeslots = async (date: string) => (await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/available-timeslots`, { body: { date } })).body.data.slots as { start: string; remaining: number }[];
+    try {
+      const tomorrow = new Date(Date.now() + 36 * 3600_000).toLocaleDateString('en-CA', { timeZone: 'Europe/Brussels' });
+      const slot = (await timeslots(tomorrow)).at(-5)!;
+      expect(slot.remaining).toBe(1);
+      const r1 = await pay({ lines: [line()], scheduled_for: slot.start });
+      expect(r1.status).toBe(200);
+      // The first card is declined: the intent waits for another card (spec 3: Unpaid "may still succeed").
+      await cardA.declineIntent(r1.body.data.payment.id, r1.body.data.payment.client_secret);
+      await cardA.idle();
+      expect((await until(() => row(r1.body.data.transaction_id), (x) => x.status !== 'Awaiting Payment', 3000)).status).toBe('Unpaid');
+      expect((await timeslots(tomorrow)).find((x) => x.start === slot.start)).toBeUndefined();
+      const before = await txCount();
+      expect(await pay({ lines: [line()], scheduled_for: slot.start })).toMatchObject({ status: 422, body: { errors: { scheduled_for: [TIMESLOT_UNAVAILABLE] } } });
+      expect(await txCount()).toBe(before);
+      // A second card on the same intent pays: the order completes in its slot, the only one there.
+      await cardA.confirmIntent(r1.body.data.payment.id, r1.body.data.payment.client_secret);
+      await cardA.idle();
+      expect((await until(() => row(r1.body.data.transaction_id), (x) => x.status === 'Complete')).capacity_slot_at?.toISOString()).toBe(slot.start);
+      expect(Number((await tdb().selectFrom('transactions').select((e) => e.fn.countAll<string>().as('n')).where('capacity_slot_at', '=', new Date(slot.start)).executeTakeFirstOrThrow()).n)).toBe(1);
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { slot_capacity: 0 } });
+    }
+  });
+
   test('five concurrent verifies of a paid intent (webhook lost) capture once: one receipt number for all answers, no 5xx', async () => {
     const r = await pay({ lines: [line()] });
     const id = r.body.data.transaction_id;
