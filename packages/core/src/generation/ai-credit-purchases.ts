@@ -122,7 +122,7 @@ export async function createCreditsCheckout(
   const { id, metadata } = await newPurchase(tdb, ctx, pkg, 'checkout');
   try {
     const session = await atProvider(() =>
-      client.createCheckoutSession({ amount: pkg.price, currency: pkg.currency, successUrl: input.successUrl, cancelUrl: input.cancelUrl, metadata, idempotencyKey: `ai-credits-${id}` }),
+      client.createCheckoutSession({ amount: pkg.price, currency: pkg.currency, productName: `${pkg.credits} AI photo credits`, successUrl: input.successUrl, cancelUrl: input.cancelUrl, metadata, idempotencyKey: `ai-credits-${id}` }),
     );
     await tdb.updateTable('ai_credit_purchases').set({ provider_ref: session.id }).where('id', '=', id).execute();
     return { purchase_id: id, url: session.url };

@@ -234,6 +234,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           const cs = await deps.providers.cardA.createCheckoutSession({
             amount: t.total,
             currency: deps.providers.currency.toLowerCase(),
+            productName: `Order ${t.order_no}`,
             successUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}`,
             cancelUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}&cancelled=1`,
             metadata,

@@ -156,12 +156,30 @@ export class CardAClient {
     );
   }
 
-  /** A hosted checkout session for one amount (online ordering's hosted path). */
-  createCheckoutSession(input: { amount: number; currency: string; successUrl: string; cancelUrl: string; metadata: Record<string, string>; idempotencyKey: string }) {
+  /**
+   * A hosted checkout session for one amount (online ordering's hosted path), as card-a takes it: the
+   * amount is one line item (`price_data` with `unit_amount`, `currency`, `product_data[name]`,
+   * quantity 1; card-a knows no top-level amount here), and the metadata goes both on the session and,
+   * through `payment_intent_data[metadata]`, on the payment intent card-a creates for it: card-a does not
+   * copy a session's metadata onto its intent, and the payment-intent webhooks find the merchant by the
+   * intent's `location_id` (spec 3).
+   */
+  createCheckoutSession(input: { amount: number; currency: string; productName: string; successUrl: string; cancelUrl: string; metadata: Record<string, string>; idempotencyKey: string }) {
+    const intentMetadata = Object.fromEntries(Object.entries(input.metadata).map(([k, v]) => [`payment_intent_data[metadata][${k}]`, v]));
     return this.call<CardACheckoutSession>(
       'POST',
       '/v1/checkout/sessions',
-      { mode: 'payment', amount: input.amount, currency: input.currency.toLowerCase(), success_url: input.successUrl, cancel_url: input.cancelUrl, metadata: input.metadata },
+      {
+        mode: 'payment',
+        'line_items[0][price_data][currency]': input.currency.toLowerCase(),
+        'line_items[0][price_data][unit_amount]': String(input.amount),
+        'line_items[0][price_data][product_data][name]': input.productName,
+        'line_items[0][quantity]': '1',
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        metadata: input.metadata,
+        ...intentMetadata,
+      },
       input.idempotencyKey,
     );
   }

@@ -15,7 +15,8 @@ import { cardAConnect, type CardAConnect } from './card-a-connect-simulator.ts';
  * Online card intents (client secret) are confirmed through `POST /_sim/payment_intents/{id}/confirm`
  * `{client_secret}` (the browser with card-a.js), which sends `payment_intent.succeeded`.
  *
- * Hosted checkout sessions (`/v1/checkout/sessions`, mode `payment`) are paid through
+ * Hosted checkout sessions (`/v1/checkout/sessions`, mode `payment`, the amount as `line_items` with
+ * `price_data`; the intent gets `payment_intent_data[metadata]`, not the session's) are paid through
  * `POST /_sim/checkout/{id}/pay` (the customer on the hosted page), which completes the session and its
  * intent and sends `checkout.session.completed` and `payment_intent.succeeded`.
  *
@@ -106,6 +107,33 @@ const stripeError = (status: number, code: string, message: string, param?: stri
   Response.json({ error: { type: status === 401 ? 'invalid_request_error' : 'invalid_request_error', code, message, ...(param ? { param } : {}) } }, { status });
 
 const rid = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
+
+/**
+ * The line items of a checkout session form (`line_items[i][price_data][unit_amount|currency]`,
+ * `[product_data][name]`, `[quantity]`): their total and currency, or card-a's message for what is missing.
+ */
+function checkoutLineItems(f: Record<string, unknown>): { amount: number; currency: string } | string {
+  let amount = 0;
+  let currency: string | null = null;
+  let i = 0;
+  for (; f[`line_items[${i}][quantity]`] !== undefined || f[`line_items[${i}][price_data][unit_amount]`] !== undefined; i++) {
+    const at = (k: string) => f[`line_items[${i}]${k}`];
+    const unit = at('[price_data][unit_amount]');
+    const cur = at('[price_data][currency]');
+    const name = at('[price_data][product_data][name]');
+    const qty = at('[quantity]');
+    if (typeof unit !== 'string' || !/^[0-9]{1,9}$/.test(unit)) return `Missing required param: line_items[${i}][price_data][unit_amount].`;
+    if (typeof cur !== 'string' || !/^[a-z]{3}$/.test(cur)) return `Missing required param: line_items[${i}][price_data][currency].`;
+    if (typeof name !== 'string' || name.length === 0) return `Missing required param: line_items[${i}][price_data][product_data][name].`;
+    if (typeof qty !== 'string' || !/^[1-9][0-9]{0,5}$/.test(qty)) return `Missing required param: line_items[${i}][quantity].`;
+    if (currency !== null && cur !== currency) return 'All line items must share one currency.';
+    currency = cur;
+    amount += Number(unit) * Number(qty);
+  }
+  if (i === 0 || currency === null) return 'Missing required param: line_items.';
+  if (amount < 1) return 'The total of the line items must be at least 1.';
+  return { amount, currency };
+}
 
 export function startCardASimulator(options: CardASimulatorOptions): CardASimulator {
   const intents = new Map<string, Intent>();
@@ -335,20 +363,29 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
       '/v1/checkout/sessions',
       guard(async (req, _p, url) => {
         const f = fromForm(await req.text());
-        const amount = Number(f.amount);
-        if (typeof f.amount !== 'string' || !/^[0-9]{1,9}$/.test(f.amount) || amount < 1) return stripeError(400, 'parameter_invalid_integer', 'Invalid integer: amount', 'amount');
-        if (typeof f.currency !== 'string' || !/^[a-z]{3}$/.test(f.currency)) return stripeError(400, 'parameter_missing', 'Missing required param: currency.', 'currency');
+        // As card-a: the amount comes from line items; a top-level amount or currency is an unknown parameter.
+        for (const unknown of ['amount', 'currency']) if (f[unknown] !== undefined) return stripeError(400, 'parameter_unknown', `Received unknown parameter: ${unknown}`, unknown);
         if (f.mode !== 'payment') return stripeError(400, 'parameter_invalid_string', 'Only mode=payment is simulated.', 'mode');
         if (typeof f.success_url !== 'string' || typeof f.cancel_url !== 'string') return stripeError(400, 'parameter_missing', 'Missing required param: success_url.', 'success_url');
+        const items = checkoutLineItems(f);
+        if (typeof items === 'string') return stripeError(400, 'parameter_missing', items, 'line_items');
+        const { amount, currency } = items;
         const metadata = f.metadata && typeof f.metadata === 'object' && !Array.isArray(f.metadata) ? f.metadata : {};
+        // card-a puts only `payment_intent_data[metadata]` on the intent it creates, never the session's metadata.
+        const prefix = 'payment_intent_data[metadata][';
+        const intentMetadata = Object.fromEntries(
+          Object.entries(f)
+            .filter(([k, v]) => k.startsWith(prefix) && k.endsWith(']') && typeof v === 'string')
+            .map(([k, v]) => [k.slice(prefix.length, -1), v as string]),
+        );
         const pi: Intent = {
           id: rid('pi'),
           amount,
-          currency: f.currency,
+          currency,
           status: 'requires_payment_method',
           capture_method: 'automatic',
           payment_method_types: ['card'],
-          metadata,
+          metadata: intentMetadata,
           client_secret: `secret_${crypto.randomUUID().replaceAll('-', '')}`,
           created: Math.floor(Date.now() / 1000),
           last_payment_error: null,
@@ -360,7 +397,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
           id,
           object: 'checkout.session',
           amount_total: amount,
-          currency: f.currency,
+          currency,
           status: 'open',
           payment_status: 'unpaid',
           payment_intent: pi.id,

@@ -74,7 +74,7 @@ describe('card-a client against the simulator', () => {
   });
 
   test('hosted checkout session: open and unpaid, paid on the hosted page, its intent succeeded; events sent', async () => {
-    const cs = await client.createCheckoutSession({ amount: 2350, currency: 'EUR', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel', metadata: { location_id: 'loc-9' }, idempotencyKey: 'k-cs' });
+    const cs = await client.createCheckoutSession({ amount: 2350, currency: 'EUR', productName: 'Order 12', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel', metadata: { location_id: 'loc-9' }, idempotencyKey: 'k-cs' });
     expect(cs).toMatchObject({ status: 'open', payment_status: 'unpaid', amount_total: 2350, metadata: { location_id: 'loc-9' } });
     expect(cs.id).toMatch(/^cs_/);
     expect(cs.url).toBe(`${sim.url}/_sim/checkout/${cs.id}`);
@@ -84,11 +84,59 @@ describe('card-a client against the simulator', () => {
     expect((await client.retrievePaymentIntent(cs.payment_intent!)).status).toBe('succeeded');
     expect(hooks.slice(-2).map((h) => JSON.parse(h.body).type)).toEqual(['checkout.session.completed', 'payment_intent.succeeded']);
     expect((await fetch(`${sim.url}/_sim/checkout/${cs.id}/pay`, { method: 'POST' })).status).toBe(409);
-    const expired = await client.createCheckoutSession({ amount: 100, currency: 'eur', successUrl: 'https://s/ok', cancelUrl: 'https://s/no', metadata: {}, idempotencyKey: 'k2' });
+    const expired = await client.createCheckoutSession({ amount: 100, currency: 'eur', productName: 'Order 13', successUrl: 'https://s/ok', cancelUrl: 'https://s/no', metadata: {}, idempotencyKey: 'k2' });
     sim.expireCheckout(expired.id);
     expect((await client.retrieveCheckoutSession(expired.id)).status).toBe('expired');
     const missing = (await client.retrieveCheckoutSession('cs_nope').then(() => null, (x: unknown) => x)) as ProviderError;
     expect([missing.status, missing.code]).toEqual([404, 'resource_missing']);
+  });
+
+  // card-a does not copy a session's metadata onto the intent it creates; the payment-intent webhooks
+  // find the merchant by the intent's `location_id` (spec 3), so it must travel in payment_intent_data.
+  test('a hosted checkout session carries the metadata onto its payment intent (payment_intent_data[metadata]) and its amount as a line item', async () => {
+    let seen = new URLSearchParams();
+    const wire = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: async (req) => {
+        seen = new URLSearchParams(await req.text());
+        return Response.json({ id: 'cs_1', object: 'checkout.session', payment_intent: 'pi_1', url: 'http://x', status: 'open', payment_status: 'unpaid', metadata: {} });
+      },
+    });
+    try {
+      await new CardAClient({ baseUrl: `http://127.0.0.1:${wire.port}`, secretKey: 'sk_test_x' }).createCheckoutSession({ amount: 1200, currency: 'EUR', productName: 'Order 7', successUrl: 'http://s', cancelUrl: 'http://c', metadata: { location_id: 'loc-1', transaction_id: 't-1' }, idempotencyKey: 'k1' });
+    } finally {
+      await wire.stop(true);
+    }
+    expect(Object.fromEntries(seen)).toEqual({
+      mode: 'payment',
+      'line_items[0][price_data][currency]': 'eur',
+      'line_items[0][price_data][unit_amount]': '1200',
+      'line_items[0][price_data][product_data][name]': 'Order 7',
+      'line_items[0][quantity]': '1',
+      success_url: 'http://s',
+      cancel_url: 'http://c',
+      'metadata[location_id]': 'loc-1',
+      'metadata[transaction_id]': 't-1',
+      'payment_intent_data[metadata][location_id]': 'loc-1',
+      'payment_intent_data[metadata][transaction_id]': 't-1',
+    });
+    // The simulator as card-a: the intent has the payment_intent_data metadata only; a top-level amount is unknown.
+    const form = (extra: Record<string, string>) =>
+      fetch(`${sim.url}/v1/checkout/sessions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_sim', 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ mode: 'payment', success_url: 'https://s', cancel_url: 'https://c', 'metadata[only_session]': 'x', ...extra }).toString(),
+      });
+    const lines = { 'line_items[0][price_data][currency]': 'eur', 'line_items[0][price_data][unit_amount]': '450', 'line_items[0][price_data][product_data][name]': 'Order 8', 'line_items[0][quantity]': '2' };
+    const made = await form({ ...lines, 'payment_intent_data[metadata][location_id]': 'loc-2' });
+    const cs = (await made.json()) as { amount_total: number; payment_intent: string; metadata: Record<string, string> };
+    expect([made.status, cs.amount_total, cs.metadata]).toEqual([200, 900, { only_session: 'x' }]);
+    expect((await client.retrievePaymentIntent(cs.payment_intent)).metadata).toEqual({ location_id: 'loc-2' });
+    const topLevel = await form({ amount: '900', currency: 'eur' });
+    expect([topLevel.status, ((await topLevel.json()) as { error: { code: string } }).error.code]).toEqual([400, 'parameter_unknown']);
+    const noItems = await form({});
+    expect([noItems.status, ((await noItems.json()) as { error: { message: string } }).error.message]).toEqual([400, 'Missing required param: line_items.']);
   });
 });
 

@@ -119,6 +119,23 @@ describe('card-a (the default for online ordering)', () => {
     expect((await until(() => verify(id), (x) => x.body.data.status === 'Complete')).body.data.status).toBe('Complete');
     await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } });
   });
+
+  test('a hosted checkout puts location_id on its payment intent, so the signed webhook alone completes the order', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: false } });
+    try {
+      const r = await pay({ lines: [line()], payment_method: 'local_debit' });
+      expect(r.status).toBe(200);
+      const id = r.body.data.transaction_id;
+      const intent = cardA.intent((await row(id)).payment_snapshot.id as string)!;
+      expect(intent.metadata).toMatchObject({ location_id: loc0(), transaction_id: id });
+      expect(intent.amount).toBe(r.body.data.total);
+      await cardA.payCheckout(r.body.data.payment.id);
+      await cardA.idle();
+      expect((await until(() => row(id), (x) => x.status === 'Complete')).status).toBe('Complete');
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } });
+    }
+  });
 });
 
 describe('free, test mode, platform-a', () => {
