@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { capacitySlotOf, diningOptionRefusal, mintIdempotencyKey, paymentTimeProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { capacitySlotOf, diningOptionRefusal, mintIdempotencyKey, onlinePaymentProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
@@ -16,6 +16,7 @@ import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
 import { runningProvider } from '../payments/running-provider.ts';
 import { slotUsage } from '../payments/order-capacity.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { registerBIntegrated } from '../integrations/register-b-integrated.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
 import { findLocation } from './channel-settings.ts';
@@ -215,7 +216,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     return { ...base, provider: null, payment: { id: `free_${t.id}`, is_free: true } };
   }
 
-  const provider: PaymentProvider = paymentTimeProvider(stamped, pay.platform_a_active);
+  const provider: PaymentProvider = onlinePaymentProvider(stamped, { platformAActive: pay.platform_a_active, registerBActive: await registerBIntegrated(deps.db, sf.merchant.id) });
   let snapshot: Record<string, unknown>;
   let payment: Record<string, unknown>;
   try {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
+import { runningProvider } from '../payments/running-provider.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardACustomer, tenantOfCardAReader, tenantOfCardASubscription, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
 import { storeMandate, syncSubscription } from './card-a-subscriptions.ts';
@@ -213,7 +214,8 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
     .where(sql<string>`payment_snapshot->>'id'`, '=', intentId)
     .where('location_id', '=', tenant.locationId)
     .executeTakeFirst();
-  if (!t || t.payment_provider !== 'card-a') {
+  // The provider the payment runs on: a register-b merchant's online order stamped card-b pays by card-a.
+  if (!t || runningProvider(t) !== 'card-a') {
     deps.log.warn('transaction not found during a webhook', { provider: 'card-a', event_id: eventId, merchant_id: tenant.merchantId });
     throw new Error('transaction_not_found');
   }

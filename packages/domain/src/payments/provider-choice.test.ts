@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_PROVIDERS, isPaymentProvider, paymentTimeProvider, reportedInPersonProvider, runningPaymentProvider, stampPaymentProvider } from './provider-choice.ts';
+import { DEFAULT_PROVIDERS, isPaymentProvider, onlinePaymentProvider, paymentTimeProvider, reportedInPersonProvider, runningPaymentProvider, stampPaymentProvider } from './provider-choice.ts';
 
 describe('provider choice', () => {
   test('non-kiosk channels get the default (card-a), whatever the location profile', () => {
@@ -29,6 +29,10 @@ describe('provider choice', () => {
     expect(paymentTimeProvider('card-b', true)).toBe('platform-a');
     expect(paymentTimeProvider('card-a', true)).toBe('platform-a');
     expect(paymentTimeProvider('card-b', false)).toBe('card-b');
+    // Online rule 3: register-b integrated pays by card-a; platform-a integrated still comes first.
+    expect(onlinePaymentProvider('card-b', { platformAActive: false, registerBActive: true })).toBe('card-a');
+    expect(onlinePaymentProvider('card-b', { platformAActive: true, registerBActive: true })).toBe('platform-a');
+    expect(onlinePaymentProvider('card-b', { platformAActive: false, registerBActive: false })).toBe('card-b');
     expect(isPaymentProvider('card-b')).toBe(true);
     expect(isPaymentProvider('stripe')).toBe(false);
   });

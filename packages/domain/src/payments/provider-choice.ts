@@ -44,6 +44,16 @@ export function paymentTimeProvider(stamped: PaymentProvider, platformAActive: b
 }
 
 /**
+ * The provider of an online order's payment (spec 3 "Online ordering payment creation" rule 3): an active
+ * platform-a integration gives platform-a; a merchant integrated with register-b pays by card-a (its
+ * card-only intent) whatever the default provider; otherwise the stamp (card-a, or the legacy card-b).
+ */
+export function onlinePaymentProvider(stamped: PaymentProvider, integrated: { readonly platformAActive: boolean; readonly registerBActive: boolean }): PaymentProvider {
+  if (integrated.platformAActive) return 'platform-a';
+  return integrated.registerBActive ? 'card-a' : stamped;
+}
+
+/**
  * The provider a transaction's payment runs (or ran) on: the one its payment start recorded (where rule
  * 2's platform-a override shows), else the stamped one. A marketplace order (stamped with its
  * marketplace) is paid by the marketplace whatever its snapshot holds. The stamp itself stays as
