@@ -58,6 +58,10 @@ export const LOCAL_DEBIT_NAME_REQUIRED = 'A customer full name is required to pa
 export const ORDERING_CLOSED = 'The restaurant is not taking orders right now.';
 export const TIMESLOT_UNAVAILABLE = 'The chosen timeslot is not available.';
 export const TIPS_NOT_ACCEPTED = 'This restaurant does not accept tips.';
+export const TABLE_ORDER_NOT_SCHEDULED = 'A table order is served now; it cannot be scheduled.';
+export const TABLE_ORDER_DINING_OPTION = 'A table order is served at its table; it takes no dining option.';
+/** The dining option stored on a table QR order. */
+export const TABLE_DINING_OPTION = 'Dine In';
 /** Farther than this from now, a `scheduled_for` is no slot. */
 const SCHEDULE_HORIZON_MS = 400 * 86_400_000;
 
@@ -79,6 +83,13 @@ function tableQrOf(snapshot: Record<string, unknown>): Record<string, unknown> {
   return typeof snapshot.table_session_id === 'string' ? { channel: snapshot.channel, table_session_id: snapshot.table_session_id } : {};
 }
 
+/** A location taking table QR orders (its `qr_ordering.enabled`); otherwise 404 `location`. */
+async function tableQrLocation(sf: Storefront, locationId: string): Promise<{ loc: Awaited<ReturnType<typeof findLocation>>; view: null }> {
+  const loc = await findLocation(sf.tdb, locationId);
+  if (!(await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
+  return { loc, view: null };
+}
+
 /** A full name: two words at least (first and last name). */
 function isFullName(name: string | undefined): boolean {
   return typeof name === 'string' && name.trim().split(/\s+/).filter(Boolean).length >= 2;
@@ -87,9 +98,15 @@ function isFullName(name: string | undefined): boolean {
 export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, customerId: string | null = null) {
   const now = deps.now();
   const sf = await storefrontOf(deps.db, slug);
-  const { loc, view } = await onlineLocation(sf, locationId);
+  const tableQr = input.table_session_id !== undefined;
+  // A table order follows the table QR setting, not online ordering's switch, hours or snooze (the
+  // guest is seated in a location that serves them); a pickup or delivery order follows online ordering.
+  const { loc, view } = tableQr ? await tableQrLocation(sf, locationId) : await onlineLocation(sf, locationId);
   let scheduled: Date | null = null;
-  if (input.scheduled_for !== undefined) {
+  if (tableQr) {
+    if (input.scheduled_for !== undefined) throw errors.field('scheduled_for', TABLE_ORDER_NOT_SCHEDULED);
+    if (input.dining_option !== undefined) throw errors.field('dining_option', TABLE_ORDER_DINING_OPTION);
+  } else if (input.scheduled_for !== undefined) {
     scheduled = new Date(input.scheduled_for);
     if (Number.isNaN(scheduled.getTime())) throw errors.field('scheduled_for', 'The scheduled for field must be a date-time.');
     // Never a slot (slots are at most a year ahead), and a date this far cannot be shifted into a zone.
@@ -100,7 +117,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     // A slot past midnight of a crossing window belongs to the previous business day.
     const previous = await availableTimeslots(deps.db, slug, loc.id, formatInTimeZone(new Date(scheduled.getTime() - 86_400_000), loc.timezone, 'yyyy-MM-dd'), now).catch(() => ({ slots: [] as { start: string }[] }));
     if (![...offered.slots, ...previous.slots].some((s) => s.start === scheduled!.toISOString())) throw errors.field('scheduled_for', TIMESLOT_UNAVAILABLE);
-  } else if (!view.open_now) {
+  } else if (!view!.open_now) {
     throw errors.businessRule(ORDERING_CLOSED, { reason: 'ordering_closed' });
   }
   if (input.table_session_id !== undefined) {
@@ -108,7 +125,6 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     if (!session) throw errors.notFound('table_session');
     if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
   }
-  const tableQr = input.table_session_id !== undefined;
   const { settings: online } = await readSettings(sf.tdb, loc.id, 'online');
   // A location may take orders only from signed-in customers (its online or its table QR setting).
   const guestsAllowed = tableQr ? (await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.allow_guest_checkout : online.allow_guest_checkout;
@@ -116,9 +132,9 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   if ((input.tip_amount ?? 0) > 0 && !tableQr && !online.allow_tips) throw errors.field('tip_amount', TIPS_NOT_ACCEPTED);
   const method = input.payment_method ?? 'card';
   const { settings } = await readSettings(sf.tdb, loc.id, 'online_ordering');
-  const diningOption = input.dining_option ?? 'Pickup';
-  // A table QR order is served at its table: the online channel's pickup and delivery do not apply.
-  const diningRefused = input.table_session_id === undefined ? diningOptionRefusal(diningOption, settings) : null;
+  // A table QR order is served at its table: it is Dine In, the online channel's pickup and delivery do not apply.
+  const diningOption = tableQr ? TABLE_DINING_OPTION : (input.dining_option ?? 'Pickup');
+  const diningRefused = tableQr ? null : diningOptionRefusal(diningOption as 'Pickup' | 'Delivery', settings);
   if (diningRefused) throw errors.field('dining_option', diningRefused);
   if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
     throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);

@@ -204,6 +204,11 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
       .insertInto('channel_settings')
       .values({ location_id: register.id, kind: 'online_ordering', settings: JSON.stringify(onlineSettings), updated_at: now })
       .execute();
+    // Table QR ordering on where the table section is (a table order needs it: the default is off).
+    await tx
+      .insertInto('channel_settings')
+      .values({ location_id: register.id, kind: 'qr_ordering', settings: JSON.stringify({ enabled: true }), updated_at: now })
+      .execute();
   });
   // Listed in the restaurant suggestions like any location with online ordering on.
   await syncListing(db, merchant, register, onlineSettings, now);

@@ -109,7 +109,8 @@ describe('online ordering settings', () => {
       expect(await api.call(m, p, { token: ownerB, body })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
     }
     expect(await rows(a)).toEqual(before);
-    expect(await rows(b)).toEqual((await rows(b)).filter((r) => r.kind === 'online_ordering'));
+    // b holds only what its seed wrote (online ordering and table QR ordering at its first location).
+    expect(await rows(b)).toEqual((await rows(b)).filter((r) => r.kind === 'online_ordering' || r.kind === 'qr_ordering'));
   });
 });
 
@@ -154,6 +155,8 @@ describe('online, in-house and QR ordering settings, channel lists', () => {
   });
 
   test('QR ordering config and the channel lists', async () => {
+    // The demo seed turns table QR ordering on where its table section is; the default is off.
+    expect((await api.call('PUT', `${BO}/qr-ordering/${loc0()}`, { token: owner, body: { enabled: false } })).body.data.enabled).toBe(false);
     expect((await api.call('GET', `${BO}/in-house-channels/${loc0()}`, { token: owner })).body).toEqual({
       data: [{ channel: 'pos', enabled: true }, { channel: 'kiosk', enabled: true }, { channel: 'qr_ordering', enabled: false }],
     });

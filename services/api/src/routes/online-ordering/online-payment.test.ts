@@ -29,6 +29,8 @@ beforeAll(async () => {
   a = await api.seed('op-a');
   b = await api.seed('op-b');
   owner = await api.ownerToken(a);
+  // Table QR ordering on at a's first location (its table orders are tested below).
+  await api.call('PUT', `/api/back-office/qr-ordering/${a.locations[0]!.id}`, { token: owner, body: { enabled: true } });
 }, 60_000);
 afterAll(async () => {
   await cardA.idle();

@@ -16,6 +16,8 @@ beforeAll(async () => {
   owner = await api.ownerToken(a);
   // Payment test mode: no provider needed, the order completes right after the response.
   await bindTenant(api.deps.db, a.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', a.locations[0]!.id).execute();
+  // Table QR ordering on (off by default: the tests below that need it off turn it off themselves).
+  await api.call('PUT', `/api/back-office/qr-ordering/${a.locations[0]!.id}`, { token: owner, body: { enabled: true } });
   const s = await api.call('POST', '/api/table-sections', { token: owner, body: { location_id: a.locations[0]!.id, name: 'Terrace', tables: 5 } });
   if (s.status !== 201) throw new Error(`section ${s.status} ${s.text}`);
   const scan = await api.call('GET', `/api/table-qr-ordering/${a.locations[0]!.id}/${s.body.data.id}/2`);
@@ -73,5 +75,51 @@ describe('table QR orders are priced on the qr_ordering channel', () => {
     } finally {
       await tdb.deleteFrom('offers').where('id', '=', qrOffer).execute();
     }
+  });
+});
+
+describe('table QR ordering follows its own enabled setting, not online ordering', () => {
+  const qr = (body: Record<string, unknown>) => api.call('PUT', `/api/back-office/qr-ordering/${loc0()}`, { token: owner, body });
+  const online = (body: Record<string, unknown>) => api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body });
+  const count = async () => Number((await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  const line = () => ({ item_id: a.items[1]!.id, qty: 1 });
+
+  test('with table QR ordering disabled (the default), a table order is refused and nothing is stored', async () => {
+    expect((await qr({ enabled: false })).body.data.enabled).toBe(false);
+    try {
+      const before = await count();
+      expect(await pay({ lines: [line()], table_session_id: sessionId })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+      expect(await count()).toBe(before);
+    } finally {
+      await qr({ enabled: true });
+    }
+  });
+
+  test('with table QR ordering enabled and online ordering off (or snoozed), a table can still order; a pickup order cannot', async () => {
+    expect((await online({ enabled: false })).status).toBe(200);
+    try {
+      const r = await pay({ lines: [line()], table_session_id: sessionId });
+      expect(r.status).toBe(200);
+      expect((await pay({ lines: [line()] })).status).toBe(404);
+    } finally {
+      await online({ enabled: true });
+    }
+    expect((await api.call('POST', `/api/back-office/online-ordering/${loc0()}/snooze`, { token: owner, body: { minutes: 60 } })).status).toBe(200);
+    try {
+      expect((await pay({ lines: [line()], table_session_id: sessionId })).status).toBe(200);
+    } finally {
+      await api.call('POST', `/api/back-office/online-ordering/${loc0()}/snooze`, { token: owner, body: { minutes: 0 } });
+    }
+  });
+
+  test('a table order is served at the table: stored Dine In; a dining option or a timeslot sent with it is a 422, nothing stored', async () => {
+    const r = await pay({ lines: [line()], table_session_id: sessionId });
+    expect(r.status).toBe(200);
+    const t = await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('transactions').select('dining_option').where('id', '=', r.body.data.transaction_id).executeTakeFirstOrThrow();
+    expect(t.dining_option).toBe('Dine In');
+    const before = await count();
+    expect(await pay({ lines: [line()], table_session_id: sessionId, dining_option: 'Delivery' })).toMatchObject({ status: 422, body: { errors: { dining_option: ['A table order is served at its table; it takes no dining option.'] } } });
+    expect(await pay({ lines: [line()], table_session_id: sessionId, scheduled_for: new Date(Date.now() + 86_400_000).toISOString() })).toMatchObject({ status: 422, body: { errors: { scheduled_for: ['A table order is served now; it cannot be scheduled.'] } } });
+    expect(await count()).toBe(before);
   });
 });
