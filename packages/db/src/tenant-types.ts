@@ -317,6 +317,8 @@ export interface TenantTables {
     customer_name: Generated<string | null>;
     /** `For Here`, `Takeaway`, `Pickup`, `Delivery`, ... as the channel sent it. */
     dining_option: Generated<string | null>;
+    /** Where a Delivery order goes (`DeliveryAddress` of the domain; migration 2026-11-28-090-delivery-address); null otherwise. */
+    delivery_address: ColumnType<unknown | null, string | null | undefined, string | null>;
     /** A later pickup or delivery time; null = as soon as possible. */
     scheduled_for: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
     /** Order capacity timing: the slot a completed order occupies (migration 2026-11-24-402-order-capacity). */

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { capacitySlotOf, diningOptionRefusal, mintIdempotencyKey, onlinePaymentProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
@@ -48,6 +48,8 @@ export interface OnlinePaymentInput {
   /** A timeslot start (UTC ISO) from available-timeslots; absent = as soon as possible (the location must be open). */
   readonly scheduled_for?: string;
   readonly dining_option?: 'Pickup' | 'Delivery';
+  /** Where a Delivery order goes (required with it, refused with any other option). */
+  readonly delivery_address?: DeliveryAddress;
   /** Cents. */
   readonly tip_amount?: number;
   /** Table QR ordering: the open session of the scanned table at this location. */
@@ -136,6 +138,9 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   const diningOption = tableQr ? TABLE_DINING_OPTION : (input.dining_option ?? 'Pickup');
   const diningRefused = tableQr ? null : diningOptionRefusal(diningOption as 'Pickup' | 'Delivery', settings);
   if (diningRefused) throw errors.field('dining_option', diningRefused);
+  const addressRefused = deliveryAddressRefusal(diningOption, input.delivery_address);
+  if (addressRefused) throw errors.field('delivery_address', addressRefused);
+  const deliveryAddress = input.delivery_address && diningOption === 'Delivery' ? normaliseDeliveryAddress(input.delivery_address) : null;
   if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
     throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
   }
@@ -192,6 +197,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           loyalty_token: null,
           customer_name: input.customer?.name?.trim() || null,
           dining_option: diningOption,
+          delivery_address: deliveryAddress === null ? null : JSON.stringify(deliveryAddress),
           scheduled_for: scheduled,
           cart_session_id: null,
           created_at: now,

@@ -13,3 +13,36 @@ export function diningOptionRefusal(option: DiningOption, offered: { readonly pi
   if (option === 'Pickup') return offered.pickup ? null : PICKUP_NOT_OFFERED;
   return offered.delivery ? null : DELIVERY_NOT_OFFERED;
 }
+
+/** Where a Delivery order goes: the usual parts of a postal address (the body schema bounds each part). */
+export interface DeliveryAddress {
+  readonly line1: string;
+  readonly line2?: string;
+  readonly city: string;
+  readonly postal_code: string;
+  /** ISO 3166-1 alpha-2. */
+  readonly country: string;
+  /** For the courier: floor, door code, ... */
+  readonly instructions?: string;
+}
+
+export const DELIVERY_ADDRESS_REQUIRED = 'A delivery address is required for a Delivery order.';
+export const DELIVERY_ADDRESS_NOT_TAKEN = 'A delivery address is only taken with a Delivery order.';
+
+/**
+ * Why the `delivery_address` field cannot go with `option`, or null: a Delivery order needs one (there is
+ * nothing to deliver to otherwise), any other order takes none (nobody would deliver it). A part made of
+ * spaces only counts as missing.
+ */
+export function deliveryAddressRefusal(option: string, address: DeliveryAddress | undefined): string | null {
+  if (option !== 'Delivery') return address === undefined ? null : DELIVERY_ADDRESS_NOT_TAKEN;
+  if (!address || ![address.line1, address.city, address.postal_code, address.country].every((p) => p.trim().length > 0)) return DELIVERY_ADDRESS_REQUIRED;
+  return null;
+}
+
+/** The address as stored: parts trimmed, empty optional parts left out. */
+export function normaliseDeliveryAddress(a: DeliveryAddress): DeliveryAddress {
+  const line2 = a.line2?.trim();
+  const instructions = a.instructions?.trim();
+  return { line1: a.line1.trim(), ...(line2 ? { line2 } : {}), city: a.city.trim(), postal_code: a.postal_code.trim(), country: a.country.toUpperCase(), ...(instructions ? { instructions } : {}) };
+}

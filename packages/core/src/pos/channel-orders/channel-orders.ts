@@ -41,6 +41,8 @@ export interface ChannelOrderSummary {
   order_no: number;
   channel: string;
   dining_option: string | null;
+  /** Where a Delivery order goes (`DeliveryAddress`); null for every other order. */
+  delivery_address: Record<string, string> | null;
   fulfillment: FulfillmentBucket;
   customer_name: string | null;
   kitchen_status: 'Queued' | 'In Progress' | 'Ready' | 'Complete';
@@ -77,6 +79,7 @@ function streamRows(db: TenantDb, locationId: string, now: Date) {
       't.order_no',
       't.channel',
       't.dining_option',
+      't.delivery_address',
       't.customer_name',
       't.total',
       't.completed_at as paid_at',
@@ -118,6 +121,7 @@ function summary(r: StreamRow): ChannelOrderSummary {
     order_no: r.order_no,
     channel: labelOf(r.channel),
     dining_option: r.dining_option,
+    delivery_address: (r.delivery_address ?? null) as Record<string, string> | null,
     fulfillment: bucketOf(r),
     customer_name: r.customer_name,
     kitchen_status: r.kitchen_status,

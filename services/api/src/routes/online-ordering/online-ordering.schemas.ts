@@ -70,6 +70,20 @@ export const PaymentBody = t.Object(
     ),
     scheduled_for: t.Optional(t.String({ format: 'date-time', maxLength: 40, error: 'The scheduled for field must be a date-time.' })),
     dining_option: t.Optional(t.Union([t.Literal('Pickup'), t.Literal('Delivery')], { error: 'The dining option must be Pickup or Delivery.' })),
+    // Required with dining option Delivery, refused with any other (decisions: "A Delivery order carries its address").
+    delivery_address: t.Optional(
+      t.Object(
+        {
+          line1: t.String({ minLength: 1, maxLength: 200, error: 'The delivery address line1 must be 1 to 200 characters.' }),
+          line2: t.Optional(t.String({ maxLength: 200, error: 'The delivery address line2 may not be greater than 200 characters.' })),
+          city: t.String({ minLength: 1, maxLength: 100, error: 'The delivery address city must be 1 to 100 characters.' }),
+          postal_code: t.String({ minLength: 1, maxLength: 20, error: 'The delivery address postal code must be 1 to 20 characters.' }),
+          country: t.String({ pattern: '^[A-Za-z]{2}$', maxLength: 2, error: 'The delivery address country must be a two-letter country code.' }),
+          instructions: t.Optional(t.String({ maxLength: 500, error: 'The delivery instructions may not be greater than 500 characters.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     tip_amount: t.Optional(Int({ minimum: 0, maximum: MAX_TIP_CENTS, error: 'The tip_amount must be a whole number of cents between 0 and 100000.' })),
     // A table QR order: the open session of the scanned table; the paid order is bound to it at capture.
     table_session_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The table session id must be a UUID.' })),

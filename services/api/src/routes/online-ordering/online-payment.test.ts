@@ -335,11 +335,40 @@ describe('refusals and isolation', () => {
       // No option given is a pickup, refused alike.
       expect(await pay({ lines: [line()] })).toMatchObject({ status: 422, body: { errors: { dining_option: [PICKUP_NOT_OFFERED] } } });
       expect(await txCount()).toBe(before);
-      const r = await pay({ lines: [line()], dining_option: 'Delivery' });
+      const r = await pay({ lines: [line()], dining_option: 'Delivery', delivery_address: { line1: 'Grote Markt 1', city: 'Brussel', postal_code: '1000', country: 'BE' } });
       expect(r.status).toBe(200);
       expect((await row(r.body.data.transaction_id)).dining_option).toBe('Delivery');
     } finally {
       await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { pickup: true, delivery: false } });
+    }
+  });
+
+  test('a Delivery order carries its delivery address (stored, shown on the register\'s channel orders); without one it is a 422, nothing stored', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { delivery: true } });
+    try {
+      const before = await txCount();
+      const required = { status: 422, body: { errors: { delivery_address: ['A delivery address is required for a Delivery order.'] } } };
+      expect(await pay({ lines: [line()], dining_option: 'Delivery' })).toMatchObject(required);
+      expect(await pay({ lines: [line()], dining_option: 'Delivery', delivery_address: { line1: '  ', city: 'Brussel', postal_code: '1000', country: 'BE' } })).toMatchObject(required);
+      expect(await pay({ lines: [line()], dining_option: 'Pickup', delivery_address: { line1: 'Grote Markt 1', city: 'Brussel', postal_code: '1000', country: 'BE' } })).toMatchObject({
+        status: 422,
+        body: { errors: { delivery_address: ['A delivery address is only taken with a Delivery order.'] } },
+      });
+      expect((await pay({ lines: [line()], dining_option: 'Delivery', delivery_address: { line1: 'Grote Markt 1', city: 'Brussel', postal_code: '1000', country: 'Belgium' } })).status).toBe(422);
+      expect((await pay({ lines: [line()], dining_option: 'Delivery', delivery_address: { line1: 'Grote Markt 1', city: 'Brussel', postal_code: '1000', country: 'BE', floor: 2 } })).status).toBe(422);
+      expect(await txCount()).toBe(before);
+      const r = await pay({ lines: [line()], dining_option: 'Delivery', delivery_address: { line1: ' Grote Markt 1 ', line2: '', city: 'Brussel', postal_code: '1000', country: 'be', instructions: 'Ring twice' } });
+      expect(r.status).toBe(200);
+      const stored = { line1: 'Grote Markt 1', city: 'Brussel', postal_code: '1000', country: 'BE', instructions: 'Ring twice' };
+      expect((await row(r.body.data.transaction_id)).delivery_address).toEqual(stored);
+      await cardA.confirmIntent(r.body.data.payment.id, r.body.data.payment.client_secret);
+      await cardA.idle();
+      await until(() => row(r.body.data.transaction_id), (x) => x.status === 'Complete');
+      // The register's channel order (spec 2 `GET /pos/channel-orders/{id}`) shows where it goes.
+      const { getChannelOrder } = await import('@pos/core/pos/channel-orders/channel-orders');
+      expect(await getChannelOrder(tdb(), loc0(), r.body.data.transaction_id, new Date())).toMatchObject({ dining_option: 'Delivery', fulfillment: 'delivery', delivery_address: stored });
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { delivery: false } });
     }
   });
 

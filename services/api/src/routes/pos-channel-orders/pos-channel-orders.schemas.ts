@@ -17,6 +17,7 @@ const summaryFields = {
   order_no: Int(),
   channel: t.String({ description: '`Kiosk`, `Online Ordering`, `Table Qr Ordering`' }),
   dining_option: t.Nullable(t.String()),
+  delivery_address: t.Nullable(t.Record(t.String(), t.String(), { description: 'a Delivery order: `{line1, line2?, city, postal_code, country, instructions?}`' })),
   fulfillment: Bucket,
   customer_name: t.Nullable(t.String()),
   kitchen_status: KitchenStatus,

@@ -142,6 +142,7 @@ describe('GET /pos/channel-orders', () => {
       order_no: 1,
       channel: 'Kiosk',
       dining_option: 'For Here',
+      delivery_address: null,
       fulfillment: 'self_serve',
       customer_name: 'Anna',
       kitchen_status: 'Queued',
