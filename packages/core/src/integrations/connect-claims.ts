@@ -1,24 +1,36 @@
-import type { CentralDb } from '@pos/db';
+import type { Transaction } from 'kysely';
+import type { CentralDb, CentralTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 
 /**
- * Serialises the connection of a marketplace store to a location (delivery-a, delivery-b) without a
- * transaction open across the provider's HTTP call (DESIGN 2): the request claims the store and the
- * location in `integration_connect_claims` (committed at once), calls the provider, then writes the
- * connection and drops the claim in one transaction (`finishConnectClaim`), or drops the claim on failure
- * (`releaseConnectClaim`). So a store ends at one merchant and location, a location with one store.
+ * Serialises the connection of a marketplace store or register site to a location (delivery-a,
+ * delivery-b, register-d) without a transaction open across the provider's HTTP call (DESIGN 2): the
+ * request claims the store and the location in `integration_connect_claims` (committed at once), calls
+ * the provider, then writes the connection and drops the claim in one transaction (`finishConnectClaim`,
+ * `finishClaimWith`), or drops the claim on failure (`releaseConnectClaim`). So a store ends at one
+ * merchant and location, a location with one store.
  */
 export interface ConnectClaim {
+  /** The connection row's provider. */
   readonly provider: string;
   readonly externalRef: string;
   readonly merchantId: string;
   readonly locationId: string;
+  /**
+   * The providers that share one connection per location (register-d's vendors): the claim is kept
+   * under this word, so a location connects one of them at a time. Defaults to `provider`.
+   */
+  readonly group?: string;
 }
+
+/** The claim row's key: the store under its provider, or under the group as `<provider>/<store>`. */
+const claimKey = (c: ConnectClaim) => (c.group ? { provider: c.group, externalRef: `${c.provider}/${c.externalRef}` } : { provider: c.provider, externalRef: c.externalRef });
 
 /** Longer than a connect's provider calls can take (at most three of 15 s); a crashed request's claim is then taken over. */
 const CLAIM_MS = 60_000;
 
-const takenError = (label: string) => errors.conflict(`This ${label} store is already connected elsewhere.`, { reason: 'integration_taken' });
+/** `label` names what is connected: `delivery-a store`, `register-d site`. */
+const takenError = (label: string) => errors.conflict(`This ${label} is already connected elsewhere.`, { reason: 'integration_taken' });
 
 /**
  * Claims the store and the location. 409 `integration_taken` when the store is connected to another
@@ -26,24 +38,25 @@ const takenError = (label: string) => errors.conflict(`This ${label} store is al
  * `integration_busy` when another request is connecting a store to this location right now.
  */
 export async function claimConnection(db: CentralDb, claim: ConnectClaim, label: string, now: Date): Promise<void> {
+  const key = claimKey(claim);
   await db.transaction().execute(async (trx) => {
     await trx
       .deleteFrom('integration_connect_claims')
-      .where('provider', '=', claim.provider)
-      .where((eb) => eb.or([eb('external_ref', '=', claim.externalRef), eb.and([eb('merchant_id', '=', claim.merchantId), eb('location_id', '=', claim.locationId)])]))
+      .where('provider', '=', key.provider)
+      .where((eb) => eb.or([eb('external_ref', '=', key.externalRef), eb.and([eb('merchant_id', '=', claim.merchantId), eb('location_id', '=', claim.locationId)])]))
       .where('claimed_until', '<=', now)
       .execute();
     // Waits for a concurrent claim of the same store or location to commit or roll back.
     const claimed = await trx
       .insertInto('integration_connect_claims')
-      .values({ provider: claim.provider, external_ref: claim.externalRef, merchant_id: claim.merchantId, location_id: claim.locationId, claimed_until: new Date(now.getTime() + CLAIM_MS), created_at: now })
+      .values({ provider: key.provider, external_ref: key.externalRef, merchant_id: claim.merchantId, location_id: claim.locationId, claimed_until: new Date(now.getTime() + CLAIM_MS), created_at: now })
       .onConflict((oc) => oc.doNothing())
       .returning('provider')
       .executeTakeFirst();
     if (!claimed) {
-      const storeHeld = await trx.selectFrom('integration_connect_claims').select(['merchant_id', 'location_id']).where('provider', '=', claim.provider).where('external_ref', '=', claim.externalRef).executeTakeFirst();
+      const storeHeld = await trx.selectFrom('integration_connect_claims').select(['merchant_id', 'location_id']).where('provider', '=', key.provider).where('external_ref', '=', key.externalRef).executeTakeFirst();
       if (storeHeld && (storeHeld.merchant_id !== claim.merchantId || storeHeld.location_id !== claim.locationId)) throw takenError(label);
-      throw errors.conflict(`Another ${label} store is being connected to this location; try again.`, { reason: 'integration_busy' });
+      throw errors.conflict(`Another ${label} is being connected to this location; try again.`, { reason: 'integration_busy' });
     }
     const owner = await trx
       .selectFrom('integration_connections')
@@ -58,39 +71,61 @@ export async function claimConnection(db: CentralDb, claim: ConnectClaim, label:
 
 /** Drops the claim (after a refused provider call). */
 export async function releaseConnectClaim(db: CentralDb, claim: ConnectClaim): Promise<void> {
+  const key = claimKey(claim);
   await db
     .deleteFrom('integration_connect_claims')
-    .where('provider', '=', claim.provider)
-    .where('external_ref', '=', claim.externalRef)
+    .where('provider', '=', key.provider)
+    .where('external_ref', '=', key.externalRef)
     .where('merchant_id', '=', claim.merchantId)
     .where('location_id', '=', claim.locationId)
     .execute();
 }
 
 /**
- * Writes the connection under the claim: the location's other stores are let go (one store per
- * location), the store's row is inserted or taken over (only when it is this merchant's), the claim is
- * dropped, all in one transaction. Answers the connection id; 409 `integration_taken` if the row turned
- * out to be another merchant's.
+ * Runs `write` (the connection's rows) and drops the claim in one transaction; on any failure the claim
+ * is dropped too. Answers what `write` answers.
  */
-export async function finishConnectClaim(db: CentralDb, claim: ConnectClaim, label: string, values: { settings: string; now: Date }): Promise<string> {
+export async function finishClaimWith<T>(db: CentralDb, claim: ConnectClaim, write: (trx: Transaction<CentralTables>) => Promise<T>): Promise<T> {
+  const key = claimKey(claim);
   try {
     return await db.transaction().execute(async (trx) => {
-      const { provider, externalRef, merchantId, locationId } = claim;
-      const { settings, now } = values;
-      await trx.deleteFrom('integration_connections').where('merchant_id', '=', merchantId).where('provider', '=', provider).where('location_id', '=', locationId).where('external_ref', '<>', externalRef).execute();
-      const row = await trx
-        .insertInto('integration_connections')
-        .values({ id: Bun.randomUUIDv7(), provider, external_ref: externalRef, merchant_id: merchantId, location_id: locationId, status: 'active', settings, connected_at: now, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.columns(['provider', 'external_ref']).doUpdateSet({ location_id: locationId, status: 'active', settings, connected_at: now, updated_at: now }).where('integration_connections.merchant_id', '=', merchantId))
-        .returning('id')
-        .executeTakeFirst();
-      if (!row) throw takenError(label);
-      await trx.deleteFrom('integration_connect_claims').where('provider', '=', provider).where('external_ref', '=', externalRef).where('merchant_id', '=', merchantId).where('location_id', '=', locationId).execute();
-      return row.id;
+      const done = await write(trx);
+      await trx.deleteFrom('integration_connect_claims').where('provider', '=', key.provider).where('external_ref', '=', key.externalRef).where('merchant_id', '=', claim.merchantId).where('location_id', '=', claim.locationId).execute();
+      return done;
     });
   } catch (e) {
     await releaseConnectClaim(db, claim);
     throw e;
   }
+}
+
+/**
+ * Writes the connection under the claim: the location's other stores are let go (one store per
+ * location), the store's row is inserted or taken over (only when it is this merchant's), the claim is
+ * dropped, all in one transaction. Answers the connection id; 409 `integration_taken` if the row turned
+ * out to be another merchant's. `extra` is written with the row (an OAuth callback's tokens).
+ */
+export function finishConnectClaim(db: CentralDb, claim: ConnectClaim, label: string, values: { settings?: string; now: Date; extra?: ConnectionExtra }): Promise<string> {
+  return finishClaimWith(db, claim, async (trx) => {
+    const { provider, externalRef, merchantId, locationId } = claim;
+    const { settings, now, extra = {} } = values;
+    await trx.deleteFrom('integration_connections').where('merchant_id', '=', merchantId).where('provider', '=', provider).where('location_id', '=', locationId).where('external_ref', '<>', externalRef).execute();
+    const taken = { location_id: locationId, status: 'active', ...(settings !== undefined ? { settings } : {}), ...extra, connected_at: now, updated_at: now };
+    const row = await trx
+      .insertInto('integration_connections')
+      .values({ id: Bun.randomUUIDv7(), provider, external_ref: externalRef, merchant_id: merchantId, settings: settings ?? JSON.stringify({}), created_at: now, ...taken })
+      .onConflict((oc) => oc.columns(['provider', 'external_ref']).doUpdateSet(taken).where('integration_connections.merchant_id', '=', merchantId))
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) throw takenError(label);
+    return row.id;
+  });
+}
+
+/** Columns an OAuth callback writes beside the connection (tokens stored encrypted). */
+export interface ConnectionExtra {
+  readonly access_token_encrypted?: string | null;
+  readonly refresh_token_encrypted?: string | null;
+  readonly token_expires_at?: Date | null;
+  readonly scopes?: string | null;
 }

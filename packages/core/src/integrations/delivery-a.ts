@@ -13,6 +13,7 @@ import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectC
  * `admin`, beside the webhook events of the store).
  */
 const PROVIDER = 'delivery-a';
+const LABEL = 'delivery-a store';
 
 export interface LocationScope {
   readonly merchant: { readonly id: string; readonly tenant_database: string };
@@ -90,7 +91,7 @@ export async function deliveryAStatus(db: CentralDb, scope: LocationScope): Prom
  */
 export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, scope: LocationScope, input: { store_id: string } & Partial<DeliveryASettings>, now: Date): Promise<DeliveryAStatus> {
   const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
-  await claimConnection(db, claim, PROVIDER, now);
+  await claimConnection(db, claim, LABEL, now);
   try {
     await client.getStore(input.store_id);
     await client.enableIntegration(input.store_id, scope.locationId);
@@ -101,7 +102,7 @@ export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, sc
   const existing = await connectionOf(db, scope);
   const settings = { ...settingsOf(existing), ...pickSettings(input) };
   // One store per location: a previous store of this location is let go.
-  const id = await finishConnectClaim(db, claim, PROVIDER, { settings: JSON.stringify(settings), now });
+  const id = await finishConnectClaim(db, claim, LABEL, { settings: JSON.stringify(settings), now });
   await logAction(db, scope, id, 'enabled', input.store_id, now);
   return statusOf(await connectionOf(db, scope));
 }

@@ -14,6 +14,7 @@ import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectC
  * `integration_events` (kind `admin`). Settings are changed at `/settings` (there is no PUT on the root).
  */
 const PROVIDER = 'delivery-b';
+const LABEL = 'delivery-b store';
 
 export interface DeliveryBSettings {
   readonly auto_accept_orders: boolean;
@@ -94,7 +95,7 @@ export async function deliveryBStatus(db: CentralDb, scope: LocationScope): Prom
  */
 export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
   const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
-  await claimConnection(db, claim, PROVIDER, now);
+  await claimConnection(db, claim, LABEL, now);
   const existing = await connectionOf(db, scope);
   let store: DeliveryBStore;
   try {
@@ -112,7 +113,7 @@ export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClie
     prep_time_minutes: store.prep_time_minutes,
     fulfillment: store.fulfillment,
   };
-  const id = await finishConnectClaim(db, claim, PROVIDER, { settings: JSON.stringify(settings), now });
+  const id = await finishConnectClaim(db, claim, LABEL, { settings: JSON.stringify(settings), now });
   await logAction(db, scope, id, existing?.status === 'active' ? 'store_selected' : 'enabled', input.store_id, now);
   return statusOf(await connectionOf(db, scope));
 }

@@ -7,6 +7,7 @@ import type { LocationScope } from './delivery-a.ts';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import type { SyncContext, SyncOutcome } from './sync-runners.ts';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
+import { claimConnection, finishClaimWith, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * register-d administration per location (spec 1 "register-d"): a third-party register reached
@@ -17,6 +18,7 @@ import { locationConnection, type LocationConnectionRow } from './connections.ts
  * that provider word. Actions are logged in `integration_events` (kind `admin`).
  */
 export const REGISTER_D = 'register-d';
+const LABEL = 'register-d site';
 export const DEFAULT_REGISTER_D_VENDORS = ['vendor-a', 'vendor-b'] as const;
 
 export const registerDProvider = (vendor: string) => `${REGISTER_D}:${vendor}`;
@@ -124,16 +126,35 @@ export async function registerDStatus(db: CentralDb, scope: RegisterDScope): Pro
 export async function saveRegisterD(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, body: AutoSyncPayload & { site_id?: string }, now: Date): Promise<RegisterDStatus> {
   const { site_id: siteId, ...schedule } = body;
   validateAutoSyncPayload(schedule, { platformA: false });
-  const provider = registerDProvider(scope.vendor);
   const existing = await connectionOf(db, scope);
   const active = existing?.status === 'active' ? existing : null;
   if (!active && siteId === undefined) throw errors.field('site_id', 'The site id field is required.');
   let connectionId = active?.id ?? null;
 
-  if (siteId !== undefined && !(active && active.external_ref === siteId)) {
-    const owner = await db.selectFrom('integration_connections').select(['id', 'merchant_id', 'location_id', 'status']).where('provider', '=', provider).where('external_ref', '=', siteId).executeTakeFirst();
-    if (owner && owner.id !== existing?.id && (owner.merchant_id !== scope.merchant.id || owner.status === 'active'))
-      throw errors.conflict('This register-d site is already connected elsewhere.', { reason: 'integration_taken' });
+  if (siteId !== undefined && !(active && active.external_ref === siteId)) connectionId = await connectSite(db, client, scope, siteId, now);
+
+  if (schedule.sync_time !== undefined || schedule.sync_timezone !== undefined) {
+    await writeAutoSync(db, targetOf(scope, connectionId!), schedule, now);
+    await logAction(db, scope, connectionId!, 'schedule_saved', schedule.sync_time ?? null, now);
+  }
+  return registerDStatus(db, scope);
+}
+
+/**
+ * Connects `siteId` to the location under a claim (connect-claims.ts, group `register-d`): the site, and
+ * the location for every vendor, are held while the transport is called, so two merchants taking one site
+ * or two connects of one location at once end with one winner; the other is 409 `integration_taken` or
+ * `integration_busy`. Answers the connection id.
+ */
+async function connectSite(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, siteId: string, now: Date): Promise<string> {
+  const provider = registerDProvider(scope.vendor);
+  const claim: ConnectClaim = { provider, externalRef: siteId, merchantId: scope.merchant.id, locationId: scope.locationId, group: REGISTER_D };
+  await claimConnection(db, claim, LABEL, now);
+  let existing: ConnectionRow | null;
+  let site: RegisterDSite;
+  try {
+    // Read under the claim: no other connect of this location or site runs now.
+    existing = await connectionOf(db, scope);
     const otherVendor = await db
       .selectFrom('integration_connections')
       .select('provider')
@@ -144,40 +165,44 @@ export async function saveRegisterD(db: CentralDb, client: () => RegisterDClient
       .where('status', '=', 'active')
       .executeTakeFirst();
     if (otherVendor) throw errors.conflict(`This location is already connected to register-d through ${otherVendor.provider.slice(REGISTER_D.length + 1)}.`, { reason: 'integration_taken' });
-
-    let site: RegisterDSite;
     try {
       await client().getSite(scope.vendor, siteId);
       site = await client().linkSite(scope.vendor, siteId, scope.locationId);
     } catch (e) {
       providerFailure(e, 'site_id');
     }
-    // The previous site of this location is let go at the transport (best effort: it may be gone there).
-    if (active && active.external_ref !== siteId) await client().unlinkSite(scope.vendor, active.external_ref).catch(() => undefined);
-    const settings = JSON.stringify({ site_name: site.name });
-    connectionId = await db.transaction().execute(async (trx) => {
-      // Our own disabled row of this site at another location gives way (the unique key is provider + site).
-      if (owner && owner.id !== existing?.id) await trx.deleteFrom('integration_connections').where('id', '=', owner.id).execute();
-      if (existing) {
-        // Keep the row (and its schedule) when the location changes site or reconnects.
-        await trx.updateTable('integration_connections').set({ external_ref: siteId, status: 'active', settings, connected_at: now, updated_at: now }).where('id', '=', existing.id).execute();
-        return existing.id;
-      }
-      const row = await trx
-        .insertInto('integration_connections')
-        .values({ id: Bun.randomUUIDv7(), provider, external_ref: siteId, merchant_id: scope.merchant.id, location_id: scope.locationId, status: 'active', settings, connected_at: now, created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
-    });
-    await logAction(db, scope, connectionId, active ? 'site_changed' : 'connected', siteId, now);
+  } catch (e) {
+    await releaseConnectClaim(db, claim);
+    throw e;
   }
-
-  if (schedule.sync_time !== undefined || schedule.sync_timezone !== undefined) {
-    await writeAutoSync(db, targetOf(scope, connectionId!), schedule, now);
-    await logAction(db, scope, connectionId!, 'schedule_saved', schedule.sync_time ?? null, now);
-  }
-  return registerDStatus(db, scope);
+  const active = existing?.status === 'active' ? existing : null;
+  // The previous site of this location is let go at the transport (best effort: it may be gone there).
+  if (active && active.external_ref !== siteId) await client().unlinkSite(scope.vendor, active.external_ref).catch(() => undefined);
+  const settings = JSON.stringify({ site_name: site.name });
+  const connectionId = await finishClaimWith(db, claim, async (trx) => {
+    // Our own disabled row of this site at another location gives way (the unique key is provider + site;
+    // the claim refused another merchant's row and an active one).
+    await trx
+      .deleteFrom('integration_connections')
+      .where('provider', '=', provider)
+      .where('external_ref', '=', siteId)
+      .where('merchant_id', '=', scope.merchant.id)
+      .$if(existing !== null, (q) => q.where('id', '<>', existing!.id))
+      .execute();
+    if (existing) {
+      // Keep the row (and its schedule) when the location changes site or reconnects.
+      await trx.updateTable('integration_connections').set({ external_ref: siteId, status: 'active', settings, connected_at: now, updated_at: now }).where('id', '=', existing.id).execute();
+      return existing.id;
+    }
+    const row = await trx
+      .insertInto('integration_connections')
+      .values({ id: Bun.randomUUIDv7(), provider, external_ref: siteId, merchant_id: scope.merchant.id, location_id: scope.locationId, status: 'active', settings, connected_at: now, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+  await logAction(db, scope, connectionId, active ? 'site_changed' : 'connected', siteId, now);
+  return connectionId;
 }
 
 /**

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startRegisterDSimulator, type RegisterDSimulator } from '@pos/providers/register-d/register-d-simulator';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// Requests connecting register-d sites at once (decisions: "Connecting a marketplace store concurrently").
+let sim: RegisterDSimulator;
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let tokA: string;
+let tokB: string;
+const ROUNDS = 4;
+const url = (vendor: string, location: string) => `/api/back-office/register-d/${vendor}/${location}`;
+const TAKEN = { status: 409, body: { message: 'This register-d site is already connected elsewhere.', reason: 'integration_taken' } };
+
+beforeAll(async () => {
+  sim = startRegisterDSimulator({ apiToken: 'rd-race-token', vendors: ['vendor-a', 'vendor-b'] });
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const s of [`shared-${i}`, `pair-${i}a`, `pair-${i}b`, `third-${i}`]) sim.addSite('vendor-a', s, s);
+    sim.addSite('vendor-b', `other-${i}`, `other-${i}`);
+  }
+  api = await createTestApi({ env: { REGISTER_D_API_URL: sim.url, REGISTER_D_API_TOKEN: 'rd-race-token', REGISTER_D_VENDORS: 'vendor-a,vendor-b' } });
+  a = await api.seed('rd-race-a');
+  b = await api.seed('rd-race-b');
+  tokA = await api.ownerToken(a);
+  tokB = await api.ownerToken(b);
+}, 60_000);
+afterAll(async () => {
+  await api.deps.db.deleteFrom('integration_connections').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
+  await api.close();
+  await sim.stop();
+});
+
+const activeAt = (merchantId: string, location: string) =>
+  api.deps.db.selectFrom('integration_connections').select(['provider', 'external_ref']).where('merchant_id', '=', merchantId).where('location_id', '=', location).where('provider', 'like', 'register-d:%').where('status', '=', 'active').execute();
+
+describe('register-d: connecting sites at once', () => {
+  test('two merchants take one site: one 200 and one 409 integration_taken; no row points at another merchant\'s location', async () => {
+    const outcomes: number[][] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const [ra, rb] = await Promise.all([
+        api.call('POST', url('vendor-a', a.locations[0]!.id), { token: tokA, body: { site_id: `shared-${i}` } }),
+        api.call('POST', url('vendor-a', b.locations[0]!.id), { token: tokB, body: { site_id: `shared-${i}` } }),
+      ]);
+      outcomes.push([ra.status, rb.status].sort());
+      expect(ra.status === 409 ? ra : rb).toMatchObject(TAKEN);
+      // Free both locations for the next round (the winner is disconnected).
+      for (const [m, tok] of [[a, tokA], [b, tokB]] as const) {
+        if ((await activeAt(m.merchant.id, m.locations[0]!.id)).length) expect((await api.call('DELETE', url('vendor-a', m.locations[0]!.id), { token: tok })).status).toBe(200);
+      }
+    }
+    const rows = await api.deps.db.selectFrom('integration_connections').select(['merchant_id', 'location_id']).where('provider', '=', 'register-d:vendor-a').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
+    const locOf = new Map([[a.merchant.id, a.locations.map((l) => l.id)], [b.merchant.id, b.locations.map((l) => l.id)]]);
+    expect(rows.filter((r) => !locOf.get(r.merchant_id)!.includes(r.location_id!))).toEqual([]);
+    expect(outcomes).toEqual(Array.from({ length: ROUNDS }, () => [200, 409]));
+  });
+
+  test('one location, two sites of one vendor at once: one active site; the other request is integration_busy or ran after', async () => {
+    const loc = a.locations[1]!.id;
+    const counts: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const answers = await Promise.all([
+        api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: `pair-${i}a` } }),
+        api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: `pair-${i}b` } }),
+      ]);
+      for (const r of answers) if (r.status !== 200) expect(r).toMatchObject({ status: 409, body: { message: 'Another register-d site is being connected to this location; try again.', reason: 'integration_busy' } });
+      expect(answers.some((r) => r.status === 200)).toBe(true);
+      const rows = await activeAt(a.merchant.id, loc);
+      counts.push(rows.length);
+      const shown = await api.call('GET', url('vendor-a', loc), { token: tokA });
+      expect(shown.body).toMatchObject({ data: { connected: true, site_id: rows[0]?.external_ref } });
+    }
+    expect(counts).toEqual(Array.from({ length: ROUNDS }, () => 1));
+  });
+
+  test('one location, two vendors at once: one vendor active; the other is told so (busy or already connected)', async () => {
+    const [m, tok, loc] = [b, tokB, b.locations[1]!.id];
+    const counts: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const answers = await Promise.all([
+        api.call('POST', url('vendor-a', loc), { token: tok, body: { site_id: `third-${i}` } }),
+        api.call('POST', url('vendor-b', loc), { token: tok, body: { site_id: `other-${i}` } }),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const loser = answers.find((r) => r.status === 409)!;
+      expect(['integration_busy', 'integration_taken']).toContain((loser.body as { reason: string }).reason);
+      const rows = await activeAt(m.merchant.id, loc);
+      counts.push(rows.length);
+      const winner = answers[0]!.status === 200 ? 'vendor-a' : 'vendor-b';
+      expect((await api.call('DELETE', url(winner, loc), { token: tok })).status).toBe(200);
+    }
+    expect(counts).toEqual(Array.from({ length: ROUNDS }, () => 1));
+  });
+});
