@@ -80,13 +80,6 @@ export interface ConnectionInput {
 export async function saveConnection(db: CentralDb, key: TokenKey, input: ConnectionInput, now: Date): Promise<{ id: string; created: boolean }> {
   const enc = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : encryptSecret(key, v));
   return db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('integration_connections')
-      .select(['id', 'merchant_id'])
-      .where('provider', '=', input.provider)
-      .where('external_ref', '=', input.externalRef)
-      .forUpdate()
-      .executeTakeFirst();
     const values = {
       ...(input.externalGroupRef !== undefined ? { external_group_ref: input.externalGroupRef } : {}),
       ...(input.locationId !== undefined ? { location_id: input.locationId } : {}),
@@ -98,17 +91,26 @@ export async function saveConnection(db: CentralDb, key: TokenKey, input: Connec
       ...(input.scopes !== undefined ? { scopes: input.scopes } : {}),
       updated_at: now,
     };
-    if (existing) {
-      if (existing.merchant_id !== input.merchantId) throw errors.conflict('This provider account is already connected to another merchant.', { reason: 'integration_taken' });
-      await trx.updateTable('integration_connections').set(values).where('id', '=', existing.id).execute();
-      return { id: existing.id, created: false };
-    }
     const id = Bun.randomUUIDv7();
-    await trx
+    // Two saves of a new reference at once: the second waits for the first's row here instead of
+    // failing on the unique key (a 500), then takes the update path below.
+    const inserted = await trx
       .insertInto('integration_connections')
       .values({ id, provider: input.provider, external_ref: input.externalRef, merchant_id: input.merchantId, settings: JSON.stringify({}), created_at: now, ...values })
-      .execute();
-    return { id, created: true };
+      .onConflict((oc) => oc.columns(['provider', 'external_ref']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) return { id, created: true };
+    const existing = await trx
+      .selectFrom('integration_connections')
+      .select(['id', 'merchant_id'])
+      .where('provider', '=', input.provider)
+      .where('external_ref', '=', input.externalRef)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (existing.merchant_id !== input.merchantId) throw errors.conflict('This provider account is already connected to another merchant.', { reason: 'integration_taken' });
+    await trx.updateTable('integration_connections').set(values).where('id', '=', existing.id).execute();
+    return { id: existing.id, created: false };
   });
 }
 

@@ -4,7 +4,8 @@ import { AppError, type Logger } from '@pos/kernel';
 import { exchangeAuthorizationCode, OAuthExchangeError, type OAuthClientConfig, type OAuthProvider } from '@pos/providers/oauth/oauth-client';
 import { locationExists, saveConnection } from './connections.ts';
 import { consumeOAuthState, readOAuthState } from './oauth-state.ts';
-import type { TokenKey } from './token-crypto.ts';
+import { encryptSecret, type TokenKey } from './token-crypto.ts';
+import { claimConnection, finishConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /** One message for every state that is not ours, expired, for another provider, or used: nothing to probe. */
 export const INVALID_STATE = 'Invalid or expired OAuth state.';
@@ -30,6 +31,29 @@ export interface OAuthCallbackInput {
   readonly shop?: string | null;
 }
 
+/**
+ * delivery-b's rows are the location's marketplace store (delivery-b.ts writes them too, keyed by the store
+ * id at a location): the callback takes the same claim as the store connect and writes under it, so a
+ * callback racing a store connect or itself ends with one merchant per account and one active store per
+ * location (the location's previous one is let go, as a store connect does); the loser is 409.
+ */
+async function connectDeliveryBAccount(
+  db: CentralDb,
+  key: TokenKey,
+  claim: ConnectClaim,
+  t: { accessToken: string; refreshToken: string | null; tokenExpiresAt: Date | null; scopes: string | null },
+  now: Date,
+): Promise<{ id: string }> {
+  await claimConnection(db, claim, 'delivery-b account', now);
+  const extra = {
+    access_token_encrypted: encryptSecret(key, t.accessToken),
+    refresh_token_encrypted: t.refreshToken === null ? null : encryptSecret(key, t.refreshToken),
+    token_expires_at: t.tokenExpiresAt,
+    scopes: t.scopes,
+  };
+  return { id: await finishConnectClaim(db, claim, 'delivery-b account', { now, extra }) };
+}
+
 export const SHOP_MISMATCH = 'The authorization code was not granted for this shop.';
 
 /**
@@ -39,7 +63,7 @@ export const SHOP_MISMATCH = 'The authorization code was not granted for this sh
  * and the tokens stored encrypted on the connection keyed by the provider account. Any refusal is a
  * 4xx with nothing stored.
  */
-export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAuthCallbackInput): Promise<{ connectionId: string; locationId: string | null; created: boolean }> {
+export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAuthCallbackInput): Promise<{ connectionId: string; locationId: string | null }> {
   if (input.error) throw new AppError('bad_request', 'The provider did not grant access.', { reason: 'access_denied' });
   const now = deps.now();
   const read = deps.stateSecret && input.state ? readOAuthState({ secret: deps.stateSecret, state: input.state, provider: input.provider, now }) : ({ ok: false, reason: 'malformed' } as const);
@@ -77,21 +101,16 @@ export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAut
   }
   const externalRef = input.provider === 'shop-a' ? input.shop! : tokens.accountId;
   if (!externalRef || externalRef.length > 200) throw new AppError('unavailable', 'The provider answered without an account reference.');
-  const saved = await saveConnection(
-    deps.db,
-    deps.tokenKey,
-    {
-      provider: input.provider,
-      externalRef,
-      merchantId: claims.merchantId,
-      locationId: claims.locationId,
-      accessToken: tokens.accessToken,
-      refreshToken: tokens.refreshToken,
-      tokenExpiresAt: tokens.expiresIn ? new Date(now.getTime() + tokens.expiresIn * 1000) : null,
-      scopes: tokens.scope,
-    },
-    now,
-  );
+  const tokenValues = {
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    tokenExpiresAt: tokens.expiresIn ? new Date(now.getTime() + tokens.expiresIn * 1000) : null,
+    scopes: tokens.scope,
+  };
+  const saved =
+    input.provider === 'delivery-b' && claims.locationId
+      ? await connectDeliveryBAccount(deps.db, deps.tokenKey, { provider: input.provider, externalRef, merchantId: claims.merchantId, locationId: claims.locationId }, tokenValues, now)
+      : await saveConnection(deps.db, deps.tokenKey, { provider: input.provider, externalRef, merchantId: claims.merchantId, locationId: claims.locationId, ...tokenValues }, now);
   deps.log.info('integration connected', { provider: input.provider, merchant_id: claims.merchantId, connection_id: saved.id });
-  return { connectionId: saved.id, locationId: claims.locationId, created: saved.created };
+  return { connectionId: saved.id, locationId: claims.locationId };
 }
