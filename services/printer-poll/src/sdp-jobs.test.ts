@@ -9,6 +9,9 @@ import type Redis from 'ioredis';
 import { createPrinterPollApp } from './app.ts';
 import type { PrinterPollDeps } from './context.ts';
 import { seedPairedPrinter } from './test-printer.ts';
+import { PollState } from './poll-state.ts';
+import { PollThrottle } from './poll-throttle.ts';
+import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -240,16 +243,42 @@ describe('token lifecycle', () => {
 });
 
 describe('throttle printer-poll', () => {
-  test('120 requests a minute per token, then 429; other printers are not affected', async () => {
+  // One app for the whole run, so every poll counts against the same throttle (app() makes a fresh one
+  // per request); the throttle reads the test clock, so the minute window never rolls over mid-loop.
+  class ClockThrottle extends PollThrottle {
+    override hit(subject: string) {
+      return super.hit(subject, clock);
+    }
+    override peek(subject: string) {
+      return super.peek(subject, clock);
+    }
+  }
+  const pollWith = (server: ReturnType<typeof createPrinterPollApp>, token: string) =>
+    server.handle(
+      new Request(`http://localhost/print/printer-a/sdp?token=${encodeURIComponent(token)}`, {
+        method: 'POST',
+        headers: { 'content-type': FORM },
+        body: new URLSearchParams({ ConnectionType: 'GetRequest', ID: 'local_printer' }).toString(),
+      }),
+    );
+
+  test('120 requests a minute per token, then 429 with Retry-After; other printers are not affected; the next minute is open again', async () => {
     const fresh = await seedPairedPrinter(handle.db, 'sdp-throttle', '00:11:62:AA:BB:03');
+    const saved = clock;
+    clock = Math.floor(Date.now() / 60_000) * 60_000 + 60_000 + 15_000; // 15 s into a minute window
     try {
-      const statuses: number[] = [];
-      for (let i = 0; i < 121; i++) statuses.push((await get(fresh.token)).status);
-      // A fixed window may roll over during the loop; at least the limit holds within one window.
-      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(120);
-      if (statuses.filter((s) => s === 200).length === 120) expect(statuses[120]).toBe(429);
-      expect((await get(seeded.token === fresh.token ? other.token : other.token)).status).not.toBe(429);
+      const server = createPrinterPollApp(deps, new PollState(handle.db), new ClockThrottle(redis, PRINTER_POLL_THROTTLE));
+      for (let i = 0; i < 120; i++) expect((await pollWith(server, fresh.token)).status).toBe(200);
+      const refused = await pollWith(server, fresh.token);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('45');
+      expect(await refused.text()).toBe('Too Many Attempts.');
+      expect((await pollWith(server, fresh.token)).status).toBe(429);
+      expect((await pollWith(server, other.token)).status).toBe(200);
+      clock += 45_000; // the next window
+      expect((await pollWith(server, fresh.token)).status).toBe(200);
     } finally {
+      clock = saved;
       await fresh.drop();
     }
   }, 30_000);
