@@ -5,6 +5,8 @@ import { transitionRefusal } from './fire-order.ts';
 import { findLocationOrder, orderNotFound } from './order-queries.ts';
 import { toOrderResource, type OrderResource } from './order-resource.ts';
 import type { RegisterActor } from '../register-actor.ts';
+import { fireToKitchen } from '../../kitchen/tickets.ts';
+import type { KitchenEvent, KitchenPublisher } from '../../kitchen/kitchen-events.ts';
 
 export interface VoidOrderInput {
   readonly clientUuid: string;
@@ -16,14 +18,19 @@ export interface VoidOrderInput {
  * `POST /pos/orders/{clientUuid}/void` (`void_order`): an OPEN order, fired or not, becomes
  * VOIDED with version + 1; its lines and totals are kept as a record of what was voided, and the
  * void (with its reason, staff and device) goes to the activity log in the same transaction. A
- * settled or voided order is 409 `not_open`.
+ * settled or voided order is 409 `not_open`. A fired order tells the kitchen in the same commit: one last
+ * fire (number = the new version) of `VOID` lines for everything still fired, as a fire after taking every
+ * line off would (docs/decisions.md "Kitchen display"), so screens, printers and the all-day counts stop
+ * the food; its `created` events are published after the commit.
  */
-export async function voidOrder(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, input: VoidOrderInput, now: Date): Promise<OrderResource> {
+export async function voidOrder(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, input: VoidOrderInput, now: Date, publish?: KitchenPublisher): Promise<OrderResource> {
   const { clientUuid } = input;
   if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
   await authorizer.require('void_order');
+  let events: KitchenEvent[] = [];
   const row = await withWriteRetry(() =>
     db.transaction().execute(async (tx) => {
+      events = [];
       const current = await findLocationOrder(tx, actor.locationId, clientUuid, { lock: true });
       if (!current) throw orderNotFound();
       const refused = transitionRefusal(current, 'void');
@@ -36,8 +43,10 @@ export async function voidOrder(db: TenantDb, actor: RegisterActor, authorizer: 
         .executeTakeFirstOrThrow();
       // Register staff are not back-office users: user_id stays null, the staff and device go in properties.
       await logActivity(tx, { userId: null, action: 'voided', subject: 'pos_order', subjectId: current.id, properties: { reason: input.reason, staff_id: actor.staffId, device_id: actor.deviceId } });
+      if (current.fired) events = (await fireToKitchen(tx, { ...voided, lines: [] }, now)).map((t) => t.event);
       return voided;
     }),
   );
+  if (publish) await publish(events);
   return toOrderResource(row);
 }

@@ -78,12 +78,12 @@ export function posOrderRoutes(deps: ApiDeps) {
     .post(
       '/pos/orders/:clientUuid/void',
       ({ params, body, tenant, authorizer, actor }) =>
-        voidOrder(tenant.db, actor, authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now()),
+        voidOrder(tenant.db, actor, authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
       {
         params: S.OrderParams,
         body: S.VoidBody,
         response: { 200: S.Order },
-        detail: { tags, security, summary: 'Void an OPEN order (`void_order`); the optional `reason` is recorded in the activity log' },
+        detail: { tags, security, summary: 'Void an OPEN order (`void_order`); the optional `reason` is recorded in the activity log; a fired order sends the kitchen VOID lines for everything fired' },
       },
     )
     .post(

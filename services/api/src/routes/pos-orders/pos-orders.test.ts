@@ -512,6 +512,41 @@ describe('fire and void', () => {
     expect((await tickets()).length).toBe(3);
   });
 
+  test('voiding a fired order sends VOID lines for everything fired (one last fire, a created event); an unfired void sends nothing', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const tickets = (id: string) => tdb.selectFrom('kitchen_tickets').selectAll().where('source', '=', 'pos_order').where('source_id', '=', id).orderBy('fire_no').execute();
+    const linesOf = (ticketId: string) => tdb.selectFrom('kitchen_ticket_lines').select(['position', 'name', 'qty', 'line_ref']).where('ticket_id', '=', ticketId).orderBy('position').execute();
+    const eventsOf = (ticketId: string) => tdb.selectFrom('kitchen_events').select(['action', 'station_id']).where('ticket_id', '=', ticketId).orderBy('seq').execute();
+    const a = line('Espresso', 2);
+    const b = line('Croissant', 1);
+    const id = uuid();
+    expect((await put(id, { lines: [a, b], table_number: 'V1' })).status).toBe(200);
+    expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ version: 2 });
+    // A line added after the fire and never fired: the kitchen never heard of it, so nothing is voided for it.
+    const c = line('Espresso', 1);
+    expect((await put(id, { lines: [a, b, c], table_number: 'V1', expected_version: 2 })).status).toBe(200);
+    expect(await post(`/api/pos/orders/${id}/void`, manager, { reason: 'Walked out' })).toMatchObject({ status: 200, body: { state: 'VOIDED', version: 4 } });
+    const t = await tickets(id);
+    expect(t.map((k) => [k.station_id, k.fire_no, k.order_no, k.status])).toEqual([
+      [m.kds.station_id, 2, 'V1', 'Queued'],
+      [m.kds.station_id, 4, 'V1', 'Queued'],
+    ]);
+    expect(await linesOf(t[1]!.id)).toEqual([
+      { position: 0, name: 'VOID Espresso', qty: -2, line_ref: a.uuid },
+      { position: 1, name: 'VOID Croissant', qty: -1, line_ref: b.uuid },
+    ]);
+    expect(await eventsOf(t[1]!.id)).toEqual([{ action: 'created', station_id: m.kds.station_id }]);
+    // The screen's list shows the void ticket beside the first one.
+    const kds = await api.deviceToken(m, 'kds');
+    const listed = await api.call('GET', '/api/kds/orders', { token: kds, deviceKey: true });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).toContain('VOID Croissant');
+
+    const unfired = await create([line('Espresso')]);
+    expect((await post(`/api/pos/orders/${unfired}/void`, manager)).status).toBe(200);
+    expect(await tickets(unfired)).toEqual([]);
+  });
+
   test('void takes an optional reason and records it in the activity log', async () => {
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
     const id = await create([line('Espresso')]);
