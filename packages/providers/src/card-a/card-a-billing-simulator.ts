@@ -95,9 +95,6 @@ export function cardABilling(ctx: BillingContext): CardABilling {
     }
   };
 
-  /** `Idempotency-Key` of subscription creations: the same key answers the same subscription, as card-a does. */
-  const subscriptionByKey = new Map<string, string>();
-
   function createSubscription(customer: string, price: string, paymentMethod: string | null, metadata: Record<string, string>, quantity = 1): Subscription {
     const s: Subscription = {
       id: ctx.rid('sub'),
@@ -132,13 +129,9 @@ export function cardABilling(ctx: BillingContext): CardABilling {
         const price = text(f['items[0][price]']);
         if (!customer) return ctx.error(400, 'parameter_missing', 'Missing required param: customer.', 'customer');
         if (!price) return ctx.error(400, 'parameter_missing', 'Missing required param: items[0][price].', 'items');
-        const key = req.headers.get('idempotency-key');
-        const known = key ? subscriptionByKey.get(key) : undefined;
-        if (known) return Response.json(subscriptions.get(known));
         const q = f['items[0][quantity]'] === undefined ? 1 : Number(f['items[0][quantity]']);
         if (!Number.isInteger(q) || q < 1) return ctx.error(400, 'parameter_invalid_integer', 'Invalid integer: items[0][quantity].', 'items');
         const s = createSubscription(customer, price, text(f.default_payment_method), meta(f.metadata), q);
-        if (key) subscriptionByKey.set(key, s.id);
         // The provider answers first and delivers its events afterwards (never inside the API call).
         void ctx.send('customer.subscription.created', { ...s });
         return Response.json(s);

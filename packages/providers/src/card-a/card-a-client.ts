@@ -215,7 +215,7 @@ export class CardAClient {
   }
 
   /** A subscription for one price, paid with `paymentMethod` (a SEPA debit method with its mandate). */
-  createSubscription(input: { customer: string; price: string; paymentMethod: string | null; metadata: Record<string, string>; quantity?: number; idempotencyKey?: string }) {
+  createSubscription(input: { customer: string; price: string; paymentMethod: string | null; metadata: Record<string, string>; quantity?: number; idempotencyKey: string }) {
     return this.call<CardASubscription>(
       'POST',
       '/v1/subscriptions',

@@ -3,6 +3,7 @@ import { fromForm } from '../shared/form.ts';
 import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
 import { cardABilling, type CardABilling } from './card-a-billing-simulator.ts';
 import { cardAConnect, type CardAConnect } from './card-a-connect-simulator.ts';
+import { cardAIdempotency } from './card-a-idempotency.ts';
 
 /**
  * card-a over real HTTP (PROTOCOLS.md "card-a"): payment intents (`/v1/payment_intents`, create,
@@ -24,6 +25,7 @@ import { cardAConnect, type CardAConnect } from './card-a-connect-simulator.ts';
  * `POST /v1/terminal/readers/{id}` updates the reader's `label` (1 to 1,000 characters, as card-a
  * allows); `reader(id)` reads a reader back.
  * A reader with an action in progress refuses another with 409 `terminal_reader_busy`.
+ * Every POST honours `Idempotency-Key` per account, as card-a does (card-a-idempotency.ts).
  */
 export interface CardASimulatorOptions {
   readonly port?: number;
@@ -449,10 +451,12 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     route('POST', '/_sim/readers/:id/timeout', control('timeout')),
   ];
 
+  // A repeated POST with the same `Idempotency-Key` answers the first answer (card-a-idempotency.ts).
+  const idempotent = cardAIdempotency(stripeError);
   const server = Bun.serve({
     port: options.port ?? 0,
     hostname: options.hostname ?? '127.0.0.1',
-    fetch: (req) => dispatch(routes, req, () => stripeError(404, 'resource_missing', 'Unrecognized request URL.')),
+    fetch: (req) => idempotent(req, (r) => dispatch(routes, r, () => stripeError(404, 'resource_missing', 'Unrecognized request URL.'))),
   });
 
   selfUrl = `http://${server.hostname}:${server.port}`;

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ProviderError } from '../shared/provider-error.ts';
 import { CardAClient } from './card-a-client.ts';
+import { cardAIdempotency, IDEMPOTENCY_TTL_MS } from './card-a-idempotency.ts';
 import { startCardASimulator, type CardASimulator } from './card-a-simulator.ts';
 
 let sim: CardASimulator;
@@ -148,7 +149,7 @@ describe('card-a billing in the simulator (subscriptions, SEPA mandates, invoice
   };
 
   test('a subscription is created with its metadata and price, and its signed created event follows the answer', async () => {
-    const s = await client.createSubscription({ customer: 'cus_bill1', price: 'price_monthly', paymentMethod: null, metadata: { location_id: 'loc-1' } });
+    const s = await client.createSubscription({ customer: 'cus_bill1', price: 'price_monthly', paymentMethod: null, metadata: { location_id: 'loc-1' }, idempotencyKey: crypto.randomUUID() });
     expect(s).toMatchObject({ customer: 'cus_bill1', status: 'active', metadata: { location_id: 'loc-1' }, default_payment_method: null });
     expect(s.current_period_end).toBeGreaterThan(Date.now() / 1000);
     await sim.idle();
@@ -161,7 +162,7 @@ describe('card-a billing in the simulator (subscriptions, SEPA mandates, invoice
   });
 
   test('a failed invoice is paid with the customer\'s mandate; a declining mandate fails (402) and another mandate is refused', async () => {
-    const s = await client.createSubscription({ customer: 'cus_bill2', price: 'price_monthly', paymentMethod: null, metadata: {} });
+    const s = await client.createSubscription({ customer: 'cus_bill2', price: 'price_monthly', paymentMethod: null, metadata: {}, idempotencyKey: crypto.randomUUID() });
     const sepa = (await control('/_sim/customers/cus_bill2/sepa')).body;
     expect(events('setup_intent.succeeded').at(-1).data.object).toMatchObject({ customer: 'cus_bill2', payment_method: sepa.payment_method, mandate: sepa.mandate, status: 'succeeded' });
     const inv = (await control(`/_sim/subscriptions/${s.id}/invoice-failed`)).body;
@@ -173,7 +174,7 @@ describe('card-a billing in the simulator (subscriptions, SEPA mandates, invoice
     const declined = await client.payInvoice(inv.id, { paymentMethod: sepa.payment_method, mandate: sepa.mandate }).then(() => null, (e: unknown) => e);
     expect((declined as ProviderError).status).toBe(402);
     expect(sim.billing.invoice(inv.id)!.status).toBe('open');
-    const s2 = await client.createSubscription({ customer: 'cus_bill3', price: 'price_monthly', paymentMethod: null, metadata: {} });
+    const s2 = await client.createSubscription({ customer: 'cus_bill3', price: 'price_monthly', paymentMethod: null, metadata: {}, idempotencyKey: crypto.randomUUID() });
     const sepa2 = (await control('/_sim/customers/cus_bill3/sepa')).body;
     const inv2 = (await control(`/_sim/subscriptions/${s2.id}/invoice-failed`)).body;
     expect(await client.payInvoice(inv2.id, { paymentMethod: sepa2.payment_method, mandate: sepa2.mandate })).toMatchObject({ id: inv2.id, status: 'paid' });
@@ -184,7 +185,7 @@ describe('card-a billing in the simulator (subscriptions, SEPA mandates, invoice
   });
 
   test('a failure with cancel sends the failed invoice and the deletion (reason payment_failed) together', async () => {
-    const s = await client.createSubscription({ customer: 'cus_bill4', price: 'price_monthly', paymentMethod: null, metadata: { location_id: 'loc-4' } });
+    const s = await client.createSubscription({ customer: 'cus_bill4', price: 'price_monthly', paymentMethod: null, metadata: { location_id: 'loc-4' }, idempotencyKey: crypto.randomUUID() });
     const inv = (await control(`/_sim/subscriptions/${s.id}/invoice-failed`, { cancel: true })).body;
     expect(inv.subscription_details.metadata).toEqual({ location_id: 'loc-4' });
     expect(events('customer.subscription.deleted').at(-1).data.object).toMatchObject({ id: s.id, status: 'canceled', cancellation_details: { reason: 'payment_failed' } });
@@ -210,3 +211,92 @@ describe('card-a billing in the simulator (subscriptions, SEPA mandates, invoice
   });
 });
 
+
+describe('card-a Idempotency-Key in the simulator (per account and key, 24 hours)', () => {
+  const form = (f: Record<string, string>) => new URLSearchParams(f).toString();
+  type Json = { id: string; amount: number; error: { code: string } };
+  const postRaw = (path: string, body: string, headers: Record<string, string>) =>
+    fetch(`${sim.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk_test_sim', 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+
+  test('the same key and request answers the first answer again (Idempotent-Replayed); nothing is created twice', async () => {
+    const key = crypto.randomUUID();
+    const input = { amount: 990, currency: 'EUR', paymentMethodTypes: ['card'], metadata: { transaction_id: 'tx-idem' }, idempotencyKey: key };
+    const a = await client.createPaymentIntent(input);
+    const b = await client.createPaymentIntent(input);
+    expect(b).toEqual(a);
+    const raw = await postRaw('/v1/payment_intents', form({ amount: '990', currency: 'eur', 'payment_method_types[0]': 'card', capture_method: 'automatic', 'metadata[transaction_id]': 'tx-idem' }), { 'idempotency-key': crypto.randomUUID() });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('idempotent-replayed')).toBeNull();
+    const again = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', amount: '100', currency: 'eur', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': 'k-replay' });
+    const replay = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', amount: '100', currency: 'eur', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': 'k-replay' });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(await again.json());
+    // Subscriptions go through the same rule.
+    const sub = { customer: 'cus_idem', price: 'price_monthly', paymentMethod: null, metadata: {}, idempotencyKey: 'k-sub' };
+    expect((await client.createSubscription(sub)).id).toBe((await client.createSubscription(sub)).id);
+  });
+
+  test('the same key with other parameters or another path is 400 idempotency_error; nothing is created', async () => {
+    const key = 'k-reused';
+    const first = await client.createPaymentIntent({ amount: 500, currency: 'EUR', paymentMethodTypes: ['card'], metadata: {}, idempotencyKey: key });
+    const err = (await client.createPaymentIntent({ amount: 501, currency: 'EUR', paymentMethodTypes: ['card'], metadata: {}, idempotencyKey: key }).then(() => null, (x: unknown) => x)) as ProviderError;
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.status).toBe(400);
+    const raw = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', amount: '500', currency: 'eur', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': key });
+    expect(raw.status).toBe(400);
+    expect(await raw.json()).toEqual({
+      error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` },
+    });
+    // The first request still answers as before.
+    expect((await client.createPaymentIntent({ amount: 500, currency: 'EUR', paymentMethodTypes: ['card'], metadata: {}, idempotencyKey: key })).id).toBe(first.id);
+  });
+
+  test('keys are per account: the same key on a connected account is a new request', async () => {
+    const body = form({ amount: '700', currency: 'eur' });
+    const platform = (await (await postRaw('/v1/payment_intents', body, { 'idempotency-key': 'k-acct' })).json()) as Json;
+    const connected = (await (await postRaw('/v1/payment_intents', body, { 'idempotency-key': 'k-acct', 'card-a-account': 'acct_one' })).json()) as Json;
+    expect(connected.id).not.toBe(platform.id);
+    expect(((await (await postRaw('/v1/payment_intents', body, { 'idempotency-key': 'k-acct', 'card-a-account': 'acct_one' })).json()) as Json).id).toBe(connected.id);
+  });
+
+  test('a request that failed validation or authentication keeps no answer: the key can be used again', async () => {
+    const bad = await postRaw('/v1/payment_intents', form({ amount: '0', currency: 'eur' }), { 'idempotency-key': 'k-invalid' });
+    expect(bad.status).toBe(400);
+    const unauth = await fetch(`${sim.url}/v1/payment_intents`, { method: 'POST', headers: { authorization: 'Bearer sk_wrong', 'idempotency-key': 'k-invalid' }, body: form({ amount: '300', currency: 'eur' }) });
+    expect(unauth.status).toBe(401);
+    const ok = await postRaw('/v1/payment_intents', form({ amount: '300', currency: 'eur' }), { 'idempotency-key': 'k-invalid' });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as Json).amount).toBe(300);
+  });
+});
+
+describe('cardAIdempotency', () => {
+  const error = (status: number, code: string, message: string) => Response.json({ error: { type: 'invalid_request_error', code, message } }, { status });
+  const req = (body: string) => new Request('http://sim/v1/refunds', { method: 'POST', headers: { 'idempotency-key': 'k' }, body });
+
+  test('a key is kept 24 hours, then a new request with it runs again', async () => {
+    let clock = 0;
+    let runs = 0;
+    const idempotent = cardAIdempotency(error, () => clock);
+    const handle = () => Response.json({ id: `re_${++runs}` });
+    expect(await (await idempotent(req('a=1'), handle)).json()).toEqual({ id: 're_1' });
+    clock = IDEMPOTENCY_TTL_MS - 1;
+    expect(await (await idempotent(req('a=1'), handle)).json()).toEqual({ id: 're_1' });
+    expect((await idempotent(req('a=2'), handle)).status).toBe(400);
+    clock = IDEMPOTENCY_TTL_MS;
+    expect(await (await idempotent(req('a=2'), handle)).json()).toEqual({ id: 're_2' });
+  });
+
+  test('the same key while its first request runs is 409 idempotency_key_in_use', async () => {
+    const idempotent = cardAIdempotency(error);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = idempotent(req('a=1'), async () => (await gate, Response.json({ id: 're_slow' })));
+    const second = await idempotent(req('a=1'), () => Response.json({ id: 're_other' }));
+    expect(second.status).toBe(409);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_in_use');
+    release();
+    expect(await (await first).json()).toEqual({ id: 're_slow' });
+  });
+});

@@ -21,7 +21,7 @@ async function subscribed(m: DemoSeedResult, customer: string) {
   const token = m === a ? owner : await api.ownerToken(m);
   const profile = (await api.call('POST', P, { token, body: { name: `Billing ${customer}` } })).body.data.id as string;
   await tdbOf(m).updateTable('billing_profiles').set({ card_a_customer_id: customer }).where('id', '=', profile).execute();
-  const s = await api.deps.payments.cardA!.createSubscription({ customer, price: 'price_kiosk', paymentMethod: 'pm_card', metadata: {} });
+  const s = await api.deps.payments.cardA!.createSubscription({ customer, price: 'price_kiosk', paymentMethod: 'pm_card', metadata: {}, idempotencyKey: crypto.randomUUID() });
   const local = Bun.randomUUIDv7();
   const now = new Date();
   await tdbOf(m)

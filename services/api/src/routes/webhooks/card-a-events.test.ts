@@ -74,7 +74,7 @@ const deviceUntil = async (m: DemoSeedResult, id: string) => (await tdbOf(m).sel
 /** A subscription at the merchant's first location, known locally (the simulator's `created` event delivered). */
 async function subscribed(m: DemoSeedResult, opts: { sepa?: boolean } = {}) {
   const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
-  const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: null, metadata: { location_id: m.locations[0]!.id } });
+  const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: null, metadata: { location_id: m.locations[0]!.id }, idempotencyKey: crypto.randomUUID() });
   await sim.idle();
   let sepa: { payment_method: string; mandate: string } | null = null;
   if (opts.sepa) sepa = (await simPost(`/_sim/customers/${customer}/sepa`)).body;
@@ -148,7 +148,7 @@ describe('subscription events synchronise local records and devices', () => {
     const m = await api.seed('capause');
     const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
     const kdsBefore = await deviceUntil(m, m.kds.device_id);
-    const s = await cardA().createSubscription({ customer, price: 'price_kiosk', paymentMethod: null, metadata: { location_id: m.locations[0]!.id, device_ids: m.kiosk.device_id } });
+    const s = await cardA().createSubscription({ customer, price: 'price_kiosk', paymentMethod: null, metadata: { location_id: m.locations[0]!.id, device_ids: m.kiosk.device_id }, idempotencyKey: crypto.randomUUID() });
     await sim.idle();
     expect((await record(m, s.id))!.device_ids).toEqual([m.kiosk.device_id]);
     expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(s.current_period_end * 1000);
@@ -166,7 +166,7 @@ describe('subscription events synchronise local records and devices', () => {
 
   test('a subscription naming no known location resolves no tenant: stored as location_not_resolved', async () => {
     const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
-    const s = await cardA().createSubscription({ customer, price: 'price_x', paymentMethod: null, metadata: { location_id: crypto.randomUUID() } });
+    const s = await cardA().createSubscription({ customer, price: 'price_x', paymentMethod: null, metadata: { location_id: crypto.randomUUID() }, idempotencyKey: crypto.randomUUID() });
     await sim.idle();
     const log = (await logsOf('customer.subscription.created')).find((l) => (l.payload as any).data.object.id === s.id);
     expect(log).toMatchObject({ status: 'location_not_resolved', merchant_id: null });
@@ -194,7 +194,7 @@ describe('invoice.payment_failed and the SEPA recovery', () => {
     const sepa = (await simPost(`/_sim/customers/${customer}/sepa`, { metadata: { location_id: m.locations[0]!.id } })).body;
     const [log] = await logsOf('setup_intent.succeeded', m.merchant.id);
     expect(log).toMatchObject({ status: 'failed', error: 'no_subscription_for_customer' });
-    const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: sepa.payment_method, metadata: { location_id: m.locations[0]!.id } });
+    const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: sepa.payment_method, metadata: { location_id: m.locations[0]!.id }, idempotencyKey: crypto.randomUUID() });
     await sim.idle();
     expect(await record(m, s.id)).toMatchObject({ payment_method_id: sepa.payment_method, mandate_id: null });
     const owner = await api.ownerToken(m);
