@@ -227,8 +227,9 @@ describe('card-a Idempotency-Key in the simulator (per account and key, 24 hours
     const raw = await postRaw('/v1/payment_intents', form({ amount: '990', currency: 'eur', 'payment_method_types[0]': 'card', capture_method: 'automatic', 'metadata[transaction_id]': 'tx-idem' }), { 'idempotency-key': crypto.randomUUID() });
     expect(raw.status).toBe(200);
     expect(raw.headers.get('idempotent-replayed')).toBeNull();
-    const again = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', amount: '100', currency: 'eur', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': 'k-replay' });
-    const replay = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', amount: '100', currency: 'eur', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': 'k-replay' });
+    const again = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', 'line_items[0][price_data][currency]': 'eur', 'line_items[0][price_data][unit_amount]': '100', 'line_items[0][price_data][product_data][name]': 'Order 9', 'line_items[0][quantity]': '1', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': 'k-replay' });
+    expect(again.status).toBe(200);
+    const replay = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', 'line_items[0][price_data][currency]': 'eur', 'line_items[0][price_data][unit_amount]': '100', 'line_items[0][price_data][product_data][name]': 'Order 9', 'line_items[0][quantity]': '1', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': 'k-replay' });
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await replay.json()).toEqual(await again.json());
@@ -243,7 +244,7 @@ describe('card-a Idempotency-Key in the simulator (per account and key, 24 hours
     const err = (await client.createPaymentIntent({ amount: 501, currency: 'EUR', paymentMethodTypes: ['card'], metadata: {}, idempotencyKey: key }).then(() => null, (x: unknown) => x)) as ProviderError;
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.status).toBe(400);
-    const raw = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', amount: '500', currency: 'eur', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': key });
+    const raw = await postRaw('/v1/checkout/sessions', form({ mode: 'payment', 'line_items[0][price_data][currency]': 'eur', 'line_items[0][price_data][unit_amount]': '500', 'line_items[0][price_data][product_data][name]': 'Order 10', 'line_items[0][quantity]': '1', success_url: 'https://s/ok', cancel_url: 'https://s/no' }), { 'idempotency-key': key });
     expect(raw.status).toBe(400);
     expect(await raw.json()).toEqual({
       error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` },
