@@ -17,13 +17,14 @@ let hookUrl: string;
 const CREDS = { CARD_B_CLIENT_ID: 'cbo-test', CARD_B_CLIENT_SECRET: 'cbo-test-secret' };
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port;
-  await probe.stop(true);
-  hookUrl = `http://127.0.0.1:${port}/api/card-b-webhook/BE/1796`;
-  sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET, webhookUrl: hookUrl });
+  // The API listens on a port the system picks (a port probed and released first could be taken by the
+  // simulator or another test meanwhile); the simulator reads its webhook URL when it sends, so it is set then.
+  const simOptions = { clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET, webhookUrl: '' };
+  sim = startCardBSimulator(simOptions);
   api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_COMMISSION_BPS: '100' } });
-  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
+  hookUrl = `http://127.0.0.1:${api.app.server!.port}/api/card-b-webhook/BE/1796`;
+  simOptions.webhookUrl = hookUrl;
   m = await api.seed('cbonline');
 });
 afterAll(async () => {
