@@ -4,6 +4,7 @@ import { errors } from '@pos/kernel';
 import { findMerchant, type MerchantRecord } from '../auth/auth-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
+import { readSettings } from '../online-ordering/channel-settings.ts';
 
 /**
  * Table QR ordering (spec 1 "Online ordering and table QR ordering"; spec 3 "verify (online) ... bound
@@ -90,10 +91,13 @@ async function present(tdb: TenantDb | TenantTx, s: TableSessionRow): Promise<Ta
 /**
  * `GET /table-qr-ordering/{locationId}/{tableSectionId}/{tableNumber}`: the open session of the table,
  * opened when there is none. The partial unique index (one open session per table) makes concurrent
- * scans converge: each inserts with `on conflict do nothing`, then all read the one open row.
+ * scans converge: each inserts with `on conflict do nothing`, then all read the one open row. With the
+ * location's table QR ordering off (`qr_ordering.enabled`), the scan is refused as a table order is
+ * (404 `location`) and opens nothing.
  */
 export async function scanTable(t: QrTenant, locationId: string, sectionId: string, tableNumber: number, now: Date): Promise<{ session: TableSessionView; opened: boolean }> {
   if (!isUuid(sectionId)) throw errors.notFound('table section');
+  if (!(await readSettings(t.tdb, locationId, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
   // The section is key-share locked for the scan: a delete at the same moment waits for it (and then takes
   // the new session with it) or came first (404), never a session inserted for a deleted section.
   return t.tdb.transaction().execute(async (tx) => {

@@ -95,6 +95,22 @@ describe('table QR ordering follows its own enabled setting, not online ordering
     }
   });
 
+  test('with table QR ordering disabled, a table scan is refused as a table order is and opens no session', async () => {
+    const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+    const sessions = async () => Number((await tdb.selectFrom('table_sessions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const section = (await tdb.selectFrom('table_sections').select('id').where('name', '=', 'Terrace').executeTakeFirstOrThrow()).id;
+    expect((await qr({ enabled: false })).body.data.enabled).toBe(false);
+    try {
+      const before = await sessions();
+      expect(await api.call('GET', `/api/table-qr-ordering/${loc0()}/${section}/4`)).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+      expect(await sessions()).toBe(before);
+    } finally {
+      await qr({ enabled: true });
+    }
+    // Back on, the same table opens its session.
+    expect(await api.call('GET', `/api/table-qr-ordering/${loc0()}/${section}/4`)).toMatchObject({ status: 200, body: { opened: true, data: { table_number: 4, status: 'open' } } });
+  });
+
   test('with table QR ordering enabled and online ordering off (or snoozed), a table can still order; a pickup order cannot', async () => {
     expect((await online({ enabled: false })).status).toBe(200);
     try {

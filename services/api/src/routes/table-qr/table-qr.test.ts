@@ -26,6 +26,9 @@ beforeAll(async () => {
   b = await api.seed('tq-b');
   owner = await api.ownerToken(a);
   ownerB = await api.ownerToken(b);
+  // A scan needs the location's table QR ordering on (the demo seed turns it on at location [0] only).
+  const on = await api.call('PUT', `/api/back-office/qr-ordering/${loc1()}`, { token: owner, body: { enabled: true } });
+  if (on.status !== 200) throw new Error(`qr-ordering ${on.status} ${on.text}`);
 });
 afterAll(() => api.close());
 
