@@ -167,7 +167,8 @@ export async function purchaseWithDefault(
     );
   } catch (e) {
     // A refusal took no money. Anything else (card-a away, its answer lost) may have charged the card:
-    // the purchase stays pending, and card-a's signed payment_intent.succeeded credits it.
+    // the purchase stays pending, and card-a's signed payment_intent.succeeded credits it (or, that lost
+    // too, the worker's sweep settles it with card-a: ai-credit-recovery.ts).
     if (e instanceof AppError && e.code === 'business_rule') await fail();
     throw e;
   }

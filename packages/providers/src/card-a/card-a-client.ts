@@ -192,6 +192,17 @@ export class CardAClient {
     return this.call<CardAPaymentIntent>('GET', `/v1/payment_intents/${encodeURIComponent(id)}`);
   }
 
+  /**
+   * Payment intents matching a card-a search query (`GET /v1/payment_intents/search`, e.g.
+   * `metadata['purchase_id']:'…'`), newest first, at most `limit`. card-a's search index trails its
+   * writes (about a minute): not for reading back an intent just created.
+   */
+  async searchPaymentIntents(query: string, limit = 10): Promise<CardAPaymentIntent[]> {
+    const body = await this.callObject('GET', `/v1/payment_intents/search?${new URLSearchParams({ query, limit: String(limit) })}`);
+    if (!Array.isArray(body.data)) throw new ProviderError('card-a', 'invalid_response', 'no list in the answer to GET /v1/payment_intents/search', 200);
+    return body.data as CardAPaymentIntent[];
+  }
+
   cancelPaymentIntent(id: string) {
     return this.call<CardAPaymentIntent>('POST', `/v1/payment_intents/${encodeURIComponent(id)}/cancel`, {});
   }

@@ -7,7 +7,7 @@ import { cardAIdempotency } from './card-a-idempotency.ts';
 
 /**
  * card-a over real HTTP (PROTOCOLS.md "card-a"): payment intents (`/v1/payment_intents`, create,
- * retrieve, cancel) and terminal readers (`/v1/terminal/readers/{id}`, `process_payment_intent`,
+ * retrieve, cancel, search) and terminal readers (`/v1/terminal/readers/{id}`, `process_payment_intent`,
  * `cancel_action`), form-encoded requests, bearer secret key, errors as `{error:{type,code,message}}`.
  * Tests and e2e drive the reader through `POST /_sim/readers/{id}/complete|decline|timeout`; each
  * outcome can send the signed `terminal.reader.action_succeeded|action_failed` webhook
@@ -107,6 +107,22 @@ export interface CardASimulator {
 
 const stripeError = (status: number, code: string, message: string, param?: string) =>
   Response.json({ error: { type: status === 401 ? 'invalid_request_error' : 'invalid_request_error', code, message, ...(param ? { param } : {}) } }, { status });
+
+/**
+ * A payment intent search query as card-a takes it (`GET /v1/payment_intents/search`): clauses
+ * `field:'value'` joined by ` AND `, on `status` or `metadata['key']`. Returns the clauses, or null for
+ * a query this simulator does not understand (card-a answers 400 for a malformed one).
+ */
+export function parseIntentSearch(query: string): { field: string; value: string }[] | null {
+  const clauses = query.trim().split(/\s+AND\s+/);
+  const out: { field: string; value: string }[] = [];
+  for (const c of clauses) {
+    const m = /^(status|metadata\[(['"])([^'"]+)\2\]):(['"])(.*)\4$/.exec(c.trim());
+    if (!m) return null;
+    out.push({ field: m[3] !== undefined ? `metadata.${m[3]}` : m[1]!, value: m[5]! });
+  }
+  return out.length ? out : null;
+}
 
 const rid = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
@@ -286,6 +302,20 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
           void sendEvent('payment_intent.succeeded', intentBody(i));
         }
         return Response.json(intentBody(i));
+      }),
+    ),
+    // Before `/:id`, which would take `search` for an id.
+    route(
+      'GET',
+      '/v1/payment_intents/search',
+      guard((_req, _p, url) => {
+        const clauses = parseIntentSearch(url.searchParams.get('query') ?? '');
+        if (!clauses) return stripeError(400, 'parameter_invalid', 'Invalid search query.', 'query');
+        const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit') ?? 10) || 10));
+        const found = [...intents.values()]
+          .filter((i) => clauses.every((c) => (c.field === 'status' ? i.status === c.value : i.metadata[c.field.slice('metadata.'.length)] === c.value)))
+          .sort((x, y) => y.created - x.created);
+        return Response.json({ object: 'search_result', url: '/v1/payment_intents/search', data: found.slice(0, limit).map(intentBody), has_more: found.length > limit, next_page: null });
       }),
     ),
     route(

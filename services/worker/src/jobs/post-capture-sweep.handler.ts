@@ -8,6 +8,7 @@ import { findUnfinishedSequences, redriveSequences, SWEEP_LIMIT, SWEEP_MAX_PAGES
 import type { JobHandler } from './job-handler.ts';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import { sweepStaleStarts } from './stale-start-sweep.ts';
+import { sweepAiCreditPurchases } from './ai-credit-purchase-sweep.ts';
 
 /** A transaction re-driven is not re-driven again for this long (its jobs may only be slow, behind a backlog). */
 export const REDRIVE_EVERY_MS = 10 * 60_000;
@@ -48,14 +49,16 @@ export async function sweepPostCapture(db: CentralDb, redis: Redis | undefined, 
 /**
  * The `payment.post-capture-sweep` handler: the post-capture steps a Complete transaction is missing,
  * then (with Redis and the payment providers) the payments left `Awaiting Payment` whose outcome never
- * reached us (`sweepStaleStarts`). Throws after both when a merchant's sweep failed (the next sweep retries).
+ * reached us (`sweepStaleStarts`), then (with card-a) the AI credit purchases left pending
+ * (`sweepAiCreditPurchases`). Throws after all three when a merchant's sweep failed (the next sweep retries).
  */
 export function createPostCaptureSweepHandler(deps: { readonly redis?: Redis; readonly payments?: PaymentProviders }): JobHandler<typeof postCaptureSweepJob> {
   return async (payload, ctx) => {
     const log = ctx.log.child({ job: 'payment.post-capture-sweep', job_id: ctx.jobId });
     const summary = await sweepPostCapture(ctx.db, deps.redis, ctx.clock.now(), log, payload.tenant_database);
     const stale = deps.redis && deps.payments ? await sweepStaleStarts(ctx.db, deps.redis, deps.payments, ctx.clock.now(), log, payload.tenant_database ? { tenantDatabase: payload.tenant_database } : {}) : null;
-    const errors = summary.errors + (stale?.errors ?? 0);
+    const credits = deps.payments?.cardA ? await sweepAiCreditPurchases(ctx.db, deps.redis, deps.payments.cardA, ctx.clock.now(), log, payload.tenant_database) : null;
+    const errors = summary.errors + (stale?.errors ?? 0) + (credits?.errors ?? 0);
     if (errors > 0) throw new Error(`payment sweeps failed for ${errors} merchant(s) or payment(s)`);
   };
 }
