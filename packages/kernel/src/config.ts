@@ -230,7 +230,7 @@ export const WorkerEnv = {
   FDM_REMOTE_SECRETS: ApiEnv.FDM_REMOTE_SECRETS,
   /** Milliseconds between the worker's fiscal recovery sweeps (`fiscal.recover`); default 60000. */
   FISCAL_RECOVER_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
-  /** Milliseconds between the worker's payment sweeps (`payment.post-capture-sweep`: steps lost with Redis's data re-queued, payments left Awaiting Payment asked about); default 300000. */
+  /** Milliseconds between the worker's payment sweeps (`payment.post-capture-sweep`: steps lost with Redis's data re-queued, payments left Awaiting Payment and AI credit purchases left pending asked about); default 300000. */
   POST_CAPTURE_SWEEP_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
   /** Order dispatch to register-a (issue 17): the API base and the key of the stored tokens. */
   REGISTER_A_BASE_URL: IntegrationEnv.REGISTER_A_BASE_URL,
