@@ -5,25 +5,29 @@ import { transactionProviderSql } from './running-provider.ts';
 
 export interface TransactionStats {
   count: number;
-  /** Complete transactions: their count, total and tips (cents). */
+  /** Complete transactions outside test mode (the money the reports count): their count, total and tips (cents). */
   complete: { count: number; total: number; tip_amount: number; average: number };
   by_status: Record<string, number>;
-  /** Complete transactions by the provider their payment ran on (`transactionProvider`). */
+  /** The same complete transactions by the provider their payment ran on (`transactionProvider`). */
   by_provider: Record<string, { count: number; total: number }>;
 }
 
-/** `GET /transactions/stats`: counts and money over the same filters as the data table. */
+/**
+ * `GET /transactions/stats`: counts and money over the same filters as the data table. Test-mode
+ * transactions are counted (`count`, `by_status`: the data table lists them, to be deleted) but their
+ * synthetic payments are no money: `complete` and `by_provider` leave them out, as the sales report does.
+ */
 export async function transactionStats(tdb: TenantDb, access: Access, f: TransactionFilters): Promise<TransactionStats> {
   const rows = await scopedTransactions(tdb, access, f)
-    .select((eb) => ['transactions.status', transactionProviderSql().as('provider'), eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('transactions.total').as('total'), eb.fn.sum<string>('transactions.tip_amount').as('tips')])
-    .groupBy(['transactions.status', 'provider'])
+    .select((eb) => ['transactions.status', transactionProviderSql().as('provider'), 'transactions.is_test', eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('transactions.total').as('total'), eb.fn.sum<string>('transactions.tip_amount').as('tips')])
+    .groupBy(['transactions.status', 'provider', 'transactions.is_test'])
     .execute();
   const out: TransactionStats = { count: 0, complete: { count: 0, total: 0, tip_amount: 0, average: 0 }, by_status: {}, by_provider: {} };
-  for (const r of rows as { status: string; provider: string; n: string; total: string | null; tips: string | null }[]) {
+  for (const r of rows as { status: string; provider: string; is_test: boolean; n: string; total: string | null; tips: string | null }[]) {
     const n = Number(r.n);
     out.count += n;
     out.by_status[r.status] = (out.by_status[r.status] ?? 0) + n;
-    if (r.status === 'Complete') {
+    if (r.status === 'Complete' && !r.is_test) {
       out.complete.count += n;
       out.complete.total += Number(r.total ?? 0);
       out.complete.tip_amount += Number(r.tips ?? 0);

@@ -3,7 +3,7 @@ import type { TenantDb } from '@pos/db';
 import { SALES_CHANNELS, type SalesChannel } from '@pos/domain/reports/sales-channels';
 import type { Access } from '../auth/access.ts';
 import { MOVEMENT_TYPES } from '../catalog/inventories.ts';
-import { exportTable, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
+import { DecimalCents, exportTable, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
 import { countedTransactions } from './channel-sales.ts';
 import { inventoryReport } from './inventory-report.ts';
 import { productsReport } from './products-report.ts';
@@ -106,7 +106,7 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
       net: r.f.gross - r.f.refunds,
       tips: r.f.tips,
       fees: r.f.fees,
-      net_eur: ((r.f.gross - r.f.refunds) / 100).toFixed(2),
+      net_eur: new DecimalCents(r.f.gross - r.f.refunds),
     }));
 }
 
@@ -129,7 +129,7 @@ export async function exportReport(scope: { tdb: TenantDb; access: Access }, inp
     }
     case 'products': {
       const r = await productsReport(scope, query);
-      const rows = r.items.map((i) => ({ item_id: i.item_id, name: i.name, quantity: i.quantity, gross: i.gross, refunded_quantity: i.refunded_quantity, refunds: i.refunds, net: i.net, net_eur: (i.net / 100).toFixed(2) }));
+      const rows = r.items.map((i) => ({ item_id: i.item_id, name: i.name, quantity: i.quantity, gross: i.gross, refunded_quantity: i.refunded_quantity, refunds: i.refunds, net: i.net, net_eur: new DecimalCents(i.net) }));
       return exportTable({ ...base, columns: PRODUCTS_EXPORT_COLUMNS, rows: each(rows) });
     }
     case 'inventory': {

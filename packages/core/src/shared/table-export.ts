@@ -14,7 +14,21 @@ export interface TableFile {
   body: ReadableStream<Uint8Array>;
 }
 
-export type Cell = string | number | boolean;
+/**
+ * An amount in cents written in the currency's units with two decimals (`-2.20`): a number the
+ * spreadsheet adds up, never text. As a string it would start with `-` when negative and be defused
+ * into text (`'-2.20`), and a SUM over the column would skip it.
+ */
+export class DecimalCents {
+  constructor(readonly cents: number) {}
+  toString(): string {
+    const sign = this.cents < 0 ? '-' : '';
+    const abs = Math.abs(Math.round(this.cents));
+    return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  }
+}
+
+export type Cell = string | number | boolean | DecimalCents;
 
 /**
  * A spreadsheet opening a CSV runs a cell that starts with = + - @ (or a tab/CR) as a formula: such
@@ -26,7 +40,7 @@ export function safeCell(s: string): string {
 
 async function writeCsv<C extends string>(columns: readonly C[], source: AsyncIterable<Record<C, Cell>>, out: PassThrough, bom: boolean): Promise<void> {
   // Every text cell defused here, so no caller can forget one; the header is ours.
-  const csv = stringify({ header: true, columns: [...columns], bom, cast: { boolean: (b) => (b ? 'true' : 'false'), string: safeCell } });
+  const csv = stringify({ header: true, columns: [...columns], bom, cast: { boolean: (b) => (b ? 'true' : 'false'), string: safeCell, object: (o) => (o instanceof DecimalCents ? o.toString() : JSON.stringify(o)) } });
   csv.pipe(out);
   for await (const r of source) {
     if (!csv.write(r)) await new Promise((res) => csv.once('drain', res));
@@ -40,9 +54,19 @@ async function writeXlsx<C extends string>(columns: readonly C[], source: AsyncI
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const ws = wb.addWorksheet(sheet);
   ws.columns = columns.map((key) => ({ header: key, key }));
-  for await (const r of source) ws.addRow(r).commit();
+  for await (const r of source) ws.addRow(numericMoney(r)).commit();
   ws.commit();
   await wb.commit();
+}
+
+/** The row with its `DecimalCents` as numbers: a numeric cell of the workbook (e.g. -2.2), which the sheet's format shows. */
+function numericMoney<C extends string>(r: Record<C, Cell>): Record<C, string | number | boolean> {
+  const out = {} as Record<C, string | number | boolean>;
+  for (const k in r) {
+    const v: Cell = r[k];
+    out[k] = v instanceof DecimalCents ? v.cents / 100 : v;
+  }
+  return out;
 }
 
 /**
