@@ -1,5 +1,5 @@
 import { logActivity } from '../activity/log-activity.ts';
-import { inMerchantTx, profileView, requireSettingsSize, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
+import { inMerchantTx, profileView, requireSettingsSize, requireTypedSettings, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
 
 export interface CreateDeviceProfileInput {
   name: string;
@@ -11,6 +11,7 @@ export interface CreateDeviceProfileInput {
 export async function createDeviceProfile(scope: BackofficeScope, input: CreateDeviceProfileInput): Promise<DeviceProfileView> {
   const settings = input.settings ?? {};
   requireSettingsSize(settings);
+  requireTypedSettings(input.type, settings);
   const id = Bun.randomUUIDv7();
   return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ tenant }) => {
     await tenant.insertInto('device_profiles').values({ id, name: input.name.trim(), type: input.type, settings: JSON.stringify(settings) }).execute();

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { deviceOnline } from './device-liveness.ts';
+import { kdsSettingsErrors } from '@pos/domain/kitchen/kds-settings';
 import { bindTenant, withWriteRetry, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { accessCan, requireGrantedLocations, type Access } from '../auth/access.ts';
@@ -100,6 +101,13 @@ export async function requireProfileWithinGrant(tx: TenantDb, access: Access, pr
   if (access.allLocations) return;
   const rows = await tx.selectFrom('devices').select('location_id').distinct().where('device_profile_id', '=', profileId).where('deleted_at', 'is', null).execute();
   requireGrantedLocations(access, rows.map((r) => r.location_id));
+}
+
+/** 422 when the settings of a profile of `type` break that type's rules (a `kds` profile: the display's bounds, no other keys). */
+export function requireTypedSettings(type: string, settings: Record<string, unknown>): void {
+  if (type !== 'kds') return;
+  const bad = kdsSettingsErrors(settings);
+  if (bad) throw errors.validation(bad);
 }
 
 /** A profile can be bound only to a device of its own type (printers take none). */

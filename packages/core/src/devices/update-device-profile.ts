@@ -1,6 +1,6 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
-import { findProfile, inMerchantTx, lockProfile, profileView, requireProfileWithinGrant, requireSettingsSize, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
+import { findProfile, inMerchantTx, lockProfile, profileView, requireProfileWithinGrant, requireSettingsSize, requireTypedSettings, type BackofficeScope, type DeviceProfileView, type ProfileType } from './device-records.ts';
 
 export interface UpdateDeviceProfileInput {
   name?: string;
@@ -21,6 +21,9 @@ export async function updateDeviceProfile(scope: BackofficeScope, profileId: str
     const p = await lockProfile(tenant, found.id, 'update');
     await requireProfileWithinGrant(tenant, scope.access, p.id);
     if (input.settings) requireSettingsSize(input.settings);
+    // A kds profile's settings keep the display's bounds, whichever route writes them (also on a change of type).
+    const type = input.type ?? (p.type as ProfileType);
+    if (input.settings !== undefined || type !== p.type) requireTypedSettings(type, input.settings ?? (typeof p.settings === 'string' ? JSON.parse(p.settings) : (p.settings as Record<string, unknown> | null)) ?? {});
     if (input.type !== undefined && input.type !== p.type) {
       const used = await tenant.selectFrom('devices').select('id').where('device_profile_id', '=', p.id).where('deleted_at', 'is', null).limit(1).executeTakeFirst();
       if (used) throw errors.field('type', 'The type cannot change while devices use this profile.');

@@ -1,9 +1,17 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { deleteDeviceProfile } from '../devices/delete-device-profile.ts';
-import { profileViews, type BackofficeScope } from '../devices/device-records.ts';
-import { DEFAULT_RECALL_WINDOW_MS } from '@pos/domain/kitchen/kds-order-state';
+import { profileViews, requireProfileWithinGrant, type BackofficeScope } from '../devices/device-records.ts';
+import { kdsSettingsErrors, materialiseKdsSettings, type KdsDisplaySettings } from '@pos/domain/kitchen/kds-settings';
 import { isUuid } from '@pos/domain/ids';
+
+export { KDS_DEFAULT_SETTINGS, materialiseKdsSettings, type KdsDisplaySettings } from '@pos/domain/kitchen/kds-settings';
+
+/** 422 (fields `settings.<key>`) unless `settings` holds only KDS settings within their bounds. */
+export function requireKdsSettings(settings: Record<string, unknown>): void {
+  const bad = kdsSettingsErrors(settings);
+  if (bad) throw errors.validation(bad);
+}
 
 /**
  * KDS profiles (spec 2 `/kds-profiles`): the device profiles of type `kds`, with typed display
@@ -11,27 +19,6 @@ import { isUuid } from '@pos/domain/ids';
  * (`GET /kds/settings`) are these with the defaults filled in. `first-party-pos` and the permission
  * are checked by the route; another merchant's id, or the id of a profile of another type, is a 404.
  */
-export interface KdsDisplaySettings {
-  /** Minutes after completion during which an order may be recalled. */
-  recall_window_minutes: number;
-  /** An open order older than this many minutes counts as late. */
-  late_after_minutes: number;
-  /** Ticket order on the screen. */
-  sort: 'oldest_first' | 'priority_first';
-  /** Show modifiers under each line. */
-  show_modifiers: boolean;
-  /** Chime when a ticket arrives. */
-  play_sound: boolean;
-}
-
-export const KDS_DEFAULT_SETTINGS: Readonly<KdsDisplaySettings> = {
-  recall_window_minutes: DEFAULT_RECALL_WINDOW_MS / 60_000,
-  late_after_minutes: 15,
-  sort: 'priority_first',
-  show_modifiers: true,
-  play_sound: true,
-};
-
 export interface KdsProfileView {
   id: string;
   name: string;
@@ -39,16 +26,6 @@ export interface KdsProfileView {
   devices_count: number;
   created_at: string;
   updated_at: string;
-}
-
-/** Stored settings over the defaults (unknown keys are dropped). */
-export function materialiseKdsSettings(stored: Record<string, unknown> | null | undefined): KdsDisplaySettings {
-  const out = { ...KDS_DEFAULT_SETTINGS };
-  for (const k of Object.keys(KDS_DEFAULT_SETTINGS) as (keyof KdsDisplaySettings)[]) {
-    const v = stored?.[k];
-    if (v !== undefined && typeof v === typeof KDS_DEFAULT_SETTINGS[k]) (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
 }
 
 async function views(scope: BackofficeScope, ids: string[]): Promise<KdsProfileView[]> {
@@ -96,6 +73,8 @@ export async function updateKdsProfile(scope: BackofficeScope, id: string, input
     // Merged over the settings read under the row lock: concurrent updates of different keys both survive.
     const locked = await tx.selectFrom('device_profiles').select('settings').where('id', '=', p.id).forUpdate().executeTakeFirst();
     if (!locked) throw errors.notFound('KDS profile');
+    // The profile drives every screen bound to it: rewritten only within the grant of each (as `/device-profiles`).
+    await requireProfileWithinGrant(tx, scope.access, p.id);
     const settings = materialiseKdsSettings({ ...materialiseKdsSettings(locked.settings), ...input.settings });
     await tx
       .updateTable('device_profiles')

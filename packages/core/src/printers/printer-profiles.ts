@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { TenantDb } from '@pos/db';
+import type { TenantDb, TenantTx } from '@pos/db';
+import { requireGrantedLocations, type Access } from '../auth/access.ts';
 import { errors } from '@pos/kernel';
 import { isUuid } from '@pos/domain/ids';
 
@@ -79,14 +80,26 @@ export async function createPrinterProfile(tdb: TenantDb, input: { name: string;
 }
 
 /**
+ * 403 `Unauthorized: Insufficient permissions` while a printer bound to the profile (not retired) is at a
+ * location outside the caller's grant: the profile drives each printer bound to it (paper, poll, footer),
+ * as a device profile drives its devices (`requireProfileWithinGrant`).
+ */
+async function requirePrintersWithinGrant(tx: TenantTx, access: Access, profileId: string): Promise<void> {
+  if (access.allLocations) return;
+  const rows = await tx.selectFrom('printers').select('location_id').distinct().where('printer_profile_id', '=', profileId).where('state', '<>', 'retired').execute();
+  requireGrantedLocations(access, rows.map((r) => r.location_id));
+}
+
+/**
  * Merges the given settings over the current ones. The row is locked (`FOR UPDATE`) for the
  * read-merge-write, so two concurrent updates of different keys both survive.
  */
-export async function updatePrinterProfile(tdb: TenantDb, id: string, input: { name?: string; settings?: Partial<PrinterProfileSettings> }, now: Date): Promise<PrinterProfileView> {
+export async function updatePrinterProfile(tdb: TenantDb, access: Access, id: string, input: { name?: string; settings?: Partial<PrinterProfileSettings> }, now: Date): Promise<PrinterProfileView> {
   if (!isUuid(id)) throw errors.notFound('printer profile');
   await tdb.transaction().execute(async (tx) => {
     const p = await tx.selectFrom('printer_profiles').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!p) throw errors.notFound('printer profile');
+    await requirePrintersWithinGrant(tx, access, p.id);
     const settings = materialisePrinterSettings({ ...(p.settings ?? {}), ...(input.settings ?? {}) });
     await tx
       .updateTable('printer_profiles')
@@ -98,9 +111,12 @@ export async function updatePrinterProfile(tdb: TenantDb, id: string, input: { n
 }
 
 /** Deletes the profile; its printers are unbound (the foreign key sets null). Answers how many. */
-export async function deletePrinterProfile(tdb: TenantDb, id: string): Promise<number> {
+export async function deletePrinterProfile(tdb: TenantDb, access: Access, id: string): Promise<number> {
   const p = await find(tdb, id);
   return tdb.transaction().execute(async (tx) => {
+    // Locked first: a printer bound meanwhile waits, then finds the profile gone (its binding checks the grant itself).
+    await tx.selectFrom('printer_profiles').select('id').where('id', '=', p.id).forUpdate().executeTakeFirst();
+    await requirePrintersWithinGrant(tx, access, p.id);
     const r = await tx.updateTable('printers').set({ printer_profile_id: null }).where('printer_profile_id', '=', p.id).executeTakeFirst();
     await tx.deleteFrom('printer_profiles').where('id', '=', p.id).execute();
     return Number(r.numUpdatedRows);

@@ -316,7 +316,7 @@ describe('activation codes and members without device permissions', () => {
 
 describe('POST /back-office/devices/{id}/profile', () => {
   test('binds a profile of the device type, refuses another type, null unbinds', async () => {
-    const kds = await api.call('POST', '/api/back-office/device-profiles', { token: owner, body: { name: 'Kitchen', type: 'kds', settings: { columns: 4 } } });
+    const kds = await api.call('POST', '/api/back-office/device-profiles', { token: owner, body: { name: 'Kitchen', type: 'kds', settings: { late_after_minutes: 20 } } });
     const kdsDevice = a.devices[3]!.id;
     const r = await api.call('POST', `/api/back-office/devices/${kdsDevice}/profile`, { token: owner, body: { device_profile_id: kds.body.data.id } });
     expect(r).toMatchObject({ status: 200, body: { data: { device_profile_id: kds.body.data.id, device_profile: { name: 'Kitchen', type: 'kds' } } } });

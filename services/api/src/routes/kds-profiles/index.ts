@@ -8,16 +8,17 @@ import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';
 import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
+import { KDS_MINUTES_MAX, KDS_SETTING_MESSAGES, KDS_SORTS } from '@pos/domain/kitchen/kds-settings';
 
 const Iso = t.String({ format: 'date-time' });
 const Name = t.String({ minLength: 1, maxLength: 120, pattern: '\\S', error: 'The name field is required and may not be greater than 120 characters.' });
-const minutes = (field: string, max: number) => Int({ minimum: 1, maximum: max, error: `The ${field} field must be a whole number between 1 and ${max}.` });
+const minutes = (k: keyof typeof KDS_MINUTES_MAX) => Int({ minimum: 1, maximum: KDS_MINUTES_MAX[k], error: KDS_SETTING_MESSAGES[k] });
 export const SettingsFields = {
-  recall_window_minutes: minutes('recall window minutes', 1440),
-  late_after_minutes: minutes('late after minutes', 240),
-  sort: t.Union([t.Literal('oldest_first'), t.Literal('priority_first')], { error: 'The selected sort is invalid.' }),
-  show_modifiers: t.Boolean({ error: 'The show modifiers field must be true or false.' }),
-  play_sound: t.Boolean({ error: 'The play sound field must be true or false.' }),
+  recall_window_minutes: minutes('recall_window_minutes'),
+  late_after_minutes: minutes('late_after_minutes'),
+  sort: t.Union([t.Literal(KDS_SORTS[0]), t.Literal(KDS_SORTS[1])], { error: KDS_SETTING_MESSAGES.sort }),
+  show_modifiers: t.Boolean({ error: KDS_SETTING_MESSAGES.show_modifiers }),
+  play_sound: t.Boolean({ error: KDS_SETTING_MESSAGES.play_sound }),
 };
 export const KdsSettings = t.Object(SettingsFields);
 const SettingsInput = t.Object(

@@ -62,7 +62,7 @@ export function printerProfileRoutes(deps: ApiDeps) {
       transform: gate('VIEW_DEVICE_PROFILE'),
       ...doc('Show a printer profile'),
     })
-    .put('/:id', async ({ tenant, params, body }) => ({ data: await updatePrinterProfile(tenant.db, params.id, body, deps.clock.now()) }), {
+    .put('/:id', async ({ tenant, params, body, access }) => ({ data: await updatePrinterProfile(tenant.db, await access(), params.id, body, deps.clock.now()) }), {
       params: IdParams,
       query: VendorQuery,
       body: t.Object({ name: t.Optional(Name), settings: t.Optional(SettingsInput) }, { additionalProperties: false }),
@@ -70,7 +70,7 @@ export function printerProfileRoutes(deps: ApiDeps) {
       transform: gate('EDIT_DEVICE_PROFILE'),
       ...doc('Update a printer profile', 'The settings given are merged over the current ones.'),
     })
-    .delete('/:id', async ({ tenant, params }) => ({ status: 'success' as const, unbound_printers: await deletePrinterProfile(tenant.db, params.id) }), {
+    .delete('/:id', async ({ tenant, params, access }) => ({ status: 'success' as const, unbound_printers: await deletePrinterProfile(tenant.db, await access(), params.id) }), {
       params: IdParams,
       query: VendorQuery,
       response: { 200: t.Object({ status: t.Literal('success'), unbound_printers: Int() }) },
