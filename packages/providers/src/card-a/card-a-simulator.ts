@@ -79,6 +79,8 @@ interface Reader {
 
 export interface CardASimulator {
   readonly url: string;
+  /** Where its webhooks go from now on (a test's API listens on a port the system picks, after the simulator started). */
+  setWebhookUrl(url: string): void;
   intent(id: string): Readonly<Intent> | undefined;
   /** The customer pays on the hosted page (`checkout.session.completed`). */
   payCheckout(sessionId: string): Promise<void>;
@@ -154,6 +156,7 @@ function checkoutLineItems(f: Record<string, unknown>): { amount: number; curren
 }
 
 export function startCardASimulator(options: CardASimulatorOptions): CardASimulator {
+  let webhookUrl = options.webhookUrl;
   const intents = new Map<string, Intent>();
   const readers = new Map<string, Reader>();
   const sessions = new Map<string, CheckoutSession>();
@@ -185,11 +188,11 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     return p;
   }
   async function deliver(type: string, object: unknown) {
-    if (!options.webhookUrl) return;
+    if (!webhookUrl) return;
     const body = JSON.stringify({ id: rid('evt'), object: 'event', api_version: '2024-06-20', created: Math.floor(Date.now() / 1000), type, data: { object }, livemode: false });
     const t = Math.floor(Date.now() / 1000);
     const sig = createHmac('sha256', options.webhookSecret ?? '').update(`${t}.${body}`).digest('hex');
-    webhooks.push({ body: JSON.parse(body), result: await postWebhook(options.webhookUrl, body, { 'Card-A-Signature': `t=${t},v1=${sig}` }) });
+    webhooks.push({ body: JSON.parse(body), result: await postWebhook(webhookUrl, body, { 'Card-A-Signature': `t=${t},v1=${sig}` }) });
   }
 
   async function finish(readerId: string, outcome: 'succeeded' | 'declined' | 'timeout') {
@@ -492,6 +495,9 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
   selfUrl = `http://${server.hostname}:${server.port}`;
   return {
     url: selfUrl,
+    setWebhookUrl: (url: string) => {
+      webhookUrl = url;
+    },
     intent: (id) => intents.get(id),
     payCheckout,
     confirmIntent,

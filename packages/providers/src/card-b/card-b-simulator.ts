@@ -69,6 +69,8 @@ export interface CardBOrderTransaction {
 
 export interface CardBSimulator {
   readonly url: string;
+  /** Where its webhooks go from now on (a test's API listens on a port the system picks, after the simulator started). */
+  setWebhookUrl(url: string): void;
   order(orderCode: string): CardBOrder | undefined;
   /** The customer pays the hosted checkout (webhook 1796 with the order code). */
   payOrder(orderCode: string): Promise<void>;
@@ -93,6 +95,7 @@ const str = (v: unknown, max = 200) => (typeof v === 'string' && v.length > 0 &&
 const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
 
 export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimulator {
+  let webhookUrl = options.webhookUrl;
   const sessions = new Map<string, CardBSession>();
   const orders = new Map<string, CardBOrder>();
   let orderSeq = 0;
@@ -119,7 +122,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
       s.transactionId = crypto.randomUUID();
       s.orderCode = String(Date.now()).padStart(16, '7').slice(-16);
     }
-    if (options.webhookUrl && (state === 'succeeded' || state === 'declined')) {
+    if (webhookUrl && (state === 'succeeded' || state === 'declined')) {
       const body = {
         EventTypeId: state === 'succeeded' ? 1796 : 1798,
         EventData: {
@@ -141,7 +144,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
         MessageId: crypto.randomUUID(),
         MessageTypeId: 512,
       };
-      webhooks.push({ body, result: await postWebhook(options.webhookUrl, JSON.stringify(body), {}) });
+      webhooks.push({ body, result: await postWebhook(webhookUrl, JSON.stringify(body), {}) });
     }
   }
 
@@ -152,7 +155,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     o.transactionId = crypto.randomUUID();
     const typeId = o.preauth ? 1 : 5;
     o.transactions.push({ TransactionId: o.transactionId, OrderCode: o.orderCode, StatusId: 'F', TransactionTypeId: typeId, Amount: o.amount / 100, ParentId: null });
-    if (options.webhookUrl) {
+    if (webhookUrl) {
       const body = {
         EventTypeId: 1796,
         EventData: { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, ParentId: null, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, CurrencyCode: '978', TransactionTypeId: typeId, Tags: [...o.tags] },
@@ -161,7 +164,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
         MessageId: crypto.randomUUID(),
         MessageTypeId: 512,
       };
-      webhooks.push({ body, result: await postWebhook(options.webhookUrl, JSON.stringify(body), {}) });
+      webhooks.push({ body, result: await postWebhook(webhookUrl, JSON.stringify(body), {}) });
     }
   }
 
@@ -325,6 +328,9 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
 
   return {
     url: `http://${server.hostname}:${server.port}`,
+    setWebhookUrl: (url: string) => {
+      webhookUrl = url;
+    },
     session: (id) => sessions.get(id),
     order: (code) => orders.get(code),
     payOrder,

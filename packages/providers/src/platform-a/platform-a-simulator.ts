@@ -58,6 +58,8 @@ export interface PlatformAPayment {
 
 export interface PlatformASimulator {
   readonly url: string;
+  /** Where its webhooks go from now on (a test's API listens on a port the system picks, after the simulator started). */
+  setWebhookUrl(url: string): void;
   payment(id: string): Readonly<PlatformAPayment> | undefined;
   /** The payments taken with this `reference_id`, in the order they were made. */
   paymentsFor(referenceId: string): readonly Readonly<PlatformAPayment>[];
@@ -97,6 +99,7 @@ const sqErr = (status: number, category: string, code: string, detail: string, f
   Response.json({ errors: [{ category, code, detail, ...(field ? { field } : {}) }] }, { status });
 
 export function startPlatformASimulator(options: PlatformASimulatorOptions): PlatformASimulator {
+  let webhookUrl = options.webhookUrl;
   const checkouts = new Map<string, Checkout>();
   const byKey = new Map<string, string>();
   const payments = new Map<string, PlatformAPayment>();
@@ -133,7 +136,7 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   };
 
   async function notify(c: Checkout) {
-    if (!options.webhookUrl) return;
+    if (!webhookUrl) return;
     const body = JSON.stringify({
       merchant_id: 'SIM_MERCHANT',
       type: 'terminal.checkout.updated',
@@ -141,8 +144,8 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
       created_at: new Date().toISOString(),
       data: { type: 'checkout.event', id: c.id, object: { checkout: c } },
     });
-    const sig = createHmac('sha256', options.webhookSignatureKey ?? '').update(options.webhookUrl + body).digest('base64');
-    webhooks.push({ body: JSON.parse(body), result: await postWebhook(options.webhookUrl, body, { 'x-platform-a-hmacsha256-signature': sig }) });
+    const sig = createHmac('sha256', options.webhookSignatureKey ?? '').update(webhookUrl + body).digest('base64');
+    webhooks.push({ body: JSON.parse(body), result: await postWebhook(webhookUrl, body, { 'x-platform-a-hmacsha256-signature': sig }) });
   }
 
   async function finish(id: string, outcome: 'complete' | 'decline' | 'timeout') {
@@ -352,6 +355,9 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   });
   return {
     url: `http://${server.hostname}:${server.port}`,
+    setWebhookUrl: (url: string) => {
+      webhookUrl = url;
+    },
     checkout: (id) => checkouts.get(id),
     payment: (id) => payments.get(id),
     paymentsFor: (referenceId) => [...payments.values()].filter((p) => p.reference_id === referenceId),

@@ -42,9 +42,8 @@ async function savedCard(m: DemoSeedResult, token: string, card: string): Promis
 }
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port;
-  await probe.stop(true);
+  // The API's port, known once it listens on the port the system picks (the relay reads it when it forwards).
+  let port = 0;
   // Webhook relay: card-a's events reach the API late (as in production, seconds after the API call answered).
   relay = Bun.serve({
     port: 0,
@@ -73,7 +72,8 @@ beforeAll(async () => {
     },
   });
   api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: `http://127.0.0.1:${proxy.port}`, CARD_A_WEBHOOK_SECRET: SECRET, APP_URL: 'https://app.example.test' } });
-  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
+  port = api.app.server!.port!;
   a = await api.seed('credits-money-a');
   owner = await api.ownerToken(a);
 }, 60_000);

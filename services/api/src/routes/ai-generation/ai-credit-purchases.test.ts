@@ -40,12 +40,11 @@ async function savedCard(m: DemoSeedResult, token: string, card: string): Promis
 }
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port;
-  await probe.stop(true);
-  sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+  sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookSecret: SECRET });
   api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET, APP_URL: 'https://app.example.test' } });
-  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  // The API listens on a port the system picks (a port probed and released first could be taken meanwhile: EADDRINUSE in CI); the simulator is told it after.
+  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
+  sim.setWebhookUrl(`http://127.0.0.1:${api.app.server!.port}/api/card-a-webhook/BE`);
   a = await api.seed('credits-a');
   b = await api.seed('credits-b');
   owner = await api.ownerToken(a);

@@ -17,15 +17,14 @@ let b: DemoSeedResult;
 const SECRET = 'whsec_rb_0123456789';
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port;
-  await probe.stop(true);
-  cardA = startCardASimulator({ secretKey: 'sk_test_rb', webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+  cardA = startCardASimulator({ secretKey: 'sk_test_rb', webhookSecret: SECRET });
   cardB = startCardBSimulator({ clientId: 'rb-id', clientSecret: 'rb-secret' });
   api = await createTestApi({
     env: { CARD_A_SECRET_KEY: 'sk_test_rb', CARD_A_BASE_URL: cardA.url, CARD_A_WEBHOOK_SECRET: SECRET, CARD_B_CLIENT_ID: 'rb-id', CARD_B_CLIENT_SECRET: 'rb-secret', CARD_B_BASE_URL: cardB.url, PAYMENT_DEFAULT_PROVIDER: 'card-b' },
   });
-  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  // The API listens on a port the system picks (a port probed and released first could be taken meanwhile: EADDRINUSE in CI); the simulator is told it after.
+  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
+  cardA.setWebhookUrl(`http://127.0.0.1:${api.app.server!.port}/api/card-a-webhook/BE`);
   a = await api.seed('online-rb-a');
   b = await api.seed('online-rb-b');
   const now = new Date();

@@ -19,13 +19,12 @@ const SECRET = 'whsec_online_0123456789';
 const CREDS = { CARD_A_SECRET_KEY: 'sk_test_online', PLATFORM_A_ACCESS_TOKEN: 'pa-online-token' };
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port;
-  await probe.stop(true);
-  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookSecret: SECRET });
   platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
   api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: cardA.url, CARD_A_WEBHOOK_SECRET: SECRET, PLATFORM_A_BASE_URL: platformA.url } });
-  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  // The API listens on a port the system picks (a port probed and released first could be taken meanwhile: EADDRINUSE in CI); the simulator is told it after.
+  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
+  cardA.setWebhookUrl(`http://127.0.0.1:${api.app.server!.port}/api/card-a-webhook/BE`);
   a = await api.seed('op-a');
   b = await api.seed('op-b');
   owner = await api.ownerToken(a);

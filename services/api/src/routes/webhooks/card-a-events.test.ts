@@ -17,14 +17,13 @@ const SECRET = 'whsec_events_0123456789';
 const CREDS = { CARD_A_SECRET_KEY: 'sk_test_caevents', CARD_B_CLIENT_ID: 'caevents', CARD_B_CLIENT_SECRET: 'caevents-secret' };
 
 beforeAll(async () => {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-  const port = probe.port;
-  await probe.stop(true);
-  sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+  sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookSecret: SECRET });
   // card-b too: a kiosk whose location's payment profile does not report card-a pays on it.
   cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
   api = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET, CARD_B_BASE_URL: cardB.url } });
-  server = api.app.listen({ port, hostname: '127.0.0.1' });
+  // The API listens on a port the system picks (a port probed and released first could be taken meanwhile: EADDRINUSE in CI); the simulator is told it after.
+  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
+  sim.setWebhookUrl(`http://127.0.0.1:${api.app.server!.port}/api/card-a-webhook/BE`);
 });
 afterAll(async () => {
   await sim.idle();

@@ -217,12 +217,11 @@ describe('POST /card-a-webhook/{countryCode}', () => {
   });
 
   test('the card-a simulator delivers a signed webhook to the running API and the kiosk sees Complete', async () => {
-    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-    const port = probe.port;
-    await probe.stop(true);
-    const sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookUrl: `http://127.0.0.1:${port}/api/card-a-webhook/BE`, webhookSecret: SECRET });
+    const sim = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY, webhookSecret: SECRET });
     const live = await createTestApi({ env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET } });
-    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    // On a port the system picks (one probed and released first could be taken meanwhile); the simulator is told it after.
+    const server = live.app.listen({ port: 0, hostname: '127.0.0.1' });
+    sim.setWebhookUrl(`http://127.0.0.1:${live.app.server!.port}/api/card-a-webhook/BE`);
     try {
       const lm = await live.seed('calive');
       // The kiosk is on card-a through the API: a card-a account onboarded at the simulator, whose

@@ -389,12 +389,11 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   });
 
   test('the simulator delivers its own webhook over a real socket and the kiosk sees Complete', async () => {
-    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-    const port = probe.port;
-    await probe.stop(true);
-    const sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET, webhookUrl: `http://127.0.0.1:${port}${URL_()}` });
+    const sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
     const live = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1' } });
-    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    // On a port the system picks (one probed and released first could be taken meanwhile); the simulator is told it after.
+    const server = live.app.listen({ port: 0, hostname: '127.0.0.1' });
+    sim.setWebhookUrl(`http://127.0.0.1:${live.app.server!.port}${URL_()}`);
     try {
       const lm = await live.seed('cblive');
       const token = await live.deviceToken(lm, 'kiosk');

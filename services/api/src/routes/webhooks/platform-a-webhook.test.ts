@@ -148,13 +148,14 @@ describe('POST /webhook/platform-a', () => {
   });
 
   test('the platform-a simulator delivers its signed webhook to the running API and the kiosk sees Complete', async () => {
-    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-    const port = probe.port;
-    await probe.stop(true);
-    const url = `http://127.0.0.1:${port}/api/webhook/platform-a`;
-    const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookUrl: url, webhookSignatureKey: KEY });
-    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: sim.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: url } });
-    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookSignatureKey: KEY });
+    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: sim.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY } });
+    // On a port the system picks (one probed and released first could be taken meanwhile): the subscribed
+    // URL, which the simulator posts to and both sides sign over, is known only then.
+    const server = live.app.listen({ port: 0, hostname: '127.0.0.1' });
+    const url = `http://127.0.0.1:${live.app.server!.port}/api/webhook/platform-a`;
+    Object.assign(live.deps.config, { PLATFORM_A_WEBHOOK_URL: url });
+    sim.setWebhookUrl(url);
     try {
       const lm = await live.seed('palive');
       await bindTenant(live.deps.db, lm.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LIVE' } }) }).where('id', '=', lm.locations[0]!.id).execute();
@@ -171,11 +172,7 @@ describe('POST /webhook/platform-a', () => {
     }
   });
 test('a start whose checkout answer was lost (the API died, or the answer never came): recorded before the call, so the signed event names the order, its checkout id is kept and the payment captured', async () => {
-    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-    const port = probe.port;
-    await probe.stop(true);
-    const url = `http://127.0.0.1:${port}/api/webhook/platform-a`;
-    const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookUrl: url, webhookSignatureKey: KEY });
+    const sim = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN, webhookSignatureKey: KEY });
     // The checkout reaches the provider (and its terminal), its answer does not.
     let lostCheckout: string | null = null;
     const hop = providerHop(sim.url, async (r) => {
@@ -184,8 +181,13 @@ test('a start whose checkout answer was lost (the API died, or the answer never 
       lostCheckout = ((await res.json()) as { checkout: { id: string } }).checkout.id;
       return badGateway();
     });
-    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: hop.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY, PLATFORM_A_WEBHOOK_URL: url } });
-    const server = live.app.listen({ port, hostname: '127.0.0.1' });
+    const live = await createTestApi({ env: { ...CREDS, PLATFORM_A_BASE_URL: hop.url, PLATFORM_A_WEBHOOK_SIGNATURE_KEY: KEY } });
+    // On a port the system picks (one probed and released first could be taken meanwhile): the subscribed
+    // URL, which the simulator posts to and both sides sign over, is known only then.
+    const server = live.app.listen({ port: 0, hostname: '127.0.0.1' });
+    const url = `http://127.0.0.1:${live.app.server!.port}/api/webhook/platform-a`;
+    Object.assign(live.deps.config, { PLATFORM_A_WEBHOOK_URL: url });
+    sim.setWebhookUrl(url);
     try {
       const lm = await live.seed('palost');
       const ltdb = bindTenant(live.deps.db, lm.merchant.tenant_database);
