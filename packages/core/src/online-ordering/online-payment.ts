@@ -263,6 +263,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
             metadata,
             idempotencyKey: key,
           });
+          // No intent yet (card-a creates it when the customer pays): the session id leads to it.
           snapshot = { provider, idempotency_key: key, sessionId: cs.id, id: cs.payment_intent };
           payment = { id: cs.id, url: cs.url };
         } else {

@@ -54,7 +54,8 @@ export function notConfigured(provider: PaymentProvider): never {
 
 /**
  * Asks the provider that runs `snapshot`'s payment how it stands (spec 3: "capture without webhook,
- * card-b: session status polled at the provider"; card-a intent; platform-a terminal checkout).
+ * card-b: session status polled at the provider"; card-a intent, found through its hosted checkout session while
+ * the snapshot has none; platform-a terminal checkout).
  */
 export async function pollProvider(providers: PaymentProviders, provider: PaymentProvider, snapshot: Record<string, unknown>, now: Date = new Date()): Promise<ProviderReport> {
   try {
@@ -85,10 +86,20 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
         return { outcome, snapshot: { transactionId: s.transactionId, orderCode: s.orderCode, eventId: s.eventId, amount: s.amount } };
       }
       case 'card-a': {
-        const id = typeof snapshot.id === 'string' ? snapshot.id : null;
-        if (!id) return { outcome: 'processing', snapshot: {} };
+        let id = typeof snapshot.id === 'string' ? snapshot.id : null;
+        const sessionId = typeof snapshot.sessionId === 'string' ? snapshot.sessionId : null;
+        if (!id && !sessionId) return { outcome: 'processing', snapshot: {} };
         if (!providers.cardA) notConfigured('card-a');
-        const pi = await providers.cardA.retrievePaymentIntent(id);
+        // A hosted checkout session has no intent until the customer pays (card-a API 2022-08-01 on):
+        // the session names it then, and the snapshot keeps it from this answer on.
+        let found: Record<string, unknown> = {};
+        if (!id && sessionId) {
+          const cs = await providers.cardA.retrieveCheckoutSession(sessionId);
+          if (!cs.payment_intent) return { outcome: 'processing', snapshot: {} };
+          id = cs.payment_intent;
+          found = { id };
+        }
+        const pi = await providers.cardA.retrievePaymentIntent(id!);
         const outcome: ProviderOutcome =
           pi.status === 'succeeded'
             ? 'succeeded'
@@ -99,7 +110,7 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
                 : pi.status === 'requires_payment_method' && pi.last_payment_error
                   ? 'failed'
                   : 'processing';
-        return { outcome, snapshot: { intent_status: pi.status, amount: pi.amount, ...(pi.last_payment_error ? { failure_code: pi.last_payment_error.code } : {}) } };
+        return { outcome, snapshot: { ...found, intent_status: pi.status, amount: pi.amount, ...(pi.last_payment_error ? { failure_code: pi.last_payment_error.code } : {}) } };
       }
       case 'platform-a': {
         const id = typeof snapshot.checkout_id === 'string' ? snapshot.checkout_id : null;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isUuid } from '@pos/domain/ids';
 import { bindTenant } from '@pos/db';
 import type { ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
@@ -208,12 +209,27 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
   const intentId = reader ? str(obj(obj(object.action).process_payment_intent).payment_intent) : str(object.id);
   if (!intentId) throw new Error('payment_intent_missing');
   const tdb = bindTenant(deps.db, tenant.tenantDatabase);
-  const t = await tdb
+  const byIntent = await tdb
     .selectFrom('transactions')
     .selectAll()
     .where(sql<string>`payment_snapshot->>'id'`, '=', intentId)
     .where('location_id', '=', tenant.locationId)
     .executeTakeFirst();
+  // A hosted checkout session's intent is born when the customer pays, so the row may not know it yet:
+  // its metadata (`payment_intent_data[metadata]`) names the transaction, whose session has no intent stored.
+  const metaTransaction = reader || byIntent ? null : str(obj(object.metadata).transaction_id);
+  const t =
+    byIntent ??
+    (metaTransaction && isUuid(metaTransaction)
+      ? await tdb
+          .selectFrom('transactions')
+          .selectAll()
+          .where('id', '=', metaTransaction)
+          .where('location_id', '=', tenant.locationId)
+          .where(sql<string>`payment_snapshot->>'sessionId'`, 'is not', null)
+          .where(sql<string>`payment_snapshot->>'id'`, 'is', null)
+          .executeTakeFirst()
+      : undefined);
   // The provider the payment runs on: a register-b merchant's online order stamped card-b pays by card-a.
   if (!t || runningProvider(t) !== 'card-a') {
     deps.log.warn('transaction not found during a webhook', { provider: 'card-a', event_id: eventId, merchant_id: tenant.merchantId });
@@ -234,7 +250,9 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, type: string, o
     const action = obj(object.action);
     const data: Obj = { webhook_event: eventId, ...(str(action.failure_code) ? { failure_code: action.failure_code } : {}) };
     // About this intent: a retry that put another intent on the reader meanwhile is not cancelled by it.
-    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome, data, session: { id: intentId } });
+    // Found by its metadata, the intent is the one of the session the row runs.
+    const about = byIntent ? { id: intentId } : { sessionId: t.payment_snapshot.sessionId as string };
+    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome, data, session: about });
     // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
     if (r.status === 'Complete') await recordCardAPayment(deps, tenant.merchantId, intentId);
   } finally {
