@@ -17,9 +17,10 @@ import { cardAIdempotency } from './card-a-idempotency.ts';
  * `{client_secret}` (the browser with card-a.js), which sends `payment_intent.succeeded`.
  *
  * Hosted checkout sessions (`/v1/checkout/sessions`, mode `payment`, the amount as `line_items` with
- * `price_data`; the intent gets `payment_intent_data[metadata]`, not the session's) are paid through
- * `POST /_sim/checkout/{id}/pay` (the customer on the hosted page), which completes the session and its
- * intent and sends `checkout.session.completed` and `payment_intent.succeeded`.
+ * `price_data`) have no intent until paid, as card-a from API version 2022-08-01: `payment_intent` is null
+ * on creation and on GET. `POST /_sim/checkout/{id}/pay` (the customer on the hosted page) creates the
+ * intent then, succeeded, with the `payment_intent_data[metadata]` (never the session's), completes the
+ * session, and sends `payment_intent.succeeded` and `checkout.session.completed`.
  *
  * Readers exist when listed in `readers` (any id starting `tmr_` is created on first use otherwise).
  * `POST /v1/terminal/readers/{id}` updates the reader's `label` (1 to 1,000 characters, as card-a
@@ -57,7 +58,8 @@ interface CheckoutSession {
   currency: string;
   status: 'open' | 'complete' | 'expired';
   payment_status: 'paid' | 'unpaid' | 'no_payment_required';
-  payment_intent: string;
+  /** Null until the customer pays (card-a creates the intent then). */
+  payment_intent: string | null;
   url: string;
   success_url: string;
   cancel_url: string;
@@ -82,8 +84,8 @@ export interface CardASimulator {
   /** Where its webhooks go from now on (a test's API listens on a port the system picks, after the simulator started). */
   setWebhookUrl(url: string): void;
   intent(id: string): Readonly<Intent> | undefined;
-  /** The customer pays on the hosted page (`checkout.session.completed`). */
-  payCheckout(sessionId: string): Promise<void>;
+  /** The customer pays on the hosted page; `{ webhooks: false }` loses card-a's events (a verify must find the payment). */
+  payCheckout(sessionId: string, opts?: { webhooks?: boolean }): Promise<void>;
   /** The hosted page expires unpaid. */
   expireCheckout(sessionId: string): void;
   /** The customer's browser confirms an online intent with its client secret (`payment_intent.succeeded`). */
@@ -160,6 +162,8 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
   const intents = new Map<string, Intent>();
   const readers = new Map<string, Reader>();
   const sessions = new Map<string, CheckoutSession>();
+  /** What `payment_intent_data[metadata]` gave each session: its intent gets it when the customer pays. */
+  const sessionIntentMetadata = new Map<string, Record<string, string>>();
   const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
 
   const intentBody = (i: Intent) => ({ object: 'payment_intent', ...i, livemode: false });
@@ -214,16 +218,31 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     await sendEvent(outcome === 'succeeded' ? 'terminal.reader.action_succeeded' : 'terminal.reader.action_failed', readerBody(r));
   }
 
-  async function payCheckout(id: string) {
+  async function payCheckout(id: string, opts: { webhooks?: boolean } = {}) {
     const cs = sessions.get(id);
     if (!cs || cs.status !== 'open') throw new Error(`card-a simulator: checkout session ${id} is not open`);
+    // The intent is born with the payment, carrying the `payment_intent_data[metadata]` given at creation.
+    const pi: Intent = {
+      id: rid('pi'),
+      amount: cs.amount_total,
+      currency: cs.currency,
+      status: 'succeeded',
+      capture_method: 'automatic',
+      payment_method_types: ['card'],
+      metadata: sessionIntentMetadata.get(id) ?? {},
+      client_secret: `secret_${crypto.randomUUID().replaceAll('-', '')}`,
+      created: Math.floor(Date.now() / 1000),
+      last_payment_error: null,
+      latest_charge: null,
+    };
+    pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
+    intents.set(pi.id, pi);
+    cs.payment_intent = pi.id;
     cs.status = 'complete';
     cs.payment_status = 'paid';
-    const pi = intents.get(cs.payment_intent)!;
-    pi.status = 'succeeded';
-    pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
-    await sendEvent('checkout.session.completed', cs);
+    if (opts.webhooks === false) return;
     await sendEvent('payment_intent.succeeded', intentBody(pi));
+    await sendEvent('checkout.session.completed', cs);
   }
 
   async function declineIntent(id: string, clientSecret: string) {
@@ -413,20 +432,6 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
             .filter(([k, v]) => k.startsWith(prefix) && k.endsWith(']') && typeof v === 'string')
             .map(([k, v]) => [k.slice(prefix.length, -1), v as string]),
         );
-        const pi: Intent = {
-          id: rid('pi'),
-          amount,
-          currency,
-          status: 'requires_payment_method',
-          capture_method: 'automatic',
-          payment_method_types: ['card'],
-          metadata: intentMetadata,
-          client_secret: `secret_${crypto.randomUUID().replaceAll('-', '')}`,
-          created: Math.floor(Date.now() / 1000),
-          last_payment_error: null,
-          latest_charge: null,
-        };
-        intents.set(pi.id, pi);
         const id = rid('cs');
         const cs: CheckoutSession = {
           id,
@@ -435,13 +440,14 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
           currency,
           status: 'open',
           payment_status: 'unpaid',
-          payment_intent: pi.id,
+          payment_intent: null,
           url: `${url.origin}/_sim/checkout/${id}`,
           success_url: f.success_url,
           cancel_url: f.cancel_url,
           metadata,
         };
         sessions.set(id, cs);
+        sessionIntentMetadata.set(id, intentMetadata);
         return Response.json(cs);
       }),
     ),

@@ -76,14 +76,20 @@ describe('card-a client against the simulator', () => {
 
   test('hosted checkout session: open and unpaid, paid on the hosted page, its intent succeeded; events sent', async () => {
     const cs = await client.createCheckoutSession({ amount: 2350, currency: 'EUR', productName: 'Order 12', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel', metadata: { location_id: 'loc-9' }, idempotencyKey: 'k-cs' });
-    expect(cs).toMatchObject({ status: 'open', payment_status: 'unpaid', amount_total: 2350, metadata: { location_id: 'loc-9' } });
+    // As card-a from API version 2022-08-01: no intent until the customer pays.
+    expect(cs).toMatchObject({ status: 'open', payment_status: 'unpaid', amount_total: 2350, metadata: { location_id: 'loc-9' }, payment_intent: null });
     expect(cs.id).toMatch(/^cs_/);
     expect(cs.url).toBe(`${sim.url}/_sim/checkout/${cs.id}`);
+    expect((await client.retrieveCheckoutSession(cs.id)).payment_intent).toBeNull();
     const paid = await fetch(`${sim.url}/_sim/checkout/${cs.id}/pay`, { method: 'POST' });
     expect(paid.status).toBe(200);
-    expect(await client.retrieveCheckoutSession(cs.id)).toMatchObject({ status: 'complete', payment_status: 'paid' });
-    expect((await client.retrievePaymentIntent(cs.payment_intent!)).status).toBe('succeeded');
-    expect(hooks.slice(-2).map((h) => JSON.parse(h.body).type)).toEqual(['checkout.session.completed', 'payment_intent.succeeded']);
+    const done = await client.retrieveCheckoutSession(cs.id);
+    expect(done).toMatchObject({ status: 'complete', payment_status: 'paid' });
+    expect(done.payment_intent).toMatch(/^pi_/);
+    expect((await client.retrievePaymentIntent(done.payment_intent!)).status).toBe('succeeded');
+    const sent = hooks.slice(-2).map((h) => JSON.parse(h.body));
+    expect(sent.map((e) => e.type)).toEqual(['payment_intent.succeeded', 'checkout.session.completed']);
+    expect([sent[0].data.object.id, sent[1].data.object.payment_intent, sent[1].data.object.payment_status]).toEqual([done.payment_intent, done.payment_intent, 'paid']);
     expect((await fetch(`${sim.url}/_sim/checkout/${cs.id}/pay`, { method: 'POST' })).status).toBe(409);
     const expired = await client.createCheckoutSession({ amount: 100, currency: 'eur', productName: 'Order 13', successUrl: 'https://s/ok', cancelUrl: 'https://s/no', metadata: {}, idempotencyKey: 'k2' });
     sim.expireCheckout(expired.id);
@@ -131,9 +137,11 @@ describe('card-a client against the simulator', () => {
       });
     const lines = { 'line_items[0][price_data][currency]': 'eur', 'line_items[0][price_data][unit_amount]': '450', 'line_items[0][price_data][product_data][name]': 'Order 8', 'line_items[0][quantity]': '2' };
     const made = await form({ ...lines, 'payment_intent_data[metadata][location_id]': 'loc-2' });
-    const cs = (await made.json()) as { amount_total: number; payment_intent: string; metadata: Record<string, string> };
-    expect([made.status, cs.amount_total, cs.metadata]).toEqual([200, 900, { only_session: 'x' }]);
-    expect((await client.retrievePaymentIntent(cs.payment_intent)).metadata).toEqual({ location_id: 'loc-2' });
+    const cs = (await made.json()) as { id: string; amount_total: number; payment_intent: string | null; metadata: Record<string, string> };
+    expect([made.status, cs.amount_total, cs.metadata, cs.payment_intent]).toEqual([200, 900, { only_session: 'x' }, null]);
+    await sim.payCheckout(cs.id);
+    const intent = (await client.retrieveCheckoutSession(cs.id)).payment_intent!;
+    expect((await client.retrievePaymentIntent(intent)).metadata).toEqual({ location_id: 'loc-2' });
     const topLevel = await form({ amount: '900', currency: 'eur' });
     expect([topLevel.status, ((await topLevel.json()) as { error: { code: string } }).error.code]).toEqual([400, 'parameter_unknown']);
     const noItems = await form({});

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { LOCAL_DEBIT_NAME_REQUIRED, ORDERING_CLOSED, TIMESLOT_UNAVAILABLE } from '@pos/core/online-ordering/online-payment';
@@ -121,18 +122,63 @@ describe('card-a (the default for online ordering)', () => {
     await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } });
   });
 
-  test('a hosted checkout puts location_id on its payment intent, so the signed webhook alone completes the order', async () => {
+  // card-a (API 2022-08-01 on): a session has no intent until the customer pays; the intent is then born
+  // with `payment_intent_data[metadata]`, which leads its webhook to the transaction.
+  const logsOf = (intent: string, type: string) =>
+    api.deps.db.selectFrom('webhook_logs').select('status').where('provider', '=', 'card-a').where('event_type', '=', type).where(sql<string>`payload->'data'->'object'->>${type === 'checkout.session.completed' ? 'payment_intent' : 'id'}`, '=', intent).execute();
+  const ledgerOf = (intent: string) => api.deps.db.selectFrom('commission_ledger').select('id').where('source_ref', '=', intent).execute();
+
+  test('a hosted checkout session is stored without an intent; the signed webhook finds the order by its metadata and captures once', async () => {
     await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: false } });
     try {
       const r = await pay({ lines: [line()], payment_method: 'local_debit' });
       expect(r.status).toBe(200);
       const id = r.body.data.transaction_id;
-      const intent = cardA.intent((await row(id)).payment_snapshot.id as string)!;
+      const sessionId = r.body.data.payment.id as string;
+      const created = await row(id);
+      expect(created.status).toBe('Awaiting Payment');
+      expect(created.payment_snapshot).toEqual({ provider: 'card-a', idempotency_key: created.idempotency_key, sessionId, id: null });
+      await cardA.payCheckout(sessionId);
+      await cardA.idle();
+      const done = await until(() => row(id), (x) => x.status === 'Complete');
+      expect(done.status).toBe('Complete');
+      const intentId = done.payment_snapshot.id as string;
+      expect(intentId).toMatch(/^pi_/);
+      const intent = cardA.intent(intentId)!;
       expect(intent.metadata).toMatchObject({ location_id: loc0(), transaction_id: id });
       expect(intent.amount).toBe(r.body.data.total);
-      await cardA.payCheckout(r.body.data.payment.id);
-      await cardA.idle();
-      expect((await until(() => row(id), (x) => x.status === 'Complete')).status).toBe('Complete');
+      expect(done.payment_snapshot).toMatchObject({ provider: 'card-a', sessionId, id: intentId, intent_status: 'succeeded' });
+      expect((await logsOf(intentId, 'payment_intent.succeeded')).map((l) => l.status)).toEqual(['processed']);
+      // Not an event spec 3 acts on for an order: stored and acknowledged.
+      expect((await logsOf(intentId, 'checkout.session.completed')).map((l) => l.status)).toEqual(['ignored']);
+      // card-a sending the success again (a new event id) changes nothing: one receipt, one ledger row.
+      await cardA.sendEvent('payment_intent.succeeded', { object: 'payment_intent', ...intent, livemode: false });
+      expect((await logsOf(intentId, 'payment_intent.succeeded')).map((l) => l.status)).toEqual(['processed', 'processed']);
+      const again = await row(id);
+      expect([again.status, again.receipt_no, again.updated_at]).toEqual(['Complete', done.receipt_no, done.updated_at]);
+      expect(await ledgerOf(intentId)).toHaveLength(1);
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } });
+    }
+  });
+
+  test('verify of a hosted checkout: unpaid session = not paid; paid with the webhook lost = the session intent is read and captured', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: false } });
+    try {
+      const r = await pay({ lines: [line()], payment_method: 'local_debit' });
+      const id = r.body.data.transaction_id;
+      const t = await row(id);
+      expect((await verify(id)).body.data).toEqual({ transaction_id: id, order_no: t.order_no, status: 'Awaiting Payment', receipt_no: null, total: t.total });
+      expect((await row(id)).payment_snapshot.id).toBeNull();
+      await cardA.payCheckout(r.body.data.payment.id, { webhooks: false });
+      const v = await verify(id);
+      const done = await row(id);
+      expect(v.body.data).toEqual({ transaction_id: id, order_no: t.order_no, status: 'Complete', receipt_no: done.receipt_no, total: t.total });
+      expect(done.receipt_no).toBeGreaterThan(0);
+      expect(done.payment_snapshot.id).toMatch(/^pi_/);
+      // A second verify captures nothing more.
+      expect((await verify(id)).body.data).toEqual(v.body.data);
+      expect((await row(id)).updated_at).toEqual(done.updated_at);
     } finally {
       await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } });
     }
