@@ -513,6 +513,8 @@ export interface TenantTables {
     /** The contact was proven by a sign-in (migration 2026-11-27-111-customer-contact-verified); a change of the value drops it. */
     email_verified: Generated<boolean>;
     phone_verified: Generated<boolean>;
+    /** The customer app's first sign-in (migration 2026-11-29-501-customer-signed-in); never cleared. */
+    signed_in_at: NullableTimestamp;
   };
   loyalty_programs: { location_id: string; active: Generated<boolean>; points_per_euro: number; created_at: Timestamp; updated_at: Timestamp };
   loyalty_rewards: { id: string; location_id: string; name: string; points: number; discount: number; active: Generated<boolean>; created_at: Timestamp };

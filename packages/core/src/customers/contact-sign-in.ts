@@ -5,17 +5,19 @@ import { addTimelineEvent } from './timeline.ts';
 /** A contact a sign-in proved: a code received by SMS or e-mail, or an identity provider's verified e-mail. */
 export type ProvenContact = { readonly field: 'email' | 'phone'; readonly value: string };
 
-type Standing = Pick<CustomerRow, 'email_verified' | 'phone_verified' | 'idp_subject'>;
+type Standing = Pick<CustomerRow, 'email_verified' | 'phone_verified' | 'idp_subject' | 'signed_in_at'>;
 
 /**
  * Whether the account holding a proven contact is the signer's: the contact is verified on it, or the
- * account has no proof at all (no verified contact, no identity-provider subject: made by a kiosk or by
- * staff from that contact, which the sign-in now proves). Otherwise the contact was only typed in by the
- * account's owner, and it may be somebody else's (an account pre-hijack).
+ * account has no proof at all (no verified contact, no identity-provider subject, never signed into:
+ * made by a kiosk or by staff from that contact, which the sign-in now proves). Otherwise the contact
+ * was only typed in by the account's owner, and it may be somebody else's (an account pre-hijack). An
+ * account once signed into keeps its owner even after its proven contacts were removed: their token
+ * lives on, so a contact they typed must not open the account to anyone else.
  */
 export function contactIdentifies(account: Standing, field: ProvenContact['field']): boolean {
   const verified = field === 'email' ? account.email_verified : account.phone_verified;
-  return verified || (!account.email_verified && !account.phone_verified && !account.idp_subject);
+  return verified || (!account.email_verified && !account.phone_verified && !account.idp_subject && !account.signed_in_at);
 }
 
 /**
@@ -30,7 +32,7 @@ export async function accountForProvenContact(tx: TenantTx, c: ProvenContact, na
     if (holder[flag] && (holder.name || !name)) return { customer: holder, created: false };
     const customer = await tx
       .updateTable('customers')
-      .set({ [flag]: true, ...(name && !holder.name ? { name } : {}), updated_at: now })
+      .set({ [flag]: true, ...(name && !holder.name ? { name } : {}), signed_in_at: holder.signed_in_at ?? now, updated_at: now })
       .where('id', '=', holder.id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -47,7 +49,7 @@ export async function accountForProvenContact(tx: TenantTx, c: ProvenContact, na
 export async function enrol(tx: TenantTx, contact: { email?: string; phone?: string; email_verified?: boolean; phone_verified?: boolean; idp_subject?: string }, name: string | null, now: Date): Promise<CustomerRow> {
   const customer = await tx
     .insertInto('customers')
-    .values({ id: Bun.randomUUIDv7(), name, email: null, phone: null, ...contact, created_at: now, updated_at: now })
+    .values({ id: Bun.randomUUIDv7(), name, email: null, phone: null, ...contact, signed_in_at: now, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
   await tx.insertInto('loyalty_accounts').values({ customer_id: customer.id, updated_at: now }).execute();

@@ -346,6 +346,26 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
     }
   });
 
+  test('an account that was signed into stays the signer\'s after dropping its proven phone: an e-mail typed there does not open it to the address\'s owner', async () => {
+    const attacker = await signInByPhone(randomPhone());
+    expect(attacker.status).toBe(200);
+    const victim = `victim-drop-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    // The account's only proven contact is removed and another's address typed: no verified contact is left.
+    const edit = await api.call('POST', '/api/customer/personal-info', { token: attacker.body.token, body: { email: victim, phone: null } });
+    expect(edit.status).toBe(200);
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: victim }, ip: freshIp() });
+    const v = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, email: victim, code: lastMailCode(victim)! }, ip: freshIp() });
+    expect(v.status).toBe(200);
+    expect(v.body).toMatchObject({ created: true, customer: { email: victim, phone: null } });
+    expect(v.body.customer.id).not.toBe(attacker.body.customer.id);
+    // The address left the attacker's account, and the attacker's live token does not read what the owner adds.
+    expect(await tdb(m).selectFrom('customers').select(['email', 'phone']).where('id', '=', attacker.body.customer.id).executeTakeFirstOrThrow()).toEqual({ email: null, phone: null });
+    expect((await api.call('POST', '/api/customer/addresses', { token: v.body.token, body: { label: 'Home', line1: 'Rue Secrète 1', city: 'Brussels', postal_code: '1000', country: 'BE' } })).status).toBe(200);
+    const spy = await api.call('GET', '/api/customer/addresses', { token: attacker.body.token });
+    expect(spy.status).toBe(200);
+    expect(JSON.stringify(spy.body)).not.toContain('Rue Secrète');
+  });
+
   test('an account with no verified contact (kiosk, staff) opens to the sign-in that proves its contact, which becomes verified; a verified contact keeps opening it', async () => {
     const phone = randomPhone();
     const id = Bun.randomUUIDv7();
