@@ -6,6 +6,9 @@ export type AccountMail =
   | { template: 'reset-password'; name: string; link: string; token: string }
   | { template: 'sign-in-code'; name: string; code: string; minutes: number };
 
+/** A reset removes every passkey of the account (one may have been added by a stolen session): the owner is told beforehand. */
+const PASSKEYS_REMOVED = 'Choosing a new password also removes your passkeys: add them again once signed in.';
+
 function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
@@ -27,8 +30,8 @@ export function renderAccountMail(to: string, m: AccountMail): MailMessage {
       return {
         to,
         subject: 'Reset your password',
-        text: `Hello ${m.name},\n\nChoose a new password by opening this link within 60 minutes:\n${m.link}\n\nReset token: ${m.token}\n\nIf you did not ask for this, ignore this mail.\n`,
-        html: html('Reset your password', [`Hello ${esc(m.name)},`, `<a href="${esc(m.link)}">Choose a new password</a> within 60 minutes.`, `Reset token: <code>${esc(m.token)}</code>`, 'If you did not ask for this, ignore this mail.']),
+        text: `Hello ${m.name},\n\nChoose a new password by opening this link within 60 minutes:\n${m.link}\n\nReset token: ${m.token}\n\n${PASSKEYS_REMOVED}\n\nIf you did not ask for this, ignore this mail.\n`,
+        html: html('Reset your password', [`Hello ${esc(m.name)},`, `<a href="${esc(m.link)}">Choose a new password</a> within 60 minutes.`, `Reset token: <code>${esc(m.token)}</code>`, PASSKEYS_REMOVED, 'If you did not ask for this, ignore this mail.']),
       };
     case 'sign-in-code':
       return {

@@ -128,7 +128,7 @@ export async function deliverAccountMail(s: AccountMailing, job: { user_id: stri
 /**
  * `PUT /back-office/update-password`: spends a reset token and sets the password. Reading the mail
  * proves the address, so an unverified account becomes verified; pending second-factor sign-ins die,
- * and so does every back-office session of the user (a stolen token or a forgotten signed-in device
+ * the user's passkeys are removed, and so does every back-office session of the user (a stolen token or a forgotten signed-in device
  * must not outlive the reset). The request itself is a guest's: it has no session to keep.
  */
 export async function updatePassword(db: CentralDb, redis: Redis, input: { token: string; password: string }, now: Date): Promise<void> {
@@ -139,6 +139,9 @@ export async function updatePassword(db: CentralDb, redis: Redis, input: { token
     const u = await tx.selectFrom('users').select('email_verified_at').where('id', '=', userId).executeTakeFirstOrThrow();
     await tx.updateTable('users').set({ password_hash: hash, email_verified_at: u.email_verified_at ?? now }).where('id', '=', userId).execute();
     await tx.deleteFrom('otp_challenges').where('user_id', '=', userId).execute();
+    // Any session could have enrolled a passkey with its bearer token alone, and passkey sign-in skips
+    // the second factor: the ones the ended sessions added cannot be told apart, so all go (the mail says so).
+    await tx.deleteFrom('passkeys').where('user_id', '=', userId).execute();
   });
   await endUserSessions(redis, userId, TOKEN_LIFETIME_SECONDS.backoffice);
 }

@@ -168,6 +168,29 @@ describe('forget-password and update-password', () => {
     expect((await api.call('GET', '/api/back-office/user', { token: fresh })).status).toBe(200);
   });
 
+  test('a password reset removes the passkeys (one added with a stolen session no longer signs in), and the reset mail says so', async () => {
+    const { email, password } = await verified();
+    const stolen = (await login(email, password)).body.token as string;
+    // With only the bearer token, a thief enrols their own passkey.
+    const thief = new SoftAuthenticator(ORIGIN, 'localhost');
+    const opts = await api.call('GET', '/api/back-office/passkeys/setup', { token: stolen });
+    expect(opts.status).toBe(200);
+    expect((await api.call('POST', '/api/back-office/passkeys/setup', { token: stolen, body: { name: 'thief', response: thief.register(opts.body.data) } })).status).toBe(200);
+    await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email } });
+    await runAccountMailJobs(api);
+    const m = await mail.waitFor(email, (x) => x.subject === 'Reset your password');
+    expect(m.text).toContain('Choosing a new password also removes your passkeys: add them again once signed in.');
+    expect((await api.call('PUT', '/api/back-office/update-password', { ip: ip(), body: { token: tokenIn(m.text, 'Reset token'), password: 'after reset 4' } })).status).toBe(200);
+    expect((await api.call('GET', '/api/back-office/user', { token: stolen })).status).toBe(401);
+    const c = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect(await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: thief.assert(c) } })).toMatchObject({
+      status: 422,
+      body: { errors: { response: ['The passkey could not be verified.'] } },
+    });
+    const fresh = (await login(email, 'after reset 4')).body.token as string;
+    expect(await api.call('GET', '/api/back-office/passkeys', { token: fresh })).toMatchObject({ status: 200, body: { data: [] } });
+  });
+
   test('the reset mail leaves through the outbox (the worker job account.mail): known and unknown addresses get the same answer from the same work, and no token is written in clear', async () => {
     const { email } = await verified();
     const user = await api.deps.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
