@@ -31,6 +31,8 @@ export interface ApiDeps {
   readonly fiscal: FiscalService;
   /** The client's address: the socket's, or X-Forwarded-For's from a trusted proxy (`TRUSTED_PROXIES`). */
   readonly clientAddress: ClientAddressResolver;
+  /** The client address for per-address throttles: an IPv6 client is counted per /64 (`throttleSubject`). */
+  readonly throttleAddress: ClientAddressResolver;
   /** Body size limits and media types per route family (the request guard and the server use them). */
   readonly bodyPolicies: readonly BodyPolicy[];
   /** Files (content uploads): local disk in development and tests, S3-compatible in production. */

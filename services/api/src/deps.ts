@@ -9,6 +9,7 @@ import { AuthCache } from '@pos/core/auth/auth-cache';
 import { subscribeAuthInvalidation } from '@pos/core/auth/auth-invalidation';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
 import { createClientAddress } from './request-guard/client-address.ts';
+import { throttleAddress } from './request-guard/throttle-subject.ts';
 import { bodyPolicies } from './request-guard/body-policy.ts';
 import { objectStoreFromEnv } from '@pos/core/storage/object-store';
 import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';
@@ -32,6 +33,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
   await subscribeAuthInvalidation(subscriber, authCache, log);
   const fiscal = createFiscalService(fiscalConfigFromEnv(config), log, { clock: opts.clock });
   const contentMaxBytes = config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES;
+  const clientAddress = createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES'));
   const deps: ApiDeps = {
     db: handle.db,
     redis,
@@ -44,7 +46,8 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
     tokens: createTokenService(config.JWT_SECRET),
     authCache,
     fiscal,
-    clientAddress: createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES')),
+    clientAddress,
+    throttleAddress: throttleAddress(clientAddress),
     objects: objectStoreFromEnv(config, process.cwd()),
     contentMaxBytes,
     bodyPolicies: bodyPolicies(contentMaxBytes),

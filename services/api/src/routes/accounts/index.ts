@@ -44,7 +44,7 @@ export function accountRoutes(deps: ApiDeps) {
     expires_in: TOKEN_LIFETIME_SECONDS.backoffice,
   });
   const limit = (rule: ThrottleRule, request: Request, server: unknown) =>
-    throttle(deps.redis, deps.env, [[rule, deps.clientAddress(request, server as never)]]);
+    throttle(deps.redis, deps.env, [[rule, deps.throttleAddress(request, server as never)]]);
   const doc = (summary: string) => ({ detail: { tags, summary } });
   const authDoc = (summary: string) => ({ detail: { tags, summary, security: [{ bearer: [] }] } });
 
@@ -118,7 +118,7 @@ export function accountRoutes(deps: ApiDeps) {
       },
       {
         // Before the body's validation: refused bodies count too (spec 1 section 8).
-        transform: ({ request, server }) => throttle(deps.redis, deps.env, [[THROTTLES.loginIdp, deps.clientAddress(request, server as never)]]),
+        transform: ({ request, server }) => throttle(deps.redis, deps.env, [[THROTTLES.loginIdp, deps.throttleAddress(request, server as never)]]),
         body: S.IdpBody,
         response: { 200: S.TokenResponse },
         ...doc('Sign in with an OpenID Connect ID token (throttle 5 per minute)'),

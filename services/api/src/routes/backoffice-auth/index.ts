@@ -22,7 +22,7 @@ export function guestAuthRoutes(deps: ApiDeps) {
     .post(
       '/login',
       async ({ body, headers, server, request }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${deps.clientAddress(request, server)}:${body.email.toLowerCase()}`]]);
+        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${deps.throttleAddress(request, server)}:${body.email.toLowerCase()}`]]);
         const r = await signIn(deps.db, body);
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
         // Issue 18: a second factor is due; the pending sign-in's token goes to request-otp / verify-otp.

@@ -141,7 +141,7 @@ function customerOrderRoutes(deps: ApiDeps) {
     .post(
       '/customer/:slug/order-history',
       async ({ params, body, headers, request, server }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.orderHistory, deps.clientAddress(request, server as never)]]);
+        await throttle(deps.redis, deps.env, [[THROTTLES.orderHistory, deps.throttleAddress(request, server as never)]]);
         const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
         const page = body.page ?? 1;
         const perPage = body.per_page ?? 25;
@@ -163,7 +163,7 @@ function customerOrderRoutes(deps: ApiDeps) {
     .get(
       '/customer/:slug/order-detail/:orderId',
       async ({ params, headers, request, server }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.orderDetail, deps.clientAddress(request, server as never)]]);
+        await throttle(deps.redis, deps.env, [[THROTTLES.orderDetail, deps.throttleAddress(request, server as never)]]);
         const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
         if (!isUuid(params.orderId)) throw errors.notFound('order');
         const d = await orderDetail(t.db, params.orderId, customerId ?? undefined);

@@ -323,6 +323,21 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
     expect(over).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
   });
 
+  test('the guest throttle counts an IPv6 client per /64: rotating addresses inside one /64 does not escape it', async () => {
+    const phone = randomPhone();
+    const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}`;
+    const addr = (i: number) => `${prefix}::${(i + 1).toString(16)}`;
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: addr(0) })).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 1; i <= 20; i++) {
+      statuses.push((await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: String(i).padStart(6, '0') }, ip: addr(i) })).status);
+    }
+    expect(statuses).toEqual([...Array(19).fill(422), 429]);
+    // Another /64 has its own counter.
+    const next = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: '000000' }, ip: `2001:db8:ffff:${Math.floor(Math.random() * 0xffff).toString(16)}::1` });
+    expect(next).toMatchObject({ status: 422, body: { errors: { code: ['The code is invalid or has expired.'] } } });
+  });
+
   test('an e-mail another customer typed into their profile does not open their account: the owner signing in (identity provider, code) gets their own, and the address leaves the other account', async () => {
     for (const how of ['idp', 'code'] as const) {
       const attacker = await signInByPhone(randomPhone());

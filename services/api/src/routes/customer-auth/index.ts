@@ -25,7 +25,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
   const providers = customerLoginProviders(deps.config);
   const now = () => deps.clock.now();
   // A transform hook: it runs before the body's validation, so refused bodies count too (spec 1 section 8).
-  const guard = ({ request, server }: { request: Request; server: unknown }) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.clientAddress(request, server as never)]]);
+  const guard = ({ request, server }: { request: Request; server: unknown }) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.throttleAddress(request, server as never)]]);
   // Codes sent to one phone or address, whoever asks (SMS flooding, guessing across many live codes).
   const limitSends = (destination: string) => throttle(deps.redis, deps.env, [[THROTTLES.customerOtpDestination, otpDestinationKey(destination)]]);
   const session = async (t: MerchantTenant, r: { customer: CustomerRow; created: boolean }) => ({

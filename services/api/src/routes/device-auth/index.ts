@@ -42,7 +42,7 @@ function deviceGuestRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'device-auth-guest' }).post(
     '/activate',
     async ({ body, headers, server, request }) => {
-      await throttle(deps.redis, deps.env, [[THROTTLES.deviceActivate, deps.clientAddress(request, server)]]);
+      await throttle(deps.redis, deps.env, [[THROTTLES.deviceActivate, deps.throttleAddress(request, server)]]);
       return tokenResponse(deps, await activateDevice(deps.db, body.activation_code, deps.clock.now()));
     },
     {

@@ -81,7 +81,7 @@ function kioskCustomerRoutesTyped(deps: ApiDeps) {
       async ({ tenant, device, body, request, server }) => {
         await throttle(deps.redis, deps.env, [
           [THROTTLES.giftCardDevice, device!.id],
-          [THROTTLES.giftCardAddress, deps.clientAddress(request, server)],
+          [THROTTLES.giftCardAddress, deps.throttleAddress(request, server)],
         ]);
         return { data: await checkGiftCard(tenant.db, body.code, now()) };
       },

@@ -28,7 +28,7 @@ async function discovery(deps: ApiDeps, ctx: { tenant: TenantContext; device: { 
   await throttle(deps.redis, deps.env, [
     [THROTTLES.printerDiscoveryMinute, ctx.device.id],
     [THROTTLES.printerDiscoveryHour, ctx.device.id],
-    [THROTTLES.printerDiscoveryAddress, deps.clientAddress(ctx.request, ctx.server as never)],
+    [THROTTLES.printerDiscoveryAddress, deps.throttleAddress(ctx.request, ctx.server as never)],
   ]);
   const bad: Record<string, string[]> = {};
   ctx.body.printers.forEach((p, i) => {

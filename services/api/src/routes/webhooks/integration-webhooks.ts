@@ -182,7 +182,7 @@ export function integrationWebhookRoutes(deps: ApiDeps, handlerDeps: WebhookDeps
     .post(
       '/crm/intake',
       async ({ request, headers, server }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.crmIntake, deps.clientAddress(request, server)]]);
+        await throttle(deps.redis, deps.env, [[THROTTLES.crmIntake, deps.throttleAddress(request, server)]]);
         gate('crm', cfg.CRM_WEBHOOK_TOKEN ? verifyBearerToken({ authorization: headers.authorization, token: cfg.CRM_WEBHOOK_TOKEN }) : unconfigured, CRM_REFUSED);
         const r = await rawOf(request);
         return run(CRM, r.text, {});
