@@ -6,6 +6,8 @@ import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-acc
 import { backofficeBootstrap } from '@pos/core/identity/bootstrap';
 import { merchantFeatures } from '@pos/core/identity/features';
 import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
+import { bindTokenTenant } from '@pos/core/auth/tenant-context';
+import { signedInCustomer } from '@pos/core/customers/customer-profile';
 import { acceptInvitation, invitationDetails } from '@pos/core/team/accept-invitation';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
@@ -53,6 +55,8 @@ export function guestAuthRoutes(deps: ApiDeps) {
       '/validate-token',
       async ({ headers }) => {
         const p = await authenticate(deps, headers.authorization);
+        // A customer token is valid only while its customer exists (every customer route checks it too).
+        if (p.type === 'customer') await signedInCustomer((await bindTokenTenant(deps.db, p.merchantId, p.tenantDatabase, deps.authCache)).db, p.customerId);
         return { status: 'success' as const, type: p.type, expires_at: new Date(p.exp * 1000).toISOString() };
       },
       { response: { 200: S.ValidateTokenResponse }, detail: { tags, summary: 'Validate a token of any type', security: [{ bearer: [] }] } },

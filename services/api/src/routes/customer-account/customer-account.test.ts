@@ -114,6 +114,14 @@ describe('a customer erased while their app writes', () => {
     expect(bad).toEqual([]);
   });
 
+  test('GET /validate-token answers 401 Invalid token for an erased customer\'s token, as every customer route does', async () => {
+    const c = await makeCustomer(api, m);
+    expect(await call('GET', '/validate-token', c.token)).toMatchObject({ status: 200, body: { status: 'success', type: 'customer' } });
+    expect((await call('DELETE', `/back-office/customers/${c.id}`, await api.ownerToken(m))).status).toBe(200);
+    expect(await call('GET', '/customer/user', c.token)).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+    expect(await call('GET', '/validate-token', c.token)).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+  });
+
   test('the write that finds the row gone (erased after the token was checked) is Invalid token', async () => {
     const c = await makeCustomer(api, m);
     const row = await signedInCustomer(tdb(), c.id);
