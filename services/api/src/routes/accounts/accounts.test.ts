@@ -209,6 +209,24 @@ describe('forget-password and update-password', () => {
     expect(await runAccountMailJobs(api)).toBe(0);
   });
 
+  test('at most 5 reset or verification mails per address per 15 minutes, whatever the client address; past the cap the answer is the same, for known and unknown addresses', async () => {
+    const { email } = await verified();
+    const before = mail.messages(email).filter((x) => x.subject === 'Reset your password').length;
+    for (let i = 0; i < 12; i++) {
+      expect(await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email: i % 2 ? email.toUpperCase() : email } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    }
+    expect(await runAccountMailJobs(api)).toBe(5);
+    await Bun.sleep(300);
+    expect(mail.messages(email).filter((x) => x.subject === 'Reset your password').length - before).toBe(5);
+    const nobody = uniqueEmail('nobody');
+    for (let i = 0; i < 7; i++) expect(await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email: nobody } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    // Verification mails of an unverified account are capped the same way.
+    const u = await register();
+    expect(u.r.status).toBe(200);
+    for (let i = 0; i < 7; i++) expect(await api.call('POST', '/api/back-office/resend-verification', { ip: ip(), body: { email: u.email } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect(await runAccountMailJobs(api)).toBe(5);
+  });
+
   test('an unknown address answers the same and nothing is sent', async () => {
     const nobody = uniqueEmail('nobody');
     expect(await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email: nobody } })).toMatchObject({ status: 200, body: { status: 'success' } });

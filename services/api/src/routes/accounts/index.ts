@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
-import type { ThrottleRule } from '@pos/kernel';
+import { hitThrottle, type ThrottleRule } from '@pos/kernel';
+import { sha256 } from '@pos/core/accounts/account-tokens';
 import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
 import { forgetPassword, registerAccount, resendVerification, updatePassword, verifyEmail, type AccountMailing } from '@pos/core/accounts/sign-up';
 import { requestOtp, verifyOtp } from '@pos/core/accounts/second-factor';
@@ -19,6 +20,8 @@ export const ACCOUNT_THROTTLES = {
   accountMail: { name: 'account-mail', limit: 6, windowSeconds: 60 },
   otpVerify: { name: 'otp-verify', limit: 10, windowSeconds: 60 },
   passkeyLogin: { name: 'passkey-login', limit: 20, windowSeconds: 60 },
+  /** Reset and verification mails to one address (a hash of it), whoever asks: mail flooding. */
+  accountMailRecipient: { name: 'account-mail-recipient', limit: 5, windowSeconds: 15 * 60 },
 } as const satisfies Record<string, ThrottleRule>;
 
 export function relyingParty(deps: ApiDeps): RelyingParty {
@@ -45,6 +48,10 @@ export function accountRoutes(deps: ApiDeps) {
   });
   const limit = (rule: ThrottleRule, request: Request, server: unknown) =>
     throttle(deps.redis, deps.env, [[rule, deps.throttleAddress(request, server as never)]]);
+  // Counted for every address, known or not, and answered like any other request past the cap (the mail is
+  // just not sent): the answer reveals neither the account nor the cap.
+  const recipientUnderCap = async (email: string) =>
+    deps.env === 'local' || (await hitThrottle(deps.redis, ACCOUNT_THROTTLES.accountMailRecipient, sha256(email.trim().toLowerCase()))).allowed;
   const doc = (summary: string) => ({ detail: { tags, summary } });
   const authDoc = (summary: string) => ({ detail: { tags, summary, security: [{ bearer: [] }] } });
 
@@ -71,19 +78,19 @@ export function accountRoutes(deps: ApiDeps) {
       '/back-office/resend-verification',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.accountMail, request, server);
-        await resendVerification(mailing, body.email);
+        if (!mailing.mailer || (await recipientUnderCap(body.email))) await resendVerification(mailing, body.email);
         return { status: 'success' as const };
       },
-      { body: S.EmailBody, response: { 200: S.Success }, ...doc('Send a new verification mail (same answer for any address)') },
+      { body: S.EmailBody, response: { 200: S.Success }, ...doc('Send a new verification mail (same answer for any address; at most 5 per address per 15 minutes)') },
     )
     .post(
       '/back-office/forget-password',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.accountMail, request, server);
-        await forgetPassword(mailing, body.email);
+        if (!mailing.mailer || (await recipientUnderCap(body.email))) await forgetPassword(mailing, body.email);
         return { status: 'success' as const };
       },
-      { body: S.EmailBody, response: { 200: S.Success }, ...doc('Mail a password-reset token (same answer for any address)') },
+      { body: S.EmailBody, response: { 200: S.Success }, ...doc('Mail a password-reset token (same answer for any address; at most 5 per address per 15 minutes)') },
     )
     .put(
       '/back-office/update-password',
