@@ -108,9 +108,12 @@ export async function readCustomer(db: TenantDb, actor: BackofficeActor, id: str
 
 /** `POST /customers/{id}/notes`. */
 export async function addCustomerNote(db: TenantDb, actor: BackofficeActor, id: string, note: string, now: Date) {
+  // The schema's minLength counts spaces: a note that is blank once trimmed is no note.
+  const text = note.trim();
+  if (!text) throw errors.field('note', 'The note field is required.');
   await getCustomer(db, id);
   return db.transaction().execute(async (tx) => {
-    const n = await tx.insertInto('customer_notes').values({ id: Bun.randomUUIDv7(), customer_id: id, user_id: actor.userId, note: note.trim(), created_at: now }).returningAll().executeTakeFirstOrThrow();
+    const n = await tx.insertInto('customer_notes').values({ id: Bun.randomUUIDv7(), customer_id: id, user_id: actor.userId, note: text, created_at: now }).returningAll().executeTakeFirstOrThrow();
     await addTimelineEvent(tx, id, 'note_added', null, { note_id: n.id }, now);
     await logActivity(tx, { userId: actor.userId, action: 'noted', subject: 'customer', subjectId: id });
     return { id: n.id, user_id: n.user_id, note: n.note, created_at: n.created_at.toISOString() };

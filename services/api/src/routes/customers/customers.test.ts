@@ -109,6 +109,9 @@ describe('related records', () => {
     const note = await call('POST', `/${c.id}/notes`, { note: 'Allergic to nuts' });
     expect(note.body.data).toEqual({ id: expect.any(String), user_id: ownerId, note: 'Allergic to nuts', created_at: expect.any(String) });
     expect((await call('POST', `/${c.id}/notes`, { note: '' })).status).toBe(422);
+    // Blank once trimmed: the same 422, and no note, timeline event or activity written.
+    expect(await call('POST', `/${c.id}/notes`, { note: '    ' })).toMatchObject({ status: 422, body: { errors: { note: ['The note field is required.'] } } });
+    expect((await call('GET', `/${c.id}`)).body.data.notes.map((n: { note: string }) => n.note)).toEqual(['Allergic to nuts']);
     const mk = await call('POST', `/${c.id}/marketing`, { marketing_consent: true });
     expect(mk.body.data.marketing_consent).toBe(true);
     const tl = await call('GET', `/${c.id}/timelines`);
