@@ -1,5 +1,7 @@
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { isCountryCode } from '../options/countries.ts';
+import { UNKNOWN_COUNTRY } from '../settings/locations.ts';
 
 export interface UserProfile {
   id: string;
@@ -29,9 +31,12 @@ export async function getProfile(db: CentralDb, userId: string, merchantId: stri
 }
 
 export async function updatePersonalInfo(db: CentralDb, userId: string, input: { name: string; phone?: string | null; two_factor_enabled?: boolean }): Promise<void> {
+  // Blank after trimming is no name (as at registration and for invitations).
+  const name = input.name.trim();
+  if (!name) throw errors.field('name', 'The name field is required.');
   await db
     .updateTable('users')
-    .set({ name: input.name.trim(), phone: input.phone ?? null, ...(input.two_factor_enabled === undefined ? {} : { two_factor_enabled: input.two_factor_enabled }) })
+    .set({ name, phone: input.phone ?? null, ...(input.two_factor_enabled === undefined ? {} : { two_factor_enabled: input.two_factor_enabled }) })
     .where('id', '=', userId)
     .execute();
 }
@@ -46,6 +51,9 @@ export interface BusinessInfo {
 }
 
 export async function updateBusinessInfo(db: CentralDb, userId: string, input: BusinessInfo): Promise<void> {
+  // A country of `GET /country-options`, stored upper-case, as a location's.
+  if (input.country !== undefined && !isCountryCode(input.country)) throw errors.field('country', UNKNOWN_COUNTRY);
+  if (input.country !== undefined) input = { ...input, country: input.country.toUpperCase() };
   const u = await db.selectFrom('users').select('business_info').where('id', '=', userId).executeTakeFirstOrThrow();
   await db.updateTable('users').set({ business_info: JSON.stringify({ ...u.business_info, ...input }) }).where('id', '=', userId).execute();
 }

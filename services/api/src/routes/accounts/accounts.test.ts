@@ -458,6 +458,18 @@ describe('profile routes (start-using, user-personal-info, user-business-info)',
     const business = await api.call('PUT', '/api/back-office/user-business-info', { token, body: { vat_number: 'BE0999999999', city: 'Gent', country: 'BE' } });
     expect(business.body.data.business_info).toEqual({ company_name: 'Nora Bakery', vat_number: 'BE0999999999', city: 'Gent', country: 'BE' });
     expect((await api.call('PUT', '/api/back-office/user-business-info', { token, body: { country: 'BEL' } })).status).toBe(422);
+    // A pair of letters that is no country is refused as for a location; a country is stored upper-case.
+    expect(await api.call('PUT', '/api/back-office/user-business-info', { token, body: { country: 'ZZ' } })).toMatchObject({
+      status: 422,
+      body: { errors: { country: ['The country field must be a two-letter ISO country code.'] } },
+    });
+    expect((await api.call('PUT', '/api/back-office/user-business-info', { token, body: { country: 'nl' } })).body.data.business_info.country).toBe('NL');
+    // A blank name is refused and the name kept.
+    expect(await api.call('PUT', '/api/back-office/user-personal-info', { token, body: { name: '   ' } })).toMatchObject({
+      status: 422,
+      body: { errors: { name: ['The name field is required.'] } },
+    });
+    expect((await api.call('GET', '/api/back-office/user', { token })).body.data.name).toBe('Nora B.');
 
     const pos = await api.deviceToken(other, 'pos');
     for (const [method, path, body] of [
