@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import type { FrozenTender } from '@pos/tenders/types';
-import { financialsFromTender, moneyInOutEvent, refundEvent, saleEvent } from './events.ts';
+import { financialsFromTender, moneyInOutEvent, orderEvent, refundEvent, saleEvent } from './events.ts';
+import { eventLabelOf, eventOperationOf, isTicketEvent } from './signer.ts';
+import { fdmOperationOf } from './fdm-wire.ts';
 import { SPLIT_TENDER, TEST_LINES, testCommon, testSale } from './test-fixtures.ts';
 
 const pick = (lines: readonly { type: string; amountType: string; amount: number; inputMethod: string }[]) =>
@@ -69,5 +71,31 @@ describe('sale and refund events', () => {
     expect(moneyInOutEvent(testCommon(), 'paid_out', 1000).amount).toBe(-1000);
     expect(moneyInOutEvent(testCommon(), 'float_return', 1000).amount).toBe(-1000);
     expect(() => moneyInOutEvent(testCommon(), 'paid_in', -5)).toThrow(RangeError);
+  });
+});
+
+describe('order events (a fire sent to the kitchen)', () => {
+  const espresso = { productId: 'p-1', productName: 'Espresso', departmentId: 'd-1', departmentName: 'Drinks', unitPrice: 280, vatRate: 21 };
+  test('sent lines are positive, taken-back lines negative CORRECTION; the total is their sum; nothing paid', () => {
+    const e = orderEvent(testCommon(), [
+      { ...espresso, quantity: 2 },
+      { ...espresso, productId: 'p-2', quantity: -1, vatRate: 6 },
+    ]);
+    expect(e.kind).toBe('order');
+    expect('financials' in e).toBe(false);
+    expect(e.transaction.lines.map((l) => [l.productId, l.quantity, l.negQuantityReason ?? null, l.lineTotal, l.vats])).toEqual([
+      ['p-1', 2, null, 560, [{ label: 'A', price: 560 }]],
+      ['p-2', -1, 'CORRECTION', -280, [{ label: 'C', price: -280 }]],
+    ]);
+    expect(e.transaction.total).toBe(280);
+    expect(eventLabelOf(e)).toBe('N');
+    expect(eventOperationOf(e)).toBe('ORDER');
+    expect(isTicketEvent(e)).toBe(false);
+    expect(fdmOperationOf(e)).toBe('signOrder');
+  });
+  test('an order event needs lines with a non-zero whole quantity', () => {
+    expect(() => orderEvent(testCommon(), [])).toThrow(RangeError);
+    expect(() => orderEvent(testCommon(), [{ ...espresso, quantity: 0 }])).toThrow(RangeError);
+    expect(() => orderEvent(testCommon(), [{ ...espresso, quantity: 1.5 }])).toThrow(RangeError);
   });
 });

@@ -49,7 +49,8 @@ export interface FiscalLine {
   readonly departmentId: string;
   readonly departmentName: string;
   readonly quantity: number;
-  readonly negQuantityReason?: 'REFUND';
+  /** REFUND on a refund; CORRECTION on an order event's line the kitchen no longer makes. */
+  readonly negQuantityReason?: 'REFUND' | 'CORRECTION';
   readonly unitPrice: Cents;
   readonly vats: readonly FiscalVat[];
   readonly lineTotal: Cents;
@@ -103,6 +104,14 @@ export interface RefundEvent extends FiscalCommon {
   readonly transaction: FiscalTransaction;
   readonly financials: readonly FinancialLine[];
 }
+/**
+ * An order sent to the kitchen (a register fire, or the VOID lines of a fired order's void): the
+ * fire's delta as the kitchen gets it, nothing paid (no `financials`).
+ */
+export interface OrderEvent extends FiscalCommon {
+  readonly kind: 'order';
+  readonly transaction: FiscalTransaction;
+}
 export interface WorkInEvent extends FiscalCommon {
   readonly kind: 'work_in';
 }
@@ -142,6 +151,7 @@ export interface ReportZEvent extends FiscalCommon {
 export type FiscalEvent =
   | SaleEvent
   | RefundEvent
+  | OrderEvent
   | WorkInEvent
   | WorkOutEvent
   | MoneyInOutEvent
@@ -230,6 +240,43 @@ export function refundEvent(common: FiscalCommon, lines: readonly LineInput[], d
   const transaction = transactionOf(lines, -1);
   const cash: PaymentLine = { type: 'CASH', amountType: 'PAYMENT', amount: transaction.total, inputMethod: 'MANUAL' };
   return { ...common, kind: 'refund', transaction, financials: toFinancials([cash], drawer) };
+}
+
+/** An order line as the caller knows it: the fire's signed quantity (never 0), VAT rate in whole percent. */
+export interface OrderLineInput {
+  readonly productId: string;
+  readonly productName: string;
+  readonly departmentId: string;
+  readonly departmentName: string;
+  /** Positive: sent to the kitchen; negative: a fired quantity taken back (a CORRECTION). */
+  readonly quantity: number;
+  /** Unit price after modifiers and the per-unit discount. */
+  readonly unitPrice: Cents;
+  readonly vatRate: number;
+}
+
+function toOrderLine(l: OrderLineInput): FiscalLine {
+  if (!Number.isInteger(l.quantity) || l.quantity === 0) throw new RangeError(`Line ${l.productId}: quantity must be a non-zero integer`);
+  if (!Number.isSafeInteger(l.unitPrice) || l.unitPrice < 0) throw new RangeError(`Line ${l.productId}: unitPrice must be non-negative cents`);
+  const total = l.quantity * l.unitPrice;
+  return {
+    productId: l.productId,
+    productName: l.productName,
+    departmentId: l.departmentId,
+    departmentName: l.departmentName,
+    quantity: l.quantity,
+    ...(l.quantity < 0 ? { negQuantityReason: 'CORRECTION' as const } : {}),
+    unitPrice: l.unitPrice,
+    vats: [{ label: vatLabel(l.vatRate), price: total }],
+    lineTotal: total,
+  };
+}
+
+/** An order event (signOrder) from a fire's lines; throws without lines (a fire that sends nothing signs nothing). */
+export function orderEvent(common: FiscalCommon, lines: readonly OrderLineInput[]): OrderEvent {
+  if (lines.length === 0) throw new RangeError('An order event needs at least one line');
+  const signed = lines.map(toOrderLine);
+  return { ...common, kind: 'order', transaction: { lines: signed, total: signed.reduce((s, l) => s + l.lineTotal, 0) } };
 }
 
 /** Signs a till movement amount (always given positive) by its direction. */

@@ -8,6 +8,7 @@ import type { FinancialLine, FiscalEvent, FiscalLine, ReportTurnover } from './e
 
 export type FdmOperation =
   | 'signSale'
+  | 'signOrder'
   | 'signMoneyInOut'
   | 'signDrawerOpen'
   | 'signWorkIn'
@@ -18,6 +19,7 @@ export type FdmOperation =
 
 export const FDM_INPUT_TYPES: Readonly<Record<FdmOperation, string>> = {
   signSale: 'SaleInput',
+  signOrder: 'OrderInput',
   signMoneyInOut: 'MoneyInOutInput',
   signDrawerOpen: 'DrawerOpenInput',
   signWorkIn: 'WorkInOutInput',
@@ -33,6 +35,8 @@ export function fdmOperationOf(event: FiscalEvent): FdmOperation {
     case 'sale':
     case 'refund':
       return 'signSale';
+    case 'order':
+      return 'signOrder';
     case 'money_in_out':
       return 'signMoneyInOut';
     case 'drawer_open':
@@ -144,6 +148,9 @@ export function toFdmData(event: FiscalEvent): Record<string, unknown> {
         transaction: { transactionLines: event.transaction.lines.map(line), transactionTotal: toMajorUnits(event.transaction.total) },
         financials: event.financials.map(financial),
       };
+    case 'order':
+      // Nothing is paid at a fire: the lines only, no financials.
+      return { ...common, transaction: { transactionLines: event.transaction.lines.map(line), transactionTotal: toMajorUnits(event.transaction.total) } };
     case 'money_in_out':
       return {
         ...common,

@@ -15,6 +15,7 @@ export { vatLabel, VAT_RATES, type VatLabel } from './vat.ts';
 export {
   financialsFromTender,
   moneyInOutEvent,
+  orderEvent,
   refundEvent,
   saleEvent,
   signedMovementAmount,
@@ -32,6 +33,8 @@ export {
   type LineInput,
   type MoneyInOutEvent,
   type MoneyMovement,
+  type OrderEvent,
+  type OrderLineInput,
   type PaymentTotal,
   type RefundEvent,
   type ReportTurnover,

@@ -6,6 +6,7 @@ export type EventLabel = 'N' | 'S' | 'R' | 'F' | 'T';
 /** The module's operation name, echoed back as `eventOperation`. */
 export type EventOperation =
   | 'SALE'
+  | 'ORDER'
   | 'WORK_IN'
   | 'WORK_OUT'
   | 'MONEY_IN_OUT'
@@ -47,6 +48,7 @@ export function eventLabelOf(event: FiscalEvent): EventLabel {
   switch (event.kind) {
     case 'sale':
     case 'refund':
+    case 'order':
       return 'N';
     case 'work_in':
     case 'work_out':
@@ -67,6 +69,8 @@ export function eventOperationOf(event: FiscalEvent): EventOperation {
     case 'sale':
     case 'refund':
       return 'SALE';
+    case 'order':
+      return 'ORDER';
     case 'work_in':
       return 'WORK_IN';
     case 'work_out':
@@ -84,7 +88,7 @@ export function eventOperationOf(event: FiscalEvent): EventOperation {
   }
 }
 
-/** True when the module returns a short signature and verification URL for this event. */
+/** True when the module returns a short signature and verification URL for this event (PROTOCOLS: "for sales"; an order is no ticket). */
 export function isTicketEvent(event: FiscalEvent): boolean {
   return event.kind === 'sale' || event.kind === 'refund';
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { moneyInOutEvent, refundEvent, toFdmData, verifyPayloadSignature, type FiscalEvent, type ReportTurnover, type SignResult } from '@pos/fiscal';
-import { FdmError, FdmNetworkError, RemoteFdmSigner } from './fdm-client.ts';
+import { moneyInOutEvent, orderEvent, refundEvent, toFdmData, verifyPayloadSignature, type FiscalEvent, type ReportTurnover, type SignResult } from '@pos/fiscal';
+import { fdmAuthorization, FdmError, FdmNetworkError, RemoteFdmSigner } from './fdm-client.ts';
 import { TEST_LINES, testCommon, testSale } from '@pos/fiscal/test-fixtures';
 import { startFdmSimulator, type FdmSimulator } from './fdm-simulator.ts';
 
@@ -18,6 +18,14 @@ afterAll(async () => {
 });
 
 const turnover: ReportTurnover = { saleCount: 2, refundCount: 0, sales: 2006, refunds: 0, total: 2006, vats: [{ label: 'A', taxableAmount: 826, vatAmount: 174, totalAmount: 1000 }], payments: [{ type: 'CASH', amountType: 'PAYMENT', amount: 2006 }] };
+
+/** A request the client would never send, signed with the shared secret. */
+async function rawRequest(operationName: string, data: unknown): Promise<unknown> {
+  const body = JSON.stringify({ query: `mutation ${operationName}`, operationName, variables: { data, isTraining: false } });
+  const date = new Date().toUTCString();
+  const res = await fetch(`${sim.url}/${DEVICE}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', date, authorization: fdmAuthorization(date, SECRET, body) }, body });
+  return res.json();
+}
 
 async function expectRejection(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -109,6 +117,26 @@ describe('RemoteFdmSigner against the FDM simulator', () => {
     expect(await expectRejection(client().sign(badLine))).toMatchObject({ code: 'INVALID_REQUEST', subCode: 'transaction.transactionLines[1].mainProduct.productName' });
     const short = { ...sale, financials: sale.financials.slice(0, 2) };
     expect(await expectRejection(client().sign(short))).toMatchObject({ code: 'INVALID_REQUEST', subCode: 'financials' });
+  });
+
+  test('signs an order (signOrder): label N, operation ORDER, no financials, no short signature; financials refused', async () => {
+    const order = orderEvent(testCommon({ posFiscalTicketNo: 400 }), [
+      { productId: 'p-1', productName: 'Espresso', departmentId: 'd-1', departmentName: 'Drinks', quantity: 2, unitPrice: 280, vatRate: 21 },
+      { productId: 'p-2', productName: 'Croissant', departmentId: 'd-2', departmentName: 'Bakery', quantity: -1, unitPrice: 220, vatRate: 6 },
+    ]);
+    const before = sim.signedCount;
+    const raw = await client().signRaw(order);
+    expect(sim.signedCount).toBe(before + 1);
+    expect(raw.eventOperation).toBe('ORDER');
+    expect(raw.fdmRef.eventLabel).toBe('N');
+    expect([raw.shortSignature, raw.verificationUrl, raw.vatCalc]).toEqual([null, null, []]);
+    const data = toFdmData(order);
+    expect('financials' in data).toBe(false);
+    expect(data.transaction).toMatchObject({ transactionTotal: 3.4, transactionLines: [{ mainProduct: { quantity: 2 } }, { mainProduct: { quantity: -1, negQuantityReason: 'CORRECTION' } }] });
+    // Nothing is paid at a fire: an order with financials is refused.
+    const paid = await rawRequest('signOrder', { ...toFdmData({ ...order, posFiscalTicketNo: 401 }), financials: [{ id: '1' }] });
+    expect(paid).toEqual({ data: null, errors: [{ message: 'an order carries no financials', extensions: { code: 'INVALID_REQUEST', subCode: 'financials' } }] });
+    expect(sim.signedCount).toBe(before + 1);
   });
 
   test('an outage and an unreachable module are FdmNetworkErrors', async () => {

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { canonicalJson, generateSeedHex, MemoryCounterStore, SoftwareSigner, VAT_RATES, type EventLabel, type EventOperation, type FdmOperation, type VatLabel } from '@pos/fiscal';
 import { fdmAuthorization } from './fdm-client.ts';
-import { asObject, InvalidRequest, validateCommon, validateMoneyInOut, validateReportZ, validateSale, validateTurnover, validateUserX } from './fdm-validate.ts';
+import { asObject, InvalidRequest, validateCommon, validateMoneyInOut, validateOrder, validateReportZ, validateSale, validateTurnover, validateUserX } from './fdm-validate.ts';
 
 // A fiscal data module over real HTTP for tests, e2e and dev. It signs the wire input it received
 // with an in-process SoftwareSigner. Simulator assumption (not from the vendor): re-sending an
@@ -38,6 +38,7 @@ const FDM_SW_VERSION = 'sim-1.0.0';
 
 const OPERATIONS: Readonly<Record<FdmOperation, { label: EventLabel; operation: EventOperation }>> = {
   signSale: { label: 'N', operation: 'SALE' },
+  signOrder: { label: 'N', operation: 'ORDER' },
   signMoneyInOut: { label: 'F', operation: 'MONEY_IN_OUT' },
   signDrawerOpen: { label: 'F', operation: 'DRAWER_OPEN' },
   signWorkIn: { label: 'S', operation: 'WORK_IN' },
@@ -60,6 +61,8 @@ function validate(op: FdmOperation, data: Record<string, unknown>): void {
   switch (op) {
     case 'signSale':
       return validateSale(data);
+    case 'signOrder':
+      return validateOrder(data);
     case 'signMoneyInOut':
       return validateMoneyInOut(data);
     case 'signReportTurnoverX':

@@ -65,7 +65,8 @@ function validateFinancials(data: Obj): number {
   return sum;
 }
 
-export function validateSale(data: Obj): void {
+/** Validates `transaction` and returns its total in cents. */
+function validateTransaction(data: Obj): number {
   const t = obj(data.transaction, 'transaction');
   let lineSum = 0;
   list(t, 'transactionLines', 'transaction.').forEach((raw, i) => {
@@ -88,7 +89,18 @@ export function validateSale(data: Obj): void {
   });
   const total = cents(num(t, 'transactionTotal', 'transaction.'));
   if (total !== lineSum) throw new InvalidRequest('transaction.transactionTotal', 'transactionTotal is not the sum of the line totals');
+  return total;
+}
+
+export function validateSale(data: Obj): void {
+  const total = validateTransaction(data);
   if (validateFinancials(data) !== total) throw new InvalidRequest('financials', 'financials do not add up to transactionTotal');
+}
+
+/** An order (signOrder): a sale's transaction, nothing paid, so no financials. */
+export function validateOrder(data: Obj): void {
+  validateTransaction(data);
+  if (data.financials !== undefined) throw new InvalidRequest('financials', 'an order carries no financials');
 }
 
 export function validateMoneyInOut(data: Obj): void {
