@@ -3,7 +3,7 @@ import { routeKitchenTickets, type RoutedTicket } from './ticket-routing.ts';
 import { ticketViewsOf, type TicketLineRow, type TicketRow } from './kds-orders.ts';
 import { pruneKitchenEventsIfDue, type KitchenEvent } from './kitchen-events.ts';
 import { createTicketsStatement } from './ticket-statements.ts';
-import { kitchenFireDelta, type SentLine } from '@pos/domain/kitchen/fire-delta';
+import { kitchenFireDelta, type FireDeltaLine, type SentLine } from '@pos/domain/kitchen/fire-delta';
 import { kitchenPrinters, queueKitchenTickets } from '../printers/print-dispatch.ts';
 
 /**
@@ -148,13 +148,19 @@ function newTicketLine(ticketId: string, l: KitchenOrderInput['lines'][number]):
  * `kitchenFireDelta`: new lines and raised quantities as the extra, lowered or removed fired lines as
  * `VOID` lines with a negative quantity. Categories come from the catalog by item id. The ticket shows
  * the table number, else the last four characters of the order's id. Runs in the fire's transaction
- * (the order row is locked, so two fires of one order take turns).
+ * (the order row is locked, so two fires of one order take turns). Returns the tickets created and the
+ * delta they were made from (the fire's fiscal order event signs it).
  */
+export interface KitchenFire {
+  readonly tickets: CreatedTicket[];
+  readonly delta: FireDeltaLine[];
+}
+
 export async function fireToKitchen(
   tx: TenantTx,
   order: { id: string; location_id: string; version: number; table_number: string | null; lines: readonly { uuid: string; item_id: string; name: string; qty: number; modifiers?: unknown }[] },
   at: Date,
-): Promise<CreatedTicket[]> {
+): Promise<KitchenFire> {
   const rows = await tx
     .selectFrom('kitchen_ticket_lines as l')
     .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
@@ -164,11 +170,11 @@ export async function fireToKitchen(
     .orderBy('t.fire_no')
     .execute();
   const fresh = kitchenFireDelta(order.lines, sentLines(rows));
-  if (!fresh.length) return [];
+  if (!fresh.length) return { tickets: [], delta: [] };
   const itemIds = [...new Set(fresh.map((l) => l.item_id))];
   const items = await tx.selectFrom('items').select(['id', 'category_id']).where('id', 'in', itemIds).execute();
   const categoryOf = new Map(items.map((i) => [i.id, i.category_id]));
-  return createKitchenTickets(tx, {
+  const tickets = await createKitchenTickets(tx, {
     source: 'pos_order',
     sourceId: order.id,
     locationId: order.location_id,
@@ -177,6 +183,7 @@ export async function fireToKitchen(
     at,
     lines: fresh.map((l) => ({ position: l.position, item_id: l.item_id, category_id: categoryOf.get(l.item_id) ?? null, name: l.name, qty: l.qty, modifiers: l.modifiers, line_ref: l.uuid })),
   });
+  return { tickets, delta: fresh };
 }
 
 /**

@@ -7,6 +7,8 @@ import { fireToKitchen } from '../../kitchen/tickets.ts';
 import type { KitchenEvent, KitchenPublisher } from '../../kitchen/kitchen-events.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow } from './order-resource.ts';
 import type { RegisterActor } from '../register-actor.ts';
+import { sendFireEntry, signFireInTransaction, type FireFiscal } from './sign-fire.ts';
+import type { ReservedEntry } from '../../fiscal/index.ts';
 
 /** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
 export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'settle'): Error | null {
@@ -18,14 +20,17 @@ export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'sett
  * `POST /pos/orders/{clientUuid}/fire` (`take_orders`): an OPEN order with lines gets `fired`
  * true and version + 1 (stays OPEN; firing again sends what was added since). A settled or voided
  * order is 409 `not_open`, an empty one 409 `empty_order`. The row is locked for the check and the write.
+ * A fire that sends the kitchen something is signed as an order event (sign-fire.ts).
  */
-export async function fireOrder(db: TenantDb, actor: RegisterActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date, publish?: KitchenPublisher): Promise<OrderResource> {
+export async function fireOrder(db: TenantDb, fiscal: FireFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, clientUuid: string, now: Date, publish?: KitchenPublisher): Promise<OrderResource> {
   if (!(await findLocationOrder(db, actor.locationId, clientUuid))) throw orderNotFound();
   await authorizer.require('take_orders');
   let events: KitchenEvent[] = [];
+  let reserved: ReservedEntry | null = null;
   const row = await withWriteRetry(() =>
     db.transaction().execute(async (tx) => {
       events = [];
+      reserved = null;
       const current = await findLocationOrder(tx, actor.locationId, clientUuid, { lock: true });
       if (!current) throw orderNotFound();
       const refused = transitionRefusal(current, 'fire');
@@ -37,11 +42,16 @@ export async function fireOrder(db: TenantDb, actor: RegisterActor, authorizer: 
         .returningAll()
         .executeTakeFirstOrThrow();
       // The kitchen tickets of the lines not sent yet, in the same commit (issue 14).
-      events = (await fireToKitchen(tx, { ...fired, lines: storedLines(fired) }, now)).map((t) => t.event);
+      const lines = storedLines(fired);
+      const kitchen = await fireToKitchen(tx, { ...fired, lines }, now);
+      events = kitchen.tickets.map((t) => t.event);
+      reserved = await signFireInTransaction(tx, fiscal, actor, { orderId: fired.id, delta: kitchen.delta, orderLines: lines });
       return fired;
     }),
   );
   // The screens hear of the new tickets after the commit (they catch up from the database otherwise).
   if (publish) await publish(events);
+  // Then a remote module gets the fire's pending entry (the kitchen never waits for it).
+  await sendFireEntry(db, fiscal, reserved);
   return toOrderResource(row);
 }

@@ -4,6 +4,7 @@ import { tillMovementChange } from '../tills/record-till-movement.ts';
 import { xReportChange } from '../business-day/get-x-report.ts';
 import { zReportChange } from '../business-day/close-business-day.ts';
 import { workEventChange } from '../staff/sign-work-event.ts';
+import { orderEventChange } from '../orders/sign-fire.ts';
 import type { SignedChangeKind } from './signed-change.ts';
 
 /**
@@ -11,4 +12,4 @@ import type { SignedChangeKind } from './signed-change.ts';
  * (signed-change.ts). The use cases run them through `runSignedChange`; the recovery job's hooks are
  * derived from this list (pos/fiscal-recovery), so a kind is described once. One subject type each.
  */
-export const SIGNED_CHANGE_KINDS: readonly SignedChangeKind<unknown>[] = [saleChange, refundChange, tillMovementChange, xReportChange, zReportChange, workEventChange];
+export const SIGNED_CHANGE_KINDS: readonly SignedChangeKind<unknown>[] = [saleChange, refundChange, tillMovementChange, xReportChange, zReportChange, workEventChange, orderEventChange];

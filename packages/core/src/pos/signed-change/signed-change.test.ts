@@ -19,6 +19,7 @@ import { X_REPORT_SUBJECT_TYPE } from '../business-day/get-x-report.ts';
 import { Z_REPORT_SUBJECT_TYPE } from '../business-day/close-business-day.ts';
 import { WORK_EVENT_SUBJECT_TYPE } from '../staff/sign-work-event.ts';
 import { SIGNED_CHANGE_KINDS } from './registry.ts';
+import { ORDER_EVENT_SUBJECT_TYPE } from '../orders/sign-fire.ts';
 import { runSignedChange, type Refusal, type SignedChangeCall, type SignedChangeKind } from './signed-change.ts';
 
 let t: FiscalTestTenant;
@@ -76,6 +77,7 @@ describe('the registry', () => {
       ['x_report', X_REPORT_SUBJECT_TYPE],
       ['z_report', Z_REPORT_SUBJECT_TYPE],
       ['work_event', WORK_EVENT_SUBJECT_TYPE],
+      ['order', ORDER_EVENT_SUBJECT_TYPE],
     ]);
     expect(new Set(SIGNED_CHANGE_KINDS.map((k) => k.subjectType)).size).toBe(SIGNED_CHANGE_KINDS.length);
     expect(() => registerRecoveryHooks({ now: () => new Date() })).not.toThrow();

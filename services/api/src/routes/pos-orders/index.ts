@@ -67,7 +67,7 @@ export function posOrderRoutes(deps: ApiDeps) {
     .post(
       '/pos/orders/:clientUuid/fire',
       ({ params, body, tenant, authorizer, actor }) =>
-        fireOrder(tenant.db, actor, authorizer(body?.approval_token), params.clientUuid, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
+        fireOrder(tenant.db, deps.fiscal, actor, authorizer(body?.approval_token), params.clientUuid, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
       {
         params: S.OrderParams,
         body: S.ApprovalBody,
@@ -78,7 +78,7 @@ export function posOrderRoutes(deps: ApiDeps) {
     .post(
       '/pos/orders/:clientUuid/void',
       ({ params, body, tenant, authorizer, actor }) =>
-        voidOrder(tenant.db, actor, authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
+        voidOrder(tenant.db, deps.fiscal, actor, authorizer(body?.approval_token), { clientUuid: params.clientUuid, reason: body?.reason ?? null }, deps.clock.now(), kitchenPublisher(deps.redis, tenant.merchant.tenant_database, deps.log)),
       {
         params: S.OrderParams,
         body: S.VoidBody,
