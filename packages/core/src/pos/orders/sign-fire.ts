@@ -28,9 +28,29 @@ export type FireFiscal = Pick<FiscalService, 'signInTransaction' | 'reserveRemot
 
 export interface FireToSign {
   readonly orderId: string;
+  /** The fire number: the order's version after the fire (its kitchen tickets' `fire_no`). */
+  readonly fireNo: number;
   readonly delta: readonly FireDeltaLine[];
   /** The lines the delta's lines are priced from (by uuid). */
   readonly orderLines: readonly StoredLine[];
+}
+
+/**
+ * The line uuids this fire's kitchen tickets hold: what the kitchen got. A line no station takes gets
+ * no ticket and stays in the kitchen delta of every later fire, so signing the raw delta would register
+ * it again at each fire; only what reached a ticket is signed (once, as the kitchen has it once).
+ */
+async function ticketedLineRefs(tx: TenantTx, orderId: string, fireNo: number): Promise<Set<string>> {
+  const rows = await tx
+    .selectFrom('kitchen_ticket_lines as l')
+    .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
+    .select('l.line_ref')
+    .distinct()
+    .where('t.source', '=', 'pos_order')
+    .where('t.source_id', '=', orderId)
+    .where('t.fire_no', '=', fireNo)
+    .execute();
+  return new Set(rows.flatMap((r) => (r.line_ref === null ? [] : [r.line_ref])));
 }
 
 /** Lines of this order's earlier signed order events, oldest first (prices of lines since taken off). */
@@ -54,8 +74,10 @@ export async function signFireInTransaction(tx: TenantTx, fiscal: FireFiscal, ac
   if (!fire.delta.length) return null;
   const fdm = await activeFdmFor(tx, actor.locationId);
   if (!isSigning(fdm)) return null;
-  const taken = fire.delta.some((d) => d.qty < 0 && !fire.orderLines.some((l) => l.uuid === d.uuid));
-  const lines = fireFiscalLines(fire.delta, fire.orderLines, taken ? await earlierOrderLines(tx, fire.orderId) : []);
+  const ticketed = await ticketedLineRefs(tx, fire.orderId, fire.fireNo);
+  const delta = fire.delta.filter((d) => ticketed.has(d.uuid));
+  const taken = delta.some((d) => d.qty < 0 && !fire.orderLines.some((l) => l.uuid === d.uuid));
+  const lines = fireFiscalLines(delta, fire.orderLines, taken ? await earlierOrderLines(tx, fire.orderId) : []);
   if (!lines.length) return null;
   const input = {
     locationId: actor.locationId,

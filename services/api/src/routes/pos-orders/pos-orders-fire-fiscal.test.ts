@@ -149,6 +149,21 @@ describe('a fire is signed as an order event (in-process signer)', () => {
     expect(await fireEntries(id, odb)).toEqual([]);
   });
 
+  test('a line no kitchen station takes is not signed, at this fire or any later one (the kitchen never got it)', async () => {
+    const other = await api.seed('fire-fiscal-no-station');
+    const odb = bindTenant(api.deps.db, other.merchant.tenant_database);
+    await odb.updateTable('kitchen_stations').set({ category_ids: [], is_fallback: false }).execute();
+    const token = await api.deviceToken(other, 'pos', 0);
+    const staff = await api.staffLogin(other, 'manager', token);
+    const id = uuid();
+    const o = (method: string, path: string, body?: unknown) => api.call(method, path, { token, deviceKey: true, staffToken: staff, body });
+    expect((await o('PUT', `/api/pos/orders/${id}`, { lines: [line(other, 'Espresso', 1)] })).status).toBe(200);
+    expect((await o('POST', `/api/pos/orders/${id}/fire`)).status).toBe(200);
+    expect((await o('POST', `/api/pos/orders/${id}/fire`)).status).toBe(200);
+    expect(await odb.selectFrom('kitchen_tickets').select('id').where('source_id', '=', id).execute()).toEqual([]);
+    expect(await fireEntries(id, odb)).toEqual([]);
+  });
+
   test('a location without an active enrolment fires unsigned', async () => {
     const other = await api.seed('fire-fiscal-unenrolled');
     const odb = bindTenant(api.deps.db, other.merchant.tenant_database);
