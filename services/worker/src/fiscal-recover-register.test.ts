@@ -229,3 +229,23 @@ describe('fiscal recovery of till movements, refunds and Z closes (remote module
     expect(sim.signedCount).toBe(signedBefore);
   });
 });
+
+describe('fiscal recovery of a fire (remote module)', () => {
+  test('a fire while the module is unreachable stands (200) with a pending order entry; the fiscal.recover job signs it', async () => {
+    const id = crypto.randomUUID();
+    expect((await call(manager, 'PUT', `/pos/orders/${id}`, { lines: [line(manager, 'Espresso', 2)] })).status).toBe(200);
+    sim.simulateOutage(1000);
+    try {
+      expect(await call(manager, 'POST', `/pos/orders/${id}/fire`)).toMatchObject({ status: 200, body: { fired: true, version: 2 } });
+    } finally {
+      sim.simulateOutage(0);
+    }
+    const pending = await only(journalOf(manager, 'pos_order_fire', id));
+    expect([pending.event_kind, pending.status]).toEqual(['order', 'pending']);
+    const signedBefore = sim.signedCount;
+    await runWorkerJob();
+    const signed = await only(journalOf(manager, 'pos_order_fire', id));
+    expect([signed.id, signed.status, json(signed.sign_result).eventOperation, json(signed.sign_result).fdmRef.eventLabel]).toEqual([pending.id, 'signed', 'ORDER', 'N']);
+    expect(sim.signedCount).toBe(signedBefore + 1);
+  });
+});
