@@ -3,6 +3,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { verifySignature, type OrderEvent, type SignResult } from '@pos/fiscal';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
+import { exportJournal } from '@pos/core/fiscal/export-journal';
 import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
 
 // A fire is registered with the fiscal data module as an order event (signOrder, label N), one
@@ -130,6 +131,18 @@ describe('a fire is signed as an order event (in-process signer)', () => {
     expect((await call('PUT', `/api/pos/orders/${unfired}`, { lines: [line(m, 'Espresso', 1)] })).status).toBe(200);
     expect((await call('POST', `/api/pos/orders/${unfired}/void`, {})).status).toBe(200);
     expect(await fireEntries(unfired)).toEqual([]);
+  });
+
+  test('the journal export lists the order events and the journal, fires among sales, verifies', async () => {
+    const id = uuid();
+    expect((await call('PUT', `/api/pos/orders/${id}`, { lines: [line(m, 'Espresso', 1)] })).status).toBe(200);
+    expect((await fire(id)).status).toBe(200);
+    expect((await call('POST', `/api/pos/orders/${id}/settle`, { amount_tendered: 5000 })).status).toBe(200);
+    const [device] = await exportJournal(tdb, { locationId: m.locations[0]!.id }, api.deps.fiscal);
+    expect(device!.verification).toMatchObject({ ok: true });
+    const kinds = device!.entries.map((e) => e.event_kind);
+    expect(kinds).toContain('order');
+    expect(kinds.slice(-2)).toEqual(['order', 'sale']);
   });
 
   test('a fire that cannot be signed does not happen: no kitchen ticket, the order unfired, nothing journaled', async () => {
