@@ -145,6 +145,20 @@ describe('a fire is signed as an order event (in-process signer)', () => {
     expect(kinds.slice(-2)).toEqual(['order', 'sale']);
   });
 
+  test('fires and settles at once on one journal (same order, other orders) never fail with a 500', async () => {
+    for (let i = 0; i < 4; i++) {
+      const ids = [uuid(), uuid(), uuid()];
+      for (const id of ids) expect((await call('PUT', `/api/pos/orders/${id}`, { lines: [line(m, 'Espresso', 1)] })).status).toBe(200);
+      const [a, b, c, d] = await Promise.all([fire(ids[0]!), call('POST', `/api/pos/orders/${ids[0]}/settle`, { amount_tendered: 5000 }), fire(ids[1]!), call('POST', `/api/pos/orders/${ids[2]}/settle`, { amount_tendered: 5000 })]);
+      expect([c!.status, d!.status]).toEqual([200, 200]);
+      // The same order: the settle wins (the fire is then 409 not_open) or both pass, in either order.
+      expect(b!.status).toBe(200);
+      expect([200, 409]).toContain(a!.status);
+      expect((await fireEntries(ids[0]!)).length).toBe(a!.status === 200 ? 1 : 0);
+      expect(await fireEntries(ids[1]!)).toHaveLength(1);
+    }
+  });
+
   test('a fire that cannot be signed does not happen: no kitchen ticket, the order unfired, nothing journaled', async () => {
     const other = await api.seed('fire-fiscal-no-vat');
     const odb = bindTenant(api.deps.db, other.merchant.tenant_database);
