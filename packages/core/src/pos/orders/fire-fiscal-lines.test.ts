@@ -16,7 +16,7 @@ const stored = (uuid: string, item_id: string, qty: number, unit_price: number, 
   modifiers: [],
   ...extra,
 });
-const delta = (uuid: string, item_id: string, qty: number) => ({ position: 0, uuid, item_id, name: qty < 0 ? `VOID ${item_id}` : item_id, qty, modifiers: [] });
+const delta = (uuid: string, item_id: string, qty: number, modifiers: unknown = []) => ({ position: 0, uuid, item_id, name: qty < 0 ? `VOID ${item_id}` : item_id, qty, modifiers });
 const earlier = (productId: string, quantity: number, unitPrice: number, label: 'A' | 'C' = 'C'): FiscalLine => ({
   productId,
   productName: productId,
@@ -30,10 +30,20 @@ const earlier = (productId: string, quantity: number, unitPrice: number, label: 
 
 describe('fireFiscalLines', () => {
   test('a line on the order is priced from it (modifiers and per-unit discount included), with the delta quantity', () => {
-    const line = stored('u1', 'espresso', 3, 280, { modifiers: [{ name: 'Extra shot', price: 50 }] });
-    expect(fireFiscalLines([delta('u1', 'espresso', 2), delta('u1', 'espresso', -1)], [line], [])).toEqual([
+    const shot = [{ name: 'Extra shot', price: 50 }];
+    const line = stored('u1', 'espresso', 3, 280, { modifiers: shot });
+    expect(fireFiscalLines([delta('u1', 'espresso', 2, shot), delta('u1', 'espresso', -1, shot)], [line], [])).toEqual([
       { productId: 'espresso', productName: 'espresso', departmentId: 'drinks', departmentName: 'Drinks', quantity: 2, unitPrice: 330, vatRate: 21 },
       { productId: 'espresso', productName: 'espresso', departmentId: 'drinks', departmentName: 'Drinks', quantity: -1, unitPrice: 330, vatRate: 21 },
+    ]);
+  });
+
+  test('a VOID line whose order line now holds another item is priced as that item was signed, not as the new one', () => {
+    const now = stored('u1', 'croissant', 1, 220, { vat_rate: 6, category: 'Bakery' });
+    const signed = [earlier('espresso', 1, 280, 'A')];
+    expect(fireFiscalLines([delta('u1', 'espresso', -1), delta('u1', 'croissant', 1)], [now], signed)).toEqual([
+      { productId: 'espresso', productName: 'espresso', departmentId: 'bakery', departmentName: 'Bakery', quantity: -1, unitPrice: 280, vatRate: 21 },
+      { productId: 'croissant', productName: 'croissant', departmentId: 'bakery', departmentName: 'Bakery', quantity: 1, unitPrice: 220, vatRate: 6 },
     ]);
   });
 

@@ -76,8 +76,9 @@ export async function signFireInTransaction(tx: TenantTx, fiscal: FireFiscal, ac
   if (!isSigning(fdm)) return null;
   const ticketed = await ticketedLineRefs(tx, fire.orderId, fire.fireNo);
   const delta = fire.delta.filter((d) => ticketed.has(d.uuid));
-  const taken = delta.some((d) => d.qty < 0 && !fire.orderLines.some((l) => l.uuid === d.uuid));
-  const lines = fireFiscalLines(delta, fire.orderLines, taken ? await earlierOrderLines(tx, fire.orderId) : []);
+  // Corrections may need the prices earlier fires signed (lines taken off or changed since).
+  const corrects = delta.some((d) => d.qty < 0);
+  const lines = fireFiscalLines(delta, fire.orderLines, corrects ? await earlierOrderLines(tx, fire.orderId) : []);
   if (!lines.length) return null;
   const input = {
     locationId: actor.locationId,
