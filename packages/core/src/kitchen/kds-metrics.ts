@@ -89,14 +89,17 @@ export async function kdsItems(tdb: TenantDb, device: KdsDevice) {
   const open = await tdb
     .selectFrom('kitchen_ticket_lines as l')
     .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
-    .select(['l.item_id', (eb) => eb.fn.sum<string>('l.qty').as('qty')])
+    .select(['l.item_id', 't.source', 't.source_id', (eb) => eb.fn.sum<string>('l.qty').as('qty')])
     .where('t.station_id', '=', stationId)
     .where('t.status', '<>', 'Complete')
     .where('l.status', '<>', 'Ready')
-    .groupBy('l.item_id')
+    .groupBy(['l.item_id', 't.source', 't.source_id'])
     .execute();
-  // VOID lines (a fired register line lowered or removed) carry a negative qty; never below nothing.
-  const openQty = new Map(open.map((r) => [r.item_id, Math.max(0, Number(r.qty))]));
+  // VOID lines (a fired register line lowered or removed) carry a negative qty and take back only from
+  // their own order (never below nothing there): a void of an espresso already made must not hide
+  // another order's espresso still to make.
+  const openQty = new Map<string, number>();
+  for (const r of open) openQty.set(r.item_id, (openQty.get(r.item_id) ?? 0) + Math.max(0, Number(r.qty)));
   return mine.map((i) => ({ id: i.id, name: i.name, category_id: i.category_id, open_qty: openQty.get(i.id) ?? 0 }));
 }
 

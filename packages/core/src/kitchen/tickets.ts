@@ -187,20 +187,21 @@ export async function fireToKitchen(
 }
 
 /**
- * The quantity earlier fires sent per register line: one fire sends a line to each station that takes
- * it with the same quantity, so each fire counts once. Name, item and modifiers are those of the
- * line's first fire (never a `VOID` line's).
+ * The quantity earlier fires sent per dish of a register line (uuid, item, modifiers: a line whose item
+ * changed is another dish): one fire sends a line to each station that takes it with the same
+ * quantity, so each fire counts once. The name is that of the dish's first fire (never a `VOID` line's).
  */
 function sentLines(rows: readonly { line_ref: string | null; fire_no: number; qty: number; item_id: string; name: string; modifiers: unknown }[]): SentLine[] {
-  const byRef = new Map<string, { line: SentLine; fires: Set<number> }>();
+  const byDish = new Map<string, { line: SentLine; fires: Set<number> }>();
   for (const r of rows) {
     if (r.line_ref === null) continue;
-    const seen = byRef.get(r.line_ref);
-    if (!seen) byRef.set(r.line_ref, { line: { line_ref: r.line_ref, item_id: r.item_id, name: r.name, qty: r.qty, modifiers: r.modifiers }, fires: new Set([r.fire_no]) });
+    const key = `${r.line_ref}|${r.item_id}|${JSON.stringify(r.modifiers ?? [])}`;
+    const seen = byDish.get(key);
+    if (!seen) byDish.set(key, { line: { line_ref: r.line_ref, item_id: r.item_id, name: r.name, qty: r.qty, modifiers: r.modifiers }, fires: new Set([r.fire_no]) });
     else if (!seen.fires.has(r.fire_no)) {
       seen.fires.add(r.fire_no);
       seen.line = { ...seen.line, qty: seen.line.qty + r.qty };
     }
   }
-  return [...byRef.values()].map((v) => v.line);
+  return [...byDish.values()].map((v) => v.line);
 }
