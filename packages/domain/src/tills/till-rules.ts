@@ -3,6 +3,13 @@ import type { Cents } from '../money.ts';
 import type { RegisterPermission } from '../permissions.ts';
 
 /** How cash is held: a register's drawer, or a staff member's own wallet. */
+/**
+ * The largest amount of cash one till figure may state (an opening float, a movement, a count):
+ * 100,000,000 cents, i.e. 1,000,000.00. The columns are bigint, so sums over many sales never overflow;
+ * the bound keeps a typo of a few extra digits a 422 instead of a till nobody can count.
+ */
+export const MAX_TILL_CENTS: Cents = 100_000_000;
+
 export const TILL_MODES = ['register_drawer', 'staff_wallet'] as const;
 export type TillMode = (typeof TILL_MODES)[number];
 export const isTillMode = (s: unknown): s is TillMode => s === 'register_drawer' || s === 'staff_wallet';
@@ -111,6 +118,8 @@ export function validateMovement(body: { readonly type?: unknown; readonly amoun
     errors.push({ field: 'amount', message: 'The amount field must be an integer.' });
   } else if (body.amount < 1) {
     errors.push({ field: 'amount', message: 'The amount field must be at least 1.' });
+  } else if (body.amount > MAX_TILL_CENTS) {
+    errors.push({ field: 'amount', message: `The amount field may not be greater than ${MAX_TILL_CENTS}.` });
   }
   if (body.reason !== undefined && body.reason !== null && typeof body.reason !== 'string') {
     errors.push({ field: 'reason', message: 'The reason field must be a string.' });
@@ -223,6 +232,7 @@ export function readCountBody(body: { readonly counted?: unknown; readonly count
   if (v === undefined || v === null) return fail('The counted field is required.');
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) return fail('The counted field must be an integer.');
   if (v < 0) return fail('The counted field must be at least 0.');
+  if (v > MAX_TILL_CENTS) return fail(`The counted field may not be greater than ${MAX_TILL_CENTS}.`);
   return { kind: 'ok', counted: v, deprecated: useDeprecated };
 }
 

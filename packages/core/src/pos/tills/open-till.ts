@@ -1,6 +1,6 @@
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { errors, type FieldErrors } from '@pos/kernel';
-import { freeDrawers, isTillMode, receptacleConflict, receptacleOf, type ExistingTill, type TillMode } from '@pos/domain/tills/till-rules';
+import { freeDrawers, isTillMode, MAX_TILL_CENTS, receptacleConflict, receptacleOf, type ExistingTill, type TillMode } from '@pos/domain/tills/till-rules';
 import type { Cents } from '@pos/domain/money';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
@@ -45,6 +45,7 @@ export function readOpenTillBody(body: unknown): OpenTillInput {
   const float = body.opening_float;
   if (float === undefined || float === null) errs.opening_float = ['The opening_float field is required.'];
   else if (typeof float !== 'number' || !Number.isSafeInteger(float) || float < 0) errs.opening_float = ['The opening_float field must be an integer of cents, 0 or more.'];
+  else if (float > MAX_TILL_CENTS) errs.opening_float = [`The opening_float field may not be greater than ${MAX_TILL_CENTS}.`];
   const drawer = body.drawer_id;
   if (drawer !== undefined && drawer !== null && !isUuidText(drawer)) errs.drawer_id = ['The drawer_id field must be a drawer id (UUID).'];
   if (body.approval_token !== undefined && body.approval_token !== null && typeof body.approval_token !== 'string') errs.approval_token = ['The approval_token field must be a string.'];
