@@ -4,6 +4,9 @@ export type Cents = number;
 /** The largest amount an order can come to: the money columns are 32-bit integers of cents. */
 export const MAX_ORDER_CENTS: Cents = 2_147_483_647;
 
+/** The largest price the catalog holds for an item, a variant or a modifier: 100,000.00. */
+export const MAX_CATALOG_PRICE: Cents = 10_000_000;
+
 /** The largest tip a customer can add to an order (kiosk and online ordering). */
 export const MAX_TIP_CENTS: Cents = 100_000;
 

@@ -1,4 +1,6 @@
 import { withWriteRetry } from '@pos/db';
+import { inHouseDiningRefusal, type InHouseDiningOption } from '@pos/domain/online-ordering/dining-options';
+import { readSettings } from '../online-ordering/channel-settings.ts';
 import { AppError, errors } from '@pos/kernel';
 import { stampPaymentProvider } from '@pos/domain';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
@@ -48,6 +50,11 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   }
 
   const now = deps.now();
+  // Only a dining option the location offers in house (the kiosk's channel settings), as online orders.
+  if (input.dining_option !== undefined) {
+    const refused = inHouseDiningRefusal(input.dining_option as InHouseDiningOption, (await readSettings(deps.tdb, device.location_id, 'in_house')).settings);
+    if (refused) throw errors.field('dining_option', refused);
+  }
   // The customer comes from a live loyalty token of this kiosk; the transaction keeps the token's hash.
   const loyalty = input.loyalty_token !== undefined ? await resolveLoyaltyToken(deps.tdb, input.loyalty_token, device.id, now) : null;
   if (input.reward_id !== undefined && !loyalty) throw errors.field('reward_id', 'A reward needs the customer\'s loyalty_token.');

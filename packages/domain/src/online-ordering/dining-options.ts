@@ -46,3 +46,15 @@ export function normaliseDeliveryAddress(a: DeliveryAddress): DeliveryAddress {
   const instructions = a.instructions?.trim();
   return { line1: a.line1.trim(), ...(line2 ? { line2 } : {}), city: a.city.trim(), postal_code: a.postal_code.trim(), country: a.country.toUpperCase(), ...(instructions ? { instructions } : {}) };
 }
+
+/** The dining options a kiosk order may take: the ones its location's in-house settings offer (`dine_in`, `takeaway`). */
+export type InHouseDiningOption = 'For Here' | 'Takeaway';
+
+export const DINE_IN_NOT_OFFERED = 'This location does not offer eating in.';
+export const TAKEAWAY_NOT_OFFERED = 'This location does not offer takeaway.';
+
+/** Why a kiosk order cannot be `option` with these in-house settings (the `dining_option` field's message), or null. */
+export function inHouseDiningRefusal(option: InHouseDiningOption, offered: { readonly dine_in: boolean; readonly takeaway: boolean }): string | null {
+  if (option === 'For Here') return offered.dine_in ? null : DINE_IN_NOT_OFFERED;
+  return offered.takeaway ? null : TAKEAWAY_NOT_OFFERED;
+}

@@ -257,7 +257,7 @@ describe('validateLines', () => {
       { field: 'lines.0.uuid', message: 'The lines.0.uuid field must be a valid UUID v4.' },
       { field: 'lines.0.qty', message: 'The lines.0.qty field must be between 1 and 999.' },
       { field: 'lines.1.qty', message: 'The lines.1.qty field must be between 1 and 999.' },
-      { field: 'lines.1.unit_price', message: 'The lines.1.unit_price field must be between 0 and 1000000.' },
+      { field: 'lines.1.unit_price', message: 'The lines.1.unit_price field must be between 0 and 10000000.' },
       { field: 'lines.2.uuid', message: 'The lines.2.uuid field has a duplicate value.' },
       { field: 'lines.2.qty', message: 'The lines.2.qty field must be an integer.' },
       { field: 'lines.2.unit_price', message: 'The lines.2.unit_price field must be an integer.' },

@@ -1,4 +1,5 @@
 import type { FieldError } from '../field-error.ts';
+import { MAX_CATALOG_PRICE } from '../money.ts';
 import { REGISTER_PERMISSIONS, type RegisterPermission } from '../permissions.ts';
 import { effectiveUnitPrice, modifierQty, unitDiscount, type LineDiscount, type OrderLine, type OrderModifier } from './line-totals.ts';
 import { notOpenRefusal, type OrderState } from './order-state.ts';
@@ -6,10 +7,11 @@ import { notOpenRefusal, type OrderState } from './order-state.ts';
 /** Largest quantity on one line. */
 export const MAX_LINE_QTY = 999;
 
-// Upper bounds of what a register may send (cents): far above any real ticket, and low enough that
-// no total can overflow the integer columns it is stored in (a 422 on the field, never a 500).
-/** Largest unit price of a line: 10,000.00. */
-export const MAX_UNIT_PRICE = 1_000_000;
+// Upper bounds of what a register may send (cents): far above any real ticket; an order whose total
+// would overflow the integer columns it is stored in is refused as a whole (MAX_ORDER_TOTAL, 422 on
+// `lines`), never a 500.
+/** Largest unit price of a line: the catalog's own bound (100,000.00), so every item the catalog prices sells on the register too. */
+export const MAX_UNIT_PRICE = MAX_CATALOG_PRICE;
 /** Largest price of one modifier unit: 1,000.00. */
 export const MAX_MODIFIER_PRICE = 100_000;
 /** Largest per-unit discount amount: 10,000.00. */

@@ -1,5 +1,6 @@
 import { t, type TSchema } from 'elysia';
 import { Int } from '../shared.schemas.ts';
+import { MAX_CATALOG_PRICE } from '@pos/domain/money';
 
 /**
  * Schemas of the catalog routes (spec 1 "Items, categories, modifiers, variants, display groups",
@@ -7,7 +8,7 @@ import { Int } from '../shared.schemas.ts';
  * maxItems, every number bounds; bodies refuse unknown keys. Path ids are plain strings: one that is
  * not a UUID is a 404 like any unknown id.
  */
-export const MAX_PRICE = 10_000_000; // 100 000.00 in cents
+export const MAX_PRICE = MAX_CATALOG_PRICE; // 100 000.00 in cents
 
 export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) });
 export const ItemIdParams = t.Object({ itemId: t.String({ maxLength: 64 }) });

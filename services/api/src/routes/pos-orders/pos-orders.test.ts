@@ -312,7 +312,7 @@ describe('PUT /pos/orders/{clientUuid}', () => {
 
   test('prices, quantities, modifier amounts and text have upper bounds: 422 on the field, never a 500', async () => {
     const cases: [Record<string, unknown>, string, string][] = [
-      [{ unit_price: 10_000_000_000, price_source: 'manual' }, 'lines.0.unit_price', 'The lines.0.unit_price field must be between 0 and 1000000.'],
+      [{ unit_price: 10_000_000_000, price_source: 'manual' }, 'lines.0.unit_price', 'The lines.0.unit_price field must be between 0 and 10000000.'],
       [{ modifiers: [{ name: 'Gold leaf', price: 10_000_000_000 }] }, 'lines.0.modifiers.0.price', 'The lines.0.modifiers.0.price field must be between 0 and 100000.'],
       [{ modifiers: [{ name: 'x', price: 1, qty: 1000 }] }, 'lines.0.modifiers.0.qty', 'The lines.0.modifiers.0.qty field must be between 1 and 999.'],
       [{ modifiers: Array.from({ length: 51 }, () => ({ price: 0 })) }, 'lines.0.modifiers', 'The lines.0.modifiers field must have at most 50 items.'],
