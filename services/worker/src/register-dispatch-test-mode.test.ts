@@ -60,7 +60,9 @@ describe('register-a dispatch of a test-mode transaction', () => {
   test('is not pushed as a real paid order that the register can finalise fiscally', async () => {
     // The worker runs the post-capture without a register; we then dispatch the (now test-mode) transaction ourselves.
     const id = await captureOrder({ env, tdb, merchant: m, payments: providers(), cardB });
-    await waitFor(async () => Number((await tdb.selectFrom('kitchen_items').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', id).executeTakeFirstOrThrow()).n) > 0 || undefined, 15_000, 'kitchen items');
+    // The worker's own dispatch (no register) runs after the kitchen documents: waited for, so it cannot
+    // overwrite the outcome of the dispatch below (it answered not_configured after it, now and then).
+    await waitFor(async () => (await registerSyncOf(tdb, id)).status ?? undefined, 15_000, 'the worker\'s dispatch');
     await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', id).execute();
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     const pushed = regA.orders(setup.storeIds[0]!).filter((o) => o.orderId === id);
@@ -72,7 +74,9 @@ describe('register-a dispatch of a test-mode transaction', () => {
 
   test('a register without test orders (register-b/-c/-d) is not sent a test-mode order: skipped', async () => {
     const id = await captureOrder({ env, tdb, merchant: m, payments: providers(), cardB });
-    await waitFor(async () => Number((await tdb.selectFrom('kitchen_items').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', id).executeTakeFirstOrThrow()).n) > 0 || undefined, 15_000, 'kitchen items');
+    // The worker's own dispatch (no register) runs after the kitchen documents: waited for, so it cannot
+    // overwrite the outcome of the dispatch below (it answered not_configured after it, now and then).
+    await waitFor(async () => (await registerSyncOf(tdb, id)).status ?? undefined, 15_000, 'the worker\'s dispatch');
     await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', id).execute();
     let pushes = 0;
     const realOnly: RegisterDispatchDeps = { central: env.handle.db, dispatchers: [{ provider: 'register-b', target: async () => ({ push: async () => ({ externalId: `x${++pushes}` }) }) }] };
