@@ -65,10 +65,8 @@ describe('OAuth token endpoint (code exchange and refresh)', () => {
   });
 
   test('an unreachable endpoint is unavailable', async () => {
-    const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
-    const url = `http://127.0.0.1:${probe.port}`;
-    await probe.stop(true);
-    const e = await exchangeAuthorizationCode({ ...cfg, baseUrl: url, timeoutMs: 2000 }, 'x').then(() => null, (x: unknown) => x);
+    // Port 1: privileged, nothing listens there (a probed and released port could be taken meanwhile and answer).
+    const e = await exchangeAuthorizationCode({ ...cfg, baseUrl: 'http://127.0.0.1:1', timeoutMs: 2000 }, 'x').then(() => null, (x: unknown) => x);
     expect(e).toMatchObject({ kind: 'unavailable' });
   });
 });

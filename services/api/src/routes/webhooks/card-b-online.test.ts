@@ -152,12 +152,14 @@ describe('card-b online path: verify by orderCode', () => {
   test('a pre-authorisation whose webhook was lost: the back office\'s verify captures it at the provider and completes the order, as the storefront\'s verify does', async () => {
     const t = await awaitingOnline({ preauth: true });
     // The provider's webhook finds nobody listening: lost (card-b does not send it again after a 2xx-less failure here).
-    await server.stop();
+    // Sent to a port nothing listens on (the API's own stays open: a stopped one could be taken before it listens again).
+    sim.setWebhookUrl('http://127.0.0.1:1/api/card-b-webhook/BE/1796');
     try {
       await sim.payOrder(t.orderCode);
     } finally {
-      server = api.app.listen({ port: Number(new URL(hookUrl).port), hostname: '127.0.0.1' });
+      sim.setWebhookUrl(hookUrl);
     }
+    expect(sim.webhooks.at(-1)!.result).toMatchObject({ error: expect.any(String) });
     expect((await txn(t.id)).status).toBe('Awaiting Payment');
     const token = await api.ownerToken(m);
     const r = await api.call('POST', `/api/back-office/transactions/${t.id}/verify-payment-status`, { token });
