@@ -43,6 +43,8 @@ interface CatalogItem {
   visible: boolean;
   channels: string[];
   location_ids: string[] | null;
+  /** Sold in variants (sizes...): no price of its own. */
+  in_variants: boolean;
 }
 
 interface CatalogModifier {
@@ -108,17 +110,13 @@ async function priceLines(
   const items: CatalogItem[] =
     ids.length === 0
       ? []
-      : await db.selectFrom('items').select(['id', 'name', 'unit_price', 'vat_rate', 'category', 'visible', 'channels', 'location_ids']).where('id', 'in', ids).execute();
+      : await db
+          .selectFrom('items')
+          .select(['id', 'name', 'unit_price', 'vat_rate', 'category', 'visible', 'channels', 'location_ids'])
+          .select((eb) => eb.exists(eb.selectFrom('variant_groups as g').innerJoin('variants as v', 'v.variant_group_id', 'g.id').select('g.id').whereRef('g.item_id', '=', 'items.id')).$castTo<boolean>().as('in_variants'))
+          .where('id', 'in', ids)
+          .execute();
   const byId = new Map(items.map((i) => [i.id.toLowerCase(), i] as const));
-  // Items sold in variants (sizes...) have no price of their own, and the register names no variant
-  // (spec 2's lines carry none): a catalog line of one would sell at a price the menu does not have.
-  const catalogIds = lines.filter((l) => l.price_source === CATALOG_PRICE_SOURCE && byId.has(l.item_id.toLowerCase())).map((l) => byId.get(l.item_id.toLowerCase())!.id);
-  const inVariants =
-    catalogIds.length === 0
-      ? new Set<string>()
-      : new Set(
-          (await db.selectFrom('variant_groups as g').innerJoin('variants as v', 'v.variant_group_id', 'g.id').select('g.item_id').distinct().where('g.item_id', 'in', [...new Set(catalogIds)]).execute()).map((r) => r.item_id),
-        );
   // Only the items whose lines name a catalog modifier (most lines carry none): no query otherwise.
   const withModifierIds = new Set(lines.filter((l) => (l.modifiers ?? []).some((m) => typeof m.id === 'string')).map((l) => l.item_id.toLowerCase()));
   const modifiers = await modifiersOf(db, items.map((i) => i.id).filter((id) => withModifierIds.has(id.toLowerCase())));
@@ -134,7 +132,9 @@ async function priceLines(
     const fromCatalog = l.price_source === CATALOG_PRICE_SOURCE;
     // The kiosk's words for an item its channel does not sell (quote-basket.ts).
     if (fromCatalog && !soldHere(item, locationId)) problems.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is not on the menu.` });
-    else if (fromCatalog && inVariants.has(item.id)) problems.push({ field: `lines.${i}.item_id`, message: `${item.name} is sold in variants, which have their own prices: sell it at its variant's price as an open price.` });
+    // Items sold in variants have no price of their own, and the register names no variant (spec 2's
+    // lines carry none): a catalog line of one would sell at a price the menu does not have.
+    else if (fromCatalog && item.in_variants) problems.push({ field: `lines.${i}.item_id`, message: `${item.name} is sold in variants, which have their own prices: sell it at its variant's price as an open price.` });
     const priced = (l.modifiers ?? []).map((sent, j): OrderModifier => {
       const m = cleanModifier(sent);
       if (m.id === undefined || m.id === null) return m;
