@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
+import { isInStock } from '@pos/domain/catalog/stock';
 
 /** What a marketplace menu push carries per item (delivery-a and delivery-b take the same shape). */
 export interface DeliveryMenuItem {
@@ -23,5 +24,5 @@ export async function deliveryMenuItems(tdb: TenantDb, locationId: string): Prom
     .orderBy('i.id')
     .limit(5000)
     .execute();
-  return rows.map((r) => ({ id: r.id, name: r.name, price: r.unit_price, available: r.allow_negative_stock || r.quantity === null || Number(r.quantity) > 0 }));
+  return rows.map((r) => ({ id: r.id, name: r.name, price: r.unit_price, available: isInStock({ quantity: r.quantity, allowNegative: r.allow_negative_stock }) }));
 }
