@@ -18,7 +18,7 @@ import { slotUsage } from '../payments/order-capacity.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { registerBIntegrated } from '../integrations/register-b-integrated.ts';
 import { readSettings } from './channel-settings.ts';
-import { availableTimeslots, onlineLocation, storefrontOf, type Storefront } from './storefront.ts';
+import { availableTimeslots, onlineLocation, requireOpenTableSession, storefrontOf, tableQrLocation, type Storefront } from './storefront.ts';
 import { findLocation } from './channel-settings.ts';
 import { isUuid } from '@pos/domain/ids';
 
@@ -85,13 +85,6 @@ function tableQrOf(snapshot: Record<string, unknown>): Record<string, unknown> {
   return typeof snapshot.table_session_id === 'string' ? { channel: snapshot.channel, table_session_id: snapshot.table_session_id } : {};
 }
 
-/** A location taking table QR orders (its `qr_ordering.enabled`); otherwise 404 `location`. */
-async function tableQrLocation(sf: Storefront, locationId: string): Promise<{ loc: Awaited<ReturnType<typeof findLocation>>; view: null }> {
-  const loc = await findLocation(sf.tdb, locationId);
-  if (!(await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
-  return { loc, view: null };
-}
-
 /** A full name: two words at least (first and last name). */
 function isFullName(name: string | undefined): boolean {
   return typeof name === 'string' && name.trim().split(/\s+/).filter(Boolean).length >= 2;
@@ -122,11 +115,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   } else if (!view!.open_now) {
     throw errors.businessRule(ORDERING_CLOSED, { reason: 'ordering_closed' });
   }
-  if (input.table_session_id !== undefined) {
-    const session = await sf.tdb.selectFrom('table_sessions').select(['id', 'status']).where('id', '=', input.table_session_id).where('location_id', '=', loc.id).executeTakeFirst();
-    if (!session) throw errors.notFound('table_session');
-    if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
-  }
+  if (input.table_session_id !== undefined) await requireOpenTableSession(sf, loc.id, input.table_session_id);
   const { settings: online } = await readSettings(sf.tdb, loc.id, 'online');
   // A location may take orders only from signed-in customers (its online or its table QR setting).
   const guestsAllowed = tableQr ? (await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.allow_guest_checkout : online.allow_guest_checkout;

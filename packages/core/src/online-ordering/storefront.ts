@@ -7,6 +7,7 @@ import type { PublishedMenu } from '../catalog/published/published-catalog.ts';
 import { readPublishedCatalog } from '../catalog/published/read-published-catalog.ts';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { findLocation, onlineOrderingView, readSettings, type LocationRow } from './channel-settings.ts';
+import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
 
 /** The public side of online ordering: a merchant found by its slug, its locations, menus and timeslots. */
 export interface Storefront {
@@ -29,6 +30,20 @@ export async function onlineLocation(sf: Storefront, locationId: string): Promis
   const s = await readSettings(sf.tdb, loc.id, 'online_ordering');
   if (!s.settings.enabled) throw errors.notFound('location');
   return { loc, view: onlineOrderingView(loc, s, new Date()) };
+}
+
+/** A location taking table QR orders (its `qr_ordering.enabled`); otherwise 404 `location`. */
+export async function tableQrLocation(sf: Storefront, locationId: string): Promise<{ loc: LocationRow; view: null }> {
+  const loc = await findLocation(sf.tdb, locationId);
+  if (!(await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
+  return { loc, view: null };
+}
+
+/** A table session of the location still open for orders: unknown is 404 `table_session`, closed a 422 `session_closed`. */
+export async function requireOpenTableSession(sf: Storefront, locationId: string, sessionId: string): Promise<void> {
+  const session = await sf.tdb.selectFrom('table_sessions').select(['id', 'status']).where('id', '=', sessionId).where('location_id', '=', locationId).executeTakeFirst();
+  if (!session) throw errors.notFound('table_session');
+  if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
 }
 
 /** The online-ordering part of a published menu: only items sold online, empty groups left out. */
@@ -96,13 +111,16 @@ export async function availableTimeslots(db: CentralDb, slug: string, locationId
 }
 
 /**
- * `POST …/offers/validate`: the basket priced on the online channel with the location's active offers
- * (the one pricing function), so the storefront shows which offers apply and the discount before
- * paying. The payment prices the same basket again; nothing is stored.
+ * `POST …/offers/validate`: the basket priced with the location's active offers (the one pricing
+ * function), so the storefront shows which offers apply and the discount before paying. A guest at a
+ * table (`table_session_id`) is priced as their payment will be: on the table QR channel, under its
+ * setting, in an open session. The payment prices the same basket again; nothing is stored.
  */
-export async function validateOnlineOffers(db: CentralDb, redis: Redis, slug: string, locationId: string, lines: readonly QuoteLineInput[], now: Date) {
+export async function validateOnlineOffers(db: CentralDb, redis: Redis, slug: string, locationId: string, input: { lines: readonly QuoteLineInput[]; table_session_id?: string }, now: Date) {
   const sf = await storefrontOf(db, slug);
-  const { loc } = await onlineLocation(sf, locationId);
-  const q = await quoteBasket({ tdb: sf.tdb, redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: 'online_ordering' }, lines);
+  const tableQr = input.table_session_id !== undefined;
+  const { loc } = tableQr ? await tableQrLocation(sf, locationId) : await onlineLocation(sf, locationId);
+  if (tableQr) await requireOpenTableSession(sf, loc.id, input.table_session_id!);
+  const q = await quoteBasket({ tdb: sf.tdb, redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: tableQr ? 'qr_ordering' : 'online_ordering' }, input.lines);
   return { location_id: loc.id, subtotal: q.subtotal, discount: q.discount, vat: q.vat, total: q.total, offers: q.offers };
 }

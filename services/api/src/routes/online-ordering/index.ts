@@ -97,12 +97,12 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     )
     .post(
       '/:slug/:locationId/offers/validate',
-      async (ctx) => ({ data: await validateOnlineOffers(deps.db, deps.redis, ctx.params.slug, ctx.params.locationId, ctx.body.lines, deps.clock.now()) }),
+      async (ctx) => ({ data: await validateOnlineOffers(deps.db, deps.redis, ctx.params.slug, ctx.params.locationId, ctx.body, deps.clock.now()) }),
       {
         params: S.SlugLocationParams,
         body: S.OffersBody,
         response: { 200: S.OffersResponse },
-        ...doc('Validate offers', 'Prices the basket on the online channel with the location\'s active offers: which apply and the discount. Nothing is stored.'),
+        ...doc('Validate offers', 'Prices the basket on the online channel with the location\'s active offers: which apply and the discount. With `table_session_id` (a guest at a table) it prices on the table QR channel, as that guest\'s payment will. Nothing is stored.'),
       },
     )
     .post(

@@ -133,7 +133,14 @@ export const ProcessBody = t.Object(
   { additionalProperties: false, description: 'A platform-a payment order (from `…/payment`) paid with the card source the storefront tokenised.' },
 );
 
-export const OffersBody = t.Object({ lines: QuoteBody.properties.lines }, { additionalProperties: false });
+export const OffersBody = t.Object(
+  {
+    lines: QuoteBody.properties.lines,
+    // A guest at a table: priced on the table QR channel, as the payment of that session will be.
+    table_session_id: t.Optional(t.String({ format: 'uuid', maxLength: 36, error: 'The table session id must be a UUID.' })),
+  },
+  { additionalProperties: false },
+);
 export const OffersResponse = t.Object({
   data: t.Object({
     location_id: t.String(),

@@ -139,3 +139,54 @@ describe('table QR ordering follows its own enabled setting, not online ordering
     expect(await count()).toBe(before);
   });
 });
+
+describe('a guest at a table gets the quote their payment will charge', () => {
+  const validate = (body: Record<string, unknown>) => api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/offers/validate`, { body });
+
+  test('with table_session_id the basket is priced on qr_ordering: its items and its offers, as the payment charges', async () => {
+    const item = a.items[1]!;
+    await setChannels(item.id, ['pos', 'kiosk', 'qr_ordering']);
+    const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+    const qrOffer = Bun.randomUUIDv7();
+    const now = new Date();
+    await tdb.insertInto('offers').values({ id: qrOffer, name: 'QR half price', status: 'active', rule: JSON.stringify({ kind: 'percentage', percent: 50 }), channels: ['qr_ordering'], min_basket: 0, position: 0, created_at: now, updated_at: now } as never).execute();
+    try {
+      const lines = [{ item_id: item.id, qty: 2 }];
+      // The online channel does not sell the item: the storefront's quote refuses it.
+      const online = await validate({ lines });
+      expect([online.status, Object.keys(online.body.errors ?? {})]).toEqual([422, ['lines.0.item_id']]);
+      const table = await validate({ lines, table_session_id: sessionId });
+      expect(table.status).toBe(200);
+      expect(table.body.data).toMatchObject({ location_id: loc0(), subtotal: item.unit_price * 2, discount: item.unit_price, total: item.unit_price, offers: [{ id: qrOffer, name: 'QR half price', discount: item.unit_price }] });
+      const paid = await pay({ lines, table_session_id: sessionId });
+      expect([paid.status, paid.body.data?.total]).toEqual([200, table.body.data.total]);
+    } finally {
+      await tdb.deleteFrom('offers').where('id', '=', qrOffer).execute();
+      await setChannels(item.id, ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery']);
+    }
+  });
+
+  test('an unknown session is 404 table_session, a closed one 422 session_closed, table QR off 404 location', async () => {
+    const lines = [{ item_id: a.items[0]!.id, qty: 1 }];
+    const unknown = await validate({ lines, table_session_id: crypto.randomUUID() });
+    expect([unknown.status, unknown.body.message]).toEqual([404, 'Unable to locate the table_session you requested.']);
+    const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
+    const closed = Bun.randomUUIDv7();
+    const open = await tdb.selectFrom('table_sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();
+    await tdb.insertInto('table_sessions').values({ ...open, id: closed, status: 'closed' } as never).execute();
+    const r = await validate({ lines, table_session_id: closed });
+    expect([r.status, r.body.reason, r.body.message]).toEqual([422, 'session_closed', 'The table session is closed.']);
+    await api.call('PUT', `/api/back-office/qr-ordering/${loc0()}`, { token: owner, body: { enabled: false } });
+    try {
+      expect((await validate({ lines, table_session_id: sessionId })).status).toBe(404);
+    } finally {
+      await api.call('PUT', `/api/back-office/qr-ordering/${loc0()}`, { token: owner, body: { enabled: true } });
+    }
+  });
+
+  test('table_session_id must be a UUID (422), nothing else is taken beside the lines', async () => {
+    const lines = [{ item_id: a.items[0]!.id, qty: 1 }];
+    const r = await validate({ lines, table_session_id: 'table-2' });
+    expect([r.status, r.body.errors]).toEqual([422, { table_session_id: ['The table session id must be a UUID.'] }]);
+  });
+});
