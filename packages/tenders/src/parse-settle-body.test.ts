@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { MAX_TENDER_LEGS, parseSettleBody } from './parse-settle-body.ts';
+import { MAX_TENDER_CENTS, MAX_TENDER_LEGS, parseSettleBody } from './parse-settle-body.ts';
 
 describe('parseSettleBody: legacy', () => {
   test('amount_tendered alone is the legacy body', () => {
@@ -17,6 +17,25 @@ describe('parseSettleBody: legacy', () => {
         errors: [{ field: 'amount_tendered', message: 'amount_tendered must be a whole number of cents, 0 or more.' }],
       });
     }
+  });
+});
+
+describe('parseSettleBody: amounts a drawer can hold', () => {
+  test('a tender is at most MAX_TENDER_CENTS (1,000,000.00): the legacy body and every leg amount', () => {
+    expect(MAX_TENDER_CENTS).toBe(100_000_000);
+    expect(parseSettleBody({ amount_tendered: MAX_TENDER_CENTS })).toEqual({ ok: true, input: { kind: 'legacy', amount_tendered: MAX_TENDER_CENTS } });
+    expect(parseSettleBody({ amount_tendered: MAX_TENDER_CENTS + 1 })).toEqual({
+      ok: false,
+      errors: [{ field: 'amount_tendered', message: 'amount_tendered may not be greater than 100000000.' }],
+    });
+    expect(parseSettleBody({ tenders: [{ method: 'card', amount: 2 ** 52 }, { method: 'cash', amount: 100, amount_tendered: 9_000_000_000_000 }] })).toEqual({
+      ok: false,
+      errors: [
+        { field: 'tenders.0.amount', message: 'amount may not be greater than 100000000.' },
+        { field: 'tenders.1.amount_tendered', message: 'amount_tendered may not be greater than 100000000.' },
+      ],
+    });
+    expect(parseSettleBody({ tenders: [{ method: 'cash', amount: MAX_TENDER_CENTS, amount_tendered: MAX_TENDER_CENTS }] }).ok).toBe(true);
   });
 });
 

@@ -1,3 +1,4 @@
+import { MAX_TILL_CENTS } from '@pos/domain/tills/till-rules';
 import type { SettleInput, TenderLegInput } from './types.ts';
 
 /** One entry of the 422 `errors` map: a dot path (`tenders.1.amount`) and its text. */
@@ -17,6 +18,19 @@ export const MAX_TENDER_LEGS = 20;
 export const MAX_ISSUER_LENGTH = 100;
 
 const CENTS_TEXT = 'must be a whole number of cents, 0 or more.';
+
+/**
+ * Largest amount one tender may carry: what a drawer may hold. A larger cash tender would put its
+ * change (and the till's expected cash) beyond anything a drawer can count.
+ */
+export const MAX_TENDER_CENTS = MAX_TILL_CENTS;
+
+/** The error text of a cents field, or null when the amount is acceptable. */
+function centsProblem(name: string, value: unknown): string | null {
+  if (!isCentsAmount(value)) return `${name} ${CENTS_TEXT}`;
+  if (value > MAX_TENDER_CENTS) return `${name} may not be greater than ${MAX_TENDER_CENTS}.`;
+  return null;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -56,13 +70,13 @@ function parseLeg(raw: unknown, index: number, errors: FieldError[]): TenderLegI
     errors.push({ field: `${at}.funding`, message: 'funding must be debit or credit.' });
   }
   if (amount !== undefined && amount !== null) {
-    if (!isCentsAmount(amount)) errors.push({ field: `${at}.amount`, message: `amount ${CENTS_TEXT}` });
+    const problem = centsProblem('amount', amount);
+    if (problem) errors.push({ field: `${at}.amount`, message: problem });
     // A card or voucher of 0 pays nothing and would sign an empty line; only cash may be 0 (zero-total sale).
     else if (amount === 0 && method !== 'cash') errors.push({ field: `${at}.amount`, message: 'amount must be more than 0.' });
   }
-  if (tendered !== undefined && tendered !== null && !isCentsAmount(tendered)) {
-    errors.push({ field: `${at}.amount_tendered`, message: `amount_tendered ${CENTS_TEXT}` });
-  }
+  const tenderedProblem = tendered !== undefined && tendered !== null ? centsProblem('amount_tendered', tendered) : null;
+  if (tenderedProblem) errors.push({ field: `${at}.amount_tendered`, message: tenderedProblem });
   if (present(issuer) && (typeof issuer !== 'string' || issuer.length > MAX_ISSUER_LENGTH)) {
     errors.push({ field: `${at}.${issuerKey}`, message: `${issuerKey} must be text of at most ${MAX_ISSUER_LENGTH} characters.` });
   }
@@ -92,7 +106,8 @@ export function parseSettleBody(raw: unknown): ParseSettleBodyResult {
     if (tendered === undefined) {
       return { ok: false, errors: [{ field: 'tenders', message: 'Send amount_tendered, or tenders with at least one payment.' }] };
     }
-    if (!isCentsAmount(tendered)) return { ok: false, errors: [{ field: 'amount_tendered', message: `amount_tendered ${CENTS_TEXT}` }] };
+    const problem = centsProblem('amount_tendered', tendered);
+    if (problem || !isCentsAmount(tendered)) return { ok: false, errors: [{ field: 'amount_tendered', message: problem! }] };
     return { ok: true, input: { kind: 'legacy', amount_tendered: tendered } };
   }
 

@@ -109,7 +109,7 @@ export function posOrderRoutes(deps: ApiDeps) {
           security,
           summary: 'Settle an OPEN order (`settle`): tender legs, fiscal signature, transaction',
           description:
-            'Body `{amount_tendered}` (one cash leg) or `{tenders:[{method, funding?, amount?, amount_tendered?, provider?}]}` (`provider` is the issuer pick, `issuer` an alias; any other leg key is 422 on that field). A tender refusal is 422 with the verbatim message, `reason` (the refusal code) and the field; the order stays OPEN. A second settle is 409 `not_open`. Without an active fiscal enrolment: 422 `fiscal_not_enrolled`. Answers the bare order with `tender {amount_tendered?, change?}`, `fiscal {short_signature, digital_signature, verification_url}` and `transaction_id`.',
+            'Body `{amount_tendered}` (one cash leg) or `{tenders:[{method, funding?, amount?, amount_tendered?, provider?}]}` (`provider` is the issuer pick, `issuer` an alias; any other leg key is 422 on that field; an amount is at most 100000000 cents, what a drawer holds). A tender refusal is 422 with the verbatim message, `reason` (the refusal code) and the field; the order stays OPEN. A second settle is 409 `not_open`. Without an active fiscal enrolment: 422 `fiscal_not_enrolled`. Answers the bare order with `tender {amount_tendered?, change?}`, `fiscal {short_signature, digital_signature, verification_url}` and `transaction_id`.',
         },
       },
     );

@@ -182,6 +182,13 @@ describe('POST /pos/orders/{clientUuid}/settle', () => {
     const shape = await settle(id, { tenders: [{ method: 'cash', amount: -1 }] });
     expect(shape).toMatchObject({ status: 422, body: { errors: { 'tenders.0.amount': ['amount must be a whole number of cents, 0 or more.'] } } });
     expect((await settle(id, {})).body.errors).toEqual({ tenders: ['Send amount_tendered, or tenders with at least one payment.'] });
+    // More than a drawer holds: the change (and the till's expected cash) would be absurd.
+    const absurd = await settle(id, { amount_tendered: 10 ** 12 });
+    expect({ status: absurd.status, body: absurd.body }).toEqual({
+      status: 422,
+      body: { message: 'amount_tendered may not be greater than 100000000.', errors: { amount_tendered: ['amount_tendered may not be greater than 100000000.'] } },
+    });
+    expect((await settle(id, { tenders: [{ method: 'cash', amount_tendered: 100_000_001 }] })).body.errors).toEqual({ 'tenders.0.amount_tendered': ['amount_tendered may not be greater than 100000000.'] });
 
     const after = await api.call('GET', `/api/pos/orders/${id}`, { token: device, deviceKey: true, staffToken: cashier });
     expect(after.body).toMatchObject({ state: 'OPEN', version: opened.version, tender: {}, fiscal: {} });
