@@ -69,6 +69,23 @@ export async function claimConnection(db: CentralDb, claim: ConnectClaim, label:
   });
 }
 
+/**
+ * Runs a disconnect of the location (`run`: the provider call and the connection marked disabled) under
+ * the location's claim, so it never interleaves with a connect: while a connect to the location is in
+ * flight the disconnect is 409 `integration_busy` (the connect would otherwise re-activate a store right
+ * after the disconnect answered), and a connect arriving during the disconnect is refused the same way.
+ */
+export async function disconnectUnderClaim<T>(db: CentralDb, location: Omit<ConnectClaim, 'externalRef'>, label: string, now: Date, run: () => Promise<T>): Promise<T> {
+  // No store is named like this: the row only holds the location's unique key.
+  const claim: ConnectClaim = { ...location, externalRef: `disconnecting:${location.locationId}` };
+  await claimConnection(db, claim, label, now);
+  try {
+    return await run();
+  } finally {
+    await releaseConnectClaim(db, claim);
+  }
+}
+
 /** Drops the claim (after a refused provider call). */
 export async function releaseConnectClaim(db: CentralDb, claim: ConnectClaim): Promise<void> {
   const key = claimKey(claim);

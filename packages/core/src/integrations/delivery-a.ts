@@ -4,7 +4,7 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { DeliveryAClient, SiteStatus } from '@pos/providers/delivery-a/delivery-a-client';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
-import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import { claimConnection, disconnectUnderClaim, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * delivery-a administration per location (spec 1 "delivery-a"): the location's connection in central
@@ -125,15 +125,18 @@ export async function updateDeliveryA(db: CentralDb, scope: LocationScope, input
 
 /** Disables: delivery-a is told first (an unknown store there is fine), then the connection is marked disabled. */
 export async function disableDeliveryA(db: CentralDb, client: DeliveryAClient, scope: LocationScope, now: Date): Promise<DeliveryAStatus> {
-  const c = await activeConnection(db, scope);
-  try {
-    await client.disableIntegration(c.external_ref);
-  } catch (e) {
-    if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
-  }
-  await db.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
-  await logAction(db, scope, c.id, 'disabled', null, now);
-  return statusOf(await connectionOf(db, scope));
+  const location = { provider: PROVIDER, merchantId: scope.merchant.id, locationId: scope.locationId };
+  return disconnectUnderClaim(db, location, LABEL, now, async () => {
+    const c = await activeConnection(db, scope);
+    try {
+      await client.disableIntegration(c.external_ref);
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
+    }
+    await db.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
+    await logAction(db, scope, c.id, 'disabled', null, now);
+    return statusOf(await connectionOf(db, scope));
+  });
 }
 
 

@@ -5,7 +5,7 @@ import type { DeliveryBClient, DeliveryBFulfillment, DeliveryBMenuItem, Delivery
 import { clampLogLimit, type DeliveryALogEntry, type LocationScope } from './delivery-a.ts';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
-import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import { claimConnection, disconnectUnderClaim, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * delivery-b administration per location (spec 1 "delivery-b"): like delivery-a, the location's
@@ -126,15 +126,18 @@ export async function selectDeliveryBStore(db: CentralDb, client: DeliveryBClien
 
 /** Disables: delivery-b is told first (an unknown store there is fine), then the connection is marked disabled. */
 export async function disableDeliveryB(db: CentralDb, client: DeliveryBClient, scope: LocationScope, now: Date): Promise<DeliveryBStatus> {
-  const c = await activeConnection(db, scope);
-  try {
-    await client.disableIntegration(c.external_ref);
-  } catch (e) {
-    if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
-  }
-  await db.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
-  await logAction(db, scope, c.id, 'disabled', null, now);
-  return statusOf(await connectionOf(db, scope));
+  const location = { provider: PROVIDER, merchantId: scope.merchant.id, locationId: scope.locationId };
+  return disconnectUnderClaim(db, location, LABEL, now, async () => {
+    const c = await activeConnection(db, scope);
+    try {
+      await client.disableIntegration(c.external_ref);
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
+    }
+    await db.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
+    await logAction(db, scope, c.id, 'disabled', null, now);
+    return statusOf(await connectionOf(db, scope));
+  });
 }
 
 /** PUT /settings: local settings only (no provider call). */

@@ -7,7 +7,7 @@ import type { LocationScope } from './delivery-a.ts';
 import { deliveryMenuItems } from './delivery-menu.ts';
 import type { SyncContext, SyncOutcome } from './sync-runners.ts';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
-import { claimConnection, finishClaimWith, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import { claimConnection, disconnectUnderClaim, finishClaimWith, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * register-d administration per location (spec 1 "register-d"): a third-party register reached
@@ -210,18 +210,21 @@ async function connectSite(db: CentralDb, client: () => RegisterDClient, scope: 
  * there is fine), the connection disabled; its schedule is kept for a reconnect but not run.
  */
 export async function disconnectRegisterD(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, now: Date): Promise<RegisterDStatus> {
-  const c = await activeConnection(db, scope);
-  try {
-    await client().unlinkSite(scope.vendor, c.external_ref);
-  } catch (e) {
-    if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
-  }
-  await db.transaction().execute(async (trx) => {
-    await trx.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
-    await trx.updateTable('integration_auto_syncs').set({ next_run_at: null, updated_at: now }).where('connection_id', '=', c.id).execute();
+  const location = { provider: registerDProvider(scope.vendor), merchantId: scope.merchant.id, locationId: scope.locationId, group: REGISTER_D };
+  return disconnectUnderClaim(db, location, LABEL, now, async () => {
+    const c = await activeConnection(db, scope);
+    try {
+      await client().unlinkSite(scope.vendor, c.external_ref);
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
+    }
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
+      await trx.updateTable('integration_auto_syncs').set({ next_run_at: null, updated_at: now }).where('connection_id', '=', c.id).execute();
+    });
+    await logAction(db, scope, c.id, 'disconnected', c.external_ref, now);
+    return registerDStatus(db, scope);
   });
-  await logAction(db, scope, c.id, 'disconnected', c.external_ref, now);
-  return registerDStatus(db, scope);
 }
 
 /** `POST .../sync-menu`: pushes the location's menu (the delivery catalog reader, availability included) to the site. */

@@ -82,4 +82,46 @@ describe('delivery-a: two merchants connect the same marketplace store at once',
     expect((await api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: 'claim-1' } })).status).toBe(200);
     expect(await claims()).toEqual([]);
   });
+
+  test('a disable waits for no connect: 409 integration_busy while one is in flight, and a connect is refused during a disable', async () => {
+    const loc = a.locations[2]?.id ?? a.locations[0]!.id;
+    sim.addStore('disable-1', 'disable-1');
+    sim.addStore('disable-2', 'disable-2');
+    expect((await api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: 'disable-1' } })).status).toBe(200);
+    // A connect of disable-2 to this location is under way (its claim committed, the provider call running).
+    const connecting = { provider: 'delivery-a', external_ref: 'disable-2', merchant_id: a.merchant.id, location_id: loc, claimed_until: new Date(Date.now() + 60_000) };
+    await api.deps.db.insertInto('integration_connect_claims').values(connecting).execute();
+    const busy = await api.call('DELETE', `/api/back-office/delivery-a/${loc}`, { token: tokA });
+    expect({ status: busy.status, body: busy.body }).toEqual({ status: 409, body: { message: 'Another delivery-a store is being connected to this location; try again.', reason: 'integration_busy' } });
+    const active = () => api.deps.db.selectFrom('integration_connections').select(['external_ref', 'status']).where('provider', '=', 'delivery-a').where('merchant_id', '=', a.merchant.id).where('location_id', '=', loc).execute();
+    expect(await active()).toEqual([{ external_ref: 'disable-1', status: 'active' }]);
+    await api.deps.db.deleteFrom('integration_connect_claims').where('external_ref', '=', 'disable-2').execute();
+    // A disable under way (its location claim held): a connect to the location waits its turn.
+    const disabling = { provider: 'delivery-a', external_ref: `disconnecting:${loc}`, merchant_id: a.merchant.id, location_id: loc, claimed_until: new Date(Date.now() + 60_000) };
+    await api.deps.db.insertInto('integration_connect_claims').values(disabling).execute();
+    expect(await api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: 'disable-2' } })).toMatchObject({ status: 409, body: { reason: 'integration_busy' } });
+    await api.deps.db.deleteFrom('integration_connect_claims').where('external_ref', '=', `disconnecting:${loc}`).execute();
+    // Nothing in flight: the disable runs and leaves no claim behind.
+    const done = await api.call('DELETE', `/api/back-office/delivery-a/${loc}`, { token: tokA });
+    expect(done.status).toBe(200);
+    expect(await active()).toEqual([{ external_ref: 'disable-1', status: 'disabled' }]);
+    expect(await api.deps.db.selectFrom('integration_connect_claims').select('external_ref').where('merchant_id', '=', a.merchant.id).execute()).toEqual([]);
+  });
+
+  test('a connect and a disable of one location at once end consistent: the answers agree with the stored state', async () => {
+    const loc = a.locations[0]!.id;
+    for (const store of ['both-1', 'both-2', 'both-3']) {
+      sim.addStore(store, store);
+      const [c, d] = await Promise.all([
+        api.call('POST', `/api/back-office/delivery-a/${loc}`, { token: tokA, body: { store_id: store } }),
+        api.call('DELETE', `/api/back-office/delivery-a/${loc}`, { token: tokA }),
+      ]);
+      for (const r of [c, d]) expect([200, 404, 409, 422]).toContain(r.status);
+      const shown = (await api.call('GET', `/api/back-office/delivery-a/${loc}`, { token: tokA })).body.data;
+      // Serialised: the last to finish decides, and it said so.
+      if (c.status === 200 && d.status !== 200) expect(shown).toMatchObject({ enabled: true, store_id: store });
+      if (d.status === 200 && c.status !== 200) expect(shown.enabled).toBe(false);
+      expect(await api.deps.db.selectFrom('integration_connect_claims').select('external_ref').where('merchant_id', '=', a.merchant.id).execute()).toEqual([]);
+    }
+  });
 });

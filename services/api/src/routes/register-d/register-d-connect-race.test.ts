@@ -92,4 +92,22 @@ describe('register-d: connecting sites at once', () => {
     }
     expect(counts).toEqual(Array.from({ length: ROUNDS }, () => 1));
   });
+
+  test('a disconnect while another vendor is being connected to the location is 409 integration_busy; the site stays connected', async () => {
+    const loc = a.locations[0]!.id;
+    sim.addSite('vendor-a', 'held-site', 'held-site');
+    expect((await api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: 'held-site' } })).status).toBe(200);
+    // vendor-b's connect to this location is under way (the register-d group's claim holds the location).
+    const connecting = { provider: 'register-d', external_ref: 'register-d:vendor-b/other-0', merchant_id: a.merchant.id, location_id: loc, claimed_until: new Date(Date.now() + 60_000) };
+    await api.deps.db.insertInto('integration_connect_claims').values(connecting).execute();
+    try {
+      expect(await api.call('DELETE', url('vendor-a', loc), { token: tokA })).toMatchObject({ status: 409, body: { reason: 'integration_busy' } });
+      expect(await activeAt(a.merchant.id, loc)).toEqual([{ provider: 'register-d:vendor-a', external_ref: 'held-site' }]);
+    } finally {
+      await api.deps.db.deleteFrom('integration_connect_claims').where('external_ref', '=', connecting.external_ref).execute();
+    }
+    expect((await api.call('DELETE', url('vendor-a', loc), { token: tokA })).status).toBe(200);
+    expect(await activeAt(a.merchant.id, loc)).toEqual([]);
+    expect(await api.deps.db.selectFrom('integration_connect_claims').select('external_ref').where('merchant_id', '=', a.merchant.id).execute()).toEqual([]);
+  });
 });
