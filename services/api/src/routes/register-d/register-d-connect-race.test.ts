@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startRegisterDSimulator, type RegisterDSimulator } from '@pos/providers/register-d/register-d-simulator';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { rivalMerchants, type RivalMerchants } from '../../testing/rival-merchants.ts';
 
 // Requests connecting register-d sites at once (decisions: "Connecting a marketplace store concurrently").
 let sim: RegisterDSimulator;
+let rivals: RivalMerchants;
 let api: TestApi;
 let a: DemoSeedResult;
 let b: DemoSeedResult;
@@ -20,17 +22,10 @@ beforeAll(async () => {
     for (const s of [`shared-${i}`, `pair-${i}a`, `pair-${i}b`, `third-${i}`]) sim.addSite('vendor-a', s, s);
     sim.addSite('vendor-b', `other-${i}`, `other-${i}`);
   }
-  api = await createTestApi({ env: { REGISTER_D_API_URL: sim.url, REGISTER_D_API_TOKEN: 'rd-race-token', REGISTER_D_VENDORS: 'vendor-a,vendor-b' } });
-  a = await api.seed('rd-race-a');
-  b = await api.seed('rd-race-b');
-  tokA = await api.ownerToken(a);
-  tokB = await api.ownerToken(b);
+  rivals = await rivalMerchants({ REGISTER_D_API_URL: sim.url, REGISTER_D_API_TOKEN: 'rd-race-token', REGISTER_D_VENDORS: 'vendor-a,vendor-b' }, 'rd-race', [() => sim.stop()]);
+  ({ api, a, b, tokA, tokB } = rivals);
 }, 60_000);
-afterAll(async () => {
-  await api.deps.db.deleteFrom('integration_connections').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
-  await api.close();
-  await sim.stop();
-});
+afterAll(() => rivals.close());
 
 const activeAt = (merchantId: string, location: string) =>
   api.deps.db.selectFrom('integration_connections').select(['provider', 'external_ref']).where('merchant_id', '=', merchantId).where('location_id', '=', location).where('provider', 'like', 'register-d:%').where('status', '=', 'active').execute();
@@ -50,9 +45,7 @@ describe('register-d: connecting sites at once', () => {
         if ((await activeAt(m.merchant.id, m.locations[0]!.id)).length) expect((await api.call('DELETE', url('vendor-a', m.locations[0]!.id), { token: tok })).status).toBe(200);
       }
     }
-    const rows = await api.deps.db.selectFrom('integration_connections').select(['merchant_id', 'location_id']).where('provider', '=', 'register-d:vendor-a').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
-    const locOf = new Map([[a.merchant.id, a.locations.map((l) => l.id)], [b.merchant.id, b.locations.map((l) => l.id)]]);
-    expect(rows.filter((r) => !locOf.get(r.merchant_id)!.includes(r.location_id!))).toEqual([]);
+    expect(await rivals.crossed('register-d:vendor-a')).toEqual([]);
     expect(outcomes).toEqual(Array.from({ length: ROUNDS }, () => [200, 409]));
   });
 

@@ -3,7 +3,8 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { mintOAuthState } from '@pos/core/integrations/oauth-state';
 import { startOAuthSimulator, type OAuthSimulator } from '@pos/providers/oauth/oauth-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { rivalMerchants, type RivalMerchants } from '../../testing/rival-merchants.ts';
 
 // The delivery-b OAuth callback writes the same rows as the store connect (provider delivery-b, keyed by
 // the account / store id, at the state's location): it takes the same claim (decisions: "Connecting a
@@ -12,6 +13,7 @@ const STATE_SECRET = 'oauth-state-secret-0123456789abcdef';
 const ROUNDS = 4;
 let oauth: OAuthSimulator;
 let stores: DeliveryBSimulator;
+let rivals: RivalMerchants;
 let api: TestApi;
 let a: DemoSeedResult;
 let b: DemoSeedResult;
@@ -21,27 +23,19 @@ beforeAll(async () => {
   oauth = startOAuthSimulator({ provider: 'delivery-b', clientId: 'db-client', clientSecret: 'db-client-secret' });
   stores = startDeliveryBSimulator({ apiToken: 'db-cb-token' });
   for (let i = 0; i < ROUNDS; i++) for (const s of [`cb-store-${i}`, `cb-mixed-${i}`]) stores.addStore(s, s);
-  api = await createTestApi({
-    env: {
-      INTEGRATION_TOKEN_KEY: 'c'.repeat(64),
-      OAUTH_STATE_SECRET: STATE_SECRET,
-      DELIVERY_B_OAUTH_URL: oauth.url,
-      DELIVERY_B_CLIENT_ID: 'db-client',
-      DELIVERY_B_CLIENT_SECRET: 'db-client-secret',
-      DELIVERY_B_API_URL: stores.url,
-      DELIVERY_B_API_TOKEN: 'db-cb-token',
-    },
-  });
-  a = await api.seed('db-cb-a');
-  b = await api.seed('db-cb-b');
-  tokA = await api.ownerToken(a);
+  const env = {
+    INTEGRATION_TOKEN_KEY: 'c'.repeat(64),
+    OAUTH_STATE_SECRET: STATE_SECRET,
+    DELIVERY_B_OAUTH_URL: oauth.url,
+    DELIVERY_B_CLIENT_ID: 'db-client',
+    DELIVERY_B_CLIENT_SECRET: 'db-client-secret',
+    DELIVERY_B_API_URL: stores.url,
+    DELIVERY_B_API_TOKEN: 'db-cb-token',
+  };
+  rivals = await rivalMerchants(env, 'db-cb', [() => oauth.stop(), () => stores.stop()]);
+  ({ api, a, b, tokA } = rivals);
 }, 60_000);
-afterAll(async () => {
-  await api.deps.db.deleteFrom('integration_connections').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
-  await api.close();
-  await oauth.stop();
-  await stores.stop();
-});
+afterAll(() => rivals.close());
 
 const callback = (m: DemoSeedResult, location: string, account: string) => {
   const state = mintOAuthState({ secret: STATE_SECRET, provider: 'delivery-b', merchantId: m.merchant.id, locationId: location, now: new Date() }).state;
@@ -49,11 +43,7 @@ const callback = (m: DemoSeedResult, location: string, account: string) => {
 };
 const activeAt = (m: DemoSeedResult, location: string) =>
   api.deps.db.selectFrom('integration_connections').select('external_ref').where('provider', '=', 'delivery-b').where('merchant_id', '=', m.merchant.id).where('location_id', '=', location).where('status', '=', 'active').execute();
-const crossed = async () => {
-  const rows = await api.deps.db.selectFrom('integration_connections').select(['merchant_id', 'location_id']).where('provider', '=', 'delivery-b').where('merchant_id', 'in', [a.merchant.id, b.merchant.id]).execute();
-  const locOf = new Map([[a.merchant.id, a.locations.map((l) => l.id)], [b.merchant.id, b.locations.map((l) => l.id)]]);
-  return rows.filter((r) => !locOf.get(r.merchant_id)!.includes(r.location_id!));
-};
+const crossed = () => rivals.crossed('delivery-b');
 
 describe('delivery-b OAuth callback: concurrent connects', () => {
   test('two merchants\' callbacks for one account at once: one 200, one 409 integration_taken (never a 500)', async () => {
