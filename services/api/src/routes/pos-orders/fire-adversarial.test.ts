@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { bindTenant, type TenantDb } from '@pos/db';
-import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
+import type { TenantDb } from '@pos/db';
+import type { TestApi } from '../../testing/harness.ts';
+import { openRegisterSession, registerCalls, type RegisterSession } from '../../testing/register-session.ts';
 
 // Probe 5: firing register orders to the kitchen (fire deltas, void, races), kds-stations, replays.
+let session: RegisterSession;
 let api: TestApi;
 let m: DemoSeedResult;
 let tdb: TenantDb;
@@ -12,33 +14,13 @@ let cashier: string;
 let manager: string;
 
 beforeAll(async () => {
-  api = await createTestApi();
-  m = await api.seed('fire-adv');
-  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
-  device = await api.deviceToken(m, 'pos', 0);
-  cashier = await api.staffLogin(m, 'cashier', device);
-  manager = await api.staffLogin(m, 'manager', device);
+  session = await openRegisterSession('fire-adv');
+  ({ api, m, tdb, device, cashier, manager } = session);
 });
 afterAll(() => api.close());
 
 const uuid = () => crypto.randomUUID();
-const item = (name: string) => m.items.find((i) => i.name === name)!;
-const pinOf = (role: 'manager' | 'cashier') => m.staff.find((s) => s.role === role)!.pin;
-function line(name: string, qty = 1, extra: Record<string, unknown> = {}) {
-  const it = item(name);
-  return { uuid: uuid(), item_id: it.id, qty, unit_price: it.unit_price, price_source: 'catalog', modifiers: [], ...extra };
-}
-function put(id: string, body: Record<string, unknown>, staffToken = cashier, token = device): Promise<CallResult> {
-  return api.call('PUT', `/api/pos/orders/${id}`, { token, deviceKey: true, staffToken, body });
-}
-function post(path: string, staffToken = cashier, body?: unknown, token = device): Promise<CallResult> {
-  return api.call('POST', path, { token, deviceKey: true, staffToken, body });
-}
-async function escalate(permission: string, staffToken = cashier): Promise<string> {
-  const r = await post('/api/pos/staff/escalate', staffToken, { manager_pin: pinOf('manager'), permission });
-  expect(r.status).toBe(200);
-  return r.body.approval_token as string;
-}
+const { item, pinOf, line, put, post, escalate } = registerCalls(() => session);
 const tickets = (id: string) => tdb.selectFrom('kitchen_tickets').selectAll().where('source', '=', 'pos_order').where('source_id', '=', id).orderBy('fire_no').execute();
 const linesOf = (ticketId: string) => tdb.selectFrom('kitchen_ticket_lines').select(['name', 'qty', 'line_ref']).where('ticket_id', '=', ticketId).orderBy('position').execute();
 /** What the kitchen was told to make, per item name (VOID lines take away), summed over every ticket of the order. */

@@ -5,6 +5,7 @@ import { verifySignature, type OrderEvent, type SignResult } from '@pos/fiscal';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { exportJournal } from '@pos/core/fiscal/export-journal';
 import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
+import { openRegisterSession } from '../../testing/register-session.ts';
 
 // A fire is registered with the fiscal data module as an order event (signOrder, label N), one
 // journal entry per fire that sends the kitchen something (docs/decisions.md "Fires are signed").
@@ -15,11 +16,7 @@ let device: string;
 let manager: string;
 
 beforeAll(async () => {
-  api = await createTestApi();
-  m = await api.seed('fire-fiscal');
-  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
-  device = await api.deviceToken(m, 'pos', 0);
-  manager = await api.staffLogin(m, 'manager', device);
+  ({ api, m, tdb, device, manager } = await openRegisterSession('fire-fiscal'));
 });
 afterAll(() => api.close());
 

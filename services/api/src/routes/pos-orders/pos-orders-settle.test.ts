@@ -7,6 +7,7 @@ import { verifySignature, type SaleEvent, type SignResult } from '@pos/fiscal';
 import { TENDER_MESSAGES } from '@pos/tenders';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
+import { openRegisterSession } from '../../testing/register-session.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -16,12 +17,7 @@ let cashier: string;
 let manager: string;
 
 beforeAll(async () => {
-  api = await createTestApi();
-  m = await api.seed('settle');
-  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
-  device = await api.deviceToken(m, 'pos', 0);
-  cashier = await api.staffLogin(m, 'cashier', device);
-  manager = await api.staffLogin(m, 'manager', device);
+  ({ api, m, tdb, device, cashier, manager } = await openRegisterSession('settle'));
 });
 afterAll(() => api.close());
 

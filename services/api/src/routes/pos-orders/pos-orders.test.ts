@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant } from '@pos/db';
-import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { openRegisterSession, registerCalls, type RegisterSession } from '../../testing/register-session.ts';
 
+let session: RegisterSession;
 let api: TestApi;
 let m: DemoSeedResult;
 let device: string;
@@ -14,45 +16,13 @@ const NOT_FOUND = { message: 'Unable to locate the order you requested.' };
 const FORBIDDEN = { message: 'Unauthorized: Insufficient permissions' };
 
 beforeAll(async () => {
-  api = await createTestApi();
-  m = await api.seed('orders');
-  device = await api.deviceToken(m, 'pos', 0);
-  cashier = await api.staffLogin(m, 'cashier', device);
-  manager = await api.staffLogin(m, 'manager', device);
+  session = await openRegisterSession('orders');
+  ({ api, m, device, cashier, manager } = session);
 });
 afterAll(() => api.close());
 
 const uuid = () => crypto.randomUUID();
-const item = (name: string) => m.items.find((i) => i.name === name)!;
-const pinOf = (role: 'manager' | 'cashier') => m.staff.find((s) => s.role === role)!.pin;
-
-/** A catalog line of `name`, qty `qty`. */
-function line(name: string, qty = 1, extra: Record<string, unknown> = {}) {
-  const it = item(name);
-  return { uuid: uuid(), item_id: it.id, qty, unit_price: it.unit_price, price_source: 'catalog', modifiers: [], ...extra };
-}
-
-function put(id: string, body: Record<string, unknown>, staffToken = cashier, token = device): Promise<CallResult> {
-  return api.call('PUT', `/api/pos/orders/${id}`, { token, deviceKey: true, staffToken, body });
-}
-function post(path: string, staffToken = cashier, body?: unknown, token = device): Promise<CallResult> {
-  return api.call('POST', path, { token, deviceKey: true, staffToken, body });
-}
-function get(path: string, staffToken = cashier, token = device): Promise<CallResult> {
-  return api.call('GET', path, { token, deviceKey: true, staffToken });
-}
-async function escalate(permission: string, staffToken = cashier): Promise<string> {
-  const r = await post('/api/pos/staff/escalate', staffToken, { manager_pin: pinOf('manager'), permission });
-  expect(r.status).toBe(200);
-  return r.body.approval_token as string;
-}
-/** Creates an order with the given lines as the cashier; returns its id. */
-async function create(lines: unknown[], staffToken = cashier): Promise<string> {
-  const id = uuid();
-  const r = await put(id, { lines }, staffToken);
-  expect(r.status).toBe(200);
-  return id;
-}
+const { item, pinOf, line, put, post, get, escalate, create } = registerCalls(() => session);
 
 describe('PUT /pos/orders/{clientUuid}', () => {
   test('creates at version 1 (expected_version absent or 0), then updates with the version seen', async () => {
