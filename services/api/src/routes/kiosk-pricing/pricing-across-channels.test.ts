@@ -1,30 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { CardASimulator, CardBSimulator } from '@pos/providers/payments';
+import type { TestApi } from '../../testing/harness.ts';
+import { startKioskPaymentsApi, type KioskPaymentsApi } from '../../testing/kiosk-payments-api.ts';
 
 // Prober 9: pricing and money across channels (kiosk quote, kiosk create-intent, online ordering, table QR).
+let k: KioskPaymentsApi;
 let cardB: CardBSimulator;
 let cardA: CardASimulator;
 let api: TestApi;
 let m: DemoSeedResult;
 let kiosk: string;
 let owner: string;
-const CREDS = { CARD_B_CLIENT_ID: 'probe9', CARD_B_CLIENT_SECRET: 'probe9-secret', CARD_A_SECRET_KEY: 'sk_test_probe9' };
 
 beforeAll(async () => {
-  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
-  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url } });
-  m = await api.seed('pricing-channels');
-  kiosk = await api.deviceToken(m, 'kiosk');
-  owner = await api.ownerToken(m);
+  k = await startKioskPaymentsApi('pricing-channels');
+  ({ api, cardA, cardB, m, kiosk, owner } = k);
 }, 60_000);
-afterAll(async () => {
-  await api.close();
-  await Promise.all([cardB.stop(), cardA.stop()]);
-});
+afterAll(() => k.close());
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
 const item = (name: string) => m.items.find((i) => i.name === name)!;

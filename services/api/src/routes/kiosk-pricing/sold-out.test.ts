@@ -1,31 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { startKioskPaymentsApi, type KioskPaymentsApi } from '../../testing/kiosk-payments-api.ts';
 
 // Customer channels (kiosk, online, table QR) do not sell what the location no longer holds: a tracked
 // item at zero is sold out, a basket wanting more than is left is refused; nothing is written then.
-let cardB: CardBSimulator;
-let cardA: CardASimulator;
+let k: KioskPaymentsApi;
 let api: TestApi;
 let m: DemoSeedResult;
 let kiosk: string;
 let owner: string;
-const CREDS = { CARD_B_CLIENT_ID: 'soldout', CARD_B_CLIENT_SECRET: 'soldout-secret', CARD_A_SECRET_KEY: 'sk_test_soldout' };
 
 beforeAll(async () => {
-  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
-  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url } });
-  m = await api.seed('sold-out');
-  kiosk = await api.deviceToken(m, 'kiosk');
-  owner = await api.ownerToken(m);
+  k = await startKioskPaymentsApi('sold-out');
+  ({ api, m, kiosk, owner } = k);
 }, 60_000);
-afterAll(async () => {
-  await api.close();
-  await Promise.all([cardB.stop(), cardA.stop()]);
-});
+afterAll(() => k.close());
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
 const item = (name: string) => m.items.find((i) => i.name === name)!;
