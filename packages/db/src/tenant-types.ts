@@ -183,6 +183,8 @@ export interface TenantTables {
   /** Uploaded files; the bytes live in the object store under `storage_key`. */
   contents: { id: string; name: string; alt_text: string | null; content_type: string; size_bytes: number; storage_key: string; created_at: Timestamp; updated_at: Timestamp };
   inventory_levels: { item_id: string; location_id: string; quantity: number; updated_at: Timestamp };
+  /** Stock held by an open customer checkout (migration 2026-11-30-101-stock-reservations). */
+  stock_reservations: { transaction_id: string; item_id: string; location_id: string; qty: number; expires_at: Timestamp; created_at: Generated<Date> };
   /** Migration 2026-11-26-202: our item standing for a register-c sku at one of our locations. */
   register_c_item_links: { location_id: string; sku: string; item_id: string; created_at: Timestamp; updated_at: Timestamp };
   inventory_history: {

@@ -55,18 +55,23 @@ describe('post-capture sequence', () => {
     await tdb.insertInto('inventory_levels').values({ item_id: espresso.id, location_id: m.locations[0]!.id, quantity: 10 }).execute();
     const { transaction: t } = await createKioskIntent(deps(), device, { lines: [{ item_id: espresso.id, qty: 3 }, { item_id: m.items.find((i) => i.name === 'Croissant')!.id, qty: 1 }] });
     expect(t.status).toBe('Awaiting Payment');
+    // The checkout holds the tracked espressos (the untracked croissant is not held); the order names its hold.
+    expect(t.cart_session_id).toBe(t.id);
+    expect(await tdb.selectFrom('stock_reservations').select(['item_id', 'qty']).where('transaction_id', '=', t.id).execute()).toEqual([{ item_id: espresso.id, qty: 3 }]);
     await sim.complete(t.idempotency_key);
     const details = await getKioskPaymentDetails(deps(), device, t.idempotency_key);
     expect(details.capture).toBe('dispatched');
 
-    await waitFor(async () => (await listSteps(tdb, t.id)).some((s) => s.step === 'finalise') && (await listSteps(tdb, t.id)).some((s) => s.step === 'register_dispatch') && (await listSteps(tdb, t.id)).some((s) => s.step === 'edge_stock_sync') && (await listSteps(tdb, t.id)).some((s) => s.step === 'daily_stats'), 15_000, 'post-capture jobs');
+    await waitFor(async () => (await listSteps(tdb, t.id)).some((s) => s.step === 'finalise') && (await listSteps(tdb, t.id)).some((s) => s.step === 'register_dispatch') && (await listSteps(tdb, t.id)).some((s) => s.step === 'edge_stock_sync') && (await listSteps(tdb, t.id)).some((s) => s.step === 'daily_stats') && (await listSteps(tdb, t.id)).some((s) => s.step === 'stock_release'), 15_000, 'post-capture jobs');
     const steps = await listSteps(tdb, t.id);
     const names = steps.map((s) => s.step);
     // Capture and the sequence's own steps, strictly in this order.
     expect(names.slice(0, 4)).toEqual(['capture', 'reread', 'payment_captured', 'queue_jobs']);
     // The jobs queued, in the spec's order (the claim's detail), ran after they were queued; the register dispatch saw every kitchen document.
-    expect(JSON.parse(steps.find((s) => s.step === 'queue_jobs')!.detail!)).toEqual({ queued: ['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync'] });
-    expect(names.slice(4).sort()).toEqual(['daily_stats', 'edge_stock_sync', 'finalise', 'register_dispatch']);
+    expect(JSON.parse(steps.find((s) => s.step === 'queue_jobs')!.detail!)).toEqual({ queued: ['order.dispatch', 'stock.release-reservation', 'stats.daily', 'payment.finalise', 'stock.edge-sync'] });
+    expect(names.slice(4).sort()).toEqual(['daily_stats', 'edge_stock_sync', 'finalise', 'register_dispatch', 'stock_release']);
+    expect(steps.find((s) => s.step === 'stock_release')).toEqual({ step: 'stock_release', outcome: 'released', detail: `cart ${t.id}: 1 item hold(s) released` });
+    expect(await tdb.selectFrom('stock_reservations').select('item_id').where('transaction_id', '=', t.id).execute()).toEqual([]);
     expect(steps.find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: '2 kitchen items' });
     expect(JSON.parse(steps.find((s) => s.step === 'finalise')!.detail!)).toEqual({
       loyalty_earn: 'skipped: no customer',
@@ -80,7 +85,7 @@ describe('post-capture sequence', () => {
     const rows = await env.handle.db.selectFrom('outbox').select(['id', 'job', 'payload']).orderBy('id').execute();
     const mine = rows.filter((r) => rowMessages(r).some((x) => (x.payload as { transaction_id?: string }).transaction_id === t.id));
     expect(mine.map((r) => r.job)).toEqual(['payment.capture', 'payment.post-capture', 'outbox.fan-out']);
-    expect(rowMessages(mine[2]!).map((x) => x.job)).toEqual(['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
+    expect(rowMessages(mine[2]!).map((x) => x.job)).toEqual(['order.dispatch', 'stock.release-reservation', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
 
     const after = await tdb.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: 'Complete', order_status: 'Queued', receipt_no: 1, loyalty_token: null });

@@ -3,9 +3,9 @@ import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { MAX_ORDER_CENTS, MAX_TIP_CENTS } from '@pos/domain/money';
 import { localMoment, priceBasket, type PricedBasket, type PricingLine, type PricingOffer } from '@pos/domain/catalog/pricing';
-import { stockShortfalls, type StockLevel } from '@pos/domain/catalog/stock';
 import { itemsOnChannel, readPublishedCatalog } from './published/read-published-catalog.ts';
 import { activeOffersFor } from './offers.ts';
+import { checkStock } from './stock-availability.ts';
 
 /** A basket line as a channel sends it: prices are never taken from the client. */
 export interface QuoteLineInput {
@@ -31,7 +31,8 @@ export interface Quote {
  * and the location's active offers, with the one pricing function. An item not sold on the channel,
  * a modifier outside the item's groups, a selection outside a group's min/max, or an item sold in
  * variants without one chosen is a 422 on its field. A basket wanting more of a tracked item than the
- * location holds is a 422 `insufficient_stock` on the first line naming it.
+ * location can still sell (its level less other open checkouts' holds) is a 422 `insufficient_stock` on
+ * the first line naming it.
  */
 export async function quoteBasket(
   deps: { tdb: TenantDb; redis: Redis; merchantId: string; now: Date },
@@ -84,7 +85,8 @@ export async function quoteBasket(
     extras.push({ name: item.name, modifiers: chosen, variant });
   });
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
-  await refuseShortfalls(deps.tdb, location.id, pricing, extras);
+  // Customer channels do not sell what the location no longer holds (less other checkouts' holds).
+  await checkStock(deps.tdb, location.id, pricing.map((l, i) => ({ item_id: l.item_id, qty: l.qty, name: extras[i]!.name })), deps.now);
   const offers = await activeOffersFor(deps.tdb, location.id);
   const priced = priceBasket(pricing, [...offers, ...extraOffers], { channel: at.channel, ...localMoment(deps.now, location.timezone) });
   // Room is kept for the largest tip, so an order quoted here can always be stored with it.
@@ -101,25 +103,3 @@ export async function quoteBasket(
   };
 }
 
-/** Customer channels do not sell what the location no longer holds (the register may: see the rule). */
-async function refuseShortfalls(tdb: TenantDb, locationId: string, lines: readonly PricingLine[], named: readonly { name: string }[]): Promise<void> {
-  if (lines.length === 0) return;
-  const ids = [...new Set(lines.map((l) => l.item_id))];
-  const rows = await tdb
-    .selectFrom('items as i')
-    .innerJoin('inventory_levels as l', (j) => j.onRef('l.item_id', '=', 'i.id').on('l.location_id', '=', locationId))
-    .select(['i.id', 'i.allow_negative_stock', 'l.quantity'])
-    .where('i.id', 'in', ids)
-    .execute();
-  if (rows.length === 0) return;
-  const levels = new Map<string, StockLevel>(rows.map((r) => [r.id, { quantity: r.quantity, allowNegative: r.allow_negative_stock }]));
-  const short = stockShortfalls(lines, levels);
-  if (short.length === 0) return;
-  const problems: Record<string, string[]> = {};
-  for (const s of short) {
-    const name = named[s.lineIndex]!.name;
-    if (s.left === 0) problems[`lines.${s.lineIndex}.item_id`] = [`${name} is sold out.`];
-    else problems[`lines.${s.lineIndex}.qty`] = [`Only ${s.left} of ${name} left.`];
-  }
-  throw errors.businessRule(Object.values(problems)[0]![0]!, { reason: 'insufficient_stock', errors: problems });
-}

@@ -6,6 +6,7 @@ import { errors, type Logger } from '@pos/kernel';
 import { capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
+import { holdOrderStock } from '../catalog/stock-availability.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
 import { capturePayment, type CaptureDeps } from '../payments/capture-payment.ts';
 import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
@@ -213,6 +214,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           })),
         )
         .execute();
+      await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now });
     }),
   );
   const t = await loadTransaction(sf.tdb, id);

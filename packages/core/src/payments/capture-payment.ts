@@ -136,7 +136,8 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           // sale is recorded even when it takes the level below zero. A test-mode order sold nothing
           // (no money taken, and its DELETE would leave the stock short): it moves no stock.
           let stockChanged = false;
-          for (const l of t.is_test ? [] : lines) {
+          // In item order, as a checkout's stock hold locks them, so the two never wait on each other.
+          for (const l of t.is_test ? [] : [...lines].sort((x, y) => (x.item_id < y.item_id ? -1 : x.item_id > y.item_id ? 1 : 0))) {
             const level = await tx
               .updateTable('inventory_levels')
               .set({ quantity: sql`quantity - ${l.qty}`, updated_at: now })

@@ -4,6 +4,7 @@ import { readSettings } from '../online-ordering/channel-settings.ts';
 import { AppError, errors } from '@pos/kernel';
 import { stampPaymentProvider } from '@pos/domain';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
+import { extendReservation, holdOrderStock } from '../catalog/stock-availability.ts';
 import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import { inPersonProviderOf } from './in-person-provider.ts';
 import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
@@ -45,6 +46,8 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
     if (changes.length) throw errors.validation(Object.fromEntries(changes.map((k) => [k, [`The ${k} field cannot be sent with transaction_id: a retry pays the order as it was created.`]])));
     const own = await deps.tdb.selectFrom('transactions').select('id').where('id', '=', input.transaction_id!).where('device_id', '=', device.id).executeTakeFirst();
     if (!own) throw errors.notFound('transaction');
+    // The retried payment keeps the order's stock for another while.
+    await extendReservation(deps.tdb, own.id, deps.now());
     const t = await startKioskPayment(deps, device, own.id);
     return { transaction: t, lines: await loadLines(deps.tdb, t.id) };
   }
@@ -129,6 +132,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
           })),
         )
         .execute();
+      await holdOrderStock(tx, { transactionId: id, locationId: device.location_id, lines: quote.lines, now });
     }),
   );
   const t = await startKioskPayment(deps, device, id).catch((e: unknown) => refusedStart(deps, id, e));

@@ -26,6 +26,7 @@ import {
   type StepOutcome,
 } from '@pos/core/payments/post-capture';
 import { kitchenPublisher } from '@pos/core/kitchen/kitchen-events';
+import { releaseReservations } from '@pos/core/catalog/stock-availability';
 import { publishKitchenOrders } from '@pos/core/payments/payment-events';
 import type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
 import { dispatchGaveUp, type RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
@@ -124,12 +125,20 @@ export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
     });
   const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
   const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), undefined, ctx.log));
-  // Recorded steps only: no stock reservations are kept yet, and no edge device takes stock.
+  // The paid orders' stock holds go (the capture took their stock); a hold that expired before is gone already.
   const release: BatchJobHandler<typeof stockReleaseReservationJob> = (ps, ctx) =>
     perTenant(ctx.db, ps, async (tdb, _t, rows) => {
-      await recordSteps(tdb, rows.map((p) => ({ transaction_id: p.transaction_id, step: 'stock_release', outcome: 'nothing_reserved', detail: `cart ${p.cart_session_id}: no stock reservations are kept yet` })));
+      const released = await releaseReservations(tdb, rows.map((p) => p.transaction_id));
+      await recordSteps(
+        tdb,
+        rows.map((p) => {
+          const n = released.get(p.transaction_id) ?? 0;
+          return { transaction_id: p.transaction_id, step: 'stock_release', outcome: n > 0 ? 'released' : 'nothing_reserved', detail: `cart ${p.cart_session_id}: ${n} item hold(s) released` };
+        }),
+      );
       return rows.map(() => null);
     });
+  // Recorded steps only: no edge device takes stock.
   const edgeSync: BatchJobHandler<typeof stockEdgeSyncJob> = (ps, ctx) =>
     perTenant(ctx.db, ps, async (tdb, _t, rows) => {
       await recordSteps(tdb, rows.map((p) => ({ transaction_id: p.transaction_id, step: 'edge_stock_sync', outcome: 'no_edge_devices', detail: `${p.item_ids.length} item(s) changed` })));

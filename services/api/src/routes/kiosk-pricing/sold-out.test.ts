@@ -80,3 +80,53 @@ describe('sold-out items on customer channels', () => {
     expect([r.status, r.body.data?.total]).toEqual([200, item('Croissant').unit_price]);
   });
 });
+
+describe('a checkout holds the stock it sells until it is paid, cancelled or expired', () => {
+  const holds = (transactionId: string) => tdb().selectFrom('stock_reservations').select(['item_id', 'qty']).where('transaction_id', '=', transactionId).execute();
+  const cancel = (key: string) => api.call('POST', '/api/kiosk/payment/cancel-action', { token: kiosk, deviceKey: true, body: { idempotency_key: key } });
+
+  test('the kiosk holds the last croissant: online is told it is sold out, the kiosk may retry its own payment; a cancel frees it', async () => {
+    await stock('Croissant', 1);
+    const lines = [{ item_id: item('Croissant').id, qty: 1 }];
+    const c = await create({ lines });
+    expect(c.status).toBe(200);
+    const id = c.body.data.transaction_id ?? c.body.data.id;
+    expect(await holds(id)).toEqual([{ item_id: item('Croissant').id, qty: 1 }]);
+    expect((await tdb().selectFrom('transactions').select('cart_session_id').where('id', '=', id).executeTakeFirstOrThrow()).cart_session_id).toBe(id);
+    const before = await transactions();
+    for (const r of [await validate(lines), await onlinePay({ lines }), await quote(lines)]) {
+      expect({ status: r.status, body: r.body }).toEqual({ status: 422, body: { message: 'Croissant is sold out.', reason: 'insufficient_stock', errors: { 'lines.0.item_id': ['Croissant is sold out.'] } } });
+    }
+    expect(await transactions()).toBe(before);
+    // The kiosk's own retry pays the order it holds the stock for.
+    const retry = await create({ transaction_id: id });
+    expect(retry.status).toBe(200);
+    expect(await holds(id)).toHaveLength(1);
+    expect((await cancel(retry.body.data.idempotency_key)).status).toBe(200);
+    const v = await validate(lines);
+    expect([v.status, v.body.data?.total]).toEqual([200, item('Croissant').unit_price]);
+  });
+
+  test('checkouts racing for the last two croissants: exactly two orders are written, the others are told it is sold out', async () => {
+    await stock('Croissant', 2);
+    const before = await transactions();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => onlinePay({ lines: [{ item_id: item('Croissant').id, qty: 1 }] })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 422, 422, 422, 422]);
+    for (const r of answers.filter((x) => x.status === 422)) expect(r.body).toMatchObject({ reason: 'insufficient_stock', message: 'Croissant is sold out.' });
+    expect(await transactions()).toBe(before + 2);
+    const held = await tdb().selectFrom('stock_reservations').select((eb) => eb.fn.sum<string>('qty').as('n')).where('item_id', '=', item('Croissant').id).where('expires_at', '>', new Date()).executeTakeFirstOrThrow();
+    expect(Number(held.n)).toBeGreaterThanOrEqual(2);
+  });
+
+  test('an expired hold no longer counts; a restock beyond the holds sells again', async () => {
+    await tdb().updateTable('stock_reservations').set({ expires_at: new Date(Date.now() - 1000) }).where('item_id', '=', item('Croissant').id).execute();
+    expect((await validate([{ item_id: item('Croissant').id, qty: 2 }])).status).toBe(200);
+    const r = await onlinePay({ lines: [{ item_id: item('Croissant').id, qty: 2 }] });
+    expect(r.status).toBe(200);
+    // The new hold took both; the expired ones were cleared on the way.
+    expect(await tdb().selectFrom('stock_reservations').select('qty').where('item_id', '=', item('Croissant').id).execute()).toEqual([{ qty: 2 }]);
+    expect((await validate([{ item_id: item('Croissant').id, qty: 1 }])).status).toBe(422);
+    await stock('Croissant', 3);
+    expect((await validate([{ item_id: item('Croissant').id, qty: 1 }])).status).toBe(200);
+  });
+});
