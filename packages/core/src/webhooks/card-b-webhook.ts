@@ -249,11 +249,36 @@ async function capturedPaymentOf(tdb: TenantDb, transactionId: string, eventId: 
 
 /** Commission tracking of a completed card-b terminal payment: one ledger row per provider transaction. */
 async function recordCommission(deps: WebhookDeps, merchantId: string, transactionId: string, amountCents: number): Promise<void> {
-  await deps.db
+  const inserted = await deps.db
     .insertInto('commission_ledger')
     .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: 'card_b_terminal', source_ref: transactionId, commission_amount: Math.round((amountCents * deps.commissionBps) / 10_000), created_at: deps.now() })
     .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) await applyEarlierReversals(deps, merchantId, transactionId);
+}
+
+/** Why a reversal that finds no ledger entry of its payment is stored failed (replayable). */
+export const LEDGER_ROW_MISSING = 'ledger_row_missing';
+
+/**
+ * Reversals of this payment that arrived before its ledger row existed (its payment event failed and
+ * was replayed later, or came after the reversal) were stored failed (`ledger_row_missing`): now that
+ * the row is there they run again, so the commission is clawed back whatever the order of delivery.
+ */
+async function applyEarlierReversals(deps: WebhookDeps, merchantId: string, transactionId: string): Promise<void> {
+  const pending = await deps.db
+    .selectFrom('webhook_logs')
+    .select(['id', 'raw_body'])
+    .where('merchant_id', '=', merchantId)
+    .where('type', '=', 'card_b_webhook')
+    .where('status', '=', 'failed')
+    .where('error', '=', LEDGER_ROW_MISSING)
+    .where(sql<string>`payload->'EventData'->>'ParentId'`, '=', transactionId)
+    .orderBy('created_at')
+    .limit(20)
     .execute();
+  for (const r of pending) await handleCardBWebhook(deps, r.raw_body, '1797', { replayOf: r.id });
 }
 
 /** Rule 6: reversal claimed once; each matching ledger entry gets an adjustment of the commission on the amount reversed. */
@@ -284,6 +309,9 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
         .where('merchant_id', '=', tenant.merchantId)
         .forUpdate()
         .execute();
+      // Nothing to adjust yet (the payment's event failed, or has not come): failed, so it is not lost;
+      // the payment's ledger row runs it again when written (`applyEarlierReversals`), or a replay does.
+      if (!entries.length) throw new Error(LEDGER_ROW_MISSING);
       const reversedCents = majorToCents(data.Amount);
       for (const e of entries) {
         // A partial reversal claws back its own part (the commission rate of the amount reversed); all
