@@ -23,6 +23,12 @@ export const THROTTLES = {
   giftCardAddress: { name: 'gift-card-validate-ip', limit: 30, windowSeconds: 60 },
   /** Kiosk customer lookups (identify, loyalty login): a contact reveals a name, so they are counted per device. */
   kioskCustomer: { name: 'kiosk-customer', limit: 30, windowSeconds: 60 },
+  /**
+   * Kiosk receipt mails: the address is typed by whoever stands at the screen, so a kiosk (or its
+   * stolen token) is not a mail relay: per device, and per transaction (a mistyped address retried).
+   */
+  kioskReceiptDevice: { name: 'kiosk-receipt', limit: 10, windowSeconds: 60 },
+  kioskReceiptTransaction: { name: 'kiosk-receipt-transaction', limit: 5, windowSeconds: 3600 },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** Applies every rule to its subject; rate limiting is off in the local environment. 429 when exceeded. */

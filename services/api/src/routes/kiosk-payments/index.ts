@@ -8,6 +8,7 @@ import type { KioskPaymentDeps } from '@pos/core/payments/start-kiosk-payment';
 import type { ApiDeps } from '../../context.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './kiosk-payments.schemas.ts';
 
 const doc = (summary: string, description: string) => ({ tags: ['Kiosk'], security: [{ bearer: [] }], summary, description });
@@ -67,10 +68,20 @@ function kioskPaymentRoutesTyped(deps: ApiDeps) {
     .post(
       '/kiosk/payment/send-receipt',
       async ({ tenant, device, body }) => {
-        await sendReceipt(tenant.db, await findKioskTransactionByKey(tenant.db, device!.id, body.idempotency_key), body.email);
+        await throttle(deps.redis, deps.env, [[THROTTLES.kioskReceiptDevice, device!.id]]);
+        const t = await findKioskTransactionByKey(tenant.db, device!.id, body.idempotency_key);
+        await throttle(deps.redis, deps.env, [[THROTTLES.kioskReceiptTransaction, `${tenant.merchant.id}:${t.id}`]]);
+        await sendReceipt(tenant.db, t, body.email);
         return { status: 'success' as const };
       },
-      { body: S.SendReceiptBody, response: { 200: S.Success }, detail: doc('Send the receipt', 'E-mails the receipt of a complete transaction of this kiosk (409 `no_receipt` before completion).') },
+      {
+        body: S.SendReceiptBody,
+        response: { 200: S.Success },
+        detail: doc(
+          'Send the receipt',
+          'E-mails the receipt of a complete transaction of this kiosk (409 `no_receipt` before completion). Throttled (429): `kiosk-receipt` 10 per minute per device, and 5 per hour per transaction.',
+        ),
+      },
     )
     .post(
       '/kiosk/payment/cancel-action',

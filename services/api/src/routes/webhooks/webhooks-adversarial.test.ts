@@ -378,6 +378,28 @@ describe('kiosk payment routes, adversarial', () => {
     expect(await receiptMails(to)).toBe(0);
   });
 
+  test('send-receipt is throttled: 5 mails per transaction an hour and 10 per kiosk a minute, then 429 and nothing more mailed', async () => {
+    // A merchant of its own: no other test's requests count against its kiosk.
+    const r = await api.seed('adv-r');
+    kioskOf.set(r.merchant.id, await api.deviceToken(r, 'kiosk'));
+    const [t1, t2, t3] = [await completed(r), await completed(r), await completed(r)];
+    const tag = crypto.randomUUID().slice(0, 8);
+    const send = (t: Started, i: number) => kioskCall(r, 'POST', '/api/kiosk/payment/send-receipt', { idempotency_key: t.idempotency_key, email: `spam-${tag}-${i}@example.com` });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await send(t1, i)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    const refused = await send(t1, 99);
+    expect(refused).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+    // The device counted 7 so far: three more pass (another transaction), then the device limit holds.
+    const more: number[] = [];
+    for (let i = 10; i < 14; i++) more.push((await send(t2, i)).status);
+    expect(more).toEqual([200, 200, 200, 429]);
+    expect((await send(t3, 20)).status).toBe(429);
+    let mailed = 0;
+    for (const i of [0, 1, 2, 3, 4, 5, 99, 10, 11, 12, 13, 20]) mailed += await receiptMails(`spam-${tag}-${i}@example.com`);
+    expect(mailed).toBe(8);
+  });
+
   test('session-status, details and cancel-action of another merchant\'s key are 404 and change nothing; cancel after capture is 409 payment_complete', async () => {
     const theirs = await startPayment(b);
     for (const [method, path, body] of [
