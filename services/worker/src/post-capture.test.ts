@@ -89,6 +89,8 @@ describe('post-capture sequence', () => {
 
     const after = await tdb.selectFrom('transactions').selectAll().where('id', '=', t.id).executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: 'Complete', order_status: 'Queued', receipt_no: 1, loyalty_token: null });
+    // The capture job ran: its dispatch marker is gone, so a later poll could dispatch again.
+    expect(await env.redis.exists(`payment_capture_dispatch_${m.merchant.tenant_database}_${t.id}`)).toBe(0);
     expect(await registerSyncOf(tdb, t.id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
     const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'order_no']).where('transaction_id', '=', t.id).orderBy('position').execute();
     expect(kitchen).toEqual([

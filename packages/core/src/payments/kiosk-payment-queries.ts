@@ -3,6 +3,7 @@ import { jobMessage, paymentCaptureJob } from '@pos/kernel/queues/index';
 import type { ProviderOutcome } from '@pos/domain';
 import type { KioskDevice } from './kiosk-device.ts';
 import { pollProvider } from './provider-outcome.ts';
+import { claimCaptureDispatch, releaseCaptureDispatch } from './capture-dispatch.ts';
 import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { runningProvider } from './running-provider.ts';
 import { findKioskTransactionByKey, loadLines, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
@@ -29,7 +30,16 @@ export async function getKioskPaymentDetails(deps: KioskPaymentDeps, device: Kio
   const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
   let capture: 'dispatched' | 'not_needed' = 'not_needed';
   if (!SETTLED.has(t.status) && t.status !== 'Pending') {
-    await enqueueOutbox(deps.tdb, jobMessage(paymentCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id }));
+    // One capture job in flight per transaction, however often the kiosk polls: a poll while one is
+    // queued or running answers `dispatched` (it is) without queuing another provider call.
+    if (await claimCaptureDispatch(deps.redis, deps.log, deps.tenantDatabase, t.id)) {
+      try {
+        await enqueueOutbox(deps.tdb, jobMessage(paymentCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id }));
+      } catch (e) {
+        await releaseCaptureDispatch(deps.redis, deps.log, deps.tenantDatabase, t.id);
+        throw e;
+      }
+    }
     capture = 'dispatched';
   }
   return { transaction: t, lines: await loadLines(deps.tdb, t.id), capture };

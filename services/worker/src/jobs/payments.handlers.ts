@@ -12,6 +12,7 @@ import type {
 import type { Logger } from '@pos/kernel';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import { capturePayment } from '@pos/core/payments/capture-payment';
+import { releaseCaptureDispatch } from '@pos/core/payments/capture-dispatch';
 import {
   addManyToDailyStats,
   dispatchOrdersToRegister,
@@ -74,11 +75,16 @@ export function createPaymentHandlers(deps: PaymentHandlerDeps) {
   const batches = createPaymentBatchHandlers(deps);
   const capture: JobHandler<typeof paymentCaptureJob> = async (p, ctx) => {
     if (!deps.redis || !deps.payments) throw new Error('payment.capture needs the worker to be built with Redis and payment providers');
-    await capturePayment(
-      { tdb: bindTenant(ctx.db, p.tenant_database), tenantDatabase: p.tenant_database, redis: deps.redis, providers: deps.payments, log: ctx.log, now: () => ctx.clock.now() },
-      p.transaction_id,
-      { kind: 'poll' },
-    );
+    try {
+      await capturePayment(
+        { tdb: bindTenant(ctx.db, p.tenant_database), tenantDatabase: p.tenant_database, redis: deps.redis, providers: deps.payments, log: ctx.log, now: () => ctx.clock.now() },
+        p.transaction_id,
+        { kind: 'poll' },
+      );
+    } finally {
+      // The details route dispatches one capture at a time: the next poll may dispatch again.
+      await releaseCaptureDispatch(deps.redis, ctx.log, p.tenant_database, p.transaction_id);
+    }
   };
   return {
     'payment.capture': capture,

@@ -5,6 +5,7 @@ import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { contentHash } from '@pos/core/webhooks/webhook-log';
+import { releaseCaptureDispatch } from '@pos/core/payments/capture-dispatch';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
 
@@ -398,6 +399,19 @@ describe('kiosk payment routes, adversarial', () => {
     let mailed = 0;
     for (const i of [0, 1, 2, 3, 4, 5, 99, 10, 11, 12, 13, 20]) mailed += await receiptMails(`spam-${tag}-${i}@example.com`);
     expect(mailed).toBe(8);
+  });
+
+  test('details polled many times while the payment is open dispatches one capture job at a time, not one per poll', async () => {
+    const t = await startPayment(b2);
+    const jobs = async () => (await api.deps.db.selectFrom('outbox').select('payload').where('job', '=', 'payment.capture').execute()).filter((o) => (o.payload as { transaction_id: string }).transaction_id === t.id).length;
+    const details = () => kioskCall(b2, 'GET', `/api/kiosk/payment/details/${t.idempotency_key}`);
+    const polls = await Promise.all(Array.from({ length: 10 }, details));
+    expect(polls.map((r) => [r.status, r.body.capture])).toEqual(Array(10).fill([200, 'dispatched']));
+    expect(await jobs()).toBe(1);
+    // The job ran (the worker releases the dispatch when it ends): the next poll dispatches again.
+    await releaseCaptureDispatch(api.deps.redis, api.deps.log, b2.merchant.tenant_database, t.id);
+    expect((await details()).body.capture).toBe('dispatched');
+    expect(await jobs()).toBe(2);
   });
 
   test('session-status, details and cancel-action of another merchant\'s key are 404 and change nothing; cancel after capture is 409 payment_complete', async () => {
