@@ -210,9 +210,13 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       deps.log.error('card-b webhook currency is not the order\'s; not captured', { event_id: eventId, transaction_id: t.id, currency });
       throw new Error('currency_mismatch');
     }
+    // Captured only from the terminal its session runs on. card-b webhooks carry no signature and every
+    // connected account's events come here: a payment without a terminal (an e-commerce payment of any
+    // account, naming this location and order number) or from another terminal is not the kiosk's sale.
+    // The poll of the session (details route, cancel) still captures a sale this check would miss.
     const terminal = str(data.TerminalId);
-    const sessionTerminal = t.payment_snapshot.terminalId;
-    if (terminal !== null && typeof sessionTerminal === 'string' && terminal !== sessionTerminal) {
+    const sessionTerminal = typeof t.payment_snapshot.terminalId === 'string' ? t.payment_snapshot.terminalId : null;
+    if (terminal === null || sessionTerminal === null || terminal !== sessionTerminal) {
       deps.log.error('card-b webhook terminal is not the order\'s session terminal; not captured', { event_id: eventId, transaction_id: t.id, terminal });
       throw new Error('terminal_mismatch');
     }

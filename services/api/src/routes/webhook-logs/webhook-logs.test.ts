@@ -36,7 +36,7 @@ const create = async () => {
   return r.body.data as { id: string; order_no: number; total: number };
 };
 const payment = (orderNo: number) =>
-  JSON.stringify({ EventTypeId: 1796, EventData: { Amount: 2.8, OrderCode: `9${orderNo}${Date.now()}`, StatusId: 'F', TransactionId: crypto.randomUUID(), MerchantTrns: `${m.locations[0]!.id}:${orderNo}`, CustomerTrns: `Order ${orderNo}`, TransactionTypeId: 5, Tags: [] } });
+  JSON.stringify({ EventTypeId: 1796, EventData: { Amount: 2.8, OrderCode: `9${orderNo}${Date.now()}`, StatusId: 'F', TransactionId: crypto.randomUUID(), MerchantTrns: `${m.locations[0]!.id}:${orderNo}`, CustomerTrns: `Order ${orderNo}`, TransactionTypeId: 5, Tags: [], TerminalId: m.kiosk.card_b_terminal_id } });
 
 describe('/back-office/webhook-logs', () => {
   test('a failed event is listed, shown, replayed once it can succeed, and another merchant never sees it', async () => {

@@ -124,6 +124,25 @@ describe('card-b webhooks, adversarial', () => {
     expect((await txn(b, mine.id)).status).toBe('Awaiting Payment');
   });
 
+  test('a payment without a terminal (another card-b account\'s e-commerce payment naming this location and order) does not complete a kiosk order: only its session\'s terminal pays it', async () => {
+    const t = await startPayment(b);
+    // Every field of the order but the terminal: card-b sends a terminal sale's TerminalId, so an event
+    // without one is not the sale the kiosk started (and the kiosk path never asks card-b about it).
+    const bodies = [
+      cardBPayment(b, t, { TerminalId: undefined, Tags: [b.locations[0]!.id] }),
+      cardBPayment(b, t, { TerminalId: null }),
+      cardBPayment(b, t, { TerminalId: '' }),
+    ];
+    for (const raw of bodies) expect(await cardBPost(raw)).toMatchObject({ status: 200, body: { received: true } });
+    expect((await Promise.all(bodies.map(cardBLog))).map((l) => [l?.status, l?.error])).toEqual(Array(3).fill(['failed', 'terminal_mismatch']));
+    expect(await txn(b, t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
+    expect(await ledgerOf(JSON.parse(bodies[0]!).EventData.TransactionId)).toEqual([]);
+    // The terminal's own event completes it.
+    const own = cardBPayment(b, t);
+    expect((await cardBPost(own)).status).toBe(200);
+    expect((await txn(b, t.id)).status).toBe('Complete');
+  });
+
   test('a signed-looking body from an address outside the allow-list, and X-Forwarded-For naming the provider, are 401 with nothing stored', async () => {
     const t = await startPayment(b);
     const raw = cardBPayment(b, t);
