@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { sql } from 'kysely';
-import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
+import { sql, type Transaction } from 'kysely';
+import { bindTenant, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import { coversTotal } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
@@ -153,7 +153,16 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
       return await done('location_not_resolved');
     }
     merchantId = tenant.merchantId;
-    if (eventTypeId === 1797) return await done(await reversal(deps, tenant, data), { merchantId });
+    if (eventTypeId === 1797) {
+      const r = await reversal(deps, tenant, data, logId);
+      if (r !== LEDGER_ROW_MISSING) return await done(r, { merchantId });
+      // Stored failed in the reversal's own commit (a rerun by the payment's ledger row may already have
+      // processed it since: not overwritten). Not a duplicate of anything if card-b sends it again.
+      deps.log.warn('card-b reversal before its payment\'s ledger row; stored failed', { event_id: eventId, merchant_id: merchantId });
+      if (marked) await forgetCardBDelivery(deps.redis, deps.log, marked.hash, marked.at);
+      deps.count?.('card-b', 'failed');
+      return { status: 'failed', logId, occurrences: stored?.occurrences ?? null };
+    }
     if (eventTypeId === 1798) {
       // Not final: a 1796 may follow, so the transaction is left open for it.
       deps.log.info('card-b transaction failed (not final)', { event_id: eventId, merchant_id: merchantId });
@@ -253,17 +262,28 @@ async function capturedPaymentOf(tdb: TenantDb, transactionId: string, eventId: 
 
 /** Commission tracking of a completed card-b terminal payment: one ledger row per provider transaction. */
 async function recordCommission(deps: WebhookDeps, merchantId: string, transactionId: string, amountCents: number): Promise<void> {
-  const inserted = await deps.db
-    .insertInto('commission_ledger')
-    .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: 'card_b_terminal', source_ref: transactionId, commission_amount: Math.round((amountCents * deps.commissionBps) / 10_000), created_at: deps.now() })
-    .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const inserted = await deps.db.transaction().execute(async (tx) => {
+    await lockLedgerOf(tx, transactionId);
+    return tx
+      .insertInto('commission_ledger')
+      .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: 'card_b_terminal', source_ref: transactionId, commission_amount: Math.round((amountCents * deps.commissionBps) / 10_000), created_at: deps.now() })
+      .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+  });
   if (inserted) await applyEarlierReversals(deps, merchantId, transactionId);
 }
 
+/**
+ * Serialises the ledger row of one card-b payment with its reversals: a reversal that finds no row
+ * commits its `ledger_row_missing` mark before the row can be written, so the row's writer sees it.
+ */
+async function lockLedgerOf(tx: Transaction<CentralTables>, paymentId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`card_b_ledger:${paymentId}`}))`.execute(tx);
+}
+
 /** Why a reversal that finds no ledger entry of its payment is stored failed (replayable). */
-export const LEDGER_ROW_MISSING = 'ledger_row_missing';
+export const LEDGER_ROW_MISSING = 'ledger_row_missing' as const;
 
 /**
  * Reversals of this payment that arrived before its ledger row existed (its payment event failed and
@@ -286,7 +306,7 @@ async function applyEarlierReversals(deps: WebhookDeps, merchantId: string, tran
 }
 
 /** Rule 6: reversal claimed once; each matching ledger entry gets an adjustment of the commission on the amount reversed. */
-async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Promise<WebhookLogStatus> {
+async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data, logId: string | null): Promise<WebhookLogStatus | typeof LEDGER_ROW_MISSING> {
   const parentId = str(data.ParentId);
   const eventId = str(data.TransactionId);
   if (!parentId || !eventId) {
@@ -302,7 +322,8 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
     .executeTakeFirst();
   if (!claimed) return 'duplicate';
   try {
-    await deps.db.transaction().execute(async (tx) => {
+    const missing = await deps.db.transaction().execute(async (tx) => {
+      await lockLedgerOf(tx, parentId);
       const entries = await tx
         .selectFrom('commission_ledger')
         .selectAll()
@@ -315,7 +336,13 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
         .execute();
       // Nothing to adjust yet (the payment's event failed, or has not come): failed, so it is not lost;
       // the payment's ledger row runs it again when written (`applyEarlierReversals`), or a replay does.
-      if (!entries.length) throw new Error(LEDGER_ROW_MISSING);
+      // Marked in this commit, under the payment's ledger lock: a ledger row written meanwhile finds it.
+      if (!entries.length) {
+        await markWebhook(tx, deps.log, logId ?? undefined, 'failed', { merchantId: tenant.merchantId, error: LEDGER_ROW_MISSING });
+        // The claim too, so that writer's rerun may take it again.
+        await tx.updateTable('webhook_claims').set({ status: 'failed', error: LEDGER_ROW_MISSING, updated_at: deps.now() }).where('provider', '=', 'card-b').where('event_id', '=', eventId).execute();
+        return true;
+      }
       const reversedCents = majorToCents(data.Amount);
       for (const e of entries) {
         // A partial reversal claws back its own part (the commission rate of the amount reversed); all
@@ -346,7 +373,9 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data): P
           .onConflict((oc) => oc.columns(['adjusts_id', 'source_ref']).where(sql<boolean>`is_adjustment`).doNothing())
           .execute();
       }
+      return false;
     });
+    if (missing) return LEDGER_ROW_MISSING;
     await deps.db.updateTable('webhook_claims').set({ status: 'processed', updated_at: deps.now() }).where('provider', '=', 'card-b').where('event_id', '=', eventId).execute();
     return 'processed';
   } catch (e) {

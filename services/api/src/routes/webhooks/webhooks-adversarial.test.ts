@@ -107,8 +107,9 @@ function cardBPayment(m: DemoSeedResult, t: { order_no: number; total: number },
     MessageId: crypto.randomUUID(),
   });
 }
+/** A reversal of `parentId`; its own order code, as card-b gives each (duplicate detection hashes it). */
 function cardBReversal(m: DemoSeedResult, parentId: string, amount: number, eventId = crypto.randomUUID()) {
-  return JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: '1', StatusId: 'F', TransactionId: eventId, ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:0`, TransactionTypeId: 7, Tags: [] } });
+  return JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: `R${parentId}`, StatusId: 'F', TransactionId: eventId, ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:0`, TransactionTypeId: 7, Tags: [] } });
 }
 const ledgerOf = (ref: string) => api.deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', 'card_b_terminal').where((eb) => eb.or([eb('source_ref', '=', ref), eb('adjusts_id', 'in', eb.selectFrom('commission_ledger as l').select('l.id').where('l.source_ref', '=', ref))])).execute();
 
@@ -189,6 +190,21 @@ describe('card-b webhooks, adversarial', () => {
     // The same reversal again (a provider retry) is a duplicate: nothing more is clawed back.
     expect((await cardBPost(cardBReversal(b, parentId, t.total / 100 + 0.01, JSON.parse(reversal).EventData.TransactionId), 1797)).status).toBe(200);
     expect((await ledgerOf(parentId)).length).toBe(2);
+  });
+
+  test('a payment and its reversal delivered at the same moment: the commission ends clawed back, once', async () => {
+    const left: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const t = await startPayment(b);
+      const pay = cardBPayment(b, t);
+      const parentId = JSON.parse(pay).EventData.TransactionId as string;
+      const reversal = cardBReversal(b, parentId, t.total / 100);
+      const answers = await Promise.all([cardBPost(pay), cardBPost(reversal, 1797)]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      const rows = await ledgerOf(parentId);
+      if (rows.reduce((sum, r) => sum + r.commission_amount, 0) !== 0 || rows.length !== 2) left.push(`${(await cardBLog(reversal))?.status}:${rows.length}`);
+    }
+    expect(left).toEqual([]);
   });
 
   test('a reversal resolved to another merchant does not claw back this merchant\'s commission', async () => {
