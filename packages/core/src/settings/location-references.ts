@@ -15,12 +15,18 @@ export const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as
 const central = (tx: TenantTx) => (tx as unknown as Kysely<CentralTables>).withSchema('public');
 
 /**
- * True while the location is still billed or connected: a card-a subscription that has not ended (its
- * record would cascade away while card-a keeps billing), an integration connection that is not
- * disabled, or a register-b / register-c mapping of such a connection (none of which the merchant could
- * disable or unmap once the location is gone).
+ * True while the location is still billed, connected or printed to: a printer in service (its token
+ * would outlive the cascade), a card-a subscription that has not ended (its record would cascade away
+ * while card-a keeps billing), an integration connection that is not disabled, or a register-b /
+ * register-c mapping of such a connection (none of which the merchant could disable or unmap once the
+ * location is gone).
  */
 export async function locationHeldOutside(tx: TenantTx, merchantId: string, locationId: string): Promise<boolean> {
+  // A printer in service (configured or paired) polls from outside with a central token that the
+  // cascade would leave live. Its rows are locked, every printer of the location: a configure or a
+  // pairing (which lock the printer first) waiting on them then finds the printer gone, a 404.
+  const printers = await tx.selectFrom('printers').select('state').where('location_id', '=', locationId).forUpdate().execute();
+  if (printers.some((p) => p.state === 'configured' || p.state === 'paired')) return true;
   const billed = await tx
     .selectFrom('billing_subscriptions')
     .select('id')

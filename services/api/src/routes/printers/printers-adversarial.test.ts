@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { HealthMonitor } from '@pos/core/health/check-dependencies';
+import { createPrinterPollApp } from '../../../../printer-poll/src/app.ts';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+/** Adversarial probes of the printer routes and the poll service they feed. */
+let api: TestApi;
+let m: DemoSeedResult;
+let owner: string;
+let pos: string;
+let posId: string;
+let home: string;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('prt-adv');
+  owner = await api.ownerToken(m);
+  pos = await api.deviceToken(m, 'pos');
+  posId = m.devices.find((d) => d.type === 'pos')!.id;
+  home = m.devices.find((d) => d.type === 'pos')!.location_id;
+});
+afterAll(() => api.close());
+
+const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+const pollApp = () => createPrinterPollApp({ db: api.deps.db, redis: api.deps.redis, log: api.deps.log, health: new HealthMonitor(async () => ({ ok: true }) as never, 0) });
+const poll = (token: string) =>
+  pollApp().handle(new Request(`http://localhost/print/printer-a/sdp?token=${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ConnectionType=GetRequest&ID=local_printer' }));
+
+/** A printer discovered at a new location (the register moved there and back), configured and paired there. */
+async function pairedAtNewLocation(mac: string) {
+  const loc = await bo('POST', '/settings/locations', { name: 'Pop-up', timezone: 'Europe/Brussels', country: 'BE' });
+  expect(loc.status).toBe(201);
+  const popUp = loc.body.data.id as string;
+  expect((await bo('PUT', `/devices/${posId}`, { location_id: popUp })).status).toBe(200);
+  await api.deps.redis.flushdb();
+  expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac }] } })).status).toBe(200);
+  expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
+  const id = (await bo('GET', `/devices/printers?location_id=${popUp}`)).body.data[0].id as string;
+  expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Pop-up counter' })).status).toBe(200);
+  const pairing = await bo('POST', `/devices/${id}/printer/pairing-session`, {});
+  expect(pairing.status).toBe(200);
+  return { popUp, id, token: pairing.body.printer_token as string };
+}
+const tokenRows = (printerId: string) => api.deps.db.selectFrom('printer_tokens').select('printer_id').where('printer_id', '=', printerId).execute();
+
+describe('a printer whose location is deleted', () => {
+  test('a printer in service holds its location: 409, nothing deleted, the printer still polls; once retired the location goes and the token is dead', async () => {
+    const { popUp, id, token } = await pairedAtNewLocation('00:11:62:DE:AD:01');
+    expect((await poll(token)).status).toBe(200);
+    // Before: the location and its printer were deleted (cascade) and the token polled on, answered 200 forever.
+    const del = await bo('DELETE', `/settings/locations/${popUp}`);
+    expect(del.status).toBe(409);
+    expect(del.body).toEqual({ message: 'The location is in use (devices, orders or menus) and cannot be deleted.' });
+    expect((await bo('GET', `/devices/printers?location_id=${popUp}`)).body.data.map((p: { id: string; state: string }) => [p.id, p.state])).toEqual([[id, 'paired']]);
+    expect(await tokenRows(id)).toEqual([{ printer_id: id }]);
+    expect((await poll(token)).status).toBe(200);
+    expect((await bo('POST', `/devices/${id}/printer/retire`, {})).status).toBe(200);
+    expect((await bo('DELETE', `/settings/locations/${popUp}`)).status).toBe(200);
+    expect(await tokenRows(id)).toEqual([]);
+    const r = await poll(token);
+    expect(r.status).toBe(401);
+    expect(await r.text()).toBe('Unauthorized');
+  });
+
+  test('a printer only discovered (no configuration, no token) does not hold the location', async () => {
+    const loc = await bo('POST', '/settings/locations', { name: 'Stand', timezone: 'Europe/Brussels', country: 'BE' });
+    const stand = loc.body.data.id as string;
+    expect((await bo('PUT', `/devices/${posId}`, { location_id: stand })).status).toBe(200);
+    await api.deps.redis.flushdb();
+    expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:02' }] } })).status).toBe(200);
+    expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
+    expect((await bo('DELETE', `/settings/locations/${stand}`)).status).toBe(200);
+  });
+});
