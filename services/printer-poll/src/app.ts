@@ -11,6 +11,11 @@ export function createPrinterPollApp(deps: PrinterPollDeps, state: PollState = n
   return new Elysia()
     .onError(({ code, error }) => {
       if (code === 'NOT_FOUND') return new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+      // The server cut a body over its limit (serve-options.ts) while it was read: the route's own 413.
+      if (code === 'PARSE') {
+        const over = /maxRequestBodySize/.test(String((error as { cause?: unknown }).cause ?? ''));
+        return new Response(over ? 'Payload Too Large' : 'Bad Request', { status: over ? 413 : 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+      }
       deps.log.error('request failed', { err: error });
       return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     })

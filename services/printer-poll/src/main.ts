@@ -4,6 +4,7 @@ import { buildPrinterPollDeps } from './deps.ts';
 import { PollState } from './poll-state.ts';
 import { PollThrottle } from './poll-throttle.ts';
 import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
+import { pollServeOptions } from './serve-options.ts';
 
 exitOnConfigError(() => readEnv(PrinterPollEnv));
 let built: Awaited<ReturnType<typeof buildPrinterPollDeps>>;
@@ -20,7 +21,7 @@ const state = new PollState(deps.db);
 await state.listen(databaseUrl);
 const throttle = new PollThrottle(deps.redis, PRINTER_POLL_THROTTLE);
 throttle.start();
-const app = createPrinterPollApp(deps, state, throttle).listen({ port, hostname: '0.0.0.0' });
+const app = createPrinterPollApp(deps, state, throttle).listen({ ...pollServeOptions, port, hostname: '0.0.0.0' });
 deps.log.info('printer-poll listening', { port });
 
 let shuttingDown = false;

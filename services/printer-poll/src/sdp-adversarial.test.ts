@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createDatabase, type DatabaseHandle } from '@pos/db';
+import { createLogger, createRedis, type Logger } from '@pos/kernel';
+import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
+import { enqueuePrintJob } from '@pos/core/printers/print-jobs';
+import type Redis from 'ioredis';
+import { createPrinterPollApp } from './app.ts';
+import type { PrinterPollDeps } from './context.ts';
+import { seedPairedPrinter } from './test-printer.ts';
+import { pollServeOptions } from './serve-options.ts';
+
+/** Adversarial probes of the poll route: odd tokens, odd bodies, odd reports. */
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const FORM = 'application/x-www-form-urlencoded';
+
+let handle: DatabaseHandle;
+let redis: Redis;
+let deps: PrinterPollDeps;
+let mine: Awaited<ReturnType<typeof seedPairedPrinter>>;
+let theirs: Awaited<ReturnType<typeof seedPairedPrinter>>;
+
+beforeAll(async () => {
+  handle = createDatabase(DATABASE_URL, { max: 4, applicationName: 'sdp-adversarial' });
+  redis = createRedis(REDIS_URL, 'sdp-adversarial');
+  deps = { db: handle.db, redis, log: createLogger({ service: 'sdp-adversarial' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0), appEnv: 'local' };
+  mine = await seedPairedPrinter(handle.db, 'sdp-adv', '00:11:62:AD:00:01');
+  theirs = await seedPairedPrinter(handle.db, 'sdp-adv-b', '00:11:62:AD:00:02');
+});
+afterAll(async () => {
+  await mine.drop();
+  await theirs.drop();
+  redis.disconnect();
+  await handle.close();
+});
+
+const send = (url: string, init: RequestInit) => createPrinterPollApp(deps).handle(new Request(url, init));
+const at = (q: string) => `http://localhost/print/printer-a/sdp${q}`;
+const form = (token: string, body: string | ReadableStream, headers: Record<string, string> = {}) => send(at(`?token=${encodeURIComponent(token)}`), { method: 'POST', headers: { 'content-type': FORM, ...headers }, body });
+const doc = (n: string) => `<epos-print xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print"><text>${n}&#10;</text></epos-print>`;
+
+describe('identity', () => {
+  test('a token with a space before it, an empty header, an over-long token: 401 Unauthorized', async () => {
+    const get = 'ConnectionType=GetRequest&ID=x';
+    for (const r of [
+      await send(at(`?token=%20${mine.token}`), { method: 'POST', headers: { 'content-type': FORM }, body: get }),
+      await send(at(''), { method: 'POST', headers: { 'content-type': FORM, 'x-printer-token': '' }, body: get }),
+      await send(at(`?token=${mine.token}${'A'.repeat(200)}`), { method: 'POST', headers: { 'content-type': FORM }, body: get }),
+    ]) {
+      expect(r.status).toBe(401);
+      expect(await r.text()).toBe('Unauthorized');
+    }
+  });
+
+  test('the printer id in the form names another merchant\'s printer: the token decides, their job stays queued', async () => {
+    await mine.tdb.deleteFrom('print_jobs').execute();
+    await enqueuePrintJob(mine.tdb, { printerId: mine.printerId, kind: 'test', sourceKey: 'x', document: doc('mine') });
+    const r = await form(theirs.token, `ConnectionType=GetRequest&ID=${mine.printerId}`);
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('');
+    expect((await mine.tdb.selectFrom('print_jobs').select('state').execute()).map((j) => j.state)).toEqual(['queued']);
+  });
+});
+
+describe('bodies through the route', () => {
+  test('streamed without a content-length, or declaring more than it sends: 413', async () => {
+    const chunk = new TextEncoder().encode('a'.repeat(16_384));
+    let n = 0;
+    const stream = new ReadableStream({ pull: (c) => (n++ < 8 ? c.enqueue(chunk) : c.close()) });
+    for (const r of [await form(mine.token, stream), await form(mine.token, 'ConnectionType=GetRequest&ID=x', { 'content-length': '99999999' })]) {
+      expect(r.status).toBe(413);
+      expect(await r.text()).toBe('Payload Too Large');
+    }
+  });
+
+  test('malformed forms: 400 with the reason; a report without a readable result is an empty 200 and changes nothing', async () => {
+    for (const [b, status, text] of [
+      ['%%%', 400, 'Missing ConnectionType'],
+      ['\u0000\u0001', 400, 'Missing ConnectionType'],
+      [JSON.stringify({ ConnectionType: 'GetRequest', ID: 'x' }), 400, 'Missing ConnectionType'],
+      ['ConnectionType=Print&ID=x', 400, 'Unsupported ConnectionType: Print'],
+      ['ConnectionType=GetRequest', 400, 'Missing ID'],
+      ['ConnectionType=SetResponse&ID=x', 200, ''],
+      ['ConnectionType=SetResponse&ID=x&ResponseFile=%ZZ', 200, ''],
+    ] as const) {
+      const r = await form(mine.token, b);
+      expect([r.status, await r.text()]).toEqual([status, text]);
+    }
+  });
+});
+
+describe('bodies through the server (serve-options.ts)', () => {
+  test('a body over 64 KiB is refused while it arrives, token or not: 413 after a few MB at most, never the whole body read', async () => {
+    // A refused body is the client's doing: nothing is logged as a failure of the service.
+    const failures: string[] = [];
+    const log: Logger = { ...deps.log, child: () => log, error: (msg) => void failures.push(msg) };
+    const server = createPrinterPollApp({ ...deps, log }).listen({ ...pollServeOptions, port: 0, hostname: '127.0.0.1' });
+    try {
+      const url = `http://127.0.0.1:${server.server!.port}/print/printer-a/sdp?token=`;
+      for (const token of ['made-up', mine.token]) {
+        let pulled = 0;
+        const mb = new Uint8Array(1 << 20).fill(97);
+        const stream = new ReadableStream({ pull: (c) => (pulled >= 48 << 20 ? c.close() : ((pulled += mb.length), c.enqueue(mb))) });
+        // Before: Bun took up to 128 MB and Elysia read all 48 MB (a made-up token was then told 401).
+        const r = await fetch(url + token, { method: 'POST', headers: { 'content-type': FORM }, body: stream, duplex: 'half' } as RequestInit);
+        expect(r.status).toBe(413);
+        expect(pulled).toBeLessThan(16 << 20);
+      }
+      const declared = await fetch(url + mine.token, { method: 'POST', headers: { 'content-type': FORM }, body: 'a'.repeat(65_537) });
+      expect(declared.status).toBe(413);
+      // The largest body allowed still reaches the route.
+      const edge = `ConnectionType=GetRequest&ID=x&Name=${'n'.repeat(65_536 - 'ConnectionType=GetRequest&ID=x&Name='.length)}`;
+      const ok = await fetch(url + theirs.token, { method: 'POST', headers: { 'content-type': FORM }, body: edge });
+      expect(ok.status).toBe(200);
+      expect(failures).toEqual([]);
+    } finally {
+      await server.stop(true);
+    }
+  }, 30_000);
+});
