@@ -3,6 +3,9 @@ import { createDatabase, type DatabaseHandle } from '@pos/db';
 import { createLogger, createRedis, type Logger } from '@pos/kernel';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import { enqueuePrintJob } from '@pos/core/printers/print-jobs';
+import { reportDiscoveredPrinters } from '@pos/core/printers/discovery-report';
+import { configurePrinter, retirePrinter, startPairing } from '@pos/core/printers/printer-admin';
+import { findPrinter } from '@pos/core/printers/printer-records';
 import type Redis from 'ioredis';
 import { createPrinterPollApp } from './app.ts';
 import type { PrinterPollDeps } from './context.ts';
@@ -117,4 +120,59 @@ describe('bodies through the server (serve-options.ts)', () => {
       await server.stop(true);
     }
   }, 30_000);
+});
+
+describe('a job for a retired printer', () => {
+  const scope = () => ({ db: handle.db, tdb: mine.tdb, merchant: mine.m.merchant, now: new Date(), actor: 'test' });
+  const queued = () => mine.tdb.selectFrom('print_jobs').select(['source_key', 'state']).where('printer_id', '=', mine.printerId).where('state', 'in', ['queued', 'leased']).execute();
+  /** Seen again by the register, configured and paired anew: its new token. */
+  async function backInService(): Promise<string> {
+    const pos = mine.m.devices.find((d) => d.type === 'pos')!;
+    await reportDiscoveredPrinters(mine.tdb, { deviceId: pos.id, locationId: pos.location_id }, [{ mac: '00:11:62:AD:00:01' }], new Date());
+    await configurePrinter(scope(), await findPrinter(mine.tdb, mine.printerId), { name: 'Counter again' });
+    return (await startPairing(scope(), await findPrinter(mine.tdb, mine.printerId), 'http://localhost/print/printer-a/sdp')).printer_token;
+  }
+
+  test('a receipt queued after the retire committed (the dispatcher read the printers before it) is not queued; back in service the printer never prints it', async () => {
+    await mine.tdb.deleteFrom('print_jobs').execute();
+    await retirePrinter(scope(), await findPrinter(mine.tdb, mine.printerId));
+    // Before: the job was queued on the retired printer and printed once it was paired again.
+    expect(await enqueuePrintJob(mine.tdb, { printerId: mine.printerId, kind: 'receipt', sourceKey: 'sale:stale', document: doc('stale sale') })).toBeNull();
+    expect(await queued()).toEqual([]);
+    mine.token = await backInService();
+    const r = await form(mine.token, 'ConnectionType=GetRequest&ID=local_printer');
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('');
+  });
+
+  test('a receipt queued while a retire holds the printer waits for it, then queues nothing', async () => {
+    await mine.tdb.deleteFrom('print_jobs').execute();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // What retire does in its transaction, held open until the job is on its way.
+    const retire = mine.tdb.transaction().execute(async (tx) => {
+      await tx.selectFrom('printers').select('id').where('id', '=', mine.printerId).forUpdate().execute();
+      await tx.updateTable('printers').set({ state: 'retired' }).where('id', '=', mine.printerId).execute();
+      await tx.updateTable('print_jobs').set({ state: 'cancelled' }).where('printer_id', '=', mine.printerId).where('state', 'in', ['queued', 'leased']).execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    const job = enqueuePrintJob(mine.tdb, { printerId: mine.printerId, kind: 'receipt', sourceKey: 'sale:racing', document: doc('racing sale') });
+    await Bun.sleep(200);
+    release();
+    await retire;
+    expect(await job).toBeNull();
+    expect(await queued()).toEqual([]);
+    mine.token = await backInService();
+    expect(await (await form(mine.token, 'ConnectionType=GetRequest&ID=local_printer')).text()).toBe('');
+  });
+
+  test('a printer in service still gets its job', async () => {
+    await mine.tdb.deleteFrom('print_jobs').execute();
+    expect(await enqueuePrintJob(mine.tdb, { printerId: mine.printerId, kind: 'receipt', sourceKey: 'sale:live', document: doc('live sale') })).toEqual(expect.any(String));
+    expect(await (await form(mine.token, 'ConnectionType=GetRequest&ID=local_printer')).text()).toContain(doc('live sale'));
+  });
 });

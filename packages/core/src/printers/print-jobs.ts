@@ -20,10 +20,26 @@ export interface NewPrintJob {
   document: string;
 }
 
+/**
+ * Queues a job for a printer still in service (configured or paired); null when it is not (retired,
+ * unconfigured, gone) or the source was queued already. Callers read the printers before they render,
+ * so a retire may commit in between: the printer's row is key-share locked in the insert itself and
+ * read at its latest version, so the job is never left queued on a retired printer (a printer seen
+ * again and paired anew would print it, days later). A retire in flight is waited for; a retire after
+ * the insert waits for this transaction and cancels the job.
+ */
 export async function enqueuePrintJob(tdb: TenantDb | TenantTx, job: NewPrintJob): Promise<string | null> {
   const row = await tdb
     .insertInto('print_jobs')
-    .values({ id: randomUUID(), printer_id: job.printerId, kind: job.kind, source_key: job.sourceKey, document: job.document })
+    .columns(['id', 'printer_id', 'kind', 'source_key', 'document'])
+    .expression((eb) =>
+      eb
+        .selectFrom('printers')
+        .select([sql<string>`${randomUUID()}::uuid`.as('id'), 'printers.id as printer_id', sql<string>`${job.kind}::text`.as('kind'), sql<string | null>`${job.sourceKey}::text`.as('source_key'), sql<string>`${job.document}::text`.as('document')])
+        .where('printers.id', '=', job.printerId)
+        .where('printers.state', 'in', ['configured', 'paired'])
+        .forKeyShare(),
+    )
     .onConflict((oc) => oc.columns(['printer_id', 'source_key']).doNothing())
     .returning('id')
     .executeTakeFirst();
