@@ -3,6 +3,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { HealthMonitor } from '@pos/core/health/check-dependencies';
 import { createPrinterPollApp } from '../../../../printer-poll/src/app.ts';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
 
 /** Adversarial probes of the printer routes and the poll service they feed. */
 let api: TestApi;
@@ -71,5 +72,39 @@ describe('a printer whose location is deleted', () => {
     expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:02' }] } })).status).toBe(200);
     expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
     expect((await bo('DELETE', `/settings/locations/${stand}`)).status).toBe(200);
+  });
+});
+
+describe('the back office reaching for printers it may not touch', () => {
+  test('a member granted another location is 403 on the printer and sees none; another merchant\'s owner 404 and sees none; foreign profiles and stations are 422', async () => {
+    const other = await api.seed('prt-adv-o');
+    const as = (token: string) => (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token, body });
+    const limited = as(await limitedUserToken(api, m, ['VIEW_DEVICES', 'EDIT_DEVICES', 'DELETE_DEVICES'], [m.locations[1]!.id]));
+    const foreign = as(await api.ownerToken(other));
+    await api.deps.redis.flushdb();
+    expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:04' }] } })).status).toBe(200);
+    const id = (await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { mac: string }) => p.mac === '00:11:62:DE:AD:04').id as string;
+    const writes = [
+      ['POST', `/devices/${id}/printer/configure`, { name: 'x' }],
+      ['POST', `/devices/${id}/printer/test-print`, {}],
+      ['POST', `/devices/${id}/printer/rotate-token`, {}],
+      ['POST', `/devices/${id}/printer/retire`, {}],
+      ['GET', `/devices/${id}/printer/pairing-session`, undefined],
+    ] as const;
+    for (const [method, path, body] of writes) {
+      expect(await limited(method, path, body)).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+      expect(await foreign(method, path, body)).toMatchObject({ status: 404, body: { message: 'Unable to locate the printer you requested.' } });
+    }
+    for (const f of [limited, foreign]) {
+      for (const path of [`/devices/printers?location_id=${home}`, '/devices/printers', '/devices/unconfigured-printers']) expect(await f('GET', path)).toMatchObject({ status: 200, body: { data: [] } });
+    }
+    expect((await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { id: string }) => p.id === id).state).toBe('unconfigured');
+
+    const theirProfile = (await foreign('POST', '/printer-profiles', { name: 'Theirs' })).body.data.id as string;
+    expect(await bo('POST', `/devices/${id}/printer/configure`, { name: 'x', printer_profile_id: theirProfile })).toMatchObject({ status: 422, body: { errors: { printer_profile_id: ['The selected printer profile id is invalid.'] } } });
+    expect(await bo('POST', `/devices/${id}/printer/configure`, { name: 'x', role: 'kitchen', station_id: other.kds.station_id })).toMatchObject({ status: 422, body: { errors: { station_id: ['The selected station id is invalid.'] } } });
+    const elsewhere = await bo('POST', '/devices/stations', { location_id: m.locations[1]!.id, name: 'L1 grill', category_ids: [] });
+    expect(await bo('POST', `/devices/${id}/printer/configure`, { name: 'x', role: 'kitchen', station_id: elsewhere.body.data.id })).toMatchObject({ status: 422, body: { errors: { station_id: ['The selected station id is invalid.'] } } });
+    expect((await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { id: string }) => p.id === id).state).toBe('unconfigured');
   });
 });
