@@ -18,7 +18,7 @@ export class PollState {
   /** Printer id -> number of the last notification about it; `notices` counts them all. */
   private readonly noticed = new Map<string, number>();
   private notices = 0;
-  private readonly stamps = new Map<string, { schema: string; printerId: string; at: Date }>();
+  private readonly stamps = new Map<string, { schema: string; printerId: string; at: Date; tokenHash: string }>();
   private listening = false;
   private listener: { stop: () => Promise<void> } | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -94,24 +94,29 @@ export class PollState {
   }
 
   /** Records a poll; without a LISTEN connection it is written at once. */
-  async stamp(owner: PrinterTokenOwner, at: Date): Promise<void> {
-    this.stamps.set(owner.printer_id, { schema: owner.tenant_database, printerId: owner.printer_id, at });
+  async stamp(owner: PrinterTokenOwner, at: Date, tokenHash: string): Promise<void> {
+    this.stamps.set(owner.printer_id, { schema: owner.tenant_database, printerId: owner.printer_id, at, tokenHash });
     if (!this.listening) await this.flush();
   }
 
-  /** Writes the pending stamps: one statement per tenant; a configured printer that polled is paired. */
+  /**
+   * Writes the pending stamps: one statement per tenant. A configured printer that polled is paired only
+   * if the token it polled with is still its token: a stamp can wait up to a flush interval, and a token
+   * minted meanwhile (rotation, a new pairing) leaves the printer configured until it polls with the new one.
+   */
   async flush(): Promise<void> {
     if (this.stamps.size === 0) return;
     const all = [...this.stamps.values()];
     this.stamps.clear();
-    const bySchema = new Map<string, { printerId: string; at: Date }[]>();
+    const bySchema = new Map<string, { printerId: string; at: Date; tokenHash: string }[]>();
     for (const s of all) bySchema.set(s.schema, [...(bySchema.get(s.schema) ?? []), s]);
     for (const [schema, rows] of bySchema) {
       if (!isTenantSchemaName(schema)) continue;
-      const values = sql.join(rows.map((r) => sql`(${r.printerId}::uuid, ${r.at}::timestamptz)`));
+      const values = sql.join(rows.map((r) => sql`(${r.printerId}::uuid, ${r.at}::timestamptz, ${r.tokenHash}::text)`));
       // One tenant failing (a merchant just dropped) does not cost the others their stamps.
-      await sql`update ${sql.id(schema, 'printers')} p set last_poll_at = greatest(p.last_poll_at, v.at), state = case when p.state = 'configured' then 'paired' else p.state end
-        from (values ${values}) as v(id, at) where p.id = v.id`
+      await sql`update ${sql.id(schema, 'printers')} p set last_poll_at = greatest(p.last_poll_at, v.at),
+          state = case when p.state = 'configured' and exists (select 1 from ${sql.id('public', 'printer_tokens')} t where t.token_hash = v.token_hash and t.printer_id = p.id) then 'paired' else p.state end
+        from (values ${values}) as v(id, at, token_hash) where p.id = v.id`
         .execute(this.db)
         .catch(() => undefined);
     }

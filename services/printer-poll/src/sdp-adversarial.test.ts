@@ -2,15 +2,17 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createDatabase, type DatabaseHandle } from '@pos/db';
 import { createLogger, createRedis, type Logger } from '@pos/kernel';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
-import { enqueuePrintJob } from '@pos/core/printers/print-jobs';
+import { enqueuePrintJob, pollQueue } from '@pos/core/printers/print-jobs';
+import { hashPrinterToken } from '@pos/core/printers/printer-tokens';
 import { reportDiscoveredPrinters } from '@pos/core/printers/discovery-report';
-import { configurePrinter, retirePrinter, startPairing } from '@pos/core/printers/printer-admin';
+import { configurePrinter, retirePrinter, rotatePrinterToken, startPairing } from '@pos/core/printers/printer-admin';
 import { findPrinter } from '@pos/core/printers/printer-records';
 import type Redis from 'ioredis';
 import { createPrinterPollApp } from './app.ts';
 import type { PrinterPollDeps } from './context.ts';
 import { seedPairedPrinter } from './test-printer.ts';
 import { pollServeOptions } from './serve-options.ts';
+import { PollState } from './poll-state.ts';
 
 /** Adversarial probes of the poll route: odd tokens, odd bodies, odd reports. */
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
@@ -174,5 +176,59 @@ describe('a job for a retired printer', () => {
     await mine.tdb.deleteFrom('print_jobs').execute();
     expect(await enqueuePrintJob(mine.tdb, { printerId: mine.printerId, kind: 'receipt', sourceKey: 'sale:live', document: doc('live sale') })).toEqual(expect.any(String));
     expect(await (await form(mine.token, 'ConnectionType=GetRequest&ID=local_printer')).text()).toContain(doc('live sale'));
+  });
+});
+
+describe('a poll with the old token, stamped after a new token was minted', () => {
+  test('does not make the printer paired: only a poll with its current token does', async () => {
+    const p = await seedPairedPrinter(handle.db, 'sdp-adv-stamp', '00:11:62:AD:00:03');
+    // Stamps are written when the test says (flush), not every second.
+    const state = new PollState(handle.db);
+    await state.listen(DATABASE_URL, 3_600_000);
+    try {
+      const app = createPrinterPollApp(deps, state);
+      const get = (token: string) => app.handle(new Request(at(`?token=${token}`), { method: 'POST', headers: { 'content-type': FORM }, body: 'ConnectionType=GetRequest&ID=x' }));
+      const stateOf = async () => (await p.tdb.selectFrom('printers').select('state').where('id', '=', p.printerId).executeTakeFirstOrThrow()).state;
+      const until = async (check: () => boolean) => {
+        for (let i = 0; i < 300 && !check(); i++) await Bun.sleep(10);
+      };
+      // A first poll reads the (empty) queue and pairs the printer; once the queue is known empty, the
+      // next polls are answered from memory and their stamps wait for the flush.
+      expect((await get(p.token)).status).toBe(200);
+      await until(() => state.isIdle(p.printerId));
+      expect(state.isIdle(p.printerId)).toBe(true);
+      expect((await get(p.token)).status).toBe(200);
+      expect(await stateOf()).toBe('paired');
+      // The operator rotates the token while that stamp is pending: configured, waiting for the new token.
+      const { printer_token } = await rotatePrinterToken({ db: handle.db, tdb: p.tdb, merchant: p.m.merchant, now: new Date(), actor: 'test' }, await findPrinter(p.tdb, p.printerId));
+      expect(await stateOf()).toBe('configured');
+      await state.flush();
+      // Before: the old token's stamp marked it paired, though the printer still holds the dead token.
+      expect(await stateOf()).toBe('configured');
+      expect((await get(p.token)).status).toBe(401);
+      expect((await get(printer_token)).status).toBe(200);
+      await state.flush();
+      expect(await stateOf()).toBe('paired');
+    } finally {
+      await state.stop();
+      await p.drop();
+    }
+  });
+});
+
+describe('a poll that resolved its token just before a new one was minted', () => {
+  test('reads the queue but leaves the printer configured; the new token\'s poll pairs it', async () => {
+    const p = await seedPairedPrinter(handle.db, 'sdp-adv-race', '00:11:62:AD:00:04');
+    try {
+      const stateOf = async () => (await p.tdb.selectFrom('printers').select('state').where('id', '=', p.printerId).executeTakeFirstOrThrow()).state;
+      const { printer_token } = await rotatePrinterToken({ db: handle.db, tdb: p.tdb, merchant: p.m.merchant, now: new Date(), actor: 'test' }, await findPrinter(p.tdb, p.printerId));
+      // What the route does with the owner it resolved from the old token a moment before the rotation.
+      await pollQueue(handle.db, p.m.merchant.tenant_database, p.printerId, new Date(), 60_000, hashPrinterToken(p.token));
+      expect(await stateOf()).toBe('configured');
+      await pollQueue(handle.db, p.m.merchant.tenant_database, p.printerId, new Date(), 60_000, hashPrinterToken(printer_token));
+      expect(await stateOf()).toBe('paired');
+    } finally {
+      await p.drop();
+    }
   });
 });

@@ -64,12 +64,15 @@ export async function pollNextJob(db: CentralDb, schema: string, printerId: stri
 }
 
 /** `pollNextJob`, also saying whether the queue was empty (no job queued or leased at all). */
-export async function pollQueue(db: CentralDb, schema: string, printerId: string, now: Date, leaseMs: number): Promise<{ job: LeasedJob | null; empty: boolean }> {
+export async function pollQueue(db: CentralDb, schema: string, printerId: string, now: Date, leaseMs: number, tokenHash?: string): Promise<{ job: LeasedJob | null; empty: boolean }> {
   if (!isTenantSchemaName(schema)) throw new Error('Invalid tenant schema name');
   const leaseUntil = new Date(now.getTime() + leaseMs);
+  // With the poll's token: paired only while that token is still the printer's (one minted since it
+  // was resolved leaves the printer configured until it polls with the new one).
+  const current = tokenHash === undefined ? sql`true` : sql`exists (select 1 from ${sql.id('public', 'printer_tokens')} t where t.token_hash = ${tokenHash} and t.printer_id = ${printerId})`;
   const r = await sql<LeasedJob & { leased: boolean }>`
     with touch as (
-      update ${sql.id(schema, 'printers')} set last_poll_at = ${now}, state = case when state = 'configured' then 'paired' else state end
+      update ${sql.id(schema, 'printers')} set last_poll_at = ${now}, state = case when state = 'configured' and ${current} then 'paired' else state end
       where id = ${printerId}
     ),
     head as (

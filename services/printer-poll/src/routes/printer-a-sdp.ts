@@ -80,8 +80,9 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
         const t = throttled ? throttle.hit(address) : { allowed: true, retryAfter: 0 };
         return t.allowed ? text(401, 'Unauthorized') : tooMany(t.retryAfter);
       }
+      const tokenHash = hashPrinterToken(token!);
       if (throttled) {
-        const t = throttle.hit(hashPrinterToken(token!).slice(0, 32));
+        const t = throttle.hit(tokenHash.slice(0, 32));
         if (!t.allowed) return tooMany(t.retryAfter);
       }
 
@@ -97,11 +98,11 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
           const at = now();
           // Known idle (nothing queued since the last look): no database round trip, the stamp is batched.
           if (state.isIdle(owner.printer_id)) {
-            await state.stamp(owner, at);
+            await state.stamp(owner, at, tokenHash);
             return EMPTY_XML();
           }
           const mark = state.mark();
-          const { job, empty } = await pollQueue(deps.db, owner.tenant_database, owner.printer_id, at, leaseMs);
+          const { job, empty } = await pollQueue(deps.db, owner.tenant_database, owner.printer_id, at, leaseMs, tokenHash);
           if (empty) state.markIdle(owner.printer_id, mark);
           if (!job) return EMPTY_XML();
           return new Response(printRequestInfo(printJobIdOf(job.seq, job.attempt), job.document), { status: 200, headers: { 'content-type': SDP_CONTENT_TYPE } });
@@ -111,7 +112,7 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
           const jobId = summary.printjobid ? readPrintJobId(summary.printjobid) : null;
           const tdb = bindTenant(deps.db, owner.tenant_database);
           const at = now();
-          await state.stamp(owner, at);
+          await state.stamp(owner, at, tokenHash);
           const outcome = jobId && summary.success !== undefined ? await recordPrintResult(tdb, owner.printer_id, jobId.seq, summary.success, summary.code, at, jobId.attempt) : null;
           log.info('printer result', { printer_id: owner.printer_id, ...summary, outcome });
           return new Response(null, { status: 200 });
