@@ -186,6 +186,9 @@ export async function retirePrinter(s: PrinterScope, found: PrinterRow): Promise
     const printer = await lockLivePrinter(tenant, found.id);
     await revokePrinterToken(central, s.merchant.id, printer.id);
     await tenant.updateTable('printers').set({ state: 'retired', retired_at: s.now, token_issued_at: null, updated_at: s.now }).where('id', '=', printer.id).execute();
+    // Its pairings end with its token: seen again, the printer has no session until a new pairing (before,
+    // the old one still answered `paired` for a printer back to unconfigured, without a token).
+    await tenant.updateTable('printer_pairing_sessions').set({ state: 'superseded' }).where('printer_id', '=', printer.id).where('state', '<>', 'superseded').execute();
     const r = await tenant.updateTable('print_jobs').set({ state: 'cancelled', finished_at: s.now, lease_until: null }).where('printer_id', '=', printer.id).where('state', 'in', ['queued', 'leased']).executeTakeFirst();
     return Number(r.numUpdatedRows);
   });

@@ -108,3 +108,32 @@ describe('the back office reaching for printers it may not touch', () => {
     expect((await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { id: string }) => p.id === id).state).toBe('unconfigured');
   });
 });
+
+describe('a retired printer seen again', () => {
+  test('has no pairing session until a new pairing: 404 on read and confirm, never the old `paired`', async () => {
+    const { id, token } = await pairedAtHome('00:11:62:DE:AD:05');
+    expect((await poll(token)).status).toBe(200);
+    expect((await bo('GET', `/devices/${id}/printer/pairing-session`)).body.pairing_session.state).toBe('paired');
+    expect((await bo('POST', `/devices/${id}/printer/retire`, {})).status).toBe(200);
+    await api.deps.redis.flushdb();
+    expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:05' }] } })).status).toBe(200);
+    const none = { status: 404, body: { message: 'Unable to locate the pairing session you requested.' } };
+    // Before: 200 with the old session `paired`, for a printer unconfigured again and without a token.
+    expect(await bo('GET', `/devices/${id}/printer/pairing-session`)).toMatchObject(none);
+    expect(await bo('POST', `/devices/${id}/printer/pairing-session/confirm-write`, {})).toMatchObject(none);
+    expect((await poll(token)).status).toBe(401);
+    // Configured and paired anew, the new session is the one answered.
+    expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Counter' })).status).toBe(200);
+    const again = await bo('POST', `/devices/${id}/printer/pairing-session`, {});
+    expect(again.body.pairing_session.state).toBe('awaiting_write');
+    expect((await bo('GET', `/devices/${id}/printer/pairing-session`)).body.pairing_session).toMatchObject({ id: again.body.pairing_session.id, state: 'awaiting_write' });
+  });
+});
+async function pairedAtHome(mac: string) {
+  await api.deps.redis.flushdb();
+  expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac }] } })).status).toBe(200);
+  const id = (await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { mac: string }) => p.mac === mac).id as string;
+  expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Counter' })).status).toBe(200);
+  const pairing = await bo('POST', `/devices/${id}/printer/pairing-session`, {});
+  return { id, token: pairing.body.printer_token as string };
+}
