@@ -5,13 +5,17 @@ import { accountOf } from './loyalty.ts';
 
 /**
  * A loyalty reward the customer chose, as the pricing function takes it: an amount off the basket,
- * priced after the location's offers. The reward must be active at the location and the customer
+ * priced after the location's offers. The reward must be active at the location, whose program must
+ * be running (a paused one offers no reward), and the customer
  * must hold its points now (404 / 409 `insufficient_points`); the points are taken by the deferred
  * finalisation job after payment, once per transaction.
  */
 export async function rewardAsOffer(db: TenantDb | TenantTx, input: { rewardId: string; customerId: string; locationId: string }): Promise<PricingOffer> {
   const reward = await db.selectFrom('loyalty_rewards').selectAll().where('id', '=', input.rewardId.toLowerCase()).executeTakeFirst();
   if (!reward || !reward.active || reward.location_id !== input.locationId) throw errors.notFound('reward');
+  // A paused program keeps its rewards for when it runs again; meanwhile they are offered nowhere, so none is taken.
+  const program = await db.selectFrom('loyalty_programs').select('active').where('location_id', '=', input.locationId).executeTakeFirst();
+  if (!program?.active) throw errors.notFound('reward');
   const account = await accountOf(db, input.customerId);
   if (account.points < reward.points) throw errors.conflict('Not enough loyalty points.', { reason: 'insufficient_points' });
   return { id: reward.id, name: reward.name, rule: { kind: 'amount', amount: reward.discount }, item_ids: [], category_ids: [], min_basket: 0, channels: [], schedule: null };

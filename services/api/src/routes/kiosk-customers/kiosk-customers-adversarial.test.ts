@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { issueGiftCard } from '@pos/core/customers/gift-cards';
+import { movePoints } from '@pos/core/customers/loyalty';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeCustomer } from '../customer-account/customer-test-support.ts';
+
+// An adversarial pass on the kiosk's customer routes: contacts that belong to someone else, tokens
+// of another kiosk or merchant, gift cards of another merchant. Real PostgreSQL and Redis.
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+let kiosk: string;
+
+beforeAll(async () => {
+  api = await createTestApi({ env: { PAYMENT_AUTO_SUCCESS: 'true' } });
+  m = await api.seed('kadv');
+  other = await api.seed('kadv-b');
+  kiosk = await api.deviceToken(m, 'kiosk');
+});
+afterAll(() => api.close());
+
+const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
+const post = (path: string, body: unknown, token = kiosk) => api.call('POST', `/api${path}`, { token, deviceKey: true, body });
+const row = (id: string) => tdb().selectFrom('customers').select(['id', 'name', 'email', 'phone', 'email_verified', 'phone_verified']).where('id', '=', id).executeTakeFirstOrThrow();
+const customerCount = async () => Number((await tdb().selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+
+describe('identify with contacts held by two different customers', () => {
+  test('phone of A and e-mail of B: A is answered, neither gains or loses a contact, nobody is enrolled', async () => {
+    const a = await makeCustomer(api, m, { name: 'Alice', email: null, phone: '+32470000101' });
+    const b = await makeCustomer(api, m, { name: 'Bob', email: 'bob-kadv@example.com', phone: null });
+    const before = await customerCount();
+    const r = await post('/kiosk/customer/identify', { phone: '0470 00 01 01', email: 'bob-kadv@example.com' });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ created: false, customer: { id: a.id, name: 'Alice', email: null, phone: '*********101' } });
+    expect(await row(a.id)).toMatchObject({ email: null, phone: '+32470000101' });
+    expect(await row(b.id)).toMatchObject({ email: 'bob-kadv@example.com', phone: null });
+    expect(await customerCount()).toBe(before);
+  });
+
+  test('a new phone with the e-mail of a customer who has another phone: that customer, the new phone stored nowhere', async () => {
+    const b = await makeCustomer(api, m, { name: 'Bea', email: 'bea-kadv@example.com', phone: '+32470000202' });
+    const before = await customerCount();
+    const r = await post('/kiosk/customer/identify', { phone: '+32 470 00 03 03', email: 'bea-kadv@example.com' });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ created: false, customer: { id: b.id } });
+    expect(await row(b.id)).toMatchObject({ email: 'bea-kadv@example.com', phone: '+32470000202' });
+    expect(await tdb().selectFrom('customers').select('id').where('phone', '=', '+32470000303').execute()).toEqual([]);
+    expect(await customerCount()).toBe(before);
+  });
+
+  test('a kiosk never names a customer who already has a name, nor overwrites a contact', async () => {
+    const a = await makeCustomer(api, m, { name: 'Carla', email: 'carla-kadv@example.com', phone: '+32470000404' });
+    const r = await post('/kiosk/customer/identify', { phone: '+32470000404', email: 'mallory-kadv@example.com', name: 'Mallory' });
+    expect(r.status).toBe(200);
+    expect(await row(a.id)).toMatchObject({ name: 'Carla', email: 'carla-kadv@example.com', phone: '+32470000404' });
+  });
+});
+
+describe('tokens and gift cards across kiosks and merchants', () => {
+  test('a loyalty token from another kiosk of the merchant identifies nothing here', async () => {
+    const second = m.devices.filter((d) => d.type === 'kiosk').length > 1 ? await api.deviceToken(m, 'kiosk', 1) : null;
+    if (!second) return; // The seed has one kiosk: the device binding is covered by kiosk-customers.test.ts.
+    const r = await post('/kiosk/customer/identify', { phone: '+32470000505' }, second);
+    const d = await api.call('GET', `/api/kiosk/loyalty?loyalty_token=${r.body.data.loyalty_token}`, { token: kiosk, deviceKey: true });
+    expect(d.status).toBe(422);
+  });
+
+  test('another merchant\'s gift card is the same 404 as an unknown one', async () => {
+    const theirs = await issueGiftCard(bindTenant(api.deps.db, other.merchant.tenant_database), { balance: 5000 }, new Date());
+    const r = await post('/kiosk/gift-cards/validate', { code: theirs.code });
+    expect(r).toMatchObject({ status: 404, body: { message: 'Unable to locate the gift card you requested.' } });
+  });
+
+  test('a gift card with a code one symbol longer or shorter is not found', async () => {
+    const card = await issueGiftCard(tdb(), { balance: 2500 }, new Date());
+    expect((await post('/kiosk/gift-cards/validate', { code: `${card.code}0` })).status).toBe(404);
+    expect((await post('/kiosk/gift-cards/validate', { code: card.code.slice(0, -1) })).status).toBe(404);
+    const ok = await post('/kiosk/gift-cards/validate', { code: card.code.toLowerCase().replace(/-/g, ' ') });
+    expect(ok).toMatchObject({ status: 200, body: { data: { balance: 2500 } } });
+  });
+});
+
+describe('rewards of a paused loyalty program', () => {
+  test('a paused program\'s rewards are not offered and cannot be redeemed: validate and create-intent are the unknown reward\'s 404, nothing written', async () => {
+    const location = m.locations[0]!.id;
+    const owner = await api.ownerToken(m);
+    const saved = await api.call('POST', `/api/back-office/loyalty/${location}`, { token: owner, body: { active: true, points_per_euro: 1, rewards: [{ name: 'Paused treat', points: 5, discount: 300 }] } });
+    expect(saved.status).toBe(200);
+    const rewardId = saved.body.data.rewards.find((r: { name: string }) => r.name === 'Paused treat').id as string;
+    const id = await post('/kiosk/customer/identify', { phone: '+32470000606' });
+    await movePoints(tdb(), { customerId: id.body.data.customer.id, kind: 'adjust', points: 50, transactionId: null }, new Date());
+    // The merchant pauses the program (the rewards stay, kept for when it runs again).
+    const paused = await api.call('POST', `/api/back-office/loyalty/${location}`, { token: owner, body: { active: false, points_per_euro: 1 } });
+    expect(paused.status).toBe(200);
+    const token = (await post('/kiosk/loyalty', { phone: '+32470000606' })).body.data.loyalty_token as string;
+    const details = await api.call('GET', `/api/kiosk/loyalty?loyalty_token=${token}`, { token: kiosk, deviceKey: true });
+    expect(details.body.data.loyalty.program).toBeNull();
+    const lines = [{ item_id: m.items.find((i) => i.name === 'Spaghetti bolognese')!.id, qty: 1 }];
+    const before = Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const preview = await post('/kiosk/offers/validate', { lines, loyalty_token: token, reward_id: rewardId });
+    expect(preview).toMatchObject({ status: 404, body: { message: 'Unable to locate the reward you requested.' } });
+    const r = await post('/kiosk/payment/create-intent', { lines, loyalty_token: token, reward_id: rewardId });
+    expect(r).toMatchObject({ status: 404, body: { message: 'Unable to locate the reward you requested.' } });
+    expect(Number((await tdb().selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)).toBe(before);
+    // Running again, the reward is redeemable again.
+    expect((await api.call('POST', `/api/back-office/loyalty/${location}`, { token: owner, body: { active: true, points_per_euro: 1 } })).status).toBe(200);
+    expect((await post('/kiosk/offers/validate', { lines, loyalty_token: token, reward_id: rewardId })).status).toBe(200);
+  });
+});
