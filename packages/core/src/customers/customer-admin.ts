@@ -138,26 +138,47 @@ export async function customerGiftCards(db: TenantDb, id: string) {
   return rows.map((g) => ({ ...g, expires_at: g.expires_at ? g.expires_at.toISOString() : null, created_at: g.created_at.toISOString() }));
 }
 
+/**
+ * The customer's orders at locations outside `locationIds` (the caller's grant). The orders list is
+ * location-scoped, so the records tied to an order (reward redemptions, timeline events) leave these out
+ * too; records tied to no order stay.
+ */
+function ordersOutside(db: TenantDb, customerId: string, locationIds: readonly string[]) {
+  const q = db.selectFrom('transactions').select('id').where('customer_id', '=', customerId);
+  return locationIds.length ? q.where('location_id', 'not in', [...locationIds]) : q;
+}
+
 /** `GET /customers/{id}/reward-redemptions`. */
-export async function customerRewardRedemptions(db: TenantDb, id: string) {
+export async function customerRewardRedemptions(db: TenantDb, id: string, locationIds?: readonly string[]) {
   await getCustomer(db, id);
   const rows = await db
-    .selectFrom('loyalty_ledger as l')
-    .leftJoin('loyalty_rewards as r', 'r.id', 'l.reward_id')
-    .select(['l.id', 'l.reward_id', 'r.name as reward_name', 'l.points', 'l.transaction_id', 'l.created_at'])
-    .where('l.customer_id', '=', id)
-    .where('l.kind', '=', 'redeem')
-    .orderBy('l.created_at', 'desc')
-    .orderBy('l.id', 'desc')
+    .selectFrom('loyalty_ledger')
+    .leftJoin('loyalty_rewards', 'loyalty_rewards.id', 'loyalty_ledger.reward_id')
+    .select(['loyalty_ledger.id', 'loyalty_ledger.reward_id', 'loyalty_rewards.name as reward_name', 'loyalty_ledger.points', 'loyalty_ledger.transaction_id', 'loyalty_ledger.created_at'])
+    .where('loyalty_ledger.customer_id', '=', id)
+    .where('loyalty_ledger.kind', '=', 'redeem')
+    .$if(locationIds !== undefined, (q) =>
+      q.where((eb) => eb.or([eb('loyalty_ledger.transaction_id', 'is', null), eb('loyalty_ledger.transaction_id', 'not in', ordersOutside(db, id, locationIds!))])),
+    )
+    .orderBy('loyalty_ledger.created_at', 'desc')
+    .orderBy('loyalty_ledger.id', 'desc')
     .limit(200)
     .execute();
   return rows.map((r) => ({ id: r.id, reward: r.reward_id ? { id: r.reward_id, name: r.reward_name } : null, points: -r.points, transaction_id: r.transaction_id, created_at: r.created_at.toISOString() }));
 }
 
-/** `GET /customers/{id}/timelines`. */
-export async function customerTimeline(db: TenantDb, id: string) {
+/** `GET /customers/{id}/timelines`: with `locationIds` (the caller's grant), events of orders elsewhere are left out. */
+export async function customerTimeline(db: TenantDb, id: string, locationIds?: readonly string[]) {
   await getCustomer(db, id);
-  const rows = await db.selectFrom('customer_timeline').select(['id', 'kind', 'transaction_id', 'detail', 'created_at']).where('customer_id', '=', id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(200).execute();
+  const rows = await db
+    .selectFrom('customer_timeline')
+    .select(['id', 'kind', 'transaction_id', 'detail', 'created_at'])
+    .where('customer_id', '=', id)
+    .$if(locationIds !== undefined, (q) => q.where((eb) => eb.or([eb('transaction_id', 'is', null), eb('transaction_id', 'not in', ordersOutside(db, id, locationIds!))])))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(200)
+    .execute();
   return rows.map((r) => ({ id: r.id, kind: r.kind, transaction_id: r.transaction_id, detail: r.detail, created_at: r.created_at.toISOString() }));
 }
 

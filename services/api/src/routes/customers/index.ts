@@ -138,14 +138,15 @@ function customerAdminRoutesTyped(deps: ApiDeps) {
       transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customer gift cards', 'VIEW_CUSTOMERS', 'Last four characters of each code only.'),
     })
-    .get('/:id/reward-redemptions', async ({ tenant, params }) => ({ data: await customerRewardRedemptions(tenant.db, uuidOr404(params.id, 'customer')) }), {
+    // Location-scoped as the orders list: redemptions and events of orders outside the grant are left out.
+    .get('/:id/reward-redemptions', async ({ tenant, params, access }) => ({ data: await customerRewardRedemptions(tenant.db, uuidOr404(params.id, 'customer'), grantedOrAll(await access())) }), {
       query: S.VendorQuery,
       params: S.IdParams,
       response: { 200: S.Redemptions },
       transform: permission('VIEW_CUSTOMERS'),
       ...doc('Customer reward redemptions', 'VIEW_CUSTOMERS'),
     })
-    .get('/:id/timelines', async ({ tenant, params }) => ({ data: await customerTimeline(tenant.db, uuidOr404(params.id, 'customer')) }), {
+    .get('/:id/timelines', async ({ tenant, params, access }) => ({ data: await customerTimeline(tenant.db, uuidOr404(params.id, 'customer'), grantedOrAll(await access())) }), {
       query: S.VendorQuery,
       params: S.IdParams,
       response: { 200: S.Timeline },
