@@ -48,6 +48,10 @@ async function lockCustomer(tx: TenantTx, customerId: string, gone: CustomerGone
 
 /** Adds an address; the first one, or one marked default, becomes the default (the old default is cleared first). */
 export async function addAddress(db: TenantDb, customerId: string, input: AddressInput, now: Date, gone: CustomerGone = notFoundCustomer) {
+  // The schema's minLength counts spaces: a part that is blank once trimmed is missing, not stored empty.
+  for (const field of ['line1', 'postal_code', 'city'] as const) {
+    if (!input[field].trim()) throw errors.field(field, `The ${field} field is required.`);
+  }
   return db.transaction().execute(async (tx) => {
     // Serialise address writes of one customer (the one-default index would fail the loser otherwise).
     await lockCustomer(tx, customerId, gone);
@@ -60,7 +64,7 @@ export async function addAddress(db: TenantDb, customerId: string, input: Addres
       .values({
         id: Bun.randomUUIDv7(),
         customer_id: customerId,
-        label: input.label ?? null,
+        label: input.label?.trim() || null,
         line1: input.line1.trim(),
         line2: input.line2?.trim() || null,
         postal_code: input.postal_code.trim(),

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeCustomer, makeOrder } from './customer-test-support.ts';
+
+// An adversarial pass on the customer app: blank address parts, another customer's records, tokens
+// of another merchant. Real PostgreSQL and Redis.
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('caadv');
+  other = await api.seed('caadv-b');
+});
+afterAll(() => api.close());
+
+let ipSeq = Math.floor(Math.random() * 200);
+const freshIp = () => `10.23.${++ipSeq % 250}.${Math.floor(Math.random() * 250) + 1}`;
+const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
+const call = (method: string, path: string, token: string | undefined, body?: unknown) => api.call(method, `/api${path}`, { token, body, ip: freshIp() });
+const addressCount = async (customerId: string) =>
+  Number((await tdb().selectFrom('customer_addresses').select((eb) => eb.fn.countAll<string>().as('n')).where('customer_id', '=', customerId).executeTakeFirstOrThrow()).n);
+
+describe('addresses with blank parts', () => {
+  const good = { line1: 'Rue Haute 1', postal_code: '1000', city: 'Brussels', country: 'BE' };
+
+  test('a line1, postal code or city of spaces only is a 422 on its field, and no address is stored (customer app)', async () => {
+    const c = await makeCustomer(api, m);
+    for (const field of ['line1', 'postal_code', 'city'] as const) {
+      const r = await call('POST', '/customer/addresses', c.token, { ...good, [field]: '   ' });
+      expect([field, r.status, r.body.errors]).toEqual([field, 422, { [field]: [`The ${field} field is required.`] }]);
+    }
+    expect(await addressCount(c.id)).toBe(0);
+    const ok = await call('POST', '/customer/addresses', c.token, { ...good, line1: '  Rue Haute 1  ', label: '  Home  ', line2: '   ' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({ line1: 'Rue Haute 1', line2: null, label: 'Home', is_default: true });
+  });
+
+  test('the same in the back office', async () => {
+    const c = await makeCustomer(api, m);
+    const owner = await api.ownerToken(m);
+    const r = await call('POST', `/back-office/customers/${c.id}/addresses`, owner, { ...good, city: '\t ' });
+    expect(r).toMatchObject({ status: 422, body: { errors: { city: ['The city field is required.'] } } });
+    expect(await addressCount(c.id)).toBe(0);
+  });
+});
+
+describe('another customer\'s and another merchant\'s records', () => {
+  test('a customer cannot delete another customer\'s address, nor read their orders; ids in any spelling are the same 404', async () => {
+    const a = await makeCustomer(api, m);
+    const b = await makeCustomer(api, m);
+    const addr = await call('POST', '/customer/addresses', b.token, { line1: 'Rue Basse 2', postal_code: '1000', city: 'Brussels', country: 'BE' });
+    for (const id of [addr.body.data.id, addr.body.data.id.toUpperCase(), 'not-a-uuid']) {
+      expect((await call('DELETE', `/customer/addresses/${id}`, a.token)).status).toBe(404);
+    }
+    expect(await addressCount(b.id)).toBe(1);
+    const order = await makeOrder(api, m, { customerId: b.id });
+    expect((await call('GET', `/customer/${m.merchant.slug}/order-detail/${order.id}`, a.token)).status).toBe(404);
+    expect((await call('GET', `/customer/${m.merchant.slug}/order-detail/${order.id.toUpperCase()}`, a.token)).status).toBe(404);
+    const history = await call('POST', `/customer/${m.merchant.slug}/order-history`, a.token, { order_ids: [order.id] });
+    expect(history).toMatchObject({ status: 200, body: { data: [], total: 0 } });
+  });
+
+  test('a customer token of another merchant is a 404 on this merchant\'s slug, and reads nothing', async () => {
+    const theirs = await makeCustomer(api, other);
+    expect((await call('GET', `/customer/loyalties/${m.merchant.slug}`, theirs.token)).status).toBe(404);
+    expect((await call('POST', `/customer/${m.merchant.slug}/order-history`, theirs.token, {})).status).toBe(404);
+    expect((await call('GET', `/customer/loyalties/${other.merchant.slug}/${m.locations[0]!.id}`, theirs.token)).status).toBe(404);
+  });
+});
