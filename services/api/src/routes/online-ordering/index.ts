@@ -21,6 +21,20 @@ async function customerOf(deps: ApiDeps, headers: Record<string, string | undefi
 }
 import * as S from './online-ordering.schemas.ts';
 import { optionalCustomer } from '../customer-account/index.ts';
+import { authenticateOptional } from '../../middleware/authenticate.ts';
+
+/**
+ * `auth.optional, tenant:online-ordering` (spec 1): no token is a guest; a bad, expired or revoked token
+ * is 401 and a customer of another merchant than `slug`'s is 404, whichever storefront route it reaches
+ * (they were checked on the payment only). A valid token of another type (back office) is a guest.
+ * Answers the signed-in customer's id, or null for a guest.
+ */
+async function storefrontCustomer(deps: ApiDeps, headers: Record<string, string | undefined>, slug: string): Promise<string | null> {
+  const token = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+  const claims = token ? await deps.tokens.verify(token) : null;
+  const asCustomer = token !== undefined && (claims === null || claims.type === 'customer');
+  return asCustomer ? (await optionalCustomer(deps, headers, slug)).customerId : null;
+}
 
 const doc = (summary: string, description?: string) => ({ detail: { tags: ['Online ordering'], summary, ...(description ? { description } : {}) } });
 
@@ -32,6 +46,10 @@ const doc = (summary: string, description?: string) => ({ detail: { tags: ['Onli
 export function onlineOrderingRoutes(deps: ApiDeps) {
   const pay: OnlinePaymentDeps = { db: deps.db, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() };
   const geocoding = geocodingFromEnv(deps.config);
+  // Optional auth (spec 1, restaurant suggestions): a token, when sent, must be valid (401 otherwise).
+  const optionalAuth = async ({ headers }: { headers: Record<string, string | undefined> }) => {
+    await authenticateOptional(deps, headers.authorization);
+  };
   return new Elysia({ name: 'online-ordering', prefix: '/online-ordering' })
     .get('/address-suggestions', async (ctx) => ({ data: await addressSuggestions(geocoding, deps.log, ctx.query.q, ctx.query.country) }), {
       query: S.SuggestQuery,
@@ -43,14 +61,16 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       async (ctx) => ({
         data: await nearbyRestaurants(deps.db, { lat: ctx.query.lat, lng: ctx.query.lng, radiusKm: ctx.query.radius_km ?? 10, limit: ctx.query.limit ?? 20, ...(ctx.query.category ? { category: ctx.query.category } : {}) }),
       }),
-      { query: S.NearbyQuery, response: { 200: S.SuggestionsResponse }, ...doc('Nearby restaurants', 'Restaurants with online ordering within `radius_km` (default 10) of the point, nearest first, with `distance_km`.') },
+      { beforeHandle: optionalAuth, query: S.NearbyQuery, response: { 200: S.SuggestionsResponse }, ...doc('Nearby restaurants', 'Restaurants with online ordering within `radius_km` (default 10) of the point, nearest first, with `distance_km`.') },
     )
     .get('/restaurant-suggestions/top', async (ctx) => ({ data: await topRestaurants(deps.db, { limit: ctx.query.limit ?? 20, ...(ctx.query.category ? { category: ctx.query.category } : {}) }) }), {
+      beforeHandle: optionalAuth,
       query: S.TopQuery,
       response: { 200: S.SuggestionsResponse },
       ...doc('Top restaurants', 'By customer upvotes, most first.'),
     })
     .get('/restaurant-suggestions/categories', async () => ({ data: await restaurantCategories(deps.db) }), {
+      beforeHandle: optionalAuth,
       response: { 200: S.CategoriesResponse },
       ...doc('Restaurant categories', 'Categories of the listed restaurants with how many carry each.'),
     })
@@ -81,6 +101,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     .post(
       '/:slug/:locationId/available-timeslots',
       async (ctx) => {
+        await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
         const date = ctx.body?.date;
         if (date !== undefined && !isCalendarDate(date)) throw errors.field('date', 'The date field must be a date (YYYY-MM-DD).');
         return { data: await availableTimeslots(deps.db, ctx.params.slug, ctx.params.locationId, date, deps.clock.now()) };
@@ -97,7 +118,10 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     )
     .post(
       '/:slug/:locationId/offers/validate',
-      async (ctx) => ({ data: await validateOnlineOffers(deps.db, deps.redis, ctx.params.slug, ctx.params.locationId, ctx.body, deps.clock.now()) }),
+      async (ctx) => {
+        await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
+        return { data: await validateOnlineOffers(deps.db, deps.redis, ctx.params.slug, ctx.params.locationId, ctx.body, deps.clock.now()) };
+      },
       {
         params: S.SlugLocationParams,
         body: S.OffersBody,
@@ -108,12 +132,8 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     .post(
       '/:slug/:locationId/payment',
       async (ctx) => {
-        // `auth.optional`: a logged-in customer's order carries customer_id (loyalty earn, order history).
-        // A back-office token on this public route is not a customer: the order is a guest's.
-        const token = /^Bearer\s+(\S+)$/i.exec(ctx.headers.authorization ?? '')?.[1];
-        const claims = token ? await deps.tokens.verify(token) : null;
-        const asCustomer = token !== undefined && (claims === null || claims.type === 'customer');
-        const customerId = asCustomer ? (await optionalCustomer(deps, ctx.headers, ctx.params.slug)).customerId : null;
+        // A logged-in customer's order carries customer_id (loyalty earn, order history).
+        const customerId = await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
         return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId) };
       },
       {
@@ -125,7 +145,10 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
         'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name).',
       ),
     })
-    .post('/:slug/:locationId/verify-payment', async (ctx) => ({ data: await verifyOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body.transaction_id) }), {
+    .post('/:slug/:locationId/verify-payment', async (ctx) => {
+      await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
+      return { data: await verifyOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body.transaction_id) };
+    }, {
       params: S.SlugLocationParams,
       body: S.VerifyBody,
       response: { 200: S.VerifiedResponse },
