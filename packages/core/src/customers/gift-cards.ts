@@ -1,6 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { TenantDb, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { MAX_ORDER_TOTAL } from '@pos/domain/orders/order-rules';
 
 /** Crockford base32 without I, L, O, U: 32 symbols a person reads back without confusion. */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -24,7 +25,10 @@ export function hashGiftCardCode(normalised: string): string {
 
 /** Issues a gift card; the code is answered once and never stored (only its hash and last four). */
 export async function issueGiftCard(db: TenantDb | TenantTx, input: { balance: number; customerId?: string | null; expiresAt?: Date | null }, now: Date): Promise<{ id: string; code: string }> {
-  if (!Number.isSafeInteger(input.balance) || input.balance < 0) throw errors.field('balance', 'The balance must be a whole number of cents, 0 or more.');
+  // Bounded as an order total is: the balance column is a 32-bit integer, and a larger value would be a 500.
+  if (!Number.isSafeInteger(input.balance) || input.balance < 0 || input.balance > MAX_ORDER_TOTAL) {
+    throw errors.field('balance', `The balance must be a whole number of cents from 0 to ${MAX_ORDER_TOTAL}.`);
+  }
   const code = newGiftCardCode();
   const n = normaliseGiftCardCode(code);
   const id = Bun.randomUUIDv7();
