@@ -2,6 +2,7 @@ import { defaultTaxRates } from '@pos/domain/catalog/tax-defaults';
 import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
+import { isCountryCode } from '../options/countries.ts';
 import { catalogTx, findOr404, iso, newId, stateConflict, uniqueOr, type CatalogScope } from './catalog-scope.ts';
 
 /**
@@ -79,6 +80,12 @@ export interface TaxRateInput {
   country?: string;
 }
 
+/** The schema's words: a well-formed pair of letters that is no country (`ZZ`) is the same 422, as for a location. */
+const UNKNOWN_COUNTRY = 'The country must be a two-letter country code.';
+function requireCountry(country: string | undefined): void {
+  if (country !== undefined && !isCountryCode(country)) throw errors.field('country', UNKNOWN_COUNTRY);
+}
+
 const RATE_TAKEN = () => errors.field('rate', 'A custom tax rate with this rate already exists.');
 /** Partial unique index on `rate` of the custom rows: a rate taken by a concurrent request is the same 422. */
 const CUSTOM_RATE_INDEX = 'tax_rates_custom_rate_unique';
@@ -97,6 +104,7 @@ function requireCustom(r: { is_custom: boolean }): void {
 }
 
 export async function createTaxRate(scope: CatalogScope, input: TaxRateInput): Promise<TaxRateView> {
+  requireCountry(input.country);
   return catalogTx(scope, async (tx) => {
     await uniqueRate(tx, input.rate);
     const country = input.country?.toUpperCase() ?? (await tx.selectFrom('locations').select('country').orderBy('created_at').executeTakeFirst())?.country ?? 'BE';
@@ -113,18 +121,23 @@ export async function updateTaxRate(scope: CatalogScope, id: string, input: Part
   return catalogTx(scope, async (tx) => {
     const current = await findLocked(tx, id);
     requireCustom(current);
+    requireCountry(input.country);
     if (input.rate !== undefined && input.rate !== current.rate) {
       await uniqueRate(tx, input.rate, current.id);
       await requireUnused(tx, current.rate, current.id);
     }
+    const changes = {
+      ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+      ...(input.rate !== undefined ? { rate: input.rate } : {}),
+      ...(input.country !== undefined ? { country: input.country.toUpperCase() } : {}),
+    };
+    // An empty body changes nothing (the row has no updated_at to touch): answer the rate as it is,
+    // rather than an UPDATE with an empty SET list, which PostgreSQL refuses (it was a 500).
+    if (Object.keys(changes).length === 0) return view(current);
     const row = await uniqueOr(
       tx
         .updateTable('tax_rates')
-        .set({
-          ...(input.name !== undefined ? { name: input.name.trim() } : {}),
-          ...(input.rate !== undefined ? { rate: input.rate } : {}),
-          ...(input.country !== undefined ? { country: input.country.toUpperCase() } : {}),
-        })
+        .set(changes)
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow(),
