@@ -106,6 +106,11 @@ export interface SaveInput {
 async function upsert(tdb: TenantDb, userId: string, languageId: string, rows: { subject_type: SubjectType; subject_id: string; field: Field; value: string }[], action: string): Promise<void> {
   if (!rows.length) return;
   await inTenantTx(tdb, async (tx) => {
+    // The language is read again under a key-share lock in the writing transaction: an auto-translation
+    // waits seconds on the provider, and a language deleted meanwhile is the 404 a later request gets
+    // (it was a 500 on the foreign key); a deletion sent now waits for this commit and takes its rows.
+    const lang = await tx.selectFrom('languages').select('id').where('id', '=', languageId).forKeyShare().executeTakeFirst();
+    if (!lang) throw errors.notFound('language');
     const now = new Date();
     await tx
       .insertInto('translations')
