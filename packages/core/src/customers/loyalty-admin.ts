@@ -45,8 +45,12 @@ export async function saveLoyalty(db: TenantDb, actor: BackofficeActor, anyCaseL
     if (input.rewards) {
       const existing = new Set((await tx.selectFrom('loyalty_rewards').select('id').where('location_id', '=', locationId).execute()).map((r) => r.id));
       const kept: string[] = [];
+      const listed = new Set<string>();
       for (const [i, r] of input.rewards.entries()) {
         if (r.id) {
+          // One entry per reward: the same id twice kept only the last entry's values, silently.
+          if (listed.has(r.id)) throw errors.field(`rewards.${i}.id`, `The rewards.${i}.id field has a duplicate value.`);
+          listed.add(r.id);
           if (!existing.has(r.id)) throw errors.field(`rewards.${i}.id`, 'The selected reward is invalid.');
           await tx.updateTable('loyalty_rewards').set({ name: r.name.trim(), points: r.points, discount: r.discount, active: r.active ?? true }).where('id', '=', r.id).execute();
           kept.push(r.id);

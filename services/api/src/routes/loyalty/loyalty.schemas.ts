@@ -24,7 +24,7 @@ export const LoyaltyBody = t.Object({
         points: Int({ minimum: 1, maximum: 1_000_000 }),
         discount: Int({ minimum: 1, maximum: 1_000_000, description: 'cents off the basket' }),
         active: t.Optional(t.Boolean()),
-      }),
+      }, { additionalProperties: false }), // a mistyped key (`percent`) is a 422, not silently dropped
       { maxItems: 50 },
     ),
   ),
