@@ -76,7 +76,10 @@ async function columns(db: TenantDb | TenantTx, input: BrandingInput): Promise<R
   for (const k of ['heading_font', 'body_font'] as const) if (input[k] !== undefined && !FONTS.has(input[k]!)) errs[k] = [UNKNOWN_FONT];
   if (Object.keys(errs).length) throw errors.validation(errs);
   if (input.logo_content_id) {
-    const c = isUuid(input.logo_content_id) ? await db.selectFrom('contents').select('id').where('id', '=', input.logo_content_id).executeTakeFirst() : undefined;
+    // Read in the writing transaction and held FOR KEY SHARE until it commits: a content deleted at
+    // the same moment either waits for this write (and clears the logo through its foreign key) or
+    // is gone first, and the logo is this 404 (it was a 500 on the foreign key).
+    const c = isUuid(input.logo_content_id) ? await db.selectFrom('contents').select('id').where('id', '=', input.logo_content_id).forKeyShare().executeTakeFirst() : undefined;
     if (!c) throw errors.notFound('content');
   }
   const out: Record<string, unknown> = {};
@@ -98,10 +101,10 @@ export async function showBrandingProfile(tdb: TenantDb, id: string): Promise<Br
 
 export async function createBrandingProfile(tdb: TenantDb, userId: string, input: BrandingInput & { name: string }): Promise<BrandingProfileView> {
   const { name, ...rest } = input;
-  const values = await columns(tdb, rest);
   for (let attempt = 0; ; attempt++) {
     try {
       return await inTenantTx(tdb, async (tx) => {
+        const values = await columns(tx, rest);
         const first = !(await tx.selectFrom('branding_profiles').select('id').limit(1).executeTakeFirst());
         const row = await tx
           .insertInto('branding_profiles')
@@ -119,9 +122,10 @@ export async function createBrandingProfile(tdb: TenantDb, userId: string, input
   }
 }
 
-async function update(tdb: TenantDb, userId: string, id: string, values: Record<string, unknown>): Promise<BrandingProfileView> {
+async function update(tdb: TenantDb, userId: string, id: string, input: BrandingInput & { name?: string }): Promise<BrandingProfileView> {
   return inTenantTx(tdb, async (tx) => {
     const row = await findProfile(tx, id, true);
+    const values = await columns(tx, input);
     const updated = await tx.updateTable('branding_profiles').set({ ...values, updated_at: new Date() }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
     await logActivity(tx, { userId, action: 'updated', subject: 'branding_profile', subjectId: row.id, properties: { fields: Object.keys(values).sort() } });
     return view(updated);
@@ -129,8 +133,7 @@ async function update(tdb: TenantDb, userId: string, id: string, values: Record<
 }
 
 export async function updateBrandingProfile(tdb: TenantDb, userId: string, id: string, input: BrandingInput): Promise<BrandingProfileView> {
-  await findProfile(tdb, id);
-  return update(tdb, userId, id, await columns(tdb, input));
+  return update(tdb, userId, id, input);
 }
 
 export function renameBrandingProfile(tdb: TenantDb, userId: string, id: string, name: string): Promise<BrandingProfileView> {
