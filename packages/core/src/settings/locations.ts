@@ -14,6 +14,7 @@ import { usableZone } from './location-zone.ts';
 import { locationHeldOutside, releaseCentralRows, renameListing } from './location-references.ts';
 import { inPersonProviderOf } from '../payments/in-person-provider.ts';
 import { locationPaymentProfile } from './location-payment-profile.ts';
+import { forgetLocationInCatalog } from '../catalog/forget-location.ts';
 
 /**
  * Settings > locations (spec 1 "Settings", no permission of their own): every read and write is
@@ -220,6 +221,7 @@ export async function deleteLocation(tdb: TenantDb, access: Access, merchantId: 
       if (await locationHeldOutside(tx, merchantId, row.id)) throw errors.conflict(LOCATION_IN_USE);
       await tx.deleteFrom('user_locations').where('location_id', '=', row.id).execute();
       await tx.deleteFrom('locations').where('id', '=', row.id).execute();
+      await forgetLocationInCatalog(tx, row.id);
       await releaseCentralRows(tx, merchantId, row.id);
       await logActivity(tx, { userId, action: 'deleted', subject: 'location', subjectId: row.id, properties: { name: row.name } });
     });
