@@ -295,6 +295,22 @@ describe('card-a webhooks, adversarial', () => {
     expect(await txn(a, t.id)).toMatchObject({ status: 'Complete', receipt_no: expect.any(Number) });
   });
 
+  test('dispute and refund events of a captured kiosk payment are acknowledged and leave the order Complete (spec 3: a refund adjusts commission only)', async () => {
+    const t = await startPayment(a);
+    await cardA.complete(t.payment_snapshot.reader_id);
+    finishing.delete(a.merchant.id);
+    const ok = readerEvent(t.payment_snapshot.reader_id, t.payment_snapshot.id);
+    expect((await cardAPost(ok, signA(ok))).status).toBe(200);
+    const before = await txn(a, t.id);
+    const events = ['charge.dispute.created', 'charge.dispute.closed', 'payment_intent.requires_action', 'charge.refund.updated'].map((type) =>
+      JSON.stringify({ id: `evt_${crypto.randomUUID().replaceAll('-', '')}`, object: 'event', created: now(), type, data: { object: { id: `dp_${type}`, payment_intent: t.payment_snapshot.id, metadata: { location_id: a.locations[0]!.id } } }, livemode: false }),
+    );
+    for (const raw of events) expect(await cardAPost(raw, signA(raw))).toMatchObject({ status: 200, body: { received: true } });
+    for (const raw of events) expect((await cardALogs(JSON.parse(raw).id)).map((l) => l.status)).toEqual(['ignored']);
+    const after = await txn(a, t.id);
+    expect({ status: after.status, receipt_no: after.receipt_no, updated_at: after.updated_at }).toEqual({ status: 'Complete', receipt_no: before.receipt_no, updated_at: before.updated_at });
+  });
+
   test('a body over the webhook limit is 413 before anything is stored; malformed JSON that verifies is stored failed and acknowledged', async () => {
     const big = JSON.stringify({ id: 'evt_big', type: 'x', pad: 'a'.repeat(300 * 1024) });
     const r = await cardAPost(big, signA(big));
