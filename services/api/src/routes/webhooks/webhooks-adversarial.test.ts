@@ -248,7 +248,10 @@ describe('card-a webhooks, adversarial', () => {
     const raw = readerEvent(t.payment_snapshot.reader_id, t.payment_snapshot.id);
     const future = now() + 3600;
     const good = signA(raw);
-    const headers = [signA(raw, future), `t=${now()},v1=${good.split('v1=')[1]!.replace(/.$/, '0')}`, `t=${now()},v1=`, `t=${now() - 1},${good.split(',')[1]}`];
+    const v1 = good.split('v1=')[1]!;
+    // The last hex digit changed (never to itself).
+    const altered = v1.slice(0, -1) + (v1.endsWith('0') ? '1' : '0');
+    const headers = [signA(raw, future), `t=${now()},v1=${altered}`, `t=${now()},v1=`, `t=${now() - 1},${good.split(',')[1]}`];
     for (const h of headers) expect(await cardAPost(raw, h)).toMatchObject({ status: 401, body: { message: 'Webhook verification failed.' } });
     expect(await cardALogs(JSON.parse(raw).id)).toEqual([]);
   });
