@@ -251,7 +251,7 @@ describe('card-a webhooks, adversarial', () => {
     const v1 = good.split('v1=')[1]!;
     // The last hex digit changed (never to itself).
     const altered = v1.slice(0, -1) + (v1.endsWith('0') ? '1' : '0');
-    const headers = [signA(raw, future), `t=${now()},v1=${altered}`, `t=${now()},v1=`, `t=${now() - 1},${good.split(',')[1]}`];
+    const headers = [signA(raw, future), `t=${now()},v1=${altered}`, `t=${now()},v1=`, `t=${Number(good.split(',')[0]!.slice(2)) - 1},${good.split(',')[1]}`];
     for (const h of headers) expect(await cardAPost(raw, h)).toMatchObject({ status: 401, body: { message: 'Webhook verification failed.' } });
     expect(await cardALogs(JSON.parse(raw).id)).toEqual([]);
   });
