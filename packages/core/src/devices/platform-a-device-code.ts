@@ -65,13 +65,19 @@ export async function platformADeviceCode(scope: BackofficeScope, platformA: Pla
     if (here && current.status === 'UNPAIRED') return view(d.id, current, d.platform_a_device_id);
     if (here && current.status === 'PAIRED' && current.device_id) {
       const pairedId = current.device_id;
-      const done = await scope.tdb
-        .updateTable('devices')
-        .set({ platform_a_device_id: pairedId, platform_a_device_code_id: null, platform_a_device_code_location: null })
-        .where('id', '=', d.id)
-        .where('deleted_at', 'is', null)
-        .where('platform_a_device_code_id', '=', stored)
-        .executeTakeFirst();
+      const done = await scope.tdb.transaction().execute(async (tx) => {
+        const bound = await tx
+          .updateTable('devices')
+          .set({ platform_a_device_id: pairedId, platform_a_device_code_id: null, platform_a_device_code_location: null })
+          .where('id', '=', d.id)
+          .where('deleted_at', 'is', null)
+          .where('platform_a_device_code_id', '=', stored)
+          .executeTakeFirst();
+        // One terminal takes one kiosk's payments: paired again elsewhere, it leaves the kiosk it served
+        // (a lookup by the terminal would otherwise find two kiosks).
+        if (Number(bound.numUpdatedRows) > 0) await tx.updateTable('devices').set({ platform_a_device_id: null }).where('platform_a_device_id', '=', pairedId).where('id', '<>', d.id).execute();
+        return bound;
+      });
       if (Number(done.numUpdatedRows) > 0) await logActivity(scope.tdb, { userId: scope.userId, action: 'paired_platform_a_device', subject: 'device', subjectId: d.id, properties: { platform_a_device_id: pairedId } });
       return view(d.id, current, pairedId);
     }

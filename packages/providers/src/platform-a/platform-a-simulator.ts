@@ -76,7 +76,8 @@ export interface PlatformASimulator {
   readonly catalog: Map<string, { object_id: string; name: string; amount: number; currency: string }>;
   readonly catalogUpserts: string[];
   /** The code entered on a terminal: `PAIRED`, with the new terminal's `device_id` (answered). */
-  pairDeviceCode(id: string): string;
+  /** Pairs a terminal with the code: a new one, or `deviceId` (the same physical terminal paired again). */
+  pairDeviceCode(id: string, deviceId?: string): string;
   expireDeviceCode(id: string): void;
   deviceCode(id: string): Readonly<DeviceCode> | undefined;
   stop(): Promise<void>;
@@ -112,11 +113,11 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
   const deviceCodeByKey = new Map<string, string>();
   let created = 0;
 
-  function pairDeviceCode(id: string): string {
+  function pairDeviceCode(id: string, deviceId?: string): string {
     const c = deviceCodes.get(id);
     if (!c || c.status !== 'UNPAIRED') throw new Error(`platform-a simulator: device code ${id} is not unpaired`);
     c.status = 'PAIRED';
-    c.device_id = `device:${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    c.device_id = deviceId ?? `device:${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
     c.status_changed_at = new Date().toISOString();
     return c.device_id;
   }

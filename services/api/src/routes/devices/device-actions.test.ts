@@ -220,6 +220,22 @@ describe('POST /devices/{id}/platform-a-device-code', () => {
     expect(next.body.data.code_id).not.toBe(first.body.data.code_id);
   });
 
+  test('a terminal paired again to another kiosk leaves the kiosk it served (one terminal, one kiosk)', async () => {
+    await setPlatformALocation('PA-LOC-1');
+    const [first, second] = [await newDevice('kiosk'), await newDevice('kiosk')];
+    const code1 = (await api.call('POST', `/api/back-office/devices/${first.id}/platform-a-device-code`, { token: owner })).body.data;
+    const terminal = platformA.pairDeviceCode(code1.code_id);
+    expect((await api.call('POST', `/api/back-office/devices/${first.id}/platform-a-device-code`, { token: owner })).body.data.platform_a_device_id).toBe(terminal);
+    // The same physical terminal is signed out and paired with the second kiosk's code.
+    const code2 = (await api.call('POST', `/api/back-office/devices/${second.id}/platform-a-device-code`, { token: owner })).body.data;
+    platformA.pairDeviceCode(code2.code_id, terminal);
+    const paired = await api.call('POST', `/api/back-office/devices/${second.id}/platform-a-device-code`, { token: owner });
+    expect(paired.body.data).toMatchObject({ status: 'PAIRED', platform_a_device_id: terminal });
+    const holders = await tdbOf(a).selectFrom('devices').select('id').where('platform_a_device_id', '=', terminal).execute();
+    expect(holders).toEqual([{ id: second.id }]);
+    for (const k of [first, second]) await api.call('DELETE', `/api/back-office/devices/${k.id}`, { token: owner });
+  });
+
   test('an expired code is replaced by a new one', async () => {
     await setPlatformALocation('PA-LOC-1');
     const kiosk = await newDevice('kiosk');
