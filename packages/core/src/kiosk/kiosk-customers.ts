@@ -41,10 +41,12 @@ async function session(tdb: TenantDb, kiosk: KioskAt, customer: CustomerRow, cre
 }
 
 
+const IDENTIFY_ATTEMPTS = 3;
+
 /**
  * `POST /kiosk/customer/identify`: the customer with this phone or e-mail, enrolled when new (name
  * optional), and a loyalty token the kiosk passes to `create-intent`. Two kiosks enrolling the same
- * contact at once: the loser's insert hits the unique index and its second attempt finds the winner.
+ * contact at once: the loser's write hits a unique index and a later attempt finds the winner.
  */
 export async function identifyKioskCustomer(tdb: TenantDb, kiosk: KioskAt, input: { name?: string | null; email?: string | null; phone?: string | null }, now: Date): Promise<KioskLoyaltySession> {
   const contact = readContact(input, await countryOf(tdb, kiosk.location_id));
@@ -57,8 +59,17 @@ export async function identifyKioskCustomer(tdb: TenantDb, kiosk: KioskAt, input
         return { ...r, token };
       }),
     );
-  const r = await attempt().catch((e: unknown) => (isUniqueViolation(e) ? attempt() : Promise.reject(e)));
-  return session(tdb, kiosk, r.customer, r.created, r.token);
+  // A lost race means another request just took one of our (at most two) contacts; once both are held,
+  // nothing is written to a contact any more, so the third attempt finds without losing (a single retry
+  // was a 500 when kiosks sent crossed phone and e-mail pairs at once).
+  for (let n = 1; ; n++) {
+    try {
+      const r = await attempt();
+      return session(tdb, kiosk, r.customer, r.created, r.token);
+    } catch (e) {
+      if (n >= IDENTIFY_ATTEMPTS || !isUniqueViolation(e)) throw e;
+    }
+  }
 }
 
 /** `POST /kiosk/loyalty` (loyalty login): an enrolled customer only (404 otherwise), and a fresh token. */
