@@ -3,6 +3,7 @@ import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { contactFlags, contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
 import type { CustomerRow } from './customers.ts';
+import { addTimelineEvent } from './timeline.ts';
 
 /** The signed-in customer's row; a token whose customer was deleted (privacy erasure) is no longer valid (401). */
 export async function signedInCustomer(tdb: TenantDb, customerId: string): Promise<CustomerRow> {
@@ -39,10 +40,20 @@ export async function updatePersonalInfo(tdb: TenantDb, c: CustomerRow, body: Pe
   const phone = patch.phone !== undefined ? patch.phone : c.phone;
   if (!email && !phone && !c.idp_subject) throw errors.field('phone', 'A phone number or an email address is required.');
   // Two customers taking the same contact at once both pass the check: the unique index stops the second (422, never a 500).
-  const updated = await writingContacts(() => tdb.updateTable('customers').set({ ...patch, ...contactFlags(patch) }).where('id', '=', c.id).returningAll().executeTakeFirst());
-  // Erased (privacy) while this request ran: the token's customer is gone, as `signedInCustomer` says.
-  if (!updated) throw errors.invalidToken();
-  return updated;
+  return writingContacts(() =>
+    tdb.transaction().execute(async (tx) => {
+      // The row as it was (locked): a consent change is recorded once, against the value it replaced.
+      const before = await tx.selectFrom('customers').select('marketing_consent').where('id', '=', c.id).forUpdate().executeTakeFirst();
+      // Erased (privacy) while this request ran: the token's customer is gone, as `signedInCustomer` says.
+      if (!before) throw errors.invalidToken();
+      const updated = await tx.updateTable('customers').set({ ...patch, ...contactFlags(patch) }).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+      // Consent given or withdrawn in the app is on the timeline, as the back office's change is.
+      if (patch.marketing_consent !== undefined && patch.marketing_consent !== before.marketing_consent) {
+        await addTimelineEvent(tx, c.id, patch.marketing_consent ? 'marketing_opted_in' : 'marketing_opted_out', null, { by: 'customer' }, now);
+      }
+      return updated;
+    }),
+  );
 }
 
 /** Of the order ids a guest names (UUIDs), those of guest orders: never a customer account's order. */

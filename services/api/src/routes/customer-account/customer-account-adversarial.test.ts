@@ -71,3 +71,22 @@ describe('another customer\'s and another merchant\'s records', () => {
     expect((await call('GET', `/customer/loyalties/${other.merchant.slug}/${m.locations[0]!.id}`, theirs.token)).status).toBe(404);
   });
 });
+
+describe('marketing consent given or withdrawn in the app', () => {
+  test('is on the timeline as the back office\'s change is (by the customer); sending the same value again adds nothing', async () => {
+    const c = await makeCustomer(api, m);
+    const events = async () => (await tdb().selectFrom('customer_timeline').select(['kind', 'detail']).where('customer_id', '=', c.id).where('kind', 'like', 'marketing_%').orderBy('created_at').orderBy('id').execute());
+    expect((await call('POST', '/customer/personal-info', c.token, { marketing_consent: true })).status).toBe(200);
+    expect((await call('POST', '/customer/personal-info', c.token, { marketing_consent: true, name: 'Cora B' })).status).toBe(200);
+    expect((await call('POST', '/customer/personal-info', c.token, { marketing_consent: false })).status).toBe(200);
+    expect(await events()).toEqual([
+      { kind: 'marketing_opted_in', detail: { by: 'customer' } },
+      { kind: 'marketing_opted_out', detail: { by: 'customer' } },
+    ]);
+    // A refused update (a taken e-mail) records no consent change either.
+    const other = await makeCustomer(api, m, { email: `taken-${crypto.randomUUID().slice(0, 6)}@example.com` });
+    const refused = await call('POST', '/customer/personal-info', c.token, { marketing_consent: true, email: (await tdb().selectFrom('customers').select('email').where('id', '=', other.id).executeTakeFirstOrThrow()).email });
+    expect(refused.status).toBe(422);
+    expect((await events()).length).toBe(2);
+  });
+});
