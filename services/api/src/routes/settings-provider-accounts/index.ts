@@ -3,6 +3,7 @@ import * as acct from '@pos/core/settings/payment-profile-accounts';
 import { attachBillingPaymentMethod } from '@pos/core/settings/billing-payment-method';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
+import { requirePaymentProfileReach } from '@pos/core/settings/payment-profile-reach';
 import { permission } from '../../plugins/guards.ts';
 import { IdParams, VendorQuery } from '../settings/settings.schemas.ts';
 import * as S from './settings-provider-accounts.schemas.ts';
@@ -25,7 +26,8 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post(
       '/payment-profiles/:id/card-a/url',
-      async ({ tenant, auth, params, body }) => {
+      async ({ tenant, access, auth, params, body }) => {
+        await requirePaymentProfileReach(tenant.db, await access(), params.id);
         const back = `${appUrl}/settings/payment-profiles/${params.id}`;
         const data = await acct.cardAOnboardingUrl(tenant.db, cardA, {
           userId: auth.userId,
@@ -46,7 +48,11 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
         ...doc(PP, 'card-a onboarding link', 'EDIT_PAYMENT_PROFILES', 'Creates the profile\'s card-a connected account on the first call, then answers the provider\'s single-use onboarding URL.'),
       },
     )
-    .post('/payment-profiles/:id/card-a/account-session', async ({ tenant, params }) => ({ data: await acct.cardAAccountSession(tenant.db, cardA, params.id) }), {
+    .post('/payment-profiles/:id/card-a/account-session', async ({ tenant, access, params }) => {
+      // The session's embedded onboarding edits the account (bank details): held like the writes.
+      await requirePaymentProfileReach(tenant.db, await access(), params.id);
+      return { data: await acct.cardAAccountSession(tenant.db, cardA, params.id) };
+    }, {
       params: IdParams,
       query: VendorQuery,
       transform: permission('VIEW_PAYMENT_PROFILES'),
@@ -67,7 +73,10 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       response: { 200: S.PayoutTable },
       ...doc(PP, 'card-a payouts as a data table', 'VIEW_PAYMENT_PROFILES', 'The newest 1,000 payouts, paged (`page`, `per_page`).'),
     })
-    .put('/payment-profiles/:id/card-a/descriptor', async ({ tenant, auth, params, body }) => ({ data: await acct.setCardADescriptor(tenant.db, cardA, auth.userId, params.id, body.statement_descriptor) }), {
+    .put('/payment-profiles/:id/card-a/descriptor', async ({ tenant, access, auth, params, body }) => {
+      await requirePaymentProfileReach(tenant.db, await access(), params.id);
+      return { data: await acct.setCardADescriptor(tenant.db, cardA, auth.userId, params.id, body.statement_descriptor) };
+    }, {
       params: IdParams,
       query: VendorQuery,
       body: S.DescriptorBody,
@@ -75,7 +84,10 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       response: { 200: S.AccountResponse },
       ...doc(PP, 'Set the card-a statement descriptor', 'EDIT_PAYMENT_PROFILES', 'The provider\'s rule applies (5-22 characters, a letter, none of < > \\ \' " *): its refusal is 422 with its message.'),
     })
-    .put('/payment-profiles/:id/card-a/business-website', async ({ tenant, auth, params, body }) => ({ data: await acct.setCardABusinessWebsite(tenant.db, cardA, auth.userId, params.id, body.url) }), {
+    .put('/payment-profiles/:id/card-a/business-website', async ({ tenant, access, auth, params, body }) => {
+      await requirePaymentProfileReach(tenant.db, await access(), params.id);
+      return { data: await acct.setCardABusinessWebsite(tenant.db, cardA, auth.userId, params.id, body.url) };
+    }, {
       params: IdParams,
       query: VendorQuery,
       body: S.WebsiteBody,
@@ -83,7 +95,10 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       response: { 200: S.AccountResponse },
       ...doc(PP, 'Set the card-a business website', 'EDIT_PAYMENT_PROFILES'),
     })
-    .put('/payment-profiles/:id/card-a/payout-schedule', async ({ tenant, auth, params, body }) => ({ data: await acct.setCardAPayoutSchedule(tenant.db, cardA, auth.userId, params.id, body) }), {
+    .put('/payment-profiles/:id/card-a/payout-schedule', async ({ tenant, access, auth, params, body }) => {
+      await requirePaymentProfileReach(tenant.db, await access(), params.id);
+      return { data: await acct.setCardAPayoutSchedule(tenant.db, cardA, auth.userId, params.id, body) };
+    }, {
       params: IdParams,
       query: VendorQuery,
       body: S.PayoutScheduleBody,
@@ -91,7 +106,10 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       response: { 200: S.AccountResponse },
       ...doc(PP, 'Set the card-a payout schedule', 'EDIT_PAYMENT_PROFILES', '`interval` manual, daily, weekly (with `weekly_anchor`) or monthly (with `monthly_anchor`).'),
     })
-    .post('/payment-profiles/:id/card-b/account', async ({ tenant, auth, params, body }) => ({ data: await acct.setCardBAccount(tenant.db, auth.userId, params.id, body.account_id) }), {
+    .post('/payment-profiles/:id/card-b/account', async ({ tenant, access, auth, params, body }) => {
+      await requirePaymentProfileReach(tenant.db, await access(), params.id);
+      return { data: await acct.setCardBAccount(tenant.db, auth.userId, params.id, body.account_id) };
+    }, {
       params: IdParams,
       query: VendorQuery,
       body: S.CardBAccountBody,

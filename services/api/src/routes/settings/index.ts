@@ -6,6 +6,7 @@ import * as brand from '@pos/core/settings/branding-profiles';
 import * as bill from '@pos/core/settings/billing-profiles';
 import * as billSub from '@pos/core/settings/billing-subscriptions';
 import * as pay from '@pos/core/settings/payment-profiles';
+import { requirePaymentProfileReach } from '@pos/core/settings/payment-profile-reach';
 import { verifyVat } from '@pos/core/settings/vat-verify';
 import { setupStatus } from '@pos/core/settings/setup-status';
 import { paymentOnboardingStatus } from '@pos/core/settings/payment-onboarding';
@@ -436,7 +437,10 @@ export function settingsRoutes(deps: ApiDeps) {
         response: { 200: S.PaymentProfileResponse },
         ...doc(PP, 'Rename a payment profile', 'EDIT_PAYMENT_PROFILES'),
       })
-      .post('/payment-profiles/:id/default', async ({ tenant, auth, params }) => ({ data: await pay.setDefaultPaymentProfile(tenant.db, auth.userId, params.id) }), {
+      .post('/payment-profiles/:id/default', async ({ tenant, access, auth, params }) => {
+        await requirePaymentProfileReach(tenant.db, await access(), params.id, { becomingDefault: true });
+        return { data: await pay.setDefaultPaymentProfile(tenant.db, auth.userId, params.id) };
+      }, {
         params: S.IdParams,
         query: S.VendorQuery,
         transform: permission('EDIT_PAYMENT_PROFILES'),
@@ -445,7 +449,8 @@ export function settingsRoutes(deps: ApiDeps) {
       })
       .delete(
         '/payment-profiles/:id',
-        async ({ tenant, auth, params }) => {
+        async ({ tenant, access, auth, params }) => {
+          await requirePaymentProfileReach(tenant.db, await access(), params.id);
           await pay.deletePaymentProfile(tenant.db, auth.userId, params.id);
           return { status: 'success' as const };
         },
