@@ -8,6 +8,13 @@ import { withSubscriptionLock } from '../webhooks/card-a-subscriptions.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
 import { findBillingProfile, subscriptionView, type BillingSubscriptionView } from './billing-profiles.ts';
 import { isUuid } from '@pos/domain/ids';
+import { requireGrantedLocations, type Access } from '../auth/access.ts';
+
+/** Who acts on a subscription: the user (activity log) and their location grant. */
+export interface SubscriptionActor {
+  readonly userId: string;
+  readonly access: Access;
+}
 
 /**
  * Subscription actions of a billing profile (spec 1 "Settings"), carried out at card-a through its
@@ -50,13 +57,19 @@ export function client(cardA: CardAClient | null): CardAClient {
   return cardA;
 }
 
-async function findSubscription(tdb: TenantDb, profileId: string, subId: string) {
+/**
+ * The subscription of the profile (404 otherwise). A subscription pays for one location's devices, so
+ * acting on it (cancel, reactivate, retry) needs that location in the caller's grant (spec 1 section 5:
+ * permissions are scoped to the granted locations): 403 otherwise, before any provider call.
+ */
+async function findSubscription(tdb: TenantDb, access: Access, profileId: string, subId: string) {
   const profile = await findBillingProfile(tdb, profileId);
   const row =
     profile.card_a_customer_id && isUuid(subId)
       ? await tdb.selectFrom('billing_subscriptions').selectAll().where('id', '=', subId).where('customer_id', '=', profile.card_a_customer_id).executeTakeFirst()
       : undefined;
   if (!row) throw errors.notFound('subscription');
+  requireGrantedLocations(access, [row.location_id]);
   return row;
 }
 
@@ -77,23 +90,23 @@ async function record(tdb: TenantDb, userId: string, localId: string, s: CardASu
 export type SubscriptionActionView = BillingSubscriptionView & { cancel_at_period_end: boolean };
 const actionView = (r: Parameters<typeof subscriptionView>[0]): SubscriptionActionView => ({ ...subscriptionView(r), cancel_at_period_end: r.cancel_at_period_end });
 
-export async function cancelSubscription(tdb: TenantDb, cardA: CardAClient | null, userId: string, profileId: string, subId: string): Promise<SubscriptionActionView> {
+export async function cancelSubscription(tdb: TenantDb, cardA: CardAClient | null, actor: SubscriptionActor, profileId: string, subId: string): Promise<SubscriptionActionView> {
   // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
-  const row = await findSubscription(tdb, profileId, subId);
+  const row = await findSubscription(tdb, actor.access, profileId, subId);
   const c = client(cardA);
   if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
   const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, true));
-  return actionView(await record(tdb, userId, row.id, s, 'cancel_scheduled'));
+  return actionView(await record(tdb, actor.userId, row.id, s, 'cancel_scheduled'));
 }
 
-export async function reactivateSubscription(tdb: TenantDb, cardA: CardAClient | null, userId: string, profileId: string, subId: string): Promise<SubscriptionActionView> {
+export async function reactivateSubscription(tdb: TenantDb, cardA: CardAClient | null, actor: SubscriptionActor, profileId: string, subId: string): Promise<SubscriptionActionView> {
   // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
-  const row = await findSubscription(tdb, profileId, subId);
+  const row = await findSubscription(tdb, actor.access, profileId, subId);
   const c = client(cardA);
   // A subscription that has ended cannot be revived at the provider; a new one is needed.
   if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
   const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, false));
-  return actionView(await record(tdb, userId, row.id, s, 'reactivated'));
+  return actionView(await record(tdb, actor.userId, row.id, s, 'reactivated'));
 }
 
 /**
@@ -114,12 +127,12 @@ export async function retrySubscriptionPayment(
   tdb: TenantDb,
   cardA: CardAClient | null,
   lockDeps: { readonly redis: Redis; readonly log: Logger },
-  userId: string,
+  actor: SubscriptionActor,
   profileId: string,
   subId: string,
 ): Promise<SubscriptionActionView> {
   // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
-  const row = await findSubscription(tdb, profileId, subId);
+  const row = await findSubscription(tdb, actor.access, profileId, subId);
   const c = client(cardA);
   if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
   const lock = await acquireLock(lockDeps.redis, `billing_retry_${row.provider_subscription_id}`, RETRY_LOCK_MS, RETRY_WAIT_MS, lockDeps.log);
@@ -128,7 +141,7 @@ export async function retrySubscriptionPayment(
     if (!open[0]) throw errors.businessRule(NOTHING_TO_RETRY);
     await atProvider(() => c.retryInvoice(open[0]!.id), PAYMENT_FAILED);
     const s = await atProvider(() => c.retrieveSubscription(row.provider_subscription_id));
-    return actionView(await record(tdb, userId, row.id, s, 'payment_retried'));
+    return actionView(await record(tdb, actor.userId, row.id, s, 'payment_retried'));
   } finally {
     await lock.release();
   }
