@@ -104,7 +104,9 @@ export async function uploadContent(scope: CatalogScope & { tenantDatabase: stri
 /** `POST /contents/{id}`: rename or change the alt text. */
 export async function updateContent(scope: CatalogScope, id: string, input: { name?: string; alt_text?: string | null }): Promise<ContentView> {
   return catalogTx(scope, async (tx) => {
-    const c = await find(tx, id);
+    // Locked: a deletion at the same moment either waits for the rename or is seen, and the rename is
+    // the 404 a later request gets (it was a 500: the update found no row).
+    const c = await findOr404('content', id, (x) => tx.selectFrom('contents').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
     const row = await tx
       .updateTable('contents')
       .set({ ...(input.name !== undefined ? { name: input.name.trim() } : {}), ...(input.alt_text !== undefined ? { alt_text: input.alt_text } : {}), updated_at: scope.now })

@@ -37,6 +37,10 @@ export interface LoyaltyInput {
 export async function saveLoyalty(db: TenantDb, actor: BackofficeActor, anyCaseLocationId: string, input: LoyaltyInput, now: Date) {
   const locationId = anyCaseLocationId.toLowerCase();
   await db.transaction().execute(async (tx) => {
+    // The location is held FOR SHARE until the program commits: one deleted at the same moment either
+    // waits for this save (and takes the program with it) or is gone first, the 404 a later save gets
+    // (it was a 500 on the foreign key).
+    if (!(await tx.selectFrom('locations').select('id').where('id', '=', locationId).forShare().executeTakeFirst())) throw errors.notFound('location');
     await tx
       .insertInto('loyalty_programs')
       .values({ location_id: locationId, active: input.active, points_per_euro: input.points_per_euro, created_at: now, updated_at: now })

@@ -84,4 +84,17 @@ describe('loyalty admin, adversarial', () => {
     }
     expect(await state()).toEqual(before);
   });
+
+  test('a program saved while its location is deleted: 200 (the program goes with the location) or 404, never a 500 on the foreign key', async () => {
+    for (let round = 0; round < 6; round++) {
+      const loc = (await call('POST', '/api/back-office/settings/locations', { name: `Pop-up ${round}`, timezone: 'Europe/Brussels', country: 'BE' })).body.data.id as string;
+      const [save, del] = await Promise.all([
+        call('POST', path(loc), { active: true, points_per_euro: 3, rewards: [{ name: 'Free waffle', points: 50, discount: 400 }] }),
+        Bun.sleep(round % 2).then(() => call('DELETE', `/api/back-office/settings/locations/${loc}`)),
+      ]);
+      expect(del).toMatchObject({ status: 200, body: { status: 'success' } });
+      if (save.status !== 200) expect(save).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+      expect(await tdb().selectFrom('loyalty_programs').select('location_id').where('location_id', '=', loc).execute()).toEqual([]);
+    }
+  });
 });
