@@ -85,6 +85,9 @@ export interface MovementInput {
   note?: string | null;
 }
 
+/** Largest stock (either sign) a location holds of an item: well inside PostgreSQL's integer. */
+const MAX_STOCK = 1_000_000_000;
+
 /** Movements whose quantity is a positive count of units (the type gives the direction). */
 const POSITIVE_TYPES: ReadonlySet<MovementType> = new Set(['restock', 'sale', 'waste']);
 
@@ -123,7 +126,7 @@ export async function recordMovement(scope: CatalogScope & { userId: string }, i
     const change = changeOf(input.type, input.quantity, level.quantity);
     const after = level.quantity + change;
     if (after < 0 && !item.allow_negative_stock) throw insufficient();
-    if (!Number.isSafeInteger(after) || Math.abs(after) > 1_000_000_000) throw errors.field('quantity', 'The stock would be out of range.');
+    if (!Number.isSafeInteger(after) || Math.abs(after) > MAX_STOCK) throw errors.field('quantity', 'The stock would be out of range.');
     await tx.updateTable('inventory_levels').set({ quantity: after, updated_at: scope.now }).where('item_id', '=', itemId).where('location_id', '=', locationId).execute();
     const entry = await tx
       .insertInto('inventory_history')
@@ -161,6 +164,9 @@ export async function deleteMovements(scope: CatalogScope, ids: readonly string[
       const item = await tx.selectFrom('items').select('allow_negative_stock').where('id', '=', s.item_id).executeTakeFirstOrThrow();
       const after = level.quantity - s.change;
       if (after < 0 && !item.allow_negative_stock) throw insufficient();
+      // The bound a movement keeps (above): taking back large counts could push the stock past it, and
+      // past PostgreSQL's integer (a 500).
+      if (!Number.isSafeInteger(after) || Math.abs(after) > MAX_STOCK) throw errors.field('ids', 'The stock would be out of range.');
       await tx.updateTable('inventory_levels').set({ quantity: after, updated_at: scope.now }).where('item_id', '=', s.item_id).where('location_id', '=', s.location_id).execute();
     }
     await tx.deleteFrom('inventory_history').where('id', 'in', lower).execute();
