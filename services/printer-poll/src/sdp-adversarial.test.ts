@@ -5,7 +5,7 @@ import { checkDependencies, HealthMonitor } from '@pos/core/health/check-depende
 import { enqueuePrintJob, pollQueue } from '@pos/core/printers/print-jobs';
 import { hashPrinterToken } from '@pos/core/printers/printer-tokens';
 import { reportDiscoveredPrinters } from '@pos/core/printers/discovery-report';
-import { configurePrinter, retirePrinter, rotatePrinterToken, startPairing } from '@pos/core/printers/printer-admin';
+import { configurePrinter, getPairing, retirePrinter, rotatePrinterToken, startPairing } from '@pos/core/printers/printer-admin';
 import { findPrinter } from '@pos/core/printers/printer-records';
 import type Redis from 'ioredis';
 import { createPrinterPollApp } from './app.ts';
@@ -228,6 +228,39 @@ describe('a poll that resolved its token just before a new one was minted', () =
       await pollQueue(handle.db, p.m.merchant.tenant_database, p.printerId, new Date(), 60_000, hashPrinterToken(printer_token));
       expect(await stateOf()).toBe('paired');
     } finally {
+      await p.drop();
+    }
+  });
+});
+
+describe('a new pairing while the printer polls with its old token', () => {
+  test('the session is not paired by an old-token poll stamped after it began; the new token\'s poll pairs it', async () => {
+    const p = await seedPairedPrinter(handle.db, 'sdp-adv-pair', '00:11:62:AD:00:05');
+    const state = new PollState(handle.db);
+    await state.listen(DATABASE_URL, 3_600_000);
+    try {
+      const app = createPrinterPollApp(deps, state);
+      const get = (token: string) => app.handle(new Request(at(`?token=${token}`), { method: 'POST', headers: { 'content-type': FORM }, body: 'ConnectionType=GetRequest&ID=x' }));
+      const scope = (now: Date) => ({ db: handle.db, tdb: p.tdb, merchant: p.m.merchant, now, actor: 'test' });
+      // Polled until its empty queue is remembered (the seed's own notices may come in meanwhile).
+      for (let i = 0; i < 100 && !state.isIdle(p.printerId); i++) {
+        expect((await get(p.token)).status).toBe(200);
+        await Bun.sleep(20);
+      }
+      expect(state.isIdle(p.printerId)).toBe(true);
+      // The operator's pairing request began (its clock) just before this poll with the old token, and
+      // its token committed just after: the poll's stamp is later than the session's start.
+      const began = new Date(Date.now() - 500);
+      expect((await get(p.token)).status).toBe(200);
+      const { printer_token } = await startPairing(scope(began), await findPrinter(p.tdb, p.printerId), 'http://localhost/print/printer-a/sdp');
+      await state.flush();
+      // Before: `paired` (a poll after the session began), while the printer still held the dead token.
+      expect((await getPairing(scope(new Date()), await findPrinter(p.tdb, p.printerId))).pairing_session.state).toBe('awaiting_write');
+      expect((await get(printer_token)).status).toBe(200);
+      await state.flush();
+      expect((await getPairing(scope(new Date()), await findPrinter(p.tdb, p.printerId))).pairing_session.state).toBe('paired');
+    } finally {
+      await state.stop();
       await p.drop();
     }
   });

@@ -100,11 +100,13 @@ export interface PairingSessionView {
 }
 
 /**
- * A session is paired once the printer has polled with the token minted for it (any poll after the
- * session began: minting replaced every older token), expired when that has not happened in time.
+ * A session is paired once the printer has polled with the token minted for it, expired when that has
+ * not happened in time. A poll after the session began is not proof enough: a poll with the old token
+ * resolved a moment before the mint committed is stamped after it. The printer's state is: only a poll
+ * with its current token makes it `paired` (minting makes it `configured`).
  */
-function sessionView(row: Selectable<TenantTables['printer_pairing_sessions']>, printer: { last_poll_at: Date | null }, now: Date): PairingSessionView {
-  const pairedAt = row.paired_at ?? (printer.last_poll_at && printer.last_poll_at >= row.created_at ? printer.last_poll_at : null);
+function sessionView(row: Selectable<TenantTables['printer_pairing_sessions']>, printer: { last_poll_at: Date | null; state: string }, now: Date): PairingSessionView {
+  const pairedAt = row.paired_at ?? (printer.state === 'paired' && printer.last_poll_at && printer.last_poll_at >= row.created_at ? printer.last_poll_at : null);
   const state: PairingState = pairedAt ? 'paired' : row.expires_at <= now ? 'expired' : row.state === 'awaiting_first_poll' ? 'awaiting_first_poll' : 'awaiting_write';
   return {
     id: row.id,
@@ -140,7 +142,7 @@ export async function startPairing(s: PrinterScope, found: PrinterRow, pollUrl: 
   });
   const row = await s.tdb.selectFrom('printer_pairing_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const { poll_interval_seconds } = await printerSettings(s.tdb, printer);
-  return { pairing_session: sessionView(row, { last_poll_at: null }, s.now), printer_token: token, poll_url: pollUrl, poll_interval_seconds };
+  return { pairing_session: sessionView(row, { last_poll_at: null, state: 'configured' }, s.now), printer_token: token, poll_url: pollUrl, poll_interval_seconds };
 }
 
 async function latestSession(s: PrinterScope, printer: PrinterRow) {
