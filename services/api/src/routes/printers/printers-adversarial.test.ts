@@ -4,6 +4,7 @@ import { HealthMonitor } from '@pos/core/health/check-dependencies';
 import { createPrinterPollApp } from '../../../../printer-poll/src/app.ts';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
+import { call as posCall, signIn } from '../pos-tills/register-test-support.ts';
 
 /** Adversarial probes of the printer routes and the poll service they feed. */
 let api: TestApi;
@@ -136,4 +137,36 @@ async function pairedAtHome(mac: string) {
   expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Counter' })).status).toBe(200);
   const pairing = await bo('POST', `/devices/${id}/printer/pairing-session`, {});
   return { id, token: pairing.body.printer_token as string };
+}
+
+describe('a register reaching for a printer of another location or merchant', () => {
+  test('every operator and mint route is the uniform 404 (before any 403), nothing written', async () => {
+    const other = await api.seed('prt-adv-reg');
+    const { id } = await pairedAtNewLocation('00:11:62:DE:AD:06');
+    const manager = await signIn(api, m, 'manager', 0);
+    const theirPos = await api.deviceToken(other, 'pos');
+    await api.deps.redis.flushdb();
+    expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: theirPos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:07' }] } })).status).toBe(200);
+    const theirs = (await bindTenantPrinters(other)).find((p) => p.mac === '00:11:62:DE:AD:07')!.id;
+    const cashier = await signIn(api, m, 'cashier', 1);
+    for (const target of [id, theirs]) {
+      for (const r of [manager, cashier]) {
+        for (const [method, path, body] of [
+          ['POST', `/pos/printers/${target}/configure`, { name: 'Mine now' }],
+          ['POST', `/pos/printers/${target}/pairing-session`, {}],
+          ['GET', `/pos/printers/${target}/pairing-session`, undefined],
+          ['POST', `/pos/printers/${target}/pairing-session/confirm-write`, {}],
+          ['POST', `/pos/printers/${target}/test-print`, {}],
+        ] as const) {
+          expect(await posCall(r, method, path, body)).toMatchObject({ status: 404, body: { message: 'Unable to locate the printer you requested.' } });
+        }
+      }
+      expect((await posCall(manager, 'GET', '/pos/printers')).body.data.map((p: { id: string }) => p.id)).not.toContain(target);
+    }
+    expect((await bo('GET', `/devices/printers`)).body.data.find((p: { id: string }) => p.id === id)).toMatchObject({ name: 'Pop-up counter', state: 'configured', pending_jobs: 0 });
+  });
+});
+async function bindTenantPrinters(x: DemoSeedResult) {
+  const { bindTenant } = await import('@pos/db');
+  return bindTenant(api.deps.db, x.merchant.tenant_database).selectFrom('printers').select(['id', 'mac']).execute();
 }
