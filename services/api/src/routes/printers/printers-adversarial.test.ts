@@ -170,3 +170,25 @@ async function bindTenantPrinters(x: DemoSeedResult) {
   const { bindTenant } = await import('@pos/db');
   return bindTenant(api.deps.db, x.merchant.tenant_database).selectFrom('printers').select(['id', 'mac']).execute();
 }
+
+describe('discovery report odd bodies', () => {
+  test('scope keys at the top, entries that are not objects, separator-less MACs, zero-padded IPs, NULs, an object for the list: 422, nothing written', async () => {
+    const before = (await bo('GET', '/devices/unconfigured-printers')).body.data.length;
+    for (const [body, field] of [
+      [{ printers: [{ mac: '00:11:62:DE:AD:10' }], location_id: home }, 'location_id'],
+      [{ printers: [{ mac: '00:11:62:DE:AD:11' }], token: 'x' }, 'token'],
+      [{ printers: ['00:11:62:DE:AD:12'] }, 'printers.0'],
+      [{ printers: [null] }, 'printers.0'],
+      [{ printers: [{ mac: '001162DEAD13' }] }, 'printers.0.mac'],
+      [{ printers: [{ mac: '00:11:62:DE:AD:16', ip: '192.168.001.001' }] }, 'printers.0.ip'],
+      [{ printers: [{ mac: '00:11:62:DE:AD:19', model: '\u0000bad' }] }, 'printers.0.model'],
+      [{ printers: { 0: { mac: '00:11:62:DE:AD:20' } } }, 'printers'],
+    ] as const) {
+      await api.deps.redis.flushdb();
+      const r = await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body });
+      expect(r.status).toBe(422);
+      expect(Object.keys(r.body.errors)).toEqual([field]);
+    }
+    expect((await bo('GET', '/devices/unconfigured-printers')).body.data.length).toBe(before);
+  });
+});
