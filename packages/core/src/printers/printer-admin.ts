@@ -60,14 +60,17 @@ export async function configurePrinter(s: PrinterScope, found: PrinterRow, input
     const printer = await lockLivePrinter(tenant, found.id);
     const role = input.role ?? printer.role;
     const stationId = input.station_id === undefined ? printer.station_id : input.station_id;
+    // The station and the profile are key-share locked as they are checked: one being deleted is waited
+    // for and then found gone (422), instead of the foreign key failing at the update (500); one deleted
+    // after waits for this configure (a station delete then sees its kitchen printer: 409).
     if (stationId !== null) {
-      const st = isUuid(stationId) ? await tenant.selectFrom('kitchen_stations').select('id').where('id', '=', stationId).where('location_id', '=', printer.location_id).executeTakeFirst() : undefined;
+      const st = isUuid(stationId) ? await tenant.selectFrom('kitchen_stations').select('id').where('id', '=', stationId).where('location_id', '=', printer.location_id).forKeyShare().executeTakeFirst() : undefined;
       if (!st) throw errors.field('station_id', 'The selected station id is invalid.');
     }
     if (role === 'kitchen' && stationId === null) throw errors.field('station_id', 'A kitchen printer needs a station.');
     const profileId = input.printer_profile_id === undefined ? printer.printer_profile_id : input.printer_profile_id;
     if (profileId !== null) {
-      const p = isUuid(profileId) ? await tenant.selectFrom('printer_profiles').select('id').where('id', '=', profileId).executeTakeFirst() : undefined;
+      const p = isUuid(profileId) ? await tenant.selectFrom('printer_profiles').select('id').where('id', '=', profileId).forKeyShare().executeTakeFirst() : undefined;
       if (!p) throw errors.field('printer_profile_id', 'The selected printer profile id is invalid.');
     }
     await tenant

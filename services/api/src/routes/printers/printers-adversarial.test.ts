@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { HealthMonitor } from '@pos/core/health/check-dependencies';
 import { createPrinterPollApp } from '../../../../printer-poll/src/app.ts';
+import { bindTenant } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { call as posCall, signIn } from '../pos-tills/register-test-support.ts';
@@ -190,5 +191,47 @@ describe('discovery report odd bodies', () => {
       expect(Object.keys(r.body.errors)).toEqual([field]);
     }
     expect((await bo('GET', '/devices/unconfigured-printers')).body.data.length).toBe(before);
+  });
+});
+
+describe('configure racing the delete of what it names', () => {
+  /** Runs `write` in a transaction that deletes `table`'s row `id` and stays open until the request is on its way. */
+  async function whileDeleting(table: 'kitchen_stations' | 'printer_profiles', id: string, request: () => Promise<{ status: number; body: any }>) {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const deleting = tdb.transaction().execute(async (tx) => {
+      await tx.selectFrom(table).select('id').where('id', '=', id).forUpdate().execute();
+      await tx.deleteFrom(table).where('id', '=', id).execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    const answer = request();
+    await Bun.sleep(200);
+    release();
+    await deleting;
+    return answer;
+  }
+
+  test('a station deleted while a printer is configured onto it: 422 on station_id, never a 500, the printer unchanged', async () => {
+    const { id } = await pairedAtHome('00:11:62:DE:AD:30');
+    const st = await bo('POST', '/devices/stations', { location_id: home, name: 'Going', category_ids: [] });
+    expect(st.status).toBe(201);
+    // Before: the foreign key check waited for the delete, then failed: 500.
+    const r = await whileDeleting('kitchen_stations', st.body.data.id, () => bo('POST', `/devices/${id}/printer/configure`, { name: 'Pass', role: 'kitchen', station_id: st.body.data.id }));
+    expect(r).toMatchObject({ status: 422, body: { errors: { station_id: ['The selected station id is invalid.'] } } });
+    expect((await bo('GET', '/devices/printers')).body.data.find((p: { id: string }) => p.id === id)).toMatchObject({ name: 'Counter', role: 'receipt', station_id: null });
+  });
+
+  test('a printer profile deleted while a printer is configured with it: 422 on printer_profile_id, never a 500', async () => {
+    const { id } = await pairedAtHome('00:11:62:DE:AD:31');
+    const prof = await bo('POST', '/printer-profiles', { name: 'Going' });
+    expect(prof.status).toBe(201);
+    const r = await whileDeleting('printer_profiles', prof.body.data.id, () => bo('POST', `/devices/${id}/printer/configure`, { name: 'Counter', printer_profile_id: prof.body.data.id }));
+    expect(r).toMatchObject({ status: 422, body: { errors: { printer_profile_id: ['The selected printer profile id is invalid.'] } } });
+    expect((await bo('GET', '/devices/printers')).body.data.find((p: { id: string }) => p.id === id)).toMatchObject({ printer_profile_id: null });
   });
 });
