@@ -198,6 +198,16 @@ export async function bindDeviceStation(scope: BackofficeScope, deviceId: string
   if (device.type !== 'kds') throw errors.field('station_id', ONLY_KDS_ON_STATION);
   if (station && station.location_id !== device.location_id) throw errors.field('station_id', STATION_ELSEWHERE);
   await inTenantTx(scope.tdb, async (tx) => {
+    // Checked again under locks: a station deleted meanwhile was waited for and is now a 404 (the
+    // foreign key used to fail at the update: 500); a station delete coming second waits and unbinds.
+    // The device row is locked too, so a move of the device is either seen here or comes after.
+    if (station) {
+      const moved = await tx.selectFrom('devices').select('location_id').where('id', '=', device.id).forUpdate().executeTakeFirst();
+      const still = await tx.selectFrom('kitchen_stations').select('location_id').where('id', '=', station.id).forKeyShare().executeTakeFirst();
+      if (!moved) throw errors.notFound('device');
+      if (!still) throw errors.notFound('station');
+      if (still.location_id !== moved.location_id) throw errors.field('station_id', STATION_ELSEWHERE);
+    }
     await tx.updateTable('devices').set({ station_id: station?.id ?? null }).where('id', '=', device.id).execute();
     await logActivity(tx, { userId: scope.userId, action: station ? 'bound' : 'unbound', subject: 'device', subjectId: device.id, properties: { station_id: station?.id ?? null } });
   });

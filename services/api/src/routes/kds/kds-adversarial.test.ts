@@ -108,3 +108,31 @@ describe('other callers and places', () => {
     expect(await events(id)).toEqual(['created']);
   });
 });
+
+describe('binding a screen to a station being deleted', () => {
+  test('the bind waits for the delete and is the 404 a later bind gets, never a 500; the screen keeps its station', async () => {
+    const kdsId = a.devices.find((d) => d.type === 'kds')!.id;
+    const st = await api.call('POST', '/api/back-office/devices/stations', { token: owner, body: { location_id: a.locations[0]!.id, name: 'Going', category_ids: [] } });
+    expect(st.status).toBe(201);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // What the station delete does, held open while the bind arrives.
+    const deleting = tdb.transaction().execute(async (tx) => {
+      await tx.selectFrom('kitchen_stations').select('id').where('id', '=', st.body.data.id).forUpdate().execute();
+      await tx.updateTable('devices').set({ station_id: null }).where('station_id', '=', st.body.data.id).execute();
+      await tx.deleteFrom('kitchen_stations').where('id', '=', st.body.data.id).execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    const bind = api.call('POST', `/api/back-office/devices/${kdsId}/station`, { token: owner, body: { station_id: st.body.data.id } });
+    await Bun.sleep(200);
+    release();
+    await deleting;
+    // Before: the foreign key failed at the update, a 500.
+    expect(await bind).toMatchObject({ status: 404, body: { message: 'Unable to locate the station you requested.' } });
+    expect((await tdb.selectFrom('devices').select('station_id').where('id', '=', kdsId).executeTakeFirstOrThrow()).station_id).toBe(a.kds.station_id);
+  });
+});
