@@ -235,3 +235,29 @@ describe('configure racing the delete of what it names', () => {
     expect((await bo('GET', '/devices/printers')).body.data.find((p: { id: string }) => p.id === id)).toMatchObject({ printer_profile_id: null });
   });
 });
+
+describe('a printer profile shared across locations', () => {
+  test('a member granted one location cannot rewrite or delete a profile a printer of another location uses (403, unchanged); once only their printers use it, they can', async () => {
+    const l1 = m.locations[1]!.id;
+    const limited = await limitedUserToken(api, m, ['VIEW_DEVICES', 'EDIT_DEVICES', 'VIEW_DEVICE_PROFILE', 'EDIT_DEVICE_PROFILE', 'DELETE_DEVICE_PROFILE', 'CREATE_DEVICE_PROFILE'], [l1]);
+    const asLimited = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: limited, body });
+    const { id: homePrinter } = await pairedAtHome('00:11:62:DE:AD:40');
+    // A printer at the member's location, discovered by the register while it stood there.
+    expect((await bo('PUT', `/devices/${posId}`, { location_id: l1 })).status).toBe(200);
+    await api.deps.redis.flushdb();
+    expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:41' }] } })).status).toBe(200);
+    expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
+    const theirPrinter = (await asLimited('GET', '/devices/printers')).body.data.find((p: { mac: string }) => p.mac === '00:11:62:DE:AD:41').id as string;
+
+    const shared = (await asLimited('POST', '/printer-profiles', { name: 'Shared', settings: { receipt_footer: ['Thanks'] } })).body.data.id as string;
+    expect((await asLimited('POST', `/devices/${theirPrinter}/printer/configure`, { name: 'Bar', printer_profile_id: shared })).status).toBe(200);
+    expect((await bo('POST', `/devices/${homePrinter}/printer/configure`, { name: 'Counter', printer_profile_id: shared })).status).toBe(200);
+    const denied = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+    expect(await asLimited('PUT', `/printer-profiles/${shared}`, { settings: { receipt_footer: ['Hacked'] } })).toMatchObject(denied);
+    expect(await asLimited('DELETE', `/printer-profiles/${shared}`)).toMatchObject(denied);
+    expect((await bo('GET', `/printer-profiles/${shared}`)).body.data).toMatchObject({ printers_count: 2, settings: { receipt_footer: ['Thanks'] } });
+    // The home printer leaves the profile: the member's own printer is all it drives now.
+    expect((await bo('POST', `/devices/${homePrinter}/printer/configure`, { name: 'Counter', printer_profile_id: null })).status).toBe(200);
+    expect((await asLimited('PUT', `/printer-profiles/${shared}`, { settings: { receipt_footer: ['Cheers'] } })).status).toBe(200);
+  });
+});
