@@ -19,8 +19,8 @@ export interface RealtimeClient {
   readonly transactions: Map<string, string>;
   /** Channels subscribed as a whole: `payments` (back office), `kitchen` (kds, pos), `location` (location updates: every type). */
   readonly channels: Set<'payments' | 'kitchen' | 'location'>;
-  /** `event` is the parsed message (kitchen events carry their `seq`). */
-  send(text: string, event?: { seq?: unknown }): void;
+  /** `event` is the parsed message (kitchen events carry their `seq`; a device's `device.revoked` notice its `type`). */
+  send(text: string, event?: { seq?: unknown; type?: unknown }): void;
 }
 
 /** How long a socket's open waits for the hub's first subscription while Redis does not answer. */
@@ -113,7 +113,7 @@ export class RealtimeHub {
   }
 
   private routeEvent(kind: string, clients: Map<string, RealtimeClient>, message: string): void {
-    let event: { transaction_id?: unknown; location_id?: unknown; device_id?: unknown; seq?: unknown };
+    let event: { transaction_id?: unknown; location_id?: unknown; device_id?: unknown; seq?: unknown; type?: unknown };
     try {
       event = JSON.parse(message);
     } catch {

@@ -8,6 +8,7 @@ import { recordHeartbeat } from '@pos/core/devices/record-heartbeat';
 import { logoutDevice } from '@pos/core/devices/logout-device';
 import { listSwitchTargets } from '@pos/core/devices/list-switch-targets';
 import { switchDevice } from '@pos/core/devices/switch-device';
+import { announceDeviceRevoked } from '@pos/core/devices/device-revoked';
 import { isAddressAllowed, parseAllowList } from '@pos/core/devices/ip-allow-list';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
@@ -43,7 +44,9 @@ function deviceGuestRoutes(deps: ApiDeps) {
     '/activate',
     async ({ body, headers, server, request }) => {
       await throttle(deps.redis, deps.env, [[THROTTLES.deviceActivate, deps.throttleAddress(request, server)]]);
-      return tokenResponse(deps, await activateDevice(deps.db, body.activation_code, deps.clock.now()));
+      const issued = await activateDevice(deps.db, body.activation_code, deps.clock.now());
+      await announceDeviceRevoked(deps.redis, issued.merchant.tenant_database, issued.deviceId, deps.log);
+      return tokenResponse(deps, issued);
     },
     {
       body: S.ActivateBody,
@@ -70,6 +73,7 @@ function deviceSessionRoutes(deps: ApiDeps) {
         requireType(p, DEVICE_TOKEN_TYPES);
         checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY);
         await logoutDevice(deps.db, p.merchantId, (p as DevicePrincipal).deviceId, deps.clock.now());
+        await announceDeviceRevoked(deps.redis, (p as DevicePrincipal).tenantDatabase, (p as DevicePrincipal).deviceId, deps.log);
         return { status: 'success' as const };
       },
       { response: { 200: S.Success }, ...doc('Log the device out', 'Any device token (pos, kiosk, kds). Bumps the device\'s token version: every token it holds stops working (401 `Invalid token`). The staff sessions opened on the device end too (their tokens answer 401 `Invalid POS staff token`), each with its fiscal work-out queued, as pin-logout does.') },
@@ -123,7 +127,11 @@ function deviceAdminSwitchRoutes(deps: ApiDeps) {
       response: { 200: S.SwitchTargets },
       ...doc('Switch targets for an on-site admin', 'Allowed only from an address in `ADMIN_SWITCH_IPS` (403 `Unauthorized: Insufficient permissions` otherwise) with a valid device token: the merchant\'s other live devices of the same type, with their locations.'),
     })
-    .post('/admin-switch', async ({ tenant, device, body }) => tokenResponse(deps, await switchDevice(deps.db, tenant.db, tenant.merchant, device, body.device_id, deps.clock.now())), {
+    .post('/admin-switch', async ({ tenant, device, body }) => {
+      const issued = await switchDevice(deps.db, tenant.db, tenant.merchant, device, body.device_id, deps.clock.now());
+      await announceDeviceRevoked(deps.redis, tenant.merchant.tenant_database, issued.deviceId, deps.log);
+      return tokenResponse(deps, issued);
+    }, {
       body: S.AdminSwitchBody,
       response: { 200: S.DeviceTokenResponse },
       ...doc(

@@ -11,6 +11,7 @@ import { deleteDevice } from '@pos/core/devices/delete-device';
 import { regenerateActivationCode } from '@pos/core/devices/regenerate-activation-code';
 import { sendActivationCode } from '@pos/core/devices/send-activation-code';
 import { assignDeviceProfile } from '@pos/core/devices/assign-device-profile';
+import { announceDeviceRevoked } from '@pos/core/devices/device-revoked';
 import { setDevicePayment } from '@pos/core/devices/set-device-payment';
 import { renameReader } from '@pos/core/devices/rename-reader';
 import { sendRemoteCommand } from '@pos/core/devices/remote-control';
@@ -117,7 +118,9 @@ export function deviceRoutes(deps: ApiDeps) {
     .delete(
       '/:id',
       async (ctx) => {
-        await deleteDevice(await scopeOf(deps, ctx), ctx.params.id);
+        const scope = await scopeOf(deps, ctx);
+        await deleteDevice(scope, ctx.params.id);
+        await announceDeviceRevoked(deps.redis, scope.merchant.tenant_database, ctx.params.id.toLowerCase(), deps.log);
         return { status: 'success' as const };
       },
       {

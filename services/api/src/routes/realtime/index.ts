@@ -102,6 +102,8 @@ export function realtimeRoutes(deps: ApiDeps) {
           await deps.realtime.start();
           const { ctx, access } = await authenticate(true);
           const kitchen: KitchenFeed = { held: null, floor: 0, busy: Promise.resolve() };
+          // Set once the session exists: checks the credentials now (the periodic check's work).
+          let checkNow = () => {};
           const client: RealtimeClient = {
             id: ws.id,
             tenantDatabase: ctx.tenant.merchant.tenant_database,
@@ -112,6 +114,14 @@ export function realtimeRoutes(deps: ApiDeps) {
             transactions: new Map(),
             channels: new Set(),
             send: (text, event) => {
+              // The device's tokens were revoked (logout, delete, switch, re-activation): check this
+              // socket's now rather than at the next periodic check; the notice itself is not forwarded.
+              // The merchant's cached authentication state is dropped first: the route's own
+              // invalidation may not have reached this process yet (it is published after the handler).
+              if (event?.type === 'device.revoked') {
+                deps.authCache.invalidate(ctx.tenant.merchant.id);
+                return checkNow();
+              }
               const seq = typeof event?.seq === 'number' ? event.seq : null;
               if (seq !== null && kitchen.held) return void kitchen.held.push({ text, seq });
               if (seq !== null && seq <= kitchen.floor) return;
@@ -128,8 +138,11 @@ export function realtimeRoutes(deps: ApiDeps) {
           // a device moved to another location follows it (`followDevice`).
           // Not queued behind the socket's own messages: a client sending frames must not delay its revocation.
           let checking = false;
-          session.recheck = setInterval(() => {
-            if (checking) return;
+          let rerun = false;
+          let ended = false;
+          checkNow = () => {
+            // A check asked for while one runs runs after it: that one may have read the state before a revocation.
+            if (checking) return void (rerun = true);
             checking = true;
             void (async () => {
               try {
@@ -140,12 +153,18 @@ export function realtimeRoutes(deps: ApiDeps) {
                 // The database or Redis away is not the caller's fault: the socket stays, the next check decides.
                 if (!(e instanceof AppError)) return void deps.log.warn('realtime credentials recheck failed', { err: e });
                 deps.realtime.remove(client.tenantDatabase, client.id);
+                ended = true;
                 end(e);
               } finally {
                 checking = false;
+                if (rerun && !ended) {
+                  rerun = false;
+                  checkNow();
+                }
               }
             })();
-          }, recheckMs);
+          };
+          session.recheck = setInterval(checkNow, recheckMs);
           return session;
         } catch (e) {
           if (!(e instanceof AppError)) deps.log.error('realtime open failed', { err: e });

@@ -12,7 +12,8 @@ let b: DemoSeedResult;
 let base: string;
 
 beforeAll(async () => {
-  api = await createTestApi({ env: { REALTIME_RECHECK_SECONDS: '1' } });
+  // The periodic credentials check is far off: a revocation must not wait for it.
+  api = await createTestApi({ env: { REALTIME_RECHECK_SECONDS: '600', AUTH_CACHE_TTL_MS: '60000' } });
   a = await api.seed('rt-adv-a');
   b = await api.seed('rt-adv-b');
   api.app.listen({ port: 0, hostname: '127.0.0.1' });
@@ -89,14 +90,15 @@ describe('a kds on the kitchen channel', () => {
     s.close();
   });
 
-  test('a token the device logged out of: refused at open (4401); an open socket is closed at the next check', async () => {
+  test('a token the device logged out of: refused at open (4401); an open socket is closed at once, not at the next periodic check', async () => {
     const headers = await kdsHeaders(b);
     const s = connect(base, headers);
     expect(await s.next()).toEqual({ type: 'ready' });
     s.send({ action: 'subscribe', channel: 'kitchen' });
     expect(await s.next()).toMatchObject({ type: 'subscribed', channel: 'kitchen' });
     expect((await api.call('POST', '/api/device-auth/logout', { headers })).status).toBe(200);
-    expect(await s.next(4000)).toEqual({ type: 'error', message: 'Invalid token' });
+    // Before: the socket stayed open (and kept receiving the kitchen's orders) until the periodic check.
+    expect(await s.next(2000)).toEqual({ type: 'error', message: 'Invalid token' });
     expect(await s.next(2000)).toEqual({ closed: 4401 });
     const again = connect(base, headers);
     expect(await again.next()).toEqual({ type: 'error', message: 'Invalid token' });
@@ -105,5 +107,30 @@ describe('a kds on the kitchen channel', () => {
     const q = connect(`${base}?token=${headers.authorization.slice(7)}&api_key=${api.env.DEVICE_API_KEY}`);
     expect(await q.next()).toEqual({ type: 'error', message: 'Invalid token' });
     expect(await q.next()).toEqual({ closed: 4401 });
+  });
+});
+
+describe('revocations reach open sockets at once', () => {
+  test('a deleted kds is closed (4401) before any later kitchen event reaches it; a re-activated one closes the old token\'s socket and keeps the new one', async () => {
+    const m = await api.seed('rt-adv-c');
+    const owner = await api.ownerToken(m);
+    const kdsId = m.devices.find((d) => d.type === 'kds')!.id;
+    const old = connect(base, await kdsHeaders(m));
+    expect(await old.next()).toEqual({ type: 'ready' });
+    // A fresh activation code, activated: the old token dies, the new one lives.
+    const code = await api.call('POST', `/api/back-office/devices/${kdsId}/new-activation-code`, { token: owner });
+    expect(code.status).toBe(200);
+    const activated = await api.call('POST', '/api/device-auth/activate', { body: { activation_code: code.body.data?.activation_code ?? code.body.activation_code } });
+    expect(activated.status).toBe(200);
+    expect(await old.next(2000)).toEqual({ type: 'error', message: 'Invalid token' });
+    expect(await old.next(2000)).toEqual({ closed: 4401 });
+    const fresh = connect(base, { authorization: `Bearer ${activated.body.token}`, 'x-client-api-key': api.env.DEVICE_API_KEY });
+    expect(await fresh.next()).toEqual({ type: 'ready' });
+    fresh.send({ action: 'subscribe', channel: 'kitchen' });
+    expect(await fresh.next()).toMatchObject({ type: 'subscribed', channel: 'kitchen' });
+    expect((await api.call('DELETE', `/api/back-office/devices/${kdsId}`, { token: owner })).status).toBe(200);
+    expect(await fresh.next(2000)).toEqual({ type: 'error', message: 'Invalid token' });
+    expect(await fresh.next(2000)).toEqual({ closed: 4401 });
+    await ticketAt(m, m.devices.find((d) => d.type === 'kds')!.location_id);
   });
 });
