@@ -76,6 +76,7 @@ import * as tenant20261129tillMoneyBigint from './migrations/tenant/2026-11-29-5
 import * as tenant20261130stockReservations from './migrations/tenant/2026-11-30-101-stock-reservations.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
+import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -100,6 +101,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-26-201-register-c-mapping-state': central201registerCState,
   '2026-11-26-401-token-refresh-lease': central401tokenRefreshLease,
   '2026-11-28-501-integration-connect-claims': central501connectClaims,
+  '2026-11-28-601-printer-tokens-notify': central601printerTokensNotify,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

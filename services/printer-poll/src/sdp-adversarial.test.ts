@@ -265,3 +265,30 @@ describe('a new pairing while the printer polls with its old token', () => {
     }
   });
 });
+
+describe('a merchant deleted while its printer polls', () => {
+  test('its token stops working at once in a poll service that had it cached (the cascade notifies), not 30 s later', async () => {
+    const p = await seedPairedPrinter(handle.db, 'sdp-adv-drop', '00:11:62:AD:00:06');
+    const state = new PollState(handle.db);
+    await state.listen(DATABASE_URL, 50);
+    try {
+      const app = createPrinterPollApp(deps, state);
+      const get = () => app.handle(new Request(at(`?token=${p.token}`), { method: 'POST', headers: { 'content-type': FORM }, body: 'ConnectionType=GetRequest&ID=x' }));
+      for (let i = 0; i < 100 && !state.knows(p.token); i++) {
+        expect((await get()).status).toBe(200);
+        await Bun.sleep(20);
+      }
+      expect(state.knows(p.token)).toBe(true);
+      await p.drop();
+      // Before: answered 200 from memory until the cached owner's 30 s ran out.
+      let status = 200;
+      for (let i = 0; i < 100 && status === 200; i++) {
+        await Bun.sleep(20);
+        status = (await get()).status;
+      }
+      expect(status).toBe(401);
+    } finally {
+      await state.stop();
+    }
+  });
+});
