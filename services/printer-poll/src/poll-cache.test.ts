@@ -124,7 +124,8 @@ describe('poll state marks', () => {
 
 describe('printer-poll throttle of made-up tokens', () => {
   test('a new guess per request gets no fresh allowance: 120 a minute per client address, then 429 without a lookup; a live token from there still polls', async () => {
-    const guarded = createPrinterPollApp({ db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) }, state, new PollThrottle(redis, PRINTER_POLL_THROTTLE));
+    // Counters of its own (the rule's name is in the key): other tests' refused polls in the same minute would share the address's.
+    const guarded = createPrinterPollApp({ db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) }, state, new PollThrottle(redis, { ...PRINTER_POLL_THROTTLE, name: `printer-poll-guess-${crypto.randomUUID()}` }));
     const poll = (token: string) => guarded.handle(new Request(`http://localhost/print/printer-a/sdp?token=${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ConnectionType=GetRequest&ID=p' }));
     const live = await seedPairedPrinter(handle.db, 'poll-guess', '00:11:62:CC:00:02');
     try {
