@@ -29,3 +29,4 @@ export * from './online-ordering/timeslots.ts';
 export * from './online-ordering/dining-options.ts';
 export * from './integrations/auto-sync.ts';
 export * from './integrations/register-order-totals.ts';
+export * from './integrations/marketplace-order-range.ts';

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { sql } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
-import { paymentTransition, priceWithBasketDiscount } from '@pos/domain';
+import { ORDER_OUT_OF_RANGE, marketplaceOrderInRange, paymentTransition, priceWithBasketDiscount } from '@pos/domain';
 import type { MarketplaceProvider } from '@pos/domain/payments/transaction-values';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
@@ -23,7 +23,8 @@ const ORDER_LOCK_MS = 30_000;
  * - new: a `Pending` transaction on channel `delivery`, `payment_provider` the marketplace, lines
  *   mapped from the marketplace items (the menu push gave each item our item id) at the marketplace's
  *   prices; an item we do not sell on the delivery channel at the location refuses the order (denied
- *   at the marketplace while it can still be; recorded as `refused` either way), nothing written;
+ *   at the marketplace while it can still be; recorded as `refused` either way), nothing written; so does
+ *   an order whose quantities or amounts the transaction cannot hold (`marketplaceOrderInRange`);
  * - accepted at the marketplace (by us when the connection's `auto_accept_orders` is on, else by the
  *   merchant on the marketplace's side, reported by a later webhook): captured as paid by the
  *   marketplace, which runs the normal post-capture sequence (kitchen documents and tickets, register
@@ -278,6 +279,13 @@ async function importLocked(
   let t = await findByOrder(tdb, job.provider, order.id);
   if (!t) {
     if (ENDED.includes(order.status)) return done('ignored', null, `order ${order.status} before import`, 'done');
+    // An order the transaction columns cannot hold would fail the insert on every retry for a day:
+    // refused once, like an unknown item, and denied while the marketplace still lets us.
+    if (!marketplaceOrderInRange(order)) {
+      if (order.status === 'CREATED') await client.denyOrder(order.id, ORDER_OUT_OF_RANGE);
+      deps.log.warn('marketplace order refused: amounts out of range', { provider: job.provider, order_id: order.id });
+      return done('refused', null, ORDER_OUT_OF_RANGE, 'refused');
+    }
     const { lines, unknown } = await mapLines(tdb, conn.locationId, order);
     if (unknown.length > 0 || lines.length === 0) {
       const reason = `Unknown items: ${unknown.join(', ')}`.slice(0, 500);

@@ -1,0 +1,99 @@
+/**
+ * A prober's pass on inbound marketplace orders: what a careless or hostile marketplace order does to
+ * the import (`importMarketplaceOrder`), run directly against the real delivery-a simulator over HTTP,
+ * PostgreSQL and Redis.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type TenantDb } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { disableDeliveryA, enableDeliveryA } from '@pos/core/integrations/delivery-a';
+import { importMarketplaceOrder } from '@pos/core/integrations/marketplace-orders';
+import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
+import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
+import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
+import { openTestEnv, type TestEnv } from './test-support.ts';
+
+const TOKEN = 'mkt-adv-delivery-a-token';
+let env: TestEnv;
+let api: TestApi;
+let sim: DeliveryASimulator;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+let client: DeliveryAClient;
+const store = `da-adv-${crypto.randomUUID().slice(0, 8)}`;
+const strangerStore = `da-adv-x-${crypto.randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  env = await openTestEnv();
+  api = await createTestApi({ env: { INTEGRATION_TOKEN_KEY: 'cd'.repeat(32) } });
+  sim = startDeliveryASimulator({ apiToken: TOKEN });
+  sim.addStore(store);
+  sim.addStore(strangerStore);
+  m = await api.seed('mkt-adv');
+  tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
+  client = new DeliveryAClient({ baseUrl: sim.url, apiToken: TOKEN });
+  await enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, auto_accept_orders: true }, new Date());
+}, 60_000);
+
+afterAll(async () => {
+  await env.handle.db.deleteFrom('integration_connections').where('merchant_id', '=', m.merchant.id).execute();
+  await api.close();
+  await sim.stop();
+  await env.close();
+});
+
+const connectionId = async () => (await env.handle.db.selectFrom('integration_connections').select('id').where('provider', '=', 'delivery-a').where('external_ref', '=', store).executeTakeFirstOrThrow()).id;
+const deps = () => ({ central: env.handle.db, redis: env.redis, log: env.log, now: () => new Date(), clients: { 'delivery-a': client, 'delivery-b': null } });
+const run = async (orderId: string) => importMarketplaceOrder(deps(), { provider: 'delivery-a', connectionId: await connectionId(), externalOrderId: orderId, eventId: `adv-${crypto.randomUUID()}` });
+const transactionsOf = (orderId: string) => tdb.selectFrom('transactions').select(['id', 'status']).where('external_provider', '=', 'delivery-a').where('external_order_id', '=', orderId).execute();
+const espresso = () => m.items.find((i) => i.name === 'Espresso')!;
+
+describe('marketplace order import, adversarial', () => {
+  test('absurd quantities and prices (beyond what an order can hold) refuse the order at the marketplace instead of failing on every retry', async () => {
+    // 100,000 x 100,000.00: ten thousand million cents, beyond the 32-bit money columns.
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 100_000, unit_price: 10_000_000 }] });
+    const r = await run(order.id);
+    expect(r).toEqual({ outcome: 'refused', transactionId: null, detail: 'Order amounts out of range' });
+    expect(sim.orders.orders.get(order.id)).toMatchObject({ status: 'DENIED', deny_reason: 'Order amounts out of range' });
+    expect(sim.orders.accepts.filter((id) => id === order.id)).toHaveLength(0);
+    expect(await transactionsOf(order.id)).toEqual([]);
+  });
+
+  test('a free line with an absurd quantity is refused too (the quantity column is 32-bit)', async () => {
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 5_000_000_000, unit_price: 0 }] });
+    const r = await run(order.id);
+    expect(r.outcome).toBe('refused');
+    expect(sim.orders.orders.get(order.id)!.status).toBe('DENIED');
+    expect(await transactionsOf(order.id)).toEqual([]);
+  });
+
+  test('a large but representable order is imported', async () => {
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 200, unit_price: 260 }] });
+    const r = await run(order.id);
+    expect(r.outcome).toBe('imported');
+    expect(await transactionsOf(order.id)).toEqual([{ id: r.transactionId!, status: 'Complete' }]);
+  });
+
+  test('an order id of another store, named in an event of ours, is not imported', async () => {
+    const order = sim.orders.create(strangerStore, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 1, unit_price: 260 }] });
+    expect(await run(order.id)).toEqual({ outcome: 'failed', transactionId: null, detail: 'the order belongs to another store' });
+    expect(sim.orders.orders.get(order.id)!.status).toBe('CREATED');
+    expect(await transactionsOf(order.id)).toEqual([]);
+  });
+
+  test('an order id the marketplace does not know is a recorded failure, not a retry', async () => {
+    const r = await run('no-such-order');
+    expect(r.outcome).toBe('failed');
+    expect(await transactionsOf('no-such-order')).toEqual([]);
+  });
+
+  test('an order arriving while the integration is disabled is ignored: nothing written, nothing accepted', async () => {
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 1, unit_price: 260 }] });
+    const id = await connectionId();
+    await disableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, new Date());
+    const r = await importMarketplaceOrder(deps(), { provider: 'delivery-a', connectionId: id, externalOrderId: order.id, eventId: `adv-${crypto.randomUUID()}` });
+    expect(r).toEqual({ outcome: 'ignored', transactionId: null, detail: 'connection gone or not active' });
+    expect(sim.orders.accepts.filter((x) => x === order.id)).toHaveLength(0);
+    expect(await transactionsOf(order.id)).toEqual([]);
+  });
+});
