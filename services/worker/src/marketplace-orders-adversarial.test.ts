@@ -67,6 +67,13 @@ describe('marketplace order import, adversarial', () => {
     expect(await transactionsOf(order.id)).toEqual([]);
   });
 
+  test('an order without items is refused with a reason that says so', async () => {
+    const order = sim.orders.create(store, { items: [] });
+    expect(await run(order.id)).toEqual({ outcome: 'refused', transactionId: null, detail: 'The order has no items' });
+    expect(sim.orders.orders.get(order.id)).toMatchObject({ status: 'DENIED', deny_reason: 'The order has no items' });
+    expect(await transactionsOf(order.id)).toEqual([]);
+  });
+
   test('a large but representable order is imported', async () => {
     const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 200, unit_price: 260 }] });
     const r = await run(order.id);

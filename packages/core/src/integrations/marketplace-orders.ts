@@ -288,7 +288,8 @@ async function importLocked(
     }
     const { lines, unknown } = await mapLines(tdb, conn.locationId, order);
     if (unknown.length > 0 || lines.length === 0) {
-      const reason = `Unknown items: ${unknown.join(', ')}`.slice(0, 500);
+      // An empty order has nothing unknown to name: the reason the marketplace shows must say why.
+      const reason = unknown.length > 0 ? `Unknown items: ${unknown.join(', ')}`.slice(0, 500) : 'The order has no items';
       // Denied while the marketplace still lets us; an order it already accepted is flagged on the event.
       if (order.status === 'CREATED') await client.denyOrder(order.id, reason);
       deps.log.warn('marketplace order refused: unknown items', { provider: job.provider, order_id: order.id, unknown });
