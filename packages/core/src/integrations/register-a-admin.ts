@@ -254,6 +254,10 @@ export interface CatalogSyncReport {
 /** The reference register-a rows carry for our items: `pos:<item id>`. */
 const refOf = (itemId: string) => `pos:${itemId}`;
 
+/** The most of the location's items one catalog sync maintains (each is a call or two to register-a). */
+export const MAX_REGISTER_A_SYNC_ITEMS = 2000;
+export const CATALOG_TOO_LARGE = `The location sells more than ${MAX_REGISTER_A_SYNC_ITEMS} items; a register-a sync maintains at most ${MAX_REGISTER_A_SYNC_ITEMS}.`;
+
 /**
  * `POST /register-a/{locationId}/sync`: maintains register-a's rows from the location's catalog (name,
  * description, reference, price; create and delete), matched by reference `pos:<item id>`. Rows
@@ -268,8 +272,10 @@ export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId:
     .select(['id', 'name', 'description', 'unit_price', 'category', 'image_content_id'])
     .where((eb) => eb.or([eb('location_ids', 'is', null), eb(sql<boolean>`${locationId}::uuid = any(location_ids)`, '=', true)]))
     .orderBy('name')
-    .limit(2000)
+    .limit(MAX_REGISTER_A_SYNC_ITEMS + 1)
     .execute();
+  // Cut short, the sync would answer done while the items past the cut are never created or priced.
+  if (ours.length > MAX_REGISTER_A_SYNC_ITEMS) throw errors.field('catalog', CATALOG_TOO_LARGE);
   const withGroups = new Set((await deps.tdb.selectFrom('item_modifier_groups').select('item_id').distinct().execute()).map((r) => r.item_id));
   const client = recordClient(deps, rec);
   const companyId = rec.companyId;
