@@ -28,6 +28,35 @@ afterAll(async () => {
   await sim.stop();
 });
 
+describe('delivery-a settings, adversarial', () => {
+  test('prep time outside 0-240, fractional or a string is a 422 on prep_time_minutes; settings unchanged', async () => {
+    const before = (await api.call('GET', base(), { token: owner })).body.data.settings;
+    for (const prep of [241, -1, 1.5, '20', null, 1e12]) {
+      const r = await api.call('PUT', base(), { token: owner, body: { prep_time_minutes: prep } });
+      expect(`${JSON.stringify(prep)} ${r.status} ${Object.keys(r.body.errors ?? {})}`).toBe(`${JSON.stringify(prep)} 422 prep_time_minutes`);
+    }
+    expect((await api.call('GET', base(), { token: owner })).body.data.settings).toEqual(before);
+    expect((await api.call('PUT', base(), { token: owner, body: { prep_time_minutes: 240 } })).body.data.settings.prep_time_minutes).toBe(240);
+  });
+
+  test('site status outside OPEN, CLOSED, READY_TO_OPEN (case included) is a 422; an unknown settings field too', async () => {
+    for (const status of ['open', 'PAUSED', '', 1]) expect((await api.call('PUT', `${base()}/site-status`, { token: owner, body: { status } })).status).toBe(422);
+    expect((await api.call('PUT', base(), { token: owner, body: { store_id: 'da-other' } })).status).toBe(422);
+  });
+
+  test("another merchant's location: every route 404, nothing pushed", async () => {
+    const other = await api.seed('da-adv-other');
+    const otherOwner = await api.ownerToken(other);
+    const pushes = sim.stores.get('da-adv-store')!.menuPushes;
+    for (const [method, path] of [['GET', ''], ['PUT', ''], ['DELETE', ''], ['POST', '/sync-menu'], ['POST', '/sync-availability'], ['GET', '/logs'], ['GET', '/site-status']] as const) {
+      const r = await api.call(method, `${base()}${path}`, { token: otherOwner, ...(method === 'PUT' ? { body: { prep_time_minutes: 5 } } : {}) });
+      expect(`${method} ${path} ${r.status}`).toBe(`${method} ${path} 404`);
+    }
+    expect(sim.stores.get('da-adv-store')!.menuPushes).toBe(pushes);
+    expect((await api.call('GET', base(), { token: owner })).body.data.enabled).toBe(true);
+  });
+});
+
 describe('delivery-a menu sync, adversarial', () => {
   test('a catalog beyond what one push carries is refused with a 422, not pushed cut short as a success', async () => {
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
