@@ -1,6 +1,6 @@
 import { onlineOrderingRoutes } from './routes/online-ordering/index.ts';
 import { channelSettingsRoutes } from './routes/channel-settings/index.ts';
-import { Elysia } from 'elysia';
+import { Elysia, type ElysiaConfig } from 'elysia';
 import { apiDocs } from './plugins/api-docs.ts';
 import type { ApiDeps } from './context.ts';
 import { REALTIME_MAX_FRAME_BYTES } from './routes/realtime/realtime.schemas.ts';
@@ -102,7 +102,9 @@ export function createApp(deps: ApiDeps) {
   const metrics = createApiMetrics();
   // normalize off: bodies with keys a schema forbids are refused (422), never silently stripped.
   // websocket: a real-time frame over REALTIME_MAX_FRAME_BYTES is closed with 1009 by the server, unread.
-  const app = new Elysia({ normalize: false, websocket: { maxPayloadLength: REALTIME_MAX_FRAME_BYTES } })
+  // jsonBodies (patches/elysia): the request guard admits only JSON bodies (multipart where a family
+  // allows it), so each handler compiles only the JSON parser, the form parser only beside a file.
+  const app = new Elysia({ normalize: false, jsonBodies: true, websocket: { maxPayloadLength: REALTIME_MAX_FRAME_BYTES } } as ElysiaConfig<''>)
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
     .use(metricsPlugin(metrics, patterns))
     .use(authInvalidationPlugin(deps, patterns))

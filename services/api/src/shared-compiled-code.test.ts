@@ -44,3 +44,20 @@ test('checks of equal schemas share one compiled check', () => {
   // Measured for 60 checks: about 40 new code blocks with the patch, about 280 without.
   expect(codeBlocks() - before).toBeLessThan(N);
 });
+
+test('with jsonBodies a JSON route compiles only the JSON parser; a file route keeps the form parser', async () => {
+  const routes = new Elysia({ prefix: '/api' })
+    .post('/json', ({ body }) => body, { body: t.Object({ n: t.Number() }) })
+    .post('/file', ({ body }) => ({ size: body.file.size }), { body: t.Object({ file: t.File() }) });
+  const app = new Elysia({ jsonBodies: true } as ConstructorParameters<typeof Elysia>[0]).use(routes);
+  const json = await app.handle(new Request('http://localhost/api/json', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":2}' }));
+  expect({ status: json.status, body: await json.json() }).toEqual({ status: 200, body: { n: 2 } });
+  const form = new FormData();
+  form.set('file', new File(['abc'], 'a.png'));
+  const file = await app.handle(new Request('http://localhost/api/file', { method: 'POST', body: form }));
+  expect({ status: file.status, body: await file.json() }).toEqual({ status: 200, body: { size: 3 } });
+  // A body without a content type is left unparsed: the schema refuses it, as before.
+  expect((await app.handle(new Request('http://localhost/api/json', { method: 'POST', body: '' }))).status).toBe(422);
+  const source = (path: string) => String((app.routes as unknown as { path: string; composed: unknown }[]).find((r) => r.path === path)!.composed);
+  expect([source('/api/json').includes('formData'), source('/api/file').includes('formData')]).toEqual([false, true]);
+});
