@@ -277,6 +277,37 @@ describe('the provider runs (sync-runners)', () => {
     }
   });
 
+  test('platform-a: a catalog larger than one page is pushed whole (5,100 visible items, in pages), counts recorded', async () => {
+    // A merchant of its own: the other runs here read the shared merchant's catalog.
+    const big = await seedDemo(env.handle.db, { slug: `autosync-big-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: TEST_ENV.DEVICE_API_KEY, pinPepper: TEST_ENV.PIN_PEPPER });
+    const sim = startPlatformASimulator({ accessToken: 'autosync-platform-a-big' });
+    try {
+      const items = sql.id(big.merchant.tenant_database, 'items');
+      const visibleBefore = (await bindTenant(env.handle.db, big.merchant.tenant_database).selectFrom('items').select('id').where('visible', '=', true).execute()).length;
+      // Copies of one seeded item under new ids and names (sku cleared: it is unique).
+      await sql`insert into ${items} select (jsonb_populate_record(null::${items}, to_jsonb(i) || jsonb_build_object('id', gen_random_uuid(), 'name', 'Bulk ' || lpad(g::text, 5, '0'), 'sku', null, 'visible', true))).*
+        from ${items} i, generate_series(1, 5100) g where i.id = (select id from ${items} order by name limit 1)`.execute(env.handle.db);
+      const id = Bun.randomUUIDv7();
+      await env.handle.db
+        .insertInto('integration_connections')
+        .values({ id, provider: 'platform-a', external_ref: `ref-${id}`, merchant_id: big.merchant.id, location_id: null, settings: '{}', created_at: new Date(), updated_at: new Date() })
+        .execute();
+      const t: AutoSyncTarget = { connectionId: id, merchantId: big.merchant.id, tenantDatabase: big.merchant.tenant_database, provider: 'platform-a', locationId: null };
+      const handler = createIntegrationAutoSyncHandler(syncClientsFromEnv({ PLATFORM_A_BASE_URL: sim.url, PLATFORM_A_ACCESS_TOKEN: 'autosync-platform-a-big' }));
+      await handler(await due(t), ctx());
+      const total = visibleBefore + 5100;
+      expect(sim.catalog.size).toBe(total);
+      expect(await row(id)).toMatchObject({ last_status: 'ok', last_error: null, last_counts: { items: total }, attempts: 1 });
+      // Pages of 1,000, each its own call with its own idempotency key.
+      const calls = sim.catalogUpserts.filter((k) => k.startsWith(`sync-${id}-`));
+      expect(calls).toHaveLength(Math.ceil(total / 1000));
+      expect(new Set(calls).size).toBe(calls.length);
+    } finally {
+      await sim.stop();
+      await dropMerchant(env.handle.db, { id: big.merchant.id, tenant_database: big.merchant.tenant_database });
+    }
+  });
+
   test('register-a: the location catalog synced to the store over HTTP (rows created with reference, counts recorded)', async () => {
     const KEY = 'ef'.repeat(32);
     const regA = startRegisterASimulator({ keys: { prod: 'autosync-prod-key', staging: 'autosync-staging-key' } });

@@ -103,6 +103,9 @@ export function syncClientsFromEnv(env: {
   };
 }
 
+/** Items read and pushed per platform-a catalog call (its batch upsert takes 1,000 objects per batch). */
+export const PLATFORM_A_PUSH_PAGE = 1000;
+
 const notConfigured = (detail: string): SyncOutcome => ({ status: 'not_configured', detail });
 
 /** A location-scoped provider needs the connection's location. */
@@ -121,9 +124,25 @@ export function syncRunners(clients: SyncClients): Readonly<Record<string, SyncR
       const own = c.accessTokenEncrypted && clients.tokenKey ? decryptSecret(clients.tokenKey, c.accessTokenEncrypted) : null;
       const token = own ?? clients.platformA.accessToken;
       if (!token) return notConfigured('No platform-a access token: connect the account or set PLATFORM_A_ACCESS_TOKEN.');
-      const items = await bindTenant(central, c.tenantDatabase).selectFrom('items').select(['id', 'name', 'unit_price']).where('visible', '=', true).orderBy('name').orderBy('id').limit(5000).execute();
+      const tdb = bindTenant(central, c.tenantDatabase);
       const client = new PlatformAClient({ baseUrl: clients.platformA.baseUrl, accessToken: token });
-      const pushed = await client.upsertCatalog(`sync-${c.id}-${Date.now()}`, items.map((i) => ({ id: i.id, name: i.name, price: i.unit_price, currency: clients.platformA!.currency })));
+      const run = `sync-${c.id}-${Date.now()}`;
+      // Every visible item, a page at a time (keyset on name, id): a catalog larger than one page is
+      // pushed whole, never cut at a limit without a word.
+      let pushed = 0;
+      let after: { name: string; id: string } | null = null;
+      for (let page = 0; ; page++) {
+        let q = tdb.selectFrom('items').select(['id', 'name', 'unit_price']).where('visible', '=', true);
+        if (after) {
+          const { name, id } = after;
+          q = q.where((eb) => eb.or([eb('name', '>', name), eb.and([eb('name', '=', name), eb('id', '>', id)])]));
+        }
+        const items = await q.orderBy('name').orderBy('id').limit(PLATFORM_A_PUSH_PAGE).execute();
+        if (!items.length) break;
+        pushed += await client.upsertCatalog(`${run}-p${page}`, items.map((i) => ({ id: i.id, name: i.name, price: i.unit_price, currency: clients.platformA!.currency })));
+        if (items.length < PLATFORM_A_PUSH_PAGE) break;
+        after = items[items.length - 1]!;
+      }
       return { status: 'ok', counts: { items: pushed } };
     },
     /** Menu, then item availability, of the connection's location. */
