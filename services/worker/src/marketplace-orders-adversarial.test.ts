@@ -67,6 +67,21 @@ describe('marketplace order import, adversarial', () => {
     expect(await transactionsOf(order.id)).toEqual([]);
   });
 
+  test('a line of quantity 0 or a negative price is refused and denied once, not retried as an unreadable answer', async () => {
+    for (const line of [{ quantity: 0, unit_price: 260 }, { quantity: 1, unit_price: -260 }]) {
+      const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', ...line }] });
+      expect(await run(order.id)).toEqual({ outcome: 'refused', transactionId: null, detail: 'Order amounts out of range' });
+      expect(sim.orders.orders.get(order.id)).toMatchObject({ status: 'DENIED', deny_reason: 'Order amounts out of range' });
+      expect(await transactionsOf(order.id)).toEqual([]);
+    }
+  });
+
+  test('a negative delivery fee is refused the same way', async () => {
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 1, unit_price: 260 }], delivery_fee: -500 });
+    expect(await run(order.id)).toEqual({ outcome: 'refused', transactionId: null, detail: 'Order amounts out of range' });
+    expect(await transactionsOf(order.id)).toEqual([]);
+  });
+
   test('an order without items is refused with a reason that says so', async () => {
     const order = sim.orders.create(store, { items: [] });
     expect(await run(order.id)).toEqual({ outcome: 'refused', transactionId: null, detail: 'The order has no items' });

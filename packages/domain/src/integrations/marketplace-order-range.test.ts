@@ -21,4 +21,10 @@ describe('marketplaceOrderInRange', () => {
   test('fees pushing the sum over the limit do not fit', () => expect(marketplaceOrderInRange(order(1, MAX_ORDER_CENTS, { delivery_fee: 1 }))).toBe(false));
   test('lines that each fit but together do not', () =>
     expect(marketplaceOrderInRange({ items: [{ quantity: 1, unit_price: MAX_ORDER_CENTS }, { quantity: 1, unit_price: 1 }], delivery_fee: 0, tip: 0, total: 0 })).toBe(false));
+  test('a quantity of 0, a negative price, fee, tip or total does not fit', () => {
+    expect(marketplaceOrderInRange(order(0, 260))).toBe(false);
+    expect(marketplaceOrderInRange(order(1, -260))).toBe(false);
+    expect(marketplaceOrderInRange(order(-1, -260))).toBe(false);
+    for (const extra of [{ delivery_fee: -1 }, { tip: -1 }, { total: -1 }]) expect(marketplaceOrderInRange(order(1, 260, extra))).toBe(false);
+  });
 });

@@ -12,8 +12,9 @@ export interface MarketplaceOrderAmounts {
 export const ORDER_OUT_OF_RANGE = 'Order amounts out of range';
 
 /**
- * Whether a marketplace order fits what a transaction can hold: every quantity, line gross, the
- * subtotal, fee, tip and total within the 32-bit columns (`MAX_ORDER_CENTS`). An order beyond that
+ * Whether a marketplace order fits what a transaction can hold: every quantity at least 1, every
+ * amount not negative, each quantity, line gross, the subtotal, fee, tip and total within the 32-bit
+ * columns (`MAX_ORDER_CENTS`). An order beyond that
  * can never be written, so it is refused once rather than failing the import on every retry.
  */
 export function marketplaceOrderInRange(o: MarketplaceOrderAmounts): boolean {
@@ -21,7 +22,7 @@ export function marketplaceOrderInRange(o: MarketplaceOrderAmounts): boolean {
   let subtotal = 0;
   for (const i of o.items) {
     const gross = i.quantity * i.unit_price;
-    if (!fits(i.quantity) || !fits(i.unit_price) || !fits(gross)) return false;
+    if (!fits(i.quantity) || i.quantity < 1 || !fits(i.unit_price) || !fits(gross)) return false;
     subtotal += gross;
   }
   return fits(subtotal) && fits(o.delivery_fee) && fits(o.tip) && fits(o.total) && fits(subtotal + o.delivery_fee + o.tip);

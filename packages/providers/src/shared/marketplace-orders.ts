@@ -22,14 +22,16 @@ export const MarketplaceOrder = Type.Object({
     Type.Object({
       external_id: Type.String(),
       name: Type.String(),
-      quantity: Type.Integer({ minimum: 1 }),
-      unit_price: Type.Integer({ minimum: 0 }),
+      // Any integer is read: an order whose amounts we cannot take (quantity 0, a negative price) is
+      // refused by the import (`marketplaceOrderInRange`) and denied at once, not retried as unreadable.
+      quantity: Type.Integer(),
+      unit_price: Type.Integer(),
     }),
     { maxItems: 200 },
   ),
-  delivery_fee: Type.Integer({ minimum: 0 }),
-  tip: Type.Integer({ minimum: 0 }),
-  total: Type.Integer({ minimum: 0 }),
+  delivery_fee: Type.Integer(),
+  tip: Type.Integer(),
+  total: Type.Integer(),
   placed_at: Type.String(),
   deny_reason: Type.Union([Type.String(), Type.Null()]),
 });
