@@ -119,17 +119,27 @@ export async function applySubscription(tx: TenantTx, tenant: WebhookTenant, f: 
 }
 
 /**
- * The kiosk and kds devices of a location that its subscription records cover get the latest period
- * end of the serving records covering them, or `now` (ended) when only ended records cover them.
- * A device no record covers keeps what it has. Answers the devices changed.
+ * The kiosk and kds devices a location's subscription records cover get the latest period end of the
+ * serving records covering them, or `now` (ended) when only ended records cover them. A record without
+ * `device_ids` covers the devices at its location; one naming devices covers those devices wherever
+ * they are now (a named device moved to another location is still the one it bills for, and the
+ * subscribe route counts it as covered). A device no record covers keeps what it has. Answers the
+ * devices changed.
  */
 export async function refreshDevices(tx: TenantTx, locationId: string, now: Date): Promise<{ id: string; active_until: Date }[]> {
   const records = await tx.selectFrom('billing_subscriptions').select(['status', 'current_period_end', 'device_ids']).where('location_id', '=', locationId).execute();
   if (!records.length) return [];
-  const devices = await tx.selectFrom('devices').select(['id', 'subscription_active_until']).where('location_id', '=', locationId).where('type', 'in', ['kiosk', 'kds']).where('deleted_at', 'is', null).execute();
+  const named = [...new Set(records.flatMap((r) => (Array.isArray(r.device_ids) ? (r.device_ids as unknown[]).filter(isUuid) : [])))];
+  const devices = await tx
+    .selectFrom('devices')
+    .select(['id', 'location_id', 'subscription_active_until'])
+    .where((eb) => (named.length ? eb.or([eb('location_id', '=', locationId), eb('id', 'in', named)]) : eb('location_id', '=', locationId)))
+    .where('type', 'in', ['kiosk', 'kds'])
+    .where('deleted_at', 'is', null)
+    .execute();
   const changed: { id: string; active_until: Date }[] = [];
   for (const d of devices) {
-    const covering = records.filter((r) => r.device_ids === null || (r.device_ids as string[]).includes(d.id));
+    const covering = records.filter((r) => (r.device_ids === null ? d.location_id === locationId : (r.device_ids as string[]).includes(d.id)));
     if (!covering.length) continue;
     const ends = covering.filter((r) => SERVING.has(r.status) && r.current_period_end && r.current_period_end > now).map((r) => r.current_period_end!.getTime());
     // An ended subscription never extends a device; it only ends it (an earlier end stays).

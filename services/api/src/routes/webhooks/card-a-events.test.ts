@@ -163,6 +163,24 @@ describe('subscription events synchronise local records and devices', () => {
     expect((await logsOf('customer.subscription.resumed', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
   });
 
+  test('a device a subscription names follows it after a move to another location (renewed there, ended there)', async () => {
+    const m = await api.seed('camove');
+    const owner = await api.ownerToken(m);
+    const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+    const s = await cardA().createSubscription({ customer, price: 'price_kiosk', paymentMethod: null, metadata: { location_id: m.locations[0]!.id, device_ids: m.kiosk.device_id }, idempotencyKey: crypto.randomUUID() });
+    await sim.idle();
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(s.current_period_end * 1000);
+    // Moved to the second location: still the device the subscription bills for.
+    const moved = await api.call('PUT', `/api/back-office/devices/${m.kiosk.device_id}`, { token: owner, body: { location_id: m.locations[1]!.id } });
+    expect(moved.status).toBe(200);
+    const later = now() + 60 * 24 * 3600;
+    expect((await simPost(`/_sim/subscriptions/${s.id}/update`, { current_period_end: later })).status).toBe(200);
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(later * 1000);
+    // Paused: the moved device ends too.
+    await simPost(`/_sim/subscriptions/${s.id}/update`, { status: 'paused' });
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
   test('a subscription naming no known location resolves no tenant: stored as location_not_resolved', async () => {
     const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
     const s = await cardA().createSubscription({ customer, price: 'price_x', paymentMethod: null, metadata: { location_id: crypto.randomUUID() }, idempotencyKey: crypto.randomUUID() });
