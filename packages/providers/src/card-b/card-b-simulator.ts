@@ -1,4 +1,5 @@
 import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts';
+import { cardBEventBody } from './card-b-events.ts';
 
 /**
  * card-b over real HTTP (PROTOCOLS.md "card-b"): an OAuth token endpoint (client credentials), the
@@ -123,27 +124,17 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
       s.orderCode = String(Date.now()).padStart(16, '7').slice(-16);
     }
     if (webhookUrl && (state === 'succeeded' || state === 'declined')) {
-      const body = {
-        EventTypeId: state === 'succeeded' ? 1796 : 1798,
-        EventData: {
-          Amount: Math.round(s.amount) / 100,
-          OrderCode: s.orderCode,
-          StatusId: state === 'succeeded' ? 'F' : 'E',
-          TransactionId: s.transactionId ?? crypto.randomUUID(),
-          ParentId: null,
-          MerchantTrns: s.merchantReference,
-          CustomerTrns: s.customerTrns,
-          CurrencyCode: s.currencyCode,
-          TransactionTypeId: 5,
-          Tags: [],
-          TerminalId: s.terminalId,
-          TipAmount: s.tipAmount / 100,
-        },
-        Created: new Date().toISOString(),
-        CorrelationId: crypto.randomUUID(),
-        MessageId: crypto.randomUUID(),
-        MessageTypeId: 512,
-      };
+      const body = cardBEventBody(state === 'succeeded' ? 1796 : 1798, {
+        Amount: Math.round(s.amount) / 100,
+        OrderCode: s.orderCode,
+        StatusId: state === 'succeeded' ? 'F' : 'E',
+        TransactionId: s.transactionId ?? crypto.randomUUID(),
+        MerchantTrns: s.merchantReference,
+        CustomerTrns: s.customerTrns,
+        CurrencyCode: s.currencyCode,
+        TerminalId: s.terminalId,
+        TipAmount: s.tipAmount / 100,
+      });
       webhooks.push({ body, result: await postWebhook(webhookUrl, JSON.stringify(body), {}) });
     }
   }
@@ -156,14 +147,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     const typeId = o.preauth ? 1 : 5;
     o.transactions.push({ TransactionId: o.transactionId, OrderCode: o.orderCode, StatusId: 'F', TransactionTypeId: typeId, Amount: o.amount / 100, ParentId: null });
     if (webhookUrl) {
-      const body = {
-        EventTypeId: 1796,
-        EventData: { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, ParentId: null, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, CurrencyCode: '978', TransactionTypeId: typeId, Tags: [...o.tags] },
-        Created: new Date().toISOString(),
-        CorrelationId: crypto.randomUUID(),
-        MessageId: crypto.randomUUID(),
-        MessageTypeId: 512,
-      };
+      const body = cardBEventBody(1796, { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, TransactionTypeId: typeId, Tags: [...o.tags] });
       webhooks.push({ body, result: await postWebhook(webhookUrl, JSON.stringify(body), {}) });
     }
   }

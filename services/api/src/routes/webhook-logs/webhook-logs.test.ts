@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { kioskCardBPayment } from '../../testing/card-b-events.ts';
 
 // The back-office webhook log: a merchant's own events, detail, and replay of a failed one.
 let cardB: CardBSimulator;
@@ -35,8 +36,7 @@ const create = async () => {
   await cardB.complete(r.body.data.idempotency_key); // frees the simulated terminal; no webhook from it here
   return r.body.data as { id: string; order_no: number; total: number };
 };
-const payment = (orderNo: number) =>
-  JSON.stringify({ EventTypeId: 1796, EventData: { Amount: 2.8, OrderCode: `9${orderNo}${Date.now()}`, StatusId: 'F', TransactionId: crypto.randomUUID(), MerchantTrns: `${m.locations[0]!.id}:${orderNo}`, CustomerTrns: `Order ${orderNo}`, TransactionTypeId: 5, Tags: [], TerminalId: m.kiosk.card_b_terminal_id } });
+const payment = (orderNo: number) => kioskCardBPayment(m, { order_no: orderNo, total: 280 });
 
 describe('/back-office/webhook-logs', () => {
   test('a failed event is listed, shown, replayed once it can succeed, and another merchant never sees it', async () => {

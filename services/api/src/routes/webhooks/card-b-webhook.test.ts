@@ -6,6 +6,7 @@ import { contentHash } from '@pos/core/webhooks/webhook-log';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { gate, providerHop } from '../../testing/provider-hop.ts';
+import { cardBReversal, kioskCardBPayment } from '../../testing/card-b-events.ts';
 
 // card-b webhooks against real PostgreSQL, Redis and the card-b simulator over HTTP (rules 1-6).
 let cardB: CardBSimulator;
@@ -46,30 +47,6 @@ async function awaitingPayment() {
   return r.body.data as { id: string; order_no: number; total: number; idempotency_key: string; status: string };
 }
 
-/** The payment-created body the provider sends for a terminal sale (as the simulator builds it). */
-function paymentBody(t: { order_no: number; total: number }, over: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    EventTypeId: 1796,
-    EventData: {
-      Amount: t.total / 100,
-      OrderCode: `77${Date.now()}`.slice(0, 16),
-      StatusId: 'F',
-      TransactionId: crypto.randomUUID(),
-      ParentId: null,
-      MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`,
-      CustomerTrns: `Order ${t.order_no}`,
-      CurrencyCode: '978',
-      TransactionTypeId: 5,
-      Tags: [],
-      TerminalId: m.kiosk.card_b_terminal_id,
-      ...over,
-    },
-    Created: new Date().toISOString(),
-    CorrelationId: crypto.randomUUID(),
-    MessageId: crypto.randomUUID(),
-    MessageTypeId: 512,
-  });
-}
 
 const captures = async (id: string) => (await tdb().selectFrom('transaction_steps').select('step').where('transaction_id', '=', id).where('step', '=', 'capture').execute()).length;
 const txn = (id: string) => tdb().selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -84,7 +61,7 @@ describe('GET /card-b-webhook/{countryCode}/{eventTypeId}: the verification key 
 describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   test('an address outside the allow-list is refused (401) and nothing is stored; X-Forwarded-For is not believed without a trusted proxy', async () => {
     const t = await awaitingPayment();
-    const raw = paymentBody(t);
+    const raw = kioskCardBPayment(m, t);
     const before = await logCount();
     for (const r of [await post(raw, '203.0.113.9'), await post(raw, '203.0.113.9', { 'x-forwarded-for': PROVIDER_IP })]) {
       expect(r.status).toBe(401);
@@ -96,7 +73,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('a payment from an allowed address is stored (rule 1), captured (rule 5) and its commission recorded', async () => {
     const t = await awaitingPayment();
-    const raw = paymentBody(t);
+    const raw = kioskCardBPayment(m, t);
     const r = await post(raw, '192.0.2.44');
     expect(r).toMatchObject({ status: 200, body: { received: true } });
     const after = await txn(t.id);
@@ -122,7 +99,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('the same payment webhook 20 times concurrently: captured once, occurrences 20', async () => {
     const t = await awaitingPayment();
-    const raw = paymentBody(t);
+    const raw = kioskCardBPayment(m, t);
     const results = await Promise.all(Array.from({ length: 20 }, () => post(raw)));
     expect(results.map((r) => [r.status, r.text])).toEqual(Array.from({ length: 20 }, () => [200, '{"received":true}']));
     expect(await captures(t.id)).toBe(1);
@@ -143,7 +120,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     };
     const before = { received: await metric('received'), rejected: await metric('rejected'), verified: await metric('verified'), unresolved: await metric('unresolved') };
     expect((await post('{}', '203.0.113.1')).status).toBe(401);
-    const raw = paymentBody({ order_no: 1, total: 100 }, { MerchantTrns: 'nowhere:1' });
+    const raw = kioskCardBPayment(m, { order_no: 1, total: 100 }, { MerchantTrns: 'nowhere:1' });
     expect((await post(raw)).status).toBe(200);
     expect(await metric('received')).toBe(before.received + 2);
     expect(await metric('rejected')).toBe(before.rejected + 1);
@@ -153,7 +130,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('a replay later is counted, answered 2xx, detected as a duplicate (rule 3) and changes nothing; its stored row keeps the outcome', async () => {
     const t = await awaitingPayment();
-    const raw = paymentBody(t);
+    const raw = kioskCardBPayment(m, t);
     expect((await post(raw)).status).toBe(200);
     const receipt = (await txn(t.id)).receipt_no;
     const again = await post(raw);
@@ -168,7 +145,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   });
 
   test('a failed event sent again stays failed (replayable), with its error and both occurrences', async () => {
-    const raw = paymentBody({ order_no: 999_998, total: 100 });
+    const raw = kioskCardBPayment(m, { order_no: 999_998, total: 100 });
     expect((await post(raw)).status).toBe(200);
     expect(await logOf(raw)).toMatchObject({ occurrences: 1, status: 'failed', error: 'transaction_not_found' });
     expect((await post(raw)).status).toBe(200);
@@ -181,7 +158,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     const deps = { tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() };
     expect((await capturePayment(deps, t.id, { kind: 'poll' })).status).toBe('Complete');
     const paidWith = cardB.session(t.idempotency_key)!.transactionId!;
-    const raw = paymentBody(t, { TransactionId: paidWith });
+    const raw = kioskCardBPayment(m, t, { TransactionId: paidWith });
     expect((await post(raw)).status).toBe(200);
     expect(await logOf(raw)).toMatchObject({ status: 'processed' });
     const ledgerOf = (ref: string) => api.deps.db.selectFrom('commission_ledger').selectAll().where('source_ref', '=', ref).execute();
@@ -189,7 +166,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     expect(await captures(t.id)).toBe(1);
     // Another provider transaction for the order already Complete is not the payment it was captured
     // with (a second charge): no commission for it.
-    const second = paymentBody(t, { OrderCode: '7799', TransactionId: crypto.randomUUID() });
+    const second = kioskCardBPayment(m, t, { OrderCode: '7799', TransactionId: crypto.randomUUID() });
     expect((await post(second)).status).toBe(200);
     expect(await ledgerOf(JSON.parse(second).EventData.TransactionId)).toEqual([]);
   });
@@ -198,7 +175,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     const prev = await awaitingPayment();
     // The event of the next order arrives before that order exists: it fails (not found), and is sent again.
     const next = { order_no: prev.order_no + 1, total: prev.total };
-    const raw = paymentBody(next);
+    const raw = kioskCardBPayment(m, next);
     expect((await post(raw)).status).toBe(200);
     expect(await logOf(raw)).toMatchObject({ status: 'failed', error: 'transaction_not_found' });
     const t = await awaitingPayment();
@@ -214,15 +191,15 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('a payment in another currency, or from another terminal than the order\'s session, is not captured (stored as failed)', async () => {
     const t = await awaitingPayment();
-    const usd = paymentBody(t, { CurrencyCode: '840' });
+    const usd = kioskCardBPayment(m, t, { CurrencyCode: '840' });
     expect((await post(usd)).status).toBe(200);
     expect(await logOf(usd)).toMatchObject({ status: 'failed', error: 'currency_mismatch' });
-    const elsewhere = paymentBody(t, { TerminalId: 'another-terminal' });
+    const elsewhere = kioskCardBPayment(m, t, { TerminalId: 'another-terminal' });
     expect((await post(elsewhere)).status).toBe(200);
     expect(await logOf(elsewhere)).toMatchObject({ status: 'failed', error: 'terminal_mismatch' });
     expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
     expect(await captures(t.id)).toBe(0);
-    const right = paymentBody(t);
+    const right = kioskCardBPayment(m, t);
     expect((await post(right)).status).toBe(200);
     expect((await txn(t.id)).status).toBe('Complete');
   });
@@ -250,11 +227,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
       });
       expect(cardB.session(row.idempotency_key)!.state).toBe('processing');
       await cardB.complete(row.idempotency_key);
-      const raw = JSON.stringify({
-        EventTypeId: 1796,
-        EventData: { Amount: row.total / 100, OrderCode: '7712345', StatusId: 'F', TransactionId: crypto.randomUUID(), MerchantTrns: `${sm.locations[0]!.id}:${row.order_no}`, CustomerTrns: `Order ${row.order_no}`, CurrencyCode: '978', TransactionTypeId: 5, Tags: [], TerminalId: sm.kiosk.card_b_terminal_id },
-        MessageId: crypto.randomUUID(),
-      });
+      const raw = kioskCardBPayment(sm, row);
       expect((await slow.call('POST', URL_(), { rawBody: raw, ip: PROVIDER_IP })).status).toBe(200);
       expect((await sdb.selectFrom('transactions').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status).toBe('Complete');
       // The answer comes back at last: the start does not undo the capture.
@@ -271,14 +244,14 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   test('a payment for less than the order total is not captured: stored as failed (amount_mismatch), no commission; a terminal tip (more) is captured', async () => {
     const t = await awaitingPayment();
     for (const over of [{ Amount: 0.01 }, { Amount: (t.total - 1) / 100 }, { Amount: null }, { Amount: 'abc' }, { Amount: -5, TipAmount: 7.8 }, { Amount: t.total / 100 + 1, TipAmount: -1 }, { Amount: 1e308 }]) {
-      const raw = paymentBody(t, over);
+      const raw = kioskCardBPayment(m, t, over);
       expect(await post(raw)).toMatchObject({ status: 200, body: { received: true } });
       expect({ over, log: await logOf(raw) }).toMatchObject({ over, log: { status: 'failed', error: 'amount_mismatch', merchant_id: m.merchant.id } });
       expect((await api.deps.db.selectFrom('commission_ledger').select('id').where('source_ref', '=', JSON.parse(raw).EventData.TransactionId).execute()).length).toBe(0);
     }
     expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
     expect(await captures(t.id)).toBe(0);
-    const tipped = paymentBody(t, { Amount: (t.total + 50) / 100 });
+    const tipped = kioskCardBPayment(m, t, { Amount: (t.total + 50) / 100 });
     expect((await post(tipped)).status).toBe(200);
     expect(await logOf(tipped)).toMatchObject({ status: 'processed' });
     expect((await txn(t.id)).status).toBe('Complete');
@@ -290,7 +263,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     const t = r.body.data as { id: string; order_no: number; total: number; idempotency_key: string };
     lastKey = t.idempotency_key;
     expect(cardB.session(t.idempotency_key)).toMatchObject({ amount: t.total - 50, tipAmount: 50 });
-    const raw = paymentBody(t, { Amount: (t.total - 50) / 100, TipAmount: 0.5 });
+    const raw = kioskCardBPayment(m, t, { Amount: (t.total - 50) / 100, TipAmount: 0.5 });
     expect((await post(raw)).status).toBe(200);
     expect(await logOf(raw)).toMatchObject({ status: 'processed' });
     expect((await txn(t.id)).status).toBe('Complete');
@@ -305,7 +278,7 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('an event that resolves to no tenant is stored as location_not_resolved and dropped; the answer is the same', async () => {
     const t = await awaitingPayment();
-    const raw = paymentBody(t, { MerchantTrns: `${crypto.randomUUID()}:${t.order_no}`, Tags: [crypto.randomUUID(), 'kiosk'], SourceCode: 'NO-SUCH-SOURCE' });
+    const raw = kioskCardBPayment(m, t, { MerchantTrns: `${crypto.randomUUID()}:${t.order_no}`, Tags: [crypto.randomUUID(), 'kiosk'], SourceCode: 'NO-SUCH-SOURCE' });
     const r = await post(raw);
     expect(r).toMatchObject({ status: 200, text: '{"received":true}' });
     expect(await logOf(raw)).toMatchObject({ status: 'location_not_resolved', merchant_id: null });
@@ -314,14 +287,14 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('tenant from Tags[0] first, and from the physical source code last', async () => {
     const a = await awaitingPayment();
-    const viaTag = paymentBody(a, { Tags: [m.locations[0]!.id], MerchantTrns: 'unrelated' });
+    const viaTag = kioskCardBPayment(m, a, { Tags: [m.locations[0]!.id], MerchantTrns: 'unrelated' });
     expect((await post(viaTag)).status).toBe(200);
     expect((await txn(a.id)).status).toBe('Complete');
 
     await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ card_b: { source_code: `SRC-${m.merchant.id.slice(0, 8)}` } }) }).where('id', '=', m.locations[0]!.id).execute();
     try {
       const b = await awaitingPayment();
-      const viaSource = paymentBody(b, { MerchantTrns: `Order ${b.order_no}`, SourceCode: `SRC-${m.merchant.id.slice(0, 8)}` });
+      const viaSource = kioskCardBPayment(m, b, { MerchantTrns: `Order ${b.order_no}`, SourceCode: `SRC-${m.merchant.id.slice(0, 8)}` });
       expect((await post(viaSource)).status).toBe(200);
       expect((await txn(b.id)).status).toBe('Complete');
       expect(await logOf(viaSource)).toMatchObject({ status: 'processed', merchant_id: m.merchant.id });
@@ -331,19 +304,18 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   });
 
   test('a transaction the tenant does not have: logged, stored as failed, still 2xx', async () => {
-    const raw = paymentBody({ order_no: 999_999, total: 100 });
+    const raw = kioskCardBPayment(m, { order_no: 999_999, total: 100 });
     expect(await post(raw)).toMatchObject({ status: 200, body: { received: true } });
     expect(await logOf(raw)).toMatchObject({ status: 'failed', error: 'transaction_not_found', merchant_id: m.merchant.id });
   });
 
   test('reversal (rule 6): ParentId is the original; claimed once; one adjustment per entry with reason card_b_reversal', async () => {
     const t = await awaitingPayment();
-    const pay = paymentBody(t);
+    const pay = kioskCardBPayment(m, t);
     expect((await post(pay)).status).toBe(200);
     const parentId = JSON.parse(pay).EventData.TransactionId as string;
     const eventId = crypto.randomUUID();
-    const reversal = (amount: number) =>
-      JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: '1', StatusId: 'F', TransactionId: eventId, ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`, CustomerTrns: `Order ${t.order_no}`, TransactionTypeId: 7, Tags: [] } });
+    const reversal = (amount: number) => cardBReversal(m, parentId, amount, eventId);
     const first = reversal(t.total / 100);
     expect((await post(first, PROVIDER_IP, {}, 1797)).status).toBe(200);
     expect(await logOf(first)).toMatchObject({ status: 'processed', event_type: 'TRANSACTION_REVERSAL_CREATED' });
@@ -360,13 +332,12 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
 
   test('two partial reversals of one payment (a third, then the rest) claw back the commission once in total, never more than was earned', async () => {
     const t = await awaitingPayment();
-    const pay = paymentBody(t);
+    const pay = kioskCardBPayment(m, t);
     expect((await post(pay)).status).toBe(200);
     const parentId = JSON.parse(pay).EventData.TransactionId as string;
     const entry = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', 'card_b_terminal').where('source_ref', '=', parentId).executeTakeFirstOrThrow();
     expect(entry.commission_amount).toBe(Math.round((t.total * 150) / 10_000));
-    const reversal = (amount: number) =>
-      JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: '1', StatusId: 'F', TransactionId: crypto.randomUUID(), ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`, CustomerTrns: `Order ${t.order_no}`, TransactionTypeId: 7, Tags: [] } });
+    const reversal = (amount: number) => cardBReversal(m, parentId, amount);
     const third = Math.round(t.total / 3);
     const adjustments = () => api.deps.db.selectFrom('commission_ledger').select('commission_amount').where('adjusts_id', '=', entry.id).orderBy('created_at').execute();
     expect((await post(reversal(third / 100), PROVIDER_IP, {}, 1797)).status).toBe(200);

@@ -8,6 +8,7 @@ import { contentHash } from '@pos/core/webhooks/webhook-log';
 import { releaseCaptureDispatch } from '@pos/core/payments/capture-dispatch';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
+import { cardBReversal, kioskCardBPayment } from '../../testing/card-b-events.ts';
 
 // An adversarial pass over the payment webhooks (card-a, card-b, platform-a) and the kiosk payment
 // routes: forged and replayed deliveries, events for another merchant's transaction, amounts and
@@ -86,31 +87,6 @@ async function startPayment(m: DemoSeedResult, qty = 1): Promise<Started> {
 
 const cardBPost = (raw: string, event = 1796, ip = PROVIDER_IP) => api.call('POST', `/api/card-b-webhook/BE/${event}`, { rawBody: raw, ip });
 const cardBLog = (raw: string) => api.deps.db.selectFrom('webhook_logs').selectAll().where('type', '=', 'card_b_webhook').where('webhook_id', '=', contentHash(raw)).executeTakeFirst();
-function cardBPayment(m: DemoSeedResult, t: { order_no: number; total: number }, over: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    EventTypeId: 1796,
-    EventData: {
-      Amount: t.total / 100,
-      OrderCode: `${Date.now()}${Math.floor(Math.random() * 1000)}`,
-      StatusId: 'F',
-      TransactionId: crypto.randomUUID(),
-      ParentId: null,
-      MerchantTrns: `${m.locations[0]!.id}:${t.order_no}`,
-      CustomerTrns: `Order ${t.order_no}`,
-      CurrencyCode: '978',
-      TransactionTypeId: 5,
-      Tags: [],
-      TerminalId: m.kiosk.card_b_terminal_id,
-      ...over,
-    },
-    Created: new Date().toISOString(),
-    MessageId: crypto.randomUUID(),
-  });
-}
-/** A reversal of `parentId`; its own order code, as card-b gives each (duplicate detection hashes it). */
-function cardBReversal(m: DemoSeedResult, parentId: string, amount: number, eventId = crypto.randomUUID()) {
-  return JSON.stringify({ EventTypeId: 1797, EventData: { Amount: amount, OrderCode: `R${parentId}`, StatusId: 'F', TransactionId: eventId, ParentId: parentId, MerchantTrns: `${m.locations[0]!.id}:0`, TransactionTypeId: 7, Tags: [] } });
-}
 const ledgerOf = (ref: string) => api.deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', 'card_b_terminal').where((eb) => eb.or([eb('source_ref', '=', ref), eb('adjusts_id', 'in', eb.selectFrom('commission_ledger as l').select('l.id').where('l.source_ref', '=', ref))])).execute();
 
 describe('card-b webhooks, adversarial', () => {
@@ -118,7 +94,7 @@ describe('card-b webhooks, adversarial', () => {
     const mine = await startPayment(b);
     const theirs = await startPayment(b2);
     // b's payment (its terminal, its order number) but naming b2's location: b2's order with that number is not b's money.
-    const raw = cardBPayment(b, { order_no: theirs.order_no, total: theirs.total }, { Tags: [b2.locations[0]!.id], MerchantTrns: `${b2.locations[0]!.id}:${theirs.order_no}` });
+    const raw = kioskCardBPayment(b, { order_no: theirs.order_no, total: theirs.total }, { Tags: [b2.locations[0]!.id], MerchantTrns: `${b2.locations[0]!.id}:${theirs.order_no}` });
     expect(await cardBPost(raw)).toMatchObject({ status: 200, body: { received: true } });
     expect(await cardBLog(raw)).toMatchObject({ status: 'failed', error: 'terminal_mismatch', merchant_id: b2.merchant.id });
     expect((await txn(b2, theirs.id)).status).toBe('Awaiting Payment');
@@ -130,23 +106,23 @@ describe('card-b webhooks, adversarial', () => {
     // Every field of the order but the terminal: card-b sends a terminal sale's TerminalId, so an event
     // without one is not the sale the kiosk started (and the kiosk path never asks card-b about it).
     const bodies = [
-      cardBPayment(b, t, { TerminalId: undefined, Tags: [b.locations[0]!.id] }),
-      cardBPayment(b, t, { TerminalId: null }),
-      cardBPayment(b, t, { TerminalId: '' }),
+      kioskCardBPayment(b, t, { TerminalId: undefined, Tags: [b.locations[0]!.id] }),
+      kioskCardBPayment(b, t, { TerminalId: null }),
+      kioskCardBPayment(b, t, { TerminalId: '' }),
     ];
     for (const raw of bodies) expect(await cardBPost(raw)).toMatchObject({ status: 200, body: { received: true } });
     expect((await Promise.all(bodies.map(cardBLog))).map((l) => [l?.status, l?.error])).toEqual(Array(3).fill(['failed', 'terminal_mismatch']));
     expect(await txn(b, t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
     expect(await ledgerOf(JSON.parse(bodies[0]!).EventData.TransactionId)).toEqual([]);
     // The terminal's own event completes it.
-    const own = cardBPayment(b, t);
+    const own = kioskCardBPayment(b, t);
     expect((await cardBPost(own)).status).toBe(200);
     expect((await txn(b, t.id)).status).toBe('Complete');
   });
 
   test('a signed-looking body from an address outside the allow-list, and X-Forwarded-For naming the provider, are 401 with nothing stored', async () => {
     const t = await startPayment(b);
-    const raw = cardBPayment(b, t);
+    const raw = kioskCardBPayment(b, t);
     for (const r of [await cardBPost(raw, 1796, '198.51.100.7'), await api.call('POST', '/api/card-b-webhook/BE/1796', { rawBody: raw, ip: '198.51.100.7', headers: { 'x-forwarded-for': PROVIDER_IP, 'x-real-ip': PROVIDER_IP } })]) {
       expect(r).toMatchObject({ status: 401, body: { message: 'Webhook verification failed.' } });
     }
@@ -157,10 +133,10 @@ describe('card-b webhooks, adversarial', () => {
   test('an amount in cents sent as major units of the wrong currency, a negative tip making up a short amount, and a non-numeric amount are not captured', async () => {
     const t = await startPayment(b);
     const bodies = [
-      cardBPayment(b, t, { CurrencyCode: '840' }),
-      cardBPayment(b, t, { Amount: t.total / 100 - 0.01, TipAmount: -1 }),
-      cardBPayment(b, t, { Amount: 'NaN' }),
-      cardBPayment(b, t, { Amount: '1e3' }),
+      kioskCardBPayment(b, t, { CurrencyCode: '840' }),
+      kioskCardBPayment(b, t, { Amount: t.total / 100 - 0.01, TipAmount: -1 }),
+      kioskCardBPayment(b, t, { Amount: 'NaN' }),
+      kioskCardBPayment(b, t, { Amount: '1e3' }),
     ];
     for (const raw of bodies) expect((await cardBPost(raw)).status).toBe(200);
     expect((await Promise.all(bodies.map(cardBLog))).map((l) => [l?.status, l?.error])).toEqual([
@@ -174,7 +150,7 @@ describe('card-b webhooks, adversarial', () => {
 
   test('a reversal delivered before its payment (the payment event failed first, or came late): stored failed (ledger_row_missing), then applied when the payment\'s ledger row is written', async () => {
     const t = await startPayment(b);
-    const pay = cardBPayment(b, t);
+    const pay = kioskCardBPayment(b, t);
     const parentId = JSON.parse(pay).EventData.TransactionId as string;
     const reversal = cardBReversal(b, parentId, t.total / 100);
     expect(await cardBPost(reversal, 1797)).toMatchObject({ status: 200, body: { received: true } });
@@ -196,7 +172,7 @@ describe('card-b webhooks, adversarial', () => {
     const left: string[] = [];
     for (let i = 0; i < 6; i++) {
       const t = await startPayment(b);
-      const pay = cardBPayment(b, t);
+      const pay = kioskCardBPayment(b, t);
       const parentId = JSON.parse(pay).EventData.TransactionId as string;
       const reversal = cardBReversal(b, parentId, t.total / 100);
       const answers = await Promise.all([cardBPost(pay), cardBPost(reversal, 1797)]);
@@ -209,7 +185,7 @@ describe('card-b webhooks, adversarial', () => {
 
   test('a reversal resolved to another merchant does not claw back this merchant\'s commission', async () => {
     const t = await startPayment(b);
-    const pay = cardBPayment(b, t);
+    const pay = kioskCardBPayment(b, t);
     expect((await cardBPost(pay)).status).toBe(200);
     const parentId = JSON.parse(pay).EventData.TransactionId as string;
     const reversal = cardBReversal(b2, parentId, t.total / 100);
