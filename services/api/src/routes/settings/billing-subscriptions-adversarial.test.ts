@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { subscribedBillingProfile } from '../../testing/billing-subscriptions.ts';
 import { makeMember } from '../team/team.test-support.ts';
 
 /**
@@ -17,36 +18,7 @@ const SECRET = 'sk_test_billing_adv';
 const P = '/api/back-office/settings/billing-profiles';
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
 
-/** A billing profile with a card-a customer and one live subscription of `locationId` (provider and local record). */
-async function subscribed(customer: string, locationId: string) {
-  const profile = (await api.call('POST', P, { token: owner, body: { name: `Billing ${customer}` } })).body.data.id as string;
-  await tdb().updateTable('billing_profiles').set({ card_a_customer_id: customer }).where('id', '=', profile).execute();
-  const s = await api.deps.payments.cardA!.createSubscription({ customer, price: 'price_kiosk', paymentMethod: 'pm_card', metadata: {}, idempotencyKey: crypto.randomUUID() });
-  const local = Bun.randomUUIDv7();
-  const now = new Date();
-  await tdb()
-    .insertInto('billing_subscriptions')
-    .values({
-      id: local,
-      provider_subscription_id: s.id,
-      customer_id: customer,
-      location_id: locationId,
-      price_id: 'price_kiosk',
-      device_ids: JSON.stringify([]),
-      status: 'active',
-      current_period_end: new Date(s.current_period_end * 1000),
-      cancel_reason: null,
-      canceled_at: null,
-      payment_method_id: 'pm_card',
-      mandate_id: null,
-      recovered_by: null,
-      event_created: 1,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return { profile, local, provider: s.id };
-}
+const subscribed = (customer: string, locationId: string) => subscribedBillingProfile(api, m, owner, customer, locationId);
 
 beforeAll(async () => {
   cardA = startCardASimulator({ secretKey: SECRET });

@@ -4,6 +4,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { ALREADY_CANCELED, NOTHING_TO_RETRY } from '@pos/core/settings/billing-subscriptions';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { subscribedBillingProfile } from '../../testing/billing-subscriptions.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 
 /** Subscription actions, past bills and export through the card-a client against its simulator. */
@@ -16,37 +17,7 @@ const SECRET = 'sk_test_billing';
 const P = '/api/back-office/settings/billing-profiles';
 const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
 
-/** A billing profile of `m` for card-a customer `customer`, with one provider subscription and its local record. */
-async function subscribed(m: DemoSeedResult, customer: string) {
-  const token = m === a ? owner : await api.ownerToken(m);
-  const profile = (await api.call('POST', P, { token, body: { name: `Billing ${customer}` } })).body.data.id as string;
-  await tdbOf(m).updateTable('billing_profiles').set({ card_a_customer_id: customer }).where('id', '=', profile).execute();
-  const s = await api.deps.payments.cardA!.createSubscription({ customer, price: 'price_kiosk', paymentMethod: 'pm_card', metadata: {}, idempotencyKey: crypto.randomUUID() });
-  const local = Bun.randomUUIDv7();
-  const now = new Date();
-  await tdbOf(m)
-    .insertInto('billing_subscriptions')
-    .values({
-      id: local,
-      provider_subscription_id: s.id,
-      customer_id: customer,
-      location_id: m.locations[0]!.id,
-      price_id: 'price_kiosk',
-      device_ids: JSON.stringify([]),
-      status: 'active',
-      current_period_end: new Date(s.current_period_end * 1000),
-      cancel_reason: null,
-      canceled_at: null,
-      payment_method_id: 'pm_card',
-      mandate_id: null,
-      recovered_by: null,
-      event_created: 1,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return { profile, local, provider: s.id };
-}
+const subscribed = async (m: DemoSeedResult, customer: string) => subscribedBillingProfile(api, m, m === a ? owner : await api.ownerToken(m), customer);
 const localRow = (m: DemoSeedResult, id: string) => tdbOf(m).selectFrom('billing_subscriptions').select(['status', 'cancel_at_period_end']).where('id', '=', id).executeTakeFirstOrThrow();
 const sim = (path: string, body: unknown = {}) =>
   fetch(`${cardA.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
