@@ -6,6 +6,8 @@ import { runDatatable, type Datatable, type DatatableQuery } from '../shared/dat
 import { catalogTx, findOr404, iso, newId, uniqueOr, type CatalogScope } from './catalog-scope.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { refreshPublished } from './published/published-catalog.ts';
+import { detachFromOffers } from './offers.ts';
+import { forgetStationCategory } from '../kitchen/stations.ts';
 
 /** Categories (spec 1 "Items, categories, ..."): name unique within the merchant (case-insensitive). */
 export interface CategoryView {
@@ -112,12 +114,17 @@ export async function updateCategory(scope: CatalogScope, id: string, input: Par
   return getCategory(scope.tdb, id);
 }
 
-/** Items of a deleted category keep existing, without a category. */
+/**
+ * Items of a deleted category keep existing, without a category; offers and kitchen stations stop
+ * naming it (an offer for this category only refuses the deletion: 409 `category_in_offer`).
+ */
 export async function deleteCategory(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
     // Locked first: an item being written with this category (which holds it FOR KEY SHARE) commits
     // before we look for the category's items, so it loses its category name with the others.
     const current = await findOr404('category', id, (x) => tx.selectFrom('categories').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
+    await detachFromOffers(tx, 'category', current.id, scope.now);
+    await forgetStationCategory(tx, current.id, scope.now);
     const items = await tx.updateTable('items').set({ category: null, category_id: null, updated_at: scope.now }).where('category_id', '=', current.id).returning('id').execute();
     await tx.deleteFrom('categories').where('id', '=', current.id).execute();
     return refreshPublished(tx, items.map((i) => i.id));

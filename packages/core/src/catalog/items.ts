@@ -9,6 +9,7 @@ import { refreshPublished, writePublished } from './published/published-catalog.
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { isUuid } from '@pos/domain/ids';
 import { requireGrantWithin, type Access } from '../auth/access.ts';
+import { detachFromOffers } from './offers.ts';
 
 /** Sales channels an item (or a menu, or an offer) can be sold on. */
 export const CHANNELS = ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery'] as const;
@@ -255,13 +256,14 @@ export async function updateItem(scope: CatalogScope, id: string, input: Partial
   return getItem(scope.tdb, id);
 }
 
-/** Removes the item from every display group (within the caller's location grant); published menus showing it are recompiled. */
+/** Removes the item from every display group and offer (within the caller's location grant); published menus showing it are recompiled. An offer for this item only refuses it (409 `item_in_offer`). */
 export async function deleteItem(scope: CatalogScope, id: string): Promise<void> {
   const changed = await catalogTx(scope, async (tx) => {
     // Locked first: a write that holds the item (a menu save, a new variant group) commits before we
     // look for the published menus showing it, or finds it gone.
     const current = await findItemLocked(tx, id);
     requireItemLocations(scope.access, current.location_ids);
+    await detachFromOffers(tx, 'item', current.id, scope.now);
     const affected = await refreshTargets(tx, current.id);
     await tx.deleteFrom('items').where('id', '=', current.id).execute();
     for (const t of affected) await writePublished(tx, t.location_id, t.menu_id);

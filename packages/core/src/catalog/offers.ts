@@ -2,6 +2,7 @@ import type { TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { offerTransition, type OfferOperation, type OfferStatus } from '@pos/domain/catalog/offer-state';
 import { parseHhMm, type OfferRule, type OfferSchedule, type PricingOffer } from '@pos/domain/catalog/pricing';
+import { offerTargetRefusal, removeOfferTarget } from '@pos/domain/catalog/offer-targets';
 import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
 import { requireAllLocations, requireGrantedLocations, type Access } from '../auth/access.ts';
 
@@ -180,6 +181,28 @@ export async function deleteOffer(scope: CatalogScope, id: string): Promise<void
     if (current.status === 'active') throw errors.conflict('An active offer cannot be deleted. Deactivate or archive it first.', { reason: 'offer_active' });
     await tx.deleteFrom('offers').where('id', '=', current.id).execute();
   });
+}
+
+/**
+ * An item or category being deleted leaves every offer that names it, in the deletion's transaction
+ * (the offers are locked first, so an offer edited at that moment is seen or waits). An offer that
+ * would be left with no target at all (which means every item) refuses the deletion: 409
+ * `item_in_offer` / `category_in_offer`, nothing changed.
+ */
+export async function detachFromOffers(tx: TenantDb, kind: 'item' | 'category', id: string, now: Date): Promise<void> {
+  const column = kind === 'item' ? 'item_ids' : 'category_ids';
+  const named = await tx
+    .selectFrom('offers')
+    .select(['id', 'name', 'item_ids', 'category_ids'])
+    .where((eb) => eb(eb.val(id), '=', eb.fn.any(column)))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const o of named) {
+    const d = removeOfferTarget(o, { kind, id });
+    if (d.kind === 'refused') throw errors.conflict(offerTargetRefusal(kind, o.name), { reason: `${kind}_in_offer` });
+    if (d.kind === 'narrowed') await tx.updateTable('offers').set({ item_ids: d.item_ids, category_ids: d.category_ids, updated_at: now }).where('id', '=', o.id).execute();
+  }
 }
 
 /** The active offers of a location, as the pricing function takes them (channel and schedule are checked there). */

@@ -59,12 +59,16 @@ export async function findStation(tdb: TenantDb | TenantTx, id: string, opts: { 
   return row;
 }
 
-/** Category ids of the merchant, deduplicated; another merchant's (or an unknown) id is a 404. */
+/**
+ * Category ids of the merchant, deduplicated; another merchant's (or an unknown) id is a 404. The rows
+ * are held `FOR KEY SHARE` until the transaction ends: a category deleted at that moment either waits
+ * for the station's commit (and then takes itself out of its list) or is gone before we look (404).
+ */
 async function requireCategories(tdb: TenantDb | TenantTx, ids: readonly string[]): Promise<string[]> {
   const unique = [...new Set(ids.map((i) => i.toLowerCase()))];
   if (unique.some((i) => !isUuid(i))) throw errors.notFound('category');
   if (!unique.length) return [];
-  const found = await tdb.selectFrom('categories').select('id').where('id', 'in', unique).execute();
+  const found = await tdb.selectFrom('categories').select('id').where('id', 'in', unique).forKeyShare().execute();
   if (found.length !== unique.length) throw errors.notFound('category');
   return unique.sort();
 }
@@ -77,6 +81,15 @@ async function requireCategories(tdb: TenantDb | TenantTx, ids: readonly string[
 async function takeFallback(tx: TenantTx, locationId: string, id: string): Promise<void> {
   await lockLocation(tx, locationId);
   await tx.updateTable('kitchen_stations').set({ is_fallback: false }).where('location_id', '=', locationId).where('is_fallback', '=', true).where('id', '<>', id).execute();
+}
+
+/** A deleted category leaves every station's list (in the deletion's transaction): its lines go to the fallback station, as any line of no category. */
+export async function forgetStationCategory(tx: TenantDb | TenantTx, categoryId: string, now: Date): Promise<void> {
+  await (tx as TenantDb)
+    .updateTable('kitchen_stations')
+    .set((eb) => ({ category_ids: eb.fn<string[]>('array_remove', ['category_ids', eb.val(categoryId)]), updated_at: now }))
+    .where((eb) => eb(eb.val(categoryId), '=', eb.fn.any('category_ids')))
+    .execute();
 }
 
 export interface CreateStationInput {

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { bindTenant, type TenantDb } from '@pos/db';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+/**
+ * Catalog structure after a prober's pass (spec 1 "Items, categories, modifiers, variants, display
+ * groups", "Offers"; decisions "Catalog structure after a prober's pass"): what a deleted item or
+ * category leaves behind in offers and kitchen stations.
+ */
+let api: TestApi;
+let m: DemoSeedResult;
+let tdb: TenantDb;
+let owner: string;
+const call = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+const loc0 = () => m.locations[0]!.id;
+let seq = 0;
+const newCategory = async () => (await call('POST', '/categories', { name: `Adv category ${++seq}` })).body.data.id as string;
+const newItem = async (category_id: string | null = null) => (await call('POST', '/items', { name: `Adv item ${++seq}`, unit_price: 100, vat_rate: 21, category_id })).body.data.id as string;
+const newOffer = async (item_ids: string[], category_ids: string[] = []) =>
+  (await call('POST', '/offers', { name: `Adv offer ${++seq}`, rule: { kind: 'percentage', percent: 10 }, item_ids, category_ids })).body.data as { id: string; name: string };
+const offerRow = (id: string) => tdb.selectFrom('offers').select(['item_ids', 'category_ids']).where('id', '=', id).executeTakeFirstOrThrow();
+const exists = async (table: 'items' | 'categories', id: string) => !!(await tdb.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst());
+/** The offer as GET answers it, sent back unchanged by PUT: what a back office does when a merchant saves the form. */
+const resave = async (id: string) => {
+  const { id: _id, status: _s, created_at: _c, updated_at: _u, ...body } = (await call('GET', `/offers/${id}`)).body.data;
+  return call('PUT', `/offers/${id}`, body);
+};
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('catalog-adv');
+  tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+  owner = await api.ownerToken(m);
+});
+afterAll(() => api.close());
+
+describe('a deleted item or category and the offers that name it', () => {
+  test('a deleted item leaves the offer\'s item_ids; the offer reads back and saves again (it was a 422 on item_ids.0)', async () => {
+    const [gone, kept] = [await newItem(), await newItem()];
+    const offer = await newOffer([gone, kept]);
+    expect(await call('DELETE', `/items/${gone}`)).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect((await call('GET', `/offers/${offer.id}`)).body.data).toMatchObject({ item_ids: [kept], category_ids: [] });
+    const saved = await resave(offer.id);
+    expect(saved.status).toBe(200);
+    expect(saved.body.data).toMatchObject({ item_ids: [kept], category_ids: [] });
+  });
+
+  test('a deleted category leaves the offer\'s category_ids; its items stay', async () => {
+    const [cat, other] = [await newCategory(), await newCategory()];
+    const offer = await newOffer([], [cat, other]);
+    expect((await call('DELETE', `/categories/${cat}`)).status).toBe(200);
+    expect(await offerRow(offer.id)).toEqual({ item_ids: [], category_ids: [other] });
+    expect((await resave(offer.id)).status).toBe(200);
+  });
+
+  test('deleting an offer\'s only target is 409 (the emptied offer would discount every item), nothing changed', async () => {
+    const item = await newItem();
+    const offer = await newOffer([item]);
+    expect(await call('DELETE', `/items/${item}`)).toEqual(
+      expect.objectContaining({ status: 409, body: { message: `The offer "${offer.name}" applies to this item only. Change or delete the offer first.`, reason: 'item_in_offer' } }),
+    );
+    expect(await exists('items', item)).toBe(true);
+    expect(await offerRow(offer.id)).toEqual({ item_ids: [item], category_ids: [] });
+
+    const cat = await newCategory();
+    const byCat = await newOffer([], [cat]);
+    expect(await call('DELETE', `/categories/${cat}`)).toEqual(
+      expect.objectContaining({ status: 409, body: { message: `The offer "${byCat.name}" applies to this category only. Change or delete the offer first.`, reason: 'category_in_offer' } }),
+    );
+    expect(await exists('categories', cat)).toBe(true);
+
+    // Archived offers too: unarchiving one would bring back an offer on every item.
+    expect((await call('POST', `/offers/archive/${offer.id}`)).status).toBe(200);
+    expect((await call('DELETE', `/items/${item}`)).status).toBe(409);
+    // Once the offer no longer needs it, the item goes.
+    expect((await call('DELETE', `/offers/${offer.id}`)).status).toBe(200);
+    expect((await call('DELETE', `/items/${item}`)).status).toBe(200);
+  });
+
+  test('an offer naming a deleted item and a deleted category of that item loses both, in either order', async () => {
+    const cat = await newCategory();
+    const [item, kept] = [await newItem(cat), await newItem()];
+    const offer = await newOffer([item, kept], [cat]);
+    expect((await call('DELETE', `/categories/${cat}`)).status).toBe(200);
+    expect((await call('DELETE', `/items/${item}`)).status).toBe(200);
+    expect(await offerRow(offer.id)).toEqual({ item_ids: [kept], category_ids: [] });
+  });
+
+  test('an offer written with an item while the item is deleted: one of them wins whole, never a stale id', async () => {
+    for (let round = 0; round < 4; round++) {
+      const [item, kept] = [await newItem(), await newItem()];
+      const [created, deleted] = await Promise.all([
+        call('POST', '/offers', { name: `Race ${round}`, rule: { kind: 'percentage', percent: 5 }, item_ids: [item, kept] }),
+        call('DELETE', `/items/${item}`),
+      ]);
+      expect(deleted.status).toBe(200);
+      if (created.status === 201) expect(await offerRow(created.body.data.id)).toEqual({ item_ids: [kept], category_ids: [] });
+      else expect(created).toMatchObject({ status: 422, body: { errors: { 'item_ids.0': ['The selected item is invalid.'] } } });
+    }
+  });
+});
+
+describe('a deleted category and the kitchen stations that serve it', () => {
+  const station = (category_ids: string[]) => call('POST', '/devices/stations', { location_id: loc0(), name: `Adv station ${++seq}`, category_ids });
+
+  test('the category leaves the station\'s list; the station reads back and saves again (it was a 404 on the stale id)', async () => {
+    const [gone, kept] = [await newCategory(), await newCategory()];
+    const st = (await station([gone, kept])).body.data.id;
+    expect((await call('DELETE', `/categories/${gone}`)).status).toBe(200);
+    const shown = await call('GET', `/devices/stations/${st}`);
+    expect(shown.body.data.category_ids).toEqual([kept]);
+    const saved = await call('PUT', `/devices/stations/${st}`, { category_ids: shown.body.data.category_ids });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.category_ids).toEqual([kept]);
+  });
+
+  test('a station saved with a category while it is deleted: the station never keeps the deleted id', async () => {
+    for (let round = 0; round < 4; round++) {
+      const [cat, kept] = [await newCategory(), await newCategory()];
+      const st = (await station([kept])).body.data.id;
+      const [saved, deleted] = await Promise.all([call('PUT', `/devices/stations/${st}`, { category_ids: [cat, kept] }), call('DELETE', `/categories/${cat}`)]);
+      expect(deleted.status).toBe(200);
+      expect([200, 404]).toContain(saved.status);
+      const row = await tdb.selectFrom('kitchen_stations').select('category_ids').where('id', '=', st).executeTakeFirstOrThrow();
+      expect(row.category_ids).toEqual([kept]);
+    }
+  });
+});
+
+describe('ids that earlier deletions left behind', () => {
+  test('migration 2026-11-30-301 takes them out of offers and stations, except from an offer they would empty', async () => {
+    const { up } = await import('@pos/db/migrations/tenant/2026-11-30-301-forget-deleted-targets');
+    const [kept, cat] = [await newItem(), await newCategory()];
+    const [staleItem, staleCat] = [Bun.randomUUIDv7(), Bun.randomUUIDv7()];
+    const mixed = await newOffer([kept], [cat]);
+    const onlyStale = await newOffer([kept]);
+    await tdb.updateTable('offers').set({ item_ids: [kept, staleItem], category_ids: [staleCat, cat] }).where('id', '=', mixed.id).execute();
+    await tdb.updateTable('offers').set({ item_ids: [staleItem], category_ids: [] }).where('id', '=', onlyStale.id).execute();
+    const st = (await call('POST', '/devices/stations', { location_id: loc0(), name: `Adv station ${++seq}`, category_ids: [cat] })).body.data.id;
+    await tdb.updateTable('kitchen_stations').set({ category_ids: [staleCat, cat] }).where('id', '=', st).execute();
+    await up(tdb as never);
+    expect(await offerRow(mixed.id)).toEqual({ item_ids: [kept], category_ids: [cat] });
+    expect(await offerRow(onlyStale.id)).toEqual({ item_ids: [staleItem], category_ids: [] });
+    expect((await tdb.selectFrom('kitchen_stations').select('category_ids').where('id', '=', st).executeTakeFirstOrThrow()).category_ids).toEqual([cat]);
+    expect((await resave(mixed.id)).status).toBe(200);
+  });
+});
