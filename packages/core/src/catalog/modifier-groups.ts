@@ -85,8 +85,12 @@ export async function listModifiers(tdb: TenantDb): Promise<{ id: string; name: 
   return rows;
 }
 
-function checkMinMax(min: number, max: number): void {
+/** A group asking for a selection needs something to select: else no item using it could ever be ordered (kiosk, online). */
+export const MIN_WITHOUT_MODIFIERS = 'The min select must be 0 when the group has no modifiers.';
+
+function checkMinMax(min: number, max: number, modifiers: number): void {
   if (min > max) throw errors.field('min_select', MIN_OVER_MAX);
+  if (min > 0 && modifiers === 0) throw errors.field('min_select', MIN_WITHOUT_MODIFIERS);
 }
 
 async function writeModifiers(tx: TenantDb, groupId: string, list: ModifierGroupInput['modifiers'], existing: ReadonlySet<string>): Promise<void> {
@@ -105,7 +109,7 @@ async function writeModifiers(tx: TenantDb, groupId: string, list: ModifierGroup
 }
 
 export async function createModifierGroup(scope: CatalogScope, input: ModifierGroupInput): Promise<ModifierGroupView> {
-  checkMinMax(input.min_select, input.max_select);
+  checkMinMax(input.min_select, input.max_select, input.modifiers.length);
   const id = await catalogTx(scope, async (tx) => {
     const id = newId();
     const last = await tx.selectFrom('modifier_groups').select((eb) => eb.fn.max('position').as('p')).executeTakeFirst();
@@ -139,7 +143,8 @@ export async function updateModifierGroup(scope: CatalogScope, id: string, input
   const changed = await catalogTx(scope, async (tx) => {
     // Locked: a concurrent update waits and then replaces the list we wrote; a concurrent delete makes this a 404.
     const current = await findOr404('modifier group', id, (x) => tx.selectFrom('modifier_groups').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
-    checkMinMax(input.min_select ?? current.min_select, input.max_select ?? current.max_select);
+    const existing = await tx.selectFrom('modifiers').select('id').where('modifier_group_id', '=', current.id).execute();
+    checkMinMax(input.min_select ?? current.min_select, input.max_select ?? current.max_select, input.modifiers?.length ?? existing.length);
     const items = await itemsOf(tx, current.id);
     await requireGroupItemsReach(scope, tx, items);
     await tx
@@ -153,7 +158,6 @@ export async function updateModifierGroup(scope: CatalogScope, id: string, input
       .where('id', '=', current.id)
       .execute();
     if (input.modifiers !== undefined) {
-      const existing = await tx.selectFrom('modifiers').select('id').where('modifier_group_id', '=', current.id).execute();
       await writeModifiers(tx, current.id, input.modifiers, new Set(existing.map((m) => m.id)));
     }
     return refreshPublished(tx, items);

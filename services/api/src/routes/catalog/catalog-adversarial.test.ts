@@ -146,3 +146,24 @@ describe('ids that earlier deletions left behind', () => {
     expect((await resave(mixed.id)).status).toBe(200);
   });
 });
+
+describe('modifier groups that could never be satisfied', () => {
+  const count = async () => Number((await tdb.selectFrom('modifier_groups').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const refusal = { status: 422, body: { message: 'The min select must be 0 when the group has no modifiers.', errors: { min_select: ['The min select must be 0 when the group has no modifiers.'] } } };
+
+  test('a group requiring a selection with no modifiers is a 422 on min_select, nothing written (it was stored, and no item using it could be ordered)', async () => {
+    const before = await count();
+    expect(await call('POST', '/modifier-groups', { name: 'Empty required', min_select: 1, max_select: 1, modifiers: [] })).toMatchObject(refusal);
+    expect(await count()).toBe(before);
+    expect((await call('POST', '/modifier-groups', { name: 'Empty optional', min_select: 0, max_select: 1, modifiers: [] })).status).toBe(201);
+  });
+
+  test('an update emptying a required group, or requiring a selection of an empty one, is the same 422 and changes nothing', async () => {
+    const g = (await call('POST', '/modifier-groups', { name: 'Sauce adv', min_select: 1, max_select: 2, modifiers: [{ name: 'Mayo', price: 50 }] })).body.data;
+    expect(await call('PUT', `/modifier-groups/${g.id}`, { modifiers: [] })).toMatchObject(refusal);
+    expect((await call('GET', `/modifier-groups/${g.id}`)).body.data.modifiers.map((x: { name: string }) => x.name)).toEqual(['Mayo']);
+    expect((await call('PUT', `/modifier-groups/${g.id}`, { min_select: 0, modifiers: [] })).status).toBe(200);
+    expect(await call('PUT', `/modifier-groups/${g.id}`, { min_select: 1 })).toMatchObject(refusal);
+    expect((await call('PUT', `/modifier-groups/${g.id}`, { min_select: 1, modifiers: [{ name: 'Ketchup', price: 0 }] })).body.data).toMatchObject({ min_select: 1, modifiers: [{ name: 'Ketchup' }] });
+  });
+});
