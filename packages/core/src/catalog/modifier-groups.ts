@@ -96,6 +96,8 @@ function checkMinMax(min: number, max: number, modifiers: number): void {
 async function writeModifiers(tx: TenantDb, groupId: string, list: ModifierGroupInput['modifiers'], existing: ReadonlySet<string>): Promise<void> {
   const keep = list.map((m) => m.id?.toLowerCase()).filter((x): x is string => !!x);
   requireDistinct(keep, 'modifiers.id');
+  // Two modifiers of one name in a group (at two prices) cannot be told apart on a screen or a ticket.
+  requireDistinct(list.map((m) => m.name.trim()), 'modifiers.name');
   list.forEach((m, i) => {
     if (m.id && !existing.has(m.id.toLowerCase())) throw errors.field(`modifiers.${i}.id`, `The selected modifiers.${i}.id is invalid.`);
   });

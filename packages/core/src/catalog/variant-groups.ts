@@ -41,6 +41,8 @@ async function writeVariants(tx: TenantDb, groupId: string, list: VariantGroupIn
   const keep = list.map((v) => v.id?.toLowerCase()).filter((x): x is string => !!x);
   // The same variant twice would be updated twice and kept once: refused, as for modifiers.
   requireDistinct(keep, 'variants.id');
+  // Two variants of one name (a "Large" at two prices) cannot be told apart by a customer or a cashier.
+  requireDistinct(list.map((v) => v.name.trim()), 'variants.name');
   list.forEach((v, i) => {
     if (v.id && !existing.has(v.id.toLowerCase())) throw errors.field(`variants.${i}.id`, `The selected variants.${i}.id is invalid.`);
   });

@@ -167,3 +167,30 @@ describe('modifier groups that could never be satisfied', () => {
     expect((await call('PUT', `/modifier-groups/${g.id}`, { min_select: 1, modifiers: [{ name: 'Ketchup', price: 0 }] })).body.data).toMatchObject({ min_select: 1, modifiers: [{ name: 'Ketchup' }] });
   });
 });
+
+describe('names within one group', () => {
+  test('two variants of one name (any case, spaces trimmed) are a 422 on variants.name.N, nothing written; the same name in another group is fine', async () => {
+    const item = await newItem();
+    const groups = async () => Number((await tdb.selectFrom('variant_groups').select((eb) => eb.fn.countAll().as('n')).where('item_id', '=', item).executeTakeFirstOrThrow()).n);
+    expect(await call('POST', '/variant-groups', { item_id: item, name: 'Size', variants: [{ name: 'Large', unit_price: 400 }, { name: ' large ', unit_price: 300 }] })).toMatchObject({
+      status: 422,
+      body: { errors: { 'variants.name.1': ['The variants.name.1 field has a duplicate value.'] } },
+    });
+    expect(await groups()).toBe(0);
+    const g = (await call('POST', '/variant-groups', { item_id: item, name: 'Size', variants: [{ name: 'Small', unit_price: 300 }, { name: 'Large', unit_price: 400 }] })).body.data;
+    expect((await call('PUT', `/variant-groups/${g.id}`, { variants: [{ id: g.variants[0].id, name: 'Large', unit_price: 300 }, { id: g.variants[1].id, name: 'Large', unit_price: 400 }] })).status).toBe(422);
+    expect((await call('GET', `/variant-groups/${g.id}`)).body.data.variants.map((v: { name: string }) => v.name)).toEqual(['Small', 'Large']);
+  });
+
+  test('two modifiers of one name in a group are a 422 on modifiers.name.N, nothing written', async () => {
+    const before = Number((await tdb.selectFrom('modifier_groups').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    expect(await call('POST', '/modifier-groups', { name: 'Dup sauce', min_select: 0, max_select: 2, modifiers: [{ name: 'Mayo', price: 50 }, { name: 'MAYO', price: 0 }] })).toMatchObject({
+      status: 422,
+      body: { errors: { 'modifiers.name.1': ['The modifiers.name.1 field has a duplicate value.'] } },
+    });
+    expect(Number((await tdb.selectFrom('modifier_groups').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(before);
+    const g = (await call('POST', '/modifier-groups', { name: 'Dup sauce', min_select: 0, max_select: 2, modifiers: [{ name: 'Mayo', price: 50 }] })).body.data;
+    expect((await call('PUT', `/modifier-groups/${g.id}`, { modifiers: [{ id: g.modifiers[0].id, name: 'Mayo', price: 50 }, { name: 'mayo', price: 10 }] })).status).toBe(422);
+    expect((await call('GET', `/modifier-groups/${g.id}`)).body.data.modifiers).toHaveLength(1);
+  });
+});
