@@ -30,3 +30,4 @@ export * from './online-ordering/dining-options.ts';
 export * from './integrations/auto-sync.ts';
 export * from './integrations/register-order-totals.ts';
 export * from './integrations/marketplace-order-range.ts';
+export * from './integrations/register-catalog-entry.ts';

@@ -1,4 +1,5 @@
 import { errors, type FieldErrors } from '@pos/kernel';
+import { catalogText, externalIdHoldable } from '@pos/domain';
 import { isUuid } from '@pos/domain/ids';
 import { withWriteRetry, type TenantDb } from '@pos/db';
 import type { RegisterBClient, RegisterBRelation } from '@pos/providers/register-b/register-b-client';
@@ -37,8 +38,12 @@ export async function listRegisterBRelations(scope: RegisterBScope, client: Regi
   return { data: r.relations.map((x) => ({ ...x, customer_id: links.get(x.number) ?? null })), meta: { page: r.page, limit, has_more: r.has_more } };
 }
 
-/** A relation's contact as our customers keep it; a contact our rules refuse is left out. */
-function contactOf(r: RegisterBRelation): { email: string | null; phone: string | null } {
+/**
+ * A relation's contact as our customers keep it; a contact our rules refuse is left out. A national
+ * phone number is read in `country`, the merchant's (its first location's, as the back office reads
+ * customers' numbers), not always as Belgian.
+ */
+function contactOf(r: RegisterBRelation, country: string | null): { email: string | null; phone: string | null } {
   const safe = (f: () => string) => {
     try {
       return f();
@@ -46,7 +51,7 @@ function contactOf(r: RegisterBRelation): { email: string | null; phone: string 
       return null;
     }
   };
-  return { email: r.email ? safe(() => normaliseEmail(r.email!)) : null, phone: r.phone ? safe(() => normalisePhone(r.phone!, null)) : null };
+  return { email: r.email ? safe(() => normaliseEmail(r.email!)) : null, phone: r.phone ? safe(() => normalisePhone(r.phone!, country)) : null };
 }
 
 const MAX_RELATION_PAGES = 50;
@@ -66,6 +71,7 @@ export async function syncRegisterBRelations(scope: RegisterBScope, client: Regi
     all.push(...r.relations);
     if (!r.has_more) break;
   }
+  const country = (await scope.tdb.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst())?.country ?? null;
   const counts = await withWriteRetry(() =>
     scope.tdb.transaction().execute(async (tx) => {
       let created = 0;
@@ -79,11 +85,11 @@ export async function syncRegisterBRelations(scope: RegisterBScope, client: Regi
           unchanged++;
           continue;
         }
-        if (r.number.length > 100) {
+        if (r.number.length > 100 || !externalIdHoldable(r.number)) {
           skipped++;
           continue;
         }
-        const { customer, created: isNew } = await findOrEnrolCustomer(tx, contactOf(r), r.name.slice(0, 200) || null, scope.now, 'register-b');
+        const { customer, created: isNew } = await findOrEnrolCustomer(tx, contactOf(r, country), catalogText(r.name, 200) || null, scope.now, 'register-b');
         if (linkedCustomers.has(customer.id)) {
           skipped++;
           continue;

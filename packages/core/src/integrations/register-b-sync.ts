@@ -1,5 +1,6 @@
 import type { CentralDb, TenantDb } from '@pos/db';
 import { withWriteRetry } from '@pos/db';
+import { catalogText, externalIdHoldable, itemPriceHoldable, itemVatRateHoldable } from '@pos/domain';
 import { errors } from '@pos/kernel';
 import type { RegisterBClient, RegisterBProduct } from '@pos/providers/register-b/register-b-client';
 import { needClient } from './register-b-branches.ts';
@@ -20,6 +21,8 @@ export interface RegisterBSyncCounts {
   readonly updated: number;
   readonly unchanged: number;
   readonly hidden: number;
+  /** Products our catalog cannot hold as register-b sends them (price, VAT rate or id out of range); a synced one is hidden. */
+  readonly skipped: number;
 }
 
 export interface RegisterBSyncTarget {
@@ -35,8 +38,13 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
   // With nothing mapped every synced item would be hidden: refuse instead (final, not retried).
   if (mappings.length === 0) throw errors.businessRule('Map a location to a register-b branch before syncing.', { reason: 'no_mappings' });
   const products = new Map<string, { product: RegisterBProduct; locations: Set<string> }>();
+  const skipped = new Set<string>();
   for (const m of mappings) {
     for (const p of await client.products(target.accountId, m.branch_id)) {
+      if (!externalIdHoldable(p.id) || !itemPriceHoldable(p.price) || !itemVatRateHoldable(p.vat_rate)) {
+        skipped.add(p.id);
+        continue;
+      }
       const entry = products.get(p.id) ?? { product: p, locations: new Set<string>() };
       entry.locations.add(m.location_id);
       products.set(p.id, entry);
@@ -51,10 +59,10 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
       let hidden = 0;
       for (const [productId, { product, locations }] of products) {
         const values = {
-          name: product.name.trim().slice(0, ITEM_NAME_MAX) || productId.slice(0, ITEM_NAME_MAX),
-          unit_price: Math.max(0, product.price),
+          name: catalogText(product.name, ITEM_NAME_MAX) || productId,
+          unit_price: product.price,
           vat_rate: product.vat_rate,
-          sku: product.sku?.slice(0, 100) ?? null,
+          sku: product.sku === null ? null : catalogText(product.sku, 100) || null,
           visible: product.active,
           location_ids: [...locations].sort(),
         };
@@ -90,7 +98,7 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
         const r = await tx.updateTable('items').set({ visible: false, updated_at: now }).where('id', 'in', gone).where('visible', '=', true).executeTakeFirst();
         hidden = Number(r.numUpdatedRows);
       }
-      return { branches: mappings.length, products: products.size, created, updated, unchanged, hidden };
+      return { branches: mappings.length, products: products.size, created, updated, unchanged, hidden, skipped: [...skipped].filter((id) => !products.has(id)).length };
     }),
   );
 }

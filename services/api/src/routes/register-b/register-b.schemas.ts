@@ -70,7 +70,7 @@ const capabilities = t.Object({ live_inventory: t.Boolean(), relations: t.Boolea
 export const settingsWriteResponse = ok(t.Object({ capabilities: t.Nullable(capabilities), capabilities_probed_at: t.Nullable(t.String()), live_inventory: t.Boolean() }));
 export const toggleLiveInventoryBody = t.Object({ enabled: t.Boolean() }, { additionalProperties: false });
 
-export const startSyncResponse = ok(t.Object({ branches: Int(), products: Int(), created: Int(), updated: Int(), unchanged: Int(), hidden: Int() }));
+export const startSyncResponse = ok(t.Object({ branches: Int(), products: Int(), created: Int(), updated: Int(), unchanged: Int(), hidden: Int(), skipped: Int({ description: 'products our catalog cannot hold as sent (price, VAT rate or id out of range)' }) }));
 export const liveRefreshResponse = ok(t.Object({ branches: Int(), levels: Int(), updated: Int(), unchanged: Int(), unknown: Int() }));
 
 const relation = t.Object({ number: t.String(), name: t.String(), email: t.Nullable(t.String()), phone: t.Nullable(t.String()) });

@@ -239,15 +239,15 @@ describe('register-b provider routes (against the register-b simulator)', () => 
     const [l0, l1] = shop.locations;
     expect((await api.call('POST', R('/start-sync'), { token: viewer })).status).toBe(403);
     const first = await api.call('POST', R('/start-sync'), { token: shopOwner });
-    expect(first.body).toEqual({ status: 'success', data: { branches: 2, products: 3, created: 3, updated: 0, unchanged: 0, hidden: 0 } });
+    expect(first.body).toEqual({ status: 'success', data: { branches: 2, products: 3, created: 3, updated: 0, unchanged: 0, hidden: 0, skipped: 0 } });
     expect(await links()).toEqual([
       { product_id: 'p-bread', name: 'Bread', unit_price: 199, vat_rate: 6, sku: null, visible: true, location_ids: [l0!.id] },
       { product_id: 'p-soup', name: 'Soup', unit_price: 450, vat_rate: 21, sku: 'SOUP', visible: true, location_ids: [l0!.id, l1!.id].sort() },
       { product_id: 'p-tea', name: 'Tea', unit_price: 250, vat_rate: 21, sku: null, visible: true, location_ids: [l1!.id] },
     ]);
-    expect((await api.call('POST', R('/start-sync'), { token: shopOwner })).body.data).toEqual({ branches: 2, products: 3, created: 0, updated: 0, unchanged: 3, hidden: 0 });
+    expect((await api.call('POST', R('/start-sync'), { token: shopOwner })).body.data).toEqual({ branches: 2, products: 3, created: 0, updated: 0, unchanged: 3, hidden: 0, skipped: 0 });
     sim.accounts.get(acc)!.branches.get('br-2')!.products.get('p-tea')!.price = 275;
-    expect((await api.call('POST', R('/start-sync'), { token: shopOwner })).body.data).toEqual({ branches: 2, products: 3, created: 0, updated: 1, unchanged: 2, hidden: 0 });
+    expect((await api.call('POST', R('/start-sync'), { token: shopOwner })).body.data).toEqual({ branches: 2, products: 3, created: 0, updated: 1, unchanged: 2, hidden: 0, skipped: 0 });
     expect((await links()).find((l) => l.product_id === 'p-tea')!.unit_price).toBe(275);
 
     sim.failWith(502);
@@ -279,7 +279,7 @@ describe('register-b provider routes (against the register-b simulator)', () => 
     sim.addProduct(acc, 'br-1', { id: 'p-cake', name: 'Cake', price: 390 });
     expect(await runProviderSync({ central: api.deps.db, connection, now: () => new Date() }, runners)).toEqual({
       status: 'ok',
-      counts: { branches: 2, products: 4, created: 1, updated: 0, unchanged: 3, hidden: 0 },
+      counts: { branches: 2, products: 4, created: 1, updated: 0, unchanged: 3, hidden: 0, skipped: 0 },
     });
     sim.failWith(503);
     try {

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startRegisterBSimulator, type RegisterBSimulator } from '@pos/providers/register-b/register-b-simulator';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { tenantOf } from '../team/team.test-support.ts';
+
+/**
+ * register-b administration probed as a hostile register and a careful merchant would: products and
+ * relations our tables cannot hold as sent, contacts in the merchant's own country, and what the
+ * routes leave behind when they refuse.
+ */
+let api: TestApi;
+let sim: RegisterBSimulator;
+let m: DemoSeedResult;
+let owner: string;
+const TOKEN = 'rb-adversarial-token';
+const acc = `rb-adv-${Bun.randomUUIDv7()}`;
+const R = (path: string) => `/api/back-office/register-b${path}`;
+
+beforeAll(async () => {
+  sim = startRegisterBSimulator({ apiToken: TOKEN });
+  api = await createTestApi({ env: { REGISTER_B_API_URL: sim.url, REGISTER_B_API_TOKEN: TOKEN } });
+  m = await api.seed('register-b-adversarial');
+  owner = await api.ownerToken(m);
+  sim.addAccount(acc);
+  sim.addBranch(acc, 'br-a', 'Branch A');
+  expect((await api.call('POST', R(''), { token: owner, body: { account_id: acc } })).status).toBe(200);
+  expect((await api.call('PUT', R('/location-mappings'), { token: owner, body: { mappings: [{ location_id: m.locations[0]!.id, branch_id: 'br-a' }] } })).status).toBe(200);
+}, 60_000);
+afterAll(async () => {
+  await api.close();
+  await sim.stop();
+});
+
+const linkedItems = () =>
+  tenantOf(api, m)
+    .selectFrom('register_b_items')
+    .innerJoin('items', 'items.id', 'register_b_items.item_id')
+    .select(['product_id', 'items.name', 'items.unit_price', 'items.vat_rate', 'items.sku', 'items.visible'])
+    .orderBy('product_id')
+    .execute();
+
+describe('register-b catalog sync: products our catalog cannot hold', () => {
+  test('hostile names are stored without control characters; unholdable products are skipped, the rest synced', async () => {
+    const products = sim.accounts.get(acc)!.branches.get('br-a')!.products;
+    products.clear();
+    sim.addProduct(acc, 'br-a', { id: 'p-ok', name: 'Plain soup', price: 450 });
+    sim.addProduct(acc, 'br-a', { id: 'p-nul', name: 'Nul\u0000 soup\u0007', price: 300, sku: 'SKU\u0000X' });
+    sim.addProduct(acc, 'br-a', { id: 'p-vat', name: 'Five and a half', price: 100, vat_rate: 5.5 });
+    sim.addProduct(acc, 'br-a', { id: 'p-huge', name: 'Gold bar', price: 99_999_999_999 });
+    sim.addProduct(acc, 'br-a', { id: `p-${'x'.repeat(300)}`, name: 'Long id', price: 100 });
+    const r = await api.call('POST', R('/start-sync'), { token: owner });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { branches: 1, products: 2, created: 2, updated: 0, unchanged: 0, hidden: 0, skipped: 3 } } });
+    expect(await linkedItems()).toEqual([
+      { product_id: 'p-nul', name: 'Nul soup', unit_price: 300, vat_rate: 21, sku: 'SKUX', visible: true },
+      { product_id: 'p-ok', name: 'Plain soup', unit_price: 450, vat_rate: 21, sku: null, visible: true },
+    ]);
+    // Again: the same names compare equal, nothing is rewritten.
+    expect((await api.call('POST', R('/start-sync'), { token: owner })).body.data).toEqual({ branches: 1, products: 2, created: 0, updated: 0, unchanged: 2, hidden: 0, skipped: 3 });
+    // A synced product whose price register-b raises beyond what we hold is skipped, and hidden like a product that left.
+    products.get('p-ok')!.price = 3_000_000_000;
+    expect((await api.call('POST', R('/start-sync'), { token: owner })).body.data).toEqual({ branches: 1, products: 1, created: 0, updated: 0, unchanged: 1, hidden: 1, skipped: 4 });
+    expect((await linkedItems()).find((i) => i.product_id === 'p-ok')).toMatchObject({ unit_price: 450, visible: false });
+  });
+});
+
+describe('register-b relations sync: contacts read as the merchant would', () => {
+  test("a national phone number is read in the merchant's country, not as Belgian; hostile names and numbers do not fail the sync", async () => {
+    await tenantOf(api, m).updateTable('locations').set({ country: 'NL' }).execute();
+    sim.addRelation(acc, { number: 'NL1', name: 'Dutch Relation', phone: '06 12345678' });
+    sim.addRelation(acc, { number: 'NUL1', name: 'Nul\u0000 Name', email: 'nul.name@example.com' });
+    sim.addRelation(acc, { number: 'BAD\u0000NO', name: 'Bad number', email: 'bad.number@example.com' });
+    const r = await api.call('POST', R('/relations/sync'), { token: owner });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { relations: 3, created: 2, linked: 0, unchanged: 0, skipped: 1 } } });
+    const rows = await tenantOf(api, m)
+      .selectFrom('register_b_relations')
+      .innerJoin('customers', 'customers.id', 'register_b_relations.customer_id')
+      .select(['relation_number', 'customers.name', 'customers.email', 'customers.phone'])
+      .orderBy('relation_number')
+      .execute();
+    expect(rows).toEqual([
+      { relation_number: 'NL1', name: 'Dutch Relation', email: null, phone: '+31612345678' },
+      { relation_number: 'NUL1', name: 'Nul Name', email: 'nul.name@example.com', phone: null },
+    ]);
+  });
+});
