@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
+import { catalogText, externalIdHoldable, itemPriceHoldable, itemVatRateHoldable } from '@pos/domain';
 import { toCents, type RegisterCClient } from '@pos/providers/register-c/register-c-client';
 
 /**
@@ -35,11 +36,25 @@ export interface RegisterCApplyCounts {
   suggested: number;
 }
 
-/** register-c's items of a location with their VAT rate (percent, from the tax rate they carry). */
+/**
+ * register-c's items of a location with their VAT rate (percent, from the tax rate they carry). An item
+ * our catalog cannot hold as sent (a negative or 32-bit-overflowing price, a VAT rate that is not a whole
+ * percent, a sku that is empty, over 200 characters or carries control characters) is left out, as is a
+ * second item with a sku already seen (a sku links one item); names lose their control characters.
+ */
 export async function registerCSourceItems(client: RegisterCClient, registerCLocationId: string): Promise<RegisterCSourceItem[]> {
   const [items, rates] = await Promise.all([client.items(registerCLocationId), client.taxRates(registerCLocationId)]);
-  const rate = new Map(rates.map((r) => [r.id, Math.round(toCents(r.rate) / 100)]));
-  return items.map((i) => ({ sku: i.sku.slice(0, 200), name: i.name.slice(0, 255), price_cents: toCents(i.price), vat_rate: rate.get(i.taxRateId) ?? 0 }));
+  const rate = new Map(rates.map((r) => [r.id, toCents(r.rate) / 100]));
+  const out: RegisterCSourceItem[] = [];
+  const seen = new Set<string>();
+  for (const i of items) {
+    const price = toCents(i.price);
+    const vat = rate.get(i.taxRateId) ?? 0;
+    if (seen.has(i.sku) || !externalIdHoldable(i.sku) || !itemPriceHoldable(price) || !itemVatRateHoldable(vat)) continue;
+    seen.add(i.sku);
+    out.push({ sku: i.sku, name: catalogText(i.name, 255) || i.sku, price_cents: price, vat_rate: vat });
+  }
+  return out;
 }
 
 export async function registerCMenuDiff(tdb: TenantDb, locationId: string, source: readonly RegisterCSourceItem[]): Promise<RegisterCMenuDiff> {
