@@ -1,5 +1,5 @@
 import { bindTenant, type CentralDb } from '@pos/db';
-import type { RegisterCClient, RegisterCOrderLine } from '@pos/providers/register-c/register-c-client';
+import { toCents, type RegisterCClient, type RegisterCOrderLine } from '@pos/providers/register-c/register-c-client';
 import type { RegisterDispatcher, DispatchOrder, OrderChannel } from './dispatch-register.ts';
 import { RegisterDispatchRefusal } from './register-dispatch-refusal.ts';
 import { orderSettingsOf, paymentMapOf, type OurPaymentMethod, type RegisterCChannelTarget } from './register-c-admin.ts';
@@ -83,8 +83,12 @@ async function pushOrder(p: PushTarget, order: DispatchOrder): Promise<{ externa
     p.settings.table_number === null
       ? await p.client.toGoOrder(loc, { reference: order.orderId, profileCode, ...(order.customerName ? { customerName: order.customerName.slice(0, 100) } : {}), items })
       : await p.client.localOrder(loc, { reference: order.orderId, profileCode, tableNumber: p.settings.table_number, items });
+  // The check is paid with what we captured, up to its open balance: a tip (or a fee) is ours, not a line of
+  // the check, and register-c refuses a payment above the balance (which used to fail the order for good
+  // with its check left open). A check already paid by an earlier run has nothing open: nothing is sent.
   // A free order has nothing to pay; register-c refuses a zero payment.
-  if (order.paid > 0) await p.client.pay(loc, check.id, { reference: `${order.orderId}:pay`, paymentMethodId: p.methodId, amountCents: order.paid });
+  const amount = Math.min(order.paid, toCents(check.total) - toCents(check.paid));
+  if (amount > 0) await p.client.pay(loc, check.id, { reference: `${order.orderId}:pay`, paymentMethodId: p.methodId, amountCents: amount });
   return { externalId: check.id };
 }
 
