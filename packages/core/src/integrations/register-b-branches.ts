@@ -1,3 +1,4 @@
+import { catalogText } from '@pos/domain';
 import { errors, type FieldErrors } from '@pos/kernel';
 import { isUuid } from '@pos/domain/ids';
 import type { RegisterBBranch, RegisterBClient } from '@pos/providers/register-b/register-b-client';
@@ -119,7 +120,7 @@ export async function saveRegisterBMappings(scope: RegisterBScope, client: Regis
     if (mappings.length > 0)
       await trx
         .insertInto('register_b_mappings')
-        .values(mappings.map((m) => ({ merchant_id: scope.merchant.id, location_id: m.location_id.toLowerCase(), connection_id: c.connectionId, branch_id: m.branch_id, branch_name: known.get(m.branch_id)!.name, created_at: now, updated_at: now })))
+        .values(mappings.map((m) => ({ merchant_id: scope.merchant.id, location_id: m.location_id.toLowerCase(), connection_id: c.connectionId, branch_id: m.branch_id, branch_name: catalogText(known.get(m.branch_id)!.name, 200), created_at: now, updated_at: now })))
         .execute();
   });
   await logRegisterB(scope.db, scope, c, { type: 'mappings_saved', detail: String(mappings.length) }, now);
@@ -134,7 +135,7 @@ export async function saveRegisterBMappings(scope: RegisterBScope, client: Regis
 export async function syncRegisterBLocations(scope: RegisterBScope, client: RegisterBClient | null): Promise<{ branches: RegisterBBranchView[]; removed_mappings: number }> {
   const c = await requireRegisterB(scope);
   const branches: RegisterBBranch[] = await callRegisterB(() => needClient(client).branches(c.accountId));
-  const known = new Map(branches.map((b) => [b.id, b.name]));
+  const known = new Map(branches.map((b) => [b.id, catalogText(b.name, 200)]));
   const now = scope.now;
   const removed = await scope.db.transaction().execute(async (trx) => {
     const rows = await trx.selectFrom('register_b_mappings').select(['location_id', 'branch_id', 'branch_name']).where('merchant_id', '=', scope.merchant.id).forUpdate().execute();

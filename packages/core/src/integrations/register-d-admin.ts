@@ -1,3 +1,4 @@
+import { catalogText } from '@pos/domain';
 import { bindTenant, defaultSyncZone, type CentralDb, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
@@ -178,7 +179,8 @@ async function connectSite(db: CentralDb, client: () => RegisterDClient, scope: 
   const active = existing?.status === 'active' ? existing : null;
   // The previous site of this location is let go at the transport (best effort: it may be gone there).
   if (active && active.external_ref !== siteId) await client().unlinkSite(scope.vendor, active.external_ref).catch(() => undefined);
-  const settings = JSON.stringify({ site_name: site.name });
+  // The transport's name as we can store it (a NUL cannot be in a jsonb document: the connect was a 500 after the link).
+  const settings = JSON.stringify({ site_name: catalogText(site.name, 200) });
   const connectionId = await finishClaimWith(db, claim, async (trx) => {
     // Our own disabled row of this site at another location gives way (the unique key is provider + site;
     // the claim refused another merchant's row and an active one).

@@ -84,3 +84,19 @@ describe('register-b relations sync: contacts read as the merchant would', () =>
     ]);
   });
 });
+
+describe('register-b branches: names as we can store them', () => {
+  test('a branch name with control characters is mapped (stored without them), not a 500; locations/sync keeps it so', async () => {
+    const [l0, l1] = m.locations;
+    sim.addBranch(acc, 'br-nul', 'Nul\u0000 branch\u001b');
+    const body = { mappings: [{ location_id: l0!.id, branch_id: 'br-a' }, { location_id: l1!.id, branch_id: 'br-nul' }] };
+    const r = await api.call('PUT', R('/location-mappings'), { token: owner, body });
+    expect(r.status).toBe(200);
+    expect(r.body.data.find((x: { location_id: string }) => x.location_id === l1!.id)).toMatchObject({ branch_id: 'br-nul', branch_name: 'Nul branch' });
+    expect((await api.call('POST', R('/locations/sync'), { token: owner })).body.data.removed_mappings).toBe(0);
+    expect(await api.deps.db.selectFrom('register_b_mappings').select(['branch_id', 'branch_name']).where('merchant_id', '=', m.merchant.id).orderBy('branch_id').execute()).toEqual([
+      { branch_id: 'br-a', branch_name: 'Branch A' },
+      { branch_id: 'br-nul', branch_name: 'Nul branch' },
+    ]);
+  });
+});
