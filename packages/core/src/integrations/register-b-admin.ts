@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { merchantConnection, validateAutoSyncPayload, writeAutoSync, type AutoSyncPayload } from './auto-sync.ts';
@@ -22,27 +23,31 @@ export async function saveRegisterB(scope: MerchantIntegrationScope, body: AutoS
   const { db, merchant, now } = scope;
   const { account_id: accountId, ...schedule } = body;
   validateAutoSyncPayload(schedule, { platformA: false });
-  const existing = await merchantConnection(db, merchant, REGISTER_B);
-  if (!existing && accountId === undefined) throw errors.field('account_id', 'The account id field is required.');
   if (accountId !== undefined) {
-    const owner = await db.selectFrom('integration_connections').select('id').where('provider', '=', REGISTER_B).where('external_ref', '=', accountId).executeTakeFirst();
-    if (owner && owner.id !== existing?.connectionId) throw errors.conflict('This register-b account is already connected.');
-    if (existing) {
-      await db
-        .updateTable('integration_connections')
-        .set({ external_ref: accountId, status: 'active', connected_at: existing.status === 'active' && owner ? existing.connectedAt : now, updated_at: now })
-        .where('id', '=', existing.connectionId)
-        .execute();
-    } else {
-      const inserted = await db
-        .insertInto('integration_connections')
-        .values({ id: Bun.randomUUIDv7(), provider: REGISTER_B, external_ref: accountId, merchant_id: merchant.id, status: 'active', settings: JSON.stringify({}), connected_at: now, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.constraint('integration_connections_provider_ref').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (!inserted) throw errors.conflict('This register-b account is already connected.');
-    }
-  }
+    // One merchant, one register-b connection: connects of one merchant take turns (two first connects at
+    // once each inserted a connection; the older one kept its account, active and unreachable).
+    await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`integration-connect:${REGISTER_B}:${merchant.id}`}, 0))`.execute(trx);
+      const existing = await merchantConnection(trx, merchant, REGISTER_B);
+      const owner = await trx.selectFrom('integration_connections').select('id').where('provider', '=', REGISTER_B).where('external_ref', '=', accountId).executeTakeFirst();
+      if (owner && owner.id !== existing?.connectionId) throw errors.conflict('This register-b account is already connected.');
+      if (existing) {
+        await trx
+          .updateTable('integration_connections')
+          .set({ external_ref: accountId, status: 'active', connected_at: existing.status === 'active' && owner ? existing.connectedAt : now, updated_at: now })
+          .where('id', '=', existing.connectionId)
+          .execute();
+      } else {
+        const inserted = await trx
+          .insertInto('integration_connections')
+          .values({ id: Bun.randomUUIDv7(), provider: REGISTER_B, external_ref: accountId, merchant_id: merchant.id, status: 'active', settings: JSON.stringify({}), connected_at: now, created_at: now, updated_at: now })
+          .onConflict((oc) => oc.constraint('integration_connections_provider_ref').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (!inserted) throw errors.conflict('This register-b account is already connected.');
+      }
+    });
+  } else if (!(await merchantConnection(db, merchant, REGISTER_B))) throw errors.field('account_id', 'The account id field is required.');
   const target = (await merchantConnection(db, merchant, REGISTER_B))!;
   if (schedule.sync_time !== undefined || schedule.sync_timezone !== undefined) await writeAutoSync(db, target, schedule, now);
   await logActivity(scope.tdb, { userId: scope.userId, action: 'updated', subject: 'integration', properties: { provider: REGISTER_B } });

@@ -100,3 +100,20 @@ describe('register-b branches: names as we can store them', () => {
     ]);
   });
 });
+
+describe('register-b connect: races', () => {
+  test('two first connects of one merchant at once, with different accounts: they take turns, one connection holds the later account', async () => {
+    const race = await api.seed('register-b-adversarial-race');
+    const tok = await api.ownerToken(race);
+    for (let round = 0; round < 3; round++) {
+      await api.deps.db.deleteFrom('integration_connections').where('merchant_id', '=', race.merchant.id).where('provider', '=', 'register-b').execute();
+      const accounts = ['a', 'b'].map((x) => `rb-race-${x}-${round}-${Bun.randomUUIDv7()}`);
+      const [a, b] = await Promise.all(accounts.map((account_id) => api.call('POST', R(''), { token: tok, body: { account_id } })));
+      expect([a!.status, b!.status]).toEqual([200, 200]);
+      const rows = await api.deps.db.selectFrom('integration_connections').select(['external_ref', 'status']).where('merchant_id', '=', race.merchant.id).where('provider', '=', 'register-b').execute();
+      expect(rows).toHaveLength(1);
+      expect(accounts).toContain(rows[0]!.external_ref);
+      expect((await api.call('GET', R('/status'), { token: tok })).body.data).toMatchObject({ connected: true, account_id: rows[0]!.external_ref });
+    }
+  });
+});
