@@ -207,7 +207,7 @@ const simulators: Running[] = [];
 // The marketplaces' simulators send their signed order webhooks to this API (issue 17).
 env.DELIVERY_A_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-a/orders`;
 env.DELIVERY_B_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-b`;
-// A register-b account for the dev seed to connect (POST /back-office/register-b {account_id}).
+// A register-b account for the dev seed to connect (POST /back-office/register-b {account_id, link_code: LINK-<id>}).
 env.REGISTER_B_SIM_ACCOUNTS ||= 'dev-register-b-account';
 // register-c's connect flow (POST /back-office/register-c/oauth) comes back to this API's callback.
 env.REGISTER_C_OAUTH_REDIRECT_URI ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/register-c/callback`;

@@ -1,5 +1,8 @@
 import { sql } from 'kysely';
 import { errors } from '@pos/kernel';
+import { ProviderError } from '@pos/providers/shared/provider-error';
+import type { RegisterBClient } from '@pos/providers/register-b/register-b-client';
+import { registerBFailure } from './register-b-connection.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { merchantConnection, validateAutoSyncPayload, writeAutoSync, type AutoSyncPayload } from './auto-sync.ts';
 import { merchantIntegrationStatus, type MerchantIntegrationScope, type MerchantIntegrationStatus } from './merchant-integrations.ts';
@@ -13,17 +16,43 @@ export async function registerBStatus(scope: Pick<MerchantIntegrationScope, 'db'
   return (await merchantIntegrationStatus(scope, REGISTER_B, { withAccount: true })) as RegisterBStatus;
 }
 
+export const LINK_CODE_REQUIRED = 'The link code field is required.';
+export const LINK_CODE_INVALID = 'The link code is not valid for this register-b account.';
+export const ACCOUNT_UNKNOWN = 'register-b has no account with this id.';
+
 /**
- * `POST /back-office/register-b`: initiate (with `account_id`) or save the settings and the auto-sync
- * schedule. The connection is `integration_connections` with `external_ref` the register-b account;
- * one account belongs to one merchant (its webhooks find the tenant by it): an account connected
- * elsewhere is 409. Without a connection, `account_id` is required (422). Answers the new status.
+ * An account is connected only with the link code its owner copied from register-b's back office: one
+ * partner token reaches every register-b account, so without the code any merchant could connect an
+ * account nobody had connected yet and read its relations and products. Checked at register-b, before
+ * anything is written: a wrong code or an unknown account is a 422 on its field.
  */
-export async function saveRegisterB(scope: MerchantIntegrationScope, body: AutoSyncPayload & { account_id?: string }): Promise<RegisterBStatus> {
+async function proveAccount(client: RegisterBClient | null, accountId: string, linkCode: string | undefined): Promise<void> {
+  if (linkCode === undefined) throw errors.field('link_code', LINK_CODE_REQUIRED);
+  if (!client) throw errors.unavailable('register-b is not configured.');
+  try {
+    await client.linkAccount(accountId, linkCode);
+  } catch (e) {
+    if (e instanceof ProviderError && e.kind === 'http' && e.status === 403 && e.code === 'invalid_link_code') throw errors.field('link_code', LINK_CODE_INVALID);
+    if (e instanceof ProviderError && e.kind === 'http' && e.status === 404) throw errors.field('account_id', ACCOUNT_UNKNOWN);
+    registerBFailure(e);
+  }
+}
+
+/**
+ * `POST /back-office/register-b`: initiate (with `account_id` and its `link_code`) or save the settings
+ * and the auto-sync schedule. The connection is `integration_connections` with `external_ref` the
+ * register-b account; one account belongs to one merchant (its webhooks find the tenant by it): an
+ * account connected elsewhere is 409. Connecting an account (a new one, another one, or again after a
+ * disable) proves it with its link code; saving the settings of the active connection does not.
+ * Without a connection, `account_id` is required (422). Answers the new status.
+ */
+export async function saveRegisterB(scope: MerchantIntegrationScope, client: RegisterBClient | null, body: AutoSyncPayload & { account_id?: string; link_code?: string }): Promise<RegisterBStatus> {
   const { db, merchant, now } = scope;
-  const { account_id: accountId, ...schedule } = body;
+  const { account_id: accountId, link_code: linkCode, ...schedule } = body;
   validateAutoSyncPayload(schedule, { platformA: false });
   if (accountId !== undefined) {
+    const current = await db.selectFrom('integration_connections').select(['external_ref', 'status']).where('merchant_id', '=', merchant.id).where('provider', '=', REGISTER_B).orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+    if (!(current?.status === 'active' && current.external_ref === accountId)) await proveAccount(client, accountId, linkCode);
     // One merchant, one register-b connection: connects of one merchant take turns (two first connects at
     // once each inserted a connection; the older one kept its account, active and unreachable).
     await db.transaction().execute(async (trx) => {

@@ -10,6 +10,9 @@ import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/pro
  *
  *   GET  /v1/health                                        {status, version}          (no account)
  *   GET  /v1/accounts/{account}                            {id, name, status}
+ *   POST /v1/accounts/{account}/links                      {link_code} -> {id, name, status}; 403 `invalid_link_code`
+ *        (the code the account's owner copies from register-b's back office to let a partner in: a
+ *        connection proves the account is the merchant's own, the partner token alone does not)
  *   GET  /v1/accounts/{account}/capabilities               {live_inventory, relations, pricing}
  *   GET  /v1/accounts/{account}/branches                   {branches: [{id, name}]}
  *   GET  /v1/accounts/{account}/branches/{branch}/products {products: [{id, name, price, vat_rate, sku, active}]}
@@ -180,6 +183,11 @@ export class RegisterBClient {
 
   account(accountId: string): Promise<RegisterBAccount> {
     return this.call('GET', RegisterBClient.account(accountId), RegisterBAccount);
+  }
+
+  /** Proves the account is the caller's: register-b answers the account for its current link code, else 403 `invalid_link_code`. */
+  linkAccount(accountId: string, linkCode: string): Promise<RegisterBAccount> {
+    return this.call('POST', `${RegisterBClient.account(accountId)}/links`, RegisterBAccount, { link_code: linkCode });
   }
 
   capabilities(accountId: string): Promise<RegisterBCapabilities> {

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
 import { centsOf, majorOf, type RegisterBCapabilities, type RegisterBChannel, type RegisterBRelation } from './register-b-client.ts';
 
@@ -44,6 +45,8 @@ export interface RegisterBSimAccount {
   id: string;
   name: string;
   status: 'active' | 'suspended';
+  /** The code the account's owner gives a partner to connect it (`POST /v1/accounts/{id}/links`). */
+  linkCode: string;
   capabilities: RegisterBCapabilities;
   branches: Map<string, RegisterBSimBranch>;
   relations: Map<string, RegisterBRelation & { discount_percent: number }>;
@@ -53,7 +56,7 @@ export interface RegisterBSimAccount {
 export interface RegisterBSimulator {
   readonly url: string;
   readonly accounts: Map<string, RegisterBSimAccount>;
-  addAccount(id: string, opts?: { name?: string; capabilities?: Partial<RegisterBCapabilities> }): RegisterBSimAccount;
+  addAccount(id: string, opts?: { name?: string; linkCode?: string; capabilities?: Partial<RegisterBCapabilities> }): RegisterBSimAccount;
   addBranch(accountId: string, id: string, name?: string): RegisterBSimBranch;
   addProduct(accountId: string, branchId: string, product: Partial<RegisterBSimProduct> & { id: string; price: number }): RegisterBSimProduct;
   addRelation(accountId: string, relation: { number?: string; name: string; email?: string | null; phone?: string | null; discount_percent?: number }): RegisterBRelation;
@@ -130,6 +133,14 @@ export function startRegisterBSimulator(opts: { port?: number; apiToken: string 
   const routes: Route[] = [
     route('GET', '/v1/health', () => json(200, { status: 'ok', version: 'sim-1.0' })),
     route('GET', '/v1/accounts/:accountId', withAccount((a) => json(200, { id: a.id, name: a.name, status: a.status }))),
+    route('POST', '/v1/accounts/:accountId/links', withAccount(async (a, req) => {
+      const b = (await jsonBody(req)) as Record<string, unknown> | null;
+      const code = typeof b?.link_code === 'string' ? b.link_code : '';
+      const given = Buffer.from(code);
+      const expected = Buffer.from(a.linkCode);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return problem(403, 'invalid_link_code', 'The link code is not valid for this account');
+      return json(200, { id: a.id, name: a.name, status: a.status });
+    })),
     route('GET', '/v1/accounts/:accountId/capabilities', withAccount((a) => json(200, a.capabilities))),
     route('GET', '/v1/accounts/:accountId/branches', withAccount((a) => json(200, { branches: [...a.branches.values()].map((b) => ({ id: b.id, name: b.name })) }))),
     route(
@@ -236,6 +247,7 @@ export function startRegisterBSimulator(opts: { port?: number; apiToken: string 
         id,
         name: o.name ?? `Account ${id}`,
         status: 'active',
+        linkCode: o.linkCode ?? `LINK-${crypto.randomUUID().slice(0, 8).toUpperCase()}`,
         capabilities: { live_inventory: true, relations: true, pricing: true, ...o.capabilities },
         branches: new Map(),
         relations: new Map(),

@@ -156,7 +156,7 @@ beforeAll(async () => {
   registerD = startRegisterDSimulator({ apiToken: 'fuzz-register-d-token' });
   // register-b's partner API likewise, with an account and a branch the merchant connects below.
   registerB = startRegisterBSimulator({ apiToken: 'fuzz-register-b-token' });
-  registerB.addAccount('fuzz-rb-account');
+  registerB.addAccount('fuzz-rb-account', { linkCode: 'fuzz-rb-link' });
   registerB.addBranch('fuzz-rb-account', 'fuzz-rb-branch');
   registerD.addSite('vendor-a', 'fuzz-rd-site');
   // register-c: its OAuth endpoint and API (tokens accepted through introspection), connected below.
@@ -289,7 +289,7 @@ async function connectRegisters(): Promise<void> {
     if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  await ok('POST', '/api/back-office/register-b', { account_id: 'fuzz-rb-account' });
+  await ok('POST', '/api/back-office/register-b', { account_id: 'fuzz-rb-account', link_code: 'fuzz-rb-link' });
   await ok('PUT', '/api/back-office/register-b/location-mappings', { mappings: [{ location_id: loc, branch_id: 'fuzz-rb-branch' }] });
   await ok('POST', `/api/back-office/register-d/vendor-a/${loc}`, { site_id: 'fuzz-rd-site' });
   const started = (await ok('POST', '/api/back-office/register-c/oauth')) as { data: { state: string } };

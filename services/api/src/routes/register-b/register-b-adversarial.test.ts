@@ -24,7 +24,7 @@ beforeAll(async () => {
   owner = await api.ownerToken(m);
   sim.addAccount(acc);
   sim.addBranch(acc, 'br-a', 'Branch A');
-  expect((await api.call('POST', R(''), { token: owner, body: { account_id: acc } })).status).toBe(200);
+  expect((await api.call('POST', R(''), { token: owner, body: { account_id: acc, link_code: sim.accounts.get(acc)!.linkCode } })).status).toBe(200);
   expect((await api.call('PUT', R('/location-mappings'), { token: owner, body: { mappings: [{ location_id: m.locations[0]!.id, branch_id: 'br-a' }] } })).status).toBe(200);
 }, 60_000);
 afterAll(async () => {
@@ -108,7 +108,8 @@ describe('register-b connect: races', () => {
     for (let round = 0; round < 3; round++) {
       await api.deps.db.deleteFrom('integration_connections').where('merchant_id', '=', race.merchant.id).where('provider', '=', 'register-b').execute();
       const accounts = ['a', 'b'].map((x) => `rb-race-${x}-${round}-${Bun.randomUUIDv7()}`);
-      const [a, b] = await Promise.all(accounts.map((account_id) => api.call('POST', R(''), { token: tok, body: { account_id } })));
+      const codes = accounts.map((id) => sim.addAccount(id).linkCode);
+      const [a, b] = await Promise.all(accounts.map((account_id, i) => api.call('POST', R(''), { token: tok, body: { account_id, link_code: codes[i] } })));
       expect([a!.status, b!.status]).toEqual([200, 200]);
       const rows = await api.deps.db.selectFrom('integration_connections').select(['external_ref', 'status']).where('merchant_id', '=', race.merchant.id).where('provider', '=', 'register-b').execute();
       expect(rows).toHaveLength(1);

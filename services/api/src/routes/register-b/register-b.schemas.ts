@@ -3,12 +3,13 @@ import { autoSyncStatusSchema, registerCSyncTimeBody } from '../integration-auto
 import { vendorIdField, Int } from '../shared.schemas.ts';
 
 /**
- * `POST /back-office/register-b`: initiate (first call, `account_id` required) or save settings; carries
+ * `POST /back-office/register-b`: initiate (first call, `account_id` and its `link_code` required) or save settings; carries
  * the auto-sync payload (`sync_time` nullable and optional, `sync_timezone`), as `PUT /register-c/sync-time`.
  */
 export const registerBSaveBody = t.Object(
   {
     account_id: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'register-b account id (the account its webhooks name)' })),
+    link_code: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "the account's link code from register-b's back office: required to connect an account (or reconnect one), proves it is the merchant's own" })),
     ...registerCSyncTimeBody.properties,
   },
   { additionalProperties: false },

@@ -13,6 +13,7 @@ let owner: string;
 let otherOwner: string;
 const account = `rb-acct-${Bun.randomUUIDv7()}`;
 const TOKEN = 'rb-partner-token-test';
+const LINK = 'LINK-TEST-0001';
 let sim: RegisterBSimulator;
 
 const connections = (merchantId: string) =>
@@ -21,6 +22,7 @@ const schedules = (merchantId: string) => api.deps.db.selectFrom('integration_au
 
 beforeAll(async () => {
   sim = startRegisterBSimulator({ apiToken: TOKEN });
+  sim.addAccount(account, { linkCode: LINK });
   api = await createTestApi({ env: { REGISTER_B_API_URL: sim.url, REGISTER_B_API_TOKEN: TOKEN } });
   m = await api.seed('register-b-api');
   other = await api.seed('register-b-other');
@@ -55,7 +57,7 @@ describe('register-b administration', () => {
   });
 
   test('initiate then save settings: the auto-sync schedule is written', async () => {
-    const r = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account, sync_time: '6:30' } });
+    const r = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account, link_code: LINK, sync_time: '6:30' } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'success',
@@ -69,14 +71,33 @@ describe('register-b administration', () => {
     const r2 = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { sync_time: '22:00', sync_timezone: 'Europe/Brussels' } });
     expect(r2.body.data).toMatchObject({ account_id: account, sync_time: '22:00', sync_timezone: 'Europe/Brussels', next_sync_at: null, last_sync: null });
     expect(await schedules(m.merchant.id)).toMatchObject([{ connection_id: c!.id, provider: 'register-b', sync_time: '22:00', sync_timezone: 'Europe/Brussels', enabled: true, next_run_at: null }]);
+    // Naming the account the connection already holds is a save: no link code needed.
+    expect((await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account, sync_time: '22:00' } })).status).toBe(200);
     // null clears the time and keeps the zone.
     const r3 = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { sync_time: null } });
     expect(r3.body.data).toMatchObject({ sync_time: null, sync_timezone: 'Europe/Brussels', enable_auto_sync: false });
     expect(await connections(m.merchant.id)).toHaveLength(1);
   });
 
+  test('connecting proves the account with its link code, checked at register-b; nothing written when refused', async () => {
+    const stranger = `rb-stranger-${Bun.randomUUIDv7()}`;
+    sim.addAccount(stranger, { linkCode: 'LINK-STRANGER' });
+    const post = (body: Record<string, unknown>) => api.call('POST', '/api/back-office/register-b', { token: otherOwner, body });
+    expect(await post({ account_id: stranger })).toMatchObject({ status: 422, body: { errors: { link_code: ['The link code field is required.'] } } });
+    expect(await post({ account_id: stranger, link_code: 'LINK-GUESS' })).toMatchObject({ status: 422, body: { errors: { link_code: ['The link code is not valid for this register-b account.'] } } });
+    expect(await post({ account_id: `rb-none-${Bun.randomUUIDv7()}`, link_code: 'LINK-STRANGER' })).toMatchObject({ status: 422, body: { errors: { account_id: ['register-b has no account with this id.'] } } });
+    sim.failWith(503);
+    try {
+      expect(await post({ account_id: stranger, link_code: 'LINK-STRANGER' })).toMatchObject({ status: 503, body: { message: 'register-b could not be reached.' } });
+    } finally {
+      sim.failWith(null);
+    }
+    expect(await connections(other.merchant.id)).toEqual([]);
+    expect(await schedules(other.merchant.id)).toEqual([]);
+  });
+
   test('an account connected to another merchant is a 409; nothing written for that merchant', async () => {
-    expect(await api.call('POST', '/api/back-office/register-b', { token: otherOwner, body: { account_id: account } })).toMatchObject({
+    expect(await api.call('POST', '/api/back-office/register-b', { token: otherOwner, body: { account_id: account, link_code: LINK } })).toMatchObject({
       status: 409,
       body: { message: 'This register-b account is already connected.' },
     });
@@ -103,7 +124,9 @@ describe('register-b administration', () => {
     await claimDueAutoSyncs(api.deps.db, new Date('2030-01-01T00:00:00Z'));
     expect((await schedules(m.merchant.id))[0]!.next_run_at).toBeNull();
     expect((await api.call('GET', '/api/back-office/register-b/status', { token: owner })).body.data).toMatchObject({ connected: false, status: 'disabled', account_id: account, sync_time: '03:00' });
-    const again = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account } });
+    // Connecting again after a disable proves the account again.
+    expect(await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account } })).toMatchObject({ status: 422, body: { errors: { link_code: ['The link code field is required.'] } } });
+    const again = await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account, link_code: LINK } });
     expect(again.body.data).toMatchObject({ connected: true, status: 'active', sync_time: '03:00' });
   });
 });
@@ -136,7 +159,7 @@ describe('register-b provider routes (against the register-b simulator)', () => 
     sim.addProduct(acc, 'br-2', { id: 'p-tea', name: 'Tea', price: 250 });
     sim.addRelation(acc, { number: 'R1', name: 'Ann Relation', email: 'ann.relation@example.com', discount_percent: 10 });
     sim.addRelation(acc, { number: 'R2', name: 'Bob Relation', phone: '+32470111222' });
-    const r = await api.call('POST', R(''), { token: shopOwner, body: { account_id: acc } });
+    const r = await api.call('POST', R(''), { token: shopOwner, body: { account_id: acc, link_code: sim.accounts.get(acc)!.linkCode } });
     expect(r.status).toBe(200);
   }, 60_000);
 
@@ -468,7 +491,15 @@ describe('register-b without REGISTER_B_API_URL', () => {
     try {
       const mm = await bare.seed('register-b-bare');
       const tok = await bare.ownerToken(mm);
-      expect((await bare.call('POST', '/api/back-office/register-b', { token: tok, body: { account_id: `rb-bare-${Bun.randomUUIDv7()}` } })).status).toBe(200);
+      const accountId = `rb-bare-${Bun.randomUUIDv7()}`;
+      // Connecting checks the link code at register-b, which is not configured here.
+      expect(await bare.call('POST', '/api/back-office/register-b', { token: tok, body: { account_id: accountId, link_code: 'LINK-X' } })).toMatchObject({ status: 503, body: { message: 'register-b is not configured.' } });
+      // A connection made while it was (configuration removed since).
+      const now = new Date();
+      await bare.deps.db
+        .insertInto('integration_connections')
+        .values({ id: Bun.randomUUIDv7(), provider: 'register-b', external_ref: accountId, merchant_id: mm.merchant.id, status: 'active', settings: '{}', connected_at: now, created_at: now, updated_at: now })
+        .execute();
       for (const path of ['/branches', '/test', '/healthcheck', '/relations'])
         expect(await bare.call('GET', `/api/back-office/register-b${path}`, { token: tok })).toMatchObject({ status: 503, body: { message: 'register-b is not configured.' } });
       expect(await bare.call('POST', '/api/back-office/register-b/start-sync', { token: tok })).toMatchObject({ status: 503, body: { message: 'register-b is not configured.' } });
