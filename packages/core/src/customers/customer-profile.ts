@@ -24,14 +24,25 @@ export interface PersonalInfoInput {
  * `POST /customer/personal-info`: the fields given (phone numbers read in the merchant's first
  * location's country). An e-mail or phone another customer of the merchant holds is 422 on that field;
  * a customer keeps a way to log in: not both contacts removed when no identity provider is bound.
+ *
+ * That 422 tells whether someone is a customer of the merchant, so a request giving a contact other than
+ * the customer's own calls `limitContactChange` first (the route's throttle, 429): every such request
+ * counts, taken or not, before anything is looked up.
  */
-export async function updatePersonalInfo(tdb: TenantDb, c: CustomerRow, body: PersonalInfoInput, now: Date): Promise<CustomerRow> {
+export async function updatePersonalInfo(
+  tdb: TenantDb,
+  c: CustomerRow,
+  body: PersonalInfoInput,
+  now: Date,
+  limitContactChange: () => Promise<void> = async () => {},
+): Promise<CustomerRow> {
   const country = (await tdb.selectFrom('locations').select('country').orderBy('created_at').orderBy('id').executeTakeFirst())?.country ?? null;
   const patch: { name?: string | null; email?: string | null; phone?: string | null; marketing_consent?: boolean; updated_at: Date } = { updated_at: now };
   if (body.name !== undefined) patch.name = body.name?.trim() || null;
   if (body.email !== undefined) patch.email = body.email ? normaliseEmail(body.email) : null;
   if (body.phone !== undefined) patch.phone = body.phone ? normalisePhone(body.phone, country) : null;
   if (body.marketing_consent !== undefined) patch.marketing_consent = body.marketing_consent;
+  if ((['email', 'phone'] as const).some((f) => patch[f] && patch[f] !== c[f])) await limitContactChange();
   for (const f of ['email', 'phone'] as const) {
     const v = patch[f];
     if (v && (await tdb.selectFrom('customers').select('id').where(f, '=', v).where('id', '!=', c.id).executeTakeFirst())) throw contactTaken(f);

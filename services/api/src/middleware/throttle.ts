@@ -12,6 +12,12 @@ export const THROTTLES = {
   vatVerify: { name: 'vat-verify', limit: 30, windowSeconds: 60 },
   crmIntake: { name: 'crm-intake', limit: 60, windowSeconds: 60 },
   login: { name: 'login', limit: 10, windowSeconds: 60 },
+  /**
+   * Customer app contact changes (`POST /customer/personal-info` giving another e-mail or phone): its
+   * "already been taken" answer tells who is a customer, so per customer and per client address.
+   */
+  customerContactChange: { name: 'customer-contact', limit: 10, windowSeconds: 3600 },
+  customerContactChangeAddress: { name: 'customer-contact-ip', limit: 20, windowSeconds: 3600 },
   deviceActivate: { name: 'device-activate', limit: 10, windowSeconds: 60 },
   posPin: { name: 'pos-pin', limit: 10, windowSeconds: 60 },
   posEscalate: { name: 'pos-escalate', limit: 10, windowSeconds: 60 },

@@ -90,3 +90,38 @@ describe('marketing consent given or withdrawn in the app', () => {
     expect((await events()).length).toBe(2);
   });
 });
+
+describe('personal-info contact changes are throttled (the "taken" answer tells who is a customer)', () => {
+  const email = (tag: string) => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+
+  test('10 per hour per customer, taken or not: the 11th is 429 and writes nothing; the customer\'s own contact, a name or consent is not counted', async () => {
+    const ip = freshIp();
+    const taken = await makeCustomer(api, m, { email: email('taken') });
+    const prober = await makeCustomer(api, m);
+    const send = (body: unknown) => api.call('POST', '/api/customer/personal-info', { token: prober.token, body, ip });
+    const answers = [];
+    for (let i = 0; i < 10; i++) answers.push((await send({ email: i === 3 ? (await tdb().selectFrom('customers').select('email').where('id', '=', taken.id).executeTakeFirstOrThrow()).email : email(`probe${i}`) })).status);
+    expect(answers).toEqual([200, 200, 200, 422, 200, 200, 200, 200, 200, 200]);
+    const before = await tdb().selectFrom('customers').select(['email', 'phone', 'name']).where('id', '=', prober.id).executeTakeFirstOrThrow();
+    const over = await send({ email: email('probe-over'), name: 'Changed' });
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
+    expect(await tdb().selectFrom('customers').select(['email', 'phone', 'name']).where('id', '=', prober.id).executeTakeFirstOrThrow()).toEqual(before);
+    // The same phone spelled nationally, the current e-mail, a name or consent: no contact changes, not counted.
+    const national = `0${prober.phone.slice(3)}`;
+    expect((await send({ email: before.email, phone: national, name: 'Still me', marketing_consent: true })).status).toBe(200);
+    // Another customer from another address is not affected.
+    const other = await makeCustomer(api, m);
+    expect((await api.call('POST', '/api/customer/personal-info', { token: other.token, body: { email: email('other') }, ip: freshIp() })).status).toBe(200);
+  });
+
+  test('20 per hour per client address, across customers: the 21st is 429', async () => {
+    const ip = freshIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const c = await makeCustomer(api, m);
+      for (let j = 0; j < 3; j++) statuses.push((await api.call('POST', '/api/customer/personal-info', { token: c.token, body: { email: email(`addr${i}-${j}`) }, ip })).status);
+    }
+    expect(statuses).toEqual([...Array(20).fill(200), 429]);
+  });
+});

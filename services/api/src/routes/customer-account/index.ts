@@ -59,11 +59,24 @@ function customerAppRoutes(deps: ApiDeps) {
     })
     .post(
       '/customer/personal-info',
-      async ({ tenant, auth, body }) => {
-        const updated = await updatePersonalInfo(tenant.db, await me(tenant, auth), body, now());
+      async ({ tenant, auth, body, request, server }) => {
+        // The "taken" answer tells who is a customer: contact changes are counted per customer and per address.
+        const limitContactChange = () =>
+          throttle(deps.redis, deps.env, [
+            [THROTTLES.customerContactChange, `${tenant.merchant.id}:${auth.customerId}`],
+            [THROTTLES.customerContactChangeAddress, deps.throttleAddress(request, server as never)],
+          ]);
+        const updated = await updatePersonalInfo(tenant.db, await me(tenant, auth), body, now(), limitContactChange);
         return { data: customerView(updated) };
       },
-      { body: S.PersonalInfoBody, response: { 200: S.ProfileResponse }, detail: doc('Update personal info', 'The fields given; an e-mail or phone another customer of the merchant holds is a 422 on that field.') },
+      {
+        body: S.PersonalInfoBody,
+        response: { 200: S.ProfileResponse },
+        detail: doc(
+          'Update personal info',
+          'The fields given; an e-mail or phone another customer of the merchant holds is a 422 on that field. A request giving an e-mail or phone other than the customer\'s own counts against 10 per hour per customer and 20 per hour per client address (429 `Too Many Attempts.` past either, nothing written), taken or not.',
+        ),
+      },
     )
     .get('/customer/addresses', async ({ tenant, auth }) => ({ data: await listAddresses(tenant.db, (await me(tenant, auth)).id) }), {
       response: { 200: S.AddressList },

@@ -343,7 +343,7 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
       const attacker = await signInByPhone(randomPhone());
       expect(attacker.status).toBe(200);
       const victim = `victim-${how}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-      expect((await api.call('POST', '/api/customer/personal-info', { token: attacker.body.token, body: { email: victim } })).status).toBe(200);
+      expect((await api.call('POST', '/api/customer/personal-info', { token: attacker.body.token, body: { email: victim }, ip: freshIp() })).status).toBe(200);
       let v;
       if (how === 'idp') {
         v = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: await idToken({ sub: `v-${crypto.randomUUID()}`, email: victim, email_verified: true }) }, ip: freshIp() });
@@ -366,7 +366,7 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
     expect(attacker.status).toBe(200);
     const victim = `victim-drop-${crypto.randomUUID().slice(0, 8)}@example.com`;
     // The account's only proven contact is removed and another's address typed: no verified contact is left.
-    const edit = await api.call('POST', '/api/customer/personal-info', { token: attacker.body.token, body: { email: victim, phone: null } });
+    const edit = await api.call('POST', '/api/customer/personal-info', { token: attacker.body.token, body: { email: victim, phone: null }, ip: freshIp() });
     expect(edit.status).toBe(200);
     await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: victim }, ip: freshIp() });
     const v = await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, email: victim, code: lastMailCode(victim)! }, ip: freshIp() });
@@ -391,7 +391,7 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
     expect((await signInByPhone(phone)).body).toMatchObject({ created: false, customer: { id } });
     // Changing the phone on the profile drops the proof of the new number.
     const next = randomPhone();
-    expect((await api.call('POST', '/api/customer/personal-info', { token: r.body.token, body: { phone: next } })).status).toBe(200);
+    expect((await api.call('POST', '/api/customer/personal-info', { token: r.body.token, body: { phone: next }, ip: freshIp() })).status).toBe(200);
     expect(await tdb(m).selectFrom('customers').select('phone_verified').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ phone_verified: false });
   });
 });
