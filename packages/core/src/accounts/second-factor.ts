@@ -45,10 +45,20 @@ export async function requestOtp(s: AccountMailing, loginToken: string, now: Dat
 /**
  * `POST /back-office/verify-otp`: the attempt is counted before the code is checked (one UPDATE, so
  * parallel guesses cannot exceed the limit); a good code completes the sign-in once.
+ *
+ * Five guesses per pending sign-in do not bound the guesses on an account: whoever holds the password
+ * starts new sign-ins. `limitUserAttempts` (the route's per-user throttle) counts every attempt on the
+ * user's sign-ins first; past it the attempt is refused before it is counted against this sign-in.
  */
-export async function verifyOtp(db: CentralDb, input: { login_token: string; code: string }, now: Date): Promise<{ userId: string; merchant: { id: string; tenant_database: string } }> {
+export async function verifyOtp(
+  db: CentralDb,
+  input: { login_token: string; code: string },
+  now: Date,
+  limitUserAttempts: (userId: string) => Promise<void> = async () => {},
+): Promise<{ userId: string; merchant: { id: string; tenant_database: string } }> {
   const c = await pending(db, input.login_token, now);
   if (!c.code_hash || !c.code_expires_at) throw errors.field('code', OTP_NOT_REQUESTED);
+  await limitUserAttempts(c.user_id);
   const counted = await db
     .updateTable('otp_challenges')
     .set({ attempts: sql`attempts + 1` })

@@ -19,6 +19,8 @@ const tags = ['Back-office accounts'];
 export const ACCOUNT_THROTTLES = {
   accountMail: { name: 'account-mail', limit: 6, windowSeconds: 60 },
   otpVerify: { name: 'otp-verify', limit: 10, windowSeconds: 60 },
+  /** Second-factor codes tried on one user's sign-ins, whatever the sign-in or address (5 per sign-in is no bound on the account). */
+  otpVerifyUser: { name: 'otp-verify-user', limit: 20, windowSeconds: 3600 },
   passkeyLogin: { name: 'passkey-login', limit: 20, windowSeconds: 60 },
   /** Reset and verification mails to one address (a hash of it), whoever asks: mail flooding. */
   accountMailRecipient: { name: 'account-mail-recipient', limit: 5, windowSeconds: 15 * 60 },
@@ -114,9 +116,10 @@ export function accountRoutes(deps: ApiDeps) {
       '/back-office/verify-otp',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.otpVerify, request, server);
-        return issue(await verifyOtp(deps.db, body, deps.clock.now()));
+        const perUser = (userId: string) => throttle(deps.redis, deps.env, [[ACCOUNT_THROTTLES.otpVerifyUser, userId]]);
+        return issue(await verifyOtp(deps.db, body, deps.clock.now(), perUser));
       },
-      { body: S.VerifyOtpBody, response: { 200: S.TokenResponse }, ...doc('Complete the sign-in with the mailed code (5 attempts); answers a token') },
+      { body: S.VerifyOtpBody, response: { 200: S.TokenResponse }, ...doc('Complete the sign-in with the mailed code (5 attempts per sign-in, 20 per user per hour); answers a token') },
     )
     .post(
       '/login/idp',

@@ -108,7 +108,7 @@ describe('personal-info contact changes are throttled (the "taken" answer tells 
     expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
     expect(await tdb().selectFrom('customers').select(['email', 'phone', 'name']).where('id', '=', prober.id).executeTakeFirstOrThrow()).toEqual(before);
     // The same phone spelled nationally, the current e-mail, a name or consent: no contact changes, not counted.
-    const national = `0${prober.phone.slice(3)}`;
+    const national = `0${prober.phone!.slice(3)}`;
     expect((await send({ email: before.email, phone: national, name: 'Still me', marketing_consent: true })).status).toBe(200);
     // Another customer from another address is not affected.
     const other = await makeCustomer(api, m);
