@@ -152,10 +152,12 @@ export async function findMember(db: CentralDb | CentralTx, merchantId: string, 
 
 /**
  * Locks the member's membership row until the transaction ends: writes to one member's roles, grants
- * or settings then run one after the other.
+ * or settings then run one after the other. A member removed while this waited for the lock is gone
+ * (404, as `findMember`): the write must not leave roles, grants or settings of a non-member behind.
  */
 export async function lockMember(central: CentralTx, merchantId: string, userId: string): Promise<void> {
-  await central.selectFrom('memberships').select('user_id').where('merchant_id', '=', merchantId).where('user_id', '=', userId).forUpdate().executeTakeFirst();
+  const row = await central.selectFrom('memberships').select('user_id').where('merchant_id', '=', merchantId).where('user_id', '=', userId).forUpdate().executeTakeFirst();
+  if (!row) throw errors.notFound('user');
 }
 
 /**

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant, type CentralDb } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { login, makeMember, tenantOf } from './team.test-support.ts';
+
+// An adversarial pass on the team routes (identity): a member removed while another write of theirs
+// waits for the membership's lock. Real PostgreSQL and Redis.
+let api: TestApi;
+let m: DemoSeedResult;
+let owner: string;
+const base = '/api/back-office/settings/team';
+const USER_404 = { status: 404, body: { message: 'Unable to locate the user you requested.' } };
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('team-adv');
+  owner = await login(api, m.backoffice.email, m.backoffice.password);
+});
+afterAll(() => api.close());
+
+/** What the tenant still holds of a user: roles, grants, settings. */
+async function tenantRows(userId: string) {
+  const tdb = tenantOf(api, m);
+  return {
+    roles: (await tdb.selectFrom('user_roles').select('role_id').where('user_id', '=', userId).execute()).length,
+    locations: (await tdb.selectFrom('user_locations').select('location_id').where('user_id', '=', userId).execute()).length,
+    settings: (await tdb.selectFrom('member_settings').select('user_id').where('user_id', '=', userId).execute()).length,
+  };
+}
+
+/**
+ * Holds the member's membership row locked (as `DELETE /team/users/{id}` does while it runs), sends
+ * `request`, lets it reach the lock, then removes the member the way the removal does and commits.
+ */
+async function removedWhileWaiting(userId: string, request: () => Promise<{ status: number; body: unknown }>) {
+  let pending!: Promise<{ status: number; body: unknown }>;
+  await api.deps.db.transaction().execute(async (tx) => {
+    await tx.selectFrom('memberships').select('user_id').where('merchant_id', '=', m.merchant.id).where('user_id', '=', userId).forUpdate().execute();
+    pending = request();
+    await Bun.sleep(400);
+    await tx.deleteFrom('memberships').where('merchant_id', '=', m.merchant.id).where('user_id', '=', userId).execute();
+    const ttx = bindTenant(tx as unknown as CentralDb, m.merchant.tenant_database);
+    await ttx.deleteFrom('user_roles').where('user_id', '=', userId).execute();
+    await ttx.deleteFrom('user_locations').where('user_id', '=', userId).execute();
+    await ttx.deleteFrom('member_settings').where('user_id', '=', userId).execute();
+  });
+  return pending;
+}
+
+describe('a write to a member removed while it waited for the lock', () => {
+  test('roles, locations, rename and a second removal answer 404 and leave nothing of the member behind', async () => {
+    const loc1 = m.locations[1]!.id;
+    const role = (await api.call('POST', `${base}/roles`, { token: owner, body: { name: `Waiter ${crypto.randomUUID().slice(0, 6)}`, permissions: ['VIEW_ITEMS'] } })).body.data.id as string;
+    const writes: [string, () => Promise<{ status: number; body: unknown }>][] = [
+      ['roles', () => api.call('PUT', `${base}/users/${member}/roles`, { token: owner, body: { role_ids: [role] } })],
+      ['locations', () => api.call('PUT', `${base}/users/${member}/locations`, { token: owner, body: { location_ids: [loc1], all_locations: true } })],
+      ['rename', () => api.call('PUT', `${base}/users/${member}`, { token: owner, body: { name: 'Ghost' } })],
+      ['remove', () => api.call('DELETE', `${base}/users/${member}`, { token: owner })],
+    ];
+    let member = '';
+    for (const [name, send] of writes) {
+      member = (await makeMember(api, m, ['VIEW_ITEMS'])).userId;
+      const r = await removedWhileWaiting(member, send);
+      expect([name, r]).toMatchObject([name, USER_404]);
+      expect([name, await tenantRows(member)]).toEqual([name, { roles: 0, locations: 0, settings: 0 }]);
+      const logged = await tenantOf(api, m).selectFrom('activity_logs').select('action').where('subject_id', '=', member).execute();
+      expect([name, logged]).toEqual([name, []]);
+    }
+  });
+});
