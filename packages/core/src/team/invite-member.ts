@@ -33,6 +33,12 @@ export const ALREADY_MEMBER = 'This user is already a member of this team.';
 export const INVITATION_TEMPLATE = 'team-invitation';
 
 /**
+ * Called with the recipient before an invitation mail is queued (the route's per-address cap: a team
+ * invitation goes to any address the inviter types, under the merchant's name); throws to refuse.
+ */
+export type InvitationMailLimit = (email: string) => Promise<void>;
+
+/**
  * `POST /team/users` and `POST /team/users/global`: invites a person to the merchant.
  *
  * An existing account (by e-mail) only gains the membership, under the name the inviter typed (the
@@ -45,8 +51,14 @@ export const INVITATION_TEMPLATE = 'team-invitation';
  * The inviter (`grantor`, the acting user's access) grants only within their own grant: a global
  * member needs an inviter holding every location, a location outside the inviter's grant is refused,
  * and so is a role holding a permission the inviter lacks (`requireAssignableRoles`); all 403 `Unauthorized: Insufficient permissions`, before anything is written.
+ * Once the input is valid, `limitMail` (the per-address cap of invitation mails) is asked, also before anything is written.
  */
-export async function inviteMember(scope: TeamScope, grantor: Access, input: InviteMemberInput): Promise<MemberView> {
+export async function inviteMember(
+  scope: TeamScope,
+  grantor: Access,
+  input: InviteMemberInput,
+  limitMail: InvitationMailLimit = async () => {},
+): Promise<MemberView> {
   const email = input.email.trim().toLowerCase();
   const name = input.name.trim();
   const allLocations = input.allLocations ?? false;
@@ -64,6 +76,7 @@ export async function inviteMember(scope: TeamScope, grantor: Access, input: Inv
     requireGrantedLocations(grantor, locationIds);
     await requireAssignableRoles(tx, grantor, roleIds);
     throwIfInvalid(errs);
+    await limitMail(email);
 
     const id = existing?.id ?? (await createInvitedUser(central, { email, name, passwordHash: unusableHash }));
     const joined = await central

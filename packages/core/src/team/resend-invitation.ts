@@ -1,7 +1,7 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { randomSecret } from '../security/passwords.ts';
-import { enqueueInvitationEmail } from './invite-member.ts';
+import { enqueueInvitationEmail, type InvitationMailLimit } from './invite-member.ts';
 import { INVITATION_TTL_MS, findMember, hashInvitationToken, inTeamTransaction, loadMember, type MemberView, type TeamScope } from './team-scope.ts';
 
 export const INVITATION_ALREADY_ACCEPTED = 'This user has already accepted the invitation.';
@@ -10,9 +10,10 @@ export const NO_PENDING_INVITATION = 'This user has no pending invitation.';
 /**
  * `POST /team/users/{userId}/resend-invitation`: only for a member who has not accepted. A new token
  * replaces the stored hash (the old token stops working), the 7 days start again and one new e-mail
- * goes through the outbox. Accepted (or never invited, like the founding owner): 409.
+ * goes through the outbox. Accepted (or never invited, like the founding owner): 409. `limitMail`
+ * (the per-address cap) is asked before anything is written.
  */
-export async function resendInvitation(scope: TeamScope, userId: string): Promise<MemberView> {
+export async function resendInvitation(scope: TeamScope, userId: string, limitMail: InvitationMailLimit = async () => {}): Promise<MemberView> {
   const token = randomSecret(32);
   await inTeamTransaction(scope, async (central, tx) => {
     const member = await findMember(central, scope.merchant.id, userId);
@@ -25,6 +26,7 @@ export async function resendInvitation(scope: TeamScope, userId: string): Promis
       .executeTakeFirst();
     if (!inv) throw errors.conflict(NO_PENDING_INVITATION);
     if (inv.accepted_at) throw errors.conflict(INVITATION_ALREADY_ACCEPTED);
+    await limitMail(member.email);
     await central
       .updateTable('invitations')
       .set({ token_hash: hashInvitationToken(token), expires_at: new Date(scope.now.getTime() + INVITATION_TTL_MS), invited_by: scope.userId, updated_at: scope.now })

@@ -18,6 +18,11 @@ export const THROTTLES = {
    */
   customerContactChange: { name: 'customer-contact', limit: 10, windowSeconds: 3600 },
   customerContactChangeAddress: { name: 'customer-contact-ip', limit: 20, windowSeconds: 3600 },
+  /**
+   * Team invitation mails to one address (a hash of it), whoever invites, invitations and resends
+   * alike: an invitation goes to any address under a merchant name anyone can register (mail flooding).
+   */
+  invitationRecipient: { name: 'invitation-recipient', limit: 5, windowSeconds: 15 * 60 },
   deviceActivate: { name: 'device-activate', limit: 10, windowSeconds: 60 },
   posPin: { name: 'pos-pin', limit: 10, windowSeconds: 60 },
   posEscalate: { name: 'pos-escalate', limit: 10, windowSeconds: 60 },

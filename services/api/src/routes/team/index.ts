@@ -17,6 +17,8 @@ import { updateMember } from '@pos/core/team/update-member';
 import { removeMember } from '@pos/core/team/remove-member';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { sha256 } from '@pos/core/accounts/account-tokens';
 import { permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './team.schemas.ts';
@@ -39,6 +41,8 @@ const doc = (summary: string, perm: string | null, description?: string) => ({
  */
 export function teamRoutes(deps: ApiDeps) {
   const scope = (c: { auth: BackofficePrincipal; tenant: TenantContext }): TeamScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
+  // At most 5 invitation mails per address per 15 minutes, whoever sends them (429, nothing written).
+  const limitMail = (email: string) => throttle(deps.redis, deps.env, [[THROTTLES.invitationRecipient, sha256(email.trim().toLowerCase())]]);
   return (
     new Elysia({ name: 'team', prefix: '/back-office/settings/team' })
       .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
@@ -102,7 +106,7 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberList },
         ...doc('Global users: members with access to every location', 'VIEW_USERS'),
       })
-      .post('/users/global', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), { ...c.body, allLocations: true }) }), {
+      .post('/users/global', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), { ...c.body, allLocations: true }, limitMail) }), {
         body: S.InviteGlobalBody,
         query: S.VendorQuery,
         transform: permission('CREATE_USERS'),
@@ -138,7 +142,7 @@ export function teamRoutes(deps: ApiDeps) {
         response: { 200: S.MemberList },
         ...doc('Members of the merchant', 'VIEW_USERS'),
       })
-      .post('/users', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), c.body) }), {
+      .post('/users', async (c) => ({ status: 'success' as const, data: await inviteMember(scope(c), await c.access(), c.body, limitMail) }), {
         body: S.InviteBody,
         query: S.VendorQuery,
         transform: permission('CREATE_USERS'),
@@ -146,15 +150,15 @@ export function teamRoutes(deps: ApiDeps) {
         ...doc(
           'Invite a member',
           'CREATE_USERS',
-          'An existing account (by e-mail) gains the membership; otherwise an unverified account is created. An invitation valid 7 days is e-mailed (template `team-invitation`). Someone already in the merchant is 422 on `email`. Only locations within the caller\'s grant and roles whose permissions the caller holds (else 403).',
+          'An existing account (by e-mail) gains the membership; otherwise an unverified account is created. An invitation valid 7 days is e-mailed (template `team-invitation`). Someone already in the merchant is 422 on `email`. Only locations within the caller\'s grant and roles whose permissions the caller holds (else 403). At most 5 invitation mails per address per 15 minutes, whoever invites (429 `Too Many Attempts.`, nothing written).',
         ),
       })
-      .post('/users/:userId/resend-invitation', async (c) => ({ status: 'success' as const, data: await resendInvitation(scope(c), c.params.userId) }), {
+      .post('/users/:userId/resend-invitation', async (c) => ({ status: 'success' as const, data: await resendInvitation(scope(c), c.params.userId, limitMail) }), {
         params: S.UserParams,
         query: S.VendorQuery,
         transform: permission('CREATE_USERS'),
         response: { 200: S.MemberWriteResponse },
-        ...doc('Resend the invitation', 'CREATE_USERS', 'Only before it is accepted (else 409); the previous link stops working.'),
+        ...doc('Resend the invitation', 'CREATE_USERS', 'Only before it is accepted (else 409); the previous link stops working. At most 5 invitation mails per address per 15 minutes, invitations and resends of every merchant together (429 `Too Many Attempts.`, nothing written).'),
       })
       .put('/users/:userId/roles', async (c) => ({ status: 'success' as const, data: await assignRoles(scope(c), await c.access(), c.params.userId, c.body) }), {
         params: S.UserParams,

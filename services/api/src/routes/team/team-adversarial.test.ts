@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { bindTenant, type CentralDb } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -17,7 +18,12 @@ beforeAll(async () => {
   m = await api.seed('team-adv');
   owner = await login(api, m.backoffice.email, m.backoffice.password);
 });
-afterAll(() => api.close());
+const mailed: string[] = [];
+afterAll(async () => {
+  // Leave no invitation e-mails behind for a relay running against the same database.
+  if (mailed.length) await api.deps.db.deleteFrom('outbox').where(sql<string>`payload->>'to'`, 'in', mailed).execute();
+  await api.close();
+});
 
 /** What the tenant still holds of a user: roles, grants, settings. */
 async function tenantRows(userId: string) {
@@ -67,5 +73,36 @@ describe('a write to a member removed while it waited for the lock', () => {
       const logged = await tenantOf(api, m).selectFrom('activity_logs').select('action').where('subject_id', '=', member).execute();
       expect([name, logged]).toEqual([name, []]);
     }
+  });
+});
+
+describe('invitation mails to one address are capped (mail flooding under any merchant name)', () => {
+  const outboxTo = async (email: string) =>
+    (await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', email).where(sql<string>`payload->>'template'`, '=', 'team-invitation').execute()).length;
+
+  test('5 per address per 15 minutes across invitations, resends and merchants: the 6th is 429, no mail queued, the last link still works', async () => {
+    const email = `flood-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const calm = `calm-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    mailed.push(email, calm);
+    const invited = await api.call('POST', `${base}/users`, { token: owner, body: { email, name: 'Flo', role_ids: [], location_ids: [m.locations[0]!.id] } });
+    expect(invited.status).toBe(200);
+    const userId = invited.body.data.id as string;
+    for (let i = 0; i < 4; i++) expect((await api.call('POST', `${base}/users/${userId}/resend-invitation`, { token: owner })).status).toBe(200);
+    expect(await outboxTo(email)).toBe(5);
+    const before = await api.deps.db.selectFrom('invitations').select(['token_hash', 'expires_at']).where('merchant_id', '=', m.merchant.id).where('user_id', '=', userId).executeTakeFirstOrThrow();
+    const over = await api.call('POST', `${base}/users/${userId}/resend-invitation`, { token: owner });
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
+    expect(await outboxTo(email)).toBe(5);
+    expect(await api.deps.db.selectFrom('invitations').select(['token_hash', 'expires_at']).where('merchant_id', '=', m.merchant.id).where('user_id', '=', userId).executeTakeFirstOrThrow()).toEqual(before);
+    // Another merchant inviting the same address (any case) is refused too, and creates no membership.
+    const other = await api.seed('team-adv-b');
+    const ownerB = await login(api, other.backoffice.email, other.backoffice.password);
+    const elsewhere = await api.call('POST', `${base}/users/global`, { token: ownerB, body: { email: email.toUpperCase(), name: 'Flo', role_ids: [] } });
+    expect(elsewhere.status).toBe(429);
+    expect(await api.deps.db.selectFrom('memberships').select('user_id').where('merchant_id', '=', other.merchant.id).where('user_id', '=', userId).execute()).toEqual([]);
+    expect(await outboxTo(email)).toBe(5);
+    // Another address is not affected.
+    expect((await api.call('POST', `${base}/users`, { token: ownerB, body: { email: calm, name: 'Cal', role_ids: [], location_ids: [other.locations[0]!.id] } })).status).toBe(200);
   });
 });
