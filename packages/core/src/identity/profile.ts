@@ -36,7 +36,12 @@ export async function updatePersonalInfo(db: CentralDb, userId: string, input: {
   if (!name) throw errors.field('name', 'The name field is required.');
   await db
     .updateTable('users')
-    .set({ name, phone: input.phone ?? null, ...(input.two_factor_enabled === undefined ? {} : { two_factor_enabled: input.two_factor_enabled }) })
+    .set({
+      name,
+      // Absent keeps the stored value (as for two_factor_enabled); null clears it.
+      ...(input.phone === undefined ? {} : { phone: input.phone }),
+      ...(input.two_factor_enabled === undefined ? {} : { two_factor_enabled: input.two_factor_enabled }),
+    })
     .where('id', '=', userId)
     .execute();
 }

@@ -69,3 +69,16 @@ describe('second factor: guesses are bounded per user, not only per pending sign
     expect((await api.call('POST', '/api/back-office/verify-otp', { ip: ip(), body: { login_token: otherToken, code: '000000' } })).status).toBe(422);
   });
 });
+
+describe('profile: a field left out of PUT /back-office/user-personal-info is kept', () => {
+  test('turning two-factor on (name only, as the app sends it) keeps the phone; null clears it', async () => {
+    const member = await makeMember(api, m, ['VIEW_ITEMS']);
+    const put = (body: unknown) => api.call('PUT', '/api/back-office/user-personal-info', { token: member.token, body });
+    expect((await put({ name: 'Pat', phone: '+32 470 11 22 33' })).body.data).toMatchObject({ name: 'Pat', phone: '+32 470 11 22 33', two_factor_enabled: false });
+    const on = await put({ name: 'Pat', two_factor_enabled: true });
+    expect(on.status).toBe(200);
+    expect(on.body.data).toMatchObject({ name: 'Pat', phone: '+32 470 11 22 33', two_factor_enabled: true });
+    expect(await api.deps.db.selectFrom('users').select(['phone', 'two_factor_enabled']).where('id', '=', member.userId).executeTakeFirstOrThrow()).toEqual({ phone: '+32 470 11 22 33', two_factor_enabled: true });
+    expect((await put({ name: 'Pat', phone: null })).body.data).toMatchObject({ phone: null, two_factor_enabled: true });
+  });
+});
