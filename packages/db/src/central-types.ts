@@ -192,6 +192,12 @@ export interface CentralTables {
   /** Printer tokens by hash (migration 2026-11-24-501-printer-tokens). */
   printer_tokens: { token_hash: string; merchant_id: string; tenant_database: string; printer_id: string; created_at: Timestamp };
   /** Table QR ordering: which merchant a table section (and its location) belongs to (migration 2026-11-24-950). */
+  /** Fiscal data module ids, platform-wide: each enrolled by one merchant (migration 2026-11-28-701-fdm-registry). */
+  fdm_registry: {
+    fdm_id: string;
+    merchant_id: string;
+    created_at: Generated<Date>;
+  };
   table_qr_directory: {
     table_section_id: string;
     merchant_id: string;

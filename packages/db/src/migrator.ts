@@ -78,6 +78,7 @@ import * as tenant20261130forgetDeletedTargets from './migrations/tenant/2026-11
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
+import * as central701fdmRegistry from './migrations/central/2026-11-28-701-fdm-registry.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -103,6 +104,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-26-401-token-refresh-lease': central401tokenRefreshLease,
   '2026-11-28-501-integration-connect-claims': central501connectClaims,
   '2026-11-28-601-printer-tokens-notify': central601printerTokensNotify,
+  '2026-11-28-701-fdm-registry': central701fdmRegistry,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

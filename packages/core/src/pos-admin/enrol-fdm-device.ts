@@ -4,7 +4,8 @@ import { logActivity } from '../activity/log-activity.ts';
 import { lockLocation } from './register-records.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { ACTIVE_FDM_EXISTS, FDM_ID_TAKEN, presentFdmDevice, REMOTE_NOT_CONFIGURED, type FdmDeviceView } from './fdm-device-records.ts';
-import { isUniqueViolation } from '@pos/db';
+import { isUniqueViolation, type CentralTables, type TenantTx } from '@pos/db';
+import type { Kysely } from 'kysely';
 
 export interface EnrolFdmDeviceInput {
   fdm_id: string;
@@ -29,11 +30,28 @@ function requireRemoteConfigured(fiscal: RemoteSignerLookup, fdmId: string): voi
   }
 }
 
+/** The central tables, reached from inside a tenant transaction (its builder would add the tenant schema). */
+const central = (tx: TenantTx) => (tx as unknown as Kysely<CentralTables>).withSchema('public');
+
+/**
+ * Registers `fdmId` platform-wide for the merchant (central `fdm_registry`), in the enrolment's
+ * transaction. A module id is not the merchant's to name freely: a software module's signing key is
+ * derived from the id alone and a remote module is configured by it, so an id another merchant
+ * enrolled is refused with the same 409 as one of this merchant's own. Answers false when taken.
+ */
+async function registerFdmId(tx: TenantTx, merchantId: string, fdmId: string): Promise<boolean> {
+  const c = central(tx);
+  await c.insertInto('fdm_registry').values({ fdm_id: fdmId, merchant_id: merchantId }).onConflict((oc) => oc.column('fdm_id').doNothing()).execute();
+  const owner = await c.selectFrom('fdm_registry').select('merchant_id').where('fdm_id', '=', fdmId).executeTakeFirst();
+  return owner?.merchant_id === merchantId;
+}
+
 /**
  * `POST /back-office/pos/{locationId}/fdm-devices` (MANAGE_POS_CONFIGURATION): enrols a fiscal data
  * module of the Belgian regime (`gks`) as the location's active one. One active enrolment per
  * location: 409 while another is active (checked under a lock on the location row); an `fdm_id`
- * already enrolled (active or retired: a module's journal is never restarted) is 409 as well.
+ * already enrolled (active or retired: a module's journal is never restarted), here or by another
+ * merchant (central `fdm_registry`), is 409 as well.
  */
 export async function enrolFdmDevice(scope: PosAdminScope, fiscal: RemoteSignerLookup, locationId: string, input: EnrolFdmDeviceInput): Promise<FdmDeviceView> {
   const fdmId = input.fdm_id.trim();
@@ -44,7 +62,7 @@ export async function enrolFdmDevice(scope: PosAdminScope, fiscal: RemoteSignerL
       const active = await tx.selectFrom('fdm_devices').select('id').where('location_id', '=', locationId).where('status', '=', 'active').executeTakeFirst();
       if (active) throw errors.conflict(ACTIVE_FDM_EXISTS, { reason: 'fdm_active' });
       const taken = await tx.selectFrom('fdm_devices').select('id').where('fdm_id', '=', fdmId).executeTakeFirst();
-      if (taken) throw errors.conflict(FDM_ID_TAKEN, { reason: 'fdm_enrolled' });
+      if (taken || !(await registerFdmId(tx, scope.merchant.id, fdmId))) throw errors.conflict(FDM_ID_TAKEN, { reason: 'fdm_enrolled' });
       const created = await tx
         .insertInto('fdm_devices')
         .values({ id: Bun.randomUUIDv7(), location_id: locationId, fdm_id: fdmId, regime: GKS_REGIME, status: 'active', mode: input.mode, created_at: scope.now })

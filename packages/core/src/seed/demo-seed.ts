@@ -190,10 +190,10 @@ export async function seedDemo(db: CentralDb, opts: DemoSeedOptions): Promise<De
       .insertInto('drawers')
       .values(drawers.map((d) => ({ ...d, location_id: register.id, fiscal_identity: JSON.stringify({ drawerId: d.id, drawerName: d.name }) })))
       .execute();
-    await tx
-      .insertInto('fdm_devices')
-      .values({ id: uuid(), location_id: register.id, fdm_id: `FDM-${merchant.tenant_database.slice(-8).toUpperCase()}-1`, regime: 'gks', status: 'active', mode: 'software' })
-      .execute();
+    const fdmId = `FDM-${merchant.tenant_database.slice(-8).toUpperCase()}-1`;
+    await tx.insertInto('fdm_devices').values({ id: uuid(), location_id: register.id, fdm_id: fdmId, regime: 'gks', status: 'active', mode: 'software' }).execute();
+    // Module ids are platform-wide (central `fdm_registry`): another merchant cannot enrol this one.
+    await ctx.insertInto('fdm_registry').values({ fdm_id: fdmId, merchant_id: merchant.id }).execute();
     // A points program at the register location (issue 14): 1 point per euro, so a kiosk customer's balance grows.
     await tx.insertInto('loyalty_programs').values({ location_id: register.id, points_per_euro: 1, created_at: now, updated_at: now }).execute();
     // CONTRACTS 7 `table_sections`: a section of 20 tables at location [0], in the central QR directory too.

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { FDM_ID_TAKEN } from '@pos/core/pos-admin/fdm-device-records';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { tdbOf } from './pos-admin.test-support.ts';
+
+/** A tester's pass over the register's back office: staff credentials, registers, drawers, fiscal devices, business days. */
+let api: TestApi;
+let m: DemoSeedResult;
+let other: DemoSeedResult;
+let owner: string;
+let otherOwner: string;
+
+beforeAll(async () => {
+  api = await createTestApi();
+  m = await api.seed('posadm-adv');
+  other = await api.seed('posadm-adv-b');
+  owner = await api.ownerToken(m);
+  otherOwner = await api.ownerToken(other);
+});
+afterAll(() => api.close());
+
+const loc0 = () => m.locations[0]!.id;
+const call = (method: string, path: string, body?: unknown, token = owner) => api.call(method, `/api/back-office/pos/${path}`, { token, ...(body === undefined ? {} : { body }) });
+
+describe('fiscal data modules across merchants', () => {
+  test("another merchant's fdm id cannot be enrolled (its signing key and remote module are the module's, not the merchant's): 409, nothing written", async () => {
+    const theirs = (await call('GET', `${other.locations[0]!.id}/fdm-devices`, undefined, otherOwner)).body.data[0];
+    const mine = (await call('GET', `${loc0()}/fdm-devices`)).body.data[0];
+    expect((await call('PUT', `${loc0()}/fdm-devices/${mine.id}`, { status: 'retired' })).status).toBe(200);
+    const r = await call('POST', `${loc0()}/fdm-devices`, { fdm_id: theirs.fdm_id, mode: 'software' });
+    expect({ status: r.status, body: r.body }).toEqual({ status: 409, body: { message: FDM_ID_TAKEN, reason: 'fdm_enrolled' } });
+    expect(await tdbOf(api, m).selectFrom('fdm_devices').select('fdm_id').where('fdm_id', '=', theirs.fdm_id).execute()).toEqual([]);
+  });
+});
