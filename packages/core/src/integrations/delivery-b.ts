@@ -154,7 +154,12 @@ export async function deliveryBConfiguration(db: CentralDb, scope: LocationScope
   return { store_id: c.external_ref, ...settingsOf(c) };
 }
 
-/** The stores the platform account can see, each marked when it is connected to this location. */
+/**
+ * The stores the platform account can see, each marked when it is connected to this location. The
+ * platform account sees every merchant's stores: a store held by another merchant's connection (active
+ * or disabled: it is theirs to connect again, 409 for anyone else) is left out, as its id and name are
+ * that merchant's business and it cannot be selected here anyway.
+ */
 export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<{ id: string; name: string; selected: boolean }[]> {
   const c = await connectionOf(db, scope);
   let stores: { id: string; name: string }[] = [];
@@ -163,7 +168,13 @@ export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient,
   } catch (e) {
     providerFailure(e);
   }
-  return stores.map((s) => ({ id: s.id, name: s.name, selected: c?.status === 'active' && c.external_ref === s.id }));
+  const ids = [...new Set(stores.map((s) => s.id))];
+  const held =
+    ids.length === 0
+      ? []
+      : await db.selectFrom('integration_connections').select('external_ref').where('provider', '=', PROVIDER).where('external_ref', 'in', ids).where('merchant_id', '<>', scope.merchant.id).execute();
+  const elsewhere = new Set(held.map((r) => r.external_ref));
+  return stores.filter((s) => !elsewhere.has(s.id)).map((s) => ({ id: s.id, name: s.name, selected: c?.status === 'active' && c.external_ref === s.id }));
 }
 
 export async function deliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<DeliveryBStore> {
