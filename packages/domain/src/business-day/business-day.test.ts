@@ -77,6 +77,11 @@ describe('dayBounds', () => {
     expect(hours(dayBounds('2026-10-04', 'Australia/Lord_Howe', { cutoverHour: 2 }))).toBe(23.5);
   });
 
+  test("the calendar's last date (9999-12-31) has bounds: it ends where 10000-01-01 starts (a report range ending there was a 500)", () => {
+    expect(dayBounds('9999-12-31', 'Europe/Brussels')).toEqual({ start: new Date('9999-12-30T23:00:00.000Z'), end: new Date('9999-12-31T23:00:00.000Z') });
+    expect(dayBounds('9999-12-31', 'UTC', { cutoverHour: 4 }).end).toEqual(new Date('+010000-01-01T04:00:00.000Z'));
+  });
+
   test('refuses malformed dates', () => {
     expect(() => dayBounds('2026-02-30', 'UTC')).toThrow(RangeError);
     expect(() => dayBounds('2026-7-1', 'UTC')).toThrow(RangeError);

@@ -98,10 +98,14 @@ function localDateHour(instant: Date, timeZone: string): { date: BusinessDate; h
  * wall time falls in a DST gap (it never occurs), the instant the gap ends (the transition) is
  * returned, so bounds stay contiguous and agree with `businessDate`.
  */
-function startOfLocalHour(date: BusinessDate, hour: number, tz: string): Date {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+function startOfLocalHour(date: BusinessDate, hour: number, tz: string, dayOffset = 0): Date {
+  const [y0, m0, d0] = date.split('-').map(Number) as [number, number, number];
+  // The day is moved here, on numbers: the day after 9999-12-31 has no YYYY-MM-DD spelling (addDays
+  // would give `+010000-01`), yet it is where that date's business day ends.
+  const day = new Date(Date.UTC(y0, m0 - 1, d0 + dayOffset));
+  const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
   const wallAsUtc = Date.UTC(y, m - 1, d, hour);
-  const target = `${date} ${String(hour).padStart(2, '0')}:00`;
+  const target = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')} ${String(hour).padStart(2, '0')}:00`;
   // Offsets in force a day either side: zones change offset at most once in such a window.
   const before = getTimezoneOffset(tz, new Date(wallAsUtc - DAY));
   const after = getTimezoneOffset(tz, new Date(wallAsUtc + DAY));
@@ -121,5 +125,5 @@ export function dayBounds(date: BusinessDate, timeZone: string, opts?: BusinessD
   if (!isBusinessDate(date)) throw new RangeError(`Not a YYYY-MM-DD date: ${JSON.stringify(date)}`);
   assertZone(timeZone);
   const cutover = cutoverOf(opts);
-  return { start: startOfLocalHour(date, cutover, timeZone), end: startOfLocalHour(addDays(date, 1), cutover, timeZone) };
+  return { start: startOfLocalHour(date, cutover, timeZone), end: startOfLocalHour(date, cutover, timeZone, 1) };
 }

@@ -33,3 +33,12 @@ describe('fiscal data modules across merchants', () => {
     expect(await tdbOf(api, m).selectFrom('fdm_devices').select('fdm_id').where('fdm_id', '=', theirs.fdm_id).execute()).toEqual([]);
   });
 });
+
+describe('fiscal journal export', () => {
+  test("a window reaching the calendar's last date (9999-12-31) is answered 200, never a 500", async () => {
+    for (const q of ['?to=9999-12-31', '?from=9999-12-31', '?from=1970-01-01&to=9999-12-31']) {
+      const r = await call('GET', `${loc0()}/fiscal-events${q}`);
+      expect([q, r.status, r.body.data?.length]).toEqual([q, 200, 1]);
+    }
+  });
+});
