@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { RegisterPermission } from '@pos/domain/permissions';
+import type { Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import {
@@ -12,6 +13,7 @@ import {
   pinSecrets,
   pinTaken,
   presentCredential,
+  requireOwnerReach,
   type PinKey,
   type StaffCredentialView,
 } from './staff-credential-records.ts';
@@ -49,9 +51,12 @@ export async function requireLinkableMember(scope: PosAdminScope, tx: TenantTx, 
  * `POST /back-office/pos/staff-credentials` (MANAGE_POS_STAFF). Stores the PIN only as its argon2id
  * hash and keyed fingerprint; a PIN held by another live credential of the merchant is 422 `pin`
  * `This PIN is already in use.` (pre-checked, and the unique index decides under concurrency).
- * The answer never carries the PIN: the operator chose it.
+ * The answer never carries the PIN: the operator chose it. A credential linked to an owner is
+ * created only by a caller holding every permission (403 otherwise, `requireOwnerReach`).
  */
-export async function createStaffCredential(scope: PosAdminScope, key: PinKey, input: CreateStaffCredentialInput): Promise<StaffCredentialView> {
+export async function createStaffCredential(scope: PosAdminScope, key: PinKey, input: CreateStaffCredentialInput, access: Access): Promise<StaffCredentialView> {
+  // Linking a credential to the owner is the owner's (or an internal admin's) to do.
+  await requireOwnerReach(scope.db, scope.tdb, scope.merchant.id, access, input.user_id ?? null);
   const secrets = await pinSecrets(key, input.pin); // argon2 outside the transaction
   const row = await guardPinUnique(() =>
     inTenantTx(scope.tdb, async (tx) => {

@@ -1,7 +1,8 @@
 import { randomDigits } from '../security/passwords.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
-import { findLiveCredential, guardPinUnique, pinInUse, pinSecrets, pinTaken, presentCredential, type PinKey, type StaffCredentialView } from './staff-credential-records.ts';
+import type { Access } from '../auth/access.ts';
+import { findLiveCredential, guardPinUnique, pinInUse, pinSecrets, pinTaken, presentCredential, requireOwnerReach, type PinKey, type StaffCredentialView } from './staff-credential-records.ts';
 
 /** Length of a server-generated PIN (within the 4-8 digits a PIN may have). */
 export const GENERATED_PIN_DIGITS = 6;
@@ -15,8 +16,10 @@ const GENERATE_ATTEMPTS = 10;
  * `pin` `This PIN is already in use.`; a generated one that collides is drawn again. Re-using the
  * credential's own current PIN is allowed. Open staff sessions stay open.
  */
-export async function resetStaffPin(scope: PosAdminScope, key: PinKey, id: string, pin?: string): Promise<{ credential: StaffCredentialView; pin: string }> {
-  await findLiveCredential(scope.tdb, id);
+export async function resetStaffPin(scope: PosAdminScope, key: PinKey, id: string, pin: string | undefined, access: Access): Promise<{ credential: StaffCredentialView; pin: string }> {
+  const current = await findLiveCredential(scope.tdb, id);
+  // The owner's PIN is the owner's: another member resetting it could sign in as the owner.
+  await requireOwnerReach(scope.db, scope.tdb, scope.merchant.id, access, current.user_id);
   for (let attempt = 1; ; attempt++) {
     const candidate = pin ?? randomDigits(GENERATED_PIN_DIGITS);
     const secrets = await pinSecrets(key, candidate);

@@ -5,7 +5,8 @@ import type { RegisterPermission } from '@pos/domain/permissions';
 import { hashSecret, pinFingerprint } from '../security/passwords.ts';
 import { iso, notFound } from './pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
-import { isUniqueViolation } from '@pos/db';
+import { isUniqueViolation, type CentralDb } from '@pos/db';
+import { holdsEveryPermission, type Access } from '../auth/access.ts';
 
 /**
  * Staff credentials: the register's PIN sign-in records (`staff_credentials`). The PIN is stored
@@ -82,4 +83,24 @@ export async function guardPinUnique<T>(work: () => Promise<T>): Promise<T> {
     if (isUniqueViolation(e, PIN_INDEX)) throw pinInUse();
     throw e;
   }
+}
+
+/**
+ * 403 `Unauthorized: Insufficient permissions` when `userId` (a credential's linked member) is an owner
+ * of the merchant (the owner role, or the owning membership) and the caller does not hold every
+ * permission (the owner, an internal admin through `vendor_id`). The owner is out of reach of other
+ * members on the team routes; here a member holding MANAGE_POS_STAFF could otherwise reset the owner's
+ * PIN, or link a credential of their own to the owner, and sign in at the register as the owner.
+ */
+export async function requireOwnerReach(db: CentralDb, tdb: TenantDb | TenantTx, merchantId: string, access: Access, userId: string | null): Promise<void> {
+  if (userId === null || holdsEveryPermission(access)) return;
+  const role = await tdb
+    .selectFrom('user_roles')
+    .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+    .select('roles.id')
+    .where('user_roles.user_id', '=', userId)
+    .where('roles.is_owner', '=', true)
+    .executeTakeFirst();
+  const membership = role ? undefined : await db.selectFrom('memberships').select('user_id').where('merchant_id', '=', merchantId).where('user_id', '=', userId).where('is_owner', '=', true).executeTakeFirst();
+  if (role || membership) throw errors.insufficientPermissions();
 }

@@ -33,7 +33,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
         '/staff-credentials',
         async (ctx) => {
           const key = { pepper: deps.config.PIN_PEPPER, tenantDatabase: ctx.tenant.merchant.tenant_database };
-          const data = await createStaffCredential(scopeOf(deps, ctx), key, ctx.body);
+          const data = await createStaffCredential(scopeOf(deps, ctx), key, ctx.body, await ctx.access());
           ctx.set.status = 201;
           return { data };
         },
@@ -49,7 +49,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
           ),
         },
       )
-      .put('/staff-credentials/:credentialId', async (ctx) => ({ data: await updateStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId, ctx.body) }), {
+      .put('/staff-credentials/:credentialId', async (ctx) => ({ data: await updateStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId, ctx.body, await ctx.access()) }), {
         params: S.CredentialParams,
         body: S.UpdateStaffCredentialBody,
         query: P.VendorQuery,
@@ -61,7 +61,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
         '/staff-credentials/:credentialId',
         async (ctx) => {
           // Like pin-logout: each ended session's work-out event is queued with the deletion (the worker signs it).
-          await deleteStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId);
+          await deleteStaffCredential(scopeOf(deps, ctx), ctx.params.credentialId, await ctx.access());
           return { status: 'success' as const };
         },
         {
@@ -76,7 +76,7 @@ export function posAdminStaffRoutes(deps: ApiDeps) {
         '/staff-credentials/:credentialId/reset-pin',
         async (ctx) => {
           const key = { pepper: deps.config.PIN_PEPPER, tenantDatabase: ctx.tenant.merchant.tenant_database };
-          const r = await resetStaffPin(scopeOf(deps, ctx), key, ctx.params.credentialId, ctx.body?.pin);
+          const r = await resetStaffPin(scopeOf(deps, ctx), key, ctx.params.credentialId, ctx.body?.pin, await ctx.access());
           return { data: r.credential, pin: r.pin };
         },
         {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { FDM_ID_TAKEN } from '@pos/core/pos-admin/fdm-device-records';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeMember } from '../team/team.test-support.ts';
 import { tdbOf } from './pos-admin.test-support.ts';
 
 /** A tester's pass over the register's back office: staff credentials, registers, drawers, fiscal devices, business days. */
@@ -40,5 +41,33 @@ describe('fiscal journal export', () => {
       const r = await call('GET', `${loc0()}/fiscal-events${q}`);
       expect([q, r.status, r.body.data?.length]).toEqual([q, 200, 1]);
     }
+  });
+});
+
+describe("staff credentials linked to the merchant's owner", () => {
+  test("a member holding MANAGE_POS_STAFF (every location) cannot create, reset, edit or delete the owner's credential (403, nothing written); the owner can", async () => {
+    const ownerUser = await api.deps.db.selectFrom('users').select('id').where('email', '=', m.backoffice.email).executeTakeFirstOrThrow();
+    const manager = await makeMember(api, m, ['MANAGE_POS_STAFF'], { allLocations: true });
+    const denied = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+    const asManager = async (method: string, path: string, body?: unknown) => {
+      const r = await call(method, path, body, manager.token);
+      return { status: r.status, body: r.body };
+    };
+    // Linking a new credential to the owner: the manager would sign in at the register as the owner.
+    expect(await asManager('POST', 'staff-credentials', { name: 'Owner (forged)', role: 'owner', pin: '90417', permissions: ['approve_as_manager'], user_id: ownerUser.id })).toEqual(denied);
+    const created = await call('POST', 'staff-credentials', { name: 'The Owner', role: 'owner', pin: '90418', permissions: ['approve_as_manager'], user_id: ownerUser.id });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    const before = await tdbOf(api, m).selectFrom('staff_credentials').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(await asManager('POST', `staff-credentials/${id}/reset-pin`, { pin: '90419' })).toEqual(denied);
+    expect(await asManager('POST', `staff-credentials/${id}/reset-pin`)).toEqual(denied);
+    expect(await asManager('PUT', `staff-credentials/${id}`, { permissions: [] })).toEqual(denied);
+    expect(await asManager('DELETE', `staff-credentials/${id}`)).toEqual(denied);
+    expect(await tdbOf(api, m).selectFrom('staff_credentials').selectAll().where('id', '=', id).executeTakeFirstOrThrow()).toEqual(before);
+    // Other credentials stay the manager's to manage; the owner manages its own.
+    const cashier = (await call('GET', 'staff-credentials')).body.data.find((c: any) => c.role === 'cashier');
+    expect((await asManager('PUT', `staff-credentials/${cashier.id}`, { name: 'Carla Cashier' })).status).toBe(200);
+    expect((await call('PUT', `staff-credentials/${id}`, { name: 'Owner' })).status).toBe(200);
+    expect((await call('POST', `staff-credentials/${id}/reset-pin`, { pin: '90420' })).status).toBe(200);
   });
 });
