@@ -63,15 +63,22 @@ interface DrawerRow {
 /** A candidate of the 409: the drawer id the register sends back as `drawer_id`, its frozen name and kind. */
 const candidate = (d: DrawerRow): TillDrawer => ({ id: d.id, name: drawerIdentity(d).name, kind: d.kind });
 
-async function locationDrawers(db: TenantDb, locationId: string): Promise<DrawerRow[]> {
-  return db
+/**
+ * The location's live drawers. With `lock` (the opening's transaction) each is share-locked: a drawer
+ * retired at that moment (the back office locks it for update, then checks its tills) either waits
+ * for this opening and then sees its till (409 `till_not_closed`), or has retired it first and is not
+ * read here; without the lock, a till could open on a drawer retired between this read and the insert.
+ */
+async function locationDrawers(db: TenantDb, locationId: string, opts: { lock?: boolean } = {}): Promise<DrawerRow[]> {
+  let q = db
     .selectFrom('drawers')
     .select(['id', 'name', 'kind', 'fiscal_identity'])
     .where('location_id', '=', locationId)
     .where('retired_at', 'is', null)
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+  if (opts.lock) q = q.forShare();
+  return q.execute();
 }
 
 /** Unclosed tills that hold a receptacle this opening may need: the location's, and the member's own wallet anywhere. */
@@ -107,7 +114,7 @@ async function chooseDrawer(tx: TenantTx, actor: RegisterActor, input: OpenTillI
   }
   // One unclosed register_drawer till per register: settle and refunds book cash to "this register's till".
   if (existing.some((t) => t.mode === 'register_drawer' && t.device_id === actor.deviceId)) throw await conflict(tx, actor, TILL_CONFLICT_MESSAGES.register);
-  const drawers = await locationDrawers(tx, actor.locationId);
+  const drawers = await locationDrawers(tx, actor.locationId, { lock: true });
   if (input.drawer_id !== null) {
     const d = drawers.find((x) => x.id === input.drawer_id);
     if (!d) throw errors.field('drawer_id', 'The selected drawer_id is not a drawer of this location.');

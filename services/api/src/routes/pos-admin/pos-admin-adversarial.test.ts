@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { FDM_ID_TAKEN } from '@pos/core/pos-admin/fdm-device-records';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
-import { tdbOf } from './pos-admin.test-support.ts';
+import { registerSession, tdbOf } from './pos-admin.test-support.ts';
 
 /** A tester's pass over the register's back office: staff credentials, registers, drawers, fiscal devices, business days. */
 let api: TestApi;
@@ -69,5 +70,35 @@ describe("staff credentials linked to the merchant's owner", () => {
     expect((await asManager('PUT', `staff-credentials/${cashier.id}`, { name: 'Carla Cashier' })).status).toBe(200);
     expect((await call('PUT', `staff-credentials/${id}`, { name: 'Owner' })).status).toBe(200);
     expect((await call('POST', `staff-credentials/${id}/reset-pin`, { pin: '90420' })).status).toBe(200);
+  });
+});
+
+describe('drawers: retiring while a till opens on it', () => {
+  test('a retire and a till opening at once: never both (a till left open on a retired drawer); the loser is the 409 or the 422 of the rules', async () => {
+    const s = await registerSession(api, m, 'manager', 1);
+    const h = { token: s.device, deviceKey: true, staffToken: s.staff };
+    const outcomes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const d = await call('POST', `${loc0()}/drawers`, { name: `Race drawer ${i}`, kind: 'physical' });
+      const [open, retire] = await Promise.all([
+        api.call('POST', '/api/pos/tills', { ...h, body: { mode: 'register_drawer', opening_float: 0, drawer_id: d.body.data.id } }),
+        call('POST', `${loc0()}/drawers/${d.body.data.id}/retire`),
+      ]);
+      outcomes.push(`${open.status}/${retire.status}`);
+      if (open.status === 200) expect({ status: retire.status, reason: retire.body.reason }).toEqual({ status: 409, reason: 'till_not_closed' });
+      else expect({ status: open.status, body: open.body }).toEqual({ status: 422, body: { message: 'The selected drawer_id is not a drawer of this location.', errors: { drawer_id: ['The selected drawer_id is not a drawer of this location.'] } } });
+      if (open.status === 200) {
+        // Close it so the register can open the next round's till.
+        for (const [step, body] of [['end', {}], ['count', { counted: 0 }], ['close', {}]] as const) expect((await api.call('POST', `/api/pos/tills/${open.body.id}/${step}`, { ...h, body })).status).toBe(200);
+      }
+    }
+    const onRetired = await tdbOf(api, m)
+      .selectFrom('pos_tills')
+      .innerJoin('drawers', 'drawers.id', 'pos_tills.drawer_id')
+      .select('pos_tills.id')
+      .where('drawers.retired_at', 'is not', null)
+      .where('pos_tills.opened_at', '>', sql<Date>`drawers.retired_at`)
+      .execute();
+    expect({ outcomes: outcomes.filter((o) => o === '200/200'), onRetired }).toEqual({ outcomes: [], onRetired: [] });
   });
 });
