@@ -103,7 +103,9 @@ export async function requireAssignableDevice(tx: TenantTx, locationId: string, 
 
 /** 422 unless `drawerId` is a live drawer of the location. */
 export async function requireLiveDrawer(tx: TenantTx, locationId: string, drawerId: string): Promise<void> {
-  const drawer = await tx.selectFrom('drawers').select('id').where('id', '=', drawerId).where('location_id', '=', locationId).where('retired_at', 'is', null).executeTakeFirst();
+  // Share-locked: a retire (which locks the drawer, then unbinds the live registers) either waits for
+  // this binding and unbinds it, or retires first and the drawer is not read here.
+  const drawer = await tx.selectFrom('drawers').select('id').where('id', '=', drawerId).where('location_id', '=', locationId).where('retired_at', 'is', null).forShare().executeTakeFirst();
   if (!drawer) throw errors.field('drawer_id', DRAWER_INVALID);
 }
 

@@ -102,3 +102,18 @@ describe('drawers: retiring while a till opens on it', () => {
     expect({ outcomes: outcomes.filter((o) => o === '200/200'), onRetired }).toEqual({ outcomes: [], onRetired: [] });
   });
 });
+
+describe('registers: binding a drawer being retired', () => {
+  test('a register bound to a drawer while it is retired never ends live on the retired drawer', async () => {
+    const reg = await call('POST', `${loc0()}/registers`, { name: 'Race register' });
+    expect(reg.status).toBe(201);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const d = await call('POST', `${loc0()}/drawers`, { name: `Bind race ${i}`, kind: 'physical' });
+      const [bind, retire] = await Promise.all([call('PUT', `${loc0()}/registers/${reg.body.data.id}`, { drawer_id: d.body.data.id }), call('POST', `${loc0()}/drawers/${d.body.data.id}/retire`)]);
+      const stored = await tdbOf(api, m).selectFrom('pos_registers').select('drawer_id').where('id', '=', reg.body.data.id).executeTakeFirstOrThrow();
+      outcomes.push(`${bind.status}/${retire.status}/${stored.drawer_id === d.body.data.id ? 'bound' : 'unbound'}`);
+    }
+    expect(outcomes.filter((o) => o.endsWith('/bound'))).toEqual([]);
+  });
+});
