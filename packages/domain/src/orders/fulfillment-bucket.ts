@@ -7,7 +7,12 @@ export const FULFILLMENT_BUCKETS = ['dine_in', 'self_serve', 'pickup', 'delivery
 export type FulfillmentBucket = (typeof FULFILLMENT_BUCKETS)[number];
 
 /** The order channels of the stream as the register shows them (Title Case labels). */
-export const CHANNEL_LABELS = { kiosk: 'Kiosk', online_ordering: 'Online Ordering', table_qr: 'Table Qr Ordering' } as const;
+/**
+ * The stream's channel labels. `delivery` (the marketplace orders of delivery-a and delivery-b) has one
+ * too: it was sent as the raw word `delivery` in `channels`, which the `channel` filter then refused
+ * (422), so the register's tab for it could not list anything.
+ */
+export const CHANNEL_LABELS = { kiosk: 'Kiosk', online_ordering: 'Online Ordering', table_qr: 'Table Qr Ordering', delivery: 'Delivery' } as const;
 export type ChannelLabel = (typeof CHANNEL_LABELS)[keyof typeof CHANNEL_LABELS];
 
 export type BucketSubject =

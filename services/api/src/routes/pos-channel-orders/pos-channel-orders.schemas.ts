@@ -3,7 +3,7 @@ import { PathId, Int } from '../shared.schemas.ts';
 
 export const ChannelOrdersQuery = t.Object({
   view: t.Optional(t.String({ maxLength: 20, description: 'required: `active`, `scheduled` or `completed`' })),
-  channel: t.Optional(t.String({ maxLength: 40, description: '`Kiosk`, `Online Ordering` or `Table Qr Ordering`' })),
+  channel: t.Optional(t.String({ maxLength: 40, description: '`Kiosk`, `Online Ordering`, `Table Qr Ordering` or `Delivery`' })),
   dining_option: t.Optional(t.String({ maxLength: 20, description: 'fulfillment bucket: `all`, `dine_in`, `self_serve`, `pickup` or `delivery`' })),
   page: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000, description: 'page number, from 1' })),
   per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 100, description: 'rows per page, 1-100 (default 25)' })),
@@ -15,7 +15,7 @@ const Bucket = t.Union([t.Literal('dine_in'), t.Literal('self_serve'), t.Literal
 const summaryFields = {
   id: t.String(),
   order_no: Int(),
-  channel: t.String({ description: '`Kiosk`, `Online Ordering`, `Table Qr Ordering`' }),
+  channel: t.String({ description: '`Kiosk`, `Online Ordering`, `Table Qr Ordering`, `Delivery`' }),
   dining_option: t.Nullable(t.String()),
   delivery_address: t.Nullable(t.Record(t.String(), t.String(), { description: 'a Delivery order: `{line1, line2?, city, postal_code, country, instructions?}`' })),
   fulfillment: Bucket,

@@ -208,7 +208,7 @@ describe('GET /pos/channel-orders', () => {
     expect(missing.status).toBe(422);
     expect(missing.body.errors).toEqual({ view: ['The view field is required.'] });
     expect((await list('?view=open')).body.errors).toEqual({ view: ['The selected view is invalid. Accepted: active, scheduled, completed.'] });
-    expect((await list('?view=active&channel=kiosk')).body.errors).toEqual({ channel: ['The selected channel is invalid. Accepted: Kiosk, Online Ordering, Table Qr Ordering.'] });
+    expect((await list('?view=active&channel=kiosk')).body.errors).toEqual({ channel: ['The selected channel is invalid. Accepted: Kiosk, Online Ordering, Table Qr Ordering, Delivery.'] });
     expect((await list('?view=active&dining_option=For%20Here')).body.errors).toEqual({
       dining_option: ['The selected dining_option is invalid. Accepted: all, dine_in, self_serve, pickup, delivery.'],
     });
