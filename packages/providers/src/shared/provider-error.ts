@@ -40,9 +40,40 @@ export async function providerFetch(provider: ProviderName, url: string, init: R
   }
 }
 
-/** The JSON body of `res`, or a ProviderError `invalid_response`. */
+/**
+ * The most of a provider's answer we read: larger than any catalog page or order we take, and small
+ * enough that a provider gone wrong (or a hostile endpoint behind a misconfigured URL) cannot make the
+ * process hold an unbounded body until the timeout.
+ */
+export const MAX_PROVIDER_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The body of `res` as text, refused (ProviderError `invalid_response`) once it passes `maxBytes`. */
+export async function readAnswerText(provider: ProviderName, res: Response, maxBytes: number = MAX_PROVIDER_ANSWER_BYTES): Promise<string> {
+  const tooLarge = () => new ProviderError(provider, 'invalid_response', `answer larger than ${maxBytes} bytes (HTTP ${res.status})`, res.status);
+  if (Number(res.headers.get('content-length') ?? 0) > maxBytes) {
+    void res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** The JSON body of `res` (at most MAX_PROVIDER_ANSWER_BYTES), or a ProviderError `invalid_response`. */
 export async function readJson(provider: ProviderName, res: Response): Promise<any> {
-  const text = await res.text();
+  const text = await readAnswerText(provider, res);
   if (!text) return null;
   try {
     return JSON.parse(text);
