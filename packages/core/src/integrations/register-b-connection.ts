@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
@@ -50,12 +51,18 @@ export async function requireRegisterB(scope: Pick<RegisterBScope, 'db' | 'tdb' 
   return { connectionId: target.connectionId, accountId: row.external_ref, status: target.status, settings: registerBSettingsOf(row.settings) };
 }
 
-/** Merges `patch` into the connection's settings (other keys are kept). */
+/**
+ * Merges `patch` into the connection's settings (other keys are kept) in one statement: a read, merge
+ * and write lost one of two concurrent patches (`probe-capabilities` beside `toggle-live-inventory`).
+ */
 export async function writeRegisterBSettings(db: CentralDb, c: RegisterBConnection, patch: Partial<RegisterBSettings>, now: Date): Promise<RegisterBSettings> {
-  const row = await db.selectFrom('integration_connections').select('settings').where('id', '=', c.connectionId).executeTakeFirstOrThrow();
-  const next = { ...(row.settings ?? {}), ...patch };
-  await db.updateTable('integration_connections').set({ settings: JSON.stringify(next), updated_at: now }).where('id', '=', c.connectionId).execute();
-  return registerBSettingsOf(next);
+  const row = await db
+    .updateTable('integration_connections')
+    .set({ settings: sql`coalesce(settings, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb`, updated_at: now })
+    .where('id', '=', c.connectionId)
+    .returning('settings')
+    .executeTakeFirstOrThrow();
+  return registerBSettingsOf(row.settings);
 }
 
 /**

@@ -118,3 +118,19 @@ describe('register-b connect: races', () => {
     }
   });
 });
+
+describe('register-b settings: concurrent writes', () => {
+  test('probe-capabilities beside toggle-live-inventory keeps both writes (a read-merge-write lost one)', async () => {
+    const settings = async () => (await api.deps.db.selectFrom('integration_connections').select('settings').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-b').executeTakeFirstOrThrow()).settings as Record<string, unknown>;
+    expect((await api.call('POST', R('/probe-capabilities'), { token: owner })).status).toBe(200);
+    for (let round = 0; round < 8; round++) {
+      expect((await api.call('POST', R('/toggle-live-inventory'), { token: owner, body: { enabled: true } })).status).toBe(200);
+      const before = (await settings()).capabilities_probed_at;
+      await Bun.sleep(2); // the probe stamps its time: a new one tells this round's write apart
+      const [probe, off] = await Promise.all([api.call('POST', R('/probe-capabilities'), { token: owner }), api.call('POST', R('/toggle-live-inventory'), { token: owner, body: { enabled: false } })]);
+      expect([probe.status, off.status]).toEqual([200, 200]);
+      const after = await settings();
+      expect({ live_inventory: after.live_inventory, probed_again: after.capabilities_probed_at !== before }).toEqual({ live_inventory: false, probed_again: true });
+    }
+  });
+});
