@@ -7,8 +7,13 @@ let receiver: ReturnType<typeof Bun.serve>;
 const alerts: Record<string, unknown>[] = [];
 let answer = 200;
 const P = '/api/client-logger';
-const device = () => `dev-${crypto.randomUUID().slice(0, 8)}`;
-const log = (body: Record<string, unknown>, deviceKey = true) => api.call('POST', P, { deviceKey, body });
+/** The seeded devices, one per test that counts (counts last the bucket): id and token. */
+const devices: { id: string; token: string }[] = [];
+let next = 0;
+const device = () => devices[next++]!.id;
+const tokenOf = (id: string) => devices.find((d) => d.id === id)!.token;
+/** A report signed in as the device it names (the device's token; the body's `device_id` must match it). */
+const log = (body: Record<string, unknown>, deviceKey = true) => api.call('POST', P, { deviceKey, token: tokenOf(String(body.device_id)), body });
 
 beforeAll(async () => {
   receiver = Bun.serve({
@@ -27,6 +32,11 @@ beforeAll(async () => {
       CLIENT_LOGGER_BUCKET_SECONDS: '3600',
     },
   });
+  const m = await api.seed('client-log');
+  for (const type of ['pos', 'kiosk', 'kds'] as const) {
+    const ofType = m.devices.filter((d) => d.type === type);
+    for (let i = 0; i < ofType.length; i++) devices.push({ id: ofType[i]!.id, token: await api.deviceToken(m, type, i) });
+  }
 }, 60_000);
 afterAll(async () => {
   await api.close();
@@ -88,15 +98,16 @@ test('a failing webhook does not fail the report; no webhook configured disables
   answer = 200;
   const off = clientLoggerConfig({ CLIENT_LOGGER_WATCHLIST: 'payment_failed' });
   expect(off.webhookUrl).toBeNull();
-  const d2 = device();
+  const d2 = `dev-${crypto.randomUUID().slice(0, 8)}`;
   expect(await recordClientLog(api.deps.redis, off, { device_id: d2, level: 'error', event: 'payment_failed' }, new Date(), () => {})).toEqual({ count: null, alerted: false });
   expect(await api.deps.redis.keys(`client-logger:${d2}:*`)).toEqual([]);
 });
 
 test('device-key is required (401) and input is checked (422)', async () => {
-  expect(await log({ device_id: 'x', level: 'error', event: 'payment_failed' }, false)).toMatchObject({ status: 401, body: { message: 'Invalid API key' } });
-  expect((await api.call('POST', P, { headers: { 'x-client-api-key': 'wrong-key-wrong-key' }, body: { device_id: 'x', level: 'error', event: 'e' } })).status).toBe(401);
-  const bad = await log({ device_id: '', level: 'fatal', event: 'Bad Event', message: 'x'.repeat(2001), extra: 1 });
+  const d = devices[0]!;
+  expect(await api.call('POST', P, { token: d.token, body: { device_id: d.id, level: 'error', event: 'payment_failed' } })).toMatchObject({ status: 401, body: { message: 'Invalid API key' } });
+  expect((await api.call('POST', P, { token: d.token, headers: { 'x-client-api-key': 'wrong-key-wrong-key' }, body: { device_id: d.id, level: 'error', event: 'e' } })).status).toBe(401);
+  const bad = await api.call('POST', P, { token: d.token, deviceKey: true, body: { device_id: '', level: 'fatal', event: 'Bad Event', message: 'x'.repeat(2001), extra: 1 } });
   expect(bad.status).toBe(422);
   expect(Object.keys(bad.body.errors).sort()).toEqual(expect.arrayContaining(['device_id', 'event', 'level', 'message']));
 });

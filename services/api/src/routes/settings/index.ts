@@ -11,7 +11,8 @@ import { verifyVat } from '@pos/core/settings/vat-verify';
 import { setupStatus } from '@pos/core/settings/setup-status';
 import { paymentOnboardingStatus } from '@pos/core/settings/payment-onboarding';
 import { clientLoggerConfig, recordClientLog } from '@pos/core/settings/client-logger';
-import { checkDeviceKey, requireGlobalAdmin } from '@pos/core/auth/caller-gates';
+import { requireGlobalAdmin } from '@pos/core/auth/caller-gates';
+import { errors } from '@pos/kernel';
 import { listJobs, monitoringSummary, queueCounts } from '@pos/core/operations/async-monitoring';
 import { VatCheckClient } from '@pos/providers/vat-check/vat-check-client';
 import { GeocodingClient } from '@pos/providers/geocoding/geocoding-client';
@@ -544,28 +545,38 @@ export function setupRoutes(deps: ApiDeps) {
  */
 export function clientLoggerRoutes(deps: ApiDeps) {
   const config = clientLoggerConfig(deps.config);
-  return new Elysia({ name: 'client-logger' }).post(
-    '/client-logger',
-    async ({ body }) => {
-      const fields = { device_id: body.device_id, event: body.event, app_version: body.app_version ?? null, client_message: body.message?.slice(0, 500) ?? null };
-      if (body.level === 'error' || body.level === 'critical') deps.log.warn('client error reported', fields);
-      else deps.log.info('client log', fields);
-      const outcome = await recordClientLog(deps.redis, config, body, deps.clock.now(), (detail) => deps.log.warn('client-logger alert not delivered', { detail, event: body.event }));
-      return { status: 'success' as const, counted: outcome.count !== null, alerted: outcome.alerted };
-    },
-    {
-      transform: ({ headers }) => checkDeviceKey(headers['x-client-api-key'], deps.config.DEVICE_API_KEY),
-      body: S.ClientLogBody,
-      response: { 200: S.ClientLogResponse },
-      detail: {
-        tags: ['Settings: utilities'],
-        summary: 'Client error logging',
-        description:
-          'device-key (`X-Client-API-Key`). Watchlisted events (`CLIENT_LOGGER_WATCHLIST`) are counted per device, per event, per bucket (`CLIENT_LOGGER_BUCKET_SECONDS`); the report that reaches `CLIENT_LOGGER_ALERT_THRESHOLD` posts once to `CLIENT_LOGGER_ALERT_WEBHOOK_URL` (`alerted` true). No webhook configured: nothing is counted.',
+  return new Elysia({ name: 'client-logger' })
+    .use(secured(deps, { types: ['kiosk', 'kds', 'pos'], deviceKey: true }))
+    .post(
+      '/client-logger',
+      async ({ body, device }) => {
+        // The report is the signed-in device's: the API key is shared by every app, so a `device_id` in
+        // the body is only a claim; one naming another device is refused, not counted against it.
+        const deviceId = device!.id;
+        if (body.device_id !== undefined && body.device_id !== deviceId) throw errors.forbidden(CLIENT_LOG_OTHER_DEVICE);
+        const entry = { ...body, device_id: deviceId };
+        const fields = { device_id: deviceId, event: body.event, app_version: body.app_version ?? null, client_message: body.message?.slice(0, 500) ?? null };
+        if (body.level === 'error' || body.level === 'critical') deps.log.warn('client error reported', fields);
+        else deps.log.info('client log', fields);
+        const outcome = await recordClientLog(deps.redis, config, entry, deps.clock.now(), (detail) => deps.log.warn('client-logger alert not delivered', { detail, event: body.event }));
+        return { status: 'success' as const, counted: outcome.count !== null, alerted: outcome.alerted };
       },
-    },
-  );
+      {
+        body: S.ClientLogBody,
+        response: { 200: S.ClientLogResponse },
+        detail: {
+          tags: ['Settings: utilities'],
+          summary: 'Client error logging',
+          security: [{ bearer: [] }],
+          description:
+            'device-key (`X-Client-API-Key`) and the device\'s own token (kiosk, kds or pos): the report is logged and counted as that device. `device_id` is optional; one that is not the signed-in device is 403. Watchlisted events (`CLIENT_LOGGER_WATCHLIST`) are counted per device, per event, per bucket (`CLIENT_LOGGER_BUCKET_SECONDS`); the report that reaches `CLIENT_LOGGER_ALERT_THRESHOLD` posts once to `CLIENT_LOGGER_ALERT_WEBHOOK_URL` (`alerted` true). No webhook configured: nothing is counted.',
+        },
+      },
+    );
 }
+
+/** The 403 of a client log naming another device than the token's. */
+export const CLIENT_LOG_OTHER_DEVICE = 'The device id is not the signed-in device.';
 
 /**
  * `/back-office/async-monitoring`, `/summary`, `/queue?limit=` (spec 1 "Transactions and reports",

@@ -192,7 +192,7 @@ export const SetupStatusResponse = t.Object({
 // Client logger
 export const ClientLogBody = t.Object(
   {
-    device_id: t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$', error: 'The device id field is required: letters, digits, _ . : - (at most 64).' }),
+    device_id: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$', error: 'The device id field must be letters, digits, _ . : - (at most 64).' })),
     level: t.Union([t.Literal('debug'), t.Literal('info'), t.Literal('warning'), t.Literal('error'), t.Literal('critical')], { error: 'The level field must be debug, info, warning, error or critical.' }),
     event: t.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_.:-]+$', error: 'The event field is required: lower-case letters, digits, _ . : - (at most 64).' }),
     message: t.Optional(t.String({ maxLength: 2000, error: 'The message field may not be greater than 2000 characters.' })),
