@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { printJobIdOf, readPrintJobId, readResponseFile } from './printer-rules.ts';
+import { isPlaceholderMac, printJobIdOf, readPrintJobId, readResponseFile } from './printer-rules.ts';
 
 /** The regexes `readResponseFile` used before (quadratic on repeated `<response`): the reference on small inputs. */
 function reference(xml: string): { printjobid?: string; success?: boolean; code?: string } {
@@ -81,5 +81,12 @@ describe('print job ids', () => {
     for (const bad of ['J0', 'J42.0', 'J42.', 'J42.3.1', 'K42', 'J42-3', `J${'9'.repeat(19)}`]) expect(readPrintJobId(bad)).toBeNull();
     // The longest id still fits printjobid's 30 characters.
     expect(printJobIdOf('9'.repeat(18), 999_999_999).length).toBeLessThanOrEqual(30);
+  });
+});
+
+describe('isPlaceholderMac', () => {
+  test('all zeros and broadcast, either separator and any case, are placeholders; real addresses are not', () => {
+    for (const mac of ['00:00:00:00:00:00', '00-00-00-00-00-00', 'FF:FF:FF:FF:FF:FF', 'ff-ff-ff-ff-ff-ff', 'Ff:fF:FF:ff:FF:ff']) expect(isPlaceholderMac(mac)).toBe(true);
+    for (const mac of ['00:00:00:00:00:01', 'FF:FF:FF:FF:FF:FE', '00:11:62:AA:BB:CC', '01:00:5E:00:00:01']) expect(isPlaceholderMac(mac)).toBe(false);
   });
 });

@@ -96,3 +96,12 @@ const MAC = /^([0-9A-Fa-f]{2})([:-])([0-9A-Fa-f]{2})\2([0-9A-Fa-f]{2})\2([0-9A-F
 export const isMac = (s: string): boolean => MAC.test(s);
 /** One printer record per MAC: compared upper case with colons. */
 export const normaliseMac = (s: string): string => s.toUpperCase().replace(/-/g, ':');
+/**
+ * A MAC that names no device: all zeros (what a stack reports before it knows the address) or the
+ * broadcast address. Firmware and discovery probes that fail fill these in, and every such printer
+ * would otherwise become one shared record per merchant (one MAC, one printer).
+ */
+export const isPlaceholderMac = (s: string): boolean => {
+  const mac = normaliseMac(s);
+  return mac === '00:00:00:00:00:00' || mac === 'FF:FF:FF:FF:FF:FF';
+};

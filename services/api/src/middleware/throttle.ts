@@ -40,6 +40,13 @@ export const THROTTLES = {
    */
   kioskReceiptDevice: { name: 'kiosk-receipt', limit: 10, windowSeconds: 60 },
   kioskReceiptTransaction: { name: 'kiosk-receipt-transaction', limit: 5, windowSeconds: 3600 },
+  /**
+   * Test prints: paper and a printer's queue (jobs print in order, so a flood of test pages holds back the
+   * receipts behind them). Per printer, whoever asks (register or back office); the kiosk's test print
+   * goes to every receipt printer of its location and is counted per kiosk.
+   */
+  testPrintPrinter: { name: 'test-print', limit: 5, windowSeconds: 60 },
+  testPrintDevice: { name: 'test-print-device', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** Applies every rule to its subject; rate limiting is off in the local environment. 429 when exceeded. */

@@ -6,6 +6,7 @@ import { grantedLocationIds, requireLocationAccess } from '@pos/core/devices/dev
 import { reportDiscoveredPrinters, type DiscoveredPrinter } from '@pos/core/printers/discovery-report';
 import { configurePrinter, confirmPairingWrite, getPairing, queueTestPrint, retirePrinter, rotatePrinterToken, startPairing, type PrinterScope } from '@pos/core/printers/printer-admin';
 import { findPrinter, listPrinters, toViews } from '@pos/core/printers/printer-records';
+import { isPlaceholderMac } from '@pos/domain/printing/printer-rules';
 import { queueLocationTestPrint } from '@pos/core/printers/print-dispatch';
 import type { ApiDeps } from '../../context.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
@@ -21,7 +22,10 @@ export const DEFAULT_POLL_URL = 'http://localhost:3100/print/printer-a/sdp';
 const pollUrlOf = (deps: ApiDeps) => deps.config.PRINTER_POLL_PUBLIC_URL ?? DEFAULT_POLL_URL;
 
 const DISCOVERY_DOC =
-  'Body `{printers:[{mac, ip?, model?, device_name?, serial?, paper_width_mm?, mac_source?}]}`: 1 to 16 entries (more is refused, not truncated); `mac` in MAC format; `ip` a valid address; strings up to 64; `paper_width_mm` 58 or 80; `mac_source` one of `ipp-uuid`, `vendor-http`, `manual` or null (omitted: `ipp-uuid`). Any other key in an entry: 422 for the whole batch naming the accepted keys. Scope is the reporting device (its location); one printer record per MAC per merchant whoever saw it. Answers `{reported, known}` (counts only). Throttle `printer-discovery`: 4 a minute and 60 an hour per device, 120 a minute per client address.';
+  'Body `{printers:[{mac, ip?, model?, device_name?, serial?, paper_width_mm?, mac_source?}]}`: 1 to 16 entries (more is refused, not truncated); `mac` in MAC format, not the all-zero or broadcast placeholder; `ip` a valid address; strings up to 64; `paper_width_mm` 58 or 80; `mac_source` one of `ipp-uuid`, `vendor-http`, `manual` or null (omitted: `ipp-uuid`). Any other key in an entry: 422 for the whole batch naming the accepted keys. Scope is the reporting device (its location); one printer record per MAC per merchant whoever saw it. Answers `{reported, known}` (counts only). Throttle `printer-discovery`: 4 a minute and 60 an hour per device, 120 a minute per client address.';
+
+/** A discovery entry whose `mac` is all zeros or the broadcast address (422 on `printers.N.mac`). */
+export const PLACEHOLDER_MAC_MESSAGE = 'The mac must be the printer\'s own address, not 00:00:00:00:00:00 or FF:FF:FF:FF:FF:FF.';
 
 /** The discovery report, shared by the register and the kiosk route (one contract). */
 async function discovery(deps: ApiDeps, ctx: { tenant: TenantContext; device: { id: string; location_id: string }; body: typeof S.DiscoveryBody.static; request: Request; server: unknown }) {
@@ -32,6 +36,7 @@ async function discovery(deps: ApiDeps, ctx: { tenant: TenantContext; device: { 
   ]);
   const bad: Record<string, string[]> = {};
   ctx.body.printers.forEach((p, i) => {
+    if (isPlaceholderMac(p.mac)) bad[`printers.${i}.mac`] = [PLACEHOLDER_MAC_MESSAGE];
     if (p.ip !== undefined && isIP(p.ip) === 0) bad[`printers.${i}.ip`] = ['The ip must be a valid IP address.'];
   });
   if (Object.keys(bad).length) throw errors.validation(bad);
@@ -61,6 +66,7 @@ export function kioskPrinterRoutes(deps: ApiDeps) {
     .post(
       '/kiosk/test-print-receipt',
       async ({ tenant, device, set }) => {
+        await throttle(deps.redis, deps.env, [[THROTTLES.testPrintDevice, device!.id]]);
         const now = deps.clock.now();
         const n = await queueLocationTestPrint(tenant.db, device!.location_id, `Kiosk test print`, now);
         set.status = 202;
@@ -68,7 +74,7 @@ export function kioskPrinterRoutes(deps: ApiDeps) {
       },
       {
         response: { 202: S.KioskTestPrintResponse },
-        detail: { tags: ['Kiosk'], security, summary: 'Test print', description: 'Queues a test receipt on every configured receipt printer of the kiosk\'s location (a job for the printer queue); `printers` says how many. It prints when each printer next polls.' },
+        detail: { tags: ['Kiosk'], security, summary: 'Test print', description: 'Queues a test receipt on every configured receipt printer of the kiosk\'s location (a job for the printer queue); `printers` says how many. It prints when each printer next polls. Throttle `test-print-device`: 5 a minute per kiosk.' },
       },
     );
 }
@@ -138,13 +144,14 @@ export function posPrinterRoutes(deps: ApiDeps) {
       '/pos/printers/:id/test-print',
       async ({ tenant, device, staff, params, set }) => {
         const printer = await findPrinter(tenant.db, params.id, device.location_id);
+        await throttle(deps.redis, deps.env, [[THROTTLES.testPrintPrinter, printer.id]]);
         set.status = 202;
         return queueTestPrint(posScope(deps, tenant, staff.staff.id), printer);
       },
       {
         params: S.IdParams,
         response: { 202: S.TestPrintResponse },
-        detail: { tags, security, summary: 'Test print (no manager escalation)', description: 'Queues a test page; it prints at the printer\'s next poll (`print_job_id` is the printer-visible job id). 409 `printer_unconfigured` before configure.' },
+        detail: { tags, security, summary: 'Test print (no manager escalation)', description: 'Queues a test page; it prints at the printer\'s next poll (`print_job_id` is the printer-visible job id). 409 `printer_unconfigured` before configure. Throttle `test-print`: 5 a minute per printer (register and back office together).' },
       },
     );
 }
@@ -235,10 +242,11 @@ export function backofficePrinterRoutes(deps: ApiDeps) {
       '/:id/printer/test-print',
       async (ctx) => {
         const { scope, printer } = await boPrinter(deps, ctx, 'EDIT_DEVICES');
+        await throttle(deps.redis, deps.env, [[THROTTLES.testPrintPrinter, printer.id]]);
         ctx.set.status = 202;
         return queueTestPrint(scope, printer);
       },
-      { params: S.IdParams, query: S.VendorQuery, response: { 202: S.TestPrintResponse }, transform: gate('EDIT_DEVICES'), ...doc('Test print') },
+      { params: S.IdParams, query: S.VendorQuery, response: { 202: S.TestPrintResponse }, transform: gate('EDIT_DEVICES'), ...doc('Test print', 'Queues a test page. Throttle `test-print`: 5 a minute per printer (back office and register together).') },
     )
     .post(
       '/:id/printer/rotate-token',
