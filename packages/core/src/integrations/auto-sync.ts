@@ -2,6 +2,7 @@ import { defaultSyncZone, enqueueOutbox, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { jobMessage, integrationAutoSyncJob } from '@pos/kernel/queues/index';
 import { isTimeZone, nextSyncRun, parseSyncTime } from '@pos/domain/integrations/auto-sync';
+import { ianaZone } from '@pos/domain/time-zones';
 
 /**
  * The daily auto-sync schedule of an integration connection (spec 1 "Auto-sync schedule payload",
@@ -68,13 +69,15 @@ export async function writeAutoSync(db: CentralDb, target: AutoSyncTarget, body:
     const stored = await trx.selectFrom('integration_auto_syncs').selectAll().where('connection_id', '=', target.connectionId).forUpdate().executeTakeFirst();
     const syncTime = body.sync_time === undefined ? (stored?.sync_time ?? null) : body.sync_time === null ? null : normaliseTime(body.sync_time);
     let zone = stored?.sync_timezone ?? null;
-    if (syncTime !== null) zone = body.sync_timezone || zone || (await defaultSyncZone(trx, target));
+    // The zone as the zone database spells it (`europe/brussels` is stored as `Europe/Brussels`).
+    if (syncTime !== null) zone = (body.sync_timezone ? (ianaZone(body.sync_timezone) ?? body.sync_timezone) : null) || zone || (await defaultSyncZone(trx, target));
     // Only platform-a has a switch; elsewhere a time means on.
     const enabled = target.provider === 'platform-a' ? (body.enable_auto_sync ?? (stored ? stored.enabled : true)) : true;
     const values = { sync_time: syncTime, sync_timezone: zone, enabled, next_run_at: null, updated_at: now };
     if (stored) await trx.updateTable('integration_auto_syncs').set(values).where('connection_id', '=', target.connectionId).execute();
     else await trx.insertInto('integration_auto_syncs').values({ connection_id: target.connectionId, merchant_id: target.merchantId, provider: target.provider, ...values }).execute();
-    return { sync_time: syncTime, sync_timezone: zone ?? (await defaultSyncZone(trx, target)), enable_auto_sync: enabled, next_sync_at: null, last_sync: lastSyncOf(stored) };
+    // As the status reads it: no time, no auto-sync (a cleared time answered `enable_auto_sync: true`).
+    return { sync_time: syncTime, sync_timezone: zone ?? (await defaultSyncZone(trx, target)), enable_auto_sync: enabled && syncTime !== null, next_sync_at: null, last_sync: lastSyncOf(stored) };
   });
 }
 

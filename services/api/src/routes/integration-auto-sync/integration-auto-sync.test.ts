@@ -93,7 +93,7 @@ describe('PUT /back-office/register-c/sync-time', () => {
     });
     expect((await api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: null, sync_timezone: 'Asia/Tokyo' } })).body).toEqual({
       status: 'success',
-      data: { sync_time: null, sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
+      data: { sync_time: null, sync_timezone: 'America/New_York', enable_auto_sync: false, next_sync_at: null, last_sync: null },
     });
     expect(await row(conn.registerC!)).toMatchObject({ sync_time: null, sync_timezone: 'America/New_York' });
   });
