@@ -112,5 +112,5 @@ test('two writes at once: both 200, one schedule row, holding one of the two wri
   expect([a.status, b.status]).toEqual([200, 200]);
   const rows = await api.deps.db.selectFrom('integration_auto_syncs').select(['sync_time', 'sync_timezone']).where('connection_id', '=', registerC).execute();
   expect(rows.length).toBe(1);
-  expect([{ sync_time: '08:00', sync_timezone: 'Europe/Lisbon' }, { sync_time: '20:30', sync_timezone: 'Asia/Kolkata' }]).toContainEqual(rows[0]!);
+  expect([{ sync_time: '08:00', sync_timezone: 'Europe/Lisbon' }, { sync_time: '20:30', sync_timezone: 'Asia/Kolkata' }]).toContainEqual(rows[0] as { sync_time: string; sync_timezone: string });
 });
