@@ -9,6 +9,7 @@ import type { WebhookLogStatus } from './webhook-log.ts';
 import { handleIntegrationWebhook, metaOf } from './integration-webhook.ts';
 import { INTEGRATION_SPECS_BY_TYPE } from './integration-providers.ts';
 import { isUuid } from '@pos/domain/ids';
+import { redactSecrets } from '@pos/domain/payments/secret-redaction';
 
 type Row = Selectable<CentralTables['webhook_logs']>;
 
@@ -52,10 +53,14 @@ async function loadOwn(db: CentralDb, merchantId: string, id: string): Promise<R
   return row;
 }
 
-/** One event with what it carried (fields and the decoded payload). */
+/**
+ * One event with what it carried (fields and the decoded payload), secrets and card data redacted: the
+ * log is read by anyone holding VIEW_TRANSACTIONS, and a card-a intent carries its `client_secret`.
+ * The stored row (and its raw body, which replays use) is unchanged.
+ */
 export async function getWebhookLog(db: CentralDb, merchantId: string, id: string) {
   const r = await loadOwn(db, merchantId, id);
-  return { ...listView(r), fields: r.fields, payload: r.payload ?? null };
+  return { ...listView(r), fields: redactSecrets(r.fields), payload: redactSecrets(r.payload ?? null) };
 }
 
 /**

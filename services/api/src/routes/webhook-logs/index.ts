@@ -28,7 +28,7 @@ function webhookLogRoutesTyped(deps: ApiDeps, handlerDeps: WebhookDeps) {
       params: S.IdParams,
       response: { 200: S.Detail },
       transform: [permission('VIEW_TRANSACTIONS')],
-      ...doc('Webhook event detail', 'With the stored fields and the decoded payload; another merchant\'s event is 404.'),
+      ...doc('Webhook event detail', 'With the stored fields and the decoded payload, values under secret or card-data keys (client_secret, tokens, signatures, card number, expiry, CVC, fingerprint) shown as `[redacted]`; another merchant\'s event is 404.'),
     })
     .post('/:id/replay', async ({ tenant, params }) => ({ data: await replayWebhookLog(handlerDeps, tenant.merchant.id, params.id) }), {
       params: S.IdParams,
