@@ -45,6 +45,12 @@ export const THROTTLES = {
    * receipts behind them). Per printer, whoever asks (register or back office); the kiosk's test print
    * goes to every receipt printer of its location and is counted per kiosk.
    */
+  /**
+   * AI item descriptions are free to the merchant and paid per call by us (photos cost credits): per
+   * signed-in user, and per merchant across its users.
+   */
+  descriptionUser: { name: 'description-generator', limit: 20, windowSeconds: 60 },
+  descriptionMerchant: { name: 'description-generator-merchant', limit: 200, windowSeconds: 3600 },
   testPrintPrinter: { name: 'test-print', limit: 5, windowSeconds: 60 },
   testPrintDevice: { name: 'test-print-device', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;

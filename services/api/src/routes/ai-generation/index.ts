@@ -6,6 +6,7 @@ import { CREDIT_PACKAGES, creditBalance } from '@pos/core/generation/ai-credits'
 import { createCreditsCheckout, purchaseWithDefault } from '@pos/core/generation/ai-credit-purchases';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './ai-generation.schemas.ts';
 
 const doc = (summary: string, description?: string) => ({
@@ -21,12 +22,22 @@ export function aiGenerationRoutes(deps: ApiDeps) {
   const back = `${(deps.config.APP_URL ?? 'http://localhost:3000').replace(/\/+$/, '')}/ai-photo`;
   return new Elysia({ name: 'ai-generation', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
-    .post('/description-generator/generate', async ({ body }) => ({ data: await generateDescription(client, body) }), {
-      query: S.VendorQuery,
-      body: S.DescriptionBody,
-      response: { 200: S.DescriptionResponse },
-      ...doc('Generate an item description', 'From the item name, optional keywords, language and tone. Free of credits; nothing is stored. 503 when the provider is not configured or does not answer.'),
-    })
+    .post(
+      '/description-generator/generate',
+      async ({ auth, tenant, body }) => {
+        await throttle(deps.redis, deps.env, [
+          [THROTTLES.descriptionUser, auth.userId],
+          [THROTTLES.descriptionMerchant, tenant.merchant.id],
+        ]);
+        return { data: await generateDescription(client, body) };
+      },
+      {
+        query: S.VendorQuery,
+        body: S.DescriptionBody,
+        response: { 200: S.DescriptionResponse },
+        ...doc('Generate an item description', 'From the item name, optional keywords, language and tone. Free of credits; nothing is stored. 503 when the provider is not configured or does not answer. Throttle `description-generator`: 20 a minute per user and 200 an hour per merchant.'),
+      },
+    )
     .post('/ai-photo/generate', async ({ tenant, auth, body }) => ({ data: await generateAiPhoto(tenant.db, client, auth.userId, body.prompt) }), {
       query: S.VendorQuery,
       body: S.PhotoBody,

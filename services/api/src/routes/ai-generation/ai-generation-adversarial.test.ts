@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeMember } from '../team/team.test-support.ts';
+
+/** AI generation as a hostile (or careless) user: the provider's cost, input size, another merchant's photos. */
+let api: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+let owner: string;
+let ownerB: string;
+let sim: ReturnType<typeof startGenerationSimulator>;
+const D = '/api/back-office/description-generator/generate';
+const P = '/api/back-office/ai-photo';
+const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
+
+beforeAll(async () => {
+  sim = startGenerationSimulator({ apiKey: 'adv-generation-key' });
+  api = await createTestApi({ env: { GENERATION_BASE_URL: sim.url, GENERATION_API_KEY: 'adv-generation-key' } });
+  a = await api.seed('gen-adv-a');
+  b = await api.seed('gen-adv-b');
+  owner = await api.ownerToken(a);
+  ownerB = await api.ownerToken(b);
+}, 60_000);
+afterAll(async () => {
+  await api.close();
+  sim.stop();
+});
+
+describe('description generator: the provider is paid per call, so it is throttled', () => {
+  test('20 a minute per user; the 21st is 429 with retry_after; another user of the merchant still has theirs', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await api.call('POST', D, { token: owner, body: { name: `Fries ${i}` } })).status);
+    expect(statuses).toEqual([...Array(20).fill(200), 429]);
+    const last = await api.call('POST', D, { token: owner, body: { name: 'Fries' } });
+    expect(last).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.', retry_after: expect.any(Number) } });
+    const member = await makeMember(api, a, []);
+    expect((await api.call('POST', D, { token: member.token, body: { name: 'Waffle' } })).status).toBe(200);
+  });
+
+  test('concurrent bursts of one user: at most 20 reach the provider', async () => {
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => api.call('POST', D, { token: ownerB, body: { name: `Soup ${i}` } })));
+    expect(burst.filter((r) => r.status === 200).length).toBe(20);
+    expect(burst.filter((r) => r.status === 429).length).toBe(10);
+  });
+
+  test('oversized and malformed input is a 422 and does not use the allowance', async () => {
+    const member = await makeMember(api, a, []);
+    for (const body of [{ name: 'x'.repeat(121) }, { name: '   ' }, { name: 'Fries', keywords: Array(11).fill('k') }, { name: 'Fries', keywords: ['k'.repeat(41)] }, { name: 'Fries', language: 'english' }, { name: 'Fries', tone: 'angry' }, { name: 'Fries', extra: 1 }]) {
+      expect((await api.call('POST', D, { token: member.token, body })).status).toBe(422);
+    }
+    const ok: number[] = [];
+    for (let i = 0; i < 20; i++) ok.push((await api.call('POST', D, { token: member.token, body: { name: `Stew ${i}` } })).status);
+    expect(ok).toEqual(Array(20).fill(200));
+  });
+});
+
+describe('AI photos', () => {
+  test('another merchant\'s photo is a 404; a prompt over 500 characters is a 422 and costs no credit', async () => {
+    await tdbOf(a).updateTable('ai_credits').set({ balance: 2 }).where('id', '=', 1).execute();
+    const made = await api.call('POST', `${P}/generate`, { token: owner, body: { prompt: '<img src=x onerror=alert(1)> fries' } });
+    expect(made.status).toBe(200);
+    // Stored and answered as the text it is (JSON), never interpreted.
+    expect(made.body.data.prompt).toBe('<img src=x onerror=alert(1)> fries');
+    expect(await api.call('GET', `${P}/status/${made.body.data.content_id}`, { token: ownerB })).toMatchObject({ status: 404, body: { message: 'Unable to locate the content you requested.' } });
+    expect((await api.call('GET', `${P}/status/${made.body.data.content_id}?vendor_id=${a.merchant.id}`, { token: ownerB })).status).toBe(403);
+    expect((await api.call('POST', `${P}/generate`, { token: owner, body: { prompt: 'p'.repeat(501) } })).status).toBe(422);
+    expect((await api.call('GET', `${P}/credits`, { token: owner })).body.data.balance).toBe(1);
+  });
+});
