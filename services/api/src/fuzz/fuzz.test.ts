@@ -131,6 +131,8 @@ function callerKind(path: string): CallerKind {
   if (path.startsWith('/api/pos/staff/pin-login')) return 'pos';
   if (path.startsWith('/api/kds')) return 'kds';
   if (path.startsWith('/api/kiosk')) return 'kiosk';
+  // A device's own report: the route takes any device token (a back-office token is a 403 before the body is read).
+  if (path === '/api/client-logger') return 'kiosk';
   if (path.startsWith('/api/device-auth')) return 'pos';
   if (path.startsWith('/api/customer/')) return 'customer';
   return 'owner';
