@@ -1,4 +1,4 @@
-import { requireAllLocations, requirePermission, type Access } from '@pos/core/auth/access';
+import { requireAllLocations, requireGrantedLocations, requirePermission, type Access } from '@pos/core/auth/access';
 import { requireOwnLocation } from '@pos/core/auth/caller-gates';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { errors } from '@pos/kernel';
@@ -40,6 +40,17 @@ export function bodyLocationPermission(slug: string, field = 'location_id') {
 export function allLocations() {
   return async (ctx: { access: () => Promise<Access> }) => {
     requireAllLocations(await ctx.access());
+  };
+}
+
+/**
+ * A route about one location with no permission of its own (spec "-"): the caller's location grant is
+ * the gate (spec 1 section 5.8), 403 `Unauthorized: Insufficient permissions` outside it. After
+ * `locationOwner` (another merchant's location stays a 404).
+ */
+export function locationGrant(param = 'locationId') {
+  return async (ctx: { access: () => Promise<Access>; params: unknown }) => {
+    requireGrantedLocations(await ctx.access(), [(ctx.params as Record<string, string>)[param] ?? '']);
   };
 }
 

@@ -173,3 +173,19 @@ describe('online, in-house and QR ordering settings, channel lists', () => {
     expect((await api.call('GET', `${BO}/online-channels/not-a-uuid`, { token: owner })).status).toBe(404);
   });
 });
+
+describe('routes without a permission of their own (spec "-")', () => {
+  test('need the location in the caller grant: another location of the merchant is 403, nothing written', async () => {
+    const member = await limitedUserToken(api, a, [], [loc0()]);
+    const before = await rows(a);
+    for (const path of ['online-settings', 'qr-ordering', 'in-house-channels', 'online-channels']) {
+      expect(await api.call('GET', `${BO}/${path}/${loc1()}`, { token: member })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+      expect((await api.call('GET', `${BO}/${path}/${loc0()}`, { token: member })).status).toBe(200);
+    }
+    expect(await api.call('PUT', `${BO}/online-settings/${loc1()}`, { token: member, body: {} })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    expect(await api.call('PUT', `${BO}/qr-ordering/${loc1()}`, { token: member, body: {} })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    expect(await rows(a)).toEqual(before);
+    // Another merchant's location stays a 404.
+    expect((await api.call('GET', `${BO}/online-settings/${b.locations[0]!.id}`, { token: member })).status).toBe(404);
+  });
+});

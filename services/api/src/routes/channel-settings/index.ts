@@ -14,15 +14,18 @@ import { syncListing } from '@pos/core/online-ordering/restaurant-suggestions';
 import type { TenantDb } from '@pos/db';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { locationOwner, permission } from '../../plugins/guards.ts';
+import { locationGrant, locationOwner, permission } from '../../plugins/guards.ts';
 import * as S from './channel-settings.schemas.ts';
 
 const doc = (summary: string, description?: string) => ({
   detail: { tags: ['Channel settings'], summary, ...(description ? { description } : {}), security: [{ bearer: [] }] },
 });
 
-/** `location-owner` first (another merchant's location is a 404), then the route's permission on that location. */
-const gate = (slug?: string) => (slug ? [locationOwner(), permission(slug, 'locationId')] : [locationOwner()]);
+/**
+ * `location-owner` first (another merchant's location is a 404), then the route's permission on that
+ * location; a route without one (spec "-") still needs the location in the caller's grant.
+ */
+const gate = (slug?: string) => (slug ? [locationOwner(), permission(slug, 'locationId')] : [locationOwner(), locationGrant()]);
 
 async function plain<K extends Exclude<ChannelKind, 'online_ordering'>>(tdb: TenantDb, locationId: string, kind: K): Promise<{ data: { location_id: string } & SettingsByKind[K] }> {
   const loc = await findLocation(tdb, locationId);
