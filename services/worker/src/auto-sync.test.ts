@@ -106,7 +106,7 @@ describe('writing the schedule (rules 1-4, 6)', () => {
     expect(await row(t.connectionId)).toMatchObject({ sync_timezone: 'Europe/Paris' });
     // Clearing the time keeps the stored zone, even with a zone in the request.
     await env.handle.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2026-06-02T06:00:00Z') }).where('connection_id', '=', t.connectionId).execute();
-    expect(await writeAutoSync(env.handle.db, t, { sync_time: null, sync_timezone: 'Asia/Tokyo' }, now)).toEqual({ sync_time: null, sync_timezone: 'Europe/Paris', enable_auto_sync: true, next_sync_at: null, last_sync: null });
+    expect(await writeAutoSync(env.handle.db, t, { sync_time: null, sync_timezone: 'Asia/Tokyo' }, now)).toEqual({ sync_time: null, sync_timezone: 'Europe/Paris', enable_auto_sync: false, next_sync_at: null, last_sync: null });
     expect(await row(t.connectionId)).toMatchObject({ sync_time: null, sync_timezone: 'Europe/Paris', next_run_at: null });
     expect((await autoSyncStatus(env.handle.db, t)).enable_auto_sync).toBe(false);
   });

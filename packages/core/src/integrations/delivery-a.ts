@@ -3,8 +3,9 @@ import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { DeliveryAClient, SiteStatus } from '@pos/providers/delivery-a/delivery-a-client';
 import { deliveryMenuItems } from './delivery-menu.ts';
-import { locationConnection, type LocationConnectionRow } from './connections.ts';
-import { claimConnection, disconnectUnderClaim, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import type { LocationConnectionRow } from './connections.ts';
+import { marketplaceConnections } from './marketplace-connections.ts';
+import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 
 /**
  * delivery-a administration per location (spec 1 "delivery-a"): the location's connection in central
@@ -37,13 +38,7 @@ export interface DeliveryAStatus {
 
 type ConnectionRow = LocationConnectionRow;
 
-const connectionOf = (db: CentralDb, scope: LocationScope): Promise<ConnectionRow | null> => locationConnection(db, scope.merchant.id, PROVIDER, scope.locationId);
-
-async function activeConnection(db: CentralDb, scope: LocationScope): Promise<ConnectionRow> {
-  const c = await connectionOf(db, scope);
-  if (!c || c.status !== 'active') throw errors.notFound('delivery-a integration');
-  return c;
-}
+const { connectionOf, activeConnection, logAction, disable } = marketplaceConnections(PROVIDER, LABEL);
 
 function settingsOf(c: ConnectionRow | null): DeliveryASettings {
   const s = (c?.settings ?? {}) as Partial<DeliveryASettings>;
@@ -72,13 +67,6 @@ function providerFailure(e: unknown, field?: string): never {
     throw errors.unavailable('delivery-a could not be reached.');
   }
   throw e;
-}
-
-async function logAction(db: CentralDb, scope: LocationScope, connectionId: string, eventType: string, detail: string | null, now: Date): Promise<void> {
-  await db
-    .insertInto('integration_events')
-    .values({ id: Bun.randomUUIDv7(), connection_id: connectionId, merchant_id: scope.merchant.id, location_id: scope.locationId, provider: PROVIDER, kind: 'admin', event_type: eventType, event_id: Bun.randomUUIDv7(), external_id: detail, status: 'done', created_at: now })
-    .execute();
 }
 
 export async function deliveryAStatus(db: CentralDb, scope: LocationScope): Promise<DeliveryAStatus> {
@@ -125,18 +113,7 @@ export async function updateDeliveryA(db: CentralDb, scope: LocationScope, input
 
 /** Disables: delivery-a is told first (an unknown store there is fine), then the connection is marked disabled. */
 export async function disableDeliveryA(db: CentralDb, client: DeliveryAClient, scope: LocationScope, now: Date): Promise<DeliveryAStatus> {
-  const location = { provider: PROVIDER, merchantId: scope.merchant.id, locationId: scope.locationId };
-  return disconnectUnderClaim(db, location, LABEL, now, async () => {
-    const c = await activeConnection(db, scope);
-    try {
-      await client.disableIntegration(c.external_ref);
-    } catch (e) {
-      if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) providerFailure(e);
-    }
-    await db.updateTable('integration_connections').set({ status: 'disabled', updated_at: now }).where('id', '=', c.id).execute();
-    await logAction(db, scope, c.id, 'disabled', null, now);
-    return statusOf(await connectionOf(db, scope));
-  });
+  return disable(db, scope, now, { tellProvider: (storeId) => client.disableIntegration(storeId), failure: providerFailure, statusOf });
 }
 
 
