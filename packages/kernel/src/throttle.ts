@@ -30,3 +30,14 @@ export async function hitThrottle(redis: Redis, rule: ThrottleRule, subject: str
   const retryAfter = Math.max(1, Math.ceil((ttl < 0 ? windowMs : ttl) / 1000));
   return { allowed: count <= rule.limit, count, limit: rule.limit, retryAfter };
 }
+
+/**
+ * The subject's count in the rule's current window without counting a hit: for rules that count only
+ * failures (a wrong PIN), checked before the attempt and hit after a failure.
+ */
+export async function throttleCount(redis: Redis, rule: ThrottleRule, subject: string): Promise<ThrottleResult> {
+  const key = `throttle:${rule.name}:${rule.windowSeconds}:${subject}`;
+  const [[, raw], [, ttl]] = (await redis.multi().get(key).pttl(key).exec()) as [[Error | null, string | null], [Error | null, number]];
+  const count = Number(raw ?? 0);
+  return { allowed: count < rule.limit, count, limit: rule.limit, retryAfter: Math.max(1, Math.ceil((ttl > 0 ? ttl : rule.windowSeconds * 1000) / 1000)) };
+}

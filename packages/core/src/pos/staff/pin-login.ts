@@ -1,5 +1,5 @@
 import type { TenantDb } from '@pos/db';
-import { errors } from '@pos/kernel';
+import { AppError, errors } from '@pos/kernel';
 import { pinFingerprint, verifySecret } from '../../security/passwords.ts';
 import type { TenantContext } from '../../auth/tenant-context.ts';
 import { openStaffSession, type StaffRecord } from './staff-session.ts';
@@ -17,6 +17,11 @@ export async function findStaffByPin(tdb: TenantDb, pepper: string, tenantDataba
     .executeTakeFirst();
   if (!staff || !(await verifySecret(pin, staff.pin_hash))) return null;
   return staff;
+}
+
+/** True for the refusal of a PIN no live credential holds (what a failure-counting throttle counts). */
+export function isWrongPin(e: unknown, field = 'pin'): boolean {
+  return e instanceof AppError && e.errors?.[field]?.includes(WRONG_PIN) === true;
 }
 
 export async function requireStaffByPin(tdb: TenantDb, pepper: string, tenantDatabase: string, pin: string, field = 'pin'): Promise<StaffRecord> {

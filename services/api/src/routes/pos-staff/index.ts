@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia';
-import { pinLogin } from '@pos/core/pos/staff/pin-login';
+import { isWrongPin, pinLogin } from '@pos/core/pos/staff/pin-login';
 import { pinLogout } from '@pos/core/pos/staff/pin-logout';
 import { escalate } from '@pos/core/pos/staff/escalate';
 import type { ApiDeps } from '../../context.ts';
 import { posDevice, posStaff } from '../../plugins/pos-secured.ts';
-import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
 import * as S from './pos-staff.schemas.ts';
 
 const tags = ['Register: staff'];
@@ -18,7 +18,11 @@ export function posPinLoginRoutes(deps: ApiDeps) {
       '/pos/staff/pin-login',
       async ({ body, device, tenant }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.posPin, device.id]]);
-        const { token, staff, expiresAt } = await pinLogin(deps, tenant, device, body.pin);
+        const failures = await failureThrottle(deps.redis, deps.env, THROTTLES.posPinFailures, device.id);
+        const { token, staff, expiresAt } = await pinLogin(deps, tenant, device, body.pin).catch(async (e: unknown) => {
+          if (isWrongPin(e)) await failures.failed();
+          throw e;
+        });
         return {
           staff_token: token,
           staff: { id: staff.id, name: staff.name, role: staff.role },

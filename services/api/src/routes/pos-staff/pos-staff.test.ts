@@ -187,3 +187,22 @@ describe('staff sessions end with the device session', () => {
     expect(await workOuts(sessions)).toEqual(sessions);
   });
 });
+
+describe('pin-login: wrong PINs per device and hour (pos-pin-failures)', () => {
+  test('30 wrong PINs lock the device out for the hour (429, even with a right PIN); right PINs never count; another device is not locked', async () => {
+    const { hitThrottle } = await import('@pos/kernel');
+    const { THROTTLES } = await import('../../middleware/throttle.ts');
+    const s = await api.seed('staff-pin-lock');
+    const [first, second] = [await api.deviceToken(s, 'pos', 0), await api.deviceToken(s, 'pos', 1)];
+    const firstId = s.devices.filter((d) => d.type === 'pos')[0]!.id;
+    const right = s.staff.find((x) => x.role === 'cashier')!.pin;
+    const wrong = ['0000', '1111', '2222'].find((p) => !s.staff.some((x) => x.pin === p))!;
+    const login = (token: string, pin: string) => api.call('POST', '/api/pos/staff/pin-login', { token, deviceKey: true, body: { pin } });
+    // 29 failures this hour already (sent over time, under the per-minute limit).
+    for (let i = 0; i < 29; i++) await hitThrottle(api.deps.redis, THROTTLES.posPinFailures, firstId);
+    expect((await login(first, right)).status).toBe(200);
+    expect((await login(first, wrong)).status).toBe(422);
+    expect(await login(first, right)).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+    expect((await login(second, right)).status).toBe(200);
+  });
+});
