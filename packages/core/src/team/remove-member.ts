@@ -1,5 +1,6 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
+import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 import type { Access } from '../auth/access.ts';
 import { findMember, inTeamTransaction, loadMember, lockMember, requireMembersWithinGrant, type TeamScope } from './team-scope.ts';
 
@@ -10,7 +11,8 @@ export const CANNOT_REMOVE_OWNER = 'The owner of the merchant cannot be removed.
  * `DELETE /team/users/{userId}` and `DELETE /team/users/global/{userId}` (`globalOnly`: the member
  * must be a global user, else 404). Removes the membership, the invitation and the tenant rows
  * (roles, location grants, settings); the person's tokens for this merchant stop working at once
- * (authentication checks the membership). An account that never verified its e-mail and belongs to
+ * (authentication checks the membership), and a register credential linked to them is retired with
+ * its open staff sessions. An account that never verified its e-mail and belongs to
  * no other merchant is deleted too. The caller and the merchant's owner cannot be removed (409).
  * Logs `removed user`.
  *
@@ -34,6 +36,10 @@ export async function removeMember(scope: TeamScope, remover: Access, userId: st
     await tx.deleteFrom('user_roles').where('user_id', '=', member.id).execute();
     await tx.deleteFrom('user_locations').where('user_id', '=', member.id).execute();
     await tx.deleteFrom('member_settings').where('user_id', '=', member.id).execute();
+    // The register credential linked to the person goes with the membership: its PIN no longer signs
+    // in, its open staff sessions end (work-outs queued), as deleting the credential does.
+    const credentials = await tx.updateTable('staff_credentials').set({ deleted_at: scope.now }).where('user_id', '=', member.id).where('deleted_at', 'is', null).returning('id').execute();
+    for (const c of credentials) await endLiveStaffSessions(tx, scope.merchant.tenant_database, { staffId: c.id }, scope.now);
     if (!member.email_verified_at) {
       const other = await central.selectFrom('memberships').select('merchant_id').where('user_id', '=', member.id).executeTakeFirst();
       if (!other) await central.deleteFrom('users').where('id', '=', member.id).execute();

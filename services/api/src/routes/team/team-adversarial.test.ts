@@ -106,3 +106,22 @@ describe('invitation mails to one address are capped (mail flooding under any me
     expect((await api.call('POST', `${base}/users`, { token: ownerB, body: { email: calm, name: 'Cal', role_ids: [], location_ids: [other.locations[0]!.id] } })).status).toBe(200);
   });
 });
+
+describe('removing a member who holds a register credential', () => {
+  test('the linked credential is retired with the membership: its PIN no longer signs in, its open session ends', async () => {
+    const member = await makeMember(api, m, ['VIEW_ITEMS'], { allLocations: true });
+    const pin = '60417382';
+    const created = await api.call('POST', '/api/back-office/pos/staff-credentials', { token: owner, body: { name: 'Leaving soon', role: 'cashier', pin, permissions: ['take_orders'], user_id: member.userId } });
+    expect(created.status).toBe(201);
+    const device = await api.deviceToken(m, 'pos', 0);
+    const signIn = () => api.call('POST', '/api/pos/staff/pin-login', { token: device, deviceKey: true, body: { pin } });
+    const session = await signIn();
+    expect(session.status).toBe(200);
+    expect((await api.call('DELETE', `${base}/users/${member.userId}`, { token: owner })).status).toBe(200);
+    expect(await signIn()).toMatchObject({ status: 422, body: { errors: { pin: ['The PIN is not recognised.'] } } });
+    // The session opened before the removal answers 401 now.
+    expect((await api.call('POST', '/api/pos/staff/pin-logout', { token: device, deviceKey: true, headers: { 'x-pos-staff-token': session.body.staff_token } })).status).toBe(401);
+    const row = await tenantOf(api, m).selectFrom('staff_credentials').select(['deleted_at']).where('id', '=', created.body.data.id).executeTakeFirstOrThrow();
+    expect(row.deleted_at).toBeInstanceOf(Date);
+  });
+});
