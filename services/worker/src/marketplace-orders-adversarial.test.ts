@@ -119,3 +119,36 @@ describe('marketplace order import, adversarial', () => {
     expect(await transactionsOf(order.id)).toEqual([]);
   });
 });
+
+describe('marketplace order money: goods + fees + tip = what the marketplace collected', () => {
+  // The connection again (the test above disabled it).
+  beforeAll(() => enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, auto_accept_orders: true }, new Date()));
+  const money = (orderId: string) =>
+    tdb.selectFrom('transactions').select(['id', 'status', 'subtotal', 'discount', 'fees', 'tip_amount', 'total', 'by_vat_rate']).where('external_provider', '=', 'delivery-a').where('external_order_id', '=', orderId).executeTakeFirstOrThrow();
+  const groupsGross = (t: { by_vat_rate: unknown }) => ((typeof t.by_vat_rate === 'string' ? JSON.parse(t.by_vat_rate) : t.by_vat_rate) as { gross: number }[]).reduce((s, g) => s + g.gross, 0);
+
+  test('a promotion larger than the goods comes off the delivery fee: no negative sale in the sales report', async () => {
+    // 2.60 of goods + 3.00 delivery; the marketplace collected 1.00 (a 4.60 promotion).
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 1, unit_price: 260 }], delivery_fee: 300 });
+    sim.orders.orders.get(order.id)!.total = 100;
+    expect((await run(order.id)).outcome).toBe('imported');
+    const t = await money(order.id);
+    expect([t.status, t.subtotal, t.discount, t.fees, t.tip_amount, t.total]).toEqual(['Complete', 260, 260, 100, 0, 100]);
+    expect(groupsGross(t)).toBe(t.total - t.fees - t.tip_amount);
+    const day = new Date().toLocaleDateString('en-CA', { timeZone: 'Europe/Brussels' });
+    const r = await api.call('GET', `/api/back-office/reports/sales?from=${day}&to=${day}`, { token: await api.ownerToken(m) });
+    expect(r.status).toBe(200);
+    const delivery = r.body.data.by_channel.find((c: { channel: string }) => c.channel === 'delivery');
+    expect(delivery.gross).toBeGreaterThanOrEqual(0);
+    expect(r.body.data.by_vat_rate.reduce((s: number, g: { gross: number }) => s + g.gross, 0)).toBe(r.body.data.totals.gross);
+  });
+
+  test('a charge beyond lines + fee + tip (a service fee the order does not itemise) is a fee, not goods without VAT', async () => {
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 2, unit_price: 260 }], delivery_fee: 250, tip: 100 });
+    sim.orders.orders.get(order.id)!.total = 520 + 250 + 100 + 99;
+    expect((await run(order.id)).outcome).toBe('imported');
+    const t = await money(order.id);
+    expect([t.subtotal, t.discount, t.fees, t.tip_amount, t.total]).toEqual([520, 0, 349, 100, 969]);
+    expect(groupsGross(t)).toBe(t.total - t.fees - t.tip_amount);
+  });
+});

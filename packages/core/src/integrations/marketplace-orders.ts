@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { sql } from 'kysely';
 import { bindTenant, withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
-import { ORDER_OUT_OF_RANGE, marketplaceOrderInRange, paymentTransition, priceWithBasketDiscount } from '@pos/domain';
+import { ORDER_OUT_OF_RANGE, marketplaceOrderInRange, paymentTransition, priceMarketplaceOrder } from '@pos/domain';
 import type { MarketplaceProvider } from '@pos/domain/payments/transaction-values';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
@@ -131,12 +131,12 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
       await sql`select pg_advisory_xact_lock(hashtext(${`${provider}:${order.id}`}))`.execute(tx);
       const existing = await tx.selectFrom('transactions').selectAll().where('external_provider', '=', provider).where('external_order_id', '=', order.id).executeTakeFirst();
       if (existing) return existing;
-      const gross = lines.reduce((s, l) => s + l.qty * l.unit_price, 0);
       // What the marketplace collected is the total; anything it took off (its promotions) is a discount,
-      // spread over the lines so that VAT is on what was charged for the goods.
-      const priced = priceWithBasketDiscount(
+      // spread over the lines so that VAT is on what was charged for the goods, then off the fee and the
+      // tip; anything it charged beyond them is a fee (`priceMarketplaceOrder`): goods + fees + tip = total.
+      const priced = priceMarketplaceOrder(
         lines.map((l, i) => ({ key: String(i), item_id: l.item_id, category_id: l.category_id, qty: l.qty, unit_price: l.unit_price, vat_rate: l.vat_rate })),
-        gross + order.delivery_fee + order.tip - order.total,
+        order,
       );
       const { subtotal, discount, by_vat_rate: groups } = priced;
       const key = `mkt_${provider}_${order.id}`;
@@ -161,8 +161,8 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
           subtotal,
           discount,
           vat: groups.reduce((s, g) => s + g.vat, 0),
-          fees: order.delivery_fee,
-          tip_amount: order.tip,
+          fees: priced.fees,
+          tip_amount: priced.tip,
           total: order.total,
           by_vat_rate: JSON.stringify(groups),
           offers: JSON.stringify([]),

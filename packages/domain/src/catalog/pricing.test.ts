@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { prng, type Prng } from '../testing/prng.ts';
-import { localMoment, priceBasket, priceWithBasketDiscount, scheduleOpen, spread, type OfferRule, type PricingLine, type PricingOffer } from './pricing.ts';
+import { localMoment, priceBasket, priceMarketplaceOrder, priceWithBasketDiscount, scheduleOpen, spread, type OfferRule, type PricingLine, type PricingOffer } from './pricing.ts';
 
 const ctx = { channel: 'kiosk', weekday: 1, minute: 12 * 60 };
 const line = (key: string, unit_price: number, qty = 1, vat_rate = 21, item_id = key, category_id: string | null = null): PricingLine => ({ key, item_id, category_id, qty, unit_price, vat_rate });
@@ -176,5 +176,47 @@ describe('priceWithBasketDiscount (a marketplace promotion)', () => {
   test('no discount prices at the lines; a discount beyond the goods is capped at the subtotal', () => {
     expect(priceWithBasketDiscount([line('0', 3, 100, 21)], 0)).toMatchObject({ subtotal: 300, discount: 0, total: 300, offers: [] });
     expect(priceWithBasketDiscount([line('0', 3, 100, 21)], 500)).toMatchObject({ subtotal: 300, discount: 300, total: 0 });
+  });
+});
+
+describe('priceMarketplaceOrder (what a marketplace collected, booked as goods + fees + tip)', () => {
+  const mline = (unit_price: number, qty = 1, vat_rate = 21): PricingLine => ({ key: '0', item_id: 'i', category_id: null, qty, unit_price, vat_rate });
+  const books = (p: ReturnType<typeof priceMarketplaceOrder>) => p.total + p.fees + p.tip;
+
+  test('collected exactly lines + fee + tip: no discount, the fee and tip as sent', () => {
+    const p = priceMarketplaceOrder([mline(500)], { delivery_fee: 300, tip: 100, total: 900 });
+    expect([p.subtotal, p.discount, p.total, p.fees, p.tip]).toEqual([500, 0, 500, 300, 100]);
+  });
+
+  test('a promotion beyond the goods comes off the delivery fee, then the tip; nothing negative', () => {
+    // 5.00 of goods + 3.00 delivery, 1.00 collected: the goods are free, 1.00 of the delivery was paid.
+    const p = priceMarketplaceOrder([mline(500)], { delivery_fee: 300, tip: 0, total: 100 });
+    expect([p.subtotal, p.discount, p.total, p.fees, p.tip]).toEqual([500, 500, 0, 100, 0]);
+    expect(p.by_vat_rate).toEqual([{ rate: 21, net: 0, vat: 0, gross: 0 }]);
+    const q = priceMarketplaceOrder([mline(500)], { delivery_fee: 0, tip: 300, total: 200 });
+    expect([q.total, q.fees, q.tip]).toEqual([0, 0, 200]);
+    expect(books(p)).toBe(100);
+    expect(books(q)).toBe(200);
+  });
+
+  test('collected more than lines + fee + tip: the rest is a fee, the goods and their VAT unchanged', () => {
+    const p = priceMarketplaceOrder([mline(1210)], { delivery_fee: 250, tip: 0, total: 1560 });
+    expect([p.subtotal, p.discount, p.total, p.fees, p.tip]).toEqual([1210, 0, 1210, 350, 0]);
+    expect(p.by_vat_rate).toEqual([{ rate: 21, net: 1000, vat: 210, gross: 1210 }]);
+  });
+
+  test('any amounts: goods + fees + tip = total, each within 0..what the order said', () => {
+    for (let i = 0; i < 2000; i++) {
+      const r = (n: number) => Math.floor(Math.random() * n);
+      const lines = [mline(r(3000), 1 + r(3)), mline(r(3000), 1, 6)];
+      const o = { delivery_fee: r(800), tip: r(500), total: r(12000) };
+      const p = priceMarketplaceOrder(lines, o);
+      expect(books(p)).toBe(o.total);
+      expect(p.total).toBeGreaterThanOrEqual(0);
+      expect(p.fees).toBeGreaterThanOrEqual(0);
+      expect(p.tip).toBeGreaterThanOrEqual(0);
+      expect(p.tip).toBeLessThanOrEqual(o.tip);
+      expect(p.by_vat_rate.reduce((s, g) => s + g.gross, 0)).toBe(p.total);
+    }
   });
 });

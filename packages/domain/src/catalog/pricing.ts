@@ -242,3 +242,31 @@ export function priceWithBasketDiscount(lines: readonly PricingLine[], discount:
   const by_vat_rate = vatGroupsOf(priced);
   return { lines: priced, subtotal, discount: subtotal - total, total, by_vat_rate, offers: [] };
 }
+
+/** A marketplace order's money as we book it: the goods priced with its promotion, and the fees and tip it collected. */
+export interface PricedMarketplaceOrder extends PricedBasket {
+  /** What was collected beyond the goods and the tip: the delivery fee (less a promotion that went beyond the goods), plus any other charge. */
+  readonly fees: Cents;
+  readonly tip: Cents;
+}
+
+/**
+ * A marketplace order (its lines at its own prices, its delivery fee and tip, and `total`, what it
+ * collected) as the transaction holds it, so that `goods + fees + tip = total` with every figure
+ * non-negative, the VAT groups covering the goods:
+ * - collected less than lines + fee + tip (a promotion): the shortfall comes off the goods first
+ *   (`priceWithBasketDiscount`, capped at the subtotal), then off the delivery fee, then off the tip;
+ * - collected more (a charge the order does not itemise, a service or bag fee): the rest is a fee.
+ * Amounts are non-negative whole cents (`marketplaceOrderInRange`).
+ */
+export function priceMarketplaceOrder(lines: readonly PricingLine[], o: { readonly delivery_fee: Cents; readonly tip: Cents; readonly total: Cents }): PricedMarketplaceOrder {
+  const gross = lines.reduce((s, l) => s + l.qty * l.unit_price, 0);
+  const shortfall = gross + o.delivery_fee + o.tip - o.total;
+  const priced = priceWithBasketDiscount(lines, shortfall);
+  if (shortfall <= 0) return { ...priced, fees: o.delivery_fee - shortfall, tip: o.tip };
+  let rest = shortfall - priced.discount;
+  const feeOff = Math.min(rest, o.delivery_fee);
+  rest -= feeOff;
+  const tipOff = Math.min(rest, o.tip);
+  return { ...priced, fees: o.delivery_fee - feeOff, tip: o.tip - tipOff };
+}
