@@ -27,6 +27,9 @@ export const TRANSACTION_EXPORT_COLUMNS = [
   'auto_success',
   // Last, so the earlier columns keep their places: the provider the payment ran on.
   'running_provider',
+  // After it, for the same reason: what was charged beyond the goods and the tip (a marketplace's
+  // delivery fee), so a row adds up: subtotal - discount + tip_amount + fees = total.
+  'fees',
 ] as const;
 const PAGE = 500;
 
@@ -71,6 +74,7 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
           is_free: t.is_free,
           auto_success: t.auto_success,
           running_provider: transactionProvider(t),
+          fees: t.fees,
         };
         if (!csv.write(row)) await new Promise((res) => csv.once('drain', res));
       }

@@ -4,6 +4,8 @@ import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payment
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
+import { importMarketplaceOrder, type MarketplaceClient } from '@pos/core/integrations/marketplace-orders';
+import type { MarketplaceOrder } from '@pos/providers/shared/marketplace-orders';
 
 /** Probe 7: back-office transactions (spec 1 "Transactions and reports", spec 3 transaction fields). */
 let sim: CardBSimulator;
@@ -171,5 +173,43 @@ describe('back-office transactions', () => {
   test('an upper-case id in the path names the same transaction', async () => {
     const r = await bo('GET', `/${made[0]!.id.toUpperCase()}`);
     expect([r.status, r.body.data?.id]).toEqual([200, made[0]!.id]);
+  });
+});
+
+describe('back-office transactions: a marketplace order with fees', () => {
+  test('an export row adds up like the detail: subtotal - discount + tip_amount + fees = total', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const now = new Date();
+    const connectionId = Bun.randomUUIDv7();
+    const store = `tx-fees-${crypto.randomUUID().slice(0, 8)}`;
+    await api.deps.db
+      .insertInto('integration_connections')
+      .values({ id: connectionId, provider: 'delivery-a', external_ref: store, merchant_id: m.merchant.id, location_id: m.locations[0]!.id, status: 'active', settings: JSON.stringify({ auto_accept_orders: false }), connected_at: now, created_at: now, updated_at: now } as never)
+      .execute();
+    try {
+      const espresso = m.items.find((i) => i.name === 'Espresso')!;
+      const order = {
+        id: crypto.randomUUID(), store_id: store, display_id: '7', status: 'CREATED', type: 'DELIVERY', customer: { name: 'Fee Customer' },
+        items: [{ external_id: espresso.id, name: 'Espresso', quantity: 2, unit_price: espresso.unit_price }],
+        delivery_fee: 299, tip: 50, total: 2 * espresso.unit_price + 299 + 50, placed_at: now.toISOString(), deny_reason: null,
+      } as MarketplaceOrder;
+      const client: MarketplaceClient = { getOrder: async () => order, acceptOrder: async () => order, denyOrder: async () => order };
+      await tdb.updateTable('items').set({ channels: ['delivery', 'pos', 'kiosk', 'online_ordering', 'qr_ordering'] as never }).where('id', '=', espresso.id).execute();
+      const r = await importMarketplaceOrder(
+        { central: api.deps.db, redis: api.deps.redis, log: api.deps.log, now: () => new Date(), clients: { 'delivery-a': client, 'delivery-b': null } as never },
+        { provider: 'delivery-a', connectionId, externalOrderId: order.id, eventId: `tx-fees-${order.id}` },
+      );
+      expect(r.outcome).toBe('imported');
+      const d = (await bo('GET', `/${r.transactionId}`)).body.data;
+      expect([d.subtotal, d.discount, d.tip_amount, d.fees, d.total]).toEqual([2 * espresso.unit_price, 0, 50, 299, order.total]);
+      const text = (await bo('GET', '/export?channel=delivery')).text.replace(/^\uFEFF/, '').trim().split('\n');
+      const header = text[0]!.split(',');
+      const row = text.slice(1).map((l) => l.split(',')).find((c) => c[header.indexOf('id')] === r.transactionId)!;
+      const col = (name: string) => Number(row[header.indexOf(name)]);
+      expect([col('subtotal'), col('discount'), col('tip_amount'), col('fees'), col('total')]).toEqual([d.subtotal, d.discount, d.tip_amount, d.fees, d.total]);
+      expect(col('subtotal') - col('discount') + col('tip_amount') + col('fees')).toBe(col('total'));
+    } finally {
+      await api.deps.db.deleteFrom('integration_connections').where('id', '=', connectionId).execute();
+    }
   });
 });
