@@ -87,3 +87,27 @@ describe('register-c dispatch: a tip is not a line of the check', () => {
     expect(checksOf(id).map((c) => [c.status, c.paid, c.payments.length])).toEqual([['CLOSED', fromCents(items), 1]]);
   });
 });
+
+describe('register-c dispatch: a tip does not pay for our discount', () => {
+  test('a kiosk order with an offer of ours and a tip pays the check what the goods sold for; the rest stays open for the staff', async () => {
+    const now = new Date();
+    const offerId = Bun.randomUUIDv7();
+    await tdb.insertInto('offers').values({ id: offerId, name: 'Kiosk 10', description: null, status: 'active', rule: JSON.stringify({ kind: 'percentage', percent: 10 }), item_ids: [], category_ids: [], channels: ['kiosk'], location_ids: null, schedule: null, created_at: now, updated_at: now } as never).execute();
+    try {
+      const items = 3 * item('Espresso').unit_price + item('Croissant').unit_price;
+      // A tip above the discount: paying the captured total up to the balance would close the check with the tip.
+      const tip = 500;
+      const id = await captureKioskOrder({ env, tdb, merchant: m, payments: providers(), cardB }, tip);
+      const t = await loadTransaction(tdb, id);
+      expect(t.discount).toBeGreaterThan(0);
+      expect(t.discount).toBeLessThan(tip);
+      expect(t.total).toBe(items - t.discount + tip);
+      const { step } = await dispatchOutcome(tdb, id);
+      expect(step!.outcome).toBe('synced');
+      const [check] = checksOf(id);
+      expect(check).toMatchObject({ status: 'OPEN', total: fromCents(items), paid: fromCents(items - t.discount), payments: [{ reference: `${id}:pay`, paymentMethodId: 'pm-card', amount: fromCents(items - t.discount) }] });
+    } finally {
+      await tdb.deleteFrom('offers').where('id', '=', offerId).execute();
+    }
+  });
+});

@@ -83,11 +83,13 @@ async function pushOrder(p: PushTarget, order: DispatchOrder): Promise<{ externa
     p.settings.table_number === null
       ? await p.client.toGoOrder(loc, { reference: order.orderId, profileCode, ...(order.customerName ? { customerName: order.customerName.slice(0, 100) } : {}), items })
       : await p.client.localOrder(loc, { reference: order.orderId, profileCode, tableNumber: p.settings.table_number, items });
-  // The check is paid with what we captured, up to its open balance: a tip (or a fee) is ours, not a line of
-  // the check, and register-c refuses a payment above the balance (which used to fail the order for good
-  // with its check left open). A check already paid by an earlier run has nothing open: nothing is sent.
-  // A free order has nothing to pay; register-c refuses a zero payment.
-  const amount = Math.min(order.paid, toCents(check.total) - toCents(check.paid));
+  // The check is paid with what we captured for the goods, up to its open balance: a tip (or a fee) is
+  // ours, not a line of the check (nor does it pay for a discount of ours the check does not know: that
+  // balance stays open for the staff), and register-c refuses a payment above the balance (which used to
+  // fail the order for good with its check left open). A check already paid by an earlier run has nothing
+  // open: nothing is sent. A free order has nothing to pay; register-c refuses a zero payment.
+  const goods = order.paid - order.tip - order.serviceCharge;
+  const amount = Math.min(goods, toCents(check.total) - toCents(check.paid));
   if (amount > 0) await p.client.pay(loc, check.id, { reference: `${order.orderId}:pay`, paymentMethodId: p.methodId, amountCents: amount });
   return { externalId: check.id };
 }
