@@ -30,6 +30,8 @@ export const TRANSACTION_EXPORT_COLUMNS = [
   // After it, for the same reason: what was charged beyond the goods and the tip (a marketplace's
   // delivery fee), so a row adds up: subtotal - discount + tip_amount + fees = total.
   'fees',
+  // A payment test-mode order (no money taken): the stats' and reports' money leaves these rows out.
+  'is_test',
 ] as const;
 const PAGE = 500;
 
@@ -75,6 +77,7 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
           auto_success: t.auto_success,
           running_provider: transactionProvider(t),
           fees: t.fees,
+          is_test: t.is_test,
         };
         if (!csv.write(row)) await new Promise((res) => csv.once('drain', res));
       }

@@ -105,6 +105,8 @@ export function transactionView(t: TransactionRow, lines?: readonly TransactionL
     by_vat_rate: t.by_vat_rate,
     is_free: t.is_free,
     auto_success: t.auto_success,
+    // A payment test-mode order: no money was taken, so the stats and reports leave it out.
+    is_test: t.is_test,
     created_at: t.created_at.toISOString(),
     completed_at: t.completed_at ? t.completed_at.toISOString() : null,
     ...(lines

@@ -76,6 +76,7 @@ export const Transaction = t.Object({
   by_vat_rate: t.Array(t.Unknown()),
   is_free: t.Boolean(),
   auto_success: t.Boolean(),
+  is_test: t.Boolean({ description: 'a payment test-mode order: no money taken; left out of the transaction stats\' money and the reports' }),
   created_at: t.String(),
   completed_at: t.Nullable(t.String()),
   lines: t.Optional(t.Array(Line)),

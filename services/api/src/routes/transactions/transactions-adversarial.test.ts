@@ -129,6 +129,26 @@ describe('back-office transactions', () => {
     expect({ count: after.count, total: after.total }).toEqual({ count: before.count - 1, total: before.total - made[1]!.total });
   });
 
+  test('a test-mode transaction says so in the detail, the data table and the export, whose non-test Complete rows add up to the stats', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    await tdb.updateTable('transactions').set({ is_test: true }).where('id', '=', made[1]!.id).execute();
+    try {
+      expect((await bo('GET', `/${made[1]!.id}`)).body.data.is_test).toBe(true);
+      expect((await bo('GET', `/${made[0]!.id}`)).body.data.is_test).toBe(false);
+      const rows = (await bo('GET', '/datatable?per_page=100&status=Complete')).body.data as { id: string; is_test: boolean }[];
+      expect(rows.find((r) => r.id === made[1]!.id)!.is_test).toBe(true);
+      const stats = (await bo('GET', '/stats?status=Complete')).body.data.complete;
+      const text = (await bo('GET', '/export?status=Complete')).text.replace(/^\uFEFF/, '').trim().split('\n');
+      const header = text[0]!.split(',');
+      const cells = text.slice(1).map((l) => l.split(','));
+      const real = cells.filter((c) => c[header.indexOf('is_test')] === 'false');
+      expect(cells.find((c) => c[header.indexOf('id')] === made[1]!.id)![header.indexOf('is_test')]).toBe('true');
+      expect({ count: real.length, total: real.reduce((s, c) => s + Number(c[header.indexOf('total')]), 0) }).toEqual({ count: stats.count, total: stats.total });
+    } finally {
+      await tdb.updateTable('transactions').set({ is_test: false }).where('id', '=', made[1]!.id).execute();
+    }
+  });
+
   test('detail money adds up: lines + tip + fees = total = subtotal - discount + tip + fees; VAT groups cover the goods', async () => {
     const r = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty: 3 }, { item_id: m.items[1]!.id, qty: 1 }], tip_amount: 125 } });
     await sim.complete(r.body.data.idempotency_key);
