@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { prng, prngUuidV4 } from '../testing/prng.ts';
 import type { OrderLine } from './line-totals.ts';
-import { orderTotals, refundVatGroups, vatGroup, vatOfGross } from './order-totals.ts';
+import { orderTotals, vatGroup, vatOfGross } from './order-totals.ts';
 
 const RATES: Record<string, number> = { coffee: 21, sandwich: 6, beer: 21, water: 0, wine: 12 };
 const rateOf = (id: string): number => {
@@ -128,53 +128,6 @@ describe('orderTotals', () => {
         // net is the rounded exact net: |gross*100/(100+rate) - net| <= 1/2
         expect(Math.abs(2 * (g.gross * 100 - g.net * (100 + g.rate)))).toBeLessThanOrEqual(100 + g.rate);
       }
-    }
-  });
-});
-
-describe('refundVatGroups', () => {
-  const l = (vat_rate: number, line_total: number) => ({ vat_rate, line_total });
-
-  test('two espressos (2.80 at 21 %) refunded one by one give back the sale VAT (97), not 49 + 49', () => {
-    const sale = vatGroup(21, 560);
-    expect(sale.vat).toBe(97);
-    const first = refundVatGroups([], [l(21, 280)]);
-    const second = refundVatGroups([l(21, 280)], [l(21, 280)]);
-    expect(first).toEqual([{ rate: 21, net: 231, vat: 49, gross: 280 }]);
-    expect(second).toEqual([{ rate: 21, net: 232, vat: 48, gross: 280 }]);
-    expect(first[0]!.vat + second[0]!.vat).toBe(sale.vat);
-  });
-
-  test('a refund of every line at once is the sale\'s own groups; lines of other rates before do not count', () => {
-    const lines = [l(21, 280), l(6, 220), l(21, 280), l(0, 150)];
-    expect(refundVatGroups([], lines)).toEqual([vatGroup(21, 560), vatGroup(6, 220), vatGroup(0, 150)]);
-    expect(refundVatGroups([l(6, 220)], [l(21, 280)])).toEqual([vatGroup(21, 280)]);
-  });
-
-  test('any order of partial refunds adds up to the sale VAT per rate, each group gross = net + vat, net within 0..gross', () => {
-    const r = prng(20261128);
-    const rand = () => r.next();
-    for (let run = 0; run < 300; run++) {
-      const rates = [21, 12, 6, 0, 5.5];
-      const lines = Array.from({ length: 1 + Math.floor(rand() * 8) }, () => l(rates[Math.floor(rand() * rates.length)]!, Math.floor(rand() * 5000)));
-      const sale = orderTotals(
-        lines.map((x, i) => ({ uuid: String(i), item_id: String(i), qty: 1, unit_price: x.line_total, price_source: 'catalog' })),
-        (id) => lines[Number(id)]!.vat_rate,
-      );
-      const order = [...lines].sort(() => rand() - 0.5);
-      const done: typeof lines = [];
-      const back = new Map<number, number>();
-      while (done.length < order.length) {
-        const take = order.slice(done.length, done.length + 1 + Math.floor(rand() * 3));
-        for (const g of refundVatGroups(done, take)) {
-          expect(g.net + g.vat).toBe(g.gross);
-          expect(g.net).toBeGreaterThanOrEqual(0);
-          expect(g.net).toBeLessThanOrEqual(g.gross);
-          back.set(g.rate, (back.get(g.rate) ?? 0) + g.vat);
-        }
-        done.push(...take);
-      }
-      for (const g of sale.by_vat_rate) expect(back.get(g.rate)).toBe(g.vat);
     }
   });
 });

@@ -80,37 +80,3 @@ export function orderTotals(lines: readonly OrderLine[], vatRateOf: (item_id: st
   const vat = by_vat_rate.reduce((s, g) => s + g.vat, 0);
   return { subtotal, discount, vat, total: subtotal - discount, by_vat_rate };
 }
-
-/** A line of a sale as a refund reads it: its item's VAT rate and its line total (discounted gross). */
-export interface RefundableLine {
-  readonly vat_rate: number;
-  readonly line_total: Cents;
-}
-
-/**
- * The VAT groups of a refund of `refunding`, once `refundedBefore` (lines of the same sale refunded
- * earlier) have gone back. The sale's VAT is computed per rate group (`orderTotals`), so VAT taken per
- * refund on its own lines could add up, over partial refunds, to a cent more or less than the sale's
- * group VAT. Each refund's VAT for a rate is instead what its lines add to the VAT of everything
- * refunded at that rate so far: `vatOfGross(before + gross) - vatOfGross(before)`. A sale refunded line
- * by line then gives back exactly its VAT per rate, and a refund of every line at once is the sale's own
- * groups. Positive figures, rate descending, `gross = net + vat`.
- */
-export function refundVatGroups(refundedBefore: readonly RefundableLine[], refunding: readonly RefundableLine[]): VatRateTotal[] {
-  const sumByRate = (lines: readonly RefundableLine[]) => {
-    const m = new Map<number, Cents>();
-    for (const l of lines) {
-      assertRate(l.vat_rate);
-      m.set(l.vat_rate, (m.get(l.vat_rate) ?? 0) + l.line_total);
-    }
-    return m;
-  };
-  const before = sumByRate(refundedBefore);
-  return [...sumByRate(refunding).entries()]
-    .sort(([a], [b]) => b - a)
-    .map(([rate, gross]) => {
-      const prior = before.get(rate) ?? 0;
-      const vat = vatOfGross(prior + gross, rate) - vatOfGross(prior, rate);
-      return { rate, net: gross - vat, vat, gross };
-    });
-}

@@ -1,7 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
-import { refundVatGroups, type VatRateTotal } from '@pos/domain/orders/order-totals';
+import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
 import { refundEvent, type FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
@@ -55,6 +55,13 @@ export interface RefundResource {
 }
 
 const lineResource = (l: StoredLine): RefundLineResource => ({ uuid: l.uuid, item_id: l.item_id, name: l.name, qty: l.qty, amount: l.line_total });
+
+/** VAT groups of the refunded lines (positive), rate descending: the report takes them off the day. */
+function refundVat(lines: readonly StoredLine[]): VatRateTotal[] {
+  const gross = new Map<number, Cents>();
+  for (const l of lines) gross.set(l.vat_rate, (gross.get(l.vat_rate) ?? 0) + l.line_total);
+  return [...gross.entries()].sort(([a], [b]) => b - a).map(([rate, g]) => vatGroup(rate, g));
+}
 
 const alreadyRefunded = (uuids: readonly string[]) => errors.conflict(ALREADY_REFUNDED_MESSAGE, { reason: 'already_refunded', extra: { line_uuids: [...uuids] } });
 
@@ -174,9 +181,7 @@ export async function refundSale(
         const till = await findTakingTill(tx, actor, { lock: 'share' });
         if (!till) throw errors.conflict(NO_OPEN_TILL_MESSAGE, { reason: 'no_open_till' });
         const amount = lines.reduce((s, l) => s + l.line_total, 0);
-        // VAT of what this refund adds to the sale's refunds so far (`refundVatGroups`): refunded line by
-        // line, a sale gives back exactly the VAT it was sold with.
-        const by_vat_rate = refundVatGroups(saleLines.filter((l) => done.has(l.uuid)), lines);
+        const by_vat_rate = refundVat(lines);
         await tx
           .insertInto('pos_refunds')
           .values({
