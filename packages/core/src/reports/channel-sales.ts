@@ -38,6 +38,13 @@ function localDateBetween(at: Expression<unknown>, from: string, to: string): Ex
   return sql<SqlBool>`(${at} at time zone loc.timezone)::date between ${from}::date and ${to}::date`;
 }
 
+/**
+ * The channel a transaction is reported under: a table QR order is stored on channel `online_ordering`
+ * (its verification and online flows select that channel) and marked `payment_snapshot.channel`
+ * `table_qr`; the reports count it under `table_qr`, where the guest ordered.
+ */
+export const reportChannel = sql<TransactionChannel>`case when t.payment_snapshot->>'channel' = 'table_qr' then 'table_qr' else t.channel end`;
+
 /** `vg.value->key` is a whole number (cents): a group with any other figure is skipped, as `vatGroupsOf` does. */
 const isCents = (key: string) => sql<SqlBool>`jsonb_typeof(vg.value->${key}) = 'number' and (vg.value->>${key})::numeric % 1 = 0`;
 const cents = (key: string) => sql<string>`(vg.value->>${key})::numeric`;
@@ -46,8 +53,8 @@ export async function loadChannelSales(tdb: TenantDb, scope: ReportScope): Promi
   if (scope.locationIds.length === 0) return { byChannel: {}, byVatRate: [] };
   const [channels, vat] = await Promise.all([
     countedTransactions(tdb, scope)
-      .select((eb) => ['t.channel', eb.fn.countAll<string>().as('n'), sql<string>`coalesce(sum(t.total - t.tip_amount - t.fees), 0)`.as('gross'), sql<string>`coalesce(sum(t.tip_amount), 0)`.as('tips'), sql<string>`coalesce(sum(t.fees), 0)`.as('fees')])
-      .groupBy('t.channel')
+      .select((eb) => [reportChannel.as('channel'), eb.fn.countAll<string>().as('n'), sql<string>`coalesce(sum(t.total - t.tip_amount - t.fees), 0)`.as('gross'), sql<string>`coalesce(sum(t.tip_amount), 0)`.as('tips'), sql<string>`coalesce(sum(t.fees), 0)`.as('fees')])
+      .groupBy(reportChannel)
       .execute(),
     countedTransactions(tdb, scope)
       .innerJoin(sql<{ value: unknown }>`jsonb_array_elements(case when jsonb_typeof(t.by_vat_rate) = 'array' then t.by_vat_rate else '[]'::jsonb end)`.as('vg'), (j) => j.onTrue())

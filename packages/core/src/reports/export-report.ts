@@ -4,7 +4,7 @@ import { SALES_CHANNELS, type SalesChannel } from '@pos/domain/reports/sales-cha
 import type { Access } from '../auth/access.ts';
 import { MOVEMENT_TYPES } from '../catalog/inventories.ts';
 import { DecimalCents, exportTable, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
-import { countedTransactions } from './channel-sales.ts';
+import { countedTransactions, reportChannel } from './channel-sales.ts';
 import { inventoryReport } from './inventory-report.ts';
 import { productsReport } from './products-report.ts';
 import { resolveReportScope, type ReportQuery, type ReportScope } from './report-window.ts';
@@ -57,13 +57,13 @@ async function salesRows(tdb: TenantDb, w: ReportScope): Promise<Record<(typeof 
       .select((eb) => [
         sql<string>`(t.completed_at at time zone loc.timezone)::date::text`.as('date'),
         't.location_id',
-        't.channel',
+        reportChannel.as('channel'),
         eb.fn.countAll<string>().as('n'),
         sql<string>`sum(t.total - t.tip_amount - t.fees)`.as('amount'),
         sql<string>`sum(t.tip_amount)`.as('tips'),
         sql<string>`sum(t.fees)`.as('fees'),
       ])
-      .groupBy([sql`(t.completed_at at time zone loc.timezone)::date`, 't.location_id', 't.channel'])
+      .groupBy([sql`(t.completed_at at time zone loc.timezone)::date`, 't.location_id', reportChannel])
       .execute(),
   ]);
   const acc = new Map<string, { date: string; location_id: string; channel: SalesChannel; f: Figures }>();

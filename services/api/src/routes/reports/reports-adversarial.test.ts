@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startCardASimulator } from '@pos/providers/payments';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { insertRefund, insertSale, registerSession, sellThroughApi, today, yesterday } from '../pos-admin/pos-admin.test-support.ts';
@@ -77,5 +78,40 @@ describe('report exports', () => {
     const vat = d.by_vat_rate.reduce((a: any, v: any) => ({ gross: a.gross + v.gross, netvat: a.netvat + v.net + v.vat }), { gross: 0, netvat: 0 });
     expect(vat).toEqual({ gross: d.totals.net, netvat: d.totals.net });
     expect(d.by_tender.reduce((a: number, t: any) => a + t.amount, 0)).toBe(d.totals.net);
+  });
+});
+
+describe('sales report channels: a table QR order', () => {
+  test('a paid table QR order counts under table_qr in the sales report and its export, not under online_ordering', async () => {
+    const cardA = startCardASimulator({ secretKey: 'sk_test_reports_adv' });
+    const qa = await createTestApi({ env: { CARD_A_SECRET_KEY: 'sk_test_reports_adv', CARD_A_BASE_URL: cardA.url } });
+    try {
+      const q = await qa.seed('reports-adv-qr');
+      const token = await qa.ownerToken(q);
+      const loc = q.locations[0]!.id;
+      expect((await qa.call('PUT', `/api/back-office/qr-ordering/${loc}`, { token, body: { enabled: true } })).status).toBe(200);
+      const section = await qa.call('POST', '/api/table-sections', { token, body: { location_id: loc, name: 'Terrace', tables: 2 } });
+      const scan = await qa.call('GET', `/api/table-qr-ordering/${loc}/${section.body.data.id}/1`);
+      expect(scan.status).toBe(200);
+      const espresso = q.items.find((i) => i.name === 'Espresso')!;
+      const pay = await qa.call('POST', `/api/online-ordering/${q.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: espresso.id, qty: 2 }], table_session_id: scan.body.data.id, tip_amount: 40 } });
+      expect(pay.status).toBe(200);
+      await cardA.confirmIntent(pay.body.data.payment.id, pay.body.data.payment.client_secret);
+      const verified = await qa.call('POST', `/api/online-ordering/${q.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: pay.body.data.transaction_id } });
+      expect(verified.body.data.status).toBe('Complete');
+
+      const day = new Date().toLocaleDateString('en-CA', { timeZone: 'Europe/Brussels' });
+      const r = await qa.call('GET', `/api/back-office/reports/sales?from=${day}&to=${day}&location_id=${loc}`, { token });
+      expect(r.status).toBe(200);
+      const row = (c: string) => r.body.data.by_channel.find((x: { channel: string }) => x.channel === c);
+      expect(row('table_qr')).toEqual({ channel: 'table_qr', sales_count: 1, refunds_count: 0, gross: 2 * espresso.unit_price, refunds: 0, net: 2 * espresso.unit_price, tips: 40, fees: 0 });
+      expect(row('online_ordering')).toMatchObject({ sales_count: 0, gross: 0 });
+      const csv = csvLines((await qa.call('GET', `/api/back-office/reports/export?report=sales&from=${day}&to=${day}&location_id=${loc}`, { token })).text);
+      const header = csv[0]!.split(',');
+      expect(csv.slice(1).map((l) => l.split(',')[header.indexOf('channel')])).toEqual(['table_qr']);
+    } finally {
+      await qa.close();
+      await cardA.stop();
+    }
   });
 });
