@@ -5,6 +5,7 @@ import type { ApiDeps } from './context.ts';
 import { createTokenService } from './plugins/tokens.ts';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
+import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import { AuthCache } from '@pos/core/auth/auth-cache';
 import { subscribeAuthInvalidation } from '@pos/core/auth/auth-invalidation';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
@@ -31,7 +32,7 @@ export async function buildDeps(env: Record<string, string | undefined>, opts: {
   const subscriber = createRedis(await ensureRedis(config.REDIS_URL), 'api-auth-invalidation');
   subscriber.on('error', (e) => log.warn('redis subscriber error', { err: e.message }));
   await subscribeAuthInvalidation(subscriber, authCache, log);
-  const fiscal = createFiscalService(fiscalConfigFromEnv(config), log, { clock: opts.clock });
+  const fiscal = createFiscalService(fiscalConfigFromEnv(config), log, { clock: opts.clock, hooks: registerRecoveryHooks(opts.clock ?? systemClock, log) });
   const contentMaxBytes = config.CONTENT_MAX_BYTES ? Number(config.CONTENT_MAX_BYTES) : DEFAULT_CONTENT_MAX_BYTES;
   const clientAddress = createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES'));
   const deps: ApiDeps = {

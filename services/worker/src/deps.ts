@@ -2,6 +2,7 @@ import { createLogger, createRedis, ensureRedis, portOf, readEnv, systemClock, W
 import { createDatabase, resolveDatabase } from '@pos/db';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
+import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import { DEFAULT_FISCAL_RECOVER_MS } from './fiscal-recover-scheduler.ts';
 import { DEFAULT_HEARTBEAT_MS } from './heartbeat-scheduler.ts';
 import { DEFAULT_WEBHOOK_PURGE_MS } from './webhooks-purge-scheduler.ts';
@@ -42,7 +43,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     clock,
     port: portOf(config.WORKER_PORT, 3200),
     heartbeatMs: config.WORKER_HEARTBEAT_MS ? Number(config.WORKER_HEARTBEAT_MS) : DEFAULT_HEARTBEAT_MS,
-    fiscal: createFiscalService(fiscalConfig, log, { clock }),
+    fiscal: createFiscalService(fiscalConfig, log, { clock, hooks: registerRecoveryHooks(clock, log) }),
     payments,
     registers: registerDispatchFromEnv(handle.db, config),
     integrations: syncClientsFromEnv(config),

@@ -6,6 +6,7 @@ import type { FiscalConfig } from './fiscal-config.ts';
 import type { SignedFiscalEvent } from './journal-rows.ts';
 import { completePendingEntry, reserveRemote, sendReserved, signEvent, signInTransaction, signRemote, type FiscalSignDeps, type PendingOutcome, type ReservedEntry, type SignEventInput } from './sign-event.ts';
 import { createSignerRegistry, type SignerRegistry } from './signer-registry.ts';
+import type { RecoveryHooks } from './recover-pending.ts';
 import { signOverHead, type HeadSnapshot, type SignedOverHead } from './sign-over-head.ts';
 
 /**
@@ -41,13 +42,18 @@ export interface FiscalServiceOptions {
   readonly clock?: Clock;
   /** Transport of remote modules (default global fetch). */
   readonly fetch?: FetchLike;
+  /**
+   * Finish the records of earlier entries a send completes on its way (sends go in journal order;
+   * the register passes `registerRecoveryHooks`).
+   */
+  readonly hooks?: RecoveryHooks;
 }
 
 /** Builds the fiscal service. Reads no environment: parse it with `fiscalConfigFromEnv`. */
 export function createFiscalService(config: FiscalConfig, log: Logger, opts: FiscalServiceOptions = {}): FiscalService {
   const clock = opts.clock ?? systemClock;
   const signers = createSignerRegistry(config, { clock, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const deps: FiscalSignDeps = { signers, clock, log: log.child({ component: 'fiscal' }), posSwVersion: config.posSwVersion ?? corePackage.version };
+  const deps: FiscalSignDeps = { signers, clock, log: log.child({ component: 'fiscal' }), posSwVersion: config.posSwVersion ?? corePackage.version, ...(opts.hooks ? { hooks: opts.hooks } : {}) };
   return {
     signers,
     signInTransaction: (tx, input) => signInTransaction(deps, tx, input),

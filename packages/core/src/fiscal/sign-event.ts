@@ -15,12 +15,14 @@ import {
   type TicketMedium,
 } from '@pos/fiscal';
 import { FdmError, FdmNetworkError, type RemoteFdmSigner } from '@pos/providers/fdm/fdm-client';
+import { sql } from 'kysely';
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors, type Clock, type Logger } from '@pos/kernel';
 import { activeFdmFor, isSigning, type FdmEnrolment } from './active-fdm.ts';
 import { DbCounterStore, reserveCounters, SEQ_LABEL, ticketLabel } from './counter-store.ts';
-import { failureHash, lastEntryRow, signedEventOf, toJournalEntry, type FiscalSignError, type FiscalSubject, type JournalRow, type SignedFiscalEvent } from './journal-rows.ts';
+import { failureHash, lastEntryRow, signedEventOf, subjectOf, toJournalEntry, type FiscalSignError, type FiscalSubject, type JournalRow, type SignedFiscalEvent } from './journal-rows.ts';
 import type { SignerRegistry } from './signer-registry.ts';
+import type { RecoveryHooks } from './recover-pending.ts';
 
 // Signing a fiscal event and journaling it (DESIGN 2, Fiscal):
 // - software mode (in-process signer): `signInTransaction` reserves the counters, signs and appends
@@ -78,6 +80,11 @@ export interface FiscalSignDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly posSwVersion: string;
+  /**
+   * Finish the record of an EARLIER entry this send completed on its way (`sendInJournalOrder`):
+   * its own request may be gone (it answered 503), and recovery only looks at pending entries.
+   */
+  readonly hooks?: RecoveryHooks;
 }
 
 /** 422 `fiscal_not_enrolled`: no active Belgian-regime enrolment at the location. */
@@ -289,6 +296,107 @@ async function sendPendingRow(deps: FiscalSignDeps, tdb: TenantDb, row: JournalR
   return finishRow(deps, tdb, row.id, { result });
 }
 
+/** Label of a remote device's send lease in `fiscal_counters` (value: the holder's expiry, epoch ms; free once past). */
+export const SEND_LEASE_LABEL = 'send-lease';
+/** A lease outlives one module call (15 s client time-out) and is renewed before each call. */
+const SEND_LEASE_MS = 30_000;
+/** How long a sender waits for the device's lease before its entry is left pending for recovery. */
+const SEND_WAIT_MS = 20_000;
+const SEND_POLL_MS = 15;
+
+const dbNowMs = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
+/**
+ * Takes the device's send lease (one sender per remote module at a time, across processes) without
+ * holding a connection or a transaction while the module is called: a conditional upsert of the
+ * `send-lease` counter row, taken when it is free or its holder's lease ran out (a crashed holder).
+ * The value is the holder's token; renewing and releasing only touch the holder's own lease.
+ */
+async function takeSendLease(tdb: TenantDb, fdmId: string): Promise<{ renew(): Promise<boolean>; release(): Promise<void> } | null> {
+  const deadline = Date.now() + SEND_WAIT_MS;
+  for (;;) {
+    const row = await tdb
+      .insertInto('fiscal_counters')
+      .values({ fdm_id: fdmId, label: SEND_LEASE_LABEL, value: sql<number>`${dbNowMs} + ${SEND_LEASE_MS}` })
+      .onConflict((oc) => oc.columns(['fdm_id', 'label']).doUpdateSet({ value: sql<number>`excluded.value` }).where('fiscal_counters.value', '<', dbNowMs))
+      .returning('value')
+      .executeTakeFirst();
+    if (row) {
+      let token = Number(row.value);
+      return {
+        async renew() {
+          const r = await tdb
+            .updateTable('fiscal_counters')
+            .set({ value: sql<number>`${dbNowMs} + ${SEND_LEASE_MS}` })
+            .where('fdm_id', '=', fdmId)
+            .where('label', '=', SEND_LEASE_LABEL)
+            .where('value', '=', token)
+            .returning('value')
+            .executeTakeFirst();
+          if (!r) return false;
+          token = Number(r.value);
+          return true;
+        },
+        async release() {
+          await tdb.updateTable('fiscal_counters').set({ value: 0 }).where('fdm_id', '=', fdmId).where('label', '=', SEND_LEASE_LABEL).where('value', '=', token).execute();
+        },
+      };
+    }
+    if (Date.now() >= deadline) return null;
+    await Bun.sleep(SEND_POLL_MS);
+  }
+}
+
+/**
+ * Sends a pending entry to its remote module in journal order (docs/decisions.md "Fiscal: one
+ * device's events reach its module in journal order"). The module counts events as they arrive
+ * (`eventCounter`, `totalCounter`) and the register numbers them in `seq` and `posFiscalTicketNo`:
+ * entry N+1 must never reach it before entry N. Under the device's send lease, the device's earlier
+ * entries still pending are sent first, oldest first (their records finished through `deps.hooks`);
+ * when one of them stays pending (module unreachable), this entry is not sent either and stays
+ * pending (503 for a live request, the next recovery run for the sweep). The entry is read again
+ * under the lease: one completed meanwhile (by recovery or a retry) is answered as it is, never
+ * sent twice.
+ */
+async function sendInJournalOrder(deps: FiscalSignDeps, tdb: TenantDb, row: JournalRow, signer: RemoteFdmSigner): Promise<PendingOutcome> {
+  const lease = await takeSendLease(tdb, row.fdm_id);
+  if (!lease) {
+    deps.log.warn('fiscal data module busy; entry stays pending', { fdm_id: row.fdm_id, seq: Number(row.seq) });
+    return { status: 'pending', journal_id: row.id, reason: 'busy', cause: new FdmNetworkError('Another send to this fiscal data module is still in progress') };
+  }
+  try {
+    const earlier = await tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', row.fdm_id).where('status', '=', 'pending').where('seq', '<', row.seq).orderBy('seq').execute();
+    for (const e of earlier) {
+      let outcome: PendingOutcome;
+      try {
+        if (!(await lease.renew())) return { status: 'pending', journal_id: row.id, reason: 'lease lost' };
+        outcome = await sendPendingRow(deps, tdb, e, signer);
+      } catch (err) {
+        deps.log.error('an earlier fiscal entry could not be sent; later entries wait', { fdm_id: e.fdm_id, seq: Number(e.seq), err });
+        return { status: 'pending', journal_id: row.id, reason: 'earlier entry not sent', cause: err };
+      }
+      if (outcome.status === 'pending') return { status: 'pending', journal_id: row.id, reason: `waits for seq ${Number(e.seq)}`, cause: outcome.cause };
+      await finishEarlier(deps, tdb, e, outcome);
+    }
+    const current = await tdb.selectFrom('fiscal_journal').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    if (current.status !== 'pending') return outcomeOf(current);
+    if (!(await lease.renew())) return { status: 'pending', journal_id: row.id, reason: 'lease lost' };
+    return await sendPendingRow(deps, tdb, current, signer);
+  } finally {
+    await lease.release().catch((err: unknown) => deps.log.warn('fiscal send lease not released; it runs out by itself', { fdm_id: row.fdm_id, err }));
+  }
+}
+
+/** Runs the record hooks of an earlier entry completed on the way; a failure is logged (its owner or a retry finishes it). */
+async function finishEarlier(deps: FiscalSignDeps, tdb: TenantDb, row: JournalRow, outcome: PendingOutcome): Promise<void> {
+  try {
+    if (outcome.status === 'signed') await deps.hooks?.onSigned?.(tdb, outcome.signed);
+    else if (outcome.status === 'failed') await deps.hooks?.onFailed?.(tdb, { journal_id: outcome.journal_id, subject: subjectOf(row), error: outcome.error });
+  } catch (err) {
+    deps.log.error('finishing an earlier fiscal entry failed', { journal_id: row.id, fdm_id: row.fdm_id, seq: Number(row.seq), err });
+  }
+}
+
 /** A remote module's pending journal entry, written in the caller's transaction (`reserveRemote`). */
 export type ReservedEntry = JournalRow;
 
@@ -318,7 +426,7 @@ export async function reserveRemote(deps: FiscalSignDeps, tx: TenantTx, input: S
  */
 export async function sendReserved(deps: FiscalSignDeps, tdb: TenantDb, reserved: ReservedEntry): Promise<SignedFiscalEvent> {
   if (tdb.isTransaction) throw new Error('sendReserved must not run inside a transaction: the fiscal module is called outside it');
-  const outcome = await sendPendingRow(deps, tdb, reserved, deps.signers.remote(reserved.fdm_id));
+  const outcome = await sendInJournalOrder(deps, tdb, reserved, deps.signers.remote(reserved.fdm_id));
   switch (outcome.status) {
     case 'signed':
       return outcome.signed;
@@ -370,7 +478,7 @@ export async function completePendingEntry(deps: FiscalSignDeps, tdb: TenantDb, 
     deps.log.error('pending fiscal entry cannot be sent: module not configured', { fdm_id: row.fdm_id, err: e instanceof AppError && e.cause instanceof Error ? e.cause.message : e });
     return { status: 'pending', journal_id: row.id, reason: 'not configured', cause: e };
   }
-  return sendPendingRow(deps, tdb, row, signer);
+  return sendInJournalOrder(deps, tdb, row, signer);
 }
 
 /**

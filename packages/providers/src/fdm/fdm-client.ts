@@ -69,7 +69,7 @@ export class RemoteFdmSigner implements FiscalSigner {
   }
 
   async sign(event: FiscalEvent): Promise<SignResult> {
-    return toSignResult(await this.signRaw(event));
+    return toSignResult(event, await this.signRaw(event));
   }
 
   /** The module's full answer (VAT calculation, footer, warnings) for receipts and logs. */
@@ -95,6 +95,8 @@ export class RemoteFdmSigner implements FiscalSigner {
     if (first) {
       throw new FdmError(first.extensions?.code ?? 'UNKNOWN', first.extensions?.subCode, first.message ?? 'Fiscal data module refused the request', res.status);
     }
+    // 408 and 429 say "not now" (a time-out, a throttle), not "never": the same request is retried later.
+    if (res.status === 408 || res.status === 429) throw new FdmNetworkError(`Fiscal data module answered HTTP ${res.status}`, res.status);
     if (res.status >= 400 && res.status < 500) throw new FdmError(`HTTP_${res.status}`, undefined, `Fiscal data module answered HTTP ${res.status}`, res.status);
     const result = payload?.data?.[request.operationName];
     if (!res.ok || !result) throw new FdmNetworkError(`Fiscal data module answered HTTP ${res.status} without a result`, res.status);
@@ -102,10 +104,24 @@ export class RemoteFdmSigner implements FiscalSigner {
   }
 }
 
-function toSignResult(r: FdmSignResponse): SignResult {
-  const ref = r.fdmRef;
+/**
+ * The module's answer as a signature of `event`. An answer that is not a usable signature of THIS
+ * event (no valid fdmRef, or another register's or ticket's echo) is not a refusal: the module may
+ * well have counted the event (a garbled or misrouted answer), so it is an unknown outcome
+ * (`FdmNetworkError`): the entry stays pending and the same request is sent again later (a module
+ * replays an identical request without counting it twice). Taking it for a refusal would undo a
+ * sale the module counted.
+ */
+function toSignResult(event: FiscalEvent, r: FdmSignResponse): SignResult {
+  const ref = r?.fdmRef;
   if (!ref || !LABELS.has(ref.eventLabel) || !Number.isSafeInteger(ref.eventCounter) || !Number.isSafeInteger(ref.totalCounter) || typeof r.digitalSignature !== 'string') {
-    throw new FdmError('INVALID_RESPONSE', 'fdmRef', 'Fiscal data module answered without a valid fdmRef', 200);
+    throw new FdmNetworkError('Fiscal data module answered without a valid fdmRef');
+  }
+  const echo = r as unknown as Record<string, unknown>;
+  for (const field of ['posId', 'posFiscalTicketNo', 'deviceId'] as const) {
+    if (echo[field] !== undefined && echo[field] !== null && echo[field] !== event[field]) {
+      throw new FdmNetworkError(`Fiscal data module answered for another event (${field} ${String(echo[field])}, sent ${String(event[field])})`);
+    }
   }
   return {
     fdmRef: { fdmId: ref.fdmId, fdmDateTime: ref.fdmDateTime, eventLabel: ref.eventLabel as EventLabel, eventCounter: ref.eventCounter, totalCounter: ref.totalCounter },
