@@ -11,7 +11,7 @@
  * The client of a remote module over GraphQL is a provider client: `@pos/providers/fdm/fdm-client`.
  */
 export { canonicalJson } from './canonical-json.ts';
-export { vatLabel, VAT_RATES, type VatLabel } from './vat.ts';
+export { unlabelledVatRates, vatLabel, VAT_RATES, type VatLabel } from './vat.ts';
 export {
   financialsFromTender,
   moneyInOutEvent,

@@ -20,3 +20,8 @@ export function vatLabel(ratePercent: number): VatLabel {
   if (!label) throw new RangeError(`No Belgian VAT label for rate ${ratePercent} %`);
   return label;
 }
+
+/** The rates among `ratesPercent` that have no label (distinct, ascending): such a line cannot be signed. */
+export function unlabelledVatRates(ratesPercent: Iterable<number>): number[] {
+  return [...new Set([...ratesPercent].filter((r) => !LABELS.has(r)))].sort((a, b) => a - b);
+}

@@ -9,6 +9,7 @@ export {
   derivedBookingPeriodId,
   notEnrolledError,
   refusedError,
+  requireVatLabels,
   unreachableError,
   type PendingOutcome,
   type ReservedEntry,

@@ -13,6 +13,7 @@ import {
   type JournalEntry,
   type SignResult,
   type TicketMedium,
+  unlabelledVatRates,
 } from '@pos/fiscal';
 import { FdmError, FdmNetworkError, type RemoteFdmSigner } from '@pos/providers/fdm/fdm-client';
 import { sql } from 'kysely';
@@ -114,6 +115,20 @@ export function derivedBookingPeriodId(locationId: string, date: string): string
   h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
   const hex = h.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * 422 `fiscal_vat_rate` when a line's VAT rate has no Belgian label (A 21 %, B 12 %, C 6 %, D 0 %):
+ * the module cannot register it, so the sale (or the fire) is refused before anything is written.
+ * A merchant can hold other rates (a custom rate, another country's default) for other channels.
+ */
+export function requireVatLabels(ratesPercent: Iterable<number>): void {
+  const missing = unlabelledVatRates(ratesPercent);
+  if (missing.length === 0) return;
+  throw errors.businessRule(
+    `The fiscal data module has no VAT label for ${missing.map((r) => `${r} %`).join(', ')}: only 21 %, 12 %, 6 % and 0 % can be signed. Give the item a Belgian VAT rate or take the line off.`,
+    { reason: 'fiscal_vat_rate', extra: { vat_rates: missing } },
+  );
 }
 
 /** A location's fiscal identity, checked before anything is signed. */

@@ -5,7 +5,7 @@ import { lineTotals } from '@pos/domain/orders/line-totals';
 import { notOpenRefusal, orderTransition, type OrderAction, type OrderState } from '@pos/domain/orders/order-state';
 import { normalisePosTenders, parseSettleBody, settle, type FrozenLeg, type FrozenTender, type SettleInput } from '@pos/tenders';
 import { saleEvent, type FiscalDrawer, type LineInput } from '@pos/fiscal';
-import { isSigning, type FiscalService, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
+import { isSigning, requireVatLabels, type FiscalService, type SignedFiscalEvent, type SignEventInput } from '../../fiscal/index.ts';
 import { findChangeEntry, resumeSignedChange, runSignedChange, type PreparedChange, type SignedChangeKind } from '../signed-change/signed-change.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, isUuidText, orderNotFound } from './order-queries.ts';
@@ -83,12 +83,19 @@ export function fiscalLineOf(line: StoredLine): LineInput {
 
 const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
 
-/** The 409 for an order that can no longer be settled, or null when it is OPEN with lines. */
+/** The 409 for an order that can no longer be settled, the 422 `fiscal_vat_rate` for a line no VAT label signs, or null. */
 function settleRefusal(row: OrderRow): AppError | null {
   if (row.state === 'SETTLED') return errors.conflict(ALREADY_SETTLED, { reason: 'not_open' });
   const refused = notOpenRefusal(row.state);
   if (refused) return errors.conflict(refused.message, { reason: refused.reason });
-  if (storedLines(row).length === 0) return errors.conflict(EMPTY_ORDER_SETTLE, { reason: 'empty_order' });
+  const lines = storedLines(row);
+  if (lines.length === 0) return errors.conflict(EMPTY_ORDER_SETTLE, { reason: 'empty_order' });
+  try {
+    requireVatLabels(lines.map((l) => l.vat_rate));
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
   return null;
 }
 

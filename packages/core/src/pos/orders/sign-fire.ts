@@ -2,7 +2,7 @@ import type { TenantDb, TenantTx } from '@pos/db';
 import { AppError } from '@pos/kernel';
 import { orderEvent, type FiscalLine, type OrderEvent } from '@pos/fiscal';
 import type { FireDeltaLine } from '@pos/domain/kitchen/fire-delta';
-import { activeFdmFor, isSigning, type FiscalService, type ReservedEntry } from '../../fiscal/index.ts';
+import { activeFdmFor, isSigning, requireVatLabels, type FiscalService, type ReservedEntry } from '../../fiscal/index.ts';
 import { journalOnlyKind } from '../signed-change/signed-change.ts';
 import { fireFiscalLines } from './fire-fiscal-lines.ts';
 import type { StoredLine } from './order-resource.ts';
@@ -80,6 +80,8 @@ export async function signFireInTransaction(tx: TenantTx, fiscal: FireFiscal, ac
   const corrects = delta.some((d) => d.qty < 0);
   const lines = fireFiscalLines(delta, fire.orderLines, corrects ? await earlierOrderLines(tx, fire.orderId) : []);
   if (!lines.length) return null;
+  // A line no VAT label signs: 422 `fiscal_vat_rate`, the fire (and its kitchen tickets) rolled back.
+  requireVatLabels(lines.map((l) => l.vatRate));
   const input = {
     locationId: actor.locationId,
     deviceId: actor.deviceId,
