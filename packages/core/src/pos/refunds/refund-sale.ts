@@ -1,7 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
-import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
+import { refundVatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
 import { refundEvent, type FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
@@ -56,11 +56,20 @@ export interface RefundResource {
 
 const lineResource = (l: StoredLine): RefundLineResource => ({ uuid: l.uuid, item_id: l.item_id, name: l.name, qty: l.qty, amount: l.line_total });
 
-/** VAT groups of the refunded lines (positive), rate descending: the report takes them off the day. */
-function refundVat(lines: readonly StoredLine[]): VatRateTotal[] {
+const grossByRate = (lines: readonly StoredLine[]): Map<number, Cents> => {
   const gross = new Map<number, Cents>();
   for (const l of lines) gross.set(l.vat_rate, (gross.get(l.vat_rate) ?? 0) + l.line_total);
-  return [...gross.entries()].sort(([a], [b]) => b - a).map(([rate, g]) => vatGroup(rate, g));
+  return gross;
+};
+
+/**
+ * VAT groups of the refunded lines (positive), rate descending: the report takes them off the day.
+ * Each rate's VAT is what remains of the sale's VAT after the `earlier` refunded lines
+ * (`refundVatGroup`), so refunding a sale line by line never gives back more VAT than it collected.
+ */
+function refundVat(lines: readonly StoredLine[], earlier: readonly StoredLine[]): VatRateTotal[] {
+  const before = grossByRate(earlier);
+  return [...grossByRate(lines).entries()].sort(([a], [b]) => b - a).map(([rate, g]) => refundVatGroup(rate, g, before.get(rate) ?? 0));
 }
 
 const alreadyRefunded = (uuids: readonly string[]) => errors.conflict(ALREADY_REFUNDED_MESSAGE, { reason: 'already_refunded', extra: { line_uuids: [...uuids] } });
@@ -181,7 +190,7 @@ export async function refundSale(
         const till = await findTakingTill(tx, actor, { lock: 'share' });
         if (!till) throw errors.conflict(NO_OPEN_TILL_MESSAGE, { reason: 'no_open_till' });
         const amount = lines.reduce((s, l) => s + l.line_total, 0);
-        const by_vat_rate = refundVat(lines);
+        const by_vat_rate = refundVat(lines, saleLines.filter((l) => done.has(l.uuid)));
         await tx
           .insertInto('pos_refunds')
           .values({
