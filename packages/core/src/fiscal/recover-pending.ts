@@ -10,6 +10,11 @@ export interface RecoveryHooks {
   onSigned?(tdb: TenantDb, signed: SignedFiscalEvent): Promise<void>;
   /** The module refused (it counted nothing): e.g. put the order back to OPEN. */
   onFailed?(tdb: TenantDb, failed: { readonly journal_id: string; readonly subject: FiscalSubject | null; readonly error: FiscalSignError }): Promise<void>;
+  /**
+   * After the pending entries: finish (or undo) the records whose entry is complete but which were
+   * left as reservations, written at or before `olderThan` (a process stopped between the two steps).
+   */
+  sweep?(tdb: TenantDb, olderThan: Date): Promise<{ readonly finished: number; readonly undone: number }>;
 }
 
 export interface RecoverOptions {
@@ -85,6 +90,14 @@ export async function recoverPendingEntries(tdb: TenantDb, service: Pick<FiscalS
     }
   }
   if (rows.length > 0) opts.log?.info('fiscal recovery run', { signed, failed, pending });
+  if (opts.hooks?.sweep) {
+    try {
+      const left = await opts.hooks.sweep(tdb, cutoff);
+      if (left.finished + left.undone > 0) opts.log?.warn('fiscal recovery finished records left behind by an interrupted change', { ...left });
+    } catch (e) {
+      opts.log?.error('fiscal recovery could not finish records left behind', { err: e });
+    }
+  }
   return { signed, failed, pending, outcomes };
 }
 

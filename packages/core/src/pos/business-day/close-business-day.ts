@@ -80,6 +80,9 @@ export const zReportChange: SignedChangeKind<{ row: DayRow; z_report: StoredZRep
       .where('id', '=', dayId)
       .execute();
   },
+  async unfinished(db, olderThan, limit) {
+    return (await db.selectFrom('pos_business_days').select('id').where('status', '=', 'closed').where('journal_id', 'is', null).where('closed_at', '<=', olderThan).orderBy('closed_at').limit(limit).execute()).map((r) => r.id);
+  },
 };
 
 /** The refusals a close checks (before asking for the permission, and again under the locks). */

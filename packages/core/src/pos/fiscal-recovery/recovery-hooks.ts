@@ -1,6 +1,7 @@
 import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import type { Clock, Logger } from '@pos/kernel';
 import type { FiscalSubject, RecoveryHooks } from '../../fiscal/index.ts';
+import { signedEventOf } from '../../fiscal/journal-rows.ts';
 import { SIGNED_CHANGE_KINDS } from '../signed-change/registry.ts';
 import type { SignedChangeKind } from '../signed-change/signed-change.ts';
 
@@ -40,8 +41,37 @@ export function recoveryHooksOf(kinds: readonly SignedChangeKind<unknown>[], clo
       const { id } = failed.subject;
       await inTx(tdb, (tx) => kind.undo(tx, id, { journal_id: failed.journal_id }, clock.now()));
     },
+    async sweep(tdb, olderThan) {
+      let finished = 0;
+      let undone = 0;
+      for (const kind of bySubject.values()) {
+        if (!kind.unfinished) continue;
+        for (const id of await kind.unfinished(tdb, olderThan, SWEEP_LIMIT)) {
+          // The record's latest entry: pending ones are the pending sweep's; none, nothing was counted.
+          const entry = await tdb.selectFrom('fiscal_journal').selectAll().where('subject_type', '=', kind.subjectType).where('subject_id', '=', id).orderBy('created_at', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst();
+          if (!entry || entry.status === 'pending') continue;
+          try {
+            if (entry.status === 'signed') {
+              const signed = signedEventOf(entry);
+              await inTx(tdb, (tx) => kind.finish(tx, id, signed, clock.now()));
+              await kind.afterRecovered?.(tdb, id, clock.now()).catch((err) => log?.warn('after-recovery step failed', { kind: kind.name, subject_id: id, err }));
+              finished++;
+            } else {
+              await inTx(tdb, (tx) => kind.undo(tx, id, { journal_id: entry.id }, clock.now()));
+              undone++;
+            }
+          } catch (err) {
+            log?.error('a record left behind could not be finished', { kind: kind.name, subject_id: id, journal_id: entry.id, err });
+          }
+        }
+      }
+      return { finished, undone };
+    },
   };
 }
+
+/** Records per kind a sweep finishes at most (the rest wait for the next run). */
+const SWEEP_LIMIT = 200;
 
 /**
  * The recovery hooks of the register (`recoverPendingEntries`, the worker's `fiscal.recover` job):

@@ -341,4 +341,7 @@ export const saleChange: SignedChangeKind<OrderRow> = {
   async afterRecovered(tdb, orderId, now) {
     await queueSaleReceipt(tdb, orderId, now);
   },
+  async unfinished(db, olderThan, limit) {
+    return (await db.selectFrom('pos_orders').select('id').where('state', '=', 'SETTLING').where('updated_at', '<=', olderThan).orderBy('updated_at').limit(limit).execute()).map((r) => r.id);
+  },
 };

@@ -112,6 +112,9 @@ export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_a
     await tx.deleteFrom('pos_refund_lines').where('refund_id', '=', id).execute();
     await tx.deleteFrom('pos_refunds').where('id', '=', id).execute();
   },
+  async unfinished(db, olderThan, limit) {
+    return (await db.selectFrom('pos_refunds').select('id').where('fiscal', 'is', null).where('created_at', '<=', olderThan).orderBy('created_at').limit(limit).execute()).map((r) => r.id);
+  },
 };
 
 /**

@@ -51,6 +51,13 @@ export interface SignedChangeKind<F> {
   undo(tx: TenantTx, subjectId: string, refusal: Refusal, now: Date): Promise<void>;
   /** After the recovery job recorded a late signature (e.g. the sale's receipt); its failure is logged, never fatal. */
   afterRecovered?(tdb: TenantDb, subjectId: string, now: Date): Promise<void>;
+  /**
+   * Subject ids of this kind's reservations still waiting for their signature, written at or before
+   * `olderThan` (at most `limit`). The recovery sweep finishes or undoes those whose journal entry is
+   * already complete: a process that stopped between recording the module's answer on the entry and
+   * finishing the record left them so, and the sweep of pending entries no longer sees them.
+   */
+  unfinished?(db: TenantDb, olderThan: Date, limit: number): Promise<string[]>;
 }
 
 /** What a prepared change signs: the subject id within its kind, the event input (its subject is the kind's) and the call's state. */

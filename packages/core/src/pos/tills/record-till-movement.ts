@@ -60,6 +60,9 @@ export const tillMovementChange: SignedChangeKind<{ row: MovementRow; signed: Si
     // Gone already, or signed by another entry: nothing to take back.
     await tx.deleteFrom('pos_till_movements').where('id', '=', id).where('journal_id', 'is', null).execute();
   },
+  async unfinished(db, olderThan, limit) {
+    return (await db.selectFrom('pos_till_movements').select('id').where('journal_id', 'is', null).where('created_at', '<=', olderThan).orderBy('created_at').limit(limit).execute()).map((r) => r.id);
+  },
 };
 
 /**
