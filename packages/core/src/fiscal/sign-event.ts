@@ -363,8 +363,8 @@ async function takeSendLease(tdb: TenantDb, fdmId: string): Promise<{ renew(): P
 }
 
 /**
- * Sends a pending entry to its remote module in journal order (docs/decisions.md "Fiscal: one
- * device's events reach its module in journal order"). The module counts events as they arrive
+ * Sends a pending entry to its remote module in journal order (docs/decisions.md "Fiscal and the
+ * business day", one device's events reach its module in journal order). The module counts events as they arrive
  * (`eventCounter`, `totalCounter`) and the register numbers them in `seq` and `posFiscalTicketNo`:
  * entry N+1 must never reach it before entry N. Under the device's send lease, the device's earlier
  * entries still pending are sent first, oldest first (their records finished through `deps.hooks`);
