@@ -155,14 +155,18 @@ describe('fiscal recovery of till movements, refunds and Z closes (remote module
     expect(movement!.journal_id).toBeNull();
     expect(refund!.fiscal).toBeNull();
 
-    // The recovered movement and refund count in the till: float + paid in - refund.
-    await closeTill(till, 5000 + 500 - 560);
-    // While they wait for the module the day cannot be Z closed: a late refusal would change its totals.
-    expect(await call(manager, 'POST', '/pos/business-day/close', {})).toMatchObject({ status: 409, body: { reason: 'fiscal_pending' } });
+    // While they wait for the module the till cannot be counted (a late refusal would change its
+    // expected cash), nor the day Z closed.
+    expect((await call(manager, 'POST', `/pos/tills/${till}/end`)).status).toBe(200);
+    expect(await call(manager, 'POST', `/pos/tills/${till}/count`, { counted: 5000 + 500 - 560 })).toMatchObject({ status: 409, body: { reason: 'fiscal_pending' } });
+    expect(await call(manager, 'POST', '/pos/business-day/close', {})).toMatchObject({ status: 409, body: { reason: 'open_tills' } });
 
     const signedBefore = sim.signedCount;
     await runWorkerJob();
     expect(sim.signedCount).toBe(signedBefore + 2);
+    // The recovered movement and refund count in the till: float + paid in - refund.
+    expect((await call(manager, 'POST', `/pos/tills/${till}/count`, { counted: 5000 + 500 - 560 })).body).toMatchObject({ expected: 5000 + 500 - 560, variance: 0 });
+    expect((await call(manager, 'POST', `/pos/tills/${till}/close`)).body.till.state).toBe('closed');
 
     const movementEntry = await only(journalOf(manager, 'pos_till_movement', movement!.id));
     expect(movementEntry.status).toBe('signed');

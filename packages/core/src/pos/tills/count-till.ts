@@ -3,7 +3,7 @@ import { errors, type Logger } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { countResult, flaggedVariance, readCountBody, tillTransition, type CountResult } from '@pos/domain/tills/till-rules';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
-import { requireLocationTill, tillCash, tillResource, type TillResource } from './till-queries.ts';
+import { requireLocationTill, tillCash, tillCashPending, tillResource, TILL_CASH_PENDING_MESSAGE, type TillResource } from './till-queries.ts';
 import type { RegisterActor } from '../register-actor.ts';
 
 /** The count and close responses: the till beside the flat variance block (spec 2 till rules 3 and 4). */
@@ -33,6 +33,8 @@ export async function countTill(db: TenantDb, log: Logger, actor: RegisterActor,
       const till = await requireLocationTill(tx, actor.locationId, tillId, { lock: true });
       const t = tillTransition({ state: till.state, counted: till.counted !== null }, 'count');
       if (t.kind === 'refused') throw errors.conflict(t.message, { reason: t.reason });
+      // The count freezes the expected cash: not while part of it may still be signed or taken back.
+      if (await tillCashPending(tx, till)) throw errors.conflict(TILL_CASH_PENDING_MESSAGE, { reason: 'fiscal_pending' });
       const { expected } = await tillCash(tx, till);
       const result = countResult(expected, read.counted, till.flagged_variance);
       const row = await tx

@@ -199,5 +199,35 @@ export async function tillCash(db: Db, till: Pick<TillRow, 'id' | 'opening_float
   return { opening_float: till.opening_float, cash_sales_net, refunds_cash, movements: expected - till.opening_float - cash_sales_net + refunds_cash, expected };
 }
 
+export const TILL_CASH_PENDING_MESSAGE = 'Cash of this till is still waiting for the fiscal data module: count the till once it is signed.';
+
+/**
+ * True while cash booked to this till waits for a remote fiscal module (a pending journal entry): a
+ * movement or a refund of the till, or a cash sale whose signed cash line names the till's drawer
+ * (a SETTLING sale is booked to the till only once signed). Its refusal would take it back, its
+ * signature would book it: either way the expected cash is not final yet.
+ */
+export async function tillCashPending(db: Db, till: Pick<TillRow, 'id' | 'location_id' | 'drawer_snapshot'>): Promise<boolean> {
+  const drawerId = tillDrawer(till).id;
+  const row = await db
+    .selectFrom('fiscal_journal')
+    .select('id')
+    .where('location_id', '=', till.location_id)
+    .where('status', '=', 'pending')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('subject_type', '=', 'pos_till_movement'), eb('subject_id', 'in', eb.selectFrom('pos_till_movements').select(sql<string>`id::text`.as('id')).where('till_id', '=', till.id))]),
+        eb.and([eb('subject_type', '=', 'pos_refund'), eb('subject_id', 'in', eb.selectFrom('pos_refunds').select(sql<string>`id::text`.as('id')).where('till_id', '=', till.id))]),
+        eb.and([
+          eb('subject_type', '=', 'pos_order'),
+          sql<boolean>`exists (select 1 from jsonb_array_elements(coalesce(payload::jsonb -> 'financials', '[]'::jsonb)) f where f->>'type' = 'CASH' and f->'drawer'->>'drawerId' = ${drawerId})`,
+        ]),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** True for a Postgres unique violation (optionally of one constraint or index); defined in `@pos/db`. */
 export { isUniqueViolation } from '@pos/db';
