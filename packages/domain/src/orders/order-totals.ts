@@ -47,19 +47,6 @@ export function vatGroup(rate: number, gross: Cents): VatRateTotal {
 }
 
 /**
- * The VAT group of `gross` cents of a sale given back at `rate` when `earlier` cents of that sale at
- * that rate were given back before: the VAT of everything given back so far minus what the earlier
- * refunds gave back. A sale's VAT is rounded once per rate (`vatGroup` of the rate's gross), so
- * rounding each refund on its own could give back more VAT than was collected (two lines of 2.80 at
- * 21 %: 0.97 collected, 0.49 + 0.49 given back); this way a sale refunded in parts gives back
- * exactly its VAT.
- */
-export function refundVatGroup(rate: number, gross: Cents, earlier: Cents): VatRateTotal {
-  const vat = vatOfGross(earlier + gross, rate) - vatOfGross(earlier, rate);
-  return { rate, net: gross - vat, vat, gross };
-}
-
-/**
  * The server-side totals of an order (the client never computes them).
  *
  * - `subtotal` is the sum of line gross before discount; `discount` the sum of line discounts

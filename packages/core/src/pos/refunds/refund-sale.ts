@@ -1,7 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
-import { refundVatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
+import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
 import { refundEvent, type FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { isUuidText } from '../orders/order-queries.ts';
@@ -56,20 +56,16 @@ export interface RefundResource {
 
 const lineResource = (l: StoredLine): RefundLineResource => ({ uuid: l.uuid, item_id: l.item_id, name: l.name, qty: l.qty, amount: l.line_total });
 
-const grossByRate = (lines: readonly StoredLine[]): Map<number, Cents> => {
-  const gross = new Map<number, Cents>();
-  for (const l of lines) gross.set(l.vat_rate, (gross.get(l.vat_rate) ?? 0) + l.line_total);
-  return gross;
-};
-
 /**
  * VAT groups of the refunded lines (positive), rate descending: the report takes them off the day.
- * Each rate's VAT is what remains of the sale's VAT after the `earlier` refunded lines
- * (`refundVatGroup`), so refunding a sale line by line never gives back more VAT than it collected.
+ * Each refund's VAT is its own lines', as the fiscal module computes it on the refund ticket it signs
+ * (decisions, "Money consistency across channels"): a sale refunded line by line may give back a cent
+ * more or less VAT than it collected, as its signed tickets say.
  */
-function refundVat(lines: readonly StoredLine[], earlier: readonly StoredLine[]): VatRateTotal[] {
-  const before = grossByRate(earlier);
-  return [...grossByRate(lines).entries()].sort(([a], [b]) => b - a).map(([rate, g]) => refundVatGroup(rate, g, before.get(rate) ?? 0));
+function refundVat(lines: readonly StoredLine[]): VatRateTotal[] {
+  const gross = new Map<number, Cents>();
+  for (const l of lines) gross.set(l.vat_rate, (gross.get(l.vat_rate) ?? 0) + l.line_total);
+  return [...gross.entries()].sort(([a], [b]) => b - a).map(([rate, g]) => vatGroup(rate, g));
 }
 
 const alreadyRefunded = (uuids: readonly string[]) => errors.conflict(ALREADY_REFUNDED_MESSAGE, { reason: 'already_refunded', extra: { line_uuids: [...uuids] } });
@@ -193,7 +189,7 @@ export async function refundSale(
         const till = await findTakingTill(tx, actor, { lock: 'share' });
         if (!till) throw errors.conflict(NO_OPEN_TILL_MESSAGE, { reason: 'no_open_till' });
         const amount = lines.reduce((s, l) => s + l.line_total, 0);
-        const by_vat_rate = refundVat(lines, saleLines.filter((l) => done.has(l.uuid)));
+        const by_vat_rate = refundVat(lines);
         await tx
           .insertInto('pos_refunds')
           .values({
