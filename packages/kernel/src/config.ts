@@ -38,6 +38,8 @@ export const PaymentEnv = {
   CARD_A_SECRET_KEY: Type.Optional(Type.String({ minLength: 8 })),
   CARD_B_BASE_URL: Type.Optional(HttpUrl),
   CARD_B_ACCOUNTS_URL: Type.Optional(HttpUrl),
+  /** card-b's hosted checkout page base (`{base}/web/checkout?ref={orderCode}`); CARD_B_BASE_URL when unset. */
+  CARD_B_CHECKOUT_URL: Type.Optional(HttpUrl),
   CARD_B_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
   CARD_B_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 8 })),
   PLATFORM_A_BASE_URL: Type.Optional(HttpUrl),
@@ -131,6 +133,8 @@ export const ApiEnv = {
   API_PORT: Type.Optional(Port),
   /** Public base URL the table QR codes point at (`{base}/table-qr-ordering/{locationId}/{sectionId}/{table}`); default http://localhost:3000/api. */
   TABLE_QR_PUBLIC_BASE_URL: Type.Optional(HttpUrl),
+  /** Public storefront address a hosted checkout sends the customer back to (`{base}/{slug}/{locationId}?transaction={id}`); default http://localhost:3000. */
+  ONLINE_ORDERING_PUBLIC_URL: Type.Optional(HttpUrl),
   /** API processes sharing API_PORT (reusePort); default 1. */
   API_PROCESSES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$' })),
   /** Milliseconds the register's authentication state is trusted in the process (default 5000; 0 = off). */

@@ -38,7 +38,7 @@ export interface OnlinePaymentDeps {
   readonly providers: PaymentProviders;
   readonly log: Logger;
   readonly now: () => Date;
-  /** Where the legacy card-b hosted page sends the customer back (the storefront). */
+  /** The public storefront a card-a hosted checkout sends the customer back to (`ONLINE_ORDERING_PUBLIC_URL`). */
   readonly checkoutReturnUrl?: string;
 }
 
@@ -80,6 +80,10 @@ const captureDeps = (deps: OnlinePaymentDeps, sf: Storefront, tenantDatabase: st
 async function tenantDatabaseOf(db: CentralDb, merchantId: string): Promise<string> {
   return (await db.selectFrom('merchants').select('tenant_database').where('id', '=', merchantId).executeTakeFirstOrThrow()).tenant_database;
 }
+
+/** Default storefront address when `ONLINE_ORDERING_PUBLIC_URL` is unset (development). */
+export const DEFAULT_STOREFRONT_URL = 'http://localhost:3000';
+const returnBase = (deps: OnlinePaymentDeps) => (deps.checkoutReturnUrl ?? DEFAULT_STOREFRONT_URL).replace(/\/+$/, '');
 
 /** The table QR fields of a snapshot, kept when the provider's snapshot replaces it. */
 function tableQrOf(snapshot: Record<string, unknown>): Record<string, unknown> {
@@ -249,8 +253,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
             amount: t.total,
             currency: deps.providers.currency.toLowerCase(),
             productName: `Order ${t.order_no}`,
-            successUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}`,
-            cancelUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}&cancelled=1`,
+            successUrl: `${returnBase(deps)}/${slug}/${loc.id}?transaction=${t.id}`,
+            cancelUrl: `${returnBase(deps)}/${slug}/${loc.id}?transaction=${t.id}&cancelled=1`,
             metadata,
             idempotencyKey: key,
           });
@@ -277,7 +281,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           customerTrns: `Order ${t.order_no}`,
           merchantTrns: String(t.order_no),
           tags: [loc.id, 'online_ordering'],
-          checkoutUrl: `${deps.checkoutReturnUrl ?? 'http://localhost'}/${slug}/${loc.id}?transaction=${t.id}`,
+          // The redirect is card-b's own checkout page; it sends the customer back per its payment source.
         });
         snapshot = { provider, idempotency_key: key, orderCode: order.orderCode };
         payment = { orderCode: order.orderCode, redirectUrl: order.redirectUrl };

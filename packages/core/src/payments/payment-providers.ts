@@ -7,6 +7,7 @@ export interface PaymentEnvValues {
   CARD_A_SECRET_KEY?: string | undefined;
   CARD_B_BASE_URL?: string | undefined;
   CARD_B_ACCOUNTS_URL?: string | undefined;
+  CARD_B_CHECKOUT_URL?: string | undefined;
   CARD_B_CLIENT_ID?: string | undefined;
   CARD_B_CLIENT_SECRET?: string | undefined;
   PLATFORM_A_BASE_URL?: string | undefined;
@@ -44,7 +45,7 @@ export function paymentProvidersFromEnv(env: PaymentEnvValues): PaymentProviders
     cardA: env.CARD_A_BASE_URL && env.CARD_A_SECRET_KEY ? new CardAClient({ baseUrl: env.CARD_A_BASE_URL, secretKey: env.CARD_A_SECRET_KEY }) : null,
     cardB:
       env.CARD_B_BASE_URL && env.CARD_B_CLIENT_ID && env.CARD_B_CLIENT_SECRET
-        ? new CardBClient({ baseUrl: env.CARD_B_BASE_URL, clientId: env.CARD_B_CLIENT_ID, clientSecret: env.CARD_B_CLIENT_SECRET, ...(env.CARD_B_ACCOUNTS_URL ? { accountsUrl: env.CARD_B_ACCOUNTS_URL } : {}) })
+        ? new CardBClient({ baseUrl: env.CARD_B_BASE_URL, clientId: env.CARD_B_CLIENT_ID, clientSecret: env.CARD_B_CLIENT_SECRET, ...(env.CARD_B_ACCOUNTS_URL ? { accountsUrl: env.CARD_B_ACCOUNTS_URL } : {}), ...(env.CARD_B_CHECKOUT_URL ? { checkoutUrl: env.CARD_B_CHECKOUT_URL } : {}) })
         : null,
     platformA: env.PLATFORM_A_BASE_URL && env.PLATFORM_A_ACCESS_TOKEN ? new PlatformAClient({ baseUrl: env.PLATFORM_A_BASE_URL, accessToken: env.PLATFORM_A_ACCESS_TOKEN }) : null,
     defaults: {

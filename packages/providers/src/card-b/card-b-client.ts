@@ -8,6 +8,8 @@ export interface CardBConfig {
   readonly clientId: string;
   readonly clientSecret: string;
   readonly timeoutMs?: number;
+  /** Base of the hosted checkout page the customer is sent to (`CARD_B_CHECKOUT_URL`); the API base when absent. */
+  readonly checkoutUrl?: string;
 }
 
 export interface CardBSaleInput {
@@ -138,14 +140,18 @@ export class CardBClient {
     };
   }
 
-  /** A hosted-checkout order (legacy online path); the customer is sent to `redirectUrl`. */
-  async createOrder(input: { amount: number; customerTrns: string; merchantTrns: string; tags: string[]; checkoutUrl: string; preauth?: boolean }): Promise<{ orderCode: string; redirectUrl: string }> {
+  /**
+   * A hosted-checkout order (legacy online path); the customer is sent to `redirectUrl`, card-b's own
+   * checkout page (`checkoutUrl`, else the configured one). Where the page sends the customer back is
+   * card-b's payment-source setting, not a field of the order.
+   */
+  async createOrder(input: { amount: number; customerTrns: string; merchantTrns: string; tags: string[]; checkoutUrl?: string; preauth?: boolean }): Promise<{ orderCode: string; redirectUrl: string }> {
     const res = await this.request('POST', '/checkout/v2/orders', { amount: input.amount, customerTrns: input.customerTrns, merchantTrns: input.merchantTrns, tags: input.tags, ...(input.preauth ? { preauth: true } : {}) });
     if (!res.ok) await this.fail(res, 'order refused');
     const b = await readJson('card-b', res);
     if (b?.orderCode == null) throw new ProviderError('card-b', 'invalid_response', 'order without orderCode', res.status);
     const orderCode = String(b.orderCode);
-    return { orderCode, redirectUrl: `${trimSlash(input.checkoutUrl)}/web/checkout?ref=${orderCode}` };
+    return { orderCode, redirectUrl: `${trimSlash(input.checkoutUrl ?? this.config.checkoutUrl ?? this.base)}/web/checkout?ref=${encodeURIComponent(orderCode)}` };
   }
 
   /** The order by its code; webhook amounts are major units, normalised here to cents. */

@@ -44,7 +44,14 @@ const doc = (summary: string, description?: string) => ({ detail: { tags: ['Onli
  * another merchant, or one with online ordering off, is a 404.
  */
 export function onlineOrderingRoutes(deps: ApiDeps) {
-  const pay: OnlinePaymentDeps = { db: deps.db, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() };
+  const pay: OnlinePaymentDeps = {
+    db: deps.db,
+    redis: deps.redis,
+    providers: deps.payments,
+    log: deps.log,
+    now: () => deps.clock.now(),
+    ...(deps.config.ONLINE_ORDERING_PUBLIC_URL ? { checkoutReturnUrl: deps.config.ONLINE_ORDERING_PUBLIC_URL } : {}),
+  };
   const geocoding = geocodingFromEnv(deps.config);
   // Optional auth (spec 1, restaurant suggestions): a token, when sent, must be valid (401 otherwise).
   const optionalAuth = async ({ headers }: { headers: Record<string, string | undefined> }) => {

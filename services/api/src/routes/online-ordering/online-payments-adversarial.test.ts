@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// An adversarial pass on online payments and the public storefront routes (spec 1 "Online ordering and
+// table QR ordering", spec 3 "Online ordering payment creation"). Real PostgreSQL, Redis and simulators.
+let cardA: CardASimulator;
+let cardB: CardBSimulator;
+let apiA: TestApi;
+let apiB: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+const A_KEY = 'sk_test_oo_adversarial';
+const STOREFRONT = 'https://order.example.com/shop';
+const CARD_B_PAGE = 'https://pay.card-b.example';
+
+beforeAll(async () => {
+  cardA = startCardASimulator({ secretKey: A_KEY, webhookSecret: 'whsec_oo_adversarial_0123' });
+  cardB = startCardBSimulator({ clientId: 'oo-adversarial', clientSecret: 'oo-adversarial-secret' });
+  apiA = await createTestApi({ env: { CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: A_KEY, ONLINE_ORDERING_PUBLIC_URL: `${STOREFRONT}/` } });
+  apiB = await createTestApi({
+    env: { CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'oo-adversarial', CARD_B_CLIENT_SECRET: 'oo-adversarial-secret', CARD_B_CHECKOUT_URL: CARD_B_PAGE, PAYMENT_DEFAULT_PROVIDER: 'card-b' },
+  });
+  a = await apiA.seed('opadv-a');
+  b = await apiB.seed('opadv-b');
+}, 60_000);
+afterAll(async () => {
+  await cardA.idle();
+  await apiA.close();
+  await apiB.close();
+  await cardA.stop();
+  await cardB.stop();
+});
+
+describe('hosted checkout addresses', () => {
+  test('a card-a hosted checkout sends the customer back to the configured storefront, not to localhost', async () => {
+    const owner = await apiA.ownerToken(a);
+    const loc = a.online_ordering.location_id;
+    await apiA.call('PUT', `/api/back-office/online-ordering/${loc}`, { token: owner, body: { local_debit_intent: false } });
+    const r = await apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }], payment_method: 'local_debit' } });
+    expect(r.status).toBe(200);
+    const id = r.body.data.transaction_id;
+    const cs = (await (await fetch(`${cardA.url}/v1/checkout/sessions/${r.body.data.payment.id}`, { headers: { authorization: `Bearer ${A_KEY}` } })).json()) as Record<string, string>;
+    expect([cs.success_url, cs.cancel_url]).toEqual([`${STOREFRONT}/${a.merchant.slug}/${loc}?transaction=${id}`, `${STOREFRONT}/${a.merchant.slug}/${loc}?transaction=${id}&cancelled=1`]);
+  });
+
+  test("the legacy card-b redirect is card-b's checkout page for the order code, not a storefront address with it glued on", async () => {
+    const loc = b.online_ordering.location_id;
+    const r = await apiB.call('POST', `/api/online-ordering/${b.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: b.items[0]!.id, qty: 1 }] } });
+    expect(r.status).toBe(200);
+    const orderCode: string = r.body.data.payment.orderCode;
+    expect(r.body.data.payment).toEqual({ orderCode, redirectUrl: `${CARD_B_PAGE}/web/checkout?ref=${orderCode}` });
+  });
+});
