@@ -58,6 +58,12 @@ export const THROTTLES = {
   descriptionUser: { name: 'description-generator', limit: 20, windowSeconds: 60 },
   descriptionMerchant: { name: 'description-generator-merchant', limit: 200, windowSeconds: 3600 },
   testPrintPrinter: { name: 'test-print', limit: 5, windowSeconds: 60 },
+  /**
+   * The storefront's public address lookups (`/online-ordering/address-suggestions`,
+   * `/coordinates-to-address`): each is a paid geocoding call and needs no token, so per client address.
+   * Autocomplete asks once per keystroke; 60 a minute covers a customer typing several addresses.
+   */
+  geocoding: { name: 'geocoding', limit: 60, windowSeconds: 60 },
   testPrintDevice: { name: 'test-print-device', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 

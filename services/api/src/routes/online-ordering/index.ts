@@ -22,6 +22,7 @@ async function customerOf(deps: ApiDeps, headers: Record<string, string | undefi
 import * as S from './online-ordering.schemas.ts';
 import { optionalCustomer } from '../customer-account/index.ts';
 import { authenticateOptional } from '../../middleware/authenticate.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 
 /**
  * `auth.optional, tenant:online-ordering` (spec 1): no token is a guest; a bad, expired or revoked token
@@ -53,12 +54,17 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     ...(deps.config.ONLINE_ORDERING_PUBLIC_URL ? { checkoutReturnUrl: deps.config.ONLINE_ORDERING_PUBLIC_URL } : {}),
   };
   const geocoding = geocodingFromEnv(deps.config);
+  // Every lookup is a paid provider call anyone can make: counted per client address (429 past the limit).
+  const geocodingThrottle = async ({ request, server }: { request: Request; server: Parameters<ApiDeps['throttleAddress']>[1] }) => {
+    await throttle(deps.redis, deps.env, [[THROTTLES.geocoding, deps.throttleAddress(request, server)]]);
+  };
   // Optional auth (spec 1, restaurant suggestions): a token, when sent, must be valid (401 otherwise).
   const optionalAuth = async ({ headers }: { headers: Record<string, string | undefined> }) => {
     await authenticateOptional(deps, headers.authorization);
   };
   return new Elysia({ name: 'online-ordering', prefix: '/online-ordering' })
     .get('/address-suggestions', async (ctx) => ({ data: await addressSuggestions(geocoding, deps.log, ctx.query.q, ctx.query.country) }), {
+      beforeHandle: geocodingThrottle,
       query: S.SuggestQuery,
       response: { 200: S.SuggestResponse },
       ...doc('Address autocomplete', 'Up to 5 addresses matching `q` (3 characters or more; shorter answers none), optionally in `country`, from the geocoding provider. 503 when it is not configured or unreachable.'),
@@ -91,6 +97,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       },
     )
     .get('/coordinates-to-address', async (ctx) => ({ data: await coordinatesToAddress(geocoding, deps.log, ctx.query.lat, ctx.query.lng) }), {
+      beforeHandle: geocodingThrottle,
       query: S.CoordinatesQuery,
       response: { 200: S.AddressResponse },
       ...doc('Reverse geocode', 'The nearest address of the geocoding provider, or null.'),

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import { startGeocodingSimulator, type GeocodingSimulator } from '@pos/providers/geocoding';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 // An adversarial pass on online payments and the public storefront routes (spec 1 "Online ordering and
 // table QR ordering", spec 3 "Online ordering payment creation"). Real PostgreSQL, Redis and simulators.
 let cardA: CardASimulator;
 let cardB: CardBSimulator;
+let geo: GeocodingSimulator;
+const GEO_KEY = 'geo-oo-adversarial-key';
 let apiA: TestApi;
 let apiB: TestApi;
 let a: DemoSeedResult;
@@ -18,7 +21,8 @@ const CARD_B_PAGE = 'https://pay.card-b.example';
 beforeAll(async () => {
   cardA = startCardASimulator({ secretKey: A_KEY, webhookSecret: 'whsec_oo_adversarial_0123' });
   cardB = startCardBSimulator({ clientId: 'oo-adversarial', clientSecret: 'oo-adversarial-secret' });
-  apiA = await createTestApi({ env: { CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: A_KEY, ONLINE_ORDERING_PUBLIC_URL: `${STOREFRONT}/` } });
+  geo = startGeocodingSimulator({ apiKey: GEO_KEY });
+  apiA = await createTestApi({ env: { CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: A_KEY, ONLINE_ORDERING_PUBLIC_URL: `${STOREFRONT}/`, GEOCODING_BASE_URL: geo.url, GEOCODING_API_KEY: GEO_KEY } });
   apiB = await createTestApi({
     env: { CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'oo-adversarial', CARD_B_CLIENT_SECRET: 'oo-adversarial-secret', CARD_B_CHECKOUT_URL: CARD_B_PAGE, PAYMENT_DEFAULT_PROVIDER: 'card-b' },
   });
@@ -31,7 +35,11 @@ afterAll(async () => {
   await apiB.close();
   await cardA.stop();
   await cardB.stop();
+  await geo.stop();
 });
+
+/** A client address of its own per run (throttle windows outlive a run). */
+const someAddress = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 describe('hosted checkout addresses', () => {
   test('a card-a hosted checkout sends the customer back to the configured storefront, not to localhost', async () => {
@@ -51,5 +59,23 @@ describe('hosted checkout addresses', () => {
     expect(r.status).toBe(200);
     const orderCode: string = r.body.data.payment.orderCode;
     expect(r.body.data.payment).toEqual({ orderCode, redirectUrl: `${CARD_B_PAGE}/web/checkout?ref=${orderCode}` });
+  });
+});
+
+describe('geocoding through the public routes (a paid provider call per request)', () => {
+  test('60 lookups a minute per client address, suggestions and reverse together; the 61st is 429 and never reaches the provider; another address is served', async () => {
+    const ip = someAddress();
+    for (let i = 0; i < 30; i++) {
+      expect((await apiA.call('GET', `/api/online-ordering/address-suggestions?q=Grote%20Markt%20${i}`, { ip })).status).toBe(200);
+      expect((await apiA.call('GET', '/api/online-ordering/coordinates-to-address?lat=50.8467&lng=4.3525', { ip })).status).toBe(200);
+    }
+    const asked = geo.requests.length;
+    const over = await apiA.call('GET', '/api/online-ordering/address-suggestions?q=Grote%20Markt', { ip });
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
+    const overReverse = await apiA.call('GET', '/api/online-ordering/coordinates-to-address?lat=50.8467&lng=4.3525', { ip });
+    expect(overReverse.status).toBe(429);
+    expect(geo.requests.length).toBe(asked);
+    expect((await apiA.call('GET', '/api/online-ordering/address-suggestions?q=Grote%20Markt', { ip: someAddress() })).status).toBe(200);
   });
 });
