@@ -87,12 +87,14 @@ export interface LocationRow {
   address: string | null;
   country: string;
   timezone: string;
+  /** `active` or `inactive` (settings > locations): an inactive location takes no new orders from the storefront. */
+  status: string;
 }
 
 /** The location of this tenant, or 404 `location`. */
 export async function findLocation(tdb: TenantDb, locationId: string): Promise<LocationRow> {
   const loc = isUuid(locationId)
-    ? await tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone']).where('id', '=', locationId).executeTakeFirst()
+    ? await tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone', 'status']).where('id', '=', locationId).executeTakeFirst()
     : undefined;
   if (!loc) throw errors.notFound('location');
   return loc;

@@ -21,8 +21,8 @@ export interface Suggestion {
   distance_km?: number;
 }
 
-/** After a change of a location's online ordering settings: the listing follows (listed while enabled). */
-export async function syncListing(db: CentralDb, merchant: { id: string; slug: string }, loc: { id: string; name: string }, s: OnlineOrderingSettings, now: Date): Promise<void> {
+/** After a change of a location's online ordering settings: the listing follows (listed while enabled and the location active). */
+export async function syncListing(db: CentralDb, merchant: { id: string; slug: string }, loc: { id: string; name: string; status?: string }, s: OnlineOrderingSettings, now: Date): Promise<void> {
   const values = {
     merchant_id: merchant.id,
     slug: merchant.slug,
@@ -30,7 +30,7 @@ export async function syncListing(db: CentralDb, merchant: { id: string; slug: s
     latitude: s.latitude,
     longitude: s.longitude,
     categories: [...new Set(s.categories.map((c) => c.trim()).filter(Boolean))],
-    listed: s.enabled,
+    listed: s.enabled && (loc.status ?? 'active') === 'active',
     updated_at: now,
   };
   await db

@@ -24,18 +24,19 @@ export async function storefrontOf(db: CentralDb, slug: string): Promise<Storefr
   return { merchant: { id: m.id, slug: m.slug, name: m.name }, tdb: bindTenant(db, m.tenant_database) };
 }
 
-/** A location of the storefront that takes online orders; otherwise 404 `location`. */
+/** A location of the storefront that takes online orders (active, online ordering on); otherwise 404 `location`. */
 export async function onlineLocation(sf: Storefront, locationId: string): Promise<{ loc: LocationRow; view: ReturnType<typeof onlineOrderingView> }> {
   const loc = await findLocation(sf.tdb, locationId);
+  if (loc.status !== 'active') throw errors.notFound('location');
   const s = await readSettings(sf.tdb, loc.id, 'online_ordering');
   if (!s.settings.enabled) throw errors.notFound('location');
   return { loc, view: onlineOrderingView(loc, s, new Date()) };
 }
 
-/** A location taking table QR orders (its `qr_ordering.enabled`); otherwise 404 `location`. */
+/** A location taking table QR orders (active, its `qr_ordering.enabled`); otherwise 404 `location`. */
 export async function tableQrLocation(sf: Storefront, locationId: string): Promise<{ loc: LocationRow; view: null }> {
   const loc = await findLocation(sf.tdb, locationId);
-  if (!(await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
+  if (loc.status !== 'active' || !(await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
   return { loc, view: null };
 }
 
@@ -61,7 +62,7 @@ export function onlineMenu(menu: PublishedMenu | null) {
 /** `GET /online-ordering/{slug}`: the merchant and every location with online ordering on, each with hours, channels and menu. */
 export async function describeStorefront(db: CentralDb, redis: Redis, slug: string, now: Date) {
   const sf = await storefrontOf(db, slug);
-  const locs = await sf.tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone']).orderBy('name').orderBy('id').execute();
+  const locs = await sf.tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone', 'status']).where('status', '=', 'active').orderBy('name').orderBy('id').execute();
   const locations = [];
   for (const loc of locs) {
     const s = await readSettings(sf.tdb, loc.id, 'online_ordering');

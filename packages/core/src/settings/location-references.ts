@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CentralTables, TenantTx } from '@pos/db';
+import { readSettings } from '../online-ordering/channel-settings.ts';
 
 /**
  * What refers to a location beyond the tenant schema's foreign keys (decisions.md, "Back-office
@@ -77,6 +78,15 @@ export async function releaseCentralRows(tx: TenantTx, merchantId: string, locat
   if (listing) await c.deleteFrom('restaurant_upvotes').where('location_id', '=', locationId).execute();
   await c.deleteFrom('register_b_mappings').where('merchant_id', '=', merchantId).where('location_id', '=', locationId).execute();
   await c.deleteFrom('register_c_mappings').where('merchant_id', '=', merchantId).where('location_id', '=', locationId).execute();
+}
+
+/**
+ * The public restaurant listing follows the location's status: an inactive location is not suggested;
+ * active again, it is listed while its online ordering is on.
+ */
+export async function listingFollowsStatus(tx: TenantTx, merchantId: string, locationId: string, status: string, now: Date): Promise<void> {
+  const listed = status === 'active' && (await readSettings(tx, locationId, 'online_ordering')).settings.enabled;
+  await central(tx).updateTable('restaurant_listings').set({ listed, updated_at: now }).where('merchant_id', '=', merchantId).where('location_id', '=', locationId).execute();
 }
 
 /** The public restaurant listing carries the location's name: a rename follows at once. */

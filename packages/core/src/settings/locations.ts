@@ -11,7 +11,7 @@ import { runDatatable, type Datatable, type DatatableQuery } from '../shared/dat
 import { safeCell } from '../shared/table-export.ts';
 import { isUuid } from '@pos/domain/ids';
 import { usableZone } from './location-zone.ts';
-import { locationHeldOutside, releaseCentralRows, renameListing } from './location-references.ts';
+import { listingFollowsStatus, locationHeldOutside, releaseCentralRows, renameListing } from './location-references.ts';
 import { inPersonProviderOf } from '../payments/in-person-provider.ts';
 import { locationPaymentProfile } from './location-payment-profile.ts';
 import { forgetLocationInCatalog } from '../catalog/forget-location.ts';
@@ -195,11 +195,13 @@ export async function updateLocation(tdb: TenantDb, access: Access, merchantId: 
   });
 }
 
-export async function setLocationStatus(tdb: TenantDb, access: Access, userId: string, id: string, status: LocationStatus): Promise<LocationView> {
+export async function setLocationStatus(tdb: TenantDb, access: Access, merchantId: string, userId: string, id: string, status: LocationStatus, now: Date = new Date()): Promise<LocationView> {
   const row = await findVisibleLocation(tdb, access, id);
   return inTenantTx(tdb, async (tx) => {
     await lockLocation(tx, row.id, 'update');
-    const updated = await tx.updateTable('locations').set({ status, updated_at: new Date() }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
+    const updated = await tx.updateTable('locations').set({ status, updated_at: now }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
+    // Restaurant suggestions stop listing an inactive location (its storefront takes no new orders).
+    await listingFollowsStatus(tx, merchantId, row.id, status, now);
     if (row.status !== status) await logActivity(tx, { userId, action: 'updated', subject: 'location', subjectId: row.id, properties: { status: { from: row.status, to: status } } });
     return view(updated);
   });

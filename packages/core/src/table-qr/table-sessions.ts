@@ -92,12 +92,15 @@ async function present(tdb: TenantDb | TenantTx, s: TableSessionRow): Promise<Ta
  * `GET /table-qr-ordering/{locationId}/{tableSectionId}/{tableNumber}`: the open session of the table,
  * opened when there is none. The partial unique index (one open session per table) makes concurrent
  * scans converge: each inserts with `on conflict do nothing`, then all read the one open row. With the
- * location's table QR ordering off (`qr_ordering.enabled`), the scan is refused as a table order is
- * (404 `location`) and opens nothing.
+ * location's table QR ordering off (`qr_ordering.enabled`), or the location inactive, the scan is
+ * refused as a table order is (404 `location`) and opens nothing.
  */
 export async function scanTable(t: QrTenant, locationId: string, sectionId: string, tableNumber: number, now: Date): Promise<{ session: TableSessionView; opened: boolean }> {
   if (!isUuid(sectionId)) throw errors.notFound('table section');
   if (!(await readSettings(t.tdb, locationId, 'qr_ordering')).settings.enabled) throw errors.notFound('location');
+  // An inactive location takes no new orders: no session is opened for them.
+  const loc = await t.tdb.selectFrom('locations').select('status').where('id', '=', locationId).executeTakeFirst();
+  if (loc && loc.status !== 'active') throw errors.notFound('location');
   // The section is key-share locked for the scan: a delete at the same moment waits for it (and then takes
   // the new session with it) or came first (404), never a session inserted for a deleted section.
   return t.tdb.transaction().execute(async (tx) => {

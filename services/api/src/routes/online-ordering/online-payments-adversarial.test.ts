@@ -79,3 +79,47 @@ describe('geocoding through the public routes (a paid provider call per request)
     expect((await apiA.call('GET', '/api/online-ordering/address-suggestions?q=Grote%20Markt', { ip: someAddress() })).status).toBe(200);
   });
 });
+
+describe('an inactive location (settings > locations status)', () => {
+  test('takes no new storefront or table orders and is not suggested; an order placed before is still verified; active again, all is back', async () => {
+    const owner = await apiA.ownerToken(a);
+    const loc = a.online_ordering.location_id;
+    const section = a.table_sections.find((s) => s.location_id === loc)!;
+    const slug = a.merchant.slug;
+    const tdb = apiA.deps.db.withSchema(a.merchant.tenant_database);
+    const count = async () => Number((await tdb.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const listed = async () => ((await apiA.call('GET', '/api/online-ordering/restaurant-suggestions/top?limit=50')).body.data as { location_id: string }[]).some((r) => r.location_id === loc);
+    const line = { item_id: a.items[0]!.id, qty: 1 };
+    // Placed while active, paid at card-a after the location was deactivated.
+    const before = await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/payment`, { body: { lines: [line] } });
+    expect(before.status).toBe(200);
+    expect(await listed()).toBe(true);
+
+    expect((await apiA.call('PUT', `/api/back-office/settings/locations/${loc}/status`, { token: owner, body: { status: 'inactive' } })).status).toBe(200);
+    const gone = { status: 404, body: { message: 'Unable to locate the location you requested.' } };
+    const n = await count();
+    const storefront = await apiA.call('GET', `/api/online-ordering/${slug}`);
+    expect(storefront.status).toBe(200);
+    expect((storefront.body.data.locations as { id: string }[]).map((l) => l.id)).not.toContain(loc);
+    expect(await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/available-timeslots`, { body: {} })).toMatchObject(gone);
+    expect(await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/offers/validate`, { body: { lines: [line] } })).toMatchObject(gone);
+    expect(await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/payment`, { body: { lines: [line] } })).toMatchObject(gone);
+    expect(await apiA.call('GET', `/api/table-qr-ordering/${loc}/${section.id}/1`)).toMatchObject(gone);
+    expect(await count()).toBe(n);
+    expect(await listed()).toBe(false);
+    // Saving the online settings of the inactive location does not list it again.
+    expect((await apiA.call('PUT', `/api/back-office/online-ordering/${loc}`, { token: owner, body: { enabled: true } })).status).toBe(200);
+    expect(await listed()).toBe(false);
+
+    await cardA.confirmIntent(before.body.data.payment.id, before.body.data.payment.client_secret);
+    await cardA.idle();
+    const verified = await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/verify-payment`, { body: { transaction_id: before.body.data.transaction_id } });
+    expect(verified.status).toBe(200);
+    expect(verified.body.data.status).toBe('Complete');
+
+    expect((await apiA.call('PUT', `/api/back-office/settings/locations/${loc}/status`, { token: owner, body: { status: 'active' } })).status).toBe(200);
+    expect(await listed()).toBe(true);
+    expect((await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/available-timeslots`, { body: {} })).status).toBe(200);
+    expect((await apiA.call('GET', `/api/table-qr-ordering/${loc}/${section.id}/1`)).status).toBe(200);
+  });
+});

@@ -131,7 +131,7 @@ export function settingsRoutes(deps: ApiDeps) {
       })
       .put(
         '/locations/:id/status',
-        async ({ tenant, access, auth, params, body }) => ({ data: await loc.setLocationStatus(tenant.db, await access(), auth.userId, params.id, body.status) }),
+        async ({ tenant, access, auth, params, body }) => ({ data: await loc.setLocationStatus(tenant.db, await access(), tenant.merchant.id, auth.userId, params.id, body.status, deps.clock.now()) }),
         { params: S.IdParams, query: S.VendorQuery, body: S.StatusBody, response: { 200: S.LocationResponse }, ...doc(L, 'Set a location\'s status', null, '`active` or `inactive`.') },
       )
       .delete(
