@@ -64,6 +64,12 @@ export const THROTTLES = {
    * Autocomplete asks once per keystroke; 60 a minute covers a customer typing several addresses.
    */
   geocoding: { name: 'geocoding', limit: 60, windowSeconds: 60 },
+  /**
+   * Storefront payment starts (`POST /online-ordering/{slug}/{locationId}/payment`): each stores an order
+   * (an order number, stock held 15 minutes) and creates a payment at the provider, for anyone without a
+   * token. Per client address and location; 30 a minute leaves room for a venue's guests behind one address.
+   */
+  onlinePayment: { name: 'online-payment', limit: 30, windowSeconds: 60 },
   testPrintDevice: { name: 'test-print-device', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 

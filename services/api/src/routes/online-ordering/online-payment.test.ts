@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -32,6 +32,13 @@ beforeAll(async () => {
   // Table QR ordering on at a's first location (its table orders are tested below).
   await api.call('PUT', `/api/back-office/qr-ordering/${a.locations[0]!.id}`, { token: owner, body: { enabled: true } });
 }, 60_000);
+// The API listens (the simulator's webhooks reach it), so requests sent in process have no socket address
+// and all count as one client for the per-address throttle of payment starts (30 a minute a location): each test
+// starts with a fresh count. The throttle itself is tested in online-payments-adversarial.test.ts.
+beforeEach(async () => {
+  const counts = await api.deps.redis.keys('throttle:online-payment:60:unknown|*');
+  if (counts.length) await api.deps.redis.del(...counts);
+});
 afterAll(async () => {
   await cardA.idle();
   await server.stop();

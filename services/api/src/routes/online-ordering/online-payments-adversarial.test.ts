@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
 import { startGeocodingSimulator, type GeocodingSimulator } from '@pos/providers/geocoding';
@@ -86,7 +87,7 @@ describe('an inactive location (settings > locations status)', () => {
     const loc = a.online_ordering.location_id;
     const section = a.table_sections.find((s) => s.location_id === loc)!;
     const slug = a.merchant.slug;
-    const tdb = apiA.deps.db.withSchema(a.merchant.tenant_database);
+    const tdb = bindTenant(apiA.deps.db, a.merchant.tenant_database);
     const count = async () => Number((await tdb.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
     const listed = async () => ((await apiA.call('GET', '/api/online-ordering/restaurant-suggestions/top?limit=50')).body.data as { location_id: string }[]).some((r) => r.location_id === loc);
     const line = { item_id: a.items[0]!.id, qty: 1 };
@@ -121,5 +122,22 @@ describe('an inactive location (settings > locations status)', () => {
     expect(await listed()).toBe(true);
     expect((await apiA.call('POST', `/api/online-ordering/${slug}/${loc}/available-timeslots`, { body: {} })).status).toBe(200);
     expect((await apiA.call('GET', `/api/table-qr-ordering/${loc}/${section.id}/1`)).status).toBe(200);
+  });
+});
+
+describe('storefront payment starts from one client address (throttle, spec silent)', () => {
+  test('30 a minute a location; the 31st is 429 before anything is stored; another address still orders', async () => {
+    const loc = a.online_ordering.location_id;
+    const ip = someAddress();
+    const tdb = bindTenant(apiA.deps.db, a.merchant.tenant_database);
+    const count = async () => Number((await tdb.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const pay = (from: string) => apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }] }, ip: from });
+    for (let i = 0; i < 30; i++) expect((await pay(ip)).status).toBe(200);
+    const n = await count();
+    const over = await pay(ip);
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
+    expect(await count()).toBe(n);
+    expect((await pay(someAddress())).status).toBe(200);
   });
 });
