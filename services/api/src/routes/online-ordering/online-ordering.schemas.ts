@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Type } from '@sinclair/typebox';
 import { DateString, PathId, Phone, Int } from '../shared.schemas.ts';
 import { QuoteBody } from '../kiosk-pricing/kiosk-pricing.schemas.ts';
 import { MAX_TIP_CENTS } from '@pos/domain/money';
@@ -173,7 +174,13 @@ const Address = t.Object({
 export const SuggestResponse = t.Object({ data: t.Array(Address) });
 export const AddressResponse = t.Object({ data: t.Union([Address, t.Null()], { description: 'null when no address is within 1 km' }) });
 
-const Limit = t.Optional(t.Numeric({ minimum: 1, maximum: 50, error: 'The limit field must be between 1 and 50.' }));
+// A whole number (as `queryInt`, whose maximum must be a power of ten): `2.5` went through to SQL's LIMIT, a 500.
+const Limit = t.Optional(
+  t
+    .Transform(t.Union([t.String({ pattern: '^0*(?:[1-9]|[1-4][0-9]|50)$', maxLength: 16 }), Type.Integer({ minimum: 1, maximum: 50 })], { error: 'The limit field must be a whole number between 1 and 50.' }))
+    .Decode((value) => Number(value))
+    .Encode((value) => value),
+);
 const Category = t.Optional(t.String({ minLength: 1, maxLength: 40, error: 'The category field may not be greater than 40 characters.' }));
 export const NearbyQuery = t.Object({
   lat: t.Numeric({ minimum: -90, maximum: 90, error: 'The lat field must be a latitude between -90 and 90.' }),

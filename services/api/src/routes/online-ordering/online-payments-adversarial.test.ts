@@ -141,3 +141,14 @@ describe('storefront payment starts from one client address (throttle, spec sile
     expect((await pay(someAddress())).status).toBe(200);
   });
 });
+
+describe('restaurant suggestions: the limit', () => {
+  test('a fraction, 0 or 51 is a 422 naming limit (a fraction was a 500 from SQL); 1 and 50 are served', async () => {
+    const refused = { status: 422, body: { message: 'The limit field must be a whole number between 1 and 50.', errors: { limit: ['The limit field must be a whole number between 1 and 50.'] } } };
+    for (const path of ['/api/online-ordering/restaurant-suggestions/top', '/api/online-ordering/restaurant-suggestions/nearby?lat=50.85&lng=4.35&']) {
+      const sep = path.includes('?') ? '' : '?';
+      for (const limit of ['1.5', '2.5', '0', '51', '1e1', 'ten']) expect([path, limit, await apiA.call('GET', `${path}${sep}limit=${limit}`)]).toMatchObject([path, limit, refused]);
+      for (const limit of ['1', '50']) expect([path, limit, (await apiA.call('GET', `${path}${sep}limit=${limit}`)).status]).toEqual([path, limit, 200]);
+    }
+  });
+});
