@@ -317,6 +317,9 @@ export interface TenantTables {
     /** Register dispatch: null before, `not_configured`, `sent`, `failed` (migration 2026-11-23-013-post-capture). */
     /** The customer's name the order is called by (kiosk customer name; migration 2026-11-24-201-customers-loyalty). */
     customer_name: Generated<string | null>;
+    /** The storefront order's contact (payment body `customer.email`, `customer.phone`); null otherwise. */
+    customer_email: Generated<string | null>;
+    customer_phone: Generated<string | null>;
     /** `For Here`, `Takeaway`, `Pickup`, `Delivery`, ... as the channel sent it. */
     dining_option: Generated<string | null>;
     /** Where a Delivery order goes (`DeliveryAddress` of the domain; migration 2026-11-28-090-delivery-address); null otherwise. */

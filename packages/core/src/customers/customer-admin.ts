@@ -192,7 +192,7 @@ export async function eraseCustomer(db: TenantDb, actor: BackofficeActor, id: st
   await db.transaction().execute(async (tx) => {
     const c = await tx.selectFrom('customers').select(['id', 'email', 'phone']).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) throw errors.notFound('customer');
-    const orders = await tx.updateTable('transactions').set({ customer_id: null, customer_name: null }).where('customer_id', '=', id).executeTakeFirst();
+    const orders = await tx.updateTable('transactions').set({ customer_id: null, customer_name: null, customer_email: null, customer_phone: null }).where('customer_id', '=', id).executeTakeFirst();
     await tx.updateTable('offer_redemptions').set({ customer_id: null }).where('customer_id', '=', id).execute();
     await tx.updateTable('gift_cards').set({ customer_id: null }).where('customer_id', '=', id).execute();
     const destinations = [c.email, c.phone].filter((v): v is string => !!v);

@@ -45,6 +45,9 @@ export interface ChannelOrderSummary {
   delivery_address: Record<string, string> | null;
   fulfillment: FulfillmentBucket;
   customer_name: string | null;
+  /** The storefront order's contact, as the customer gave it; null when not given (or another channel). */
+  customer_email: string | null;
+  customer_phone: string | null;
   kitchen_status: 'Queued' | 'In Progress' | 'Ready' | 'Complete';
   payment_status: 'Complete';
   total: number;
@@ -81,6 +84,8 @@ function streamRows(db: TenantDb, locationId: string, now: Date) {
       't.dining_option',
       't.delivery_address',
       't.customer_name',
+      't.customer_email',
+      't.customer_phone',
       't.total',
       't.completed_at as paid_at',
       't.scheduled_for',
@@ -124,6 +129,8 @@ function summary(r: StreamRow): ChannelOrderSummary {
     delivery_address: (r.delivery_address ?? null) as Record<string, string> | null,
     fulfillment: bucketOf(r),
     customer_name: r.customer_name,
+    customer_email: r.customer_email,
+    customer_phone: r.customer_phone,
     kitchen_status: r.kitchen_status,
     payment_status: 'Complete',
     total: r.total,

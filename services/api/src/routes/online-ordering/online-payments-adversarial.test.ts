@@ -152,3 +152,23 @@ describe('restaurant suggestions: the limit', () => {
     }
   });
 });
+
+describe('the customer contact of a storefront order', () => {
+  test('customer.email and customer.phone are kept on the order and shown to the register with it (they were accepted and dropped)', async () => {
+    const loc = a.online_ordering.location_id;
+    const r = await apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/payment`, {
+      body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }], customer: { name: 'Ann Peeters', email: 'ann@example.com', phone: '+32 470 12 34 56' } },
+    });
+    expect(r.status).toBe(200);
+    const id: string = r.body.data.transaction_id;
+    const row = await bindTenant(apiA.deps.db, a.merchant.tenant_database).selectFrom('transactions').select(['customer_name', 'customer_email', 'customer_phone']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ customer_name: 'Ann Peeters', customer_email: 'ann@example.com', customer_phone: '+32 470 12 34 56' });
+    await cardA.confirmIntent(r.body.data.payment.id, r.body.data.payment.client_secret);
+    expect((await apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: id } })).body.data.status).toBe('Complete');
+    const pos = await apiA.deviceToken(a, 'pos');
+    const staff = await apiA.staffLogin(a, 'cashier', pos);
+    const list = await apiA.call('GET', '/api/pos/channel-orders?view=active&per_page=100', { token: pos, deviceKey: true, staffToken: staff });
+    expect(list.status).toBe(200);
+    expect((list.body.data as { id: string }[]).find((o) => o.id === id)).toMatchObject({ customer_name: 'Ann Peeters', customer_email: 'ann@example.com', customer_phone: '+32 470 12 34 56' });
+  });
+});

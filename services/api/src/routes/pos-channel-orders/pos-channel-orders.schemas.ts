@@ -20,6 +20,8 @@ const summaryFields = {
   delivery_address: t.Nullable(t.Record(t.String(), t.String(), { description: 'a Delivery order: `{line1, line2?, city, postal_code, country, instructions?}`' })),
   fulfillment: Bucket,
   customer_name: t.Nullable(t.String()),
+  customer_email: t.Nullable(t.String({ description: 'a storefront order: the e-mail the customer gave' })),
+  customer_phone: t.Nullable(t.String({ description: 'a storefront order: the phone number the customer gave' })),
   kitchen_status: KitchenStatus,
   payment_status: t.Literal('Complete'),
   total: Int({ description: 'cents' }),

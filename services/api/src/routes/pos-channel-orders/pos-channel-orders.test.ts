@@ -145,6 +145,8 @@ describe('GET /pos/channel-orders', () => {
       delivery_address: null,
       fulfillment: 'self_serve',
       customer_name: 'Anna',
+      customer_email: null,
+      customer_phone: null,
       kitchen_status: 'Queued',
       payment_status: 'Complete',
       total: 1001,
