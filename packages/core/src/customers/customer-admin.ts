@@ -193,6 +193,9 @@ export async function eraseCustomer(db: TenantDb, actor: BackofficeActor, id: st
     const c = await tx.selectFrom('customers').select(['id', 'email', 'phone']).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) throw errors.notFound('customer');
     const orders = await tx.updateTable('transactions').set({ customer_id: null, customer_name: null, customer_email: null, customer_phone: null }).where('customer_id', '=', id).executeTakeFirst();
+    // Storefront orders placed as a guest with the same contact (stored as the customer's are normalised).
+    if (c.email) await tx.updateTable('transactions').set({ customer_email: null }).where('customer_email', '=', c.email).execute();
+    if (c.phone) await tx.updateTable('transactions').set({ customer_phone: null }).where('customer_phone', '=', c.phone).execute();
     await tx.updateTable('offer_redemptions').set({ customer_id: null }).where('customer_id', '=', id).execute();
     await tx.updateTable('gift_cards').set({ customer_id: null }).where('customer_id', '=', id).execute();
     const destinations = [c.email, c.phone].filter((v): v is string => !!v);

@@ -21,6 +21,7 @@ import { registerBIntegrated } from '../integrations/register-b-integrated.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, requireOpenTableSession, storefrontOf, tableQrLocation, type Storefront } from './storefront.ts';
 import { findLocation } from './channel-settings.ts';
+import { normaliseEmail, normalisePhone } from '../customers/contacts.ts';
 import { isUuid } from '@pos/domain/ids';
 
 /**
@@ -90,6 +91,17 @@ function tableQrOf(snapshot: Record<string, unknown>): Record<string, unknown> {
   return typeof snapshot.table_session_id === 'string' ? { channel: snapshot.channel, table_session_id: snapshot.table_session_id } : {};
 }
 
+export const CUSTOMER_PHONE_INVALID = 'The customer phone must be a phone number.';
+
+/** The customer's phone in E.164, or 422 on `customer.phone` (a number the restaurant cannot call). */
+function phoneOf(raw: string, country: string): string {
+  try {
+    return normalisePhone(raw, country, 'customer.phone');
+  } catch {
+    throw errors.field('customer.phone', CUSTOMER_PHONE_INVALID);
+  }
+}
+
 /** A full name: two words at least (first and last name). */
 function isFullName(name: string | undefined): boolean {
   return typeof name === 'string' && name.trim().split(/\s+/).filter(Boolean).length >= 2;
@@ -138,6 +150,10 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
     throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
   }
+  // Stored as customer records keep them (lower-case e-mail, E.164 phone read in the location's country),
+  // so erasing that customer finds the guest orders placed with the same contact.
+  const email = input.customer?.email?.trim() ? normaliseEmail(input.customer.email, 'customer.email') : null;
+  const phone = input.customer?.phone?.trim() ? phoneOf(input.customer.phone, loc.country) : null;
   // A table order is priced on the table QR channel: its items and its offers.
   const quote = await quoteBasket({ tdb: sf.tdb, redis: deps.redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: tableQr ? 'qr_ordering' : 'online_ordering' }, input.lines);
   if (quote.total < settings.minimum_order) {
@@ -191,8 +207,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           loyalty_token: null,
           customer_name: input.customer?.name?.trim() || null,
           // How the restaurant reaches the customer (a Delivery courier, a pickup that is late).
-          customer_email: input.customer?.email?.trim() || null,
-          customer_phone: input.customer?.phone?.trim() || null,
+          customer_email: email,
+          customer_phone: phone,
           dining_option: diningOption,
           delivery_address: deliveryAddress === null ? null : JSON.stringify(deliveryAddress),
           scheduled_for: scheduled,

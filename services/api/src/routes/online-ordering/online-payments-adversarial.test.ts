@@ -154,21 +154,40 @@ describe('restaurant suggestions: the limit', () => {
 });
 
 describe('the customer contact of a storefront order', () => {
-  test('customer.email and customer.phone are kept on the order and shown to the register with it (they were accepted and dropped)', async () => {
+  test('customer.email and customer.phone are kept on the order (normalised) and shown to the register with it; they were accepted and dropped', async () => {
     const loc = a.online_ordering.location_id;
+    const tdb = bindTenant(apiA.deps.db, a.merchant.tenant_database);
+    const email = `ann.${Date.now()}@example.com`;
     const r = await apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/payment`, {
-      body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }], customer: { name: 'Ann Peeters', email: 'ann@example.com', phone: '+32 470 12 34 56' } },
+      body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }], customer: { name: 'Ann Peeters', email: email.toUpperCase(), phone: '0470 12 34 56' } },
     });
     expect(r.status).toBe(200);
     const id: string = r.body.data.transaction_id;
-    const row = await bindTenant(apiA.deps.db, a.merchant.tenant_database).selectFrom('transactions').select(['customer_name', 'customer_email', 'customer_phone']).where('id', '=', id).executeTakeFirstOrThrow();
-    expect(row).toEqual({ customer_name: 'Ann Peeters', customer_email: 'ann@example.com', customer_phone: '+32 470 12 34 56' });
+    const contact = () => tdb.selectFrom('transactions').select(['customer_name', 'customer_email', 'customer_phone']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(await contact()).toEqual({ customer_name: 'Ann Peeters', customer_email: email, customer_phone: '+32470123456' });
     await cardA.confirmIntent(r.body.data.payment.id, r.body.data.payment.client_secret);
     expect((await apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: id } })).body.data.status).toBe('Complete');
     const pos = await apiA.deviceToken(a, 'pos');
     const staff = await apiA.staffLogin(a, 'cashier', pos);
     const list = await apiA.call('GET', '/api/pos/channel-orders?view=active&per_page=100', { token: pos, deviceKey: true, staffToken: staff });
     expect(list.status).toBe(200);
-    expect((list.body.data as { id: string }[]).find((o) => o.id === id)).toMatchObject({ customer_name: 'Ann Peeters', customer_email: 'ann@example.com', customer_phone: '+32 470 12 34 56' });
+    expect((list.body.data as { id: string }[]).find((o) => o.id === id)).toMatchObject({ customer_name: 'Ann Peeters', customer_email: email, customer_phone: '+32470123456' });
+
+    // Erasing the customer with that contact clears it on the guest order too.
+    const owner = await apiA.ownerToken(a);
+    const c = await apiA.call('POST', '/api/back-office/customers', { token: owner, body: { name: 'Ann Peeters', email } });
+    expect(c.status).toBe(200);
+    expect((await apiA.call('DELETE', `/api/back-office/customers/${c.body.data.id}`, { token: owner })).status).toBe(200);
+    expect(await contact()).toEqual({ customer_name: 'Ann Peeters', customer_email: null, customer_phone: '+32470123456' });
+  });
+
+  test('a phone number nobody can call is a 422 on customer.phone and nothing is stored', async () => {
+    const loc = a.online_ordering.location_id;
+    const tdb = bindTenant(apiA.deps.db, a.merchant.tenant_database);
+    const count = async () => Number((await tdb.selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const n = await count();
+    const r = await apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }], customer: { phone: '1234' } } });
+    expect(r).toMatchObject({ status: 422, body: { message: 'The customer phone must be a phone number.', errors: { 'customer.phone': ['The customer phone must be a phone number.'] } } });
+    expect(await count()).toBe(n);
   });
 });
