@@ -107,13 +107,18 @@ function isFullName(name: string | undefined): boolean {
   return typeof name === 'string' && name.trim().split(/\s+/).filter(Boolean).length >= 2;
 }
 
-export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, customerId: string | null = null) {
+/**
+ * `admit`: called once the location is known to take this order, before anything else is read or
+ * written (the route's throttle: requests for no restaurant do not count).
+ */
+export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, customerId: string | null = null, admit?: (locationId: string) => Promise<void>) {
   const now = deps.now();
   const sf = await storefrontOf(deps.db, slug);
   const tableQr = input.table_session_id !== undefined;
   // A table order follows the table QR setting, not online ordering's switch, hours or snooze (the
   // guest is seated in a location that serves them); a pickup or delivery order follows online ordering.
   const { loc, view } = tableQr ? await tableQrLocation(sf, locationId) : await onlineLocation(sf, locationId);
+  if (admit) await admit(loc.id);
   let scheduled: Date | null = null;
   if (tableQr) {
     if (input.scheduled_for !== undefined) throw errors.field('scheduled_for', TABLE_ORDER_NOT_SCHEDULED);

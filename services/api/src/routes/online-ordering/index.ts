@@ -146,11 +146,13 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     .post(
       '/:slug/:locationId/payment',
       async (ctx) => {
-        // Per client address and location: one restaurant's orders and stock are what a flood takes.
-        await throttle(deps.redis, deps.env, [[THROTTLES.onlinePayment, `${deps.throttleAddress(ctx.request, ctx.server)}|${ctx.params.locationId}`]]);
         // A logged-in customer's order carries customer_id (loyalty earn, order history).
         const customerId = await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
-        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId) };
+        // Per client address and location, counted once the location takes orders (a 404 costs nothing):
+        // one restaurant's orders and stock are what a flood takes.
+        const address = deps.throttleAddress(ctx.request, ctx.server);
+        const admit = (locationId: string) => throttle(deps.redis, deps.env, [[THROTTLES.onlinePayment, `${address}|${locationId}`]]);
+        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId, admit) };
       },
       {
       params: S.SlugLocationParams,
