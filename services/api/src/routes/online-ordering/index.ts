@@ -67,7 +67,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       beforeHandle: geocodingThrottle,
       query: S.SuggestQuery,
       response: { 200: S.SuggestResponse },
-      ...doc('Address autocomplete', 'Up to 5 addresses matching `q` (3 characters or more; shorter answers none), optionally in `country`, from the geocoding provider. 503 when it is not configured or unreachable.'),
+      ...doc('Address autocomplete', 'Up to 5 addresses matching `q` (3 characters or more; shorter answers none), optionally in `country`, from the geocoding provider. 503 when it is not configured or unreachable. Throttle: 60 a minute per client address, shared with coordinates-to-address.'),
     })
     .get(
       '/restaurant-suggestions/nearby',
@@ -100,7 +100,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       beforeHandle: geocodingThrottle,
       query: S.CoordinatesQuery,
       response: { 200: S.AddressResponse },
-      ...doc('Reverse geocode', 'The nearest address of the geocoding provider, or null.'),
+      ...doc('Reverse geocode', 'The nearest address of the geocoding provider, or null. Throttle: 60 a minute per client address, shared with address-suggestions.'),
     })
     .post('/payment/process', async (ctx) => ({ data: await processPlatformAPayment(pay, ctx.body) }), {
       body: S.ProcessBody,
@@ -160,7 +160,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       response: { 200: S.PaymentResponse },
       ...doc(
         'Create the online payment',
-        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name).',
+        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name). Throttle: 30 a minute per client address and location.',
       ),
     })
     .post('/:slug/:locationId/verify-payment', async (ctx) => {
