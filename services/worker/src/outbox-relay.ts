@@ -262,13 +262,17 @@ export class OutboxRelay {
     const result = await this.db.transaction().execute(async (trx) => {
       // Locked and marked in one statement (one tuple write per row instead of a lock and an update);
       // the rows Redis refuses are put back pending before the commit. A fan-out row is taken when
-      // this relay knows every job it carries.
+      // its messages are an array of objects each naming (as a string) a job this relay knows; a row of
+      // another shape (a newer or broken writer) waits like a row of an unknown job, and never reaches
+      // `jsonb_array_elements` (the CASE guards it), whose error on a non-array failed every poll.
       const marked = await sql<PendingRow>`
         update outbox o set relayed_at = clock_timestamp()
         from (select id from outbox
           where relayed_at is null
             and (job = any(${names}::text[])
-              or (job = ${FAN_OUT_JOB} and not exists (select 1 from jsonb_array_elements(payload->'messages') m where not (m->>'job' = any(${names}::text[])))))
+              or (job = ${FAN_OUT_JOB} and case when jsonb_typeof(payload->'messages') = 'array' then not exists (
+                select 1 from jsonb_array_elements(payload->'messages') m
+                where jsonb_typeof(m) is distinct from 'object' or jsonb_typeof(m->'job') is distinct from 'string' or not (m->>'job' = any(${names}::text[]))) else false end))
           order by id limit ${this.opts.batchSize} for update skip locked) p
         where o.id = p.id
         returning o.id, o.job, o.queue, o.payload, o.created_at`.execute(trx);
@@ -333,12 +337,13 @@ export class OutboxRelay {
         const first = units[0]!;
         const data: JobEnvelope =
           def.batch === undefined
-            ? { job: def.name, version: def.version, payload: first.payload, outbox_id: first.row.id, enqueued_at: first.row.created_at.toISOString() }
+            ? { job: def.name, version: def.version, payload: first.payload ?? null, outbox_id: first.row.id, enqueued_at: first.row.created_at.toISOString() }
             : {
                 job: def.name,
                 version: def.version,
                 payload: null,
-                items: units.map((u) => ({ outbox_id: u.row.id, enqueued_at: u.row.created_at.toISOString(), ...(u.part === undefined ? {} : { part: u.part }), payload: u.payload })),
+                // A message without a payload travels as null, refused alone by the processor: left out, it made the whole batch's envelope malformed.
+                items: units.map((u) => ({ outbox_id: u.row.id, enqueued_at: u.row.created_at.toISOString(), ...(u.part === undefined ? {} : { part: u.part }), payload: u.payload ?? null })),
               };
         // A batch has each row's time budget (its handler may run them one after the other).
         const id = def.batch === undefined ? outboxJobId(first.row, first.part) : outboxBatchId(first.row, first.part, units.length);

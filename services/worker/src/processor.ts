@@ -127,6 +127,8 @@ export class QueueProcessor {
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);
+    // A batch of a job that takes none (an older build batched it): refused for good like any envelope this worker cannot run.
+    if (envelope.items && def.batch === undefined) return refuse(`job ${def.name} does not take batches`);
     if (envelope.items) return this.runBatch(job.id, def, envelope.items, handler, log, (job.options.retries ?? 0) <= 0);
     if (!check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
 
@@ -164,11 +166,6 @@ export class QueueProcessor {
    */
   private async runBatch(jobId: string, def: JobDefinition, items: readonly JobItem[], handler: JobHandler<JobDefinition>, log: Logger, finalAttempt: boolean): Promise<void> {
     const name = def.name;
-    if (def.batch === undefined) {
-      this.opts.metrics.jobFailed(name);
-      log.error('job rejected', { reason: `job ${name} does not take batches` });
-      throw new RejectedJobError(`job ${name} does not take batches`);
-    }
     const valid: JobItem[] = [];
     for (const item of items) {
       if (check(def.payload, item.payload)) valid.push(item);

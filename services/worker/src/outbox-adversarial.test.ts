@@ -1,0 +1,190 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { systemClock } from '@pos/kernel';
+import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, QUEUES, stockEdgeSyncJob } from '@pos/kernel/queues/index';
+import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
+import { createHandlers } from './jobs/index.ts';
+import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
+import { OutboxRelay, outboxJobId } from './outbox-relay.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+
+/**
+ * The worker and its outbox attacked with what an older or buggy writer leaves behind (poison rows
+ * and jobs), and with a stop in the middle of a job. A poison message fails visibly once (or waits,
+ * visible in the pending gauges, for a worker that understands it); it never loops, never blocks the
+ * relay and never takes the good rows travelling with it down.
+ */
+let env: TestEnv;
+const prefixes: string[] = [];
+let worker: RunningWorker | undefined;
+const written: number[] = [];
+
+beforeAll(async () => {
+  env = await openTestEnv();
+});
+afterEach(async () => {
+  await stopWorker(worker);
+  worker = undefined;
+});
+afterAll(async () => {
+  if (written.length) await env.handle.db.deleteFrom('outbox').where('id', 'in', written.map(String)).execute();
+  for (const p of prefixes) await dropPrefix(env.redis, p);
+  await env.close();
+});
+
+function prefix(): string {
+  const p = uniquePrefix();
+  prefixes.push(p);
+  return p;
+}
+
+/** Writes a raw outbox row (as an older or buggy writer would), removed after the file. */
+async function insert(row: { queue: string; job: string; payload: unknown }): Promise<{ id: number; created_at: Date }> {
+  const r = await env.handle.db
+    .insertInto('outbox')
+    .values({ queue: row.queue, job: row.job, payload: JSON.stringify(row.payload) as never })
+    .returning(['id', 'created_at'])
+    .executeTakeFirstOrThrow();
+  written.push(Number(r.id));
+  return { id: Number(r.id), created_at: r.created_at };
+}
+
+const outboxRow = (id: number) => env.handle.db.selectFrom('outbox').select(['relayed_at', 'attempts']).where('id', '=', String(id)).executeTakeFirstOrThrow();
+
+const tenant = `t_adv_${crypto.randomUUID().slice(0, 8)}`;
+const edge = (transactionId: string) => jobMessage(stockEdgeSyncJob, { tenant_database: tenant, transaction_id: transactionId, location_id: crypto.randomUUID(), item_ids: [] });
+const beat = (service: string) => jobMessage(heartbeatJob, { service, at: new Date().toISOString() });
+
+async function start(handlers: Record<string, JobHandler<any>> = {}, batchHandlers: Record<string, BatchJobHandler<any>> = {}): Promise<RunningWorker> {
+  worker = await startWorker({
+    ...testWorkerDeps(env, prefix()),
+    handlers: { ...createHandlers({ fiscal: testFiscal(env.log), clock: systemClock }), ...handlers },
+    batchHandlers,
+  });
+  return worker;
+}
+
+describe('poison outbox rows', () => {
+  test('a fan-out row of a shape the relay does not know stays pending and blocks nothing: the rows around it are relayed', async () => {
+    const shapes: unknown[] = [
+      { messages: { job: 'heartbeat' } },
+      { messages: 'heartbeat' },
+      { messages: [1, 'x'] },
+      { messages: [{ payload: {} }] },
+      { messages: [{ job: 7, payload: {} }] },
+      { messages: [null] },
+    ];
+    const poison = [];
+    for (const payload of shapes) poison.push(await insert({ queue: FAN_OUT_QUEUE, job: FAN_OUT_JOB, payload }));
+    const good = await insert(beat(`adv-${crypto.randomUUID()}`));
+    const relay = new OutboxRelay({ db: env.handle.db, redisUrl: TEST_REDIS_URL, log: env.log, prefix: prefix(), listen: false });
+    try {
+      // Rows other files left may come first: poll until the good row went.
+      for (let i = 0; i < 20 && (await outboxRow(good.id)).relayed_at === null; i++) expect((await relay.runOnce()).failed).toBe(0);
+      expect((await outboxRow(good.id)).relayed_at).not.toBeNull();
+      for (const p of poison) expect(await outboxRow(p.id)).toEqual({ relayed_at: null, attempts: 0 });
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test('a fan-out message without a payload is refused alone; the rows of its batch still run', async () => {
+    const [t1, t2] = [crypto.randomUUID(), crypto.randomUUID()];
+    const seen: string[] = [];
+    const row = await insert({ queue: FAN_OUT_QUEUE, job: FAN_OUT_JOB, payload: { messages: [edge(t1), { job: stockEdgeSyncJob.name }, edge(t2)].map((m) => ('payload' in m ? { job: m.job, payload: m.payload } : m)) } });
+    const w = await start(
+      {
+        [stockEdgeSyncJob.name]: async () => {
+          throw new Error('not expected: the batch handler runs these');
+        },
+      },
+      {
+        [stockEdgeSyncJob.name]: (async (ps) => {
+          seen.push(...ps.filter((p) => p.tenant_database === tenant).map((p) => p.transaction_id));
+          return ps.map(() => null);
+        }) satisfies BatchJobHandler<typeof stockEdgeSyncJob>,
+      },
+    );
+    await waitFor(() => seen.length >= 2, 10_000, 'the two good messages');
+    await Bun.sleep(200);
+    expect(seen.sort()).toEqual([t1, t2].sort());
+    expect(await w.metrics.failedCount(stockEdgeSyncJob.name)).toBe(1);
+    expect((await outboxRow(row.id)).relayed_at).not.toBeNull();
+  });
+});
+
+describe('poison bee-queue jobs', () => {
+  test('a batch envelope for a job that takes no batches (an older build batched it) fails once, never retried', async () => {
+    const service = `adv-batch-${crypto.randomUUID()}`;
+    const ran: string[] = [];
+    const w = await start({ [heartbeatJob.name]: async (p: { service: string }) => void (p.service === service && ran.push(p.service)) });
+    const producer = createQueue(QUEUES.system, TEST_REDIS_URL, { prefix: w.prefix });
+    try {
+      const job = await producer
+        .createJob({ job: heartbeatJob.name, version: heartbeatJob.version, payload: null, items: [{ outbox_id: 1, enqueued_at: new Date().toISOString(), payload: beat(service).payload }] })
+        .retries(3)
+        .save();
+      const failed = await waitFor(async () => (await producer.getJobs('failed', { size: 100 })).find((j) => j.id === job.id), 10_000, 'the failed job');
+      await Bun.sleep(300);
+      expect(failed.options.retries).toBe(0);
+      expect(String(failed.options.stacktraces[0])).toContain('job heartbeat does not take batches');
+      expect(await w.metrics.failedCount(heartbeatJob.name)).toBe(1);
+      expect(ran).toEqual([]);
+    } finally {
+      await producer.close();
+    }
+  });
+
+  test('a payload of a version this worker does not know fails once, handler not run', async () => {
+    const service = `adv-version-${crypto.randomUUID()}`;
+    const ran: string[] = [];
+    const w = await start({ [heartbeatJob.name]: async (p: { service: string }) => void (p.service === service && ran.push(p.service)) });
+    const producer = createQueue(QUEUES.system, TEST_REDIS_URL, { prefix: w.prefix });
+    try {
+      const job = await producer
+        .createJob({ job: heartbeatJob.name, version: heartbeatJob.version + 1, payload: beat(service).payload })
+        .retries(3)
+        .save();
+      const failed = await waitFor(async () => (await producer.getJobs('failed', { size: 100 })).find((j) => j.id === job.id), 10_000, 'the failed job');
+      await Bun.sleep(300);
+      expect(failed.options.retries).toBe(0);
+      expect(String(failed.options.stacktraces[0])).toContain(`unsupported payload version ${heartbeatJob.version + 1} (this worker knows ${heartbeatJob.version})`);
+      expect(await w.metrics.failedCount(heartbeatJob.name)).toBe(1);
+      expect(ran).toEqual([]);
+    } finally {
+      await producer.close();
+    }
+  });
+});
+
+describe('stopping mid-job', () => {
+  test('a stop waits for the job running, which finishes and gets its done marker: relayed again, it is skipped', async () => {
+    const service = `adv-stop-${crypto.randomUUID()}`;
+    const events: string[] = [];
+    const slow = async (p: { service: string }) => {
+      if (p.service !== service) return;
+      events.push('start');
+      await Bun.sleep(600);
+      events.push('end');
+    };
+    const w = await start({ [heartbeatJob.name]: slow });
+    const row = await insert(beat(service));
+    w.relay.trigger();
+    await waitFor(() => events.includes('start'), 10_000, 'the job to start');
+    await stopWorker(w);
+    worker = undefined;
+    expect(events).toEqual(['start', 'end']);
+    const system = w.processors.find((p) => p.queueName === QUEUES.system)!;
+    expect(await env.redis.exists(system.doneKey(outboxJobId(row)))).toBe(1);
+
+    // A relay that died before its commit sends the row again: the next worker skips it.
+    await env.handle.db.updateTable('outbox').set({ relayed_at: null }).where('id', '=', String(row.id)).execute();
+    const next = await startWorker({
+      ...testWorkerDeps(env, w.prefix),
+      handlers: { ...createHandlers({ fiscal: testFiscal(env.log), clock: systemClock }), [heartbeatJob.name]: slow },
+      batchHandlers: {},
+    });
+    worker = next;
+    await waitFor(async () => (await next.metrics.render(undefined, [])).includes('worker_jobs_skipped_total{job="heartbeat"} 1'), 10_000, 'the skipped run');
+    expect(events).toEqual(['start', 'end']);
+  });
+});
