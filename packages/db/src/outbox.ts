@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
 import { poolOf } from './database.ts';
 import type { CentralTables } from './central-types.ts';
@@ -23,6 +23,24 @@ export async function enqueueOutbox(tx: AnyTx, msg: OutboxMessage): Promise<void
     .insertInto('outbox')
     .values({ queue: msg.queue, job: msg.job, payload: JSON.stringify(msg.payload) })
     .execute();
+}
+
+/**
+ * Writes a scheduled run of `msg.job` unless a run of it with the same payload (apart from the keys in
+ * `ignore`, e.g. the scheduled time `at`) is still pending, i.e. not yet relayed. While Redis is away the
+ * relay leaves rows pending, and a schedule writing a row every interval piled up one run per interval
+ * (an hour: 240 heartbeats, 60 fiscal recoveries, 12 payment sweeps), all run back to back once Redis
+ * was back although one of each covers the same ground. Answers whether a row was written.
+ */
+export async function enqueueOutboxUnlessPending(db: Kysely<any>, msg: OutboxMessage, ignore: readonly string[] = ['at']): Promise<boolean> {
+  const payload = JSON.stringify(msg.payload);
+  const r = await sql`
+    insert into public.outbox (queue, job, payload)
+    select ${msg.queue}, ${msg.job}, ${payload}::jsonb
+    where not exists (
+      select 1 from public.outbox
+      where relayed_at is null and job = ${msg.job} and payload - ${[...ignore]}::text[] = ${payload}::jsonb - ${[...ignore]}::text[])`.execute(db);
+  return Number(r.numAffectedRows ?? 0n) > 0;
 }
 
 /** The channel the outbox trigger notifies after a commit that wrote outbox rows (migration 2026-11-24-601). */

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { systemClock } from '@pos/kernel';
-import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, QUEUES, stockEdgeSyncJob } from '@pos/kernel/queues/index';
+import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, postCaptureSweepJob, QUEUES, stockEdgeSyncJob } from '@pos/kernel/queues/index';
+import { OutboxScheduler } from './outbox-scheduler.ts';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { createHandlers } from './jobs/index.ts';
 import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
@@ -186,5 +188,53 @@ describe('stopping mid-job', () => {
     worker = next;
     await waitFor(async () => (await next.metrics.render(undefined, [])).includes('worker_jobs_skipped_total{job="heartbeat"} 1'), 10_000, 'the skipped run');
     expect(events).toEqual(['start', 'end']);
+  });
+});
+
+describe('scheduled runs while the relay cannot relay', () => {
+  test('a schedule writes no second run while its last one is still pending; once that one went, the next is written', async () => {
+    const tenantDatabase = `t_adv_sched_${crypto.randomUUID().slice(0, 8)}`;
+    const other = `t_adv_other_${crypto.randomUUID().slice(0, 8)}`;
+    const ticks: number[] = [];
+    let n = 0;
+    const schedule = (t: string) =>
+      new OutboxScheduler({
+        db: env.handle.db,
+        log: env.log,
+        what: 'adversarial sweep',
+        intervalMs: 3_600_000,
+        // Each run carries its own scheduled time, as the real schedules' do.
+        message: () => jobMessage(postCaptureSweepJob, { tenant_database: t, at: new Date(Date.UTC(2026, 10, 28, 12, 0, n++)).toISOString() }),
+        onEnqueued: () => ticks.push(n),
+      });
+    const runs = async (t: string) =>
+      env.handle.db
+        .selectFrom('outbox')
+        .select(['id', 'relayed_at', 'payload'])
+        .where('job', '=', postCaptureSweepJob.name)
+        .where(sql<string>`payload->>'tenant_database'`, '=', t)
+        .orderBy('id')
+        .execute();
+    const s = schedule(tenantDatabase);
+    const o = schedule(other);
+    // As while Redis is away: nothing relays, the schedule keeps firing.
+    for (let i = 0; i < 4; i++) await s.enqueue();
+    await o.enqueue();
+    const pending = await runs(tenantDatabase);
+    written.push(...pending.map((r) => Number(r.id)), ...(await runs(other)).map((r) => Number(r.id)));
+    expect(pending.length).toBe(1);
+    expect(pending[0]!.payload).toEqual({ tenant_database: tenantDatabase, at: '2026-11-28T12:00:00.000Z' });
+    // Another payload (another merchant's sweep) is its own run.
+    expect((await runs(other)).length).toBe(1);
+
+    await env.handle.db.updateTable('outbox').set({ relayed_at: new Date() }).where('id', '=', String(pending[0]!.id)).execute();
+    await s.enqueue();
+    const after = await runs(tenantDatabase);
+    written.push(...after.map((r) => Number(r.id)));
+    expect(after.length).toBe(2);
+    expect(after[1]!.relayed_at).toBeNull();
+    expect(after[1]!.payload).toEqual({ tenant_database: tenantDatabase, at: '2026-11-28T12:00:05.000Z' });
+    await s.stop();
+    await o.stop();
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from '@pos/kernel';
-import { enqueueOutbox, type CentralDb } from '@pos/db';
+import { enqueueOutboxUnlessPending, type CentralDb } from '@pos/db';
 import type { JobMessage } from '@pos/kernel/queues/index';
 
 export interface OutboxSchedulerOptions {
@@ -18,7 +18,8 @@ export interface OutboxSchedulerOptions {
 /**
  * Writes a job to the outbox at start and then every `intervalMs`, so scheduled work goes the way all
  * after-commit work goes (outbox, relay, queue, processor) and survives a Redis outage. A run that
- * fails is logged; the next one tries again. Every worker replica schedules its own runs, so a
+ * fails is logged; the next one tries again. A run is not written while an earlier one with the same
+ * payload (its time `at` aside) is still pending: one pending run covers what a pile of them would. Every worker replica schedules its own runs, so a
  * scheduled job must be safe to run several times at once.
  */
 export class OutboxScheduler {
@@ -44,8 +45,8 @@ export class OutboxScheduler {
     if (this.inflight) return this.inflight;
     this.inflight = (async () => {
       try {
-        await enqueueOutbox(this.schedule.db, this.schedule.message());
-        this.schedule.onEnqueued?.();
+        // A run still pending (the relay cannot reach Redis, or is behind) stands for this one too.
+        if (await enqueueOutboxUnlessPending(this.schedule.db, this.schedule.message())) this.schedule.onEnqueued?.();
       } catch (e) {
         this.schedule.log.warn(`${this.schedule.what} not enqueued`, { err: e instanceof Error ? e.message : String(e) });
       }
