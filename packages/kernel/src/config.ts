@@ -223,6 +223,9 @@ export const WorkerEnv = {
   SMTP_URL: AccountEnv.SMTP_URL,
   MAIL_FROM: AccountEnv.MAIL_FROM,
   APP_URL: AccountEnv.APP_URL,
+  /** `notification.send` SMS (activation codes sent to a phone): the SMS provider, as the API's customer login codes. */
+  SMS_BASE_URL: ApiEnv.SMS_BASE_URL,
+  SMS_API_KEY: ApiEnv.SMS_API_KEY,
   /** Milliseconds between the worker's heartbeat jobs; default 15000. */
   WORKER_HEARTBEAT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,8}$' })),
   /** The worker completes pending fiscal journal entries (`fiscal.recover`): same fiscal settings as the API. */

@@ -14,6 +14,8 @@ import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
 import { mailerFromEnv } from '@pos/providers/mail/mailer';
+import { createSmsClient } from '@pos/providers/sms/sms-client';
+import { messagingDriver } from './notifications/driver.ts';
 
 /**
  * The worker's PostgreSQL connections. More is slower here, not faster: its jobs are batches of
@@ -35,6 +37,8 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
   const redisUrl = await ensureRedis(config.REDIS_URL);
   const redis = createRedis(redisUrl, 'worker');
   redis.on('error', (e) => log.warn('redis error', { err: e.message }));
+  const mailer = mailerFromEnv(config);
+  const sms = config.SMS_BASE_URL && config.SMS_API_KEY ? createSmsClient({ baseUrl: config.SMS_BASE_URL, apiKey: config.SMS_API_KEY }) : null;
   const deps: WorkerDeps = {
     db: handle.db,
     redis,
@@ -47,7 +51,10 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     payments,
     registers: registerDispatchFromEnv(handle.db, config),
     integrations: syncClientsFromEnv(config),
-    accountMailing: { db: handle.db, mailer: mailerFromEnv(config), appUrl: config.APP_URL ?? 'http://localhost:3000' },
+    accountMailing: { db: handle.db, mailer, appUrl: config.APP_URL ?? 'http://localhost:3000' },
+    // `notification.send` (receipts, invitations, activation codes) mails and texts for real once a
+    // transport is configured; with neither, the development driver logs them.
+    ...(mailer || sms ? { notifications: messagingDriver({ mailer, sms }) } : {}),
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
     webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
     postCaptureSweepMs: config.POST_CAPTURE_SWEEP_MS ? Number(config.POST_CAPTURE_SWEEP_MS) : DEFAULT_POST_CAPTURE_SWEEP_MS,
@@ -57,6 +64,7 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
   return {
     deps,
     close: async () => {
+      mailer?.close();
       redis.disconnect();
       await handle.close();
       await database.stop();

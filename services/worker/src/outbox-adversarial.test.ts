@@ -1,13 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { systemClock } from '@pos/kernel';
-import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, postCaptureSweepJob, QUEUES, stockEdgeSyncJob } from '@pos/kernel/queues/index';
+import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, notificationSendJob, postCaptureSweepJob, QUEUES, stockEdgeSyncJob } from '@pos/kernel/queues/index';
 import { OutboxScheduler } from './outbox-scheduler.ts';
+import { buildWorkerDeps } from './deps.ts';
+import { renderNotification } from './notifications/templates.ts';
+import { startSmtpCatcher } from '@pos/providers/mail/smtp-catcher';
+import { startSmsSimulator } from '@pos/providers/sms/sms-simulator';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { createHandlers } from './jobs/index.ts';
 import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
 import { OutboxRelay, outboxJobId } from './outbox-relay.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { dropPrefix, openTestEnv, TEST_REDIS_URL, TEST_WORKER_ENV, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
  * The worker and its outbox attacked with what an older or buggy writer leaves behind (poison rows
@@ -236,5 +240,63 @@ describe('scheduled runs while the relay cannot relay', () => {
     expect(after[1]!.payload).toEqual({ tenant_database: tenantDatabase, at: '2026-11-28T12:00:05.000Z' });
     await s.stop();
     await o.stop();
+  });
+});
+
+describe('notification.send leaves the worker', () => {
+  test('with SMTP and the SMS provider configured, the worker mails e-mails and texts SMS (not a log line)', async () => {
+    const smtp = await startSmtpCatcher();
+    const sms = startSmsSimulator({ apiKey: 'sms-key-0123456789' });
+    const built = await buildWorkerDeps({ ...TEST_WORKER_ENV, SMTP_URL: smtp.smtpUrl, MAIL_FROM: 'Ordering <no-reply@example.test>', SMS_BASE_URL: sms.url, SMS_API_KEY: 'sms-key-0123456789' });
+    try {
+      const driver = built.deps.notifications;
+      expect(driver?.name).toBe('messaging');
+      const to = `adv-${crypto.randomUUID().slice(0, 8)}@example.test`;
+      await driver!.send(renderNotification({ channel: 'email', to, template: 'payment-receipt', data: { order_no: '12', receipt_no: '7', total: '3.50', lines: '1 x Espresso  3.50' } }));
+      const mail = await smtp.waitFor(to);
+      expect(mail.subject).toBe('Your receipt 7 (order 12)');
+      expect(mail.text.trim()).toBe('Thank you for your order 12.\n1 x Espresso  3.50\nTotal: 3.50\nReceipt 7');
+      expect(mail.from).toContain('no-reply@example.test');
+      await driver!.send(renderNotification({ channel: 'sms', to: '+32470123456', template: 'device-activation-code', data: { code: '482913', device_name: 'Kiosk 1' } }));
+      expect(sms.sent.map((m) => ({ to: m.to, text: m.text }))).toEqual([{ to: '+32470123456', text: 'Open the app on Kiosk 1 and enter the activation code 482913. The code works once.' }]);
+    } finally {
+      await built.close();
+      await smtp.stop();
+      await sms.stop();
+    }
+  });
+
+  test('with only SMTP configured, an SMS fails (retried, visible) instead of being reported sent', async () => {
+    const smtp = await startSmtpCatcher();
+    const built = await buildWorkerDeps({ ...TEST_WORKER_ENV, SMTP_URL: smtp.smtpUrl });
+    try {
+      await expect(built.deps.notifications!.send(renderNotification({ channel: 'sms', to: '+32470123456', template: 'device-activation-code', data: { code: '1', device_name: 'K' } }))).rejects.toThrow(
+        'notification.send: the worker has no SMS provider (SMS_BASE_URL, SMS_API_KEY)',
+      );
+    } finally {
+      await built.close();
+      await smtp.stop();
+    }
+  });
+
+  test('an unknown template fails once, not retried: no retry can make it known', async () => {
+    const sent: string[] = [];
+    const prefixUsed = prefix();
+    worker = await startWorker({ ...testWorkerDeps(env, prefixUsed), notifications: { name: 'capture', send: async (n) => void sent.push(n.to) } });
+    const to = `adv-tpl-${crypto.randomUUID().slice(0, 8)}@example.test`;
+    const row = await insert(jobMessage(notificationSendJob, { channel: 'email', to, template: 'no-such-template', data: {} }));
+    worker.relay.trigger();
+    const inspector = createQueue(QUEUES.notifications, TEST_REDIS_URL, { prefix: prefixUsed });
+    try {
+      const jobId = outboxJobId(row);
+      const failed = await waitFor(async () => (await inspector.getJobs('failed', { size: 100 })).find((j) => j.id === jobId), 10_000, 'the failed job');
+      await Bun.sleep(300);
+      expect(failed.options.retries).toBe(0);
+      expect(String(failed.options.stacktraces[0])).toContain('Unknown notification template: no-such-template');
+      expect(await worker.metrics.failedCount(notificationSendJob.name)).toBe(1);
+      expect(sent).toEqual([]);
+    } finally {
+      await inspector.close();
+    }
   });
 });

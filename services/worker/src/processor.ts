@@ -13,7 +13,7 @@ import {
   type JobQueue,
 } from '@pos/kernel/queues/index';
 import type BeeQueue from 'bee-queue';
-import type { BatchJobHandler, JobContext, JobHandler } from './jobs/job-handler.ts';
+import { UnrecoverableJobError, type BatchJobHandler, type JobContext, type JobHandler } from './jobs/job-handler.ts';
 import { outboxJobId } from './outbox-relay.ts';
 import type { NotificationDriver } from './notifications/driver.ts';
 import type { WorkerMetrics } from './metrics.ts';
@@ -146,6 +146,8 @@ export class QueueProcessor {
       await handler(envelope.payload as never, ctx);
     } catch (e) {
       this.opts.metrics.jobFailed(def.name);
+      // A failure no retry can cure fails for good now, instead of spending the job's retries on it.
+      if (e instanceof UnrecoverableJobError) job.options.retries = 0;
       log.error('job failed', { err: e, retries_left: job.options.retries ?? 0 });
       throw e;
     }

@@ -25,3 +25,14 @@ export type JobHandler<D extends JobDefinition> = (payload: JobPayload<D>, ctx: 
  * processor then runs each row through the job's single handler. Must be safe to repeat.
  */
 export type BatchJobHandler<D extends JobDefinition> = (payloads: readonly JobPayload<D>[], ctx: JobContext) => Promise<readonly (Error | null)[]>;
+
+/**
+ * A failure no retry can cure (an unknown template, a payload a newer build wrote for something this
+ * build does not have): the processor fails the job for good, at once, instead of spending its retries.
+ */
+export class UnrecoverableJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnrecoverableJobError';
+  }
+}

@@ -1,3 +1,5 @@
+import { UnrecoverableJobError } from '../jobs/job-handler.ts';
+
 /** A rendered notification: what a driver sends. */
 export interface RenderedNotification {
   channel: 'email' | 'sms';
@@ -35,7 +37,8 @@ export const TEMPLATES: Readonly<Record<string, Template>> = {
   },
 };
 
-export class UnknownTemplateError extends Error {
+/** Unrecoverable: a retry renders the same unknown name (the job fails once, visibly). */
+export class UnknownTemplateError extends UnrecoverableJobError {
   constructor(readonly template: string) {
     super(`Unknown notification template: ${template}`);
     this.name = 'UnknownTemplateError';
