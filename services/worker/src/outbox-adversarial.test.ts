@@ -5,6 +5,7 @@ import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, noti
 import { OutboxScheduler } from './outbox-scheduler.ts';
 import { buildWorkerDeps } from './deps.ts';
 import { renderNotification } from './notifications/templates.ts';
+import { UnrecoverableJobError } from './jobs/job-handler.ts';
 import { startSmtpCatcher } from '@pos/providers/mail/smtp-catcher';
 import { startSmsSimulator } from '@pos/providers/sms/sms-simulator';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
@@ -262,6 +263,26 @@ describe('notification.send leaves the worker', () => {
     } finally {
       await built.close();
       await smtp.stop();
+      await sms.stop();
+    }
+  });
+
+  test('an SMS number typed with spaces goes out in E.164; one the provider refuses (a national number) fails for good, not five times', async () => {
+    const sms = startSmsSimulator({ apiKey: 'sms-key-0123456789' });
+    const built = await buildWorkerDeps({ ...TEST_WORKER_ENV, SMS_BASE_URL: sms.url, SMS_API_KEY: 'sms-key-0123456789' });
+    try {
+      const send = (to: string) => built.deps.notifications!.send(renderNotification({ channel: 'sms', to, template: 'device-activation-code', data: { code: '5', device_name: 'K' } }));
+      await send('+32 (470) 12-34 56');
+      expect(sms.sent.map((m) => m.to)).toEqual(['+32470123456']);
+      const refused = await send('0470 12 34 56').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(UnrecoverableJobError);
+      expect((refused as Error).message).toBe('notification.send: the SMS provider refused the message (answered 422)');
+      expect(sms.sent.length).toBe(1);
+    } finally {
+      await built.close();
       await sms.stop();
     }
   });

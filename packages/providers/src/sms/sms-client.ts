@@ -5,7 +5,8 @@ export interface SmsClient {
 
 /** Thrown when a messaging provider refuses or cannot be reached; the message is for logs only. */
 export class MessagingError extends Error {
-  constructor(readonly provider: 'sms' | 'mail-api', message: string) {
+  /** The provider's HTTP status when it answered (undefined: not reached). */
+  constructor(readonly provider: 'sms' | 'mail-api', message: string, readonly status?: number) {
     super(`${provider}: ${message}`);
     this.name = 'MessagingError';
   }
@@ -26,7 +27,7 @@ export function createSmsClient(cfg: { baseUrl: string; apiKey: string; timeoutM
         throw new MessagingError('sms', e instanceof Error ? e.message : String(e));
       }
       const body = (await res.json().catch(() => null)) as { id?: string } | null;
-      if (res.status !== 201 || !body?.id) throw new MessagingError('sms', `answered ${res.status}`);
+      if (res.status !== 201 || !body?.id) throw new MessagingError('sms', `answered ${res.status}`, res.status);
       return { id: body.id };
     },
   };
