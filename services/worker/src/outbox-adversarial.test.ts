@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { systemClock } from '@pos/kernel';
-import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, heartbeatJob, jobMessage, notificationSendJob, postCaptureSweepJob, QUEUES, stockEdgeSyncJob } from '@pos/kernel/queues/index';
+import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, fanOut, heartbeatJob, jobMessage, notificationSendJob, orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, postCaptureSweepJob, QUEUES, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from '@pos/kernel/queues/index';
 import { OutboxScheduler } from './outbox-scheduler.ts';
+import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { buildWorkerDeps } from './deps.ts';
 import { renderNotification } from './notifications/templates.ts';
 import { UnrecoverableJobError } from './jobs/job-handler.ts';
@@ -319,5 +320,31 @@ describe('notification.send leaves the worker', () => {
     } finally {
       await inspector.close();
     }
+  });
+});
+
+describe('jobs of a merchant deleted meanwhile', () => {
+  test('its payment jobs end as done, logged, instead of failing through every retry: nothing is left to do', async () => {
+    const gone = `t_adv_gone_${crypto.randomUUID().slice(0, 8)}`;
+    const base = { tenant_database: gone, transaction_id: crypto.randomUUID() };
+    const w = (worker = await startWorker({ ...testWorkerDeps(env, prefix()), payments: paymentProvidersFromEnv({}) }));
+    await insert(jobMessage(paymentCaptureJob, base));
+    await insert(jobMessage(paymentPostCaptureJob, { ...base, stock_changed: true }));
+    await insert(
+      fanOut([
+        jobMessage(orderDispatchJob, base),
+        jobMessage(stockReleaseReservationJob, { ...base, cart_session_id: base.transaction_id }),
+        jobMessage(statsDailyJob, base),
+        jobMessage(paymentFinaliseJob, base),
+        jobMessage(stockEdgeSyncJob, { ...base, location_id: crypto.randomUUID(), item_ids: [] }),
+      ]),
+    );
+    const jobs = ['payment.capture', 'payment.post-capture', 'order.dispatch', 'stock.release-reservation', 'stats.daily', 'payment.finalise', 'stock.edge-sync'];
+    const outcome = async () => Promise.all(jobs.map(async (j) => (await w.metrics.processedCount(j)) + (await w.metrics.failedCount(j))));
+    await waitFor(async () => (await outcome()).every((n) => n >= 1), 10_000, 'every job to run once');
+    await Bun.sleep(300);
+    expect(Object.fromEntries(await Promise.all(jobs.map(async (j) => [j, { processed: await w.metrics.processedCount(j), failed: await w.metrics.failedCount(j) }])))).toEqual(
+      Object.fromEntries(jobs.map((j) => [j, { processed: 1, failed: 0 }])),
+    );
   });
 });

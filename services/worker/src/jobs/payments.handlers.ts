@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { sql } from 'kysely';
 import { bindTenant, type CentralDb, type TenantDb } from '@pos/db';
 import type {
   orderDispatchJob,
@@ -40,14 +41,32 @@ export interface PaymentHandlerDeps {
 }
 
 /**
+ * True when the merchant schema is gone (the merchant was deleted, `dropMerchant`, with jobs still
+ * queued): asked only after a job of it failed, so a schema merely missing a table (a migration not run
+ * yet) still fails and is retried.
+ */
+async function tenantGone(db: CentralDb, tenantDatabase: string): Promise<boolean> {
+  const r = await sql<{ gone: boolean }>`select to_regnamespace(${tenantDatabase}) is null as gone`.execute(db);
+  return r.rows[0]?.gone === true;
+}
+
+/** Logs the rows of a merchant whose schema is gone: their work ends as done (nothing is left to do it on; every retry failed the same way). */
+function skipGoneTenant(log: Logger, tenantDatabase: string, job: string, rows: number): void {
+  log.warn('merchant schema no longer exists; job skipped', { tenant_database: tenantDatabase, job_name: job, rows });
+}
+
+/**
  * Runs `run` once per tenant schema named in a batch's payloads, with the payloads of that tenant,
- * and puts each answer back at its payload's place.
+ * and puts each answer back at its payload's place. A tenant whose schema is gone answers done for
+ * its rows (`skipGoneTenant`).
  */
 async function perTenant<P extends { tenant_database: string }>(
-  db: CentralDb,
+  ctx: Pick<JobContext, 'db' | 'log'>,
+  job: string,
   payloads: readonly P[],
   run: (tdb: TenantDb, tenantDatabase: string, payloads: readonly P[]) => Promise<readonly StepOutcome[]>,
 ): Promise<StepOutcome[]> {
+  const db = ctx.db;
   const groups = new Map<string, number[]>();
   payloads.forEach((p, i) => {
     const g = groups.get(p.tenant_database);
@@ -56,14 +75,25 @@ async function perTenant<P extends { tenant_database: string }>(
   });
   const out: StepOutcome[] = new Array(payloads.length).fill(null);
   for (const [tenant, idx] of groups) {
-    const outcomes = await run(bindTenant(db, tenant), tenant, idx.map((i) => payloads[i]!));
+    let outcomes: readonly StepOutcome[];
+    try {
+      outcomes = await run(bindTenant(db, tenant), tenant, idx.map((i) => payloads[i]!));
+    } catch (e) {
+      if (!(await tenantGone(db, tenant))) throw e;
+      skipGoneTenant(ctx.log, tenant, job, idx.length);
+      continue;
+    }
+    if (outcomes.some((o) => o !== null) && (await tenantGone(db, tenant))) {
+      skipGoneTenant(ctx.log, tenant, job, idx.length);
+      continue;
+    }
     idx.forEach((i, k) => (out[i] = outcomes[k] ?? null));
   }
   return out;
 }
 
 /** The batch's single-row form: the handler of one payload is its batch handler with one row. */
-function single<D extends Parameters<typeof perTenant>[1][number]>(batch: (payloads: readonly D[], ctx: JobContext) => Promise<readonly StepOutcome[]>) {
+function single<D extends Parameters<typeof perTenant>[2][number]>(batch: (payloads: readonly D[], ctx: JobContext) => Promise<readonly StepOutcome[]>) {
   return async (payload: D, ctx: JobContext): Promise<void> => {
     const [outcome] = await batch([payload], ctx);
     if (outcome) throw outcome;
@@ -81,6 +111,9 @@ export function createPaymentHandlers(deps: PaymentHandlerDeps) {
         p.transaction_id,
         { kind: 'poll' },
       );
+    } catch (e) {
+      if (!(await tenantGone(ctx.db, p.tenant_database))) throw e;
+      skipGoneTenant(ctx.log, p.tenant_database, 'payment.capture', 1);
     } finally {
       // The details route dispatches one capture at a time: the next poll may dispatch again.
       await releaseCaptureDispatch(deps.redis, ctx.log, p.tenant_database, p.transaction_id);
@@ -116,9 +149,9 @@ function capturedListeners(redis: Redis | undefined, tenantDatabase: string, log
 /** The post-capture jobs' batch handlers: each step once for all the rows of a batch (per tenant). */
 export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
   const postCapture: BatchJobHandler<typeof paymentPostCaptureJob> = (ps, ctx) =>
-    perTenant(ctx.db, ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log), ctx.log));
+    perTenant(ctx, 'payment.post-capture', ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log), ctx.log));
   const dispatch: BatchJobHandler<typeof orderDispatchJob> = (ps, ctx) =>
-    perTenant(ctx.db, ps, async (tdb, tenant, rows) => {
+    perTenant(ctx, 'order.dispatch', ps, async (tdb, tenant, rows) => {
       const outcomes = await dispatchOrdersToRegister(
         tdb,
         rows.map((r) => r.transaction_id),
@@ -129,11 +162,11 @@ export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
       if (ctx.finalAttempt) await dispatchGaveUp(tdb, rows.filter((_r, i) => outcomes[i]).map((r) => r.transaction_id));
       return outcomes;
     });
-  const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
-  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx.db, ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), undefined, ctx.log));
+  const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx, 'stats.daily', ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
+  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx, 'payment.finalise', ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), undefined, ctx.log));
   // The paid orders' stock holds go (the capture took their stock); a hold that expired before is gone already.
   const release: BatchJobHandler<typeof stockReleaseReservationJob> = (ps, ctx) =>
-    perTenant(ctx.db, ps, async (tdb, _t, rows) => {
+    perTenant(ctx, 'stock.release-reservation', ps, async (tdb, _t, rows) => {
       const released = await releaseReservations(tdb, rows.map((p) => p.transaction_id));
       await recordSteps(
         tdb,
@@ -146,7 +179,7 @@ export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
     });
   // Recorded steps only: no edge device takes stock.
   const edgeSync: BatchJobHandler<typeof stockEdgeSyncJob> = (ps, ctx) =>
-    perTenant(ctx.db, ps, async (tdb, _t, rows) => {
+    perTenant(ctx, 'stock.edge-sync', ps, async (tdb, _t, rows) => {
       await recordSteps(tdb, rows.map((p) => ({ transaction_id: p.transaction_id, step: 'edge_stock_sync', outcome: 'no_edge_devices', detail: `${p.item_ids.length} item(s) changed` })));
       return rows.map(() => null);
     });
