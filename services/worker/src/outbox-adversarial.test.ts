@@ -3,6 +3,12 @@ import { sql } from 'kysely';
 import { systemClock } from '@pos/kernel';
 import { createQueue, FAN_OUT_JOB, FAN_OUT_QUEUE, fanOut, heartbeatJob, jobMessage, notificationSendJob, orderDispatchJob, paymentCaptureJob, paymentFinaliseJob, paymentPostCaptureJob, postCaptureSweepJob, QUEUES, statsDailyJob, stockEdgeSyncJob, stockReleaseReservationJob } from '@pos/kernel/queues/index';
 import { OutboxScheduler } from './outbox-scheduler.ts';
+import { bindTenant } from '@pos/db';
+import { seedDemo } from '@pos/core/seed/demo-seed';
+import { dropMerchant } from '@pos/core/merchants/create-merchant';
+import { endStaffSession, openStaffSession } from '@pos/core/pos/staff/staff-session';
+import { sweepFiscalJournals } from './jobs/fiscal-recover.handler.ts';
+import { createFiscalWorkEventHandler } from './jobs/fiscal-work-event.handler.ts';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { buildWorkerDeps } from './deps.ts';
 import { renderNotification } from './notifications/templates.ts';
@@ -346,5 +352,62 @@ describe('jobs of a merchant deleted meanwhile', () => {
     expect(Object.fromEntries(await Promise.all(jobs.map(async (j) => [j, { processed: await w.metrics.processedCount(j), failed: await w.metrics.failedCount(j) }])))).toEqual(
       Object.fromEntries(jobs.map((j) => [j, { processed: 1, failed: 0 }])),
     );
+  });
+});
+
+describe('staff work events whose job was lost', () => {
+  test('the fiscal sweep queues a lost work-in and work-out again, once per ten minutes; signed, they are never queued again', async () => {
+    const m = await seedDemo(env.handle.db, { slug: `adv-work-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
+    const tenantDatabase = m.merchant.tenant_database;
+    const tdb = bindTenant(env.handle.db, tenantDatabase);
+    try {
+      const d = m.devices[0]!;
+      const staff = await tdb.selectFrom('staff_credentials').select('id').where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+      // The location enrolled an hour ago; the session ran ten minutes ago.
+      await tdb.updateTable('fdm_devices').set({ created_at: new Date(Date.now() - 3_600_000) }).where('location_id', '=', d.location_id).execute();
+      const at = new Date(Date.now() - 10 * 60_000);
+      const { sessionId } = await openStaffSession(tdb, { staffId: staff.id, deviceId: d.id, locationId: d.location_id, now: at });
+      await endStaffSession(tdb, sessionId, at);
+      await tdb.updateTable('pos_staff_sessions').set({ ended_at: at }).where('id', '=', sessionId).execute();
+      const jobsOf = () =>
+        env.handle.db
+          .selectFrom('outbox')
+          .select(['id', 'payload'])
+          .where('job', '=', 'fiscal.work-event')
+          .where(sql<string>`payload->>'session_id'`, '=', sessionId)
+          .orderBy('id')
+          .execute();
+      // Relayed, then lost with Redis's data (or out of retries while the database was away).
+      expect((await jobsOf()).length).toBe(2);
+      await env.handle.db.deleteFrom('outbox').where('job', '=', 'fiscal.work-event').where(sql<string>`payload->>'session_id'`, '=', sessionId).execute();
+
+      const sweep = () => sweepFiscalJournals(env.handle.db, { fiscal: testFiscal(env.log), redis: env.redis, olderThanMs: 0 }, env.log, tenantDatabase);
+      expect((await sweep()).requeued).toBe(2);
+      const again = await jobsOf();
+      written.push(...again.map((r) => Number(r.id)));
+      const base = { tenant_database: tenantDatabase, session_id: sessionId, staff_id: staff.id, device_id: d.id, location_id: d.location_id };
+      expect(again.map((r) => r.payload)).toEqual([
+        { ...base, kind: 'work_in' },
+        { ...base, kind: 'work_out' },
+      ]);
+      // Claimed for ten minutes: the next sweep (a minute later) leaves them to their jobs.
+      expect((await sweep()).requeued).toBe(0);
+      expect((await jobsOf()).length).toBe(2);
+
+      const handle = createFiscalWorkEventHandler(testFiscal(env.log));
+      const ctx = { db: env.handle.db, log: env.log, clock: systemClock, notifications: undefined as never, jobId: 'adv' };
+      for (const r of again) await handle(r.payload as never, ctx);
+      const entries = await tdb.selectFrom('fiscal_journal').select(['subject_id', 'status']).where('subject_type', '=', 'pos_staff_session').where('subject_id', 'like', `${sessionId}:%`).orderBy('seq').execute();
+      expect(entries).toEqual([
+        { subject_id: `${sessionId}:work_in`, status: 'signed' },
+        { subject_id: `${sessionId}:work_out`, status: 'signed' },
+      ]);
+      // Signed: with the claims gone, a sweep finds nothing to queue.
+      await env.redis.del(`work_event_requeue:${tenantDatabase}:${sessionId}:work_in`, `work_event_requeue:${tenantDatabase}:${sessionId}:work_out`);
+      expect((await sweep()).requeued).toBe(0);
+    } finally {
+      await env.handle.db.deleteFrom('outbox').where(sql<string>`payload->>'tenant_database'`, '=', tenantDatabase).execute();
+      await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: tenantDatabase });
+    }
   });
 });

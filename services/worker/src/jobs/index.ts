@@ -50,6 +50,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     'account.mail': createAccountMailHandler(deps.accountMailing ?? null),
     'fiscal.recover': createFiscalRecoverHandler({
       fiscal: deps.fiscal,
+      ...(deps.redis ? { redis: deps.redis } : {}),
       hooks: registerRecoveryHooks(deps.clock),
       ...(deps.fiscalRecoverOlderThanMs !== undefined ? { olderThanMs: deps.fiscalRecoverOlderThanMs } : {}),
     }),
