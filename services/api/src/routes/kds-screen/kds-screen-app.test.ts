@@ -32,6 +32,10 @@ class El {
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 50));
+/** Waits until `ready()` holds (up to 5 s): a fixed pause was too short on a loaded machine. */
+async function until(ready: () => boolean): Promise<void> {
+  for (let waited = 0; !ready() && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+}
 const SRC = readFileSync(new URL('./static/app.js', import.meta.url), 'utf8');
 
 /** Opens the screen signed in as the seeded KDS device; `holdOrders` holds GET /kds/orders answers (taken at once) until released. */
@@ -45,9 +49,11 @@ async function openScreen(opts: { holdOrders?: boolean } = {}) {
   const location = { hash: `#token=${kds}&key=${api.env.DEVICE_API_KEY}`, pathname: '/kds-screen', search: '', protocol: 'http:', host: 'localhost' };
   let release: () => void = () => {};
   const gate = new Promise<void>((r) => { release = r; });
+  let ordersAnswered = 0;
   const fetch = async (url: string, init: RequestInit) => {
     const res = await api.app.handle(new Request(`http://localhost${url}`, init));
     if (opts.holdOrders && url === '/api/kds/orders') await gate;
+    if (url === '/api/kds/orders') ordersAnswered++;
     return res;
   };
   const sockets: { onmessage: ((m: { data: string }) => void) | null }[] = [];
@@ -60,12 +66,13 @@ async function openScreen(opts: { holdOrders?: boolean } = {}) {
   }
   new Function('document', 'localStorage', 'location', 'history', 'fetch', 'WebSocket', 'setInterval', SRC)(document, localStorage, location, { replaceState: () => {} }, fetch, WebSocket, () => 0);
   docListeners.DOMContentLoaded!();
-  await settle();
+  await until(() => sockets.length > 0);
   expect(sockets).toHaveLength(1);
   const deliver = (v: unknown) => sockets[0]!.onmessage!({ data: JSON.stringify(v) });
   deliver({ type: 'ready' });
   const cursor = Number((await tdb.selectFrom('kitchen_event_cursors').select('last_seq').where('location_id', '=', a.locations[0]!.id).executeTakeFirst())?.last_seq ?? 0);
   deliver({ type: 'subscribed', channel: 'kitchen', cursor }); // the page loads GET /kds/orders
+  if (!opts.holdOrders) await until(() => ordersAnswered > 0);
   await settle();
   const shown = () => byId('tickets').children.map((c) => c.attrs['data-order-id']);
   const statusShown = (id: string) => byId('tickets').children.find((c) => c.attrs['data-order-id'] === id)?.attrs['data-status'];
