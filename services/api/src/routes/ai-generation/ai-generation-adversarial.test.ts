@@ -1,33 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { DESCRIPTION_PATH, generationTestbed, PHOTO_PATH, type GenerationTestbed } from './ai-generation.test-support.ts';
 import { makeMember } from '../team/team.test-support.ts';
 
 /** AI generation as a hostile (or careless) user: the provider's cost, input size, another merchant's photos. */
+let t: GenerationTestbed;
 let api: TestApi;
 let a: DemoSeedResult;
 let b: DemoSeedResult;
 let owner: string;
 let ownerB: string;
-let sim: ReturnType<typeof startGenerationSimulator>;
-const D = '/api/back-office/description-generator/generate';
-const P = '/api/back-office/ai-photo';
-const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
+let sim: GenerationTestbed['sim'];
+const D = DESCRIPTION_PATH;
+const P = PHOTO_PATH;
+const tdbOf = (m: DemoSeedResult) => t.tdbOf(m);
 
 beforeAll(async () => {
-  sim = startGenerationSimulator({ apiKey: 'adv-generation-key' });
-  api = await createTestApi({ env: { GENERATION_BASE_URL: sim.url, GENERATION_API_KEY: 'adv-generation-key' } });
-  a = await api.seed('gen-adv-a');
-  b = await api.seed('gen-adv-b');
-  owner = await api.ownerToken(a);
-  ownerB = await api.ownerToken(b);
+  t = await generationTestbed('adv-generation-key', 'gen-adv');
+  ({ api, a, b, owner, ownerB, sim } = t);
 }, 60_000);
-afterAll(async () => {
-  await api.close();
-  sim.stop();
-});
+afterAll(() => t.close());
 
 describe('description generator: the provider is paid per call, so it is throttled', () => {
   test('20 a minute per user; the 21st is 429 with retry_after; another user of the merchant still has theirs', async () => {

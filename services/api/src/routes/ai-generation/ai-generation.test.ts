@@ -3,18 +3,19 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { GENERATION_NOT_CONFIGURED, GENERATION_UNAVAILABLE } from '@pos/core/generation/ai-photos';
 import { NOT_ENOUGH_CREDITS } from '@pos/core/generation/ai-credits';
-import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { DESCRIPTION_PATH, generationTestbed, PHOTO_PATH, type GenerationTestbed } from './ai-generation.test-support.ts';
 
+let t: GenerationTestbed;
 let api: TestApi;
 let a: DemoSeedResult;
 let b: DemoSeedResult;
 let owner: string;
 let ownerB: string;
-let sim: ReturnType<typeof startGenerationSimulator>;
-const D = '/api/back-office/description-generator/generate';
-const P = '/api/back-office/ai-photo';
-const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
+let sim: GenerationTestbed['sim'];
+const D = DESCRIPTION_PATH;
+const P = PHOTO_PATH;
+const tdbOf = (m: DemoSeedResult) => t.tdbOf(m);
 const setCredits = (m: DemoSeedResult, n: number) => tdbOf(m).updateTable('ai_credits').set({ balance: n }).where('id', '=', 1).execute();
 const photoCount = async (m: DemoSeedResult, status?: string) => {
   let q = tdbOf(m).selectFrom('ai_photos').select((eb) => eb.fn.countAll<string>().as('n'));
@@ -24,17 +25,10 @@ const photoCount = async (m: DemoSeedResult, status?: string) => {
 const setDown = (down: boolean) => fetch(`${sim.url}/_sim/down`, { method: 'POST', body: JSON.stringify({ down }) });
 
 beforeAll(async () => {
-  sim = startGenerationSimulator({ apiKey: 'test-generation-key' });
-  api = await createTestApi({ env: { GENERATION_BASE_URL: sim.url, GENERATION_API_KEY: 'test-generation-key' } });
-  a = await api.seed('gen-a');
-  b = await api.seed('gen-b');
-  owner = await api.ownerToken(a);
-  ownerB = await api.ownerToken(b);
+  t = await generationTestbed('test-generation-key', 'gen');
+  ({ api, a, b, owner, ownerB, sim } = t);
 }, 60_000);
-afterAll(async () => {
-  await api.close();
-  sim.stop();
-});
+afterAll(() => t.close());
 
 describe('description generator', () => {
   test('answers the provider\'s description for the item, free of credits', async () => {
