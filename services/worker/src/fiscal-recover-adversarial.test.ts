@@ -10,8 +10,9 @@ import { createLogger, systemClock } from '@pos/kernel';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { signedEventOf } from '@pos/core/fiscal/journal-rows';
 import { storedSignature } from '@pos/core/pos/signed-change/signed-change';
-import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
+import type { FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
+import { remoteFdm, type RemoteFdm } from '../../api/src/testing/remote-fdm.ts';
 import { call, journalOf, line, sell, signIn, type Register } from '../../api/src/routes/pos-tills/register-test-support.ts';
 import { createHandlers } from './jobs/index.ts';
 import { devLogDriver } from './notifications/driver.ts';
@@ -21,6 +22,7 @@ const SECRET = 'recover-adversarial-secret';
 const log = createLogger({ service: 'worker-test' }, 'error');
 
 let seeding: TestApi;
+let remote: RemoteFdm;
 let api: TestApi;
 let sim: FdmSimulator;
 let fdmId: string;
@@ -30,21 +32,17 @@ let manager: Register;
 beforeAll(async () => {
   seeding = await createTestApi();
   m = await seeding.seed(`recover-adv-${crypto.randomUUID().slice(0, 8)}`);
-  const seeded = await signIn(seeding, m, 'manager');
-  fdmId = (await seeded.tdb.selectFrom('fdm_devices').select('fdm_id').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow()).fdm_id;
-  await seeded.tdb.updateTable('fdm_devices').set({ mode: 'remote' }).where('fdm_id', '=', fdmId).execute();
-  sim = startFdmSimulator({ port: 0, sharedSecret: SECRET, deviceId: fdmId });
-  api = await createTestApi({ env: { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: SECRET }) } });
+  remote = await remoteFdm(seeding.deps.db, m, SECRET);
+  ({ api, sim, fdmId } = remote);
   manager = await signIn(api, m, 'manager');
 });
 afterAll(async () => {
-  await api?.close();
-  await sim?.stop();
-  await seeding?.close();
+  await remote?.close();
+  await seeding?.close(); // drops the merchant
 });
 
 /** A fiscal service with no record hooks: completing an entry with it is what a process that stopped right after the module's answer leaves. */
-const bare = (secret: string) => testFiscal(log, { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: secret }) });
+const bare = (secret: string) => testFiscal(log, remote.env(secret));
 
 async function runWorkerJob(): Promise<void> {
   const handlers = createHandlers({ fiscal: bare(SECRET), clock: systemClock, fiscalRecoverOlderThanMs: 0 });

@@ -13,8 +13,9 @@ import { recoverPendingEntries } from '@pos/core/fiscal/recover-pending';
 import { signedEventOf, type JournalRow } from '@pos/core/fiscal/journal-rows';
 import { storedSignature } from '@pos/core/pos/signed-change/signed-change';
 import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
-import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
+import type { FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
+import { remoteFdm, type RemoteFdm } from '../../api/src/testing/remote-fdm.ts';
 import { call, journalOf, line, sell, signIn, type Register } from '../../api/src/routes/pos-tills/register-test-support.ts';
 import { createHandlers } from './jobs/index.ts';
 import { devLogDriver } from './notifications/driver.ts';
@@ -24,6 +25,7 @@ const SECRET = 'register-recovery-secret';
 const log = createLogger({ service: 'worker-test' }, 'error');
 
 let seeding: TestApi;
+let remote: RemoteFdm;
 let api: TestApi;
 let sim: FdmSimulator;
 let fdmId: string;
@@ -31,34 +33,27 @@ let m: DemoSeedResult;
 let manager: Register;
 
 beforeAll(async () => {
-  // Seed with a software enrolment, switch it to a remote module, then start the simulator for
-  // that fdm id and an API configured to reach it (as the remote settle tests do).
   seeding = await createTestApi();
   m = await seeding.seed('register-recovery');
-  const seeded = await signIn(seeding, m, 'manager');
-  const fdm = await seeded.tdb.selectFrom('fdm_devices').select('fdm_id').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
-  fdmId = fdm.fdm_id;
-  await seeded.tdb.updateTable('fdm_devices').set({ mode: 'remote' }).where('fdm_id', '=', fdmId).execute();
-  sim = startFdmSimulator({ port: 0, sharedSecret: SECRET, deviceId: fdmId });
-  api = await createTestApi({ env: { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: SECRET }) } });
+  remote = await remoteFdm(seeding.deps.db, m, SECRET);
+  ({ api, sim, fdmId } = remote);
   manager = await signIn(api, m, 'manager');
 });
 afterAll(async () => {
-  await api?.close();
-  await sim?.stop();
+  await remote?.close();
   await seeding?.close(); // drops the merchant
 });
 
 /** A recovery run with the register's hooks, through a module holding `secret`. */
 const recoverWith = (secret: string) =>
-  recoverPendingEntries(manager.tdb, testFiscal(log, { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: secret }) }), {
+  recoverPendingEntries(manager.tdb, testFiscal(log, remote.env(secret)), {
     olderThanMs: 0,
     hooks: registerRecoveryHooks(systemClock),
   });
 
 /** The worker's `fiscal.recover` job for this merchant, as `createHandlers` wires it. */
 async function runWorkerJob(): Promise<void> {
-  const handlers = createHandlers({ fiscal: testFiscal(log, { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdmId]: SECRET }) }), clock: systemClock, fiscalRecoverOlderThanMs: 0 });
+  const handlers = createHandlers({ fiscal: testFiscal(log, remote.env()), clock: systemClock, fiscalRecoverOlderThanMs: 0 });
   await handlers['fiscal.recover']({ tenant_database: m.merchant.tenant_database }, { db: api.deps.db, log, clock: systemClock, notifications: devLogDriver(log), jobId: 'test-register-recovery' });
 }
 

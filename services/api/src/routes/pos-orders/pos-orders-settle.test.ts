@@ -5,9 +5,10 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { businessDate } from '@pos/domain/business-day/business-day';
 import { verifySignature, type SaleEvent, type SignResult } from '@pos/fiscal';
 import { TENDER_MESSAGES } from '@pos/tenders';
-import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
+import type { FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type CallResult, type TestApi } from '../../testing/harness.ts';
 import { openRegisterSession } from '../../testing/register-session.ts';
+import { remoteFdm, type RemoteFdm } from '../../testing/remote-fdm.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -258,27 +259,21 @@ describe('POST /pos/orders/{clientUuid}/settle', () => {
 
 describe('settle through a remote fiscal data module', () => {
   const SECRET = 'remote-settle-secret';
+  let remote: RemoteFdm;
   let remoteApi: TestApi;
   let sim: FdmSimulator;
   let ctx: Ctx;
   let rdb: TenantDb;
 
   beforeAll(async () => {
-    // The seeded enrolment's fdm id is derived from the schema name, so seed first, then start the
-    // simulator for that id and an API configured to reach it.
     const seeded = await api.seed('settle-remote');
     rdb = bindTenant(api.deps.db, seeded.merchant.tenant_database);
-    const fdm = await rdb.selectFrom('fdm_devices').select('fdm_id').executeTakeFirstOrThrow();
-    await rdb.updateTable('fdm_devices').set({ mode: 'remote' }).execute();
-    sim = startFdmSimulator({ port: 0, sharedSecret: SECRET, deviceId: fdm.fdm_id });
-    remoteApi = await createTestApi({ env: { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdm.fdm_id]: SECRET }) } });
+    remote = await remoteFdm(api.deps.db, seeded, SECRET);
+    ({ api: remoteApi, sim } = remote);
     const token = await remoteApi.deviceToken(seeded, 'pos', 0);
     ctx = { m: seeded, device: token, staff: await remoteApi.staffLogin(seeded, 'cashier', token) };
   });
-  afterAll(async () => {
-    await remoteApi.close();
-    await sim.stop();
-  });
+  afterAll(() => remote.close());
 
   const rcall = (method: string, path: string, body?: unknown) => remoteApi.call(method, path, { token: ctx.device, deviceKey: true, staffToken: ctx.staff, body });
   async function remoteOrder(): Promise<string> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { bindTenant } from '@pos/db';
-import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
+import type { FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { remoteFdm, type RemoteFdm } from '../../testing/remote-fdm.ts';
 import { call, line, sell, signIn, type Register } from './register-test-support.ts';
 
 // A till counted while cash booked to it still waits for a remote fiscal module: the count froze an
@@ -12,6 +12,7 @@ const SECRET = 'till-fiscal-adversarial-secret';
 const PENDING = { message: 'Cash of this till is still waiting for the fiscal data module: count the till once it is signed.', reason: 'fiscal_pending' };
 
 let seeding: TestApi;
+let remote: RemoteFdm;
 let api: TestApi;
 let sim: FdmSimulator;
 let manager: Register;
@@ -19,16 +20,12 @@ let manager: Register;
 beforeAll(async () => {
   seeding = await createTestApi();
   const seeded = await seeding.seed(`till-fiscal-adv-${crypto.randomUUID().slice(0, 8)}`);
-  const rdb = bindTenant(seeding.deps.db, seeded.merchant.tenant_database);
-  const fdm = await rdb.selectFrom('fdm_devices').select('fdm_id').executeTakeFirstOrThrow();
-  await rdb.updateTable('fdm_devices').set({ mode: 'remote' }).execute();
-  sim = startFdmSimulator({ port: 0, sharedSecret: SECRET, deviceId: fdm.fdm_id });
-  api = await createTestApi({ env: { FDM_REMOTE_URL: sim.url, FDM_REMOTE_SECRETS: JSON.stringify({ [fdm.fdm_id]: SECRET }) } });
+  remote = await remoteFdm(seeding.deps.db, seeded, SECRET);
+  ({ api, sim } = remote);
   manager = await signIn(api, seeded, 'manager', 0);
 });
 afterAll(async () => {
-  await api?.close();
-  await sim?.stop();
+  await remote?.close();
   await seeding?.close();
 });
 
