@@ -320,6 +320,9 @@ export interface TenantTables {
     /** The storefront order's contact (payment body `customer.email`, `customer.phone`); null otherwise. */
     customer_email: Generated<string | null>;
     customer_phone: Generated<string | null>;
+    /** A storefront payment request's `Idempotency-Key` and the hash of its body (migration 2026-12-01-520-online-request-key); null otherwise. */
+    request_key: Generated<string | null>;
+    request_hash: Generated<string | null>;
     /** `For Here`, `Takeaway`, `Pickup`, `Delivery`, ... as the channel sent it. */
     dining_option: Generated<string | null>;
     /** Where a Delivery order goes (`DeliveryAddress` of the domain; migration 2026-11-28-090-delivery-address); null otherwise. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
-import { withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
+import { isUniqueViolation, withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, requestHash, REQUEST_IN_PROGRESS, REQUEST_KEY_REUSED, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { holdOrderStock } from '../catalog/stock-availability.ts';
@@ -111,7 +111,15 @@ function isFullName(name: string | undefined): boolean {
  * `admit`: called once the location is known to take this order, before anything else is read or
  * written (the route's throttle: requests for no restaurant do not count).
  */
-export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, customerId: string | null = null, admit?: (locationId: string) => Promise<void>) {
+export async function createOnlinePayment(
+  deps: OnlinePaymentDeps,
+  slug: string,
+  locationId: string,
+  input: OnlinePaymentInput,
+  customerId: string | null = null,
+  admit?: (locationId: string) => Promise<void>,
+  requestKey: string | null = null,
+) {
   const now = deps.now();
   const sf = await storefrontOf(deps.db, slug);
   const tableQr = input.table_session_id !== undefined;
@@ -119,6 +127,13 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   // guest is seated in a location that serves them); a pickup or delivery order follows online ordering.
   const { loc, view } = tableQr ? await tableQrLocation(sf, locationId) : await onlineLocation(sf, locationId);
   if (admit) await admit(loc.id);
+  // A retry of a request (its `Idempotency-Key`) answers the order the first one created, without
+  // checking again what may have changed since (hours, a slot now full, stock now held by that order).
+  const reqHash = requestKey === null ? null : requestHash(loc.id, customerId, input);
+  if (requestKey !== null) {
+    const earlier = await replayRequest(deps, sf, slug, loc.id, requestKey, reqHash!, input);
+    if (earlier) return earlier;
+  }
   let scheduled: Date | null = null;
   if (tableQr) {
     if (input.scheduled_for !== undefined) throw errors.field('scheduled_for', TABLE_ORDER_NOT_SCHEDULED);
@@ -173,6 +188,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   const tip = input.tip_amount ?? 0;
   const tenantDatabase = await tenantDatabaseOf(deps.db, sf.merchant.id);
 
+  try {
   await withWriteRetry(() =>
     sf.tdb.transaction().execute(async (tx) => {
       // The slot's last places: one order at a time counts them and takes one (held while it is paid).
@@ -218,6 +234,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           delivery_address: deliveryAddress === null ? null : JSON.stringify(deliveryAddress),
           scheduled_for: scheduled,
           cart_session_id: null,
+          request_key: requestKey,
+          request_hash: reqHash,
           created_at: now,
           updated_at: now,
         })
@@ -245,6 +263,14 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
       await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now });
     }),
   );
+  } catch (e) {
+    // The same request sent twice at once: the first one stored its order; this one answers as a retry.
+    if (requestKey !== null && isUniqueViolation(e, 'transactions_location_request_key')) {
+      const earlier = await replayRequest(deps, sf, slug, loc.id, requestKey, reqHash!, input);
+      if (earlier) return earlier;
+    }
+    throw e;
+  }
   const t = await loadTransaction(sf.tdb, id);
   const base = { transaction_id: t.id, order_no: t.order_no, total: t.total, currency: deps.providers.currency };
 
@@ -270,32 +296,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
         break;
       }
       case 'card-a': {
-        if (!deps.providers.cardA) notConfigured('card-a');
-        const metadata = { location_id: loc.id, transaction_id: t.id, idempotency_key: key, order_no: String(t.order_no), channel: 'online_ordering' };
-        if (method === 'local_debit' && !settings.local_debit_intent) {
-          const cs = await deps.providers.cardA.createCheckoutSession({
-            amount: t.total,
-            currency: deps.providers.currency.toLowerCase(),
-            productName: `Order ${t.order_no}`,
-            successUrl: `${returnBase(deps)}/${slug}/${loc.id}?transaction=${t.id}`,
-            cancelUrl: `${returnBase(deps)}/${slug}/${loc.id}?transaction=${t.id}&cancelled=1`,
-            metadata,
-            idempotencyKey: key,
-          });
-          // No intent yet (card-a creates it when the customer pays): the session id leads to it.
-          snapshot = { provider, idempotency_key: key, sessionId: cs.id, id: cs.payment_intent };
-          payment = { id: cs.id, url: cs.url };
-        } else {
-          const pi = await deps.providers.cardA.createPaymentIntent({
-            amount: t.total,
-            currency: deps.providers.currency.toLowerCase(),
-            paymentMethodTypes: [method === 'local_debit' ? 'local_debit' : 'card'],
-            metadata,
-            idempotencyKey: key,
-          });
-          snapshot = { provider, idempotency_key: key, id: pi.id };
-          payment = { id: pi.id, client_secret: pi.client_secret, amount: pi.amount, created: pi.created, status: pi.status };
-        }
+        ({ snapshot, payment } = await startCardA(deps, t, slug, loc.id, method, method === 'local_debit' && !settings.local_debit_intent));
         break;
       }
       case 'card-b': {
@@ -307,7 +308,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           tags: [loc.id, 'online_ordering'],
           // The redirect is card-b's own checkout page; it sends the customer back per its payment source.
         });
-        snapshot = { provider, idempotency_key: key, orderCode: order.orderCode };
+        // The redirect is kept so that a retried request (its Idempotency-Key) answers it again.
+        snapshot = { provider, idempotency_key: key, orderCode: order.orderCode, redirectUrl: order.redirectUrl };
         payment = { orderCode: order.orderCode, redirectUrl: order.redirectUrl };
         break;
       }
@@ -329,6 +331,68 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify({ ...tableQrOf(t.payment_snapshot), ...snapshot }), updated_at: deps.now() }).where('id', '=', t.id).execute();
   });
   return { ...base, provider, payment };
+}
+
+/**
+ * Starts the card-a payment of an order: a hosted checkout session (`checkout`) or an intent. Sent with
+ * the order's idempotency key, so sending it again with the same order answers card-a's first answer
+ * (a retried storefront request gets the same intent and secret, never a second payment).
+ */
+async function startCardA(deps: OnlinePaymentDeps, t: TransactionRow, slug: string, locationId: string, method: 'card' | 'local_debit', checkout: boolean) {
+  if (!deps.providers.cardA) notConfigured('card-a');
+  const key = t.idempotency_key;
+  const metadata = { location_id: locationId, transaction_id: t.id, idempotency_key: key, order_no: String(t.order_no), channel: 'online_ordering' };
+  if (checkout) {
+    const cs = await deps.providers.cardA.createCheckoutSession({
+      amount: t.total,
+      currency: deps.providers.currency.toLowerCase(),
+      productName: `Order ${t.order_no}`,
+      successUrl: `${returnBase(deps)}/${slug}/${locationId}?transaction=${t.id}`,
+      cancelUrl: `${returnBase(deps)}/${slug}/${locationId}?transaction=${t.id}&cancelled=1`,
+      metadata,
+      idempotencyKey: key,
+    });
+    // No intent yet (card-a creates it when the customer pays): the session id leads to it.
+    return { snapshot: { provider: 'card-a', idempotency_key: key, sessionId: cs.id, id: cs.payment_intent } as Record<string, unknown>, payment: { id: cs.id, url: cs.url } as Record<string, unknown> };
+  }
+  const pi = await deps.providers.cardA.createPaymentIntent({
+    amount: t.total,
+    currency: deps.providers.currency.toLowerCase(),
+    paymentMethodTypes: [method === 'local_debit' ? 'local_debit' : 'card'],
+    metadata,
+    idempotencyKey: key,
+  });
+  return {
+    snapshot: { provider: 'card-a', idempotency_key: key, id: pi.id } as Record<string, unknown>,
+    payment: { id: pi.id, client_secret: pi.client_secret, amount: pi.amount, created: pi.created, status: pi.status } as Record<string, unknown>,
+  };
+}
+
+/**
+ * The answer to a retried storefront request (the same `Idempotency-Key` at the location): the order
+ * the first request created, with its payment as that request answered it. null when the key is new.
+ * The key with another body (or another customer) is 409 `idempotency_key_reused`; while the first
+ * request has not started its payment yet, 409 `request_in_progress`.
+ */
+async function replayRequest(deps: OnlinePaymentDeps, sf: Storefront, slug: string, locationId: string, key: string, hash: string, input: OnlinePaymentInput) {
+  const row = await sf.tdb.selectFrom('transactions').select(['id', 'request_hash']).where('location_id', '=', locationId).where('request_key', '=', key).executeTakeFirst();
+  if (!row) return null;
+  if (row.request_hash !== hash) throw errors.conflict(REQUEST_KEY_REUSED, { reason: 'idempotency_key_reused' });
+  const t = await loadTransaction(sf.tdb, row.id);
+  const base = { transaction_id: t.id, order_no: t.order_no, total: t.total, currency: deps.providers.currency };
+  const s = t.payment_snapshot;
+  if (s.is_free === true) return { ...base, provider: null, payment: { id: `free_${t.id}`, is_free: true } };
+  if (t.status === 'Pending' || typeof s.provider !== 'string') throw errors.conflict(REQUEST_IN_PROGRESS, { reason: 'request_in_progress' });
+  switch (s.provider as PaymentProvider) {
+    case 'platform-a':
+      return { ...base, provider: 'platform-a' as const, payment: { success: true, amount: t.total, platform_location_id: String(s.platform_location_id) } };
+    case 'card-b':
+      return { ...base, provider: 'card-b' as const, payment: { orderCode: String(s.orderCode), redirectUrl: String(s.redirectUrl) } };
+    case 'card-a': {
+      const started = await startCardA(deps, t, slug, locationId, input.payment_method ?? 'card', typeof s.sessionId === 'string').catch(providerFailure);
+      return { ...base, provider: 'card-a' as const, payment: started.payment };
+    }
+  }
 }
 
 async function onlineTransaction(tdb: TenantDb, locationId: string, transactionId: string): Promise<TransactionRow> {

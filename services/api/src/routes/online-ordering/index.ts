@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { errors } from '@pos/kernel';
-import { isCalendarDate } from '@pos/domain';
+import { isCalendarDate, REQUEST_KEY_INVALID, REQUEST_KEY_PATTERN } from '@pos/domain';
 import { availableTimeslots, describeStorefront, validateOnlineOffers } from '@pos/core/online-ordering/storefront';
 import { createOnlinePayment, processPlatformAPayment, verifyOnlinePayment, type OnlinePaymentDeps } from '@pos/core/online-ordering/online-payment';
 import { addressSuggestions, coordinatesToAddress, geocodingFromEnv } from '@pos/core/online-ordering/address-lookup';
@@ -146,13 +146,16 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     .post(
       '/:slug/:locationId/payment',
       async (ctx) => {
+        // A retry of the same request (double click, a lost answer) sends its Idempotency-Key again.
+        const requestKey = ctx.headers['idempotency-key'] ?? null;
+        if (requestKey !== null && !REQUEST_KEY_PATTERN.test(requestKey)) throw errors.field('Idempotency-Key', REQUEST_KEY_INVALID);
         // A logged-in customer's order carries customer_id (loyalty earn, order history).
         const customerId = await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
         // Per client address and location, counted once the location takes orders (a 404 costs nothing):
         // one restaurant's orders and stock are what a flood takes.
         const address = deps.throttleAddress(ctx.request, ctx.server);
         const admit = (locationId: string) => throttle(deps.redis, deps.env, [[THROTTLES.onlinePayment, `${address}|${locationId}`]]);
-        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId, admit) };
+        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId, admit, requestKey) };
       },
       {
       params: S.SlugLocationParams,
@@ -160,7 +163,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       response: { 200: S.PaymentResponse },
       ...doc(
         'Create the online payment',
-        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name). Throttle: 30 a minute per client address and location.',
+        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name). Throttle: 30 a minute per client address and location. An `Idempotency-Key` header (8-100 letters, digits, `-`, `_`; `idemp_{deviceId}_{timestampMs}`) makes a retry answer the order the first request created (same payment, same secret); the key with another body is 409 `idempotency_key_reused`, while the first request is still starting its payment 409 `request_in_progress`.',
       ),
     })
     .post('/:slug/:locationId/verify-payment', async (ctx) => {

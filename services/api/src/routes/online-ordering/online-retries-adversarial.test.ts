@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { REQUEST_IN_PROGRESS, REQUEST_KEY_INVALID, REQUEST_KEY_REUSED } from '@pos/domain';
+import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+// Retried and repeated storefront payment requests (docs/decisions.md "Online and table ordering
+// robustness"): a double click or a client retry must not create two orders and two payments. Real
+// PostgreSQL, Redis and the card-a / card-b simulators over HTTP.
+let cardA: CardASimulator;
+let cardB: CardBSimulator;
+let apiA: TestApi;
+let apiB: TestApi;
+let a: DemoSeedResult;
+let b: DemoSeedResult;
+const A_KEY = 'sk_test_oo_retries';
+
+beforeAll(async () => {
+  cardA = startCardASimulator({ secretKey: A_KEY, webhookSecret: 'whsec_oo_retries_0123' });
+  cardB = startCardBSimulator({ clientId: 'oo-retries', clientSecret: 'oo-retries-secret' });
+  apiA = await createTestApi({ env: { CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: A_KEY } });
+  apiB = await createTestApi({ env: { CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'oo-retries', CARD_B_CLIENT_SECRET: 'oo-retries-secret', PAYMENT_DEFAULT_PROVIDER: 'card-b' } });
+  a = await apiA.seed('opretry-a');
+  b = await apiB.seed('opretry-b');
+}, 60_000);
+afterAll(async () => {
+  await cardA.idle();
+  await apiA.close();
+  await apiB.close();
+  await cardA.stop();
+  await cardB.stop();
+});
+
+/** A client address of its own per test (throttle windows outlive a run). */
+const someAddress = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+const freshKey = () => `idemp_browser-${crypto.randomUUID().slice(0, 8)}_${Date.now()}`;
+const payA = (body: Record<string, unknown>, headers: Record<string, string>, ip: string) =>
+  apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${a.online_ordering.location_id}/payment`, { body, headers, ip });
+const rowsOfKey = (key: string) => bindTenant(apiA.deps.db, a.merchant.tenant_database).selectFrom('transactions').select(['id', 'status', 'request_key']).where('request_key', '=', key).execute();
+const txCount = async (api: TestApi, m: DemoSeedResult) =>
+  Number((await bindTenant(api.deps.db, m.merchant.tenant_database).selectFrom('transactions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+
+describe('Idempotency-Key on the storefront payment', () => {
+  test('a retry with the same key answers the same order and the same card-a intent; one order is stored', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const body = { lines: [{ item_id: a.items[0]!.id, qty: 1 }], customer: { name: 'Ann Peeters' } };
+    const first = await payA(body, { 'idempotency-key': key }, ip);
+    expect(first.status).toBe(200);
+    const before = await txCount(apiA, a);
+    // The client wrote its keys in another order: the same request.
+    const again = await payA({ customer: { name: 'Ann Peeters' }, lines: [{ qty: 1, item_id: a.items[0]!.id }] }, { 'idempotency-key': key }, ip);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(first.body.data.payment.client_secret).toEqual(expect.any(String));
+    expect(await txCount(apiA, a)).toBe(before);
+    expect(await rowsOfKey(key)).toEqual([{ id: first.body.data.transaction_id, status: 'Awaiting Payment', request_key: key }]);
+  });
+
+  test('a double click (two requests at once with one key) stores one order; each answer is that order or 409 request_in_progress', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const body = { lines: [{ item_id: a.items[0]!.id, qty: 2 }] };
+    const answers = await Promise.all([payA(body, { 'idempotency-key': key }, ip), payA(body, { 'idempotency-key': key }, ip), payA(body, { 'idempotency-key': key }, ip)]);
+    const rows = await rowsOfKey(key);
+    expect(rows.length).toBe(1);
+    for (const r of answers) {
+      if (r.status === 200) expect(r.body.data.transaction_id).toBe(rows[0]!.id);
+      else expect([r.status, r.body.message, r.body.reason]).toEqual([409, REQUEST_IN_PROGRESS, 'request_in_progress']);
+    }
+    expect(answers.some((r) => r.status === 200)).toBe(true);
+    // Once started, the retry answers it.
+    const later = await payA(body, { 'idempotency-key': key }, ip);
+    expect([later.status, later.body.data.transaction_id]).toEqual([200, rows[0]!.id]);
+  });
+
+  test('the key with another basket is 409 idempotency_key_reused and stores nothing', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const first = await payA({ lines: [{ item_id: a.items[0]!.id, qty: 1 }] }, { 'idempotency-key': key }, ip);
+    expect(first.status).toBe(200);
+    const before = await txCount(apiA, a);
+    const other = await payA({ lines: [{ item_id: a.items[0]!.id, qty: 5 }] }, { 'idempotency-key': key }, ip);
+    expect([other.status, other.body.message, other.body.reason]).toEqual([409, REQUEST_KEY_REUSED, 'idempotency_key_reused']);
+    expect(JSON.stringify(other.body)).not.toContain(first.body.data.payment.client_secret);
+    expect(await txCount(apiA, a)).toBe(before);
+  });
+
+  test('a malformed key is 422 on Idempotency-Key and stores nothing; without a key every request is a new order', async () => {
+    const ip = someAddress();
+    const before = await txCount(apiA, a);
+    const bad = await payA({ lines: [{ item_id: a.items[0]!.id, qty: 1 }] }, { 'idempotency-key': "x'; drop--" }, ip);
+    expect([bad.status, bad.body.errors]).toEqual([422, { 'Idempotency-Key': [REQUEST_KEY_INVALID] }]);
+    expect(await txCount(apiA, a)).toBe(before);
+    const one = await payA({ lines: [{ item_id: a.items[0]!.id, qty: 1 }] }, {}, ip);
+    const two = await payA({ lines: [{ item_id: a.items[0]!.id, qty: 1 }] }, {}, ip);
+    expect(one.body.data.transaction_id).not.toBe(two.body.data.transaction_id);
+  });
+
+  test('the same key at another location is another request', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const first = await payA({ lines: [{ item_id: a.items[0]!.id, qty: 1 }] }, { 'idempotency-key': key }, ip);
+    // Another merchant's storefront with the same key: its own order, nothing of a's answered.
+    const other = await apiB.call('POST', `/api/online-ordering/${b.merchant.slug}/${b.online_ordering.location_id}/payment`, { body: { lines: [{ item_id: b.items[0]!.id, qty: 1 }] }, headers: { 'idempotency-key': key }, ip });
+    expect(other.status).toBe(200);
+    expect(other.body.data.transaction_id).not.toBe(first.body.data.transaction_id);
+  });
+
+  test('legacy card-b: a retry answers the same order code and redirect, no second card-b order', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const pay = () => apiB.call('POST', `/api/online-ordering/${b.merchant.slug}/${b.online_ordering.location_id}/payment`, { body: { lines: [{ item_id: b.items[0]!.id, qty: 1 }] }, headers: { 'idempotency-key': key }, ip });
+    const first = await pay();
+    expect(first.status).toBe(200);
+    const before = await txCount(apiB, b);
+    const again = await pay();
+    expect(again.body).toEqual(first.body);
+    expect(again.body.data.payment).toEqual({ orderCode: expect.any(String), redirectUrl: expect.stringContaining(first.body.data.payment.orderCode) });
+    expect(await txCount(apiB, b)).toBe(before);
+  });
+});
