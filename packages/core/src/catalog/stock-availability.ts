@@ -99,8 +99,24 @@ export async function reserveStock(tx: TenantTx, order: { transactionId: string;
  * `reserveStock` for an order just written in `tx`: when it holds anything, the order names the hold
  * as its cart session (`cart_session_id`, its own id), which queues the release after its capture.
  */
-export async function holdOrderStock(tx: TenantTx, order: { transactionId: string; locationId: string; lines: readonly StockLine[]; now: Date }): Promise<void> {
-  if (await reserveStock(tx, order)) await tx.updateTable('transactions').set({ cart_session_id: order.transactionId }).where('id', '=', order.transactionId).execute();
+export async function holdOrderStock(tx: TenantTx, order: { transactionId: string; locationId: string; lines: readonly StockLine[]; now: Date }): Promise<boolean> {
+  const held = await reserveStock(tx, order);
+  if (held) await tx.updateTable('transactions').set({ cart_session_id: order.transactionId }).where('id', '=', order.transactionId).execute();
+  return held;
+}
+
+/** Whether any of these items is tracked at the location (an order of them would hold stock). */
+export async function tracksStock(db: TenantDb, locationId: string, itemIds: readonly string[]): Promise<boolean> {
+  if (itemIds.length === 0) return false;
+  const row = await db
+    .selectFrom('items as i')
+    .innerJoin('inventory_levels as l', (j) => j.onRef('l.item_id', '=', 'i.id').on('l.location_id', '=', locationId))
+    .select('i.id')
+    .where('i.id', 'in', [...new Set(itemIds)])
+    .where('i.allow_negative_stock', '=', false)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A retried payment of an order keeps its hold for another `RESERVATION_MS`. */

@@ -6,7 +6,7 @@ import { errors, type Logger } from '@pos/kernel';
 import { capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, requestHash, REQUEST_IN_PROGRESS, REQUEST_KEY_REUSED, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
-import { holdOrderStock } from '../catalog/stock-availability.ts';
+import { holdOrderStock, tracksStock } from '../catalog/stock-availability.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
 import { capturePayment, type CaptureDeps } from '../payments/capture-payment.ts';
 import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
@@ -107,19 +107,28 @@ function isFullName(name: string | undefined): boolean {
   return typeof name === 'string' && name.trim().split(/\s+/).filter(Boolean).length >= 2;
 }
 
-/**
- * `admit`: called once the location is known to take this order, before anything else is read or
- * written (the route's throttle: requests for no restaurant do not count).
- */
-export async function createOnlinePayment(
-  deps: OnlinePaymentDeps,
-  slug: string,
-  locationId: string,
-  input: OnlinePaymentInput,
-  customerId: string | null = null,
-  admit?: (locationId: string) => Promise<void>,
-  requestKey: string | null = null,
-) {
+export interface OnlinePaymentRequest {
+  /** The signed-in customer's id (the order's customer_id), or null for a guest. */
+  readonly customerId?: string | null;
+  /**
+   * Called once the location is known to take this order, before anything else is read or written
+   * (the route's throttle: requests for no restaurant do not count).
+   */
+  readonly admit?: (locationId: string) => Promise<void>;
+  /** The request's `Idempotency-Key`: a retry answers the order the first request created. */
+  readonly requestKey?: string | null;
+  /**
+   * Called before an order that would hold tracked stock is stored, with the table session of a table
+   * order (else null): refuses (429) a client that holds too much already; `failed()` counts the hold
+   * once it is made.
+   */
+  readonly admitHold?: (locationId: string, tableSessionId: string | null) => Promise<{ failed(): Promise<void> }>;
+}
+
+export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, request: OnlinePaymentRequest = {}) {
+  const customerId = request.customerId ?? null;
+  const requestKey = request.requestKey ?? null;
+  const admit = request.admit;
   const now = deps.now();
   const sf = await storefrontOf(deps.db, slug);
   const tableQr = input.table_session_id !== undefined;
@@ -187,6 +196,9 @@ export async function createOnlinePayment(
   const key = mintIdempotencyKey(`online-${id}`, now.getTime());
   const tip = input.tip_amount ?? 0;
   const tenantDatabase = await tenantDatabaseOf(deps.db, sf.merchant.id);
+  // Tracked stock is held 15 minutes by an unpaid order: a client (a table session) holds only so much.
+  const holdCounter = request.admitHold && (await tracksStock(sf.tdb, loc.id, quote.lines.map((l) => l.item_id))) ? await request.admitHold(loc.id, input.table_session_id ?? null) : null;
+  let held = false;
 
   try {
   await withWriteRetry(() =>
@@ -260,9 +272,10 @@ export async function createOnlinePayment(
           })),
         )
         .execute();
-      await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now });
+      held = await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now });
     }),
   );
+  if (held && holdCounter) await holdCounter.failed();
   } catch (e) {
     // The same request sent twice at once: the first one stored its order; this one answers as a retry.
     if (requestKey !== null && isUniqueViolation(e, 'transactions_location_request_key')) {

@@ -70,6 +70,12 @@ export const THROTTLES = {
    * token. Per client address and location; 30 a minute leaves room for a venue's guests behind one address.
    */
   onlinePayment: { name: 'online-payment', limit: 30, windowSeconds: 60 },
+  /**
+   * Storefront orders that hold tracked stock (15 minutes, unpaid): counted once the hold is made, per client
+   * address and location, or per table session for a table order. The window is the hold's lifetime, so a
+   * client never holds more than 10 orders' stock at once; a customer who pays needs one or two.
+   */
+  onlineStockHold: { name: 'online-stock-hold', limit: 10, windowSeconds: 15 * 60 },
   testPrintDevice: { name: 'test-print-device', limit: 5, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 

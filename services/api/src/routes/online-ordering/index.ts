@@ -22,7 +22,7 @@ async function customerOf(deps: ApiDeps, headers: Record<string, string | undefi
 import * as S from './online-ordering.schemas.ts';
 import { optionalCustomer } from '../customer-account/index.ts';
 import { authenticateOptional } from '../../middleware/authenticate.ts';
-import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
 
 /**
  * `auth.optional, tenant:online-ordering` (spec 1): no token is a guest; a bad, expired or revoked token
@@ -155,7 +155,11 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
         // one restaurant's orders and stock are what a flood takes.
         const address = deps.throttleAddress(ctx.request, ctx.server);
         const admit = (locationId: string) => throttle(deps.redis, deps.env, [[THROTTLES.onlinePayment, `${address}|${locationId}`]]);
-        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, customerId, admit, requestKey) };
+        // Orders holding tracked stock unpaid: per table session for a table order (a venue's guests share
+        // an address), else per client address and location.
+        const admitHold = (locationId: string, tableSessionId: string | null) =>
+          failureThrottle(deps.redis, deps.env, THROTTLES.onlineStockHold, tableSessionId ? `table:${tableSessionId}` : `${address}|${locationId}`);
+        return { data: await createOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body, { customerId, admit, requestKey, admitHold }) };
       },
       {
       params: S.SlugLocationParams,
@@ -163,7 +167,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       response: { 200: S.PaymentResponse },
       ...doc(
         'Create the online payment',
-        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name). Throttle: 30 a minute per client address and location. An `Idempotency-Key` header (8-100 letters, digits, `-`, `_`; `idemp_{deviceId}_{timestampMs}`) makes a retry answer the order the first request created (same payment, same secret); the key with another body is 409 `idempotency_key_reused`, while the first request is still starting its payment 409 `request_in_progress`.',
+        'Prices the basket from the published online menu, creates the transaction and starts its payment (spec 3 "Online ordering payment creation"). `scheduled_for` must be an offered timeslot; without it the location must be open now. The local debit scheme with the intent setting needs `customer.name` (first and last name). Throttle: 30 a minute per client address and location; orders holding tracked stock: 10 per 15 minutes per client address and location, or per table session for a table order (429 past it). An `Idempotency-Key` header (8-100 letters, digits, `-`, `_`; `idemp_{deviceId}_{timestampMs}`) makes a retry answer the order the first request created (same payment, same secret); the key with another body is 409 `idempotency_key_reused`, while the first request is still starting its payment 409 `request_in_progress`.',
       ),
     })
     .post('/:slug/:locationId/verify-payment', async (ctx) => {
