@@ -28,6 +28,7 @@ export * from './payments/order-capacity.ts';
 export * from './online-ordering/timeslots.ts';
 export * from './online-ordering/dining-options.ts';
 export * from './online-ordering/request-key.ts';
+export * from './table-qr/table-session-idle.ts';
 export * from './integrations/auto-sync.ts';
 export * from './integrations/register-order-totals.ts';
 export * from './integrations/marketplace-order-range.ts';

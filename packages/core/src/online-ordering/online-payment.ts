@@ -161,7 +161,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   } else if (!view!.open_now) {
     throw errors.businessRule(ORDERING_CLOSED, { reason: 'ordering_closed' });
   }
-  if (input.table_session_id !== undefined) await requireOpenTableSession(sf, loc.id, input.table_session_id);
+  if (input.table_session_id !== undefined) await requireOpenTableSession(sf, loc.id, input.table_session_id, now);
   const { settings: online } = await readSettings(sf.tdb, loc.id, 'online');
   // A location may take orders only from signed-in customers (its online or its table QR setting).
   const guestsAllowed = tableQr ? (await readSettings(sf.tdb, loc.id, 'qr_ordering')).settings.allow_guest_checkout : online.allow_guest_checkout;

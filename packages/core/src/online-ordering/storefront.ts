@@ -7,7 +7,7 @@ import type { PublishedMenu } from '../catalog/published/published-catalog.ts';
 import { readPublishedCatalog } from '../catalog/published/read-published-catalog.ts';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { findLocation, onlineOrderingView, readSettings, type LocationRow } from './channel-settings.ts';
-import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
+import { currentTableSession, SESSION_CLOSED } from '../table-qr/table-sessions.ts';
 
 /** The public side of online ordering: a merchant found by its slug, its locations, menus and timeslots. */
 export interface Storefront {
@@ -40,9 +40,9 @@ export async function tableQrLocation(sf: Storefront, locationId: string): Promi
   return { loc, view: null };
 }
 
-/** A table session of the location still open for orders: unknown is 404 `table_session`, closed a 422 `session_closed`. */
-export async function requireOpenTableSession(sf: Storefront, locationId: string, sessionId: string): Promise<void> {
-  const session = await sf.tdb.selectFrom('table_sessions').select(['id', 'status']).where('id', '=', sessionId).where('location_id', '=', locationId).executeTakeFirst();
+/** A table session of the location still open for orders: unknown is 404 `table_session`, closed (or idle, closed now) a 422 `session_closed`. */
+export async function requireOpenTableSession(sf: Storefront, locationId: string, sessionId: string, now: Date): Promise<void> {
+  const session = await currentTableSession(sf.tdb, locationId, sessionId, now);
   if (!session) throw errors.notFound('table_session');
   if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
 }
@@ -121,7 +121,7 @@ export async function validateOnlineOffers(db: CentralDb, redis: Redis, slug: st
   const sf = await storefrontOf(db, slug);
   const tableQr = input.table_session_id !== undefined;
   const { loc } = tableQr ? await tableQrLocation(sf, locationId) : await onlineLocation(sf, locationId);
-  if (tableQr) await requireOpenTableSession(sf, loc.id, input.table_session_id!);
+  if (tableQr) await requireOpenTableSession(sf, loc.id, input.table_session_id!, now);
   const q = await quoteBasket({ tdb: sf.tdb, redis, merchantId: sf.merchant.id, now }, { locationId: loc.id, channel: tableQr ? 'qr_ordering' : 'online_ordering' }, input.lines);
   return { location_id: loc.id, subtotal: q.subtotal, discount: q.discount, vat: q.vat, total: q.total, offers: q.offers };
 }

@@ -133,6 +133,25 @@ export async function updateTableSection(scope: BackofficeScope, id: string, inp
   return (await present(scope.tdb, [row]))[0]!;
 }
 
+/**
+ * `POST /table-sections/{id}/tables/{tableNumber}/close`: staff end the party at a table (it left); its
+ * open session is closed, so the next scan opens a new one and the next party does not join this one's.
+ * No open session is a no-op; a table that is not 1..`tables` of the section is 404 `table`. Bound orders
+ * stay bound to the closed session. Answers the section.
+ */
+export async function closeTable(scope: BackofficeScope, id: string, tableNumber: string): Promise<TableSectionView> {
+  const existing = await findTableSection(scope.tdb, id);
+  requireLocationAccess(scope.access, existing.location_id, WRITE_PERMISSION);
+  const n = /^[0-9]{1,6}$/.test(tableNumber) ? Number(tableNumber) : NaN;
+  if (!(n >= 1 && n <= existing.tables)) throw errors.notFound('table');
+  const row = await inTenantTx(scope.tdb, async (tx) => {
+    const closed = await tx.updateTable('table_sessions').set({ status: 'closed', closed_at: scope.now }).where('table_section_id', '=', id).where('table_number', '=', n).where('status', '=', 'open').returning('id').executeTakeFirst();
+    if (closed) await logActivity(tx, { userId: scope.userId, action: 'closed', subject: 'table session', subjectId: closed.id, properties: { table_section_id: id, table_number: n } });
+    return tx.selectFrom('table_sections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  });
+  return (await present(scope.tdb, [row]))[0]!;
+}
+
 /** `DELETE /table-sections/{id}`: its sessions go with it; bound orders keep their data (the link is cleared). */
 export async function deleteTableSection(scope: BackofficeScope, id: string): Promise<void> {
   const existing = await findTableSection(scope.tdb, id);

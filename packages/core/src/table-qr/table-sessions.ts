@@ -4,6 +4,7 @@ import { errors } from '@pos/kernel';
 import { findMerchant, type MerchantRecord } from '../auth/auth-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { isUuid } from '@pos/domain/ids';
+import { tableSessionIdle } from '@pos/domain';
 import { readSettings } from '../online-ordering/channel-settings.ts';
 
 /**
@@ -89,9 +90,34 @@ async function present(tdb: TenantDb | TenantTx, s: TableSessionRow): Promise<Ta
 }
 
 /**
+ * Ends the session (`closed`, `closed_at` now) when its party is gone: nothing ordered at it for
+ * `TABLE_SESSION_IDLE_MS` (domain rule `tableSessionIdle`). Run in `tx` with the row locked; answers
+ * the row as it now stands.
+ */
+async function closeIfIdle(tx: TenantTx, s: TableSessionRow, now: Date): Promise<TableSessionRow> {
+  if (s.status !== 'open') return s;
+  const last = await tx.selectFrom('transactions').select((eb) => eb.fn.max('completed_at').as('at')).where('table_session_id', '=', s.id).executeTakeFirst();
+  if (!tableSessionIdle({ opened_at: s.opened_at, last_order_at: (last?.at as Date | null | undefined) ?? null }, now)) return s;
+  return tx.updateTable('table_sessions').set({ status: 'closed', closed_at: now }).where('id', '=', s.id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * The session of the location as it stands now (an idle one is closed on the way), or undefined when
+ * the location has no such session. For the payment and offers of a guest at a table.
+ */
+export async function currentTableSession(tdb: TenantDb, locationId: string, sessionId: string, now: Date): Promise<TableSessionRow | undefined> {
+  if (!isUuid(sessionId)) return undefined;
+  return tdb.transaction().execute(async (tx) => {
+    const s = await tx.selectFrom('table_sessions').selectAll().where('id', '=', sessionId).where('location_id', '=', locationId).forUpdate().executeTakeFirst();
+    return s ? closeIfIdle(tx, s, now) : undefined;
+  });
+}
+
+/**
  * `GET /table-qr-ordering/{locationId}/{tableSectionId}/{tableNumber}`: the open session of the table,
  * opened when there is none. The partial unique index (one open session per table) makes concurrent
- * scans converge: each inserts with `on conflict do nothing`, then all read the one open row. With the
+ * scans converge: each inserts with `on conflict do nothing`, then all read the one open row. An idle
+ * open session (its party gone) is closed first, so the next party opens its own. With the
  * location's table QR ordering off (`qr_ordering.enabled`), or the location inactive, the scan is
  * refused as a table order is (404 `location`) and opens nothing.
  */
@@ -107,6 +133,8 @@ export async function scanTable(t: QrTenant, locationId: string, sectionId: stri
     const section = await tx.selectFrom('table_sections').selectAll().where('id', '=', sectionId).where('location_id', '=', locationId).forKeyShare().executeTakeFirst();
     if (!section) throw errors.notFound('table section');
     if (!Number.isInteger(tableNumber) || tableNumber < 1 || tableNumber > section.tables) throw errors.notFound('table');
+    const current = await tx.selectFrom('table_sessions').selectAll().where('table_section_id', '=', section.id).where('table_number', '=', tableNumber).where('status', '=', 'open').forUpdate().executeTakeFirst();
+    if (current) await closeIfIdle(tx, current, now);
     const id = Bun.randomUUIDv7();
     const inserted = await tx
       .insertInto('table_sessions')
@@ -130,9 +158,11 @@ async function findSession(tdb: TenantDb | TenantTx, locationId: string, session
   return s;
 }
 
-/** `GET /table-qr-ordering/{locationId}/session/{sessionId}`: a session of that location (404 otherwise). */
-export async function sessionDetails(t: QrTenant, locationId: string, sessionId: string): Promise<TableSessionView> {
-  return present(t.tdb, await findSession(t.tdb, locationId, sessionId));
+/** `GET /table-qr-ordering/{locationId}/session/{sessionId}`: a session of that location (404 otherwise), closed when idle. */
+export async function sessionDetails(t: QrTenant, locationId: string, sessionId: string, now: Date): Promise<TableSessionView> {
+  const s = await currentTableSession(t.tdb, locationId, sessionId, now);
+  if (!s) throw errors.notFound('table session');
+  return present(t.tdb, s);
 }
 
 /**
@@ -141,9 +171,9 @@ export async function sessionDetails(t: QrTenant, locationId: string, sessionId:
  * an unpaid order is 422, another location's 422, one bound to another session 409, an order of
  * another merchant (or unknown) 404.
  */
-export async function bindOrder(t: QrTenant, locationId: string, sessionId: string, transactionId: string): Promise<TableSessionView> {
+export async function bindOrder(t: QrTenant, locationId: string, sessionId: string, transactionId: string, now: Date): Promise<TableSessionView> {
   await inTenantTx(t.tdb, async (tx) => {
-    const s = await findSession(tx, locationId, sessionId, true);
+    const s = await closeIfIdle(tx, await findSession(tx, locationId, sessionId, true), now);
     const order = isUuid(transactionId) ? await tx.selectFrom('transactions').select(['id', 'location_id', 'status', 'table_session_id']).where('id', '=', transactionId).forUpdate().executeTakeFirst() : undefined;
     if (!order) throw errors.notFound('transaction');
     if (order.table_session_id === s.id) return;
@@ -153,7 +183,7 @@ export async function bindOrder(t: QrTenant, locationId: string, sessionId: stri
     if (order.table_session_id !== null) throw errors.conflict(ORDER_OTHER_SESSION, { reason: 'other_session' });
     await tx.updateTable('transactions').set({ table_session_id: s.id }).where('id', '=', order.id).execute();
   });
-  return sessionDetails(t, locationId, sessionId);
+  return sessionDetails(t, locationId, sessionId, now);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { Access } from '@pos/core/auth/access';
 import type { BackofficeScope } from '@pos/core/devices/device-records';
-import { createTableSection, deleteTableSection, getTableSection, listTableSections, updateTableSection } from '@pos/core/table-qr/table-sections';
+import { closeTable, createTableSection, deleteTableSection, getTableSection, listTableSections, updateTableSection } from '@pos/core/table-qr/table-sections';
 import { bindOrder, resolveQrLocation, scanTable, sessionDetails } from '@pos/core/table-qr/table-sessions';
 import { DEFAULT_PUBLIC_BASE_URL, downloadQrCodes, qrDownloadOptions } from '@pos/core/table-qr/qr-files';
 import type { ApiDeps } from '../../context.ts';
@@ -54,6 +54,16 @@ export function tableSectionRoutes(deps: ApiDeps) {
       response: { 200: S.TableSectionResponse },
       ...doc('Table sections', 'Update a table section', `Name and number of tables; fewer tables than an open session's table number is a 422. ${PERMS}`),
     })
+    .post('/:id/tables/:tableNumber/close', async (ctx) => ({ data: await closeTable(await scopeOf(deps, ctx), ctx.params.id, ctx.params.tableNumber) }), {
+      params: S.TableParams,
+      query: S.VendorQuery,
+      response: { 200: S.TableSectionResponse },
+      ...doc(
+        'Table sections',
+        'Close a table\'s session',
+        `The party at the table left: its open QR session is closed, so the next scan opens a new one (a session nobody ordered at for 2 hours closes by itself). No open session is a no-op; a table number outside 1..\`tables\` is 404. Answers the section. ${PERMS}`,
+      ),
+    })
     .delete(
       '/:id',
       async (ctx) => {
@@ -104,12 +114,12 @@ export function tableQrOrderingRoutes(deps: ApiDeps) {
     })
     .get(
       '/:locationId/session/:sessionId',
-      async ({ params }) => ({ data: await sessionDetails(await resolveQrLocation(deps.db, params.locationId), params.locationId, params.sessionId) }),
+      async ({ params }) => ({ data: await sessionDetails(await resolveQrLocation(deps.db, params.locationId), params.locationId, params.sessionId, deps.clock.now()) }),
       { params: S.SessionParams, response: { 200: S.SessionResponse }, ...doc('Table QR ordering', 'Table session details', 'The session with its bound paid orders and their total.', false) },
     )
     .post(
       '/:locationId/session/:sessionId/bind-order',
-      async ({ params, body }) => ({ data: await bindOrder(await resolveQrLocation(deps.db, params.locationId), params.locationId, params.sessionId, body.transaction_id) }),
+      async ({ params, body }) => ({ data: await bindOrder(await resolveQrLocation(deps.db, params.locationId), params.locationId, params.sessionId, body.transaction_id, deps.clock.now()) }),
       {
         params: S.SessionParams,
         body: S.BindOrderBody,

@@ -20,6 +20,7 @@ export const ScanParams = t.Object({
   // Not a pattern: a table that does not exist (whatever its spelling) is a 404, as printed codes can be mistyped.
   tableNumber: PathId({ description: 'table number, 1..tables of the section' }),
 });
+export const TableParams = t.Object({ id: PathId(), tableNumber: PathId({ description: 'table number, 1..tables of the section' }) });
 export const SessionParams = t.Object({ locationId: PathId(), sessionId: PathId() });
 
 export const TableSection = t.Object({
