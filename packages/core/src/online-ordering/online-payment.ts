@@ -118,9 +118,9 @@ export interface OnlinePaymentRequest {
   /** The request's `Idempotency-Key`: a retry answers the order the first request created. */
   readonly requestKey?: string | null;
   /**
-   * Called before an order that would hold tracked stock is stored, with the table session of a table
-   * order (else null): refuses (429) a client that holds too much already; `failed()` counts the hold
-   * once it is made.
+   * Called before an order that would hold something while unpaid is stored (tracked stock, or a place in
+   * a slot of limited capacity), with the table session of a table order (else null): refuses (429) a
+   * client that holds too much already; `failed()` counts the hold once it is made.
    */
   readonly admitHold?: (locationId: string, tableSessionId: string | null) => Promise<{ failed(): Promise<void> }>;
 }
@@ -196,9 +196,12 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   const key = mintIdempotencyKey(`online-${id}`, now.getTime());
   const tip = input.tip_amount ?? 0;
   const tenantDatabase = await tenantDatabaseOf(deps.db, sf.merchant.id);
-  // Tracked stock is held 15 minutes by an unpaid order: a client (a table session) holds only so much.
-  const holdCounter = request.admitHold && (await tracksStock(sf.tdb, loc.id, quote.lines.map((l) => l.item_id))) ? await request.admitHold(loc.id, input.table_session_id ?? null) : null;
-  let held = false;
+  // Tracked stock and a place in a slot of limited capacity are held 15 minutes by an unpaid order: a
+  // client (a table session) holds only so much.
+  const slotHold = scheduled !== null && settings.slot_capacity > 0;
+  const holds = slotHold || (await tracksStock(sf.tdb, loc.id, quote.lines.map((l) => l.item_id)));
+  const holdCounter = request.admitHold && holds ? await request.admitHold(loc.id, input.table_session_id ?? null) : null;
+  let held = slotHold;
 
   try {
   await withWriteRetry(() =>
@@ -272,7 +275,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           })),
         )
         .execute();
-      held = await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now });
+      held = (await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now })) || slotHold;
     }),
   );
   if (held && holdCounter) await holdCounter.failed();

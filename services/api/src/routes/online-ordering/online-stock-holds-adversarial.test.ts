@@ -76,6 +76,24 @@ describe('stock held by unpaid storefront orders', () => {
     expect((await pay({ lines: [{ item_id: tracked().id, qty: 1 }] }, ip)).status).toBe(200);
   });
 
+  test('places in slots of limited capacity are holds too: 10 unpaid scheduled orders per client, then 429 with nothing stored', async () => {
+    await api.call('PUT', `/api/back-office/online-ordering/${loc()}`, { token: owner, body: { slot_capacity: 100 } });
+    try {
+      const tomorrow = new Date(Date.now() + 36 * 3600_000).toLocaleDateString('en-CA', { timeZone: 'Europe/Brussels' });
+      const slots = (await api.call('POST', `/api/online-ordering/${m.merchant.slug}/${loc()}/available-timeslots`, { body: { date: tomorrow } })).body.data.slots as { start: string }[];
+      const scheduled = { lines: [{ item_id: untracked().id, qty: 1 }], scheduled_for: slots.at(-1)!.start };
+      const ip = someAddress();
+      for (let i = 0; i < 10; i++) expect((await pay(scheduled, ip)).status).toBe(200);
+      const before = await counts();
+      expect((await pay(scheduled, ip)).status).toBe(429);
+      expect(await counts()).toEqual(before);
+      // An order for now holds no slot (and nothing tracked): served.
+      expect((await pay({ lines: [{ item_id: untracked().id, qty: 1 }] }, ip)).status).toBe(200);
+    } finally {
+      await api.call('PUT', `/api/back-office/online-ordering/${loc()}`, { token: owner, body: { slot_capacity: 0 } });
+    }
+  });
+
   test('table orders count per table session, not per address (a venue\'s guests share one)', async () => {
     await stock(1000);
     const section = m.table_sections.find((s) => s.location_id === loc())!;
