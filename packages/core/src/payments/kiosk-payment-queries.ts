@@ -3,7 +3,6 @@ import { jobMessage, paymentCaptureJob } from '@pos/kernel/queues/index';
 import type { ProviderOutcome } from '@pos/domain';
 import type { KioskDevice } from './kiosk-device.ts';
 import { pollProvider } from './provider-outcome.ts';
-import { cachedSessionOutcome } from './session-status-cache.ts';
 import { claimCaptureDispatch, releaseCaptureDispatch } from './capture-dispatch.ts';
 import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { runningProvider } from './running-provider.ts';
@@ -13,15 +12,14 @@ const SETTLED = new Set(['Complete', 'Cancelled']);
 
 /**
  * `GET /kiosk/payment/session-status`: the kiosk polls its terminal payment. Asks the provider while
- * the payment is open (one answer serves the polls of `SESSION_STATUS_CACHE_MS`); a settled
- * transaction answers from the database without a provider call. Writes nothing (capture is the details route's and the webhooks' job).
+ * the payment is open; a settled transaction answers from the database without a provider call.
+ * Writes nothing (capture is the details route's and the webhooks' job).
  */
 export async function getKioskSessionStatus(deps: KioskPaymentDeps, device: KioskDevice, key: string): Promise<{ transaction: TransactionRow; provider_status: ProviderOutcome | null }> {
   const t = await findKioskTransactionByKey(deps.tdb, device.id, key);
   if (SETTLED.has(t.status) || t.status === 'Pending') return { transaction: t, provider_status: null };
-  // One provider call per transaction state every SESSION_STATUS_CACHE_MS, however often the kiosk polls.
-  const outcome = await cachedSessionOutcome(deps.redis, deps.log, deps.tenantDatabase, t, async () => (await pollProvider(deps.providers, runningProvider(t), t.payment_snapshot, deps.now())).outcome);
-  return { transaction: t, provider_status: outcome };
+  const report = await pollProvider(deps.providers, runningProvider(t), t.payment_snapshot, deps.now());
+  return { transaction: t, provider_status: report.outcome };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { SESSION_STATUS_CACHE_MS } from '@pos/core/payments/session-status-cache';
 import { sendReceipt } from '@pos/core/payments/transaction-actions';
 import { loadTransaction } from '@pos/core/payments/transaction-records';
 import { mintKioskKey } from '@pos/core/payments/kiosk-keys';
@@ -93,8 +92,6 @@ describe('POST /kiosk/payment/create-intent with card-b (the kiosk default)', ()
 
     expect((await status(t.idempotency_key)).body).toEqual({ data: { transaction_id: t.id, idempotency_key: t.idempotency_key, status: 'Awaiting Payment', provider_status: 'processing' } });
     await cardB.complete(t.idempotency_key);
-    // One provider answer serves the polls of SESSION_STATUS_CACHE_MS (session-status-adversarial.test.ts).
-    await Bun.sleep(SESSION_STATUS_CACHE_MS + 100);
     expect((await status(t.idempotency_key)).body.data.provider_status).toBe('succeeded');
 
     const d = await details(t.idempotency_key);
