@@ -11,6 +11,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { enableDeliveryA } from '@pos/core/integrations/delivery-a';
 import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
+import { integrationOrderImportJob } from '@pos/kernel/queues/index';
 import { IMPORT_RETRY_WINDOW_MS, sweepPendingImports } from '@pos/core/integrations/marketplace-import-recovery';
 import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
@@ -25,6 +26,8 @@ let api: TestApi;
 let server: ReturnType<typeof Bun.serve>;
 let proxy: ReturnType<typeof Bun.serve>;
 let down = true;
+/** Calls the worker made to the store API while it was down, by marketplace order id (one per run of the import job). */
+const refusedCalls = new Map<string, number>();
 let simA: DeliveryASimulator;
 let worker: RunningWorker;
 let m: DemoSeedResult;
@@ -43,7 +46,11 @@ beforeAll(async () => {
     port: 0,
     hostname: '127.0.0.1',
     fetch: async (req) => {
-      if (down) return new Response(JSON.stringify({ code: 'unavailable', message: 'maintenance' }), { status: 503, headers: { 'content-type': 'application/json' } });
+      if (down) {
+        const order = /\/v1\/orders\/([^/]+)$/.exec(new URL(req.url).pathname)?.[1];
+        if (order) refusedCalls.set(decodeURIComponent(order), (refusedCalls.get(decodeURIComponent(order)) ?? 0) + 1);
+        return new Response(JSON.stringify({ code: 'unavailable', message: 'maintenance' }), { status: 503, headers: { 'content-type': 'application/json' } });
+      }
       const u = new URL(req.url);
       return fetch(`${simA.url}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() });
     },
@@ -92,16 +99,26 @@ describe('marketplace API outage during an order import', () => {
   test('the job gives up: the event stays pending and its delivery is logged failed (replayable)', async () => {
     redelivered = await place();
     swept = await place();
-    // 2 + 4 + 8 + 16 + 32 s of retries, plus slack: both jobs have given up.
-    await Bun.sleep(75_000);
+    // The job runs once and then 5 retries (2 + 4 + 8 + 16 + 32 s apart, about a minute): waited for by
+    // what happened, not by a fixed sleep (75 s ran out once under load in CI, before the last run).
+    const RUNS = 1 + integrationOrderImportJob.retries;
+    const gaveUp = async (p: Awaited<ReturnType<typeof place>>) => {
+      const logs = await logRows(p.event_id);
+      return (refusedCalls.get(p.order.id) ?? 0) >= RUNS && logs[0]?.status === 'failed';
+    };
+    await waitFor(async () => (await gaveUp(redelivered)) && (await gaveUp(swept)), 150_000, 'both imports to give up');
+    // Given up for good: no run after the last one (a retry would come at least 64 s later; the job's own
+    // retries stop here, which the count of runs shows once the worker had time for another).
+    await Bun.sleep(3_000);
     for (const p of [redelivered, swept]) {
+      expect(refusedCalls.get(p.order.id)).toBe(RUNS);
       expect(await eventStatus(p.order.id)).toEqual(['pending']);
       const logs = await logRows(p.event_id);
       expect(logs).toHaveLength(1);
       expect(logs[0]!.status).toBe('failed');
       expect(logs[0]!.error).toStartWith('Order import gave up: ');
     }
-  }, 120_000);
+  }, 180_000);
 
   test('the order is imported once the marketplace is reachable again and redelivers the event (not a duplicate)', async () => {
     down = false;
