@@ -123,7 +123,9 @@ export class QueueProcessor {
     if (!check(JobEnvelope, envelope)) return refuse('malformed job envelope', payloadProblems(JobEnvelope, envelope));
     const def: JobDefinition | undefined = findJob(envelope.job);
     if (!def) return refuse(`unknown job ${envelope.job}`);
-    if (def.queue !== this.queueName) return refuse(`job ${def.name} belongs to queue ${def.queue}`);
+    // A job found on another queue than its definition names (written before the job moved, or to a
+    // queue since retired) is still the job: run it here rather than fail it for good.
+    if (def.queue !== this.queueName) log.info('job found on a former queue; run here', { definition_queue: def.queue });
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);

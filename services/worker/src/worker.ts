@@ -15,6 +15,7 @@ import { WorkerMetrics } from './metrics.ts';
 import { devLogDriver, type NotificationDriver } from './notifications/driver.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 import { QueueProcessor } from './processor.ts';
+import { findFormerQueues, FORMER_QUEUE_SCAN_MS } from './former-queues.ts';
 import { createBatchHandlers, createHandlers } from './jobs/index.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
@@ -55,6 +56,8 @@ export interface WorkerDeps {
   relayListen?: boolean;
   /** Jobs at once per queue (default 4). */
   concurrency?: number;
+  /** Between looks for former queues (renamed or retired) still holding jobs, each then given a processor (default 60 s; the first at start). */
+  formerQueueScanMs?: number;
   notifications?: NotificationDriver;
   /** Listen for /health and /metrics on this port (0 = any free port); omitted: no HTTP server. */
   port?: number;
@@ -130,22 +133,21 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // with auto-pipelining: the markers of jobs running side by side go out in one socket write.
   const markers = deps.redis.duplicate({ enableAutoPipelining: true, connectionName: 'worker-done-markers' });
   markers.on('error', () => {});
-  const processors = JOB_QUEUES.map(
-    (q) =>
-      new QueueProcessor(q, {
-        db: deps.db,
-        redis: markers,
-        redisUrl: deps.redisUrl,
-        log,
-        clock,
-        metrics,
-        prefix,
-        notifications: deps.notifications ?? devLogDriver(log),
-        ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
-        handlers,
-        batchHandlers,
-      }),
-  );
+  const processorFor = (q: string) =>
+    new QueueProcessor(q, {
+      db: deps.db,
+      redis: markers,
+      redisUrl: deps.redisUrl,
+      log,
+      clock,
+      metrics,
+      prefix,
+      notifications: deps.notifications ?? devLogDriver(log),
+      ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+      handlers,
+      batchHandlers,
+    });
+  const processors: QueueProcessor[] = JOB_QUEUES.map(processorFor);
   try {
     await Promise.all(processors.map((p) => p.start()));
   } catch (e) {
@@ -153,6 +155,30 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     markers.disconnect();
     throw e;
   }
+
+  // Jobs still on a queue this build no longer uses (renamed or retired; an older relay may keep writing
+  // to it during a rolling deploy) get a processor of their own, so they run instead of waiting forever.
+  const served = new Set<string>(JOB_QUEUES);
+  let formerScan: Promise<void> = Promise.resolve();
+  let formerStopped = false;
+  const serveFormerQueues = async () => {
+    const found = await findFormerQueues(deps.redis, prefix, served).catch((e: unknown) => {
+      log.warn('could not look for former queues', { err: e instanceof Error ? e.message : String(e) });
+      return [] as string[];
+    });
+    for (const q of found) {
+      if (formerStopped || served.has(q)) continue;
+      served.add(q);
+      const p = processorFor(q);
+      processors.push(p);
+      log.warn('former queue still holds jobs; running them', { queue: q });
+      await p.start().catch((e: unknown) => log.warn('former queue processor did not start', { queue: q, err: e instanceof Error ? e.message : String(e) }));
+    }
+  };
+  await (formerScan = serveFormerQueues());
+  const formerTimer = setInterval(() => {
+    formerScan = formerScan.then(serveFormerQueues);
+  }, deps.formerQueueScanMs ?? FORMER_QUEUE_SCAN_MS);
 
   const relay = new OutboxRelay({
     db: deps.db,
@@ -213,6 +239,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         await orderImportSweep?.stop();
         await autoSync?.stop();
         await relay.stop();
+        formerStopped = true;
+        clearInterval(formerTimer);
+        await formerScan;
         await Promise.all(processors.map((p) => p.stop()));
         markers.disconnect();
         await server?.stop(true);
