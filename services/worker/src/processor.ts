@@ -15,6 +15,7 @@ import {
 import type BeeQueue from 'bee-queue';
 import { UnrecoverableJobError, type BatchJobHandler, type JobContext, type JobHandler } from './jobs/job-handler.ts';
 import { outboxJobId } from './outbox-relay.ts';
+import { JobLease } from './job-lease.ts';
 import type { NotificationDriver } from './notifications/driver.ts';
 import type { WorkerMetrics } from './metrics.ts';
 
@@ -103,6 +104,11 @@ export class QueueProcessor {
     await this.queue.close(timeoutMs).catch((e) => this.log.warn('queue close', { err: e instanceof Error ? e.message : String(e) }));
   }
 
+  /** The Redis key of the lease of the run of job `jobId` in progress (`JobLease`). */
+  leaseKey(jobId: string): string {
+    return `${this.prefix}:${this.queueName}:lease:${jobId}`;
+  }
+
   /** The Redis key saying job `jobId` of this queue completed. */
   doneKey(jobId: string): string {
     return `${this.prefix}:${this.queueName}:done:${jobId}`;
@@ -131,13 +137,32 @@ export class QueueProcessor {
     if (!handler) return refuse(`no handler for job ${def.name}`);
     // A batch of a job that takes none (an older build batched it): refused for good like any envelope this worker cannot run.
     if (envelope.items && def.batch === undefined) return refuse(`job ${def.name} does not take batches`);
-    if (envelope.items) return this.runBatch(job.id, def, envelope.items, handler, log, (job.options.retries ?? 0) <= 0);
-    if (!check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
+    if (!envelope.items && !check(def.payload, envelope.payload)) return refuse('invalid payload', payloadProblems(def.payload, envelope.payload));
 
+    // One run of a job at a time: a run that outlived the job's timeout keeps going while bee-queue
+    // starts the retry, which waits here for its lease (up to half its own time budget, then fails and
+    // is retried later) and, once the first run finished the job, skips it on its done marker.
     const relayed = job.id.startsWith('outbox-');
-    if (relayed && (await this.opts.redis.exists(this.doneKey(job.id))) === 1) {
+    const doneKey = relayed && !envelope.items ? this.doneKey(job.id) : undefined;
+    const budget = job.options.timeout ?? def.timeoutMs;
+    const lease = await JobLease.acquire(this.opts.redis, this.leaseKey(job.id), doneKey, {
+      waitMs: Math.max(100, Math.floor(budget / 2)),
+      onLost: () => log.warn('job lease lost while the run goes on (another run may start)'),
+    });
+    if (lease === 'done') {
       this.opts.metrics.jobSkipped(def.name);
       log.info('job already processed; skipped');
+      return;
+    }
+    const free = (done: boolean) =>
+      lease.finish(done ? doneKey : undefined, DONE_MARKER_TTL_S).catch((e: unknown) => log.warn(done && doneKey ? 'could not write done marker' : 'could not free the job lease', { err: e instanceof Error ? e.message : String(e) }));
+
+    if (envelope.items) {
+      try {
+        await this.runBatch(job.id, def, envelope.items, handler, log, (job.options.retries ?? 0) <= 0);
+      } finally {
+        await free(false);
+      }
       return;
     }
 
@@ -147,6 +172,7 @@ export class QueueProcessor {
     try {
       await handler(envelope.payload as never, ctx);
     } catch (e) {
+      await free(false);
       this.opts.metrics.jobFailed(def.name);
       // A failure no retry can cure fails for good now, instead of spending the job's retries on it.
       if (e instanceof UnrecoverableJobError) job.options.retries = 0;
@@ -155,11 +181,7 @@ export class QueueProcessor {
     }
     this.opts.metrics.jobProcessed(def.name);
     log.debug('job done', { ms: Math.round(performance.now() - started) });
-    if (relayed) {
-      await this.opts.redis
-        .set(this.doneKey(job.id), '1', 'EX', DONE_MARKER_TTL_S)
-        .catch((e: unknown) => log.warn('could not write done marker', { err: e instanceof Error ? e.message : String(e) }));
-    }
+    await free(true);
   }
 
   /**
