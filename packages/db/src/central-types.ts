@@ -67,6 +67,18 @@ export interface CentralTables {
     relayed_at: NullableTimestamp;
     attempts: Generated<number>;
   };
+  /** Jobs that failed for good, kept after their bee-queue entry is purged (migration 2026-12-01-550). */
+  job_failures: {
+    prefix: string;
+    queue: string;
+    job_id: string;
+    job: string;
+    outbox_id: string | number | null;
+    envelope: Json<unknown> | null;
+    error: string;
+    runs: number;
+    failed_at: Timestamp;
+  };
   notifications: {
     id: string;
     user_id: string;

@@ -82,6 +82,7 @@ import * as central401tokenRefreshLease from './migrations/central/2026-11-26-40
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
 import * as central701fdmRegistry from './migrations/central/2026-11-28-701-fdm-registry.ts';
+import * as central550jobFailures from './migrations/central/2026-12-01-550-job-failures.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -108,6 +109,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-28-501-integration-connect-claims': central501connectClaims,
   '2026-11-28-601-printer-tokens-notify': central601printerTokensNotify,
   '2026-11-28-701-fdm-registry': central701fdmRegistry,
+  '2026-12-01-550-job-failures': central550jobFailures,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

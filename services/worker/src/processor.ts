@@ -16,6 +16,7 @@ import type BeeQueue from 'bee-queue';
 import { UnrecoverableJobError, type BatchJobHandler, type JobContext, type JobHandler } from './jobs/job-handler.ts';
 import { outboxJobId } from './outbox-relay.ts';
 import { JobLease } from './job-lease.ts';
+import { FAILED_JOB_PURGE_MS, FAILED_JOB_RETENTION_MS, failedJobFromStore, purgeFailedJobs, recordFailedJobs } from './failed-jobs.ts';
 import type { NotificationDriver } from './notifications/driver.ts';
 import type { WorkerMetrics } from './metrics.ts';
 
@@ -68,6 +69,10 @@ export interface ProcessorOptions {
   handlers: Readonly<Record<string, JobHandler<any>>>;
   /** Batch handlers by job name, for jobs with `batch`; a batch of a job without one runs its rows through `handlers`, one by one. */
   batchHandlers?: Readonly<Record<string, BatchJobHandler<any>>>;
+  /** A failed job is purged from Redis this long after its failure (default 7 days; its `job_failures` row stays). */
+  failedRetentionMs?: number;
+  /** Between two purges of this queue's failed jobs (default 1 hour, the first at start). */
+  failedPurgeIntervalMs?: number;
 }
 
 /**
@@ -80,6 +85,9 @@ export class QueueProcessor {
   readonly queue: JobQueue;
   private readonly prefix: string;
   private readonly log: Logger;
+  private purgeTimer: ReturnType<typeof setInterval> | undefined;
+  private purging: Promise<unknown> = Promise.resolve();
+  private readonly recording = new Set<Promise<void>>();
 
   constructor(readonly queueName: string, private readonly opts: ProcessorOptions) {
     this.prefix = opts.prefix ?? QUEUE_PREFIX;
@@ -97,11 +105,40 @@ export class QueueProcessor {
     this.queue.process(this.opts.concurrency ?? 4, (job) => this.run(job));
     // Puts back jobs whose worker died while running them (bee-queue leaves this to the caller).
     void this.queue.checkStalledJobs(STALL_CHECK_MS).catch((e: unknown) => this.log.warn('stalled job check failed', { err: e instanceof Error ? e.message : String(e) }));
+    // A job that failed for good is recorded in the database at once (the purge records the ones missed).
+    (this.queue as unknown as { on(ev: 'failed:fatal', fn: (job: BeeQueue.Job<JobEnvelope>, err: Error) => void): void }).on('failed:fatal', (job) => {
+      const failed = failedJobFromStore(this.prefix, this.queueName, job.id, JSON.stringify({ data: job.data, options: job.options }));
+      const p = recordFailedJobs(this.opts.db, [failed])
+        .catch((e: unknown) => this.log.warn('could not record a failed job (the purge will)', { job_id: job.id, err: e instanceof Error ? e.message : String(e) }))
+        .finally(() => this.recording.delete(p));
+      this.recording.add(p);
+    });
+    const purge = () => {
+      this.purging = this.purging.then(() => this.purgeFailed()).catch((e: unknown) => this.log.warn('failed job purge failed', { err: e instanceof Error ? e.message : String(e) }));
+    };
+    purge();
+    this.purgeTimer = setInterval(purge, this.opts.failedPurgeIntervalMs ?? FAILED_JOB_PURGE_MS);
+  }
+
+  /** Records the failed jobs of this queue not recorded yet, and purges from Redis those that failed more than the retention ago. */
+  async purgeFailed(now = this.opts.clock.now()) {
+    const r = await purgeFailedJobs(this.opts.db, this.opts.redis, { prefix: this.prefix, queue: this.queueName }, now, {
+      retentionMs: this.opts.failedRetentionMs ?? FAILED_JOB_RETENTION_MS,
+    });
+    if (r.recorded > 0 || r.purged > 0) this.log.info('failed jobs recorded and purged', { ...r });
+    return r;
   }
 
   /** Stops taking jobs and waits (up to `timeoutMs`) for the ones running. */
   async stop(timeoutMs = 5000): Promise<void> {
+    clearInterval(this.purgeTimer);
+    this.purgeTimer = undefined;
     await this.queue.close(timeoutMs).catch((e) => this.log.warn('queue close', { err: e instanceof Error ? e.message : String(e) }));
+    // The purge in progress and the failures being recorded get a moment (with Redis or the database
+    // away they would hold the stop); a failure not recorded now is recorded by the next purge.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all([this.purging, ...this.recording]), new Promise((r) => (timer = setTimeout(r, 2000)))]);
+    clearTimeout(timer);
   }
 
   /** The Redis key of the lease of the run of job `jobId` in progress (`JobLease`). */

@@ -56,6 +56,10 @@ export interface WorkerDeps {
   relayListen?: boolean;
   /** Jobs at once per queue (default 4). */
   concurrency?: number;
+  /** A failed bee-queue job is purged from Redis this long after its failure (default 7 days); `job_failures` keeps its record. */
+  failedRetentionMs?: number;
+  /** Between two purges of each queue's failed jobs (default 1 hour, the first at start). */
+  failedPurgeIntervalMs?: number;
   /** Between looks for former queues (renamed or retired) still holding jobs, each then given a processor (default 60 s; the first at start). */
   formerQueueScanMs?: number;
   notifications?: NotificationDriver;
@@ -144,6 +148,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       prefix,
       notifications: deps.notifications ?? devLogDriver(log),
       ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+      ...(deps.failedRetentionMs !== undefined ? { failedRetentionMs: deps.failedRetentionMs } : {}),
+      ...(deps.failedPurgeIntervalMs !== undefined ? { failedPurgeIntervalMs: deps.failedPurgeIntervalMs } : {}),
       handlers,
       batchHandlers,
     });

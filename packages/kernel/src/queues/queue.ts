@@ -23,7 +23,7 @@ export interface CreateQueueOptions {
 
 /**
  * A bee-queue queue on `redisUrl`. Succeeded jobs are removed (the outbox row is the record), failed
- * ones are kept for inspection; jobs are not kept in memory and job events are not published, since
+ * ones are kept for inspection (the worker records them in `job_failures` and purges them after 7 days); jobs are not kept in memory and job events are not published, since
  * nothing here waits on a job's outcome. A worker queue also moves delayed retries back to waiting.
  *
  * A producer fails fast while Redis is away (first connection not retried, no offline command
