@@ -51,6 +51,19 @@ async function oldRelayWrites(pfx: string, queue: string): Promise<string> {
 const beat = (service: string) => env.handle.db.selectFrom('heartbeats').select(['service', 'info']).where('service', '=', service).executeTakeFirst();
 
 describe('jobs left on a former queue after a deploy', () => {
+  test('failed jobs alone on a retired queue are recorded and, past the retention, purged like those of a queue in use', async () => {
+    const pfx = prefix();
+    await env.redis.hset(`${pfx}:retired:jobs`, 'outbox-5-old', JSON.stringify({ data: { job: 'heartbeat', version: 1, payload: {}, outbox_id: 5 }, options: { stacktraces: ['Error: boom'] } }));
+    await env.redis.sadd(`${pfx}:retired:failed`, 'outbox-5-old');
+    worker = await startWorker({ ...testWorkerDeps(env, pfx), failedRetentionMs: 0, failedPurgeIntervalMs: 50, formerQueueScanMs: 100 });
+    await waitFor(async () => (await env.redis.exists(`${pfx}:retired:failed`, `${pfx}:retired:jobs`)) === 0, 10_000, 'the retired queue purged');
+    const rec = await env.handle.db.selectFrom('job_failures').select(['job', 'error']).where('prefix', '=', pfx).where('queue', '=', 'retired').execute();
+    await env.handle.db.deleteFrom('job_failures').where('prefix', '=', pfx).execute();
+    expect(rec).toEqual([{ job: 'heartbeat', error: 'Error: boom' }]);
+    // No processor was started for it: nothing to run there.
+    expect(worker.processors.map((p) => p.queueName)).not.toContain('retired');
+  });
+
   test('a job waiting on a retired queue name is run by the new worker', async () => {
     const pfx = prefix();
     const service = await oldRelayWrites(pfx, 'housekeeping');
@@ -87,7 +100,7 @@ describe('jobs left on a former queue after a deploy', () => {
     await env.redis.zadd(`${pfx}:gone-delayed:delayed`, Date.now() + 60_000, 'y');
     await env.redis.hset(`${pfx}:system:jobs`, 'z', '{}');
     await env.redis.rpush(`${pfx}:system:waiting`, 'z');
-    expect(await findFormerQueues(env.redis, pfx, new Set(['system']))).toEqual(['gone-delayed']);
+    expect(await findFormerQueues(env.redis, pfx, new Set(['system']))).toEqual({ withWork: ['gone-delayed'], failedOnly: ['gone-empty'] });
     expect(queueOfJobsKey('bq', 'bq:payments:done:outbox-1-jobs')).toBeUndefined();
     expect(queueOfJobsKey('bq', 'bqx:payments:jobs')).toBeUndefined();
     expect(queueOfJobsKey('bq', 'bq:payments:jobs')).toBe('payments');

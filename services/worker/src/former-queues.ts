@@ -11,12 +11,18 @@ export function queueOfJobsKey(prefix: string, key: string): string | undefined 
   return name.length > 0 && !name.includes(':') ? name : undefined;
 }
 
+export interface FormerQueues {
+  /** Holding work to run: waiting, delayed (a retry) or active (a worker of the older build stopped mid-job; the stall check puts it back). */
+  withWork: string[];
+  /** Holding only failed jobs: no processor needed, but their failed jobs are recorded and purged as any queue's. */
+  failedOnly: string[];
+}
+
 /**
  * The queues under `prefix` that this build runs no processor on (a queue renamed or retired since the
- * job was written) and that still hold work to run: waiting, delayed (a retry) or active (a worker of
- * the older build stopped mid-job; the stall check puts it back). Failed jobs alone need no processor.
+ * job was written) and that still hold jobs.
  */
-export async function findFormerQueues(redis: Redis, prefix: string, current: ReadonlySet<string>): Promise<string[]> {
+export async function findFormerQueues(redis: Redis, prefix: string, current: ReadonlySet<string>): Promise<FormerQueues> {
   const seen = new Set<string>();
   let cursor = '0';
   do {
@@ -27,11 +33,12 @@ export async function findFormerQueues(redis: Redis, prefix: string, current: Re
       if (q !== undefined && !current.has(q)) seen.add(q);
     }
   } while (cursor !== '0');
-  const out: string[] = [];
+  const out: FormerQueues = { withWork: [], failedOnly: [] };
   for (const q of [...seen].sort()) {
     const base = `${prefix}:${q}`;
-    const [waiting, delayed, active] = await Promise.all([redis.llen(`${base}:waiting`), redis.zcard(`${base}:delayed`), redis.llen(`${base}:active`)]);
-    if (waiting + delayed + active > 0) out.push(q);
+    const [waiting, delayed, active, failed] = await Promise.all([redis.llen(`${base}:waiting`), redis.zcard(`${base}:delayed`), redis.llen(`${base}:active`), redis.scard(`${base}:failed`)]);
+    if (waiting + delayed + active > 0) out.withWork.push(q);
+    else if (failed > 0) out.failedOnly.push(q);
   }
   return out;
 }

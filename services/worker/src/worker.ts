@@ -16,6 +16,7 @@ import { devLogDriver, type NotificationDriver } from './notifications/driver.ts
 import { OutboxRelay } from './outbox-relay.ts';
 import { QueueProcessor } from './processor.ts';
 import { findFormerQueues, FORMER_QUEUE_SCAN_MS } from './former-queues.ts';
+import { FAILED_JOB_PURGE_MS, purgeFailedJobs } from './failed-jobs.ts';
 import { createBatchHandlers, createHandlers } from './jobs/index.ts';
 import type { RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import type { SyncClients } from '@pos/core/integrations/sync-runners';
@@ -167,12 +168,22 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const served = new Set<string>(JOB_QUEUES);
   let formerScan: Promise<void> = Promise.resolve();
   let formerStopped = false;
+  const formerPurgedAt = new Map<string, number>();
   const serveFormerQueues = async () => {
     const found = await findFormerQueues(deps.redis, prefix, served).catch((e: unknown) => {
       log.warn('could not look for former queues', { err: e instanceof Error ? e.message : String(e) });
-      return [] as string[];
+      return { withWork: [], failedOnly: [] };
     });
-    for (const q of found) {
+    // Failed jobs alone need no processor: recorded and purged like a served queue's, as often.
+    for (const q of found.failedOnly) {
+      const last = formerPurgedAt.get(q) ?? 0;
+      if (formerStopped || Date.now() - last < (deps.failedPurgeIntervalMs ?? FAILED_JOB_PURGE_MS)) continue;
+      formerPurgedAt.set(q, Date.now());
+      await purgeFailedJobs(deps.db, deps.redis, { prefix, queue: q }, clock.now(), deps.failedRetentionMs !== undefined ? { retentionMs: deps.failedRetentionMs } : {}).catch((e: unknown) =>
+        log.warn('failed job purge of a former queue failed', { queue: q, err: e instanceof Error ? e.message : String(e) }),
+      );
+    }
+    for (const q of found.withWork) {
       if (formerStopped || served.has(q)) continue;
       served.add(q);
       const p = processorFor(q);
