@@ -135,6 +135,16 @@ export async function purgeFailedJobs(
       purged += old.length;
     }
   } while (cursor !== '0');
+  // The envelope (a notification's address and text, say) is kept as long as the job itself and its outbox
+  // row are, not for the record's 90 days: what failed, when and why stays.
+  await db
+    .updateTable('job_failures')
+    .set({ envelope: null })
+    .where('prefix', '=', q.prefix)
+    .where('queue', '=', q.queue)
+    .where('failed_at', '<', new Date(cutoff))
+    .where('envelope', 'is not', null)
+    .execute();
   await db
     .deleteFrom('job_failures')
     .where('prefix', '=', q.prefix)
