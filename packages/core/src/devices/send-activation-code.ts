@@ -3,6 +3,7 @@ import { errors } from '@pos/kernel';
 import { jobMessage } from '@pos/kernel/queues/job-definition';
 import { notificationSendJob } from '@pos/kernel/queues/jobs/notification-send.job';
 import { logActivity } from '../activity/log-activity.ts';
+import { normalisePhone } from '../customers/contacts.ts';
 import { findDevice, inMerchantTx, requireActivationCodeAccess, type BackofficeScope } from './device-records.ts';
 
 export interface SendActivationCodeInput {
@@ -17,16 +18,18 @@ export const ACTIVATION_CODE_TEMPLATE = 'device-activation-code';
  * e-mail or SMS. The notification is written to the outbox in the same transaction as the activity
  * entry; the worker relays it to the `notifications` queue. Exactly one of email and phone. The caller
  * needs VIEW_DEVICES or CREATE_DEVICES at the device's location, as for new-activation-code: the code
- * goes to any address the caller names.
+ * goes to any address the caller names. A phone is sent in E.164: a national number is read in the
+ * country of the device's location (as customer contacts are); one that is no valid number is 422.
  */
 export async function sendActivationCode(scope: BackofficeScope, deviceId: string, input: SendActivationCodeInput): Promise<void> {
   // The device first: another merchant's id is a 404 whatever the body says.
   const d = await findDevice(scope.tdb, deviceId);
   requireActivationCodeAccess(scope.access, d.location_id);
   const email = input.email?.trim();
-  const phone = input.phone?.trim();
-  if (!email && !phone) throw errors.field('email', 'The email field is required when phone is not present.');
-  if (email && phone) throw errors.field('email', 'Provide either an email address or a phone number, not both.');
+  const rawPhone = input.phone?.trim();
+  if (!email && !rawPhone) throw errors.field('email', 'The email field is required when phone is not present.');
+  if (email && rawPhone) throw errors.field('email', 'Provide either an email address or a phone number, not both.');
+  const phone = rawPhone ? normalisePhone(rawPhone, await locationCountry(scope, d.location_id)) : undefined;
   const channel = email ? ('email' as const) : ('sms' as const);
   await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
     const reg = await central
@@ -43,4 +46,8 @@ export async function sendActivationCode(scope: BackofficeScope, deviceId: strin
     );
     await logActivity(tenant, { userId: scope.userId, action: 'sent_activation_code', subject: 'device', subjectId: d.id, properties: { channel } });
   });
+}
+
+async function locationCountry(scope: BackofficeScope, locationId: string): Promise<string | null> {
+  return (await scope.tdb.selectFrom('locations').select('country').where('id', '=', locationId).executeTakeFirst())?.country ?? null;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -343,5 +344,28 @@ describe('devices, adversarial: KDS device own settings and push token', () => {
     const p = await api.call('POST', '/api/kds/push-token', { token, deviceKey: true, body: { push_token: 'x'.repeat(20000) } });
     expect(p.status).toBeGreaterThanOrEqual(400);
     expect(p.status).toBeLessThan(500);
+  });
+});
+
+describe('devices, adversarial: send-activation-code by SMS', () => {
+  test('a national number is sent in E.164, read in the device location\'s country', async () => {
+    const d = await newDevice('kiosk');
+    const country = (await tdb().selectFrom('locations').select('country').where('id', '=', a.locations[0]!.id).executeTakeFirstOrThrow()).country;
+    expect(country).toBe('BE');
+    const local = `0470 ${Math.floor(100000 + Math.random() * 899999)}`;
+    const r = await api.call('POST', `/api/back-office/devices/${d.id}/send-activation-code`, { token: owner, body: { phone: local } });
+    expect(r).toMatchObject({ status: 200, body: { status: 'success' } });
+    const e164 = `+32${local.slice(1).replace(/ /g, '')}`;
+    const rows = await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, 'in', [e164, local]).execute();
+    expect(rows.map((x) => x.payload)).toEqual([{ channel: 'sms', to: e164, template: 'device-activation-code', data: { code: d.code, device_name: 'Probe kiosk' } }]);
+  });
+
+  test('a number that is no phone number of any country is 422 on phone, nothing queued, nothing logged', async () => {
+    const d = await newDevice('kiosk');
+    const bad = `0000 ${Math.floor(100 + Math.random() * 899)}`;
+    const r = await api.call('POST', `/api/back-office/devices/${d.id}/send-activation-code`, { token: owner, body: { phone: bad } });
+    expect(r).toMatchObject({ status: 422, body: { errors: { phone: ['The phone field must be a valid phone number.'] } } });
+    expect(await api.deps.db.selectFrom('outbox').select('id').where(sql<string>`payload->>'to'`, '=', bad).execute()).toHaveLength(0);
+    expect(await tdb().selectFrom('activity_logs').select('id').where('subject_id', '=', d.id).where('action', '=', 'sent_activation_code').execute()).toHaveLength(0);
   });
 });

@@ -260,8 +260,9 @@ describe('activation codes', () => {
 
     const phone = `+32 470 ${Math.floor(100000 + Math.random() * 899999)}`;
     expect((await api.call('POST', `/api/back-office/devices/${d.id}/send-activation-code`, { token: owner, body: { phone } })).status).toBe(200);
-    const sms = await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', phone).execute();
-    expect(sms.map((s) => s.payload)).toEqual([{ channel: 'sms', to: phone, template: 'device-activation-code', data: { code: d.activation_code, device_name: 'Mailed kiosk' } }]);
+    const e164 = phone.replace(/ /g, '');
+    const sms = await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', e164).execute();
+    expect(sms.map((s) => s.payload)).toEqual([{ channel: 'sms', to: e164, template: 'device-activation-code', data: { code: d.activation_code, device_name: 'Mailed kiosk' } }]);
   });
 
   test('send-activation-code refusals: neither or both channels, bad email, used code', async () => {

@@ -154,7 +154,7 @@ export function deviceRoutes(deps: ApiDeps) {
         ...doc(
           tags,
           'Send the activation code',
-          'Body `{email}` or `{phone}` (exactly one). Queues a `notification.send` job (template `device-activation-code`) through the outbox. 422 when the code has been used. Like new-activation-code, the caller needs VIEW_DEVICES or CREATE_DEVICES at the device\'s location (403 otherwise).',
+          'Body `{email}` or `{phone}` (exactly one). A phone is sent in E.164: a national number is read in the country of the device\'s location; 422 on `phone` when it is no valid number. Queues a `notification.send` job (template `device-activation-code`) through the outbox. 422 when the code has been used. Like new-activation-code, the caller needs VIEW_DEVICES or CREATE_DEVICES at the device\'s location (403 otherwise).',
         ),
       },
     )
