@@ -1,5 +1,5 @@
 import type { CentralDb } from '@pos/db';
-import { errors } from '@pos/kernel';
+import { AppError, errors } from '@pos/kernel';
 import { verifySecret } from '../security/passwords.ts';
 import { acceptedMemberships } from '../auth/auth-records.ts';
 
@@ -15,6 +15,11 @@ export type SignInResult =
   | { kind: 'two_factor_required'; userId: string; email: string; merchant: { id: string; tenant_database: string } };
 
 const BAD_CREDENTIALS = 'These credentials do not match our records.';
+
+/** Whether `e` is sign-in's refusal of the email and password (unknown email or wrong password). */
+export function isBadCredentials(e: unknown): boolean {
+  return e instanceof AppError && e.errors?.['email']?.includes(BAD_CREDENTIALS) === true;
+}
 
 /**
  * Back-office password sign-in. The merchant of the token is the user's active merchant while they

@@ -13,6 +13,13 @@ export const THROTTLES = {
   crmIntake: { name: 'crm-intake', limit: 60, windowSeconds: 60 },
   login: { name: 'login', limit: 10, windowSeconds: 60 },
   /**
+   * Failed back-office password sign-ins per client address, whatever the account: `login` counts per
+   * address and account, so one address could try a password on every account (spraying). Only
+   * failures count (an office signing in all day never meets it); once reached, every attempt from the
+   * address is 429 until the window ends, the right password included.
+   */
+  loginAddressFailures: { name: 'login-ip-failures', limit: 30, windowSeconds: 3600 },
+  /**
    * Customer app contact changes (`POST /customer/personal-info` giving another e-mail or phone): its
    * "already been taken" answer tells who is a customer, so per customer and per client address.
    */

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import { signIn } from '@pos/core/identity/sign-in';
+import { isBadCredentials, signIn } from '@pos/core/identity/sign-in';
 import { startPendingLogin } from '@pos/core/accounts/second-factor';
 import { getProfile, startUsing, updateBusinessInfo, updatePersonalInfo } from '@pos/core/identity/profile';
 import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-access';
@@ -13,7 +13,7 @@ import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { authenticate } from '../../middleware/authenticate.ts';
 import { revokeToken } from '@pos/core/auth/revocation';
-import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
 import * as S from './backoffice-auth.schemas.ts';
 
 const tags = ['Back-office authentication'];
@@ -24,8 +24,13 @@ export function guestAuthRoutes(deps: ApiDeps) {
     .post(
       '/login',
       async ({ body, headers, server, request }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${deps.throttleAddress(request, server)}:${body.email.toLowerCase()}`]]);
-        const r = await signIn(deps.db, body);
+        const address = deps.throttleAddress(request, server);
+        const failures = await failureThrottle(deps.redis, deps.env, THROTTLES.loginAddressFailures, address);
+        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${address}:${body.email.toLowerCase()}`]]);
+        const r = await signIn(deps.db, body).catch(async (e: unknown) => {
+          if (isBadCredentials(e)) await failures.failed();
+          throw e;
+        });
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
         // Issue 18: a second factor is due; the pending sign-in's token goes to request-otp / verify-otp.
         if (r.kind === 'two_factor_required') {
@@ -35,7 +40,7 @@ export function guestAuthRoutes(deps: ApiDeps) {
         const token = await deps.tokens.sign({ type: 'backoffice', sub: r.userId, merchant_id: r.merchant.id, tenant_database: r.merchant.tenant_database });
         return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
       },
-      { body: S.LoginBody, response: { 200: S.LoginResponse }, detail: { tags, summary: 'Sign in with email and password' } },
+      { body: S.LoginBody, response: { 200: S.LoginResponse }, detail: { tags, summary: 'Sign in with email and password', description: 'Throttles (429 `Too Many Attempts.`): 10 a minute per client address and e-mail, and 30 failed sign-ins an hour per client address whatever the account (after which every attempt from the address is 429 until the hour ends).' } },
     )
     .get('/back-office/join-merchant', async ({ query }) => ({ data: await invitationDetails(deps.db, query.token, deps.clock.now()) }), {
       query: t.Object({ token: t.String({ minLength: 16, maxLength: 200 }) }),

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { THROTTLES } from '../../middleware/throttle.ts';
+import { createTestApi, type TestApi } from '../../testing/harness.ts';
+
+let api: TestApi;
+let a: DemoSeedResult;
+
+const octet = () => Math.floor(Math.random() * 250) + 1;
+const randomIp = () => `10.${octet()}.${octet()}.${octet()}`;
+const login = (ip: string, email: string, password: string) => api.call('POST', '/api/login', { ip, body: { email, password } });
+
+beforeAll(async () => {
+  api = await createTestApi();
+  a = await api.seed('auth-adv-a');
+});
+afterAll(() => api.close());
+
+describe('POST /login, adversarial: password spraying from one address', () => {
+  test('failures over many accounts from one address end in 429, even for the right password; other addresses are unaffected', async () => {
+    const ip = randomIp();
+    const limit = THROTTLES.loginAddressFailures.limit;
+    for (let i = 0; i < limit; i++) {
+      // A different account each time: the address-and-account throttle never sees more than one attempt.
+      const r = await login(ip, `sprayed-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, 'Summer2026!');
+      expect(r).toMatchObject({ status: 422, body: { errors: { email: ['These credentials do not match our records.'] } } });
+    }
+    const blocked = await login(ip, a.backoffice.email, a.backoffice.password);
+    expect(blocked).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.', retry_after: expect.any(Number) } });
+    expect(blocked.body.token).toBeUndefined();
+    expect(await login(randomIp(), a.backoffice.email, a.backoffice.password)).toMatchObject({ status: 200, body: { token: expect.any(String) } });
+  });
+
+  test('successful sign-ins from one address (an office) do not count towards it', async () => {
+    const ip = randomIp();
+    for (let i = 0; i < THROTTLES.loginAddressFailures.limit + 2; i++) {
+      // The address-and-account throttle (10 a minute) is not what is tested here: alternate two accounts' worth.
+      if (i % 9 === 8) await api.deps.redis.del(`throttle:${THROTTLES.login.name}:${THROTTLES.login.windowSeconds}:${ip}:${a.backoffice.email.toLowerCase()}`);
+      expect((await login(ip, a.backoffice.email, a.backoffice.password)).status).toBe(200);
+    }
+  });
+});
