@@ -27,7 +27,7 @@ import { isUuid } from '@pos/domain/ids';
 /**
  * Online ordering payments (spec 3 "Online ordering payment creation" and "Verification"). The order
  * is priced server-side from the published online menu through the one pricing function, stored as a
- * `Pending` transaction of channel `online_ordering`, then its payment starts on the provider the
+ * `Pending` transaction of channel `online_ordering` (`table_qr` for a table's order), then its payment starts on the provider the
  * rules choose: free and test-mode orders complete without a provider; platform-a (integration
  * active) gets a payment order paid later through `payment/process`; card-a gets a card intent, or
  * for the local debit scheme an intent (customer full name required) or a hosted checkout; the
@@ -219,7 +219,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           id,
           location_id: loc.id,
           device_id: null,
-          channel: 'online_ordering',
+          // A table order is a table QR order wherever the channel is read (filters, stats, the register's stream).
+          channel: tableQr ? 'table_qr' : 'online_ordering',
           order_no: orderNo,
           status: 'Pending',
           order_status: null,
@@ -413,7 +414,7 @@ async function replayRequest(deps: OnlinePaymentDeps, sf: Storefront, slug: stri
 
 async function onlineTransaction(tdb: TenantDb, locationId: string, transactionId: string): Promise<TransactionRow> {
   const row = isUuid(transactionId)
-    ? await tdb.selectFrom('transactions').select('id').where('id', '=', transactionId).where('location_id', '=', locationId).where('channel', '=', 'online_ordering').executeTakeFirst()
+    ? await tdb.selectFrom('transactions').select('id').where('id', '=', transactionId).where('location_id', '=', locationId).where('channel', 'in', ['online_ordering', 'table_qr']).executeTakeFirst()
     : undefined;
   if (!row) throw errors.notFound('transaction');
   return loadTransaction(tdb, row.id);

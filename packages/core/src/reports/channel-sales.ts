@@ -39,9 +39,9 @@ function localDateBetween(at: Expression<unknown>, from: string, to: string): Ex
 }
 
 /**
- * The channel a transaction is reported under: a table QR order is stored on channel `online_ordering`
- * (its verification and online flows select that channel) and marked `payment_snapshot.channel`
- * `table_qr`; the reports count it under `table_qr`, where the guest ordered.
+ * The channel a transaction is reported under: the column. A table QR order is stored on channel
+ * `table_qr` (migration tenant 540 moved the older ones, stored on `online_ordering` and marked only
+ * by `payment_snapshot.channel` `table_qr`); the snapshot is still read so such a row counts as `table_qr`.
  */
 export const reportChannel = sql<TransactionChannel>`case when t.payment_snapshot->>'channel' = 'table_qr' then 'table_qr' else t.channel end`;
 
