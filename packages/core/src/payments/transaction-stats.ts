@@ -2,10 +2,14 @@ import type { TenantDb } from '@pos/db';
 import type { Access } from '../auth/access.ts';
 import { scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
 import { transactionProviderSql } from './running-provider.ts';
+import { cancelledMarketplaceOrder } from './counted-sale.ts';
 
 export interface TransactionStats {
   count: number;
-  /** Complete transactions outside test mode (the money the reports count): their count, total and tips (cents). */
+  /**
+   * Complete transactions outside test mode (the money the reports count): their count, total and tips
+   * (cents). A marketplace order its marketplace cancelled after paying is no sale and not counted here.
+   */
   complete: { count: number; total: number; tip_amount: number; average: number };
   by_status: Record<string, number>;
   /** The same complete transactions by the provider their payment ran on (`transactionProvider`). */
@@ -15,19 +19,28 @@ export interface TransactionStats {
 /**
  * `GET /transactions/stats`: counts and money over the same filters as the data table. Test-mode
  * transactions are counted (`count`, `by_status`: the data table lists them, to be deleted) but their
- * synthetic payments are no money: `complete` and `by_provider` leave them out, as the sales report does.
+ * synthetic payments are no money: `complete` and `by_provider` leave them out, as the sales report does,
+ * and so are the marketplace orders cancelled after paying (still `Complete` in `by_status`, as listed).
  */
 export async function transactionStats(tdb: TenantDb, access: Access, f: TransactionFilters): Promise<TransactionStats> {
   const rows = await scopedTransactions(tdb, access, f)
-    .select((eb) => ['transactions.status', transactionProviderSql().as('provider'), 'transactions.is_test', eb.fn.countAll<string>().as('n'), eb.fn.sum<string>('transactions.total').as('total'), eb.fn.sum<string>('transactions.tip_amount').as('tips')])
-    .groupBy(['transactions.status', 'provider', 'transactions.is_test'])
+    .select((eb) => [
+      'transactions.status',
+      transactionProviderSql().as('provider'),
+      'transactions.is_test',
+      cancelledMarketplaceOrder('transactions').as('no_sale'),
+      eb.fn.countAll<string>().as('n'),
+      eb.fn.sum<string>('transactions.total').as('total'),
+      eb.fn.sum<string>('transactions.tip_amount').as('tips'),
+    ])
+    .groupBy(['transactions.status', 'provider', 'transactions.is_test', 'no_sale'])
     .execute();
   const out: TransactionStats = { count: 0, complete: { count: 0, total: 0, tip_amount: 0, average: 0 }, by_status: {}, by_provider: {} };
-  for (const r of rows as { status: string; provider: string; is_test: boolean; n: string; total: string | null; tips: string | null }[]) {
+  for (const r of rows as { status: string; provider: string; is_test: boolean; no_sale: boolean; n: string; total: string | null; tips: string | null }[]) {
     const n = Number(r.n);
     out.count += n;
     out.by_status[r.status] = (out.by_status[r.status] ?? 0) + n;
-    if (r.status === 'Complete' && !r.is_test) {
+    if (r.status === 'Complete' && !r.is_test && !r.no_sale) {
       out.complete.count += n;
       out.complete.total += Number(r.total ?? 0);
       out.complete.tip_amount += Number(r.tips ?? 0);

@@ -1,4 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { cancelledMarketplaceOrder } from '../payments/counted-sale.ts';
 import type { TenantDb } from '@pos/db';
 import type { VatRateTotal } from '@pos/domain/orders/order-totals';
 import { isTransactionChannel, type ChannelFigures } from '@pos/domain/reports/sales-channels';
@@ -26,7 +27,7 @@ export function countedTransactions(tdb: TenantDb, scope: ReportScope) {
     .innerJoin('locations as loc', 'loc.id', 't.location_id')
     .where('t.status', '=', 'Complete')
     .where('t.is_test', '=', false)
-    .where((eb) => eb.not(eb.and([eb('t.channel', '=', 'delivery'), eb('t.order_status', '=', 'Cancelled')])))
+    .where(sql<boolean>`not ${cancelledMarketplaceOrder('t')}`)
     .where('t.location_id', 'in', scope.locationIds.length ? [...scope.locationIds] : ['00000000-0000-0000-0000-000000000000'])
     .where('t.completed_at', '>=', env.start)
     .where('t.completed_at', '<', env.end)

@@ -233,3 +233,43 @@ describe('back-office transactions: a marketplace order with fees', () => {
     }
   });
 });
+
+describe('back-office transactions: a marketplace order its marketplace cancelled after paying', () => {
+  test('is no sale in the stats (complete money, by provider), as in the sales report; the data table still lists it', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const now = new Date();
+    const connectionId = Bun.randomUUIDv7();
+    const store = `tx-cancel-${crypto.randomUUID().slice(0, 8)}`;
+    await api.deps.db
+      .insertInto('integration_connections')
+      .values({ id: connectionId, provider: 'delivery-b', external_ref: store, merchant_id: m.merchant.id, location_id: m.locations[0]!.id, status: 'active', settings: JSON.stringify({ auto_accept_orders: false }), connected_at: now, created_at: now, updated_at: now } as never)
+      .execute();
+    try {
+      const espresso = m.items.find((i) => i.name === 'Espresso')!;
+      await tdb.updateTable('items').set({ channels: ['delivery', 'pos', 'kiosk', 'online_ordering', 'qr_ordering'] as never }).where('id', '=', espresso.id).execute();
+      const order = {
+        id: crypto.randomUUID(), store_id: store, display_id: '8', status: 'ACCEPTED', type: 'DELIVERY', customer: { name: 'Cancelled Customer' },
+        items: [{ external_id: espresso.id, name: 'Espresso', quantity: 3, unit_price: espresso.unit_price }],
+        delivery_fee: 0, tip: 0, total: 3 * espresso.unit_price, placed_at: now.toISOString(), deny_reason: null,
+      } as MarketplaceOrder;
+      const client: MarketplaceClient = { getOrder: async () => order, acceptOrder: async () => order, denyOrder: async () => order };
+      const deps = { central: api.deps.db, redis: api.deps.redis, log: api.deps.log, now: () => new Date(), clients: { 'delivery-a': null, 'delivery-b': client } as never };
+      const before = (await bo('GET', '/stats')).body.data;
+      const r = await importMarketplaceOrder(deps, { provider: 'delivery-b', connectionId, externalOrderId: order.id, eventId: `tx-c1-${order.id}` });
+      expect(r.outcome).toBe('imported');
+      const paid = (await bo('GET', '/stats')).body.data;
+      expect(paid.complete.total - before.complete.total).toBe(order.total);
+      order.status = 'CANCELED';
+      await importMarketplaceOrder(deps, { provider: 'delivery-b', connectionId, externalOrderId: order.id, eventId: `tx-c2-${order.id}` });
+      const row = await tdb.selectFrom('transactions').select(['status', 'order_status']).where('id', '=', r.transactionId!).executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'Complete', order_status: 'Cancelled' });
+      const after = (await bo('GET', '/stats')).body.data;
+      expect(after.complete).toEqual(before.complete);
+      expect(after.by_provider).toEqual(before.by_provider);
+      expect((await bo('GET', '/stats?channel=delivery&payment_provider=delivery-b')).body.data.complete).toEqual({ count: 0, total: 0, tip_amount: 0, average: 0 });
+      expect((await bo('GET', '/datatable?channel=delivery&per_page=100')).body.data.map((t: { id: string }) => t.id)).toContain(r.transactionId);
+    } finally {
+      await api.deps.db.deleteFrom('integration_connections').where('id', '=', connectionId).execute();
+    }
+  });
+});
