@@ -19,6 +19,8 @@ import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { findLocationOrder, isUuidText, orderNotFound } from './order-queries.ts';
 import { storedLines, toOrderResource, type OrderResource, type OrderRow, type StoredLine } from './order-resource.ts';
 import type { RegisterActor } from '../register-actor.ts';
+import { unlabelledVatRates } from '@pos/fiscal';
+import { activeFdmFor, isSigning } from '../../fiscal/index.ts';
 
 export { CATALOG_PRICE_SOURCE };
 
@@ -99,12 +101,15 @@ async function modifiersOf(db: TenantDb, itemIds: readonly string[]): Promise<Ma
  * catalog modifier's name from the catalog. A modifier `id` must be one of the item's modifiers (422
  * on `lines.N.modifiers.M.id`); a modifier without one is free text priced as sent. An item the
  * catalog does not hold is a 422 on `lines.N.item_id` (its VAT rate and name are unknown); an order
- * above MAX_ORDER_TOTAL is a 422 on `lines`.
+ * above MAX_ORDER_TOTAL is a 422 on `lines`. At a location that signs (`signs`), an item whose VAT rate
+ * has no fiscal label (A 21 %, B 12 %, C 6 %, D 0 %) is a 422 on `lines.N.item_id`: the line could
+ * never be fired or settled there, so it is not stored.
  */
 async function priceLines(
   db: TenantDb,
   locationId: string,
   lines: readonly OrderLine[],
+  signs: boolean,
 ): Promise<{ lines: StoredLine[]; catalogPrice: (itemId: string) => number | undefined; modifierPrice: ModifierPriceOf }> {
   const ids = [...new Set(lines.map((l) => l.item_id).filter(isUuidText).map((s) => s.toLowerCase()))];
   const items: CatalogItem[] =
@@ -135,6 +140,9 @@ async function priceLines(
     // Items sold in variants have no price of their own, and the register names no variant (spec 2's
     // lines carry none): a catalog line of one would sell at a price the menu does not have.
     else if (fromCatalog && item.in_variants) problems.push({ field: `lines.${i}.item_id`, message: `${item.name} is sold in variants, which have their own prices: sell it at its variant's price as an open price.` });
+    if (signs && unlabelledVatRates([Number(item.vat_rate)]).length > 0) {
+      problems.push({ field: `lines.${i}.item_id`, message: unlabelledVatRateMessage(item.name, Number(item.vat_rate)) });
+    }
     const priced = (l.modifiers ?? []).map((sent, j): OrderModifier => {
       const m = cleanModifier(sent);
       if (m.id === undefined || m.id === null) return m;
@@ -162,6 +170,10 @@ async function priceLines(
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   return { lines: out, catalogPrice: (itemId) => byId.get(itemId.toLowerCase())?.unit_price, modifierPrice: (itemId, modifierId) => modifierOf(itemId, modifierId)?.price };
 }
+
+/** The 422 text of a line whose item's VAT rate the fiscal data module has no label for. */
+export const unlabelledVatRateMessage = (itemName: string, rate: number) =>
+  `The VAT rate of ${itemName} (${rate} %) has no fiscal label: only 21 %, 12 %, 6 % and 0 % can be signed. Give the item a Belgian VAT rate or take the line off.`;
 
 /** The VAT rate of each line is the one frozen on it (the catalog's at the time the line was written). */
 export function totalsOf(lines: readonly StoredLine[]) {
@@ -210,7 +222,8 @@ export async function upsertOrder(db: TenantDb, actor: RegisterActor, authorizer
   problems.push(...validateLines(input.lines));
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   const clientUuid = input.clientUuid.toLowerCase();
-  const { lines, catalogPrice, modifierPrice } = await priceLines(db, actor.locationId, input.lines as OrderLine[]);
+  const signs = isSigning(await activeFdmFor(db, actor.locationId));
+  const { lines, catalogPrice, modifierPrice } = await priceLines(db, actor.locationId, input.lines as OrderLine[], signs);
 
   const stored = await findLocationOrder(db, actor.locationId, clientUuid);
   if (!stored) {
