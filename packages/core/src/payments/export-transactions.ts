@@ -32,6 +32,9 @@ export const TRANSACTION_EXPORT_COLUMNS = [
   'fees',
   // A payment test-mode order (no money taken): the stats' and reports' money leaves these rows out.
   'is_test',
+  // The kitchen / marketplace status: a marketplace order its marketplace cancelled after paying is
+  // `Complete` and `Cancelled` here, no sale for the stats and reports.
+  'order_status',
 ] as const;
 const PAGE = 500;
 
@@ -78,6 +81,7 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
           running_provider: transactionProvider(t),
           fees: t.fees,
           is_test: t.is_test,
+          order_status: t.order_status ?? '',
         };
         if (!csv.write(row)) await new Promise((res) => csv.once('drain', res));
       }

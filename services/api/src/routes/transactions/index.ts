@@ -42,7 +42,7 @@ export function transactionRoutes(deps: ApiDeps) {
         query: S.FiltersQuery,
         response: { 200: S.CsvFile },
         transform: [permission('EXPORT_TRANSACTION_REPORTS')],
-        ...doc('Export transactions as CSV', 'EXPORT_TRANSACTION_REPORTS', 'Streamed CSV with a header row and a byte-order mark; money in cents and in major units (`total_eur`). Same filters as the data table.'),
+        ...doc('Export transactions as CSV', 'EXPORT_TRANSACTION_REPORTS', 'Streamed CSV with a header row and a byte-order mark; money in cents and in major units (`total_eur`); the last column, `order_status`, marks a marketplace order cancelled after paying (`Complete` and `Cancelled`: no sale in the stats). Same filters as the data table.'),
       },
     )
     .get(

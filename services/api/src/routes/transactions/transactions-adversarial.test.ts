@@ -268,6 +268,14 @@ describe('back-office transactions: a marketplace order its marketplace cancelle
       expect(after.by_provider).toEqual(before.by_provider);
       expect((await bo('GET', '/stats?channel=delivery&payment_provider=delivery-b')).body.data.complete).toEqual({ count: 0, total: 0, tip_amount: 0, average: 0 });
       expect((await bo('GET', '/datatable?channel=delivery&per_page=100')).body.data.map((t: { id: string }) => t.id)).toContain(r.transactionId);
+      // The export says which Complete rows are no sale, so its rows add up to the stats.
+      const text = (await bo('GET', '/export')).text.replace(/^\uFEFF/, '').trim().split('\n');
+      const header = text[0]!.split(',');
+      expect(header.at(-1)).toBe('order_status');
+      const rows = text.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [header[i]!, v])));
+      expect(rows.find((x) => x.id === r.transactionId)).toMatchObject({ status: 'Complete', order_status: 'Cancelled', channel: 'delivery' });
+      const sale = rows.filter((x) => x.status === 'Complete' && x.is_test === 'false' && !(x.channel === 'delivery' && x.order_status === 'Cancelled'));
+      expect(sale.reduce((a, x) => a + Number(x.total), 0)).toBe(after.complete.total);
     } finally {
       await api.deps.db.deleteFrom('integration_connections').where('id', '=', connectionId).execute();
     }

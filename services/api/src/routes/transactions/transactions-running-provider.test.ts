@@ -78,7 +78,7 @@ describe('the provider a payment ran on, in the back office', () => {
 
     const csv = (await bo('/export?payment_provider=platform-a')).text.replace(/^\uFEFF/, '').trim().split('\n');
     const header = csv[0]!.split(',');
-    expect(header.slice(-3)).toEqual(['running_provider', 'fees', 'is_test']);
+    expect(header.slice(-4)).toEqual(['running_provider', 'fees', 'is_test', 'order_status']);
     const col = (name: string) => header.indexOf(name);
     expect(csv.slice(1).map((l) => l.split(',')).map((c) => [c[0], c[col('payment_provider')], c[col('running_provider')]]).sort()).toEqual(
       [

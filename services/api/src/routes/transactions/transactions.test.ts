@@ -97,7 +97,7 @@ describe('back-office transactions', () => {
     const raw = new Uint8Array(await (await api.app.handle(new Request('http://localhost/api/back-office/transactions/export', { headers: { authorization: `Bearer ${owner}` } }))).arrayBuffer());
     expect([...raw.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const rows = csv.text.trim().split('\n');
-    expect(rows[0]).toBe('id,created_at,completed_at,location_id,channel,order_no,receipt_no,status,payment_provider,subtotal,discount,vat,tip_amount,total,total_eur,is_free,auto_success,running_provider,fees,is_test');
+    expect(rows[0]).toBe('id,created_at,completed_at,location_id,channel,order_no,receipt_no,status,payment_provider,subtotal,discount,vat,tip_amount,total,total_eur,is_free,auto_success,running_provider,fees,is_test,order_status');
     expect(rows.length).toBe(4);
     const first = rows.find((r) => r.startsWith(made[0]!.id))!.split(',');
     expect([first[7], first[13], first[14]]).toEqual(['Complete', String(made[0]!.total), (made[0]!.total / 100).toFixed(2)]);
