@@ -23,12 +23,14 @@ type Q = SelectQueryBuilder<TenantTables, 'transactions', any>;
 
 /**
  * Refuses a `from` or `to` that is not a calendar date (422, as the sales report does; `2026-02-30`
- * included). The export calls it before it starts streaming: a refusal after the first byte would be an empty 200.
+ * included), and a `to` before `from`. The export calls it before it starts streaming: a refusal after the first byte would be an empty 200.
  */
 export function checkTransactionFilters(f: TransactionFilters): void {
   for (const k of ['from', 'to'] as const) {
     if (f[k] !== undefined && !isBusinessDate(f[k])) throw errors.field(k, `The ${k} field must be a valid date (YYYY-MM-DD).`);
   }
+  // As the sales report: a range that ends before it starts is a mistake, not an empty list.
+  if (f.from !== undefined && f.to !== undefined && f.to < f.from) throw errors.field('to', 'The to field must be a date after or equal to from.');
 }
 
 /** Applies the filters (checked first) and the caller's location grant (a location outside it sees nothing). */

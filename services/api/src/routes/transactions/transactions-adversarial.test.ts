@@ -281,3 +281,13 @@ describe('back-office transactions: a marketplace order its marketplace cancelle
     }
   });
 });
+
+describe('back-office transactions: a date range that ends before it starts', () => {
+  test('is 422 on `to` on the data table, stats and export (as the sales report answers), not an empty list', async () => {
+    for (const path of ['/datatable', '/stats', '/export']) {
+      const r = await bo('GET', `${path}?from=2026-03-02&to=2026-03-01`);
+      expect([path, r.status, r.body]).toEqual([path, 422, { message: 'The to field must be a date after or equal to from.', errors: { to: ['The to field must be a date after or equal to from.'] } }]);
+    }
+    expect((await bo('GET', '/stats?from=2026-03-01&to=2026-03-01')).status).toBe(200);
+  });
+});
