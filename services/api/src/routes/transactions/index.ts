@@ -10,6 +10,8 @@ import { loadLines, loadTransaction, registerSyncOf, transactionView } from '@po
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { sha256 } from '@pos/core/accounts/account-tokens';
 import * as S from './transactions.schemas.ts';
 
 const doc = (summary: string, perm: string, description?: string) => ({
@@ -57,10 +59,15 @@ export function transactionRoutes(deps: ApiDeps) {
     .post(
       '/:id/resend-receipt',
       async ({ tenant, access, params, body }) => {
-        await sendReceipt(tenant.db, await loadVisibleTransaction(tenant.db, await access(), params.id), body.email);
+        const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
+        await throttle(deps.redis, deps.env, [
+          [THROTTLES.kioskReceiptTransaction, `${tenant.merchant.id}:${t.id}`],
+          [THROTTLES.receiptRecipient, sha256(body.email.trim().toLowerCase())],
+        ]);
+        await sendReceipt(tenant.db, t, body.email);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`).') },
+      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`). Throttled (429 `Too Many Attempts.`): 5 receipt mails per transaction an hour (kiosk sends included) and 10 per recipient address an hour.') },
     )
     .post(
       '/:id/retry-sync',

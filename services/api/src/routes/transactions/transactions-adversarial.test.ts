@@ -291,3 +291,19 @@ describe('back-office transactions: a date range that ends before it starts', ()
     expect((await bo('GET', '/stats?from=2026-03-01&to=2026-03-01')).status).toBe(200);
   });
 });
+
+describe('back-office transactions: resend-receipt is no mail relay', () => {
+  test('5 receipt mails per transaction an hour and 10 per recipient an hour; then 429 and nothing queued', async () => {
+    const { sql } = await import('kysely');
+    const queued = async (to: string) => (await api.deps.db.selectFrom('outbox').select('id').where(sql<string>`payload->>'to'`, '=', to).where(sql<string>`payload->>'template'`, '=', 'payment-receipt').execute()).length;
+    const victim = `victim-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const send = (id: string, email: string) => bo('POST', `/${id}/resend-receipt`, { body: { email } });
+    for (let i = 0; i < 5; i++) expect((await send(made[0]!.id, victim)).status).toBe(200);
+    // The same transaction to another address: the transaction's five are spent.
+    expect(await send(made[0]!.id, `other-${crypto.randomUUID().slice(0, 8)}@example.com`)).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+    for (let i = 0; i < 5; i++) expect((await send(made[1]!.id, victim)).status).toBe(200);
+    // Another transaction, the same address: the address's ten are spent.
+    expect(await send(made[2]!.id, victim.toUpperCase())).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+    expect(await queued(victim)).toBe(10);
+  });
+});
