@@ -21,7 +21,13 @@ export const ACTIVATION_CODE_TEMPLATE = 'device-activation-code';
  * goes to any address the caller names. A phone is sent in E.164: a national number is read in the
  * country of the device's location (as customer contacts are); one that is no valid number is 422.
  */
-export async function sendActivationCode(scope: BackofficeScope, deviceId: string, input: SendActivationCodeInput): Promise<void> {
+export async function sendActivationCode(
+  scope: BackofficeScope,
+  deviceId: string,
+  input: SendActivationCodeInput,
+  /** Called with the normalised destination once the request is valid, before anything is queued (the route's throttles). */
+  beforeSend: (destination: { channel: 'email' | 'sms'; to: string }) => Promise<void> = async () => undefined,
+): Promise<void> {
   // The device first: another merchant's id is a 404 whatever the body says.
   const d = await findDevice(scope.tdb, deviceId);
   requireActivationCodeAccess(scope.access, d.location_id);
@@ -31,6 +37,7 @@ export async function sendActivationCode(scope: BackofficeScope, deviceId: strin
   if (email && rawPhone) throw errors.field('email', 'Provide either an email address or a phone number, not both.');
   const phone = rawPhone ? normalisePhone(rawPhone, await locationCountry(scope, d.location_id)) : undefined;
   const channel = email ? ('email' as const) : ('sms' as const);
+  await beforeSend({ channel, to: (email ?? phone)! });
   await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
     const reg = await central
       .selectFrom('device_registry')

@@ -31,6 +31,13 @@ export const THROTTLES = {
    */
   invitationRecipient: { name: 'invitation-recipient', limit: 5, windowSeconds: 15 * 60 },
   deviceActivate: { name: 'device-activate', limit: 10, windowSeconds: 60 },
+  /**
+   * Device activation codes sent by SMS or e-mail (`send-activation-code`): to one recipient (a hash of
+   * the E.164 number or lower-cased address) and per merchant. Anyone can register a merchant and a
+   * kiosk, and each SMS is paid by us: without a bound the route pumped SMS to any number.
+   */
+  activationCodeRecipient: { name: 'activation-code-recipient', limit: 5, windowSeconds: 15 * 60 },
+  activationCodeMerchant: { name: 'activation-code-merchant', limit: 30, windowSeconds: 3600 },
   posPin: { name: 'pos-pin', limit: 10, windowSeconds: 60 },
   /**
    * Wrong PINs per register device and hour (only failures count: staff switching all day never meets

@@ -369,3 +369,29 @@ describe('devices, adversarial: send-activation-code by SMS', () => {
     expect(await tdb().selectFrom('activity_logs').select('id').where('subject_id', '=', d.id).where('action', '=', 'sent_activation_code').execute()).toHaveLength(0);
   });
 });
+
+describe('devices, adversarial: send-activation-code is no SMS or mail relay', () => {
+  test('5 codes per recipient per 15 minutes and 30 per merchant an hour; then 429 and nothing queued', async () => {
+    // The merchant's counter from this window's earlier tests (they sent codes too) starts over.
+    await api.deps.redis.del(`throttle:activation-code-merchant:3600:${a.merchant.id}`);
+    const d = await newDevice('kiosk');
+    const path = `/api/back-office/devices/${d.id}/send-activation-code`;
+    const phone = `+32 470 ${Math.floor(100000 + Math.random() * 899999)}`;
+    const e164 = phone.replace(/ /g, '');
+    for (let i = 0; i < 5; i++) expect((await api.call('POST', path, { token: owner, body: { phone } })).status).toBe(200);
+    // The same number typed another way is the same recipient.
+    expect(await api.call('POST', path, { token: owner, body: { phone: e164 } })).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+    expect(await api.deps.db.selectFrom('outbox').select('id').where(sql<string>`payload->>'to'`, '=', e164).execute()).toHaveLength(5);
+    // Other addresses: the merchant's 30 an hour (5 already sent).
+    let refused = 0;
+    for (let i = 0; i < 26; i++) {
+      const r = await api.call('POST', path, { token: owner, body: { email: `relay-${i}-${crypto.randomUUID().slice(0, 6)}@example.com` } });
+      if (r.status === 429) refused++;
+      else expect(r.status).toBe(200);
+    }
+    expect(refused).toBe(1);
+    // Another merchant is not held back by this one.
+    const dB = (await api.call('POST', '/api/back-office/devices', { token: ownerB, body: { name: 'B kiosk', type: 'kiosk', location_id: b.locations[0]!.id } })).body.data;
+    expect((await api.call('POST', `/api/back-office/devices/${dB.id}/send-activation-code`, { token: ownerB, body: { email: 'b-ops@example.com' } })).status).toBe(200);
+  });
+});

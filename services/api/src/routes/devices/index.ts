@@ -26,6 +26,8 @@ import { deleteDeviceProfile } from '@pos/core/devices/delete-device-profile';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { anyPermission, locationOwner, permission } from '../../plugins/guards.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
+import { sha256 } from '@pos/core/accounts/account-tokens';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './devices.schemas.ts';
 
@@ -143,7 +145,13 @@ export function deviceRoutes(deps: ApiDeps) {
     .post(
       '/:id/send-activation-code',
       async (ctx) => {
-        await sendActivationCode(await scopeOf(deps, ctx), ctx.params.id, ctx.body);
+        const scope = await scopeOf(deps, ctx);
+        await sendActivationCode(scope, ctx.params.id, ctx.body, (d) =>
+          throttle(deps.redis, deps.env, [
+            [THROTTLES.activationCodeRecipient, sha256(d.to.toLowerCase())],
+            [THROTTLES.activationCodeMerchant, scope.merchant.id],
+          ]),
+        );
         return { status: 'success' as const };
       },
       {
@@ -154,7 +162,7 @@ export function deviceRoutes(deps: ApiDeps) {
         ...doc(
           tags,
           'Send the activation code',
-          'Body `{email}` or `{phone}` (exactly one). A phone is sent in E.164: a national number is read in the country of the device\'s location; 422 on `phone` when it is no valid number. Queues a `notification.send` job (template `device-activation-code`) through the outbox. 422 when the code has been used. Like new-activation-code, the caller needs VIEW_DEVICES or CREATE_DEVICES at the device\'s location (403 otherwise).',
+          'Body `{email}` or `{phone}` (exactly one). A phone is sent in E.164: a national number is read in the country of the device\'s location; 422 on `phone` when it is no valid number. Throttled (429 `Too Many Attempts.`): 5 codes per recipient per 15 minutes, 30 per merchant an hour. Queues a `notification.send` job (template `device-activation-code`) through the outbox. 422 when the code has been used. Like new-activation-code, the caller needs VIEW_DEVICES or CREATE_DEVICES at the device\'s location (403 otherwise).',
         ),
       },
     )
