@@ -58,6 +58,24 @@ describe('table QR orders carry the table_qr channel', () => {
     expect(stats).toMatchObject({ status: 200, body: { data: { count: 1, by_status: { Complete: 1 } } } });
   });
 
+  test('the stats count the table order\'s money under by_channel.table_qr, every channel always listed', async () => {
+    // Payment test mode is no money for the stats: here the two orders stand for real sales.
+    await tdb().updateTable('transactions').set({ is_test: false }).where('id', 'in', [tableOrder, pickupOrder]).execute();
+    try {
+      const totals = await tdb().selectFrom('transactions').select(['id', 'total']).where('id', 'in', [tableOrder, pickupOrder]).execute();
+      const total = (id: string) => totals.find((t) => t.id === id)!.total;
+      const stats = (await api.call('GET', '/api/back-office/transactions/stats', { token: owner })).body.data;
+      expect(stats.by_channel).toEqual({
+        delivery: { count: 0, total: 0 },
+        kiosk: { count: 0, total: 0 },
+        online_ordering: { count: 1, total: total(pickupOrder) },
+        table_qr: { count: 1, total: total(tableOrder) },
+      });
+    } finally {
+      await tdb().updateTable('transactions').set({ is_test: true }).where('id', 'in', [tableOrder, pickupOrder]).execute();
+    }
+  });
+
   test('the register stream shows the table order as Table Qr Ordering, self-serve, and filters on it', async () => {
     const device = await api.deviceToken(a, 'pos');
     const staff = await api.staffLogin(a, 'manager', device);

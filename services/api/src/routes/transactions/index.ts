@@ -32,7 +32,7 @@ export function transactionRoutes(deps: ApiDeps) {
       query: S.FiltersQuery,
       response: { 200: S.Stats },
       transform: [permission('VIEW_TRANSACTIONS')],
-      ...doc('Transaction statistics', 'VIEW_TRANSACTIONS', 'Counts by status; count, total, tips and average of complete transactions; complete totals by provider. Same filters as the data table.'),
+      ...doc('Transaction statistics', 'VIEW_TRANSACTIONS', 'Counts by status; count, total, tips and average of complete transactions; complete totals by provider and by channel (`by_channel`, every channel listed). Same filters as the data table.'),
     })
     .get(
       '/export',

@@ -55,6 +55,7 @@ export const Stats = t.Object({
     complete: t.Object({ count: Int(), total: Int(), tip_amount: Int(), average: Int() }),
     by_status: t.Record(t.String(), Int()),
     by_provider: t.Record(t.String(), t.Object({ count: Int(), total: Int() })),
+    by_channel: t.Record(t.String(), t.Object({ count: Int(), total: Int() }), { description: 'complete money per stored channel (kiosk, online_ordering, table_qr, delivery), every channel listed' }),
   }),
 });
 export const TransactionResponse = t.Object({ data: Transaction });

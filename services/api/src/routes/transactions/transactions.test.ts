@@ -83,6 +83,7 @@ describe('back-office transactions', () => {
       complete: { count: 2, total: made[0]!.total + made[1]!.total, tip_amount: 0, average: Math.round((made[0]!.total + made[1]!.total) / 2) },
       by_status: { Complete: 2, Cancelled: 1 },
       by_provider: { 'card-b': { count: 2, total: made[0]!.total + made[1]!.total } },
+      by_channel: { kiosk: { count: 2, total: made[0]!.total + made[1]!.total }, online_ordering: { count: 0, total: 0 }, table_qr: { count: 0, total: 0 }, delivery: { count: 0, total: 0 } },
     });
     const d = await bo('GET', `/${made[0]!.id}`);
     expect(d.status).toBe(200);
@@ -199,7 +200,7 @@ describe('back-office transactions', () => {
     ]);
     expect((await bo('GET', '/datatable?payment_provider=delivery-b')).body.data.map((t: any) => t.id)).toEqual([pending!.id]);
     expect((await bo('GET', '/stats?channel=delivery')).body).toEqual({
-      data: { count: 2, complete: { count: 1, total, tip_amount: 0, average: total }, by_status: { Complete: 1, Pending: 1 }, by_provider: { 'delivery-a': { count: 1, total } } },
+      data: { count: 2, complete: { count: 1, total, tip_amount: 0, average: total }, by_status: { Complete: 1, Pending: 1 }, by_provider: { 'delivery-a': { count: 1, total } }, by_channel: { kiosk: { count: 0, total: 0 }, online_ordering: { count: 0, total: 0 }, table_qr: { count: 0, total: 0 }, delivery: { count: 1, total } } },
     });
     expect((await bo('GET', '/stats?payment_provider=delivery-a')).body.data.count).toBe(1);
     const csv = (await bo('GET', '/export?channel=delivery')).text.trim().split('\n').slice(1).map((l) => l.split(','));
