@@ -31,6 +31,15 @@ describe('POST /login, adversarial: password spraying from one address', () => {
     expect(await login(randomIp(), a.backoffice.email, a.backoffice.password)).toMatchObject({ status: 200, body: { token: expect.any(String) } });
   });
 
+  test('a made-up X-Forwarded-For from an untrusted peer does not make each attempt a new address', async () => {
+    const ip = randomIp();
+    const limit = THROTTLES.loginAddressFailures.limit;
+    for (let i = 0; i <= limit; i++) {
+      const r = await api.call('POST', '/api/login', { ip, headers: { 'x-forwarded-for': randomIp() }, body: { email: `xff-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, password: 'Winter2026!' } });
+      expect(r.status).toBe(i < limit ? 422 : 429);
+    }
+  });
+
   test('successful sign-ins from one address (an office) do not count towards it', async () => {
     const ip = randomIp();
     for (let i = 0; i < THROTTLES.loginAddressFailures.limit + 2; i++) {
