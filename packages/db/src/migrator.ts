@@ -79,6 +79,7 @@ import * as tenant20261130unsignedReservations from './migrations/tenant/2026-11
 import * as tenant20261130onlineCustomerContact from './migrations/tenant/2026-11-30-402-online-customer-contact.ts';
 import * as tenant20261201onlineRequestKey from './migrations/tenant/2026-12-01-520-online-request-key.ts';
 import * as tenant20261201tableQrChannel from './migrations/tenant/2026-12-01-540-table-qr-channel.ts';
+import * as tenant20261201refundRounding from './migrations/tenant/2026-12-01-510-refund-rounding.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
@@ -169,6 +170,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-30-402-online-customer-contact': tenant20261130onlineCustomerContact,
   '2026-12-01-520-online-request-key': tenant20261201onlineRequestKey,
   '2026-12-01-540-table-qr-channel': tenant20261201tableQrChannel,
+  '2026-12-01-510-refund-rounding': tenant20261201refundRounding,
 };
 
 /**

@@ -487,7 +487,10 @@ export interface TenantTables {
     staff_id: string;
     approved_by: string | null;
     mode: 'full' | 'partial';
+    /** The refunded lines' total (cents); the cash handed back is `amount - rounding`. */
     amount: number;
+    /** Lines - cash handed back: the share of the sale's cash rounding this refund settles. */
+    rounding: Generated<number>;
     by_vat_rate: Json<unknown[]>;
     till_id: string | null;
     fiscal: Json<Record<string, unknown> | null>;

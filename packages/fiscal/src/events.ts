@@ -235,11 +235,16 @@ export function saleEvent(common: FiscalCommon, lines: readonly LineInput[], ten
 /**
  * A refund event from the refunded lines (given positive, as sold): quantities and totals are
  * negated with reason REFUND, and the money goes back as one negative CASH line (refunds are cash).
+ * `rounding` (lines - cash handed back, the sale's cash rounding settled by this refund) makes the
+ * CASH line the cash handed back, followed by a CASH ROUNDING line, so the lines still add up.
  */
-export function refundEvent(common: FiscalCommon, lines: readonly LineInput[], drawer?: FiscalDrawer): RefundEvent {
+export function refundEvent(common: FiscalCommon, lines: readonly LineInput[], drawer?: FiscalDrawer, rounding: Cents = 0): RefundEvent {
   const transaction = transactionOf(lines, -1);
-  const cash: PaymentLine = { type: 'CASH', amountType: 'PAYMENT', amount: transaction.total, inputMethod: 'MANUAL' };
-  return { ...common, kind: 'refund', transaction, financials: toFinancials([cash], drawer) };
+  if (!Number.isSafeInteger(rounding)) throw new RangeError(`Refund rounding must be whole cents, got ${rounding}`);
+  // The cash handed back is the lines less the rounding; the ROUNDING line keeps the lines' sum.
+  const cash: PaymentLine = { type: 'CASH', amountType: 'PAYMENT', amount: transaction.total + rounding, inputMethod: 'MANUAL' };
+  const payments: PaymentLine[] = rounding === 0 ? [cash] : [cash, { type: 'CASH', amountType: 'ROUNDING', amount: -rounding, inputMethod: 'AUTOMATIC' }];
+  return { ...common, kind: 'refund', transaction, financials: toFinancials(payments, drawer) };
 }
 
 /** An order line as the caller knows it: the fire's signed quantity (never 0), VAT rate in whole percent. */

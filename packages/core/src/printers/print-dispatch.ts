@@ -164,7 +164,7 @@ export async function queueSaleReceipt(db: Db, orderId: string, now: Date, locat
 
 /** The receipt of a register refund (`refund:<id>`): cash handed back, signed. */
 export async function queueRefundReceipt(db: Db, refundId: string, now: Date): Promise<number> {
-  const r = await db.selectFrom('pos_refunds').select(['id', 'location_id', 'amount', 'by_vat_rate', 'fiscal', 'created_at', 'transaction_id']).where('id', '=', refundId).executeTakeFirst();
+  const r = await db.selectFrom('pos_refunds').select(['id', 'location_id', 'amount', 'rounding', 'by_vat_rate', 'fiscal', 'created_at', 'transaction_id']).where('id', '=', refundId).executeTakeFirst();
   if (!r) return 0;
   const printers = await printersOf(db, { locationIds: [r.location_id], role: 'receipt' });
   if (!printers.length) return 0;
@@ -190,7 +190,8 @@ export async function queueRefundReceipt(db: Db, refundId: string, now: Date): P
     lines,
     vat: vatRows(r.by_vat_rate).map((v) => ({ rate: v.rate, net: -Math.abs(v.net), vat: -Math.abs(v.vat), gross: -Math.abs(v.gross) })),
     total,
-    tenders: [{ label: 'Cash', amount: total }],
+    // The cash handed back, then the sale's rounding it settled (as the sale receipt prints it).
+    tenders: r.rounding ? [{ label: 'Cash', amount: total + Number(r.rounding) }, { label: 'Rounding', amount: Number(r.rounding) }] : [{ label: 'Cash', amount: total }],
     fiscal: { ...(fiscal.short_signature ? { short_signature: fiscal.short_signature } : {}), ...(fiscal.verification_url ? { verification_url: fiscal.verification_url } : {}) },
     ...layout,
   };

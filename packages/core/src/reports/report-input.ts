@@ -50,7 +50,7 @@ export async function loadReportInput(tdb: TenantDb, w: ReportWindow): Promise<R
       .execute(),
     tdb
       .selectFrom('pos_refunds')
-      .select(['amount', 'by_vat_rate', 'staff_id'])
+      .select(['amount', 'rounding', 'by_vat_rate', 'staff_id'])
       .where('location_id', 'in', ids)
       .where('business_date', '>=', w.from)
       .where('business_date', '<=', w.to)
@@ -67,6 +67,6 @@ export async function loadReportInput(tdb: TenantDb, w: ReportWindow): Promise<R
         staff_id: s.staff_id ?? '',
       }),
     ),
-    refunds: refunds.map((r): ReportRefund => ({ amount: Number(r.amount), by_vat_rate: vatGroupsOf(r.by_vat_rate), staff_id: r.staff_id })),
+    refunds: refunds.map((r): ReportRefund => ({ amount: Number(r.amount), rounding: Number(r.rounding), by_vat_rate: vatGroupsOf(r.by_vat_rate), staff_id: r.staff_id })),
   };
 }

@@ -16,6 +16,8 @@ export interface ReportSale extends TenderedSale {
  */
 export interface ReportRefund {
   readonly amount: Cents;
+  /** The refunded lines - the cash handed back (the sale's cash rounding this refund settled); absent reads 0. */
+  readonly rounding?: Cents;
   readonly by_vat_rate: readonly VatRateTotal[];
   readonly staff_id: string;
   readonly staff_name?: string | null;

@@ -29,7 +29,7 @@ export async function dayReportInput(db: Db, locationId: string, date: string): 
   const refunds = await db
     .selectFrom('pos_refunds as r')
     .leftJoin('staff_credentials as s', 's.id', 'r.staff_id')
-    .select(['r.amount', 'r.by_vat_rate', 'r.staff_id', 's.name as staff_name'])
+    .select(['r.amount', 'r.rounding', 'r.by_vat_rate', 'r.staff_id', 's.name as staff_name'])
     .where('r.location_id', '=', locationId)
     .where('r.business_date', '=', date)
     .orderBy('r.created_at')
@@ -46,7 +46,7 @@ export async function dayReportInput(db: Db, locationId: string, date: string): 
       }),
     ),
     refunds: refunds.map(
-      (r): ReportRefund => ({ amount: r.amount, by_vat_rate: parse<VatRateTotal[]>(r.by_vat_rate) ?? [], staff_id: r.staff_id, staff_name: r.staff_name }),
+      (r): ReportRefund => ({ amount: r.amount, rounding: r.rounding, by_vat_rate: parse<VatRateTotal[]>(r.by_vat_rate) ?? [], staff_id: r.staff_id, staff_name: r.staff_name }),
     ),
   };
 }

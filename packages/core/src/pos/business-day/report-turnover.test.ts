@@ -48,3 +48,13 @@ describe('reportTurnover', () => {
     ]);
   });
 });
+
+describe('reportTurnover: a cash-rounded sale refunded', () => {
+  test('the refund takes off the cash handed back and the rounding it settled, as its ticket signed them: both rows net to 0', () => {
+    const t = reportTurnover({
+      sales: [{ total: 497, tender: { total: 497, legs: [{ kind: 'cash', amount: 495, tendered: 495, change: 0, rounding: 2 }], rounding: 2 }, by_vat_rate: [{ rate: 6, net: 469, vat: 28, gross: 497 }], staff_id: 'a' }],
+      refunds: [{ amount: 497, rounding: 2, by_vat_rate: [{ rate: 6, net: 469, vat: 28, gross: 497 }], staff_id: 'a' }],
+    });
+    expect(t).toMatchObject({ sales: 497, refunds: -497, total: 0, payments: [] });
+  });
+});

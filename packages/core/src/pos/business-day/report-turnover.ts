@@ -30,7 +30,7 @@ const parse = (v: unknown): unknown => {
  * - `vats` per VAT label from each ticket's own VAT groups (sales minus refunds), rate descending;
  * - `payments` the signed payment lines of every sale (built from its frozen tender, the same lines
  *   the sale signed), summed per type and amount type, with refunds taken off CASH PAYMENT (refunds
- *   hand back cash). A sale whose tender cannot be read counts in the totals but in no payment line.
+ *   hand back cash; a refund's rounding off CASH ROUNDING, as its ticket signed it). A sale whose tender cannot be read counts in the totals but in no payment line.
  * Zero payment rows are left out; the order is CASH, CASH ROUNDING, CARD_DEBIT, CARD_CREDIT,
  * CHEQUE_MEAL, VOUCHER_STORE.
  */
@@ -46,7 +46,11 @@ export function reportTurnover(input: ReportInput): ReportTurnover {
     if (countedLegs(sale) === null) continue;
     for (const line of paymentLines(parse(sale.tender) as FrozenTender)) add(line.type, line.amountType, line.amount);
   }
-  for (const r of input.refunds) add('CASH', 'PAYMENT', -r.amount);
+  for (const r of input.refunds) {
+    // As the refund ticket signed them: the cash handed back, then the rounding it settled.
+    add('CASH', 'PAYMENT', -(r.amount - (r.rounding ?? 0)));
+    add('CASH', 'ROUNDING', -(r.rounding ?? 0));
+  }
   const payments: PaymentTotal[] = PAYMENT_ORDER.flatMap(([type, amountType]) => {
     const amount = sums.get(`${type}:${amountType}`) ?? 0;
     return amount === 0 ? [] : [{ type, amountType, amount }];

@@ -11,6 +11,7 @@ import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts'
 import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind, type StoredSignature } from '../signed-change/signed-change.ts';
 import { findTakingTill, fiscalDrawerOf, isUniqueViolation } from '../tills/till-queries.ts';
 import { allRecordedAtTill, tendersAgree } from './tender-agreement.ts';
+import { refundCash } from './refund-cash.ts';
 import type { RegisterActor } from '../register-actor.ts';
 
 /** Spec 2 refund rules 3 and 4, verbatim. */
@@ -44,8 +45,10 @@ export interface RefundResource {
   transaction_id: string;
   order_id: string;
   mode: 'full' | 'partial';
-  /** Cents handed back in cash (the refunded lines' totals, not rounded). */
+  /** Cents handed back in cash: the refunded lines' totals less `rounding`. */
   amount: Cents;
+  /** The refunded lines' totals - the cash handed back: the sale's cash rounding, settled by the refund that completes it (see `refundCash`). */
+  rounding: Cents;
   lines: RefundLineResource[];
   by_vat_rate: VatRateTotal[];
   till_id: string;
@@ -82,6 +85,13 @@ function checkInput(input: RefundSaleInput): void {
     seen.add(u);
   });
   if (Object.keys(errs).length) throw errors.validation(errs);
+}
+
+/** The frozen tender's cash rounding (0 when absent or unreadable: nothing to give back beside the lines). */
+function saleRoundingOf(tender: unknown): Cents {
+  const t = parseJson<{ rounding?: unknown } | null>(tender);
+  const r = t && typeof t === 'object' ? t.rounding : 0;
+  return typeof r === 'number' && Number.isSafeInteger(r) ? r : 0;
 }
 
 const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
@@ -136,7 +146,10 @@ export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_a
  * register_drawer till): without one, 409 `no_open_till`. The refund is signed (one negative CASH
  * line, lines with negative quantities and reason REFUND, the till's drawer) in that transaction.
  *
- * The amount is the sum of the refunded lines' totals, handed back in cash, not rounded.
+ * The cash handed back is what the customer paid for the lines (`refundCash`): the lines' totals,
+ * except that the sale's cash rounding goes back with the refund that completes the sale, so a
+ * cash-rounded sale gives back exactly what was paid. The refund record keeps the lines' total as
+ * `amount` (turnover, as its VAT groups) beside that `rounding`; the response's `amount` is the cash.
  */
 export async function refundSale(
   db: TenantDb,
@@ -189,6 +202,13 @@ export async function refundSale(
         const till = await findTakingTill(tx, actor, { lock: 'share' });
         if (!till) throw errors.conflict(NO_OPEN_TILL_MESSAGE, { reason: 'no_open_till' });
         const amount = lines.reduce((s, l) => s + l.line_total, 0);
+        const before = await tx
+          .selectFrom('pos_refunds')
+          .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('lines'), eb.fn.coalesce(eb.fn.sum<number>('rounding'), eb.lit(0)).as('rounding')])
+          .where('transaction_id', '=', sale.id)
+          .executeTakeFirstOrThrow();
+        const linesBefore = Number(before.lines);
+        const { rounding } = refundCash({ saleTotal: Number(sale.total), saleRounding: saleRoundingOf(sale.tender), linesBefore, cashBefore: linesBefore - Number(before.rounding), lines: amount });
         const by_vat_rate = refundVat(lines);
         await tx
           .insertInto('pos_refunds')
@@ -201,6 +221,7 @@ export async function refundSale(
             approved_by: approvedBy,
             mode: input.mode,
             amount,
+            rounding,
             by_vat_rate: JSON.stringify(by_vat_rate),
             till_id: till.id,
             fiscal: null,
@@ -216,13 +237,13 @@ export async function refundSale(
         const drawer = fiscalDrawerOf(till);
         return {
           subjectId: id,
-          state: { lines, amount, by_vat_rate, till_id: till.id, business_date: day.date },
+          state: { lines, amount, rounding, by_vat_rate, till_id: till.id, business_date: day.date },
           input: {
             locationId: actor.locationId,
             deviceId: actor.deviceId,
             employeeId: actor.staffId,
             businessDay: day,
-            build: (common: FiscalCommon) => refundEvent(common, fiscalLines, drawer),
+            build: (common: FiscalCommon) => refundEvent(common, fiscalLines, drawer, rounding),
           },
         };
       },
@@ -232,7 +253,8 @@ export async function refundSale(
           transaction_id: sale.id,
           order_id: order.id,
           mode: input.mode,
-          amount: state.amount,
+          amount: state.amount - state.rounding,
+          rounding: state.rounding,
           lines: state.lines.map(lineResource),
           by_vat_rate: state.by_vat_rate,
           till_id: state.till_id,

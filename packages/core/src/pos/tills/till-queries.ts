@@ -191,10 +191,11 @@ export interface TillCash {
  */
 export async function tillCash(db: Db, till: Pick<TillRow, 'id' | 'opening_float'>): Promise<TillCash> {
   const sales = await db.selectFrom('pos_transactions').select('tender').where('till_id', '=', till.id).execute();
-  const refunds = await db.selectFrom('pos_refunds').select('amount').where('till_id', '=', till.id).execute();
+  const refunds = await db.selectFrom('pos_refunds').select(['amount', 'rounding']).where('till_id', '=', till.id).execute();
   const movements = await db.selectFrom('pos_till_movements').select(['type', 'amount']).where('till_id', '=', till.id).execute();
   const cash_sales_net = sales.reduce((s, r) => s + cashKept(r.tender), 0);
-  const refunds_cash = refunds.reduce((s, r) => s + r.amount, 0);
+  // The cash handed back: the refunded lines less the sale's rounding the refund settled.
+  const refunds_cash = refunds.reduce((s, r) => s + r.amount - r.rounding, 0);
   const expected = expectedCash({ opening_float: till.opening_float, cash_sales_net, refunds_cash, movements });
   return { opening_float: till.opening_float, cash_sales_net, refunds_cash, movements: expected - till.opening_float - cash_sales_net + refunds_cash, expected };
 }

@@ -43,6 +43,7 @@ describe('POST /pos/refunds', () => {
         order_id: sale.id,
         mode: 'full',
         amount: 780,
+        rounding: 0,
         lines: [
           { uuid: espresso!.uuid, item_id: espresso!.item_id, name: 'Espresso', qty: 2, amount: 560 },
           { uuid: croissant!.uuid, item_id: croissant!.item_id, name: 'Croissant', qty: 1, amount: 220 },
