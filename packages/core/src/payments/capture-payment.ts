@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { CAPTURE_ATTEMPTS, enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
 import { jobMessage, paymentPostCaptureJob } from '@pos/kernel/queues/index';
-import { paymentTransition, type PaymentEvent, type PaymentStatus, type ProviderOutcome } from '@pos/domain';
+import { capturedTotals, paymentTransition, type PaymentEvent, type PaymentStatus, type ProviderOutcome } from '@pos/domain';
 import { acquireCaptureLock } from './capture-lock.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { pollProvider } from './provider-outcome.ts';
@@ -61,7 +61,8 @@ export interface CaptureResult {
  * up to 5 times on write conflict) that locks the row, checks the state and applies the transition.
  * On Complete it takes the receipt number, sets the order status `Queued`, decrements stock, expires
  * the loyalty token, records the step and writes the post-capture job to the outbox, all in the same
- * commit. A second capture (webhook after poll, poll after webhook, two workers) changes nothing and
+ * commit. A provider that took more than the total (a tip added on the terminal) has the excess booked
+ * as tip in that commit (`tip_amount` and `total`, `capturedTotals`). A second capture (webhook after poll, poll after webhook, two workers) changes nothing and
  * answers success. The payment status is published on the real-time channel after the commit.
  */
 export async function capturePayment(deps: CaptureDeps, transactionId: string, trigger: CaptureTrigger): Promise<CaptureResult> {
@@ -155,6 +156,9 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
           await expireLoyaltyToken(tx, t.loyalty_token, now);
           const receiptNo = await nextCounter(tx, t.location_id, 'receipt_no');
+          // A tip added on the terminal: the provider took more than the total (`captured_amount`, set by
+          // the provider paths that know it). Booked once, with the completing write.
+          const tipped = capturedTotals({ total: Number(t.total), tip_amount: Number(t.tip_amount) }, providerData.captured_amount);
           await tx
             .updateTable('transactions')
             .set({
@@ -165,6 +169,7 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
               // Order capacity timing: the kitchen slot this order now occupies (spec 3 "Transitions").
               capacity_slot_at: capacitySlotOf(t.scheduled_for ?? now),
               updated_at: now,
+              ...(tipped ?? {}),
               payment_snapshot: JSON.stringify(decision.effects.markFree ? { ...snapshot, is_free: true } : snapshot),
               ...(decision.effects.markFree ? { is_free: true } : {}),
               ...(decision.effects.markAutoSuccess ? { auto_success: true } : {}),

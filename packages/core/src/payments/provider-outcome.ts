@@ -83,7 +83,8 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
         }
         if (s.state === 'processing') return { outcome: 'processing', snapshot: {} };
         const outcome: ProviderOutcome = s.success ? 'succeeded' : s.eventId === 1016 ? 'aborted' : 'failed';
-        return { outcome, snapshot: { transactionId: s.transactionId, orderCode: s.orderCode, eventId: s.eventId, amount: s.amount } };
+        // What the terminal took: the sale amount and its tip (the sale's, plus any added on the terminal).
+        return { outcome, snapshot: { transactionId: s.transactionId, orderCode: s.orderCode, eventId: s.eventId, amount: s.amount, ...(s.success ? { captured_amount: s.amount + s.tipAmount } : {}) } };
       }
       case 'card-a': {
         let id = typeof snapshot.id === 'string' ? snapshot.id : null;
@@ -110,7 +111,8 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
                 : pi.status === 'requires_payment_method' && pi.last_payment_error
                   ? 'failed'
                   : 'processing';
-        return { outcome, snapshot: { ...found, intent_status: pi.status, amount: pi.amount, ...(pi.last_payment_error ? { failure_code: pi.last_payment_error.code } : {}) } };
+        // A succeeded intent's `amount` is what was taken, an on-reader tip included (`amount_details.tip`).
+        return { outcome, snapshot: { ...found, intent_status: pi.status, amount: pi.amount, ...(pi.status === 'succeeded' ? { captured_amount: pi.amount } : {}), ...(pi.last_payment_error ? { failure_code: pi.last_payment_error.code } : {}) } };
       }
       case 'platform-a': {
         const id = typeof snapshot.checkout_id === 'string' ? snapshot.checkout_id : null;

@@ -234,7 +234,7 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       deps.log.error('card-b webhook amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, tip, total: t.total });
       throw new Error('amount_mismatch');
     }
-    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, webhook: true } });
+    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, captured_amount: amount + (tip ?? 0), webhook: true } });
     // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
     const paid = r.status === 'Complete' && eventId ? await capturedPaymentOf(tdb, t.id, eventId) : null;
     if (paid) await recordCommission(deps, tenant.merchantId, paid, amount);

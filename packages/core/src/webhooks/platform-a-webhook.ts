@@ -142,8 +142,9 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
   // A completed checkout is never taken for less than the order's total (amounts in cents; a tip taken
   // at the terminal comes as `tip_money` beside it): an event for less is not this order's payment.
   const amount = centsOf(checkout.amount_money);
+  const tip = centsOf(checkout.tip_money);
   if (outcome === 'succeeded' || outcome === 'authorised') {
-    if (!coversTotal(amount, centsOf(checkout.tip_money), t.total)) {
+    if (!coversTotal(amount, tip, t.total)) {
       deps.log.error('platform-a checkout amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, total: t.total });
       throw new Error('amount_mismatch');
     }
@@ -164,7 +165,7 @@ async function applyCheckout(deps: WebhookDeps, tenant: WebhookTenant, checkout:
       // A failure of this checkout says nothing of a later one a retry started.
       session: { checkout_id: checkoutId },
       // `checkout_id`: an adopted start learns its checkout with the capture.
-      data: { checkout_id: checkoutId, checkout_status: str(checkout.status), payment_ids: paymentIds, ...(amount !== null ? { amount } : {}), ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
+      data: { checkout_id: checkoutId, checkout_status: str(checkout.status), payment_ids: paymentIds, ...(amount !== null ? { amount } : {}), ...(amount !== null && outcome === 'succeeded' ? { captured_amount: amount + (tip ?? 0) } : {}), ...(str(checkout.cancel_reason) ? { cancel_reason: checkout.cancel_reason } : {}), webhook_event: eventId },
     });
   } finally {
     await lock.release();

@@ -21,6 +21,8 @@ export interface CardAPaymentIntent {
   readonly created: number;
   readonly metadata: Readonly<Record<string, string>>;
   readonly last_payment_error: { code: string; message: string } | null;
+  /** On-reader tipping: the tip the customer added, already included in `amount`. */
+  readonly amount_details?: { readonly tip?: { readonly amount?: number } };
 }
 
 export interface CardAReader {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { fromForm } from '../shared/form.ts';
-import { dispatch, postWebhook, route } from '../shared/sim-server.ts';
+import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts';
 import { cardABilling, type CardABilling } from './card-a-billing-simulator.ts';
 import { cardAConnect, type CardAConnect } from './card-a-connect-simulator.ts';
 import { cardAIdempotency } from './card-a-idempotency.ts';
@@ -49,6 +49,8 @@ interface Intent {
   created: number;
   last_payment_error: { code: string; message: string } | null;
   latest_charge: string | null;
+  /** On-reader tipping: the tip the customer added on the reader, included in `amount` (as card-a does). */
+  amount_details?: { tip: { amount: number } };
 }
 
 interface CheckoutSession {
@@ -94,7 +96,8 @@ export interface CardASimulator {
   declineIntent(intentId: string, clientSecret: string): Promise<void>;
   /** A terminal reader as card-a answers it (`label` included), or undefined for one never used. */
   reader(readerId: string): { readonly id: string; readonly label: string } | undefined;
-  complete(readerId: string): Promise<void>;
+  /** The customer pays on the reader; `tip` (cents) is an on-reader tip, added to the intent's `amount` and shown in `amount_details.tip`. */
+  complete(readerId: string, tip?: number): Promise<void>;
   decline(readerId: string): Promise<void>;
   timeout(readerId: string): Promise<void>;
   readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
@@ -199,12 +202,16 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
     webhooks.push({ body: JSON.parse(body), result: await postWebhook(webhookUrl, body, { 'Card-A-Signature': `t=${t},v1=${sig}` }) });
   }
 
-  async function finish(readerId: string, outcome: 'succeeded' | 'declined' | 'timeout') {
+  async function finish(readerId: string, outcome: 'succeeded' | 'declined' | 'timeout', tip = 0) {
     const r = readers.get(readerId);
     if (!r?.action || r.action.status !== 'in_progress') throw new Error(`card-a simulator: reader ${readerId} has no action in progress`);
     const pi = intents.get(r.action.process_payment_intent.payment_intent)!;
     if (outcome === 'succeeded') {
       r.action.status = 'succeeded';
+      if (tip > 0) {
+        pi.amount += tip;
+        pi.amount_details = { tip: { amount: tip } };
+      }
       pi.status = pi.capture_method === 'manual' ? 'requires_capture' : 'succeeded';
       pi.latest_charge = billing.chargeFor(pi.id, pi.amount).id;
       pi.last_payment_error = null;
@@ -269,9 +276,11 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
   const authorised = (req: Request) => req.headers.get('authorization') === `Bearer ${options.secretKey}`;
   const guard = (h: (req: Request, p: Record<string, string>, url: URL) => Response | Promise<Response>) => (req: Request, p: Record<string, string>, url: URL) =>
     authorised(req) ? h(req, p, url) : stripeError(401, 'invalid_api_key', 'Invalid API Key provided.');
-  const control = (outcome: 'succeeded' | 'declined' | 'timeout') => async (_req: Request, p: Record<string, string>) => {
+  const control = (outcome: 'succeeded' | 'declined' | 'timeout') => async (req: Request, p: Record<string, string>) => {
     try {
-      await finish(p.id!, outcome);
+      const b = outcome === 'succeeded' ? await jsonBody(req).catch(() => null) : null;
+      const tip = typeof b?.tip === 'number' && Number.isSafeInteger(b.tip) && b.tip > 0 ? b.tip : 0;
+      await finish(p.id!, outcome, tip);
       return Response.json(readerBody(readers.get(p.id!)!));
     } catch (e) {
       return stripeError(409, 'simulator_state', (e as Error).message);
@@ -516,7 +525,7 @@ export function startCardASimulator(options: CardASimulatorOptions): CardASimula
       const r = readers.get(id);
       return r ? { id: r.id, label: readerBody(r).label } : undefined;
     },
-    complete: (id) => finish(id, 'succeeded'),
+    complete: (id, tip) => finish(id, 'succeeded', tip ?? 0),
     decline: (id) => finish(id, 'declined'),
     timeout: (id) => finish(id, 'timeout'),
     webhooks,

@@ -36,8 +36,10 @@ export type CardBSessionResult =
       readonly message: string | null;
       readonly transactionId: string | null;
       readonly orderCode: string | null;
-      /** Cents. */
+      /** Cents: the sale amount, without the tip. */
       readonly amount: number;
+      /** Cents: the tip paid beside `amount` (the sale's, plus any added on the terminal). */
+      readonly tipAmount: number;
     };
 
 /** A hosted-checkout order as retrieved: `stateId` 0 pending, 1 expired, 2 cancelled, 3 paid; `amount` in cents. */
@@ -137,6 +139,7 @@ export class CardBClient {
       transactionId: typeof b.transactionId === 'string' ? b.transactionId : null,
       orderCode: b.orderCode == null ? null : String(b.orderCode),
       amount: Number.isInteger(b.amount) ? b.amount : 0,
+      tipAmount: Number.isSafeInteger(b.tipAmount) && b.tipAmount > 0 ? b.tipAmount : 0,
     };
   }
 

@@ -33,7 +33,8 @@ export interface CardBSession {
   readonly terminalId: string;
   readonly cashRegisterId: string;
   readonly amount: number;
-  readonly tipAmount: number;
+  /** The sale's tip, plus any the customer added on the terminal. */
+  tipAmount: number;
   readonly currencyCode: string;
   readonly merchantReference: string;
   readonly customerTrns: string;
@@ -80,7 +81,8 @@ export interface CardBSimulator {
   readonly captures: readonly string[];
   /** Sale requests received (including 409s and replays). */
   readonly saleRequests: number;
-  complete(sessionId: string): Promise<void>;
+  /** The customer pays; `terminalTip` (cents) is a tip the customer adds on the terminal, reported in `TipAmount`/`tipAmount`. */
+  complete(sessionId: string, terminalTip?: number): Promise<void>;
   decline(sessionId: string): Promise<void>;
   timeout(sessionId: string): Promise<void>;
   /** Webhook deliveries so far, newest last. */
@@ -113,11 +115,12 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     return m !== null && tokens.has(m[1]!);
   };
 
-  async function finish(id: string, state: Exclude<CardBSessionState, 'processing'>): Promise<void> {
+  async function finish(id: string, state: Exclude<CardBSessionState, 'processing'>, terminalTip = 0): Promise<void> {
     const s = sessions.get(id);
     if (!s) throw new Error(`card-b simulator: no session ${id}`);
     if (s.state !== 'processing') throw new Error(`card-b simulator: session ${id} is already ${s.state}`);
     s.state = state;
+    if (state === 'succeeded') s.tipAmount += terminalTip;
     if (busy.get(s.terminalId) === id) busy.delete(s.terminalId);
     if (state === 'succeeded') {
       s.transactionId = crypto.randomUUID();
@@ -298,7 +301,10 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
         return err(409, (e as Error).message);
       }
     }),
-    route('POST', '/_sim/sessions/:id/complete', control((id) => finish(id, 'succeeded'))),
+    route('POST', '/_sim/sessions/:id/complete', async (req, p) => {
+      const b = await jsonBody(req).catch(() => null);
+      return control((id) => finish(id, 'succeeded', int(b?.tip) ?? 0))(req, p);
+    }),
     route('POST', '/_sim/sessions/:id/decline', control((id) => finish(id, 'declined'))),
     route('POST', '/_sim/sessions/:id/timeout', control((id) => finish(id, 'timed_out'))),
     route('GET', '/_sim/terminals/:id', (_req, p) => Response.json({ terminalId: p.id, busyWith: busy.get(p.id!) ?? null })),
@@ -322,7 +328,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     get saleRequests() {
       return saleRequests;
     },
-    complete: (id) => finish(id, 'succeeded'),
+    complete: (id, terminalTip) => finish(id, 'succeeded', terminalTip ?? 0),
     decline: (id) => finish(id, 'declined'),
     timeout: (id) => finish(id, 'timed_out'),
     webhooks,

@@ -254,7 +254,8 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     const tipped = kioskCardBPayment(m, t, { Amount: (t.total + 50) / 100 });
     expect((await post(tipped)).status).toBe(200);
     expect(await logOf(tipped)).toMatchObject({ status: 'processed' });
-    expect((await txn(t.id)).status).toBe('Complete');
+    // The 0.50 the terminal took above the total is the customer's tip (spec 3: a separate money field).
+    expect(await txn(t.id)).toMatchObject({ status: 'Complete', tip_amount: 50, total: t.total + 50 });
   });
 
   test('an order with a tip: the sale sends the tip apart and the webhook reports it beside Amount; captured', async () => {

@@ -101,6 +101,14 @@ describe('POST /webhook/platform-a', () => {
     expect(await txn(t.id)).toMatchObject({ status: 'Complete', payment_snapshot: expect.objectContaining({ amount: 230 }) });
   });
 
+  test('a tip added on the terminal (tip_money beside the full amount) is booked as the transaction\'s tip', async () => {
+    const t = await awaitingPayment();
+    const { total } = await txn(t.id);
+    const raw = checkoutEvent(t, 'COMPLETED', { amount_money: { amount: total, currency: 'EUR' }, tip_money: { amount: 40, currency: 'EUR' } });
+    expect((await post(raw, sign(raw))).status).toBe(200);
+    expect(await txn(t.id)).toMatchObject({ status: 'Complete', tip_amount: 40, total: total + 40 });
+  });
+
   test('forged, another key, another notification URL, missing: 401 and nothing stored', async () => {
     const t = await awaitingPayment();
     const raw = checkoutEvent(t);
