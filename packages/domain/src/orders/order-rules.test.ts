@@ -129,9 +129,31 @@ describe('requiredPermissions', () => {
     // an id the catalog does not know for the item has no catalog price: a free modifier
     expect(need(null, withMods([{ id: 'soy', price: 30 }]))).toEqual(['take_orders', 'apply_discount']);
     const approved = { fired: false, lines: [withMods([{ name: 'Extra shot', price: 50 }])] };
-    expect(need(approved, withMods([{ name: 'Extra shot', price: 50, qty: 2 }]))).toEqual(['take_orders']);
+    expect(need(approved, withMods([{ name: 'Extra shot', price: 50 }]))).toEqual(['take_orders']);
     expect(need(approved, withMods([{ name: 'Extra shot', price: 60 }]))).toEqual(['take_orders', 'apply_discount']);
     expect(need(approved, withMods([{ name: 'Extra shot', price: 50 }], { item_id: 'item-2' }))).toEqual(['take_orders', 'apply_discount']);
+  });
+
+  test('a modifier listed twice counts twice: an approval for one manual modifier does not cover two of it, by entries or by qty', () => {
+    const mods = (itemId: string, id: string) => (itemId === 'item-1' && id === 'oat' ? 50 : undefined);
+    const freeOat = { id: 'oat', name: 'Oat', price: 0 };
+    const withMods = (modifiers: { id?: string; name?: string; price: number; qty?: number }[]) => line(U1, { modifiers });
+    const need = (stored: { fired: boolean; lines: OrderLine[] } | null, l: OrderLine) => requiredPermissions(stored, [l], () => 280, mods);
+    const approved = { fired: false, lines: [withMods([freeOat])] };
+    expect(need(approved, withMods([freeOat]))).toEqual(['take_orders']);
+    expect(need(approved, withMods([freeOat, freeOat]))).toEqual(['take_orders', 'apply_discount']);
+    expect(need(approved, withMods([{ ...freeOat, qty: 2 }]))).toEqual(['take_orders', 'apply_discount']);
+    expect(need({ fired: false, lines: [withMods([freeOat, freeOat])] }, withMods([{ ...freeOat, qty: 2 }]))).toEqual(['take_orders']);
+    expect(need({ fired: false, lines: [withMods([{ name: 'Extra shot', price: 50 }])] }, withMods([{ name: 'Extra shot', price: 50, qty: 2 }]))).toEqual(['take_orders', 'apply_discount']);
+  });
+
+  test('a fired line listing a paid modifier twice that keeps it once has lost one: remove_fired_line', () => {
+    const oat = { id: 'oat', name: 'Oat', price: 50 };
+    const fired = stored({ fired: true, lines: [line(U1, { modifiers: [oat, oat] })] });
+    const need = (modifiers: { id?: string; name?: string; price: number; qty?: number }[]) => requiredPermissions(fired, [line(U1, { modifiers })], () => 280, () => 50);
+    expect(need([oat])).toEqual(['take_orders', 'remove_fired_line']);
+    expect(need([{ ...oat, qty: 2 }])).toEqual(['take_orders']);
+    expect(need([oat, oat])).toEqual(['take_orders']);
   });
 
   test('an approval covers the approved line only: another item or a higher qty needs apply_discount again', () => {

@@ -118,7 +118,7 @@ export function isManualModifier(itemId: string, m: OrderModifier, modifierPrice
   return listed === undefined ? m.price > 0 : listed !== m.price;
 }
 
-/** The same modifier at the same price (its quantity may differ, as a line's may). */
+/** The same modifier at the same price (whatever its quantity). */
 function samePricedModifier(a: OrderModifier, b: OrderModifier): boolean {
   return (a.id ?? null)?.toLowerCase() === (b.id ?? null)?.toLowerCase() && (a.name ?? null) === (b.name ?? null) && a.price === b.price;
 }
@@ -126,9 +126,16 @@ function samePricedModifier(a: OrderModifier, b: OrderModifier): boolean {
 /** The same modifier of a line (whatever its price or quantity): by id when it has one, else by name. */
 const sameModifierOf = (a: OrderModifier, b: OrderModifier): boolean => (a.id ? (b.id ?? '').toLowerCase() === a.id.toLowerCase() : !b.id && (a.name ?? null) === (b.name ?? null));
 
-/** A paid modifier of the stored line removed or its quantity lowered: the line is lowered (the kitchen already has it). */
+/** How many of a modifier a line carries per unit: a modifier listed twice counts twice, each at its qty. */
+const unitsOf = (mods: readonly OrderModifier[] | null | undefined, match: (n: OrderModifier) => boolean): number =>
+  (mods ?? []).reduce((s, n) => (match(n) ? s + modifierQty(n) : s), 0);
+
+/**
+ * A paid modifier of the stored line removed or its quantity lowered: the line is lowered (the kitchen
+ * already has it). Counted over every entry of the modifier, so two entries of it becoming one is a loss.
+ */
 const lostPaidModifier = (old: OrderLine, now: OrderLine): boolean =>
-  (old.modifiers ?? []).some((m) => m.price > 0 && !(now.modifiers ?? []).some((n) => sameModifierOf(m, n) && modifierQty(n) >= modifierQty(m)));
+  (old.modifiers ?? []).some((m) => m.price > 0 && unitsOf(now.modifiers, (n) => sameModifierOf(m, n)) < unitsOf(old.modifiers, (o) => o.price > 0 && sameModifierOf(m, o)));
 
 /** Two discounts are the same when both are absent, or type and value match. */
 export function sameDiscount(a: LineDiscount | null | undefined, b: LineDiscount | null | undefined): boolean {
@@ -171,7 +178,8 @@ const discountPerUnit = (line: OrderLine): number => unitDiscount(effectiveUnitP
  * - `apply_discount` when an incoming line carries a discount, a price away from the catalog
  *   (`isManualPrice`) or a manual modifier (`isManualModifier`) that the stored line with the same
  *   uuid does not already carry for the same item at a qty at least as high (and, for a discount, at
- *   least the same cents off each unit; for a modifier, at the same price): an approval covers what
+ *   least the same cents off each unit; for a modifier, as many at the same price, entries listing it
+ *   twice added up): an approval covers what
  *   was approved, never another item or more units. Removing a discount, lowering the qty or keeping
  *   the line unchanged needs nothing;
  * - `remove_fired_line` when the stored order is fired and one of its lines is removed, has its qty
@@ -194,7 +202,9 @@ export function requiredPermissions(
     if (line.discount && !(covered && sameDiscount(old.discount, line.discount) && discountPerUnit(line) <= discountPerUnit(old))) needed.add('apply_discount');
     if (isManualPrice(line, catalogPrice) && !(covered && old.unit_price === line.unit_price)) needed.add('apply_discount');
     for (const m of line.modifiers ?? []) {
-      if (isManualModifier(line.item_id, m, modifierPrice) && !(covered && (old.modifiers ?? []).some((o) => samePricedModifier(o, m)))) needed.add('apply_discount');
+      // Covered: the stored line carried at least as many of it at that price (entries and qty added up).
+      const approved = covered && unitsOf(line.modifiers, (n) => samePricedModifier(n, m)) <= unitsOf(old.modifiers, (o) => samePricedModifier(o, m));
+      if (isManualModifier(line.item_id, m, modifierPrice) && !approved) needed.add('apply_discount');
     }
   }
   if (stored?.fired) {
