@@ -6,6 +6,7 @@ import { localMoment, priceBasket, type PricedBasket, type PricingLine, type Pri
 import { itemsOnChannel, readPublishedCatalog } from './published/read-published-catalog.ts';
 import { activeOffersFor } from './offers.ts';
 import { checkStock } from './stock-availability.ts';
+import { chooseVariants } from '@pos/domain/catalog/variants';
 
 /** A basket line as a channel sends it: prices are never taken from the client. */
 export interface QuoteLineInput {
@@ -13,11 +14,23 @@ export interface QuoteLineInput {
   qty: number;
   modifier_ids?: string[];
   variant_id?: string | null;
+  /** One variant of each of the item's variant groups (a size and a milk); `variant_id` is one more. */
+  variant_ids?: string[] | null;
+}
+
+/**
+ * The variant of a quoted line: the one chosen, or with one of several groups chosen, the first one's id
+ * and the names of all (`Large / Oat milk`, what a ticket or receipt shows) with each in `variants`.
+ */
+export interface QuotedVariant {
+  id: string;
+  name: string;
+  variants?: { id: string; name: string }[];
 }
 
 export interface Quote {
   menu_version: number;
-  lines: (PricedBasket['lines'][number] & { name: string; modifiers: { id: string; name: string; price: number }[]; variant: { id: string; name: string } | null })[];
+  lines: (PricedBasket['lines'][number] & { name: string; modifiers: { id: string; name: string; price: number }[]; variant: QuotedVariant | null; variants: { id: string; name: string }[] })[];
   subtotal: number;
   discount: number;
   vat: number;
@@ -47,7 +60,7 @@ export async function quoteBasket(
   const items = itemsOnChannel(catalog.menu, at.channel);
   const problems: Record<string, string[]> = {};
   const pricing: PricingLine[] = [];
-  const extras: { name: string; modifiers: { id: string; name: string; price: number }[]; variant: { id: string; name: string } | null }[] = [];
+  const extras: { name: string; modifiers: { id: string; name: string; price: number }[]; variant: QuotedVariant | null; variants: { id: string; name: string }[] }[] = [];
   lines.forEach((l, i) => {
     const item = items.get(l.item_id.toLowerCase());
     if (!item) {
@@ -55,17 +68,37 @@ export async function quoteBasket(
       return;
     }
     let unit = item.unit_price;
-    let variant: { id: string; name: string } | null = null;
-    const variants = item.variant_groups.flatMap((g) => g.variants);
-    // An item sold in variants (sizes...) has no price of its own to fall back on: one must be chosen.
-    if (!l.variant_id && variants.length > 0) problems[`lines.${i}.variant_id`] = [`Choose a variant of ${item.name}.`];
-    if (l.variant_id) {
-      const v = variants.find((x) => x.id === l.variant_id!.toLowerCase());
-      if (!v) problems[`lines.${i}.variant_id`] = [`The selected lines.${i}.variant_id is not a variant of this item.`];
-      else {
-        unit = v.unit_price;
-        variant = { id: v.id, name: v.name };
+    let variant: QuotedVariant | null = null;
+    let chosenVariants: { id: string; name: string }[] = [];
+    // An item sold in variants (sizes...) has no price of its own to fall back on: one of each of its
+    // variant groups must be chosen (`chooseVariants`). `variant_id` counts as the first id.
+    const ids = [...(l.variant_id ? [l.variant_id] : []), ...(l.variant_ids ?? [])].map((x) => x.toLowerCase());
+    const fieldOf = (index: number | undefined) =>
+      index === undefined ? `lines.${i}.variant_ids` : l.variant_id ? (index === 0 ? `lines.${i}.variant_id` : `lines.${i}.variant_ids.${index - 1}`) : `lines.${i}.variant_ids.${index}`;
+    const choice = chooseVariants(item, ids);
+    if (!choice.ok) {
+      switch (choice.problem) {
+        case 'none_chosen':
+          problems[`lines.${i}.variant_id`] = [`Choose a variant of ${item.name}.`];
+          break;
+        case 'not_a_variant':
+          problems[fieldOf(choice.index)] = [`The selected ${fieldOf(choice.index)} is not a variant of this item.`];
+          break;
+        case 'two_of_a_group':
+          problems[fieldOf(choice.index)] = [`Choose one ${choice.group} of ${item.name}.`];
+          break;
+        case 'group_missing':
+          problems[`lines.${i}.variant_ids`] = [`Choose a ${choice.group} of ${item.name}.`];
+          break;
+        case 'no_price':
+          problems[`lines.${i}.variant_ids`] = [`These variants of ${item.name} have no price together.`];
+          break;
       }
+    } else if (choice.chosen.length > 0) {
+      unit = choice.unit_price;
+      chosenVariants = [...choice.chosen];
+      const [first] = chosenVariants;
+      variant = chosenVariants.length === 1 ? { ...first! } : { id: first!.id, name: chosenVariants.map((v) => v.name).join(' / '), variants: chosenVariants.map((v) => ({ ...v })) };
     }
     const chosen: { id: string; name: string; price: number }[] = [];
     const wanted = (l.modifier_ids ?? []).map((x) => x.toLowerCase());
@@ -82,7 +115,7 @@ export async function quoteBasket(
     }
     unit += chosen.reduce((s, m) => s + m.price, 0);
     pricing.push({ key: String(i), item_id: item.id, category_id: item.category_id, qty: l.qty, unit_price: unit, vat_rate: item.vat_rate });
-    extras.push({ name: item.name, modifiers: chosen, variant });
+    extras.push({ name: item.name, modifiers: chosen, variant, variants: chosenVariants });
   });
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   // Customer channels do not sell what the location no longer holds (less other checkouts' holds).

@@ -175,8 +175,8 @@ describe('POST /kiosk/pricing/quote', () => {
     expect(r.body.data).toEqual({
       menu_version: expect.any(Number),
       lines: [
-        { key: '0', item_id: item('Espresso'), category_id: expect.any(String), name: 'Espresso', qty: 2, unit_price: 280, vat_rate: 21, gross: 560, discount: 0, total: 560, modifiers: [], variant: null },
-        { key: '1', item_id: item('Croissant'), category_id: expect.any(String), name: 'Croissant', qty: 1, unit_price: 220, vat_rate: 6, gross: 220, discount: 0, total: 220, modifiers: [], variant: null },
+        { key: '0', item_id: item('Espresso'), category_id: expect.any(String), name: 'Espresso', qty: 2, unit_price: 280, vat_rate: 21, gross: 560, discount: 0, total: 560, modifiers: [], variant: null, variants: [] },
+        { key: '1', item_id: item('Croissant'), category_id: expect.any(String), name: 'Croissant', qty: 1, unit_price: 220, vat_rate: 6, gross: 220, discount: 0, total: 220, modifiers: [], variant: null, variants: [] },
       ],
       subtotal: 780,
       discount: 0,
