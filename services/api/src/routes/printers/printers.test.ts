@@ -318,6 +318,18 @@ describe('what is printed', () => {
     if (refund.body.refund.fiscal?.short_signature) expect(jobs[0]!.document).toContain(`Signature: ${refund.body.refund.fiscal.short_signature}`);
   });
 
+  test('the refund of a cash-rounded sale prints the cash handed back and the rounding', async () => {
+    await tdb.updateTable('printers').set({ state: 'retired' }).execute();
+    const id = await configured();
+    // Espresso 2.80 - 0.03 + Croissant 2.20 = 4.97, paid 4.95 in cash.
+    const sale = await sell(manager, [line(manager, 'Espresso', 1, { discount: { type: 'amount', value: 3 } }), line(manager, 'Croissant', 1)], { amount_tendered: 495 });
+    const refund = await call(manager, 'POST', '/pos/refunds', { transaction_id: sale.transaction_id, mode: 'full' });
+    expect(refund.body.refund).toMatchObject({ amount: 495, rounding: 2 });
+    const [job] = await tdb.selectFrom('print_jobs').select('document').where('printer_id', '=', id).where('kind', '=', 'refund_receipt').execute();
+    expect(job!.document).toMatch(/Cash +-4\.95/);
+    expect(job!.document).toMatch(/Rounding +0\.02/);
+  });
+
   test('firing an order prints a kitchen ticket on the printer of the station its lines go to', async () => {
     await tdb.updateTable('printers').set({ state: 'retired' }).execute();
     const kitchen = await configured('kitchen', m.kds.station_id);
