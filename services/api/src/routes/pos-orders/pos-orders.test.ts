@@ -232,6 +232,11 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     // Re-sending the approved line needs no new approval; another price does.
     expect((await put(id, { expected_version: 1, lines: [manualLine] })).status).toBe(200);
     expect(await put(id, { expected_version: 2, lines: [{ ...manualLine, modifiers: [{ id: oat, price: 10 }] }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    // The approval was for one free oat milk: listing it twice, or at qty 2, is more of it (nothing written).
+    const free = { id: oat, name: 'Oat milk', price: 0 };
+    expect(await put(id, { expected_version: 2, lines: [{ ...manualLine, modifiers: [free, free] }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await put(id, { expected_version: 2, lines: [{ ...manualLine, modifiers: [{ ...free, qty: 2 }] }] })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect((await get(`/api/pos/orders/${id}`)).body).toMatchObject({ version: 2, lines: [{ modifiers: [free] }] });
 
     // A free modifier (no id) is priced as sent: free of charge needs nothing, a price needs apply_discount.
     expect((await put(uuid(), { lines: [at({ modifiers: [{ name: 'No foam', price: 0 }] })] })).status).toBe(200);
