@@ -129,7 +129,9 @@ export async function pollProvider(providers: PaymentProviders, provider: Paymen
         const c = await providers.platformA.getTerminalCheckout(id);
         const outcome: ProviderOutcome =
           c.status === 'COMPLETED' ? 'succeeded' : c.status === 'CANCELED' ? (c.cancel_reason === 'SELLER_CANCELED' ? 'aborted' : 'failed') : 'processing';
-        return { outcome, snapshot: { checkout_status: c.status, payment_ids: [...c.payment_ids], ...(c.cancel_reason ? { cancel_reason: c.cancel_reason } : {}) } };
+        // What a completed checkout took: its amount and a tip added on the terminal (`tip_money`).
+        const taken = c.status === 'COMPLETED' && Number.isSafeInteger(c.amount_money?.amount) ? c.amount_money.amount + (Number.isSafeInteger(c.tip_money?.amount) && c.tip_money!.amount > 0 ? c.tip_money!.amount : 0) : null;
+        return { outcome, snapshot: { checkout_status: c.status, payment_ids: [...c.payment_ids], ...(taken !== null ? { captured_amount: taken } : {}), ...(c.cancel_reason ? { cancel_reason: c.cancel_reason } : {}) } };
       }
     }
   } catch (e) {

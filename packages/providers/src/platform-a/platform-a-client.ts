@@ -14,6 +14,8 @@ export interface PlatformACheckout {
   readonly id: string;
   /** `amount` in cents. */
   readonly amount_money: { readonly amount: number; readonly currency: string };
+  /** A tip added on the terminal, beside `amount_money` (cents). */
+  readonly tip_money?: { readonly amount: number; readonly currency: string };
   readonly device_options: { readonly device_id: string };
   readonly reference_id: string;
   readonly status: PlatformACheckoutStatus;

@@ -36,6 +36,8 @@ export interface PlatformASimulatorOptions {
 interface Checkout {
   id: string;
   amount_money: { amount: number; currency: string };
+  /** A tip the buyer added on the terminal (beside `amount_money`). */
+  tip_money?: { amount: number; currency: string };
   device_options: { device_id: string };
   reference_id: string;
   note: string;
@@ -68,7 +70,8 @@ export interface PlatformASimulator {
   checkout(id: string): Readonly<Checkout> | undefined;
   /** Checkouts created (idempotent replays not counted). */
   readonly created: number;
-  complete(id: string): Promise<void>;
+  /** The buyer pays; `tip` (cents) is a tip added on the terminal, reported as `tip_money`. */
+  complete(id: string, tip?: number): Promise<void>;
   decline(id: string): Promise<void>;
   timeout(id: string): Promise<void>;
   readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
@@ -149,11 +152,12 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
     webhooks.push({ body: JSON.parse(body), result: await postWebhook(webhookUrl, body, { 'x-platform-a-hmacsha256-signature': sig }) });
   }
 
-  async function finish(id: string, outcome: 'complete' | 'decline' | 'timeout') {
+  async function finish(id: string, outcome: 'complete' | 'decline' | 'timeout', tip = 0) {
     const c = checkouts.get(id);
     if (!c || (c.status !== 'PENDING' && c.status !== 'IN_PROGRESS')) throw new Error(`platform-a simulator: checkout ${id} is not open`);
     if (outcome === 'complete') {
       c.status = 'COMPLETED';
+      if (tip > 0) c.tip_money = { amount: tip, currency: c.amount_money.currency };
       c.payment_ids = [crypto.randomUUID().replaceAll('-', '')];
     } else {
       c.status = 'CANCELED';
@@ -370,7 +374,7 @@ export function startPlatformASimulator(options: PlatformASimulatorOptions): Pla
     get created() {
       return created;
     },
-    complete: (id) => finish(id, 'complete'),
+    complete: (id, tip) => finish(id, 'complete', tip ?? 0),
     decline: (id) => finish(id, 'decline'),
     timeout: (id) => finish(id, 'timeout'),
     webhooks,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
@@ -10,21 +10,23 @@ import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
 // the provider takes more than the order's total, and the capture books the excess as tip, once.
 let cardB: CardBSimulator;
 let cardA: CardASimulator;
+let platformA: PlatformASimulator;
 let api: TestApi;
 let m: DemoSeedResult;
 let kiosk: string;
-const CREDS = { CARD_B_CLIENT_ID: 'tip-test', CARD_B_CLIENT_SECRET: 'tip-test-secret', CARD_A_SECRET_KEY: 'sk_test_tip' };
+const CREDS = { CARD_B_CLIENT_ID: 'tip-test', CARD_B_CLIENT_SECRET: 'tip-test-secret', CARD_A_SECRET_KEY: 'sk_test_tip', PLATFORM_A_ACCESS_TOKEN: 'pa-tip-token' };
 
 beforeAll(async () => {
   cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
   cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url } });
+  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url, PLATFORM_A_BASE_URL: platformA.url } });
   m = await api.seed('ktip');
   kiosk = await api.deviceToken(m, 'kiosk');
 });
 afterAll(async () => {
   await api.close();
-  await Promise.all([cardB.stop(), cardA.stop()]);
+  await Promise.all([cardB.stop(), cardA.stop(), platformA.stop()]);
 });
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
@@ -64,6 +66,18 @@ describe('a tip added on the terminal', () => {
       expect(await money(t.id)).toMatchObject({ status: 'Complete', subtotal: 780, tip_amount: 75, total: 855 });
     } finally {
       await reportInPersonProvider(tdb(), null);
+    }
+  });
+
+  test('platform-a: a tip on the terminal (tip_money) found by the poll is booked as tip, as the webhook does', async () => {
+    await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-TIP' } }) }).where('id', '=', m.locations[0]!.id).execute();
+    try {
+      const t = (await create(basket())).body.data;
+      await platformA.complete(t.payment_snapshot.checkout_id as string, 90);
+      expect((await capturePayment(captureDeps(), t.id, { kind: 'poll' })).completed).toBe(true);
+      expect(await money(t.id)).toMatchObject({ status: 'Complete', subtotal: 780, tip_amount: 90, total: 870 });
+    } finally {
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', m.locations[0]!.id).execute();
     }
   });
 });
