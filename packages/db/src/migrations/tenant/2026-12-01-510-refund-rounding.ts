@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The cash rounding of a register refund (docs/decisions.md "Register money: rounding, tips, modifiers,
- * variants"): `amount` stays the refunded lines' total (the turnover a refund takes off, as its VAT
+ * The cash rounding of a register refund (docs/decisions.md "Register and pricing money: rounding, tips,
+ * modifiers, variants"): `amount` stays the refunded lines' total (the turnover a refund takes off, as its VAT
  * groups do), `rounding` is lines - cash handed back, so a cash-rounded sale hands back what was paid.
  */
 export async function up(db: Kysely<any>): Promise<void> {
