@@ -77,9 +77,9 @@ import * as tenant20261130stockReservations from './migrations/tenant/2026-11-30
 import * as tenant20261130forgetDeletedTargets from './migrations/tenant/2026-11-30-301-forget-deleted-targets.ts';
 import * as tenant20261130unsignedReservations from './migrations/tenant/2026-11-30-401-unsigned-reservations.ts';
 import * as tenant20261130onlineCustomerContact from './migrations/tenant/2026-11-30-402-online-customer-contact.ts';
+import * as tenant20261201refundRounding from './migrations/tenant/2026-12-01-510-refund-rounding.ts';
 import * as tenant20261201onlineRequestKey from './migrations/tenant/2026-12-01-520-online-request-key.ts';
 import * as tenant20261201tableQrChannel from './migrations/tenant/2026-12-01-540-table-qr-channel.ts';
-import * as tenant20261201refundRounding from './migrations/tenant/2026-12-01-510-refund-rounding.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
@@ -168,9 +168,9 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-30-301-forget-deleted-targets': tenant20261130forgetDeletedTargets,
   '2026-11-30-401-unsigned-reservations': tenant20261130unsignedReservations,
   '2026-11-30-402-online-customer-contact': tenant20261130onlineCustomerContact,
+  '2026-12-01-510-refund-rounding': tenant20261201refundRounding,
   '2026-12-01-520-online-request-key': tenant20261201onlineRequestKey,
   '2026-12-01-540-table-qr-channel': tenant20261201tableQrChannel,
-  '2026-12-01-510-refund-rounding': tenant20261201refundRounding,
 };
 
 /**
