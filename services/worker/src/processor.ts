@@ -120,6 +120,11 @@ export class QueueProcessor {
     this.purgeTimer = setInterval(purge, this.opts.failedPurgeIntervalMs ?? FAILED_JOB_PURGE_MS);
   }
 
+  /** Settles when the failed-job purge in progress (the first one runs at start) is over; never rejects. */
+  housekeeping(): Promise<unknown> {
+    return this.purging;
+  }
+
   /** Records the failed jobs of this queue not recorded yet, and purges from Redis those that failed more than the retention ago. */
   async purgeFailed(now = this.opts.clock.now()) {
     const r = await purgeFailedJobs(this.opts.db, this.opts.redis, { prefix: this.prefix, queue: this.queueName }, now, {
