@@ -75,6 +75,8 @@ export interface RegisterDispatcher {
 export interface RegisterDispatchDeps {
   readonly central: CentralDb;
   readonly dispatchers: readonly RegisterDispatcher[];
+  /** register-b's client when configured: the finalisation job pushes earned loyalty points with it (`registerBPointsStep`). */
+  readonly registerB?: RegisterBClient;
 }
 
 /** register-a: the record's store and decrypted token; money leaves in major units through the client. */
@@ -210,10 +212,11 @@ export function registerDispatchFromEnv(
   const dispatchers: RegisterDispatcher[] = [];
   if (env.REGISTER_A_BASE_URL && key) dispatchers.push(registerADispatcher(central, { baseUrl: env.REGISTER_A_BASE_URL, tokenKey: key }));
   if (env.REGISTER_C_API_URL && key) dispatchers.push(registerCDispatcher(central, registerCConfigFromEnv(env)));
-  if (env.REGISTER_B_API_URL && env.REGISTER_B_API_TOKEN) dispatchers.push(registerBDispatcher(central, new RegisterBClient({ baseUrl: env.REGISTER_B_API_URL, apiToken: env.REGISTER_B_API_TOKEN })));
+  const registerB = env.REGISTER_B_API_URL && env.REGISTER_B_API_TOKEN ? new RegisterBClient({ baseUrl: env.REGISTER_B_API_URL, apiToken: env.REGISTER_B_API_TOKEN }) : null;
+  if (registerB) dispatchers.push(registerBDispatcher(central, registerB));
   if (env.REGISTER_D_API_URL && env.REGISTER_D_API_TOKEN)
     dispatchers.push(registerDDispatcher(central, { client: new RegisterDClient({ baseUrl: env.REGISTER_D_API_URL, apiToken: env.REGISTER_D_API_TOKEN }), vendors: registerDVendors(env.REGISTER_D_VENDORS) }));
-  return { central, dispatchers };
+  return { central, dispatchers, ...(registerB ? { registerB } : {}) };
 }
 
 /**

@@ -369,8 +369,11 @@ export async function finalisePayment(db: TenantDb, transactionId: string, steps
   return outcomes;
 }
 
-/** The default steps: the customer steps (loyalty earn, offer redemption, timeline, kiosk customer name), then the B2B invoice. */
-export const defaultFinaliseSteps = (db: TenantDb): FinaliseSteps => [
-  ...customerFinaliseSteps(db),
-  { name: 'b2b_invoice', run: async () => 'skipped: no B2B customer' },
-];
+/**
+ * The default steps: the customer steps (loyalty earn, offer redemption, timeline, kiosk customer name), then the B2B invoice.
+ * `pointsPush` (register-b's, when the worker has a register-b client) runs right after loyalty earn, in its own boundary.
+ */
+export const defaultFinaliseSteps = (db: TenantDb, pointsPush?: FinaliseStep): FinaliseSteps => {
+  const [earn, ...rest] = customerFinaliseSteps(db);
+  return [earn!, ...(pointsPush ? [pointsPush] : []), ...rest, { name: 'b2b_invoice', run: async () => 'skipped: no B2B customer' }];
+};

@@ -23,6 +23,10 @@ import { ProviderError, providerFetch, readJson, trimSlash } from '../shared/pro
  *   POST /v1/accounts/{account}/relations/{number}/prices  {product_ids} -> {relation_number, prices: [{product_id, price, list_price}]}
  *   POST /v1/accounts/{account}/quotes                     {relation_number, lines: [{product_id, quantity}]}
  *                                                          -> {lines: [{product_id, quantity, unit_price, line_total}], subtotal, discount, total}
+ *   PUT  /v1/accounts/{account}/relations/{number}/points/{reference}
+ *        {points: 1-1000000} -> 201 PointsEntry (credited) | 200 PointsEntry (that reference was already credited: unchanged)
+ *        PointsEntry = {reference, relation_number, points, balance}; loyalty points a relation earned with us,
+ *        idempotent by reference (ours: the transaction id); 404 `relation_not_found`, 422 `invalid_request`.
  *   PUT  /v1/accounts/{account}/branches/{branch}/orders/{orderId}
  *        {channel: kiosk|online|table|delivery, customer_name: string|null, lines: [{name, quantity, unit_price}] (1-200),
  *         subtotal, discount, tip, service_charge, total}
@@ -56,6 +60,8 @@ const Products = Type.Object({ products: Type.Array(WireProduct) });
 const Stock = Type.Object({ levels: Type.Array(StockLevel) });
 const RelationPage = Type.Object({ relations: Type.Array(RegisterBRelation), page: Type.Integer({ minimum: 1 }), has_more: Type.Boolean() });
 const Prices = Type.Object({ relation_number: Type.String(), prices: Type.Array(Type.Object({ product_id: Type.String(), price: Money, list_price: Money })) });
+const PointsEntry = Type.Object({ reference: Type.String(), relation_number: Type.String(), points: Type.Integer({ minimum: 1 }), balance: Type.Integer() });
+export type RegisterBPointsEntry = Static<typeof PointsEntry>;
 const Quote = Type.Object({
   lines: Type.Array(Type.Object({ product_id: Type.String(), quantity: Type.Integer({ minimum: 1 }), unit_price: Money, line_total: Money })),
   subtotal: Money,
@@ -232,6 +238,13 @@ export class RegisterBClient {
       discount: centsOf(r.discount),
       total: centsOf(r.total),
     };
+  }
+
+  /** Credits `points` to the relation under `reference` (idempotent: `created` is false when that reference was credited before). */
+  async addPoints(accountId: string, number: string, reference: string, points: number): Promise<{ created: boolean; entry: RegisterBPointsEntry }> {
+    const path = `${RegisterBClient.account(accountId)}/relations/${encodeURIComponent(number)}/points/${encodeURIComponent(reference)}`;
+    const { status, data } = await this.exchange('PUT', path, PointsEntry, { points });
+    return { created: status === 201, entry: data };
   }
 
   /** Places (or finds again) order `orderId` at the branch; `created` is false when it was already there. */

@@ -7,7 +7,8 @@ import { centsOf, majorOf, type RegisterBCapabilities, type RegisterBChannel, ty
  * register-b-client.ts). Accounts hold capabilities, branches (each with products and stock levels)
  * and relations (customers, each with an optional discount percentage as its price list). Prices are
  * kept in cents here and answered in major units, as the real API does. Orders placed at a branch are
- * kept on it (`orders`, by our orderId) as register-b answers them. `failWith(status)` makes every
+ * kept on it (`orders`, by our orderId) as register-b answers them; loyalty points credited to relations are
+ * kept on the account (`points`, by our reference). `failWith(status)` makes every
  * `/v1` call answer that status (a provider that is down); `failWith(null)` heals it.
  */
 export interface RegisterBSimProduct {
@@ -51,6 +52,14 @@ export interface RegisterBSimAccount {
   branches: Map<string, RegisterBSimBranch>;
   relations: Map<string, RegisterBRelation & { discount_percent: number }>;
   nextRelation: number;
+  /** Loyalty points credited to relations, by the partner's reference (one credit per reference). */
+  points: Map<string, RegisterBSimPoints>;
+}
+export interface RegisterBSimPoints {
+  reference: string;
+  relation_number: string;
+  points: number;
+  balance: number;
 }
 
 export interface RegisterBSimulator {
@@ -186,6 +195,19 @@ export function startRegisterBSimulator(opts: { port?: number; apiToken: string 
       }
       return json(200, { relation_number: r.number, prices });
     })),
+    route('PUT', '/v1/accounts/:accountId/relations/:number/points/:reference', withAccount(async (a, req, p) => {
+      const r = a.relations.get(p.number!);
+      if (!r) return problem(404, 'relation_not_found', 'Relation not found');
+      // Idempotent by the partner's reference: the same reference again is the credit already made.
+      const known = a.points.get(p.reference!);
+      if (known) return json(200, known);
+      const b = await jsonBody(req);
+      if (!str(p.reference, 100) || !b || !Number.isInteger(b.points) || (b.points as number) < 1 || (b.points as number) > 1_000_000) return problem(422, 'invalid_request', 'points must be an integer 1-1000000 and the reference 1-100 characters');
+      const balance = [...a.points.values()].filter((e) => e.relation_number === r.number).reduce((s, e) => s + e.points, 0) + (b.points as number);
+      const entry: RegisterBSimPoints = { reference: p.reference!, relation_number: r.number, points: b.points as number, balance };
+      a.points.set(entry.reference, entry);
+      return json(201, entry);
+    })),
     route('POST', '/v1/accounts/:accountId/quotes', withAccount(async (a, req) => {
       const b = await jsonBody(req);
       const number = b?.relation_number ?? null;
@@ -252,6 +274,7 @@ export function startRegisterBSimulator(opts: { port?: number; apiToken: string 
         branches: new Map(),
         relations: new Map(),
         nextRelation: 1000,
+        points: new Map(),
       };
       accounts.set(id, a);
       return a;

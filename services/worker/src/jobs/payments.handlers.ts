@@ -16,6 +16,7 @@ import { capturePayment } from '@pos/core/payments/capture-payment';
 import { releaseCaptureDispatch } from '@pos/core/payments/capture-dispatch';
 import {
   addManyToDailyStats,
+  defaultFinaliseSteps,
   dispatchOrdersToRegister,
   finalisePayments,
   kitchenTicketsListener,
@@ -32,6 +33,7 @@ import { releaseReservations } from '@pos/core/catalog/stock-availability';
 import { publishKitchenOrders } from '@pos/core/payments/payment-events';
 import type { BatchJobHandler, JobContext, JobHandler } from './job-handler.ts';
 import { dispatchGaveUp, type RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
+import { registerBPointsStep } from '@pos/core/integrations/register-b-loyalty';
 
 export interface PaymentHandlerDeps {
   readonly redis?: Redis;
@@ -163,7 +165,13 @@ export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
       return outcomes;
     });
   const stats: BatchJobHandler<typeof statsDailyJob> = (ps, ctx) => perTenant(ctx, 'stats.daily', ps, (tdb, _t, rows) => addManyToDailyStats(tdb, rows.map((r) => r.transaction_id)));
-  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) => perTenant(ctx, 'payment.finalise', ps, (tdb, _t, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), undefined, ctx.log));
+  // With a register-b client, the points a customer earned are pushed to register-b right after loyalty earn.
+  const finaliseSteps = (tdb: TenantDb, tenant: string) => {
+    const r = deps.registers;
+    return defaultFinaliseSteps(tdb, r?.registerB ? registerBPointsStep(r.central, r.registerB, tenant, tdb) : undefined);
+  };
+  const finalise: BatchJobHandler<typeof paymentFinaliseJob> = (ps, ctx) =>
+    perTenant(ctx, 'payment.finalise', ps, (tdb, tenant, rows) => finalisePayments(tdb, rows.map((r) => r.transaction_id), finaliseSteps(tdb, tenant), ctx.log));
   // The paid orders' stock holds go (the capture took their stock); a hold that expired before is gone already.
   const release: BatchJobHandler<typeof stockReleaseReservationJob> = (ps, ctx) =>
     perTenant(ctx, 'stock.release-reservation', ps, async (tdb, _t, rows) => {
