@@ -6,6 +6,7 @@ import { locationExists, saveConnection } from './connections.ts';
 import { consumeOAuthState, readOAuthState } from './oauth-state.ts';
 import { encryptSecret, type TokenKey } from './token-crypto.ts';
 import { claimConnection, finishConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import { connectRegisterCAccount } from './register-c-connect.ts';
 
 /** One message for every state that is not ours, expired, for another provider, or used: nothing to probe. */
 export const INVALID_STATE = 'Invalid or expired OAuth state.';
@@ -110,6 +111,8 @@ export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAut
   const saved =
     input.provider === 'delivery-b' && claims.locationId
       ? await connectDeliveryBAccount(deps.db, deps.tokenKey, { provider: input.provider, externalRef, merchantId: claims.merchantId, locationId: claims.locationId }, tokenValues, now)
+      : input.provider === 'register-c'
+      ? await connectRegisterCAccount(deps.db, deps.tokenKey, { externalRef, merchantId: claims.merchantId, locationId: claims.locationId }, tokenValues, now)
       : await saveConnection(deps.db, deps.tokenKey, { provider: input.provider, externalRef, merchantId: claims.merchantId, locationId: claims.locationId, ...tokenValues }, now);
   deps.log.info('integration connected', { provider: input.provider, merchant_id: claims.merchantId, connection_id: saved.id });
   return { connectionId: saved.id, locationId: claims.locationId };

@@ -120,6 +120,45 @@ describe('OAuth callbacks', () => {
     expect(await connection('delivery-b', account)).toEqual(before);
   });
 
+  test('register-c: connecting another account replaces the merchant\'s connection (one live account and token), the old account\'s mappings go', async () => {
+    const rc = await api.seed('oauth-rc');
+    const db = api.deps.db;
+    const rcState = () => mintOAuthState({ secret: STATE_SECRET, provider: 'register-c', merchantId: rc.merchant.id, locationId: null, now: new Date() }).state;
+    const connect = (account: string) => callback('/api/register-c/callback', { code: sims['register-c']!.issueCode({ accountId: account, redirectUri: REDIRECT }), state: rcState() });
+    const rows = () => db.selectFrom('integration_connections').selectAll().where('merchant_id', '=', rc.merchant.id).where('provider', '=', 'register-c').orderBy('created_at').execute();
+    const a = `acct-a-${crypto.randomUUID().slice(0, 8)}`;
+    const b = `acct-b-${crypto.randomUUID().slice(0, 8)}`;
+    const first = await connect(a);
+    expect(first.status).toBe(200);
+    const id = (first.body as { data: { connection_id: string } }).data.connection_id;
+    await db.insertInto('register_c_mappings').values({ merchant_id: rc.merchant.id, location_id: rc.locations[0]!.id, connection_id: id, register_c_location_id: `${a}-loc`, created_at: new Date(), updated_at: new Date() }).execute();
+
+    const second = await connect(b);
+    expect(second).toMatchObject({ status: 200, body: { status: 'success', data: { provider: 'register-c', connection_id: id, location_id: null } } });
+    const [only, ...more] = await rows();
+    expect(more).toEqual([]);
+    expect(only).toMatchObject({ id, external_ref: b, status: 'active' });
+    expect(decryptSecret(key, only!.access_token_encrypted!)).toBe(sims['register-c']!.issued.at(-1)!.accessToken);
+    expect(await connection('register-c', a)).toBeUndefined();
+    expect(await db.selectFrom('register_c_mappings').selectAll().where('merchant_id', '=', rc.merchant.id).execute()).toEqual([]);
+
+    // A second live connection left by the old behaviour is switched off (tokens dropped) by the next connect.
+    const stale = Bun.randomUUIDv7();
+    const old = new Date(Date.now() - 60_000);
+    await db.insertInto('integration_connections').values({ id: stale, provider: 'register-c', external_ref: a, merchant_id: rc.merchant.id, status: 'active', access_token_encrypted: 'x', refresh_token_encrypted: 'y', settings: JSON.stringify({}), connected_at: old, created_at: old, updated_at: old }).execute();
+    expect((await connect(b)).status).toBe(200);
+    expect((await rows()).map((r) => [r.id, r.external_ref, r.status, r.access_token_encrypted, r.refresh_token_encrypted])).toEqual([
+      [stale, a, 'disabled', null, null],
+      [id, b, 'active', expect.any(String), expect.any(String)],
+    ]);
+    // Connecting that older account again makes it the merchant's connection; the other is switched off.
+    expect(await connect(a)).toMatchObject({ status: 200, body: { data: { connection_id: stale } } });
+    expect((await rows()).map((r) => [r.id, r.external_ref, r.status])).toEqual([
+      [id, b, 'disabled'],
+      [stale, a, 'active'],
+    ]);
+  });
+
   test('without OAUTH_STATE_SECRET no state is valid (400, never a 5xx)', async () => {
     const bare = await createTestApi();
     try {
