@@ -7,8 +7,10 @@ import { deliveryBOAuthSimUrl, E2E } from '../support/stack-env.ts';
 
 /**
  * Issue 13: a delivery-b account is connected through the OAuth callback (the code exchanged at the
- * provider's token endpoint, a separate simulator process), then a signed delivery-b webhook naming
- * that store reaches the running API and lands with the merchant and location the state bound.
+ * provider's token endpoint, a separate simulator process) and kept as the merchant's ACCOUNT
+ * (`delivery-b-account`), never as a store; a store of the location (provider `delivery-b`, keyed by the
+ * store id, as enable/select-store write it) then receives a signed delivery-b webhook naming it, which
+ * reaches the running API and lands with that merchant and location.
  */
 function mintState(provider: string, merchantId: string, locationId: string): string {
   // The state format of docs/decisions.md, computed here independently of the API.
@@ -20,7 +22,8 @@ test('delivery-b: OAuth connect, then a signed order webhook resolves to the con
   const seed = loadSeed();
   const location = seed.locations[0]!.id;
   const store = `e2e-store-${randomUUID().slice(0, 8)}`;
-  const code = (await (await request.post(deliveryBOAuthSimUrl('/_sim/codes'), { data: { account_id: store } })).json()).code as string;
+  const account = `e2e-account-${randomUUID().slice(0, 8)}`;
+  const code = (await (await request.post(deliveryBOAuthSimUrl('/_sim/codes'), { data: { account_id: account } })).json()).code as string;
 
   const forged = await request.get(`/api/delivery-b/callback?code=${code}&state=${mintState('delivery-b', seed.merchant.id, location).replace(/.$/, 'A')}x`);
   expect(forged.status()).toBe(400);
@@ -41,11 +44,16 @@ test('delivery-b: OAuth connect, then a signed order webhook resolves to the con
   const db = new pg.Client({ connectionString: readFileSync(E2E.databaseUrlFile, 'utf8') });
   await db.connect();
   try {
+    const acct = await db.query('select provider, merchant_id, location_id, access_token_encrypted from integration_connections where external_ref = $1', [account]);
+    expect(acct.rows).toHaveLength(1);
+    expect(acct.rows[0]).toMatchObject({ provider: 'delivery-b-account', merchant_id: seed.merchant.id, location_id: null });
+    expect(acct.rows[0].access_token_encrypted).toMatch(/^v1\./);
+    // The location's store, as enable/select-store write it (the back-office flow is covered by the API tests).
+    await db.query(`insert into integration_connections (id, provider, external_ref, merchant_id, location_id, status, settings, connected_at, created_at, updated_at) values ($1, 'delivery-b', $2, $3, $4, 'active', '{}', now(), now(), now())`, [randomUUID(), store, seed.merchant.id, location]);
     await deliver();
-    const conn = await db.query('select id, merchant_id, location_id, access_token_encrypted from integration_connections where provider = $1 and external_ref = $2', ['delivery-b', store]);
+    const conn = await db.query('select id, merchant_id, location_id from integration_connections where provider = $1 and external_ref = $2', ['delivery-b', store]);
     expect(conn.rows).toHaveLength(1);
     expect(conn.rows[0]).toMatchObject({ merchant_id: seed.merchant.id, location_id: location });
-    expect(conn.rows[0].access_token_encrypted).toMatch(/^v1\./);
     // Issue 17: the worker reads the order through delivery-b's store API; that marketplace does not
     // know 'DB-1001' (the webhook above was hand-made), so the import ends `failed` and nothing is created.
     const events = async () => (await db.query('select kind, external_id, status from integration_events where connection_id = $1', [conn.rows[0].id])).rows;

@@ -17,6 +17,8 @@ import { DeliveryBClient } from '@pos/providers/delivery-b/delivery-b-client';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
+import { connectTestDeliveryBAccount } from '@pos/core/integrations/delivery-b-account.test-support';
+import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { dropPrefix, openTestEnv, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
@@ -48,7 +50,8 @@ beforeAll(async () => {
   const scope = { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id };
   // delivery-a accepts orders automatically; delivery-b leaves acceptance to the marketplace side.
   await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), scope, { store_id: storeA, auto_accept_orders: true }, new Date());
-  await connectDeliveryBStore(env.handle.db, new DeliveryBClient({ baseUrl: simB.url, apiToken: TOKENS.b }), scope, { store_id: storeB, auto_accept_orders: false }, new Date());
+  await connectTestDeliveryBAccount(env.handle.db, simB, { merchantId: m.merchant.id, tokenKeyHex: SECRETS.INTEGRATION_TOKEN_KEY, stores: [storeB] });
+  await connectDeliveryBStore(env.handle.db, new DeliveryBClient({ baseUrl: simB.url, apiToken: TOKENS.b }), parseTokenKey(SECRETS.INTEGRATION_TOKEN_KEY), scope, { store_id: storeB, auto_accept_orders: false }, new Date());
   worker = await startWorker({
     ...testWorkerDeps(env, prefix),
     relayIntervalMs: 25,

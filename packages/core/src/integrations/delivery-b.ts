@@ -7,11 +7,14 @@ import { deliveryMenuItems } from './delivery-menu.ts';
 import type { LocationConnectionRow } from './connections.ts';
 import { marketplaceConnections } from './marketplace-connections.ts';
 import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import { merchantDeliveryBStores } from './delivery-b-account.ts';
+import type { TokenKey } from './token-crypto.ts';
 
 /**
  * delivery-b administration per location (spec 1 "delivery-b"): like delivery-a, the location's
  * connection lives in central `integration_connections` (provider `delivery-b`, `external_ref` the
- * marketplace store id), calls go through the store API client, and every action is logged in
+ * marketplace store id; the merchant's delivery-b account, which owns the stores, is `delivery-b-account`),
+ * calls go through the store API client, and every action is logged in
  * `integration_events` (kind `admin`). Settings are changed at `/settings` (there is no PUT on the root).
  */
 const PROVIDER = 'delivery-b';
@@ -81,7 +84,10 @@ export async function deliveryBStatus(db: CentralDb, scope: LocationScope): Prom
  * exist at delivery-b and belong to no other merchant or location here (409); delivery-b is told our
  * location id. A previous store of the location is let go at delivery-b and here.
  */
-export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
+export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
+  // Only a store of the merchant's own delivery-b account (the platform token reaches every merchant's):
+  // any other id, or any id before the account is connected, is the unknown store's 422.
+  if (!(await merchantDeliveryBStores(db, client, key, scope.merchant.id)).has(input.store_id)) throw errors.field('store_id', 'The store could not be found at delivery-b.');
   const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
   await claimConnection(db, claim, LABEL, now);
   const existing = await connectionOf(db, scope);
@@ -107,9 +113,9 @@ export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClie
 }
 
 /** select-store: only once enabled; otherwise the integration is a 404. */
-export async function selectDeliveryBStore(db: CentralDb, client: DeliveryBClient, scope: LocationScope, storeId: string, now: Date): Promise<DeliveryBStatus> {
+export async function selectDeliveryBStore(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, storeId: string, now: Date): Promise<DeliveryBStatus> {
   await activeConnection(db, scope);
-  return connectDeliveryBStore(db, client, scope, { store_id: storeId }, now);
+  return connectDeliveryBStore(db, client, key, scope, { store_id: storeId }, now);
 }
 
 /** Disables: delivery-b is told first (an unknown store there is fine), then the connection is marked disabled. */
@@ -132,19 +138,14 @@ export async function deliveryBConfiguration(db: CentralDb, scope: LocationScope
 }
 
 /**
- * The stores the platform account can see, each marked when it is connected to this location. The
- * platform account sees every merchant's stores: a store held by another merchant's connection (active
- * or disabled: it is theirs to connect again, 409 for anyone else) is left out, as its id and name are
- * that merchant's business and it cannot be selected here anyway.
+ * The stores of the merchant's connected delivery-b account(s) (`merchantDeliveryBStores`, read with the
+ * account's token: the platform token sees every merchant's stores), each marked when it is connected to
+ * this location; none before an account is connected. A store held by another merchant's connection
+ * (active or disabled: it is theirs to connect again, 409 for anyone else) is still left out.
  */
-export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient, scope: LocationScope): Promise<{ id: string; name: string; selected: boolean }[]> {
+export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope): Promise<{ id: string; name: string; selected: boolean }[]> {
   const c = await connectionOf(db, scope);
-  let stores: { id: string; name: string }[] = [];
-  try {
-    stores = await client.listStores();
-  } catch (e) {
-    providerFailure(e);
-  }
+  const stores = [...(await merchantDeliveryBStores(db, client, key, scope.merchant.id))].map(([id, name]) => ({ id, name }));
   const ids = [...new Set(stores.map((s) => s.id))];
   const held =
     ids.length === 0

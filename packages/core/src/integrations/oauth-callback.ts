@@ -4,8 +4,8 @@ import { AppError, type Logger } from '@pos/kernel';
 import { exchangeAuthorizationCode, OAuthExchangeError, type OAuthClientConfig, type OAuthProvider } from '@pos/providers/oauth/oauth-client';
 import { locationExists, saveConnection } from './connections.ts';
 import { consumeOAuthState, readOAuthState } from './oauth-state.ts';
-import { encryptSecret, type TokenKey } from './token-crypto.ts';
-import { claimConnection, finishConnectClaim, type ConnectClaim } from './connect-claims.ts';
+import type { TokenKey } from './token-crypto.ts';
+import { DELIVERY_B_ACCOUNT } from './delivery-b-account.ts';
 import { connectRegisterCAccount } from './register-c-connect.ts';
 
 /** One message for every state that is not ours, expired, for another provider, or used: nothing to probe. */
@@ -30,29 +30,6 @@ export interface OAuthCallbackInput {
   readonly error: string | undefined;
   /** shop-a: the shop name (domain without the platform suffix) from the callback's `shop`. */
   readonly shop?: string | null;
-}
-
-/**
- * delivery-b's rows are the location's marketplace store (delivery-b.ts writes them too, keyed by the store
- * id at a location): the callback takes the same claim as the store connect and writes under it, so a
- * callback racing a store connect or itself ends with one merchant per account and one active store per
- * location (the location's previous one is let go, as a store connect does); the loser is 409.
- */
-async function connectDeliveryBAccount(
-  db: CentralDb,
-  key: TokenKey,
-  claim: ConnectClaim,
-  t: { accessToken: string; refreshToken: string | null; tokenExpiresAt: Date | null; scopes: string | null },
-  now: Date,
-): Promise<{ id: string }> {
-  await claimConnection(db, claim, 'delivery-b account', now);
-  const extra = {
-    access_token_encrypted: encryptSecret(key, t.accessToken),
-    refresh_token_encrypted: t.refreshToken === null ? null : encryptSecret(key, t.refreshToken),
-    token_expires_at: t.tokenExpiresAt,
-    scopes: t.scopes,
-  };
-  return { id: await finishConnectClaim(db, claim, 'delivery-b account', { now, extra }) };
 }
 
 export const SHOP_MISMATCH = 'The authorization code was not granted for this shop.';
@@ -108,9 +85,10 @@ export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAut
     tokenExpiresAt: tokens.expiresIn ? new Date(now.getTime() + tokens.expiresIn * 1000) : null,
     scopes: tokens.scope,
   };
+  // delivery-b: the account (which owns stores), never a store: stores are connected by enable/select-store.
   const saved =
-    input.provider === 'delivery-b' && claims.locationId
-      ? await connectDeliveryBAccount(deps.db, deps.tokenKey, { provider: input.provider, externalRef, merchantId: claims.merchantId, locationId: claims.locationId }, tokenValues, now)
+    input.provider === 'delivery-b'
+      ? await saveConnection(deps.db, deps.tokenKey, { provider: DELIVERY_B_ACCOUNT, externalRef, merchantId: claims.merchantId, locationId: null, ...tokenValues }, now)
       : input.provider === 'register-c'
       ? await connectRegisterCAccount(deps.db, deps.tokenKey, { externalRef, merchantId: claims.merchantId, locationId: claims.locationId }, tokenValues, now)
       : await saveConnection(deps.db, deps.tokenKey, { provider: input.provider, externalRef, merchantId: claims.merchantId, locationId: claims.locationId, ...tokenValues }, now);

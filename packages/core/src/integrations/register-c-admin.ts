@@ -2,7 +2,7 @@ import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { logActivity } from '../activity/log-activity.ts';
 import type { MerchantIntegrationScope } from './merchant-integrations.ts';
-import { mintOAuthState } from './oauth-state.ts';
+import { startOAuthFlow, type OAuthStartConfig } from './oauth-start.ts';
 import { mappingQuery, mappingRow, registerCAccess, registerCFailure, registerCMapping, viaRegisterC, type RegisterCConfig, type RegisterCScope } from './register-c-access.ts';
 
 /**
@@ -12,25 +12,11 @@ import { mappingQuery, mappingRow, registerCAccess, registerCFailure, registerCM
  * level, kept in the connection's settings). Both settings are checked against register-c first.
  */
 
-export interface RegisterCOAuthConfig {
-  /** REGISTER_C_OAUTH_URL (its `/oauth/authorize` is the consent screen). */
-  readonly oauthUrl: string | null;
-  readonly clientId: string | null;
-  readonly redirectUri: string | null;
-  readonly stateSecret: string | null;
-}
+export type RegisterCOAuthConfig = OAuthStartConfig;
 
 /** The provider's authorize URL with a signed, expiring, single-use state naming the merchant. */
 export function startRegisterCOAuth(scope: Pick<MerchantIntegrationScope, 'merchant' | 'now'>, cfg: RegisterCOAuthConfig): { authorize_url: string; state: string; expires_at: string } {
-  if (!cfg.oauthUrl || !cfg.clientId || !cfg.redirectUri || !cfg.stateSecret) throw errors.unavailable('register-c is not configured.');
-  const { state, expiresAt } = mintOAuthState({ secret: cfg.stateSecret, provider: 'register-c', merchantId: scope.merchant.id, locationId: null, now: scope.now });
-  const url = new URL(`${cfg.oauthUrl.replace(/\/+$/, '')}/oauth/authorize`);
-  url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', cfg.clientId);
-  url.searchParams.set('redirect_uri', cfg.redirectUri);
-  url.searchParams.set('scope', 'read write');
-  url.searchParams.set('state', state);
-  return { authorize_url: url.toString(), state, expires_at: expiresAt.toISOString() };
+  return startOAuthFlow('register-c', { merchantId: scope.merchant.id, locationId: null, now: scope.now }, cfg);
 }
 
 export type RegisterCTestResult =

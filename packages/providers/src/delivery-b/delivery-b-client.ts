@@ -28,6 +28,7 @@ export const DeliveryBMenuItem = Type.Object({ id: Type.String(), name: Type.Str
 export type DeliveryBMenuItem = Static<typeof DeliveryBMenuItem>;
 
 const StoreList = Type.Object({ stores: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })) });
+const AccountStores = Type.Object({ account_id: Type.String(), stores: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })) });
 const StatusBody = Type.Object({ status: DeliveryBStoreStatus });
 const PrepTimeBody = Type.Object({ prep_time_minutes: Type.Integer({ minimum: 0 }) });
 const MenuPushed = Type.Object({ items: Type.Integer({ minimum: 0 }) });
@@ -48,6 +49,14 @@ export class DeliveryBClient {
 
   private static store(id: string): string {
     return `/v2/stores/${encodeURIComponent(id)}`;
+  }
+
+  /**
+   * The stores of the delivery-b account whose OAuth access token is `accessToken` (`GET /v2/me/stores`,
+   * bearer = that token, not the platform's): how we learn which stores a merchant owns.
+   */
+  accountStores(accessToken: string): Promise<{ account_id: string; stores: { id: string; name: string }[] }> {
+    return bearerJsonCall('delivery-b', { ...this.config, apiToken: accessToken }, 'GET', '/v2/me/stores', AccountStores);
   }
 
   async listStores(): Promise<{ id: string; name: string }[]> {

@@ -6,10 +6,15 @@ import type { DeliveryBFulfillment, DeliveryBMenuItem, DeliveryBStoreStatus } fr
  * A delivery-b marketplace store API for development and tests (a real HTTP server): stores known by
  * id, each with an integration switch, a pushed menu, a status `online`/`offline`, a prep time and
  * fulfillment modes. Calls carry `Authorization: Bearer <apiToken>`; another token is a 401.
+ * Stores belong to a delivery-b account (`addStore(id, name, account)`); `GET /v2/me/stores` answers the
+ * stores of the account whose OAuth access token is the bearer (`addAccountToken`, or, with `introspect`,
+ * a token the OAuth simulator issued, looked up at its `POST /oauth/introspect`); another token is a 401.
  */
 export interface DeliveryBSimStore {
   id: string;
   name: string;
+  /** The delivery-b account the store belongs to (null: no account, as before accounts). */
+  account: string | null;
   integrationEnabled: boolean;
   integratorRef: string | null;
   status: DeliveryBStoreStatus;
@@ -24,15 +29,43 @@ export interface DeliveryBSimulator {
   readonly stores: Map<string, DeliveryBSimStore>;
   /** Orders, accept/deny calls and the signed order webhooks sent (`X-Delivery-B-Signature`). */
   readonly orders: SimOrderBook;
-  addStore(id: string, name?: string): DeliveryBSimStore;
+  addStore(id: string, name?: string, account?: string | null): DeliveryBSimStore;
+  /** Accepts `token` as an OAuth access token of `account` on `/v2/me/...`. */
+  addAccountToken(token: string, account: string): void;
   stop(): Promise<void>;
 }
 
 const json = (status: number, body: unknown) => Response.json(body, { status });
 const problem = (status: number, code: string, message: string) => json(status, { code, message });
 
-export function startDeliveryBSimulator(opts: { port?: number; apiToken: string; webhookUrl?: string; webhookSecret?: string }): DeliveryBSimulator {
+export function startDeliveryBSimulator(opts: { port?: number; apiToken: string; webhookUrl?: string; webhookSecret?: string; introspect?: { url: string; clientId: string; clientSecret: string } }): DeliveryBSimulator {
   const stores = new Map<string, DeliveryBSimStore>();
+  const accountTokens = new Map<string, string>();
+  /** The account of an OAuth access token: one given to the simulator, else (with `introspect`) one the OAuth simulator issued. */
+  async function accountOf(req: Request): Promise<string | null> {
+    const token = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1];
+    if (!token) return null;
+    const known = accountTokens.get(token);
+    if (known || !opts.introspect) return known ?? null;
+    try {
+      const res = await fetch(`${opts.introspect.url.replace(/\/+$/, '')}/oauth/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: opts.introspect.clientId, client_secret: opts.introspect.clientSecret }).toString(),
+      });
+      const b = (await res.json()) as { active?: boolean; account_id?: string };
+      return b.active && typeof b.account_id === 'string' ? b.account_id : null;
+    } catch {
+      return null;
+    }
+  }
+  const meRoutes: Route[] = [
+    route('GET', '/v2/me/stores', async (req) => {
+      const account = await accountOf(req);
+      if (!account) return problem(401, 'invalid_token', 'Invalid or expired access token');
+      return json(200, { account_id: account, stores: [...stores.values()].filter((s) => s.account === account).map((s) => ({ id: s.id, name: s.name })) });
+    }),
+  ];
   // Order notifications `{event_id, event_type, store_id, order:{id}}`: order.new, order.cancelled, order.updated.
   const orders = new SimOrderBook({ header: 'x-delivery-b-signature', ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}), ...(opts.webhookSecret ? { secret: opts.webhookSecret } : {}) }, (o, kind, eventId) => ({
     event_id: eventId,
@@ -101,6 +134,8 @@ export function startDeliveryBSimulator(opts: { port?: number; apiToken: string;
     hostname: '127.0.0.1',
     fetch: (req) => {
       const url = new URL(req.url);
+      // The account's own view: authenticated by its OAuth access token, not the platform token.
+      if (url.pathname.startsWith('/v2/me/')) return dispatch(meRoutes, req, () => problem(404, 'not_found', 'Not found'));
       if (!url.pathname.startsWith('/_sim/') && req.headers.get('authorization') !== `Bearer ${opts.apiToken}`) return problem(401, 'unauthorized', 'Invalid credentials');
       return dispatch(routes, req, () => problem(404, 'not_found', 'Not found'));
     },
@@ -110,10 +145,13 @@ export function startDeliveryBSimulator(opts: { port?: number; apiToken: string;
     url: `http://127.0.0.1:${server.port}`,
     stores,
     orders,
-    addStore(id, name = `Store ${id}`) {
-      const s: DeliveryBSimStore = { id, name, integrationEnabled: false, integratorRef: null, status: 'offline', prepTimeMinutes: 15, fulfillment: { delivery: true, pickup: false }, menu: null, menuPushes: 0 };
+    addStore(id, name = `Store ${id}`, account = null) {
+      const s: DeliveryBSimStore = { id, name, account, integrationEnabled: false, integratorRef: null, status: 'offline', prepTimeMinutes: 15, fulfillment: { delivery: true, pickup: false }, menu: null, menuPushes: 0 };
       stores.set(id, s);
       return s;
+    },
+    addAccountToken(token, account) {
+      accountTokens.set(token, account);
     },
     stop: async () => {
       await server.stop(true);

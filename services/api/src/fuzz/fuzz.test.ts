@@ -188,6 +188,11 @@ beforeAll(async () => {
       REGISTER_C_CLIENT_ID: 'fuzz-register-c-client',
       REGISTER_C_CLIENT_SECRET: 'fuzz-register-c-secret',
       REGISTER_C_OAUTH_REDIRECT_URI: 'https://backoffice.example.test/register-c',
+      // delivery-b's account connect flow start likewise (the authorize URL only; nothing is called).
+      DELIVERY_B_OAUTH_URL: 'https://delivery-b-oauth.example.test',
+      DELIVERY_B_CLIENT_ID: 'fuzz-delivery-b-client',
+      DELIVERY_B_CLIENT_SECRET: 'fuzz-delivery-b-secret',
+      DELIVERY_B_OAUTH_REDIRECT_URI: 'https://backoffice.example.test/delivery-b/callback',
       REGISTER_C_API_URL: registerC.url,
       INTEGRATION_TOKEN_KEY: 'f0'.repeat(32),
     },

@@ -44,3 +44,4 @@ export const syncMenuResponse = t.Object({ status: t.Literal('success'), items: 
 export const logsResponse = t.Object({
   data: t.Array(t.Object({ id: t.String(), kind: t.String(), event_type: t.String(), status: t.String(), reference: t.Nullable(t.String()), created_at: t.String() })),
 });
+export const oauthResponse = t.Object({ status: t.Literal('success'), data: t.Object({ authorize_url: t.String(), state: t.String(), expires_at: t.String() }) });

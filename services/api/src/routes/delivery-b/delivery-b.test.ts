@@ -3,6 +3,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
+import { connectTestDeliveryBAccount } from '@pos/core/integrations/delivery-b-account.test-support';
 
 let sim: DeliveryBSimulator;
 let api: TestApi;
@@ -14,6 +15,7 @@ let loc: string;
 const base = () => `/api/back-office/delivery-b/${loc}`;
 const connections = (merchantId: string) =>
   api.deps.db.selectFrom('integration_connections').select(['external_ref', 'location_id', 'status', 'settings']).where('merchant_id', '=', merchantId).where('provider', '=', 'delivery-b').execute();
+const TOKEN_KEY = 'de'.repeat(32);
 const DEFAULTS = { auto_accept_orders: false, prep_time_minutes: 15, fulfillment: { delivery: true, pickup: false } };
 
 beforeAll(async () => {
@@ -21,9 +23,12 @@ beforeAll(async () => {
   sim.addStore('db-store-1', 'Centre');
   sim.addStore('db-store-2', 'Station');
   sim.addStore('db-store-3', 'Harbour');
-  api = await createTestApi({ env: { DELIVERY_B_API_URL: sim.url, DELIVERY_B_API_TOKEN: 'delivery-b-test-token' } });
+  api = await createTestApi({ env: { DELIVERY_B_API_URL: sim.url, DELIVERY_B_API_TOKEN: 'delivery-b-test-token', INTEGRATION_TOKEN_KEY: TOKEN_KEY } });
   m = await api.seed('dbb-admin');
   other = await api.seed('dbb-other');
+  // Each merchant's delivery-b account (OAuth) owns its stores: the only ones it can list and connect.
+  await connectTestDeliveryBAccount(api.deps.db, sim, { merchantId: m.merchant.id, tokenKeyHex: TOKEN_KEY, stores: ['db-store-1', 'db-store-2', 'db-store-3'] });
+  await connectTestDeliveryBAccount(api.deps.db, sim, { merchantId: other.merchant.id, tokenKeyHex: TOKEN_KEY, stores: ['db-store-4'] });
   owner = await api.ownerToken(m);
   otherOwner = await api.ownerToken(other);
   loc = m.locations[0]!.id;
@@ -47,7 +52,7 @@ describe('delivery-b administration', () => {
     expect(await connections(m.merchant.id)).toEqual([]);
   });
 
-  test('store list from delivery-b; an unknown store is a 422 on store_id with nothing written', async () => {
+  test("store list: the stores of the merchant's delivery-b account; an unknown store is a 422 on store_id with nothing written", async () => {
     expect((await api.call('GET', `${base()}/store-list`, { token: owner })).body).toEqual({
       data: [
         { id: 'db-store-1', name: 'Centre', selected: false },
@@ -142,10 +147,11 @@ describe('delivery-b administration', () => {
     expect((await api.call('GET', `${base()}/logs?limit=1.5`, { token: owner })).status).toBe(422);
   });
 
-  test('a store connected to another merchant is a 409', async () => {
+  test("another merchant's store (of its account, connected by it) cannot be connected: the unknown store's 422", async () => {
     const otherLoc = other.locations[0]!.id;
-    expect((await api.call('POST', `/api/back-office/delivery-b/${otherLoc}`, { token: otherOwner, body: { store_id: 'db-store-2' } })).status).toBe(200);
-    expect(await api.call('POST', base(), { token: owner, body: { store_id: 'db-store-2' } })).toMatchObject({ status: 409, body: { message: 'This delivery-b store is already connected elsewhere.' } });
+    expect((await api.call('POST', `/api/back-office/delivery-b/${otherLoc}`, { token: otherOwner, body: { store_id: 'db-store-4' } })).status).toBe(200);
+    expect(await api.call('POST', base(), { token: owner, body: { store_id: 'db-store-4' } })).toMatchObject({ status: 422, body: { errors: { store_id: ['The store could not be found at delivery-b.'] } } });
+    expect(await connections(other.merchant.id)).toMatchObject([{ external_ref: 'db-store-4', location_id: otherLoc, status: 'active' }]);
   });
 
   test('permissions: reads and sync-menu need none, the MIS routes need MANAGE_INTEGRATION_SETTINGS', async () => {
@@ -182,6 +188,6 @@ describe('delivery-b administration', () => {
     ] as const)
       expect(await api.call(method, `/api/back-office/delivery-b/${otherLoc}${path}`, { token: owner, body })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
     expect(await connections(other.merchant.id)).toEqual(before);
-    expect(sim.stores.get('db-store-2')!.integrationEnabled).toBe(true);
+    expect(sim.stores.get('db-store-4')!.integrationEnabled).toBe(true);
   });
 });

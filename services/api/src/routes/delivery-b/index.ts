@@ -19,6 +19,8 @@ import {
   syncDeliveryBMenu,
   updateDeliveryBSettings,
 } from '@pos/core/integrations/delivery-b';
+import { parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { startOAuthFlow } from '@pos/core/integrations/oauth-start';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { locationOwner, permission } from '../../plugins/guards.ts';
@@ -40,6 +42,8 @@ export function deliveryBRoutes(deps: ApiDeps) {
     return (client ??= new DeliveryBClient({ baseUrl: deps.config.DELIVERY_B_API_URL, apiToken: deps.config.DELIVERY_B_API_TOKEN }));
   };
   const scope = (tenant: TenantContext, locationId: string): LocationScope => ({ merchant: tenant.merchant, locationId });
+  const tokenKey = parseTokenKey(deps.config.INTEGRATION_TOKEN_KEY);
+  const oauth = { oauthUrl: deps.config.DELIVERY_B_OAUTH_URL ?? null, clientId: deps.config.DELIVERY_B_CLIENT_ID ?? null, redirectUri: deps.config.DELIVERY_B_OAUTH_REDIRECT_URI ?? null, stateSecret: deps.config.OAUTH_STATE_SECRET ?? null };
   const mis = [locationOwner(), permission(MIS, 'locationId')];
   const now = () => deps.clock.now();
   const ok = <T>(data: T) => ({ status: 'success' as const, data });
@@ -53,7 +57,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       response: { 200: S.statusResponse },
       detail: { tags, summary: 'delivery-b status of a location' },
     })
-    .post('/:locationId', async ({ tenant, params, body }) => ok(await connectDeliveryBStore(deps.db, deliveryB(), scope(tenant, params.locationId), body, now())), {
+    .post('/:locationId', async ({ tenant, params, body }) => ok(await connectDeliveryBStore(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), body, now())), {
       transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
@@ -68,7 +72,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       response: { 200: S.statusWriteResponse },
       detail: { tags, summary: 'Disable delivery-b for a location; permission MANAGE_INTEGRATION_SETTINGS' },
     })
-    .post('/:locationId/select-store', async ({ tenant, params, body }) => ok(await selectDeliveryBStore(deps.db, deliveryB(), scope(tenant, params.locationId), body.store_id, now())), {
+    .post('/:locationId/select-store', async ({ tenant, params, body }) => ok(await selectDeliveryBStore(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), body.store_id, now())), {
       transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
@@ -76,7 +80,18 @@ export function deliveryBRoutes(deps: ApiDeps) {
       response: { 200: S.statusWriteResponse },
       detail: { tags, summary: 'Switch the delivery-b store of an enabled location; permission MANAGE_INTEGRATION_SETTINGS' },
     })
-    .get('/:locationId/store-list', async ({ tenant, params }) => ({ data: await deliveryBStoreList(deps.db, deliveryB(), scope(tenant, params.locationId)) }), {
+    .post('/:locationId/oauth', ({ tenant, params }) => ok(startOAuthFlow('delivery-b', { merchantId: tenant.merchant.id, locationId: params.locationId, now: now() }, oauth)), {
+      transform: mis,
+      params: S.locationParams,
+      query: S.vendorQuery,
+      response: { 200: S.oauthResponse },
+      detail: {
+        tags,
+        summary: "Start connecting the merchant's delivery-b account (OAuth); permission MANAGE_INTEGRATION_SETTINGS",
+        description: "Answers delivery-b's authorize URL with a signed state (10 minutes, used once) for `/delivery-b/callback`, which stores the account (not a store). The store list and enable/select-store then offer the account's stores only. 503 while DELIVERY_B_OAUTH_URL, DELIVERY_B_CLIENT_ID, DELIVERY_B_OAUTH_REDIRECT_URI or OAUTH_STATE_SECRET is unset.",
+      },
+    })
+    .get('/:locationId/store-list', async ({ tenant, params }) => ({ data: await deliveryBStoreList(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId)) }), {
       transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,

@@ -56,10 +56,11 @@ describe('OAuth callbacks', () => {
     const code = sims[provider]!.issueCode({ accountId: account, ...(provider === 'register-c' ? { redirectUri: REDIRECT } : {}) });
     const r = await callback(path, { code, state: state(provider) });
     expect(r.status).toBe(200);
-    const c = await connection(provider, account);
+    // delivery-b: the account is kept under its own provider word, apart from the stores (keyed by store id).
+    const c = await connection(provider === 'delivery-b' ? 'delivery-b-account' : provider, account);
     expect(r.body).toEqual({ status: 'success', data: { provider, connection_id: c!.id, location_id: m.locations[0]!.id } });
     const issued = sims[provider]!.issued.at(-1)!;
-    expect(c).toMatchObject({ merchant_id: m.merchant.id, location_id: m.locations[0]!.id, status: 'active', scopes: 'read write' });
+    expect(c).toMatchObject({ merchant_id: m.merchant.id, location_id: provider === 'delivery-b' ? null : m.locations[0]!.id, status: 'active', scopes: 'read write' });
     expect(c!.access_token_encrypted).not.toContain(issued.accessToken);
     expect(decryptSecret(key, c!.access_token_encrypted!)).toBe(issued.accessToken);
     expect(decryptSecret(key, c!.refresh_token_encrypted!)).toMatch(new RegExp(`^rt_${provider}_`));
@@ -84,7 +85,7 @@ describe('OAuth callbacks', () => {
       expect(await callback('/api/delivery-b/callback', { code, state: s })).toMatchObject(INVALID);
     }
     expect(await callback('/api/delivery-b/callback', { code })).toMatchObject(INVALID);
-    expect(await connection('delivery-b', account)).toBeUndefined();
+    expect(await connection('delivery-b-account', account)).toBeUndefined();
     expect(sims['delivery-b']!.issued.filter((i) => i.code === code)).toEqual([]);
     // The same code with a good state still works: the refusals spent nothing.
     expect((await callback('/api/delivery-b/callback', { code, state: good })).status).toBe(200);
@@ -114,10 +115,11 @@ describe('OAuth callbacks', () => {
   test('an account connected to another merchant: 409, its tokens unchanged', async () => {
     const account = `acct-${crypto.randomUUID().slice(0, 8)}`;
     expect((await callback('/api/delivery-b/callback', { code: sims['delivery-b']!.issueCode({ accountId: account }), state: state('delivery-b', { merchant: other }) })).status).toBe(200);
-    const before = await connection('delivery-b', account);
+    const before = await connection('delivery-b-account', account);
+    expect(before).toMatchObject({ merchant_id: other.merchant.id });
     const r = await callback('/api/delivery-b/callback', { code: sims['delivery-b']!.issueCode({ accountId: account }), state: state('delivery-b') });
     expect(r).toMatchObject({ status: 409, body: { reason: 'integration_taken' } });
-    expect(await connection('delivery-b', account)).toEqual(before);
+    expect(await connection('delivery-b-account', account)).toEqual(before);
   });
 
   test('register-c: connecting another account replaces the merchant\'s connection (one live account and token), the old account\'s mappings go', async () => {
