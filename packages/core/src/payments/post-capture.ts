@@ -203,7 +203,9 @@ const FAN_OUT_TRANSACTIONS = Math.floor(MAX_FAN_OUT_MESSAGES / 5);
  *    reservation release (only with a cart session), the daily stats (not in test mode), the deferred
  *    finalisation job last, and finally the edge stock sync when stock changed.
  * Each step is recorded once per transaction in `transaction_steps`, so a re-run (a retried job)
- * repeats nothing. Answers one outcome per item: a not Complete transaction fails alone. A
+ * repeats nothing. `announce` (the `kitchen.order` real-time push) gets the orders this run claimed
+ * `queue_jobs` for, after that claim: once per transaction, however often the sequence runs (a push
+ * lost to a crash right after the claim is not repeated: clients catch up by reading). Answers one outcome per item: a not Complete transaction fails alone. A
  * transaction that is gone (a deleted test-mode one, before the re-read or during the sequence: the
  * kitchen writes and the claim skip it) is done, logged once as skipped (`skipDeleted`).
  */
@@ -213,6 +215,7 @@ export async function runPostCaptureMany(
   items: readonly { transaction_id: string; stock_changed: boolean }[],
   listeners: readonly PaymentCapturedListener[] = [writeKitchenItems, writeKitchenTickets, printOrderReceipt],
   log?: Logger,
+  announce?: (orders: readonly CapturedOrder[]) => Promise<void>,
 ): Promise<StepOutcome[]> {
   const read = await rereadTransactions(
     db,
@@ -230,8 +233,11 @@ export async function runPostCaptureMany(
   const gone = items.filter((i) => read.get(i.transaction_id) === null).map((i) => i.transaction_id);
   if (captured.length > 0) {
     for (const listener of listeners) await listener(db, captured);
-    const { live } = await queuePostCaptureJobs(db, tenantDatabase, captured);
+    const { won, live } = await queuePostCaptureJobs(db, tenantDatabase, captured);
     gone.push(...captured.filter((o) => !live.has(o.t.id)).map((o) => o.t.id));
+    // Announced once: only the orders whose `queue_jobs` this run claimed (a re-run claims none).
+    const first = captured.filter((o) => won.has(o.t.id));
+    if (announce && first.length > 0) await announce(first);
   }
   skipDeleted(log, 'post_capture', gone);
   return items.map((i) => {

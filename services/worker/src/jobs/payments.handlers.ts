@@ -25,6 +25,7 @@ import {
   runPostCaptureMany,
   writeKitchenItems,
   writeKitchenTickets,
+  type CapturedOrder,
   type PaymentCapturedListener,
   type StepOutcome,
 } from '@pos/core/payments/post-capture';
@@ -132,26 +133,27 @@ export function createPaymentHandlers(deps: PaymentHandlerDeps) {
   } as const;
 }
 
-/** `PaymentCaptured` listeners: the kitchen documents and the stations' tickets, the receipt, then the kitchen events on the real-time channel. */
+/** `PaymentCaptured` listeners: the kitchen documents and the stations' tickets, then the receipt. */
 function capturedListeners(redis: Redis | undefined, tenantDatabase: string, log: Logger): PaymentCapturedListener[] {
-  const listeners: PaymentCapturedListener[] = [writeKitchenItems, redis ? kitchenTicketsListener(kitchenPublisher(redis, tenantDatabase, log)) : writeKitchenTickets, printOrderReceipt];
-  if (redis) {
-    listeners.push(async (_db, orders) => {
-      await publishKitchenOrders(
-        redis,
-        tenantDatabase,
-        orders.map(({ t, lines }) => ({ location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) })),
-        log,
-      );
-    });
-  }
-  return listeners;
+  return [writeKitchenItems, redis ? kitchenTicketsListener(kitchenPublisher(redis, tenantDatabase, log)) : writeKitchenTickets, printOrderReceipt];
+}
+
+/** The `kitchen.order` push on the real-time channel, of the orders a post-capture run claimed first (once per transaction). */
+function kitchenOrderPush(redis: Redis | undefined, tenantDatabase: string, log: Logger): ((orders: readonly CapturedOrder[]) => Promise<void>) | undefined {
+  if (!redis) return undefined;
+  return (orders) =>
+    publishKitchenOrders(
+      redis,
+      tenantDatabase,
+      orders.map(({ t, lines }) => ({ location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) })),
+      log,
+    );
 }
 
 /** The post-capture jobs' batch handlers: each step once for all the rows of a batch (per tenant). */
 export function createPaymentBatchHandlers(deps: PaymentHandlerDeps) {
   const postCapture: BatchJobHandler<typeof paymentPostCaptureJob> = (ps, ctx) =>
-    perTenant(ctx, 'payment.post-capture', ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log), ctx.log));
+    perTenant(ctx, 'payment.post-capture', ps, (tdb, tenant, rows) => runPostCaptureMany(tdb, tenant, rows, capturedListeners(deps.redis, tenant, ctx.log), ctx.log, kitchenOrderPush(deps.redis, tenant, ctx.log)));
   const dispatch: BatchJobHandler<typeof orderDispatchJob> = (ps, ctx) =>
     perTenant(ctx, 'order.dispatch', ps, async (tdb, tenant, rows) => {
       const outcomes = await dispatchOrdersToRegister(
