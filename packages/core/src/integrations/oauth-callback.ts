@@ -72,8 +72,9 @@ export async function completeOAuthCallback(deps: OAuthCallbackDeps, input: OAut
   // The callback's `shop` is a query parameter anyone can edit: a code granted for one shop must not
   // connect another (whose webhooks would then reach this merchant). The token answer names the shop
   // the code was granted for (its domain or name; `shop` here is the name): a different one is refused
-  // and nothing is stored.
-  if (input.provider === 'shop-a' && tokens.accountId && tokens.accountId.trim().toLowerCase().split('.')[0] !== input.shop!.toLowerCase()) {
+  // and nothing is stored. An answer naming no shop binds the code to none, so it is refused the same way
+  // (taking the query's word for it let a code of one's own shop connect anybody's).
+  if (input.provider === 'shop-a' && (!tokens.accountId || tokens.accountId.trim().toLowerCase().split('.')[0] !== input.shop!.toLowerCase())) {
     deps.log.warn('oauth callback refused', { provider: input.provider, merchant_id: claims.merchantId, reason: 'shop_mismatch' });
     throw new AppError('bad_request', SHOP_MISMATCH, { reason: 'shop_mismatch' });
   }

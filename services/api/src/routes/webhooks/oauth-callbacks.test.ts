@@ -75,6 +75,15 @@ describe('OAuth callbacks', () => {
     expect(await connection('shop-a', shop)).toMatchObject({ merchant_id: m.merchant.id });
   });
 
+  test("shop-a: a token answer that does not name the shop cannot connect the shop the callback's query names (400, nothing stored)", async () => {
+    // The callback's `shop` is the caller's to edit; only the provider's answer can bind the code to a shop.
+    const victim = `victim-${crypto.randomUUID().slice(0, 6)}`;
+    const code = sims['shop-a']!.issueCode({ accountId: '' });
+    const r = await callback('/api/shop-a-callback', { code, state: state('shop-a'), shop: `${victim}.myshop-a.com` });
+    expect(r).toMatchObject({ status: 400, body: { message: 'The authorization code was not granted for this shop.', reason: 'shop_mismatch' } });
+    expect(await connection('shop-a', victim)).toBeUndefined();
+  });
+
   test('forged, expired, another provider\'s, missing, or another secret\'s state: 400, nothing stored, the code not spent', async () => {
     const account = `acct-${crypto.randomUUID().slice(0, 8)}`;
     const code = sims['delivery-b']!.issueCode({ accountId: account });
