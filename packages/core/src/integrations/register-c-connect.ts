@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { CentralDb } from '@pos/db';
+import { isUniqueViolation, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { encryptSecret, type TokenKey } from './token-crypto.ts';
 
@@ -28,10 +28,23 @@ export async function connectRegisterCAccount(
   t: RegisterCTokens,
   now: Date,
 ): Promise<{ id: string }> {
+  try {
+    return await write(db, key, input, t, now);
+  } catch (e) {
+    // Another merchant's connect of the same new account committed first (each merchant's connects are
+    // serialised, two merchants' are not): theirs, as if it had been there before.
+    if (isUniqueViolation(e, 'integration_connections_provider_ref')) throw taken();
+    throw e;
+  }
+}
+
+const taken = () => errors.conflict('This provider account is already connected to another merchant.', { reason: 'integration_taken' });
+
+async function write(db: CentralDb, key: TokenKey, input: { externalRef: string; merchantId: string; locationId: string | null }, t: RegisterCTokens, now: Date): Promise<{ id: string }> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`integration-connect:${REGISTER_C}:${input.merchantId}`}, 0))`.execute(trx);
     const owner = await trx.selectFrom('integration_connections').select(['id', 'merchant_id']).where('provider', '=', REGISTER_C).where('external_ref', '=', input.externalRef).forUpdate().executeTakeFirst();
-    if (owner && owner.merchant_id !== input.merchantId) throw errors.conflict('This provider account is already connected to another merchant.', { reason: 'integration_taken' });
+    if (owner && owner.merchant_id !== input.merchantId) throw taken();
     const current = await trx
       .selectFrom('integration_connections')
       .select(['id', 'external_ref'])

@@ -170,6 +170,17 @@ describe('OAuth callbacks', () => {
     ]);
   });
 
+  test('register-c: two merchants connecting one new account at once: one 200, one 409 integration_taken, never a 5xx', async () => {
+    const rcState = (mm: DemoSeedResult) => mintOAuthState({ secret: STATE_SECRET, provider: 'register-c', merchantId: mm.merchant.id, locationId: null, now: new Date() }).state;
+    const connect = (mm: DemoSeedResult, account: string) => callback('/api/register-c/callback', { code: sims['register-c']!.issueCode({ accountId: account, redirectUri: REDIRECT }), state: rcState(mm) });
+    for (let i = 0; i < 6; i++) {
+      const account = `acct-race-${crypto.randomUUID().slice(0, 8)}`;
+      const answers = await Promise.all([connect(m, account), connect(other, account)]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect(answers.find((r) => r.status === 409)).toMatchObject({ body: { reason: 'integration_taken' } });
+    }
+  });
+
   test('without OAUTH_STATE_SECRET no state is valid (400, never a 5xx)', async () => {
     const bare = await createTestApi();
     try {
