@@ -1,37 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createQueue, heartbeatJob, type JobEnvelope } from '@pos/kernel/queues/index';
 import type { JobHandler } from './jobs/job-handler.ts';
-import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { startWorker, type RunningWorker } from './worker.ts';
+import { workerTestbed } from './worker-testbed.ts';
+import { TEST_REDIS_URL, testWorkerDeps, waitFor } from './test-support.ts';
 
 /**
  * Failed bee-queue jobs were kept in Redis forever (`removeOnFailure: false`). Now a job that fails for
  * good is recorded in `job_failures` and purged from Redis 7 days after its failure, as done jobs are
  * removed at once; a failed job found without a record is recorded first and purged 7 days later.
  */
-let env: TestEnv;
-const prefixes: string[] = [];
-let worker: RunningWorker | undefined;
+const bed = workerTestbed((env, prefixes) => (prefixes.length ? env.handle.db.deleteFrom('job_failures').where('prefix', 'in', prefixes).execute() : Promise.resolve()));
+const prefix = () => bed.prefix();
 const DAY = 24 * 3_600_000;
-
-beforeAll(async () => {
-  env = await openTestEnv();
-});
-afterEach(async () => {
-  await stopWorker(worker);
-  worker = undefined;
-});
-afterAll(async () => {
-  for (const p of prefixes) await dropPrefix(env.redis, p);
-  if (prefixes.length) await env.handle.db.deleteFrom('job_failures').where('prefix', 'in', prefixes).execute();
-  await env.close();
-});
-
-function prefix(): string {
-  const p = uniquePrefix();
-  prefixes.push(p);
-  return p;
-}
 
 const failing: JobHandler<typeof heartbeatJob> = async (p) => {
   if (p.service.startsWith('fail-')) throw new Error(`provider refused ${p.service}`);
@@ -51,17 +32,17 @@ async function write(pfx: string, service: string, outboxId: number): Promise<st
 }
 
 const inRedis = async (pfx: string, jobId: string) => ({
-  failed: await env.redis.sismember(`${pfx}:${heartbeatJob.queue}:failed`, jobId),
-  stored: await env.redis.hexists(`${pfx}:${heartbeatJob.queue}:jobs`, jobId),
+  failed: await bed.env.redis.sismember(`${pfx}:${heartbeatJob.queue}:failed`, jobId),
+  stored: await bed.env.redis.hexists(`${pfx}:${heartbeatJob.queue}:jobs`, jobId),
 });
 const record = (pfx: string, jobId: string) =>
-  env.handle.db.selectFrom('job_failures').select(['queue', 'job', 'outbox_id', 'envelope', 'error', 'runs', 'failed_at']).where('prefix', '=', pfx).where('job_id', '=', jobId).executeTakeFirst();
+  bed.env.handle.db.selectFrom('job_failures').select(['queue', 'job', 'outbox_id', 'envelope', 'error', 'runs', 'failed_at']).where('prefix', '=', pfx).where('job_id', '=', jobId).executeTakeFirst();
 const systemProcessor = (w: RunningWorker) => w.processors.find((p) => p.queueName === heartbeatJob.queue)!;
 
 describe('failed bee-queue jobs', () => {
   test('a job that failed for good is recorded in the database, kept in Redis for 7 days, then purged; its record stays without the payload', async () => {
     const pfx = prefix();
-    worker = await startWorker({ ...testWorkerDeps(env, pfx), handlers: { [heartbeatJob.name]: failing } });
+    bed.worker = await startWorker({ ...testWorkerDeps(bed.env, pfx), handlers: { [heartbeatJob.name]: failing } });
     const jobId = await write(pfx, 'fail-a', 41);
     const rec = await waitFor(() => record(pfx, jobId), 10_000, 'the failure recorded');
     expect({ ...rec, outbox_id: Number(rec.outbox_id) }).toEqual({
@@ -75,7 +56,7 @@ describe('failed bee-queue jobs', () => {
     });
     expect(await inRedis(pfx, jobId)).toEqual({ failed: 1, stored: 1 });
 
-    const p = systemProcessor(worker);
+    const p = systemProcessor(bed.worker!);
     // Six days later: still there for looking into.
     expect(await p.purgeFailed(new Date(Date.now() + 6 * DAY))).toEqual({ recorded: 0, purged: 0 });
     expect(await inRedis(pfx, jobId)).toEqual({ failed: 1, stored: 1 });
@@ -91,27 +72,27 @@ describe('failed bee-queue jobs', () => {
     const pfx = prefix();
     const jobId = 'outbox-77-lost';
     const stored = { data: { job: heartbeatJob.name, version: 1, payload: { service: 'x', at: 'y' }, outbox_id: 77 }, options: { stacktraces: ['Error: database away\n    at somewhere (file.ts:1:1)'] }, status: 'failed' };
-    await env.redis.hset(`${pfx}:${heartbeatJob.queue}:jobs`, jobId, JSON.stringify(stored));
-    await env.redis.sadd(`${pfx}:${heartbeatJob.queue}:failed`, jobId, 'outbox-78-no-data');
-    worker = await startWorker({ ...testWorkerDeps(env, pfx), handlers: { [heartbeatJob.name]: failing } });
+    await bed.env.redis.hset(`${pfx}:${heartbeatJob.queue}:jobs`, jobId, JSON.stringify(stored));
+    await bed.env.redis.sadd(`${pfx}:${heartbeatJob.queue}:failed`, jobId, 'outbox-78-no-data');
+    bed.worker = await startWorker({ ...testWorkerDeps(bed.env, pfx), handlers: { [heartbeatJob.name]: failing } });
     // The purge at start records both (a year-old failure is not purged before it is recorded).
     await waitFor(async () => (await record(pfx, 'outbox-78-no-data')) && (await record(pfx, jobId)), 5000, 'recorded at start');
     expect(await record(pfx, jobId)).toMatchObject({ job: heartbeatJob.name, error: 'Error: database away', runs: 1 });
     expect(await record(pfx, 'outbox-78-no-data')).toMatchObject({ job: 'unknown', envelope: null, error: 'failed (job data missing)', runs: 0 });
     expect(await inRedis(pfx, jobId)).toEqual({ failed: 1, stored: 1 });
-    const p = systemProcessor(worker);
+    const p = systemProcessor(bed.worker!);
     expect(await p.purgeFailed(new Date(Date.now() + 6 * DAY))).toEqual({ recorded: 0, purged: 0 });
     expect((await p.purgeFailed(new Date(Date.now() + 7 * DAY + 60_000))).purged).toBeGreaterThanOrEqual(2);
     expect(await inRedis(pfx, jobId)).toEqual({ failed: 0, stored: 0 });
-    expect(await env.redis.scard(`${pfx}:${heartbeatJob.queue}:failed`)).toBe(0);
+    expect(await bed.env.redis.scard(`${pfx}:${heartbeatJob.queue}:failed`)).toBe(0);
   });
 
   test('the worker purges on its own schedule: with a retention of 0 a failed job leaves Redis, its record stays', async () => {
     const pfx = prefix();
-    worker = await startWorker({ ...testWorkerDeps(env, pfx), handlers: { [heartbeatJob.name]: failing }, failedRetentionMs: 0, failedPurgeIntervalMs: 100 });
+    bed.worker = await startWorker({ ...testWorkerDeps(bed.env, pfx), handlers: { [heartbeatJob.name]: failing }, failedRetentionMs: 0, failedPurgeIntervalMs: 100 });
     const jobId = await write(pfx, 'fail-b', 42);
     await waitFor(async () => (await record(pfx, jobId)) !== undefined, 10_000, 'the failure recorded');
-    await waitFor(async () => (await env.redis.scard(`${pfx}:${heartbeatJob.queue}:failed`)) === 0, 10_000, 'the failed job purged');
+    await waitFor(async () => (await bed.env.redis.scard(`${pfx}:${heartbeatJob.queue}:failed`)) === 0, 10_000, 'the failed job purged');
     expect(await inRedis(pfx, jobId)).toEqual({ failed: 0, stored: 0 });
     expect(await record(pfx, jobId)).toMatchObject({ job: heartbeatJob.name, runs: 2 });
   });

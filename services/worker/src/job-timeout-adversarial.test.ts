@@ -1,39 +1,25 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { createQueue, heartbeatJob, type JobEnvelope } from '@pos/kernel/queues/index';
 import type { JobHandler } from './jobs/job-handler.ts';
-import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
-import { dropPrefix, openTestEnv, TEST_REDIS_URL, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
+import { startWorker } from './worker.ts';
+import { workerTestbed } from './worker-testbed.ts';
+import { TEST_REDIS_URL, testWorkerDeps, waitFor } from './test-support.ts';
 
 /**
  * A run that outlives its job's timeout: bee-queue fails it and starts the retry, but the run itself
  * keeps going. The retry must not run the handler beside it: it waits for the first run's lease, then
  * skips the job on its done marker (or runs it, when the first run failed).
  */
-let env: TestEnv;
-const prefixes: string[] = [];
 const services: string[] = [];
-let worker: RunningWorker | undefined;
-
-beforeAll(async () => {
-  env = await openTestEnv();
-});
-afterEach(async () => {
-  await stopWorker(worker);
-  worker = undefined;
-});
-afterAll(async () => {
-  for (const p of prefixes) await dropPrefix(env.redis, p);
-  if (services.length) await env.handle.db.deleteFrom('heartbeats').where('service', 'in', services).execute();
-  await env.close();
-});
+const bed = workerTestbed((env) => (services.length ? env.handle.db.deleteFrom('heartbeats').where('service', 'in', services).execute() : Promise.resolve()));
 
 /** A non-idempotent side effect: one more run counted in the `heartbeats` row of `service`. */
 const countRun = (service: string) =>
   sql`insert into heartbeats (service, beat_at, info) values (${service}, now(), '{"runs":1}'::jsonb)
-      on conflict (service) do update set info = jsonb_build_object('runs', (heartbeats.info->>'runs')::int + 1)`.execute(env.handle.db);
+      on conflict (service) do update set info = jsonb_build_object('runs', (heartbeats.info->>'runs')::int + 1)`.execute(bed.env.handle.db);
 const runs = async (service: string) => {
-  const r = await env.handle.db.selectFrom('heartbeats').select('info').where('service', '=', service).executeTakeFirst();
+  const r = await bed.env.handle.db.selectFrom('heartbeats').select('info').where('service', '=', service).executeTakeFirst();
   return r ? (r.info as { runs: number }).runs : 0;
 };
 
@@ -45,8 +31,7 @@ interface Started {
 
 /** A worker whose heartbeat handler is `handler`, and one relayed-style heartbeat job with a short timeout. */
 async function start(handler: (service: string, call: number) => Promise<void>, opts: { leaseHeldMs?: number } = {}): Promise<Started> {
-  const pfx = uniquePrefix();
-  prefixes.push(pfx);
+  const pfx = bed.prefix();
   const service = `lease-${crypto.randomUUID()}`;
   services.push(service);
   let calls = 0;
@@ -54,8 +39,8 @@ async function start(handler: (service: string, call: number) => Promise<void>, 
   const h: JobHandler<typeof heartbeatJob> = async (p) => (p.service === service ? handler(p.service, ++calls) : undefined);
   const jobId = `outbox-${Math.floor(Math.random() * 1e9)}-${Date.now().toString(36)}`;
   // As a run in a worker that died leaves it: a lease nobody renews.
-  if (opts.leaseHeldMs) await env.redis.set(`${pfx}:${heartbeatJob.queue}:lease:${jobId}`, 'dead-worker', 'PX', opts.leaseHeldMs);
-  worker = await startWorker({ ...testWorkerDeps(env, pfx), handlers: { [heartbeatJob.name]: h } });
+  if (opts.leaseHeldMs) await bed.env.redis.set(`${pfx}:${heartbeatJob.queue}:lease:${jobId}`, 'dead-worker', 'PX', opts.leaseHeldMs);
+  bed.worker = await startWorker({ ...testWorkerDeps(bed.env, pfx), handlers: { [heartbeatJob.name]: h } });
   const q = createQueue(heartbeatJob.queue, TEST_REDIS_URL, { prefix: pfx });
   try {
     await q.ready();
@@ -68,11 +53,11 @@ async function start(handler: (service: string, call: number) => Promise<void>, 
 }
 
 const finished = async ({ pfx, jobId }: Started) => {
-  await waitFor(async () => (await env.redis.hexists(`${pfx}:${heartbeatJob.queue}:jobs`, jobId)) === 0, 15_000, 'the job to leave bee-queue');
+  await waitFor(async () => (await bed.env.redis.hexists(`${pfx}:${heartbeatJob.queue}:jobs`, jobId)) === 0, 15_000, 'the job to leave bee-queue');
   return {
-    failed: await env.redis.sismember(`${pfx}:${heartbeatJob.queue}:failed`, jobId),
-    done: await env.redis.exists(`${pfx}:${heartbeatJob.queue}:done:${jobId}`),
-    lease: await env.redis.exists(`${pfx}:${heartbeatJob.queue}:lease:${jobId}`),
+    failed: await bed.env.redis.sismember(`${pfx}:${heartbeatJob.queue}:failed`, jobId),
+    done: await bed.env.redis.exists(`${pfx}:${heartbeatJob.queue}:done:${jobId}`),
+    lease: await bed.env.redis.exists(`${pfx}:${heartbeatJob.queue}:lease:${jobId}`),
   };
 };
 
@@ -88,7 +73,7 @@ describe('a run that outlives its job timeout', () => {
     await Bun.sleep(300);
     expect(calls).toEqual([1]);
     expect(await runs(s.service)).toBe(1);
-    expect(await worker!.metrics.render(undefined, [])).toContain('worker_jobs_skipped_total{job="heartbeat"} 1');
+    expect(await bed.worker!.metrics.render(undefined, [])).toContain('worker_jobs_skipped_total{job="heartbeat"} 1');
   });
 
   test('when the timed-out run then fails, the retry runs the job after it, never beside it', async () => {
