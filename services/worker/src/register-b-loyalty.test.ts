@@ -8,6 +8,7 @@ import { getKioskPaymentDetails } from '@pos/core/payments/kiosk-payment-queries
 import { defaultFinaliseSteps, finalisePayments, listSteps } from '@pos/core/payments/post-capture';
 import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { registerBPointsStep } from '@pos/core/integrations/register-b-loyalty';
+import { saveRegisterB } from '@pos/core/integrations/register-b-admin';
 import { setProgram } from '@pos/core/customers/loyalty';
 import { issueLoyaltyToken } from '@pos/core/customers/loyalty-tokens';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
@@ -141,5 +142,18 @@ describe('loyalty points pushed to register-b by the finalisation job', () => {
     } finally {
       await tdb.insertInto('register_b_relations').values({ relation_number: relation, customer_id: customerId }).execute();
     }
+  });
+  test("after the merchant switches to another register-b account, points are not credited to the new account's relation with the old link's number (a stranger)", async () => {
+    // register-b numbers relations per account from the same start: the new account has a relation with our link's number.
+    const next = `acct-rbl-next-${crypto.randomUUID().slice(0, 8)}`;
+    rb.addAccount(next);
+    const stranger = rb.addRelation(next, { number: relation, name: 'Stranger', email: 'stranger@example.com' });
+    expect(stranger.number).toBe(relation);
+    const user = await env.handle.db.selectFrom('users').select('id').where('email', '=', m.backoffice.email).executeTakeFirstOrThrow();
+    const scope = { db: env.handle.db, tdb, merchant: { ...m.merchant, name: 'rbl', pos_provider: null }, userId: user.id, now: new Date() };
+    await saveRegisterB(scope, registers().registerB!, { account_id: next, link_code: rb.accounts.get(next)!.linkCode });
+    const id = await captureLoyaltyOrder();
+    expect((await finaliseOf(id)).register_b_points).toBe('skipped: the customer is not linked to a register-b relation');
+    expect([...rb.accounts.get(next)!.points.values()]).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { CentralTables, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { RegisterBClient } from '@pos/providers/register-b/register-b-client';
@@ -39,6 +40,20 @@ async function proveAccount(client: RegisterBClient | null, accountId: string, l
 }
 
 /**
+ * Another register-b account replaces the merchant's: what named the OLD account's records goes with it,
+ * in the same commit. Branch ids, relation numbers and product ids are the account's own (relation numbers
+ * count from the same start in every account), so a link kept across the change would name a stranger's
+ * record in the new account: orders placed at its branch, loyalty points credited to its relation, its
+ * products written over our items. Our items and customers stay (unlinked); a sync of the new account links anew.
+ */
+async function dropAccountLinks(trx: Transaction<CentralTables>, merchant: { id: string; tenant_database: string }, connectionId: string): Promise<void> {
+  await trx.deleteFrom('register_b_mappings').where('merchant_id', '=', merchant.id).where('connection_id', '=', connectionId).execute();
+  const tenant = (trx as unknown as Transaction<TenantTables>).withSchema(merchant.tenant_database);
+  await tenant.deleteFrom('register_b_relations').execute();
+  await tenant.deleteFrom('register_b_items').execute();
+}
+
+/**
  * `POST /back-office/register-b`: initiate (with `account_id` and its `link_code`) or save the settings
  * and the auto-sync schedule. The connection is `integration_connections` with `external_ref` the
  * register-b account; one account belongs to one merchant (its webhooks find the tenant by it): an
@@ -61,11 +76,13 @@ export async function saveRegisterB(scope: MerchantIntegrationScope, client: Reg
       const owner = await trx.selectFrom('integration_connections').select('id').where('provider', '=', REGISTER_B).where('external_ref', '=', accountId).executeTakeFirst();
       if (owner && owner.id !== existing?.connectionId) throw errors.conflict('This register-b account is already connected.');
       if (existing) {
+        const before = await trx.selectFrom('integration_connections').select('external_ref').where('id', '=', existing.connectionId).executeTakeFirstOrThrow();
         await trx
           .updateTable('integration_connections')
           .set({ external_ref: accountId, status: 'active', connected_at: existing.status === 'active' && owner ? existing.connectedAt : now, updated_at: now })
           .where('id', '=', existing.connectionId)
           .execute();
+        if (before.external_ref !== accountId) await dropAccountLinks(trx, merchant, existing.connectionId);
       } else {
         const inserted = await trx
           .insertInto('integration_connections')

@@ -134,3 +134,39 @@ describe('register-b settings: concurrent writes', () => {
     }
   });
 });
+
+describe('register-b: another account replaces the connection', () => {
+  test("the old account's branch mappings, relation links and product links go with it: the new account's records with the same ids are nobody's", async () => {
+    const sw = await api.seed('register-b-adversarial-switch');
+    const tok = await api.ownerToken(sw);
+    const [a, b] = ['a', 'b'].map((x) => `rb-switch-${x}-${Bun.randomUUIDv7()}`);
+    // Two accounts whose ids coincide, as register-b's own numbering makes them: branch, relation number, product.
+    for (const acct of [a!, b!]) {
+      sim.addAccount(acct);
+      sim.addBranch(acct, 'br-1', 'Main');
+      sim.addProduct(acct, 'br-1', { id: 'p-1', name: acct === a ? 'Soup' : 'Stranger soup', price: acct === a ? 450 : 990 });
+      sim.addRelation(acct, { number: 'R1', name: acct === a ? 'Ann Old' : 'Stranger New', email: acct === a ? 'ann.old@example.com' : 'stranger@example.com' });
+    }
+    expect((await api.call('POST', R(''), { token: tok, body: { account_id: a, link_code: sim.accounts.get(a!)!.linkCode } })).status).toBe(200);
+    expect((await api.call('PUT', R('/location-mappings'), { token: tok, body: { mappings: [{ location_id: sw.locations[0]!.id, branch_id: 'br-1' }] } })).status).toBe(200);
+    expect((await api.call('POST', R('/start-sync'), { token: tok })).status).toBe(200);
+    expect((await api.call('POST', R('/relations/sync'), { token: tok })).status).toBe(200);
+    const tdb = tenantOf(api, sw);
+    const ann = await tdb.selectFrom('register_b_relations').select('customer_id').where('relation_number', '=', 'R1').executeTakeFirstOrThrow();
+    const soup = await tdb.selectFrom('register_b_items').select('item_id').where('product_id', '=', 'p-1').executeTakeFirstOrThrow();
+
+    expect((await api.call('POST', R(''), { token: tok, body: { account_id: b, link_code: sim.accounts.get(b!)!.linkCode } })).status).toBe(200);
+    expect(await api.deps.db.selectFrom('register_b_mappings').selectAll().where('merchant_id', '=', sw.merchant.id).execute()).toEqual([]);
+    expect(await tdb.selectFrom('register_b_relations').selectAll().execute()).toEqual([]);
+    expect(await tdb.selectFrom('register_b_items').selectAll().execute()).toEqual([]);
+    // The new account's R1 is not our Ann; our customer and item stay, unlinked and unchanged.
+    const relations = await api.call('GET', R('/relations'), { token: tok });
+    expect(relations.body.data).toEqual([expect.objectContaining({ number: 'R1', name: 'Stranger New', customer_id: null })]);
+    expect(await tdb.selectFrom('customers').select('email').where('id', '=', ann.customer_id).executeTakeFirstOrThrow()).toEqual({ email: 'ann.old@example.com' });
+    expect(await tdb.selectFrom('items').select(['name', 'unit_price']).where('id', '=', soup.item_id).executeTakeFirstOrThrow()).toEqual({ name: 'Soup', unit_price: 450 });
+    // Saving the same account again (settings only) keeps what the new account linked.
+    expect((await api.call('PUT', R('/location-mappings'), { token: tok, body: { mappings: [{ location_id: sw.locations[0]!.id, branch_id: 'br-1' }] } })).status).toBe(200);
+    expect((await api.call('POST', R(''), { token: tok, body: { account_id: b } })).status).toBe(200);
+    expect(await api.deps.db.selectFrom('register_b_mappings').select('branch_id').where('merchant_id', '=', sw.merchant.id).execute()).toEqual([{ branch_id: 'br-1' }]);
+  });
+});
