@@ -16,7 +16,7 @@ export interface RegisterCTokens {
  * register-c's OAuth callback: one merchant, one register-c connection (register-c is merchant level, and
  * its administration, sync, dispatch and token refresh read the merchant's newest connection). Connecting
  * ANOTHER register-c account replaces the merchant's connection: the row is re-pointed to the new account
- * with the new tokens, and the mappings of the old account (they name its locations) are dropped. Any other
+ * with the new tokens, and the mappings and payment-method map of the old account (they name its records) are dropped. Any other
  * register-c connection of the merchant (rows from before this rule) is disabled with its tokens dropped
  * and its schedule stopped, so one account is live per merchant. An account connected to another merchant
  * stays 409 `integration_taken`, nothing written. Connects of one merchant take turns (advisory lock).
@@ -71,8 +71,9 @@ async function write(db: CentralDb, key: TokenKey, input: { externalRef: string;
       await trx.updateTable('integration_connections').set({ ...values, ...(current && current.id !== owner.id ? { created_at: now } : {}) }).where('id', '=', id).execute();
     } else if (current) {
       id = current.id;
+      // The old account's mappings and its payment-method ids (settings) name ITS records, not the new account's.
       await trx.deleteFrom('register_c_mappings').where('connection_id', '=', id).execute();
-      await trx.updateTable('integration_connections').set(values).where('id', '=', id).execute();
+      await trx.updateTable('integration_connections').set({ ...values, settings: JSON.stringify({}) }).where('id', '=', id).execute();
     } else {
       id = Bun.randomUUIDv7();
       await trx.insertInto('integration_connections').values({ id, provider: REGISTER_C, merchant_id: input.merchantId, settings: JSON.stringify({}), created_at: now, ...values }).execute();

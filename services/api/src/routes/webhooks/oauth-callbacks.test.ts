@@ -143,12 +143,15 @@ describe('OAuth callbacks', () => {
     expect(first.status).toBe(200);
     const id = (first.body as { data: { connection_id: string } }).data.connection_id;
     await db.insertInto('register_c_mappings').values({ merchant_id: rc.merchant.id, location_id: rc.locations[0]!.id, connection_id: id, register_c_location_id: `${a}-loc`, created_at: new Date(), updated_at: new Date() }).execute();
+    // The payment-method map (PUT /payment-methods) holds the old account's register-c ids.
+    await db.updateTable('integration_connections').set({ settings: JSON.stringify({ payment_methods: { card: `${a}-pm-card` } }) }).where('id', '=', id).execute();
 
     const second = await connect(b);
     expect(second).toMatchObject({ status: 200, body: { status: 'success', data: { provider: 'register-c', connection_id: id, location_id: null } } });
     const [only, ...more] = await rows();
     expect(more).toEqual([]);
     expect(only).toMatchObject({ id, external_ref: b, status: 'active' });
+    expect(only!.settings).toEqual({});
     expect(decryptSecret(key, only!.access_token_encrypted!)).toBe(sims['register-c']!.issued.at(-1)!.accessToken);
     expect(await connection('register-c', a)).toBeUndefined();
     expect(await db.selectFrom('register_c_mappings').selectAll().where('merchant_id', '=', rc.merchant.id).execute()).toEqual([]);
