@@ -34,7 +34,7 @@ function fresher(key: TokenKey, row: TokenRow | undefined, stale: string, now: D
  * (`token_refresh_until`, committed at once), calls the token endpoint with no transaction open
  * (DESIGN 2), stores the new tokens encrypted and releases the lease; the others wait for the lease
  * to end and use the token it stored. Answers the token to use, or null when there is none: no
- * refresh token, the connection gone or disabled, the provider refusing (`invalid_grant`) or
+ * refresh token, the connection gone or disabled, its tokens replaced by a connect meanwhile, the provider refusing (`invalid_grant`) or
  * unreachable; the tokens are then left as they were.
  */
 export async function refreshRegisterCToken(db: CentralDb, oauth: OAuthClientConfig, key: TokenKey, connectionId: string, stale: string, now: () => Date): Promise<string | null> {
@@ -77,7 +77,7 @@ async function refreshUnderLease(db: CentralDb, oauth: OAuthClientConfig, key: T
     throw e;
   }
   const at = now();
-  await db
+  const saved = await db
     .updateTable('integration_connections')
     .set({
       access_token_encrypted: encryptSecret(key, tokens.accessToken),
@@ -89,6 +89,15 @@ async function refreshUnderLease(db: CentralDb, oauth: OAuthClientConfig, key: T
       updated_at: at,
     })
     .where('id', '=', connectionId)
-    .execute();
+    // Only over the refresh token presented: a connect that replaced the row's tokens meanwhile (another
+    // account, or the tokens dropped with the row disabled) keeps its own; these are then not ours to use.
+    .where('status', '=', 'active')
+    .where('refresh_token_encrypted', '=', refreshEncrypted!)
+    .returning('id')
+    .executeTakeFirst();
+  if (!saved) {
+    await release();
+    return null;
+  }
   return tokens.accessToken;
 }

@@ -49,6 +49,8 @@ export interface OAuthSimulator {
   readonly tokenRequests: readonly string[];
   /** The refresh token answers `invalid_grant` from now on (the user revoked the app). */
   revokeRefreshToken(refreshToken: string): void;
+  /** Refresh requests wait (after being counted in `tokenRequests`) until `release` is called: a slow token endpoint. */
+  holdRefreshes(): { release(): void };
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
   const codes = new Map<string, Code>();
   const issued: OAuthIssued[] = [];
   const tokenRequests: string[] = [];
+  let refreshGate: Promise<void> | null = null;
   // Refresh token -> its account; spent (rotated) or revoked ones are deleted.
   const refreshTokens = new Map<string, string>();
   const random = (prefix: string) => `${prefix}_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`;
@@ -79,6 +82,7 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
       tokenRequests.push(form.get('grant_type') ?? '');
       if (form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed.');
       if (form.get('grant_type') === 'refresh_token') {
+        if (refreshGate) await refreshGate;
         const presented = form.get('refresh_token') ?? '';
         const accountId = refreshTokens.get(presented);
         if (!accountId) return oauthError(400, 'invalid_grant', 'The refresh token is invalid, revoked or already used.');
@@ -122,6 +126,16 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
     tokenRequests,
     revokeRefreshToken: (refreshToken) => {
       refreshTokens.delete(refreshToken);
+    },
+    holdRefreshes: () => {
+      let release!: () => void;
+      refreshGate = new Promise<void>((r) => (release = r));
+      return {
+        release: () => {
+          refreshGate = null;
+          release();
+        },
+      };
     },
     stop: async () => {
       await server.stop(true);

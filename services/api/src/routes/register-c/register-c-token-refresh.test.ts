@@ -225,4 +225,33 @@ describe('register-c token refresh', () => {
     expect(await menus()).toMatchObject({ status: 404, body: { message: 'Unable to locate the integration you requested.' } });
     expect(oauth.tokenRequests.length).toBe(n);
   });
+
+  test("a refresh in flight while the merchant connects another account does not write the old account's tokens over the new connection", async () => {
+    const connect = async (accountId: string) => {
+      const start = await api.call('POST', `${BASE}/oauth`, { token: owner });
+      const code = oauth.issueCode({ accountId, redirectUri: REDIRECT });
+      return api.call('GET', `/api/register-c/callback?${new URLSearchParams({ code, state: start.body.data.state })}`);
+    };
+    expect((await connect('acct-refresh')).status).toBe(200);
+    expect((await api.call('PUT', `${BASE}/mappings/${loc}`, { token: owner, body: { register_c_location_id: 'bl-r1' } })).status).toBe(200);
+    await setExpiry(past());
+    const n = refreshes();
+    const gate = oauth.holdRefreshes();
+    let call: ReturnType<typeof menus> | undefined;
+    try {
+      call = menus();
+      // The old account's refresh is at the token endpoint when the merchant connects another account.
+      for (let i = 0; i < 200 && refreshes() === n; i++) await Bun.sleep(10);
+      expect(refreshes()).toBe(n + 1);
+      rc.addAccount('acct-next', ['bl-n1']);
+      expect((await connect('acct-next')).status).toBe(200);
+    } finally {
+      gate.release();
+    }
+    await call;
+    const next = oauth.issued.find((i) => i.grant === 'authorization_code' && i.accountId === 'acct-next')!;
+    const c = await api.deps.db.selectFrom('integration_connections').select(['external_ref', 'status']).where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-c').executeTakeFirstOrThrow();
+    expect(c).toEqual({ external_ref: 'acct-next', status: 'active' });
+    expect(await stored()).toMatchObject({ access: next.accessToken, refresh: next.refreshToken });
+  });
 });
