@@ -26,7 +26,7 @@ test('a signed delivery-a order webhook, delivered twice, reaches the kitchen di
   const { token } = await (await request.post('/api/login', { data: seed.backoffice })).json();
   const owner = { authorization: `Bearer ${token}` };
 
-  const enabled = await request.post(`/api/back-office/delivery-a/${location}`, { headers: owner, data: { store_id: store, auto_accept_orders: true } });
+  const enabled = await request.post(`/api/back-office/delivery-a/${location}`, { headers: owner, data: { store_id: store, link_code: `LINK-${store}`, auto_accept_orders: true } });
   expect(enabled.status()).toBe(200);
   expect((await enabled.json()).data).toMatchObject({ enabled: true, store_id: store, settings: { auto_accept_orders: true } });
 

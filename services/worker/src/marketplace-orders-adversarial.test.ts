@@ -32,7 +32,7 @@ beforeAll(async () => {
   m = await api.seed('mkt-adv');
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
   client = new DeliveryAClient({ baseUrl: sim.url, apiToken: TOKEN });
-  await enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, auto_accept_orders: true }, new Date());
+  await enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, link_code: sim.stores.get(store)!.linkCode, auto_accept_orders: true }, new Date());
 }, 60_000);
 
 afterAll(async () => {
@@ -122,7 +122,7 @@ describe('marketplace order import, adversarial', () => {
 
 describe('marketplace order money: goods + fees + tip = what the marketplace collected', () => {
   // The connection again (the test above disabled it).
-  beforeAll(() => enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, auto_accept_orders: true }, new Date()));
+  beforeAll(() => enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, link_code: sim.stores.get(store)!.linkCode, auto_accept_orders: true }, new Date()));
   const money = (orderId: string) =>
     tdb.selectFrom('transactions').select(['id', 'status', 'subtotal', 'discount', 'fees', 'tip_amount', 'total', 'by_vat_rate']).where('external_provider', '=', 'delivery-a').where('external_order_id', '=', orderId).executeTakeFirstOrThrow();
   const groupsGross = (t: { by_vat_rate: unknown }) => ((typeof t.by_vat_rate === 'string' ? JSON.parse(t.by_vat_rate) : t.by_vat_rate) as { gross: number }[]).reduce((s, g) => s + g.gross, 0);

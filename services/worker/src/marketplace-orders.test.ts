@@ -49,7 +49,7 @@ beforeAll(async () => {
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
   const scope = { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id };
   // delivery-a accepts orders automatically; delivery-b leaves acceptance to the marketplace side.
-  await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), scope, { store_id: storeA, auto_accept_orders: true }, new Date());
+  await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKENS.a }), scope, { store_id: storeA, link_code: simA.stores.get(storeA)!.linkCode, auto_accept_orders: true }, new Date());
   await connectTestDeliveryBAccount(env.handle.db, simB, { merchantId: m.merchant.id, tokenKeyHex: SECRETS.INTEGRATION_TOKEN_KEY, stores: [storeB] });
   await connectDeliveryBStore(env.handle.db, new DeliveryBClient({ baseUrl: simB.url, apiToken: TOKENS.b }), parseTokenKey(SECRETS.INTEGRATION_TOKEN_KEY), scope, { store_id: storeB, auto_accept_orders: false }, new Date());
   worker = await startWorker({

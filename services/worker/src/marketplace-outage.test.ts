@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   m = await api.seed('mkt-outage');
   tdb = bindTenant(env.handle.db, m.merchant.tenant_database);
-  await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKEN }), { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, auto_accept_orders: true }, new Date());
+  await enableDeliveryA(env.handle.db, new DeliveryAClient({ baseUrl: simA.url, apiToken: TOKEN }), { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, link_code: simA.stores.get(store)!.linkCode, auto_accept_orders: true }, new Date());
   worker = await startWorker({ ...testWorkerDeps(env, prefix), relayIntervalMs: 25, integrations: syncClientsFromEnv({ DELIVERY_A_API_URL: `http://127.0.0.1:${proxy.port}`, DELIVERY_A_API_TOKEN: TOKEN }) });
 }, 60_000);
 

@@ -73,18 +73,27 @@ export async function deliveryAStatus(db: CentralDb, scope: LocationScope): Prom
   return statusOf(await connectionOf(db, scope));
 }
 
+export const LINK_CODE_REQUIRED = 'The link code field is required.';
+export const LINK_CODE_INVALID = 'The link code is not valid for this delivery-a store.';
+
 /**
  * Enables delivery-a for the location with the marketplace store `storeId`: the store must exist at
  * delivery-a, and belong to no other merchant or location here (409); delivery-a is told our location id.
+ * One API token reaches every store, so the store's owner proves it with the store's `link_code` (from
+ * delivery-a's merchant portal), checked by delivery-a when the integration is turned on: missing or wrong
+ * is a 422 on `link_code`, nothing written.
  */
-export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, scope: LocationScope, input: { store_id: string } & Partial<DeliveryASettings>, now: Date): Promise<DeliveryAStatus> {
+export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, scope: LocationScope, input: { store_id: string; link_code?: string } & Partial<DeliveryASettings>, now: Date): Promise<DeliveryAStatus> {
+  const linkCode = input.link_code;
+  if (linkCode === undefined) throw errors.field('link_code', LINK_CODE_REQUIRED);
   const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
   await claimConnection(db, claim, LABEL, now);
   try {
     await client.getStore(input.store_id);
-    await client.enableIntegration(input.store_id, scope.locationId);
+    await client.enableIntegration(input.store_id, scope.locationId, linkCode);
   } catch (e) {
     await releaseConnectClaim(db, claim);
+    if (e instanceof ProviderError && e.kind === 'http' && e.status === 403 && e.code === 'invalid_link_code') throw errors.field('link_code', LINK_CODE_INVALID);
     providerFailure(e, 'store_id');
   }
   const existing = await connectionOf(db, scope);

@@ -50,9 +50,9 @@ export class DeliveryAClient {
     return this.call('GET', DeliveryAClient.store(storeId), DeliveryAStore);
   }
 
-  /** Turns the integration on for the store; `integratorStoreId` is our location id. */
-  enableIntegration(storeId: string, integratorStoreId: string): Promise<DeliveryAStore> {
-    return this.call('POST', `${DeliveryAClient.store(storeId)}/integration`, DeliveryAStore, { integrator_store_id: integratorStoreId });
+  /** Turns the integration on for the store with its owner's `linkCode` (403 `invalid_link_code` otherwise); `integratorStoreId` is our location id. */
+  enableIntegration(storeId: string, integratorStoreId: string, linkCode: string): Promise<DeliveryAStore> {
+    return this.call('POST', `${DeliveryAClient.store(storeId)}/integration`, DeliveryAStore, { integrator_store_id: integratorStoreId, link_code: linkCode });
   }
 
   async disableIntegration(storeId: string): Promise<void> {

@@ -1,16 +1,20 @@
+import { timingSafeEqual } from 'node:crypto';
 import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
 import { SimOrderBook } from '../shared/marketplace-orders.ts';
 
 /**
  * A delivery-a marketplace for development and tests (a real HTTP server): stores known by id, each
  * with an integration switch, a pushed menu, item availability and a site status in `OPEN`, `CLOSED`,
- * `READY_TO_OPEN`. Calls carry `Authorization: Bearer <apiToken>`; another token is a 401.
+ * `READY_TO_OPEN`. Calls carry `Authorization: Bearer <apiToken>`; another token is a 401. Turning a
+ * store's integration on takes the store's `link_code` (403 `invalid_link_code` otherwise).
  */
 export interface DeliveryASimStore {
   id: string;
   name: string;
   integrationEnabled: boolean;
   integratorRef: string | null;
+  /** The code the store's owner copies from delivery-a's merchant portal to let an integrator in (our design). */
+  linkCode: string;
   siteStatus: 'OPEN' | 'CLOSED' | 'READY_TO_OPEN';
   menu: { items: { id: string; name: string; price: number; available: boolean }[] } | null;
   menuPushes: number;
@@ -22,7 +26,7 @@ export interface DeliveryASimulator {
   readonly stores: Map<string, DeliveryASimStore>;
   /** Orders, accept/deny calls and the signed order webhooks sent (`X-Delivery-A-Signature`). */
   readonly orders: SimOrderBook;
-  addStore(id: string, name?: string): DeliveryASimStore;
+  addStore(id: string, name?: string, opts?: { linkCode?: string }): DeliveryASimStore;
   stop(): Promise<void>;
 }
 
@@ -55,6 +59,10 @@ export function startDeliveryASimulator(opts: { port?: number; apiToken: string;
       if (!s) return problem(404, 'store_not_found', 'Store not found');
       const b = await jsonBody(req);
       if (!b || typeof b.integrator_store_id !== 'string' || b.integrator_store_id.length === 0) return problem(400, 'invalid_request', 'integrator_store_id is required');
+      // One API token reaches every store: the integration is turned on only with the store owner's link code.
+      const given = Buffer.from(typeof b.link_code === 'string' ? b.link_code : '');
+      const expected = Buffer.from(s.linkCode);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return problem(403, 'invalid_link_code', 'The link code is not valid for this store');
       s.integrationEnabled = true;
       s.integratorRef = b.integrator_store_id;
       return json(200, view(s));
@@ -126,8 +134,9 @@ export function startDeliveryASimulator(opts: { port?: number; apiToken: string;
     url: base,
     stores,
     orders,
-    addStore(id, name = `Store ${id}`) {
-      const s: DeliveryASimStore = { id, name, integrationEnabled: false, integratorRef: null, siteStatus: 'CLOSED', menu: null, menuPushes: 0, availabilityPushes: 0 };
+    addStore(id, name = `Store ${id}`, o = {}) {
+      const linkCode = o.linkCode ?? `LINK-${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
+      const s: DeliveryASimStore = { id, name, integrationEnabled: false, integratorRef: null, linkCode, siteStatus: 'CLOSED', menu: null, menuPushes: 0, availabilityPushes: 0 };
       stores.set(id, s);
       return s;
     },

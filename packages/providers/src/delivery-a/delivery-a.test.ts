@@ -19,7 +19,10 @@ describe('delivery-a client against the simulator over HTTP', () => {
     expect(await client.getStore('store-1')).toEqual({ id: 'store-1', name: 'Central', integration_enabled: false, integrator_store_id: null, site_status: 'CLOSED' });
     // Menu before enabling: 409.
     expect(await providerError(client.pushMenu('store-1', []))).toMatchObject({ kind: 'http', status: 409, code: 'integration_disabled' });
-    expect((await client.enableIntegration('store-1', 'loc-1')).integrator_store_id).toBe('loc-1');
+    // Without the store owner's link code the integration stays off.
+    expect(await providerError(client.enableIntegration('store-1', 'loc-1', 'LINK-WRONG'))).toMatchObject({ kind: 'http', status: 403, code: 'invalid_link_code' });
+    expect(sim.stores.get('store-1')).toMatchObject({ integrationEnabled: false, integratorRef: null });
+    expect((await client.enableIntegration('store-1', 'loc-1', sim.stores.get('store-1')!.linkCode)).integrator_store_id).toBe('loc-1');
     expect(await client.pushMenu('store-1', [{ id: 'i1', name: 'Fries', price: 350, available: true }, { id: 'i2', name: 'Cola', price: 250, available: true }])).toBe(2);
     expect(await client.pushAvailability('store-1', [{ id: 'i2', available: false }, { id: 'gone', available: true }])).toBe(1);
     expect(sim.stores.get('store-1')!.menu!.items.find((i) => i.id === 'i2')!.available).toBe(false);
@@ -54,6 +57,8 @@ describe('delivery-a simulator process (bun run dev, e2e)', () => {
       const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
       const c = new DeliveryAClient({ baseUrl: url, apiToken: 'proc-token-1' });
       expect((await c.getStore('st-b')).id).toBe('st-b');
+      // Its stores' link codes are `LINK-<store id>` (dev and e2e enable them with it).
+      expect((await c.enableIntegration('st-b', 'loc-e2e', 'LINK-st-b')).integration_enabled).toBe(true);
     } finally {
       p.kill('SIGTERM');
       await p.exited;

@@ -10,6 +10,7 @@ const sim = startDeliveryASimulator({
   ...(process.env.DELIVERY_A_SIM_WEBHOOK_URL ? { webhookUrl: process.env.DELIVERY_A_SIM_WEBHOOK_URL } : {}),
   ...(process.env.DELIVERY_A_WEBHOOK_SECRET ? { webhookSecret: process.env.DELIVERY_A_WEBHOOK_SECRET } : {}),
 });
-for (const id of (process.env.DELIVERY_A_SIM_STORES ?? '').split(',').filter(Boolean)) sim.addStore(id.trim());
+// Each store's link code is `LINK-<store id>` (what the back office enables it with in dev and e2e).
+for (const id of (process.env.DELIVERY_A_SIM_STORES ?? '').split(',').filter(Boolean)) sim.addStore(id.trim(), undefined, { linkCode: `LINK-${id.trim()}` });
 console.log(`delivery-a simulator listening on ${sim.url}`);
 stopOnSignal(() => sim.stop());

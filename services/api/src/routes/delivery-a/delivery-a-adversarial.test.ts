@@ -8,6 +8,8 @@ import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 let sim: DeliveryASimulator;
+/** The store's link code at delivery-a (what its owner would copy from delivery-a's portal). */
+const linkOf = (store: string) => sim.stores.get(store)?.linkCode ?? 'LINK-UNKNOWN';
 let api: TestApi;
 let m: DemoSeedResult;
 let owner: string;
@@ -21,7 +23,7 @@ beforeAll(async () => {
   m = await api.seed('da-adv');
   owner = await api.ownerToken(m);
   loc = m.locations[0]!.id;
-  expect((await api.call('POST', base(), { token: owner, body: { store_id: 'da-adv-store' } })).status).toBe(200);
+  expect((await api.call('POST', base(), { token: owner, body: { store_id: 'da-adv-store', link_code: linkOf('da-adv-store') } })).status).toBe(200);
 }, 60_000);
 afterAll(async () => {
   await api.close();
@@ -71,4 +73,26 @@ describe('delivery-a menu sync, adversarial', () => {
     const a = await api.call('POST', `${base()}/sync-availability`, { token: owner });
     expect(a.status).toBe(422);
   }, 60_000);
+});
+
+describe("delivery-a: another business's store", () => {
+  test("a store id typed in without its owner's link code (missing or wrong) is a 422 on link_code: nothing written here, the store's integration at delivery-a untouched", async () => {
+    // One API token reaches every store at delivery-a: the store id alone (on its menu page, its receipts) proves nothing.
+    const rival = sim.addStore(`da-rival-${Bun.randomUUIDv7()}`, 'Rival Kitchen');
+    const loc2 = m.locations[1]!.id;
+    const before = (await api.call('GET', `/api/back-office/delivery-a/${loc2}`, { token: owner })).body;
+    for (const [body, message] of [
+      [{ store_id: rival.id }, 'The link code field is required.'],
+      [{ store_id: rival.id, link_code: 'LINK-GUESS' }, 'The link code is not valid for this delivery-a store.'],
+    ] as const) {
+      const r = await api.call('POST', `/api/back-office/delivery-a/${loc2}`, { token: owner, body });
+      expect(r).toMatchObject({ status: 422, body: { errors: { link_code: [message] } } });
+    }
+    expect(await api.deps.db.selectFrom('integration_connections').selectAll().where('provider', '=', 'delivery-a').where('external_ref', '=', rival.id).execute()).toEqual([]);
+    expect((await api.call('GET', `/api/back-office/delivery-a/${loc2}`, { token: owner })).body).toEqual(before);
+    expect(rival).toMatchObject({ integrationEnabled: false, integratorRef: null, menuPushes: 0 });
+    // With the owner's code the store connects.
+    expect(await api.call('POST', `/api/back-office/delivery-a/${loc2}`, { token: owner, body: { store_id: rival.id, link_code: rival.linkCode } })).toMatchObject({ status: 200, body: { data: { enabled: true, store_id: rival.id } } });
+    expect(rival).toMatchObject({ integrationEnabled: true, integratorRef: loc2 });
+  });
 });

@@ -8,7 +8,14 @@ const settingsFields = {
   prep_time_minutes: t.Optional(Int({ minimum: 0, maximum: 240 })),
 };
 
-export const enableBody = t.Object({ store_id: t.String({ minLength: 1, maxLength: 200 }), ...settingsFields }, { additionalProperties: false });
+export const enableBody = t.Object(
+  {
+    store_id: t.String({ minLength: 1, maxLength: 200 }),
+    link_code: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "the store's link code from delivery-a's merchant portal (required: 422 when missing or not the store's)" })),
+    ...settingsFields,
+  },
+  { additionalProperties: false },
+);
 export const updateBody = t.Object(settingsFields, { additionalProperties: false });
 
 export const siteStatusValue = t.Union([t.Literal('OPEN'), t.Literal('CLOSED'), t.Literal('READY_TO_OPEN')]);

@@ -5,6 +5,8 @@ import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
 
 let sim: DeliveryASimulator;
+/** The store's link code at delivery-a (what its owner would copy from delivery-a's portal). */
+const linkOf = (store: string) => sim.stores.get(store)?.linkCode ?? 'LINK-UNKNOWN';
 let api: TestApi;
 let m: DemoSeedResult;
 let other: DemoSeedResult;
@@ -43,13 +45,13 @@ describe('delivery-a administration', () => {
   });
 
   test('an unknown store is a 422 on store_id; nothing written', async () => {
-    const r = await api.call('POST', base(), { token: owner, body: { store_id: 'no-such-store' } });
+    const r = await api.call('POST', base(), { token: owner, body: { store_id: 'no-such-store', link_code: linkOf('no-such-store') } });
     expect(r).toMatchObject({ status: 422, body: { errors: { store_id: ['The store could not be found at delivery-a.'] } } });
     expect(await connections(m.merchant.id)).toEqual([]);
   });
 
   test('enable, update, sync menu and availability, site status, logs, disable', async () => {
-    const en = await api.call('POST', base(), { token: owner, body: { store_id: 'da-store-1', prep_time_minutes: 20 } });
+    const en = await api.call('POST', base(), { token: owner, body: { store_id: 'da-store-1', link_code: linkOf('da-store-1'), prep_time_minutes: 20 } });
     expect(en.status).toBe(200);
     expect(en.body).toMatchObject({ status: 'success', data: { enabled: true, store_id: 'da-store-1', status: 'active', settings: { auto_accept_orders: false, prep_time_minutes: 20 } } });
     expect(sim.stores.get('da-store-1')).toMatchObject({ integrationEnabled: true, integratorRef: loc });
@@ -106,8 +108,8 @@ describe('delivery-a administration', () => {
 
   test('a store connected to another merchant is a 409', async () => {
     const otherLoc = other.locations[0]!.id;
-    expect((await api.call('POST', `/api/back-office/delivery-a/${otherLoc}`, { token: otherOwner, body: { store_id: 'da-store-2' } })).status).toBe(200);
-    expect(await api.call('POST', base(), { token: owner, body: { store_id: 'da-store-2' } })).toMatchObject({ status: 409, body: { message: 'This delivery-a store is already connected elsewhere.' } });
+    expect((await api.call('POST', `/api/back-office/delivery-a/${otherLoc}`, { token: otherOwner, body: { store_id: 'da-store-2', link_code: linkOf('da-store-2') } })).status).toBe(200);
+    expect(await api.call('POST', base(), { token: owner, body: { store_id: 'da-store-2', link_code: linkOf('da-store-2') } })).toMatchObject({ status: 409, body: { message: 'This delivery-a store is already connected elsewhere.' } });
   });
 
   test('permissions: reads need none, writes need MANAGE_INTEGRATION_SETTINGS', async () => {
@@ -115,7 +117,7 @@ describe('delivery-a administration', () => {
     expect((await api.call('GET', base(), { token: viewer.token })).status).toBe(200);
     expect((await api.call('GET', `${base()}/logs`, { token: viewer.token })).status).toBe(200);
     for (const [method, path, body] of [
-      ['POST', base(), { store_id: 'da-store-1' }],
+      ['POST', base(), { store_id: 'da-store-1', link_code: linkOf('da-store-1') }],
       ['PUT', base(), { auto_accept_orders: false }],
       ['DELETE', base(), undefined],
       ['POST', `${base()}/sync-menu`, undefined],

@@ -51,7 +51,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       query: S.vendorQuery,
       body: S.enableBody,
       response: { 200: S.statusWriteResponse },
-      detail: { tags, summary: 'Enable delivery-a for a location with a marketplace store; permission MANAGE_INTEGRATION_SETTINGS' },
+      detail: { tags, summary: 'Enable delivery-a for a location with a marketplace store and its link code; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .put('/:locationId', async ({ tenant, params, body }) => ({ status: 'success' as const, data: await updateDeliveryA(deps.db, scope(tenant, params.locationId), body, now()) }), {
       transform: mis,
