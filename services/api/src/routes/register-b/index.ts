@@ -47,10 +47,11 @@ export function registerBRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'register-b-admin', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/register-b', async (c) => ok(await saveRegisterB(scope(c), client(), c.body)), {
-      transform: mis,
+      // The merchant's one connection: another account drops every location's branch mapping and links.
+      transform: [mis, allLocations()],
       body: registerBSaveBody,
       response: { 200: registerBSaveResponse },
-      detail: { tags, summary: "Initiate register-b (account_id with the account's link_code, checked at register-b) or save its settings and auto-sync time; permission MANAGE_INTEGRATION_SETTINGS" },
+      detail: { tags, summary: "Initiate register-b (account_id with the account's link_code, checked at register-b) or save its settings and auto-sync time; permission MANAGE_INTEGRATION_SETTINGS at every location" },
     })
     .get('/register-b/status', async (c) => ({ data: await registerBStatus(scope(c)) }), {
       response: { 200: registerBStatusResponse },

@@ -5,7 +5,7 @@ import type { MerchantIntegrationScope } from '@pos/core/integrations/merchant-i
 import { deleteRegisterCMapping, listRegisterCMappings, saveRegisterCMapping, setRegisterCMappingStatus } from '@pos/core/integrations/register-c-mappings';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { bodyLocationPermission, permission } from '../../plugins/guards.ts';
+import { allLocations, bodyLocationPermission, permission } from '../../plugins/guards.ts';
 import { registerCConfigFromEnv } from '@pos/core/integrations/register-c-access';
 import { saveRegisterCOrderSettings, saveRegisterCPaymentMethods, startRegisterCOAuth, testRegisterC } from '@pos/core/integrations/register-c-admin';
 import { registerCBusinesses, registerCReads, runRegisterCRead } from '@pos/core/integrations/register-c-reads';
@@ -40,10 +40,11 @@ export function registerCRoutes(deps: ApiDeps) {
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .use(registerCReadRoutes(deps, scope, cfg))
     .post('/oauth', (c) => ok(startRegisterCOAuth(scope(c), oauth)), {
-      transform: MIS_,
+      // Connecting another account replaces the merchant's connection and drops every location's mapping.
+      transform: [MIS_, allLocations()],
       query: S.vendorOnlyQuery,
       response: { 200: S.oauthResponse },
-      detail: { tags, summary: "Start the register-c connect flow: the provider's authorize URL with a signed state; permission MANAGE_INTEGRATION_SETTINGS" },
+      detail: { tags, summary: "Start the register-c connect flow: the provider's authorize URL with a signed state; permission MANAGE_INTEGRATION_SETTINGS at every location" },
     })
     .get('/test', async (c) => ({ data: await testRegisterC(scope(c), cfg) }), {
       query: S.vendorOnlyQuery,

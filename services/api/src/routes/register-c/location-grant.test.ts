@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
+import { startRegisterBSimulator, type RegisterBSimulator } from '@pos/providers/register-b/register-b-simulator';
 
 /**
  * Spec 1 section 5.8: "Permissions are role based, checked per route by slug, and scoped to the locations
@@ -13,11 +14,25 @@ let api: TestApi;
 let m: DemoSeedResult;
 let owner: string;
 let limited: string;
+let rb: RegisterBSimulator;
 const BASE = '/api/back-office/register-c';
 const DENIED = [403, 'Unauthorized: Insufficient permissions'];
 
 beforeAll(async () => {
-  api = await createTestApi({ env: { INTEGRATION_TOKEN_KEY: 'c'.repeat(64) } });
+  rb = startRegisterBSimulator({ apiToken: 'rc-grant-rb-token' });
+  api = await createTestApi({
+    env: {
+      INTEGRATION_TOKEN_KEY: 'c'.repeat(64),
+      REGISTER_B_API_URL: rb.url,
+      REGISTER_B_API_TOKEN: 'rc-grant-rb-token',
+      // register-c's connect flow is configured (its start answers the authorize URL).
+      OAUTH_STATE_SECRET: 'rc-grant-state-secret-0123456789abcdef',
+      REGISTER_C_OAUTH_URL: 'http://127.0.0.1:9/register-c-oauth',
+      REGISTER_C_CLIENT_ID: 'rc-grant-client',
+      REGISTER_C_CLIENT_SECRET: 'rc-grant-client-secret',
+      REGISTER_C_OAUTH_REDIRECT_URI: 'https://backoffice.example.test/integrations/register-c',
+    },
+  });
   m = await api.seed('rc-grant');
   owner = await api.ownerToken(m);
   limited = await limitedUserToken(api, m, ['MANAGE_INTEGRATION_SETTINGS'], [m.locations[1]!.id]);
@@ -31,6 +46,7 @@ afterAll(async () => {
   await api.deps.db.deleteFrom('register_c_mappings').where('merchant_id', '=', m.merchant.id).execute();
   await api.deps.db.deleteFrom('integration_connections').where('merchant_id', '=', m.merchant.id).execute();
   await api.close();
+  await rb.stop();
 });
 
 const mappingOf = (loc: string) =>
@@ -77,5 +93,18 @@ describe('register-c mappings: the location grant', () => {
     // The owner passes the gate (no register-b connection here: the use case answers).
     const o = await api.call('PUT', '/api/back-office/register-b/location-mappings', { token: owner, body: { mappings: [] } });
     expect(o.status).not.toBe(403);
+  });
+
+  test("connecting the merchant's register-c or register-b account (which replaces it and drops every location's mappings) needs every location", async () => {
+    const start = await api.call('POST', `${BASE}/oauth`, { token: limited });
+    expect([start.status, start.body?.message]).toEqual(DENIED);
+    expect((await api.call('POST', `${BASE}/oauth`, { token: owner })).status).toBe(200);
+
+    const account = `rb-grant-${crypto.randomUUID()}`;
+    const linkCode = rb.addAccount(account).linkCode;
+    const r = await api.call('POST', '/api/back-office/register-b', { token: limited, body: { account_id: account, link_code: linkCode } });
+    expect([r.status, r.body?.message]).toEqual(DENIED);
+    expect(await api.deps.db.selectFrom('integration_connections').select('id').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-b').execute()).toEqual([]);
+    expect((await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account, link_code: linkCode } })).status).toBe(200);
   });
 });
