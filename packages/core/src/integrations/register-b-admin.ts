@@ -44,9 +44,12 @@ async function proveAccount(client: RegisterBClient | null, accountId: string, l
  * in the same commit. Branch ids, relation numbers and product ids are the account's own (relation numbers
  * count from the same start in every account), so a link kept across the change would name a stranger's
  * record in the new account: orders placed at its branch, loyalty points credited to its relation, its
- * products written over our items. Our items and customers stay (unlinked); a sync of the new account links anew.
+ * products written over our items; its probed capabilities and live-inventory switch go too. Our items and
+ * customers stay (unlinked); a sync of the new account links anew.
  */
 async function dropAccountLinks(trx: Transaction<CentralTables>, merchant: { id: string; tenant_database: string }, connectionId: string): Promise<void> {
+  // The probed capabilities and the live-inventory switch were the old account's too (probe the new one).
+  await trx.updateTable('integration_connections').set({ settings: JSON.stringify({}) }).where('id', '=', connectionId).execute();
   await trx.deleteFrom('register_b_mappings').where('merchant_id', '=', merchant.id).where('connection_id', '=', connectionId).execute();
   const tenant = (trx as unknown as Transaction<TenantTables>).withSchema(merchant.tenant_database);
   await tenant.deleteFrom('register_b_relations').execute();

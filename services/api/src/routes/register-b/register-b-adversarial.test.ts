@@ -151,6 +151,8 @@ describe('register-b: another account replaces the connection', () => {
     expect((await api.call('PUT', R('/location-mappings'), { token: tok, body: { mappings: [{ location_id: sw.locations[0]!.id, branch_id: 'br-1' }] } })).status).toBe(200);
     expect((await api.call('POST', R('/start-sync'), { token: tok })).status).toBe(200);
     expect((await api.call('POST', R('/relations/sync'), { token: tok })).status).toBe(200);
+    expect((await api.call('POST', R('/probe-capabilities'), { token: tok })).status).toBe(200);
+    expect((await api.call('POST', R('/toggle-live-inventory'), { token: tok, body: { enabled: true } })).status).toBe(200);
     const tdb = tenantOf(api, sw);
     const ann = await tdb.selectFrom('register_b_relations').select('customer_id').where('relation_number', '=', 'R1').executeTakeFirstOrThrow();
     const soup = await tdb.selectFrom('register_b_items').select('item_id').where('product_id', '=', 'p-1').executeTakeFirstOrThrow();
@@ -159,6 +161,9 @@ describe('register-b: another account replaces the connection', () => {
     expect(await api.deps.db.selectFrom('register_b_mappings').selectAll().where('merchant_id', '=', sw.merchant.id).execute()).toEqual([]);
     expect(await tdb.selectFrom('register_b_relations').selectAll().execute()).toEqual([]);
     expect(await tdb.selectFrom('register_b_items').selectAll().execute()).toEqual([]);
+    // The old account's probed capabilities and live-inventory switch are not the new account's.
+    const conn = await api.deps.db.selectFrom('integration_connections').select('settings').where('merchant_id', '=', sw.merchant.id).where('provider', '=', 'register-b').executeTakeFirstOrThrow();
+    expect(conn.settings).toEqual({});
     // The new account's R1 is not our Ann; our customer and item stay, unlinked and unchanged.
     const relations = await api.call('GET', R('/relations'), { token: tok });
     expect(relations.body.data).toEqual([expect.objectContaining({ number: 'R1', name: 'Stranger New', customer_id: null })]);
