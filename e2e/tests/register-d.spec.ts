@@ -23,13 +23,13 @@ test('register-d: connect a site, test it, push the menu, disconnect', async ({ 
   expect((await before.json()).data).toMatchObject({ provider: vendor, connected: false, status: 'disconnected', site_id: null, sync_time: null });
   expect((await before.json()).data.sync_timezone).toEqual(expect.any(String));
   // An unknown site is the caller's mistake; nothing is connected.
-  const unknown = await request.post(base, { headers: owner, data: { site_id: 'no-such-site' } });
+  const unknown = await request.post(base, { headers: owner, data: { site_id: 'no-such-site', link_code: 'LINK-no-such-site' } });
   expect(unknown.status()).toBe(422);
   expect((await unknown.json()).errors).toEqual({ site_id: ['The site could not be found at register-d.'] });
   // A vendor word the platform does not serve is a 404.
   expect((await request.get(`/api/back-office/register-d/vendor-zz/${location}`, { headers: owner })).status()).toBe(404);
 
-  const connected = await request.post(base, { headers: owner, data: { site_id: site, sync_time: '04:30' } });
+  const connected = await request.post(base, { headers: owner, data: { site_id: site, link_code: `LINK-${site}`, sync_time: '04:30' } });
   expect(connected.status()).toBe(200);
   expect((await connected.json()).data).toMatchObject({ connected: true, status: 'active', site_id: site, sync_time: '04:30', enable_auto_sync: true });
   expect(await siteAtTransport()).toMatchObject({ id: site, linked_ref: location });

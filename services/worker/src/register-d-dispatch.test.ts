@@ -49,7 +49,7 @@ beforeAll(async () => {
   loc = m.locations[0]!.id;
   // Connected as the back office does it: the site checked and linked to our location at the transport.
   const client = new RegisterDClient({ baseUrl: sim.url, apiToken: TOKEN });
-  await saveRegisterD(env.handle.db, () => client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: loc, vendor: 'vendor-b' }, { site_id: SITE }, new Date());
+  await saveRegisterD(env.handle.db, () => client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: loc, vendor: 'vendor-b' }, { site_id: SITE, link_code: sim.site('vendor-b', SITE)!.linkCode }, new Date());
   worker = await startDispatchWorker(env, prefix, providers(), registers());
 }, 60_000);
 afterAll(async () => {

@@ -43,7 +43,7 @@ describe('register-d sync runner', () => {
     const loc = m.locations[0]!.id;
     const scope = { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: loc, vendor: 'vendor-a' };
     const client = new RegisterDClient({ baseUrl: sim.url, apiToken: TOKEN });
-    await saveRegisterD(env.handle.db, () => client, scope, { site_id: 'wd-1' }, new Date());
+    await saveRegisterD(env.handle.db, () => client, scope, { site_id: 'wd-1', link_code: sim.site('vendor-a', 'wd-1')!.linkCode }, new Date());
     const conn = await env.handle.db.selectFrom('integration_connections').select(['id', 'provider']).where('merchant_id', '=', m.merchant.id).executeTakeFirstOrThrow();
     expect(conn.provider).toBe('register-d:vendor-a');
     const target = { connectionId: conn.id, merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, provider: conn.provider, locationId: loc };

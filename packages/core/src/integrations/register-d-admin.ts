@@ -117,22 +117,30 @@ export async function registerDStatus(db: CentralDb, scope: RegisterDScope): Pro
   };
 }
 
+export const LINK_CODE_REQUIRED = 'The link code field is required.';
+export const LINK_CODE_INVALID = 'The link code is not valid for this register-d site.';
+
 /**
- * `POST /register-d/{provider}/{locationId}`: initiate (with `site_id`) or save the settings and the
+ * `POST /register-d/{provider}/{locationId}`: initiate (with `site_id` and the site's `link_code`, checked at
+ * the transport: missing or wrong is a 422 on `link_code`) or save the settings and the
  * auto-sync schedule. Without an active connection `site_id` is required. The site is checked at the
  * transport (unknown: 422 on `site_id`) and linked to our location id there; a site connected to another
  * merchant or location here, or another register-d vendor active at this location, is a 409. Everything
  * is validated before anything is written; a refused request writes nothing. Answers the new status.
  */
-export async function saveRegisterD(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, body: AutoSyncPayload & { site_id?: string }, now: Date): Promise<RegisterDStatus> {
-  const { site_id: siteId, ...schedule } = body;
+export async function saveRegisterD(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, body: AutoSyncPayload & { site_id?: string; link_code?: string }, now: Date): Promise<RegisterDStatus> {
+  const { site_id: siteId, link_code: linkCode, ...schedule } = body;
   validateAutoSyncPayload(schedule, { platformA: false });
   const existing = await connectionOf(db, scope);
   const active = existing?.status === 'active' ? existing : null;
   if (!active && siteId === undefined) throw errors.field('site_id', 'The site id field is required.');
   let connectionId = active?.id ?? null;
 
-  if (siteId !== undefined && !(active && active.external_ref === siteId)) connectionId = await connectSite(db, client, scope, siteId, now);
+  if (siteId !== undefined && !(active && active.external_ref === siteId)) {
+    // One transport token reaches every site: linking one (first, another, or again) takes its owner's code.
+    if (linkCode === undefined) throw errors.field('link_code', LINK_CODE_REQUIRED);
+    connectionId = await connectSite(db, client, scope, siteId, linkCode, now);
+  }
 
   if (schedule.sync_time !== undefined || schedule.sync_timezone !== undefined) {
     await writeAutoSync(db, targetOf(scope, connectionId!), schedule, now);
@@ -147,7 +155,7 @@ export async function saveRegisterD(db: CentralDb, client: () => RegisterDClient
  * or two connects of one location at once end with one winner; the other is 409 `integration_taken` or
  * `integration_busy`. Answers the connection id.
  */
-async function connectSite(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, siteId: string, now: Date): Promise<string> {
+async function connectSite(db: CentralDb, client: () => RegisterDClient, scope: RegisterDScope, siteId: string, linkCode: string, now: Date): Promise<string> {
   const provider = registerDProvider(scope.vendor);
   const claim: ConnectClaim = { provider, externalRef: siteId, merchantId: scope.merchant.id, locationId: scope.locationId, group: REGISTER_D };
   await claimConnection(db, claim, LABEL, now);
@@ -168,8 +176,9 @@ async function connectSite(db: CentralDb, client: () => RegisterDClient, scope: 
     if (otherVendor) throw errors.conflict(`This location is already connected to register-d through ${otherVendor.provider.slice(REGISTER_D.length + 1)}.`, { reason: 'integration_taken' });
     try {
       await client().getSite(scope.vendor, siteId);
-      site = await client().linkSite(scope.vendor, siteId, scope.locationId);
+      site = await client().linkSite(scope.vendor, siteId, scope.locationId, linkCode);
     } catch (e) {
+      if (e instanceof ProviderError && e.kind === 'http' && e.status === 403 && e.code === 'invalid_link_code') throw errors.field('link_code', LINK_CODE_INVALID);
       providerFailure(e, 'site_id');
     }
   } catch (e) {

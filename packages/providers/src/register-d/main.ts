@@ -8,7 +8,8 @@ const vendors = (process.env.REGISTER_D_VENDORS ?? 'vendor-a,vendor-b').split(',
 const sim = startRegisterDSimulator({ port: portFrom('REGISTER_D_SIM_PORT'), apiToken: requireEnv('REGISTER_D_API_TOKEN'), vendors });
 for (const entry of (process.env.REGISTER_D_SIM_SITES ?? '').split(',').filter(Boolean)) {
   const [vendor, site] = entry.trim().split(':');
-  if (vendor && site) sim.addSite(vendor, site);
+  // Its link code is `LINK-<site id>` (what dev and e2e connect it with).
+  if (vendor && site) sim.addSite(vendor, site, undefined, { linkCode: `LINK-${site}` });
 }
 console.log(`register-d simulator listening on ${sim.url}`);
 stopOnSignal(() => sim.stop());

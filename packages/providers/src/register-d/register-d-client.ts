@@ -99,9 +99,9 @@ export class RegisterDClient {
     return this.call('GET', RegisterDClient.site(vendor, siteId), RegisterDSite);
   }
 
-  /** Links the vendor's site to `externalRef` (our location id), so the vendor knows whose menu it gets. */
-  linkSite(vendor: string, siteId: string, externalRef: string): Promise<RegisterDSite> {
-    return this.call('PUT', `${RegisterDClient.site(vendor, siteId)}/link`, RegisterDSite, { external_ref: externalRef });
+  /** Links the vendor's site to `externalRef` (our location id) with its owner's `linkCode` (403 `invalid_link_code` otherwise), so the vendor knows whose menu it gets. */
+  linkSite(vendor: string, siteId: string, externalRef: string, linkCode: string): Promise<RegisterDSite> {
+    return this.call('PUT', `${RegisterDClient.site(vendor, siteId)}/link`, RegisterDSite, { external_ref: externalRef, link_code: linkCode });
   }
 
   async unlinkSite(vendor: string, siteId: string): Promise<void> {

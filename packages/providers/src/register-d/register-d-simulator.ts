@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { dispatch, jsonBody, route, type Route } from '../shared/sim-server.ts';
 import type { RegisterDMenuItem, RegisterDOrder, RegisterDOrderLine } from './register-d-client.ts';
 
@@ -6,13 +7,16 @@ import type { RegisterDMenuItem, RegisterDOrder, RegisterDOrderLine } from './re
  * of register-d-client.ts): vendors known by word, each with sites; a site can be linked to one
  * external reference, holds the last menu pushed and the orders received (once per order id). Calls carry `Authorization: Bearer <apiToken>`;
  * another token is a 401. `failWith` makes every API call answer that status (a vendor down behind
- * the hub). Control routes (no token): `POST /_sim/vendors/{vendor}/sites` `{id, name?}` adds a site.
+ * the hub). Linking a site takes its `link_code` (403 `invalid_link_code` otherwise). Control routes (no
+ * token): `POST /_sim/vendors/{vendor}/sites` `{id, name?, link_code?}` adds a site.
  */
 export interface RegisterDSimSite {
   id: string;
   vendor: string;
   name: string;
   linkedRef: string | null;
+  /** The code the site's owner copies from the vendor's back office to let an integrator link it (our design). */
+  linkCode: string;
   menu: RegisterDMenuItem[];
   menuPushes: number;
   /** Orders received, in arrival order; a repeated PUT of an order id adds nothing. */
@@ -26,7 +30,7 @@ export interface RegisterDSimulator {
   /** Keyed `${vendor}/${siteId}`. */
   readonly sites: Map<string, RegisterDSimSite>;
   site(vendor: string, id: string): RegisterDSimSite | undefined;
-  addSite(vendor: string, id: string, name?: string): RegisterDSimSite;
+  addSite(vendor: string, id: string, name?: string, opts?: { linkCode?: string }): RegisterDSimSite;
   /** Every API call answers this status (e.g. 503) until set back to null. */
   failWith: number | null;
   stop(): Promise<void>;
@@ -73,9 +77,10 @@ export function startRegisterDSimulator(opts: { port?: number; apiToken: string;
   };
   let orderSeq = 0;
 
-  function addSite(vendor: string, id: string, name = `Site ${id}`): RegisterDSimSite {
+  function addSite(vendor: string, id: string, name = `Site ${id}`, opts: { linkCode?: string } = {}): RegisterDSimSite {
     vendors.add(vendor);
-    const s: RegisterDSimSite = { id, vendor, name, linkedRef: null, menu: [], menuPushes: 0, orders: [], orderPuts: 0 };
+    const linkCode = opts.linkCode ?? `LINK-${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
+    const s: RegisterDSimSite = { id, vendor, name, linkedRef: null, linkCode, menu: [], menuPushes: 0, orders: [], orderPuts: 0 };
     sites.set(key(vendor, id), s);
     return s;
   }
@@ -86,6 +91,10 @@ export function startRegisterDSimulator(opts: { port?: number; apiToken: string;
       const b = await jsonBody(req);
       const ref = b?.external_ref;
       if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200) return problem(422, 'invalid_request', 'external_ref is required (1-200 characters)');
+      // One transport token reaches every site: a site is linked only with its owner's link code.
+      const given = Buffer.from(typeof b?.link_code === 'string' ? b.link_code : '');
+      const expected = Buffer.from(s.linkCode);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return problem(403, 'invalid_link_code', 'The link code is not valid for this site');
       if (s.linkedRef !== null && s.linkedRef !== ref) return problem(409, 'site_linked', 'The site is linked to another reference');
       s.linkedRef = ref;
       return json(200, view(s));
@@ -134,7 +143,7 @@ export function startRegisterDSimulator(opts: { port?: number; apiToken: string;
     route('POST', '/_sim/vendors/:vendor/sites', async (req, p) => {
       const b = await jsonBody(req);
       if (typeof b?.id !== 'string' || b.id.length === 0) return problem(422, 'invalid_request', 'id is required');
-      return json(201, view(addSite(p.vendor!, b.id, typeof b.name === 'string' ? b.name : undefined)));
+      return json(201, view(addSite(p.vendor!, b.id, typeof b.name === 'string' ? b.name : undefined, typeof b.link_code === 'string' ? { linkCode: b.link_code } : {})));
     }),
   ];
 

@@ -18,9 +18,12 @@ describe('register-d client against the transport simulator over HTTP', () => {
   test('site, link, menu push with counts, ping, unlink', async () => {
     expect(await client.getSite('vendor-a', 'site-1')).toEqual({ id: 'site-1', vendor: 'vendor-a', name: 'Centre', linked_ref: null, menu_items: 0 });
     expect(await providerError(client.pushMenu('vendor-a', 'site-1', []))).toMatchObject({ kind: 'http', status: 409, code: 'site_not_linked' });
-    expect(await client.linkSite('vendor-a', 'site-1', 'loc-1')).toEqual({ id: 'site-1', vendor: 'vendor-a', name: 'Centre', linked_ref: 'loc-1', menu_items: 0 });
+    // Without the site owner's link code nothing is linked.
+    expect(await providerError(client.linkSite('vendor-a', 'site-1', 'loc-1', 'LINK-WRONG'))).toMatchObject({ kind: 'http', status: 403, code: 'invalid_link_code' });
+    expect(sim.site('vendor-a', 'site-1')!.linkedRef).toBeNull();
+    expect(await client.linkSite('vendor-a', 'site-1', 'loc-1', sim.site('vendor-a', 'site-1')!.linkCode)).toEqual({ id: 'site-1', vendor: 'vendor-a', name: 'Centre', linked_ref: 'loc-1', menu_items: 0 });
     // Linked to another reference: refused until unlinked.
-    expect(await providerError(client.linkSite('vendor-a', 'site-1', 'loc-2'))).toMatchObject({ kind: 'http', status: 409, code: 'site_linked', message: 'register-d: The site is linked to another reference' });
+    expect(await providerError(client.linkSite('vendor-a', 'site-1', 'loc-2', sim.site('vendor-a', 'site-1')!.linkCode))).toMatchObject({ kind: 'http', status: 409, code: 'site_linked', message: 'register-d: The site is linked to another reference' });
     expect(await client.pushMenu('vendor-a', 'site-1', [{ id: 'i1', name: 'Soup', price: 450, available: true }, { id: 'i2', name: 'Bread', price: 200, available: true }])).toEqual({ items: 2, created: 2, updated: 0, removed: 0 });
     expect(await client.pushMenu('vendor-a', 'site-1', [{ id: 'i1', name: 'Soup', price: 500, available: true }, { id: 'i3', name: 'Tea', price: 250, available: false }])).toEqual({ items: 2, created: 1, updated: 1, removed: 1 });
     expect(sim.site('vendor-a', 'site-1')!.menu).toEqual([{ id: 'i1', name: 'Soup', price: 500, available: true }, { id: 'i3', name: 'Tea', price: 250, available: false }]);
@@ -34,7 +37,7 @@ describe('register-d client against the transport simulator over HTTP', () => {
     expect(await providerError(client.getSite('vendor-z', 'site-1'))).toMatchObject({ kind: 'http', status: 404, code: 'vendor_not_found' });
     expect(await providerError(client.getSite('vendor-b', 'site-1'))).toMatchObject({ kind: 'http', status: 404, code: 'site_not_found' });
     expect(await providerError(new RegisterDClient({ baseUrl: sim.url, apiToken: 'wrong' }).getSite('vendor-a', 'site-1'))).toMatchObject({ kind: 'http', status: 401, code: 'unauthorized' });
-    expect(await providerError(client.linkSite('vendor-a', 'site-1', ''))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_request' });
+    expect(await providerError(client.linkSite('vendor-a', 'site-1', '', sim.site('vendor-a', 'site-1')!.linkCode))).toMatchObject({ kind: 'http', status: 422, code: 'invalid_request' });
     sim.failWith = 503;
     try {
       expect(await providerError(client.ping('vendor-a', 'site-1'))).toMatchObject({ kind: 'http', status: 503, code: 'vendor_unavailable' });
@@ -54,7 +57,7 @@ describe('register-d client against the transport simulator over HTTP', () => {
     };
     expect(await providerError(client.putOrder('vendor-a', 'site-o', 'ord-1', order))).toMatchObject({ kind: 'http', status: 409, code: 'site_not_linked', message: 'register-d: The site is not linked' });
     expect(sim.site('vendor-a', 'site-o')!.orders).toEqual([]);
-    await client.linkSite('vendor-a', 'site-o', 'loc-o');
+    await client.linkSite('vendor-a', 'site-o', 'loc-o', sim.site('vendor-a', 'site-o')!.linkCode);
 
     const first = await client.putOrder('vendor-a', 'site-o', 'ord-1', order);
     expect(first).toEqual({ id: expect.stringMatching(/^rd-ord-\d+$/), order_id: 'ord-1', vendor: 'vendor-a', site_id: 'site-o', status: 'received', ...order, received_at: expect.any(String) });

@@ -160,7 +160,7 @@ beforeAll(async () => {
   registerB = startRegisterBSimulator({ apiToken: 'fuzz-register-b-token' });
   registerB.addAccount('fuzz-rb-account', { linkCode: 'fuzz-rb-link' });
   registerB.addBranch('fuzz-rb-account', 'fuzz-rb-branch');
-  registerD.addSite('vendor-a', 'fuzz-rd-site');
+  registerD.addSite('vendor-a', 'fuzz-rd-site', undefined, { linkCode: 'fuzz-rd-link' });
   // register-c: its OAuth endpoint and API (tokens accepted through introspection), connected below.
   registerCOAuth = startOAuthSimulator({ provider: 'register-c', clientId: 'fuzz-register-c-client', clientSecret: 'fuzz-register-c-secret' });
   registerC = startRegisterCSimulator({ introspect: { url: registerCOAuth.url, clientId: 'fuzz-register-c-client', clientSecret: 'fuzz-register-c-secret' } });
@@ -298,7 +298,7 @@ async function connectRegisters(): Promise<void> {
   };
   await ok('POST', '/api/back-office/register-b', { account_id: 'fuzz-rb-account', link_code: 'fuzz-rb-link' });
   await ok('PUT', '/api/back-office/register-b/location-mappings', { mappings: [{ location_id: loc, branch_id: 'fuzz-rb-branch' }] });
-  await ok('POST', `/api/back-office/register-d/vendor-a/${loc}`, { site_id: 'fuzz-rd-site' });
+  await ok('POST', `/api/back-office/register-d/vendor-a/${loc}`, { site_id: 'fuzz-rd-site', link_code: 'fuzz-rd-link' });
   const started = (await ok('POST', '/api/back-office/register-c/oauth')) as { data: { state: string } };
   const code = registerCOAuth!.issueCode({ accountId: 'fuzz-rc-account', redirectUri: 'https://backoffice.example.test/register-c' });
   const cb = await api.call('GET', `/api/register-c/callback?${new URLSearchParams({ code, state: started.data.state })}`);

@@ -6,6 +6,8 @@ import { rivalMerchants, type RivalMerchants } from '../../testing/rival-merchan
 
 // Requests connecting register-d sites at once (decisions: "Connecting a marketplace store concurrently").
 let sim: RegisterDSimulator;
+/** A site's link code at the transport (what its owner would copy from the vendor's back office). */
+const codeOf = (site: string) => [...sim.sites.values()].find((s) => s.id === site)?.linkCode ?? 'LINK-UNKNOWN';
 let rivals: RivalMerchants;
 let api: TestApi;
 let a: DemoSeedResult;
@@ -35,8 +37,8 @@ describe('register-d: connecting sites at once', () => {
     const outcomes: number[][] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const [ra, rb] = await Promise.all([
-        api.call('POST', url('vendor-a', a.locations[0]!.id), { token: tokA, body: { site_id: `shared-${i}` } }),
-        api.call('POST', url('vendor-a', b.locations[0]!.id), { token: tokB, body: { site_id: `shared-${i}` } }),
+        api.call('POST', url('vendor-a', a.locations[0]!.id), { token: tokA, body: { site_id: `shared-${i}`, link_code: codeOf(`shared-${i}`) } }),
+        api.call('POST', url('vendor-a', b.locations[0]!.id), { token: tokB, body: { site_id: `shared-${i}`, link_code: codeOf(`shared-${i}`) } }),
       ]);
       outcomes.push([ra.status, rb.status].sort());
       expect(ra.status === 409 ? ra : rb).toMatchObject(TAKEN);
@@ -54,8 +56,8 @@ describe('register-d: connecting sites at once', () => {
     const counts: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const answers = await Promise.all([
-        api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: `pair-${i}a` } }),
-        api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: `pair-${i}b` } }),
+        api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: `pair-${i}a`, link_code: codeOf(`pair-${i}a`) } }),
+        api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: `pair-${i}b`, link_code: codeOf(`pair-${i}b`) } }),
       ]);
       for (const r of answers) if (r.status !== 200) expect(r).toMatchObject({ status: 409, body: { message: 'Another register-d site is being connected to this location; try again.', reason: 'integration_busy' } });
       expect(answers.some((r) => r.status === 200)).toBe(true);
@@ -72,8 +74,8 @@ describe('register-d: connecting sites at once', () => {
     const counts: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const answers = await Promise.all([
-        api.call('POST', url('vendor-a', loc), { token: tok, body: { site_id: `third-${i}` } }),
-        api.call('POST', url('vendor-b', loc), { token: tok, body: { site_id: `other-${i}` } }),
+        api.call('POST', url('vendor-a', loc), { token: tok, body: { site_id: `third-${i}`, link_code: codeOf(`third-${i}`) } }),
+        api.call('POST', url('vendor-b', loc), { token: tok, body: { site_id: `other-${i}`, link_code: codeOf(`other-${i}`) } }),
       ]);
       expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
       const loser = answers.find((r) => r.status === 409)!;
@@ -89,7 +91,7 @@ describe('register-d: connecting sites at once', () => {
   test('a disconnect while another vendor is being connected to the location is 409 integration_busy; the site stays connected', async () => {
     const loc = a.locations[0]!.id;
     sim.addSite('vendor-a', 'held-site', 'held-site');
-    expect((await api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: 'held-site' } })).status).toBe(200);
+    expect((await api.call('POST', url('vendor-a', loc), { token: tokA, body: { site_id: 'held-site', link_code: codeOf('held-site') } })).status).toBe(200);
     // vendor-b's connect to this location is under way (the register-d group's claim holds the location).
     const connecting = { provider: 'register-d', external_ref: 'register-d:vendor-b/other-0', merchant_id: a.merchant.id, location_id: loc, claimed_until: new Date(Date.now() + 60_000) };
     await api.deps.db.insertInto('integration_connect_claims').values(connecting).execute();

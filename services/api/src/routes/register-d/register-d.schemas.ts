@@ -13,6 +13,7 @@ export const vendorQuery = t.Object(vendorIdField());
 export const saveBody = t.Object(
   {
     site_id: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "the vendor's store/site id at the register-d transport" })),
+    link_code: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "the site's link code from the vendor's back office (required when connecting a site: 422 when missing or not the site's)" })),
     ...registerCSyncTimeBody.properties,
   },
   { additionalProperties: false },

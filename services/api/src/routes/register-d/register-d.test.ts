@@ -7,6 +7,8 @@ import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
 
 let sim: RegisterDSimulator;
+/** A site's link code at the transport (what its owner would copy from the vendor's back office). */
+const codeOf = (site: string) => [...sim.sites.values()].find((s) => s.id === site)?.linkCode ?? 'LINK-UNKNOWN';
 let api: TestApi;
 let m: DemoSeedResult;
 let other: DemoSeedResult;
@@ -74,7 +76,7 @@ describe('register-d administration', () => {
     const unknown = { status: 404, body: { message: 'Unable to locate the register-d provider you requested.' } };
     for (const [method, path, body] of [
       ['GET', '', undefined],
-      ['POST', '', { site_id: 'rd-1' }],
+      ['POST', '', { site_id: 'rd-1', link_code: codeOf('rd-1') }],
       ['DELETE', '', undefined],
       ['POST', '/sync-menu', undefined],
       ['GET', '/test', undefined],
@@ -85,14 +87,14 @@ describe('register-d administration', () => {
 
   test('422 with nothing written: site_id missing, unknown at the transport, a bad schedule', async () => {
     expect(await api.call('POST', base(), { token: owner, body: {} })).toMatchObject({ status: 422, body: { errors: { site_id: ['The site id field is required.'] } } });
-    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'no-such-site' } })).toMatchObject({ status: 422, body: { errors: { site_id: ['The site could not be found at register-d.'] } } });
+    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'no-such-site', link_code: codeOf('no-such-site') } })).toMatchObject({ status: 422, body: { errors: { site_id: ['The site could not be found at register-d.'] } } });
     // A site of another vendor is unknown for this one.
-    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rb-1' } })).toMatchObject({ status: 422, body: { errors: { site_id: ['The site could not be found at register-d.'] } } });
-    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', sync_time: '07:15', sync_timezone: 'Mars/Base' } })).toMatchObject({
+    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rb-1', link_code: codeOf('rb-1') } })).toMatchObject({ status: 422, body: { errors: { site_id: ['The site could not be found at register-d.'] } } });
+    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', link_code: codeOf('rd-1'), sync_time: '07:15', sync_timezone: 'Mars/Base' } })).toMatchObject({
       status: 422,
       body: { errors: { sync_time: ['The sync time must be a time in HH:MM format with minutes 00 or 30.'], sync_timezone: ['The sync timezone must be a valid timezone.'] } },
     });
-    expect((await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', enable_auto_sync: true } })).status).toBe(422);
+    expect((await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', link_code: codeOf('rd-1'), enable_auto_sync: true } })).status).toBe(422);
     expect(await connections(m.merchant.id)).toEqual([]);
     expect(await schedules(m.merchant.id)).toEqual([]);
     expect(sim.site('vendor-a', 'rd-1')!.linkedRef).toBeNull();
@@ -101,7 +103,7 @@ describe('register-d administration', () => {
   test('the transport down: 503, nothing written', async () => {
     sim.failWith = 503;
     try {
-      expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', sync_time: '07:30' } })).toMatchObject({ status: 503, body: { message: 'register-d could not be reached.' } });
+      expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', link_code: codeOf('rd-1'), sync_time: '07:30' } })).toMatchObject({ status: 503, body: { message: 'register-d could not be reached.' } });
     } finally {
       sim.failWith = null;
     }
@@ -111,7 +113,7 @@ describe('register-d administration', () => {
 
   test('connect with a schedule: the zone defaults to the location\'s own; coverage, menu push, test, settings, site change, disconnect', async () => {
     const at = new Date();
-    const c = await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', sync_time: '7:30' } });
+    const c = await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', link_code: codeOf('rd-1'), sync_time: '7:30' } });
     expect(c.status).toBe(200);
     const connectedAt = c.body.data.connected_at as string;
     expect(new Date(connectedAt).getTime()).toBeGreaterThanOrEqual(at.getTime() - 1000);
@@ -154,14 +156,14 @@ describe('register-d administration', () => {
     expect(s2.body.data).toMatchObject({ site_id: 'rd-1', sync_time: null, sync_timezone: 'Europe/Brussels', enable_auto_sync: false });
 
     // Another site: the old one is let go at the transport; one row, schedule kept.
-    const sw = await api.call('POST', base(), { token: owner, body: { site_id: 'rd-2' } });
+    const sw = await api.call('POST', base(), { token: owner, body: { site_id: 'rd-2', link_code: codeOf('rd-2') } });
     expect(sw.body.data).toMatchObject({ connected: true, site_id: 'rd-2', site_name: 'Station till', sync_timezone: 'Europe/Brussels' });
     expect(sim.site('vendor-a', 'rd-1')!.linkedRef).toBeNull();
     expect(sim.site('vendor-a', 'rd-2')!.linkedRef).toBe(loc);
     expect(await connections(m.merchant.id)).toEqual([{ provider: 'register-d:vendor-a', external_ref: 'rd-2', location_id: loc, status: 'active', settings: { site_name: 'Station till' } }]);
 
     // A second vendor at the same location is refused while the first is live.
-    expect(await api.call('POST', base('vendor-b'), { token: owner, body: { site_id: 'rb-1' } })).toMatchObject({
+    expect(await api.call('POST', base('vendor-b'), { token: owner, body: { site_id: 'rb-1', link_code: codeOf('rb-1') } })).toMatchObject({
       status: 409,
       body: { message: 'This location is already connected to register-d through vendor-a.' },
     });
@@ -179,20 +181,20 @@ describe('register-d administration', () => {
 
   test('a site connected to another merchant is a 409', async () => {
     const otherLoc = other.locations[0]!.id;
-    expect((await api.call('POST', base('vendor-a', otherLoc), { token: otherOwner, body: { site_id: 'rd-3' } })).status).toBe(200);
-    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rd-3' } })).toMatchObject({ status: 409, body: { message: 'This register-d site is already connected elsewhere.' } });
+    expect((await api.call('POST', base('vendor-a', otherLoc), { token: otherOwner, body: { site_id: 'rd-3', link_code: codeOf('rd-3') } })).status).toBe(200);
+    expect(await api.call('POST', base(), { token: owner, body: { site_id: 'rd-3', link_code: codeOf('rd-3') } })).toMatchObject({ status: 409, body: { message: 'This register-d site is already connected elsewhere.' } });
     expect(sim.site('vendor-a', 'rd-3')!.linkedRef).toBe(otherLoc);
   });
 
   test('permissions: status, test and sync-menu need none; POST and DELETE need MANAGE_INTEGRATION_SETTINGS', async () => {
-    expect((await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1' } })).status).toBe(200);
+    expect((await api.call('POST', base(), { token: owner, body: { site_id: 'rd-1', link_code: codeOf('rd-1') } })).status).toBe(200);
     const before = await connections(m.merchant.id);
     const viewer = await makeMember(api, m, ['VIEW_ITEMS'], { allLocations: true });
     expect((await api.call('GET', base(), { token: viewer.token })).status).toBe(200);
     expect((await api.call('GET', `${base()}/test`, { token: viewer.token })).body.data.ok).toBe(true);
     expect((await api.call('POST', `${base()}/sync-menu`, { token: viewer.token })).status).toBe(200);
     const refused = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
-    expect(await api.call('POST', base(), { token: viewer.token, body: { site_id: 'rd-2', sync_time: '09:00' } })).toMatchObject(refused);
+    expect(await api.call('POST', base(), { token: viewer.token, body: { site_id: 'rd-2', link_code: codeOf('rd-2'), sync_time: '09:00' } })).toMatchObject(refused);
     expect(await api.call('DELETE', base(), { token: viewer.token })).toMatchObject(refused);
     expect(await connections(m.merchant.id)).toEqual(before);
     expect(sim.site('vendor-a', 'rd-1')!.linkedRef).toBe(loc);
@@ -209,7 +211,7 @@ describe('register-d administration', () => {
     for (const [method, path, body] of [
       ['GET', '', undefined],
       ['POST', '', { sync_time: null }],
-      ['POST', '', { site_id: 'rd-2' }],
+      ['POST', '', { site_id: 'rd-2', link_code: codeOf('rd-2') }],
       ['DELETE', '', undefined],
       ['POST', '/sync-menu', undefined],
       ['GET', '/test', undefined],
