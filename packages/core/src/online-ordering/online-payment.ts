@@ -14,6 +14,7 @@ import { readPaymentSettings } from '../payments/kiosk-device.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
 import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
+import { providerCheckFlight } from '../payments/provider-check-flight.ts';
 import { runningProvider } from '../payments/running-provider.ts';
 import { slotUsage } from '../payments/order-capacity.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
@@ -427,16 +428,24 @@ const verifiedView = (t: TransactionRow) => ({ transaction_id: t.id, order_no: t
  * (the checkout session's intent, or the intent) are asked at the provider by the capture; the legacy
  * card-b path reads the order's transactions by `orderCode` and captures a pre-authorisation.
  */
-export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, transactionId: string) {
+export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, transactionId: string, admit?: (transactionId: string) => Promise<void>) {
   const sf = await storefrontOf(deps.db, slug);
   // An order placed while the location took online orders is verified even after it stopped taking them.
   const loc = await findLocation(sf.tdb, locationId);
-  let t = await onlineTransaction(sf.tdb, loc.id, transactionId);
-  const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
+  const t = await onlineTransaction(sf.tdb, loc.id, transactionId);
+  // The route's throttle, per client and this order (a request for no order costs nothing).
+  if (admit) await admit(t.id);
   if (t.status === 'Complete') return verifiedView(t);
-  await settleOnlinePayment(deps, sf.tdb, capture, t);
-  t = await loadTransaction(sf.tdb, t.id);
-  return verifiedView(t);
+  const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));
+  // One provider check of the order at a time: verifies sent meanwhile (a polling page, a script)
+  // answer what that check stored, read after it ended; a verify with none in flight asks anew.
+  const read = async () => verifiedView(await loadTransaction(sf.tdb, t.id));
+  return providerCheckFlight(deps.redis, `online_verify_${t.id}`, deps.log, async () => {
+    // Re-read: a check that ended just before this one took the flight may have completed the order.
+    const current = await loadTransaction(sf.tdb, t.id);
+    await settleOnlinePayment(deps, sf.tdb, capture, current);
+    return read();
+  }, read);
 }
 
 export interface SettleOptions {

@@ -97,6 +97,11 @@ export const THROTTLES = {
    */
   onlineStockHold: { name: 'online-stock-hold', limit: 10, windowSeconds: 15 * 60 },
   testPrintDevice: { name: 'test-print-device', limit: 5, windowSeconds: 60 },
+  /**
+   * Storefront verifies (`POST /online-ordering/{slug}/{locationId}/verify-payment`, no token): each may
+   * ask the provider. Per client address and order; 60 a minute lets a page poll once a second.
+   */
+  onlineVerify: { name: 'online-verify', limit: 60, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 
 const throttled = (retryAfter: number) => new AppError('throttled', 'Too Many Attempts.', { extra: { retry_after: retryAfter } });

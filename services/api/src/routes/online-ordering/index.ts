@@ -172,11 +172,14 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     })
     .post('/:slug/:locationId/verify-payment', async (ctx) => {
       await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
-      return { data: await verifyOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body.transaction_id) };
+      // Per client address and order, counted once the order is found (an unknown id asks no provider).
+      const address = deps.throttleAddress(ctx.request, ctx.server);
+      const admit = (transactionId: string) => throttle(deps.redis, deps.env, [[THROTTLES.onlineVerify, `${address}|${transactionId}`]]);
+      return { data: await verifyOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body.transaction_id, admit) };
     }, {
       params: S.SlugLocationParams,
       body: S.VerifyBody,
       response: { 200: S.VerifiedResponse },
-      ...doc('Verify the online payment', 'Asks the provider and captures once (spec 3 "Verification"); answers the transaction status.'),
+      ...doc('Verify the online payment', 'Asks the provider and captures once (spec 3 "Verification"); answers the transaction status. One provider check of an order at a time: a verify sent while one is under way waits for it and answers what it found. Throttle: 60 a minute per client address and order (429 past it).'),
     });
 }
