@@ -102,6 +102,14 @@ export const THROTTLES = {
    * ask the provider. Per client address and order; 60 a minute lets a page poll once a second.
    */
   onlineVerify: { name: 'online-verify', limit: 60, windowSeconds: 60 },
+  /**
+   * Back-office `POST /transactions/{id}/verify-payment-status` (a provider call each) and `retry-sync`
+   * (a register dispatch job each): per transaction, and per signed-in user across transactions.
+   */
+  transactionVerify: { name: 'transaction-verify', limit: 10, windowSeconds: 60 },
+  transactionVerifyUser: { name: 'transaction-verify-user', limit: 60, windowSeconds: 60 },
+  transactionRetrySync: { name: 'transaction-retry-sync', limit: 5, windowSeconds: 60 },
+  transactionRetrySyncUser: { name: 'transaction-retry-sync-user', limit: 30, windowSeconds: 60 },
 } as const satisfies Record<string, ThrottleRule>;
 
 const throttled = (retryAfter: number) => new AppError('throttled', 'Too Many Attempts.', { extra: { retry_after: retryAfter } });

@@ -71,16 +71,27 @@ export function transactionRoutes(deps: ApiDeps) {
     )
     .post(
       '/:id/retry-sync',
-      async ({ tenant, access, params }) => {
-        await retryRegisterSync(tenant.db, tenant.merchant.tenant_database, await loadVisibleTransaction(tenant.db, await access(), params.id));
+      async ({ auth, tenant, access, params }) => {
+        const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
+        // Each call queues a dispatch job: per transaction and per user (a 404 counts nothing).
+        await throttle(deps.redis, deps.env, [
+          [THROTTLES.transactionRetrySync, `${tenant.merchant.id}:${t.id}`],
+          [THROTTLES.transactionRetrySyncUser, auth.userId],
+        ]);
+        await retryRegisterSync(tenant.db, tenant.merchant.tenant_database, t);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again. Throttled (429 `Too Many Attempts.`): 5 a minute per transaction, 30 a minute per user.') },
     )
     .post(
       '/:id/verify-payment-status',
-      async ({ tenant, access, params }) => {
+      async ({ auth, tenant, access, params }) => {
         const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
+        // Each call may ask a provider: per transaction and per user (a 404 counts nothing).
+        await throttle(deps.redis, deps.env, [
+          [THROTTLES.transactionVerify, `${tenant.merchant.id}:${t.id}`],
+          [THROTTLES.transactionVerifyUser, auth.userId],
+        ]);
         const verified = await verifyTransactionPayment({ db: deps.db, tdb: tenant.db, tenantDatabase: tenant.merchant.tenant_database, redis: deps.redis, providers: deps.payments, log: deps.log, now: () => deps.clock.now() }, t.id);
         return { data: transactionView(verified) };
       },
@@ -88,7 +99,7 @@ export function transactionRoutes(deps: ApiDeps) {
         params: S.IdParams,
         response: { 200: S.TransactionResponse },
         transform: [permission('VIEW_TRANSACTIONS')],
-        ...doc('Recheck the payment at the provider and settle if paid', 'VIEW_TRANSACTIONS', 'Captures exactly once (the same capture as the kiosk and the webhooks). An online order is settled as the storefront\'s verify settles it (a card-b pre-authorisation captured first, a platform-a card attempt whose answer was lost sent again as it was); a kiosk one is polled in turn with its starts and cancels (409 `payment_starting` while one runs). A complete one answers without a provider call.'),
+        ...doc('Recheck the payment at the provider and settle if paid', 'VIEW_TRANSACTIONS', 'Captures exactly once (the same capture as the kiosk and the webhooks). An online order is settled as the storefront\'s verify settles it (a card-b pre-authorisation captured first, a platform-a card attempt whose answer was lost sent again as it was); a kiosk one is polled in turn with its starts and cancels (409 `payment_starting` while one runs). A complete one answers without a provider call. Throttled (429 `Too Many Attempts.`): 10 a minute per transaction, 60 a minute per user.'),
       },
     )
     .delete(
