@@ -67,6 +67,12 @@ export const TABLE_ORDER_NOT_SCHEDULED = 'A table order is served now; it cannot
 export const TABLE_ORDER_DINING_OPTION = 'A table order is served at its table; it takes no dining option.';
 /** The dining option stored on a table QR order. */
 export const TABLE_DINING_OPTION = 'Dine In';
+/**
+ * A storefront order still `Pending` this long after it was stored was orphaned by its request (the
+ * process died before or while starting its payment): longer than any start takes (a provider call
+ * gives up after 15 s; the start lock is held 30 s without renewal).
+ */
+export const ORPHANED_START_MS = 60_000;
 /** Farther than this from now, a `scheduled_for` is no slot. */
 const SCHEDULE_HORIZON_MS = 400 * 86_400_000;
 
@@ -289,11 +295,31 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     }
     throw e;
   }
+  return startStoredPayment(deps, sf, slug, loc.id, id, { method, localDebitCheckout: method === 'local_debit' && !settings.local_debit_intent, tenantDatabase });
+}
+
+/**
+ * Starts the payment of an order stored `Pending` (spec 3 "Online ordering payment creation" rules),
+ * one start of the order at a time (`withPaymentStartLock`): a request resuming an order whose first
+ * request died meets a first request that is merely slow in turn, never beside it. An order no longer
+ * `Pending` when the lock is taken (the other start finished) answers as a retry does.
+ */
+async function startStoredPayment(deps: OnlinePaymentDeps, sf: Storefront, slug: string, locationId: string, id: string, o: { method: 'card' | 'local_debit'; localDebitCheckout: boolean; tenantDatabase: string }) {
+  return withPaymentStartLock(deps, id, async () => {
   const t = await loadTransaction(sf.tdb, id);
+  if (t.status !== 'Pending' || t.payment_snapshot.is_free === true) return answerStarted(deps, slug, locationId, t, o.method);
+  const key = t.idempotency_key;
+  const tenantDatabase = o.tenantDatabase;
+  const method = o.method;
+  const loc = { id: locationId };
+  const location = await sf.tdb.selectFrom('locations').select('payment_settings').where('id', '=', loc.id).executeTakeFirstOrThrow();
+  const pay = readPaymentSettings(location.payment_settings);
+  // The provider stamped when the order was stored (a resumed order keeps it).
+  const stamped = t.payment_provider as PaymentProvider;
   const base = { transaction_id: t.id, order_no: t.order_no, total: t.total, currency: deps.providers.currency };
 
-  // Rule 1: free, or a location in payment test mode: a synthetic snapshot, verification after the response.
-  if (t.total === 0 || pay.test_mode) {
+  // Rule 1: free, or a location in payment test mode (as the order was stored): a synthetic snapshot, verification after the response.
+  if (t.total === 0 || t.is_test) {
     await sf.tdb.updateTable('transactions').set({ payment_snapshot: JSON.stringify({ ...tableQrOf(t.payment_snapshot), idempotency_key: key, id: `free_${t.id}`, is_free: true }), is_free: t.total === 0 }).where('id', '=', t.id).execute();
     setTimeout(() => {
       capturePayment(captureDeps(deps, sf, tenantDatabase), t.id, { kind: 'free' }).catch((e) => deps.log.error('online free-order verification failed', { transaction_id: t.id, err: e }));
@@ -314,7 +340,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
         break;
       }
       case 'card-a': {
-        ({ snapshot, payment } = await startCardA(deps, t, slug, loc.id, method, method === 'local_debit' && !settings.local_debit_intent));
+        ({ snapshot, payment } = await startCardA(deps, t, slug, loc.id, method, o.localDebitCheckout));
         break;
       }
       case 'card-b': {
@@ -349,6 +375,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify({ ...tableQrOf(t.payment_snapshot), ...snapshot }), updated_at: deps.now() }).where('id', '=', t.id).execute();
   });
   return { ...base, provider, payment };
+  });
 }
 
 /**
@@ -390,13 +417,30 @@ async function startCardA(deps: OnlinePaymentDeps, t: TransactionRow, slug: stri
  * The answer to a retried storefront request (the same `Idempotency-Key` at the location): the order
  * the first request created, with its payment as that request answered it. null when the key is new.
  * The key with another body (or another customer) is 409 `idempotency_key_reused`; while the first
- * request has not started its payment yet, 409 `request_in_progress`.
+ * request has not started its payment yet, 409 `request_in_progress`, and once that order is older than
+ * `ORPHANED_START_MS` (its request died) the retry starts its payment.
  */
 async function replayRequest(deps: OnlinePaymentDeps, sf: Storefront, slug: string, locationId: string, key: string, hash: string, input: OnlinePaymentInput) {
   const row = await sf.tdb.selectFrom('transactions').select(['id', 'request_hash']).where('location_id', '=', locationId).where('request_key', '=', key).executeTakeFirst();
   if (!row) return null;
   if (row.request_hash !== hash) throw errors.conflict(REQUEST_KEY_REUSED, { reason: 'idempotency_key_reused' });
   const t = await loadTransaction(sf.tdb, row.id);
+  const method = input.payment_method ?? 'card';
+  // An order left `Pending` longer than any start takes: the request that stored it died before its
+  // payment started (or while it ran). The retry starts it for that same order.
+  if (t.status === 'Pending' && t.payment_snapshot.is_free !== true && deps.now().getTime() - t.created_at.getTime() >= ORPHANED_START_MS) {
+    const { settings } = await readSettings(sf.tdb, locationId, 'online_ordering');
+    deps.log.warn('online payment: resuming an order whose first request never started its payment', { transaction_id: t.id });
+    return startStoredPayment(deps, sf, slug, locationId, t.id, { method, localDebitCheckout: method === 'local_debit' && !settings.local_debit_intent, tenantDatabase: await tenantDatabaseOf(deps.db, sf.merchant.id) });
+  }
+  return answerStarted(deps, slug, locationId, t, method);
+}
+
+/**
+ * The answer of an order whose payment started, as its first request answered it. 409
+ * `request_in_progress` while it has not started yet.
+ */
+async function answerStarted(deps: OnlinePaymentDeps, slug: string, locationId: string, t: TransactionRow, method: 'card' | 'local_debit') {
   const base = { transaction_id: t.id, order_no: t.order_no, total: t.total, currency: deps.providers.currency };
   const s = t.payment_snapshot;
   if (s.is_free === true) return { ...base, provider: null, payment: { id: `free_${t.id}`, is_free: true } };
@@ -407,10 +451,11 @@ async function replayRequest(deps: OnlinePaymentDeps, sf: Storefront, slug: stri
     case 'card-b':
       return { ...base, provider: 'card-b' as const, payment: { orderCode: String(s.orderCode), redirectUrl: String(s.redirectUrl) } };
     case 'card-a': {
-      const started = await startCardA(deps, t, slug, locationId, input.payment_method ?? 'card', typeof s.sessionId === 'string').catch(providerFailure);
+      const started = await startCardA(deps, t, slug, locationId, method, typeof s.sessionId === 'string').catch(providerFailure);
       return { ...base, provider: 'card-a' as const, payment: started.payment };
     }
   }
+  throw errors.conflict(REQUEST_IN_PROGRESS, { reason: 'request_in_progress' });
 }
 
 async function onlineTransaction(tdb: TenantDb, locationId: string, transactionId: string): Promise<TransactionRow> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { REQUEST_IN_PROGRESS, REQUEST_KEY_INVALID, REQUEST_KEY_REUSED } from '@pos/domain';
@@ -119,5 +120,65 @@ describe('Idempotency-Key on the storefront payment', () => {
     expect(again.body).toEqual(first.body);
     expect(again.body.data.payment).toEqual({ orderCode: expect.any(String), redirectUrl: expect.stringContaining(first.body.data.payment.orderCode) });
     expect(await txCount(apiB, b)).toBe(before);
+  });
+});
+
+describe('an Idempotency-Key whose order was left Pending (the request died before its payment started)', () => {
+  /** Puts an order back as a request that died after storing it leaves it, stored `ageMs` ago. */
+  const orphan = (api: TestApi, m: DemoSeedResult, id: string, ageMs: number) =>
+    bindTenant(api.deps.db, m.merchant.tenant_database)
+      .updateTable('transactions')
+      .set({ status: 'Pending', payment_snapshot: sql`jsonb_build_object('idempotency_key', idempotency_key)`, created_at: new Date(Date.now() - ageMs) })
+      .where('id', '=', id)
+      .execute();
+  const snapshotOf = async (api: TestApi, m: DemoSeedResult, id: string) =>
+    bindTenant(api.deps.db, m.merchant.tenant_database).selectFrom('transactions').select(['status', 'payment_snapshot']).where('id', '=', id).executeTakeFirstOrThrow();
+
+  test('card-a: while young, 409 request_in_progress; after a minute the retry starts the same order (card-a answers its intent again), one order', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const body = { lines: [{ item_id: a.items[0]!.id, qty: 1 }] };
+    const first = await payA(body, { 'idempotency-key': key }, ip);
+    const id = first.body.data.transaction_id;
+    await orphan(apiA, a, id, 5_000);
+    const young = await payA(body, { 'idempotency-key': key }, ip);
+    expect([young.status, young.body.reason]).toEqual([409, 'request_in_progress']);
+    await orphan(apiA, a, id, 61_000);
+    const resumed = await payA(body, { 'idempotency-key': key }, ip);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toEqual(first.body);
+    expect(await rowsOfKey(key)).toEqual([{ id, status: 'Awaiting Payment', request_key: key }]);
+    expect((await snapshotOf(apiA, a, id)).payment_snapshot).toMatchObject({ provider: 'card-a', id: first.body.data.payment.id });
+    // Started: the next retry answers it as any retry.
+    expect((await payA(body, { 'idempotency-key': key }, ip)).body).toEqual(first.body);
+  });
+
+  test('card-b: the retry of an orphaned order creates its card-b order, stored on that order; retries answer it', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const pay = () => apiB.call('POST', `/api/online-ordering/${b.merchant.slug}/${b.online_ordering.location_id}/payment`, { body: { lines: [{ item_id: b.items[0]!.id, qty: 1 }] }, headers: { 'idempotency-key': key }, ip });
+    const first = await pay();
+    const id = first.body.data.transaction_id;
+    await orphan(apiB, b, id, 120_000);
+    const before = await txCount(apiB, b);
+    const resumed = await pay();
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.data).toMatchObject({ transaction_id: id, order_no: first.body.data.order_no, provider: 'card-b' });
+    const stored = await snapshotOf(apiB, b, id);
+    expect(stored.status).toBe('Awaiting Payment');
+    expect(stored.payment_snapshot).toMatchObject({ provider: 'card-b', orderCode: resumed.body.data.payment.orderCode });
+    expect(await txCount(apiB, b)).toBe(before);
+    expect((await pay()).body).toEqual(resumed.body);
+  });
+
+  test('three retries of an orphaned order at once start it once: one card-b order, every answer names it', async () => {
+    const key = freshKey();
+    const ip = someAddress();
+    const pay = () => apiB.call('POST', `/api/online-ordering/${b.merchant.slug}/${b.online_ordering.location_id}/payment`, { body: { lines: [{ item_id: b.items[0]!.id, qty: 2 }] }, headers: { 'idempotency-key': key }, ip });
+    const id = (await pay()).body.data.transaction_id;
+    await orphan(apiB, b, id, 120_000);
+    const answers = await Promise.all([pay(), pay(), pay()]);
+    const stored = await snapshotOf(apiB, b, id);
+    expect(answers.map((r) => [r.status, r.body.data.transaction_id, r.body.data.payment.orderCode])).toEqual(answers.map(() => [200, id, stored.payment_snapshot.orderCode]));
   });
 });
