@@ -8,6 +8,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { disableDeliveryA, enableDeliveryA } from '@pos/core/integrations/delivery-a';
 import { importMarketplaceOrder } from '@pos/core/integrations/marketplace-orders';
+import { addToDailyStats, listSteps } from '@pos/core/payments/post-capture';
 import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
@@ -150,5 +151,49 @@ describe('marketplace order money: goods + fees + tip = what the marketplace col
     const t = await money(order.id);
     expect([t.subtotal, t.discount, t.fees, t.tip_amount, t.total]).toEqual([520, 0, 349, 100, 969]);
     expect(groupsGross(t)).toBe(t.total - t.fees - t.tip_amount);
+  });
+});
+
+describe('a marketplace order cancelled after paying leaves the daily stats (no sale, as in the reports)', () => {
+  beforeAll(() => enableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, { store_id: store, link_code: sim.stores.get(store)!.linkCode, auto_accept_orders: true }, new Date()));
+  // The location's stats over all its days (a day taken back to nothing keeps its row at 0).
+  const statsOf = async (locationId: string) =>
+    (await tdb.selectFrom('daily_stats').select(['transactions', 'total']).where('location_id', '=', locationId).execute()).reduce((a, r) => ({ transactions: a.transactions + r.transactions, total: a.total + Number(r.total) }), { transactions: 0, total: 0 });
+  const stepsOf = async (id: string) => (await listSteps(tdb, id)).filter((s) => s.step.startsWith('daily_stats')).map((s) => [s.step, s.outcome]);
+  const paidOrder = async (qty: number) => {
+    const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: qty, unit_price: 260 }] });
+    expect((await run(order.id)).outcome).toBe('imported');
+    const t = await tdb.selectFrom('transactions').select(['id', 'status', 'total', 'location_id']).where('external_provider', '=', 'delivery-a').where('external_order_id', '=', order.id).executeTakeFirstOrThrow();
+    expect(t.status).toBe('Complete');
+    return { order, t };
+  };
+  const cancel = async (orderId: string) => {
+    sim.orders.orders.get(orderId)!.status = 'CANCELED';
+    await run(orderId);
+    expect((await tdb.selectFrom('transactions').select(['status', 'order_status']).where('external_order_id', '=', orderId).executeTakeFirstOrThrow())).toEqual({ status: 'Complete', order_status: 'Cancelled' });
+  };
+
+  test('counted by the stats job, then cancelled: taken back out once, however often the cancel or the job runs again', async () => {
+    const { order, t } = await paidOrder(3);
+    const before = await statsOf(t.location_id);
+    await addToDailyStats(tdb, t.id); // the post-capture `stats.daily` job
+    expect(await statsOf(t.location_id)).toEqual({ transactions: before.transactions + 1, total: before.total + t.total });
+    await cancel(order.id);
+    expect(await statsOf(t.location_id)).toEqual(before);
+    // The cancellation event again, and the stats job again (a retried job): nothing moves.
+    await run(order.id);
+    await addToDailyStats(tdb, t.id);
+    expect(await statsOf(t.location_id)).toEqual(before);
+    expect(await stepsOf(t.id)).toEqual([['daily_stats', 'ok'], ['daily_stats_undo', 'ok']]);
+  });
+
+  test('cancelled before the stats job ran: the job never counts it', async () => {
+    const { order, t } = await paidOrder(2);
+    const before = await statsOf(t.location_id);
+    await cancel(order.id);
+    await addToDailyStats(tdb, t.id);
+    await cancel(order.id);
+    expect(await statsOf(t.location_id)).toEqual(before);
+    expect(await stepsOf(t.id)).toEqual([['daily_stats', 'skipped']]);
   });
 });

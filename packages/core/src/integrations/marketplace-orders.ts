@@ -7,6 +7,7 @@ import type { MarketplaceProvider } from '@pos/domain/payments/transaction-value
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
 import { capturePayment } from '../payments/capture-payment.ts';
+import { takeOutOfDailyStats } from '../payments/daily-stats-uncount.ts';
 import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
@@ -30,7 +31,8 @@ const ORDER_LOCK_MS = 30_000;
  *   marketplace, which runs the normal post-capture sequence (kitchen documents and tickets, register
  *   dispatch) through the outbox;
  * - cancelled or denied: a transaction not yet captured is `Cancelled`; a captured one keeps its
- *   payment and its `order_status` becomes `Cancelled`.
+ *   payment and its `order_status` becomes `Cancelled`, and it is taken out of the daily stats once
+ *   (`takeOutOfDailyStats`);
  * The marketplace's latest status is kept in `external_status`.
  */
 export interface MarketplaceClient {
@@ -218,6 +220,8 @@ async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDat
       const d = paymentTransition(cur.status, { kind: 'cancel' });
       const change = d.kind === 'accepted' ? { status: d.next } : cur.status === 'Complete' ? { order_status: 'Cancelled' } : {};
       await tx.updateTable('transactions').set({ ...change, external_status: order.status, updated_at: now }).where('id', '=', t.id).execute();
+      // Paid, then cancelled by the marketplace: no sale, so not in the daily stats either (once).
+      if (d.kind !== 'accepted' && cur.status === 'Complete') await takeOutOfDailyStats(tx, t.id);
     });
     return;
   }
