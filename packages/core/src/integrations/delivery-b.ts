@@ -9,6 +9,7 @@ import { marketplaceConnections } from './marketplace-connections.ts';
 import { claimConnection, finishConnectClaim, releaseConnectClaim, type ConnectClaim } from './connect-claims.ts';
 import { merchantDeliveryBStores } from './delivery-b-account.ts';
 import type { TokenKey } from './token-crypto.ts';
+import type { OAuthClientConfig } from '@pos/providers/oauth/oauth-client';
 
 /**
  * delivery-b administration per location (spec 1 "delivery-b"): like delivery-a, the location's
@@ -84,10 +85,10 @@ export async function deliveryBStatus(db: CentralDb, scope: LocationScope): Prom
  * exist at delivery-b and belong to no other merchant or location here (409); delivery-b is told our
  * location id. A previous store of the location is let go at delivery-b and here.
  */
-export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date): Promise<DeliveryBStatus> {
+export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, input: { store_id: string; auto_accept_orders?: boolean }, now: Date, oauth: OAuthClientConfig | null = null): Promise<DeliveryBStatus> {
   // Only a store of the merchant's own delivery-b account (the platform token reaches every merchant's):
   // any other id, or any id before the account is connected, is the unknown store's 422.
-  if (!(await merchantDeliveryBStores(db, client, key, scope.merchant.id)).has(input.store_id)) throw errors.field('store_id', 'The store could not be found at delivery-b.');
+  if (!(await merchantDeliveryBStores(db, client, key, scope.merchant.id, oauth)).has(input.store_id)) throw errors.field('store_id', 'The store could not be found at delivery-b.');
   const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
   await claimConnection(db, claim, LABEL, now);
   const existing = await connectionOf(db, scope);
@@ -113,9 +114,9 @@ export async function connectDeliveryBStore(db: CentralDb, client: DeliveryBClie
 }
 
 /** select-store: only once enabled; otherwise the integration is a 404. */
-export async function selectDeliveryBStore(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, storeId: string, now: Date): Promise<DeliveryBStatus> {
+export async function selectDeliveryBStore(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, storeId: string, now: Date, oauth: OAuthClientConfig | null = null): Promise<DeliveryBStatus> {
   await activeConnection(db, scope);
-  return connectDeliveryBStore(db, client, key, scope, { store_id: storeId }, now);
+  return connectDeliveryBStore(db, client, key, scope, { store_id: storeId }, now, oauth);
 }
 
 /** Disables: delivery-b is told first (an unknown store there is fine), then the connection is marked disabled. */
@@ -143,9 +144,9 @@ export async function deliveryBConfiguration(db: CentralDb, scope: LocationScope
  * this location; none before an account is connected. A store held by another merchant's connection
  * (active or disabled: it is theirs to connect again, 409 for anyone else) is still left out.
  */
-export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope): Promise<{ id: string; name: string; selected: boolean }[]> {
+export async function deliveryBStoreList(db: CentralDb, client: DeliveryBClient, key: TokenKey | null, scope: LocationScope, oauth: OAuthClientConfig | null = null): Promise<{ id: string; name: string; selected: boolean }[]> {
   const c = await connectionOf(db, scope);
-  const stores = [...(await merchantDeliveryBStores(db, client, key, scope.merchant.id))].map(([id, name]) => ({ id, name }));
+  const stores = [...(await merchantDeliveryBStores(db, client, key, scope.merchant.id, oauth))].map(([id, name]) => ({ id, name }));
   const ids = [...new Set(stores.map((s) => s.id))];
   const held =
     ids.length === 0

@@ -101,3 +101,9 @@ async function refreshUnderLease(db: CentralDb, oauth: OAuthClientConfig, key: T
   }
   return tokens.accessToken;
 }
+
+/**
+ * The same refresh for any connection row holding OAuth tokens (`integration_connections`): nothing in
+ * it is register-c's but the name. delivery-b's account uses it (`merchantDeliveryBStores`).
+ */
+export const refreshConnectionToken = refreshRegisterCToken;

@@ -49,6 +49,8 @@ export interface OAuthSimulator {
   readonly tokenRequests: readonly string[];
   /** The refresh token answers `invalid_grant` from now on (the user revoked the app). */
   revokeRefreshToken(refreshToken: string): void;
+  /** The access token is introspected as inactive from now on (it expired): a provider API simulator refuses it. */
+  expireAccessToken(accessToken: string): void;
   /** Refresh requests wait (after being counted in `tokenRequests`) until `release` is called: a slow token endpoint. */
   holdRefreshes(): { release(): void };
   stop(): Promise<void>;
@@ -63,6 +65,7 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
   let refreshGate: Promise<void> | null = null;
   // Refresh token -> its account; spent (rotated) or revoked ones are deleted.
   const refreshTokens = new Map<string, string>();
+  const expired = new Set<string>();
   const random = (prefix: string) => `${prefix}_${opts.provider}_${crypto.randomUUID().replace(/-/g, '')}`;
   const grant = (kind: OAuthIssued['grant'], code: string | null, accountId: string) => {
     const entry = { grant: kind, code, accessToken: random('at'), refreshToken: random('rt'), accountId };
@@ -108,7 +111,7 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
     route('POST', '/oauth/introspect', async (req) => {
       const form = new URLSearchParams(await req.text());
       if (form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) return oauthError(401, 'invalid_client', 'Client authentication failed.');
-      const hit = issued.find((i) => i.accessToken === form.get('token'));
+      const hit = expired.has(form.get('token') ?? '') ? undefined : issued.find((i) => i.accessToken === form.get('token'));
       return Response.json(hit ? { active: true, account_id: hit.accountId } : { active: false });
     }),
     route('POST', '/_sim/codes', async (req) => {
@@ -126,6 +129,9 @@ export function startOAuthSimulator(opts: OAuthSimulatorOptions): OAuthSimulator
     tokenRequests,
     revokeRefreshToken: (refreshToken) => {
       refreshTokens.delete(refreshToken);
+    },
+    expireAccessToken: (accessToken) => {
+      expired.add(accessToken);
     },
     holdRefreshes: () => {
       let release!: () => void;

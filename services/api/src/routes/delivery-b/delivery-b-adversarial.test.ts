@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { connectTestDeliveryBAccount } from '@pos/core/integrations/delivery-b-account.test-support';
-import { encryptSecret, parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { decryptSecret, encryptSecret, parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { startOAuthSimulator, type OAuthSimulator } from '@pos/providers/oauth/oauth-simulator';
 import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers/delivery-b/delivery-b-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -115,5 +115,63 @@ describe("delivery-b: another merchant's stores", () => {
       .execute();
     const r = await api.call('GET', `/api/back-office/delivery-b/${none.locations[0]!.id}/store-list`, { token: await api.ownerToken(none) });
     expect(r).toMatchObject({ status: 409, body: { message: 'delivery-b refused the access of the connected account; connect the delivery-b account again.', reason: 'provider_token_rejected' } });
+  });
+});
+
+describe("the delivery-b account's access token is refreshed with its refresh token (as register-c's)", () => {
+  /** A merchant whose account is connected through the real OAuth callback, owning store `store`. */
+  const connectThroughOAuth = async (label: string, store: string) => {
+    const merchant = await api.seed(label);
+    const token = await api.ownerToken(merchant);
+    const account = `acct-${label}-${crypto.randomUUID().slice(0, 6)}`;
+    sim.addStore(store, `Store ${label}`, account);
+    const started = await api.call('POST', `/api/back-office/delivery-b/${merchant.locations[0]!.id}/oauth`, { token });
+    const code = oauth.issueCode({ accountId: account });
+    expect((await api.call('GET', `/api/delivery-b/callback?${new URLSearchParams({ code, state: started.body.data.state })}`)).status).toBe(200);
+    const issued = oauth.issued.find((i) => i.code === code)!;
+    const row = () => api.deps.db.selectFrom('integration_connections').select(['id', 'access_token_encrypted', 'refresh_token_encrypted', 'token_expires_at', 'token_refresh_until']).where('merchant_id', '=', merchant.merchant.id).where('provider', '=', 'delivery-b-account').executeTakeFirstOrThrow();
+    const stored = async () => {
+      const r = await row();
+      return { access: decryptSecret(parseTokenKey(TOKEN_KEY)!, r.access_token_encrypted!), refresh: decryptSecret(parseTokenKey(TOKEN_KEY)!, r.refresh_token_encrypted!), lease: r.token_refresh_until };
+    };
+    return { merchant, token, issued, row, stored, list: () => api.call('GET', `/api/back-office/delivery-b/${merchant.locations[0]!.id}/store-list`, { token }) };
+  };
+  const refreshes = () => oauth.tokenRequests.filter((g) => g === 'refresh_token').length;
+
+  test('an access token delivery-b refuses (expired) is refreshed once and the call answered; the rotated tokens are stored', async () => {
+    const c = await connectThroughOAuth('dbb-refresh-401', 'adv-store-r1');
+    oauth.expireAccessToken(c.issued.accessToken);
+    const before = refreshes();
+    const r = await c.list();
+    expect(r).toMatchObject({ status: 200, body: { data: [{ id: 'adv-store-r1', name: 'Store dbb-refresh-401', selected: false }] } });
+    expect(refreshes()).toBe(before + 1);
+    const fresh = oauth.issued[oauth.issued.length - 1]!;
+    expect(fresh).toMatchObject({ grant: 'refresh_token', accountId: c.issued.accountId });
+    expect(await c.stored()).toEqual({ access: fresh.accessToken, refresh: fresh.refreshToken, lease: null });
+    // The next call uses the stored token: no refresh again.
+    expect((await c.list()).status).toBe(200);
+    expect(refreshes()).toBe(before + 1);
+  });
+
+  test('a token about to expire is refreshed before it is used', async () => {
+    const c = await connectThroughOAuth('dbb-refresh-soon', 'adv-store-r2');
+    await api.deps.db.updateTable('integration_connections').set({ token_expires_at: new Date(Date.now() + 10_000) }).where('id', '=', (await c.row()).id).execute();
+    const before = refreshes();
+    expect((await c.list()).status).toBe(200);
+    expect(refreshes()).toBe(before + 1);
+    const fresh = oauth.issued[oauth.issued.length - 1]!;
+    expect((await c.stored()).access).toBe(fresh.accessToken);
+    expect((await c.row()).token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+  });
+
+  test('a refused refresh (the app revoked) is still the 409 to connect again, tried once, the tokens left as they were', async () => {
+    const c = await connectThroughOAuth('dbb-refresh-revoked', 'adv-store-r3');
+    oauth.expireAccessToken(c.issued.accessToken);
+    oauth.revokeRefreshToken(c.issued.refreshToken);
+    const before = refreshes();
+    const r = await c.list();
+    expect(r).toMatchObject({ status: 409, body: { message: 'delivery-b refused the access of the connected account; connect the delivery-b account again.', reason: 'provider_token_rejected' } });
+    expect(refreshes()).toBe(before + 1);
+    expect(await c.stored()).toEqual({ access: c.issued.accessToken, refresh: c.issued.refreshToken, lease: null });
   });
 });

@@ -22,6 +22,7 @@ import {
 import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { startOAuthFlow } from '@pos/core/integrations/oauth-start';
 import type { ApiDeps } from '../../context.ts';
+import { oauthClientConfig } from '../webhooks/oauth-callbacks.ts';
 import { secured } from '../../plugins/secured.ts';
 import { locationOwner, permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
@@ -43,6 +44,8 @@ export function deliveryBRoutes(deps: ApiDeps) {
   };
   const scope = (tenant: TenantContext, locationId: string): LocationScope => ({ merchant: tenant.merchant, locationId });
   const tokenKey = parseTokenKey(deps.config.INTEGRATION_TOKEN_KEY);
+  // delivery-b's token endpoint: the account's access token is refreshed with it (absent: never refreshed).
+  const tokenEndpoint = oauthClientConfig(deps.config, 'delivery-b');
   const oauth = { oauthUrl: deps.config.DELIVERY_B_OAUTH_URL ?? null, clientId: deps.config.DELIVERY_B_CLIENT_ID ?? null, redirectUri: deps.config.DELIVERY_B_OAUTH_REDIRECT_URI ?? null, stateSecret: deps.config.OAUTH_STATE_SECRET ?? null };
   const mis = [locationOwner(), permission(MIS, 'locationId')];
   const now = () => deps.clock.now();
@@ -57,7 +60,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       response: { 200: S.statusResponse },
       detail: { tags, summary: 'delivery-b status of a location' },
     })
-    .post('/:locationId', async ({ tenant, params, body }) => ok(await connectDeliveryBStore(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), body, now())), {
+    .post('/:locationId', async ({ tenant, params, body }) => ok(await connectDeliveryBStore(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), body, now(), tokenEndpoint)), {
       transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
@@ -72,7 +75,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       response: { 200: S.statusWriteResponse },
       detail: { tags, summary: 'Disable delivery-b for a location; permission MANAGE_INTEGRATION_SETTINGS' },
     })
-    .post('/:locationId/select-store', async ({ tenant, params, body }) => ok(await selectDeliveryBStore(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), body.store_id, now())), {
+    .post('/:locationId/select-store', async ({ tenant, params, body }) => ok(await selectDeliveryBStore(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), body.store_id, now(), tokenEndpoint)), {
       transform: mis,
       params: S.locationParams,
       query: S.vendorQuery,
@@ -91,7 +94,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
         description: "Answers delivery-b's authorize URL with a signed state (10 minutes, used once) for `/delivery-b/callback`, which stores the account (not a store). The store list and enable/select-store then offer the account's stores only. 503 while DELIVERY_B_OAUTH_URL, DELIVERY_B_CLIENT_ID, DELIVERY_B_OAUTH_REDIRECT_URI or OAUTH_STATE_SECRET is unset.",
       },
     })
-    .get('/:locationId/store-list', async ({ tenant, params }) => ({ data: await deliveryBStoreList(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId)) }), {
+    .get('/:locationId/store-list', async ({ tenant, params }) => ({ data: await deliveryBStoreList(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), tokenEndpoint) }), {
       transform: locationOwner(),
       params: S.locationParams,
       query: S.vendorQuery,
