@@ -27,10 +27,12 @@ export const dbQueryCount = (): number => queries;
 const pools = new WeakMap<object, pg.Pool>();
 export const poolOf = (db: object): pg.Pool | undefined => pools.get(db);
 
-export function createDatabase(url: string, opts: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+/** `idleTimeoutMillis`: how long an idle pooled connection is kept (pg's default, 10 s, when unset). */
+export function createDatabase(url: string, opts: { max?: number; applicationName?: string; idleTimeoutMillis?: number } = {}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
+    ...(opts.idleTimeoutMillis !== undefined ? { idleTimeoutMillis: opts.idleTimeoutMillis } : {}),
     application_name: opts.applicationName ?? 'ordering-platform',
     // Named prepared statements (the register's hot path, TenantStatement) are planned once per
     // connection instead of re-planned for their first executions; unnamed ones are unaffected.
