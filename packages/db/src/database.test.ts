@@ -38,3 +38,18 @@ describe('the pool survives a server that drops a checked-out connection', () =>
     }
   });
 });
+
+describe('pooled connections are replaced after their lifetime', () => {
+  test('a connection older than maxLifetimeSeconds is not used again: the next statement runs on a new backend', async () => {
+    const h = createDatabase(URL, { max: 1, applicationName: 'pool-lifetime-test', maxLifetimeSeconds: 1 });
+    try {
+      const pid = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(h.db)).rows[0]!.pid;
+      const first = await pid();
+      expect(await pid()).toBe(first);
+      await Bun.sleep(1500);
+      expect(await pid()).not.toBe(first);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -27,12 +27,16 @@ export const dbQueryCount = (): number => queries;
 const pools = new WeakMap<object, pg.Pool>();
 export const poolOf = (db: object): pg.Pool | undefined => pools.get(db);
 
-/** `idleTimeoutMillis`: how long an idle pooled connection is kept (pg's default, 10 s, when unset). */
-export function createDatabase(url: string, opts: { max?: number; applicationName?: string; idleTimeoutMillis?: number } = {}): DatabaseHandle {
+/** `idleTimeoutMillis`: how long an idle pooled connection is kept (pg's default, 10 s, when unset); `maxLifetimeSeconds`: how long any is (1800). */
+export function createDatabase(url: string, opts: { max?: number; applicationName?: string; idleTimeoutMillis?: number; maxLifetimeSeconds?: number } = {}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     ...(opts.idleTimeoutMillis !== undefined ? { idleTimeoutMillis: opts.idleTimeoutMillis } : {}),
+    // A backend keeps the catalog entries of every tenant schema it touched (2-4 MB per merchant whose
+    // tables it opened) until it ends: connections are replaced after half an hour so a long-running
+    // process serving many merchants does not hold them all in every backend.
+    maxLifetimeSeconds: opts.maxLifetimeSeconds ?? 1800,
     application_name: opts.applicationName ?? 'ordering-platform',
     // Named prepared statements (the register's hot path, TenantStatement) are planned once per
     // connection instead of re-planned for their first executions; unnamed ones are unaffected.
