@@ -48,3 +48,9 @@ export const createTicketsStatement = new TenantStatement<{ id: string; seq: num
      returning ticket_id, seq)
    select ticket_id::text as id, seq from ev`,
 );
+
+/** $1 location ids. Their kitchen stations in id order, as routing reads them (`routeKitchenTickets`): prepared, since each post-capture batch reads them. */
+export const locationStationsStatement = new TenantStatement<{ id: string; location_id: string; category_ids: string[]; is_fallback: boolean }>(
+  'kitchen_location_stations',
+  `select id, location_id, category_ids, is_fallback from $schema.kitchen_stations where location_id = any($1::uuid[]) order by id`,
+);

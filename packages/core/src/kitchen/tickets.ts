@@ -2,7 +2,7 @@ import type { TenantDb, TenantTx } from '@pos/db';
 import { routeKitchenTickets, type RoutedTicket } from './ticket-routing.ts';
 import { ticketViewsOf, type TicketLineRow, type TicketRow } from './kds-orders.ts';
 import { pruneKitchenEventsIfDue, type KitchenEvent } from './kitchen-events.ts';
-import { createTicketsStatement } from './ticket-statements.ts';
+import { createTicketsStatement, locationStationsStatement } from './ticket-statements.ts';
 import { kitchenFireDelta, type FireDeltaLine, type SentLine } from '@pos/domain/kitchen/fire-delta';
 import { kitchenPrinters, queueKitchenTickets } from '../printers/print-dispatch.ts';
 
@@ -58,12 +58,7 @@ export interface KitchenTicketOptions {
 export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: readonly KitchenOrderInput[], opts: KitchenTicketOptions = {}): Promise<CreatedTicket[]> {
   const withLines = orders.filter((o) => o.lines.length);
   if (!withLines.length) return [];
-  const stations = await db
-    .selectFrom('kitchen_stations')
-    .select(['id', 'location_id', 'category_ids', 'is_fallback'])
-    .where('location_id', 'in', [...new Set(withLines.map((o) => o.locationId))])
-    .orderBy('id')
-    .execute();
+  const stations = await locationStationsStatement.execute(db, [[...new Set(withLines.map((o) => o.locationId))]]);
   const planned = routeKitchenTickets(withLines, stations).map((t) => {
     const id = Bun.randomUUIDv7();
     const row = newTicketRow(id, t);

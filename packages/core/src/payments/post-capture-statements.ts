@@ -1,5 +1,6 @@
 import { TenantStatement } from '@pos/db';
 import { CAPTURED_COLUMNS, CAPTURED_LINE_COLUMNS, type CapturedLine, type CapturedTransaction } from './captured-order.ts';
+import { FINALISE_COLUMNS, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 
 /**
  * The post-capture steps as one statement each for a whole batch of transactions (issue 12 item 10):
@@ -140,4 +141,10 @@ export const kitchenItemsStatement = new TenantStatement<never>(
    insert into $schema.kitchen_items (transaction_id, position, location_id, order_no, item_id, name, qty, unit_price, total, modifiers)
    select x.transaction_id, x.position, x.location_id, x.order_no, x.item_id, x.name, x.qty, x.unit_price, x.total, x.modifiers from x join live on live.id = x.transaction_id
    on conflict (transaction_id, position) do nothing`,
+);
+
+/** $1 transaction ids. The columns the deferred finalisation reads (`FINALISE_COLUMNS`) of those still there. */
+export const finaliseReadStatement = new TenantStatement<FinaliseTransaction>(
+  'pc_finalise_read',
+  `select ${FINALISE_COLUMNS.join(', ')} from $schema.transactions where id = any($1::uuid[])`,
 );

@@ -1,4 +1,4 @@
-import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
+import type { TenantDb, TenantTx } from '@pos/db';
 import { AppError, errors, type Logger } from '@pos/kernel';
 import {
   FAN_OUT_JOB,
@@ -15,10 +15,10 @@ import {
 } from '@pos/kernel/queues/index';
 import { loadTransaction } from './transaction-records.ts';
 import type { CapturedLine, CapturedOrder, CapturedTransaction } from './captured-order.ts';
-import { dailyStatsStatement, dispatchStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
+import { dailyStatsStatement, dispatchStatement, finaliseReadStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
-import { customerFinaliseSteps, FINALISE_COLUMNS, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
+import { customerFinaliseSteps, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
 import { dispatchCaptured, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
 
@@ -358,7 +358,7 @@ async function finaliseOutcomes(t: FinaliseTransaction, steps: FinaliseSteps): P
  */
 export async function finalisePayments(db: TenantDb, ids: readonly string[], steps: FinaliseSteps = defaultFinaliseSteps(db), log?: Logger): Promise<StepOutcome[]> {
   const unique = [...new Set(ids)];
-  const rows = unique.length ? await db.selectFrom('transactions').select(FINALISE_COLUMNS).where(uuidIn('id', unique)).execute() : [];
+  const rows = unique.length ? await finaliseReadStatement.execute(db, [unique]) : [];
   const done: { transaction_id: string; step: string; outcome: string; detail: string }[] = [];
   for (const t of rows) done.push({ transaction_id: t.id, step: 'finalise', outcome: 'ok', detail: JSON.stringify(await finaliseOutcomes(t, steps)) });
   await recordSteps(db, done);

@@ -1,4 +1,5 @@
-import { uuidIn, type TenantDb, type TenantTx } from '@pos/db';
+import { TenantStatement, uuidIn, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
+import type { Selectable } from 'kysely';
 import { renderEpos } from '@pos/domain/printing/render';
 import { orderChargeRows, orderTenderLabel } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
@@ -200,6 +201,18 @@ export async function queueRefundReceipt(db: Db, refundId: string, now: Date): P
 
 const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering: 'Online', table_qr: 'Table QR', delivery: 'Delivery' };
 
+/**
+ * $1 transaction ids. Those whose location has a receipt printer, with what their receipt shows: prepared,
+ * since every post-capture batch asks (and, where no location has a printer, this is all it costs).
+ */
+const receiptOrdersStatement = new TenantStatement<Pick<Selectable<TenantTables['transactions']>, 'id' | 'location_id' | 'channel' | 'order_no' | 'payment_provider' | 'total' | 'tip_amount' | 'fees' | 'by_vat_rate'>>(
+  'print_receipt_orders',
+  `select t.id, t.location_id, t.channel, t.order_no, t.payment_provider, t.total, t.tip_amount, t.fees, t.by_vat_rate
+   from $schema.transactions t
+   where t.id = any($1::uuid[])
+     and exists (select 1 from $schema.printers p where p.location_id = t.location_id and p.state in ('configured', 'paired') and p.role = 'receipt')`,
+);
+
 /** The customer receipt of a captured kiosk or online order (`order:<transaction id>`). */
 export async function queueOrderReceipt(db: Db, transactionId: string, now: Date): Promise<number> {
   return queueOrderReceipts(db, [transactionId], now);
@@ -213,14 +226,7 @@ export async function queueOrderReceipt(db: Db, transactionId: string, now: Date
 export async function queueOrderReceipts(db: Db, transactionIds: readonly string[], now: Date): Promise<number> {
   const ids = [...new Set(transactionIds)];
   if (!ids.length) return 0;
-  const found = await db
-    .selectFrom('transactions as t')
-    .select(['t.id', 't.location_id', 't.channel', 't.order_no', 't.payment_provider', 't.total', 't.tip_amount', 't.fees', 't.by_vat_rate'])
-    .where(uuidIn('t.id', ids))
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('printers as p').select('p.id').whereRef('p.location_id', '=', 't.location_id').where('p.state', 'in', ['configured', 'paired']).where('p.role', '=', 'receipt')),
-    )
-    .execute();
+  const found = await receiptOrdersStatement.execute(db, [ids]);
   if (!found.length) return 0;
   const byId = new Map(found.map((t) => [t.id, t]));
   const txs = ids.flatMap((id) => byId.get(id) ?? []);
