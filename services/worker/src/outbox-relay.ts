@@ -41,6 +41,28 @@ export interface RelayResult {
   failed: number;
 }
 
+/**
+ * Locks and marks `relayed_at` on up to `batchSize` pending rows of known jobs, oldest first, answering
+ * them. A fan-out row is taken when its messages are an array of objects each naming (as a string) a job
+ * in `names`; a row of another shape (a newer or broken writer) waits like a row of an unknown job, and
+ * never reaches `jsonb_array_elements` (the CASE guards it), whose error on a non-array failed every poll.
+ * The rows are picked by the pending index and then updated by their ids (`= any(array(...))`, the pick
+ * run once): joined as a subquery instead, the planner hashed it against a scan of the whole table,
+ * which holds a week of relayed rows (`OUTBOX_RETENTION_MS`), so every poll read all of them.
+ */
+export function markPending(names: readonly string[], batchSize: number) {
+  return sql<PendingRow>`
+    update outbox o set relayed_at = clock_timestamp()
+    where o.id = any(array(select id from outbox
+      where relayed_at is null
+        and (job = any(${names}::text[])
+          or (job = ${FAN_OUT_JOB} and case when jsonb_typeof(payload->'messages') = 'array' then not exists (
+            select 1 from jsonb_array_elements(payload->'messages') m
+            where jsonb_typeof(m) is distinct from 'object' or jsonb_typeof(m->'job') is distinct from 'string' or not (m->>'job' = any(${names}::text[]))) else false end))
+      order by id limit ${batchSize} for update skip locked))
+    returning o.id, o.job, o.queue, o.payload, o.created_at`;
+}
+
 interface PendingRow {
   id: number;
   job: string;
@@ -243,9 +265,9 @@ export class OutboxRelay {
     let deleted = 0;
     for (;;) {
       const r = await sql`
-        delete from outbox where id in (
+        delete from outbox where id = any(array(
           select id from outbox where relayed_at < now() - make_interval(secs => ${this.opts.retentionMs / 1000})
-          order by id limit ${this.opts.purgeChunk} for update skip locked)`.execute(this.db);
+          order by id limit ${this.opts.purgeChunk} for update skip locked))`.execute(this.db);
       const n = Number(r.numAffectedRows ?? 0n);
       deleted += n;
       // A relay asked to stop leaves the rest to the next purge.
@@ -261,21 +283,8 @@ export class OutboxRelay {
     if (names.length === 0) return { relayed: 0, failed: 0 };
     const result = await this.db.transaction().execute(async (trx) => {
       // Locked and marked in one statement (one tuple write per row instead of a lock and an update);
-      // the rows Redis refuses are put back pending before the commit. A fan-out row is taken when
-      // its messages are an array of objects each naming (as a string) a job this relay knows; a row of
-      // another shape (a newer or broken writer) waits like a row of an unknown job, and never reaches
-      // `jsonb_array_elements` (the CASE guards it), whose error on a non-array failed every poll.
-      const marked = await sql<PendingRow>`
-        update outbox o set relayed_at = clock_timestamp()
-        from (select id from outbox
-          where relayed_at is null
-            and (job = any(${names}::text[])
-              or (job = ${FAN_OUT_JOB} and case when jsonb_typeof(payload->'messages') = 'array' then not exists (
-                select 1 from jsonb_array_elements(payload->'messages') m
-                where jsonb_typeof(m) is distinct from 'object' or jsonb_typeof(m->'job') is distinct from 'string' or not (m->>'job' = any(${names}::text[]))) else false end))
-          order by id limit ${this.opts.batchSize} for update skip locked) p
-        where o.id = p.id
-        returning o.id, o.job, o.queue, o.payload, o.created_at`.execute(trx);
+      // the rows Redis refuses are put back pending before the commit.
+      const marked = await markPending(names, this.opts.batchSize).execute(trx);
       const rows = marked.rows.sort((a, b) => a.id - b.id); // int8 ids arrive as numbers (see @pos/db database.ts)
       if (rows.length === 0) return { relayed: 0, failed: 0 };
 
