@@ -39,7 +39,7 @@ async function start(handler: (service: string, call: number) => Promise<void>, 
   const h: JobHandler<typeof heartbeatJob> = async (p) => (p.service === service ? handler(p.service, ++calls) : undefined);
   const jobId = `outbox-${Math.floor(Math.random() * 1e9)}-${Date.now().toString(36)}`;
   // As a run in a worker that died leaves it: a lease nobody renews.
-  if (opts.leaseHeldMs) await bed.env.redis.set(`${pfx}:${heartbeatJob.queue}:lease:${jobId}`, 'dead-worker', 'PX', opts.leaseHeldMs);
+  if (opts.leaseHeldMs) await bed.env.redis.set(`${pfx}:outbox:lease:${jobId}`, 'dead-worker', 'PX', opts.leaseHeldMs);
   bed.worker = await startWorker({ ...testWorkerDeps(bed.env, pfx), handlers: { [heartbeatJob.name]: h } });
   const q = createQueue(heartbeatJob.queue, TEST_REDIS_URL, { prefix: pfx });
   try {
@@ -56,8 +56,8 @@ const finished = async ({ pfx, jobId }: Started) => {
   await waitFor(async () => (await bed.env.redis.hexists(`${pfx}:${heartbeatJob.queue}:jobs`, jobId)) === 0, 15_000, 'the job to leave bee-queue');
   return {
     failed: await bed.env.redis.sismember(`${pfx}:${heartbeatJob.queue}:failed`, jobId),
-    done: await bed.env.redis.exists(`${pfx}:${heartbeatJob.queue}:done:${jobId}`),
-    lease: await bed.env.redis.exists(`${pfx}:${heartbeatJob.queue}:lease:${jobId}`),
+    done: await bed.env.redis.exists(`${pfx}:outbox:done:${jobId}`),
+    lease: await bed.env.redis.exists(`${pfx}:outbox:lease:${jobId}`),
   };
 };
 
@@ -102,5 +102,26 @@ describe('a run that outlives its job timeout', () => {
     }, { leaseHeldMs: 600 });
     expect(await finished(s)).toEqual({ failed: 0, done: 1, lease: 0 });
     expect(await runs(s.service)).toBe(1);
+  });
+});
+
+describe('one outbox row relayed onto two queues', () => {
+  test('the job moved queue between two relays of its row (a relay that died before its commit, a deploy between): it runs once', async () => {
+    const s = await start(async (service) => {
+      await countRun(service);
+    });
+    expect(await finished(s)).toEqual({ failed: 0, done: 1, lease: 0 });
+    // The same row relayed again by a newer build whose definition names another queue.
+    const other = createQueue('notifications', TEST_REDIS_URL, { prefix: s.pfx });
+    try {
+      await other.ready();
+      const data: JobEnvelope = { job: heartbeatJob.name, version: heartbeatJob.version, payload: { service: s.service, at: new Date().toISOString() }, outbox_id: 1, enqueued_at: new Date().toISOString() };
+      await other.createJob(data).setId(s.jobId).save();
+    } finally {
+      await other.close(1000);
+    }
+    await waitFor(async () => (await bed.env.redis.hexists(`${s.pfx}:notifications:jobs`, s.jobId)) === 0, 15_000, 'the second relay of the row to leave bee-queue');
+    expect(await runs(s.service)).toBe(1);
+    expect(await bed.env.redis.sismember(`${s.pfx}:notifications:failed`, s.jobId)).toBe(0);
   });
 });

@@ -146,14 +146,25 @@ export class QueueProcessor {
     clearTimeout(timer);
   }
 
-  /** The Redis key of the lease of the run of job `jobId` in progress (`JobLease`). */
-  leaseKey(jobId: string): string {
-    return `${this.prefix}:${this.queueName}:lease:${jobId}`;
+  /**
+   * Where a job's lease and done marker live. A relayed job's id names its outbox row (and part), whatever
+   * queue carries it: its keys are shared by every queue, so a row relayed again onto another queue (its
+   * job moved queue between two relays) waits for or skips the first run. Other ids (bee-queue's own
+   * counters) are only unique within their queue. Markers written under the queue's name before this
+   * change are not read: only a row relayed twice across the deploy could run twice.
+   */
+  private keyScope(jobId: string): string {
+    return jobId.startsWith('outbox-') ? `${this.prefix}:outbox` : `${this.prefix}:${this.queueName}`;
   }
 
-  /** The Redis key saying job `jobId` of this queue completed. */
+  /** The Redis key of the lease of the run of job `jobId` in progress (`JobLease`). */
+  leaseKey(jobId: string): string {
+    return `${this.keyScope(jobId)}:lease:${jobId}`;
+  }
+
+  /** The Redis key saying job `jobId` completed. */
   doneKey(jobId: string): string {
-    return `${this.prefix}:${this.queueName}:done:${jobId}`;
+    return `${this.keyScope(jobId)}:done:${jobId}`;
   }
 
   private async run(job: BeeQueue.Job<JobEnvelope>): Promise<void> {
