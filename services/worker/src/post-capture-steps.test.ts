@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 let orderNo = 0;
-async function transaction(opts: { status?: 'Complete' | 'Awaiting Payment'; completedAt?: Date; isTest?: boolean; cart?: string | null } = {}): Promise<string> {
+async function transaction(opts: { status?: 'Complete' | 'Awaiting Payment'; completedAt?: Date; isTest?: boolean; cart?: string | null; variant?: unknown } = {}): Promise<string> {
   const id = Bun.randomUUIDv7();
   const item = m.items[0]!;
   const n = ++orderNo;
@@ -67,7 +67,7 @@ async function transaction(opts: { status?: 'Complete' | 'Awaiting Payment'; com
     .execute();
   await tdb
     .insertInto('transaction_lines')
-    .values({ transaction_id: id, position: 0, item_id: item.id, category_id: null, name: item.name, qty: 2, unit_price: 125, vat_rate: item.vat_rate, gross: 250, discount: 0, total: 250, modifiers: JSON.stringify([]), variant: null })
+    .values({ transaction_id: id, position: 0, item_id: item.id, category_id: null, name: item.name, qty: 2, unit_price: 125, vat_rate: item.vat_rate, gross: 250, discount: 0, total: 250, modifiers: JSON.stringify([]), variant: opts.variant === undefined ? null : JSON.stringify(opts.variant) })
     .execute();
   return id;
 }
@@ -80,6 +80,30 @@ const outboxMessages = async (id: string) =>
 const outboxJobs = async (id: string) => (await outboxMessages(id)).map((m) => m.job);
 
 describe('post-capture steps, one statement each', () => {
+  test('the kitchen sees the variants chosen: the kitchen item document and the ticket line name them with the item', async () => {
+    const item = m.items[0]!;
+    const id = await transaction({ variant: { id: crypto.randomUUID(), name: 'Large / Oat milk', variants: [{ id: 'a', name: 'Large' }, { id: 'b', name: 'Oat milk' }] } });
+    const plain = await transaction();
+    // Routed to the seed's station by the item's category.
+    const { category_id } = await tdb.selectFrom('items').select('category_id').where('id', '=', item.id).executeTakeFirstOrThrow();
+    await tdb.updateTable('transaction_lines').set({ category_id }).where('transaction_id', 'in', [id, plain]).execute();
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, [id, plain].map((transaction_id) => ({ transaction_id, stock_changed: false })), [writeKitchenItems, writeKitchenTickets]);
+    const docs = await tdb.selectFrom('kitchen_items').select(['transaction_id', 'name']).where('transaction_id', 'in', [id, plain]).execute();
+    expect(Object.fromEntries(docs.map((d) => [d.transaction_id, d.name]))).toEqual({ [id]: `${item.name} (Large / Oat milk)`, [plain]: item.name });
+    const ticketLines = await tdb
+      .selectFrom('kitchen_ticket_lines as l')
+      .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
+      .select(['t.source_id', 'l.name'])
+      .where('t.source_id', 'in', [id, plain])
+      .execute();
+    expect(ticketLines.length).toBeGreaterThanOrEqual(2);
+    for (const l of ticketLines) expect(l.name).toBe(l.source_id === id ? `${item.name} (Large / Oat milk)` : item.name);
+    // The created event the screens receive carries the same name.
+    const events = await tdb.selectFrom('kitchen_events as e').innerJoin('kitchen_tickets as t', 't.id', 'e.ticket_id').select(['e.payload']).where('t.source_id', '=', id).execute();
+    expect(events.length).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(events[0]!.payload)).toContain(`${item.name} (Large / Oat milk)`);
+  });
+
   test('the register dispatch refuses before the kitchen documents exist, then records that no register is configured', async () => {
     const id = await transaction();
     await expect(dispatchOrderToRegister(tdb, id)).rejects.toThrow(`order ${id}: kitchen item documents not written yet`);

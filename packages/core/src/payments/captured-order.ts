@@ -7,7 +7,7 @@ import type { TransactionLineRow, TransactionRow } from './transaction-records.t
  */
 export const CAPTURED_COLUMNS = ['id', 'location_id', 'order_no', 'status', 'cart_session_id', 'is_test'] as const;
 /** The line columns the kitchen documents and tickets are written from. */
-export const CAPTURED_LINE_COLUMNS = ['position', 'item_id', 'category_id', 'name', 'qty', 'unit_price', 'total', 'modifiers'] as const;
+export const CAPTURED_LINE_COLUMNS = ['position', 'item_id', 'category_id', 'name', 'qty', 'unit_price', 'total', 'modifiers', 'variant'] as const;
 
 export type CapturedTransaction = Pick<TransactionRow, (typeof CAPTURED_COLUMNS)[number]>;
 export type CapturedLine = Pick<TransactionLineRow, (typeof CAPTURED_LINE_COLUMNS)[number]>;

@@ -1,5 +1,6 @@
 import type { TenantDb, TenantTx } from '@pos/db';
 import { AppError, errors, type Logger } from '@pos/kernel';
+import { nameWithVariant } from '@pos/domain/catalog/variants';
 import {
   FAN_OUT_JOB,
   FAN_OUT_QUEUE,
@@ -48,7 +49,7 @@ export type StepOutcome = Error | null;
 /** The kitchen item documents the register dispatch reads (one per line; a re-run writes nothing new). One statement per batch. */
 export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => {
   const rows = orders.flatMap(({ t, lines }) =>
-    lines.map((l) => ({ transaction_id: t.id, position: l.position, location_id: t.location_id, order_no: t.order_no, item_id: l.item_id, name: l.name, qty: l.qty, unit_price: l.unit_price, total: l.total, modifiers: l.modifiers })),
+    lines.map((l) => ({ transaction_id: t.id, position: l.position, location_id: t.location_id, order_no: t.order_no, item_id: l.item_id, name: nameWithVariant(l.name, l.variant), qty: l.qty, unit_price: l.unit_price, total: l.total, modifiers: l.modifiers })),
   );
   if (rows.length === 0) return;
   await kitchenItemsStatement.execute(db, [JSON.stringify(rows)]);
@@ -65,7 +66,8 @@ export const kitchenTicketsListener =
     const at = new Date();
     const created = await createKitchenTicketsMany(
       db,
-      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines })),
+      // The cook sees the variants chosen with the item ("Latte (Large)").
+      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines: lines.map((l) => ({ ...l, name: nameWithVariant(l.name, l.variant) })) })),
       // A test-mode transaction deleted since the re-read gets no ticket (nothing would ever remove it).
       { liveTransactionsOnly: true },
     );

@@ -98,4 +98,13 @@ describe('queueOrderReceipts', () => {
     expect(await queueOrderReceipts(tdb, ids, now)).toBe(0);
     expect((await jobsOf([wide, narrow])).length).toBe(6);
   });
+
+  test('the receipt names the variants chosen with the item', async () => {
+    const wide = await printer(loc[1], 'receipt', 'configured', 80);
+    const id = await captured(loc[1], 1);
+    await tdb.updateTable('transaction_lines').set({ variant: JSON.stringify({ id: crypto.randomUUID(), name: 'Large' }) as never }).where('transaction_id', '=', id).execute();
+    expect(await queueOrderReceipts(tdb, [id], new Date())).toBe(1);
+    const [job] = await jobsOf([wide]);
+    expect(job!.document).toContain(`1 x Dish ${orderNo - 1}.0 (Large)`);
+  });
 });

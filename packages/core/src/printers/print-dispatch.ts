@@ -1,6 +1,7 @@
 import { TenantStatement, uuidIn, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import type { Selectable } from 'kysely';
 import { renderEpos } from '@pos/domain/printing/render';
+import { nameWithVariant } from '@pos/domain/catalog/variants';
 import { orderChargeRows, orderTenderLabel } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
@@ -232,7 +233,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
   const txs = ids.flatMap((id) => byId.get(id) ?? []);
   const locationIds = [...new Set(txs.map((t) => t.location_id))];
   const printersAt = groupPrinters(await printersOf(db, { locationIds, role: 'receipt' }), 'location_id');
-  const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers']).where(uuidIn('transaction_id', txs.map((t) => t.id))).orderBy('transaction_id').orderBy('position').execute();
+  const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers', 'variant']).where(uuidIn('transaction_id', txs.map((t) => t.id))).orderBy('transaction_id').orderBy('position').execute();
   const headers = new Map<string, Awaited<ReturnType<typeof customerHeaderOf>>>();
   let n = 0;
   for (const t of txs) {
@@ -242,7 +243,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
     let h = headers.get(t.location_id);
     if (!h) headers.set(t.location_id, (h = await customerHeaderOf(db, t.location_id)));
     const { header, timezone, layout } = h;
-    const printed = lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: l.name, qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) }));
+    const printed = lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: nameWithVariant(l.name, l.variant), qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) }));
     const charges = orderChargeRows({ linesTotal: printed.reduce((n, l) => n + l.amount, 0), tip: t.tip_amount, fees: t.fees, total: t.total });
     const receipt: CustomerReceipt = {
       kind: 'order',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { chooseVariants } from './variants.ts';
+import { chooseVariants, nameWithVariant } from './variants.ts';
 
 const size = { id: 'g1', name: 'Size', variants: [{ id: 's', name: 'Small', unit_price: 300 }, { id: 'l', name: 'Large', unit_price: 350 }] };
 const milk = { id: 'g2', name: 'Milk', variants: [{ id: 'r', name: 'Regular', unit_price: 300 }, { id: 'o', name: 'Oat', unit_price: 340 }] };
@@ -24,5 +24,16 @@ describe('chooseVariants', () => {
     expect(chooseVariants({ unit_price: 220, variant_groups: [] }, [])).toEqual({ ok: true, unit_price: 220, chosen: [] });
     const cheap = { unit_price: 500, variant_groups: [{ ...size, variants: [{ id: 's', name: 'Small', unit_price: 0 }] }, { ...milk, variants: [{ id: 'r', name: 'Regular', unit_price: 0 }] }] };
     expect(chooseVariants(cheap, ['s', 'r'])).toEqual({ ok: false, problem: 'no_price' });
+  });
+});
+
+describe('nameWithVariant', () => {
+  test('the chosen variants follow the item name; no variant, or a malformed one, leaves the name', () => {
+    expect(nameWithVariant('Latte', { id: 'v1', name: 'Large' })).toBe('Latte (Large)');
+    expect(nameWithVariant('Latte', { id: 'v1', name: 'Large / Oat milk', variants: [{ id: 'v1', name: 'Large' }, { id: 'v2', name: 'Oat milk' }] })).toBe('Latte (Large / Oat milk)');
+    expect(nameWithVariant('Latte', null)).toBe('Latte');
+    expect(nameWithVariant('Latte', { id: 'v1' })).toBe('Latte');
+    expect(nameWithVariant('Latte', { id: 'v1', name: '  ' })).toBe('Latte');
+    expect(nameWithVariant('Latte', 'Large')).toBe('Latte');
   });
 });

@@ -38,3 +38,13 @@ export function chooseVariants(item: { readonly unit_price: Cents; readonly vari
   if (unit < 0) return { ok: false, problem: 'no_price' };
   return { ok: true, unit_price: unit, chosen: chosen.map((v) => ({ id: v.id, name: v.name })) };
 }
+
+/**
+ * A sold line's name as the kitchen and the printed receipt show it: the item with the variants chosen
+ * ("Latte (Large / Oat milk)"), from the line's stored `variant` (`{ id, name }`, its name joining the
+ * names of several groups' variants). A line without a variant, or with one of another shape, keeps its name.
+ */
+export function nameWithVariant(name: string, variant: unknown): string {
+  const v = variant as { name?: unknown } | null;
+  return v && typeof v === 'object' && typeof v.name === 'string' && v.name.trim() !== '' ? `${name} (${v.name.trim()})` : name;
+}
