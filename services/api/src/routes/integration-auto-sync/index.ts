@@ -4,7 +4,7 @@ import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { disableMerchantIntegration, merchantIntegrationStatus, saveAutoSyncSchedule, type MerchantIntegrationScope } from '@pos/core/integrations/merchant-integrations';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { allLocations, permission } from '../../plugins/guards.ts';
 import { autoSyncWriteResponse, platformASyncTimeBody, registerCDisableResponse, registerCStatusResponse, registerCSyncTimeBody } from './integration-auto-sync.schemas.ts';
 
 const tags = ['Integration administration'];
@@ -21,13 +21,15 @@ export function integrationAutoSyncRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'integration-auto-sync', prefix: '/back-office' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post('/platform-a/sync-time', async (c) => ({ status: 'success' as const, data: await saveAutoSyncSchedule(scope(c), 'platform-a', c.body, { platformA: true }) }), {
-      transform: permission('MANAGE_INTEGRATION_SETTINGS'),
+      // The merchant's platform-a schedule pushes every location's catalog.
+      transform: [permission('MANAGE_INTEGRATION_SETTINGS'), allLocations()],
       body: platformASyncTimeBody,
       response: { 200: autoSyncWriteResponse },
       detail: { tags, summary: 'Set the platform-a daily auto-sync time (sync_time required); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .put('/register-c/sync-time', async (c) => ({ status: 'success' as const, data: await saveAutoSyncSchedule(scope(c), 'register-c', c.body, { platformA: false }) }), {
-      transform: permission('MANAGE_INTEGRATION_SETTINGS'),
+      // The merchant's one schedule syncs every location.
+      transform: [permission('MANAGE_INTEGRATION_SETTINGS'), allLocations()],
       body: registerCSyncTimeBody,
       response: { 200: autoSyncWriteResponse },
       detail: { tags, summary: 'Set or clear the register-c daily auto-sync time; permission MANAGE_INTEGRATION_SETTINGS' },
@@ -43,7 +45,7 @@ export function integrationAutoSyncRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        transform: permission('MANAGE_INTEGRATION_SETTINGS'),
+        transform: [permission('MANAGE_INTEGRATION_SETTINGS'), allLocations()],
         response: { 200: registerCDisableResponse },
         detail: { tags, summary: 'Disable the register-c integration; permission MANAGE_INTEGRATION_SETTINGS' },
       },

@@ -70,7 +70,8 @@ describe('POST /back-office/platform-a/sync-time', () => {
       status: 403,
       body: { message: 'Unauthorized: Insufficient permissions' },
     });
-    const admin = await makeMember(api, m, ['MANAGE_INTEGRATION_SETTINGS']);
+    // The merchant's schedule covers every location: a member holding them all (one location only is 403, location-grant.test.ts).
+    const admin = await makeMember(api, m, ['MANAGE_INTEGRATION_SETTINGS'], { allLocations: true });
     expect((await api.call('POST', '/api/back-office/platform-a/sync-time', { token: admin.token, body: { sync_time: '01:00' } })).status).toBe(200);
     expect((await api.call('POST', '/api/back-office/platform-a/sync-time', { body: { sync_time: '01:00' } })).status).toBe(401);
   });

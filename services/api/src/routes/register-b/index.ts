@@ -64,7 +64,8 @@ export function registerBRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       {
-        transform: mis,
+        // The merchant's one connection serves every location: turning it off is not a one-location decision.
+        transform: [mis, allLocations()],
         response: { 200: registerBDisableResponse },
         detail: { tags, summary: 'Disable the register-b integration; permission MANAGE_INTEGRATION_SETTINGS' },
       },
@@ -128,7 +129,8 @@ export function registerBRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Ask register-b which features the account has (live_inventory, relations, pricing) and store them; permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .post('/register-b/toggle-live-inventory', async (c) => ok(await toggleRegisterBLiveInventory(scope(c), c.body.enabled)), {
-      transform: mis,
+      // A setting of the merchant's connection, read for every location's stock.
+      transform: [mis, allLocations()],
       body: S.toggleLiveInventoryBody,
       response: { 200: S.settingsWriteResponse },
       detail: { tags, summary: 'Turn live inventory on (422 unless the probed capabilities include it) or off; permission MANAGE_INTEGRATION_SETTINGS' },

@@ -107,4 +107,23 @@ describe('register-c mappings: the location grant', () => {
     expect(await api.deps.db.selectFrom('integration_connections').select('id').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-b').execute()).toEqual([]);
     expect((await api.call('POST', '/api/back-office/register-b', { token: owner, body: { account_id: account, link_code: linkCode } })).status).toBe(200);
   });
+
+  test('turning off or rescheduling a merchant-wide integration (register-b, register-c, platform-a) needs every location; nothing changes', async () => {
+    const connection = () =>
+      api.deps.db.selectFrom('integration_connections').select(['status', 'settings']).where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-c').executeTakeFirstOrThrow();
+    const before = await connection();
+    const calls = [
+      await api.call('POST', `${BASE}/disable`, { token: limited }),
+      await api.call('PUT', `${BASE}/sync-time`, { token: limited, body: { sync_time: '03:00' } }),
+      await api.call('POST', '/api/back-office/register-b/disable', { token: limited }),
+      await api.call('POST', '/api/back-office/register-b/toggle-live-inventory', { token: limited, body: { enabled: true } }),
+      await api.call('POST', '/api/back-office/platform-a/sync-time', { token: limited, body: { sync_time: '03:00' } }),
+    ];
+    for (const c of calls) expect([c.status, c.body?.message]).toEqual(DENIED);
+    expect(await connection()).toEqual(before);
+    // The owner passes the gate.
+    expect((await api.call('PUT', `${BASE}/sync-time`, { token: owner, body: { sync_time: '03:00' } })).status).toBe(200);
+    expect((await api.call('POST', `${BASE}/disable`, { token: owner })).status).toBe(200);
+    expect((await connection()).status).not.toBe('active');
+  });
 });
