@@ -10,7 +10,7 @@ import { storeMandate, syncSubscription } from './card-a-subscriptions.ts';
 import { invoiceLocation, invoicePaymentFailed, subscriptionDeleted } from './card-a-invoices.ts';
 import { adjustForRefund, backfillApplicationFee, merchantOfPaymentIntent, paymentIntentOfFee, recordCardAPayment } from './card-a-commission.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
-import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
+import { REPLAY_OTHER_MERCHANT, replayMismatch, WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
 import { AI_CREDITS_KIND } from '../generation/ai-credit-purchases.ts';
 import { aiCreditsTenant, creditFromCardAEvent } from './card-a-ai-credits.ts';
@@ -170,6 +170,7 @@ export async function handleCardAWebhook(deps: WebhookDeps, raw: string, country
       deps.log.warn('card-a webhook location_not_resolved', { event_id: eventId, event_type: type });
       return await done('location_not_resolved');
     }
+    if (replayMismatch(opts, target.merchantId)) return await done('failed', { error: REPLAY_OTHER_MERCHANT });
     const tenant = { merchantId: target.merchantId };
     const claimed = await deps.db
       .insertInto('webhook_claims')

@@ -26,6 +26,20 @@ export const CARD_B_EVENTS: Readonly<Record<number, string>> = {
 /** A replay from the back office: the stored row is reused and duplicate detection is skipped. */
 export interface ReplayOptions {
   readonly replayOf?: string;
+  /**
+   * The back office's replay: the merchant whose stored event this is. The event is resolved again from
+   * its body; when that now names another merchant (a terminal, store or account moved since), nothing
+   * is done and the row stays `failed` (`replayMismatch`), so one merchant can never act on another's records.
+   */
+  readonly replayFor?: string | null;
+}
+
+/** The error a replay records when its event now resolves to another merchant than the one replaying it. */
+export const REPLAY_OTHER_MERCHANT = 'replay_resolves_to_another_merchant';
+
+/** True when a back-office replay's event now belongs to another merchant (see `ReplayOptions.replayFor`). */
+export function replayMismatch(opts: ReplayOptions, merchantId: string): boolean {
+  return opts.replayFor !== undefined && opts.replayFor !== merchantId;
 }
 
 /** Online and kiosk webhook locks (spec 3 section 8): 30 s. */
@@ -152,6 +166,7 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
       deps.log.warn('card-b webhook location_not_resolved', { event_id: eventId, event_type: eventType });
       return await done('location_not_resolved');
     }
+    if (replayMismatch(opts, tenant.merchantId)) return await done('failed', { error: REPLAY_OTHER_MERCHANT });
     merchantId = tenant.merchantId;
     if (eventTypeId === 1797) {
       const r = await reversal(deps, tenant, data, logId);

@@ -1,7 +1,7 @@
 import { enqueueOutbox } from '@pos/db';
 import { integrationOrderImportJob, jobMessage } from '@pos/kernel/queues/index';
 import { connectionsByRef, locationExists, type ConnectionTarget } from '../integrations/connections.ts';
-import type { ReplayOptions, WebhookDeps } from './card-b-webhook.ts';
+import { REPLAY_OTHER_MERCHANT, replayMismatch, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, type Obj } from './payload.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { importUnfinished, requeueImport } from '../integrations/marketplace-import-recovery.ts';
@@ -83,6 +83,7 @@ export async function handleIntegrationWebhook(deps: WebhookDeps, spec: Integrat
       deps.log.warn(`${spec.provider} webhook location_not_resolved`, { event_id: eventId, event_type: eventType });
       return await done('location_not_resolved');
     }
+    if (replayMismatch(opts, targets[0]!.merchantId)) return await done('failed', REPLAY_OTHER_MERCHANT);
     merchantId = targets[0]!.merchantId;
     const effect = spec.effect(eventType, meta);
     const active = targets.filter((t) => t.status === 'active');

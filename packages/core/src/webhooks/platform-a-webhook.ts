@@ -7,7 +7,7 @@ import type { TransactionRow } from '../payments/transaction-records.ts';
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfPlatformADevice, tenantOfPlatformALocation, tenantOfPlatformAMerchant, type WebhookTenant } from './tenant-resolution.ts';
 import { markWebhook, storeWebhook, type WebhookLogStatus } from './webhook-log.ts';
-import { WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
+import { REPLAY_OTHER_MERCHANT, replayMismatch, WEBHOOK_PAYMENT_LOCK_MS, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
 import { obj, parsePayload, str, type Obj } from './payload.ts';
 import { connectionsByRef } from '../integrations/connections.ts';
 import { oneMerchant } from './integration-webhook.ts';
@@ -77,6 +77,7 @@ export async function handlePlatformAWebhook(deps: WebhookDeps, raw: string, opt
       deps.log.warn('platform-a webhook location_not_resolved', { event_id: eventId, event_type: type });
       return await done('location_not_resolved');
     }
+    if (replayMismatch(opts, tenant.merchantId)) return await done('failed', REPLAY_OTHER_MERCHANT);
     merchantId = tenant.merchantId;
     const status = str(checkout.status);
     const outcome: ProviderOutcome | null =

@@ -69,7 +69,8 @@ export async function getWebhookLog(db: CentralDb, merchantId: string, id: strin
  * are replayed (409 otherwise).
  */
 export async function replayWebhookLog(deps: WebhookDeps, merchantId: string, id: string): Promise<{ status: WebhookLogStatus }> {
-  return replayRow(deps, await loadOwn(deps.db, merchantId, id));
+  // Acts only within this merchant: an event that now resolves to another is left failed (`replayFor`).
+  return replayRow(deps, await loadOwn(deps.db, merchantId, id), merchantId);
 }
 
 /**
@@ -84,20 +85,21 @@ export async function replayWebhookById(deps: WebhookDeps, id: string): Promise<
   return replayRow(deps, row);
 }
 
-async function replayRow(deps: WebhookDeps, r: Row): Promise<{ status: WebhookLogStatus }> {
+async function replayRow(deps: WebhookDeps, r: Row, replayFor?: string): Promise<{ status: WebhookLogStatus }> {
+  const opts = { replayOf: r.id, ...(replayFor !== undefined ? { replayFor } : {}) };
   if (r.status !== 'failed') throw errors.conflict('Only a failed webhook event can be replayed.', { reason: 'not_failed' });
   switch (r.provider) {
     case 'card-b': {
       const typeId = (r.fields as { event_type_id?: unknown }).event_type_id;
-      return { status: (await handleCardBWebhook(deps, r.raw_body, String(typeof typeId === 'number' ? typeId : 0), { replayOf: r.id })).status };
+      return { status: (await handleCardBWebhook(deps, r.raw_body, String(typeof typeId === 'number' ? typeId : 0), opts)).status };
     }
     case 'card-a':
-      return { status: (await handleCardAWebhook(deps, r.raw_body, '', { replayOf: r.id })).status };
+      return { status: (await handleCardAWebhook(deps, r.raw_body, '', opts)).status };
     case 'platform-a':
-      return { status: (await handlePlatformAWebhook(deps, r.raw_body, { replayOf: r.id })).status };
+      return { status: (await handlePlatformAWebhook(deps, r.raw_body, opts)).status };
     default: {
       const spec = INTEGRATION_SPECS_BY_TYPE[r.type];
-      if (spec) return { status: (await handleIntegrationWebhook(deps, spec, r.raw_body, metaOf(r.fields), { replayOf: r.id })).status };
+      if (spec) return { status: (await handleIntegrationWebhook(deps, spec, r.raw_body, metaOf(r.fields), opts)).status };
       throw errors.conflict('This provider\'s events cannot be replayed.', { reason: 'not_replayable' });
     }
   }

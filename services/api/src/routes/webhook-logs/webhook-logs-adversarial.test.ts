@@ -86,4 +86,20 @@ describe('event detail', () => {
     expect(await api.call('GET', `${P}/${id}`, { token: member.token })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
     expect((await api.call('GET', `${P}/datatable`, { token: member.token })).status).toBe(403);
   });
+
+  test("a replay acts only for the merchant replaying: an event of theirs whose body now names another merchant's location stays failed and touches nothing", async () => {
+    // Stored for m (as resolved when it arrived); its payment intent now names the other merchant's location.
+    const eventId = `evt_${crypto.randomUUID()}`;
+    const payload = { id: eventId, type: 'payment_intent.succeeded', created: 1, data: { object: { id: `pi_${crypto.randomUUID()}`, object: 'payment_intent', amount: 500, metadata: { location_id: other.locations[0]!.id } } } };
+    const raw = JSON.stringify(payload);
+    const row = await storeWebhook(api.deps.db, api.deps.log, { type: 'card_a_webhook', provider: 'card-a', raw, payload, eventType: 'payment_intent.succeeded', eventId, merchantId: m.merchant.id, now: new Date() });
+    await api.deps.db.updateTable('webhook_logs').set({ status: 'failed', error: 'transaction_not_found' }).where('id', '=', row!.id).execute();
+
+    const r = await api.call('POST', `${P}/${row!.id}/replay`, { token: owner });
+    expect(r).toMatchObject({ status: 200, body: { data: { status: 'failed' } } });
+    const after = await api.deps.db.selectFrom('webhook_logs').select(['status', 'error', 'merchant_id']).where('id', '=', row!.id).executeTakeFirstOrThrow();
+    expect(after).toEqual({ status: 'failed', error: 'replay_resolves_to_another_merchant', merchant_id: m.merchant.id });
+    // Nothing was claimed or run for the other merchant.
+    expect(await api.deps.db.selectFrom('webhook_claims').select('event_id').where('provider', '=', 'card-a').where('event_id', '=', eventId).execute()).toEqual([]);
+  });
 });
