@@ -14,7 +14,7 @@ import { readPaymentSettings } from '../payments/kiosk-device.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { notConfigured, providerFailure } from '../payments/provider-outcome.ts';
 import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
-import { providerCheckFlight } from '../payments/provider-check-flight.ts';
+import { onlineVerifyFlight, providerCheckFlight } from '../payments/provider-check-flight.ts';
 import { runningProvider } from '../payments/running-provider.ts';
 import { slotUsage } from '../payments/order-capacity.ts';
 import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
@@ -485,7 +485,7 @@ export async function verifyOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   // One provider check of the order at a time: verifies sent meanwhile (a polling page, a script)
   // answer what that check stored, read after it ended; a verify with none in flight asks anew.
   const read = async () => verifiedView(await loadTransaction(sf.tdb, t.id));
-  return providerCheckFlight(deps.redis, `online_verify_${t.id}`, deps.log, async () => {
+  return providerCheckFlight(deps.redis, onlineVerifyFlight(t.id), deps.log, async () => {
     // Re-read: a check that ended just before this one took the flight may have completed the order.
     const current = await loadTransaction(sf.tdb, t.id);
     await settleOnlinePayment(deps, sf.tdb, capture, current);

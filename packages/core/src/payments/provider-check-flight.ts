@@ -10,6 +10,9 @@ export interface FlightTiming {
   readonly waitMs: number;
 }
 
+/** The flight of an online order's provider checks: the storefront's verify and the back office's share it. */
+export const onlineVerifyFlight = (transactionId: string): string => `online_verify_${transactionId}`;
+
 /** Longer than a provider call and its capture (card-a's client gives up after 15 s). */
 export const CHECK_FLIGHT: FlightTiming = { ttlMs: 20_000, waitMs: 20_000 };
 

@@ -1,6 +1,7 @@
 import type { CentralDb } from '@pos/db';
 import { settleOnlinePayment } from '../online-ordering/online-payment.ts';
 import { capturePayment, type CaptureDeps } from './capture-payment.ts';
+import { onlineVerifyFlight, providerCheckFlight } from './provider-check-flight.ts';
 import type { PaymentProviders } from './payment-providers.ts';
 import { withPaymentStartLock } from './payment-start-lock.ts';
 import { loadTransaction, type TransactionRow } from './transaction-records.ts';
@@ -23,7 +24,15 @@ export async function verifyTransactionPayment(deps: VerifyPaymentDeps, id: stri
   const t = await loadTransaction(deps.tdb, id);
   if (t.status === 'Complete') return t;
   if (t.channel === 'online_ordering' || t.channel === 'table_qr') {
-    await settleOnlinePayment({ db: deps.db, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, deps.tdb, deps, t, { customerPresent: false });
+    // The storefront's single flight (`online_verify_{id}`): a back-office check and the customer's page
+    // never ask the provider about one order at once; the one that waits reads what the other stored.
+    await providerCheckFlight(
+      deps.redis,
+      onlineVerifyFlight(id),
+      deps.log,
+      async () => settleOnlinePayment({ db: deps.db, redis: deps.redis, providers: deps.providers, log: deps.log, now: deps.now }, deps.tdb, deps, await loadTransaction(deps.tdb, id), { customerPresent: false }),
+      async () => undefined,
+    );
   } else {
     await withPaymentStartLock(deps, id, () => capturePayment(deps, id, { kind: 'poll' }));
   }

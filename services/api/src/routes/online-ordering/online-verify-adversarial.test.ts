@@ -91,6 +91,30 @@ describe('verify-payment: one provider check at a time', () => {
   });
 });
 
+describe("the back office's verify shares the storefront's flight", () => {
+  test('a back-office verify-payment-status sent while the customer\'s verify asks card-a waits for it: one intent read', async () => {
+    const ip = someAddress();
+    const r = await pay(ip);
+    const id = r.body.data.transaction_id;
+    const intent = r.body.data.payment.id as string;
+    const owner = await api.ownerToken(a);
+    hold = gate();
+    const held = hold;
+    const first = verify(id, ip);
+    await held.reached;
+    const staff = api.call('POST', `/api/back-office/transactions/${id}/verify-payment-status`, { token: owner });
+    await Bun.sleep(300);
+    held.release();
+    const [customer, backOffice] = await Promise.all([first, staff]);
+    expect([customer.status, customer.body.data.status]).toEqual([200, 'Awaiting Payment']);
+    expect(backOffice.status).toBe(200);
+    expect(reads.get(intent)).toBe(1);
+    // With none in flight, the back office asks card-a itself.
+    expect((await api.call('POST', `/api/back-office/transactions/${id}/verify-payment-status`, { token: owner })).status).toBe(200);
+    expect(reads.get(intent)).toBe(2);
+  });
+});
+
 describe('verify-payment: throttled per client address and order', () => {
   test('the 61st verify of an order in a minute from one address is 429; another address or another order is not', async () => {
     const ip = someAddress();
