@@ -3,7 +3,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { findStaleStarts, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
+import { findStaleStarts, ORPHANED_PENDING_AFTER_MS, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
 import { createOnlinePayment } from '@pos/core/online-ordering/online-payment';
 import { CardBClient, PlatformAClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import { sweepStaleStarts } from './jobs/stale-start-sweep.ts';
@@ -85,7 +85,7 @@ describe('the stale payment sweep', () => {
     await sim.complete(paid.key);
     await sim.decline(declined.key);
     const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
-    expect(summary).toEqual({ merchants: 1, asked: 3, completed: 1, errors: 0 });
+    expect(summary).toEqual({ merchants: 1, asked: 3, completed: 1, errors: 0, discarded: 0 });
     expect((await row(paid.id)).status).toBe('Complete');
     expect((await row(paid.id)).receipt_no).not.toBeNull();
     expect(await row(declined.id)).toEqual({ status: 'Unpaid', receipt_no: null });
@@ -93,14 +93,14 @@ describe('the stale payment sweep', () => {
     const captures = await tdb.selectFrom('transaction_steps').select('step').where('transaction_id', '=', paid.id).where('step', '=', 'capture').execute();
     expect(captures.length).toBe(1);
     // The one still running is not asked again at once; once that time has passed, only it is.
-    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toEqual({ merchants: 1, asked: 0, completed: 0, errors: 0 });
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toEqual({ merchants: 1, asked: 0, completed: 0, errors: 0, discarded: 0 });
     await forgetAsked();
     const again = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
-    expect(again).toEqual({ merchants: 1, asked: 1, completed: 0, errors: 0 });
+    expect(again).toEqual({ merchants: 1, asked: 1, completed: 0, errors: 0, discarded: 0 });
     // Paid later: a later sweep completes it.
     await sim.complete(running.key);
     await forgetAsked();
-    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toEqual({ merchants: 1, asked: 1, completed: 1, errors: 0 });
+    expect(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).toEqual({ merchants: 1, asked: 1, completed: 1, errors: 0, discarded: 0 });
     expect((await row(running.id)).status).toBe('Complete');
   });
 
@@ -123,9 +123,9 @@ describe('the stale payment sweep', () => {
     const sweeps = [];
     for (let i = 0; i < 3; i++) sweeps.push(await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only({ limit: 2 })));
     expect(sweeps).toEqual([
-      { merchants: 1, asked: 2, completed: 0, errors: 0 },
-      { merchants: 1, asked: 2, completed: 0, errors: 0 },
-      { merchants: 1, asked: 2, completed: 1, errors: 0 },
+      { merchants: 1, asked: 2, completed: 0, errors: 0, discarded: 0 },
+      { merchants: 1, asked: 2, completed: 0, errors: 0, discarded: 0 },
+      { merchants: 1, asked: 2, completed: 1, errors: 0, discarded: 0 },
     ]);
     expect((await row(paid.id)).status).toBe('Complete');
     for (const r of running) await sim.complete(r.key);
@@ -188,3 +188,44 @@ describe('the stale payment sweep', () => {
     expect((await row(kiosk.id)).status).toBe('Unpaid');
   });
 });
+
+describe('storefront orders left Pending (their payment never started, nobody retried)', () => {
+  /** An online (or table) order as the storefront stores it before starting its payment, `ageMs` old. */
+  async function pending(ageMs: number, opts: { provider?: 'card-a' | 'card-b' | 'platform-a'; channel?: 'online_ordering' | 'table_qr' | 'kiosk' } = {}): Promise<string> {
+    const id = Bun.randomUUIDv7();
+    const item = m.items[0]!;
+    const at = new Date(Date.now() - ageMs);
+    const provider = opts.provider ?? 'card-a';
+    await tdb
+      .insertInto('transactions')
+      .values({ id, location_id: m.locations[0]!.id, device_id: null, channel: opts.channel ?? 'online_ordering', order_no: ++orderNo, status: 'Pending', order_status: null, payment_provider: provider, payment_snapshot: JSON.stringify({ provider, idempotency_key: `oo_${id}` }), idempotency_key: `oo_${id}`, all_idempotency_keys: [`oo_${id}`], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: at, updated_at: at } as never)
+      .execute();
+    await tdb.insertInto('transaction_lines').values({ transaction_id: id, position: 0, item_id: item.id, category_id: null, name: item.name, qty: 1, unit_price: item.unit_price, vat_rate: item.vat_rate, gross: item.unit_price, discount: 0, total: item.unit_price, modifiers: JSON.stringify([]), variant: null }).execute();
+    return id;
+  }
+  const exists = async (id: string) => (await tdb.selectFrom('transactions').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+  test('card-a and card-b ones past half an hour are discarded with their lines; younger ones, platform-a ones (charged by the start itself) and one a retry is resuming stay', async () => {
+    const old = ORPHANED_PENDING_AFTER_MS + 60_000;
+    const cardA = await pending(old);
+    const cardB = await pending(old, { provider: 'card-b', channel: 'table_qr' });
+    const young = await pending(ORPHANED_PENDING_AFTER_MS - 60_000);
+    const platformA = await pending(old, { provider: 'platform-a' });
+    const resuming = await pending(old);
+    // A retry with the order's key is starting its payment right now (it holds the start lock).
+    await env.redis.set(`payment_start_${resuming}`, 'a-retry', 'PX', 30_000);
+    try {
+      const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
+      expect(summary.discarded).toBe(2);
+    } finally {
+      await env.redis.del(`payment_start_${resuming}`);
+    }
+    expect([await exists(cardA), await exists(cardB)]).toEqual([false, false]);
+    expect(await tdb.selectFrom('transaction_lines').select('transaction_id').where('transaction_id', 'in', [cardA, cardB]).execute()).toEqual([]);
+    expect([await exists(young), await exists(platformA), await exists(resuming)]).toEqual([true, true, true]);
+    // Once the retry let go (and the order is still Pending), the next sweep takes it.
+    expect((await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).discarded).toBe(1);
+    expect(await exists(resuming)).toBe(false);
+  });
+});
+

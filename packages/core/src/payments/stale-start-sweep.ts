@@ -1,7 +1,10 @@
 import type { TenantDb } from '@pos/db';
 import type { PaymentProvider, TransactionChannel } from '@pos/domain';
+import type Redis from 'ioredis';
+import type { Logger } from '@pos/kernel';
 import { transactionProviderSql } from './running-provider.ts';
 import { verifyTransactionPayment, type VerifyPaymentDeps } from './verify-transaction-payment.ts';
+import { withPaymentStartLock } from './payment-start-lock.ts';
 
 /**
  * Payments whose outcome never reached us. A started payment ends through the provider's webhook or a
@@ -96,4 +99,52 @@ export async function settleStaleStarts(deps: VerifyPaymentDeps, ids: readonly s
     }
   }
   return out;
+}
+
+/**
+ * A storefront order (online ordering, table QR) stored `Pending` whose payment never started: its request
+ * died between storing the order and starting the payment, and nobody retried with its key (a retry after
+ * `ORPHANED_START_MS` resumes it). Past this it is discarded as a refused start's order is: its number
+ * stays used; its stock and slot holds had lapsed after 15 minutes already.
+ */
+export const ORPHANED_PENDING_AFTER_MS = 30 * 60_000;
+
+/**
+ * Providers at which a `Pending` order cannot have been paid: the customer never received what pays it
+ * (card-a's client secret or hosted page, card-b's checkout page). A platform-a card is charged by the start
+ * itself, so a platform-a order is left `Pending` for its retry (same key: platform-a answers the attempt).
+ */
+export const ORPHAN_DISCARDABLE_PROVIDERS: readonly PaymentProvider[] = ['card-a', 'card-b'];
+
+/** Storefront orders left `Pending` past `ORPHANED_PENDING_AFTER_MS` that may be discarded, oldest first (partial index, tenant migration 700). */
+export async function findOrphanedPending(db: TenantDb, now: Date, limit = STALE_START_PAGE): Promise<string[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('status', '=', 'Pending')
+    .where('created_at', '<', new Date(now.getTime() - ORPHANED_PENDING_AFTER_MS))
+    .where('channel', 'in', UNPAID_STILL_PAYABLE.channels)
+    .where('payment_provider', 'in', ORPHAN_DISCARDABLE_PROVIDERS)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Discards those orders (lines by cascade, as `discardUnstarted`), each under its payment start lock
+ * without waiting (a retry resuming it holds the lock: that one is left alone) and only while still
+ * `Pending`. Answers the ids discarded.
+ */
+export async function discardOrphanedPending(deps: { readonly redis: Redis; readonly log: Logger }, db: TenantDb, ids: readonly string[]): Promise<string[]> {
+  const gone: string[] = [];
+  for (const id of ids) {
+    try {
+      const r = await withPaymentStartLock(deps, id, () => db.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').executeTakeFirst(), { lockMs: 30_000, renewMs: 10_000, waitMs: 0 });
+      if (Number(r.numDeletedRows) > 0) gone.push(id);
+    } catch (e) {
+      if ((e as { reason?: unknown }).reason !== 'payment_starting') deps.log.warn('orphaned storefront order not discarded', { transaction_id: id, err: e });
+    }
+  }
+  return gone;
 }

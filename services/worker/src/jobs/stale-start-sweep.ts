@@ -3,6 +3,8 @@ import type { CentralDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import {
+  discardOrphanedPending,
+  findOrphanedPending,
   findStaleStarts,
   settleStaleStarts,
   STALE_START_ASK_EVERY_MS,
@@ -25,6 +27,8 @@ export interface StaleStartSweepSummary {
   readonly completed: number;
   /** Merchants whose sweep threw, and starts whose provider could not be asked (logged). */
   readonly errors: number;
+  /** Storefront orders left `Pending` (their payment never started) that were discarded (`findOrphanedPending`). */
+  readonly discarded: number;
 }
 
 export interface StaleStartSweepOptions {
@@ -51,6 +55,7 @@ export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: P
   let asked = 0;
   let completed = 0;
   let failed = 0;
+  let discarded = 0;
   const { merchants, errors } = await eachMerchant(db, log, 'stale payment sweep failed for a merchant', opts.tenantDatabase, async (tdb, m) => {
     if (Date.now() > deadline) return;
     const claim = (id: string) => claimFor(redis, `stale_start_asked:${m.tenant_database}:${id}`, STALE_START_ASK_EVERY_MS);
@@ -71,6 +76,10 @@ export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: P
     const unanswered = outcomes.filter((o) => o.status === 'skipped' || o.status === 'error' || o.status === 'busy').map((o) => `stale_start_asked:${m.tenant_database}:${o.id}`);
     if (unanswered.length) await redis.del(...unanswered).catch(() => undefined);
     if (paid.length) log.warn('payments found paid by the stale payment sweep', { merchant_id: m.id, transactions: paid.map((o) => o.id) });
+    // Orders whose request died before their payment started, never retried: nothing can pay them.
+    const gone = await discardOrphanedPending({ redis, log }, tdb, await findOrphanedPending(tdb, now));
+    discarded += gone.length;
+    if (gone.length) log.info('orphaned storefront orders discarded', { merchant_id: m.id, transactions: gone });
   });
-  return { merchants, asked, completed, errors: errors + failed };
+  return { merchants, asked, completed, errors: errors + failed, discarded };
 }
