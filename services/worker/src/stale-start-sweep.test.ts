@@ -191,14 +191,14 @@ describe('the stale payment sweep', () => {
 
 describe('storefront orders left Pending (their payment never started, nobody retried)', () => {
   /** An online (or table) order as the storefront stores it before starting its payment, `ageMs` old. */
-  async function pending(ageMs: number, opts: { provider?: 'card-a' | 'card-b' | 'platform-a'; channel?: 'online_ordering' | 'table_qr' | 'kiosk' } = {}): Promise<string> {
+  async function pending(ageMs: number, opts: { provider?: 'card-a' | 'card-b' | 'platform-a'; channel?: 'online_ordering' | 'table_qr' | 'kiosk'; free?: boolean } = {}): Promise<string> {
     const id = Bun.randomUUIDv7();
     const item = m.items[0]!;
     const at = new Date(Date.now() - ageMs);
     const provider = opts.provider ?? 'card-a';
     await tdb
       .insertInto('transactions')
-      .values({ id, location_id: m.locations[0]!.id, device_id: null, channel: opts.channel ?? 'online_ordering', order_no: ++orderNo, status: 'Pending', order_status: null, payment_provider: provider, payment_snapshot: JSON.stringify({ provider, idempotency_key: `oo_${id}` }), idempotency_key: `oo_${id}`, all_idempotency_keys: [`oo_${id}`], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: at, updated_at: at } as never)
+      .values({ id, location_id: m.locations[0]!.id, device_id: null, channel: opts.channel ?? 'online_ordering', order_no: ++orderNo, status: 'Pending', order_status: null, payment_provider: provider, payment_snapshot: JSON.stringify(opts.free ? { idempotency_key: `oo_${id}`, id: `free_${id}`, is_free: true } : { provider, idempotency_key: `oo_${id}` }), idempotency_key: `oo_${id}`, all_idempotency_keys: [`oo_${id}`], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: at, updated_at: at } as never)
       .execute();
     await tdb.insertInto('transaction_lines').values({ transaction_id: id, position: 0, item_id: item.id, category_id: null, name: item.name, qty: 1, unit_price: item.unit_price, vat_rate: item.vat_rate, gross: item.unit_price, discount: 0, total: item.unit_price, modifiers: JSON.stringify([]), variant: null }).execute();
     return id;
@@ -227,5 +227,12 @@ describe('storefront orders left Pending (their payment never started, nobody re
     expect((await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).discarded).toBe(1);
     expect(await exists(resuming)).toBe(false);
   });
-});
 
+  test('a free or test-mode order left Pending (its start answered `is_free`; the capture that follows was lost) is not discarded', async () => {
+    const free = await pending(ORPHANED_PENDING_AFTER_MS + 60_000, { free: true });
+    const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
+    expect(summary.discarded).toBe(0);
+    expect(await exists(free)).toBe(true);
+    expect((await row(free)).status).toBe('Pending');
+  });
+});

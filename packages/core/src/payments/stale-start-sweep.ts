@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
 import type { PaymentProvider, TransactionChannel } from '@pos/domain';
 import type Redis from 'ioredis';
@@ -125,6 +126,9 @@ export async function findOrphanedPending(db: TenantDb, now: Date, limit = STALE
     .where('created_at', '<', new Date(now.getTime() - ORPHANED_PENDING_AFTER_MS))
     .where('channel', 'in', UNPAID_STILL_PAYABLE.channels)
     .where('payment_provider', 'in', ORPHAN_DISCARDABLE_PROVIDERS)
+    // A free or test-mode order's start did run (the customer was answered `is_free`; its verify completes
+    // it): not an orphan, never discarded (as a retry of its key never resumes it).
+    .where(sql<boolean>`(payment_snapshot->>'is_free') is distinct from 'true'`)
     .orderBy('created_at')
     .limit(limit)
     .execute();
