@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { sql, type Transaction } from 'kysely';
 import { bindTenant, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
-import { coversTotal } from '@pos/domain';
+import { MAX_ORDER_CENTS } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { loadTransaction, type TransactionRow } from '../payments/transaction-records.ts';
@@ -225,9 +225,8 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       if (paid) await recordCommission(deps, tenant.merchantId, paid, amount !== null && amount >= 0 ? amount : t.total);
       return 'processed';
     }
-    // Captured with the webhook's data (rule 5), but never for less than the order's total: the sale
-    // sends the tip apart (`TipAmount` comes back beside `Amount`), a terminal may add one (more); an
-    // event for less is not this order's payment. Logged, and left to the terminal session's poll.
+    // Captured with the webhook's data (rule 5), only when its amounts are this order's sale (see
+    // `terminalSaleCharge`): logged otherwise, and left to the terminal session's poll.
     // Not this order's payment when it names another currency, or another terminal than its session's.
     const currency = str(data.CurrencyCode);
     if (currency !== null && currency !== deps.providers.currencyNumeric) {
@@ -244,19 +243,44 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       deps.log.error('card-b webhook terminal is not the order\'s session terminal; not captured', { event_id: eventId, transaction_id: t.id, terminal });
       throw new Error('terminal_mismatch');
     }
-    const tip = majorToCents(data.TipAmount);
-    if (amount === null || !coversTotal(amount, tip, t.total)) {
-      deps.log.error('card-b webhook amount below the order total; not captured', { event_id: eventId, transaction_id: t.id, amount, tip, total: t.total });
-      throw new Error('amount_mismatch');
+    const charge = terminalSaleCharge(data, t);
+    if (typeof charge === 'string') {
+      deps.log.error('card-b webhook amounts are not the order\'s sale; not captured', { event_id: eventId, transaction_id: t.id, reason: charge, amount, tip: data.TipAmount ?? null, total: t.total, tip_amount: t.tip_amount });
+      throw new Error(charge);
     }
-    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, captured_amount: amount + (tip ?? 0), webhook: true } });
-    // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row.
+    const r = await capturePayment(capture, t.id, { kind: 'webhook', outcome: 'succeeded', data: { transactionId: eventId, orderCode: str(data.OrderCode), amount, captured_amount: charge.charged, webhook: true } });
+    // Whoever captured (this webhook or the kiosk's poll), the paid payment has its ledger row, on what
+    // the customer was charged, tip included (as an online order's, whose `Amount` is its whole charge).
     const paid = r.status === 'Complete' && eventId ? await capturedPaymentOf(tdb, t.id, eventId) : null;
-    if (paid) await recordCommission(deps, tenant.merchantId, paid, amount);
+    if (paid) await recordCommission(deps, tenant.merchantId, paid, charge.charged);
     return 'processed';
   } finally {
     await lock.release();
   }
+}
+
+/** Why a kiosk payment event's amounts are not its order's sale (stored as the failed event's error). */
+export type TerminalSaleMismatch = 'amount_mismatch' | 'tip_mismatch';
+
+/**
+ * What a kiosk's card-b terminal sale charged, from its payment event, checked against the order. The
+ * sale sends `amount` (the order's total less its tip) and `tipAmount` (the tip chosen on the kiosk)
+ * apart; the terminal adds any tip the customer gives there on top (PROTOCOLS "card-b": webhook `Amount`
+ * is the terminal `amount` in major units). So `Amount` must be exactly the sale's amount
+ * (`amount_mismatch` otherwise: missing, not money, negative, more or less), and `TipAmount` (absent is
+ * none) a sum of money no less than the kiosk's tip (`tip_mismatch`: not money, negative, short, or
+ * making a charge past `MAX_ORDER_CENTS`).
+ * Then the customer was charged `Amount + TipAmount`, and the tip booked is `TipAmount`: the capture
+ * books what is above the order's total as tip (`capturedTotals`). `total - tip_amount` stays the sale's
+ * amount after a capture that booked a tip, so a late event is checked the same way.
+ */
+export function terminalSaleCharge(data: Data, t: { readonly total: number; readonly tip_amount: number }): { readonly charged: number; readonly tip: number } | TerminalSaleMismatch {
+  const amount = majorToCents(data.Amount);
+  if (amount === null || amount !== Number(t.total) - Number(t.tip_amount)) return 'amount_mismatch';
+  const tip = data.TipAmount === undefined || data.TipAmount === null ? 0 : majorToCents(data.TipAmount);
+  // A charge beyond the money columns could not be booked (nor its commission written): not this sale.
+  if (tip === null || tip < 0 || tip < Number(t.tip_amount) || amount + tip > MAX_ORDER_CENTS) return 'tip_mismatch';
+  return { charged: amount + tip, tip };
 }
 
 /**
@@ -358,7 +382,10 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data, lo
         await tx.updateTable('webhook_claims').set({ status: 'failed', error: LEDGER_ROW_MISSING, updated_at: deps.now() }).where('provider', '=', 'card-b').where('event_id', '=', eventId).execute();
         return true;
       }
-      const reversedCents = majorToCents(data.Amount);
+      // What was given back, a tip reported beside it included, as the payment's commission counts it.
+      const reversedTip = majorToCents(data.TipAmount);
+      const reversedAmount = majorToCents(data.Amount);
+      const reversedCents = reversedAmount === null ? null : reversedAmount + (reversedTip !== null && reversedTip > 0 ? reversedTip : 0);
       for (const e of entries) {
         // A partial reversal claws back its own part (the commission rate of the amount reversed); all
         // reversals together never give back more than the entry earned (the row lock orders them).

@@ -241,9 +241,10 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     }
   });
 
-  test('a payment for less than the order total is not captured: stored as failed (amount_mismatch), no commission; a terminal tip (more) is captured', async () => {
+  test('a payment for another amount than the sale is not captured: stored as failed (amount_mismatch), no commission; a terminal tip (in TipAmount) is captured', async () => {
     const t = await awaitingPayment();
-    for (const over of [{ Amount: 0.01 }, { Amount: (t.total - 1) / 100 }, { Amount: null }, { Amount: 'abc' }, { Amount: -5, TipAmount: 7.8 }, { Amount: t.total / 100 + 1, TipAmount: -1 }, { Amount: 1e308 }]) {
+    // An Amount above the sale's is not a tip either: the terminal reports its tip in TipAmount.
+    for (const over of [{ Amount: 0.01 }, { Amount: (t.total - 1) / 100 }, { Amount: null }, { Amount: 'abc' }, { Amount: -5, TipAmount: 7.8 }, { Amount: t.total / 100 + 1, TipAmount: -1 }, { Amount: 1e308 }, { Amount: (t.total + 50) / 100 }]) {
       const raw = kioskCardBPayment(m, t, over);
       expect(await post(raw)).toMatchObject({ status: 200, body: { received: true } });
       expect({ over, log: await logOf(raw) }).toMatchObject({ over, log: { status: 'failed', error: 'amount_mismatch', merchant_id: m.merchant.id } });
@@ -251,11 +252,14 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     }
     expect(await txn(t.id)).toMatchObject({ status: 'Awaiting Payment', receipt_no: null });
     expect(await captures(t.id)).toBe(0);
-    const tipped = kioskCardBPayment(m, t, { Amount: (t.total + 50) / 100 });
+    const tipped = kioskCardBPayment(m, t, { TipAmount: 0.5 });
     expect((await post(tipped)).status).toBe(200);
     expect(await logOf(tipped)).toMatchObject({ status: 'processed' });
-    // The 0.50 the terminal took above the total is the customer's tip (spec 3: a separate money field).
+    // The 0.50 the terminal took above the sale is the customer's tip (spec 3: a separate money field).
     expect(await txn(t.id)).toMatchObject({ status: 'Complete', tip_amount: 50, total: t.total + 50 });
+    // Commission on what was charged, tip included.
+    const ledger = await api.deps.db.selectFrom('commission_ledger').select('commission_amount').where('source_ref', '=', JSON.parse(tipped).EventData.TransactionId).execute();
+    expect(ledger).toEqual([{ commission_amount: Math.round(((t.total + 50) * 150) / 10_000) }]);
   });
 
   test('an order with a tip: the sale sends the tip apart and the webhook reports it beside Amount; captured', async () => {
