@@ -8,33 +8,16 @@ import * as migration106 from '@pos/db/migrations/tenant/2026-11-27-106-idempote
 import type { Kysely } from 'kysely';
 import { ordersInCapacitySlot } from '@pos/core/payments/order-capacity';
 import { capacitySlotOf } from '@pos/domain';
-import { CardBClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
+import { CardBClient, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
+import { kioskTestbed, type KioskCreds } from './kiosk-payments.test-support.ts';
 import { badGateway, gate, providerHop } from '../../testing/provider-hop.ts';
 
 // Kiosk payment routes against real PostgreSQL and Redis and the three provider simulators over HTTP.
-let cardB: CardBSimulator;
-let cardA: CardASimulator;
-let platformA: PlatformASimulator;
-let api: TestApi;
-let m: DemoSeedResult;
-let kiosk: string;
-const CREDS = { CARD_B_CLIENT_ID: 'kiosk-test', CARD_B_CLIENT_SECRET: 'kiosk-test-secret', CARD_A_SECRET_KEY: 'sk_test_kiosk', PLATFORM_A_ACCESS_TOKEN: 'pa-kiosk-token' };
-
-beforeAll(async () => {
-  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
-  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
-  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url, PLATFORM_A_BASE_URL: platformA.url } });
-  m = await api.seed('kpay');
-  kiosk = await api.deviceToken(m, 'kiosk');
-});
-afterAll(async () => {
-  await api.close();
-  await Promise.all([cardB.stop(), cardA.stop(), platformA.stop()]);
-});
+let cardB: CardBSimulator, cardA: CardASimulator, platformA: PlatformASimulator, api: TestApi, m: DemoSeedResult, kiosk: string, CREDS: KioskCreds;
+kioskTestbed('kpay', (bed) => ({ cardB, cardA, platformA, api, m, kiosk, creds: CREDS } = bed));
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
 const item = (name: string) => m.items.find((i) => i.name === name)!;

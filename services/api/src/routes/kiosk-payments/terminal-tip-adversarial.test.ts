@@ -1,40 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
-import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
+import type { CardASimulator, CardBSimulator, PlatformASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { kioskTestbed } from './kiosk-payments.test-support.ts';
 import { reportInPersonProvider } from '../../testing/in-person-provider.ts';
 import { kioskCardBPayment } from '../../testing/card-b-events.ts';
 
 // A tip the customer adds on the card terminal (spec 3 "Transaction": tip is a separate money field):
 // the provider takes more than the order's total, and the capture books the excess as tip, once.
-let cardB: CardBSimulator;
-let cardA: CardASimulator;
-let platformA: PlatformASimulator;
-let api: TestApi;
-let m: DemoSeedResult;
-let kiosk: string;
-let server: { stop(): unknown };
 /** card-b commission, basis points of what the customer was charged. */
 const BPS = 200;
-const CREDS = { CARD_B_CLIENT_ID: 'tip-test', CARD_B_CLIENT_SECRET: 'tip-test-secret', CARD_A_SECRET_KEY: 'sk_test_tip', PLATFORM_A_ACCESS_TOKEN: 'pa-tip-token' };
-
-beforeAll(async () => {
-  cardB = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
-  cardA = startCardASimulator({ secretKey: CREDS.CARD_A_SECRET_KEY });
-  platformA = startPlatformASimulator({ accessToken: CREDS.PLATFORM_A_ACCESS_TOKEN });
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: cardB.url, CARD_A_BASE_URL: cardA.url, PLATFORM_A_BASE_URL: platformA.url, CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_COMMISSION_BPS: String(BPS) } });
-  // Listening (on a port the system picks), so the simulator can deliver card-b's webhooks to the route.
-  server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
-  m = await api.seed('ktip');
-  kiosk = await api.deviceToken(m, 'kiosk');
-});
-afterAll(async () => {
-  await server.stop();
-  await api.close();
-  await Promise.all([cardB.stop(), cardA.stop(), platformA.stop()]);
-});
+let cardB: CardBSimulator, cardA: CardASimulator, platformA: PlatformASimulator, api: TestApi, m: DemoSeedResult, kiosk: string;
+// Listening, so the simulator can deliver card-b's webhooks to the route (from the allowed address).
+kioskTestbed('ktip', (bed) => ({ cardB, cardA, platformA, api, m, kiosk } = bed), { env: { CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_COMMISSION_BPS: String(BPS) }, listen: true });
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
 const item = (name: string) => m.items.find((i) => i.name === name)!;

@@ -1,46 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
+import type { CardASimulator, CardBSimulator } from '@pos/providers/payments';
 import { startGeocodingSimulator, type GeocodingSimulator } from '@pos/providers/geocoding';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { TestApi } from '../../testing/harness.ts';
+import { someAddress, storefrontTestbed } from './online-payments.test-support.ts';
 
 // An adversarial pass on online payments and the public storefront routes (spec 1 "Online ordering and
 // table QR ordering", spec 3 "Online ordering payment creation"). Real PostgreSQL, Redis and simulators.
-let cardA: CardASimulator;
-let cardB: CardBSimulator;
 let geo: GeocodingSimulator;
 const GEO_KEY = 'geo-oo-adversarial-key';
-let apiA: TestApi;
-let apiB: TestApi;
-let a: DemoSeedResult;
-let b: DemoSeedResult;
-const A_KEY = 'sk_test_oo_adversarial';
 const STOREFRONT = 'https://order.example.com/shop';
 const CARD_B_PAGE = 'https://pay.card-b.example';
-
-beforeAll(async () => {
-  cardA = startCardASimulator({ secretKey: A_KEY, webhookSecret: 'whsec_oo_adversarial_0123' });
-  cardB = startCardBSimulator({ clientId: 'oo-adversarial', clientSecret: 'oo-adversarial-secret' });
+beforeAll(() => {
   geo = startGeocodingSimulator({ apiKey: GEO_KEY });
-  apiA = await createTestApi({ env: { CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: A_KEY, ONLINE_ORDERING_PUBLIC_URL: `${STOREFRONT}/`, GEOCODING_BASE_URL: geo.url, GEOCODING_API_KEY: GEO_KEY } });
-  apiB = await createTestApi({
-    env: { CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'oo-adversarial', CARD_B_CLIENT_SECRET: 'oo-adversarial-secret', CARD_B_CHECKOUT_URL: CARD_B_PAGE, PAYMENT_DEFAULT_PROVIDER: 'card-b' },
-  });
-  a = await apiA.seed('opadv-a');
-  b = await apiB.seed('opadv-b');
-}, 60_000);
-afterAll(async () => {
-  await cardA.idle();
-  await apiA.close();
-  await apiB.close();
-  await cardA.stop();
-  await cardB.stop();
-  await geo.stop();
 });
-
-/** A client address of its own per run (throttle windows outlive a run). */
-const someAddress = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+afterAll(() => geo.stop());
+let cardA: CardASimulator, cardB: CardBSimulator, apiA: TestApi, apiB: TestApi, a: DemoSeedResult, b: DemoSeedResult, A_KEY: string;
+storefrontTestbed('adversarial', 'opadv', (bed) => ({ cardA, cardB, apiA, apiB, a, b, cardAKey: A_KEY } = bed), {
+  envA: () => ({ ONLINE_ORDERING_PUBLIC_URL: `${STOREFRONT}/`, GEOCODING_BASE_URL: geo.url, GEOCODING_API_KEY: GEO_KEY }),
+  envB: () => ({ CARD_B_CHECKOUT_URL: CARD_B_PAGE }),
+});
 
 describe('hosted checkout addresses', () => {
   test('a card-a hosted checkout sends the customer back to the configured storefront, not to localhost', async () => {

@@ -1,40 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { REQUEST_IN_PROGRESS, REQUEST_KEY_INVALID, REQUEST_KEY_REUSED } from '@pos/domain';
-import { startCardASimulator, startCardBSimulator, type CardASimulator, type CardBSimulator } from '@pos/providers/payments';
-import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import type { CardASimulator, CardBSimulator } from '@pos/providers/payments';
+import type { TestApi } from '../../testing/harness.ts';
+import { someAddress, storefrontTestbed } from './online-payments.test-support.ts';
 
 // Retried and repeated storefront payment requests (docs/decisions.md "Online and table ordering
 // robustness"): a double click or a client retry must not create two orders and two payments. Real
 // PostgreSQL, Redis and the card-a / card-b simulators over HTTP.
-let cardA: CardASimulator;
-let cardB: CardBSimulator;
-let apiA: TestApi;
-let apiB: TestApi;
-let a: DemoSeedResult;
-let b: DemoSeedResult;
-const A_KEY = 'sk_test_oo_retries';
+let cardA: CardASimulator, cardB: CardBSimulator, apiA: TestApi, apiB: TestApi, a: DemoSeedResult, b: DemoSeedResult;
+storefrontTestbed('retries', 'opretry', (bed) => ({ cardA, cardB, apiA, apiB, a, b } = bed));
 
-beforeAll(async () => {
-  cardA = startCardASimulator({ secretKey: A_KEY, webhookSecret: 'whsec_oo_retries_0123' });
-  cardB = startCardBSimulator({ clientId: 'oo-retries', clientSecret: 'oo-retries-secret' });
-  apiA = await createTestApi({ env: { CARD_A_BASE_URL: cardA.url, CARD_A_SECRET_KEY: A_KEY } });
-  apiB = await createTestApi({ env: { CARD_B_BASE_URL: cardB.url, CARD_B_CLIENT_ID: 'oo-retries', CARD_B_CLIENT_SECRET: 'oo-retries-secret', PAYMENT_DEFAULT_PROVIDER: 'card-b' } });
-  a = await apiA.seed('opretry-a');
-  b = await apiB.seed('opretry-b');
-}, 60_000);
-afterAll(async () => {
-  await cardA.idle();
-  await apiA.close();
-  await apiB.close();
-  await cardA.stop();
-  await cardB.stop();
-});
-
-/** A client address of its own per test (throttle windows outlive a run). */
-const someAddress = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 const freshKey = () => `idemp_browser-${crypto.randomUUID().slice(0, 8)}_${Date.now()}`;
 const payA = (body: Record<string, unknown>, headers: Record<string, string>, ip: string) =>
   apiA.call('POST', `/api/online-ordering/${a.merchant.slug}/${a.online_ordering.location_id}/payment`, { body, headers, ip });
