@@ -6,6 +6,7 @@ import type { Logger } from '@pos/kernel';
 import { transactionProviderSql } from './running-provider.ts';
 import { verifyTransactionPayment, type VerifyPaymentDeps } from './verify-transaction-payment.ts';
 import { withPaymentStartLock } from './payment-start-lock.ts';
+import { discardUnstarted } from './transaction-records.ts';
 
 /**
  * Payments whose outcome never reached us. A started payment ends through the provider's webhook or a
@@ -136,7 +137,7 @@ export async function findOrphanedPending(db: TenantDb, now: Date, limit = STALE
 }
 
 /**
- * Discards those orders (lines by cascade, as `discardUnstarted`), each under its payment start lock
+ * Discards those orders (`discardUnstarted`: lines by cascade), each under its payment start lock
  * without waiting (a retry resuming it holds the lock: that one is left alone) and only while still
  * `Pending`. Answers the ids discarded.
  */
@@ -144,8 +145,7 @@ export async function discardOrphanedPending(deps: { readonly redis: Redis; read
   const gone: string[] = [];
   for (const id of ids) {
     try {
-      const r = await withPaymentStartLock(deps, id, () => db.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').executeTakeFirst(), { lockMs: 30_000, renewMs: 10_000, waitMs: 0 });
-      if (Number(r.numDeletedRows) > 0) gone.push(id);
+      if (await withPaymentStartLock(deps, id, () => discardUnstarted(db, id), { lockMs: 30_000, renewMs: 10_000, waitMs: 0 })) gone.push(id);
     } catch (e) {
       if ((e as { reason?: unknown }).reason !== 'payment_starting') deps.log.warn('orphaned storefront order not discarded', { transaction_id: id, err: e });
     }

@@ -28,10 +28,11 @@ export async function nextCounter(tx: TenantTx | TenantDb, locationId: string, n
 
 /**
  * Removes a new order whose payment could not start, while it is still Pending (its lines go by
- * cascade; its order number stays used): a refused request leaves nothing behind.
+ * cascade; its order number stays used): a refused request leaves nothing behind. True when it went.
  */
-export async function discardUnstarted(db: TenantDb | TenantTx, id: string): Promise<void> {
-  await db.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').execute();
+export async function discardUnstarted(db: TenantDb | TenantTx, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }
 
 /** The transaction by internal id; 404 when absent (or of another tenant: a different schema). */

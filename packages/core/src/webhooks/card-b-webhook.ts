@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { sql, type Transaction } from 'kysely';
 import { bindTenant, type CentralDb, type CentralTables, type TenantDb } from '@pos/db';
 import type { Logger } from '@pos/kernel';
-import { MAX_ORDER_CENTS } from '@pos/domain';
+import { terminalSaleCharge } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import type { PaymentProviders } from '../payments/payment-providers.ts';
 import { loadTransaction, type TransactionRow } from '../payments/transaction-records.ts';
@@ -226,7 +226,7 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       return 'processed';
     }
     // Captured with the webhook's data (rule 5), only when its amounts are this order's sale (see
-    // `terminalSaleCharge`): logged otherwise, and left to the terminal session's poll.
+    // `cardBSaleCharge`): logged otherwise, and left to the terminal session's poll.
     // Not this order's payment when it names another currency, or another terminal than its session's.
     const currency = str(data.CurrencyCode);
     if (currency !== null && currency !== deps.providers.currencyNumeric) {
@@ -243,7 +243,7 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
       deps.log.error('card-b webhook terminal is not the order\'s session terminal; not captured', { event_id: eventId, transaction_id: t.id, terminal });
       throw new Error('terminal_mismatch');
     }
-    const charge = terminalSaleCharge(data, t);
+    const charge = cardBSaleCharge(data, t);
     if (typeof charge === 'string') {
       deps.log.error('card-b webhook amounts are not the order\'s sale; not captured', { event_id: eventId, transaction_id: t.id, reason: charge, amount, tip: data.TipAmount ?? null, total: t.total, tip_amount: t.tip_amount });
       throw new Error(charge);
@@ -259,28 +259,13 @@ async function payment(deps: WebhookDeps, tenant: WebhookTenant, data: Data): Pr
   }
 }
 
-/** Why a kiosk payment event's amounts are not its order's sale (stored as the failed event's error). */
-export type TerminalSaleMismatch = 'amount_mismatch' | 'tip_mismatch';
-
 /**
- * What a kiosk's card-b terminal sale charged, from its payment event, checked against the order. The
- * sale sends `amount` (the order's total less its tip) and `tipAmount` (the tip chosen on the kiosk)
- * apart; the terminal adds any tip the customer gives there on top (PROTOCOLS "card-b": webhook `Amount`
- * is the terminal `amount` in major units). So `Amount` must be exactly the sale's amount
- * (`amount_mismatch` otherwise: missing, not money, negative, more or less), and `TipAmount` (absent is
- * none) a sum of money no less than the kiosk's tip (`tip_mismatch`: not money, negative, short, or
- * making a charge past `MAX_ORDER_CENTS`).
- * Then the customer was charged `Amount + TipAmount`, and the tip booked is `TipAmount`: the capture
- * books what is above the order's total as tip (`capturedTotals`). `total - tip_amount` stays the sale's
- * amount after a capture that booked a tip, so a late event is checked the same way.
+ * What a kiosk's card-b terminal sale charged, from its payment event (`Amount` and `TipAmount` in major
+ * units, PROTOCOLS "card-b"), checked against the order (`terminalSaleCharge`).
  */
-export function terminalSaleCharge(data: Data, t: { readonly total: number; readonly tip_amount: number }): { readonly charged: number; readonly tip: number } | TerminalSaleMismatch {
-  const amount = majorToCents(data.Amount);
-  if (amount === null || amount !== Number(t.total) - Number(t.tip_amount)) return 'amount_mismatch';
-  const tip = data.TipAmount === undefined || data.TipAmount === null ? 0 : majorToCents(data.TipAmount);
-  // A charge beyond the money columns could not be booked (nor its commission written): not this sale.
-  if (tip === null || tip < 0 || tip < Number(t.tip_amount) || amount + tip > MAX_ORDER_CENTS) return 'tip_mismatch';
-  return { charged: amount + tip, tip };
+function cardBSaleCharge(data: Data, t: { readonly total: number; readonly tip_amount: number }): ReturnType<typeof terminalSaleCharge> {
+  const absent = data.TipAmount === undefined || data.TipAmount === null;
+  return terminalSaleCharge(majorToCents(data.Amount), absent ? null : (majorToCents(data.TipAmount) ?? undefined), t);
 }
 
 /**
