@@ -52,11 +52,12 @@ export function registerCRoutes(deps: ApiDeps) {
       detail: { tags, summary: "Call register-c with the stored token: ok, or register-c's refusal" },
     })
     .put('/payment-methods', async (c) => ok(await saveRegisterCPaymentMethods(scope(c), cfg, c.body.payment_methods)), {
-      transform: MIS_,
+      // One mapping for the merchant's connection: it changes how every location's payments land at register-c.
+      transform: [MIS_, allLocations()],
       query: S.vendorOnlyQuery,
       body: S.paymentMethodsBody,
       response: { 200: S.paymentMethodsResponse },
-      detail: { tags, summary: 'Map our payment methods to register-c payment methods (checked at register-c); permission MANAGE_INTEGRATION_SETTINGS' },
+      detail: { tags, summary: 'Map our payment methods to register-c payment methods (checked at register-c); permission MANAGE_INTEGRATION_SETTINGS at every location' },
     })
     .post('/mappings/:upvendoLocationId/sync', async (c) => ok(await syncRegisterCMapping(scope(c), cfg, c.params.upvendoLocationId)), {
       transform: MIS_AT,

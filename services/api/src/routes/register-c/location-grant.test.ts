@@ -87,6 +87,15 @@ describe('register-c mappings: the location grant', () => {
     for (const c of calls) expect([c.status, c.body?.message]).toEqual(DENIED);
   });
 
+  test('PUT /register-c/payment-methods (one mapping for every location) needs every location; nothing written', async () => {
+    const settings = () =>
+      api.deps.db.selectFrom('integration_connections').select('settings').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-c').executeTakeFirstOrThrow();
+    const before = await settings();
+    const r = await api.call('PUT', `${BASE}/payment-methods`, { token: limited, body: { payment_methods: { cash: 'pm-hijack' } } });
+    expect([r.status, r.body?.message]).toEqual(DENIED);
+    expect(await settings()).toEqual(before);
+  });
+
   test('PUT /register-b/location-mappings (every location at once) needs every location', async () => {
     const r = await api.call('PUT', '/api/back-office/register-b/location-mappings', { token: limited, body: { mappings: [{ location_id: m.locations[1]!.id, branch_id: 'b1' }] } });
     expect([r.status, r.body?.message]).toEqual(DENIED);
