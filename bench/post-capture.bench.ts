@@ -13,7 +13,8 @@
  * BENCH_NOOP_JOBS (2000), BENCH_SKELETON (1000 sequences of the job structure alone per round), BENCH_CONCURRENCY (16 jobs at once per queue, for both), BENCH_RELAY_MS
  * (the relay's poll; default the worker's), BENCH_RELAY_LISTEN (1; 0: poll only, as before issue 12
  * item 10), BENCH_LATENCY_RATE (at most 40 captures a second; lower when the machine sustains less than
- * twice that), BENCH_PAYMENTS_DATABASE (ordering_bench_payments).
+ * twice that), BENCH_PAYMENTS_DATABASE (ordering_bench_payments), BENCH_WINDOWS (1: each drain's window in
+ * epoch µs and its WAL positions on stderr, to cut a `--cpu-prof` profile or `pg_waldump` to the drains).
  */
 import { join } from 'node:path';
 import pg from 'pg';
@@ -231,14 +232,20 @@ export async function runPostCaptureBench(): Promise<void> {
       cpu0 = { pg: postgresCpuMs(DB_NAME), redis: processCpuMs('redis-server'), own: ownCpuMs(), machine: machineBusyMs() };
       t0 = performance.now();
     });
+    const lsn0 = await walLsn();
     worker.relay.trigger();
     // Every 5 ms: the poll runs in the worker's process and thread, so it costs the worker what it reads.
     while ((await done(worker)) < target) await Bun.sleep(5);
     const seconds = (performance.now() - t0) / 1000;
+    if (process.env.BENCH_WINDOWS) console.error(`WINDOW ${handlers ? 'skeleton' : 'drain'} ${Math.round((performance.timeOrigin + t0) * 1000)} ${Math.round((performance.timeOrigin + performance.now()) * 1000)}`);
     const perUnit = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1000) / per);
     const cpu = { pg: perUnit(cpu0.pg, postgresCpuMs(DB_NAME)), redis: perUnit(cpu0.redis, processCpuMs('redis-server')), own: perUnit(cpu0.own, ownCpuMs()), machine: perUnit(cpu0.machine, machineBusyMs()) };
-    return { seconds, cpu, worker };
+    if (process.env.BENCH_WINDOWS) console.error(`LSN ${lsn0} ${await walLsn()}`);
+    const walBytes = Number((await sql<{ b: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${lsn0}::pg_lsn)::text as b`.execute(h.db)).rows[0]!.b) / per;
+    return { seconds, cpu, worker, walBytes };
   };
+  // The WAL the drain wrote (the whole server's: nothing else writes meanwhile), full-page images included.
+  const walLsn = async () => (await sql<{ l: string }>`select pg_current_wal_lsn()::text as l`.execute(h.db)).rows[0]!.l;
   const processedOf = (jobs: readonly string[]) => async (w: RunningBenchWorker) => (await Promise.all(jobs.map((j) => w.metrics.processedCount(j)))).reduce((a, b) => a + b, 0);
 
   // The ceiling the job structure sets: SKELETON sequences' outbox rows as the pipeline writes them (the
@@ -279,28 +286,32 @@ export async function runPostCaptureBench(): Promise<void> {
     if (round < WARMUP) await sql`vacuum (analyze)`.execute(h.db);
     await sql`checkpoint`.execute(h.db);
   };
-  const rounds: { noop: number; noopCpu: number; noopBusy: number; skeleton: number; skeletonCpu: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number } }[] = [];
+  const rounds: { noop: number; noopCpu: number; noopBusy: number; skeleton: number; skeletonCpu: number; rate: number; statements: number; captureRate: number; cpu: { pg: number; redis: number; own: number; machine: number }; walBytes: number }[] = [];
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
     const set = ids.slice(r * PER_ROUND, (r + 1) * PER_ROUND);
     await quiesce(r);
     const { rate: noop, cpu: noopCpu, busy: noopBusy } = await noopRate(redisUrl, redis);
     await quiesce(r);
     const skeleton = await skeletonRate();
+    // Measured rounds checkpoint before the captures, not between them and the drain: in production a
+    // capture and its sequence run milliseconds apart, in one checkpoint cycle, so the rows the sequence
+    // locks (its transactions) were written since the last checkpoint and take no full-page image again.
+    if (r >= WARMUP) await quiesce(r);
     const c0 = performance.now();
     for (let i = 0; i < set.length; i += 8) await Promise.all(set.slice(i, i + 8).map(capture));
     const captureRate = set.length / ((performance.now() - c0) / 1000);
-    await quiesce(r);
+    if (r < WARMUP) await quiesce(r);
     const q0 = dbQueryCount();
     const p0 = polls;
     // Watched through the worker's own counters (no statement while the clock runs), then checked in the database.
-    const { seconds, cpu, worker } = await drain(set.length, set.length * LAST_JOBS.length, processedOf(LAST_JOBS));
+    const { seconds, cpu, worker, walBytes } = await drain(set.length, set.length * LAST_JOBS.length, processedOf(LAST_JOBS));
     const statements = (dbQueryCount() - q0 - (polls - p0)) / set.length;
     await waitDone(set);
     await stopWorker(worker);
-    if (r >= WARMUP) rounds.push({ noop, noopCpu, noopBusy, skeleton: skeleton.rate, skeletonCpu: skeleton.cpu.machine, rate: set.length / seconds, statements, captureRate, cpu });
+    if (r >= WARMUP) rounds.push({ noop, noopCpu, noopBusy, skeleton: skeleton.rate, skeletonCpu: skeleton.cpu.machine, rate: set.length / seconds, statements, captureRate, cpu, walBytes });
     console.log(
       `  ${r < WARMUP ? 'warm-up round (not counted)' : `round ${r + 1 - WARMUP}`}: ${set.length} sequences in ${fmt(seconds, 2)} s = ${fmt(set.length / seconds)} sequences/s; no-op ${fmt(noop)} jobs/s (${fmt(noopCpu, 0)} µs of machine CPU each, cores ${fmt(noopBusy * 100, 0)}% busy); ratio ${fmt(set.length / seconds / noop, 3)}; ` +
-        `${fmt(statements)} statements/sequence; job structure alone ${fmt(skeleton.rate)} sequences/s (CPU µs/sequence: PostgreSQL ${fmt(skeleton.cpu.pg, 0)}, worker ${fmt(skeleton.cpu.own, 0)}, whole machine ${fmt(skeleton.cpu.machine, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}, whole machine ${fmt(cpu.machine, 0)}`,
+        `${fmt(statements)} statements/sequence; job structure alone ${fmt(skeleton.rate)} sequences/s (CPU µs/sequence: PostgreSQL ${fmt(skeleton.cpu.pg, 0)}, worker ${fmt(skeleton.cpu.own, 0)}, whole machine ${fmt(skeleton.cpu.machine, 0)}); CPU µs/sequence: PostgreSQL backends ${fmt(cpu.pg, 0)}, worker ${fmt(cpu.own, 0)}, Redis ${fmt(cpu.redis, 0)}, whole machine ${fmt(cpu.machine, 0)}; WAL ${fmt(walBytes, 0)} bytes/sequence`,
     );
   }
 
@@ -373,6 +384,7 @@ export async function runPostCaptureBench(): Promise<void> {
     `bee-queue no-op job (medians): ${fmt(noopCpu, 0)} µs of machine CPU, cores ${fmt(med(rounds.map((r) => r.noopBusy)) * 100, 0)}% busy; ` +
       `a sequence costs the machine as much CPU as ${fmt(med(rounds.map((r) => r.cpu.machine / r.noopCpu)), 2)} no-op jobs (0.3 at equal use of the cores means at most ${fmt(1 / 0.3, 2)})`,
   );
+  console.log(`WAL per sequence (median): ${fmt(med(rounds.map((r) => r.walBytes)), 0)} bytes, full-page images included`);
   console.log(`captures: ${fmt(med(rounds.map((r) => r.captureRate)))} captures/s (8 at a time, one location's receipt counter)`);
   console.log(
     `capture -> kitchen document (${latencyIds.length} live captures at ${fmt(pace)}/s): p50 ${fmt(percentile(lat, 50))} ms, p99 ${fmt(percentile(lat, 99))} ms, max ${fmt(lat.at(-1) ?? NaN)} ms ` +
