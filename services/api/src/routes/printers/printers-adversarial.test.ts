@@ -6,6 +6,7 @@ import { bindTenant } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { call as posCall, signIn } from '../pos-tills/register-test-support.ts';
+import { clearThrottles } from '../../testing/throttle-keys.ts';
 
 /** Adversarial probes of the printer routes and the poll service they feed. */
 let api: TestApi;
@@ -36,7 +37,7 @@ async function pairedAtNewLocation(mac: string) {
   expect(loc.status).toBe(201);
   const popUp = loc.body.data.id as string;
   expect((await bo('PUT', `/devices/${posId}`, { location_id: popUp })).status).toBe(200);
-  await api.deps.redis.flushdb();
+  await clearThrottles(api.deps.redis);
   expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac }] } })).status).toBe(200);
   expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
   const id = (await bo('GET', `/devices/printers?location_id=${popUp}`)).body.data[0].id as string;
@@ -70,7 +71,7 @@ describe('a printer whose location is deleted', () => {
     const loc = await bo('POST', '/settings/locations', { name: 'Stand', timezone: 'Europe/Brussels', country: 'BE' });
     const stand = loc.body.data.id as string;
     expect((await bo('PUT', `/devices/${posId}`, { location_id: stand })).status).toBe(200);
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:02' }] } })).status).toBe(200);
     expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
     expect((await bo('DELETE', `/settings/locations/${stand}`)).status).toBe(200);
@@ -83,7 +84,7 @@ describe('the back office reaching for printers it may not touch', () => {
     const as = (token: string) => (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token, body });
     const limited = as(await limitedUserToken(api, m, ['VIEW_DEVICES', 'EDIT_DEVICES', 'DELETE_DEVICES'], [m.locations[1]!.id]));
     const foreign = as(await api.ownerToken(other));
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:04' }] } })).status).toBe(200);
     const id = (await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { mac: string }) => p.mac === '00:11:62:DE:AD:04').id as string;
     const writes = [
@@ -117,7 +118,7 @@ describe('a retired printer seen again', () => {
     expect((await poll(token)).status).toBe(200);
     expect((await bo('GET', `/devices/${id}/printer/pairing-session`)).body.pairing_session.state).toBe('paired');
     expect((await bo('POST', `/devices/${id}/printer/retire`, {})).status).toBe(200);
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:05' }] } })).status).toBe(200);
     const none = { status: 404, body: { message: 'Unable to locate the pairing session you requested.' } };
     // Before: 200 with the old session `paired`, for a printer unconfigured again and without a token.
@@ -132,7 +133,7 @@ describe('a retired printer seen again', () => {
   });
 });
 async function pairedAtHome(mac: string) {
-  await api.deps.redis.flushdb();
+  await clearThrottles(api.deps.redis);
   expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac }] } })).status).toBe(200);
   const id = (await bo('GET', `/devices/printers?location_id=${home}`)).body.data.find((p: { mac: string }) => p.mac === mac).id as string;
   expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Counter' })).status).toBe(200);
@@ -146,7 +147,7 @@ describe('a register reaching for a printer of another location or merchant', ()
     const { id } = await pairedAtNewLocation('00:11:62:DE:AD:06');
     const manager = await signIn(api, m, 'manager', 0);
     const theirPos = await api.deviceToken(other, 'pos');
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: theirPos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:07' }] } })).status).toBe(200);
     const theirs = (await bindTenantPrinters(other)).find((p) => p.mac === '00:11:62:DE:AD:07')!.id;
     const cashier = await signIn(api, m, 'cashier', 1);
@@ -185,7 +186,7 @@ describe('discovery report odd bodies', () => {
       [{ printers: [{ mac: '00:11:62:DE:AD:19', model: '\u0000bad' }] }, 'printers.0.model'],
       [{ printers: { 0: { mac: '00:11:62:DE:AD:20' } } }, 'printers'],
     ] as const) {
-      await api.deps.redis.flushdb();
+      await clearThrottles(api.deps.redis);
       const r = await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body });
       expect(r.status).toBe(422);
       expect(Object.keys(r.body.errors)).toEqual([field]);
@@ -244,7 +245,7 @@ describe('a printer profile shared across locations', () => {
     const { id: homePrinter } = await pairedAtHome('00:11:62:DE:AD:40');
     // A printer at the member's location, discovered by the register while it stood there.
     expect((await bo('PUT', `/devices/${posId}`, { location_id: l1 })).status).toBe(200);
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     expect((await api.call('POST', '/api/pos/printers/discovery-report', { token: pos, deviceKey: true, body: { printers: [{ mac: '00:11:62:DE:AD:41' }] } })).status).toBe(200);
     expect((await bo('PUT', `/devices/${posId}`, { location_id: home })).status).toBe(200);
     const theirPrinter = (await asLimited('GET', '/devices/printers')).body.data.find((p: { mac: string }) => p.mac === '00:11:62:DE:AD:41').id as string;

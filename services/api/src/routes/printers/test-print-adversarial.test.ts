@@ -4,6 +4,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { call, signIn } from '../pos-tills/register-test-support.ts';
 import { PLACEHOLDER_MAC_MESSAGE } from './index.ts';
+import { clearThrottles } from '../../testing/throttle-keys.ts';
 
 /** Adversarial probes of test prints (throttled per printer and per kiosk) and placeholder MACs in discovery reports. */
 let api: TestApi;
@@ -32,7 +33,7 @@ const printerCount = async () => (await tdb.selectFrom('printers').select('id').
 /** A receipt printer at the register's location, discovered and configured. */
 async function receiptPrinter(): Promise<string> {
   const mac = `00:11:62:AA:BB:${(macNo++).toString(16).toUpperCase().padStart(2, '0')}`;
-  await api.deps.redis.flushdb(); // the discovery throttle (4 a minute per device) is not what is tested here
+  await clearThrottles(api.deps.redis); // the discovery throttle (4 a minute per device) is not what is tested here
   expect((await discover([{ mac }])).status).toBe(200);
   const id = (await tdb.selectFrom('printers').select('id').where('mac', '=', mac).executeTakeFirstOrThrow()).id;
   expect((await bo('POST', `/devices/${id}/printer/configure`, { name: `Counter ${mac.slice(-2)}` })).status).toBe(200);
@@ -78,7 +79,7 @@ describe('test prints are throttled', () => {
 
 describe('placeholder MACs in discovery reports', () => {
   test('all zeros or broadcast (either separator, any case) is a 422 on that entry, nothing written from the batch', async () => {
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     const before = await printerCount();
     const r = await discover([{ mac: '00:11:62:12:34:56' }, { mac: '00:00:00:00:00:00' }, { mac: 'ff-ff-ff-ff-ff-ff' }, { mac: 'FF:FF:FF:FF:FF:ff' }]);
     expect(r).toEqual(
@@ -94,7 +95,7 @@ describe('placeholder MACs in discovery reports', () => {
   });
 
   test('a real MAC that merely starts or ends with zeros or FF is accepted', async () => {
-    await api.deps.redis.flushdb();
+    await clearThrottles(api.deps.redis);
     const r = await discover([{ mac: '00:00:00:00:00:01' }, { mac: 'FF:FF:FF:FF:FF:FE' }]);
     expect(r).toMatchObject({ status: 200, body: { reported: 2 } });
   });
