@@ -99,9 +99,11 @@ describe('outbox relay and processor', () => {
     w.relay.trigger();
     const first = await waitFor(() => env.handle.db.selectFrom('heartbeats').selectAll().where('service', '=', service).executeTakeFirst(), 5000, 'heartbeat');
 
-    // As if the worker died after writing to Redis but before committing relayed_at. The outbox is
-    // shared by every test file of the run: should another file's relay take the row first (it would
-    // queue it under its own prefix, where this worker never sees it), the row is put back and relayed again.
+    // As if the worker died after writing to Redis but before committing relayed_at. Relayed again before
+    // bee-queue removed the finished job (removeOnSuccess runs after the handler wrote its row), the row is
+    // taken as relayed already (bee-queue keeps one job per id) and nothing runs; and the outbox is shared
+    // by every test file of the run (another file's relay would queue it under its own prefix). Either
+    // way the row is put back and relayed again until this worker has seen it.
     const skipped = async () => (await w.metrics.render(undefined, [])).includes('worker_jobs_skipped_total{job="heartbeat"} 1');
     for (let attempt = 0; attempt < 5 && !(await skipped()); attempt++) {
       await env.handle.db.updateTable('outbox').set({ relayed_at: null }).where('id', '=', String(id)).execute();
