@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { bindTenant, createDatabase, dbQueryCount, migrateAll, resolveDatabase } from '@pos/db';
-import { createLogger, createRedis, ensureRedis, systemClock } from '@pos/kernel';
+import { createLogger, createRedis, deleteMatching, ensureRedis, systemClock } from '@pos/kernel';
 import { createQueue } from '@pos/kernel/queues/index';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { capturePayment } from '@pos/core/payments/capture-payment';
@@ -63,15 +63,6 @@ const LATENCY_RATE = Number(process.env.BENCH_LATENCY_RATE ?? 40);
 const DB_NAME = process.env.BENCH_PAYMENTS_DATABASE ?? 'ordering_bench_payments';
 const root = join(import.meta.dir, '..');
 
-async function scanDelete(redis: ReturnType<typeof createRedis>, prefix: string) {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}
-
 /**
  * bee-queue's raw rate: no-op jobs created in bulk and processed at CONCURRENCY. With the whole
  * machine's CPU time per job and the share of its cores busy meanwhile: a no-op job waits on Redis
@@ -96,7 +87,7 @@ async function noopRate(redisUrl: string, redis: ReturnType<typeof createRedis>)
   const seconds = (performance.now() - t0) / 1000;
   const m1 = machineBusyMs();
   await Promise.all([producer.close(), worker.close()]);
-  await scanDelete(redis, prefix);
+  await deleteMatching(redis, `${prefix}:*`);
   const busyMs = m0 === null || m1 === null ? NaN : m1 - m0;
   return { rate: NOOP_JOBS / seconds, cpu: (busyMs * 1000) / NOOP_JOBS, busy: busyMs / (seconds * 1000 * navigator.hardwareConcurrency) };
 }
@@ -222,6 +213,7 @@ export async function runPostCaptureBench(): Promise<void> {
   const drain = async (per: number, target: number, done: (w: RunningBenchWorker) => Promise<number>, handlers?: BenchHandlers) => {
     let cpu0 = { pg: null as number | null, redis: null as number | null, own: 0, machine: null as number | null };
     let t0 = 0;
+    let lsn0 = 0n;
     let worker!: RunningBenchWorker;
     await h.db.transaction().execute(async (trx) => {
       await sql`select id from public.outbox where relayed_at is null for update`.execute(trx);
@@ -229,10 +221,10 @@ export async function runPostCaptureBench(): Promise<void> {
       while (!worker.relay.listening && RELAY_LISTEN) await Bun.sleep(5);
       // The processors' start-up housekeeping (the first failed-job purge of each queue) is a one-off, not throughput.
       await Promise.all(worker.processors.map((p) => p.housekeeping()));
+      lsn0 = await walLsn();
       cpu0 = { pg: postgresCpuMs(DB_NAME), redis: processCpuMs('redis-server'), own: ownCpuMs(), machine: machineBusyMs() };
       t0 = performance.now();
     });
-    const lsn0 = await walLsn();
     worker.relay.trigger();
     // Every 5 ms: the poll runs in the worker's process and thread, so it costs the worker what it reads.
     while ((await done(worker)) < target) await Bun.sleep(5);
@@ -240,12 +232,16 @@ export async function runPostCaptureBench(): Promise<void> {
     if (process.env.BENCH_WINDOWS) console.error(`WINDOW ${handlers ? 'skeleton' : 'drain'} ${Math.round((performance.timeOrigin + t0) * 1000)} ${Math.round((performance.timeOrigin + performance.now()) * 1000)}`);
     const perUnit = (a: number | null, b: number | null) => (a === null || b === null ? NaN : ((b - a) * 1000) / per);
     const cpu = { pg: perUnit(cpu0.pg, postgresCpuMs(DB_NAME)), redis: perUnit(cpu0.redis, processCpuMs('redis-server')), own: perUnit(cpu0.own, ownCpuMs()), machine: perUnit(cpu0.machine, machineBusyMs()) };
-    if (process.env.BENCH_WINDOWS) console.error(`LSN ${lsn0} ${await walLsn()}`);
-    const walBytes = Number((await sql<{ b: string }>`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${lsn0}::pg_lsn)::text as b`.execute(h.db)).rows[0]!.b) / per;
-    return { seconds, cpu, worker, walBytes };
+    const lsn1 = await walLsn();
+    if (process.env.BENCH_WINDOWS) console.error(`LSN ${lsnText(lsn0)} ${lsnText(lsn1)}`);
+    return { seconds, cpu, worker, walBytes: Number(lsn1 - lsn0) / per };
   };
-  // The WAL the drain wrote (the whole server's: nothing else writes meanwhile), full-page images included.
-  const walLsn = async () => (await sql<{ l: string }>`select pg_current_wal_lsn()::text as l`.execute(h.db)).rows[0]!.l;
+  // The server's WAL position as a byte offset: the drain's WAL (nothing else writes meanwhile), full-page images included.
+  const walLsn = async () => {
+    const [hi, lo] = (await sql<{ l: string }>`select pg_current_wal_lsn()::text as l`.execute(h.db)).rows[0]!.l.split('/');
+    return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
+  };
+  const lsnText = (lsn: bigint) => `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
   const processedOf = (jobs: readonly string[]) => async (w: RunningBenchWorker) => (await Promise.all(jobs.map((j) => w.metrics.processedCount(j)))).reduce((a, b) => a + b, 0);
 
   // The ceiling the job structure sets: SKELETON sequences' outbox rows as the pipeline writes them (the
@@ -338,7 +334,7 @@ export async function runPostCaptureBench(): Promise<void> {
   await Promise.all(inflight);
   await waitDone(latencyIds);
   await stopWorker(worker);
-  await scanDelete(redis, prefix);
+  await deleteMatching(redis, `${prefix}:*`);
 
   const kitchen = await tdb.selectFrom('kitchen_items').select(['transaction_id', 'created_at']).where('transaction_id', 'in', latencyIds).execute();
   const lat = kitchen.map((k) => k.created_at.getTime() - captured.get(k.transaction_id)!).sort((a, b) => a - b);

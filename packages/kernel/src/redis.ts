@@ -14,6 +14,16 @@ export function createRedis(url: string = DEFAULT_REDIS_URL, name = 'app'): Redi
   });
 }
 
+/** Deletes every key matching `pattern` (SCAN, so Redis is never blocked by one KEYS over a large database). */
+export async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
 async function pingOnce(url: string): Promise<boolean> {
   const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
   r.on('error', () => {});

@@ -1,10 +1,22 @@
 import type Redis from 'ioredis';
+import { deleteMatching } from './redis.ts';
 
 export interface ThrottleRule {
   /** Throttle name (`pos-pin`, `login-idp`, ...), part of the key. */
   readonly name: string;
   readonly limit: number;
   readonly windowSeconds: number;
+}
+
+/** The subject's counter under the rule: one key per rule, window and subject. */
+const throttleKey = (rule: ThrottleRule, subject: string): string => `throttle:${rule.name}:${rule.windowSeconds}:${subject}`;
+
+/**
+ * Deletes every rate-limit counter: for a test that is not about them. Only these keys: a FLUSHDB also
+ * took the queues, leases and done markers of whatever else shared the Redis database.
+ */
+export async function clearThrottles(redis: Redis): Promise<void> {
+  await deleteMatching(redis, 'throttle:*');
 }
 
 export interface ThrottleResult {
@@ -23,7 +35,7 @@ export interface ThrottleResult {
  */
 export async function hitThrottle(redis: Redis, rule: ThrottleRule, subject: string): Promise<ThrottleResult> {
   const windowMs = rule.windowSeconds * 1000;
-  const key = `throttle:${rule.name}:${rule.windowSeconds}:${subject}`;
+  const key = throttleKey(rule, subject);
   const [, [, count], [, ttl]] = (await redis.multi().set(key, '0', 'PX', windowMs, 'NX').incr(key).pttl(key).exec()) as [unknown, [Error | null, number], [Error | null, number]];
   // A counter without expiry (written by anything else) would never reset: give it this window.
   if (ttl < 0) await redis.pexpire(key, windowMs);
@@ -36,7 +48,7 @@ export async function hitThrottle(redis: Redis, rule: ThrottleRule, subject: str
  * failures (a wrong PIN), checked before the attempt and hit after a failure.
  */
 export async function throttleCount(redis: Redis, rule: ThrottleRule, subject: string): Promise<ThrottleResult> {
-  const key = `throttle:${rule.name}:${rule.windowSeconds}:${subject}`;
+  const key = throttleKey(rule, subject);
   const [[, raw], [, ttl]] = (await redis.multi().get(key).pttl(key).exec()) as [[Error | null, string | null], [Error | null, number]];
   const count = Number(raw ?? 0);
   return { allowed: count < rule.limit, count, limit: rule.limit, retryAfter: Math.max(1, Math.ceil((ttl > 0 ? ttl : rule.windowSeconds * 1000) / 1000)) };

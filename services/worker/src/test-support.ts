@@ -2,7 +2,7 @@
 import Redis from 'ioredis';
 import { sql } from 'kysely';
 import { createDatabase, migrateCentral, type DatabaseHandle } from '@pos/db';
-import { createLogger, createRedis, type Logger } from '@pos/kernel';
+import { createLogger, createRedis, deleteMatching, type Logger } from '@pos/kernel';
 import { createFiscalService, type FiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 
@@ -52,12 +52,7 @@ export const uniquePrefix = (): string => `bqtest-${crypto.randomUUID().slice(0,
 
 /** Deletes every Redis key under `prefix`. */
 export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  await deleteMatching(redis, `${prefix}:*`);
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */

@@ -6,7 +6,7 @@ import { bindTenant } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { call as posCall, signIn } from '../pos-tills/register-test-support.ts';
-import { clearThrottles } from '../../testing/throttle-keys.ts';
+import { clearThrottles } from '@pos/kernel';
 
 /** Adversarial probes of the printer routes and the poll service they feed. */
 let api: TestApi;

@@ -4,7 +4,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { call, signIn } from '../pos-tills/register-test-support.ts';
 import { PLACEHOLDER_MAC_MESSAGE } from './index.ts';
-import { clearThrottles } from '../../testing/throttle-keys.ts';
+import { clearThrottles } from '@pos/kernel';
 
 /** Adversarial probes of test prints (throttled per printer and per kiosk) and placeholder MACs in discovery reports. */
 let api: TestApi;
