@@ -25,6 +25,7 @@ import { createQueue } from '@pos/kernel/queues/index';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
+import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { startWorker, stopWorker } from '../services/worker/src/worker.ts';
@@ -173,6 +174,18 @@ export async function runPostCaptureBench(): Promise<void> {
   const capture = (id: string) => capturePayment(deps, id, { kind: 'webhook', outcome: 'succeeded', data: {} });
   const prefix = `bench-pc-${crypto.randomUUID().slice(0, 8)}`;
   const fiscal = createFiscalService(fiscalConfigFromEnv({ FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef' }), log);
+  // Every register client configured, as a production worker with all four providers has them; the bench
+  // location has no register, so each batch asks them once per location and records none (nothing is sent).
+  const nowhere = 'http://127.0.0.1:9';
+  const registers = registerDispatchFromEnv(wh.db, {
+    INTEGRATION_TOKEN_KEY: 'ab'.repeat(32),
+    REGISTER_A_BASE_URL: nowhere,
+    REGISTER_B_API_URL: nowhere,
+    REGISTER_B_API_TOKEN: 'bench-register-b-token',
+    REGISTER_C_API_URL: nowhere,
+    REGISTER_D_API_URL: nowhere,
+    REGISTER_D_API_TOKEN: 'bench-register-d-token',
+  });
   const startBenchWorker = (handlers?: BenchHandlers) =>
     startWorker({
       ...(handlers ?? {}),
@@ -188,6 +201,7 @@ export async function runPostCaptureBench(): Promise<void> {
       relayListen: RELAY_LISTEN,
       concurrency: CONCURRENCY,
       payments: paymentProvidersFromEnv({}),
+      registers,
     });
   // A sequence is done when its last job ran: all four jobs the capture's sequence queues here (no cart
   // session, not test mode, stock changed) have recorded their step, on whichever queue they ran.

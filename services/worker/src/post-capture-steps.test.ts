@@ -114,7 +114,7 @@ describe('post-capture steps, one statement each', () => {
     await writeKitchenItems(tdb, [{ t, lines: await loadLines(tdb, id) }]);
     await dispatchOrderToRegister(tdb, id);
     await dispatchOrderToRegister(tdb, id);
-    expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' }]);
+    expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' }]);
     expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
 
     // No such transaction (a deleted test-mode one): the dispatch ends as done, records nothing.
@@ -240,7 +240,7 @@ describe('post-capture steps for a batch, one statement per step', () => {
     let r: (Error | null)[] = [];
     expect(await statements(async () => void (r = await dispatchOrdersToRegister(tdb, [...ids, unknown])))).toBe(1);
     expect(outcomes(r)).toEqual([...ids.slice(0, 10).map(() => null), `order ${ids[10]}: kitchen item documents not written yet`, `order ${ids[11]}: kitchen item documents not written yet`, null]);
-    expect((await listSteps(tdb, ids[0]!)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: '1 kitchen items' });
+    expect((await listSteps(tdb, ids[0]!)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' });
     expect((await listSteps(tdb, ids[10]!)).find((s) => s.step === 'register_dispatch')).toBeUndefined();
 
     const before = await tdb.selectFrom('daily_stats').selectAll().where('location_id', '=', m.locations[0]!.id).where('date', '=', '2026-11-20').executeTakeFirst();

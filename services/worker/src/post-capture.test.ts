@@ -72,7 +72,7 @@ describe('post-capture sequence', () => {
     expect(names.slice(4).sort()).toEqual(['daily_stats', 'edge_stock_sync', 'finalise', 'register_dispatch', 'stock_release']);
     expect(steps.find((s) => s.step === 'stock_release')).toEqual({ step: 'stock_release', outcome: 'released', detail: `cart ${t.id}: 1 item hold(s) released` });
     expect(await tdb.selectFrom('stock_reservations').select('item_id').where('transaction_id', '=', t.id).execute()).toEqual([]);
-    expect(steps.find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: '2 kitchen items' });
+    expect(steps.find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' });
     expect(JSON.parse(steps.find((s) => s.step === 'finalise')!.detail!)).toEqual({
       loyalty_earn: 'skipped: no customer',
       offer_redemption: 'skipped: no offer',

@@ -3,10 +3,10 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { dispatchOrderToRegister } from '@pos/core/payments/post-capture';
+import { dispatchOrdersToRegister, dispatchOrderToRegister } from '@pos/core/payments/post-capture';
 import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
 import { loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
-import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
+import { NO_REGISTER, registerDispatchFromEnv, type RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import { saveRegisterAToken, selectRegisterAStore, verifyRegisterAOrders, type RegisterAAdminDeps } from '@pos/core/integrations/register-a-admin';
 import { parseTokenKey } from '@pos/core/integrations/token-crypto';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
@@ -147,5 +147,24 @@ describe('order dispatch to register-a', () => {
     if (!other) return expect(m.locations.length).toBe(1);
     const none = await registerDispatchFromEnv(env.handle.db, { REGISTER_A_BASE_URL: regA.url, INTEGRATION_TOKEN_KEY: KEY_HEX }).dispatchers[0]!.target(m.merchant.tenant_database, other.id);
     expect(none).toBeNull();
+  });
+
+  test('a batch asks the register clients once per location: orders of a location with a register are pushed, the others recorded as not configured in one statement', async () => {
+    const ids = [await captureKioskOrder(), await captureKioskOrder(), await captureKioskOrder()];
+    for (const id of ids) await waitFor(async () => (await dispatchStep(id))?.outcome === 'synced', 15_000, 'register dispatch');
+    // The last two moved to the location without a register (a fixture: a kiosk there would have made them).
+    await tdb.updateTable('transactions').set({ location_id: m.locations[1]!.id }).where('id', 'in', ids.slice(1)).execute();
+    const asked: string[] = [];
+    const base = registers();
+    const counting: RegisterDispatchDeps = { ...base, dispatchers: base.dispatchers.map((d) => ({ ...d, target: (tenant, location, channel) => (asked.push(location), d.target(tenant, location, channel)) })) };
+    const created = regA.ordersCreated;
+
+    const outcomes = await dispatchOrdersToRegister(tdb, ids, { deps: counting, tenantDatabase: m.merchant.tenant_database });
+    expect(outcomes).toEqual([null, null, null]);
+    // One lookup per location of the batch, then one per order pushed (its dispatch); none per order without a register.
+    expect(asked.sort()).toEqual([m.locations[0]!.id, m.locations[0]!.id, m.locations[1]!.id].sort());
+    expect(regA.ordersCreated).toBe(created);
+    expect((await registerSyncOf(tdb, ids[0]!)).status).toBe('synced');
+    for (const id of ids.slice(1)) expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: NO_REGISTER });
   });
 });

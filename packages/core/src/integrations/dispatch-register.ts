@@ -38,6 +38,9 @@ export interface RegisterOrder {
 
 export type OrderChannel = TransactionRow['channel'];
 
+/** What a dispatch records when the location has no register to send to. */
+export const NO_REGISTER = 'No register is configured for this location.';
+
 /**
  * What a dispatcher's push receives: the register order plus what a register that knows our items
  * by its own references needs (register-c links our item ids to its skus) and the channel.
@@ -152,7 +155,7 @@ export function registerOrderOf(t: TransactionRow, kitchen: readonly { name: str
 
 /** Pushes the transaction's order to its location's register and writes the outcome on the transaction. */
 export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<DispatchOutcome> {
-  let outcome: DispatchOutcome = { status: 'not_configured', detail: 'No register is configured for this location.' };
+  let outcome: DispatchOutcome = { status: 'not_configured', detail: NO_REGISTER };
   for (const d of deps.dispatchers) {
     let target;
     try {

@@ -65,9 +65,10 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
 );
 
 /**
- * $1 transaction ids. The register dispatch when no register client is configured: counts each
- * transaction's kitchen item documents and lines; those whose every line has its document are recorded
- * as having no register (`transaction_register_sync` and step). Answers one row per transaction found.
+ * $1 transaction ids, $2 the detail recorded. The register dispatch of transactions whose location has no
+ * register: counts each transaction's kitchen item documents and lines; those whose every line has its
+ * document are recorded as having no register (`transaction_register_sync` and step, both with the
+ * detail). Answers one row per transaction found.
  * The rows are locked (key share, as the sync row's foreign key would) when read: a test-mode DELETE
  * committed meanwhile leaves its transaction out instead of failing the batch on the foreign key.
  */
@@ -79,11 +80,11 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
        (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines
      from $schema.transactions t where t.id = any($1::uuid[]) order by t.id for key share of t),
    u as (insert into $schema.transaction_register_sync (transaction_id, status, detail)
-     select c.id, 'not_configured', 'No register is configured for this location.' from c where c.kitchen >= c.lines order by c.id
+     select c.id, 'not_configured', $2::text from c where c.kitchen >= c.lines order by c.id
      on conflict (transaction_id) do update set status = excluded.status, detail = excluded.detail, updated_at = now()
      returning transaction_id as id),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select u.id, 'register_dispatch', 'not_configured', c.kitchen || ' kitchen items' from u join c on c.id = u.id order by u.id
+     select u.id, 'register_dispatch', 'not_configured', $2::text from u order by u.id
      on conflict (transaction_id, step) do nothing)
    select id::text, kitchen, lines from c`,
 );

@@ -21,7 +21,7 @@ import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
-import { dispatchCaptured, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
+import { dispatchCaptured, NO_REGISTER, type OrderChannel, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
 
 /** Appends a step of a transaction's post-capture sequence; a step is recorded once (a re-run is a no-op). Returns false when it was there already. */
 export async function recordStep(db: TenantDb | TenantTx, transactionId: string, step: string, outcome: string, detail: string | null = null): Promise<boolean> {
@@ -265,18 +265,33 @@ const DISPATCH_PARALLEL = 8;
 
 /**
  * `processOrderJob` for a batch: dispatch to the location's register. It refuses to run before the
- * kitchen item documents exist (the register would receive an order without priced lines). With the
- * register clients configured it pushes each order to its location's register (issue 17), several at
- * a time; without them one statement checks the batch and records that none is configured. A
+ * kitchen item documents exist (the register would receive an order without priced lines). The orders
+ * of locations where a configured register client finds a register (or fails looking) are pushed one by
+ * one (issue 17), several at a time; those of locations without one, and all of them when no client is
+ * configured, are checked and recorded as having no register by one statement for the batch. A
  * transaction that is gone (a deleted test-mode one) is skipped (`skipDeleted`).
  */
 export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly string[], registers?: { deps: RegisterDispatchDeps; tenantDatabase: string }, log?: Logger): Promise<StepOutcome[]> {
-  if (registers) {
-    const outcomes: StepOutcome[] = new Array(ids.length).fill(null);
-    const gone: string[] = [];
+  const bound = registers ? await registerBound(db, ids, registers) : new Set<string>();
+  const outcomes: StepOutcome[] = new Array(ids.length).fill(null);
+  const gone: string[] = [];
+  const unbound = ids.filter((id) => !bound.has(id));
+  if (unbound.length > 0) {
+    const rows = await dispatchStatement.execute(db, [[...new Set(unbound)], NO_REGISTER]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    ids.forEach((id, i) => {
+      if (bound.has(id)) return;
+      const r = byId.get(id);
+      if (!r) gone.push(id);
+      else if (r.kitchen < r.lines) outcomes[i] = new Error(`order ${id}: kitchen item documents not written yet`);
+    });
+  }
+  if (registers && bound.size > 0) {
+    const todo = ids.flatMap((id, i) => (bound.has(id) ? [i] : []));
     let next = 0;
     const lane = async () => {
-      for (let i = next++; i < ids.length; i = next++) {
+      for (let k = next++; k < todo.length; k = next++) {
+        const i = todo[k]!;
         try {
           if ((await dispatchConfigured(db, ids[i]!, registers)) === 'gone') gone.push(ids[i]!);
         } catch (e) {
@@ -284,18 +299,45 @@ export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly strin
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(DISPATCH_PARALLEL, ids.length) }, lane));
-    skipDeleted(log, 'register_dispatch', gone);
-    return outcomes;
+    await Promise.all(Array.from({ length: Math.min(DISPATCH_PARALLEL, todo.length) }, lane));
   }
-  const rows = await dispatchStatement.execute(db, [[...new Set(ids)]]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  skipDeleted(log, 'register_dispatch', ids.filter((id) => !byId.has(id)));
-  return ids.map((id) => {
-    const r = byId.get(id);
-    if (!r) return null;
-    return r.kitchen < r.lines ? new Error(`order ${id}: kitchen item documents not written yet`) : null;
-  });
+  skipDeleted(log, 'register_dispatch', gone);
+  return outcomes;
+}
+
+/**
+ * The transactions of a batch whose location and channel a configured register client finds a register
+ * for, or fails looking (those go through `dispatchToRegister`, which says why): asked once per location
+ * and channel of the batch, not once per order. The others have no register to send to.
+ */
+async function registerBound(db: TenantDb, ids: readonly string[], registers: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<Set<string>> {
+  const { deps, tenantDatabase } = registers;
+  if (deps.dispatchers.length === 0 || ids.length === 0) return new Set();
+  const rows = await db.selectFrom('transactions').select(['id', 'location_id', 'channel']).where('id', 'in', [...new Set(ids)]).execute();
+  const found = new Map<string, boolean>();
+  const bound = new Set<string>();
+  for (const r of rows) {
+    const key = `${r.location_id}|${r.channel}`;
+    let has = found.get(key);
+    if (has === undefined) {
+      has = await hasRegister(deps, tenantDatabase, r.location_id, r.channel);
+      found.set(key, has);
+    }
+    if (has) bound.add(r.id);
+  }
+  return bound;
+}
+
+/** Whether a configured register client finds a register for the location and channel; a failed lookup counts as one (its dispatch records why). */
+async function hasRegister(deps: RegisterDispatchDeps, tenantDatabase: string, locationId: string, channel: OrderChannel): Promise<boolean> {
+  for (const d of deps.dispatchers) {
+    try {
+      if (await d.target(tenantDatabase, locationId, channel)) return true;
+    } catch {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Register integrations configured (issue 17): check, then call out, then record the outcome; 'gone' when there is no such transaction. */
