@@ -288,18 +288,14 @@ export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly strin
   }
   if (registers && bound.size > 0) {
     const todo = ids.flatMap((id, i) => (bound.has(id) ? [i] : []));
-    let next = 0;
-    const lane = async () => {
-      for (let k = next++; k < todo.length; k = next++) {
-        const i = todo[k]!;
-        try {
-          if ((await dispatchConfigured(db, ids[i]!, registers)) === 'gone') gone.push(ids[i]!);
-        } catch (e) {
-          outcomes[i] = e instanceof Error ? e : new Error(String(e));
-        }
+    await inLanes(todo.length, DISPATCH_PARALLEL, async (k) => {
+      const i = todo[k]!;
+      try {
+        if ((await dispatchConfigured(db, ids[i]!, registers)) === 'gone') gone.push(ids[i]!);
+      } catch (e) {
+        outcomes[i] = e instanceof Error ? e : new Error(String(e));
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(DISPATCH_PARALLEL, todo.length) }, lane));
+    });
   }
   skipDeleted(log, 'register_dispatch', gone);
   return outcomes;
@@ -314,18 +310,23 @@ async function registerBound(db: TenantDb, ids: readonly string[], registers: { 
   const { deps, tenantDatabase } = registers;
   if (deps.dispatchers.length === 0 || ids.length === 0) return new Set();
   const rows = await db.selectFrom('transactions').select(['id', 'location_id', 'channel']).where('id', 'in', [...new Set(ids)]).execute();
+  const keyOf = (r: { location_id: string; channel: OrderChannel }) => `${r.location_id}|${r.channel}`;
+  const places = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
+  // A batch of many locations asks them several at a time, as the per-order path pushes.
   const found = new Map<string, boolean>();
-  const bound = new Set<string>();
-  for (const r of rows) {
-    const key = `${r.location_id}|${r.channel}`;
-    let has = found.get(key);
-    if (has === undefined) {
-      has = await hasRegister(deps, tenantDatabase, r.location_id, r.channel);
-      found.set(key, has);
-    }
-    if (has) bound.add(r.id);
-  }
-  return bound;
+  await inLanes(places.length, DISPATCH_PARALLEL, async (i) => {
+    found.set(keyOf(places[i]!), await hasRegister(deps, tenantDatabase, places[i]!.location_id, places[i]!.channel));
+  });
+  return new Set(rows.filter((r) => found.get(keyOf(r))).map((r) => r.id));
+}
+
+/** Runs `work(0)` to `work(count - 1)`, at most `lanes` at a time. */
+async function inLanes(count: number, lanes: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < count; i = next++) await work(i);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, count) }, lane));
 }
 
 /** Whether a configured register client finds a register for the location and channel; a failed lookup counts as one (its dispatch records why). */
