@@ -123,6 +123,22 @@ describe('post-capture steps, one statement each', () => {
     expect(await listSteps(tdb, unknown)).toEqual([]);
   });
 
+  test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date', async () => {
+    const fresh = await transaction();
+    const earlier = await transaction();
+    for (const id of [fresh, earlier]) await writeKitchenItems(tdb, [{ t: await loadTransaction(tdb, id), lines: await loadLines(tdb, id) }]);
+    // `earlier` went to a register before (since removed from the location); `retry-sync` dispatches it again.
+    await tdb.insertInto('transaction_register_sync').values({ transaction_id: earlier, status: 'synced', detail: 'register-b order 77' }).execute();
+
+    expect(await dispatchOrdersToRegister(tdb, [earlier, fresh])).toEqual([null, null]);
+    const rows = await tdb.selectFrom('transaction_register_sync').select(['transaction_id', 'status', 'detail']).where('transaction_id', 'in', [fresh, earlier]).execute();
+    expect(rows).toEqual([{ transaction_id: earlier, status: 'not_configured', detail: 'No register is configured for this location.' }]);
+    for (const id of [fresh, earlier]) {
+      expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
+      expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' }]);
+    }
+  });
+
   test('daily stats: counted once under concurrent runs, on the location local date', async () => {
     // 23:30 UTC on 23 November is 00:30 on the 24th in Brussels (the seed's zone).
     const id = await transaction({ completedAt: new Date('2026-11-23T23:30:00Z') });

@@ -67,24 +67,27 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
 /**
  * $1 transaction ids, $2 the detail recorded. The register dispatch of transactions whose location has no
  * register: counts each transaction's kitchen item documents and lines; those whose every line has its
- * document are recorded as having no register (`transaction_register_sync` and step, both with the
- * detail). Answers one row per transaction found.
- * The rows are locked (key share, as the sync row's foreign key would) when read: a test-mode DELETE
- * committed meanwhile leaves its transaction out instead of failing the batch on the foreign key.
+ * document get the step `register_dispatch` with outcome `not_configured` and the detail. Answers one row
+ * per transaction found. No `transaction_register_sync` row is written for them: that row is what a
+ * dispatch that reached a register client ended with, and "no register" is the step's own record
+ * (`registerSyncOf` reads it there), one row and one foreign-key check less per sequence. A row left by an
+ * earlier dispatch (the register since removed, `retry-sync`) is updated, locked in id order first.
+ * The transactions are locked (key share) when read: a test-mode DELETE committed meanwhile leaves its
+ * transaction out, and one still running waits for this statement and then removes the step.
  */
 export const dispatchStatement = new TenantStatement<{ id: string; kitchen: number; lines: number }>(
-  'pc_dispatch_many',
+  'pc_dispatch_none',
   `with c as (
      select t.id,
        (select count(*) from $schema.kitchen_items k where k.transaction_id = t.id)::int as kitchen,
        (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines
      from $schema.transactions t where t.id = any($1::uuid[]) order by t.id for key share of t),
-   u as (insert into $schema.transaction_register_sync (transaction_id, status, detail)
-     select c.id, 'not_configured', $2::text from c where c.kitchen >= c.lines order by c.id
-     on conflict (transaction_id) do update set status = excluded.status, detail = excluded.detail, updated_at = now()
-     returning transaction_id as id),
+   ok as (select id from c where c.kitchen >= c.lines),
+   held as (select transaction_id from $schema.transaction_register_sync where transaction_id in (select id from ok) order by transaction_id for update),
+   u as (update $schema.transaction_register_sync set status = 'not_configured', detail = $2::text, updated_at = now()
+     where transaction_id in (select transaction_id from held)),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select u.id, 'register_dispatch', 'not_configured', $2::text from u order by u.id
+     select ok.id, 'register_dispatch', 'not_configured', $2::text from ok order by ok.id
      on conflict (transaction_id, step) do nothing)
    select id::text, kitchen, lines from c`,
 );

@@ -42,10 +42,16 @@ export async function loadTransaction(db: TenantDb | TenantTx, id: string): Prom
   return row;
 }
 
-/** A transaction's sync state with its location's register (what the last dispatch ended with); nulls before any. */
+/**
+ * A transaction's sync state with its location's register (what the last dispatch ended with); nulls
+ * before any. A dispatch that found no register writes only its `register_dispatch` step (the batch
+ * path, `dispatchStatement`), so without a sync row that step answers.
+ */
 export async function registerSyncOf(db: TenantDb | TenantTx, transactionId: string): Promise<{ status: string | null; detail: string | null }> {
   const r = await db.selectFrom('transaction_register_sync').select(['status', 'detail']).where('transaction_id', '=', transactionId).executeTakeFirst();
-  return r ?? { status: null, detail: null };
+  if (r) return r;
+  const step = await db.selectFrom('transaction_steps').select(['outcome', 'detail']).where('transaction_id', '=', transactionId).where('step', '=', 'register_dispatch').executeTakeFirst();
+  return step?.outcome === 'not_configured' ? { status: 'not_configured', detail: step.detail } : { status: null, detail: null };
 }
 
 /** Records what a register dispatch of a transaction ended with (the latest outcome replaces the one before). */
