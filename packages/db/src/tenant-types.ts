@@ -765,4 +765,8 @@ export interface TenantTables {
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
   };
+  /** Register screen layouts of a location (migration 2026-12-04-100-pos-layouts). */
+  pos_layouts: { id: string; location_id: string; name: string; is_default: Generated<boolean>; columns: number; rows: number; page_names: string[]; created_at: Timestamp; updated_at: Timestamp };
+  /** A layout's tiles: an item or a category (exactly one), placed on a page's grid. */
+  pos_layout_tiles: { layout_id: string; page: number; position: number; row: number; column: number; width: number; height: number; item_id: string | null; category_id: string | null; label: string | null; color: string | null };
 }

@@ -66,6 +66,11 @@ const ROUTES: RouteCase[] = [
   L('GET', `business-days/${id}`, 'VIEW_POS_REPORTS'),
   L('GET', 'fiscal-events', 'VIEW_POS_REPORTS'),
   M('GET', 'fiscal-locations', 'VIEW_POS_REPORTS'),
+  L('GET', 'layouts', 'MANAGE_POS_LAYOUTS'),
+  L('POST', 'layouts', 'MANAGE_POS_LAYOUTS', { name: 'G', columns: 1, rows: 1, pages: [{ name: 'P', tiles: [] }] }),
+  L('GET', `layouts/${id}`, 'MANAGE_POS_LAYOUTS'),
+  L('PUT', `layouts/${id}`, 'MANAGE_POS_LAYOUTS', { name: 'G', columns: 1, rows: 1, pages: [{ name: 'P', tiles: [] }] }),
+  L('DELETE', `layouts/${id}`, 'MANAGE_POS_LAYOUTS'),
 ];
 
 const label = (r: RouteCase) => `${r.method} ${r.path('{locationId}')}`;
@@ -84,7 +89,7 @@ describe.each(ROUTES.map((r) => [label(r), r] as const))('%s', (_name, route) =>
   });
 
   test(`403 for a member without ${route.permission}`, async () => {
-    const others = ['VIEW_POS_CONFIGURATION', 'MANAGE_POS_CONFIGURATION', 'VIEW_POS_REPORTS', 'MANAGE_POS_STAFF', 'VIEW_SALES_REPORTS', 'VIEW_KITCHEN_REPORTS'].filter((p) => p !== route.permission);
+    const others = ['VIEW_POS_CONFIGURATION', 'MANAGE_POS_CONFIGURATION', 'VIEW_POS_REPORTS', 'MANAGE_POS_STAFF', 'MANAGE_POS_LAYOUTS', 'VIEW_SALES_REPORTS', 'VIEW_KITCHEN_REPORTS'].filter((p) => p !== route.permission);
     const member = await makeMember(api, a, others, { allLocations: true });
     expect(await call(route, member.token, a.locations[0]!.id)).toMatchObject(FORBIDDEN);
   });

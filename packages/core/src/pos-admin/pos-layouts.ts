@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import type { TenantTx } from '@pos/db';
+import { errors } from '@pos/kernel';
+import { toFieldErrorMap, type FieldError } from '@pos/domain/field-error';
+import { layoutGridErrors } from '@pos/domain/pos-layouts/layout-grid';
+import { isUuid } from '@pos/domain/ids';
+import { logActivity } from '../activity/log-activity.ts';
+import { uniqueOr } from '../catalog/catalog-scope.ts';
+import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
+import { findLayout, presentLayouts, type PosLayoutView } from './pos-layout-records.ts';
+
+/**
+ * `/back-office/pos/{locationId}/layouts` (spec 2, MANAGE_POS_LAYOUTS): the register screen layouts of
+ * a location. Bodies are not shown by the spec; ours is `PosLayoutInput`. A write replaces the whole
+ * layout (its pages and tiles) in one transaction, after the location's row is locked (`for no key
+ * update`: layout writes of one location take turns, foreign-key checks elsewhere are not blocked), so
+ * the one-default rule and the name check never race. Every tile is checked: inside the grid, no two
+ * on one cell (`layoutGridErrors`), exactly one of `item_id` and `category_id`, and that item or
+ * category exists (locked `for key share` until the commit, so a concurrent delete cannot leave a
+ * dangling tile; its cascade removes tiles written before it).
+ */
+export interface PosLayoutTileInput {
+  readonly row: number;
+  readonly column: number;
+  readonly width?: number | undefined;
+  readonly height?: number | undefined;
+  readonly item_id?: string | null | undefined;
+  readonly category_id?: string | null | undefined;
+  readonly label?: string | null | undefined;
+  readonly color?: string | null | undefined;
+}
+
+export interface PosLayoutInput {
+  readonly name: string;
+  readonly is_default?: boolean | undefined;
+  readonly columns: number;
+  readonly rows: number;
+  readonly pages: readonly { readonly name: string; readonly tiles: readonly PosLayoutTileInput[] }[];
+}
+
+export const LAYOUT_NAME_TAKEN = 'The name has already been taken.';
+export const TILE_TARGET = 'A tile shows either an item (item_id) or a category (category_id), not both and not neither.';
+export const TILE_ITEM_UNKNOWN = 'The selected item is invalid.';
+export const TILE_CATEGORY_UNKNOWN = 'The selected category is invalid.';
+
+/** The layouts of a location, the default first, then by name. */
+export async function listLayouts(scope: PosAdminScope, locationId: string): Promise<PosLayoutView[]> {
+  const rows = await scope.tdb.selectFrom('pos_layouts').selectAll().where('location_id', '=', locationId).orderBy('is_default', 'desc').orderBy(sql`lower(name)`).orderBy('id').execute();
+  return presentLayouts(scope.tdb, rows);
+}
+
+export async function getLayout(scope: PosAdminScope, locationId: string, id: string): Promise<PosLayoutView> {
+  const [view] = await presentLayouts(scope.tdb, [await findLayout(scope.tdb, locationId, id)]);
+  return view!;
+}
+
+/** A new layout. The location's first layout is its default unless `is_default` says false. */
+export async function createLayout(scope: PosAdminScope, locationId: string, input: PosLayoutInput): Promise<PosLayoutView> {
+  const id = Bun.randomUUIDv7();
+  return inTenantTx(scope.tdb, async (tx) => {
+    await lockLocation(tx, locationId);
+    const first = !(await tx.selectFrom('pos_layouts').select('id').where('location_id', '=', locationId).limit(1).executeTakeFirst());
+    const isDefault = input.is_default ?? first;
+    await checkTiles(tx, input);
+    if (isDefault) await clearDefault(tx, locationId);
+    await uniqueOr(
+      tx
+        .insertInto('pos_layouts')
+        .values({ id, location_id: locationId, name: input.name.trim(), is_default: isDefault, columns: input.columns, rows: input.rows, page_names: input.pages.map((p) => p.name.trim()), created_at: scope.now, updated_at: scope.now })
+        .execute(),
+      'pos_layouts_name',
+      () => errors.field('name', LAYOUT_NAME_TAKEN),
+    );
+    await writeTiles(tx, id, input);
+    await logActivity(tx, { userId: scope.userId, action: 'created', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: input.name.trim() } });
+    const [view] = await presentLayouts(tx, [await findLayout(tx, locationId, id)]);
+    return view!;
+  });
+}
+
+/** Replaces the layout: name, grid, default flag (absent: unchanged), pages and tiles. */
+export async function updateLayout(scope: PosAdminScope, locationId: string, id: string, input: PosLayoutInput): Promise<PosLayoutView> {
+  return inTenantTx(scope.tdb, async (tx) => {
+    await lockLocation(tx, locationId);
+    const current = await findLayout(tx, locationId, id, { lock: true });
+    const isDefault = input.is_default ?? current.is_default;
+    await checkTiles(tx, input);
+    if (isDefault && !current.is_default) await clearDefault(tx, locationId);
+    await uniqueOr(
+      tx
+        .updateTable('pos_layouts')
+        .set({ name: input.name.trim(), is_default: isDefault, columns: input.columns, rows: input.rows, page_names: input.pages.map((p) => p.name.trim()), updated_at: scope.now })
+        .where('id', '=', id)
+        .execute(),
+      'pos_layouts_name',
+      () => errors.field('name', LAYOUT_NAME_TAKEN),
+    );
+    await tx.deleteFrom('pos_layout_tiles').where('layout_id', '=', id).execute();
+    await writeTiles(tx, id, input);
+    await logActivity(tx, { userId: scope.userId, action: 'updated', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: input.name.trim() } });
+    const [view] = await presentLayouts(tx, [await findLayout(tx, locationId, id)]);
+    return view!;
+  });
+}
+
+/** Deletes the layout with its tiles. Deleting the default leaves the location without one until another is made the default. */
+export async function deleteLayout(scope: PosAdminScope, locationId: string, id: string): Promise<void> {
+  await inTenantTx(scope.tdb, async (tx) => {
+    await lockLocation(tx, locationId);
+    const current = await findLayout(tx, locationId, id, { lock: true });
+    await tx.deleteFrom('pos_layouts').where('id', '=', id).execute();
+    await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: current.name } });
+  });
+}
+
+async function lockLocation(tx: TenantTx, locationId: string): Promise<void> {
+  // The route's location gate found it; a location deleted since is the same 404.
+  const row = await tx.selectFrom('locations').select('id').where('id', '=', locationId).forNoKeyUpdate().executeTakeFirst();
+  if (!row) throw errors.notFound('location');
+}
+
+async function clearDefault(tx: TenantTx, locationId: string): Promise<void> {
+  await tx.updateTable('pos_layouts').set({ is_default: false }).where('location_id', '=', locationId).where('is_default', '=', true).execute();
+}
+
+/** Every tile's problems at once (422 with each `pages.P.tiles.T` path): the grid rules, then its one target and that the target exists. */
+async function checkTiles(tx: TenantTx, input: PosLayoutInput): Promise<void> {
+  const pages = input.pages.map((p) => ({ tiles: p.tiles.map((t) => ({ ...t, width: t.width ?? 1, height: t.height ?? 1 })) }));
+  const problems: FieldError[] = layoutGridErrors({ columns: input.columns, rows: input.rows, pages });
+  const items = new Set<string>();
+  const categories = new Set<string>();
+  input.pages.forEach((p, pi) =>
+    p.tiles.forEach((t, ti) => {
+      const field = `pages.${pi}.tiles.${ti}`;
+      if ((t.item_id == null) === (t.category_id == null)) problems.push({ field, message: TILE_TARGET });
+      else if (t.item_id != null) items.add(t.item_id.toLowerCase());
+      else categories.add(t.category_id!.toLowerCase());
+    }),
+  );
+  const [foundItems, foundCategories] = await Promise.all([existing(tx, 'items', items), existing(tx, 'categories', categories)]);
+  input.pages.forEach((p, pi) =>
+    p.tiles.forEach((t, ti) => {
+      if ((t.item_id == null) === (t.category_id == null)) return;
+      if (t.item_id != null && !foundItems.has(t.item_id.toLowerCase())) problems.push({ field: `pages.${pi}.tiles.${ti}.item_id`, message: TILE_ITEM_UNKNOWN });
+      if (t.category_id != null && !foundCategories.has(t.category_id.toLowerCase())) problems.push({ field: `pages.${pi}.tiles.${ti}.category_id`, message: TILE_CATEGORY_UNKNOWN });
+    }),
+  );
+  if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
+}
+
+/** The ids of `table` among `ids`, locked (key share) until the commit. */
+async function existing(tx: TenantTx, table: 'items' | 'categories', ids: ReadonlySet<string>): Promise<Set<string>> {
+  const wanted = [...ids].filter(isUuid).sort();
+  if (wanted.length === 0) return new Set();
+  const rows = await tx.selectFrom(table).select('id').where('id', 'in', wanted).orderBy('id').forKeyShare().execute();
+  return new Set(rows.map((r) => r.id.toLowerCase()));
+}
+
+async function writeTiles(tx: TenantTx, layoutId: string, input: PosLayoutInput): Promise<void> {
+  const rows = input.pages.flatMap((p, page) =>
+    p.tiles.map((t, position) => ({
+      layout_id: layoutId,
+      page,
+      position,
+      row: t.row,
+      column: t.column,
+      width: t.width ?? 1,
+      height: t.height ?? 1,
+      item_id: t.item_id ?? null,
+      category_id: t.category_id ?? null,
+      label: t.label?.trim() || null,
+      color: t.color ?? null,
+    })),
+  );
+  if (rows.length > 0) await tx.insertInto('pos_layout_tiles').values(rows).execute();
+}
