@@ -1,24 +1,25 @@
 import { t } from 'elysia';
 import { MAX_GRID, MAX_PAGES } from '@pos/domain/pos-layouts/layout-grid';
 import { Iso, Text, Uuid } from '../pos-admin/pos-admin.schemas.ts';
-import { PathId } from '../shared.schemas.ts';
+import { Int, PathId } from '../shared.schemas.ts';
 
 /** Schemas of a location's register screen layouts (`/back-office/pos/{locationId}/layouts`). */
 export const LayoutParams = t.Object({ locationId: PathId(), layoutId: PathId() });
 
-const Cell = (field: string, min: number) => t.Integer({ minimum: min, maximum: MAX_GRID - (min === 0 ? 1 : 0), error: `The ${field} field must be a whole number from ${min} to ${MAX_GRID - (min === 0 ? 1 : 0)}.` });
-const Size = (field: string) => t.Integer({ minimum: 1, maximum: MAX_GRID, error: `The ${field} field must be a whole number from 1 to ${MAX_GRID}.` });
+/** A cell's row or column, counted from 0. JSON numbers only (`Int`): a numeric string is a 422. */
+const Cell = (field: string) => Int({ minimum: 0, maximum: MAX_GRID - 1, error: `The ${field} field must be a whole number from 0 to ${MAX_GRID - 1}.` });
+const Size = (field: string) => Int({ minimum: 1, maximum: MAX_GRID, error: `The ${field} field must be a whole number from 1 to ${MAX_GRID}.` });
 
 const TileBody = t.Object(
   {
-    row: Cell('row', 0),
-    column: Cell('column', 0),
+    row: Cell('row'),
+    column: Cell('column'),
     width: t.Optional(Size('width')),
     height: t.Optional(Size('height')),
     item_id: t.Optional(t.Nullable(Uuid('item id'))),
     category_id: t.Optional(t.Nullable(Uuid('category id'))),
     label: t.Optional(t.Nullable(t.String({ maxLength: 40, error: 'The label may not be greater than 40 characters.' }))),
-    color: t.Optional(t.Nullable(t.String({ pattern: '^#[0-9a-fA-F]{6}$', error: 'The color must be a hex colour such as #1A2B3C.' }))),
+    color: t.Optional(t.Nullable(t.String({ maxLength: 7, pattern: '^#[0-9a-fA-F]{6}$', error: 'The color must be a hex colour such as #1A2B3C.' }))),
   },
   { additionalProperties: false },
 );

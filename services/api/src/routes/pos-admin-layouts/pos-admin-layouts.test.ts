@@ -140,6 +140,7 @@ describe('screen layouts', () => {
     const bad: [string, unknown][] = [
       ['columns', { ...ok, columns: 0 }],
       ['rows', { ...ok, rows: 13 }],
+      ['columns', { ...ok, columns: '2' }],
       ['pages', { ...ok, pages: [] }],
       ['pages', { ...ok, pages: Array.from({ length: 21 }, (_, i) => ({ name: `P${i}`, tiles: [] })) }],
       ['pages.0.tiles.0.color', { ...ok, pages: [{ name: 'P', tiles: [{ row: 0, column: 0, item_id: item(0), color: 'red' }] }] }],
