@@ -314,7 +314,6 @@ export interface TenantTables {
     completed_at: NullableTimestamp;
     created_at: Timestamp;
     updated_at: Timestamp;
-    /** Register dispatch: null before, `not_configured`, `sent`, `failed` (migration 2026-11-23-013-post-capture). */
     /** The customer's name the order is called by (kiosk customer name; migration 2026-11-24-201-customers-loyalty). */
     customer_name: Generated<string | null>;
     /** The storefront order's contact (payment body `customer.email`, `customer.phone`); null otherwise. */
