@@ -33,6 +33,9 @@ export async function findOr404<T>(model: string, id: string, load: (id: string)
   return row;
 }
 
+/** The tables whose ids a body may name (`requireIds`, `lockedIds`). */
+type LockableTable = 'items' | 'categories' | 'modifier_groups' | 'display_groups' | 'locations' | 'menus' | 'contents' | 'inventory_history';
+
 /**
  * Checks that every id of a body list exists in the merchant's table; an unknown or foreign id is a 422
  * on its field (`field.N`, or `field` for a single id). The rows found are locked until the caller's
@@ -42,22 +45,31 @@ export async function findOr404<T>(model: string, id: string, load: (id: string)
  */
 export async function requireIds(
   tx: TenantDb | TenantTx,
-  table: 'items' | 'categories' | 'modifier_groups' | 'display_groups' | 'locations' | 'menus' | 'contents' | 'inventory_history',
+  table: LockableTable,
   ids: readonly string[],
   field: string,
   label: string,
   single = false,
   lock: 'key share' | 'update' = 'key share',
 ): Promise<void> {
-  const wanted = [...new Set(ids.filter(isUuid).map((s) => s.toLowerCase()))];
-  const q = (tx as TenantDb).selectFrom(table).select('id').where('id', 'in', wanted);
-  const found = wanted.length === 0 ? [] : await (lock === 'update' ? q.forUpdate() : q.forKeyShare()).execute();
-  const have = new Set(found.map((r) => r.id.toLowerCase()));
+  const have = await lockedIds(tx, table, ids, lock);
   const problems: Record<string, string[]> = {};
   ids.forEach((id, i) => {
     if (!isUuid(id) || !have.has(id.toLowerCase())) problems[single ? field : `${field}.${i}`] = [`The selected ${label} is invalid.`];
   });
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
+}
+
+/**
+ * The ids among `ids` (UUIDs, any case) that exist in the merchant's `table`, lower-cased, their rows
+ * locked until the caller's transaction ends (`requireIds` says why).
+ */
+export async function lockedIds(tx: TenantDb | TenantTx, table: LockableTable, ids: readonly string[], lock: 'key share' | 'update' = 'key share'): Promise<Set<string>> {
+  const wanted = [...new Set(ids.filter(isUuid).map((s) => s.toLowerCase()))];
+  if (wanted.length === 0) return new Set();
+  const q = (tx as TenantDb).selectFrom(table).select('id').where('id', 'in', wanted);
+  const found = await (lock === 'update' ? q.forUpdate() : q.forKeyShare()).execute();
+  return new Set(found.map((r) => r.id.toLowerCase()));
 }
 
 /** 422 when a list holds the same value twice. */

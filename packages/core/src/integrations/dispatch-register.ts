@@ -153,34 +153,43 @@ export function registerOrderOf(t: TransactionRow, kitchen: readonly { name: str
   };
 }
 
+/** A dispatcher's register for a location, or the error its lookup failed with. */
+export type RegisterLookup =
+  | { readonly dispatcher: RegisterDispatcher; readonly target: NonNullable<Awaited<ReturnType<RegisterDispatcher['target']>>> }
+  | { readonly dispatcher: RegisterDispatcher; readonly error: unknown };
+
+/** The first configured dispatcher that finds a register for the location and channel, or whose lookup fails; null when none has one. */
+export async function findRegister(deps: RegisterDispatchDeps, tenantDatabase: string, locationId: string, channel?: OrderChannel): Promise<RegisterLookup | null> {
+  for (const dispatcher of deps.dispatchers) {
+    try {
+      const target = await dispatcher.target(tenantDatabase, locationId, channel);
+      if (target) return { dispatcher, target };
+    } catch (error) {
+      return { dispatcher, error };
+    }
+  }
+  return null;
+}
+
 /** Pushes the transaction's order to its location's register and writes the outcome on the transaction. */
 export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<DispatchOutcome> {
-  let outcome: DispatchOutcome = { status: 'not_configured', detail: NO_REGISTER };
-  for (const d of deps.dispatchers) {
-    let target;
-    try {
-      target = await d.target(tenantDatabase, t.location_id, t.channel);
-    } catch (e) {
-      outcome = classify(d.provider, e);
-      break;
-    }
-    if (!target) continue;
-    if (t.is_test && !d.takesTestOrders) {
-      outcome = { status: 'skipped', provider: d.provider, detail: `A test-mode order is not sent to ${d.provider}, which has no test orders.` };
-      break;
-    }
-    const kitchen = await tdb.selectFrom('kitchen_items').select(['item_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
-    const order: DispatchOrder = { ...registerOrderOf(t, kitchen), channel: t.channel, items: kitchen.map((k) => ({ itemId: k.item_id, name: k.name, qty: k.qty })) };
-    try {
-      const r = await target.push(order);
-      outcome = { status: 'synced', provider: d.provider, detail: `${d.provider} order ${r.externalId}` };
-    } catch (e) {
-      outcome = classify(d.provider, e);
-    }
-    break;
-  }
+  const found = await findRegister(deps, tenantDatabase, t.location_id, t.channel);
+  const outcome = found === null ? ({ status: 'not_configured', detail: NO_REGISTER } as const) : 'error' in found ? classify(found.dispatcher.provider, found.error) : await pushTo(tdb, t, found);
   await setRegisterSync(tdb, t.id, outcome.status, outcome.detail.slice(0, 500));
   return outcome;
+}
+
+/** The order pushed to the register found; a test-mode order only to a register that takes test orders. */
+async function pushTo(tdb: TenantDb, t: TransactionRow, { dispatcher: d, target }: Extract<RegisterLookup, { target: unknown }>): Promise<DispatchOutcome> {
+  if (t.is_test && !d.takesTestOrders) return { status: 'skipped', provider: d.provider, detail: `A test-mode order is not sent to ${d.provider}, which has no test orders.` };
+  const kitchen = await tdb.selectFrom('kitchen_items').select(['item_id', 'name', 'qty', 'total', 'modifiers']).where('transaction_id', '=', t.id).orderBy('position').execute();
+  const order: DispatchOrder = { ...registerOrderOf(t, kitchen), channel: t.channel, items: kitchen.map((k) => ({ itemId: k.item_id, name: k.name, qty: k.qty })) };
+  try {
+    const r = await target.push(order);
+    return { status: 'synced', provider: d.provider, detail: `${d.provider} order ${r.externalId}` };
+  } catch (e) {
+    return classify(d.provider, e);
+  }
 }
 
 function classify(provider: string, e: unknown): DispatchOutcome {

@@ -21,7 +21,7 @@ import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
-import { dispatchCaptured, NO_REGISTER, type OrderChannel, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
+import { dispatchCaptured, findRegister, NO_REGISTER, type OrderChannel, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
 
 /** Appends a step of a transaction's post-capture sequence; a step is recorded once (a re-run is a no-op). Returns false when it was there already. */
 export async function recordStep(db: TenantDb | TenantTx, transactionId: string, step: string, outcome: string, detail: string | null = null): Promise<boolean> {
@@ -315,7 +315,8 @@ async function registerBound(db: TenantDb, ids: readonly string[], registers: { 
   // A batch of many locations asks them several at a time, as the per-order path pushes.
   const found = new Map<string, boolean>();
   await inLanes(places.length, DISPATCH_PARALLEL, async (i) => {
-    found.set(keyOf(places[i]!), await hasRegister(deps, tenantDatabase, places[i]!.location_id, places[i]!.channel));
+    // A failed lookup counts as a register: the per-order path records why.
+    found.set(keyOf(places[i]!), (await findRegister(deps, tenantDatabase, places[i]!.location_id, places[i]!.channel)) !== null);
   });
   return new Set(rows.filter((r) => found.get(keyOf(r))).map((r) => r.id));
 }
@@ -327,18 +328,6 @@ async function inLanes(count: number, lanes: number, work: (i: number) => Promis
     for (let i = next++; i < count; i = next++) await work(i);
   };
   await Promise.all(Array.from({ length: Math.min(lanes, count) }, lane));
-}
-
-/** Whether a configured register client finds a register for the location and channel; a failed lookup counts as one (its dispatch records why). */
-async function hasRegister(deps: RegisterDispatchDeps, tenantDatabase: string, locationId: string, channel: OrderChannel): Promise<boolean> {
-  for (const d of deps.dispatchers) {
-    try {
-      if (await d.target(tenantDatabase, locationId, channel)) return true;
-    } catch {
-      return true;
-    }
-  }
-  return false;
 }
 
 /** Register integrations configured (issue 17): check, then call out, then record the outcome; 'gone' when there is no such transaction. */

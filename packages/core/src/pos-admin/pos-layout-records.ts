@@ -61,11 +61,12 @@ export async function presentLayouts(db: TenantDb | TenantTx, rows: readonly Pos
     .execute();
   const byLayout = new Map<string, PosLayoutTileRow[]>();
   for (const t of tiles) (byLayout.get(t.layout_id) ?? byLayout.set(t.layout_id, []).get(t.layout_id)!).push(t);
-  return rows.map((r) => {
-    const pages = r.page_names.map((name) => ({ name, tiles: [] as PosLayoutTileView[] }));
-    for (const t of byLayout.get(r.id) ?? []) {
-      pages[t.page]?.tiles.push({ row: t.row, column: t.column, width: t.width, height: t.height, item_id: t.item_id, category_id: t.category_id, label: t.label, color: t.color });
-    }
-    return { id: r.id, location_id: r.location_id, name: r.name, is_default: r.is_default, columns: r.columns, rows: r.rows, pages, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
-  });
+  return rows.map((r) => layoutView(r, byLayout.get(r.id) ?? []));
+}
+
+/** A layout as shown, from its row and its tiles in page and position order. */
+export function layoutView(r: PosLayoutRow, tiles: readonly PosLayoutTileRow[]): PosLayoutView {
+  const pages = r.page_names.map((name) => ({ name, tiles: [] as PosLayoutTileView[] }));
+  for (const t of tiles) pages[t.page]?.tiles.push({ row: t.row, column: t.column, width: t.width, height: t.height, item_id: t.item_id, category_id: t.category_id, label: t.label, color: t.color });
+  return { id: r.id, location_id: r.location_id, name: r.name, is_default: r.is_default, columns: r.columns, rows: r.rows, pages, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }

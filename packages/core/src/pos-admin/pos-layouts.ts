@@ -3,11 +3,10 @@ import type { TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { toFieldErrorMap, type FieldError } from '@pos/domain/field-error';
 import { layoutGridErrors } from '@pos/domain/pos-layouts/layout-grid';
-import { isUuid } from '@pos/domain/ids';
 import { logActivity } from '../activity/log-activity.ts';
-import { uniqueOr } from '../catalog/catalog-scope.ts';
+import { lockedIds, uniqueOr } from '../catalog/catalog-scope.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
-import { findLayout, presentLayouts, type PosLayoutView } from './pos-layout-records.ts';
+import { findLayout, layoutView, presentLayouts, type PosLayoutTileRow, type PosLayoutView } from './pos-layout-records.ts';
 
 /**
  * `/back-office/pos/{locationId}/layouts` (spec 2, MANAGE_POS_LAYOUTS): the register screen layouts of
@@ -63,18 +62,18 @@ export async function createLayout(scope: PosAdminScope, locationId: string, inp
     const isDefault = input.is_default ?? first;
     await checkTiles(tx, input);
     if (isDefault) await clearDefault(tx, locationId);
-    await uniqueOr(
+    const row = await uniqueOr(
       tx
         .insertInto('pos_layouts')
         .values({ id, location_id: locationId, name: input.name.trim(), is_default: isDefault, columns: input.columns, rows: input.rows, page_names: input.pages.map((p) => p.name.trim()), created_at: scope.now, updated_at: scope.now })
-        .execute(),
+        .returningAll()
+        .executeTakeFirstOrThrow(),
       'pos_layouts_name',
       () => errors.field('name', LAYOUT_NAME_TAKEN),
     );
-    await writeTiles(tx, id, input);
-    await logActivity(tx, { userId: scope.userId, action: 'created', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: input.name.trim() } });
-    const [view] = await presentLayouts(tx, [await findLayout(tx, locationId, id)]);
-    return view!;
+    const tiles = await writeTiles(tx, id, input);
+    await logActivity(tx, { userId: scope.userId, action: 'created', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: row.name } });
+    return layoutView(row, tiles);
   });
 }
 
@@ -86,20 +85,20 @@ export async function updateLayout(scope: PosAdminScope, locationId: string, id:
     const isDefault = input.is_default ?? current.is_default;
     await checkTiles(tx, input);
     if (isDefault && !current.is_default) await clearDefault(tx, locationId);
-    await uniqueOr(
+    const row = await uniqueOr(
       tx
         .updateTable('pos_layouts')
         .set({ name: input.name.trim(), is_default: isDefault, columns: input.columns, rows: input.rows, page_names: input.pages.map((p) => p.name.trim()), updated_at: scope.now })
         .where('id', '=', id)
-        .execute(),
+        .returningAll()
+        .executeTakeFirstOrThrow(),
       'pos_layouts_name',
       () => errors.field('name', LAYOUT_NAME_TAKEN),
     );
     await tx.deleteFrom('pos_layout_tiles').where('layout_id', '=', id).execute();
-    await writeTiles(tx, id, input);
-    await logActivity(tx, { userId: scope.userId, action: 'updated', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: input.name.trim() } });
-    const [view] = await presentLayouts(tx, [await findLayout(tx, locationId, id)]);
-    return view!;
+    const tiles = await writeTiles(tx, id, input);
+    await logActivity(tx, { userId: scope.userId, action: 'updated', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: row.name } });
+    return layoutView(row, tiles);
   });
 }
 
@@ -127,36 +126,25 @@ async function clearDefault(tx: TenantTx, locationId: string): Promise<void> {
 async function checkTiles(tx: TenantTx, input: PosLayoutInput): Promise<void> {
   const pages = input.pages.map((p) => ({ tiles: p.tiles.map((t) => ({ ...t, width: t.width ?? 1, height: t.height ?? 1 })) }));
   const problems: FieldError[] = layoutGridErrors({ columns: input.columns, rows: input.rows, pages });
-  const items = new Set<string>();
-  const categories = new Set<string>();
+  const targets: { field: string; table: 'items' | 'categories'; id: string }[] = [];
   input.pages.forEach((p, pi) =>
     p.tiles.forEach((t, ti) => {
       const field = `pages.${pi}.tiles.${ti}`;
       if ((t.item_id == null) === (t.category_id == null)) problems.push({ field, message: TILE_TARGET });
-      else if (t.item_id != null) items.add(t.item_id.toLowerCase());
-      else categories.add(t.category_id!.toLowerCase());
+      else if (t.item_id != null) targets.push({ field: `${field}.item_id`, table: 'items', id: t.item_id });
+      else targets.push({ field: `${field}.category_id`, table: 'categories', id: t.category_id! });
     }),
   );
-  const [foundItems, foundCategories] = await Promise.all([existing(tx, 'items', items), existing(tx, 'categories', categories)]);
-  input.pages.forEach((p, pi) =>
-    p.tiles.forEach((t, ti) => {
-      if ((t.item_id == null) === (t.category_id == null)) return;
-      if (t.item_id != null && !foundItems.has(t.item_id.toLowerCase())) problems.push({ field: `pages.${pi}.tiles.${ti}.item_id`, message: TILE_ITEM_UNKNOWN });
-      if (t.category_id != null && !foundCategories.has(t.category_id.toLowerCase())) problems.push({ field: `pages.${pi}.tiles.${ti}.category_id`, message: TILE_CATEGORY_UNKNOWN });
-    }),
-  );
+  const idsOf = (table: 'items' | 'categories') => targets.filter((t) => t.table === table).map((t) => t.id);
+  const [items, categories] = await Promise.all([lockedIds(tx, 'items', idsOf('items')), lockedIds(tx, 'categories', idsOf('categories'))]);
+  for (const t of targets) {
+    if (!(t.table === 'items' ? items : categories).has(t.id.toLowerCase())) problems.push({ field: t.field, message: t.table === 'items' ? TILE_ITEM_UNKNOWN : TILE_CATEGORY_UNKNOWN });
+  }
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
 }
 
-/** The ids of `table` among `ids`, locked (key share) until the commit. */
-async function existing(tx: TenantTx, table: 'items' | 'categories', ids: ReadonlySet<string>): Promise<Set<string>> {
-  const wanted = [...ids].filter(isUuid).sort();
-  if (wanted.length === 0) return new Set();
-  const rows = await tx.selectFrom(table).select('id').where('id', 'in', wanted).orderBy('id').forKeyShare().execute();
-  return new Set(rows.map((r) => r.id.toLowerCase()));
-}
-
-async function writeTiles(tx: TenantTx, layoutId: string, input: PosLayoutInput): Promise<void> {
+/** The layout's tiles written, as stored (page and position order). */
+async function writeTiles(tx: TenantTx, layoutId: string, input: PosLayoutInput): Promise<PosLayoutTileRow[]> {
   const rows = input.pages.flatMap((p, page) =>
     p.tiles.map((t, position) => ({
       layout_id: layoutId,
@@ -173,4 +161,5 @@ async function writeTiles(tx: TenantTx, layoutId: string, input: PosLayoutInput)
     })),
   );
   if (rows.length > 0) await tx.insertInto('pos_layout_tiles').values(rows).execute();
+  return rows;
 }
