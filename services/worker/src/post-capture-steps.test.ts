@@ -1,5 +1,6 @@
 import { rowMessages } from '@pos/kernel/queues/index';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { bindTenant, dbQueryCount, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -129,6 +130,8 @@ describe('post-capture steps, one statement each', () => {
     for (const id of [fresh, earlier]) await writeKitchenItems(tdb, [{ t: await loadTransaction(tdb, id), lines: await loadLines(tdb, id) }]);
     // `earlier` went to a register before (since removed from the location); `retry-sync` dispatches it again.
     await tdb.insertInto('transaction_register_sync').values({ transaction_id: earlier, status: 'synced', detail: 'register-b order 77' }).execute();
+    // The per-order path recorded its step with that outcome: the new outcome replaces it, as that path's upsert does.
+    await tdb.insertInto('transaction_steps').values({ transaction_id: earlier, step: 'register_dispatch', outcome: 'synced', detail: 'register-b order 77' }).execute();
 
     expect(await dispatchOrdersToRegister(tdb, [earlier, fresh])).toEqual([null, null]);
     const rows = await tdb.selectFrom('transaction_register_sync').select(['transaction_id', 'status', 'detail']).where('transaction_id', 'in', [fresh, earlier]).execute();
@@ -137,6 +140,12 @@ describe('post-capture steps, one statement each', () => {
       expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
       expect(await listSteps(tdb, id)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' }]);
     }
+    // Run again (a retried job): nothing changes, and the unchanged step is not written again.
+    const before = await tdb.selectFrom('transaction_steps').select(sql<string>`xmin::text`.as('v')).where('transaction_id', '=', earlier).where('step', '=', 'register_dispatch').executeTakeFirstOrThrow();
+    expect(await dispatchOrdersToRegister(tdb, [earlier, fresh])).toEqual([null, null]);
+    const after = await tdb.selectFrom('transaction_steps').select(sql<string>`xmin::text`.as('v')).where('transaction_id', '=', earlier).where('step', '=', 'register_dispatch').executeTakeFirstOrThrow();
+    expect(after.v).toBe(before.v);
+    expect(await listSteps(tdb, earlier)).toEqual([{ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' }]);
   });
 
   test('daily stats: counted once under concurrent runs, on the location local date', async () => {

@@ -71,7 +71,9 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
  * per transaction found. No `transaction_register_sync` row is written for them: that row is what a
  * dispatch that reached a register client ended with, and "no register" is the step's own record
  * (`registerSyncOf` reads it there), one row and one foreign-key check less per sequence. A row left by an
- * earlier dispatch (the register since removed, `retry-sync`) is updated, locked in id order first.
+ * earlier dispatch (the register since removed, `retry-sync`) is updated, locked in id order first, and so
+ * is that dispatch's step (the latest outcome replaces the one before, as `dispatchCaptured`'s upsert does;
+ * a re-run with the same outcome writes nothing).
  * The transactions are locked (key share) when read: a test-mode DELETE committed meanwhile leaves its
  * transaction out, and one still running waits for this statement and then removes the step.
  */
@@ -88,7 +90,8 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
      where transaction_id in (select transaction_id from held)),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
      select ok.id, 'register_dispatch', 'not_configured', $2::text from ok order by ok.id
-     on conflict (transaction_id, step) do nothing)
+     on conflict (transaction_id, step) do update set outcome = excluded.outcome, detail = excluded.detail
+       where (transaction_steps.outcome, transaction_steps.detail) is distinct from (excluded.outcome, excluded.detail))
    select id::text, kitchen, lines from c`,
 );
 
