@@ -17,7 +17,7 @@ import { withPaymentStartLock } from '../payments/payment-start-lock.ts';
 import { onlineVerifyFlight, providerCheckFlight } from '../payments/provider-check-flight.ts';
 import { runningProvider } from '../payments/running-provider.ts';
 import { slotUsage } from '../payments/order-capacity.ts';
-import { discardUnstarted, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { discardUnstarted, insertQuotedLines, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { registerBIntegrated } from '../integrations/register-b-integrated.ts';
 import { readSettings } from './channel-settings.ts';
 import { availableTimeslots, onlineLocation, requireOpenTableSession, storefrontOf, tableQrLocation, type Storefront } from './storefront.ts';
@@ -263,26 +263,7 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
           updated_at: now,
         })
         .execute();
-      await tx
-        .insertInto('transaction_lines')
-        .values(
-          quote.lines.map((l, position) => ({
-            transaction_id: id,
-            position,
-            item_id: l.item_id,
-            category_id: l.category_id,
-            name: l.name,
-            qty: l.qty,
-            unit_price: l.unit_price,
-            vat_rate: l.vat_rate,
-            gross: l.gross,
-            discount: l.discount,
-            total: l.total,
-            modifiers: JSON.stringify(l.modifiers),
-            variant: l.variant === null ? null : JSON.stringify(l.variant),
-          })),
-        )
-        .execute();
+      await insertQuotedLines(tx, id, quote.lines);
       held = (await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now })) || slotHold;
     }),
   );

@@ -11,7 +11,7 @@ import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { checkRewardPoints, rewardAsOffer } from '../customers/rewards.ts';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
-import { discardUnstarted, loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
+import { discardUnstarted, insertQuotedLines, loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
 
 export interface CreateKioskIntentInput {
   /** A new order: its basket, priced server-side from the published menu. */
@@ -112,26 +112,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
           updated_at: now,
         })
         .execute();
-      await tx
-        .insertInto('transaction_lines')
-        .values(
-          quote.lines.map((l, position) => ({
-            transaction_id: id,
-            position,
-            item_id: l.item_id,
-            category_id: l.category_id,
-            name: l.name,
-            qty: l.qty,
-            unit_price: l.unit_price,
-            vat_rate: l.vat_rate,
-            gross: l.gross,
-            discount: l.discount,
-            total: l.total,
-            modifiers: JSON.stringify(l.modifiers),
-            variant: l.variant === null ? null : JSON.stringify(l.variant),
-          })),
-        )
-        .execute();
+      await insertQuotedLines(tx, id, quote.lines);
       await holdOrderStock(tx, { transactionId: id, locationId: device.location_id, lines: quote.lines, now });
     }),
   );

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isPaymentProvider, runningPaymentProvider, type PaymentProvider } from '@pos/domain';
+import type { Quote } from '../catalog/quote-basket.ts';
 
 export type TransactionRow = Selectable<TenantTables['transactions']>;
 export type TransactionLineRow = Selectable<TenantTables['transaction_lines']>;
@@ -33,6 +34,30 @@ export async function nextCounter(tx: TenantTx | TenantDb, locationId: string, n
 export async function discardUnstarted(db: TenantDb | TenantTx, id: string): Promise<boolean> {
   const r = await db.deleteFrom('transactions').where('id', '=', id).where('status', '=', 'Pending').executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
+}
+
+/** A new order's lines as priced by `quoteBasket` (server-side prices; never the client's), in quote order. */
+export async function insertQuotedLines(tx: TenantTx | TenantDb, transactionId: string, lines: Quote['lines']): Promise<void> {
+  await tx
+    .insertInto('transaction_lines')
+    .values(
+      lines.map((l, position) => ({
+        transaction_id: transactionId,
+        position,
+        item_id: l.item_id,
+        category_id: l.category_id,
+        name: l.name,
+        qty: l.qty,
+        unit_price: l.unit_price,
+        vat_rate: l.vat_rate,
+        gross: l.gross,
+        discount: l.discount,
+        total: l.total,
+        modifiers: JSON.stringify(l.modifiers),
+        variant: l.variant === null ? null : JSON.stringify(l.variant),
+      })),
+    )
+    .execute();
 }
 
 /** The transaction by internal id; 404 when absent (or of another tenant: a different schema). */
