@@ -26,15 +26,26 @@ export function printedDate(at: Date, timeZone: string): string {
   }
 }
 
+type PrinterRow = Pick<Selectable<TenantTables['printers']>, 'id' | 'paper_width_mm' | 'poll_interval_seconds' | 'name' | 'printer_profile_id' | 'location_id' | 'station_id'>;
+const PRINTER_COLUMNS = 'id, paper_width_mm, poll_interval_seconds, name, printer_profile_id, location_id, station_id';
+/** $1 location ids: their receipt printers that get jobs, in id order. */
+const receiptPrintersStatement = new TenantStatement<PrinterRow>(
+  'print_receipt_printers',
+  `select ${PRINTER_COLUMNS} from $schema.printers where state in ('configured', 'paired') and role = 'receipt' and location_id = any($1::uuid[]) order by id`,
+);
+/** $1 station ids: their kitchen printers that get jobs, in id order. Prepared: every post-capture batch asks. */
+const kitchenPrintersStatement = new TenantStatement<PrinterRow>(
+  'print_kitchen_printers',
+  `select ${PRINTER_COLUMNS} from $schema.printers where state in ('configured', 'paired') and role = 'kitchen' and station_id = any($1::uuid[]) order by id`,
+);
+
 /** Printers that get jobs, by id; `location_id` and `station_id` say whose they are. */
-async function printersOf(db: Db, where: { locationIds: readonly string[]; role: 'receipt' } | { stationIds: readonly string[]; role: 'kitchen' }) {
+async function printersOf(db: Db, where: { locationIds: readonly string[]; role: 'receipt' } | { stationIds: readonly string[]; role: 'kitchen' }): Promise<PrinterRow[]> {
   const ids = 'stationIds' in where ? where.stationIds : where.locationIds;
   if (!ids.length) return [];
-  let q = db.selectFrom('printers').select(['id', 'paper_width_mm', 'poll_interval_seconds', 'name', 'printer_profile_id', 'location_id', 'station_id']).where('state', 'in', ['configured', 'paired']).where('role', '=', where.role);
-  q = 'stationIds' in where ? q.where('station_id', 'in', ids) : q.where('location_id', 'in', ids);
-  return q.orderBy('id').execute();
+  return ('stationIds' in where ? kitchenPrintersStatement : receiptPrintersStatement).execute(db, [[...new Set(ids)]]);
 }
-type Printers = Awaited<ReturnType<typeof printersOf>>;
+type Printers = PrinterRow[];
 
 /** Printers grouped by `key` (a location or station id), each group still in id order. */
 function groupPrinters(printers: Printers, key: 'location_id' | 'station_id'): Map<string, Printers> {
