@@ -167,4 +167,26 @@ describe('order dispatch to register-a', () => {
     expect((await registerSyncOf(tdb, ids[0]!)).status).toBe('synced');
     for (const id of ids.slice(1)) expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: NO_REGISTER });
   });
+
+  test('a merchant without an active register connection: the batch asks no register client and records every order as not configured', async () => {
+    const ids = [await captureKioskOrder(), await captureKioskOrder()];
+    for (const id of ids) await waitFor(async () => (await dispatchStep(id))?.outcome === 'synced', 15_000, 'register dispatch');
+    const asked: string[] = [];
+    const base = registers();
+    const counting: RegisterDispatchDeps = { ...base, dispatchers: base.dispatchers.map((d) => ({ ...d, target: (tenant, location, channel) => (asked.push(location), d.target(tenant, location, channel)) })) };
+    const connections = () => env.handle.db.updateTable('integration_connections').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-a');
+    // The store is being chosen again: the merchant's only register connection is not active meanwhile.
+    await connections().set({ status: 'pending_store' }).execute();
+    try {
+      expect(await dispatchOrdersToRegister(tdb, ids, { deps: counting, tenantDatabase: m.merchant.tenant_database })).toEqual([null, null]);
+      expect(asked).toEqual([]);
+      for (const id of ids) expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: NO_REGISTER });
+    } finally {
+      await connections().set({ status: 'active' }).execute();
+    }
+    // Active again: the lookup runs (once for the batch's location, once per order pushed).
+    await dispatchOrdersToRegister(tdb, ids, { deps: counting, tenantDatabase: m.merchant.tenant_database });
+    expect(asked).toEqual([m.locations[0]!.id, m.locations[0]!.id, m.locations[0]!.id]);
+    for (const id of ids) expect((await registerSyncOf(tdb, id)).status).toBe('synced');
+  });
 });

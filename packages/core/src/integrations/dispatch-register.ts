@@ -41,6 +41,9 @@ export type OrderChannel = TransactionRow['channel'];
 /** What a dispatch records when the location has no register to send to. */
 export const NO_REGISTER = 'No register is configured for this location.';
 
+/** The providers whose active connection can make a location's register (`integration_connections.provider` before any `:`). */
+export const REGISTER_PROVIDERS: readonly string[] = ['register-a', 'register-b', 'register-c', 'register-d'];
+
 /**
  * What a dispatcher's push receives: the register order plus what a register that knows our items
  * by its own references needs (register-c links our item ids to its skus) and the channel.
@@ -70,7 +73,10 @@ export interface RegisterDispatcher {
   readonly takesTestOrders?: boolean;
   /**
    * The location's active integration of this provider, ready to push; null when there is none. The
-   * channel is the transaction's: a register may route (or not take) orders per channel.
+   * channel is the transaction's: a register may route (or not take) orders per channel. A register is
+   * found only through an active `integration_connections` row of the merchant whose provider is one of
+   * `REGISTER_PROVIDERS` (`register-d:<vendor>` counts as `register-d`): the batch dispatch asks no
+   * dispatcher for a merchant without one (`registerCandidatesStatement`).
    */
   target(tenantDatabase: string, locationId: string, channel?: OrderChannel): Promise<{ push(order: DispatchOrder): Promise<{ externalId: string }> } | null>;
 }

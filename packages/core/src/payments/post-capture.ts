@@ -16,12 +16,12 @@ import {
 } from '@pos/kernel/queues/index';
 import { loadTransaction } from './transaction-records.ts';
 import type { CapturedLine, CapturedOrder, CapturedTransaction } from './captured-order.ts';
-import { dailyStatsStatement, dispatchStatement, finaliseReadStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
+import { dailyStatsStatement, dispatchStatement, registerCandidatesStatement, finaliseReadStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
-import { dispatchCaptured, findRegister, NO_REGISTER, type OrderChannel, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
+import { dispatchCaptured, findRegister, NO_REGISTER, REGISTER_PROVIDERS, type OrderChannel, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
 
 /** Appends a step of a transaction's post-capture sequence; a step is recorded once (a re-run is a no-op). Returns false when it was there already. */
 export async function recordStep(db: TenantDb | TenantTx, transactionId: string, step: string, outcome: string, detail: string | null = null): Promise<boolean> {
@@ -304,12 +304,14 @@ export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly strin
 /**
  * The transactions of a batch whose location and channel a configured register client finds a register
  * for, or fails looking (those go through `dispatchToRegister`, which says why): asked once per location
- * and channel of the batch, not once per order. The others have no register to send to.
+ * and channel of the batch, not once per order, and not at all when the merchant has no active register
+ * connection (`registerCandidatesStatement`). The others have no register to send to.
  */
 async function registerBound(db: TenantDb, ids: readonly string[], registers: { deps: RegisterDispatchDeps; tenantDatabase: string }): Promise<Set<string>> {
   const { deps, tenantDatabase } = registers;
   if (deps.dispatchers.length === 0 || ids.length === 0) return new Set();
-  const rows = await db.selectFrom('transactions').select(['id', 'location_id', 'channel']).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await registerCandidatesStatement.execute(db, [[...new Set(ids)], tenantDatabase, REGISTER_PROVIDERS]);
+  if (rows.length === 0) return new Set();
   const keyOf = (r: { location_id: string; channel: OrderChannel }) => `${r.location_id}|${r.channel}`;
   const places = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
   // A batch of many locations asks them several at a time, as the per-order path pushes.
