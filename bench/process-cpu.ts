@@ -113,3 +113,14 @@ export function ownCpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 }
+
+/** CPU time (ms) of one process, by pid (a PostgreSQL backend: `select pg_backend_pid()`); null where it cannot be read. */
+export function pidCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * MS_PER_TICK;
+  } catch {
+    return null;
+  }
+}
