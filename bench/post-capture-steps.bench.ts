@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { bindTenant, createDatabase, migrateAll, TenantStatement } from '@pos/db';
 import { seedDemo } from '@pos/core/seed/demo-seed';
-import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import {
   addManyToDailyStats,
   defaultFinaliseSteps,
@@ -34,6 +33,7 @@ import {
 import { freshBenchDatabase } from './bench-database.ts';
 import { pidCpuMs } from './process-cpu.ts';
 import { fmt } from './stats.ts';
+import { benchRegisters, insertKioskOrders } from './kiosk-orders.ts';
 
 const BATCH = Number(process.env.BENCH_STEP_BATCH ?? 100);
 const BATCHES = Number(process.env.BENCH_STEP_BATCHES ?? 60);
@@ -48,71 +48,13 @@ export async function runPostCaptureStepsBench(): Promise<void> {
   const seed = await seedDemo(h.db, { slug: 'bench-steps', reset: true, apiKey: 'bench-steps-api-key-0123', pinPepper: 'bench-steps-pin-pepper-01234567' });
   const tenant = seed.merchant.tenant_database;
   const tdb = bindTenant(h.db, tenant);
-  const location = (await tdb.selectFrom('devices').select('location_id').where('id', '=', seed.kiosk.device_id).executeTakeFirstOrThrow()).location_id;
-  const item = seed.items[0]!;
-  const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', item.id).executeTakeFirstOrThrow()).category_id;
-
   // Captured kiosk orders (Complete, with their receipt numbers), one line each.
-  const total = (WARMUP + BATCHES) * BATCH;
-  const ids: string[] = [];
-  const now = new Date();
-  for (let i = 0; i < total; i += 250) {
-    const chunk = Array.from({ length: Math.min(250, total - i) }, (_, k) => ({ id: Bun.randomUUIDv7(), n: i + k + 1 }));
-    await tdb
-      .insertInto('transactions')
-      .values(
-        chunk.map((c) => ({
-          id: c.id,
-          location_id: location,
-          device_id: seed.kiosk.device_id,
-          channel: 'kiosk' as const,
-          order_no: c.n,
-          status: 'Complete' as const,
-          order_status: 'Queued',
-          payment_provider: 'card-b' as const,
-          payment_snapshot: JSON.stringify({ provider: 'card-b' }),
-          idempotency_key: `idemp_${seed.kiosk.device_id}_${now.getTime() + c.n}`,
-          all_idempotency_keys: [`idemp_${seed.kiosk.device_id}_${now.getTime() + c.n}`],
-          receipt_no: c.n,
-          subtotal: item.unit_price,
-          discount: 0,
-          vat: 0,
-          total: item.unit_price,
-          by_vat_rate: JSON.stringify([]),
-          offers: JSON.stringify([]),
-          menu_version: 1,
-          customer_id: null,
-          loyalty_token: null,
-          cart_session_id: null,
-          completed_at: now,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
-    await tdb
-      .insertInto('transaction_lines')
-      .values(chunk.map((c) => ({ transaction_id: c.id, position: 0, item_id: item.id, category_id: category, name: item.name, qty: 1, unit_price: item.unit_price, vat_rate: item.vat_rate, gross: item.unit_price, discount: 0, total: item.unit_price, modifiers: JSON.stringify([]), variant: null })))
-      .execute();
-    ids.push(...chunk.map((c) => c.id));
-  }
+  const { ids } = await insertKioskOrders(tdb, seed, (WARMUP + BATCHES) * BATCH, 'Complete');
   await sql`vacuum (analyze)`.execute(h.db);
   await sql`checkpoint`.execute(h.db);
 
   const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(h.db)).rows[0]!.pid;
-  const nowhere = 'http://127.0.0.1:9';
-  const registers = {
-    deps: registerDispatchFromEnv(h.db, {
-      INTEGRATION_TOKEN_KEY: 'ab'.repeat(32),
-      REGISTER_A_BASE_URL: nowhere,
-      REGISTER_B_API_URL: nowhere,
-      REGISTER_B_API_TOKEN: 'bench-register-b-token',
-      REGISTER_C_API_URL: nowhere,
-      REGISTER_D_API_URL: nowhere,
-      REGISTER_D_API_TOKEN: 'bench-register-d-token',
-    }),
-    tenantDatabase: tenant,
-  };
+  const registers = { deps: benchRegisters(h.db), tenantDatabase: tenant };
 
   type Cost = { pg: number; user: number; system: number };
   const costs = new Map<string, Cost>();

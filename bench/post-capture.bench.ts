@@ -25,7 +25,6 @@ import { createQueue } from '@pos/kernel/queues/index';
 import { seedDemo } from '@pos/core/seed/demo-seed';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-register';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
 import { startWorker, stopWorker } from '../services/worker/src/worker.ts';
@@ -33,6 +32,7 @@ import { WORKER_DB_POOL } from '../services/worker/src/deps.ts';
 import { createHandlers } from '../services/worker/src/jobs/index.ts';
 import { fanOut, jobMessage, orderDispatchJob, paymentFinaliseJob, paymentPostCaptureJob, statsDailyJob, stockEdgeSyncJob } from '@pos/kernel/queues/index';
 import { fmt, percentile } from './stats.ts';
+import { benchRegisters, insertKioskOrders } from './kiosk-orders.ts';
 import { machineBusyMs, ownCpuMs, postgresCpuMs, processCpuMs } from './process-cpu.ts';
 
 /** Five rounds: on a shared two-core machine the no-op rate alone moves by a third from round to round, and three left the median at the mercy of one. */
@@ -121,71 +121,16 @@ export async function runPostCaptureBench(): Promise<void> {
   const log = createLogger({ service: 'bench' }, (process.env.BENCH_LOG_LEVEL as 'debug' | undefined) ?? 'error');
   const seed = await seedDemo(h.db, { slug: 'bench-payments', reset: true, apiKey: 'bench-device-api-key-0123', pinPepper: 'bench-pin-pepper-0123456789' });
   const tdb = bindTenant(h.db, seed.merchant.tenant_database);
-  // The kiosk's location: the seed's kitchen station there serves every category, so each order gets its ticket.
-  const location = (await tdb.selectFrom('devices').select('location_id').where('id', '=', seed.kiosk.device_id).executeTakeFirstOrThrow()).location_id;
-  const item = seed.items[0]!;
-  const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', item.id).executeTakeFirstOrThrow()).category_id;
-  await tdb.insertInto('inventory_levels').values({ item_id: item.id, location_id: location, quantity: 1_000_000 }).execute();
-
-  // N transactions awaiting payment (the kiosk's create-intent result), one line each.
-  const now = Date.now();
-  const ids: string[] = [];
-  for (let i = 0; i < CAPTURES; i += 250) {
-    const chunk = Array.from({ length: Math.min(250, CAPTURES - i) }, (_, k) => ({ id: Bun.randomUUIDv7(), n: i + k }));
-    await tdb
-      .insertInto('transactions')
-      .values(
-        chunk.map((c) => ({
-          id: c.id,
-          location_id: location,
-          device_id: seed.kiosk.device_id,
-          channel: 'kiosk' as const,
-          order_no: c.n + 1,
-          status: 'Awaiting Payment' as const,
-          order_status: null,
-          payment_provider: 'card-b' as const,
-          payment_snapshot: JSON.stringify({ provider: 'card-b' }),
-          idempotency_key: `idemp_${seed.kiosk.device_id}_${now + c.n}`,
-          all_idempotency_keys: [`idemp_${seed.kiosk.device_id}_${now + c.n}`],
-          receipt_no: null,
-          subtotal: item.unit_price,
-          discount: 0,
-          vat: 0,
-          total: item.unit_price,
-          by_vat_rate: JSON.stringify([]),
-          offers: JSON.stringify([]),
-          menu_version: 1,
-          customer_id: null,
-          loyalty_token: null,
-          cart_session_id: null,
-          created_at: new Date(),
-          updated_at: new Date(),
-        })),
-      )
-      .execute();
-    await tdb
-      .insertInto('transaction_lines')
-      .values(chunk.map((c) => ({ transaction_id: c.id, position: 0, item_id: item.id, category_id: category, name: item.name, qty: 1, unit_price: item.unit_price, vat_rate: item.vat_rate, gross: item.unit_price, discount: 0, total: item.unit_price, modifiers: JSON.stringify([]), variant: null })))
-      .execute();
-    ids.push(...chunk.map((c) => c.id));
-  }
+  // N transactions awaiting payment (the kiosk's create-intent result), one line each; their item's stock is tracked.
+  const { ids, location, itemId } = await insertKioskOrders(tdb, seed, CAPTURES, 'Awaiting Payment');
+  await tdb.insertInto('inventory_levels').values({ item_id: itemId, location_id: location, quantity: 1_000_000 }).execute();
 
   const deps = { tdb, tenantDatabase: seed.merchant.tenant_database, redis, providers: paymentProvidersFromEnv({}), log, now: () => new Date() };
   const capture = (id: string) => capturePayment(deps, id, { kind: 'webhook', outcome: 'succeeded', data: {} });
   const prefix = `bench-pc-${crypto.randomUUID().slice(0, 8)}`;
   const fiscal = createFiscalService(fiscalConfigFromEnv({ FISCAL_MASTER_KEY: 'bench-fiscal-master-key-0123456789abcdef' }), log);
-  // Every register client configured, as a production worker with all four providers has them; the bench
-  // location has no register, so each batch asks them once per location and records none (nothing is sent).
-  const nowhere = 'http://127.0.0.1:9';
-  const registers = registerDispatchFromEnv(wh.db, {
-    INTEGRATION_TOKEN_KEY: 'ab'.repeat(32),
-    REGISTER_A_BASE_URL: nowhere,
-    REGISTER_B_API_URL: nowhere,
-    REGISTER_B_API_TOKEN: 'bench-register-b-token',
-    REGISTER_C_API_URL: nowhere,
-    REGISTER_D_API_URL: nowhere,
-    REGISTER_D_API_TOKEN: 'bench-register-d-token',
-  });
+  // Every register client configured; the bench location has no register, so each batch records none (nothing is sent).
+  const registers = benchRegisters(wh.db);
   const startBenchWorker = (handlers?: BenchHandlers) =>
     startWorker({
       ...(handlers ?? {}),
@@ -272,7 +217,7 @@ export async function runPostCaptureBench(): Promise<void> {
       jobMessage(orderDispatchJob, { ...tenant, transaction_id }),
       jobMessage(statsDailyJob, { ...tenant, transaction_id }),
       jobMessage(paymentFinaliseJob, { ...tenant, transaction_id }),
-      jobMessage(stockEdgeSyncJob, { ...tenant, transaction_id, location_id: location, item_ids: [item.id] }),
+      jobMessage(stockEdgeSyncJob, { ...tenant, transaction_id, location_id: location, item_ids: [itemId] }),
     ];
     // As the pipeline writes them: a row per capture, then one fan-out row per post-capture batch (paymentPostCaptureJob.batch).
     const batch = paymentPostCaptureJob.batch ?? 1;
