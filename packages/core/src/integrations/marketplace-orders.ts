@@ -8,7 +8,7 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { takeOutOfDailyStats } from '../payments/daily-stats-uncount.ts';
-import { loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { insertQuotedLines, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
 import { importFinished } from './marketplace-import-recovery.ts';
@@ -182,26 +182,11 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
           updated_at: now,
         })
         .execute();
-      await tx
-        .insertInto('transaction_lines')
-        .values(
-          lines.map((l, position) => ({
-            transaction_id: id,
-            position,
-            item_id: l.item_id,
-            category_id: l.category_id,
-            name: l.name,
-            qty: l.qty,
-            unit_price: l.unit_price,
-            vat_rate: l.vat_rate,
-            gross: priced.lines[position]!.gross,
-            discount: priced.lines[position]!.discount,
-            total: priced.lines[position]!.total,
-            modifiers: JSON.stringify([]),
-            variant: null,
-          })),
-        )
-        .execute();
+      await insertQuotedLines(
+        tx,
+        id,
+        lines.map((l, position) => ({ ...l, gross: priced.lines[position]!.gross, discount: priced.lines[position]!.discount, total: priced.lines[position]!.total, modifiers: [], variant: null })),
+      );
       return tx.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     }),
   );

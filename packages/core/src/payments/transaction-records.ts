@@ -36,8 +36,11 @@ export async function discardUnstarted(db: TenantDb | TenantTx, id: string): Pro
   return Number(r.numDeletedRows) > 0;
 }
 
-/** A new order's lines as priced by `quoteBasket` (server-side prices; never the client's), in quote order. */
-export async function insertQuotedLines(tx: TenantTx | TenantDb, transactionId: string, lines: Quote['lines']): Promise<void> {
+/** A priced line as stored: what `quoteBasket` answers (a marketplace order's lines give no modifiers or variant). */
+export type PricedLine = Pick<Quote['lines'][number], 'item_id' | 'category_id' | 'name' | 'qty' | 'unit_price' | 'vat_rate' | 'gross' | 'discount' | 'total' | 'modifiers' | 'variant'>;
+
+/** A new order's lines as priced server-side (never the client's prices), in order. */
+export async function insertQuotedLines(tx: TenantTx | TenantDb, transactionId: string, lines: readonly PricedLine[]): Promise<void> {
   await tx
     .insertInto('transaction_lines')
     .values(
