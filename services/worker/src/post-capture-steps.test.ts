@@ -244,6 +244,29 @@ describe('post-capture steps for a batch, one statement per step', () => {
     expect(await outboxJobs(many[5]!)).toEqual(['order.dispatch', 'stats.daily', 'payment.finalise', 'stock.edge-sync']);
   });
 
+  test('a batch some of whose transactions were queued already: its fan-out row carries only the others, in claim order and the spec order', async () => {
+    const fanOutRows = async () => (await env.handle.db.selectFrom('outbox').select(['id', 'job', 'payload']).where('job', '=', 'outbox.fan-out').orderBy('id').execute()).map((r) => ({ id: r.id, messages: rowMessages(r) }));
+    const ids = (await Promise.all(Array.from({ length: 6 }, () => transaction({ cart: null })))).sort();
+    const edgeItems = [m.items[0]!.id];
+    const before = (await fanOutRows()).map((r) => r.id);
+    // Transactions 1 and 4 (of 0-5) ran their sequence first: a batch cut differently, relayed again.
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, [ids[4]!, ids[1]!].map((id) => ({ transaction_id: id, stock_changed: false })), [writeKitchenItems]);
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, [...ids].reverse().map((id, i) => ({ transaction_id: id, stock_changed: i % 2 === 0 })), [writeKitchenItems]);
+    const rows = (await fanOutRows()).filter((r) => !before.includes(r.id));
+    expect(rows).toHaveLength(2);
+    const summary = (r: (typeof rows)[number]) => r.messages.map((x) => `${(x.payload as { transaction_id: string }).transaction_id}:${x.job}:${x.part}`);
+    const follow = (id: string, edge: boolean, from: number) => [...['order.dispatch', 'stats.daily', 'payment.finalise'], ...(edge ? ['stock.edge-sync'] : [])].map((j, k) => `${id}:${j}:${from + k}`);
+    // First run: claim order is id order (1 before 4), no edge sync (no stock change).
+    expect(summary(rows[0]!)).toEqual([...follow(ids[1]!, false, 0), ...follow(ids[4]!, false, 3)]);
+    // Second run: only 0, 2, 3 and 5, in id order, each with its own jobs (stock changed for 5, 3 and 1: the even places of the reversed list).
+    expect(summary(rows[1]!)).toEqual([...follow(ids[0]!, false, 0), ...follow(ids[2]!, false, 3), ...follow(ids[3]!, true, 6), ...follow(ids[5]!, true, 10)]);
+    const edge = rows[1]!.messages.find((x) => x.job === 'stock.edge-sync')!;
+    expect(edge.payload).toEqual({ tenant_database: m.merchant.tenant_database, transaction_id: ids[3]!, location_id: m.locations[0]!.id, item_ids: edgeItems });
+    // A third run claims nothing and writes no row.
+    await runPostCaptureMany(tdb, m.merchant.tenant_database, ids.map((id) => ({ transaction_id: id, stock_changed: true })), [writeKitchenItems]);
+    expect((await fanOutRows()).filter((r) => !before.includes(r.id))).toHaveLength(2);
+  });
+
   test('the kitchen tickets of a batch: one per order at the seed station, none twice', async () => {
     const ids = await Promise.all(Array.from({ length: 5 }, () => transaction()));
     const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', m.items[0]!.id).executeTakeFirstOrThrow()).category_id;

@@ -31,20 +31,22 @@ export const rereadStatement = new TenantStatement<CapturedTransaction & { pc_li
 
 /**
  * $1 the claims as a JSON array of `{ id, captured, queued }` (a transaction, the detail of its
- * `payment_captured` and that of its `queue_jobs`: the jobs queued, in order), $2 each transaction's
- * follow-up jobs as a JSON array of `{ id, messages }` (messages in the spec's order), $3 and $4 the
- * fan-out row's queue and job. Records `payment_captured` and the claim `queue_jobs` of each; only the
- * transactions whose claim is new get their jobs (one post-capture sequence per transaction), all of
- * them in one fan-out outbox row: one row per batch instead of one per transaction, each of which was
- * an insert, a relay's update and three index entries. A transaction deleted since its
- * re-read (a test-mode one) gets neither; the others' rows are locked (key share) until the statement
- * ends, so a DELETE waits for it and then finds the trace it must remove (`live`: the ids still there).
- * The messages keep array order
- * (`ordinality`: transactions, then each one's jobs). One JSON document per side instead of an array per column: payloads are JSON already, and an
- * array parameter would have every quote in them escaped one by one.
+ * `payment_captured` and that of its `queue_jobs`: the jobs queued, in order), $2 the fan-out row's
+ * payload for all of them, `{ messages }` (each transaction's follow-up jobs in turn, in claim order, each
+ * in the spec's order), $3 and $4 the fan-out row's queue and job, $5 the transaction of each message
+ * (the same order). Records `payment_captured` and the claim `queue_jobs` of each; only the transactions
+ * whose claim is new get their jobs (one post-capture sequence per transaction), all of them in one
+ * fan-out outbox row: one row per batch instead of one per transaction, each of which was an insert, a
+ * relay's update and three index entries. When every claim is new (a first run: the usual case) the
+ * payload is stored as it came, parsed once; otherwise the messages of the transactions claimed are
+ * taken from it in their order. Building the row from per-transaction message arrays on every batch
+ * (`jsonb_agg` of 400 messages) cost the database 5.3 ms per 100 transactions, storing the payload as
+ * sent 1.5 ms (twenty-first session). A transaction deleted since its re-read (a test-mode one) gets
+ * neither; the others' rows are locked (key share) until the statement ends, so a DELETE waits for it
+ * and then finds the trace it must remove (`live`: the ids still there).
  */
 export const queueJobsStatement = new TenantStatement<{ won: string[]; live: string[]; queued: number }>(
-  'pc_queue_jobs_many',
+  'pc_queue_jobs_once',
   `with c as (
      select * from rows from (json_to_recordset($1::json) as (id uuid, captured text, queued text)) with ordinality as c(id, captured, queued, n)),
    live as (select id from $schema.transactions where id in (select id from c) order by id for key share),
@@ -57,11 +59,12 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
      on conflict (transaction_id, step) do nothing returning transaction_id, step),
    won as (select transaction_id as id from claim where step = 'queue_jobs'),
    ob as (insert into public.outbox (queue, job, payload)
-     select $3::text, $4::text, jsonb_build_object('messages', jsonb_agg(m.msg order by o.n, m.k))
-     from rows from (json_to_recordset($2::json) as (id uuid, messages jsonb)) with ordinality as o(id, messages, n)
-     join won on won.id = o.id
-     cross join lateral jsonb_array_elements(o.messages) with ordinality as m(msg, k)
-     having count(*) > 0 returning id)
+     select $3::text, $4::text, case when (select count(*) from won) = (select count(*) from c) then $2::jsonb
+       else (select jsonb_build_object('messages', jsonb_agg(m.msg order by m.k))
+         from jsonb_array_elements($2::jsonb -> 'messages') with ordinality as m(msg, k)
+         where ($5::uuid[])[m.k] in (select id from won)) end
+     where exists (select 1 from won)
+     returning id)
    select array(select id::text from won) as won, array(select id::text from live) as live, (select count(*) from ob)::int as queued`,
 );
 

@@ -180,13 +180,18 @@ export async function queuePostCaptureJobs(
   // A fan-out row holds at most MAX_FAN_OUT_MESSAGES: a transaction queues at most five jobs.
   for (let i = 0; i < orders.length; i += FAN_OUT_TRANSACTIONS) {
     const claims: { id: string; captured: string; queued: string }[] = [];
-    const follow: { id: string; messages: FanOutPayload['messages'] }[] = [];
+    const follow: FanOutPayload['messages'] = [];
+    const owners: string[] = [];
     for (const { t, lines, stockChanged } of orders.slice(i, i + FAN_OUT_TRANSACTIONS)) {
       const { messages, jobs } = followUpJobs(tenantDatabase, t, lines, stockChanged);
       claims.push({ id: t.id, captured: `${lines.length} kitchen items`, queued: JSON.stringify(jobs) });
-      follow.push({ id: t.id, messages: messages.map((m) => ({ job: m.job, payload: m.payload })) });
+      for (const m of messages) {
+        follow.push({ job: m.job, payload: m.payload });
+        owners.push(t.id);
+      }
     }
-    const [r] = await queueJobsStatement.execute(db, [JSON.stringify(claims), JSON.stringify(follow), FAN_OUT_QUEUE, FAN_OUT_JOB]);
+    const payload: FanOutPayload = { messages: follow };
+    const [r] = await queueJobsStatement.execute(db, [JSON.stringify(claims), JSON.stringify(payload), FAN_OUT_QUEUE, FAN_OUT_JOB, owners]);
     for (const id of r?.won ?? []) won.add(id);
     for (const id of r?.live ?? []) live.add(id);
   }
