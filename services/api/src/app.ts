@@ -20,6 +20,7 @@ import { activityLogRoutes } from './routes/activity-logs/index.ts';
 import { posProviderRoutes } from './routes/pos-provider/index.ts';
 import { posPinLoginRoutes, posStaffRoutes } from './routes/pos-staff/index.ts';
 import { posBootstrapRoutes } from './routes/pos-bootstrap/index.ts';
+import { posLayoutRoutes } from './routes/pos-layouts/index.ts';
 import { posOrderRoutes } from './routes/pos-orders/index.ts';
 import { posTillRoutes } from './routes/pos-tills/index.ts';
 import { posRefundRoutes } from './routes/pos-refunds/index.ts';
@@ -128,6 +129,8 @@ export function createApp(deps: ApiDeps) {
   app.use(new Elysia({ prefix: '/api' }).use(posChannelOrderRoutes(deps)));
   // The register's kitchen station picker (spec 2).
   app.use(new Elysia({ prefix: '/api' }).use(posKdsStationRoutes(deps)));
+  // The register's screen layouts, designed in the back office (spec 2 `/pos/{locationId}/layouts`).
+  app.use(new Elysia({ prefix: '/api' }).use(posLayoutRoutes(deps)));
   // Receipt printers (issue 15), one statement each.
   app.use(new Elysia({ prefix: '/api' }).use(posPrinterDiscoveryRoutes(deps)));
   app.use(new Elysia({ prefix: '/api' }).use(posPrinterRoutes(deps)));

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { isUuid } from '@pos/domain/ids';
 import { iso, notFound } from './pos-admin-scope.ts';
@@ -42,6 +42,15 @@ export async function findLayout(db: TenantDb | TenantTx, locationId: string, id
   const row = await q.executeTakeFirst();
   if (!row) throw notFound('layout');
   return row;
+}
+
+/**
+ * The layouts of a location, the default first, then by name: the back office's list and the register's
+ * (`GET /pos/layouts`, which shows the first and may offer the others).
+ */
+export async function locationLayouts(db: TenantDb | TenantTx, locationId: string): Promise<PosLayoutView[]> {
+  const rows = await db.selectFrom('pos_layouts').selectAll().where('location_id', '=', locationId).orderBy('is_default', 'desc').orderBy(sql`lower(name)`).orderBy('id').execute();
+  return presentLayouts(db, rows);
 }
 
 /** The layouts with their tiles, in the order given (one read of the tiles for all of them). */

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { toFieldErrorMap, type FieldError } from '@pos/domain/field-error';
@@ -6,7 +5,7 @@ import { layoutGridErrors } from '@pos/domain/pos-layouts/layout-grid';
 import { logActivity } from '../activity/log-activity.ts';
 import { lockedIds, uniqueOr } from '../catalog/catalog-scope.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
-import { findLayout, layoutView, presentLayouts, type PosLayoutTileRow, type PosLayoutView } from './pos-layout-records.ts';
+import { findLayout, layoutView, locationLayouts, presentLayouts, type PosLayoutTileRow, type PosLayoutView } from './pos-layout-records.ts';
 
 /**
  * `/back-office/pos/{locationId}/layouts` (spec 2, MANAGE_POS_LAYOUTS): the register screen layouts of
@@ -44,8 +43,7 @@ export const TILE_CATEGORY_UNKNOWN = 'The selected category is invalid.';
 
 /** The layouts of a location, the default first, then by name. */
 export async function listLayouts(scope: PosAdminScope, locationId: string): Promise<PosLayoutView[]> {
-  const rows = await scope.tdb.selectFrom('pos_layouts').selectAll().where('location_id', '=', locationId).orderBy('is_default', 'desc').orderBy(sql`lower(name)`).orderBy('id').execute();
-  return presentLayouts(scope.tdb, rows);
+  return locationLayouts(scope.tdb, locationId);
 }
 
 export async function getLayout(scope: PosAdminScope, locationId: string, id: string): Promise<PosLayoutView> {
