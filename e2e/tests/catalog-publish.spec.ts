@@ -1,6 +1,7 @@
 import { expect, test } from '../support/test.ts';
 import { loadSeed } from '../support/seed.ts';
 import { E2E } from '../support/stack-env.ts';
+import { backOffice, newDevice } from '../support/back-office.ts';
 
 /**
  * Issue 11: the back office edits a menu and publishes it; the register's bootstrap and the kiosk's
@@ -11,17 +12,10 @@ test.describe('catalog: edit, publish, and the channels see it', () => {
   test('back office edit and publish -> register bootstrap and kiosk quote', async ({ request }) => {
     const seed = loadSeed();
     const location = seed.locations[0]!.id;
-    const { token } = await (await request.post('/api/login', { data: seed.backoffice })).json();
-    const bo = { authorization: `Bearer ${token}` };
-    const api = async (method: 'get' | 'post' | 'put' | 'delete', path: string, data?: unknown) => {
-      const res = await request[method](`/api/back-office${path}`, { headers: bo, ...(data !== undefined ? { data } : {}) });
-      return { status: res.status(), body: await res.json() };
-    };
+    const api = await backOffice(request);
 
     // A register of our own (seeded codes belong to the register suites) and the seeded kiosk, re-activated.
-    const posDevice = (await api('post', '/devices', { name: 'Catalog till', type: 'pos', location_id: location })).body.data;
-    const posAct = await (await request.post('/api/device-auth/activate', { data: { activation_code: posDevice.activation_code } })).json();
-    const pos = { authorization: `Bearer ${posAct.token}`, 'x-client-api-key': E2E.env.DEVICE_API_KEY };
+    const pos = (await newDevice(request, api, { name: 'Catalog till', type: 'pos', location_id: location })).headers;
     const kioskId = seed.devices.find((d) => d.type === 'kiosk')!.id;
     const code = (await api('post', `/devices/${kioskId}/new-activation-code`)).body.data.activation_code;
     const kioskAct = await (await request.post('/api/device-auth/activate', { data: { activation_code: code } })).json();

@@ -1,6 +1,6 @@
 import { expect, test } from '../support/test.ts';
 import { loadSeed } from '../support/seed.ts';
-import { E2E } from '../support/stack-env.ts';
+import { backOffice, newDevice } from '../support/back-office.ts';
 
 /**
  * The register's screen layout: designed in the back office (`/back-office/pos/{locationId}/layouts`),
@@ -11,17 +11,9 @@ test.describe('register screen layout', () => {
   test('back office designs a layout -> the register receives it, default first; a deleted item leaves its tile', async ({ request }) => {
     const seed = loadSeed();
     const location = seed.locations[0]!.id;
-    const { token } = await (await request.post('/api/login', { data: seed.backoffice })).json();
-    const bo = { authorization: `Bearer ${token}` };
-    const api = async (method: 'get' | 'post' | 'put' | 'delete', path: string, data?: unknown) => {
-      const res = await request[method](`/api/back-office${path}`, { headers: bo, ...(data !== undefined ? { data } : {}) });
-      return { status: res.status(), body: await res.json() };
-    };
-
-    // A register of our own at the location (the seeded codes belong to the register suites).
-    const device = (await api('post', '/devices', { name: 'Layout till', type: 'pos', location_id: location })).body.data;
-    const activated = await (await request.post('/api/device-auth/activate', { data: { activation_code: device.activation_code } })).json();
-    const pos = { authorization: `Bearer ${activated.token}`, 'x-client-api-key': E2E.env.DEVICE_API_KEY };
+    const api = await backOffice(request);
+    const device = await newDevice(request, api, { name: 'Layout till', type: 'pos', location_id: location });
+    const pos = device.headers;
     const layouts = async () => {
       const res = await request.get('/api/pos/layouts', { headers: pos });
       expect(res.status()).toBe(200);
