@@ -10,19 +10,32 @@ export function listenChannels(url: string, channels: readonly string[], onNotif
   let stopped = false;
   let resolveReady: () => void;
   const ready = new Promise<void>((r) => (resolveReady = r));
+  // One loop at a time: it tries until a connection listens, then ends; only the end of that listening
+  // connection starts the next loop. pg emits `end` for a connection that failed to open too: when that
+  // also started a loop, every failed attempt doubled the loops (a database down for 5 s left about a
+  // thousand, each opening its own LISTEN connection once it came back).
   const connect = async () => {
     while (!stopped) {
       const c = new pg.Client({ connectionString: url, application_name: 'printer-poll-listen' });
+      let ended = false;
       try {
         c.on('notification', (n) => onNotify(n.channel, n.payload ?? ''));
         c.on('error', () => {});
         c.on('end', () => {
-          if (stopped) return;
+          ended = true;
+          if (stopped || client !== c) return;
+          client = null;
           onReset();
           setTimeout(() => void connect(), 500);
         });
         await c.connect();
         for (const ch of channels) await c.query(`listen ${pg.escapeIdentifier(ch)}`);
+        if (stopped) {
+          await c.end().catch(() => {});
+          return;
+        }
+        // Ended before it became the listening one: its end was nobody's to handle, so try again here.
+        if (ended) throw new Error('the LISTEN connection ended while it was set up');
         client = c;
         onReset();
         resolveReady();
