@@ -3,6 +3,7 @@ import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationRe
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { pickMerchant } from '../identity/sign-in.ts';
+import { assertSessionLive } from '../auth/revocation.ts';
 
 export interface RelyingParty {
   id: string;
@@ -52,8 +53,15 @@ export async function passkeySetupOptions(db: CentralDb, redis: Redis, rp: Relyi
   return options;
 }
 
-/** `POST /back-office/passkeys/setup`: verifies the attestation against a challenge issued to this user, stores the credential. */
-export async function registerPasskey(db: CentralDb, redis: Redis, rp: RelyingParty, userId: string, input: { name?: string; response: RegistrationResponseJSON }, now: Date): Promise<PasskeyView> {
+/**
+ * `POST /back-office/passkeys/setup`: verifies the attestation against a challenge issued to this user,
+ * stores the credential. `session` is the caller's (user and token id): after the insert commits it must
+ * still be live, else the passkey is removed again and the answer is 401. A password reset ends the
+ * user's sessions before its transaction removes their passkeys, so a passkey inserted after that removal
+ * (a stolen token enrolling while the owner resets) always finds its session ended here.
+ */
+export async function registerPasskey(db: CentralDb, redis: Redis, rp: RelyingParty, session: { userId: string; jti: string }, input: { name?: string; response: RegistrationResponseJSON }, now: Date): Promise<PasskeyView> {
+  const { userId } = session;
   let result;
   try {
     result = await (await webauthn()).verifyRegistrationResponse({
@@ -78,6 +86,12 @@ export async function registerPasskey(db: CentralDb, redis: Redis, rp: RelyingPa
     .returning('id')
     .executeTakeFirst();
   if (!inserted) throw errors.conflict('This passkey is already registered.');
+  try {
+    await assertSessionLive(redis, session);
+  } catch (e) {
+    await db.deleteFrom('passkeys').where('id', '=', id).execute();
+    throw e;
+  }
   return { id, name, created_at: now.toISOString(), last_used_at: null };
 }
 

@@ -135,6 +135,10 @@ export async function updatePassword(db: CentralDb, redis: Redis, input: { token
   const hash = await hashSecret(input.password);
   const userId = await consumeToken(db, input.token, 'reset_password', now);
   if (!userId) throw errors.field('token', INVALID_TOKEN);
+  // Ended before the transaction as well as after it: a request of an old session that writes after
+  // the passkeys are removed then finds its session ended (`assertSessionLive`); the second end covers
+  // tokens signed while the transaction ran.
+  await endUserSessions(redis, userId, TOKEN_LIFETIME_SECONDS.backoffice);
   await db.transaction().execute(async (tx) => {
     const u = await tx.selectFrom('users').select('email_verified_at').where('id', '=', userId).executeTakeFirstOrThrow();
     await tx.updateTable('users').set({ password_hash: hash, email_verified_at: u.email_verified_at ?? now }).where('id', '=', userId).execute();

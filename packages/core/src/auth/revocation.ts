@@ -1,3 +1,4 @@
+import { errors } from '@pos/kernel';
 import type Redis from 'ioredis';
 
 /** Redis key marking a token id as revoked. */
@@ -39,3 +40,14 @@ export async function isRevokedSession(redis: Redis, c: { jti: string; iat?: num
   const [revoked, endedAt] = await redis.mget(revokedKey(c.jti), sessionsEndedKey(c.sub));
   return revoked !== null || (endedAt !== null && issuedAtMs(c) <= Number(endedAt));
 }
+
+/**
+ * Throws 401 `Invalid token` when the back-office session a request was authenticated with has ended
+ * since (a password reset while the request ran). For what a request creates from its session after its
+ * own checks (a merchant switch's new token, a passkey): authentication read the session once, at the
+ * start, so without this a reset landing meanwhile missed what the request went on to create.
+ */
+export async function assertSessionLive(redis: Redis, session: { userId: string; jti: string }): Promise<void> {
+  if (await isRevokedSession(redis, { jti: session.jti, sub: session.userId })) throw errors.invalidToken();
+}
+

@@ -6,6 +6,9 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { SoftAuthenticator } from '../../testing/soft-authenticator.ts';
 import { runAccountMailJobs } from '../../testing/account-mail-jobs.ts';
+import { registerPasskey } from '@pos/core/accounts/passkeys';
+import { assertSessionLive } from '@pos/core/auth/revocation';
+import { relyingParty } from './index.ts';
 
 let api: TestApi;
 let mail: SmtpCatcher;
@@ -189,6 +192,30 @@ describe('forget-password and update-password', () => {
     });
     const fresh = (await login(email, 'after reset 4')).body.token as string;
     expect(await api.call('GET', '/api/back-office/passkeys', { token: fresh })).toMatchObject({ status: 200, body: { data: [] } });
+  });
+
+  test('a reset landing while a stolen session is mid-request: the passkey it goes on to insert is removed again (401), and no new token comes from it', async () => {
+    const { email, password } = await verified();
+    const stolen = (await login(email, password)).body.token as string;
+    const claims = JSON.parse(Buffer.from(stolen.split('.')[1]!, 'base64url').toString()) as { sub: string; jti: string };
+    const session = { userId: claims.sub, jti: claims.jti };
+    // The thief's setup request was authenticated (and its challenge issued) before the reset...
+    const thief = new SoftAuthenticator(ORIGIN, 'localhost');
+    const opts = (await api.call('GET', '/api/back-office/passkeys/setup', { token: stolen })).body.data;
+    await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email } });
+    await runAccountMailJobs(api);
+    const m = await mail.waitFor(email, (x) => x.subject === 'Reset your password');
+    expect((await api.call('PUT', '/api/back-office/update-password', { ip: ip(), body: { token: tokenIn(m.text, 'Reset token'), password: 'after reset 5' } })).status).toBe(200);
+    // ...and inserts after the reset removed the user's passkeys: it finds its session ended and takes the passkey back out.
+    await expect(registerPasskey(api.deps.db, api.deps.redis, relyingParty(api.deps), session, { name: 'thief', response: thief.register(opts) }, new Date())).rejects.toMatchObject({ code: 'invalid_token', message: 'Invalid token' });
+    expect(await api.deps.db.selectFrom('passkeys').select('id').where('user_id', '=', claims.sub).execute()).toEqual([]);
+    // A merchant switch of that session gets no new token (the route checks the session before it signs).
+    await expect(assertSessionLive(api.deps.redis, session)).rejects.toMatchObject({ code: 'invalid_token' });
+    const fresh = (await login(email, 'after reset 5')).body.token as string;
+    const freshClaims = JSON.parse(Buffer.from(fresh.split('.')[1]!, 'base64url').toString()) as { sub: string; jti: string };
+    await assertSessionLive(api.deps.redis, { userId: freshClaims.sub, jti: freshClaims.jti });
+    const merchantId = (await api.call('GET', '/api/back-office/merchant-options', { token: fresh })).body.data[0].value;
+    expect((await api.call('POST', '/api/back-office/set-merchant', { token: fresh, body: { merchant_id: merchantId } })).status).toBe(200);
   });
 
   test('the reset mail leaves through the outbox (the worker job account.mail): known and unknown addresses get the same answer from the same work, and no token is written in clear', async () => {

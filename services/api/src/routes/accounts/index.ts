@@ -161,7 +161,7 @@ export function accountRoutes(deps: ApiDeps) {
       response: { 200: t.Object({ data: S.WebAuthnOptions }) },
       ...authDoc('WebAuthn creation options for a new passkey'),
     })
-    .post('/back-office/passkeys/setup', async ({ auth, body }) => ({ data: await registerPasskey(deps.db, deps.redis, rp, auth.userId, body as never, deps.clock.now()) }), {
+    .post('/back-office/passkeys/setup', async ({ auth, body }) => ({ data: await registerPasskey(deps.db, deps.redis, rp, { userId: auth.userId, jti: auth.jti }, body as never, deps.clock.now()) }), {
       body: S.PasskeyRegisterBody,
       response: { 200: t.Object({ data: S.Passkey }) },
       ...authDoc('Register a passkey from its attestation'),

@@ -12,7 +12,7 @@ import { acceptInvitation, invitationDetails } from '@pos/core/team/accept-invit
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { authenticate } from '../../middleware/authenticate.ts';
-import { revokeToken } from '@pos/core/auth/revocation';
+import { assertSessionLive, revokeToken } from '@pos/core/auth/revocation';
 import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
 import * as S from './backoffice-auth.schemas.ts';
 
@@ -117,6 +117,8 @@ export function backofficeUserRoutes(deps: ApiDeps) {
       '/back-office/set-merchant',
       async ({ auth, body }) => {
         const m = await switchMerchant(deps.db, auth.userId, body.merchant_id);
+        // A password reset may have ended this session since it was authenticated: no new token from it.
+        await assertSessionLive(deps.redis, { userId: auth.userId, jti: auth.jti });
         const token = await deps.tokens.sign({ type: 'backoffice', sub: auth.userId, merchant_id: m.id, tenant_database: m.tenant_database });
         return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
       },
