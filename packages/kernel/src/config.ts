@@ -261,7 +261,8 @@ export const WorkerEnv = {
   REGISTER_C_CLIENT_ID: IntegrationEnv.REGISTER_C_CLIENT_ID,
   REGISTER_C_CLIENT_SECRET: IntegrationEnv.REGISTER_C_CLIENT_SECRET,
 };
-export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }) };
+/** `TRUSTED_PROXIES`: the ingress in front of the poll service, whose `X-Forwarded-For` names the printer's address (the per-address throttle). */
+export const PrinterPollEnv = { ...CommonEnv, PRINTER_POLL_PORT: Type.Optional(Port), JWT_SECRET: Type.String({ minLength: 32 }), TRUSTED_PROXIES: Type.Optional(Type.String()) };
 
 /** Validates `env` against `props`; throws ConfigError naming the first bad variable. */
 export function readEnv<P extends TProperties>(props: P, env: Record<string, string | undefined> = process.env): Static<TObject<P>> {

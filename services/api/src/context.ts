@@ -6,7 +6,7 @@ import type { HealthMonitor } from '@pos/core/health/check-dependencies';
 import type { TokenService } from './plugins/tokens.ts';
 import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import type { AuthCache } from '@pos/core/auth/auth-cache';
-import type { ClientAddressResolver } from './request-guard/client-address.ts';
+import type { ClientAddressResolver } from '@pos/core/network/client-address';
 import type { BodyPolicy } from './request-guard/body-policy.ts';
 import type { ObjectStore } from '@pos/core/storage/object-store';
 import type { PaymentProviders } from '@pos/core/payments/payment-providers';

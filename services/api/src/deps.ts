@@ -9,8 +9,8 @@ import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-ho
 import { AuthCache } from '@pos/core/auth/auth-cache';
 import { subscribeAuthInvalidation } from '@pos/core/auth/auth-invalidation';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
-import { createClientAddress } from './request-guard/client-address.ts';
-import { throttleAddress } from './request-guard/throttle-subject.ts';
+import { createClientAddress } from '@pos/core/network/client-address';
+import { throttleAddress } from '@pos/core/network/throttle-subject';
 import { bodyPolicies } from './request-guard/body-policy.ts';
 import { objectStoreFromEnv } from '@pos/core/storage/object-store';
 import { DEFAULT_CONTENT_MAX_BYTES } from '@pos/core/catalog/contents';

@@ -1,6 +1,9 @@
 import { appEnv, createLogger, createRedis, ensureRedis, PrinterPollEnv, readEnv } from '@pos/kernel';
 import { createDatabase, resolveDatabase } from '@pos/db';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
+import { parseAllowList } from '@pos/core/devices/ip-allow-list';
+import { createClientAddress } from '@pos/core/network/client-address';
+import { throttleAddress } from '@pos/core/network/throttle-subject';
 import type { PrinterPollDeps } from './context.ts';
 
 /** Builds the service's dependencies from the environment; `close` releases connections. */
@@ -17,6 +20,7 @@ export async function buildPrinterPollDeps(env: Record<string, string | undefine
     log,
     health: new HealthMonitor(() => checkDependencies(handle.db, redis), opts.healthTtlMs ?? 2000),
     appEnv: appEnv(config),
+    clientAddress: throttleAddress(createClientAddress(parseAllowList(config.TRUSTED_PROXIES, 'TRUSTED_PROXIES'))),
   };
   return {
     deps,

@@ -1,4 +1,5 @@
 import { createLogger, exitOnConfigError, portOf, PrinterPollEnv, readEnv } from '@pos/kernel';
+import { parseAllowList } from '@pos/core/devices/ip-allow-list';
 import { createPrinterPollApp } from './app.ts';
 import { buildPrinterPollDeps } from './deps.ts';
 import { PollState } from './poll-state.ts';
@@ -6,7 +7,7 @@ import { PollThrottle } from './poll-throttle.ts';
 import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
 import { pollServeOptions } from './serve-options.ts';
 
-exitOnConfigError(() => readEnv(PrinterPollEnv));
+exitOnConfigError(() => parseAllowList(readEnv(PrinterPollEnv).TRUSTED_PROXIES, 'TRUSTED_PROXIES'));
 let built: Awaited<ReturnType<typeof buildPrinterPollDeps>>;
 try {
   built = await buildPrinterPollDeps(process.env);

@@ -11,6 +11,9 @@ import { PollState } from './poll-state.ts';
 import { PollThrottle } from './poll-throttle.ts';
 import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
 import { seedPairedPrinter } from './test-printer.ts';
+import { parseAllowList } from '@pos/core/devices/ip-allow-list';
+import { createClientAddress } from '@pos/core/network/client-address';
+import { throttleAddress } from '@pos/core/network/throttle-subject';
 
 /** The in-memory fast path of the poll service: what it caches, and that NOTIFY keeps it true. */
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/ordering_test';
@@ -154,6 +157,41 @@ describe('printer-poll throttle of made-up tokens', () => {
       expect((await poll(live.token)).status).toBe(200);
     } finally {
       await live.drop();
+    }
+  }, 90_000);
+});
+
+describe('printer-poll behind an ingress (TRUSTED_PROXIES)', () => {
+  test('made-up tokens count per forwarded client address: one client at its limit does not stop another; without the setting every client is the ingress', async () => {
+    const depsOf = (trusted: string | undefined) => ({
+      db: handle.db,
+      redis,
+      log: createLogger({ service: 'printer-poll-test' }, 'error'),
+      health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0),
+      ...(trusted === undefined ? {} : { clientAddress: throttleAddress(createClientAddress(parseAllowList(trusted, 'TRUSTED_PROXIES'))) }),
+    });
+    const serve = (trusted: string | undefined) =>
+      createPrinterPollApp(depsOf(trusted), state, new PollThrottle(redis, { ...PRINTER_POLL_THROTTLE, name: `printer-poll-ingress-${crypto.randomUUID()}` })).listen({ port: 0, hostname: '127.0.0.1' });
+    const poll = (server: ReturnType<typeof serve>, from: string) =>
+      fetch(`http://127.0.0.1:${server.server!.port}/print/printer-a/sdp?token=prt_made_up_${crypto.randomUUID()}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from },
+        body: 'ConnectionType=GetRequest&ID=p',
+      }).then(async (r) => (await r.text(), r.status));
+    // The counting window is clock-aligned (a minute): start well inside one.
+    if (Date.now() % 60_000 > 45_000) await Bun.sleep(60_000 - (Date.now() % 60_000) + 50);
+    for (const [trusted, other] of [['127.0.0.1', 401], [undefined, 429]] as const) {
+      const server = serve(trusted);
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 121; i++) statuses.push(await poll(server, '203.0.113.7'));
+        expect(statuses.slice(0, 120)).toEqual(Array(120).fill(401));
+        expect(statuses[120]).toBe(429);
+        // Another client behind the same ingress: its own allowance when the ingress is trusted, none otherwise.
+        expect(await poll(server, '203.0.113.8')).toBe(other);
+      } finally {
+        server.stop(true);
+      }
     }
   }, 90_000);
 });

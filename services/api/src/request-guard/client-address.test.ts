@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseAllowList } from '@pos/core/devices/ip-allow-list';
-import { createClientAddress, type SocketInfo } from './client-address.ts';
+import { createClientAddress, type SocketInfo } from '@pos/core/network/client-address';
 import { createTestApi, type TestApi } from '../testing/harness.ts';
 import { serveOptions } from './serve-options.ts';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';

@@ -8,6 +8,8 @@ import { pollQueue, recordPrintResult } from '@pos/core/printers/print-jobs';
 import { PollState } from '../poll-state.ts';
 import { PollThrottle } from '../poll-throttle.ts';
 import type { PrinterPollDeps } from '../context.ts';
+import { createClientAddress } from '@pos/core/network/client-address';
+import { throttleAddress } from '@pos/core/network/throttle-subject';
 
 /** Content type of every answer to a poll (PROTOCOLS "printer-a"), exactly. */
 export const SDP_CONTENT_TYPE = 'text/xml; charset=utf-8';
@@ -61,6 +63,7 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
   const log = deps.log.child({ route: 'printer-a-sdp' });
   const now = deps.now ?? (() => new Date());
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+  const clientAddress = deps.clientAddress ?? throttleAddress(createClientAddress([]));
   return new Elysia({ name: 'printer-a-sdp' }).post(
     '/print/printer-a/sdp',
     async ({ body, query, headers, request, server }) => {
@@ -70,7 +73,7 @@ export function printerASdpRoutes(deps: PrinterPollDeps, state: PollState = new 
       // Requests without a live token count against their client address, so a new guess per request
       // gets no fresh allowance; past the limit, an address's unknown tokens are not even looked up.
       // A token this process already knows to be live is never held back by its address.
-      const address = `addr:${server?.requestIP(request)?.address ?? 'unknown'}`;
+      const address = `addr:${clientAddress(request, server)}`;
       if (throttled && !state.knows(token)) {
         const t = throttle.peek(address);
         if (!t.allowed) return tooMany(t.retryAfter);

@@ -1,4 +1,4 @@
-import { normaliseAddress } from '@pos/core/devices/ip-allow-list';
+import { normaliseAddress } from '../devices/ip-allow-list.ts';
 import type { ClientAddressResolver } from './client-address.ts';
 
 /**

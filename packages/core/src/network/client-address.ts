@@ -1,4 +1,4 @@
-import { isAddressAllowed, normaliseAddress, type AllowEntry } from '@pos/core/devices/ip-allow-list';
+import { isAddressAllowed, normaliseAddress, type AllowEntry } from '../devices/ip-allow-list.ts';
 
 /** The parts of a Bun server this needs (absent when a test drives the app without a socket). */
 export interface SocketInfo {
