@@ -1,5 +1,4 @@
 import { createLogger, exitOnConfigError, portOf, PrinterPollEnv, readEnv } from '@pos/kernel';
-import { parseAllowList } from '@pos/core/devices/ip-allow-list';
 import { createPrinterPollApp } from './app.ts';
 import { buildPrinterPollDeps } from './deps.ts';
 import { PollState } from './poll-state.ts';
@@ -7,7 +6,7 @@ import { PollThrottle } from './poll-throttle.ts';
 import { PRINTER_POLL_THROTTLE } from './routes/printer-a-sdp.ts';
 import { pollServeOptions } from './serve-options.ts';
 
-exitOnConfigError(() => parseAllowList(readEnv(PrinterPollEnv).TRUSTED_PROXIES, 'TRUSTED_PROXIES'));
+exitOnConfigError(() => readEnv(PrinterPollEnv));
 let built: Awaited<ReturnType<typeof buildPrinterPollDeps>>;
 try {
   built = await buildPrinterPollDeps(process.env);

@@ -50,4 +50,3 @@ export async function isRevokedSession(redis: Redis, c: { jti: string; iat?: num
 export async function assertSessionLive(redis: Redis, session: { userId: string; jti: string }): Promise<void> {
   if (await isRevokedSession(redis, { jti: session.jti, sub: session.userId })) throw errors.invalidToken();
 }
-
