@@ -5,6 +5,8 @@ import { createLogger, createRedis } from '@pos/kernel';
 import { checkDependencies, HealthMonitor } from '@pos/core/health/check-dependencies';
 import { enqueuePrintJob } from '@pos/core/printers/print-jobs';
 import { rotatePrinterToken } from '@pos/core/printers/printer-admin';
+import { PRINTER_TOKENS_CHANNEL } from '@pos/core/printers/printer-tokens';
+import { sql } from 'kysely';
 import { findPrinter } from '@pos/core/printers/printer-records';
 import { createPrinterPollApp } from './app.ts';
 import { PollState } from './poll-state.ts';
@@ -79,7 +81,8 @@ describe('poll state', () => {
     expect((await get(seeded.token)).status).toBe(200);
     const { printer_token } = await rotatePrinterToken({ db: handle.db, tdb: seeded.tdb, merchant: seeded.m.merchant, now: new Date(), actor: 'test' }, await findPrinter(seeded.tdb, seeded.printerId));
     await until(async () => (await get(seeded.token)).status === 401);
-    expect((await get(printer_token)).status).toBe(200);
+    seeded.token = printer_token;
+    expect((await get(seeded.token)).status).toBe(200);
   });
 });
 
@@ -119,6 +122,48 @@ describe('poll state marks', () => {
       s.markIdle(seeded.printerId, s.mark());
       expect(s.isIdle(seeded.printerId)).toBe(true);
       expect(s.isIdle(seeded.printerId, Date.now() + 61_000)).toBe(false);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('poll state token reads', () => {
+  test('a token notice that comes in while its owner is being read: the answer serves that poll and is not remembered', async () => {
+    // One connection, held by the test: the state's read waits for it, after its mark is taken.
+    const one = createDatabase(DATABASE_URL, { max: 1, applicationName: 'printer-poll-cache-one' });
+    const s = new PollState(one.db);
+    await s.listen(DATABASE_URL, 1000);
+    try {
+      let pending: Promise<unknown> = Promise.resolve();
+      await one.db.connection().execute(async () => {
+        const mark = s.mark();
+        pending = s.resolve(seeded.token);
+        // What a rotation committing meanwhile sends (the trigger on printer_tokens).
+        await sql`select pg_notify(${PRINTER_TOKENS_CHANNEL}, ${seeded.printerId})`.execute(handle.db);
+        await until(() => s.mark() > mark);
+      });
+      // Before: remembered for 30 s, so a token rotated during the read kept polling from memory.
+      expect(await pending).toEqual(expect.objectContaining({ printer_id: seeded.printerId }));
+      expect(s.knows(seeded.token)).toBe(false);
+      expect(await s.resolve(seeded.token)).toEqual(expect.objectContaining({ printer_id: seeded.printerId }));
+      expect(s.knows(seeded.token)).toBe(true);
+    } finally {
+      await s.stop();
+      await one.close();
+    }
+  });
+
+  test('a reconnect (missed notices) while a queue is being read: the printer is not taken as idle', async () => {
+    const s = new PollState(handle.db);
+    await s.listen(DATABASE_URL, 1000);
+    try {
+      const mark = s.mark();
+      s.reset();
+      s.markIdle(seeded.printerId, mark);
+      expect(s.isIdle(seeded.printerId)).toBe(false);
+      s.markIdle(seeded.printerId, s.mark());
+      expect(s.isIdle(seeded.printerId)).toBe(true);
     } finally {
       await s.stop();
     }

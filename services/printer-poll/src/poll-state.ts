@@ -18,6 +18,8 @@ export class PollState {
   /** Printer id -> number of the last notification about it; `notices` counts them all. */
   private readonly noticed = new Map<string, number>();
   private notices = 0;
+  /** Value of `notices` at the last reset (a reconnect: notices may have been missed). */
+  private resetAt = 0;
   private readonly stamps = new Map<string, { schema: string; printerId: string; at: Date; tokenHash: string }>();
   private listening = false;
   private listener: { stop: () => Promise<void> } | null = null;
@@ -51,7 +53,12 @@ export class PollState {
     this.tokens.clear();
     this.idle.clear();
     this.noticed.clear();
-    this.notices++;
+    this.resetAt = ++this.notices;
+  }
+
+  /** True when a notification about the printer (or a reset) came in after `mark` was taken. */
+  private changedSince(printerId: string, mark: number): boolean {
+    return this.resetAt > mark || (this.noticed.get(printerId) ?? -1) > mark;
   }
 
   async resolve(token: string | undefined): Promise<PrinterTokenOwner | null> {
@@ -60,8 +67,10 @@ export class PollState {
     const key = hashPrinterToken(token);
     const hit = this.tokens.get(key);
     if (hit && hit.until > Date.now()) return hit.owner;
+    const mark = this.notices;
     const owner = await resolvePrinterToken(this.db, token);
-    if (owner) {
+    // A token minted or revoked while the read was in flight: the answer is used once, not remembered.
+    if (owner && !this.changedSince(owner.printer_id, mark)) {
       if (this.tokens.size > 200_000) this.tokens.clear();
       this.tokens.set(key, { owner, until: Date.now() + this.tokenTtlMs });
     } else this.tokens.delete(key);
@@ -88,7 +97,7 @@ export class PollState {
 
   /** The queue read after `mark` was empty; unless a job was announced since, remember it for a while. */
   markIdle(printerId: string, mark: number, nowMs = Date.now()): void {
-    if (!this.listening || (this.noticed.get(printerId) ?? -1) > mark || this.notices < mark) return;
+    if (!this.listening || this.changedSince(printerId, mark)) return;
     if (this.idle.size > 200_000) this.idle.clear();
     this.idle.set(printerId, nowMs + this.idleTtlMs);
   }
