@@ -267,6 +267,8 @@ export interface CentralTables {
     user_id: string;
     merchant_id: string;
     login_token_hash: string;
+    /** SHA-256 of the password hash the sign-in verified: a changed password ends the pending sign-in. */
+    credential_stamp: string | null;
     code_hash: string | null;
     code_expires_at: NullableTimestamp;
     attempts: Generated<number>;

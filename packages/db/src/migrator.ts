@@ -87,6 +87,7 @@ import * as central501connectClaims from './migrations/central/2026-11-28-501-in
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
 import * as central701fdmRegistry from './migrations/central/2026-11-28-701-fdm-registry.ts';
 import * as central550jobFailures from './migrations/central/2026-12-01-550-job-failures.ts';
+import * as central101otpCredentialStamp from './migrations/central/2026-12-02-101-otp-credential-stamp.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -114,6 +115,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-28-601-printer-tokens-notify': central601printerTokensNotify,
   '2026-11-28-701-fdm-registry': central701fdmRegistry,
   '2026-12-01-550-job-failures': central550jobFailures,
+  '2026-12-02-101-otp-credential-stamp': central101otpCredentialStamp,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

@@ -4,6 +4,7 @@ import { errors } from '@pos/kernel';
 import { IdTokenError, type IdTokenVerifier } from '@pos/providers/idp/id-token-verifier';
 import { pickMerchant } from '../identity/sign-in.ts';
 import { sha256 } from './account-tokens.ts';
+import type { SignInProof } from '../identity/sign-in-proof.ts';
 
 export const IDP_NOT_CONFIGURED = 'Sign-in with an identity provider is not configured.';
 export const IDP_UNVERIFIED_EMAIL = 'The identity provider has not verified this e-mail address.';
@@ -22,7 +23,7 @@ export async function idpSignIn(
   verifier: IdTokenVerifier | null,
   input: { credential: string; nonce: string },
   now: Date,
-): Promise<{ userId: string; merchant: { id: string; tenant_database: string } }> {
+): Promise<{ userId: string; merchant: { id: string; tenant_database: string }; proof: SignInProof }> {
   if (!verifier) throw errors.unavailable(IDP_NOT_CONFIGURED);
   let id;
   try {
@@ -51,5 +52,5 @@ export async function idpSignIn(
   const u = await db.selectFrom('users').select('active_merchant_id').where('id', '=', userId).executeTakeFirstOrThrow();
   const merchant = await pickMerchant(db, userId, u.active_merchant_id);
   if (!merchant) throw errors.field('credential', 'This account has no merchant yet.');
-  return { userId, merchant };
+  return { userId, merchant, proof: { kind: 'none' } };
 }

@@ -131,5 +131,5 @@ export async function authenticatePasskey(db: CentralDb, redis: Redis, rp: Relyi
   const u = await db.selectFrom('users').select(['id', 'active_merchant_id', 'email_verified_at', 'email']).where('id', '=', pk.user_id).executeTakeFirstOrThrow();
   const merchant = await pickMerchant(db, u.id, u.active_merchant_id);
   if (!merchant) throw errors.field('response', 'This account has no merchant yet.');
-  return { userId: u.id, merchant };
+  return { userId: u.id, merchant, proof: { kind: 'passkey' as const, passkeyId: pk.id } };
 }

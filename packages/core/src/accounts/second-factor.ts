@@ -4,6 +4,7 @@ import { errors } from '@pos/kernel';
 import { hashSecret, randomDigits, randomSecret, verifySecret } from '../security/passwords.ts';
 import { sha256 } from './account-tokens.ts';
 import { sendAccountMail, type AccountMailing } from './sign-up.ts';
+import { credentialStamp, type SignInProof } from '../identity/sign-in-proof.ts';
 
 /** A pending sign-in lives 15 minutes; its code 10 minutes; 5 wrong codes end it. */
 export const PENDING_LOGIN_TTL_MS = 15 * 60_000;
@@ -15,19 +16,39 @@ export const OTP_NOT_REQUESTED = 'Request a code first.';
 export const OTP_WRONG = 'The code is invalid or has expired.';
 export const OTP_LOCKED = 'Too many wrong codes; sign in again.';
 
-/** After a good password of a two-factor account: a pending sign-in, its token returned once (only its hash is kept). */
-export async function startPendingLogin(db: CentralDb, userId: string, merchantId: string, now: Date): Promise<string> {
+/**
+ * After a good password of a two-factor account: a pending sign-in, its token returned once (only its
+ * hash is kept). It remembers which password it was started with (a digest of its hash): once the
+ * password changes it cannot complete, even if it was written after the reset cleared the pending ones.
+ */
+export async function startPendingLogin(db: CentralDb, proof: SignInProof & { kind: 'password' }, merchantId: string, now: Date): Promise<string> {
   const loginToken = randomSecret(32);
   await db
     .insertInto('otp_challenges')
-    .values({ id: Bun.randomUUIDv7(), user_id: userId, merchant_id: merchantId, login_token_hash: sha256(loginToken), expires_at: new Date(now.getTime() + PENDING_LOGIN_TTL_MS), created_at: now })
+    .values({
+      id: Bun.randomUUIDv7(),
+      user_id: proof.userId,
+      merchant_id: merchantId,
+      login_token_hash: sha256(loginToken),
+      credential_stamp: credentialStamp(proof.passwordHash),
+      expires_at: new Date(now.getTime() + PENDING_LOGIN_TTL_MS),
+      created_at: now,
+    })
     .execute();
   return loginToken;
 }
 
 async function pending(db: CentralDb, loginToken: string, now: Date) {
-  const c = await db.selectFrom('otp_challenges').selectAll().where('login_token_hash', '=', sha256(loginToken)).executeTakeFirst();
+  const c = await db
+    .selectFrom('otp_challenges')
+    .innerJoin('users', 'users.id', 'otp_challenges.user_id')
+    .selectAll('otp_challenges')
+    .select('users.password_hash')
+    .where('login_token_hash', '=', sha256(loginToken))
+    .executeTakeFirst();
   if (!c || c.completed_at || c.expires_at <= now) throw errors.field('login_token', PENDING_INVALID);
+  // Started with a password that has changed since (a reset): dead like the sessions the reset ended.
+  if (c.credential_stamp !== credentialStamp(c.password_hash)) throw errors.field('login_token', PENDING_INVALID);
   return c;
 }
 
@@ -55,7 +76,7 @@ export async function verifyOtp(
   input: { login_token: string; code: string },
   now: Date,
   limitUserAttempts: (userId: string) => Promise<void> = async () => {},
-): Promise<{ userId: string; merchant: { id: string; tenant_database: string } }> {
+): Promise<{ userId: string; merchant: { id: string; tenant_database: string }; proof: SignInProof }> {
   const c = await pending(db, input.login_token, now);
   if (!c.code_hash || !c.code_expires_at) throw errors.field('code', OTP_NOT_REQUESTED);
   await limitUserAttempts(c.user_id);
@@ -73,5 +94,5 @@ export async function verifyOtp(
   if (!done) throw errors.field('login_token', PENDING_INVALID);
   const merchant = await db.selectFrom('merchants').select(['id', 'tenant_database']).where('id', '=', c.merchant_id).executeTakeFirst();
   if (!merchant) throw errors.field('login_token', PENDING_INVALID);
-  return { userId: c.user_id, merchant };
+  return { userId: c.user_id, merchant, proof: { kind: 'password', userId: c.user_id, passwordHash: c.password_hash } };
 }

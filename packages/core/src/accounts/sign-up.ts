@@ -44,6 +44,10 @@ function slugFrom(name: string): string {
  * `POST /back-office/register`: a merchant (own schema), its owner (unverified, every permission,
  * every location) and the verification mail. Nothing is left behind when any step fails, the mail
  * included: an account nobody can verify would block the e-mail address.
+ *
+ * An address held only by a team invitation (an unverified account that owns no merchant, whose
+ * password nobody knows) is not taken: the registration completes that account, and its pending
+ * invitations stay open. Without that, inviting an address kept its owner from signing up their own business.
  */
 export async function registerAccount(s: AccountMailing, input: RegisterInput, now: Date): Promise<{ email: string }> {
   if (!s.mailer) throw errors.unavailable(NO_MAIL);
@@ -51,18 +55,22 @@ export async function registerAccount(s: AccountMailing, input: RegisterInput, n
   const name = input.name.trim();
   if (!name) throw errors.field('name', 'The name field is required.');
   if (!input.business_name.trim()) throw errors.field('business_name', 'The business name field is required.');
-  if (await s.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()) throw errors.field('email', EMAIL_TAKEN);
+  const invited = await invitedOnlyAccount(s.db, email);
   const passwordHash = await hashSecret(input.password);
   const merchant = await createMerchant(s.db, { slug: slugFrom(input.business_name), name: input.business_name.trim(), posProvider: null });
-  const userId = Bun.randomUUIDv7();
+  const userId = invited?.id ?? Bun.randomUUIDv7();
+  const profile = { password_hash: passwordHash, name, business_info: JSON.stringify({ company_name: input.business_name.trim() }), active_merchant_id: merchant.id };
   try {
     await s.db.transaction().execute(async (ctx) => {
-      const inserted = await ctx
-        .insertInto('users')
-        .values({ id: userId, email, password_hash: passwordHash, name, business_info: JSON.stringify({ company_name: input.business_name.trim() }), email_verified_at: null, active_merchant_id: merchant.id })
-        .onConflict((oc) => oc.column('email').doNothing())
-        .returning('id')
-        .executeTakeFirst();
+      const inserted = invited
+        ? // Compare-and-set on the hash read above: of two registrations racing for the address, one completes it.
+          await ctx.updateTable('users').set(profile).where('id', '=', invited.id).where('password_hash', '=', invited.password_hash).where('email_verified_at', 'is', null).returning('id').executeTakeFirst()
+        : await ctx
+            .insertInto('users')
+            .values({ id: userId, email, ...profile, email_verified_at: null })
+            .onConflict((oc) => oc.column('email').doNothing())
+            .returning('id')
+            .executeTakeFirst();
       if (!inserted) throw errors.field('email', EMAIL_TAKEN);
       await ctx.insertInto('memberships').values({ user_id: userId, merchant_id: merchant.id, is_owner: true }).execute();
       const tx = bindTenant(ctx as unknown as CentralDb, merchant.tenant_database);
@@ -74,10 +82,25 @@ export async function registerAccount(s: AccountMailing, input: RegisterInput, n
     const token = await issueToken(s.db, userId, 'verify_email', now);
     await sendAccountMail(s, email, { template: 'verify-email', name, token, link: `${s.appUrl}/verify-email?token=${encodeURIComponent(token)}` });
   } catch (e) {
+    // The invited account gets back what it had (when this registration had completed it).
+    if (invited) await s.db.updateTable('users').set(invited.profile).where('id', '=', invited.id).where('password_hash', '=', passwordHash).execute();
     await dropMerchant(s.db, merchant);
     throw e;
   }
   return { email };
+}
+
+/**
+ * The account holding the address when only a team invitation created it (unverified, owner of no
+ * merchant); throws `EMAIL_TAKEN` for any other account.
+ */
+async function invitedOnlyAccount(db: CentralDb, email: string) {
+  const user = await db.selectFrom('users').select(['id', 'password_hash', 'name', 'business_info', 'active_merchant_id', 'email_verified_at']).where('email', '=', email).executeTakeFirst();
+  if (!user) return null;
+  const owns = await db.selectFrom('memberships').select('user_id').where('user_id', '=', user.id).where('is_owner', '=', true).executeTakeFirst();
+  if (user.email_verified_at || owns) throw errors.field('email', EMAIL_TAKEN);
+  const { id, password_hash, name, business_info, active_merchant_id } = user;
+  return { id, password_hash, profile: { password_hash, name, business_info: JSON.stringify(business_info), active_merchant_id } };
 }
 
 export const INVALID_TOKEN = 'This token is invalid or has expired.';

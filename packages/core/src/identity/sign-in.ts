@@ -2,6 +2,7 @@ import type { CentralDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { verifySecret } from '../security/passwords.ts';
 import { acceptedMemberships } from '../auth/auth-records.ts';
+import type { SignInProof } from './sign-in-proof.ts';
 
 export interface SignInInput {
   email: string;
@@ -10,11 +11,11 @@ export interface SignInInput {
 
 export type SignInResult =
   | { kind: 'verification_required'; email: string }
-  | { kind: 'signed_in'; userId: string; merchant: { id: string; tenant_database: string } }
+  | { kind: 'signed_in'; userId: string; merchant: { id: string; tenant_database: string }; proof: SignInProof }
   /** Issue 18: the password was right but the account needs its e-mailed code (second factor). */
-  | { kind: 'two_factor_required'; userId: string; email: string; merchant: { id: string; tenant_database: string } };
+  | { kind: 'two_factor_required'; userId: string; email: string; merchant: { id: string; tenant_database: string }; proof: SignInProof & { kind: 'password' } };
 
-const BAD_CREDENTIALS = 'These credentials do not match our records.';
+export const BAD_CREDENTIALS = 'These credentials do not match our records.';
 
 /** Whether `e` is sign-in's refusal of the email and password (unknown email or wrong password). */
 export function isBadCredentials(e: unknown): boolean {
@@ -33,8 +34,9 @@ export async function signIn(db: CentralDb, input: SignInInput): Promise<SignInR
   if (!user.email_verified_at) return { kind: 'verification_required', email: user.email };
   const merchant = await pickMerchant(db, user.id, user.active_merchant_id);
   if (!merchant) throw errors.field('email', 'This account has no merchant yet.');
-  if (user.two_factor_enabled) return { kind: 'two_factor_required', userId: user.id, email: user.email, merchant };
-  return { kind: 'signed_in', userId: user.id, merchant };
+  const proof = { kind: 'password' as const, userId: user.id, passwordHash: user.password_hash };
+  if (user.two_factor_enabled) return { kind: 'two_factor_required', userId: user.id, email: user.email, merchant, proof };
+  return { kind: 'signed_in', userId: user.id, merchant, proof };
 }
 
 export async function pickMerchant(db: CentralDb, userId: string, preferred: string | null) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'kysely';
 import { startSmtpCatcher, type SmtpCatcher } from '@pos/providers/mail/smtp-catcher';
 import { startIdpSimulator, type IdpSimulator } from '@pos/providers/idp/idp-simulator';
 import { sha256 } from '@pos/core/accounts/account-tokens';
@@ -6,7 +7,12 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { SoftAuthenticator } from '../../testing/soft-authenticator.ts';
 import { runAccountMailJobs } from '../../testing/account-mail-jobs.ts';
-import { registerPasskey } from '@pos/core/accounts/passkeys';
+import { PASSKEY_REJECTED, authenticatePasskey, registerPasskey } from '@pos/core/accounts/passkeys';
+import { updatePassword } from '@pos/core/accounts/sign-up';
+import { startPendingLogin } from '@pos/core/accounts/second-factor';
+import { BAD_CREDENTIALS, signIn } from '@pos/core/identity/sign-in';
+import { signSession } from '@pos/core/identity/sign-in-proof';
+import { errors } from '@pos/kernel';
 import { assertSessionLive } from '@pos/core/auth/revocation';
 import { relyingParty } from './index.ts';
 
@@ -31,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const email of registered) {
-    const m = await api.deps.db.selectFrom('users').innerJoin('memberships', 'memberships.user_id', 'users.id').innerJoin('merchants', 'merchants.id', 'memberships.merchant_id').select(['merchants.id', 'merchants.tenant_database']).where('users.email', '=', email).executeTakeFirst();
+    const m = await api.deps.db.selectFrom('users').innerJoin('memberships', 'memberships.user_id', 'users.id').innerJoin('merchants', 'merchants.id', 'memberships.merchant_id').select(['merchants.id', 'merchants.tenant_database']).where('users.email', '=', email).where('memberships.is_owner', '=', true).executeTakeFirst();
     if (m) await (await import('@pos/core/merchants/create-merchant')).dropMerchant(api.deps.db, m);
   }
   await api.close();
@@ -104,6 +110,47 @@ describe('POST /back-office/register and verify-email', () => {
     expect(bad.body.errors).toMatchObject({ email: ['The email field must be a valid email address.'], password: ['The password field must be at least 8 characters.'] });
     const after = await api.deps.db.selectFrom('merchants').select((e) => e.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
+  });
+
+  test('an address only invited to a team signs up its own business: the invited account is completed and its invitation stays open; then the address is taken', async () => {
+    const owner = await api.ownerToken(other);
+    const invite = async (email: string) => {
+      const r = await api.call('POST', '/api/back-office/settings/team/users', { token: owner, body: { email, name: 'Ivy Invited', role_ids: [], location_ids: [other.locations[0]!.id] } });
+      expect(r.status).toBe(200);
+      const rows = await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', email).orderBy('id', 'desc').execute();
+      return (rows[0]!.payload as { data: { invite_token: string } }).data.invite_token;
+    };
+    const email = uniqueEmail('invited');
+    const inviteToken = await invite(email);
+    // Before: 422 `The email has already been taken.` (the invitation had created the account).
+    const { r, password } = await register(email);
+    expect(snap(r)).toMatchObject({ status: 200, body: { status: 'verification_required', email } });
+    const m = await mail.waitFor(email, (x) => x.subject === 'Verify your e-mail address');
+    expect((await api.call('POST', '/api/back-office/verify-email', { ip: ip(), body: { token: tokenIn(m.text, 'Verification token') } })).status).toBe(200);
+    const signed = (await login(email, password)).body.token as string;
+    expect((await api.call('GET', '/api/back-office/user', { token: signed })).body.data).toMatchObject({ email, name: 'Nora Owner', merchant: { name: 'Nora Bakery' } });
+    // One account: the invitation's. Its invitation is still open (pending: not a merchant to switch to yet).
+    expect(await api.deps.db.selectFrom('users').select('id').where('email', '=', email).execute()).toHaveLength(1);
+    expect((await api.call('GET', '/api/back-office/merchant-options', { token: signed })).body.data).toHaveLength(1);
+    expect((await api.call('GET', `/api/back-office/join-merchant?token=${inviteToken}`)).body.data).toMatchObject({ email, requires_password: false });
+    expect((await api.call('POST', '/api/back-office/join-merchant', { body: { token: inviteToken } })).status).toBe(200);
+    expect((await api.call('GET', '/api/back-office/merchant-options', { token: signed })).body.data).toHaveLength(2);
+    // The account owns a business now: the address is taken.
+    expect(snap((await register(email)).r)).toMatchObject({ status: 422, body: { errors: { email: ['The email has already been taken.'] } } });
+
+    // Two registrations racing for an invited address: one completes it, the other is 422 and leaves no merchant.
+    const raced = uniqueEmail('invited-race');
+    await invite(raced);
+    registered.push(raced);
+    const names = ['One', 'Two'].map((n) => `Race ${n} ${raced}`);
+    const both = await Promise.all(
+      names.map((business_name) => api.call('POST', '/api/back-office/register', { ip: ip(), body: { name: 'Nora Owner', email: raced, password: 'correct horse 1', business_name } })),
+    );
+    expect(both.map((x) => x.status).sort()).toEqual([200, 422]);
+    const owned = await api.deps.db.selectFrom('users').innerJoin('memberships', 'memberships.user_id', 'users.id').select('memberships.merchant_id').where('users.email', '=', raced).where('memberships.is_owner', '=', true).execute();
+    expect(owned).toHaveLength(1);
+    const left = await api.deps.db.selectFrom('merchants').select('id').where('name', 'in', names).execute();
+    expect(left).toEqual([{ id: owned[0]!.merchant_id }]);
   });
 
   test('resend-verification: a new token replaces the old one; unknown addresses answer the same and get nothing', async () => {
@@ -209,7 +256,7 @@ describe('forget-password and update-password', () => {
     // ...and inserts after the reset removed the user's passkeys: it finds its session ended and takes the passkey back out.
     await expect(registerPasskey(api.deps.db, api.deps.redis, relyingParty(api.deps), session, { name: 'thief', response: thief.register(opts) }, new Date())).rejects.toMatchObject({ code: 'invalid_token', message: 'Invalid token' });
     expect(await api.deps.db.selectFrom('passkeys').select('id').where('user_id', '=', claims.sub).execute()).toEqual([]);
-    // A merchant switch of that session gets no new token (the route checks the session before it signs).
+    // A merchant switch of that session gets no new token (the route checks the session once it has signed).
     await expect(assertSessionLive(api.deps.redis, session)).rejects.toMatchObject({ code: 'invalid_token' });
     const fresh = (await login(email, 'after reset 5')).body.token as string;
     const freshClaims = JSON.parse(Buffer.from(fresh.split('.')[1]!, 'base64url').toString()) as { sub: string; jti: string };
@@ -260,6 +307,77 @@ describe('forget-password and update-password', () => {
     await runAccountMailJobs(api);
     await Bun.sleep(100);
     expect(mail.messages(nobody)).toHaveLength(0);
+  });
+});
+
+describe('sign-ins racing a password reset', () => {
+  async function resetToken(email: string) {
+    await api.call('POST', '/api/back-office/forget-password', { ip: ip(), body: { email } });
+    await runAccountMailJobs(api);
+    return tokenIn((await mail.waitFor(email, (x) => x.subject === 'Reset your password')).text, 'Reset token');
+  }
+
+  test('sign-ins with the old password started around the reset: each is refused or its token dies with the reset; none keeps a live session', async () => {
+    const { email, password } = await verified();
+    const token = await resetToken(email);
+    // A sign-in reads the password hash, verifies it (argon2id, tens of milliseconds), then signs: started
+    // every 4 ms around the reset, some read the old hash just before the reset commits and sign after it.
+    const logins = Array.from({ length: 10 }, (_, i) => Bun.sleep(i * 4).then(() => login(email, password)));
+    const reset = api.call('PUT', '/api/back-office/update-password', { ip: ip(), body: { token, password: 'raced reset 6' } });
+    expect((await reset).status).toBe(200);
+    const answers = await Promise.all(logins);
+    for (const r of answers) {
+      if (r.status === 422) {
+        expect(r.body).toMatchObject({ errors: { email: ['These credentials do not match our records.'] } });
+        continue;
+      }
+      expect(r.status).toBe(200);
+      // Before: a sign-in that read the old hash before the reset and signed after it kept a live token.
+      expect(await api.call('GET', '/api/back-office/user', { token: r.body.token })).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+    }
+    expect((await api.call('GET', '/api/back-office/user', { token: (await login(email, 'raced reset 6')).body.token })).status).toBe(200);
+  });
+
+  test('a sign-in that verified the old password signs after the reset: refused (422), no token answered', async () => {
+    const { email, password } = await verified();
+    const r = await signIn(api.deps.db, { email, password });
+    if (r.kind !== 'signed_in') throw new Error(r.kind);
+    await updatePassword(api.deps.db, api.deps.redis, { token: await resetToken(email), password: 'after reset 7' }, new Date());
+    await expect(signSession(api.deps.db, api.deps.tokens, r, () => errors.field('email', BAD_CREDENTIALS))).rejects.toMatchObject({ status: 422, errors: { email: [BAD_CREDENTIALS] } });
+  });
+
+  test('a two-factor sign-in of the old password written after the reset cleared the pending ones cannot complete', async () => {
+    const { email, password } = await verified();
+    const t = (await login(email, password)).body.token;
+    expect((await api.call('PUT', '/api/back-office/user-personal-info', { token: t, body: { name: 'Nora Owner', two_factor_enabled: true } })).status).toBe(200);
+    const r = await signIn(api.deps.db, { email, password });
+    if (r.kind !== 'two_factor_required') throw new Error(r.kind);
+    await updatePassword(api.deps.db, api.deps.redis, { token: await resetToken(email), password: 'after reset 8' }, new Date());
+    // Before: the reset had already deleted the pending sign-ins; this one, written after, mailed its code and completed.
+    const loginToken = await startPendingLogin(api.deps.db, r.proof, r.merchant.id, new Date());
+    for (const [path, body] of [
+      ['/api/back-office/request-otp', { login_token: loginToken }],
+      ['/api/back-office/verify-otp', { login_token: loginToken, code: '123456' }],
+    ] as const) {
+      expect(await api.call('POST', path, { ip: ip(), body })).toMatchObject({
+        status: 422,
+        body: { errors: { login_token: ['This sign-in has expired; sign in again.'] } },
+      });
+    }
+    // The new password's sign-in asks for its code as usual.
+    expect((await login(email, 'after reset 8')).body).toMatchObject({ status: 'two_factor_required', login_token: expect.any(String) });
+  });
+
+  test('a passkey sign-in whose passkey the reset removed before the token was signed: refused', async () => {
+    const { email, password } = await verified();
+    const t = (await login(email, password)).body.token as string;
+    const key = new SoftAuthenticator(ORIGIN, 'localhost');
+    const opts = (await api.call('GET', '/api/back-office/passkeys/setup', { token: t })).body.data;
+    expect((await api.call('POST', '/api/back-office/passkeys/setup', { token: t, body: { name: 'laptop', response: key.register(opts) } })).status).toBe(200);
+    const c = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    const r = await authenticatePasskey(api.deps.db, api.deps.redis, relyingParty(api.deps), key.assert(c) as never, new Date());
+    await updatePassword(api.deps.db, api.deps.redis, { token: await resetToken(email), password: 'after reset 9' }, new Date());
+    await expect(signSession(api.deps.db, api.deps.tokens, r, () => errors.field('response', PASSKEY_REJECTED))).rejects.toMatchObject({ status: 422, errors: { response: [PASSKEY_REJECTED] } });
   });
 });
 

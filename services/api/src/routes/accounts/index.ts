@@ -1,11 +1,11 @@
 import { Elysia, t } from 'elysia';
-import { hitThrottle, type ThrottleRule } from '@pos/kernel';
+import { errors, hitThrottle, type ThrottleRule } from '@pos/kernel';
+import { signSession } from '@pos/core/identity/sign-in-proof';
 import { sha256 } from '@pos/core/accounts/account-tokens';
-import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
 import { forgetPassword, registerAccount, resendVerification, updatePassword, verifyEmail, type AccountMailing } from '@pos/core/accounts/sign-up';
-import { requestOtp, verifyOtp } from '@pos/core/accounts/second-factor';
-import { idpSignIn } from '@pos/core/accounts/idp-sign-in';
-import { authenticatePasskey, deletePasskey, listPasskeys, passkeyLoginOptions, passkeySetupOptions, registerPasskey, type RelyingParty } from '@pos/core/accounts/passkeys';
+import { PENDING_INVALID, requestOtp, verifyOtp } from '@pos/core/accounts/second-factor';
+import { IDP_NO_ACCOUNT, idpSignIn } from '@pos/core/accounts/idp-sign-in';
+import { PASSKEY_REJECTED, authenticatePasskey, deletePasskey, listPasskeys, passkeyLoginOptions, passkeySetupOptions, registerPasskey, type RelyingParty } from '@pos/core/accounts/passkeys';
 import { mailerFromEnv } from '@pos/providers/mail/mailer';
 import { idTokenVerifierFromEnv } from '@pos/providers/idp/id-token-verifier';
 import type { ApiDeps } from '../../context.ts';
@@ -43,11 +43,7 @@ export function accountRoutes(deps: ApiDeps) {
   const mailing: AccountMailing = { db: deps.db, mailer: mailerFromEnv(deps.config), appUrl: deps.config.APP_URL ?? 'http://localhost:3000', log: deps.log };
   const verifier = idTokenVerifierFromEnv(deps.config);
   const rp = relyingParty(deps);
-  const issue = async (r: { userId: string; merchant: { id: string; tenant_database: string } }) => ({
-    token: await deps.tokens.sign({ type: 'backoffice', sub: r.userId, merchant_id: r.merchant.id, tenant_database: r.merchant.tenant_database }),
-    token_type: 'Bearer' as const,
-    expires_in: TOKEN_LIFETIME_SECONDS.backoffice,
-  });
+  const issue = (r: Parameters<typeof signSession>[2], field: string, message: string) => signSession(deps.db, deps.tokens, r, () => errors.field(field, message));
   const limit = (rule: ThrottleRule, request: Request, server: unknown) =>
     throttle(deps.redis, deps.env, [[rule, deps.throttleAddress(request, server as never)]]);
   // Counted for every address, known or not, and answered like any other request past the cap (the mail is
@@ -117,14 +113,14 @@ export function accountRoutes(deps: ApiDeps) {
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.otpVerify, request, server);
         const perUser = (userId: string) => throttle(deps.redis, deps.env, [[ACCOUNT_THROTTLES.otpVerifyUser, userId]]);
-        return issue(await verifyOtp(deps.db, body, deps.clock.now(), perUser));
+        return issue(await verifyOtp(deps.db, body, deps.clock.now(), perUser), 'login_token', PENDING_INVALID);
       },
       { body: S.VerifyOtpBody, response: { 200: S.TokenResponse }, ...doc('Complete the sign-in with the mailed code (5 attempts per sign-in, 20 per user per hour); answers a token') },
     )
     .post(
       '/login/idp',
       async ({ body }) => {
-        return issue(await idpSignIn(deps.db, deps.redis, verifier, body, deps.clock.now()));
+        return issue(await idpSignIn(deps.db, deps.redis, verifier, body, deps.clock.now()), 'credential', IDP_NO_ACCOUNT);
       },
       {
         // Before the body's validation: refused bodies count too (spec 1 section 8).
@@ -146,7 +142,7 @@ export function accountRoutes(deps: ApiDeps) {
       '/back-office/authenticate-passkey',
       async ({ body, request, server }) => {
         await limit(ACCOUNT_THROTTLES.passkeyLogin, request, server);
-        return issue(await authenticatePasskey(deps.db, deps.redis, rp, body.response as never, deps.clock.now()));
+        return issue(await authenticatePasskey(deps.db, deps.redis, rp, body.response as never, deps.clock.now()), 'response', PASSKEY_REJECTED);
       },
       { body: S.AuthenticatePasskeyBody, response: { 200: S.TokenResponse }, ...doc('Sign in with a passkey assertion; answers a token') },
     );

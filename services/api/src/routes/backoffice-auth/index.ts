@@ -1,5 +1,7 @@
 import { Elysia, t } from 'elysia';
-import { isBadCredentials, signIn } from '@pos/core/identity/sign-in';
+import { errors } from '@pos/kernel';
+import { BAD_CREDENTIALS, isBadCredentials, signIn } from '@pos/core/identity/sign-in';
+import { signSession } from '@pos/core/identity/sign-in-proof';
 import { startPendingLogin } from '@pos/core/accounts/second-factor';
 import { getProfile, startUsing, updateBusinessInfo, updatePersonalInfo } from '@pos/core/identity/profile';
 import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-access';
@@ -34,11 +36,10 @@ export function guestAuthRoutes(deps: ApiDeps) {
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
         // Issue 18: a second factor is due; the pending sign-in's token goes to request-otp / verify-otp.
         if (r.kind === 'two_factor_required') {
-          const loginToken = await startPendingLogin(deps.db, r.userId, r.merchant.id, deps.clock.now());
+          const loginToken = await startPendingLogin(deps.db, r.proof, r.merchant.id, deps.clock.now());
           return { status: 'two_factor_required' as const, email: r.email, login_token: loginToken };
         }
-        const token = await deps.tokens.sign({ type: 'backoffice', sub: r.userId, merchant_id: r.merchant.id, tenant_database: r.merchant.tenant_database });
-        return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
+        return signSession(deps.db, deps.tokens, r, () => errors.field('email', BAD_CREDENTIALS));
       },
       { body: S.LoginBody, response: { 200: S.LoginResponse }, detail: { tags, summary: 'Sign in with email and password', description: 'Throttles (429 `Too Many Attempts.`): 10 a minute per client address and e-mail, and 30 failed sign-ins an hour per client address whatever the account (after which every attempt from the address is 429 until the hour ends).' } },
     )
@@ -117,9 +118,10 @@ export function backofficeUserRoutes(deps: ApiDeps) {
       '/back-office/set-merchant',
       async ({ auth, body }) => {
         const m = await switchMerchant(deps.db, auth.userId, body.merchant_id);
-        // A password reset may have ended this session since it was authenticated: no new token from it.
-        await assertSessionLive(deps.redis, { userId: auth.userId, jti: auth.jti });
         const token = await deps.tokens.sign({ type: 'backoffice', sub: auth.userId, merchant_id: m.id, tenant_database: m.tenant_database });
+        // A password reset may have ended this session since it was authenticated: no new token from it.
+        // Checked after signing (see SignInProof): a reset that starts later ends the new token as well.
+        await assertSessionLive(deps.redis, { userId: auth.userId, jti: auth.jti });
         return { token, token_type: 'Bearer' as const, expires_in: TOKEN_LIFETIME_SECONDS.backoffice };
       },
       { body: S.SetMerchantBody, response: { 200: S.TokenResponse }, ...doc('Switch the active merchant; returns a new token', 'A merchant the user does not belong to, or whose team invitation they have not accepted yet, is 404.') },
