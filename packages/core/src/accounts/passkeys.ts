@@ -17,6 +17,8 @@ const webauthn = () => import('@simplewebauthn/server');
 /** Challenges live 5 minutes in Redis and are spent by the verification that reads them. */
 const CHALLENGE_TTL_S = 300;
 export const PASSKEY_REJECTED = 'The passkey could not be verified.';
+// User verification (the authenticator's PIN or biometrics) is required to enrol and to sign in: a passkey
+// sign-in skips the password and the second factor, so the key alone (a found security key) must not do.
 
 async function spendChallenge(redis: Redis, key: string): Promise<boolean> {
   return (await redis.getdel(key)) !== null;
@@ -46,7 +48,7 @@ export async function passkeySetupOptions(db: CentralDb, redis: Redis, rp: Relyi
     userID: new TextEncoder().encode(userId),
     attestationType: 'none',
     excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: p.transports as AuthenticatorTransport[] })),
-    authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
     timeout: CHALLENGE_TTL_S * 1000,
   });
   await redis.set(`webauthn:reg:${userId}:${options.challenge}`, '1', 'EX', CHALLENGE_TTL_S);
@@ -69,7 +71,7 @@ export async function registerPasskey(db: CentralDb, redis: Redis, rp: RelyingPa
       expectedChallenge: (c) => spendChallenge(redis, `webauthn:reg:${userId}:${c}`),
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch {
     // The library's reason (origin, challenge, counter...) stays server-side: one answer for every refusal.
@@ -103,7 +105,7 @@ export async function deletePasskey(db: CentralDb, userId: string, id: string): 
 
 /** `POST /back-office/passkeys` (guest): a login challenge for any discoverable passkey of this relying party. */
 export async function passkeyLoginOptions(redis: Redis, rp: RelyingParty) {
-  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', timeout: CHALLENGE_TTL_S * 1000 });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CHALLENGE_TTL_S * 1000 });
   await redis.set(`webauthn:auth:${options.challenge}`, '1', 'EX', CHALLENGE_TTL_S);
   return options;
 }
@@ -120,7 +122,7 @@ export async function authenticatePasskey(db: CentralDb, redis: Redis, rp: Relyi
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       credential: { id: pk.credential_id, publicKey: new Uint8Array(Buffer.from(pk.public_key, 'base64url')), counter: Number(pk.counter), transports: pk.transports as AuthenticatorTransport[] },
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch {
     // The library's reason (origin, challenge, counter...) stays server-side: one answer for every refusal.

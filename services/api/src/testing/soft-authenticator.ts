@@ -53,13 +53,14 @@ export class SoftAuthenticator {
   }
 
   /** `navigator.credentials.create()` answered, as RegistrationResponseJSON. */
-  register(options: { challenge: string }, fmt: 'none' | 'packed' = 'none', overrides: { origin?: string } = {}) {
+  register(options: { challenge: string }, fmt: 'none' | 'packed' = 'none', overrides: { origin?: string; userVerified?: boolean } = {}) {
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false }));
     const coseKey = cbor(new Map<number, unknown>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(this.#publicJwk.x, 'base64url')], [-3, Buffer.from(this.#publicJwk.y, 'base64url')]]));
     const idLen = Buffer.alloc(2);
     idLen.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLen, this.credentialId, coseKey]);
-    const authData = this.#authData(0x01 | 0x04 | 0x40, attested);
+    // Flags: user present, user verified (PIN or biometrics; `userVerified: false` leaves it out), attested data.
+    const authData = this.#authData(0x01 | (overrides.userVerified === false ? 0 : 0x04) | 0x40, attested);
     const attStmt = fmt === 'packed' ? { alg: -7, sig: this.#sign(Buffer.concat([authData, sha256(clientDataJSON)])) } : {};
     const attestationObject = cbor(new Map<string, unknown>([['fmt', fmt], ['attStmt', attStmt], ['authData', authData]]));
     return {
@@ -73,10 +74,10 @@ export class SoftAuthenticator {
   }
 
   /** `navigator.credentials.get()` answered, as AuthenticationResponseJSON (the counter grows each time). */
-  assert(options: { challenge: string }, overrides: { origin?: string; signCount?: number } = {}) {
+  assert(options: { challenge: string }, overrides: { origin?: string; signCount?: number; userVerified?: boolean } = {}) {
     this.signCount = overrides.signCount ?? this.signCount + 1;
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false }));
-    const authData = this.#authData(0x01 | 0x04);
+    const authData = this.#authData(0x01 | (overrides.userVerified === false ? 0 : 0x04));
     const signature = this.#sign(Buffer.concat([authData, sha256(clientDataJSON)]));
     return {
       id: b64u(this.credentialId),

@@ -563,6 +563,29 @@ describe('passkeys', () => {
     expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth2.assert(c5) } })).status).toBe(200);
   });
 
+  test('user verification (PIN or biometrics) is required: an authenticator that did not verify its user neither enrols nor signs in', async () => {
+    const { email, password } = await verified();
+    const token = (await login(email, password)).body.token as string;
+    const key = new SoftAuthenticator(ORIGIN, 'localhost');
+    const opts = (await api.call('GET', '/api/back-office/passkeys/setup', { token })).body.data;
+    expect(opts.authenticatorSelection).toMatchObject({ userVerification: 'required' });
+    expect(await api.call('POST', '/api/back-office/passkeys/setup', { token, body: { name: 'no pin', response: key.register(opts, 'none', { userVerified: false }) } })).toMatchObject({
+      status: 422,
+      body: { errors: { response: ['The passkey could not be verified.'] } },
+    });
+    const again = (await api.call('GET', '/api/back-office/passkeys/setup', { token })).body.data;
+    expect((await api.call('POST', '/api/back-office/passkeys/setup', { token, body: { name: 'with pin', response: key.register(again) } })).status).toBe(200);
+    const c = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect(c.userVerification).toBe('required');
+    // Before: a security key picked up from a desk signed in (user present only), skipping password and second factor.
+    expect(await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: key.assert(c, { userVerified: false }) } })).toMatchObject({
+      status: 422,
+      body: { errors: { response: ['The passkey could not be verified.'] } },
+    });
+    const c2 = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
+    expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: key.assert(c2) } })).status).toBe(200);
+  });
+
   test('passkey management is back-office only: a device token is 403', async () => {
     const pos = await api.deviceToken(other, 'pos');
     expect(await api.call('GET', '/api/back-office/passkeys', { token: pos })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
