@@ -2,7 +2,7 @@ import type { ProviderOutcome } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { capturePayment, type CaptureDeps, type CaptureResult } from './capture-payment.ts';
 import { orderReport } from './card-b-order-report.ts';
-import { notConfigured } from './provider-outcome.ts';
+import { notConfigured, providerFailure } from './provider-outcome.ts';
 import type { TransactionRow } from './transaction-records.ts';
 
 /**
@@ -23,15 +23,18 @@ export async function verifyCardBOnline(deps: CaptureDeps, t: TransactionRow): P
   if (t.status === 'Complete') return { status: 'Complete', completed: false, changed: false };
   const cardB = deps.providers?.cardB;
   if (!cardB) notConfigured('card-b');
-  let report = orderReport(await cardB.transactionsOfOrder(orderCode), orderCode);
+  // The provider's failures as the other providers' (503 `provider_error`, 422 `card_declined`): its own
+  // status (a 401 of its token, a 404 of the order) must not reach the caller as ours.
+  const transactions = () => cardB.transactionsOfOrder(orderCode).catch(providerFailure);
+  let report = orderReport(await transactions(), orderCode);
   if (report.outcome === 'authorised' && report.preauth) {
     try {
       await cardB.capturePreauthorisation(report.preauth.transactionId, report.preauth.amount);
     } catch (e) {
       // Captured already (another verify won at the provider): read the capture back below.
-      if (!(e instanceof ProviderError && e.status === 409)) throw e;
+      if (!(e instanceof ProviderError && e.status === 409)) providerFailure(e);
     }
-    report = orderReport(await cardB.transactionsOfOrder(orderCode), orderCode);
+    report = orderReport(await transactions(), orderCode);
   }
   if (report.outcome === 'processing' || report.outcome === 'authorised') return null;
   const outcome: ProviderOutcome = report.outcome;

@@ -41,4 +41,20 @@ describe('legacy card-b online path', () => {
     expect(row).toMatchObject({ status: 'Complete', payment_provider: 'card-b', channel: 'online_ordering' });
     expect(row.payment_snapshot).toMatchObject({ orderCode });
   });
+
+  test('card-b unreachable while an order is verified: 503 provider_error from the storefront and the back office, the order left as it was', async () => {
+    const loc = a.online_ordering.location_id;
+    const r = await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/payment`, { body: { lines: [{ item_id: a.items[0]!.id, qty: 1 }] } });
+    expect(r.status).toBe(200);
+    const id: string = r.body.data.transaction_id;
+    const owner = await api.ownerToken(a);
+    // Last in this file: the simulator is gone from here on.
+    await cardB.stop();
+    const unavailable = { status: 503, body: { message: 'The payment provider could not be reached. Try again.' } };
+    // Before: 500 (the client's network error), or card-b's own status (401, 404) answered as the platform's.
+    expect(await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc}/verify-payment`, { body: { transaction_id: id } })).toMatchObject(unavailable);
+    expect(await api.call('POST', `/api/back-office/transactions/${id}/verify-payment-status`, { token: owner })).toMatchObject(unavailable);
+    const row = await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('transactions').select(['status', 'receipt_no']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'Awaiting Payment', receipt_no: null });
+  });
 });
