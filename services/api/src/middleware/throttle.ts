@@ -61,11 +61,17 @@ export const THROTTLES = {
   kioskReceiptDevice: { name: 'kiosk-receipt', limit: 10, windowSeconds: 60 },
   kioskReceiptTransaction: { name: 'kiosk-receipt-transaction', limit: 5, windowSeconds: 3600 },
   /**
-   * Receipt mails to one address (a hash of it) from the back office's resend-receipt, whatever the
-   * transaction: anyone can register a merchant and complete test-mode orders, so per transaction
+   * Receipt mails to one inbox (`mailboxKey`) from the back office's resend-receipt and the kiosk's
+   * send-receipt, whatever the transaction: anyone can register a merchant and complete test-mode orders, so per transaction
    * alone (`kiosk-receipt-transaction`, shared with the kiosk) would still flood an inbox.
    */
   receiptRecipient: { name: 'receipt-recipient', limit: 10, windowSeconds: 3600 },
+  /**
+   * Back-office resends per user and per merchant, whatever the transaction or address: 5 per transaction
+   * over many test-mode orders, each to a new address, was still a relay carrying the merchant's item names.
+   */
+  receiptResendUser: { name: 'receipt-resend-user', limit: 30, windowSeconds: 3600 },
+  receiptResendMerchant: { name: 'receipt-resend-merchant', limit: 100, windowSeconds: 3600 },
   /**
    * Test prints: paper and a printer's queue (jobs print in order, so a flood of test pages holds back the
    * receipts behind them). Per printer, whoever asks (register or back office); the kiosk's test print

@@ -12,6 +12,7 @@ import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './accounts.schemas.ts';
+import { mailboxKey } from '@pos/core/shared/mailbox';
 
 const tags = ['Back-office accounts'];
 
@@ -49,7 +50,7 @@ export function accountRoutes(deps: ApiDeps) {
   // Counted for every address, known or not, and answered like any other request past the cap (the mail is
   // just not sent): the answer reveals neither the account nor the cap.
   const recipientUnderCap = async (email: string) =>
-    deps.env === 'local' || (await hitThrottle(deps.redis, ACCOUNT_THROTTLES.accountMailRecipient, sha256(email.trim().toLowerCase()))).allowed;
+    deps.env === 'local' || (await hitThrottle(deps.redis, ACCOUNT_THROTTLES.accountMailRecipient, mailboxKey(email))).allowed;
   const doc = (summary: string) => ({ detail: { tags, summary } });
   const authDoc = (summary: string) => ({ detail: { tags, summary, security: [{ bearer: [] }] } });
 

@@ -30,6 +30,7 @@ import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import { sha256 } from '@pos/core/accounts/account-tokens';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './devices.schemas.ts';
+import { mailboxKey } from '@pos/core/shared/mailbox';
 
 const doc = (tags: string[], summary: string, description?: string) => ({
   detail: { tags, summary, ...(description ? { description } : {}), security: [{ bearer: [] }] },
@@ -148,7 +149,7 @@ export function deviceRoutes(deps: ApiDeps) {
         const scope = await scopeOf(deps, ctx);
         await sendActivationCode(scope, ctx.params.id, ctx.body, (d) =>
           throttle(deps.redis, deps.env, [
-            [THROTTLES.activationCodeRecipient, sha256(d.to.toLowerCase())],
+            [THROTTLES.activationCodeRecipient, mailboxKey(d.to)],
             [THROTTLES.activationCodeMerchant, scope.merchant.id],
           ]),
         );

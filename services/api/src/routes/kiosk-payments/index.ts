@@ -10,6 +10,7 @@ import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import * as S from './kiosk-payments.schemas.ts';
+import { mailboxKey } from '@pos/core/shared/mailbox';
 
 const doc = (summary: string, description: string) => ({ tags: ['Kiosk'], security: [{ bearer: [] }], summary, description });
 
@@ -70,7 +71,10 @@ function kioskPaymentRoutesTyped(deps: ApiDeps) {
       async ({ tenant, device, body }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.kioskReceiptDevice, device!.id]]);
         const t = await findKioskTransactionByKey(tenant.db, device!.id, body.idempotency_key);
-        await throttle(deps.redis, deps.env, [[THROTTLES.kioskReceiptTransaction, `${tenant.merchant.id}:${t.id}`]]);
+        await throttle(deps.redis, deps.env, [
+          [THROTTLES.kioskReceiptTransaction, `${tenant.merchant.id}:${t.id}`],
+          [THROTTLES.receiptRecipient, mailboxKey(body.email)],
+        ]);
         await sendReceipt(tenant.db, t, body.email);
         return { status: 'success' as const };
       },
@@ -79,7 +83,7 @@ function kioskPaymentRoutesTyped(deps: ApiDeps) {
         response: { 200: S.Success },
         detail: doc(
           'Send the receipt',
-          'E-mails the receipt of a complete transaction of this kiosk (409 `no_receipt` before completion). Throttled (429): `kiosk-receipt` 10 per minute per device, and 5 per hour per transaction.',
+          'E-mails the receipt of a complete transaction of this kiosk (409 `no_receipt` before completion). Throttled (429): `kiosk-receipt` 10 per minute per device, 5 per hour per transaction, and 10 per hour per recipient inbox (back-office resends included).',
         ),
       },
     )

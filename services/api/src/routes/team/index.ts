@@ -22,6 +22,7 @@ import { sha256 } from '@pos/core/accounts/account-tokens';
 import { permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './team.schemas.ts';
+import { mailboxKey } from '@pos/core/shared/mailbox';
 
 const tags = ['Team'];
 const doc = (summary: string, perm: string | null, description?: string) => ({
@@ -42,7 +43,7 @@ const doc = (summary: string, perm: string | null, description?: string) => ({
 export function teamRoutes(deps: ApiDeps) {
   const scope = (c: { auth: BackofficePrincipal; tenant: TenantContext }): TeamScope => ({ db: deps.db, tdb: c.tenant.db, merchant: c.tenant.merchant, userId: c.auth.userId, now: deps.clock.now() });
   // At most 5 invitation mails per address per 15 minutes, whoever sends them (429, nothing written).
-  const limitMail = (email: string) => throttle(deps.redis, deps.env, [[THROTTLES.invitationRecipient, sha256(email.trim().toLowerCase())]]);
+  const limitMail = (email: string) => throttle(deps.redis, deps.env, [[THROTTLES.invitationRecipient, mailboxKey(email)]]);
   return (
     new Elysia({ name: 'team', prefix: '/back-office/settings/team' })
       .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))

@@ -13,6 +13,7 @@ import { permission } from '../../plugins/guards.ts';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import { sha256 } from '@pos/core/accounts/account-tokens';
 import * as S from './transactions.schemas.ts';
+import { mailboxKey } from '@pos/core/shared/mailbox';
 
 const doc = (summary: string, perm: string, description?: string) => ({
   detail: { tags: ['Transactions'], summary, description: [`Permission: ${perm}.`, description].filter(Boolean).join(' '), security: [{ bearer: [] }] },
@@ -58,16 +59,18 @@ export function transactionRoutes(deps: ApiDeps) {
     )
     .post(
       '/:id/resend-receipt',
-      async ({ tenant, access, params, body }) => {
+      async ({ auth, tenant, access, params, body }) => {
         const t = await loadVisibleTransaction(tenant.db, await access(), params.id);
         await throttle(deps.redis, deps.env, [
           [THROTTLES.kioskReceiptTransaction, `${tenant.merchant.id}:${t.id}`],
-          [THROTTLES.receiptRecipient, sha256(body.email.trim().toLowerCase())],
+          [THROTTLES.receiptRecipient, mailboxKey(body.email)],
+          [THROTTLES.receiptResendUser, auth.userId],
+          [THROTTLES.receiptResendMerchant, tenant.merchant.id],
         ]);
         await sendReceipt(tenant.db, t, body.email);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`). Throttled (429 `Too Many Attempts.`): 5 receipt mails per transaction an hour (kiosk sends included) and 10 per recipient address an hour.') },
+      { params: S.IdParams, body: S.ReceiptBody, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Resend the receipt by e-mail', 'VIEW_TRANSACTIONS', 'Only a complete transaction has a receipt (409 `no_receipt`). Throttled (429 `Too Many Attempts.`): 5 receipt mails per transaction an hour (kiosk sends included), 10 per recipient inbox an hour (kiosk sends included; sub-addresses such as `name+tag@` count as their inbox), 30 per user and 100 per merchant an hour.') },
     )
     .post(
       '/:id/retry-sync',

@@ -305,5 +305,11 @@ describe('back-office transactions: resend-receipt is no mail relay', () => {
     // Another transaction, the same address: the address's ten are spent.
     expect(await send(made[2]!.id, victim.toUpperCase())).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
     expect(await queued(victim)).toBe(10);
+    // The kiosk's send-receipt counts toward the same inbox; a sub-address is that inbox. Before: not counted at all.
+    expect(await api.call('POST', '/api/kiosk/payment/send-receipt', { token: kiosk, deviceKey: true, body: { idempotency_key: made[2]!.key, email: victim.replace('@', '+kiosk@') } })).toMatchObject({
+      status: 429,
+      body: { message: 'Too Many Attempts.' },
+    });
+    expect(await queued(victim.replace('@', '+kiosk@'))).toBe(0);
   });
 });
