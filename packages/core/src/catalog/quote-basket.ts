@@ -8,6 +8,8 @@ import { activeOffersFor } from './offers.ts';
 import { checkStock } from './stock-availability.ts';
 import { chooseVariants } from '@pos/domain/catalog/variants';
 
+const TOO_LARGE = 'The order total is too large.';
+
 /** A basket line as a channel sends it: prices are never taken from the client. */
 export interface QuoteLineInput {
   item_id: string;
@@ -118,12 +120,14 @@ export async function quoteBasket(
     extras.push({ name: item.name, modifiers: chosen, variant, variants: chosenVariants });
   });
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  // Before pricing: VAT of a gross past 2^53 / 10,000 cents cannot be computed exactly (a RangeError, a 500).
+  if (pricing.reduce((sum, l) => sum + l.qty * l.unit_price, 0) > MAX_ORDER_CENTS - MAX_TIP_CENTS) throw errors.validation({ lines: [TOO_LARGE] });
   // Customer channels do not sell what the location no longer holds (less other checkouts' holds).
   await checkStock(deps.tdb, location.id, pricing.map((l, i) => ({ item_id: l.item_id, qty: l.qty, name: extras[i]!.name })), deps.now);
   const offers = await activeOffersFor(deps.tdb, location.id);
   const priced = priceBasket(pricing, [...offers, ...extraOffers], { channel: at.channel, ...localMoment(deps.now, location.timezone) });
   // Room is kept for the largest tip, so an order quoted here can always be stored with it.
-  if (priced.subtotal > MAX_ORDER_CENTS - MAX_TIP_CENTS) throw errors.validation({ lines: ['The order total is too large.'] });
+  if (priced.subtotal > MAX_ORDER_CENTS - MAX_TIP_CENTS) throw errors.validation({ lines: [TOO_LARGE] });
   return {
     menu_version: catalog.version,
     lines: priced.lines.map((l, i) => ({ ...l, ...extras[i]! })),

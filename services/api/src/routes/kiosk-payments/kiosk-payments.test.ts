@@ -644,6 +644,12 @@ describe('refusals and bad input', () => {
     for (const r of [await intent(huge), await api.call('POST', '/api/kiosk/pricing/quote', { token, deviceKey: true, body: huge })]) {
       expect(r).toMatchObject({ status: 422, body: { errors: { lines: ['The order total is too large.'] } } });
     }
+    // A basket whose VAT could not even be computed exactly (100 lines of 999 at the largest price).
+    // Before: 500 (a RangeError while pricing).
+    const past = { lines: Array.from({ length: 100 }, () => ({ item_id: espresso.id, qty: 999 })) };
+    for (const r of [await intent(past), await api.call('POST', '/api/kiosk/pricing/quote', { token, deviceKey: true, body: past })]) {
+      expect(r).toMatchObject({ status: 422, body: { errors: { lines: ['The order total is too large.'] } } });
+    }
     expect(await rows()).toBe(1);
     // The largest basket that fits is priced and stored.
     const largest = (await intent({ lines: [{ item_id: espresso.id, qty: 214 }] })).body.data;
