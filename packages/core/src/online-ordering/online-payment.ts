@@ -520,13 +520,19 @@ async function capturePlatformA(deps: OnlinePaymentDeps, capture: CaptureDeps, t
  * cards sent together are not both charged); a payment already made that did not fail is captured,
  * never paid again; after a decline or a failed payment, another card is a new attempt.
  */
-export async function processPlatformAPayment(deps: OnlinePaymentDeps, input: { slug: string; location_id: string; transaction_id: string; source_id: string }) {
+export async function processPlatformAPayment(
+  deps: OnlinePaymentDeps,
+  input: { slug: string; location_id: string; transaction_id: string; source_id: string },
+  /** The route's throttle of card attempts, asked once the order is found and still to be paid (throws to refuse). */
+  admit: (transactionId: string) => Promise<void> = async () => {},
+) {
   const sf = await storefrontOf(deps.db, input.slug);
   // An order placed while the location took online orders can be paid after it stopped taking new ones.
   const loc = await findLocation(sf.tdb, input.location_id);
   const found = await onlineTransaction(sf.tdb, loc.id, input.transaction_id);
   if (found.payment_snapshot.provider !== 'platform-a') throw errors.conflict('This order is not paid through platform-a.', { reason: 'not_platform_a' });
   if (found.status === 'Complete') return verifiedView(found);
+  await admit(found.id);
   const platformA = deps.providers.platformA;
   if (!platformA) notConfigured('platform-a');
   const capture = captureDeps(deps, sf, await tenantDatabaseOf(deps.db, sf.merchant.id));

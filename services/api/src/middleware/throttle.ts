@@ -109,6 +109,13 @@ export const THROTTLES = {
    */
   onlineVerify: { name: 'online-verify', limit: 60, windowSeconds: 60 },
   /**
+   * Card attempts on a guest's platform-a order (`POST /online-ordering/payment/process`): a declined card
+   * leaves the order open for another, so without a bound one order tested any number of stolen cards.
+   * Per order, and per client address across orders.
+   */
+  onlineCardAttemptOrder: { name: 'online-card-attempt-order', limit: 10, windowSeconds: 3600 },
+  onlineCardAttemptAddress: { name: 'online-card-attempt-address', limit: 30, windowSeconds: 600 },
+  /**
    * Back-office `POST /transactions/{id}/verify-payment-status` (a provider call each) and `retry-sync`
    * (a register dispatch job each): per transaction, and per signed-in user across transactions.
    */

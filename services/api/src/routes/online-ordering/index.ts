@@ -102,11 +102,28 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       response: { 200: S.AddressResponse },
       ...doc('Reverse geocode', 'The nearest address of the geocoding provider, or null. Throttle: 60 a minute per client address, shared with address-suggestions.'),
     })
-    .post('/payment/process', async (ctx) => ({ data: await processPlatformAPayment(pay, ctx.body) }), {
-      body: S.ProcessBody,
-      response: { 200: S.VerifiedResponse },
-      ...doc('Process a platform-a payment', 'Pays the platform-a payment order of an online transaction with the tokenised card source, then captures with platform-a\'s answer.'),
-    })
+    .post(
+      '/payment/process',
+      // Card attempts, counted once the order is found and unpaid: each may be a new card, and a declined
+      // card leaves the order open for the next: card testing through a guest checkout.
+      async ({ body, request, server }) => {
+        const address = deps.throttleAddress(request, server);
+        const admit = (transactionId: string) =>
+          throttle(deps.redis, deps.env, [
+            [THROTTLES.onlineCardAttemptOrder, transactionId],
+            [THROTTLES.onlineCardAttemptAddress, address],
+          ]);
+        return { data: await processPlatformAPayment(pay, body, admit) };
+      },
+      {
+        body: S.ProcessBody,
+        response: { 200: S.VerifiedResponse },
+        ...doc(
+          'Process a platform-a payment',
+          'Pays the platform-a payment order of an online transaction with the tokenised card source, then captures with platform-a\'s answer. Throttle (429 `Too Many Attempts.`): 10 card attempts an hour per order and 30 per 10 minutes per client address; a paid order answers without counting.',
+        ),
+      },
+    )
     .get('/:slug', async (ctx) => ({ data: await describeStorefront(deps.db, deps.redis, ctx.params.slug, deps.clock.now()) }), {
       params: S.SlugParams,
       response: { 200: S.StorefrontResponse },

@@ -33,10 +33,11 @@ beforeAll(async () => {
   await api.call('PUT', `/api/back-office/qr-ordering/${a.locations[0]!.id}`, { token: owner, body: { enabled: true } });
 }, 60_000);
 // The API listens (the simulator's webhooks reach it), so requests sent in process have no socket address
-// and all count as one client for the per-address throttle of payment starts (30 a minute a location): each test
-// starts with a fresh count. The throttle itself is tested in online-payments-adversarial.test.ts.
+// and all count as one client for the per-address throttles of payment starts (30 a minute a location) and of
+// card attempts: each test starts with a fresh count. The throttles themselves are tested in
+// online-payments-adversarial.test.ts and online-card-attempts-adversarial.test.ts.
 beforeEach(async () => {
-  const counts = await api.deps.redis.keys('throttle:online-payment:60:unknown|*');
+  const counts = [...(await api.deps.redis.keys('throttle:online-payment:60:unknown|*')), ...(await api.deps.redis.keys('throttle:online-card-attempt-address:*:unknown'))];
   if (counts.length) await api.deps.redis.del(...counts);
 });
 afterAll(async () => {
