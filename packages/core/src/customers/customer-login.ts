@@ -10,6 +10,7 @@ import type { CustomerRow } from './customers.ts';
 import { accountForProvenContact, enrol, signInTransaction } from './contact-sign-in.ts';
 import { consumeCustomerOtp, issueCustomerOtp, type OtpChannel } from './customer-otp.ts';
 import { addTimelineEvent } from './timeline.ts';
+import { mailboxKey } from '../shared/mailbox.ts';
 
 /** The providers customer login talks to; a null client means the channel is not configured. */
 export interface CustomerLoginProviders {
@@ -35,9 +36,18 @@ export async function merchantBySlug(central: CentralDb, slug: string): Promise<
   return { merchant, db: bindTenant(central, merchant.tenant_database) };
 }
 
-/** The throttle subject of a code destination: a hash, so Redis keys hold no phone number or address. */
+/**
+ * The throttle subject of a code destination: a hash, so Redis keys hold no phone number or address;
+ * an e-mail address counts as its inbox (`mailboxKey`: `name+1@`, `name+2@` are one inbox).
+ */
 export function otpDestinationKey(destination: string): string {
-  return createHash('sha256').update(destination).digest('hex').slice(0, 32);
+  return mailboxKey(destination).slice(0, 32);
+}
+
+/** The merchant's name as a code message carries it: anyone registering a merchant chooses it (255 characters). */
+function senderName(name: string): string {
+  const n = name.replace(/\s+/g, ' ').trim();
+  return n.length > 40 ? `${n.slice(0, 39)}…` : n;
 }
 
 /** The country national phone numbers are read in: the merchant's first location's. */
@@ -77,10 +87,11 @@ export async function sendCustomerOtp(
   if (!client) throw errors.unavailable(channel === 'sms' ? 'Sending codes by SMS is not configured.' : 'Sending codes by email is not configured.');
   await limitSends(destination);
   const { id, code, expires_at } = await issueCustomerOtp(t.db, p.otpKey, channel, destination, now);
-  const text = `${code} is your ${t.merchant.name} login code. It expires in 15 minutes.`;
+  const name = senderName(t.merchant.name);
+  const text = `${code} is your ${name} login code. It expires in 15 minutes.`;
   try {
     if (channel === 'sms') await p.sms!.send(destination, text);
-    else await p.mail!.send({ to: destination, subject: `Your ${t.merchant.name} login code`, text });
+    else await p.mail!.send({ to: destination, subject: `Your ${name} login code`, text });
   } catch {
     // The code was never delivered: it must not stay usable.
     await t.db.deleteFrom('customer_otps').where('id', '=', id).execute();
@@ -109,7 +120,21 @@ export async function loginWithOtp(p: CustomerLoginProviders, t: MerchantTenant,
  * account its verified e-mail identifies (then bound; `accountForProvenContact`), else a new customer.
  * An unverified e-mail is not used.
  */
-export async function loginWithIdp(p: CustomerLoginProviders, t: MerchantTenant, credential: string, now: Date): Promise<{ customer: CustomerRow; created: boolean }> {
+export const CUSTOMER_IDP_REPLAYED = 'This identity credential has already been used.';
+
+/**
+ * `spendOnce(key, until)`: true the first time a credential's key is spent (kept until the credential
+ * expires). The body carries no nonce, so without it one ID token signed in again and again, at every merchant.
+ */
+export type SpendCredential = (key: string, until: Date) => Promise<boolean>;
+
+export async function loginWithIdp(
+  p: CustomerLoginProviders,
+  t: MerchantTenant,
+  credential: string,
+  now: Date,
+  spendOnce: SpendCredential,
+): Promise<{ customer: CustomerRow; created: boolean }> {
   if (!p.idp) throw errors.unavailable('Identity-provider login is not configured.');
   let id: VerifiedIdentity;
   try {
@@ -119,6 +144,10 @@ export async function loginWithIdp(p: CustomerLoginProviders, t: MerchantTenant,
     if (e instanceof IdTokenError && e.reason === 'unavailable') throw errors.unavailable('The identity provider is unreachable.');
     if (e instanceof IdTokenError) throw errors.field('credential', 'The credential is invalid or has expired.');
     throw e;
+  }
+  // The signed part (header and claims) names the token: a re-signed copy (ECDSA signatures are malleable) is the same token.
+  if (!(await spendOnce(createHash('sha256').update(credential.split('.').slice(0, 2).join('.')).digest('hex'), id.expiresAt))) {
+    throw errors.field('credential', CUSTOMER_IDP_REPLAYED);
   }
   const subject = `${id.issuer}|${id.subject}`;
   const email = id.email && id.emailVerified ? normaliseEmail(id.email, 'credential') : null;

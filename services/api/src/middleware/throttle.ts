@@ -6,6 +6,11 @@ export const THROTTLES = {
   customerGuest: { name: 'customer', limit: 20, windowSeconds: 60 },
   /** Customer login codes sent to one destination (a hash of the phone or address), whoever asks. */
   customerOtpDestination: { name: 'customer-otp-destination', limit: 5, windowSeconds: 15 * 60 },
+  /**
+   * Customer login codes sent for one merchant: the SMS or mail carries the merchant's name, which anyone
+   * registering a merchant chooses, and each SMS is paid by us.
+   */
+  customerOtpMerchant: { name: 'customer-otp-merchant', limit: 300, windowSeconds: 3600 },
   loginIdp: { name: 'login-idp', limit: 5, windowSeconds: 60 },
   orderHistory: { name: 'order-history', limit: 5, windowSeconds: 60 },
   orderDetail: { name: 'order-detail', limit: 10, windowSeconds: 60 },

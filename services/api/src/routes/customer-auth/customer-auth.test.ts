@@ -206,7 +206,7 @@ describe('POST /customer/login', () => {
 
 describe('POST /customer/login/idp', () => {
   const idToken = (claims: Record<string, unknown>, key = keys.privateKey, kid = 'k1') =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(ISSUER).setAudience(CLIENT).setSubject(String(claims.sub ?? 'sub-1')).setIssuedAt().setExpirationTime('5m').sign(key);
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuer(ISSUER).setAudience(CLIENT).setSubject(String(claims.sub ?? 'sub-1')).setIssuedAt().setJti(crypto.randomUUID()).setExpirationTime('5m').sign(key);
 
   test('a verified ID token logs in (enrols, then finds by subject); a verified e-mail links an existing customer', async () => {
     const sub = `user-${crypto.randomUUID()}`;
@@ -236,7 +236,7 @@ describe('POST /customer/login/idp', () => {
     const ip = freshIp();
     const before = Number((await tdb(m).selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
     const foreign = await idToken({ sub: 'x' }, otherKeys.privateKey);
-    const wrongAud = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience('other-app').setSubject('x').setIssuedAt().setExpirationTime('5m').sign(keys.privateKey);
+    const wrongAud = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience('other-app').setSubject('x').setIssuedAt().setJti(crypto.randomUUID()).setExpirationTime('5m').sign(keys.privateKey);
     const expired = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(CLIENT).setSubject('x').setIssuedAt(Math.floor(Date.now() / 1000) - 3600).setExpirationTime(Math.floor(Date.now() / 1000) - 600).sign(keys.privateKey);
     for (const credential of [foreign, wrongAud, expired, 'not-a-jwt']) {
       const r = await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential }, ip });
@@ -249,7 +249,7 @@ describe('POST /customer/login/idp', () => {
 
 describe('customer sign-in: codes, races and which account a contact opens', () => {
   const idToken = (claims: Record<string, unknown>) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(CLIENT).setSubject(String(claims.sub)).setIssuedAt().setExpirationTime('5m').sign(keys.privateKey);
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(CLIENT).setSubject(String(claims.sub)).setIssuedAt().setJti(crypto.randomUUID()).setExpirationTime('5m').sign(keys.privateKey);
   const lastMailCode = (to: string) => /(\d{6})/.exec(mail.sent.filter((x) => x.to === to).at(-1)?.text ?? '')?.[1] ?? null;
   const signInByPhone = async (phone: string) => {
     await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: freshIp() });
@@ -257,8 +257,10 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
   };
 
   test('first sign-ins of one new customer at once: identity provider three times, then a code and the identity provider with one e-mail; every one 200 for the same customer', async () => {
-    const cred = await idToken({ sub: `race-${crypto.randomUUID()}`, email: `race-${crypto.randomUUID().slice(0, 8)}@example.com`, email_verified: true, name: 'Race' });
-    const rs = await Promise.all([0, 1, 2].map(() => api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: cred }, ip: freshIp() })));
+    // Three credentials of one identity (a credential signs in once).
+    const claims = { sub: `race-${crypto.randomUUID()}`, email: `race-${crypto.randomUUID().slice(0, 8)}@example.com`, email_verified: true, name: 'Race' };
+    const creds = await Promise.all([0, 1, 2].map(() => idToken(claims)));
+    const rs = await Promise.all(creds.map((credential) => api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential }, ip: freshIp() })));
     expect(rs.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(new Set(rs.map((r) => r.body.customer.id)).size).toBe(1);
     expect(rs.filter((r) => r.body.created).length).toBe(1);
@@ -310,6 +312,45 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
     expect(over.body).toEqual({ message: 'Too Many Attempts.', retry_after: expect.any(Number) });
     expect(mail.sent.filter((x) => x.to === email).length).toBe(sent);
     expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: `x-${email}` }, ip: freshIp() })).status).toBe(200);
+  });
+
+  test('an ID token signs in once: the same credential again, here or at another merchant, is 422 and signs nobody in', async () => {
+    const cred = await idToken({ sub: `once-${crypto.randomUUID()}`, email: `once-${crypto.randomUUID().slice(0, 8)}@example.com`, email_verified: true });
+    expect((await api.call('POST', '/api/customer/login/idp', { body: { slug: m.merchant.slug, credential: cred }, ip: freshIp() })).status).toBe(200);
+    // Before: 200 each time, at every merchant, until the token expired.
+    for (const slug of [m.merchant.slug, other.merchant.slug]) {
+      expect(await api.call('POST', '/api/customer/login/idp', { body: { slug, credential: cred }, ip: freshIp() })).toMatchObject({
+        status: 422,
+        body: { errors: { credential: ['This identity credential has already been used.'] } },
+      });
+    }
+  });
+
+  test('codes to the sub-addresses of one inbox count as that inbox (5 per 15 minutes)', async () => {
+    const inbox = `sub-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const at = (n: number) => inbox.replace('@', `+${n}@`);
+    for (let i = 0; i < 5; i++) expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: at(i) }, ip: freshIp() })).status).toBe(200);
+    // Before: every `+tag` had five of its own.
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, email: at(5) }, ip: freshIp() })).status).toBe(429);
+  });
+
+  test('a merchant name chosen to carry a message is cut to 40 characters in the code message; per merchant, 300 codes an hour', async () => {
+    const own = await api.seed('cauth-cap');
+    const long = `Parcel held at the depot, pay the fee at evil.example.com today ${'x'.repeat(150)}`;
+    await api.deps.db.updateTable('merchants').set({ name: long }).where('id', '=', own.merchant.id).execute();
+    const email = `long-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: own.merchant.slug, email }, ip: freshIp() })).status).toBe(200);
+    const sent = mail.sent.filter((x) => x.to === email).at(-1)!;
+    // Before: the whole name, and past 184 characters the mail provider refused the subject (every e-mail code 503).
+    expect(sent.subject).toBe(`Your ${long.slice(0, 39)}… login code`);
+    expect(sent.text).toMatch(/^\d{6} /);
+    expect(sent.text.slice(7)).toBe(`is your ${long.slice(0, 39)}… login code. It expires in 15 minutes.`);
+    const statuses: number[] = [];
+    for (let i = 1; i < 300; i++) statuses.push((await api.call('POST', '/api/customer/send-otp', { body: { slug: own.merchant.slug, phone: randomPhone() }, ip: freshIp() })).status);
+    expect(statuses.filter((x) => x !== 200)).toEqual([]);
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: own.merchant.slug, phone: randomPhone() }, ip: freshIp() })).status).toBe(429);
+    // Another merchant's customers are not held back.
+    expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone() }, ip: freshIp() })).status).toBe(200);
   });
 
   test('the guest throttle counts every request of the prefix, refused bodies too (20 per minute per address)', async () => {

@@ -27,7 +27,14 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
   // A transform hook: it runs before the body's validation, so refused bodies count too (spec 1 section 8).
   const guard = ({ request, server }: { request: Request; server: unknown }) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.throttleAddress(request, server as never)]]);
   // Codes sent to one phone or address, whoever asks (SMS flooding, guessing across many live codes).
-  const limitSends = (destination: string) => throttle(deps.redis, deps.env, [[THROTTLES.customerOtpDestination, otpDestinationKey(destination)]]);
+  // And per merchant: the message carries the merchant's name, which whoever registers a merchant chooses.
+  const limitSends = (merchantId: string) => (destination: string) =>
+    throttle(deps.redis, deps.env, [
+      [THROTTLES.customerOtpDestination, otpDestinationKey(destination)],
+      [THROTTLES.customerOtpMerchant, merchantId],
+    ]);
+  const spendOnce = async (key: string, until: Date) =>
+    (await deps.redis.set(`customer-idp-token:${key}`, '1', 'PX', Math.max(1000, until.getTime() - Date.now() + 60_000), 'NX')) === 'OK';
   const session = async (t: MerchantTenant, r: { customer: CustomerRow; created: boolean }) => ({
     status: 'success' as const,
     token: await deps.tokens.sign({ type: 'customer', sub: r.customer.id, merchant_id: t.merchant.id, tenant_database: t.merchant.tenant_database }),
@@ -42,7 +49,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
       async ({ body, request, server }) => {
         await checkChallenge(providers, body['challenge-response'], deps.clientAddress(request, server as never));
         const t = await merchantBySlug(deps.db, body.slug);
-        const r = await sendCustomerOtp(providers, t, body, now(), limitSends);
+        const r = await sendCustomerOtp(providers, t, body, now(), limitSends(t.merchant.id));
         return { status: 'success' as const, channel: r.channel, expires_at: r.expires_at.toISOString() };
       },
       {
@@ -51,7 +58,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
         response: { 200: S.SendOtpResponse },
         detail: doc(
           'Send a login code',
-          'Sends a 6-digit code, valid 15 minutes and stored hashed (it replaces the earlier codes of the destination: only the newest is valid), by SMS to `phone` or by e-mail to `email` (exactly one). While the bot-challenge secret is configured, `challenge-response` is required: 403 with code `CAPTCHA_REQUIRED` without it, `CAPTCHA_INVALID` when the challenge service refuses it or cannot be reached. Unknown `slug`: 404. Throttle: the customer guest prefix, 20 per minute per client address, and 5 codes per destination per 15 minutes (429).',
+          'Sends a 6-digit code, valid 15 minutes and stored hashed (it replaces the earlier codes of the destination: only the newest is valid), by SMS to `phone` or by e-mail to `email` (exactly one). While the bot-challenge secret is configured, `challenge-response` is required: 403 with code `CAPTCHA_REQUIRED` without it, `CAPTCHA_INVALID` when the challenge service refuses it or cannot be reached. Unknown `slug`: 404. Throttle: the customer guest prefix, 20 per minute per client address, 5 codes per destination per 15 minutes (an e-mail address counts as its inbox: `name+tag@` is `name@`), and 300 codes per merchant an hour (429). The message names the merchant (its first 40 characters).',
         ),
       },
     )
@@ -75,7 +82,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
       '/customer/login/idp',
       async ({ body }) => {
         const t = await merchantBySlug(deps.db, body.slug);
-        const r = await loginWithIdp(providers, t, body.credential, now());
+        const r = await loginWithIdp(providers, t, body.credential, now(), spendOnce);
         if (body.location_id) await recordVisit(t.db, r.customer.id, body.location_id, now());
         return session(t, r);
       },
@@ -85,7 +92,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
         response: { 200: S.LoginResponse },
         detail: doc(
           'Log in with an identity-provider credential',
-          'Verifies the OpenID Connect ID token in `credential` against the provider\'s keys (issuer, audience, expiry) and answers a customer token. The customer is found by the provider subject, else by the verified e-mail, else enrolled. An invalid credential: 422 on `credential`. Throttle: customer guest prefix.',
+          'Verifies the OpenID Connect ID token in `credential` against the provider\'s keys (issuer, audience, expiry) and answers a customer token. The customer is found by the provider subject, else by the verified e-mail, else enrolled. An invalid credential: 422 on `credential`; a credential already used (at any merchant): 422 on `credential`, `This identity credential has already been used.` Throttle: customer guest prefix.',
         ),
       },
     );
