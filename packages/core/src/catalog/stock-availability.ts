@@ -76,15 +76,21 @@ export async function checkStock(db: TenantDb, locationId: string, lines: readon
  * tracked units for `RESERVATION_MS`. Answers whether anything was held (the order then names its
  * reservation as its cart session). Expired holds of these items are cleared on the way.
  */
-export async function reserveStock(tx: TenantTx, order: { transactionId: string; locationId: string; lines: readonly StockLine[]; now: Date }): Promise<boolean> {
+export async function reserveStock(
+  tx: TenantTx,
+  order: { transactionId: string; locationId: string; lines: readonly StockLine[]; now: Date },
+  /** The order's own hold is replaced (a retry): checked less what it held, then written afresh. */
+  opts: { renew?: boolean } = {},
+): Promise<boolean> {
   if (order.lines.length === 0) return false;
   const ids = [...new Set(order.lines.map((l) => l.item_id))].sort();
-  const levels = await availableLevels(tx, order.locationId, ids, order.now, { forUpdate: true });
+  const levels = await availableLevels(tx, order.locationId, ids, order.now, { forUpdate: true, ...(opts.renew ? { exceptTransactionId: order.transactionId } : {}) });
   if (levels.size === 0) return false;
   const short = stockShortfalls(order.lines, levels);
   if (short.length > 0) stockRefusal(short, order.lines);
   const tracked = [...levels.keys()];
   await tx.deleteFrom('stock_reservations').where('location_id', '=', order.locationId).where('item_id', 'in', tracked).where('expires_at', '<=', order.now).execute();
+  if (opts.renew) await tx.deleteFrom('stock_reservations').where('transaction_id', '=', order.transactionId).execute();
   const qty = new Map<string, number>();
   for (const l of order.lines) if (levels.has(l.item_id)) qty.set(l.item_id, (qty.get(l.item_id) ?? 0) + l.qty);
   const expires = new Date(order.now.getTime() + RESERVATION_MS);
@@ -119,9 +125,38 @@ export async function tracksStock(db: TenantDb, locationId: string, itemIds: rea
   return row !== undefined;
 }
 
-/** A retried payment of an order keeps its hold for another `RESERVATION_MS`. */
+/**
+ * A retried payment of an order keeps its hold for another `RESERVATION_MS`, while the hold still counts:
+ * a hold that ran out, or whose order's payment failed, is not revived here (others may have the units
+ * now); `renewOrderHold` takes it again, checked, when the retry starts a new payment.
+ */
 export async function extendReservation(db: TenantDb, transactionId: string, now: Date): Promise<void> {
-  await db.updateTable('stock_reservations').set({ expires_at: new Date(now.getTime() + RESERVATION_MS) }).where('transaction_id', '=', transactionId).execute();
+  await db
+    .updateTable('stock_reservations')
+    .set({ expires_at: new Date(now.getTime() + RESERVATION_MS) })
+    .where('transaction_id', '=', transactionId)
+    .where('expires_at', '>', now)
+    .where((eb) => eb.exists(eb.selectFrom('transactions as t').select('t.id').where('t.id', '=', transactionId).where('t.status', 'in', OPEN_STATUSES)))
+    .execute();
+}
+
+/**
+ * In the transaction that opens an order's payment again (a retry after a failed payment, or after its
+ * hold ran out): its hold is taken again like a new order's, under the levels' locks and less what the
+ * order itself held. 422 `insufficient_stock` when another checkout has the units now; the caller's
+ * transaction then rolls back and the order stays as it was. Nothing to do for an order holding nothing
+ * whose hold still counts.
+ */
+export async function renewOrderHold(tx: TenantTx, order: { transactionId: string; locationId: string; status: string; now: Date }): Promise<void> {
+  const open = (OPEN_STATUSES as readonly string[]).includes(order.status);
+  if (open) {
+    const lapsed = await tx.selectFrom('stock_reservations').select('item_id').where('transaction_id', '=', order.transactionId).where('expires_at', '<=', order.now).limit(1).executeTakeFirst();
+    if (!lapsed) return;
+  }
+  const lines = await tx.selectFrom('transaction_lines').select(['item_id', 'qty', 'name']).where('transaction_id', '=', order.transactionId).orderBy('position').execute();
+  if (await reserveStock(tx, { transactionId: order.transactionId, locationId: order.locationId, lines, now: order.now }, { renew: true })) {
+    await tx.updateTable('transactions').set({ cart_session_id: order.transactionId }).where('id', '=', order.transactionId).execute();
+  }
 }
 
 /** Drops the holds of paid orders (their stock was taken at capture); answers how many rows each order had. */

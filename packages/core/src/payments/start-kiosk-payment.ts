@@ -13,6 +13,7 @@ import type { PaymentProviders } from './payment-providers.ts';
 import { isDefiniteRefusal, notConfigured, pollProvider, providerFailure, type ProviderReport } from './provider-outcome.ts';
 import { loadTransaction, stampedPaymentProvider, type TransactionRow } from './transaction-records.ts';
 import { runningProvider } from './running-provider.ts';
+import { renewOrderHold } from '../catalog/stock-availability.ts';
 
 export interface KioskPaymentDeps {
   readonly tdb: TenantDb;
@@ -314,6 +315,9 @@ async function recordStarting(deps: KioskPaymentDeps, t: TransactionRow, snapsho
     const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
     const d = paymentTransition(cur.status, { kind: 'start' });
     if (d.kind !== 'accepted') return d;
+    // A failed payment's hold stopped counting (or the hold ran out): taken again, checked, with the status
+    // that makes it count, so no other checkout can take the units between the two.
+    await renewOrderHold(tx, { transactionId: t.id, locationId: t.location_id, status: cur.status, now: deps.now() });
     await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify(snapshot), updated_at: deps.now() }).where('id', '=', t.id).execute();
     return null;
   });

@@ -3,6 +3,7 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import type { TestApi } from '../../testing/harness.ts';
 import { startKioskPaymentsApi, type KioskPaymentsApi } from '../../testing/kiosk-payments-api.ts';
+import { capturePayment } from '@pos/core/payments/capture-payment';
 
 // Customer channels (kiosk, online, table QR) do not sell what the location no longer holds: a tracked
 // item at zero is sold out, a basket wanting more than is left is refused; nothing is written then.
@@ -105,6 +106,35 @@ describe('a checkout holds the stock it sells until it is paid, cancelled or exp
     expect((await cancel(retry.body.data.idempotency_key)).status).toBe(200);
     const v = await validate(lines);
     expect([v.status, v.body.data?.total]).toEqual([200, item('Croissant').unit_price]);
+  });
+
+  test('a declined payment frees its croissant: the retry does not take it back from the checkout that has it now; once free again, the retry holds it', async () => {
+    await stock('Croissant', 1);
+    const lines = [{ item_id: item('Croissant').id, qty: 1 }];
+    const a = (await create({ lines })).body.data;
+    const id = a.transaction_id ?? a.id;
+    const statusOf = async (tid: string) => (await tdb().selectFrom('transactions').select('status').where('id', '=', tid).executeTakeFirstOrThrow()).status;
+    await k.cardB.decline(a.idempotency_key);
+    // The poll the details route dispatches (run by the worker) records the decline.
+    const captureDeps = { tdb: tdb(), tenantDatabase: m.merchant.tenant_database, redis: api.deps.redis, providers: api.deps.payments, log: api.deps.log, now: () => new Date() };
+    expect((await capturePayment(captureDeps, id, { kind: 'poll' })).status).toBe('Unpaid');
+    // The failed payment's hold no longer counts: another checkout takes the croissant.
+    const b = await onlinePay({ lines });
+    expect(b.status).toBe(200);
+    const sales = k.cardB.saleRequests;
+    // Before: 200 and a new sale on the terminal; both orders paid would leave the stock at -1.
+    expect(await create({ transaction_id: id })).toMatchObject({ status: 422, body: { message: 'Croissant is sold out.', reason: 'insufficient_stock' } });
+    expect(await statusOf(id)).toBe('Unpaid');
+    expect(k.cardB.saleRequests).toBe(sales);
+    // The other checkout's hold runs out: the retry takes the croissant again, held for another 15 minutes.
+    await tdb().updateTable('stock_reservations').set({ expires_at: new Date(Date.now() - 1000) }).where('transaction_id', '=', b.body.data.transaction_id).execute();
+    const again = await create({ transaction_id: id });
+    expect(again.body.data).toMatchObject({ status: 'Awaiting Payment' });
+    const held = await tdb().selectFrom('stock_reservations').select(['qty', 'expires_at']).where('transaction_id', '=', id).execute();
+    expect(held.map((h) => h.qty)).toEqual([1]);
+    expect(held[0]!.expires_at.getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
+    expect((await validate(lines)).status).toBe(422);
+    expect((await cancel(again.body.data.idempotency_key)).status).toBe(200);
   });
 
   test('checkouts racing for the last two croissants: exactly two orders are written, the others are told it is sold out', async () => {
