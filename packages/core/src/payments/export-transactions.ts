@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { TenantDb } from '@pos/db';
 import { sql } from 'kysely';
 import type { Access } from '../auth/access.ts';
-import { safeCell } from '../shared/table-export.ts';
+import { abandon, safeCell, writeRow } from '../shared/table-export.ts';
 import { transactionProvider } from './running-provider.ts';
 import { checkTransactionFilters, scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
 
@@ -42,7 +42,7 @@ const PAGE = 500;
  * `GET /transactions/export`: CSV (header row, UTF-8 with a byte-order mark so a spreadsheet reads
  * accents, one row per transaction, money in cents and in major units), streamed page by page.
  */
-export function exportTransactions(tdb: TenantDb, access: Access, f: TransactionFilters, now: Date): { filename: string; contentType: string; body: ReadableStream<Uint8Array> } {
+export function exportTransactions(tdb: TenantDb, access: Access, f: TransactionFilters, now: Date): { filename: string; contentType: string; body: ReadableStream<Uint8Array>; done: Promise<void> } {
   checkTransactionFilters(f);
   const out = new PassThrough();
   const csv = stringify({ header: true, columns: [...TRANSACTION_EXPORT_COLUMNS], bom: true, cast: { boolean: (b) => (b ? 'true' : 'false') } });
@@ -83,14 +83,14 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
           is_test: t.is_test,
           order_status: t.order_status ?? '',
         };
-        if (!csv.write(row)) await new Promise((res) => csv.once('drain', res));
+        await writeRow(csv, out, row);
       }
       if (page.length < PAGE) break;
       const last = page[page.length - 1]!;
       after = { at: last.page_at, id: last.id };
     }
     csv.end();
-  })();
-  work.catch((e) => out.destroy(e instanceof Error ? e : new Error(String(e))));
-  return { filename: `transactions-${now.toISOString().slice(0, 10)}.csv`, contentType: 'text/csv; charset=utf-8', body: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array> };
+  })().catch((e) => abandon(csv, out, e));
+  // `done` settles once the file is written or given up (a client that hung up stops the page reads).
+  return { filename: `transactions-${now.toISOString().slice(0, 10)}.csv`, contentType: 'text/csv; charset=utf-8', body: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>, done: work };
 }

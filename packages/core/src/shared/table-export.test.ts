@@ -20,3 +20,38 @@ describe('table export', () => {
     expect(safeCell('=SUM(A1)')).toBe("'=SUM(A1)");
   });
 });
+
+describe('a download whose reader goes away', () => {
+  /** Rows without end, each a few hundred bytes; counts the rows read and whether the reading was closed. */
+  function endless() {
+    const seen = { rows: 0, closed: false };
+    async function* gen() {
+      try {
+        for (;;) {
+          seen.rows++;
+          yield { name: `row ${seen.rows} ${'x'.repeat(300)}` };
+          if (seen.rows % 100 === 0) await Bun.sleep(0);
+        }
+      } finally {
+        seen.closed = true;
+      }
+    }
+    return { seen, rows: gen() };
+  }
+
+  for (const format of ['csv', 'xlsx'] as const) {
+    test(`${format}: the export stops reading rows and settles (before, it waited for a drain that never came)`, async () => {
+      const { seen, rows } = endless();
+      const f = exportTable({ basename: 'x', sheet: 'X', columns: ['name'] as const, rows, format });
+      const reader = f.body.getReader();
+      expect((await reader.read()).done).toBe(false);
+      await reader.cancel();
+      const settled = await Promise.race([f.done.then(() => 'settled'), Bun.sleep(3000).then(() => 'still running')]);
+      expect(settled).toBe('settled');
+      const after = seen.rows;
+      await Bun.sleep(50);
+      expect(seen.rows).toBe(after);
+      expect(seen.closed).toBe(true);
+    });
+  }
+});

@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 
 /**
@@ -38,14 +38,52 @@ export function safeCell(s: string): string {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 }
 
-async function writeCsv<C extends string>(columns: readonly C[], source: AsyncIterable<Record<C, Cell>>, out: PassThrough, bom: boolean): Promise<void> {
-  // Every text cell defused here, so no caller can forget one; the header is ours.
-  const csv = stringify({ header: true, columns: [...columns], bom, cast: { boolean: (b) => (b ? 'true' : 'false'), string: safeCell, object: (o) => (o instanceof DecimalCents ? o.toString() : JSON.stringify(o)) } });
-  csv.pipe(out);
-  for await (const r of source) {
-    if (!csv.write(r)) await new Promise((res) => csv.once('drain', res));
+/** The download's reader went away (the client hung up): the export stops reading rows. */
+export class ExportAbandoned extends Error {
+  constructor() {
+    super('The export was abandoned by its reader.');
+    this.name = 'ExportAbandoned';
   }
+}
+
+/**
+ * Writes a row to `from` (piped into `out`, the response); when `from` is full, waits until it drains,
+ * or rejects with `ExportAbandoned` once `out` is gone. Waiting for `drain` alone hung for ever when
+ * the client hung up: `out` is destroyed, `from` is unpiped and never drains, and the export kept its
+ * buffers and its place in the loop.
+ */
+export async function writeRow(from: Writable, out: Writable, row: unknown): Promise<void> {
+  if (out.destroyed) throw new ExportAbandoned();
+  if (from.write(row)) return;
+  await new Promise<void>((resolve, reject) => {
+    const settle = (gone: boolean) => () => {
+      from.off('drain', drained);
+      out.off('close', closed);
+      if (gone) reject(new ExportAbandoned());
+      else resolve();
+    };
+    const drained = settle(false);
+    const closed = settle(true);
+    from.once('drain', drained);
+    out.once('close', closed);
+    if (out.destroyed) closed();
+  });
+}
+
+/** Ends a file's stream after a failure (or the reader's leaving): nothing more is kept for it. */
+export function abandon(from: Writable, out: Writable, e: unknown): void {
+  from.destroy();
+  out.destroy(e instanceof ExportAbandoned ? undefined : e instanceof Error ? e : new Error(String(e)));
+}
+
+async function writeCsv<C extends string>(columns: readonly C[], source: AsyncIterable<Record<C, Cell>>, out: PassThrough, csv: Writable): Promise<void> {
+  for await (const r of source) await writeRow(csv, out, r);
   csv.end();
+}
+
+/** The CSV writer of a table: every text cell defused here, so no caller can forget one; the header is ours. */
+function csvWriter<C extends string>(columns: readonly C[], bom: boolean) {
+  return stringify({ header: true, columns: [...columns], bom, cast: { boolean: (b) => (b ? 'true' : 'false'), string: safeCell, object: (o) => (o instanceof DecimalCents ? o.toString() : JSON.stringify(o)) } });
 }
 
 async function writeXlsx<C extends string>(columns: readonly C[], source: AsyncIterable<Record<C, Cell>>, out: PassThrough, sheet: string): Promise<void> {
@@ -54,7 +92,10 @@ async function writeXlsx<C extends string>(columns: readonly C[], source: AsyncI
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const ws = wb.addWorksheet(sheet);
   ws.columns = columns.map((key) => ({ header: key, key }));
-  for await (const r of source) ws.addRow(numericMoney(r)).commit();
+  for await (const r of source) {
+    if (out.destroyed) throw new ExportAbandoned();
+    ws.addRow(numericMoney(r)).commit();
+  }
   ws.commit();
   await wb.commit();
 }
@@ -74,13 +115,21 @@ function numericMoney<C extends string>(r: Record<C, Cell>): Record<C, string | 
  * writing ends the stream with that error (the response is cut short, never a complete-looking file).
  * `bom`: a UTF-8 byte-order mark before a CSV, so a spreadsheet reads accents.
  */
-export function exportTable<C extends string>(opts: { basename: string; sheet: string; columns: readonly C[]; rows: AsyncIterable<Record<C, Cell>>; format: ExportFormat; bom?: boolean }): TableFile {
+export function exportTable<C extends string>(opts: { basename: string; sheet: string; columns: readonly C[]; rows: AsyncIterable<Record<C, Cell>>; format: ExportFormat; bom?: boolean }): TableFile & { done: Promise<void> } {
   const out = new PassThrough();
-  const work = opts.format === 'csv' ? writeCsv(opts.columns, opts.rows, out, opts.bom ?? false) : writeXlsx(opts.columns, opts.rows, out, opts.sheet);
-  work.catch((e) => out.destroy(e instanceof Error ? e : new Error(String(e))));
+  let work: Promise<void>;
+  if (opts.format === 'csv') {
+    const csv = csvWriter(opts.columns, opts.bom ?? false);
+    csv.pipe(out);
+    work = writeCsv(opts.columns, opts.rows, out, csv).catch((e) => abandon(csv, out, e));
+  } else {
+    work = writeXlsx(opts.columns, opts.rows, out, opts.sheet).catch((e) => void out.destroy(e instanceof ExportAbandoned ? undefined : e instanceof Error ? e : new Error(String(e))));
+  }
   return {
     filename: `${opts.basename}.${opts.format}`,
     contentType: opts.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     body: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>,
+    // Settles once the file is written or given up (never rejects): what a test waits for.
+    done: work,
   };
 }
