@@ -15,7 +15,7 @@ import {
 } from '@pos/core/integrations/delivery-a';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { locationOwner, permission } from '../../plugins/guards.ts';
+import { locationGrant, locationOwner, permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './delivery-a.schemas.ts';
 
@@ -34,12 +34,14 @@ export function deliveryARoutes(deps: ApiDeps) {
   };
   const scope = (tenant: TenantContext, locationId: string): LocationScope => ({ merchant: tenant.merchant, locationId });
   const mis = [locationOwner(), permission(MIS, 'locationId')];
+  // No permission, but only at a location of the caller's grant (spec 1 section 5 item 8).
+  const granted = [locationOwner(), locationGrant()];
   const now = () => deps.clock.now();
 
   return new Elysia({ name: 'delivery-a-admin', prefix: '/back-office/delivery-a' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/:locationId', async ({ tenant, params }) => ({ data: await deliveryAStatus(deps.db, scope(tenant, params.locationId)) }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.statusResponse },
@@ -94,7 +96,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       '/:locationId/logs',
       async ({ tenant, params, query }) => ({ data: await deliveryALogs(deps.db, scope(tenant, params.locationId), query.limit === undefined ? undefined : Number(query.limit)) }),
       {
-        transform: locationOwner(),
+        transform: granted,
         params: S.locationParams,
         query: S.logsQuery,
         response: { 200: S.logsResponse },
@@ -102,7 +104,7 @@ export function deliveryARoutes(deps: ApiDeps) {
       },
     )
     .get('/:locationId/site-status', async ({ tenant, params }) => ({ data: { status: await deliveryASiteStatus(deps.db, deliveryA(), scope(tenant, params.locationId)) } }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.siteStatusResponse },

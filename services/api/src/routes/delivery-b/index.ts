@@ -24,7 +24,7 @@ import { startOAuthFlow } from '@pos/core/integrations/oauth-start';
 import type { ApiDeps } from '../../context.ts';
 import { oauthClientConfig } from '../webhooks/oauth-callbacks.ts';
 import { secured } from '../../plugins/secured.ts';
-import { locationOwner, permission } from '../../plugins/guards.ts';
+import { locationGrant, locationOwner, permission } from '../../plugins/guards.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import * as S from './delivery-b.schemas.ts';
 
@@ -48,13 +48,15 @@ export function deliveryBRoutes(deps: ApiDeps) {
   const tokenEndpoint = oauthClientConfig(deps.config, 'delivery-b');
   const oauth = { oauthUrl: deps.config.DELIVERY_B_OAUTH_URL ?? null, clientId: deps.config.DELIVERY_B_CLIENT_ID ?? null, redirectUri: deps.config.DELIVERY_B_OAUTH_REDIRECT_URI ?? null, stateSecret: deps.config.OAUTH_STATE_SECRET ?? null };
   const mis = [locationOwner(), permission(MIS, 'locationId')];
+  // No permission, but only at a location of the caller's grant (spec 1 section 5 item 8).
+  const granted = [locationOwner(), locationGrant()];
   const now = () => deps.clock.now();
   const ok = <T>(data: T) => ({ status: 'success' as const, data });
 
   return new Elysia({ name: 'delivery-b-admin', prefix: '/back-office/delivery-b' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/:locationId', async ({ tenant, params }) => ({ data: await deliveryBStatus(deps.db, scope(tenant, params.locationId)) }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.statusResponse },
@@ -95,35 +97,35 @@ export function deliveryBRoutes(deps: ApiDeps) {
       },
     })
     .get('/:locationId/store-list', async ({ tenant, params }) => ({ data: await deliveryBStoreList(deps.db, deliveryB(), tokenKey, scope(tenant, params.locationId), tokenEndpoint) }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.storeListResponse },
       detail: { tags, summary: 'delivery-b stores that can be selected' },
     })
     .get('/:locationId/configuration', async ({ tenant, params }) => ({ data: await deliveryBConfiguration(deps.db, scope(tenant, params.locationId)) }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.configurationResponse },
       detail: { tags, summary: 'delivery-b configuration of a location' },
     })
     .get('/:locationId/store', async ({ tenant, params }) => ({ data: await deliveryBStore(deps.db, deliveryB(), scope(tenant, params.locationId)) }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.storeResponse },
       detail: { tags, summary: 'The connected delivery-b store as delivery-b holds it' },
     })
     .get('/:locationId/store/status', async ({ tenant, params }) => ({ data: { status: await deliveryBStoreStatus(deps.db, deliveryB(), scope(tenant, params.locationId)) } }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.storeStatusResponse },
       detail: { tags, summary: 'delivery-b store status (online or offline)' },
     })
     .get('/:locationId/menu', async ({ tenant, params }) => ({ data: await deliveryBMenu(deps.db, deliveryB(), scope(tenant, params.locationId)) }), {
-      transform: locationOwner(),
+      transform: granted,
       params: S.locationParams,
       query: S.vendorQuery,
       response: { 200: S.menuResponse },
@@ -169,7 +171,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       '/:locationId/sync-menu',
       async ({ tenant, params }) => ({ status: 'success' as const, ...(await syncDeliveryBMenu(deps.db, tenant.db, deliveryB(), scope(tenant, params.locationId), now())) }),
       {
-        transform: locationOwner(),
+        transform: granted,
         params: S.locationParams,
         query: S.vendorQuery,
         response: { 200: S.syncMenuResponse },
@@ -180,7 +182,7 @@ export function deliveryBRoutes(deps: ApiDeps) {
       '/:locationId/logs',
       async ({ tenant, params, query }) => ({ data: await deliveryBLogs(deps.db, scope(tenant, params.locationId), query.limit === undefined ? undefined : Number(query.limit)) }),
       {
-        transform: locationOwner(),
+        transform: granted,
         params: S.locationParams,
         query: S.logsQuery,
         response: { 200: S.logsResponse },

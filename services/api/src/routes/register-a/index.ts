@@ -18,7 +18,7 @@ import {
 import type { ApiDeps } from '../../context.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
 import { secured } from '../../plugins/secured.ts';
-import { locationOwner, permission } from '../../plugins/guards.ts';
+import { locationGrant, locationOwner, permission } from '../../plugins/guards.ts';
 import * as S from './register-a.schemas.ts';
 
 const MIS = 'MANAGE_INTEGRATION_SETTINGS';
@@ -29,7 +29,8 @@ const doc = (summary: string, description: string) => ({ detail: { tags, summary
  * Gates run as `transform` hooks (before body validation): location-owner first (another merchant's
  * location is a 404 whatever the body), then MANAGE_INTEGRATION_SETTINGS where spec 1 lists it.
  */
-const owned = [locationOwner()];
+// No permission, but only at a location of the caller's grant (spec 1 section 5 item 8).
+const owned = [locationOwner(), locationGrant()];
 const ownedMis = [locationOwner(), permission(MIS, 'locationId')];
 
 /**

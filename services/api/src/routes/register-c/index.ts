@@ -5,7 +5,7 @@ import type { MerchantIntegrationScope } from '@pos/core/integrations/merchant-i
 import { deleteRegisterCMapping, listRegisterCMappings, saveRegisterCMapping, setRegisterCMappingStatus } from '@pos/core/integrations/register-c-mappings';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { allLocations, bodyLocationPermission, permission } from '../../plugins/guards.ts';
+import { allLocations, bodyLocationPermission, grantedLocation, permission } from '../../plugins/guards.ts';
 import { registerCConfigFromEnv } from '@pos/core/integrations/register-c-access';
 import { saveRegisterCOrderSettings, saveRegisterCPaymentMethods, startRegisterCOAuth, testRegisterC } from '@pos/core/integrations/register-c-admin';
 import { registerCBusinesses, registerCReads, runRegisterCRead } from '@pos/core/integrations/register-c-reads';
@@ -75,6 +75,8 @@ export function registerCRoutes(deps: ApiDeps) {
       detail: { tags, summary: 'Where our online and kiosk orders land at register-c (account profile, table; checked at register-c); permission MANAGE_INTEGRATION_SETTINGS' },
     })
     .get('/menu-suggestion/:upvendoLocationId/diff', async (c) => ({ data: await registerCMenuSuggestion(scope(c), cfg, c.params.upvendoLocationId) }), {
+      // No permission, but only at a location of the caller's grant.
+      beforeHandle: grantedLocation((c) => (c.params as { upvendoLocationId: string }).upvendoLocationId),
       params: mappingParams,
       query: S.vendorOnlyQuery,
       response: { 200: S.suggestionResponse },
@@ -165,6 +167,8 @@ function registerCReadRoutes(deps: ApiDeps, scope: ScopeOf, cfg: ReturnType<type
   const detail = (summary: string) => ({ tags, summary });
   return new Elysia({ name: 'register-c-reads' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
+    // No permission, but a read about one of our locations only at a location of the caller's grant.
+    .onBeforeHandle(grantedLocation((c) => (c.query as { location_id?: string }).location_id))
     .get('/account-profiles', async (c) => ({ data: await runRegisterCRead(scope(c), cfg, R.accountProfiles, c.query.location_id, {}) }), { query: S.locationQuery, response: { 200: S.accountProfilesResponse }, detail: detail('register-c account profiles (order types) of a mapped location') })
     .get('/account-profiles/tax-preview', async (c) => ({ data: await runRegisterCRead(scope(c), cfg, R.taxPreview, c.query.location_id, { account_profile_code: c.query.account_profile_code, amount_cents: c.query.amount_cents }) }), { query: S.taxPreviewQuery, response: { 200: S.taxPreviewResponse }, detail: detail('register-c tax split of a gross amount under an account profile') })
     .get('/floorplans', async (c) => ({ data: await runRegisterCRead(scope(c), cfg, R.floorplans, c.query.location_id, {}) }), { query: S.locationQuery, response: { 200: S.floorplansResponse }, detail: detail('register-c floorplans') })

@@ -14,7 +14,7 @@ import {
 } from '@pos/core/integrations/register-d-admin';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { locationOwner, permission } from '../../plugins/guards.ts';
+import { locationGrant, locationOwner, permission } from '../../plugins/guards.ts';
 import * as S from './register-d.schemas.ts';
 
 const tags = ['Integration administration'];
@@ -38,7 +38,8 @@ export function registerDRoutes(deps: ApiDeps) {
   const knownVendor = () => (ctx: { params: { provider: string } }) => {
     requireRegisterDVendor(vendors, ctx.params.provider);
   };
-  const open = [locationOwner(), knownVendor()];
+  // No permission, but only at a location of the caller's grant (spec 1 section 5 item 8).
+  const open = [locationOwner(), locationGrant(), knownVendor()];
   const mis = [...open, permission(MIS, 'locationId')];
   const now = () => deps.clock.now();
 
