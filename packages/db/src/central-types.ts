@@ -332,3 +332,6 @@ export interface CentralTables {
     updated_at: Timestamp;
   };
 }
+
+/** `integration_events.external_id` holds at most this many characters (a check constraint): writers cut their text to it. */
+export const EXTERNAL_ID_MAX = 200;

@@ -9,5 +9,6 @@ export * from './prepared.ts';
 export * from './sql-arrays.ts';
 export * from './embedded.ts';
 export type { CentralTables } from './central-types.ts';
+export { EXTERNAL_ID_MAX } from './central-types.ts';
 export type { TenantTables } from './tenant-types.ts';
 export * from './auto-sync-reinterpret.ts';

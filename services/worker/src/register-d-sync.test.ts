@@ -88,4 +88,21 @@ describe('register-d sync runner', () => {
     await createIntegrationAutoSyncHandler(syncClientsFromEnv({}))({ ...payload, scheduledFor: '2026-06-02T03:00:00.000Z' }, ctx());
     expect(await row(id)).toMatchObject({ last_status: 'not_configured', last_error: 'register-d is not configured (REGISTER_D_API_URL, REGISTER_D_API_TOKEN).' });
   });
+
+  test('a failure whose message is past the 200 characters of a log line: recorded, the log line cut (before: the run rolled back and was retried)', async () => {
+    const id = Bun.randomUUIDv7();
+    const vendor = `vendor-${'q'.repeat(220)}`;
+    await env.handle.db
+      .insertInto('integration_connections')
+      .values({ id, provider: `register-d:${vendor}`, external_ref: `ref-${id}`, merchant_id: m.merchant.id, location_id: m.locations[1]!.id, settings: '{}', created_at: new Date(), updated_at: new Date() })
+      .execute();
+    const target = { connectionId: id, merchantId: m.merchant.id, tenantDatabase: m.merchant.tenant_database, provider: `register-d:${vendor}`, locationId: m.locations[1]!.id };
+    await writeAutoSync(env.handle.db, target, { sync_time: '05:00' }, new Date());
+    const payload = { connectionId: id, provider: `register-d:${vendor}`, scheduledFor: '2026-06-01T03:00:00.000Z' };
+    await createIntegrationAutoSyncHandler(syncClientsFromEnv({ REGISTER_D_API_URL: sim.url, REGISTER_D_API_TOKEN: TOKEN }))(payload, ctx());
+    const message = `The register-d vendor "${vendor}" is not configured (REGISTER_D_VENDORS).`;
+    expect(await row(id)).toMatchObject({ last_status: 'error', last_error: message });
+    const logged = await env.handle.db.selectFrom('integration_events').select(['status', 'external_id']).where('connection_id', '=', id).execute();
+    expect(logged).toEqual([{ status: 'failed', external_id: message.slice(0, 200) }]);
+  });
 });

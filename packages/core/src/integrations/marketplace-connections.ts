@@ -1,4 +1,4 @@
-import type { CentralDb } from '@pos/db';
+import { EXTERNAL_ID_MAX, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { locationConnection, type LocationConnectionRow } from './connections.ts';
@@ -24,7 +24,7 @@ export function marketplaceConnections(provider: 'delivery-a' | 'delivery-b', la
   async function logAction(db: CentralDb, scope: LocationScope, connectionId: string, eventType: string, detail: string | null, now: Date): Promise<void> {
     await db
       .insertInto('integration_events')
-      .values({ id: Bun.randomUUIDv7(), connection_id: connectionId, merchant_id: scope.merchant.id, location_id: scope.locationId, provider, kind: 'admin', event_type: eventType, event_id: Bun.randomUUIDv7(), external_id: detail, status: 'done', created_at: now })
+      .values({ id: Bun.randomUUIDv7(), connection_id: connectionId, merchant_id: scope.merchant.id, location_id: scope.locationId, provider, kind: 'admin', event_type: eventType, event_id: Bun.randomUUIDv7(), external_id: detail?.slice(0, EXTERNAL_ID_MAX) ?? null, status: 'done', created_at: now })
       .execute();
   }
 

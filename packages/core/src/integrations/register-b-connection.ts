@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { CentralDb } from '@pos/db';
+import { EXTERNAL_ID_MAX, type CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { RegisterBCapabilities } from '@pos/providers/register-b/register-b-client';
@@ -105,7 +105,7 @@ export async function logRegisterB(db: CentralDb, scope: Pick<RegisterBScope, 'm
       kind: e.kind ?? 'admin',
       event_type: e.type,
       event_id: Bun.randomUUIDv7(),
-      external_id: e.detail?.slice(0, 500) ?? null,
+      external_id: e.detail?.slice(0, EXTERNAL_ID_MAX) ?? null,
       status: e.status ?? 'done',
       created_at: now,
     })

@@ -1,5 +1,5 @@
 import { catalogText } from '@pos/domain';
-import { bindTenant, defaultSyncZone, type CentralDb, type TenantDb } from '@pos/db';
+import { EXTERNAL_ID_MAX, bindTenant, defaultSyncZone, type CentralDb, type TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { RegisterDClient, RegisterDMenuResult, RegisterDSite } from '@pos/providers/register-d/register-d-client';
@@ -91,7 +91,7 @@ async function logAction(db: CentralDb, scope: RegisterDScope, connectionId: str
       kind: 'admin',
       event_type: eventType,
       event_id: Bun.randomUUIDv7(),
-      external_id: detail?.slice(0, 200) ?? null,
+      external_id: detail?.slice(0, EXTERNAL_ID_MAX) ?? null,
       status: 'done',
       created_at: now,
     })

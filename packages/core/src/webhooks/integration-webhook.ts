@@ -1,4 +1,4 @@
-import { enqueueOutbox } from '@pos/db';
+import { EXTERNAL_ID_MAX, enqueueOutbox } from '@pos/db';
 import { integrationOrderImportJob, jobMessage } from '@pos/kernel/queues/index';
 import { connectionsByRef, locationExists, type ConnectionTarget } from '../integrations/connections.ts';
 import { REPLAY_OTHER_MERCHANT, replayMismatch, type ReplayOptions, type WebhookDeps } from './card-b-webhook.ts';
@@ -163,7 +163,8 @@ async function apply(
           kind: effect,
           event_type: e.eventType.slice(0, 200),
           event_id: e.eventId,
-          external_id: e.externalId,
+          // An id past the column's bound is not one we can act on (no import below): not kept, the event still is.
+          external_id: e.externalId && e.externalId.length <= EXTERNAL_ID_MAX ? e.externalId : null,
           webhook_log_id: e.logId,
           created_at: now,
         })

@@ -1,6 +1,7 @@
 import type { integrationAutoSyncJob } from '@pos/kernel/queues/index';
 import { runProviderSync, syncConnection, syncRunners, type SyncClients, type SyncOutcome } from '@pos/core/integrations/sync-runners';
 import type { JobHandler } from './job-handler.ts';
+import { EXTERNAL_ID_MAX } from '@pos/db';
 
 /**
  * Runs one scheduled auto-sync (spec 1 rule 5; issue 17): the provider's sync through its client
@@ -51,7 +52,7 @@ export function createIntegrationAutoSyncHandler(clients: SyncClients): JobHandl
           kind: 'sync',
           event_type: 'auto_sync',
           event_id: `auto-sync:${payload.scheduledFor}:${attempts}`,
-          external_id: (outcome.status === 'ok' ? Object.entries(outcome.counts).map(([k, v]) => `${k}=${v}`).join(' ') : detail)?.slice(0, 500) ?? null,
+          external_id: (outcome.status === 'ok' ? Object.entries(outcome.counts).map(([k, v]) => `${k}=${v}`).join(' ') : detail)?.slice(0, EXTERNAL_ID_MAX) ?? null,
           status: outcome.status === 'ok' ? 'done' : outcome.status === 'not_configured' ? 'not_configured' : 'failed',
           created_at: finished,
         })

@@ -138,6 +138,16 @@ describe('POST /webhook/delivery-a/orders and /menu (hex HMAC, tenant from the s
     expect(await logs('delivery-a', junk)).toMatchObject([{ status: 'failed', error: 'not_json' }]);
   });
 
+  test('an order id past 200 characters: the event is recorded without it (before: the insert failed on every delivery), and nothing is imported', async () => {
+    const long = `order-${'x'.repeat(250)}`;
+    const raw = event({ meta: { resource_id: long, status: 'pos', user_id: refs.daStore } });
+    expect(await post('/api/webhook/delivery-a/orders', raw, sig(raw))).toMatchObject(OK);
+    expect((await logs('delivery-a', raw)).map((l) => l.status)).toEqual(['processed']);
+    const id = JSON.parse(raw).event_id;
+    expect((await events('da')).filter((e) => e.event_id === id)).toMatchObject([{ kind: 'order_event', external_id: null }]);
+    expect(await api.deps.db.selectFrom('outbox').select('id').where('job', '=', 'integration.order-import').where(sql<boolean>`payload->>'eventId' = ${id}`).execute()).toEqual([]);
+  });
+
   test('the menu route is logged and not acted on', async () => {
     const raw = event({ event_type: 'menu.updated' });
     expect(await post('/api/webhook/delivery-a/menu', raw, sig(raw))).toMatchObject(OK);
