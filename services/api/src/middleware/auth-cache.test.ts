@@ -63,4 +63,21 @@ describe('auth cache', () => {
     expect((await tdb.selectFrom('devices').select('deleted_at').where('id', '=', posId).executeTakeFirstOrThrow()).deleted_at).not.toBeNull();
     expect((await api.call('GET', '/api/device-auth/user', { token, deviceKey: true })).status).toBe(401);
   });
+
+  test('an internal admin acting on this merchant with vendor_id (token of another merchant): the device deleted is 401 at once', async () => {
+    const admin = await api.seed('authcache-admin');
+    const ownerOf = await api.deps.db.selectFrom('memberships').select('user_id').where('merchant_id', '=', admin.merchant.id).where('is_owner', '=', true).executeTakeFirstOrThrow();
+    await api.deps.db.updateTable('users').set({ is_global_admin: true }).where('id', '=', ownerOf.user_id).execute();
+    try {
+      const adminToken = await api.ownerToken(admin);
+      const kdsId = m.devices.filter((d) => d.type === 'kds')[0]!.id;
+      const token = await api.deviceToken(m, 'kds');
+      expect((await api.call('GET', '/api/device-auth/user', { token, deviceKey: true })).status).toBe(200);
+      expect((await api.call('DELETE', `/api/back-office/devices/${kdsId}?vendor_id=${m.merchant.id}`, { token: adminToken })).status).toBeLessThan(300);
+      // Before: the admin's own merchant's cache was dropped; this device answered from the cache until the TTL.
+      expect((await api.call('GET', '/api/device-auth/user', { token, deviceKey: true })).status).toBe(401);
+    } finally {
+      await api.deps.db.updateTable('users').set({ is_global_admin: false }).where('id', '=', ownerOf.user_id).execute();
+    }
+  });
 });

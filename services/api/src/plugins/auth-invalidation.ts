@@ -30,6 +30,10 @@ export function authInvalidationPlugin(deps: ApiDeps, routes: { current: RoutePa
     const route = routes.current?.patternOfRequest(ctx.request) ?? '';
     if (NEVER_CHANGES_AUTH.some((r) => r.test(route))) return;
     const merchantId = (ctx as { auth?: { merchantId?: string } }).auth?.merchantId ?? (await verifiedMerchant(deps, ctx.request.headers.get('authorization')));
+    // With `vendor_id` (an admin or reseller acting on another merchant) the write changed the tenant's
+    // merchant, not the token's: that one's cache goes.
+    const tenantId = (ctx as { tenant?: { merchant?: { id?: string } } }).tenant?.merchant?.id;
+    if (tenantId && tenantId !== merchantId) await invalidateAuth(deps.authCache, deps.redis, tenantId, deps.log);
     if (merchantId) return invalidateAuth(deps.authCache, deps.redis, merchantId, deps.log);
     // Without a token: only activation (by code) changes a device's tokens, and its merchant is not
     // known here, so every merchant. Logins and sign-ups change nothing cached.
