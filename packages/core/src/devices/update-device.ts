@@ -21,7 +21,8 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
   requireLocationAccess(scope.access, d.location_id, 'EDIT_DEVICES');
   const changes: { name?: string; location_id?: string; device_profile_id?: string | null; station_id?: null } = {};
   if (input.name !== undefined) changes.name = input.name.trim();
-  if (input.location_id !== undefined && input.location_id !== d.location_id) {
+  // Compared as stored (lower case): the same location spelled in upper case is no move.
+  if (input.location_id !== undefined && input.location_id.toLowerCase() !== d.location_id) {
     const loc = await findLocation(scope.tdb, input.location_id);
     requireLocationAccess(scope.access, loc.id, 'EDIT_DEVICES');
     changes.location_id = loc.id;

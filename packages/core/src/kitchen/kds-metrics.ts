@@ -115,7 +115,7 @@ export interface KdsReportInput {
  * ready. A location of another merchant is 404, one outside the caller's grant 403.
  */
 export async function kdsReportSummary(scope: { tdb: TenantDb; access: Access; now: Date }, input: KdsReportInput) {
-  const allowed = (await reportableLocations(scope.tdb, scope.access)).find((l) => l.id === input.location_id);
+  const allowed = (await reportableLocations(scope.tdb, scope.access)).find((l) => l.id === input.location_id.toLowerCase());
   if (!allowed) {
     const exists = await scope.tdb.selectFrom('locations').select('id').where('id', '=', input.location_id).executeTakeFirst();
     if (!exists) throw errors.notFound('location');

@@ -513,3 +513,15 @@ describe('POST /devices/subscribe/{locationId}', () => {
     expect(cardA.billing.subscriptionsOf('cus_devices_4')).toHaveLength(0);
   });
 });
+
+describe('PUT /devices/{id} with the current location spelled in upper case', () => {
+  test('is no move: a KDS keeps its station and a register keeps its staff sessions', async () => {
+    const kds = a.devices.find((d) => d.type === 'kds')!;
+    const before = await tdbOf(a).selectFrom('devices').select(['location_id', 'station_id']).where('id', '=', kds.id).executeTakeFirstOrThrow();
+    expect(before.station_id).toBe(a.kds.station_id);
+    const r = await api.call('PUT', `/api/back-office/devices/${kds.id}`, { token: owner, body: { location_id: before.location_id.toUpperCase() } });
+    expect(r.status).toBe(200);
+    // Before: taken as a move, the station was unbound (and a register's staff sessions ended).
+    expect(await tdbOf(a).selectFrom('devices').select(['location_id', 'station_id']).where('id', '=', kds.id).executeTakeFirstOrThrow()).toEqual(before);
+  });
+});

@@ -281,6 +281,8 @@ describe('GET /back-office/kds-reports/summary', () => {
       },
     });
     expect((await api.call('GET', `${R}?location_id=${loc}&date=2026-11-20&late_after_minutes=30`, { token: owner })).body.data.totals.late_orders).toBe(0);
+    // The location spelled in upper case is the same location (before: 403 for the owner).
+    expect((await api.call('GET', `${R}?location_id=${loc.toUpperCase()}&date=2026-11-20`, { token: owner })).body.data.totals).toMatchObject({ orders: 2 });
     // Bad input is 422; another merchant's location 404; no permission or outside the grant 403.
     expect((await api.call('GET', `${R}?location_id=${loc}&date=2026-13-40`, { token: owner })).status).toBe(422);
     expect((await api.call('GET', `${R}`, { token: owner })).status).toBe(422);
