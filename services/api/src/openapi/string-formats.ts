@@ -23,7 +23,7 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /**
  * `date-time`: an ISO 8601 / RFC 3339 date and time with its zone (`Z` or an offset), seconds and
  * fraction optional, `T` or a space between, the year in four digits or expanded (`+275760`, as
- * `Date#toISOString` writes years beyond 9999, within the JavaScript date range), and a date and time that exist: month 01-12, a day the
+ * `Date#toISOString` writes years beyond 9999, within the JavaScript date range; never before year 0000), and a date and time that exist: month 01-12, a day the
  * month has (29 February in leap years), hour 00-23, minute and second 00-59, offset up to 23:59.
  * Elysia's own check accepted any string containing such a shape that `new Date` could read, so
  * `2030-02-31T12:00:00Z` (read as 3 March) and `2030-01-01T24:00:00Z` (the next day) passed and were
@@ -33,7 +33,8 @@ export function isDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((v) => (v === undefined ? 0 : Number(v)));
-  if (month! < 1 || month! > 12 || day! < 1) return false;
+  // No year before 0000: PostgreSQL stores nothing before 4713 BC, and a time that far back is no input (a 500 on insert).
+  if (year! < 0 || month! < 1 || month! > 12 || day! < 1) return false;
   const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
   const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month! - 1]!;
   return day! <= days && hour! <= 23 && minute! <= 59 && second! <= 59 && offH! <= 23 && offM! <= 59 && !Number.isNaN(new Date(value).getTime());
