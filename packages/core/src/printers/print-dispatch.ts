@@ -1,6 +1,6 @@
 import { TenantStatement, uuidIn, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import type { Selectable } from 'kysely';
-import { renderEpos } from '@pos/domain/printing/render';
+import { renderEposFitting } from '@pos/domain/printing/render';
 import { nameWithVariant } from '@pos/domain/catalog/variants';
 import { orderChargeRows, orderTenderLabel } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
@@ -82,7 +82,7 @@ async function queueFor(db: Db, printers: Printers, kind: string, sourceKey: str
     // Printers that print the same thing share one rendering.
     const key = `${settings.paper_width_mm}|${isCustomer(model) ? settings.receipt_footer.join('\n') : ''}|${model.kind === 'kitchen' && settings.print_kitchen_modifiers}`;
     let document = rendered.get(key);
-    if (document === undefined) rendered.set(key, (document = renderEpos(shapedFor(model, settings), { paperWidthMm: settings.paper_width_mm })));
+    if (document === undefined) rendered.set(key, (document = renderEposFitting(shapedFor(model, settings), { paperWidthMm: settings.paper_width_mm })));
     if (await enqueuePrintJob(db, { printerId: p.id, kind, sourceKey, document })) n++;
   }
   return n;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentTooLarge, formatCents, renderEpos, twoColumns } from './render.ts';
+import { DocumentTooLarge, formatCents, KITCHEN_TICKET_TOO_LARGE, renderEpos, renderEposFitting, twoColumns } from './render.ts';
 import { printRequestInfo, xmlEscape } from './epos-xml.ts';
-import type { PrintModel } from './receipt-model.ts';
+import type { KitchenTicket, PrintModel } from './receipt-model.ts';
 import { textWidth } from './text-width.ts';
 
 const header = { title: 'Café <Demo>', lines: ['Rue Haute 1, 1000 Brussels', 'VAT BE0123.456.789'] };
@@ -152,5 +152,28 @@ describe('content', () => {
     );
     expect(() => printRequestInfo('bad id!', '')).toThrow();
     expect(() => printRequestInfo('x'.repeat(31), '')).toThrow();
+  });
+});
+
+describe('a kitchen ticket past the printer limit', () => {
+  const huge: KitchenTicket = {
+    kind: 'kitchen',
+    station: 'Kitchen',
+    order_no: '42',
+    date: '2026-11-29 12:00',
+    // 150 lines of 50 modifiers whose names escape to six bytes a character: over 2 MB rendered.
+    lines: Array.from({ length: 150 }, () => ({ qty: 1, name: 'Espresso', modifiers: Array.from({ length: 50 }, () => "'".repeat(43)) })),
+  };
+
+  test('renderEpos refuses it; renderEposFitting prints its heading and the notice instead (the fire goes on)', () => {
+    expect(() => renderEpos(huge)).toThrow(DocumentTooLarge);
+    const doc = renderEposFitting(huge);
+    expect(Buffer.byteLength(doc)).toBeLessThan(4096);
+    expect(doc).toContain('Order 42');
+    expect(doc).toContain(KITCHEN_TICKET_TOO_LARGE);
+    expect(doc).not.toContain('&apos;&apos;');
+    // Other documents are not rewritten: a ticket that fits prints as it is.
+    const small: KitchenTicket = { ...huge, lines: huge.lines.slice(0, 2) };
+    expect(renderEposFitting(small)).toBe(renderEpos(small));
   });
 });

@@ -61,6 +61,23 @@ export function renderEpos(model: PrintModel, opts: RenderOptions = {}): string 
   return xml;
 }
 
+/** What a kitchen ticket past the printer's limit prints instead: its heading and where to read it (fits 58 mm paper). */
+export const KITCHEN_TICKET_TOO_LARGE = 'Too large: see kitchen screen';
+
+/**
+ * `renderEpos`, except that a kitchen ticket past the printer's limit (thousands of modifier lines,
+ * each character of a name escaped into six bytes) prints as its heading and a notice: a ticket is
+ * queued inside the fire's transaction, and a refusal there refused the fire itself, every time.
+ */
+export function renderEposFitting(model: PrintModel, opts: RenderOptions = {}): string {
+  try {
+    return renderEpos(model, opts);
+  } catch (e) {
+    if (!(e instanceof DocumentTooLarge) || model.kind !== 'kitchen') throw e;
+    return renderEpos({ kind: 'kitchen', station: model.station, order_no: model.order_no, date: model.date, lines: [], note: KITCHEN_TICKET_TOO_LARGE }, opts);
+  }
+}
+
 function header(b: EposBuilder, h: { title: string; lines?: readonly string[]; note?: readonly string[] }, cols: number) {
   b.line(fit(h.title, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2, em: true });
   for (const l of h.lines ?? []) b.line(fit(l, cols), { align: 'center' });
