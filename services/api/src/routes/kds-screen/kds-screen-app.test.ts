@@ -39,7 +39,7 @@ async function until(ready: () => boolean): Promise<void> {
 const SRC = readFileSync(new URL('./static/app.js', import.meta.url), 'utf8');
 
 /** Opens the screen signed in as the seeded KDS device; `holdOrders` holds GET /kds/orders answers (taken at once) until released. */
-async function openScreen(opts: { holdOrders?: boolean } = {}) {
+async function openScreen(opts: { holdOrders?: boolean; holdActions?: boolean } = {}) {
   const els = new Map<string, El>();
   const byId = (id: string) => { if (!els.has(id)) els.set(id, new El('div')); return els.get(id)!; };
   const docListeners: Record<string, () => void> = {};
@@ -49,11 +49,18 @@ async function openScreen(opts: { holdOrders?: boolean } = {}) {
   const location = { hash: `#token=${kds}&key=${api.env.DEVICE_API_KEY}`, pathname: '/kds-screen', search: '', protocol: 'http:', host: 'localhost' };
   let release: () => void = () => {};
   const gate = new Promise<void>((r) => { release = r; });
+  let releaseActions: () => void = () => {};
+  const actionGate = new Promise<void>((r) => { releaseActions = r; });
+  let actionsAnswered = 0;
   let ordersAnswered = 0;
   const fetch = async (url: string, init: RequestInit) => {
     const res = await api.app.handle(new Request(`http://localhost${url}`, init));
     if (opts.holdOrders && url === '/api/kds/orders') await gate;
     if (url === '/api/kds/orders') ordersAnswered++;
+    if (opts.holdActions && init?.method === 'PUT') {
+      await actionGate;
+      actionsAnswered++;
+    }
     return res;
   };
   const sockets: { onmessage: ((m: { data: string }) => void) | null }[] = [];
@@ -76,7 +83,12 @@ async function openScreen(opts: { holdOrders?: boolean } = {}) {
   await settle();
   const shown = () => byId('tickets').children.map((c) => c.attrs['data-order-id']);
   const statusShown = (id: string) => byId('tickets').children.find((c) => c.attrs['data-order-id'] === id)?.attrs['data-status'];
-  return { cursor, deliver, shown, statusShown, release };
+  const click = (id: string, action: string) => {
+    const t = byId('tickets').children.find((c) => c.attrs['data-order-id'] === id)!;
+    const actions = t.children.find((c) => c.className === 'actions')!;
+    (actions.children.find((b) => b.attrs['data-action'] === action) as unknown as { onclick: () => void }).onclick();
+  };
+  return { cursor, deliver, shown, statusShown, release, click, releaseActions, actionsAnswered: () => actionsAnswered };
 }
 
 async function ticket(orderNo: string, opts: { sourceId?: string; at?: Date } = {}): Promise<string> {
@@ -145,6 +157,29 @@ describe('the kitchen screen (static/app.js)', () => {
     await settle();
     expect(screen.shown()).toEqual([started]);
     expect(screen.statusShown(started)).toBe('In Progress');
+  });
+
+  test('an action\'s late answer does not undo a newer event: Ready tapped here, Complete on another screen first', async () => {
+    await completeAll();
+    const id = await ticket('LA1');
+    const screen = await openScreen({ holdActions: true });
+    expect(screen.shown()).toEqual([id]);
+    // Ready is tapped here: the server makes it Ready at once, its answer is held on the way back.
+    screen.click(id, 'ready');
+    const statusOf = async () => (await tdb.selectFrom('kitchen_tickets').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    for (let i = 0; i < 500 && (await statusOf()) !== 'Ready'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await statusOf()).toBe('Ready');
+    // Another screen completes it; both events reach this page before the Ready answer.
+    expect((await api.call('PUT', `/api/kds/${id}/complete`, { token: kds, deviceKey: true })).status).toBe(200);
+    const evs = await tdb.selectFrom('kitchen_events').select('payload').where('ticket_id', '=', id).orderBy('seq').execute();
+    for (const e of evs) screen.deliver(e.payload);
+    await settle();
+    expect(screen.shown()).toEqual([]);
+    // Before: the held answer (Ready) put the completed order back on the screen until a reload.
+    screen.releaseActions();
+    await until(() => screen.actionsAnswered() > 0);
+    await settle();
+    expect(screen.shown()).toEqual([]);
   });
 
   test('the screen orders tickets as the device\'s `sort` setting says, as GET /kds/orders does', async () => {

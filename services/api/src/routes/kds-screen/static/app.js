@@ -163,8 +163,14 @@
     el.textContent = live ? 'live' : 'offline';
   }
 
+  // The answer carries no event number: when an event about the ticket came in while the request was
+  // under way (this action's own, or another screen's later one), the events are newer and stay.
   function act(id, action) {
-    api('PUT', '/kds/' + id + '/' + action).then(function (r) { apply(r.data); say(''); }).catch(function (x) { say(x.message); });
+    var seen = lastSeqOf.get(id);
+    api('PUT', '/kds/' + id + '/' + action).then(function (r) {
+      if (lastSeqOf.get(id) === seen) apply(r.data);
+      say('');
+    }).catch(function (x) { say(x.message); });
   }
 
   function minutesSince(iso) { return Math.max(0, Math.floor((Date.now() - Date.parse(iso)) / 60000)); }
