@@ -21,16 +21,19 @@ export async function findCustomerByContact(db: TenantDb | TenantTx, c: Contact)
 
 /**
  * Finds the customer by contact or enrols a new one (with a loyalty account), in the caller's
- * transaction. A contact the found customer lacks is added when no other customer holds it; a name
- * is added when the customer had none. Two kiosks enrolling the same phone at once: the unique index
- * makes the loser fail, and the caller's retry finds the winner.
+ * transaction. A name is added when the customer had none. With `addContacts` (a source the merchant
+ * vouches for: their register's customer list) a contact the found customer lacks is added when no
+ * other customer holds it. A kiosk does not: whoever stands at it could add their own e-mail to a
+ * stranger's account found by phone, then open that account in the app by proving the e-mail (an
+ * account nobody has signed in to opens to a proven contact). Two kiosks enrolling the same phone at
+ * once: the unique index makes the loser fail, and the caller's retry finds the winner.
  */
-export async function findOrEnrolCustomer(tx: TenantTx, c: Contact, name: string | null, now: Date, source: string): Promise<{ customer: CustomerRow; created: boolean }> {
+export async function findOrEnrolCustomer(tx: TenantTx, c: Contact, name: string | null, now: Date, source: string, opts: { addContacts: boolean }): Promise<{ customer: CustomerRow; created: boolean }> {
   const found = await findCustomerByContact(tx, c);
   if (found) {
     const patch: { email?: string; phone?: string; name?: string; updated_at?: Date } = {};
-    if (c.email && !found.email && !(await tx.selectFrom('customers').select('id').where('email', '=', c.email).executeTakeFirst())) patch.email = c.email;
-    if (c.phone && !found.phone && !(await tx.selectFrom('customers').select('id').where('phone', '=', c.phone).executeTakeFirst())) patch.phone = c.phone;
+    if (opts.addContacts && c.email && !found.email && !(await tx.selectFrom('customers').select('id').where('email', '=', c.email).executeTakeFirst())) patch.email = c.email;
+    if (opts.addContacts && c.phone && !found.phone && !(await tx.selectFrom('customers').select('id').where('phone', '=', c.phone).executeTakeFirst())) patch.phone = c.phone;
     if (name && !found.name) patch.name = name;
     if (Object.keys(patch).length === 0) return { customer: found, created: false };
     patch.updated_at = now;

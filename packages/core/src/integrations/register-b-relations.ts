@@ -89,7 +89,7 @@ export async function syncRegisterBRelations(scope: RegisterBScope, client: Regi
           skipped++;
           continue;
         }
-        const { customer, created: isNew } = await findOrEnrolCustomer(tx, contactOf(r, country), catalogText(r.name, 200) || null, scope.now, 'register-b');
+        const { customer, created: isNew } = await findOrEnrolCustomer(tx, contactOf(r, country), catalogText(r.name, 200) || null, scope.now, 'register-b', { addContacts: true });
         if (linkedCustomers.has(customer.id)) {
           skipped++;
           continue;

@@ -54,7 +54,7 @@ export async function identifyKioskCustomer(tdb: TenantDb, kiosk: KioskAt, input
   const attempt = () =>
     withWriteRetry(() =>
       tdb.transaction().execute(async (tx) => {
-        const r = await findOrEnrolCustomer(tx, contact, name, now, 'kiosk');
+        const r = await findOrEnrolCustomer(tx, contact, name, now, 'kiosk', { addContacts: false });
         const token = await issueLoyaltyToken(tx, r.customer.id, kiosk.id, now);
         return { ...r, token };
       }),

@@ -103,7 +103,7 @@ describe('rewards of a paused loyalty program', () => {
 });
 
 describe('identify racing on crossed contacts', () => {
-  test('kiosks sending crossed phone and e-mail pairs at once: every answer 200, each contact held by one customer, each answer a holder of one of its contacts', async () => {
+  test('kiosks sending crossed phone and e-mail pairs at once: every answer 200, each contact held by one customer at most, each answer a holder of one of its contacts', async () => {
     for (let round = 0; round < 8; round++) {
       // The rounds exceed the kiosk's 30 identifications a minute: the throttle is not what is under test here.
       const keys = await api.deps.redis.keys('throttle:kiosk-customer:*');
@@ -116,8 +116,9 @@ describe('identify racing on crossed contacts', () => {
       const bodies: { phone?: string; email?: string }[] = [{ phone: p, email: e1 }, { phone: p, email: e2 }, { phone: q, email: e1 }, { phone: q, email: e2 }, { phone: p }, { email: e2 }];
       const rs = await Promise.all(bodies.map((b) => post('/kiosk/customer/identify', b)));
       expect(rs.map((r) => r.status)).toEqual(bodies.map(() => 200));
-      for (const v of phones) expect((await tdb().selectFrom('customers').select('id').where('phone', '=', v).execute()).length).toBe(1);
-      for (const v of emails) expect((await tdb().selectFrom('customers').select('id').where('email', '=', v).execute()).length).toBe(1);
+      // At most one holder each (a contact typed beside one that found a customer is stored nowhere: a kiosk adds none to an account).
+      for (const v of phones) expect((await tdb().selectFrom('customers').select('id').where('phone', '=', v).execute()).length).toBeLessThanOrEqual(1);
+      for (const v of emails) expect((await tdb().selectFrom('customers').select('id').where('email', '=', v).execute()).length).toBeLessThanOrEqual(1);
       // Each answer is a customer holding the phone or the e-mail it was sent (identify never moves a contact).
       for (const [i, b] of bodies.entries()) {
         const answered = await row(rs[i]!.body.data.customer.id);

@@ -51,15 +51,24 @@ describe('POST /kiosk/customer/identify', () => {
     expect(timeline).toEqual([{ kind: 'enrolled', detail: { source: 'kiosk' } }]);
   });
 
-  test('the same phone typed internationally is the same customer; a new e-mail is added to it', async () => {
+  test('the same phone typed internationally is the same customer; an e-mail typed beside it is not added to that account', async () => {
     const before = await count('customers');
     const r = await post('/kiosk/customer/identify', { phone: '+32 470 12 34 56', email: 'Anna@Example.COM' });
     expect(r.status).toBe(200);
     expect(r.body.data.created).toBe(false);
-    expect(r.body.data.customer).toMatchObject({ name: 'Anna', email: 'a***@example.com', phone: '*********456' });
+    expect(r.body.data.customer).toMatchObject({ name: 'Anna', email: null, phone: '*********456' });
     expect(await count('customers')).toBe(before);
     const row = await tdb().selectFrom('customers').select('email').where('phone', '=', '+32470123456').executeTakeFirstOrThrow();
-    expect(row.email).toBe('anna@example.com');
+    expect(row.email).toBeNull();
+  });
+
+  test('a stranger at the kiosk cannot add their e-mail to an account found by its phone, and so cannot open it in the app', async () => {
+    const phone = `+3247${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const victim = (await post('/kiosk/customer/identify', { phone, name: 'Vera' })).body.data.customer.id as string;
+    const attacker = `mallory-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    expect((await post('/kiosk/customer/identify', { phone, email: attacker })).body.data.customer).toMatchObject({ id: victim, email: null });
+    // Before: the e-mail was added, and proving it at /customer/login opened Vera's account (never signed in to).
+    expect(await tdb().selectFrom('customers').select('id').where('email', '=', attacker).execute()).toEqual([]);
   });
 
   test('bad input is a 422 on its field and writes nothing', async () => {
@@ -98,6 +107,8 @@ describe('POST and GET /kiosk/loyalty', () => {
   });
 
   test('login answers a fresh token; details read the balance behind it; a wrong token is a 422', async () => {
+    // Anna added her e-mail herself (the customer app; a kiosk adds no contact to an account).
+    await tdb().updateTable('customers').set({ email: 'anna@example.com' }).where('phone', '=', '+32470123456').execute();
     const r = await post('/kiosk/loyalty', { email: 'ANNA@example.com' });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ created: false, customer: { name: 'Anna' }, loyalty: { points: 0 } });
