@@ -4,7 +4,7 @@ import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { contactFlags, contactTaken, normaliseEmail, normalisePhone, writingContacts } from './contacts.ts';
 import { getCustomer } from './customers.ts';
-import { addressView, customerView } from './customer-views.ts';
+import { addressView, customerView, lockCustomer } from './customer-views.ts';
 import { addTimelineEvent } from './timeline.ts';
 
 /** Who acts in the back office: the activity log's user. */
@@ -84,6 +84,8 @@ export async function updateCustomer(db: TenantDb, actor: BackofficeActor, id: s
   await getCustomer(db, id);
   const patch = await contactPatch(db, input, id);
   return writingContacts(() => db.transaction().execute(async (tx) => {
+    // Erased since the check above: 404, not a 500 from an update that found no row.
+    await lockCustomer(tx, id);
     const c = await tx.updateTable('customers').set({ ...patch, ...contactFlags(patch), updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     if (!c.name && !c.email && !c.phone) throw errors.field('name', 'A name, an email address or a phone number is required.');
     await logActivity(tx, { userId: actor.userId, action: 'updated', subject: 'customer', subjectId: id, properties: { fields: Object.keys(patch).sort() } });
@@ -113,6 +115,7 @@ export async function addCustomerNote(db: TenantDb, actor: BackofficeActor, id: 
   if (!text) throw errors.field('note', 'The note field is required.');
   await getCustomer(db, id);
   return db.transaction().execute(async (tx) => {
+    await lockCustomer(tx, id);
     const n = await tx.insertInto('customer_notes').values({ id: Bun.randomUUIDv7(), customer_id: id, user_id: actor.userId, note: text, created_at: now }).returningAll().executeTakeFirstOrThrow();
     await addTimelineEvent(tx, id, 'note_added', null, { note_id: n.id }, now);
     await logActivity(tx, { userId: actor.userId, action: 'noted', subject: 'customer', subjectId: id });
@@ -124,6 +127,7 @@ export async function addCustomerNote(db: TenantDb, actor: BackofficeActor, id: 
 export async function setMarketingConsent(db: TenantDb, actor: BackofficeActor, id: string, consent: boolean, now: Date) {
   await getCustomer(db, id);
   return db.transaction().execute(async (tx) => {
+    await lockCustomer(tx, id);
     const c = await tx.updateTable('customers').set({ marketing_consent: consent, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
     await addTimelineEvent(tx, id, consent ? 'marketing_opted_in' : 'marketing_opted_out', null, { by: 'back_office' }, now);
     await logActivity(tx, { userId: actor.userId, action: 'updated', subject: 'customer', subjectId: id, properties: { fields: ['marketing_consent'] } });
@@ -192,10 +196,12 @@ export async function eraseCustomer(db: TenantDb, actor: BackofficeActor, id: st
   await db.transaction().execute(async (tx) => {
     const c = await tx.selectFrom('customers').select(['id', 'email', 'phone']).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) throw errors.notFound('customer');
-    const orders = await tx.updateTable('transactions').set({ customer_id: null, customer_name: null, customer_email: null, customer_phone: null }).where('customer_id', '=', id).executeTakeFirst();
-    // Storefront orders placed as a guest with the same contact (stored as the customer's are normalised).
-    if (c.email) await tx.updateTable('transactions').set({ customer_email: null }).where('customer_email', '=', c.email).execute();
-    if (c.phone) await tx.updateTable('transactions').set({ customer_phone: null }).where('customer_phone', '=', c.phone).execute();
+    const anonymous = { customer_id: null, customer_name: null, customer_email: null, customer_phone: null, delivery_address: null };
+    const orders = await tx.updateTable('transactions').set(anonymous).where('customer_id', '=', id).executeTakeFirst();
+    // Storefront orders placed as a guest with the same contact (stored as the customer's are normalised):
+    // this person's too, so the name they gave and where they had it delivered go as well.
+    if (c.email) await tx.updateTable('transactions').set(anonymous).where('customer_email', '=', c.email).execute();
+    if (c.phone) await tx.updateTable('transactions').set(anonymous).where('customer_phone', '=', c.phone).execute();
     await tx.updateTable('offer_redemptions').set({ customer_id: null }).where('customer_id', '=', id).execute();
     await tx.updateTable('gift_cards').set({ customer_id: null }).where('customer_id', '=', id).execute();
     const destinations = [c.email, c.phone].filter((v): v is string => !!v);

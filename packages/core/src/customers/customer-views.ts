@@ -40,8 +40,8 @@ export interface AddressInput {
 export type CustomerGone = () => Error;
 const notFoundCustomer: CustomerGone = () => errors.notFound('customer');
 
-/** Locks the customer's row (address writes of one customer run one after the other); `gone` when it was erased meanwhile. */
-async function lockCustomer(tx: TenantTx, customerId: string, gone: CustomerGone): Promise<void> {
+/** Locks the customer's row (writes of one customer run one after the other); `gone` when it was erased meanwhile. */
+export async function lockCustomer(tx: TenantTx, customerId: string, gone: CustomerGone = notFoundCustomer): Promise<void> {
   const row = await tx.selectFrom('customers').select('id').where('id', '=', customerId).forUpdate().executeTakeFirst();
   if (!row) throw gone();
 }

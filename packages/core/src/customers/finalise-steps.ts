@@ -86,7 +86,8 @@ export function customerFinaliseSteps(db: TenantDb, now: () => Date = () => new 
         if (t.channel !== 'kiosk') return 'skipped: not a kiosk order';
         const c = await db.selectFrom('customers').select('name').where('id', '=', t.customer_id).executeTakeFirst();
         if (!c?.name) return 'skipped: the customer has no name';
-        const r = await db.updateTable('transactions').set({ customer_name: c.name }).where('id', '=', t.id).where('customer_name', 'is', null).executeTakeFirst();
+        // Still this customer's order: an erasure committed since the read above unlinked it, and the name must not come back.
+        const r = await db.updateTable('transactions').set({ customer_name: c.name }).where('id', '=', t.id).where('customer_id', '=', t.customer_id).where('customer_name', 'is', null).executeTakeFirst();
         return Number(r.numUpdatedRows) > 0 ? 'set' : 'skipped: already set';
       },
     },

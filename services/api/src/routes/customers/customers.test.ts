@@ -173,6 +173,34 @@ describe('privacy', () => {
     expect(await api.call('GET', '/api/customer/user', { token: c.token })).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
     expect((await call('DELETE', `/${c.id}`)).status).toBe(404);
   });
+
+  test('delete also takes the delivery address off their orders, and the name and address off guest orders placed with their contact', async () => {
+    const email = `gone-${crypto.randomUUID().slice(0, 6)}@example.com`;
+    const c = await makeCustomer(api, m, { name: 'Gina', email });
+    const own = await makeOrder(api, m, { customerId: c.id, customerName: 'Gina' });
+    const guest = await makeOrder(api, m, { customerId: null, customerName: 'Gina G.' });
+    const address = JSON.stringify({ line1: 'Secret street 1', city: 'Brussels', postal_code: '1000' });
+    await tdb().updateTable('transactions').set({ delivery_address: address }).where('id', 'in', [own.id, guest.id]).execute();
+    await tdb().updateTable('transactions').set({ customer_email: email }).where('id', '=', guest.id).execute();
+    expect((await call('DELETE', `/${c.id}`)).status).toBe(200);
+    // Before: both kept the address, and the guest order its name.
+    const rows = await tdb().selectFrom('transactions').select(['id', 'customer_name', 'customer_email', 'delivery_address', 'total']).where('id', 'in', [own.id, guest.id]).orderBy('id').execute();
+    for (const r of rows) expect(r).toMatchObject({ customer_name: null, customer_email: null, delivery_address: null, total: 1250 });
+  });
+
+  test('edits racing the delete: 404, not a 500 (the row is locked and read again)', async () => {
+    for (const [method, path, body] of [
+      ['PUT', '', { name: 'Late' }],
+      ['POST', '/marketing', { marketing_consent: true }],
+      ['POST', '/notes', { note: 'late note' }],
+    ] as const) {
+      const c = await makeCustomer(api, m, { name: 'Racer', email: `racer-${crypto.randomUUID().slice(0, 6)}@example.com` });
+      const [edit, erase] = await Promise.all([call(method, `/${c.id}${path}`, body), call('DELETE', `/${c.id}`)]);
+      expect(erase.status).toBe(200);
+      expect([path, [200, 201, 404].includes(edit.status)]).toEqual([path, true]);
+      expect(await tdb().selectFrom('customer_notes').select('id').where('customer_id', '=', c.id).execute()).toEqual([]);
+    }
+  });
 });
 
 describe('permissions and isolation', () => {
