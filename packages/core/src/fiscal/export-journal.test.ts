@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { canonicalJson, type SignResult } from '@pos/fiscal';
-import { exportJournal, locationsWithFiscalHistory, type DeviceJournal } from './export-journal.ts';
+import { exportJournal, locationsWithFiscalHistory, verifyDeviceRows, type DeviceJournal } from './export-journal.ts';
 import { createFiscalService, type FiscalService } from './fiscal-service.ts';
 import { openFiscalTestTenant, saleInput, TEST_FISCAL_CONFIG, type FiscalTestTenant } from './test-support.ts';
 
@@ -115,6 +115,25 @@ describe('exportJournal verification', () => {
     expect(await verification()).toMatchObject({ ok: false, seq: 5, problem: 'removed' });
     await t.tdb.deleteFrom('fiscal_journal').where('fdm_id', '=', fdmId).where('seq', '=', 3).execute();
     expect(await verification()).toMatchObject({ ok: false, seq: 3, problem: 'removed' });
+  });
+
+  test('a signed entry put back to pending (its result removed): in the middle or at the end of a software-mode journal', async () => {
+    const downgrade = { status: 'pending', sign_result: null, result_hash: null, result_seal: null, completed_at: null };
+    await update(5, downgrade);
+    // Before: verified ok with `pending: 1`; the module's signature gone without a trace.
+    expect(await verification()).toMatchObject({ ok: false, seq: 5, problem: 'altered', detail: 'a software-mode entry is never pending' });
+    await update(3, downgrade);
+    expect(await verification()).toMatchObject({ ok: false, seq: 3, problem: 'altered' });
+  });
+
+  test('a remote journal: pending entries only at its end (entries complete in journal order)', async () => {
+    const rows = await t.tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).orderBy('seq').execute();
+    const pendingAt = (seqs: number[]) => rows.map((r) => (seqs.includes(Number(r.seq)) ? { ...r, status: 'pending' as const, sign_result: null, result_hash: null, result_seal: null, completed_at: null } : r));
+    const check = (seqs: number[]) => verifyDeviceRows(pendingAt(seqs), { sealKey: fiscal.sealKey, expectedLastSeq: 5 });
+    // Waiting for a module: the last entries.
+    expect(check([4, 5])).toMatchObject({ ok: true, pending: 2 });
+    // A completed entry after a pending one cannot happen: one was put back to pending.
+    expect(check([3])).toMatchObject({ ok: false, seq: 3, problem: 'altered', detail: 'pending entry before a completed one' });
   });
 
   test('signing refuses to continue a journal whose head was removed', async () => {

@@ -56,6 +56,8 @@ export interface VerifyDeviceOptions {
   readonly publicKey?: string;
   /** Default true: a live journal may hold entries waiting for a remote module. */
   readonly allowPending?: boolean;
+  /** A software-mode device signs in the transaction that writes the entry: none of its entries is ever pending. */
+  readonly software?: boolean;
 }
 
 /** What verification needs from the fiscal service: software-mode public keys and the seal key. */
@@ -84,6 +86,14 @@ export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDevice
   if (badFailureSeal) problems.push({ seq: Number(badFailureSeal.seq), problem: 'bad_seal', detail: 'result seal does not match' });
   const firstPending = rows.find((r) => r.status === 'pending');
   if (opts.allowPending === false && firstPending) problems.push({ seq: Number(firstPending.seq), problem: 'pending', detail: 'entry was never completed' });
+  // A pending entry carries no result, so one put back to pending (its signature removed) passed the
+  // checks above. Entries complete in journal order (`sendInJournalOrder`): no completed entry follows a
+  // pending one; and a software-mode device has no pending entry at all.
+  if (firstPending) {
+    const from = rows.indexOf(firstPending);
+    if (opts.software) problems.push({ seq: Number(firstPending.seq), problem: 'altered', detail: 'a software-mode entry is never pending' });
+    else if (rows.slice(from + 1).some((r) => r.status !== 'pending')) problems.push({ seq: Number(firstPending.seq), problem: 'altered', detail: 'pending entry before a completed one' });
+  }
   // Lowest seq first; at one seq, a forged-but-rehashed entry reports `bad_seal` after `altered`.
   const first = problems.sort((a, b) => a.seq - b.seq)[0];
   if (first) return { ok: false, seq: first.seq, problem: first.problem, detail: first.detail };
@@ -136,6 +146,7 @@ export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, ke
     const verification = verifyDeviceRows(rows, {
       sealKey: keys.sealKey,
       expectedLastSeq: head,
+      software: device.mode === 'software',
       ...(device.mode === 'software' ? { publicKey: keys.publicKeyFor(fdmId) } : {}),
     });
     const entries = rows
