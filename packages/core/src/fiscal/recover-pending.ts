@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
 import { systemClock, type Clock, type Logger } from '@pos/kernel';
 import type { FiscalService } from './fiscal-service.ts';
@@ -45,13 +46,21 @@ export interface RecoverySummary {
 export async function recoverPendingEntries(tdb: TenantDb, service: Pick<FiscalService, 'completePending'>, opts: RecoverOptions = {}): Promise<RecoverySummary> {
   const clock = opts.clock ?? systemClock;
   const cutoff = new Date(clock.now().getTime() - (opts.olderThanMs ?? 60_000));
+  // Each device's entries in seq order, the devices taken in turn (every device's first, then every
+  // second...): ordered by device, one device's backlog of `limit` entries (a module down for days, a
+  // retired device whose secret is gone) filled every run, and the other devices were never reached.
   const rows = await tdb
-    .selectFrom('fiscal_journal')
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('fiscal_journal')
+        .select(['id', 'fdm_id', 'seq', 'subject_type', 'subject_id', sql<string>`row_number() over (partition by fdm_id order by seq)`.as('turn')])
+        .where('status', '=', 'pending')
+        .where('created_at', '<=', cutoff)
+        .as('p'),
+    )
     .select(['id', 'fdm_id', 'seq', 'subject_type', 'subject_id'])
-    .where('status', '=', 'pending')
-    .where('created_at', '<=', cutoff)
+    .orderBy('turn')
     .orderBy('fdm_id')
-    .orderBy('seq')
     .limit(opts.limit ?? 500)
     .execute();
 

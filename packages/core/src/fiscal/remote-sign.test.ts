@@ -202,6 +202,29 @@ describe('remote fiscal data module', () => {
     expect((await journal(fdmId)).map((r) => JSON.parse(r.sign_result!).fdmRef.totalCounter)).toEqual([1, 2]);
   });
 
+  test('recovery takes the devices in turn: a backlog of one device that stays pending does not keep another device from recovery', async () => {
+    // Device A sorts first and its module stays unreachable; B's module is back.
+    const tag = crypto.randomUUID().slice(0, 8);
+    const [locA, locB] = [await t.addLocation(), await t.addLocation()];
+    const [fdmA, fdmB] = [`RFDM-A-${tag}`, `RFDM-B-${tag}`];
+    await t.enrol(locA, 'remote', fdmA);
+    await t.enrol(locB, 'remote', fdmB);
+    const [simA, simB] = [startFdmSimulator({ deviceId: fdmA, sharedSecret: SECRET }), startFdmSimulator({ deviceId: fdmB, sharedSecret: SECRET })];
+    sims.push(simA, simB);
+    const fiscalA = createFiscalService({ ...TEST_FISCAL_CONFIG, remote: { baseUrl: simA.url, secrets: { [fdmA]: SECRET } } }, t.log);
+    const fiscalB = createFiscalService({ ...TEST_FISCAL_CONFIG, remote: { baseUrl: simB.url, secrets: { [fdmB]: SECRET } } }, t.log);
+    simA.simulateOutage(100);
+    simB.simulateOutage(1);
+    for (let i = 0; i < 3; i++) await failure(fiscalA.signEvent(t.tdb, saleInput(locA)));
+    await failure(fiscalB.signEvent(t.tdb, saleInput(locB)));
+    // The recovery run reaching B (A's secret is not configured there: A's entries stay pending).
+    const run = await recoverPendingEntries(t.tdb, fiscalB, { olderThanMs: 0, limit: 3 });
+    // Before: the three entries taken were A's (ordered by device), and B's waited for ever.
+    expect(run).toMatchObject({ signed: 1 });
+    expect((await journal(fdmB)).map((r) => r.status)).toEqual(['signed']);
+    expect((await journal(fdmA)).map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+  });
+
   test('remote device without a configured secret: 503 before anything is journaled', async () => {
     const loc = await t.addLocation();
     const fdmId = await t.enrol(loc, 'remote');
