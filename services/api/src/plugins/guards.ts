@@ -56,17 +56,13 @@ export function locationGrant(param = 'locationId') {
 
 /**
  * For a route without a permission about one of our locations named outside the path's `locationId` (a
- * query field, another param): 404 when it is not a location of the merchant, then 403 outside the
- * caller's grant (spec 1 section 5 item 8). Nothing to check when `locationOf` finds none. A
- * `beforeHandle` hook: the query and params are validated by then.
+ * query field, another param), called from the handler: 404 when it is not a location of the merchant,
+ * then 403 outside the caller's grant (spec 1 section 5 item 8). Answers the id as given.
  */
-export function grantedLocation(locationOf: (ctx: { query: unknown; params: unknown }) => string | undefined) {
-  return async (ctx: { tenant: TenantContext; access: () => Promise<Access>; query: unknown; params: unknown }) => {
-    const id = locationOf(ctx);
-    if (id === undefined) return;
-    await requireOwnLocation(ctx.tenant, id);
-    requireGrantedLocations(await ctx.access(), [id.toLowerCase()]);
-  };
+export async function grantedLocation(ctx: { tenant: TenantContext; access: () => Promise<Access> }, locationId: string): Promise<string> {
+  await requireOwnLocation(ctx.tenant, locationId);
+  requireGrantedLocations(await ctx.access(), [locationId.toLowerCase()]);
+  return locationId;
 }
 
 /**
