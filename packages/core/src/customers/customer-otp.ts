@@ -28,23 +28,26 @@ export async function issueCustomerOtp(db: TenantDb, key: string, channel: OtpCh
   const expires_at = new Date(now.getTime() + CUSTOMER_OTP_TTL_MS);
   await db.transaction().execute(async (tx) => {
     await sql`select pg_advisory_xact_lock(hashtextextended(${'customer-otp:' + destination}, 0))`.execute(tx);
-    await tx.deleteFrom('customer_otps').where('destination', '=', destination).where('used_at', 'is', null).execute();
+    // The destination's earlier codes go, and every code past its expiry: a code row names its phone or
+    // address in clear, and is of no use once spent or expired (a customer erased later is not found by it).
+    await tx.deleteFrom('customer_otps').where((eb) => eb.or([eb('destination', '=', destination), eb('expires_at', '<=', now)])).execute();
     await tx.insertInto('customer_otps').values({ id, channel, destination, code_hash: hashOtp(key, destination, code), expires_at, created_at: now }).execute();
   });
   return { id, code, expires_at };
 }
 
 /**
- * Spends a live code of `destination`: the matching unused, unexpired row is marked used in the same
- * statement, so a code logs in once. A wrong, spent or expired code is a 422 on `code`.
+ * Spends a live code of `destination`: the matching unused, unexpired row is deleted in one statement,
+ * so a code logs in once. A wrong, spent or expired code is a 422 on `code`.
  */
 export async function consumeCustomerOtp(db: TenantDb | TenantTx, key: string, destination: string, code: string, now: Date): Promise<void> {
   const want = Buffer.from(hashOtp(key, destination, code));
   const live = await db.selectFrom('customer_otps').select(['id', 'code_hash']).where('destination', '=', destination).where('used_at', 'is', null).where('expires_at', '>', now).execute();
   const hit = live.find((r) => r.code_hash.length === want.length && timingSafeEqual(Buffer.from(r.code_hash), want));
   if (hit) {
-    const r = await db.updateTable('customer_otps').set({ used_at: now }).where('id', '=', hit.id).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) return;
+    // Spent by deleting it (one statement: a code logs in once); nothing of it is kept.
+    const r = await db.deleteFrom('customer_otps').where('id', '=', hit.id).where('used_at', 'is', null).executeTakeFirst();
+    if (Number(r.numDeletedRows) === 1) return;
   }
   throw errors.field('code', 'The code is invalid or has expired.');
 }

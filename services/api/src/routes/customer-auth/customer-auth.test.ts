@@ -156,6 +156,18 @@ describe('POST /customer/send-otp', () => {
 });
 
 describe('POST /customer/login', () => {
+  test('no code row outlives its use or its expiry: a spent code is gone, an expired one goes at the next send (they name a phone or address in clear)', async () => {
+    const [phone, other] = [randomPhone(), randomPhone()];
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip: freshIp() });
+    expect((await api.call('POST', '/api/customer/login', { body: { slug: m.merchant.slug, phone, code: lastCode(phone)! }, ip: freshIp() })).status).toBe(200);
+    // Before: kept, marked used, for ever.
+    expect(await tdb(m).selectFrom('customer_otps').select('id').where('destination', '=', phone).execute()).toEqual([]);
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: other }, ip: freshIp() });
+    await tdb(m).updateTable('customer_otps').set({ expires_at: new Date(Date.now() - 1000) }).where('destination', '=', other).execute();
+    await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone() }, ip: freshIp() });
+    expect(await tdb(m).selectFrom('customer_otps').select('id').where('destination', '=', other).execute()).toEqual([]);
+  });
+
   test('a code logs in once and answers a customer token; the same phone at another merchant is another customer', async () => {
     const phone = randomPhone();
     const ip = freshIp();
