@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { isUniqueViolation, withWriteRetry, type CentralDb, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
-import { capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, requestHash, REQUEST_IN_PROGRESS, REQUEST_KEY_REUSED, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
+import { addLocalDays, capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, requestHash, REQUEST_IN_PROGRESS, REQUEST_KEY_REUSED, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
 import { holdOrderStock, tracksStock } from '../catalog/stock-availability.ts';
@@ -163,7 +163,8 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
     const day = formatInTimeZone(scheduled, loc.timezone, 'yyyy-MM-dd');
     const offered = await availableTimeslots(deps.db, slug, loc.id, day, now).catch(() => ({ slots: [] as { start: string }[] }));
     // A slot past midnight of a crossing window belongs to the previous business day.
-    const previous = await availableTimeslots(deps.db, slug, loc.id, formatInTimeZone(new Date(scheduled.getTime() - 86_400_000), loc.timezone, 'yyyy-MM-dd'), now).catch(() => ({ slots: [] as { start: string }[] }));
+    // The calendar day before (`scheduled - 24 h` read in the zone missed it on a 23-hour day).
+    const previous = await availableTimeslots(deps.db, slug, loc.id, addLocalDays(day, -1), now).catch(() => ({ slots: [] as { start: string }[] }));
     if (![...offered.slots, ...previous.slots].some((s) => s.start === scheduled!.toISOString())) throw errors.field('scheduled_for', TIMESLOT_UNAVAILABLE);
   } else if (!view!.open_now) {
     throw errors.businessRule(ORDERING_CLOSED, { reason: 'ordering_closed' });

@@ -90,18 +90,24 @@ export async function describeStorefront(db: CentralDb, redis: Redis, slug: stri
 /**
  * `POST …/available-timeslots`: the slots of a business day (today in the location's zone when no date
  * is sent) within `max_days_ahead`, each with the orders it still takes. A date outside that range
- * is 422 on `date`.
+ * is 422 on `date`. Yesterday is in range too: a window crossing midnight lists its after-midnight slots
+ * under the day it opened, so after midnight they are yesterday's (and without a date they come first).
  */
 export async function availableTimeslots(db: CentralDb, slug: string, locationId: string, date: string | undefined, now: Date) {
   const sf = await storefrontOf(db, slug);
   const { loc } = await onlineLocation(sf, locationId);
   const { settings, snoozed_until } = await readSettings(sf.tdb, loc.id, 'online_ordering');
   const today = localDateOf(now, loc.timezone);
+  const yesterday = addLocalDays(today, -1);
   const day = date ?? today;
-  if (day < today || day > addLocalDays(today, settings.max_days_ahead)) {
-    throw errors.field('date', `The date must be between ${today} and ${addLocalDays(today, settings.max_days_ahead)}.`);
+  if (day < yesterday || day > addLocalDays(today, settings.max_days_ahead)) {
+    throw errors.field('date', `The date must be between ${yesterday} and ${addLocalDays(today, settings.max_days_ahead)}.`);
   }
-  const slots = candidateSlots({ timeZone: loc.timezone, hours: settings.opening_hours, preparationMinutes: settings.preparation_minutes, snoozedUntil: snoozed_until }, day, now);
+  const rules = { timeZone: loc.timezone, hours: settings.opening_hours, preparationMinutes: settings.preparation_minutes, snoozedUntil: snoozed_until };
+  // candidateSlots leaves out what has started: of yesterday's windows only their slots still to come.
+  const merged = [...(date === undefined ? candidateSlots(rules, yesterday, now) : []), ...candidateSlots(rules, day, now)];
+  // A window of today opening at midnight may list a slot yesterday's crossing window lists too: once.
+  const slots = merged.filter((s, i) => merged.findIndex((x) => x.start.getTime() === s.start.getTime()) === i).sort((a, b) => a.start.getTime() - b.start.getTime());
   const taken = settings.slot_capacity > 0 && slots.length > 0 ? await slotUsage(sf.tdb, loc.id, slots[0]!.start, slots[slots.length - 1]!.start, now) : new Map<number, number>();
   return {
     location_id: loc.id,

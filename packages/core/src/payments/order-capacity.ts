@@ -46,6 +46,8 @@ export async function slotUsage(tdb: TenantDb | TenantTx, locationId: string, fr
     .select(['capacity_slot_at', (eb) => eb.fn.countAll<string>().as('n')])
     .where('location_id', '=', locationId)
     .where('status', '=', 'Complete')
+    // A paid order its marketplace cancelled (`Complete`, `Cancelled`) is not made: its place is free again.
+    .where((eb) => eb.or([eb('order_status', 'is', null), eb('order_status', '<>', 'Cancelled')]))
     .where('capacity_slot_at', '>=', capacitySlotOf(from))
     .where('capacity_slot_at', '<=', to)
     .groupBy('capacity_slot_at')
