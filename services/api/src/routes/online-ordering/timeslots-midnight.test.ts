@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ManualClock } from '@pos/kernel';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
+import { bindTenant } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { makeOrder } from '../customer-account/customer-test-support.ts';
 
 /**
  * Scheduled orders around midnight and a spring-forward night (Europe/Brussels). A window crossing
@@ -58,5 +60,21 @@ describe('timeslots around midnight', () => {
     expect(offered).toContain('2026-03-29T22:15:00.000Z'); // Monday 00:15 CEST
     // Before: 422 TIMESLOT_UNAVAILABLE (the day before was read as `scheduled - 24 h`: Saturday).
     expect((await pay('2026-03-29T22:15:00.000Z')).status).toBe(200);
+  });
+
+  test('a paid order its marketplace cancelled frees its place in the slot', async () => {
+    expect((await hours([{ day: 1, open: '10:00', close: '14:00' }])).status).toBe(200);
+    await api.call('PUT', `/api/back-office/online-ordering/${loc()}`, { token: owner, body: { slot_capacity: 1 } });
+    clock.set(new Date('2026-02-02T07:00:00Z')); // Monday 08:00 in Brussels
+    const slot = (await slots('2026-02-02')).body.data.slots[0];
+    expect(slot.remaining).toBe(1);
+    const order = await makeOrder(api, m, { locationIndex: m.locations.findIndex((l) => l.id === loc()) });
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    await tdb.updateTable('transactions').set({ capacity_slot_at: new Date(slot.start) }).where('id', '=', order.id).execute();
+    const offered = async () => (await slots('2026-02-02')).body.data.slots.map((s: { start: string }) => s.start);
+    expect(await offered()).not.toContain(slot.start); // full
+    // The marketplace cancels it after paying: `Complete`, `Cancelled`. Before: the place stayed taken.
+    await tdb.updateTable('transactions').set({ order_status: 'Cancelled' }).where('id', '=', order.id).execute();
+    expect(await offered()).toContain(slot.start);
   });
 });
