@@ -88,6 +88,9 @@ export const THROTTLES = {
    */
   descriptionUser: { name: 'description-generator', limit: 20, windowSeconds: 60 },
   descriptionMerchant: { name: 'description-generator-merchant', limit: 200, windowSeconds: 3600 },
+  /** AI photos: a provider refusal gives the credit back, so one credit could pay for any number of calls on our key. */
+  aiPhotoUser: { name: 'ai-photo', limit: 20, windowSeconds: 60 },
+  aiPhotoMerchant: { name: 'ai-photo-merchant', limit: 100, windowSeconds: 3600 },
   testPrintPrinter: { name: 'test-print', limit: 5, windowSeconds: 60 },
   /**
    * The storefront's public address lookups (`/online-ordering/address-suggestions`,

@@ -50,6 +50,24 @@ describe('description generator: the provider is paid per call, so it is throttl
   });
 });
 
+describe('AI photos: a refusal gives the credit back, so the calls are throttled', () => {
+  test('20 a minute per user, whatever the provider answers; the 21st is 429 and reaches no provider', async () => {
+    const member = await makeMember(api, b, []);
+    await tdbOf(b).updateTable('ai_credits').set({ balance: 1 }).where('id', '=', 1).execute();
+    await fetch(`${sim.url}/_sim/down`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ down: true }) });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 21; i++) statuses.push((await api.call('POST', `${P}/generate`, { token: member.token, body: { prompt: `refused ${i}` } })).status);
+      // Before: 503 after 503 (and on and on), each a call on our key, the one credit given back each time.
+      expect(statuses).toEqual([...Array(20).fill(503), 429]);
+      const balance = await tdbOf(b).selectFrom('ai_credits').select('balance').where('id', '=', 1).executeTakeFirstOrThrow();
+      expect(Number(balance.balance)).toBe(1);
+    } finally {
+      await fetch(`${sim.url}/_sim/down`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ down: false }) });
+    }
+  });
+});
+
 describe('AI photos', () => {
   test('another merchant\'s photo is a 404; a prompt over 500 characters is a 422 and costs no credit', async () => {
     await tdbOf(a).updateTable('ai_credits').set({ balance: 2 }).where('id', '=', 1).execute();

@@ -38,12 +38,23 @@ export function aiGenerationRoutes(deps: ApiDeps) {
         ...doc('Generate an item description', 'From the item name, optional keywords, language and tone. Free of credits; nothing is stored. 503 when the provider is not configured or does not answer. Throttle `description-generator`: 20 a minute per user and 200 an hour per merchant.'),
       },
     )
-    .post('/ai-photo/generate', async ({ tenant, auth, body }) => ({ data: await generateAiPhoto(tenant.db, client, auth.userId, body.prompt) }), {
-      query: S.VendorQuery,
-      body: S.PhotoBody,
-      response: { 200: S.GeneratedPhotoResponse },
-      ...doc('Generate an AI photo', 'Costs one credit, taken in one guarded statement (the balance never goes below zero; 422 when it is empty). A provider failure gives the credit back, marks the photo failed and answers 503.'),
-    })
+    .post(
+      '/ai-photo/generate',
+      async ({ tenant, auth, body }) => {
+        // A provider refusal gives the credit back, so credits alone do not bound the calls made on our key.
+        await throttle(deps.redis, deps.env, [
+          [THROTTLES.aiPhotoUser, auth.userId],
+          [THROTTLES.aiPhotoMerchant, tenant.merchant.id],
+        ]);
+        return { data: await generateAiPhoto(tenant.db, client, auth.userId, body.prompt) };
+      },
+      {
+        query: S.VendorQuery,
+        body: S.PhotoBody,
+        response: { 200: S.GeneratedPhotoResponse },
+        ...doc('Generate an AI photo', 'Costs one credit, taken in one guarded statement (the balance never goes below zero; 422 when it is empty). A provider failure gives the credit back, marks the photo failed and answers 503. Throttle `ai-photo`: 20 a minute per user and 100 an hour per merchant (429).'),
+      },
+    )
     .get('/ai-photo/status/:contentId', async ({ tenant, params }) => ({ data: await aiPhotoStatus(tenant.db, params.contentId) }), {
       query: S.VendorQuery,
       params: S.ContentParams,
