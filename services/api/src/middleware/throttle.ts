@@ -91,6 +91,8 @@ export const THROTTLES = {
   /** AI photos: a provider refusal gives the credit back, so one credit could pay for any number of calls on our key. */
   aiPhotoUser: { name: 'ai-photo', limit: 20, windowSeconds: 60 },
   aiPhotoMerchant: { name: 'ai-photo-merchant', limit: 100, windowSeconds: 3600 },
+  /** Client error reports: each is a log line; per device. */
+  clientLogger: { name: 'client-logger', limit: 60, windowSeconds: 60 },
   testPrintPrinter: { name: 'test-print', limit: 5, windowSeconds: 60 },
   /**
    * The storefront's public address lookups (`/online-ordering/address-suggestions`,

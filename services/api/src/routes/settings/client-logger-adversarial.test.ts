@@ -69,3 +69,12 @@ test('the signed-in device reports with or without its own id, and is counted an
   expect(alerts.slice(before)).toEqual([expect.objectContaining({ device_id: kioskId, event: 'payment_failed', count: 2, last_message: 'declined again' })]);
   expect((await keysOf(kioskId)).length).toBe(1);
 });
+
+test('one device reporting in a loop: 60 a minute, then 429 and nothing logged or counted; another device still reports', async () => {
+  const pos = await api.deviceToken(m, 'pos');
+  const statuses: number[] = [];
+  for (let i = 0; i < 61; i++) statuses.push((await api.call('POST', P, { deviceKey: true, token: pos, body: { level: 'info', event: 'flood', message: 'x'.repeat(2000) } })).status);
+  // Before: every one logged (the logger writes synchronously).
+  expect(statuses).toEqual([...Array(60).fill(200), 429]);
+  expect((await api.call('POST', P, { deviceKey: true, token: kioskToken, body: { level: 'info', event: 'after_the_flood' } })).status).toBe(200);
+});

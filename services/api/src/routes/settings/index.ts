@@ -554,6 +554,8 @@ export function clientLoggerRoutes(deps: ApiDeps) {
         // the body is only a claim; one naming another device is refused, not counted against it.
         const deviceId = device!.id;
         if (body.device_id !== undefined && body.device_id !== deviceId) throw errors.forbidden(CLIENT_LOG_OTHER_DEVICE);
+        // Each report is a log line (written synchronously): one device token must not flood the logs.
+        await throttle(deps.redis, deps.env, [[THROTTLES.clientLogger, deviceId]]);
         const entry = { ...body, device_id: deviceId };
         const fields = { device_id: deviceId, event: body.event, app_version: body.app_version ?? null, client_message: body.message?.slice(0, 500) ?? null };
         if (body.level === 'error' || body.level === 'critical') deps.log.warn('client error reported', fields);
