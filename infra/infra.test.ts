@@ -125,6 +125,18 @@ describe("kubernetes manifests", () => {
     });
   });
 
+  test("the api writes uploads to a shared claim mounted at the image's OBJECT_STORE_DIR (its root file system is read-only)", () => {
+    const api = deployments.find((d) => d.metadata.name === "pos-api")!;
+    const mount = api.spec.template.spec.containers[0].volumeMounts.find((m: Obj) => m.mountPath === "/var/lib/pos/objects");
+    expect(mount).toBeDefined();
+    const volume = api.spec.template.spec.volumes.find((v: Obj) => v.name === mount.name);
+    const claims = ofKind("PersistentVolumeClaim");
+    expect(claims.map((c) => c.metadata.name)).toContain(volume.persistentVolumeClaim.claimName);
+    // Several replicas (the HPA) read and write the same files.
+    expect(claims.find((c) => c.metadata.name === volume.persistentVolumeClaim.claimName)!.spec.accessModes).toEqual(["ReadWriteMany"]);
+    expect(read(join(import.meta.dir, "docker", "Dockerfile.api"))).toContain("ENV OBJECT_STORE_DIR=/var/lib/pos/objects");
+  });
+
   test("ConfigMap carries no secret keys; the port variables match the containers", () => {
     const data: Obj = configMap.data;
     for (const key of ["DATABASE_URL", "REDIS_URL", "JWT_SECRET", "DEVICE_API_KEY", "PIN_PEPPER", "FISCAL_MASTER_KEY", "FISCAL_SIGNING_KEYS"]) {
@@ -259,6 +271,11 @@ describe("compose.yaml", () => {
     for (const s of ["postgres", "redis", "migrate", ...SERVICE_NAMES]) expect(services[s]).toBeDefined();
     expect(services.postgres.image).toBe("postgres:16");
     expect(services.redis.image).toBe("redis:7");
+  });
+
+  test("the api keeps uploads in a named volume at the image's OBJECT_STORE_DIR", () => {
+    expect(services.api.volumes).toContain("objects:/var/lib/pos/objects");
+    expect(Object.keys(compose.volumes)).toContain("objects");
   });
 
   test("every long-running service has a healthcheck", () => {

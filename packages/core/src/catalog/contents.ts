@@ -85,7 +85,11 @@ export async function uploadContent(scope: CatalogScope & { tenantDatabase: stri
   if (!type) throw errors.field('file', 'The file must be an image: JPEG, PNG, GIF or WebP.');
   const id = newId();
   const key = `${scope.tenantDatabase}/contents/${id}`;
-  await store.put(key, bytes, type);
+  // A store that cannot be written (a full disk, a directory the process may not write) is an outage to
+  // report as one (503), not an unexpected error.
+  await store.put(key, bytes, type).catch((e: unknown) => {
+    throw errors.unavailable('The file store is not available. Try again later.', { reason: 'store_unavailable', cause: e });
+  });
   try {
     const row = await catalogTx(scope, (tx) =>
       tx

@@ -79,3 +79,23 @@ describe('contents, adversarial', () => {
     expect(await rows()).toEqual(before);
   });
 });
+
+describe('an object store that cannot be written (a read-only file system, a full disk)', () => {
+  test('the upload is 503 `store_unavailable` and nothing is recorded (before: 500)', async () => {
+    // A regular file where the store's directory should be: every write under it fails.
+    const blocker = `/tmp/objects-blocked-${crypto.randomUUID()}`;
+    await Bun.write(blocker, 'not a directory');
+    const ro = await createTestApi({ env: { OBJECT_STORE_DIR: `${blocker}/objects` } });
+    try {
+      const mm = await ro.seed('contents-ro');
+      const token = await ro.ownerToken(mm);
+      const f = new FormData();
+      f.append('file', new File([PNG], 'menu.png', { type: 'image/png' }));
+      const res = await ro.app.handle(new Request('http://localhost/api/back-office/contents', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: f }));
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 503, body: { message: 'The file store is not available. Try again later.', reason: 'store_unavailable' } });
+      expect(await bindTenant(ro.deps.db, mm.merchant.tenant_database).selectFrom('contents').select('id').execute()).toEqual([]);
+    } finally {
+      await ro.close();
+    }
+  });
+});
