@@ -40,12 +40,16 @@ export interface PastBillView {
   created_at: string | null;
 }
 
-/** A provider refusal is the merchant's to read (422); anything else is the provider being away (503). */
+/**
+ * A provider refusal is the merchant's to read (422); anything else is the provider being away (503).
+ * Our own credentials refused (401, or 403: a key lacking a permission) are ours to fix, not the
+ * merchant's, and their text names our key and account: 503 like an outage.
+ */
 export async function atProvider<T>(fn: () => Promise<T>, refusal?: string): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof ProviderError && e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 429) {
+    if (e instanceof ProviderError && e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 401 && e.status !== 403 && e.status !== 429) {
       throw errors.businessRule(refusal ?? e.message.replace(/^card-a: /, ''));
     }
     throw errors.unavailable(PROVIDER_UNAVAILABLE);
