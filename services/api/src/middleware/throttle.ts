@@ -93,6 +93,8 @@ export const THROTTLES = {
   aiPhotoMerchant: { name: 'ai-photo-merchant', limit: 100, windowSeconds: 3600 },
   /** Client error reports: each is a log line; per device. */
   clientLogger: { name: 'client-logger', limit: 60, windowSeconds: 60 },
+  /** Content uploads (up to 5 MiB each) per merchant: the object store's disk is shared. */
+  contentUploadMerchant: { name: 'content-upload-merchant', limit: 200, windowSeconds: 3600 },
   testPrintPrinter: { name: 'test-print', limit: 5, windowSeconds: 60 },
   /**
    * The storefront's public address lookups (`/online-ordering/address-suggestions`,

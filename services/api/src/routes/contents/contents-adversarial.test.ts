@@ -80,6 +80,19 @@ describe('contents, adversarial', () => {
   });
 });
 
+describe('uploads per merchant', () => {
+  test('200 an hour, then 429 and nothing stored; another merchant still uploads', async () => {
+    const mm = await api.seed('contents-quota');
+    const token = await api.ownerToken(mm);
+    const statuses: number[] = [];
+    for (let i = 0; i < 201; i++) statuses.push((await upload(png(`q-${i}.png`), token)).status);
+    // Before: no bound but the file size (the store's disk is every merchant's).
+    expect(statuses).toEqual([...Array(200).fill(201), 429]);
+    expect((await bindTenant(api.deps.db, mm.merchant.tenant_database).selectFrom('contents').select('id').execute()).length).toBe(200);
+    expect((await upload(png('elsewhere.png'), ownerOther)).status).toBe(201);
+  });
+});
+
 describe('an object store that cannot be written (a read-only file system, a full disk)', () => {
   test('the upload is 503 `store_unavailable` and nothing is recorded (before: 500)', async () => {
     // A regular file where the store's directory should be: every write under it fails.

@@ -5,6 +5,7 @@ import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { catalogScope, doc } from '../catalog/scope.ts';
 import * as S from './contents.schemas.ts';
+import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 
 /**
  * Spec 1 "Content, inventories, tax rates" (content part), under `/back-office/contents`. Uploads are
@@ -27,6 +28,8 @@ export function contentRoutes(deps: ApiDeps) {
     .post(
       '',
       async (ctx) => {
+        // The store's disk is shared by every merchant: uploads per merchant are bounded.
+        await throttle(deps.redis, deps.env, [[THROTTLES.contentUploadMerchant, ctx.tenant.merchant.id]]);
         ctx.set.status = 201;
         const scope = { ...(await catalogScope(deps, ctx)), tenantDatabase: ctx.tenant.merchant.tenant_database };
         return { data: await contents.uploadContent(scope, deps.objects, ctx.body, deps.contentMaxBytes) };
@@ -35,7 +38,7 @@ export function contentRoutes(deps: ApiDeps) {
         body: S.UploadBody,
         response: { 201: S.ContentResponse },
         transform: [permission('CREATE_CONTENT')],
-        ...doc(tags, 'Upload an image', 'CREATE_CONTENT', `multipart/form-data with \`file\` (JPEG, PNG, GIF or WebP by its bytes; at most CONTENT_MAX_BYTES, 5 MiB by default), optional \`name\`, \`alt_text\`.`),
+        ...doc(tags, 'Upload an image', 'CREATE_CONTENT', `multipart/form-data with \`file\` (JPEG, PNG, GIF or WebP by its bytes; at most CONTENT_MAX_BYTES, 5 MiB by default), optional \`name\`, \`alt_text\`. Throttle: 200 uploads an hour per merchant (429).`),
       },
     )
     .get(
