@@ -3,12 +3,13 @@
  * then the end-to-end suite (Playwright, three real services). Ends with `N passed, N failed`.
  *
  * DATABASE_URL unset: the embedded PostgreSQL of DESIGN 4 serves a `ordering_test` database.
+ * REDIS_URL unset: database 14 of the local Redis (TEST_REDIS_DB), emptied at the start.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { resolveDatabase } from '@pos/db';
-import { ensureRedis } from '@pos/kernel';
+import { createRedis, ensureRedis } from '@pos/kernel';
 
 const root = join(import.meta.dir, '..');
 const only = process.argv[2]; // optional: typecheck | unit | e2e
@@ -25,6 +26,20 @@ async function freshDatabase(baseUrl: string, name: string): Promise<string> {
   return u.toString();
 }
 
+/**
+ * Without REDIS_URL: a database of the local Redis of its own (TEST_REDIS_DB, default 14), emptied
+ * first. Throttle counters live for up to an hour: counts left in the shared database by a benchmark or
+ * a development server (failed sign-ins from 127.0.0.1, for one) refused the tests' own sign-ins.
+ */
+async function testRedis(given: string | undefined): Promise<string> {
+  if (given) return given;
+  const url = `${await ensureRedis(undefined)}/${process.env.TEST_REDIS_DB ?? '14'}`;
+  const r = createRedis(url, 'test-runner');
+  await r.flushdb();
+  r.disconnect();
+  return url;
+}
+
 function run(cmd: string[], env: Record<string, string | undefined>): { code: number; out: string } {
   const p = Bun.spawnSync(cmd, { cwd: root, env: env as Record<string, string>, stdout: 'pipe', stderr: 'pipe' });
   const out = p.stdout.toString() + p.stderr.toString();
@@ -33,7 +48,7 @@ function run(cmd: string[], env: Record<string, string | undefined>): { code: nu
 }
 
 const base = await resolveDatabase(process.env, root, (m) => console.error(`[test] ${m}`));
-const redisUrl = await ensureRedis(process.env.REDIS_URL);
+const redisUrl = await testRedis(process.env.REDIS_URL);
 // The unit part gets a fresh database; the type check needs none and the e2e stack makes its own.
 // TEST_DATABASE lets two checkouts on one machine test side by side without sharing migrations.
 const testDatabase = process.env.TEST_DATABASE ?? 'ordering_test';
