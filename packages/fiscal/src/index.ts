@@ -73,6 +73,7 @@ export {
   resultSeal,
   sealMatches,
   verifyJournal,
+  JournalVerifier,
   type SealKey,
   type JournalContent,
   type JournalEntry,

@@ -136,34 +136,73 @@ function fail(seq: number, problem: JournalProblem, detail: string): JournalVeri
   return { ok: false, seq, problem, detail };
 }
 
-/** Checks one device's journal, given in seq order as stored, end to end. */
-export function verifyJournal(entries: readonly JournalEntry[], opts: VerifyOptions = {}): JournalVerification {
-  const seqs = new Set(entries.map((e) => e.seq));
-  const counters = new Set<number>();
-  const fdmId = entries[0]?.fdm_id;
-  let prev: JournalEntry | null = null;
-  let firstPending: number | null = null;
-  for (const e of entries) {
+/**
+ * Checks one device's journal entry by entry, in seq order as stored (`add`, then `result`): what
+ * `verifyJournal` does, without holding the journal (a device's years of entries are read page by
+ * page). `knownSeqs` (every seq of the journal) tells a reordered entry from a removed one; without it
+ * (entries read ordered by seq, so never reordered) a gap is a removal.
+ */
+export class JournalVerifier {
+  private prev: JournalEntry | null = null;
+  private readonly counters = new Set<number>();
+  private fdmId: string | undefined;
+  private firstPending: number | null = null;
+  private count = 0;
+  private pending = 0;
+  private failure: JournalVerification | null = null;
+
+  constructor(
+    private readonly opts: VerifyOptions = {},
+    private readonly knownSeqs?: ReadonlySet<number>,
+  ) {}
+
+  /** Checks the next entry; false once a problem was found (the rest changes nothing). */
+  add(e: JournalEntry): boolean {
+    if (this.failure) return false;
+    this.failure = this.check(e);
+    if (this.failure) return false;
+    this.count++;
+    if (e.status === 'pending') this.pending++;
+    return true;
+  }
+
+  private check(e: JournalEntry): JournalVerification | null {
+    const prev = this.prev;
     const expected = prev ? prev.seq + 1 : 1;
     if (e.seq !== expected) {
-      return e.seq < expected || seqs.has(expected)
+      return e.seq < expected || this.knownSeqs?.has(expected)
         ? fail(e.seq, 'reordered', `seq ${e.seq} where ${expected} was expected`)
         : fail(expected, 'removed', `seq ${expected} is missing`);
     }
-    if (e.fdm_id !== fdmId) return fail(e.seq, 'foreign_device', `entry of device ${e.fdm_id}`);
+    this.fdmId ??= e.fdm_id;
+    if (e.fdm_id !== this.fdmId) return fail(e.seq, 'foreign_device', `entry of device ${e.fdm_id}`);
     if (e.hash !== chainHash(e.prev_hash, e)) return fail(e.seq, 'altered', 'hash does not match content');
     if (e.prev_hash !== (prev ? prev.hash : GENESIS_HASH)) return fail(e.seq, 'broken_link', 'prev_hash is not the previous hash');
-    if (opts.sealKey && !sealMatches(e.seal, entrySeal(opts.sealKey, e))) return fail(e.seq, 'bad_seal', e.seal === null ? 'entry is not sealed' : 'entry seal does not match');
-    const problem = checkResult(e, counters, opts);
+    if (this.opts.sealKey && !sealMatches(e.seal, entrySeal(this.opts.sealKey, e))) return fail(e.seq, 'bad_seal', e.seal === null ? 'entry is not sealed' : 'entry seal does not match');
+    const problem = checkResult(e, this.counters, this.opts);
     if (problem) return fail(e.seq, problem[0], problem[1]);
-    if (e.status === 'pending' && firstPending === null) firstPending = e.seq;
-    prev = e;
+    if (e.status === 'pending' && this.firstPending === null) this.firstPending = e.seq;
+    // Only what the next entry is checked against is kept (its place and hash).
+    this.prev = { ...e, payload: '', sign_result: null };
+    return null;
   }
-  if (opts.expectedLastSeq !== undefined && (prev?.seq ?? 0) < opts.expectedLastSeq) {
-    return fail((prev?.seq ?? 0) + 1, 'removed', `journal ends before seq ${opts.expectedLastSeq}`);
+
+  result(): JournalVerification {
+    if (this.failure) return this.failure;
+    const last = this.prev?.seq ?? 0;
+    if (this.opts.expectedLastSeq !== undefined && last < this.opts.expectedLastSeq) {
+      return fail(last + 1, 'removed', `journal ends before seq ${this.opts.expectedLastSeq}`);
+    }
+    if (this.firstPending !== null && !this.opts.allowPending) return fail(this.firstPending, 'pending', 'entry was never completed');
+    return { ok: true, count: this.count, pending: this.pending };
   }
-  if (firstPending !== null && !opts.allowPending) return fail(firstPending, 'pending', 'entry was never completed');
-  return { ok: true, count: entries.length, pending: entries.filter((e) => e.status === 'pending').length };
+}
+
+/** Checks one device's journal, given in seq order as stored, end to end. */
+export function verifyJournal(entries: readonly JournalEntry[], opts: VerifyOptions = {}): JournalVerification {
+  const v = new JournalVerifier(opts, new Set(entries.map((e) => e.seq)));
+  for (const e of entries) if (!v.add(e)) break;
+  return v.result();
 }
 
 function checkResult(e: JournalEntry, counters: Set<number>, opts: VerifyOptions): [JournalProblem, string] | null {

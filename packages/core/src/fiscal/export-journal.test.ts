@@ -136,6 +136,16 @@ describe('exportJournal verification', () => {
     expect(check([3])).toMatchObject({ ok: false, seq: 3, problem: 'altered', detail: 'pending entry before a completed one' });
   });
 
+  test('read page by page (2 rows at a time here): the same entries and verification, and an entry altered on a later page is found', async () => {
+    const whole = (await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!;
+    const paged = (await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!;
+    expect(paged).toEqual(whole);
+    expect(paged.verification).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
+    const r = await rowAt(5);
+    await update(5, { payload: r.payload.replace('"lineTotal":120', '"lineTotal":1') });
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!.verification).toMatchObject({ ok: false, seq: 5, problem: 'altered' });
+  });
+
   test('signing refuses to continue a journal whose head was removed', async () => {
     await t.tdb.deleteFrom('fiscal_journal').where('fdm_id', '=', fdmId).where('seq', '=', 5).execute();
     await expect(fiscal.signEvent(t.tdb, saleInput(loc))).rejects.toThrow(/inconsistent/);

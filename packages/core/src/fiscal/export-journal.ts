@@ -1,7 +1,10 @@
-import { resultSeal, sealMatches, verifyJournal, type JournalProblem, type SealKey, type SignResult } from '@pos/fiscal';
+import { JournalVerifier, resultSeal, sealMatches, type JournalProblem, type SealKey, type SignResult } from '@pos/fiscal';
 import type { TenantDb } from '@pos/db';
 import { counterValue, SEQ_LABEL } from './counter-store.ts';
 import { failureHash, parseOr, toJournalEntry, type JournalRow } from './journal-rows.ts';
+
+/** Journal rows read at a time for the export's verification. */
+const JOURNAL_PAGE = 1000;
 
 /** One journal entry as exported (payload kept as the stored canonical text its hash covers). */
 export interface ExportedEntry {
@@ -67,43 +70,78 @@ export interface JournalKeys {
 }
 
 /**
- * Verifies stored rows of one device given in seq order: the chain, results and seals
- * (@pos/fiscal's `verifyJournal`), plus the refusal binding and result seal of failed entries.
- * Reports the lowest failing seq.
+ * Verifies the stored rows of one device fed in seq order (`add`, then `result`): the chain, results
+ * and seals (@pos/fiscal's `JournalVerifier`), the refusal binding and result seal of failed entries,
+ * and where pending entries may be. Reports the lowest failing seq. Holds no row: a journal of years is
+ * read page by page.
  */
-export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDeviceOptions): DeviceVerification {
-  const chain = verifyJournal(rows.map(toJournalEntry), {
-    allowPending: true,
-    sealKey: opts.sealKey,
-    ...(opts.expectedLastSeq !== undefined ? { expectedLastSeq: opts.expectedLastSeq } : {}),
-    ...(opts.publicKey ? { publicKey: opts.publicKey } : {}),
-  });
-  const problems: { seq: number; problem: JournalProblem; detail: string }[] = [];
-  if (!chain.ok) problems.push(chain);
-  const badFailure = rows.find((r) => r.status === 'failed' && (r.sign_result === null || r.result_hash !== failureHash(r.hash, parseOr(r.sign_result))));
-  if (badFailure) problems.push({ seq: Number(badFailure.seq), problem: 'altered', detail: 'refusal does not match result_hash' });
-  const badFailureSeal = rows.find((r) => r.status === 'failed' && !sealMatches(r.result_seal, resultSeal(opts.sealKey, r)));
-  if (badFailureSeal) problems.push({ seq: Number(badFailureSeal.seq), problem: 'bad_seal', detail: 'result seal does not match' });
-  const firstPending = rows.find((r) => r.status === 'pending');
-  if (opts.allowPending === false && firstPending) problems.push({ seq: Number(firstPending.seq), problem: 'pending', detail: 'entry was never completed' });
-  // A pending entry carries no result, so one put back to pending (its signature removed) passed the
-  // checks above. Entries complete in journal order (`sendInJournalOrder`): no completed entry follows a
-  // pending one; and a software-mode device has no pending entry at all.
-  if (firstPending) {
-    const from = rows.indexOf(firstPending);
-    if (opts.software) problems.push({ seq: Number(firstPending.seq), problem: 'altered', detail: 'a software-mode entry is never pending' });
-    else if (rows.slice(from + 1).some((r) => r.status !== 'pending')) problems.push({ seq: Number(firstPending.seq), problem: 'altered', detail: 'pending entry before a completed one' });
+export class DeviceVerifier {
+  private readonly chain: JournalVerifier;
+  private readonly problems: { seq: number; problem: JournalProblem; detail: string }[] = [];
+  private firstPending: number | null = null;
+  private completedAfterPending = false;
+  private count = 0;
+  private pending = 0;
+  private failed = 0;
+  private lastSeq = 0;
+  private badFailure = false;
+  private badFailureSeal = false;
+
+  constructor(private readonly opts: VerifyDeviceOptions) {
+    this.chain = new JournalVerifier({
+      allowPending: true,
+      sealKey: opts.sealKey,
+      ...(opts.expectedLastSeq !== undefined ? { expectedLastSeq: opts.expectedLastSeq } : {}),
+      ...(opts.publicKey ? { publicKey: opts.publicKey } : {}),
+    });
   }
-  // Lowest seq first; at one seq, a forged-but-rehashed entry reports `bad_seal` after `altered`.
-  const first = problems.sort((a, b) => a.seq - b.seq)[0];
-  if (first) return { ok: false, seq: first.seq, problem: first.problem, detail: first.detail };
-  return {
-    ok: true,
-    count: rows.length,
-    pending: rows.filter((r) => r.status === 'pending').length,
-    failed: rows.filter((r) => r.status === 'failed').length,
-    last_seq: rows.length ? Number(rows[rows.length - 1]!.seq) : 0,
-  };
+
+  add(r: JournalRow): void {
+    this.chain.add(toJournalEntry(r));
+    const seq = Number(r.seq);
+    this.count++;
+    this.lastSeq = seq;
+    if (r.status === 'failed') {
+      this.failed++;
+      if (!this.badFailure && (r.sign_result === null || r.result_hash !== failureHash(r.hash, parseOr(r.sign_result)))) {
+        this.badFailure = true;
+        this.problems.push({ seq, problem: 'altered', detail: 'refusal does not match result_hash' });
+      }
+      if (!this.badFailureSeal && !sealMatches(r.result_seal, resultSeal(this.opts.sealKey, r))) {
+        this.badFailureSeal = true;
+        this.problems.push({ seq, problem: 'bad_seal', detail: 'result seal does not match' });
+      }
+    }
+    if (r.status === 'pending') {
+      this.pending++;
+      this.firstPending ??= seq;
+    } else if (this.firstPending !== null) this.completedAfterPending = true;
+  }
+
+  result(): DeviceVerification {
+    const chain = this.chain.result();
+    const problems: { seq: number; problem: JournalProblem; detail: string }[] = chain.ok ? [] : [{ seq: chain.seq, problem: chain.problem, detail: chain.detail }];
+    problems.push(...this.problems);
+    if (this.firstPending !== null) {
+      if (this.opts.allowPending === false) problems.push({ seq: this.firstPending, problem: 'pending', detail: 'entry was never completed' });
+      // A pending entry carries no result, so one put back to pending (its signature removed) passed the
+      // checks above. Entries complete in journal order (`sendInJournalOrder`): no completed entry follows a
+      // pending one; and a software-mode device has no pending entry at all.
+      if (this.opts.software) problems.push({ seq: this.firstPending, problem: 'altered', detail: 'a software-mode entry is never pending' });
+      else if (this.completedAfterPending) problems.push({ seq: this.firstPending, problem: 'altered', detail: 'pending entry before a completed one' });
+    }
+    // Lowest seq first; at one seq, a forged-but-rehashed entry reports `bad_seal` after `altered`.
+    const first = problems.sort((a, b) => a.seq - b.seq)[0];
+    if (first) return { ok: false, seq: first.seq, problem: first.problem, detail: first.detail };
+    return { ok: true, count: this.count, pending: this.pending, failed: this.failed, last_seq: this.lastSeq };
+  }
+}
+
+/** `DeviceVerifier` over rows already read, in seq order. */
+export function verifyDeviceRows(rows: readonly JournalRow[], opts: VerifyDeviceOptions): DeviceVerification {
+  const v = new DeviceVerifier(opts);
+  for (const r of rows) v.add(r);
+  return v.result();
 }
 
 function exported(row: JournalRow): ExportedEntry {
@@ -132,7 +170,7 @@ function exported(row: JournalRow): ExportedEntry {
  * export): the entries in the window, and a verification of each device's whole journal against
  * its head counter and the seal key (`keys`, the fiscal service); software-mode signatures too.
  */
-export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, keys: JournalKeys): Promise<DeviceJournal[]> {
+export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, keys: JournalKeys, pageSize = JOURNAL_PAGE): Promise<DeviceJournal[]> {
   const enrolled = await tdb.selectFrom('fdm_devices').select(['fdm_id', 'mode', 'status']).where('location_id', '=', input.locationId).orderBy('created_at').execute();
   const journaled = await tdb.selectFrom('fiscal_journal').select('fdm_id').distinct().where('location_id', '=', input.locationId).execute();
   const devices = new Map<string, { mode: 'software' | 'remote' | null; status: 'active' | 'retired' | null }>();
@@ -141,18 +179,25 @@ export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, ke
 
   const out: DeviceJournal[] = [];
   for (const [fdmId, device] of devices) {
-    const rows = await tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).orderBy('seq').execute();
     const head = await counterValue(tdb, fdmId, SEQ_LABEL);
-    const verification = verifyDeviceRows(rows, {
+    const verifier = new DeviceVerifier({
       sealKey: keys.sealKey,
       expectedLastSeq: head,
       software: device.mode === 'software',
       ...(device.mode === 'software' ? { publicKey: keys.publicKeyFor(fdmId) } : {}),
     });
-    const entries = rows
-      .filter((r) => r.location_id === input.locationId && (!input.from || r.created_at >= input.from) && (!input.to || r.created_at < input.to))
-      .map(exported);
-    out.push({ fdm_id: fdmId, mode: device.mode, status: device.status, entries, verification });
+    // Page by page: the whole journal is verified, only the window's entries are kept.
+    const entries: ExportedEntry[] = [];
+    for (let after = 0; ; ) {
+      const page = await tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).where('seq', '>', after).orderBy('seq').limit(pageSize).execute();
+      for (const r of page) {
+        verifier.add(r);
+        if (r.location_id === input.locationId && (!input.from || r.created_at >= input.from) && (!input.to || r.created_at < input.to)) entries.push(exported(r));
+      }
+      if (page.length < pageSize) break;
+      after = Number(page[page.length - 1]!.seq);
+    }
+    out.push({ fdm_id: fdmId, mode: device.mode, status: device.status, entries, verification: verifier.result() });
   }
   return out;
 }
