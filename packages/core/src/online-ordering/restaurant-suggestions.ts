@@ -69,7 +69,13 @@ export async function nearbyRestaurants(db: CentralDb, at: { lat: number; lng: n
     .where('longitude', 'is not', null)
     .where('latitude', '>=', at.lat - dLat)
     .where('latitude', '<=', at.lat + dLat);
-  if (at.lat + dLat < 90 && at.lat - dLat > -90 && dLng < 180) q = q.where('longitude', '>=', at.lng - dLng).where('longitude', '<=', at.lng + dLng);
+  if (at.lat + dLat < 90 && at.lat - dLat > -90 && dLng < 180) {
+    const [west, east] = [at.lng - dLng, at.lng + dLng];
+    // A box across the 180° meridian is two ranges: [west + 360, 180] and [-180, east - 360].
+    if (west < -180) q = q.where((eb) => eb.or([eb('longitude', '>=', west + 360), eb('longitude', '<=', east)]));
+    else if (east > 180) q = q.where((eb) => eb.or([eb('longitude', '>=', west), eb('longitude', '<=', east - 360)]));
+    else q = q.where('longitude', '>=', west).where('longitude', '<=', east);
+  }
   if (at.category) q = q.where(sql<boolean>`${at.category} = any(categories)`);
   const rows = await q.execute();
   return rows

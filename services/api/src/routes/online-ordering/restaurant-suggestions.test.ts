@@ -45,6 +45,16 @@ describe('suggestions', () => {
     expect((await api.call('GET', `/api/online-ordering/restaurant-suggestions/nearby?lat=1&lng=1&radius_km=1000`)).status).toBe(422);
   });
 
+  test('nearby across the 180° meridian: a restaurant at -179.8 is 32 km from 179.9 (before: never found)', async () => {
+    const m = await api.seed('rs-dateline');
+    const tag = `dateline-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await api.call('PUT', `/api/back-office/online-ordering/${m.locations[0]!.id}`, { token: await api.ownerToken(m), body: { enabled: true, latitude: -17, longitude: -179.8, categories: [tag] } })).status).toBe(200);
+    for (const lng of [179.9, -179.9]) {
+      const r = await api.call('GET', `/api/online-ordering/restaurant-suggestions/nearby?lat=-17&lng=${lng}&radius_km=50&category=${tag}`);
+      expect([lng, r.body.data.map((x: { location_id: string }) => x.location_id)]).toEqual([lng, [m.locations[0]!.id]]);
+    }
+  });
+
   test('upvote once per customer; top orders by upvotes; categories count listed restaurants', async () => {
     const c1 = await customerToken(a);
     const c2 = await customerToken(a);
