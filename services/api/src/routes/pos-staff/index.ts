@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import { isWrongPin, pinLogin } from '@pos/core/pos/staff/pin-login';
 import { pinLogout } from '@pos/core/pos/staff/pin-logout';
-import { escalate } from '@pos/core/pos/staff/escalate';
+import { escalate, isUnknownManagerPin } from '@pos/core/pos/staff/escalate';
 import type { ApiDeps } from '../../context.ts';
 import { posDevice, posStaff } from '../../plugins/pos-secured.ts';
 import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
@@ -50,9 +50,14 @@ export function posStaffRoutes(deps: ApiDeps) {
       '/pos/staff/escalate',
       async ({ body, device, tenant, staff }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.posEscalate, device.id]]);
-        const e = await escalate(deps, tenant, device, { managerPin: body.manager_pin, permission: body.permission, requestedBy: staff.staff.id });
+        // A PIN is guessed here as at sign-in: unknown PINs count against the same per-device bound.
+        const failures = await failureThrottle(deps.redis, deps.env, THROTTLES.posPinFailures, device.id);
+        const e = await escalate(deps, tenant, device, { managerPin: body.manager_pin, permission: body.permission, requestedBy: staff.staff.id }).catch(async (err: unknown) => {
+          if (isUnknownManagerPin(err)) await failures.failed();
+          throw err;
+        });
         return { approval_token: e.approvalToken, permission: e.permission, expires_in: e.expiresIn };
       },
-      { body: S.EscalateBody, response: { 200: S.EscalateResponse }, detail: { tags, summary: 'Manager approval for one permission: 120 s, this device, one use (throttle pos-escalate)', security } },
+      { body: S.EscalateBody, response: { 200: S.EscalateResponse }, detail: { tags, summary: 'Manager approval for one permission: 120 s, this device, one use (throttle pos-escalate; an unknown PIN counts as a wrong PIN at pin-login: 30 an hour per device)', security } },
     );
 }

@@ -206,3 +206,23 @@ describe('pin-login: wrong PINs per device and hour (pos-pin-failures)', () => {
     expect((await login(second, right)).status).toBe(200);
   });
 });
+
+describe('escalate: an unknown manager PIN is a wrong PIN guess', () => {
+  test('it counts against the device\'s 30 wrong PINs an hour, shared with pin-login: then escalate and pin-login are 429', async () => {
+    const { hitThrottle } = await import('@pos/kernel');
+    const { THROTTLES } = await import('../../middleware/throttle.ts');
+    const s = await api.seed('staff-escalate-lock');
+    const device = await api.deviceToken(s, 'pos', 0);
+    const deviceId = s.devices.filter((d) => d.type === 'pos')[0]!.id;
+    const cashier = await api.staffLogin(s, 'cashier', device);
+    const manager = s.staff.find((x) => x.role === 'manager')!.pin;
+    const wrong = ['0000', '1111', '2222'].find((p) => !s.staff.some((x) => x.pin === p))!;
+    const escalateWith = (pin: string) => api.call('POST', '/api/pos/staff/escalate', { token: device, deviceKey: true, staffToken: cashier, body: { manager_pin: pin, permission: 'apply_discount' } });
+    for (let i = 0; i < 29; i++) await hitThrottle(api.deps.redis, THROTTLES.posPinFailures, deviceId);
+    expect((await escalateWith(manager)).status).toBe(200);
+    expect(await escalateWith(wrong)).toMatchObject({ status: 422, body: { errors: { manager_pin: ['The manager PIN is not recognised.'] } } });
+    // Before: escalate had only its 10 a minute, so PINs could be stepped through 20 times faster than at sign-in.
+    expect(await escalateWith(manager)).toMatchObject({ status: 429, body: { message: 'Too Many Attempts.' } });
+    expect((await api.call('POST', '/api/pos/staff/pin-login', { token: device, deviceKey: true, body: { pin: manager } })).status).toBe(429);
+  });
+});
