@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { toFieldErrorMap, type FieldError } from '@pos/domain/field-error';
@@ -40,6 +41,7 @@ export const LAYOUT_NAME_TAKEN = 'The name has already been taken.';
 export const TILE_TARGET = 'A tile shows either an item (item_id) or a category (category_id), not both and not neither.';
 export const TILE_ITEM_UNKNOWN = 'The selected item is invalid.';
 export const TILE_CATEGORY_UNKNOWN = 'The selected category is invalid.';
+export const TILE_ITEM_NOT_SOLD = "The selected item is not sold on this location's register.";
 
 /** The layouts of a location, the default first, then by name. */
 export async function listLayouts(scope: PosAdminScope, locationId: string): Promise<PosLayoutView[]> {
@@ -58,7 +60,7 @@ export async function createLayout(scope: PosAdminScope, locationId: string, inp
     await lockLocation(tx, locationId);
     const first = !(await tx.selectFrom('pos_layouts').select('id').where('location_id', '=', locationId).limit(1).executeTakeFirst());
     const isDefault = input.is_default ?? first;
-    await checkTiles(tx, input);
+    await checkTiles(tx, locationId, input);
     if (isDefault) await clearDefault(tx, locationId);
     const row = await uniqueOr(
       tx
@@ -81,7 +83,7 @@ export async function updateLayout(scope: PosAdminScope, locationId: string, id:
     await lockLocation(tx, locationId);
     const current = await findLayout(tx, locationId, id, { lock: true });
     const isDefault = input.is_default ?? current.is_default;
-    await checkTiles(tx, input);
+    await checkTiles(tx, locationId, input);
     if (isDefault && !current.is_default) await clearDefault(tx, locationId);
     const row = await uniqueOr(
       tx
@@ -120,8 +122,12 @@ async function clearDefault(tx: TenantTx, locationId: string): Promise<void> {
   await tx.updateTable('pos_layouts').set({ is_default: false }).where('location_id', '=', locationId).where('is_default', '=', true).execute();
 }
 
-/** Every tile's problems at once (422 with each `pages.P.tiles.T` path): the grid rules, then its one target and that the target exists. */
-async function checkTiles(tx: TenantTx, input: PosLayoutInput): Promise<void> {
+/**
+ * Every tile's problems at once (422 with each `pages.P.tiles.T` path): the grid rules, then its one
+ * target, that the target exists and, for an item, that this location's register sells it (visible, on
+ * the `pos` channel, at the location), as taking an order of it requires.
+ */
+async function checkTiles(tx: TenantTx, locationId: string, input: PosLayoutInput): Promise<void> {
   const pages = input.pages.map((p) => ({ tiles: p.tiles.map((t) => ({ ...t, width: t.width ?? 1, height: t.height ?? 1 })) }));
   const problems: FieldError[] = layoutGridErrors({ columns: input.columns, rows: input.rows, pages });
   const targets: { field: string; table: 'items' | 'categories'; id: string }[] = [];
@@ -135,10 +141,26 @@ async function checkTiles(tx: TenantTx, input: PosLayoutInput): Promise<void> {
   );
   const idsOf = (table: 'items' | 'categories') => targets.filter((t) => t.table === table).map((t) => t.id);
   const [items, categories] = await Promise.all([lockedIds(tx, 'items', idsOf('items')), lockedIds(tx, 'categories', idsOf('categories'))]);
+  const sold = await soldHere(tx, locationId, [...items]);
   for (const t of targets) {
     if (!(t.table === 'items' ? items : categories).has(t.id.toLowerCase())) problems.push({ field: t.field, message: t.table === 'items' ? TILE_ITEM_UNKNOWN : TILE_CATEGORY_UNKNOWN });
+    else if (t.table === 'items' && !sold.has(t.id.toLowerCase())) problems.push({ field: t.field, message: TILE_ITEM_NOT_SOLD });
   }
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
+}
+
+/** Of these items, those the location's register sells (the rule `upsert-order` applies to an order's lines). */
+async function soldHere(tx: TenantTx, locationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx
+    .selectFrom('items')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('visible', '=', true)
+    .where(sql<boolean>`'pos' = any(channels)`)
+    .where((eb) => eb.or([eb('location_ids', 'is', null), eb(sql<string>`${locationId}::uuid`, '=', sql<string>`any(location_ids)`)]))
+    .execute();
+  return new Set(rows.map((r) => r.id.toLowerCase()));
 }
 
 /** The layout's tiles written, as stored (page and position order). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { LAYOUT_NAME_TAKEN, TILE_CATEGORY_UNKNOWN, TILE_ITEM_UNKNOWN, TILE_TARGET } from '@pos/core/pos-admin/pos-layouts';
+import { LAYOUT_NAME_TAKEN, TILE_CATEGORY_UNKNOWN, TILE_ITEM_NOT_SOLD, TILE_ITEM_UNKNOWN, TILE_TARGET } from '@pos/core/pos-admin/pos-layouts';
 import { TILE_OUTSIDE, TILE_OVERLAPS } from '@pos/domain/pos-layouts/layout-grid';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { ISO, nothing, tdbOf, UUID_V7 } from '../pos-admin/pos-admin.test-support.ts';
@@ -132,6 +132,21 @@ describe('screen layouts', () => {
       'pages.1.tiles.1.category_id': [TILE_CATEGORY_UNKNOWN],
     });
     expect((await call('GET', `${loc0()}/layouts`)).body).toEqual(before);
+  });
+
+  test('an item the location\'s register does not sell (another location only, hidden, off the pos channel) is no tile: 422', async () => {
+    const tdb = tdbOf(api, m);
+    const mk = async (set: Record<string, unknown>) => {
+      const id = Bun.randomUUIDv7();
+      await tdb.insertInto('items').values({ id, name: `Tile ${id.slice(-6)}`, unit_price: 100, vat_rate: 6, created_at: new Date(), updated_at: new Date(), ...set } as never).execute();
+      return id;
+    };
+    const [elsewhere, hidden, kioskOnly] = [await mk({ location_ids: [loc1()] }), await mk({ visible: false }), await mk({ channels: ['kiosk'] })];
+    const r = await call('POST', `${loc0()}/layouts`, { name: 'Not sold here', columns: 3, rows: 1, pages: [{ name: 'P', tiles: [elsewhere, hidden, kioskOnly].map((item_id, column) => ({ row: 0, column, item_id })) }] });
+    // Before: 201, and the register's tap on such a tile was refused ("not on the menu").
+    expect(r).toMatchObject({ status: 422, body: { errors: Object.fromEntries([0, 1, 2].map((i) => [`pages.0.tiles.${i}.item_id`, [TILE_ITEM_NOT_SOLD]])) } });
+    // At the location it is sold at, the same item is a tile.
+    expect((await call('POST', `${loc1()}/layouts`, { name: 'Sold here', columns: 1, rows: 1, pages: [{ name: 'P', tiles: [{ row: 0, column: 0, item_id: elsewhere }] }] })).status).toBe(201);
   });
 
   test('bodies outside the schema are 422 with nothing written', async () => {
