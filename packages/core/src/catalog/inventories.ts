@@ -125,7 +125,9 @@ export async function recordMovement(scope: CatalogScope & { userId: string }, i
     const level = await tx.selectFrom('inventory_levels').select('quantity').where('item_id', '=', itemId).where('location_id', '=', locationId).forUpdate().executeTakeFirstOrThrow();
     const change = changeOf(input.type, input.quantity, level.quantity);
     const after = level.quantity + change;
-    if (after < 0 && !item.allow_negative_stock) throw insufficient();
+    // Refused when it takes the stock down below zero; one that raises a negative stock (a restock after
+    // sales took it below zero, or after negative stock was turned off) is what brings it back.
+    if (after < 0 && change < 0 && !item.allow_negative_stock) throw insufficient();
     if (!Number.isSafeInteger(after) || Math.abs(after) > MAX_STOCK) throw errors.field('quantity', 'The stock would be out of range.');
     await tx.updateTable('inventory_levels').set({ quantity: after, updated_at: scope.now }).where('item_id', '=', itemId).where('location_id', '=', locationId).execute();
     const entry = await tx
@@ -163,7 +165,7 @@ export async function deleteMovements(scope: CatalogScope, ids: readonly string[
       const level = await tx.selectFrom('inventory_levels').select('quantity').where('item_id', '=', s.item_id).where('location_id', '=', s.location_id).forUpdate().executeTakeFirstOrThrow();
       const item = await tx.selectFrom('items').select('allow_negative_stock').where('id', '=', s.item_id).executeTakeFirstOrThrow();
       const after = level.quantity - s.change;
-      if (after < 0 && !item.allow_negative_stock) throw insufficient();
+      if (after < 0 && after < level.quantity && !item.allow_negative_stock) throw insufficient();
       // The bound a movement keeps (above): taking back large counts could push the stock past it, and
       // past PostgreSQL's integer (a 500).
       if (!Number.isSafeInteger(after) || Math.abs(after) > MAX_STOCK) throw errors.field('ids', 'The stock would be out of range.');

@@ -50,6 +50,11 @@ describe('inventories', () => {
     await call('PUT', `/items/${item('Croissant')}`, { allow_negative_stock: true });
     expect((await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'sale', quantity: 18 })).body.data.quantity).toBe(-1);
     await call('PUT', `/items/${item('Croissant')}`, { allow_negative_stock: false });
+    // Below zero with negative stock off: what raises it is accepted (before: 422), what lowers it is not.
+    expect((await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'adjustment', quantity: -2 })).status).toBe(422);
+    const restock = await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'restock', quantity: 1 });
+    expect([restock.status, restock.body.data?.quantity]).toEqual([201, 0]);
+    expect((await call('POST', '/inventories', { item_id: item('Croissant'), location_id: loc(), type: 'adjustment', quantity: -1 })).status).toBe(422);
   });
 
   test('deleting entries takes their change back out; foreign or unknown ids are a 422', async () => {
