@@ -273,6 +273,11 @@ export async function publishMenu(scope: CatalogScope, id: string): Promise<Menu
     const existing = new Set(effective.flatMap((g) => g.item_ids));
     decide(menu, 'publish', existing.size);
     if (draft) for (const g of effective) if (draft.groups[g.id]) await replaceGroupItems(tx, g.id, g.item_ids);
+    // Every item compiled is share-locked first (in id order): an item edit or delete in flight commits
+    // before it is read, and one that starts later finds this menu published and recompiles it. Without
+    // it a publish racing an edit of an item only this menu shows compiled the old row, and the edit's
+    // refresh, not seeing the menu published yet, skipped the location.
+    if (existing.size > 0) await tx.selectFrom('items').select('id').where('id', 'in', [...existing].sort()).orderBy('id').forShare().execute();
     await tx.updateTable('menus').set({ status: 'draft', updated_at: scope.now }).where('location_id', '=', menu.location_id).where('status', '=', 'published').where('id', '<>', menu.id).execute();
     await tx.updateTable('menus').set({ status: 'published', draft: null, published_at: scope.now, updated_at: scope.now }).where('id', '=', menu.id).execute();
     await writePublished(tx, menu.location_id, menu.id);

@@ -228,6 +228,37 @@ describe('editing, drafts and publishing', () => {
   });
 });
 
+describe('a publish and an edit of an item only the published menu shows', () => {
+  test('the edit in flight commits first and the publish compiles its new price (before: the old one stayed on the channels)', async () => {
+    const published = await newMenu('Shown now');
+    const g0 = await newGroup(published, 'G');
+    await call('POST', `/menus/display-group-items/${published}`, { groups: [{ id: g0, item_ids: [item('Espresso')] }] });
+    expect((await call('POST', `/menus/publish/${published}`)).status).toBe(200);
+    const next = await newMenu('Shown next');
+    const g1 = await newGroup(next, 'G');
+    await call('POST', `/menus/display-group-items/${next}`, { groups: [{ id: g1, item_ids: [item('Croissant')] }] });
+    // An item write in flight: its row changed and locked, not committed yet.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const edit = tdb.transaction().execute(async (tx) => {
+      await tx.updateTable('items').set({ unit_price: 333 }).where('id', '=', item('Croissant')).execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    const publishing = call('POST', `/menus/publish/${next}`);
+    await Bun.sleep(200);
+    release();
+    await edit;
+    expect((await publishing).status).toBe(200);
+    expect(await bootstrapGroups()).toEqual([{ name: 'G', items: ['Croissant:333'] }]);
+    await tdb.updateTable('items').set({ unit_price: 220 }).where('id', '=', item('Croissant')).execute();
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+  });
+});
+
 describe('requests at once on one menu', () => {
   const MENU_PUBLISHED = { message: 'A published menu cannot be deleted. Archive it or move it back to draft first.', reason: 'menu_published' };
 
