@@ -5,6 +5,7 @@ import { errors } from '@pos/kernel';
 import type { RegisterBClient, RegisterBProduct } from '@pos/providers/register-b/register-b-client';
 import { needClient } from './register-b-branches.ts';
 import { logRegisterB, registerBFailure, requireRegisterB, type RegisterBScope } from './register-b-connection.ts';
+import { refreshPublished } from '../catalog/published/published-catalog.ts';
 
 /**
  * register-b is the register: its products are the source of truth, so the sync PULLS them. For every
@@ -57,6 +58,7 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
       let updated = 0;
       let unchanged = 0;
       let hidden = 0;
+      const changed: string[] = [];
       for (const [productId, { product, locations }] of products) {
         const values = {
           name: catalogText(product.name, ITEM_NAME_MAX) || productId,
@@ -88,6 +90,7 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
           JSON.stringify([...(current.location_ids ?? [])].sort()) === JSON.stringify(values.location_ids);
         if (same) unchanged++;
         else {
+          changed.push(itemId!);
           await tx.updateTable('items').set({ ...values, updated_at: now }).where('id', '=', itemId!).execute();
           await tx.updateTable('register_b_items').set({ updated_at: now }).where('product_id', '=', productId).execute();
           updated++;
@@ -97,7 +100,11 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
       if (gone.length > 0) {
         const r = await tx.updateTable('items').set({ visible: false, updated_at: now }).where('id', 'in', gone).where('visible', '=', true).executeTakeFirst();
         hidden = Number(r.numUpdatedRows);
+        changed.push(...gone);
       }
+      // The menus the channels read show the new prices and hide what the register dropped, as an edit in
+      // the back office does (the channels' cached copy follows within its minute).
+      await refreshPublished(tx as unknown as TenantDb, changed);
       return { branches: mappings.length, products: products.size, created, updated, unchanged, hidden, skipped: [...skipped].filter((id) => !products.has(id)).length };
     }),
   );

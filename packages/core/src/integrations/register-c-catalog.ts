@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { TenantDb } from '@pos/db';
 import { catalogText, externalIdHoldable, itemPriceHoldable, itemVatRateHoldable } from '@pos/domain';
 import { toCents, type RegisterCClient } from '@pos/providers/register-c/register-c-client';
+import { refreshPublished } from '../catalog/published/published-catalog.ts';
 
 /**
  * register-c items against our catalog at one of our locations (the engine of the sync and of the
@@ -125,6 +126,9 @@ export async function applyRegisterCMenuDiff(tdb: TenantDb, locationId: string, 
       }
     }
     if (diff.missing.length) await tx.updateTable('items').set({ visible: false, updated_at: now }).where('id', 'in', diff.missing.map((m) => m.item_id)).execute();
+    // The menus the channels read show the new prices and hide what the register dropped, as an edit in
+    // the back office does (the channels' cached copy follows within its minute).
+    await refreshPublished(tx as unknown as TenantDb, [...diff.to_update.map((u) => u.item_id), ...diff.missing.map((m) => m.item_id)]);
     return { created: opts.create ? diff.to_add.length : 0, updated: diff.to_update.length, hidden: diff.missing.length, suggested: opts.create ? 0 : diff.to_add.length };
   });
 }

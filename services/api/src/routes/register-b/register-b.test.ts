@@ -269,9 +269,22 @@ describe('register-b provider routes (against the register-b simulator)', () => 
       { product_id: 'p-tea', name: 'Tea', unit_price: 250, vat_rate: 21, sku: null, visible: true, location_ids: [l1!.id] },
     ]);
     expect((await api.call('POST', R('/start-sync'), { token: shopOwner })).body.data).toEqual({ branches: 2, products: 3, created: 0, updated: 0, unchanged: 3, hidden: 0, skipped: 0 });
+    // The tea goes on l1's published menu (what its kiosk and storefront read).
+    const teaId = (await tenantOf(api, shop).selectFrom('register_b_items').select('item_id').where('product_id', '=', 'p-tea').executeTakeFirstOrThrow()).item_id;
+    const menu = (await api.call('POST', '/api/back-office/menus', { token: shopOwner, body: { name: 'Tea menu', location_id: l1!.id } })).body.data.id as string;
+    const group = (await api.call('POST', '/api/back-office/display-groups', { token: shopOwner, body: { menu_id: menu, name: 'Drinks' } })).body.data.id as string;
+    await api.call('POST', `/api/back-office/menus/display-group-items/${menu}`, { token: shopOwner, body: { groups: [{ id: group, item_ids: [teaId] }] } });
+    expect((await api.call('POST', `/api/back-office/menus/publish/${menu}`, { token: shopOwner })).status).toBe(200);
+    const publishedTea = async () => {
+      const row = await tenantOf(api, shop).selectFrom('published_catalogs').select('payload').where('location_id', '=', l1!.id).executeTakeFirstOrThrow();
+      return JSON.stringify(row.payload).includes(`"unit_price":275`);
+    };
+    expect(await publishedTea()).toBe(false);
     sim.accounts.get(acc)!.branches.get('br-2')!.products.get('p-tea')!.price = 275;
     expect((await api.call('POST', R('/start-sync'), { token: shopOwner })).body.data).toEqual({ branches: 2, products: 3, created: 0, updated: 1, unchanged: 2, hidden: 0, skipped: 0 });
     expect((await links()).find((l) => l.product_id === 'p-tea')!.unit_price).toBe(275);
+    // Before: the register's new price reached the items, not the published menu the channels sell from.
+    expect(await publishedTea()).toBe(true);
 
     sim.failWith(502);
     try {
