@@ -3,7 +3,8 @@ import { stringify } from 'csv-stringify/sync';
 import { errors } from '@pos/kernel';
 import { isForeignKeyViolation, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import { isCountryCode } from '../options/countries.ts';
-import { requireAllLocations, type Access } from '../auth/access.ts';
+import { requireAllLocations, requirePermission, type Access } from '../auth/access.ts';
+import { normalisePosTenders, type PosTenders } from '@pos/tenders';
 import { logActivity } from '../activity/log-activity.ts';
 import { requireLocationAccess } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
@@ -46,11 +47,18 @@ export interface LocationView {
   status: string;
   /** The payment profile the location uses; null: the merchant's default one. */
   payment_profile_id: string | null;
+  /** What the register takes besides cash (spec 2 "Location tender configuration"), normalised. */
+  pos_tenders: { enabled: string[]; issuers: Record<keyof PosTenders['issuers'], string[]> };
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS = ['id', 'name', 'timezone', 'address', 'city', 'postal_code', 'country', 'phone', 'email', 'vat_no', 'est_no', 'status', 'payment_profile_id', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'name', 'timezone', 'address', 'city', 'postal_code', 'country', 'phone', 'email', 'vat_no', 'est_no', 'status', 'payment_profile_id', 'pos_tenders', 'created_at', 'updated_at'] as const;
+
+const tendersView = (p: PosTenders): LocationView['pos_tenders'] => ({
+  enabled: [...p.enabled],
+  issuers: { card_debit: [...p.issuers.card_debit], card_credit: [...p.issuers.card_credit], meal_voucher: [...p.issuers.meal_voucher], gift_voucher: [...p.issuers.gift_voucher] },
+});
 
 function view(r: Pick<Row, (typeof COLUMNS)[number]>): LocationView {
   return {
@@ -67,6 +75,7 @@ function view(r: Pick<Row, (typeof COLUMNS)[number]>): LocationView {
     est_no: r.est_no,
     status: r.status,
     payment_profile_id: r.payment_profile_id,
+    pos_tenders: tendersView(normalisePosTenders(r.pos_tenders)),
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
@@ -129,6 +138,8 @@ export interface LocationInput {
   est_no?: string | null;
   /** A payment profile of the merchant; null: the default one. */
   payment_profile_id?: string | null;
+  /** Update only: what the register takes besides cash (permission `edit-locations`). */
+  pos_tenders?: { enabled: readonly string[]; issuers?: Partial<Record<'card_debit' | 'card_credit' | 'meal_voucher' | 'gift_voucher', readonly string[]>> };
 }
 
 async function zoneOf(tdb: TenantDb, tz: string): Promise<string> {
@@ -152,6 +163,8 @@ async function columns(tdb: TenantDb, input: Partial<LocationInput>) {
     const v = trimOrNull(input[k]);
     if (v !== undefined) out[k] = v;
   }
+  // Stored as the register reads it: normalised (unknown methods dropped, issuer names trimmed, once each).
+  if (input.pos_tenders !== undefined) out.pos_tenders = JSON.stringify(normalisePosTenders(input.pos_tenders));
   return out;
 }
 
@@ -184,6 +197,8 @@ export async function lockLocation(tx: TenantTx, id: string, mode: 'update' | 's
 
 export async function updateLocation(tdb: TenantDb, access: Access, merchantId: string, userId: string, id: string, input: Partial<LocationInput>, now: Date): Promise<LocationView> {
   const row = await findVisibleLocation(tdb, access, id);
+  // Spec 2: the key `pos_tenders` needs `edit-locations` at the location (the other fields need none).
+  if (input.pos_tenders !== undefined) requirePermission(access, 'edit-locations', row.id);
   const values = await columns(tdb, input);
   return inTenantTx(tdb, async (tx) => {
     await lockLocation(tx, row.id, 'update');
@@ -246,9 +261,11 @@ export async function exportLocations(tdb: TenantDb, access: Access, ids: readon
     q = wanted.length ? q.where('id', 'in', wanted) : q.where((eb) => eb.val(false));
   }
   const rows = (await q.orderBy('name').orderBy('id').execute()).map(view);
+  // The tender block is a nested structure, not a cell: the file keeps its columns.
+  const columns = COLUMNS.filter((c) => c !== 'pos_tenders');
   const body = stringify(
-    rows.map((r) => COLUMNS.map((c) => (typeof r[c] === 'string' ? safeCell(r[c] as string) : (r[c] ?? '')))),
-    { header: true, columns: [...COLUMNS], bom: true },
+    rows.map((r) => columns.map((c) => (typeof r[c] === 'string' ? safeCell(r[c] as string) : (r[c] ?? '')))),
+    { header: true, columns: [...columns], bom: true },
   );
   return { filename: `locations-${now.toISOString().slice(0, 10)}.csv`, contentType: 'text/csv; charset=utf-8', body };
 }

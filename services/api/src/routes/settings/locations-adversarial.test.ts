@@ -72,3 +72,32 @@ describe('locations, adversarial', () => {
     expect(await snapshot()).toEqual(before);
   });
 });
+
+describe('the register\'s tenders of a location (spec 2 `pos_tenders`)', () => {
+  test('written with PUT /settings/locations/{id} and `edit-locations`: stored normalised, shown to the back office and to the register; omitted, unchanged', async () => {
+    const popUp = (await bo('POST', '/settings/locations', { name: 'Tender pop-up', timezone: 'Europe/Brussels', country: 'BE' })).body.data.id as string;
+    // A new location takes cash only.
+    expect((await bo('GET', `/settings/locations/${popUp}`)).body.data.pos_tenders).toEqual({ enabled: [], issuers: { card_debit: [], card_credit: [], meal_voucher: [], gift_voucher: [] } });
+    // Before: 422 (the key was refused), so a location made through the API could never take a card.
+    const put = await bo('PUT', `/settings/locations/${popUp}`, { pos_tenders: { enabled: ['card', 'meal_voucher', 'card'], issuers: { meal_voucher: [' Pluxee ', 'Edenred', 'Pluxee'], card_debit: ['Bancontact'] } } });
+    expect(put.status).toBe(200);
+    const expected = { enabled: ['card', 'meal_voucher'], issuers: { card_debit: ['Bancontact'], card_credit: [], meal_voucher: ['Pluxee', 'Edenred'], gift_voucher: [] } };
+    expect(put.body.data.pos_tenders).toEqual(expected);
+    // Another field alone leaves the block as it is.
+    expect((await bo('PUT', `/settings/locations/${popUp}`, { city: 'Gent' })).body.data.pos_tenders).toEqual(expected);
+    // Cash is always on: it is not a configurable method; unknown keys are refused.
+    expect((await bo('PUT', `/settings/locations/${popUp}`, { pos_tenders: { enabled: ['cash'] } })).status).toBe(422);
+    expect((await bo('PUT', `/settings/locations/${popUp}`, { pos_tenders: { enabled: [], surcharge: 1 } })).status).toBe(422);
+    // The key needs `edit-locations` at the location; the location's other fields do not.
+    const member = await makeMember(api, m, []);
+    expect(await bo('PUT', `/settings/locations/${m.locations[0]!.id}`, { pos_tenders: { enabled: [] } }, member.token)).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    const editor = await makeMember(api, m, ['edit-locations']);
+    const loc0 = m.locations[0]!.id;
+    const before = (await bo('GET', `/settings/locations/${loc0}`)).body.data.pos_tenders;
+    expect((await bo('PUT', `/settings/locations/${loc0}`, { pos_tenders: { enabled: ['gift_voucher'] } }, editor.token)).body.data.pos_tenders.enabled).toEqual(['gift_voucher']);
+    // The register reads it in its bootstrap.
+    const pos = await api.deviceToken(m, 'pos');
+    expect((await api.call('GET', '/api/pos/bootstrap', { token: pos, deviceKey: true })).body.location.pos_tenders.enabled).toEqual(['gift_voucher']);
+    expect((await bo('PUT', `/settings/locations/${loc0}`, { pos_tenders: before })).status).toBe(200);
+  });
+});

@@ -28,8 +28,22 @@ const locationFields = {
   payment_profile_id: t.Optional(t.Nullable(t.String({ maxLength: ID_MAX_LENGTH, description: "a payment profile of the merchant; null: the default profile (decides the kiosks' in-person provider)" }))),
 };
 export const CreateLocationBody = t.Object({ name: LocationName, timezone: Zone, country: Country, ...locationFields }, { additionalProperties: false });
+const IssuerNames = t.Array(t.String({ minLength: 1, maxLength: 64, pattern: '\\S', error: 'An issuer name is 1 to 64 characters.' }), { maxItems: 50, error: 'At most 50 issuer names.' });
+/** Spec 2 "Location tender configuration": cash is always enabled, so it is not listed. */
+const PosTenders = t.Object(
+  {
+    enabled: t.Array(t.Union([t.Literal('card'), t.Literal('meal_voucher'), t.Literal('gift_voucher')], { error: 'A tender method is card, meal_voucher or gift_voucher (cash is always enabled).' }), { maxItems: 3 }),
+    issuers: t.Optional(
+      t.Object(
+        { card_debit: t.Optional(IssuerNames), card_credit: t.Optional(IssuerNames), meal_voucher: t.Optional(IssuerNames), gift_voucher: t.Optional(IssuerNames) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'What the register takes besides cash; permission `edit-locations` at the location.' },
+);
 export const UpdateLocationBody = t.Object(
-  { name: t.Optional(LocationName), timezone: t.Optional(Zone), country: t.Optional(Country), ...locationFields },
+  { name: t.Optional(LocationName), timezone: t.Optional(Zone), country: t.Optional(Country), ...locationFields, pos_tenders: t.Optional(PosTenders) },
   { additionalProperties: false },
 );
 export const StatusBody = t.Object({ status: Status }, { additionalProperties: false });
@@ -48,6 +62,10 @@ export const Location = t.Object({
   est_no: t.Nullable(t.String()),
   status: t.String(),
   payment_profile_id: t.Nullable(t.String()),
+  pos_tenders: t.Object({
+    enabled: t.Array(t.String()),
+    issuers: t.Object({ card_debit: t.Array(t.String()), card_credit: t.Array(t.String()), meal_voucher: t.Array(t.String()), gift_voucher: t.Array(t.String()) }),
+  }),
   created_at: Iso,
   updated_at: Iso,
 });
