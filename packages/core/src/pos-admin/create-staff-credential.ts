@@ -5,6 +5,7 @@ import type { RegisterPermission } from '@pos/domain/permissions';
 import type { Access } from '../auth/access.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
+import { acceptedMemberships } from '../auth/auth-records.ts';
 import {
   guardPinUnique,
   MEMBER_HAS_CREDENTIAL,
@@ -38,7 +39,8 @@ export async function lockMemberLink(tx: TenantTx, userId: string): Promise<void
 
 /** 404 unless the user is a member of the merchant; 422 `user_id` when that member holds a live credential (other than `exceptId`). */
 export async function requireLinkableMember(scope: PosAdminScope, tx: TenantTx, userId: string, exceptId?: string): Promise<void> {
-  const member = await scope.db.selectFrom('memberships').select('user_id').where('merchant_id', '=', scope.merchant.id).where('user_id', '=', userId).executeTakeFirst();
+  // A member whose invitation is still pending is not a member yet (as the assignable-staff list says).
+  const member = await acceptedMemberships(scope.db).select('memberships.user_id').where('memberships.merchant_id', '=', scope.merchant.id).where('memberships.user_id', '=', userId).executeTakeFirst();
   // Another merchant's (or no) user: not found, like any foreign id, so a stranger learns nothing of it.
   if (!member) throw errors.notFound('user');
   await lockMemberLink(tx, userId);

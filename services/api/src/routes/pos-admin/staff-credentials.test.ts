@@ -108,6 +108,17 @@ describe('POST /back-office/pos/staff-credentials', () => {
       body: { message: 'Unable to locate the user you requested.' },
     });
   });
+
+  test('a person whose team invitation is still pending is not a member yet: 404 (before: linked)', async () => {
+    const email = `pending-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const invited = await api.call('POST', '/api/back-office/settings/team/users', { token: owner, body: { email, name: 'Pending Pat', role_ids: [], location_ids: [m.locations[0]!.id] } });
+    expect(invited.status).toBe(200);
+    const userId = (await api.deps.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
+    expect(await create({ name: 'Pending', role: 'cashier', pin: freshPin(), permissions: [], user_id: userId })).toMatchObject({
+      status: 404,
+      body: { message: 'Unable to locate the user you requested.' },
+    });
+  });
 });
 
 describe('GET /back-office/pos/staff-credentials/assignable-staff', () => {
