@@ -21,6 +21,9 @@ export async function pairTerminal(scope: PosAdminScope, locationId: string, id:
     await lockLocation(tx, locationId);
     await findLiveRegisterForUpdate(tx, locationId, id);
     const terminalId = input.terminal_id.trim();
+    // The check below reads every location's registers, but the lock above is this location's: two
+    // pairings of one terminal at two locations serialise on the terminal itself (a transaction lock).
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`pair-terminal:${input.provider}:${terminalId}`}, 0))`.execute(tx);
     const other = await tx
       .selectFrom('pos_registers')
       .select('id')

@@ -91,6 +91,19 @@ describe('registers', () => {
     });
   });
 
+  test('one terminal paired at two locations at once: one pairing wins, the other is 409 (before: both registers held it)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const a = (await call('POST', `${loc0()}/registers`, { name: `R${round}a` })).body.data;
+      const b = (await call('POST', `${loc1()}/registers`, { name: `R${round}b` })).body.data;
+      const terminal_id = `RACE-${round}-${crypto.randomUUID().slice(0, 6)}`;
+      const answers = await Promise.all([
+        call('POST', `${loc0()}/registers/${a.id}/pair-terminal`, { provider: 'card-b', terminal_id }),
+        call('POST', `${loc1()}/registers/${b.id}/pair-terminal`, { provider: 'card-b', terminal_id }),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    }
+  });
+
   test('a register of another location or merchant is 404', async () => {
     const atLoc1 = (await call('POST', `${loc1()}/registers`, { name: 'Elsewhere' })).body.data;
     const notFound = { status: 404, body: { message: 'Unable to locate the register you requested.' } };
