@@ -46,17 +46,27 @@ export async function claimConnection(db: CentralDb, claim: ConnectClaim, label:
       .where((eb) => eb.or([eb('external_ref', '=', key.externalRef), eb.and([eb('merchant_id', '=', claim.merchantId), eb('location_id', '=', claim.locationId)])]))
       .where('claimed_until', '<=', now)
       .execute();
-    // Waits for a concurrent claim of the same store or location to commit or roll back.
-    const claimed = await trx
-      .insertInto('integration_connect_claims')
-      .values({ provider: key.provider, external_ref: key.externalRef, merchant_id: claim.merchantId, location_id: claim.locationId, claimed_until: new Date(now.getTime() + CLAIM_MS), created_at: now })
-      .onConflict((oc) => oc.doNothing())
-      .returning('provider')
-      .executeTakeFirst();
-    if (!claimed) {
+    // Waits for a concurrent claim of the same store or location to commit or roll back. A claim that
+    // conflicted but is gone by the time it is looked at was released (its connect finished): claim again,
+    // so the answer is what that connect left (taken, or ours), never a spurious `integration_busy`.
+    for (let attempt = 1; ; attempt++) {
+      const claimed = await trx
+        .insertInto('integration_connect_claims')
+        .values({ provider: key.provider, external_ref: key.externalRef, merchant_id: claim.merchantId, location_id: claim.locationId, claimed_until: new Date(now.getTime() + CLAIM_MS), created_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .returning('provider')
+        .executeTakeFirst();
+      if (claimed) break;
       const storeHeld = await trx.selectFrom('integration_connect_claims').select(['merchant_id', 'location_id']).where('provider', '=', key.provider).where('external_ref', '=', key.externalRef).executeTakeFirst();
       if (storeHeld && (storeHeld.merchant_id !== claim.merchantId || storeHeld.location_id !== claim.locationId)) throw takenError(label);
-      throw errors.conflict(`Another ${label} is being connected to this location; try again.`, { reason: 'integration_busy' });
+      const locationHeld = await trx
+        .selectFrom('integration_connect_claims')
+        .select('provider')
+        .where('provider', '=', key.provider)
+        .where('merchant_id', '=', claim.merchantId)
+        .where('location_id', '=', claim.locationId)
+        .executeTakeFirst();
+      if (storeHeld || locationHeld || attempt >= 3) throw errors.conflict(`Another ${label} is being connected to this location; try again.`, { reason: 'integration_busy' });
     }
     const owner = await trx
       .selectFrom('integration_connections')
