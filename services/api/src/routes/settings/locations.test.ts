@@ -47,6 +47,8 @@ describe('locations: create, show, update, status, delete', () => {
         est_no: null,
         status: 'active',
         payment_profile_id: null,
+        // A new location takes cash only (spec 2 `pos_tenders`, normalised).
+        pos_tenders: { enabled: [], issuers: { card_debit: [], card_credit: [], meal_voucher: [], gift_voucher: [] } },
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
