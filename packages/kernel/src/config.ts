@@ -160,6 +160,8 @@ export const ApiEnv = {
   JWT_SECRET: Type.String({ minLength: 32 }),
   DEVICE_API_KEY: Type.String({ minLength: 16 }),
   ADMIN_SWITCH_IPS: Type.Optional(Type.String()),
+  /** Bearer token `GET /metrics` requires; unset: open outside production, closed (404) in production. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   TRUSTED_PROXIES: Type.Optional(Type.String()),
   APP_VERSION: Type.Optional(Type.String()),
   VERSION_FILE: Type.Optional(Type.String()),

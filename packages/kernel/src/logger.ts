@@ -39,6 +39,7 @@ export const REDACTED_KEYS = [
   'jwt',
   'JWT_SECRET',
   'DEVICE_API_KEY',
+  'METRICS_TOKEN',
   'PIN_PEPPER',
   'FISCAL_MASTER_KEY',
   'FISCAL_SEAL_KEY',

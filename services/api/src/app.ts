@@ -107,7 +107,7 @@ export function createApp(deps: ApiDeps) {
   // allows it), so each handler compiles only the JSON parser, the form parser only beside a file.
   const app = new Elysia({ normalize: false, jsonBodies: true, websocket: { maxPayloadLength: REALTIME_MAX_FRAME_BYTES } } as ElysiaConfig<''>)
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
-    .use(metricsPlugin(metrics, patterns))
+    .use(metricsPlugin(metrics, patterns, { token: deps.config.METRICS_TOKEN, production: deps.env === 'production' }))
     .use(authInvalidationPlugin(deps, patterns))
     .use(requestGuard(deps.bodyPolicies, patterns))
     .use(apiDocs())

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApi, type TestApi } from '../testing/harness.ts';
+import { createApiMetrics, metricsPlugin, metricsScrapeAllowed } from './metrics.ts';
 
 let api: TestApi;
 beforeAll(async () => (api = await createTestApi()));
@@ -43,5 +44,47 @@ describe('GET /metrics', () => {
     expect(found.some((l) => l.includes('method="POST",route="unmatched"'))).toBe(true);
     expect(found.some((l) => l.includes('method="GET",route="unmatched"'))).toBe(true);
     expect(found.filter((l) => l.includes(id) || l.includes('/api/login') || l.includes('no-such-route'))).toEqual([]);
+  });
+});
+
+describe('who may scrape GET /metrics', () => {
+  const scrape = (access: { token?: string; production: boolean }, authorization?: string) =>
+    metricsPlugin(createApiMetrics(), { current: null }, access).handle(
+      new Request('http://localhost/metrics', authorization ? { headers: { authorization } } : {}),
+    );
+
+  test('in production without METRICS_TOKEN nobody may: the same 404 as an unknown path', async () => {
+    const r = await scrape({ production: true });
+    expect(r.status).toBe(404);
+    expect(await r.json()).toEqual({ message: 'Not Found' });
+    expect((await scrape({ production: true }, 'Bearer anything-at-all-0123')).status).toBe(404);
+  });
+
+  test('with METRICS_TOKEN only its bearer may, in every environment', async () => {
+    const token = 'metrics-token-0123456789';
+    for (const production of [true, false]) {
+      expect((await scrape({ token, production })).status).toBe(404);
+      expect((await scrape({ token, production }, `Bearer ${token}x`)).status).toBe(404);
+      expect((await scrape({ token, production }, token)).status).toBe(404);
+      const ok = await scrape({ token, production }, `Bearer ${token}`);
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('process_resident_memory_bytes');
+    }
+    expect(metricsScrapeAllowed({ token, production: false }, `Bearer ${token.slice(0, -1)}`)).toBe(false);
+  });
+
+  test('outside production without METRICS_TOKEN it is open (development and tests scrape it)', async () => {
+    expect((await scrape({ production: false })).status).toBe(200);
+  });
+
+  test('the API reads METRICS_TOKEN from its environment', async () => {
+    const token = 'metrics-token-from-env-0123';
+    const guarded = await createTestApi({ env: { METRICS_TOKEN: token } });
+    try {
+      expect((await guarded.app.handle(new Request('http://localhost/metrics'))).status).toBe(404);
+      expect((await guarded.app.handle(new Request('http://localhost/metrics', { headers: { authorization: `Bearer ${token}` } }))).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { dbQueryCount } from '@pos/db';
@@ -44,12 +45,32 @@ export type ApiMetrics = ReturnType<typeof createApiMetrics>;
 const started = new WeakMap<Request, number>();
 
 /**
+ * Who may scrape `GET /metrics`. With `METRICS_TOKEN` set, only a request bearing it
+ * (`Authorization: Bearer …`, Prometheus's `authorization.credentials`); without it, anyone outside
+ * production and nobody in production: the API port is the public one, and the figures (routes, volumes,
+ * memory) are the operator's. A refused scrape gets the same 404 as a path no route takes.
+ */
+export interface MetricsAccess {
+  readonly token?: string | undefined;
+  readonly production: boolean;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Whether a scrape's `Authorization` header is let through (constant time over digests). */
+export function metricsScrapeAllowed(access: MetricsAccess, authorization: string | null): boolean {
+  if (!access.token) return !access.production;
+  const given = authorization?.startsWith('Bearer ') ? authorization.slice(7) : '';
+  return timingSafeEqual(digest(given), digest(access.token));
+}
+
+/**
  * Times every request by its route pattern (never the raw path, so ids do not explode the label set);
  * a request that reached no route (unknown path, refused by the request guard) is `unmatched`. The
  * pattern comes from `routes` (route-patterns.ts), set by the app once every route is registered: a
  * hook reading Elysia's `route` would compile the route's path into every route's handler.
  */
-export function metricsPlugin(metrics: ApiMetrics, routes: { current: RoutePatterns | null }) {
+export function metricsPlugin(metrics: ApiMetrics, routes: { current: RoutePatterns | null }, access: MetricsAccess) {
   return new Elysia({ name: 'metrics' })
     .onRequest(({ request }) => {
       started.set(request, performance.now());
@@ -62,7 +83,11 @@ export function metricsPlugin(metrics: ApiMetrics, routes: { current: RoutePatte
       metrics.requests.inc({ ...labels, status: String(set.status ?? 200) });
       metrics.latency.observe(labels, (performance.now() - t0) / 1000);
     })
-    .get('/metrics', async ({ set }) => {
+    .get('/metrics', async ({ request, set }) => {
+      if (!metricsScrapeAllowed(access, request.headers.get('authorization'))) {
+        set.status = 404;
+        return { message: 'Not Found' };
+      }
       set.headers['content-type'] = metrics.registry.contentType;
       return metrics.registry.metrics();
     }, { detail: { hide: true } });
