@@ -1,7 +1,10 @@
+import type Redis from 'ioredis';
+import type { Logger } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import type { CardAClient } from '@pos/providers/card-a/card-a-client';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { providerObjectOnce } from './provider-object-once.ts';
 import { atProvider, client } from './billing-subscriptions.ts';
 import { findBillingProfile, showBillingProfile, type BillingProfileView } from './billing-profiles.ts';
 
@@ -16,23 +19,31 @@ export interface BillingPaymentMethodView {
 /**
  * `POST /billing-profiles/{id}` (EDIT_BILLING_PROFILES, "attach payment method"): the card the
  * merchant entered in the provider's element becomes the default payment method of the profile's
- * card-a customer, which is created on the first attach (the profile row is locked meanwhile, so two
- * attaches never make two customers). Subscriptions then bill that method.
+ * card-a customer, which is created on the first attach (once: `providerObjectOnce`, with no transaction
+ * open across the provider call). Subscriptions then bill that method.
  */
 export async function attachBillingPaymentMethod(
   tdb: TenantDb,
   cardA: CardAClient | null,
+  deps: { readonly redis: Redis; readonly log: Logger },
   input: { userId: string; merchantId: string; profileId: string; paymentMethod: string; email?: string | null },
 ): Promise<BillingProfileView & { payment_method: BillingPaymentMethodView }> {
-  await findBillingProfile(tdb, input.profileId);
+  const profile = await findBillingProfile(tdb, input.profileId);
   const provider = client(cardA);
   // The customer is stored before the card is attached: a refused card leaves no customer behind unrecorded.
-  const customer = await inTenantTx(tdb, async (tx) => {
-    const profile = await findBillingProfile(tx, input.profileId, true);
-    if (profile.card_a_customer_id) return profile.card_a_customer_id;
-    const created = await atProvider(() => provider.createCustomer({ name: profile.name, email: input.email, metadata: { merchant_id: input.merchantId, billing_profile_id: profile.id } }));
-    await tx.updateTable('billing_profiles').set({ card_a_customer_id: created.id, updated_at: new Date() }).where('id', '=', profile.id).execute();
-    return created.id;
+  const request = { name: profile.name, email: input.email, metadata: { merchant_id: input.merchantId, billing_profile_id: profile.id } };
+  const customer = await providerObjectOnce(deps, {
+    lockName: `billing_customer_${profile.id}`,
+    stored: async () => (await findBillingProfile(tdb, profile.id)).card_a_customer_id,
+    request,
+    create: async (idempotencyKey) => (await atProvider(() => provider.createCustomer({ ...request, idempotencyKey }))).id,
+    store: (id) =>
+      inTenantTx(tdb, async (tx) => {
+        const row = await findBillingProfile(tx, profile.id, true);
+        if (row.card_a_customer_id) return row.card_a_customer_id;
+        await tx.updateTable('billing_profiles').set({ card_a_customer_id: id, updated_at: new Date() }).where('id', '=', profile.id).execute();
+        return id;
+      }),
   });
   const pm = await atProvider(() => provider.attachPaymentMethod(input.paymentMethod, customer));
   await atProvider(() => provider.setDefaultPaymentMethod(customer, pm.id));

@@ -1,10 +1,12 @@
-import { errors } from '@pos/kernel';
+import type Redis from 'ioredis';
+import { errors, type Logger } from '@pos/kernel';
 import { isUniqueViolation, type TenantDb } from '@pos/db';
 import type { CardAAccount, CardAClient, CardAPayout, CardAPayoutSchedule } from '@pos/providers/card-a/card-a-client';
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { paging, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
 import { atProvider } from './billing-subscriptions.ts';
+import { providerObjectOnce } from './provider-object-once.ts';
 import { findPaymentProfile, showPaymentProfile, type PaymentProfileView } from './payment-profiles.ts';
 
 /**
@@ -81,22 +83,30 @@ async function accountOf(tdb: TenantDb, cardA: CardAClient | null, id: string): 
 
 /**
  * `POST …/{id}/card-a/url`: the provider's hosted onboarding link. The profile's connected account is
- * created on the first call (at most one per profile: the row is locked while it is made).
+ * created on the first call (at most one per profile: `providerObjectOnce`).
  */
 export async function cardAOnboardingUrl(
   tdb: TenantDb,
   cardA: CardAClient | null,
+  deps: { readonly redis: Redis; readonly log: Logger },
   input: { userId: string; merchantId: string; profileId: string; returnUrl: string; refreshUrl: string; country: string; email?: string },
 ): Promise<{ url: string; expires_at: string; account_id: string }> {
-  await findPaymentProfile(tdb, input.profileId);
+  const profile = await findPaymentProfile(tdb, input.profileId);
   const cardAClient = provider(cardA);
-  const accountId = await inTenantTx(tdb, async (tx) => {
-    const profile = await findPaymentProfile(tx, input.profileId, true);
-    if (profile.card_a_account_id) return profile.card_a_account_id;
-    const account = await atProvider(() => cardAClient.createAccount({ country: input.country, email: input.email, metadata: { merchant_id: input.merchantId, payment_profile_id: profile.id } }));
-    await tx.updateTable('payment_profiles').set({ card_a_account_id: account.id, updated_at: new Date() }).where('id', '=', profile.id).execute();
-    await logActivity(tx, { userId: input.userId, action: 'connected', subject: 'payment_profile', subjectId: profile.id, properties: { provider: 'card-a', account_id: account.id } });
-    return account.id;
+  const request = { country: input.country, email: input.email, metadata: { merchant_id: input.merchantId, payment_profile_id: profile.id } };
+  const accountId = await providerObjectOnce(deps, {
+    lockName: `payment_profile_account_${profile.id}`,
+    stored: async () => (await findPaymentProfile(tdb, profile.id)).card_a_account_id,
+    request,
+    create: async (idempotencyKey) => (await atProvider(() => cardAClient.createAccount({ ...request, idempotencyKey }))).id,
+    store: (id) =>
+      inTenantTx(tdb, async (tx) => {
+        const row = await findPaymentProfile(tx, profile.id, true);
+        if (row.card_a_account_id) return row.card_a_account_id;
+        await tx.updateTable('payment_profiles').set({ card_a_account_id: id, updated_at: new Date() }).where('id', '=', profile.id).execute();
+        await logActivity(tx, { userId: input.userId, action: 'connected', subject: 'payment_profile', subjectId: profile.id, properties: { provider: 'card-a', account_id: id } });
+        return id;
+      }),
   });
   const link = await atProvider(() => cardAClient.createAccountLink({ account: accountId, returnUrl: input.returnUrl, refreshUrl: input.refreshUrl }));
   return { url: link.url, expires_at: new Date(link.expires_at * 1000).toISOString(), account_id: accountId };

@@ -274,8 +274,8 @@ export class CardAClient {
 
 
   /** A connected account for a payment profile (the merchant onboards on the provider's page). */
-  createAccount(input: { country: string; email?: string; metadata: Record<string, string> }) {
-    return this.call<CardAAccount>('POST', '/v1/accounts', { type: 'express', country: input.country, ...(input.email ? { email: input.email } : {}), metadata: input.metadata });
+  createAccount(input: { country: string; email?: string; metadata: Record<string, string>; idempotencyKey?: string }) {
+    return this.call<CardAAccount>('POST', '/v1/accounts', { type: 'express', country: input.country, ...(input.email ? { email: input.email } : {}), metadata: input.metadata }, input.idempotencyKey);
   }
 
   retrieveAccount(id: string) {
@@ -319,8 +319,8 @@ export class CardAClient {
     return { data: body.data as CardAPayout[], has_more: body.has_more === true };
   }
 
-  createCustomer(input: { name: string; email?: string | null; metadata: Record<string, string> }) {
-    return this.call<CardACustomer>('POST', '/v1/customers', { name: input.name, ...(input.email ? { email: input.email } : {}), metadata: input.metadata });
+  createCustomer(input: { name: string; email?: string | null; metadata: Record<string, string>; idempotencyKey?: string }) {
+    return this.call<CardACustomer>('POST', '/v1/customers', { name: input.name, ...(input.email ? { email: input.email } : {}), metadata: input.metadata }, input.idempotencyKey);
   }
 
   attachPaymentMethod(paymentMethod: string, customer: string) {

@@ -29,7 +29,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
       async ({ tenant, access, auth, params, body }) => {
         await requirePaymentProfileReach(tenant.db, await access(), params.id);
         const back = `${appUrl}/settings/payment-profiles/${params.id}`;
-        const data = await acct.cardAOnboardingUrl(tenant.db, cardA, {
+        const data = await acct.cardAOnboardingUrl(tenant.db, cardA, deps, {
           userId: auth.userId,
           merchantId: tenant.merchant.id,
           profileId: params.id,
@@ -120,7 +120,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
     .post(
       '/billing-profiles/:id',
       async ({ tenant, auth, params, body }) => ({
-        data: await attachBillingPaymentMethod(tenant.db, cardA, { userId: auth.userId, merchantId: tenant.merchant.id, profileId: params.id, paymentMethod: body.payment_method }),
+        data: await attachBillingPaymentMethod(tenant.db, cardA, deps, { userId: auth.userId, merchantId: tenant.merchant.id, profileId: params.id, paymentMethod: body.payment_method }),
       }),
       {
         params: IdParams,
