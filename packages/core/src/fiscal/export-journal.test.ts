@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { canonicalJson, type SignResult } from '@pos/fiscal';
-import { exportJournal, locationsWithFiscalHistory, verifyDeviceRows, type DeviceJournal } from './export-journal.ts';
+import { exportJournal, fiscalExportTooLarge, locationsWithFiscalHistory, verifyDeviceRows, type DeviceJournal } from './export-journal.ts';
 import { createFiscalService, type FiscalService } from './fiscal-service.ts';
 import { openFiscalTestTenant, saleInput, TEST_FISCAL_CONFIG, type FiscalTestTenant } from './test-support.ts';
 
@@ -48,6 +48,16 @@ describe('exportJournal verification', () => {
     expect(window.verification.ok).toBe(true); // always over the whole journal
     expect(await exportJournal(t.tdb, { locationId: await t.addLocation() }, fiscal)).toEqual([]);
     expect(await locationsWithFiscalHistory(t.tdb, [loc])).toEqual(new Set([loc]));
+  });
+
+  test('a window holding more entries than an export answers is refused; fewer, and a narrower window, are answered', async () => {
+    expect((await exportJournal(t.tdb, { locationId: loc, maxEntries: 5 }, fiscal))[0]!.entries).toHaveLength(5);
+    const refused = await exportJournal(t.tdb, { locationId: loc, maxEntries: 4 }, fiscal, 2).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'validation', message: fiscalExportTooLarge(4), errors: { from: [fiscalExportTooLarge(4)] } });
+    const third = (await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.entries[2]!;
+    const narrowed = await exportJournal(t.tdb, { locationId: loc, maxEntries: 4, from: third.created_at }, fiscal, 2);
+    expect(narrowed[0]!.entries.map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect(narrowed[0]!.verification.ok).toBe(true);
   });
 
   test('an altered payload', async () => {

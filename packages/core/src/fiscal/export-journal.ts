@@ -1,5 +1,6 @@
 import { JournalVerifier, resultSeal, sealMatches, type JournalProblem, type SealKey, type SignResult } from '@pos/fiscal';
 import type { TenantDb } from '@pos/db';
+import { errors } from '@pos/kernel';
 import { counterValue, SEQ_LABEL } from './counter-store.ts';
 import { failureHash, parseOr, toJournalEntry, type JournalRow } from './journal-rows.ts';
 
@@ -48,7 +49,17 @@ export interface ExportJournalInput {
   readonly from?: Date;
   /** Exclusive upper bound on created_at. */
   readonly to?: Date;
+  /** Most entries the window may hold across devices (`FISCAL_EXPORT_MAX_ENTRIES` by default). */
+  readonly maxEntries?: number;
 }
+
+/**
+ * Most entries one export answers: the answer is one JSON document built in memory, so a window over
+ * years of a busy location would hold the process's memory for as long as it is written. A window with
+ * more is refused (422 on `from`); the verification covers the whole journal whatever the window.
+ */
+export const FISCAL_EXPORT_MAX_ENTRIES = 20_000;
+export const fiscalExportTooLarge = (max: number) => `The window holds more than ${max} fiscal events; narrow it with from and to.`;
 
 export interface VerifyDeviceOptions {
   /** The journal seal key: every entry's seals are checked (both signer kinds). */
@@ -178,6 +189,8 @@ export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, ke
   for (const j of journaled) if (!devices.has(j.fdm_id)) devices.set(j.fdm_id, { mode: null, status: null });
 
   const out: DeviceJournal[] = [];
+  const maxEntries = input.maxEntries ?? FISCAL_EXPORT_MAX_ENTRIES;
+  let kept = 0;
   for (const [fdmId, device] of devices) {
     const head = await counterValue(tdb, fdmId, SEQ_LABEL);
     const verifier = new DeviceVerifier({
@@ -192,7 +205,10 @@ export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, ke
       const page = await tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).where('seq', '>', after).orderBy('seq').limit(pageSize).execute();
       for (const r of page) {
         verifier.add(r);
-        if (r.location_id === input.locationId && (!input.from || r.created_at >= input.from) && (!input.to || r.created_at < input.to)) entries.push(exported(r));
+        if (r.location_id === input.locationId && (!input.from || r.created_at >= input.from) && (!input.to || r.created_at < input.to)) {
+          if (++kept > maxEntries) throw errors.field('from', fiscalExportTooLarge(maxEntries));
+          entries.push(exported(r));
+        }
       }
       if (page.length < pageSize) break;
       after = Number(page[page.length - 1]!.seq);

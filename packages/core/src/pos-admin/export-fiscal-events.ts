@@ -33,7 +33,8 @@ export type FiscalKeys = JournalKeys;
  * journal per fiscal device it ever had (`exportJournal`), with the entries whose creation falls in
  * the optional window of local dates (from the start of `from` to the end of `to` in the location's
  * zone) and each device's verification: seals for every device, and signatures of software-mode
- * devices with their public keys. 422 for a malformed date or `to` before `from`.
+ * devices with their public keys. 422 for a malformed date, `to` before `from`, or a window holding more
+ * entries than one export answers (`FISCAL_EXPORT_MAX_ENTRIES`).
  */
 export async function exportFiscalEvents(scope: PosAdminScope, keys: FiscalKeys, locationId: string, input: ExportFiscalEventsInput): Promise<FiscalDeviceExport[]> {
   if (input.from !== undefined && !isBusinessDate(input.from)) throw errors.field('from', 'The from field must be a valid date (YYYY-MM-DD).');
