@@ -277,7 +277,19 @@ export async function publishMenu(scope: CatalogScope, id: string): Promise<Menu
     // before it is read, and one that starts later finds this menu published and recompiles it. Without
     // it a publish racing an edit of an item only this menu shows compiled the old row, and the edit's
     // refresh, not seeing the menu published yet, skipped the location.
-    if (existing.size > 0) await tx.selectFrom('items').select('id').where('id', 'in', [...existing].sort()).orderBy('id').forShare().execute();
+    if (existing.size > 0) {
+      await tx.selectFrom('items').select('id').where('id', 'in', [...existing].sort()).orderBy('id').forShare().execute();
+      // Their modifier groups likewise (after the items, as an item write links them): a group edit locks
+      // the group row and edits its modifiers under it. Variant groups and categories need nothing more:
+      // their writes lock the item rows themselves (variant groups) or update them (category renames).
+      await tx
+        .selectFrom('modifier_groups')
+        .select('id')
+        .where('id', 'in', (eb) => eb.selectFrom('item_modifier_groups').select('modifier_group_id').where('item_id', 'in', [...existing]))
+        .orderBy('id')
+        .forShare()
+        .execute();
+    }
     await tx.updateTable('menus').set({ status: 'draft', updated_at: scope.now }).where('location_id', '=', menu.location_id).where('status', '=', 'published').where('id', '<>', menu.id).execute();
     await tx.updateTable('menus').set({ status: 'published', draft: null, published_at: scope.now, updated_at: scope.now }).where('id', '=', menu.id).execute();
     await writePublished(tx, menu.location_id, menu.id);

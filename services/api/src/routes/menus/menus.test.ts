@@ -259,6 +259,62 @@ describe('a publish and an edit of an item only the published menu shows', () =>
   });
 });
 
+describe('a publish and an edit of a modifier group of an item only the published menu shows', () => {
+  test('the group edit in flight commits first and the publish compiles its new modifier price', async () => {
+    const group = await call('POST', '/modifier-groups', { name: 'Syrup race', min_select: 0, max_select: 1, modifiers: [{ name: 'Vanilla', price: 40 }] });
+    expect(group.status).toBe(201);
+    const vanilla = group.body.data.modifiers[0].id as string;
+    expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [group.body.data.id] })).status).toBe(200);
+    const next = await newMenu('Shown with syrup');
+    const g1 = await newGroup(next, 'G');
+    await call('POST', `/menus/display-group-items/${next}`, { groups: [{ id: g1, item_ids: [item('Croissant')] }] });
+    // A modifier group write in flight (as PUT /modifier-groups/{id} does it: the group row first).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const edit = tdb.transaction().execute(async (tx) => {
+      await tx.updateTable('modifier_groups').set({ name: 'Syrup race' }).where('id', '=', group.body.data.id).execute();
+      await tx.updateTable('modifiers').set({ price: 75 }).where('id', '=', vanilla).execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    const publishing = call('POST', `/menus/publish/${next}`);
+    await Bun.sleep(200);
+    release();
+    await edit;
+    expect((await publishing).status).toBe(200);
+    const row = await tdb.selectFrom('published_catalogs').select('payload').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { modifier_groups: { modifiers: { name: string; price: number }[] }[] }[] }[] };
+    expect(payload.display_groups[0]!.items[0]!.modifier_groups[0]!.modifiers).toEqual([{ id: vanilla, name: 'Vanilla', price: 75 }]);
+    expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [] })).status).toBe(200);
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+  });
+});
+
+describe('publishes and modifier group edits at once', () => {
+  test('no deadlock, and the channels end with the last price of the modifier', async () => {
+    const group = await call('POST', '/modifier-groups', { name: 'Milk race', min_select: 0, max_select: 1, modifiers: [{ name: 'Oat', price: 30 }] });
+    const oat = group.body.data.modifiers[0].id as string;
+    expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [group.body.data.id] })).status).toBe(200);
+    const menus = [await newMenu('Milk A'), await newMenu('Milk B')];
+    for (const menu of menus) await call('POST', `/menus/display-group-items/${menu}`, { groups: [{ id: await newGroup(menu, 'G'), item_ids: [item('Croissant')] }] });
+    for (let round = 0; round < 6; round++) {
+      const statuses = await Promise.all([
+        call('POST', `/menus/publish/${menus[round % 2]}`).then((r) => r.status),
+        call('PUT', `/modifier-groups/${group.body.data.id}`, { modifiers: [{ id: oat, name: 'Oat', price: 31 + round }] }).then((r) => r.status),
+      ]);
+      expect(statuses).toEqual([200, 200]);
+      const row = await tdb.selectFrom('published_catalogs').select('payload').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+      const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { modifier_groups: { modifiers: { price: number }[] }[] }[] }[] };
+      expect(payload.display_groups[0]!.items[0]!.modifier_groups[0]!.modifiers[0]!.price).toBe(31 + round);
+    }
+    expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [] })).status).toBe(200);
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+  });
+});
+
 describe('requests at once on one menu', () => {
   const MENU_PUBLISHED = { message: 'A published menu cannot be deleted. Archive it or move it back to draft first.', reason: 'menu_published' };
 
