@@ -286,7 +286,7 @@ describe('a publish and an edit of a modifier group of an item only the publishe
     await edit;
     expect((await publishing).status).toBe(200);
     const row = await tdb.selectFrom('published_catalogs').select('payload').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
-    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { modifier_groups: { modifiers: { name: string; price: number }[] }[] }[] }[] };
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { modifier_groups: { modifiers: { id: string; name: string; price: number }[] }[] }[] }[] };
     expect(payload.display_groups[0]!.items[0]!.modifier_groups[0]!.modifiers).toEqual([{ id: vanilla, name: 'Vanilla', price: 75 }]);
     expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [] })).status).toBe(200);
     expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
