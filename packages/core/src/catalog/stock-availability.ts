@@ -144,14 +144,17 @@ export async function extendReservation(db: TenantDb, transactionId: string, now
  * In the transaction that opens an order's payment again (a retry after a failed payment, or after its
  * hold ran out): its hold is taken again like a new order's, under the levels' locks and less what the
  * order itself held. 422 `insufficient_stock` when another checkout has the units now; the caller's
- * transaction then rolls back and the order stays as it was. Nothing to do for an order holding nothing
- * whose hold still counts.
+ * transaction then rolls back and the order stays as it was. Nothing to do for an open order that never
+ * held stock (`holdsStock`: it names a cart session) or whose hold still counts. A hold that ran out may
+ * be gone altogether (another checkout clears the expired holds of its items), so it is the live hold
+ * that is looked for, not the lapsed one.
  */
-export async function renewOrderHold(tx: TenantTx, order: { transactionId: string; locationId: string; status: string; now: Date }): Promise<void> {
+export async function renewOrderHold(tx: TenantTx, order: { transactionId: string; locationId: string; status: string; holdsStock: boolean; now: Date }): Promise<void> {
   const open = (OPEN_STATUSES as readonly string[]).includes(order.status);
   if (open) {
-    const lapsed = await tx.selectFrom('stock_reservations').select('item_id').where('transaction_id', '=', order.transactionId).where('expires_at', '<=', order.now).limit(1).executeTakeFirst();
-    if (!lapsed) return;
+    if (!order.holdsStock) return;
+    const live = await tx.selectFrom('stock_reservations').select('item_id').where('transaction_id', '=', order.transactionId).where('expires_at', '>', order.now).limit(1).executeTakeFirst();
+    if (live) return;
   }
   const lines = await tx.selectFrom('transaction_lines').select(['item_id', 'qty', 'name']).where('transaction_id', '=', order.transactionId).orderBy('position').execute();
   if (await reserveStock(tx, { transactionId: order.transactionId, locationId: order.locationId, lines, now: order.now }, { renew: true })) {

@@ -6,7 +6,7 @@ import { errors, type Logger } from '@pos/kernel';
 import { addLocalDays, capacitySlotOf, deliveryAddressRefusal, diningOptionRefusal, normaliseDeliveryAddress, type DeliveryAddress, mintIdempotencyKey, onlinePaymentProvider, requestHash, REQUEST_IN_PROGRESS, REQUEST_KEY_REUSED, paymentTransition, stampPaymentProvider, type PaymentProvider } from '@pos/domain';
 import { ProviderError } from '@pos/providers/payments';
 import { quoteBasket, type QuoteLineInput } from '../catalog/quote-basket.ts';
-import { holdOrderStock, tracksStock } from '../catalog/stock-availability.ts';
+import { holdOrderStock, renewOrderHold, tracksStock } from '../catalog/stock-availability.ts';
 import { SESSION_CLOSED } from '../table-qr/table-sessions.ts';
 import { capturePayment, type CaptureDeps } from '../payments/capture-payment.ts';
 import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
@@ -551,12 +551,33 @@ export async function processPlatformAPayment(
       const earlier = lost && lost.source_id !== input.source_id ? await attempt(lost) : null;
       if (earlier === 'paid') deps.log.warn('platform-a: an attempt whose answer was lost had paid the order; the card sent now is not charged', { transaction_id: t.id });
       else {
-        const now = await attempt(lost && lost.source_id === input.source_id ? lost : { key: platformAAttemptKey(t.id, input.source_id), source_id: input.source_id });
+        const resent = lost && lost.source_id === input.source_id ? lost : null;
+        // A new card: the order's stock is held again first when its hold stopped counting (nothing is
+        // charged when another checkout has the units now). A lost attempt sent again is not refused: it
+        // may have been charged already.
+        if (!resent) await reopenForCard(sf.tdb, t.id, deps.now());
+        const now = await attempt(resent ?? { key: platformAAttemptKey(t.id, input.source_id), source_id: input.source_id });
         if (now !== 'paid') providerFailure(now);
       }
     }
     await capturePlatformA(deps, capture, await loadTransaction(sf.tdb, t.id));
     return verifiedView(await loadTransaction(sf.tdb, t.id));
+  });
+}
+
+/**
+ * Before a new card is charged: the order's stock hold is taken again when it stopped counting (after a
+ * failed payment, or run out and cleared by another checkout), and the payment is open again (`Awaiting
+ * Payment`, which makes the hold count), in one transaction: no other checkout takes the units between
+ * the check and the charge. 422 `insufficient_stock` when another checkout has them now.
+ */
+async function reopenForCard(tdb: TenantDb, id: string, now: Date): Promise<void> {
+  await tdb.transaction().execute(async (tx) => {
+    const cur = await tx.selectFrom('transactions').select(['status', 'cart_session_id', 'location_id']).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+    const d = paymentTransition(cur.status, { kind: 'start' });
+    if (d.kind === 'refused') throw errors.conflict(d.message, { reason: d.reason });
+    await renewOrderHold(tx, { transactionId: id, locationId: cur.location_id, status: cur.status, holdsStock: cur.cart_session_id !== null, now });
+    if (d.kind === 'accepted' && d.next !== cur.status) await tx.updateTable('transactions').set({ status: d.next, updated_at: now }).where('id', '=', id).execute();
   });
 }
 

@@ -312,12 +312,12 @@ interface BeforeStart {
  */
 async function recordStarting(deps: KioskPaymentDeps, t: TransactionRow, snapshot: Record<string, unknown>): Promise<void> {
   const refusal = await deps.tdb.transaction().execute(async (tx) => {
-    const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
+    const cur = await tx.selectFrom('transactions').select(['status', 'cart_session_id']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
     const d = paymentTransition(cur.status, { kind: 'start' });
     if (d.kind !== 'accepted') return d;
     // A failed payment's hold stopped counting (or the hold ran out): taken again, checked, with the status
     // that makes it count, so no other checkout can take the units between the two.
-    await renewOrderHold(tx, { transactionId: t.id, locationId: t.location_id, status: cur.status, now: deps.now() });
+    await renewOrderHold(tx, { transactionId: t.id, locationId: t.location_id, status: cur.status, holdsStock: cur.cart_session_id !== null, now: deps.now() });
     await tx.updateTable('transactions').set({ status: d.next, payment_snapshot: JSON.stringify(snapshot), updated_at: deps.now() }).where('id', '=', t.id).execute();
     return null;
   });

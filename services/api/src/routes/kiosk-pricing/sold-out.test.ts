@@ -137,6 +137,30 @@ describe('a checkout holds the stock it sells until it is paid, cancelled or exp
     expect((await cancel(again.body.data.idempotency_key)).status).toBe(200);
   });
 
+  test('an open order whose hold ran out and was cleared by another checkout: the retry does not take the croissant back', async () => {
+    await stock('Croissant', 1);
+    const lines = [{ item_id: item('Croissant').id, qty: 1 }];
+    const a = (await create({ lines })).body.data;
+    const id = a.transaction_id ?? a.id;
+    // The terminal declined, not recorded yet (the order is still Awaiting Payment); the hold runs out and
+    // another checkout takes the croissant, clearing the expired hold on the way.
+    await k.cardB.decline(a.idempotency_key);
+    await tdb().updateTable('stock_reservations').set({ expires_at: new Date(Date.now() - 1000) }).where('transaction_id', '=', id).execute();
+    const b = await onlinePay({ lines });
+    expect(b.status).toBe(200);
+    expect(await holds(id)).toEqual([]);
+    const sales = k.cardB.saleRequests;
+    // Before: 200 and a new sale on the terminal for a croissant the other order holds.
+    expect(await create({ transaction_id: id })).toMatchObject({ status: 422, body: { message: 'Croissant is sold out.', reason: 'insufficient_stock' } });
+    expect(k.cardB.saleRequests).toBe(sales);
+    // Once the other hold ran out too, the retry holds the croissant again.
+    await tdb().updateTable('stock_reservations').set({ expires_at: new Date(Date.now() - 1000) }).where('transaction_id', '=', b.body.data.transaction_id).execute();
+    const again = await create({ transaction_id: id });
+    expect(again.status).toBe(200);
+    expect(await holds(id)).toEqual([{ item_id: item('Croissant').id, qty: 1 }]);
+    expect((await cancel(again.body.data.idempotency_key)).status).toBe(200);
+  });
+
   test('checkouts racing for the last two croissants: exactly two orders are written, the others are told it is sold out', async () => {
     await stock('Croissant', 2);
     const before = await transactions();

@@ -339,6 +339,36 @@ describe('platform-a attempts', () => {
     }
   });
 
+  test('a new card after the order\'s hold ran out and another checkout took the last unit: 422, nothing charged; once free, the card pays', async () => {
+    const item = a.items[0]!;
+    const bo = (body: unknown) => api.call('POST', '/api/back-office/inventories', { token: owner, body });
+    expect((await bo({ item_id: item.id, location_id: loc0(), type: 'count', quantity: 1 })).status).toBe(201);
+    await activate();
+    try {
+      const lines = [{ item_id: item.id, qty: 1 }];
+      const id = (await pay({ lines })).body.data.transaction_id as string;
+      expect((await process(id, 'cnon:card-nonce-declined')).status).toBe(422);
+      // The hold runs out while the order waits for another card; another order takes the last unit (and
+      // clears the expired hold on the way).
+      const held = () => tdb().selectFrom('stock_reservations').select('qty').where('transaction_id', '=', id).execute();
+      await tdb().updateTable('stock_reservations').set({ expires_at: new Date(Date.now() - 1000) }).where('transaction_id', '=', id).execute();
+      const other = await pay({ lines });
+      expect(other.status).toBe(200);
+      expect(await held()).toEqual([]);
+      // Before: 200 Complete, and both orders paid for one unit.
+      expect(await process(id, 'cnon:card-nonce-ok')).toMatchObject({ status: 422, body: { reason: 'insufficient_stock' } });
+      expect(platformA.paymentsFor(id)).toEqual([]);
+      expect((await row(id)).status).toBe('Awaiting Payment');
+      // The other order's hold runs out unpaid: the card pays, the order holding the unit until then.
+      await tdb().updateTable('stock_reservations').set({ expires_at: new Date(Date.now() - 1000) }).where('transaction_id', '=', other.body.data.transaction_id).execute();
+      expect((await process(id, 'cnon:card-nonce-ok')).body.data).toMatchObject({ transaction_id: id, status: 'Complete' });
+      expect(platformA.paymentsFor(id).map((p) => p.status)).toEqual(['COMPLETED']);
+    } finally {
+      await deactivate();
+      await tdb().deleteFrom('inventory_levels').where('item_id', '=', item.id).where('location_id', '=', loc0()).execute();
+    }
+  });
+
   test('a blank or over-long card source is a 422 naming the field; nothing reaches the provider', async () => {
     await activate();
     try {
