@@ -156,6 +156,36 @@ describe('exportJournal verification', () => {
     expect((await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!.verification).toMatchObject({ ok: false, seq: 5, problem: 'altered' });
   });
 
+  test('a remote module completing entries while the export reads its pages: one snapshot, no false alarm', async () => {
+    await t.tdb.updateTable('fdm_devices').set({ mode: 'remote' }).where('fdm_id', '=', fdmId).execute();
+    const signed = await t.tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).where('seq', '>=', 2).orderBy('seq').execute();
+    await t.tdb
+      .updateTable('fiscal_journal')
+      .set({ status: 'pending', sign_result: null, result_hash: null, result_seal: null, completed_at: null })
+      .where('fdm_id', '=', fdmId)
+      .where('seq', '>=', 2)
+      .execute();
+    // Once the first page (seq 1 signed, 2 pending) is read, the module's answers for 2..5 are written.
+    let completed = false;
+    const reading = t.tdb.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        const rows = args.result.rows as { fdm_id?: string; seq?: unknown }[];
+        if (!completed && rows.length > 0 && rows[0]!.fdm_id === fdmId && rows[0]!.seq !== undefined) {
+          completed = true;
+          for (const r of signed) await update(Number(r.seq), { status: r.status, sign_result: r.sign_result, result_hash: r.result_hash, result_seal: r.result_seal, completed_at: r.completed_at });
+        }
+        return args.result;
+      },
+    });
+    const during = (await exportJournal(reading, { locationId: loc }, fiscal, 2))[0]!;
+    expect(completed).toBe(true);
+    // Before: { ok: false, seq: 2, problem: 'altered', detail: 'pending entry before a completed one' }.
+    expect(during.verification).toEqual({ ok: true, count: 5, pending: 4, failed: 0, last_seq: 5 });
+    expect(during.entries.map((e) => e.status)).toEqual(['signed', 'pending', 'pending', 'pending', 'pending']);
+    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!.verification).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
+  });
+
   test('signing refuses to continue a journal whose head was removed', async () => {
     await t.tdb.deleteFrom('fiscal_journal').where('fdm_id', '=', fdmId).where('seq', '=', 5).execute();
     await expect(fiscal.signEvent(t.tdb, saleInput(loc))).rejects.toThrow(/inconsistent/);

@@ -181,7 +181,17 @@ function exported(row: JournalRow): ExportedEntry {
  * export): the entries in the window, and a verification of each device's whole journal against
  * its head counter and the seal key (`keys`, the fiscal service); software-mode signatures too.
  */
-export async function exportJournal(tdb: TenantDb, input: ExportJournalInput, keys: JournalKeys, pageSize = JOURNAL_PAGE): Promise<DeviceJournal[]> {
+export async function exportJournal(db: TenantDb, input: ExportJournalInput, keys: JournalKeys, pageSize = JOURNAL_PAGE): Promise<DeviceJournal[]> {
+  // One snapshot for every page: entries a remote module completes while the export reads would otherwise
+  // show a pending entry before completed ones, which is how a downgraded entry looks ('altered').
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute((tdb) => exportInSnapshot(tdb, input, keys, pageSize));
+}
+
+async function exportInSnapshot(tdb: TenantDb, input: ExportJournalInput, keys: JournalKeys, pageSize: number): Promise<DeviceJournal[]> {
   const enrolled = await tdb.selectFrom('fdm_devices').select(['fdm_id', 'mode', 'status']).where('location_id', '=', input.locationId).orderBy('created_at').execute();
   const journaled = await tdb.selectFrom('fiscal_journal').select('fdm_id').distinct().where('location_id', '=', input.locationId).execute();
   const devices = new Map<string, { mode: 'software' | 'remote' | null; status: 'active' | 'retired' | null }>();
