@@ -11,6 +11,12 @@ export const THROTTLES = {
    * registering a merchant chooses, and each SMS is paid by us.
    */
   customerOtpMerchant: { name: 'customer-otp-merchant', limit: 300, windowSeconds: 3600 },
+  /**
+   * Customer login codes one client address sends for one merchant, counted before the merchant's cap:
+   * without it one anonymous client, naming a new destination each time, spent the merchant's 300 in
+   * minutes and locked every genuine customer out of code sign-in for the hour.
+   */
+  customerOtpMerchantAddress: { name: 'customer-otp-merchant-ip', limit: 20, windowSeconds: 3600 },
   loginIdp: { name: 'login-idp', limit: 5, windowSeconds: 60 },
   orderHistory: { name: 'order-history', limit: 5, windowSeconds: 60 },
   orderDetail: { name: 'order-detail', limit: 10, windowSeconds: 60 },

@@ -6,6 +6,8 @@ import { startSmsSimulator } from '@pos/providers/sms/sms-simulator';
 import { startMailApiSimulator } from '@pos/providers/mail-api/mail-api-simulator';
 import { startChallengeSimulator } from '@pos/providers/challenge/challenge-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { throttleCount } from '@pos/kernel';
+import { THROTTLES } from '../../middleware/throttle.ts';
 
 // Customer guest routes against real PostgreSQL and Redis, with the SMS, e-mail-send and challenge
 // simulators and an identity provider's JWKS served over HTTP.
@@ -363,6 +365,23 @@ describe('customer sign-in: codes, races and which account a contact opens', () 
     expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: own.merchant.slug, phone: randomPhone() }, ip: freshIp() })).status).toBe(429);
     // Another merchant's customers are not held back.
     expect((await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone() }, ip: freshIp() })).status).toBe(200);
+  });
+
+  test('one client address sends at most 20 of a merchant\'s codes an hour: it cannot spend the merchant\'s 300 and lock its customers out', async () => {
+    const own = await api.seed('cauth-share');
+    const ip = freshIp();
+    const send = (from: string, slug = own.merchant.slug) => api.call('POST', '/api/customer/send-otp', { body: { slug, phone: randomPhone() }, ip: from });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await send(ip)).status);
+    expect(statuses.filter((x) => x !== 200)).toEqual([]);
+    // The guest throttle (20 a minute) is past: only the hourly share per merchant refuses from here.
+    await api.deps.redis.del(`throttle:${THROTTLES.customerGuest.name}:${THROTTLES.customerGuest.windowSeconds}:${ip}`);
+    const over = await send(ip);
+    expect(over.status).toBe(429);
+    // Before: 200, until the merchant's 300 an hour were gone for every customer.
+    expect((await throttleCount(api.deps.redis, THROTTLES.customerOtpMerchant, own.merchant.id)).count).toBe(20);
+    expect((await send(freshIp())).status).toBe(200);
+    expect((await send(ip, m.merchant.slug)).status).toBe(200);
   });
 
   test('the guest throttle counts every request of the prefix, refused bodies too (20 per minute per address)', async () => {

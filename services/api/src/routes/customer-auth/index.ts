@@ -28,9 +28,11 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
   const guard = ({ request, server }: { request: Request; server: unknown }) => throttle(deps.redis, deps.env, [[THROTTLES.customerGuest, deps.throttleAddress(request, server as never)]]);
   // Codes sent to one phone or address, whoever asks (SMS flooding, guessing across many live codes).
   // And per merchant: the message carries the merchant's name, which whoever registers a merchant chooses.
-  const limitSends = (merchantId: string) => (destination: string) =>
+  // One client address sends a bounded share of the merchant's codes, so it cannot spend them all.
+  const limitSends = (merchantId: string, address: string) => (destination: string) =>
     throttle(deps.redis, deps.env, [
       [THROTTLES.customerOtpDestination, otpDestinationKey(destination)],
+      [THROTTLES.customerOtpMerchantAddress, `${merchantId}|${address}`],
       [THROTTLES.customerOtpMerchant, merchantId],
     ]);
   const spendOnce = async (key: string, until: Date) =>
@@ -49,7 +51,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
       async ({ body, request, server }) => {
         await checkChallenge(providers, body['challenge-response'], deps.clientAddress(request, server as never));
         const t = await merchantBySlug(deps.db, body.slug);
-        const r = await sendCustomerOtp(providers, t, body, now(), limitSends(t.merchant.id));
+        const r = await sendCustomerOtp(providers, t, body, now(), limitSends(t.merchant.id, deps.throttleAddress(request, server as never)));
         return { status: 'success' as const, channel: r.channel, expires_at: r.expires_at.toISOString() };
       },
       {
