@@ -206,6 +206,60 @@ describe('printer-poll throttle of made-up tokens', () => {
   }, 90_000);
 });
 
+describe('a live printer sharing its address with made-up tokens', () => {
+  test('its owner aged out of the cache: it still polls, its address over the limit (before: 429 until the junk stopped)', async () => {
+    const s = new PollState(handle.db, 100);
+    await s.listen(DATABASE_URL, 50);
+    const rule = { ...PRINTER_POLL_THROTTLE, name: `printer-poll-shared-${crypto.randomUUID()}`, limit: 5 };
+    const guarded = createPrinterPollApp({ db: handle.db, redis, log: createLogger({ service: 'printer-poll-test' }, 'error'), health: new HealthMonitor(() => checkDependencies(handle.db, redis), 0) }, s, new PollThrottle(redis, rule));
+    const poll = (token: string) => guarded.handle(new Request(`http://localhost/print/printer-a/sdp?token=${token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'ConnectionType=GetRequest&ID=p' }));
+    const live = await seedPairedPrinter(handle.db, 'poll-shared', '00:11:62:CC:00:07');
+    try {
+      if (Date.now() % 60_000 > 50_000) await Bun.sleep(60_000 - (Date.now() % 60_000) + 50);
+      for (let i = 0; i < 20 && !s.knows(live.token); i++) {
+        expect((await poll(live.token)).status).toBe(200);
+        await Bun.sleep(150);
+      }
+      expect(s.knows(live.token)).toBe(true);
+      await Bun.sleep(150); // its owner's 100 ms in the cache are over: the next poll reads it again
+      const junk: number[] = [];
+      for (let i = 0; i < 8; i++) junk.push((await poll(`prt_junk_${i}_${crypto.randomUUID()}`)).status);
+      expect(junk).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+      expect(s.knows(live.token)).toBe(true);
+      expect((await poll(live.token)).status).toBe(200);
+      // A token the process never saw live is still refused unread from that address.
+      expect((await poll(`prt_junk_${crypto.randomUUID()}`)).status).toBe(429);
+    } finally {
+      await s.stop();
+      await live.drop();
+    }
+  }, 90_000);
+});
+
+describe('notices remembered per printer', () => {
+  test('forgotten after a minute (two prunes); a read whose mark is older than what was forgotten is not remembered as idle', async () => {
+    const s = new PollState(handle.db);
+    await s.listen(DATABASE_URL, 1000, 3_600_000);
+    try {
+      const old = s.mark();
+      const ids = Array.from({ length: 50 }, () => crypto.randomUUID());
+      for (const id of ids) await sql`select pg_notify(${PRINTER_TOKENS_CHANNEL}, ${id})`.execute(handle.db);
+      await until(() => s.noticedCount === 50);
+      s.pruneNotices(); // remembers where the next prune cuts: nothing forgotten yet
+      expect(s.noticedCount).toBe(50);
+      s.pruneNotices();
+      // Before: every notified printer stayed in the map for the life of the process.
+      expect(s.noticedCount).toBe(0);
+      s.markIdle(ids[0]!, old);
+      expect(s.isIdle(ids[0]!)).toBe(false);
+      s.markIdle(ids[0]!, s.mark());
+      expect(s.isIdle(ids[0]!)).toBe(true);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('printer-poll behind an ingress (TRUSTED_PROXIES)', () => {
   test('made-up tokens count per forwarded client address: one client at its limit does not stop another; without the setting every client is the ingress', async () => {
     const depsOf = (trusted: string | undefined) => ({

@@ -20,6 +20,10 @@ export class PollState {
   private notices = 0;
   /** Value of `notices` at the last reset (a reconnect: notices may have been missed). */
   private resetAt = 0;
+  /** Notices numbered up to this were forgotten (`pruneNotices`); `pruneFloor` is where the next prune cuts. */
+  private prunedAt = 0;
+  private pruneFloor = 0;
+  private pruneTimer: ReturnType<typeof setInterval> | null = null;
   private readonly stamps = new Map<string, { schema: string; printerId: string; at: Date; tokenHash: string }>();
   private listening = false;
   private listener: { stop: () => Promise<void> } | null = null;
@@ -32,7 +36,7 @@ export class PollState {
   ) {}
 
   /** Starts the LISTEN connection and the stamp flush; caching is on once it listens. */
-  async listen(url: string, flushMs = 1000): Promise<void> {
+  async listen(url: string, flushMs = 1000, pruneMs = 60_000): Promise<void> {
     const l = listenChannels(
       url,
       [PRINT_JOBS_CHANNEL, PRINTER_TOKENS_CHANNEL],
@@ -47,6 +51,27 @@ export class PollState {
     await l.ready;
     this.listening = true;
     this.timer = setInterval(() => void this.flush().catch(() => {}), flushMs);
+    this.pruneTimer = setInterval(() => this.pruneNotices(), pruneMs);
+  }
+
+  /**
+   * Forgets the per-printer notices that came in before the previous prune (a minute ago): only reads in
+   * flight look at them, and every printer of every tenant notified kept an entry for the life of the
+   * process. A read whose mark is older than what was forgotten is taken as changed (`changedSince`):
+   * its answer serves that poll and is not remembered.
+   */
+  pruneNotices(): void {
+    const below = this.pruneFloor;
+    if (below > this.prunedAt) {
+      for (const [printerId, n] of this.noticed) if (n <= below) this.noticed.delete(printerId);
+      this.prunedAt = below;
+    }
+    this.pruneFloor = this.notices;
+  }
+
+  /** How many printers' notices are remembered (for tests). */
+  get noticedCount(): number {
+    return this.noticed.size;
   }
 
   reset(): void {
@@ -58,7 +83,7 @@ export class PollState {
 
   /** True when a notification about the printer (or a reset) came in after `mark` was taken. */
   private changedSince(printerId: string, mark: number): boolean {
-    return this.resetAt > mark || (this.noticed.get(printerId) ?? -1) > mark;
+    return this.resetAt > mark || this.prunedAt > mark || (this.noticed.get(printerId) ?? -1) > mark;
   }
 
   async resolve(token: string | undefined): Promise<PrinterTokenOwner | null> {
@@ -77,11 +102,16 @@ export class PollState {
     return owner;
   }
 
-  /** True when the token is a live printer token this process resolved lately (only while listening). */
+  /**
+   * True when the token is a live printer token this process resolved, and no notice about its printer
+   * (or a reset) has dropped it since (only while listening). Its owner may be due for a re-read
+   * (`resolve` does it); what is known is that it is no guess, so its address's count of made-up tokens
+   * must not hold it back: with the owner's 30 s lifetime here, a printer sharing an address with junk
+   * pollers was refused from the first poll after its entry aged until the junk stopped.
+   */
   knows(token: string | undefined): boolean {
     if (!this.listening || !token || token.length > 200) return false;
-    const hit = this.tokens.get(hashPrinterToken(token));
-    return hit !== undefined && hit.until > Date.now();
+    return this.tokens.has(hashPrinterToken(token));
   }
 
   /** True when the printer is known to have nothing to print (only while listening). */
@@ -133,6 +163,7 @@ export class PollState {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.listener?.stop();
     await this.flush().catch(() => {});
   }
