@@ -15,6 +15,6 @@ export async function assignDeviceProfile(scope: BackofficeScope, deviceId: stri
     if (profileId !== null) requireProfileFits(await lockProfile(tenant, profileId, 'share'), d.type);
     await tenant.updateTable('devices').set({ device_profile_id: profileId }).where('id', '=', d.id).execute();
     await logActivity(tenant, { userId: scope.userId, action: profileId ? 'assigned_profile' : 'unassigned_profile', subject: 'device', subjectId: d.id, properties: { device_profile_id: profileId } });
-    return deviceView(central, tenant, d.id);
+    return deviceView(central, tenant, d.id, scope.access);
   });
 }

@@ -37,6 +37,6 @@ export async function createDevice(scope: BackofficeScope, input: CreateDeviceIn
       })
       .execute();
     await logActivity(tenant, { userId: scope.userId, action: 'created', subject: 'device', subjectId: id, properties: { name: input.name.trim(), type: input.type, location_id: location.id } });
-    return deviceView(central, tenant, id);
+    return deviceView(central, tenant, id, scope.access);
   });
 }

@@ -158,7 +158,12 @@ export function deviceRowsQuery(tdb: TenantDb) {
 }
 
 /** Loads the views of the given device ids, in the given order (registry looked up centrally). */
-export async function deviceViews(db: CentralDb | Transaction<CentralTables>, tdb: TenantDb, ids: readonly string[]): Promise<DeviceView[]> {
+/**
+ * The devices as the back office shows them. `activation_code` only to a caller who may hold it at the
+ * device's location (`ACTIVATION_CODE_PERMISSIONS`), null to anyone else: every route answering a device
+ * passes its caller's access, so an edit or a payment switch never hands the code out.
+ */
+export async function deviceViews(db: CentralDb | Transaction<CentralTables>, tdb: TenantDb, ids: readonly string[], access: Access): Promise<DeviceView[]> {
   if (ids.length === 0) return [];
   const rows = await deviceRowsQuery(tdb)
     .select([
@@ -193,7 +198,7 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
         location: { id: r.location_id, name: r.location_name },
         device_profile_id: r.device_profile_id,
         device_profile: r.device_profile_id && r.profile_name && r.profile_type ? { id: r.device_profile_id, name: r.profile_name, type: r.profile_type } : null,
-        activation_code: codes.get(r.id) ?? null,
+        activation_code: ACTIVATION_CODE_PERMISSIONS.some((p) => accessCan(access, p, r.location_id)) ? (codes.get(r.id) ?? null) : null,
         activated_at: iso(r.activated_at),
         last_seen_at: iso(r.last_seen_at),
         online: deviceOnline(r.type, r.last_seen_at, now),
@@ -207,8 +212,8 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export async function deviceView(db: CentralDb | Transaction<CentralTables>, tdb: TenantDb, id: string): Promise<DeviceView> {
-  const [v] = await deviceViews(db, tdb, [id]);
+export async function deviceView(db: CentralDb | Transaction<CentralTables>, tdb: TenantDb, id: string, access: Access): Promise<DeviceView> {
+  const [v] = await deviceViews(db, tdb, [id], access);
   if (!v) throw errors.notFound('device');
   return v;
 }

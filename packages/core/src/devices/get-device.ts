@@ -4,5 +4,5 @@ import { deviceView, findDevice, requireLocationAccess, type BackofficeScope, ty
 export async function getDevice(scope: BackofficeScope, deviceId: string): Promise<DeviceView> {
   const d = await findDevice(scope.tdb, deviceId);
   requireLocationAccess(scope.access, d.location_id, 'VIEW_DEVICES');
-  return deviceView(scope.db, scope.tdb, d.id);
+  return deviceView(scope.db, scope.tdb, d.id, scope.access);
 }

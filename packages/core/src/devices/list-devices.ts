@@ -22,5 +22,5 @@ export async function listDevices(scope: BackofficeScope, input: ListDevicesInpu
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
     q.select('devices.id').orderBy('devices.created_at', 'desc').orderBy('devices.id', 'desc').limit(perPage).offset(offset).execute(),
   ]);
-  return { data: await deviceViews(scope.db, scope.tdb, ids.map((r) => r.id)), total: Number(count?.n ?? 0), page, per_page: perPage };
+  return { data: await deviceViews(scope.db, scope.tdb, ids.map((r) => r.id), scope.access), total: Number(count?.n ?? 0), page, per_page: perPage };
 }

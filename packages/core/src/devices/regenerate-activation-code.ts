@@ -19,6 +19,6 @@ export async function regenerateActivationCode(scope: BackofficeScope, deviceId:
       .where('merchant_id', '=', scope.merchant.id)
       .execute();
     await logActivity(tenant, { userId: scope.userId, action: 'regenerated_activation_code', subject: 'device', subjectId: d.id });
-    return deviceView(central, tenant, d.id);
+    return deviceView(central, tenant, d.id, scope.access);
   });
 }

@@ -31,6 +31,6 @@ export async function setDevicePayment(scope: BackofficeScope, deviceId: string,
       await tenant.updateTable('devices').set({ payment_enabled: enabled }).where('id', '=', d.id).execute();
       await logActivity(tenant, { userId: scope.userId, action: enabled ? 'activated_payment' : 'deactivated_payment', subject: 'device', subjectId: d.id });
     }
-    return deviceView(central, tenant, d.id);
+    return deviceView(central, tenant, d.id, scope.access);
   });
 }

@@ -43,6 +43,6 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
       if (changes.location_id !== undefined) await endLiveStaffSessions(tenant, scope.merchant.tenant_database, { deviceId: d.id }, scope.now);
       await logActivity(tenant, { userId: scope.userId, action: 'updated', subject: 'device', subjectId: d.id, properties: { changes } });
     }
-    return deviceView(central, tenant, d.id);
+    return deviceView(central, tenant, d.id, scope.access);
   });
 }

@@ -395,3 +395,31 @@ describe('devices, adversarial: send-activation-code is no SMS or mail relay', (
     expect((await api.call('POST', `/api/back-office/devices/${dB.id}/send-activation-code`, { token: ownerB, body: { email: 'b-ops@example.com' } })).status).toBe(200);
   });
 });
+
+describe('who is answered a device\'s activation code', () => {
+  test('only a caller holding VIEW_DEVICES or CREATE_DEVICES at its location: an edit or a payment switch by anyone else answers null', async () => {
+    const loc = a.locations[0]!.id;
+    const kiosk = await newDevice('kiosk', loc);
+    const viewer = await limitedUserToken(api, a, ['VIEW_ITEMS'], [loc]);
+    const editor = await limitedUserToken(api, a, ['EDIT_DEVICES'], [loc]);
+    const call = (token: string, method: string, path: string, body?: unknown) => api.call(method, `/api/back-office/devices/${kiosk.id}${path}`, { token, body });
+    expect((await call(viewer, 'POST', '/new-activation-code')).status).toBe(403);
+    expect((await call(viewer, 'GET', '')).status).toBe(403);
+    // Before: 200 with the unused code, which activates a device and signs out the one running.
+    const off = await call(viewer, 'POST', '/deactivate-payment');
+    expect(off.status).toBe(200);
+    expect(off.body.data.activation_code).toBeNull();
+    await tdb().updateTable('devices').set({ card_b_terminal_id: `CB-${kiosk.id.slice(-8)}` }).where('id', '=', kiosk.id).execute();
+    expect((await call(viewer, 'POST', '/activate-payment')).body.data.activation_code).toBeNull();
+    const renamed = await call(editor, 'PUT', '', { name: 'Probe kiosk' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.activation_code).toBeNull();
+    expect((await call(editor, 'POST', '/profile', { device_profile_id: null })).body.data.activation_code).toBeNull();
+    // Whoever may hold it still gets it.
+    expect((await call(owner, 'GET', '')).body.data.activation_code).toBe(kiosk.code);
+    expect((await call(owner, 'PUT', '', { name: 'Probe kiosk' })).body.data.activation_code).toBe(kiosk.code);
+    const lister = await limitedUserToken(api, a, ['VIEW_DEVICES'], [loc]);
+    const listed = await api.call('GET', `/api/back-office/devices?per_page=100`, { token: lister });
+    expect(listed.body.data.find((d: { id: string }) => d.id === kiosk.id)?.activation_code).toBe(kiosk.code);
+  });
+});
