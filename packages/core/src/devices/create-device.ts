@@ -1,7 +1,8 @@
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { FIRST_PARTY_DEVICE_TYPES, FIRST_PARTY_POS_REQUIRED, isFirstPartyMerchant } from '../pos/first-party.ts';
-import { deviceView, findLocation, findProfile, inMerchantTx, requireLocationAccess, requireProfileFits, uniqueActivationCode, type BackofficeScope, type DeviceType, type DeviceView } from './device-records.ts';
+import { lockLocation } from '../settings/locations.ts';
+import { deviceView, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, uniqueActivationCode, type BackofficeScope, type DeviceType, type DeviceView } from './device-records.ts';
 
 export interface CreateDeviceInput {
   name: string;
@@ -23,6 +24,10 @@ export async function createDevice(scope: BackofficeScope, input: CreateDeviceIn
   if (input.device_profile_id) requireProfileFits(await findProfile(scope.tdb, input.device_profile_id), input.type);
   const id = Bun.randomUUIDv7();
   return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
+    // Both read again under a lock: a location or profile deleted meanwhile is the 404 (before, the insert
+    // hit the foreign key: 500), and a profile's type changed meanwhile is seen (as `assignDeviceProfile`).
+    await lockLocation(tenant, location.id, 'share');
+    if (input.device_profile_id) requireProfileFits(await lockProfile(tenant, input.device_profile_id, 'share'), input.type);
     const code = await uniqueActivationCode(central);
     await central.insertInto('device_registry').values({ id, merchant_id: scope.merchant.id, type: input.type, activation_code: code }).execute();
     await tenant

@@ -1,6 +1,7 @@
 import { logActivity } from '../activity/log-activity.ts';
 import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 import { requireNotBeingSubscribed } from './device-subscription-claims.ts';
+import { lockLocation } from '../settings/locations.ts';
 import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
 
 export interface UpdateDeviceInput {
@@ -36,7 +37,11 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
   return inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
     // As `assignDeviceProfile`: the profile's type read again under a shared lock, so a racing type change cannot slip in.
     if (changes.device_profile_id) requireProfileFits(await lockProfile(tenant, changes.device_profile_id, 'share'), d.type);
-    if (changes.location_id !== undefined) await requireNotBeingSubscribed(tenant, d.id, scope.now);
+    if (changes.location_id !== undefined) {
+      // The new location read again under a lock: one deleted meanwhile is the 404, not a foreign-key 500.
+      await lockLocation(tenant, changes.location_id, 'share');
+      await requireNotBeingSubscribed(tenant, d.id, scope.now);
+    }
     if (Object.keys(changes).length) {
       await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();
       // A staff session belongs to the location it was opened at (its work-in was signed there): a move ends it.

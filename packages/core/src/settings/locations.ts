@@ -189,7 +189,7 @@ export async function createLocation(tdb: TenantDb, access: Access, userId: stri
  * gone, the 404 a later request gets (before, the update found no row, or the receipt insert hit the
  * foreign key: a 500).
  */
-export async function lockLocation(tx: TenantTx, id: string, mode: 'update' | 'share'): Promise<void> {
+export async function lockLocation(tx: TenantDb, id: string, mode: 'update' | 'share'): Promise<void> {
   const q = tx.selectFrom('locations').select('id').where('id', '=', id);
   const locked = await (mode === 'update' ? q.forUpdate() : q.forShare()).executeTakeFirst();
   if (!locked) throw errors.notFound('location');

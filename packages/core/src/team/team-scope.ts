@@ -83,7 +83,9 @@ export async function countRoleUsers(tdb: TenantDb | TenantTx, roleId: string): 
  */
 export async function checkRoleIds(tdb: TenantDb | TenantTx, ids: readonly string[], errs: FieldErrors, field = 'role_ids'): Promise<string[]> {
   const valid = ids.filter(isUuid);
-  const found = valid.length ? await tdb.selectFrom('roles').select(['id', 'is_owner']).where('id', 'in', valid).execute() : [];
+  // Key-share locked (in the caller's transaction): a role deleted meanwhile is either gone here (422) or
+  // waits for this write and then takes its links with it; before, the link insert hit the foreign key (500).
+  const found = valid.length ? await tdb.selectFrom('roles').select(['id', 'is_owner']).where('id', 'in', valid).orderBy('id').forKeyShare().execute() : [];
   const byId = new Map(found.map((r) => [r.id, r]));
   ids.forEach((id, i) => {
     const role = byId.get(id.toLowerCase()) ?? byId.get(id);
@@ -96,7 +98,8 @@ export async function checkRoleIds(tdb: TenantDb | TenantTx, ids: readonly strin
 /** Collects `location_ids.N` errors for ids that are not locations of this merchant; returns the distinct ids. */
 export async function checkLocationIds(tdb: TenantDb | TenantTx, ids: readonly string[], errs: FieldErrors, field = 'location_ids'): Promise<string[]> {
   const valid = ids.filter(isUuid);
-  const found = valid.length ? await tdb.selectFrom('locations').select('id').where('id', 'in', valid).execute() : [];
+  // Key-share locked, as `checkRoleIds`: a location deleted meanwhile is a 422 here, never a foreign-key 500.
+  const found = valid.length ? await tdb.selectFrom('locations').select('id').where('id', 'in', valid).orderBy('id').forKeyShare().execute() : [];
   const known = new Set(found.map((l) => l.id));
   ids.forEach((id, i) => {
     if (!known.has(id.toLowerCase()) && !known.has(id)) addError(errs, `${field}.${i}`, `The selected ${field}.${i} is invalid.`);

@@ -423,3 +423,44 @@ describe('who is answered a device\'s activation code', () => {
     expect(listed.body.data.find((d: { id: string }) => d.id === kiosk.id)?.activation_code).toBe(kiosk.code);
   });
 });
+
+describe('device writes racing deletes of what they reference', () => {
+  const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+  const newLocation = async (round: number) => (await bo('POST', '/settings/locations', { name: `Race ${round} ${crypto.randomUUID().slice(0, 6)}`, timezone: 'Europe/Brussels', country: 'BE' })).body.data.id as string;
+
+  test('a device created or moved at a location deleted at once: 201/200 and the delete refused 409, or the delete wins and the write is 404; never a 500', async () => {
+    const moved = await newDevice('kiosk');
+    for (let round = 0; round < 8; round++) {
+      const loc = await newLocation(round);
+      const [created, deleted] = await Promise.all([bo('POST', '/devices', { name: 'Race kiosk', type: 'kiosk', location_id: loc }), bo('DELETE', `/settings/locations/${loc}`)]);
+      expect([[201, 409], [404, 204], [404, 200]]).toContainEqual([created.status, deleted.status]);
+      const other = await newLocation(round + 100);
+      const [update, gone] = await Promise.all([bo('PUT', `/devices/${moved.id}`, { location_id: other }), bo('DELETE', `/settings/locations/${other}`)]);
+      expect([[200, 409], [404, 204], [404, 200]]).toContainEqual([update.status, gone.status]);
+      if (update.status === 200) expect((await bo('PUT', `/devices/${moved.id}`, { location_id: a.locations[0]!.id })).status).toBe(200);
+      if (created.status === 201) expect((await bo('DELETE', `/devices/${created.body.data.id}`)).status).toBeLessThan(300);
+    }
+  });
+
+  test('a device created with a profile deleted or retyped at once: never a 500, never a kiosk bound to a profile of another type', async () => {
+    for (let round = 0; round < 8; round++) {
+      const prof = (await bo('POST', '/device-profiles', { name: `Race ${round}`, type: 'kiosk', settings: {} })).body.data.id as string;
+      const [created, retyped] = await Promise.all([bo('POST', '/devices', { name: 'Race kiosk', type: 'kiosk', location_id: a.locations[0]!.id, device_profile_id: prof }), bo('PUT', `/device-profiles/${prof}`, { type: 'pos' })]);
+      expect([[201, 422], [422, 200]]).toContainEqual([created.status, retyped.status]);
+      if (created.status === 201) expect((await bo('DELETE', `/devices/${created.body.data.id}`)).status).toBeLessThan(300);
+      const gone = (await bo('POST', '/device-profiles', { name: `Race gone ${round}`, type: 'kiosk', settings: {} })).body.data.id as string;
+      const [c2, d2] = await Promise.all([bo('POST', '/devices', { name: 'Race kiosk', type: 'kiosk', location_id: a.locations[0]!.id, device_profile_id: gone }), bo('DELETE', `/device-profiles/${gone}`)]);
+      expect(c2.status === 201 || c2.status === 404).toBe(true);
+      expect(d2.status).toBeLessThan(500);
+      if (c2.status === 201) expect((await bo('DELETE', `/devices/${c2.body.data.id}`)).status).toBeLessThan(300);
+    }
+    const mismatched = await tdb()
+      .selectFrom('devices')
+      .innerJoin('device_profiles', 'device_profiles.id', 'devices.device_profile_id')
+      .select('devices.id')
+      .whereRef('device_profiles.type', '<>', 'devices.type')
+      .where('devices.deleted_at', 'is', null)
+      .execute();
+    expect(mismatched).toEqual([]);
+  });
+});

@@ -125,3 +125,21 @@ describe('removing a member who holds a register credential', () => {
     expect(row.deleted_at).toBeInstanceOf(Date);
   });
 });
+
+describe('a member\'s roles or locations set while the role or location is deleted', () => {
+  const call = (method: string, path: string, body?: unknown) => api.call(method, path, { token: owner, body });
+
+  test('never a 500: the set wins (the delete takes the link with it, or refuses) or the delete does (422 on the id)', async () => {
+    const member = await makeMember(api, m, ['VIEW_ITEMS'], { locationIds: [m.locations[0]!.id] });
+    for (let round = 0; round < 8; round++) {
+      const role = (await call('POST', `${base}/roles`, { name: `Race ${round} ${crypto.randomUUID().slice(0, 6)}`, permissions: ['VIEW_ITEMS'] })).body.data.id as string;
+      const [set, del] = await Promise.all([call('PUT', `${base}/users/${member.userId}/roles`, { role_ids: [role] }), call('DELETE', `${base}/roles/${role}`)]);
+      expect(set.status === 200 || set.status === 422).toBe(true);
+      expect(del.status).toBeLessThan(500);
+      const loc = (await call('POST', '/api/back-office/settings/locations', { name: `Race ${round} ${crypto.randomUUID().slice(0, 6)}`, timezone: 'Europe/Brussels', country: 'BE' })).body.data.id as string;
+      const [grant, gone] = await Promise.all([call('PUT', `${base}/users/${member.userId}/locations`, { location_ids: [m.locations[0]!.id, loc] }), call('DELETE', `/api/back-office/settings/locations/${loc}`)]);
+      expect(grant.status === 200 || grant.status === 422).toBe(true);
+      expect(gone.status).toBeLessThan(500);
+    }
+  });
+});
