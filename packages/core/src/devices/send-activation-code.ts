@@ -12,6 +12,7 @@ export interface SendActivationCodeInput {
 }
 
 export const ACTIVATION_CODE_TEMPLATE = 'device-activation-code';
+export const USED_ACTIVATION_CODE = 'The activation code has already been used.';
 
 /**
  * `POST /back-office/devices/{id}/send-activation-code`: sends the device's current (unused) code by
@@ -37,16 +38,17 @@ export async function sendActivationCode(
   if (email && rawPhone) throw errors.field('email', 'Provide either an email address or a phone number, not both.');
   const phone = rawPhone ? normalisePhone(rawPhone, await locationCountry(scope, d.location_id)) : undefined;
   const channel = email ? ('email' as const) : ('sms' as const);
+  // A used code is refused before the throttles count: a 422 counts nothing (it would use up the
+  // recipient's and the merchant's allowance for sends that never happen). Read again under the lock.
+  const registry = (db: BackofficeScope['db']) => db.selectFrom('device_registry').select(['activation_code', 'activation_code_used_at']).where('id', '=', d.id).where('merchant_id', '=', scope.merchant.id);
+  const unused = (reg: { activation_code: string | null; activation_code_used_at: Date | null } | undefined) => {
+    if (!reg?.activation_code || reg.activation_code_used_at) throw errors.field('activation_code', USED_ACTIVATION_CODE);
+    return reg.activation_code;
+  };
+  unused(await registry(scope.db).executeTakeFirst());
   await beforeSend({ channel, to: (email ?? phone)! });
   await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
-    const reg = await central
-      .selectFrom('device_registry')
-      .select(['activation_code', 'activation_code_used_at'])
-      .where('id', '=', d.id)
-      .where('merchant_id', '=', scope.merchant.id)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!reg?.activation_code || reg.activation_code_used_at) throw errors.field('activation_code', 'The activation code has already been used.');
+    const reg = { activation_code: unused(await registry(central).forUpdate().executeTakeFirst()) };
     await enqueueOutbox(
       central,
       jobMessage(notificationSendJob, { channel, to: (email ?? phone)!, template: ACTIVATION_CODE_TEMPLATE, data: { code: reg.activation_code, device_name: d.name } }),

@@ -276,6 +276,12 @@ describe('activation codes', () => {
     expect(used).toMatchObject({ status: 422, body: { errors: { activation_code: ['The activation code has already been used.'] } } });
     const rows = await api.deps.db.selectFrom('outbox').select('id').where(sql<string>`payload->>'to'`, '=', 'late@example.com').execute();
     expect(rows).toHaveLength(0);
+    // A used code is refused before the throttles count: sends refused that way do not use up the
+    // recipient's allowance (5 per 15 minutes), so the code of a new device still reaches it.
+    const inbox = `used-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    for (let i = 0; i < 7; i++) expect((await api.call('POST', path, { token: owner, body: { email: inbox } })).status).toBe(422);
+    const fresh = (await createDevice({ name: 'Fresh', type: 'kiosk', location_id: loc0() })).body.data;
+    expect((await api.call('POST', `/api/back-office/devices/${fresh.id}/send-activation-code`, { token: owner, body: { email: inbox } })).status).toBe(200);
   });
 });
 
