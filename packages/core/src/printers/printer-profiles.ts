@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TenantDb, TenantTx } from '@pos/db';
+import { withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { requireGrantedLocations, type Access } from '../auth/access.ts';
 import { errors } from '@pos/kernel';
 import { isUuid } from '@pos/domain/ids';
@@ -113,12 +113,17 @@ export async function updatePrinterProfile(tdb: TenantDb, access: Access, id: st
 /** Deletes the profile; its printers are unbound (the foreign key sets null). Answers how many. */
 export async function deletePrinterProfile(tdb: TenantDb, access: Access, id: string): Promise<number> {
   const p = await find(tdb, id);
-  return tdb.transaction().execute(async (tx) => {
-    // Locked first: a printer bound meanwhile waits, then finds the profile gone (its binding checks the grant itself).
-    await tx.selectFrom('printer_profiles').select('id').where('id', '=', p.id).forUpdate().executeTakeFirst();
-    await requirePrintersWithinGrant(tx, access, p.id);
-    const r = await tx.updateTable('printers').set({ printer_profile_id: null }).where('printer_profile_id', '=', p.id).executeTakeFirst();
-    await tx.deleteFrom('printer_profiles').where('id', '=', p.id).execute();
-    return Number(r.numUpdatedRows);
-  });
+  return withWriteRetry(() =>
+    tdb.transaction().execute(async (tx) => {
+      // The printers bound to it first, then the profile: the order a configure takes them in (its printer,
+      // then the profile it names). The other order deadlocked a configure of a bound printer (a 500).
+      await tx.selectFrom('printers').select('id').where('printer_profile_id', '=', p.id).orderBy('id').forUpdate().execute();
+      // Then the profile: a printer bound meanwhile waits, then finds the profile gone (its binding checks the grant itself).
+      await tx.selectFrom('printer_profiles').select('id').where('id', '=', p.id).forUpdate().executeTakeFirst();
+      await requirePrintersWithinGrant(tx, access, p.id);
+      const r = await tx.updateTable('printers').set({ printer_profile_id: null }).where('printer_profile_id', '=', p.id).executeTakeFirst();
+      await tx.deleteFrom('printer_profiles').where('id', '=', p.id).execute();
+      return Number(r.numUpdatedRows);
+    }),
+  );
 }

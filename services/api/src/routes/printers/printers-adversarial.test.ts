@@ -237,6 +237,36 @@ describe('configure racing the delete of what it names', () => {
   });
 });
 
+describe('a printer profile deleted while a printer bound to it is configured', () => {
+  test('the configure (printer, then profile) and the delete do not deadlock: the configure commits, the delete unbinds the printer', async () => {
+    const { id } = await pairedAtHome('00:11:62:DE:AD:32');
+    const prof = (await bo('POST', '/printer-profiles', { name: 'Held' })).body.data.id as string;
+    expect((await bo('POST', `/devices/${id}/printer/configure`, { name: 'Counter', printer_profile_id: prof })).status).toBe(200);
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    // A configure in flight, as `configurePrinter` takes its locks: the printer, then (below) the profile.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const printerLocked = new Promise<void>((r) => (locked = r));
+    const configure = tdb.transaction().execute(async (tx) => {
+      await tx.selectFrom('printers').select('id').where('id', '=', id).forUpdate().execute();
+      locked();
+      await held;
+      await tx.selectFrom('printer_profiles').select('id').where('id', '=', prof).forKeyShare().execute();
+      await tx.updateTable('printers').set({ name: 'Counter 2' }).where('id', '=', id).execute();
+    });
+    await printerLocked;
+    const deleting = bo('DELETE', `/printer-profiles/${prof}`);
+    await Bun.sleep(200);
+    release();
+    // Before: deadlock detected; one of the two failed (the delete answered 500).
+    await configure;
+    const del = await deleting;
+    expect(del.status).toBeLessThan(300);
+    expect((await bo('GET', '/devices/printers')).body.data.find((p: { id: string }) => p.id === id)).toMatchObject({ name: 'Counter 2', printer_profile_id: null });
+  });
+});
+
 describe('a printer profile shared across locations', () => {
   test('a member granted one location cannot rewrite or delete a profile a printer of another location uses (403, unchanged); once only their printers use it, they can', async () => {
     const l1 = m.locations[1]!.id;
