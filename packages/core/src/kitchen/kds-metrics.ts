@@ -84,7 +84,25 @@ export async function kdsItems(tdb: TenantDb, device: KdsDevice) {
   const { stationId } = await kdsBinding(tdb, device);
   if (!stationId) return [];
   const stations = await tdb.selectFrom('kitchen_stations').select(['id', 'category_ids', 'is_fallback']).where('location_id', '=', device.location_id).execute();
-  const items = await tdb.selectFrom('items').select(['id', 'name', 'category_id']).orderBy('name').orderBy('id').limit(2000).execute();
+  // Routed as `stationsForCategory` routes a line, in the query: the station's categories, and for the
+  // fallback station the items no station's category covers. Every such item, never a first page of the
+  // whole catalog filtered afterwards (the 2,001st item by name was silently left out).
+  const own = stations.find((s) => s.id === stationId)?.category_ids ?? [];
+  const isFallback = stations.find((s) => s.is_fallback)?.id === stationId;
+  const covered = [...new Set(stations.flatMap((s) => s.category_ids))];
+  const items = await tdb
+    .selectFrom('items')
+    .select(['id', 'name', 'category_id'])
+    .where((eb) => {
+      const routed = [];
+      if (own.length) routed.push(eb('category_id', 'in', own));
+      if (isFallback) routed.push(eb.or([eb('category_id', 'is', null), ...(covered.length ? [eb('category_id', 'not in', covered)] : [eb.lit(true)])]));
+      return routed.length ? eb.or(routed) : eb.lit(false);
+    })
+    .where((eb) => eb.or([eb('location_ids', 'is', null), eb(eb.val(device.location_id), '=', eb.fn.any('location_ids'))]))
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
   const mine = items.filter((i) => stationsForCategory(stations, i.category_id).includes(stationId));
   const open = await tdb
     .selectFrom('kitchen_ticket_lines as l')

@@ -211,6 +211,37 @@ describe('GET /kds/items, /kds/categories', () => {
   });
 });
 
+describe('GET /kds/items in a large catalog', () => {
+  test('every item routed to the station, past the first 2000 of the catalog by name; not items sold only elsewhere', async () => {
+    const cat = await tdb.selectFrom('categories').select(['id', 'name']).orderBy('id').executeTakeFirstOrThrow();
+    const now = new Date();
+    const filler = Array.from({ length: 2001 }, (_, i) => ({ id: Bun.randomUUIDv7(), name: `Aa filler ${String(i).padStart(4, '0')}`, unit_price: 100, vat_rate: 6, category: null, created_at: now, updated_at: now }));
+    const soup = { id: Bun.randomUUIDv7(), name: 'Zucchini soup', unit_price: 500, vat_rate: 6, category: cat.name, category_id: cat.id, created_at: now, updated_at: now };
+    const elsewhere = { id: Bun.randomUUIDv7(), name: 'Zz sold elsewhere', unit_price: 500, vat_rate: 6, category: cat.name, category_id: cat.id, location_ids: [a.locations[1]!.id], created_at: now, updated_at: now };
+    await tdb.insertInto('items').values([...filler, soup, elsewhere]).execute();
+    try {
+      const listed = (await call('GET', '/api/kds/items')).body.data as { id: string; name: string }[];
+      // Before: the first 2000 items by name were read, then filtered: the soup was never listed.
+      expect(listed.find((i) => i.id === soup.id)).toEqual({ id: soup.id, name: 'Zucchini soup', category_id: cat.id, open_qty: 0 });
+      expect(listed.some((i) => i.id === elsewhere.id)).toBe(false);
+      // The filler has no category, and the seed station is no fallback: none of it is routed here.
+      expect(listed.some((i) => i.name.startsWith('Aa filler'))).toBe(false);
+      // As the fallback serving no category of its own: every item no station's category covers.
+      const station = await tdb.selectFrom('kitchen_stations').select(['id', 'category_ids', 'is_fallback']).where('id', '=', a.kds.station_id).executeTakeFirstOrThrow();
+      await tdb.updateTable('kitchen_stations').set({ is_fallback: true, category_ids: [] }).where('id', '=', station.id).execute();
+      try {
+        const fallback = (await call('GET', '/api/kds/items')).body.data as { id: string; name: string }[];
+        expect(fallback.filter((i) => i.name.startsWith('Aa filler'))).toHaveLength(2001);
+        expect(fallback.some((i) => i.id === soup.id)).toBe(true);
+      } finally {
+        await tdb.updateTable('kitchen_stations').set({ is_fallback: station.is_fallback, category_ids: station.category_ids }).where('id', '=', station.id).execute();
+      }
+    } finally {
+      await tdb.deleteFrom('items').where('id', 'in', [...filler.map((f) => f.id), soup.id, elsewhere.id]).execute();
+    }
+  });
+});
+
 describe('GET /kds/metrics/summary', () => {
   test('waiting, in progress, ready, late and today\'s preparation times from recorded times', async () => {
     const c = await api.seed('kdr-c');
