@@ -220,7 +220,7 @@ describe('GET /kds/items in a large catalog', () => {
     const elsewhere = { id: Bun.randomUUIDv7(), name: 'Zz sold elsewhere', unit_price: 500, vat_rate: 6, category: cat.name, category_id: cat.id, location_ids: [a.locations[1]!.id], created_at: now, updated_at: now };
     await tdb.insertInto('items').values([...filler, soup, elsewhere]).execute();
     try {
-      const listed = (await call('GET', '/api/kds/items')).body.data as { id: string; name: string }[];
+      const listed = (await call('GET', '/api/kds/items')).body.data as { id: string; name: string; category_id: string | null; open_qty: number }[];
       // Before: the first 2000 items by name were read, then filtered: the soup was never listed.
       expect(listed.find((i) => i.id === soup.id)).toEqual({ id: soup.id, name: 'Zucchini soup', category_id: cat.id, open_qty: 0 });
       expect(listed.some((i) => i.id === elsewhere.id)).toBe(false);
