@@ -201,4 +201,49 @@ describe('the kitchen screen (static/app.js)', () => {
       await api.call('PUT', '/api/kds/settings', { token: kds, deviceKey: true, body: { sort: null } });
     }
   });
+  test('bound to another station while open: the resync makes it read its binding again, show the new station\'s orders and take its events', async () => {
+    await completeAll();
+    const cats = await tdb.selectFrom('categories').select('id').orderBy('id').limit(2).execute();
+    const bar = crypto.randomUUID();
+    await tdb.insertInto('kitchen_stations').values({ id: bar, location_id: a.locations[0]!.id, name: 'Bar', category_ids: [cats[1]!.id], created_at: new Date(), updated_at: new Date() }).execute();
+    const station = await tdb.selectFrom('kitchen_stations').select(['id', 'category_ids']).where('id', '=', a.kds.station_id).executeTakeFirstOrThrow();
+    await tdb.updateTable('kitchen_stations').set({ category_ids: station.category_ids.filter((c) => c !== cats[1]!.id) }).where('id', '=', station.id).execute();
+    const owner = await api.ownerToken(a);
+    try {
+      const kitchen = await ticket('ST1');
+      const screen = await openScreen();
+      expect(screen.shown()).toEqual([kitchen]);
+      expect((await api.call('POST', `/api/back-office/devices/${a.kds.device_id}/station`, { token: owner, body: { station_id: bar } })).status).toBe(200);
+      const [drink] = await createKitchenTickets(tdb, {
+        source: 'transaction',
+        sourceId: crypto.randomUUID(),
+        locationId: a.locations[0]!.id,
+        orderNo: 'ST2',
+        at: new Date(),
+        lines: [{ position: 0, item_id: a.items[0]!.id, category_id: cats[1]!.id, name: 'Cola', qty: 1, modifiers: [] }],
+      });
+      expect(drink!.event.station_id).toBe(bar);
+      // The server's next check of the socket tells the screen to reload (realtime.test.ts).
+      screen.deliver({ type: 'kitchen.resync', cursor: drink!.event.seq });
+      await until(() => screen.shown().length === 1 && screen.shown()[0] === drink!.id);
+      // Before: the old station's ticket stayed and the bar's was filtered out until the page was reloaded.
+      expect(screen.shown()).toEqual([drink!.id]);
+      const [later] = await createKitchenTickets(tdb, {
+        source: 'transaction',
+        sourceId: crypto.randomUUID(),
+        locationId: a.locations[0]!.id,
+        orderNo: 'ST3',
+        at: new Date(),
+        lines: [{ position: 0, item_id: a.items[0]!.id, category_id: cats[1]!.id, name: 'Tea', qty: 1, modifiers: [] }],
+      });
+      screen.deliver(later!.event);
+      await settle();
+      expect(screen.shown()).toEqual([drink!.id, later!.id]);
+    } finally {
+      expect((await api.call('POST', `/api/back-office/devices/${a.kds.device_id}/station`, { token: owner, body: { station_id: station.id } })).status).toBe(200);
+      await tdb.updateTable('kitchen_stations').set({ category_ids: station.category_ids }).where('id', '=', station.id).execute();
+      await completeAll();
+      await tdb.deleteFrom('kitchen_stations').where('id', '=', bar).execute();
+    }
+  });
 });

@@ -32,6 +32,8 @@ const grantOf = (a: Access): ReadonlySet<string> | null => (a.allLocations ? nul
 interface Session {
   client: RealtimeClient;
   deviceId: string | null;
+  /** A kitchen screen's station binding, as last checked (null: unbound, or not a kds device). */
+  stationId: string | null;
   tdb: TenantDb;
   kitchen: KitchenFeed;
   /** Back office: permissions and grant, as last checked. */
@@ -131,7 +133,7 @@ export function realtimeRoutes(deps: ApiDeps) {
           };
           deps.realtime.add(client);
           ws.send(JSON.stringify({ type: 'ready' }));
-          const session: Session = { client, deviceId: ctx.device?.id ?? null, tdb: ctx.tenant.db, kitchen, access, turn: Promise.resolve(), recheck: null, tokens: MESSAGE_BURST, refilled: performance.now() };
+          const session: Session = { client, deviceId: ctx.device?.id ?? null, stationId: ctx.device?.station_id ?? null, tdb: ctx.tenant.db, kitchen, access, turn: Promise.resolve(), recheck: null, tokens: MESSAGE_BURST, refilled: performance.now() };
           // Credentials are checked again while the socket lives, as every HTTP request checks them: a
           // revoked token, a deleted device, a lapsed subscription or a removed user is closed with the
           // code its request would get; a changed role or grant applies to what is delivered next, and
@@ -148,7 +150,7 @@ export function realtimeRoutes(deps: ApiDeps) {
               try {
                 const again = await authenticate(false);
                 if (again.access) applyAccess(session, again.access, (v) => ws.send(JSON.stringify(v)));
-                else if (again.ctx.device) await followDevice(session, again.ctx.device.location_id, (v) => ws.send(JSON.stringify(v)));
+                else if (again.ctx.device) await followDevice(session, again.ctx.device, (v) => ws.send(JSON.stringify(v)));
               } catch (e) {
                 // The database or Redis away is not the caller's fault: the socket stays, the next check decides.
                 if (!(e instanceof AppError)) return void deps.log.warn('realtime credentials recheck failed', { err: e });
@@ -275,17 +277,22 @@ export function realtimeRoutes(deps: ApiDeps) {
    * screen on the kitchen channel is sent `kitchen.resync` with the new location's cursor and reloads
    * its orders; live events of the new location are held until then. Runs in the kitchen feed's turn.
    * If the cursor cannot be read the device stays where it was and the next check tries again.
+   * A kitchen screen bound to another station (`POST /back-office/devices/{id}/station`) is sent
+   * `kitchen.resync` the same way: it reads its binding again and reloads the new station's orders
+   * (before, it kept the old station's tickets and dropped the new one's until someone reloaded the page).
    */
-  function followDevice(session: Session, locationId: string, reply: (v: unknown) => void): Promise<void> {
+  function followDevice(session: Session, device: { location_id: string; station_id: string | null }, reply: (v: unknown) => void): Promise<void> {
     const { client, kitchen: feed } = session;
-    if (client.locationId === locationId) return Promise.resolve();
+    const { location_id: locationId, station_id: stationId } = device;
+    if (client.locationId === locationId && session.stationId === stationId) return Promise.resolve();
     const run = feed.busy.then(async () => {
-      const before = { locationId: client.locationId, grant: client.grant };
-      if (before.locationId === locationId) return;
+      const before = { locationId: client.locationId, grant: client.grant, stationId: session.stationId };
+      if (before.locationId === locationId && before.stationId === stationId) return;
       const kitchen = client.channels.has('kitchen');
       if (kitchen) feed.held = [];
       client.locationId = locationId;
       client.grant = new Set([locationId]);
+      session.stationId = stationId;
       if (!kitchen) return;
       let latest: number;
       try {
@@ -294,6 +301,7 @@ export function realtimeRoutes(deps: ApiDeps) {
         // Back where it was; the held events are the new location's, covered by the next check's resync.
         client.locationId = before.locationId;
         client.grant = before.grant;
+        session.stationId = before.stationId;
         feed.held = null;
         throw e;
       }

@@ -342,6 +342,30 @@ describe('real-time channel', () => {
     pos.close();
   });
 
+  test('a kitchen screen bound to another station while its socket is open is told to reload at the next check (kitchen.resync), once', async () => {
+    const loc0 = m.locations[0]!.id;
+    const tdb = bindTenant(api1.deps.db, m.merchant.tenant_database);
+    const other = crypto.randomUUID();
+    await tdb.insertInto('kitchen_stations').values({ id: other, location_id: loc0, name: 'Bar', category_ids: [], created_at: new Date(), updated_at: new Date() }).execute();
+    const screen = connect(base, await deviceHeaders('kds'));
+    expect(await screen.next()).toEqual({ type: 'ready' });
+    screen.send({ action: 'subscribe', channel: 'kitchen' });
+    expect(await screen.next()).toMatchObject({ type: 'subscribed', channel: 'kitchen' });
+    const owner = await api1.ownerToken(m);
+    try {
+      expect((await api1.call('POST', `/api/back-office/devices/${m.kds.device_id}/station`, { token: owner, body: { station_id: other } })).status).toBe(200);
+      // Before: nothing; the screen went on filtering events by the station it read at sign-in.
+      expect(await screen.next(4000)).toEqual({ type: 'kitchen.resync', cursor: await latestKitchenSeq(tdb, loc0) });
+      await Bun.sleep(1500);
+      expect(screen.pending()).toBe(0);
+    } finally {
+      expect((await api1.call('POST', `/api/back-office/devices/${m.kds.device_id}/station`, { token: owner, body: { station_id: m.kds.station_id } })).status).toBe(200);
+      expect(await screen.next(4000)).toMatchObject({ type: 'kitchen.resync' });
+      screen.close();
+      await tdb.deleteFrom('kitchen_stations').where('id', '=', other).execute();
+    }
+  });
+
   test('a device deleted while its socket is open is closed at the next check (4401), as its requests are refused', async () => {
     const pos = connect(base, await deviceHeaders('pos'));
     expect(await pos.next()).toEqual({ type: 'ready' });

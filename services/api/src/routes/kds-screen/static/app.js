@@ -140,7 +140,8 @@
       } else if (e.type === 'kitchen.resync') {
         setLink(true);
         cursor = e.cursor; early.clear(); lastSeqOf.clear();
-        loadOrders().catch(function (x) { say(x.message); });
+        // The display may have been moved or bound to another station: its binding is read again first.
+        loadSettings().then(loadOrders).catch(function (x) { say(x.message); });
       } else if (e.type === 'kitchen.ticket') {
         if (note(e.seq)) apply(e.order, e.seq, e.action === 'removed');
       } else if (e.type === 'error') {
@@ -218,18 +219,20 @@
     $('counts').textContent = list.length ? (list.length + ' open · ' + waiting + ' waiting') : 'no open orders';
   }
 
+  // The display's station and settings, as the server has them now.
+  function loadSettings() {
+    return api('GET', '/kds/settings').then(function (s) {
+      stationId = s.data.station ? s.data.station.id : null;
+      sortMode = (s.data.settings && s.data.settings.sort) || 'priority_first';
+      $('station').textContent = s.data.station ? s.data.station.name : 'No station bound';
+      say(stationId ? '' : 'This display is not bound to a station yet.');
+    });
+  }
+
   function start() {
     $('login').hidden = true;
     $('signout').hidden = false;
-    api('GET', '/kds/settings')
-      .then(function (s) {
-        stationId = s.data.station ? s.data.station.id : null;
-        sortMode = (s.data.settings && s.data.settings.sort) || 'priority_first';
-        $('station').textContent = s.data.station ? s.data.station.name : 'No station bound';
-        if (!stationId) say('This display is not bound to a station yet.');
-        connect();
-      })
-      .catch(function (x) { say(x.message); });
+    loadSettings().then(connect).catch(function (x) { say(x.message); });
   }
 
   document.addEventListener('DOMContentLoaded', function () {
