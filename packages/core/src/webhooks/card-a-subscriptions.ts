@@ -5,6 +5,7 @@ import type { WebhookDeps } from './card-b-webhook.ts';
 import { obj, str, type Obj } from './payload.ts';
 import type { WebhookTenant } from './tenant-resolution.ts';
 import { isUuid } from '@pos/domain/ids';
+import { ProviderError } from '@pos/providers/shared/provider-error';
 
 /**
  * card-a subscription events (spec 3 "Card-a events"): the local `billing_subscriptions` record
@@ -120,14 +121,17 @@ export async function applySubscription(tx: TenantTx, tenant: WebhookTenant, f: 
 
 /**
  * The kiosk and kds devices a location's subscription records cover get the latest period end of the
- * serving records covering them, or `now` (ended) when only ended records cover them. A record without
+ * serving records covering them (any location's), or `now` (ended) when only ended records cover them. A record without
  * `device_ids` covers the devices at its location; one naming devices covers those devices wherever
  * they are now (a named device moved to another location is still the one it bills for, and the
  * subscribe route counts it as covered). A device no record covers keeps what it has. Answers the
  * devices changed.
  */
 export async function refreshDevices(tx: TenantTx, locationId: string, now: Date): Promise<{ id: string; active_until: Date }[]> {
-  const records = await tx.selectFrom('billing_subscriptions').select(['status', 'current_period_end', 'device_ids']).where('location_id', '=', locationId).execute();
+  // Every record of the merchant (a handful): a device this location's records touch may be covered by
+  // another location's too (one at its new location, or one naming it), which must not be ignored.
+  const all = await tx.selectFrom('billing_subscriptions').select(['location_id', 'status', 'current_period_end', 'device_ids']).execute();
+  const records = all.filter((r) => r.location_id === locationId);
   if (!records.length) return [];
   const named = [...new Set(records.flatMap((r) => (Array.isArray(r.device_ids) ? (r.device_ids as unknown[]).filter(isUuid) : [])))];
   const devices = await tx
@@ -139,7 +143,7 @@ export async function refreshDevices(tx: TenantTx, locationId: string, now: Date
     .execute();
   const changed: { id: string; active_until: Date }[] = [];
   for (const d of devices) {
-    const covering = records.filter((r) => (r.device_ids === null ? d.location_id === locationId : (r.device_ids as string[]).includes(d.id)));
+    const covering = all.filter((r) => (r.device_ids === null ? d.location_id === r.location_id : (r.device_ids as string[]).includes(d.id)));
     if (!covering.length) continue;
     const ends = covering.filter((r) => SERVING.has(r.status) && r.current_period_end && r.current_period_end > now).map((r) => r.current_period_end!.getTime());
     // An ended subscription never extends a device; it only ends it (an earlier end stays).
@@ -177,9 +181,27 @@ export async function announceSubscription(deps: Pick<WebhookDeps, 'redis' | 'lo
   }
 }
 
+/**
+ * The subscription as card-a has it now, when a card-a client is configured: events carry `created` in
+ * whole seconds and arrive in any order, so two of one second (created, then updated to active) could
+ * leave the older state on the record and end paid devices (402) until the next event, maybe a month
+ * later. A subscription card-a no longer knows (404) is taken as the event says; card-a away is thrown,
+ * and card-a delivers the event again later.
+ */
+async function currentSubscription(deps: WebhookDeps, object: Obj): Promise<Obj> {
+  const id = str(object.id);
+  if (!deps.providers.cardA || !id) return object;
+  try {
+    return (await deps.providers.cardA.retrieveSubscription(id)) as unknown as Obj;
+  } catch (e) {
+    if (e instanceof ProviderError && e.status === 404) return object;
+    throw e;
+  }
+}
+
 /** `customer.subscription.*` other than deleted: synchronise the record, refresh the devices, announce. */
 export async function syncSubscription(deps: WebhookDeps, tenant: WebhookTenant, object: Obj, eventCreated: number): Promise<'processed' | 'ignored'> {
-  const f = subscriptionFacts(object);
+  const f = subscriptionFacts(await currentSubscription(deps, object));
   if (!f) throw new Error('subscription_unreadable');
   const tdb = bindTenant(deps.db, tenant.tenantDatabase);
   const r = await withSubscriptionLock(tdb, f.id, async (tx) => {

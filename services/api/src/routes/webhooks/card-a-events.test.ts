@@ -181,6 +181,46 @@ describe('subscription events synchronise local records and devices', () => {
     expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
+  test('two events of one second delivered newest first: the record keeps card-a\'s current state, the kiosk keeps working', async () => {
+    const m = await api.seed('casame');
+    const kiosk = await api.deviceToken(m, 'kiosk');
+    const { s } = await subscribed(m);
+    const created = sim.webhooks.find((w: any) => w.body.type === 'customer.subscription.created' && w.body.data.object.id === s.id)!.body as any;
+    const t = now() + 30;
+    const later = now() + 30 * 24 * 3600;
+    expect((await simPost(`/_sim/subscriptions/${s.id}/update`, { current_period_end: later })).status).toBe(200);
+    // The same second: the update (active) arrives first, then the creation (incomplete, the older state).
+    const update = JSON.stringify({ ...created, id: `evt_upd_${crypto.randomUUID().slice(0, 8)}`, type: 'customer.subscription.updated', created: t, data: { object: { ...created.data.object, status: 'active', current_period_end: later } } });
+    const first = JSON.stringify({ ...created, id: `evt_new_${crypto.randomUUID().slice(0, 8)}`, created: t, data: { object: { ...created.data.object, status: 'incomplete' } } });
+    expect((await post(update)).status).toBe(200);
+    expect((await post(first)).status).toBe(200);
+    // Before: status incomplete, the kiosk ended (402) although card-a serves and bills the subscription.
+    expect(await record(m, s.id)).toMatchObject({ status: 'active' });
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(later * 1000);
+    expect((await api.call('GET', '/api/kiosk/payment/session-status?idempotency_key=idemp_x_1', { token: kiosk, deviceKey: true })).status).not.toBe(402);
+  });
+
+  test('a device covered by two locations\' subscriptions: ending one leaves it the other\'s period', async () => {
+    const m = await api.seed('catwo');
+    const owner = await api.ownerToken(m);
+    const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+    const a = await cardA().createSubscription({ customer, price: 'price_kiosk', paymentMethod: null, metadata: { location_id: m.locations[0]!.id, device_ids: m.kiosk.device_id }, idempotencyKey: crypto.randomUUID() });
+    await sim.idle();
+    expect((await api.call('PUT', `/api/back-office/devices/${m.kiosk.device_id}`, { token: owner, body: { location_id: m.locations[1]!.id } })).status).toBe(200);
+    const b = await cardA().createSubscription({ customer, price: 'price_kiosk', paymentMethod: null, metadata: { location_id: m.locations[1]!.id }, idempotencyKey: crypto.randomUUID() });
+    await sim.idle();
+    const later = now() + 40 * 24 * 3600;
+    expect((await simPost(`/_sim/subscriptions/${b.id}/update`, { current_period_end: later })).status).toBe(200);
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(later * 1000);
+    // The first location's subscription ends: the kiosk is still covered where it stands now.
+    const del = await fetch(`${sim.url}/v1/subscriptions/${a.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}` } });
+    expect(del.status).toBe(200);
+    await sim.idle();
+    expect(await record(m, a.id)).toMatchObject({ status: 'canceled' });
+    // Before: set to now (402), the other location's serving record ignored.
+    expect((await deviceUntil(m, m.kiosk.device_id))!.getTime()).toBe(later * 1000);
+  });
+
   test('a subscription naming no known location resolves no tenant: stored as location_not_resolved', async () => {
     const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
     const s = await cardA().createSubscription({ customer, price: 'price_x', paymentMethod: null, metadata: { location_id: crypto.randomUUID() }, idempotencyKey: crypto.randomUUID() });
