@@ -3,7 +3,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
-import { findStaleStarts, ORPHANED_PENDING_AFTER_MS, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
+import { FREE_CAPTURE_AFTER_MS, findStaleStarts, ORPHANED_PENDING_AFTER_MS, STALE_START_AFTER_MS, STALE_START_WINDOW_MS } from '@pos/core/payments/stale-start-sweep';
 import { createOnlinePayment } from '@pos/core/online-ordering/online-payment';
 import { CardBClient, PlatformAClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import { sweepStaleStarts } from './jobs/stale-start-sweep.ts';
@@ -228,11 +228,14 @@ describe('storefront orders left Pending (their payment never started, nobody re
     expect(await exists(resuming)).toBe(false);
   });
 
-  test('a free or test-mode order left Pending (its start answered `is_free`; the capture that follows was lost) is not discarded', async () => {
+  test('a free or test-mode order left Pending (its start answered `is_free`; the capture that follows was lost) is completed, not discarded; a younger one is left to its capture', async () => {
     const free = await pending(ORPHANED_PENDING_AFTER_MS + 60_000, { free: true });
+    const fresh = await pending(FREE_CAPTURE_AFTER_MS - 30_000, { free: true });
     const summary = await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only());
-    expect(summary.discarded).toBe(0);
-    expect(await exists(free)).toBe(true);
-    expect((await row(free)).status).toBe('Pending');
+    expect(summary).toMatchObject({ discarded: 0, completed: 1, errors: 0 });
+    // Before: Pending for good, with no receipt number, kitchen document or register dispatch.
+    expect(await row(free)).toMatchObject({ status: 'Complete', receipt_no: expect.any(Number) });
+    expect((await row(fresh)).status).toBe('Pending');
+    expect((await sweepStaleStarts(env.handle.db, env.redis, providers(), new Date(), env.log, only())).completed).toBe(0);
   });
 });

@@ -137,6 +137,28 @@ export async function findOrphanedPending(db: TenantDb, now: Date, limit = STALE
 }
 
 /**
+ * A free or test-mode storefront order is completed right after its answer (`is_free`, a capture in the
+ * background); one still `Pending` this long after lost that capture (the process stopped, an error) and
+ * is completed by the sweep, as its verify would: the customer was told it was placed.
+ */
+export const FREE_CAPTURE_AFTER_MS = 2 * 60_000;
+
+/** Free or test-mode storefront orders whose capture was lost, oldest first (partial index, tenant migration 700). */
+export async function findUncapturedFree(db: TenantDb, now: Date, limit = STALE_START_PAGE): Promise<string[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('status', '=', 'Pending')
+    .where('created_at', '<', new Date(now.getTime() - FREE_CAPTURE_AFTER_MS))
+    .where('channel', 'in', UNPAID_STILL_PAYABLE.channels)
+    .where(sql<boolean>`(payment_snapshot->>'is_free') = 'true'`)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
  * Discards those orders (`discardUnstarted`: lines by cascade), each under its payment start lock
  * without waiting (a retry resuming it holds the lock: that one is left alone) and only while still
  * `Pending`. Answers the ids discarded.

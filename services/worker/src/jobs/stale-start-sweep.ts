@@ -5,6 +5,7 @@ import type { PaymentProviders } from '@pos/core/payments/payment-providers';
 import {
   discardOrphanedPending,
   findOrphanedPending,
+  findUncapturedFree,
   findStaleStarts,
   settleStaleStarts,
   STALE_START_ASK_EVERY_MS,
@@ -23,7 +24,7 @@ export interface StaleStartSweepSummary {
   readonly merchants: number;
   /** Starts the provider was asked about. */
   readonly asked: number;
-  /** Of those, the ones now Complete (paid, and no webhook or poll had told us). */
+  /** Of those, the ones now Complete (paid, and no webhook or poll had told us), and free orders whose capture was lost. */
   readonly completed: number;
   /** Merchants whose sweep threw, and starts whose provider could not be asked (logged). */
   readonly errors: number;
@@ -76,6 +77,12 @@ export async function sweepStaleStarts(db: CentralDb, redis: Redis, providers: P
     const unanswered = outcomes.filter((o) => o.status === 'skipped' || o.status === 'error' || o.status === 'busy').map((o) => `stale_start_asked:${m.tenant_database}:${o.id}`);
     if (unanswered.length) await redis.del(...unanswered).catch(() => undefined);
     if (paid.length) log.warn('payments found paid by the stale payment sweep', { merchant_id: m.id, transactions: paid.map((o) => o.id) });
+    // Free and test-mode storefront orders whose capture after the answer was lost: completed now.
+    const free = await settleStaleStarts({ db, tdb, tenantDatabase: m.tenant_database, redis, providers, log, now: () => new Date() }, await findUncapturedFree(tdb, now), deadline);
+    const freed = free.filter((o) => o.status === 'Complete');
+    completed += freed.length;
+    failed += free.filter((o) => o.status === 'error').length;
+    if (freed.length) log.warn('free orders whose capture was lost completed by the stale payment sweep', { merchant_id: m.id, transactions: freed.map((o) => o.id) });
     // Orders whose request died before their payment started, never retried: nothing can pay them.
     const gone = await discardOrphanedPending({ redis, log }, tdb, await findOrphanedPending(tdb, now));
     discarded += gone.length;
