@@ -42,6 +42,13 @@ export const TILE_TARGET = 'A tile shows either an item (item_id) or a category 
 export const TILE_ITEM_UNKNOWN = 'The selected item is invalid.';
 export const TILE_CATEGORY_UNKNOWN = 'The selected category is invalid.';
 export const TILE_ITEM_NOT_SOLD = "The selected item is not sold on this location's register.";
+/**
+ * Layouts one location may hold. Each may carry 20 pages of 144 tiles, and the register reads every
+ * layout of its location at once (`GET /pos/layouts`): without a bound, one member could grow that
+ * answer (and the table) without end.
+ */
+export const MAX_LAYOUTS_PER_LOCATION = 20;
+export const LAYOUT_LIMIT = `A location has at most ${MAX_LAYOUTS_PER_LOCATION} register layouts; delete one first.`;
 
 /** The layouts of a location, the default first, then by name. */
 export async function listLayouts(scope: PosAdminScope, locationId: string): Promise<PosLayoutView[]> {
@@ -58,7 +65,10 @@ export async function createLayout(scope: PosAdminScope, locationId: string, inp
   const id = Bun.randomUUIDv7();
   return inTenantTx(scope.tdb, async (tx) => {
     await lockLocation(tx, locationId);
-    const first = !(await tx.selectFrom('pos_layouts').select('id').where('location_id', '=', locationId).limit(1).executeTakeFirst());
+    // Counted under the location's lock: concurrent creates take turns, so the bound holds.
+    const held = Number((await tx.selectFrom('pos_layouts').select((eb) => eb.fn.countAll<string>().as('n')).where('location_id', '=', locationId).executeTakeFirstOrThrow()).n);
+    if (held >= MAX_LAYOUTS_PER_LOCATION) throw errors.businessRule(LAYOUT_LIMIT, { reason: 'layout_limit' });
+    const first = held === 0;
     const isDefault = input.is_default ?? first;
     await checkTiles(tx, locationId, input);
     if (isDefault) await clearDefault(tx, locationId);

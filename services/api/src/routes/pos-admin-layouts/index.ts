@@ -38,7 +38,7 @@ export function posAdminLayoutRoutes(deps: ApiDeps) {
           query: P.VendorQuery,
           response: { 201: S.LayoutResponse },
           transform: gate,
-          ...doc(tags, 'Create a screen layout', `${BODY} The location's first layout is its default unless \`is_default\` is false.`),
+          ...doc(tags, 'Create a screen layout', `${BODY} The location's first layout is its default unless \`is_default\` is false. A location holds at most 20 layouts (422 \`layout_limit\`).`),
         },
       )
       .get('/:locationId/layouts/:layoutId', async (ctx) => ({ data: await getLayout(scopeOf(deps, ctx), ctx.params.locationId, ctx.params.layoutId) }), {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { LAYOUT_NAME_TAKEN, TILE_CATEGORY_UNKNOWN, TILE_ITEM_NOT_SOLD, TILE_ITEM_UNKNOWN, TILE_TARGET } from '@pos/core/pos-admin/pos-layouts';
+import { LAYOUT_LIMIT, LAYOUT_NAME_TAKEN, MAX_LAYOUTS_PER_LOCATION, TILE_CATEGORY_UNKNOWN, TILE_ITEM_NOT_SOLD, TILE_ITEM_UNKNOWN, TILE_TARGET } from '@pos/core/pos-admin/pos-layouts';
 import { TILE_OUTSIDE, TILE_OVERLAPS } from '@pos/domain/pos-layouts/layout-grid';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { ISO, nothing, tdbOf, UUID_V7 } from '../pos-admin/pos-admin.test-support.ts';
@@ -198,5 +198,18 @@ describe('screen layouts', () => {
     const same = await Promise.all(Array.from({ length: 6 }, () => call('POST', `${loc}/layouts`, { name: 'Same name', columns: 1, rows: 1, pages: [{ name: 'P', tiles: [] }] })));
     expect(same.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422]);
     for (const r of same.filter((x) => x.status === 422)) expect(r.body.errors).toEqual({ name: [LAYOUT_NAME_TAKEN] });
+  });
+
+  test('a location holds at most 20 layouts, also when the creates race: the rest are 422 with nothing written; a delete makes room', async () => {
+    const loc = (await api.call('POST', '/api/back-office/settings/locations', { token: owner, body: { name: 'Layouts cap', timezone: 'Europe/Brussels', country: 'BE' } })).body.data.id as string;
+    const body = (i: number) => ({ name: `Cap ${i}`, columns: 1, rows: 1, pages: [{ name: 'P', tiles: [] }] });
+    for (let i = 0; i < MAX_LAYOUTS_PER_LOCATION - 3; i++) expect((await call('POST', `${loc}/layouts`, body(i))).status).toBe(201);
+    const raced = await Promise.all(Array.from({ length: 6 }, (_, i) => call('POST', `${loc}/layouts`, body(100 + i))));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 201, 422, 422, 422]);
+    for (const r of raced.filter((x) => x.status === 422)) expect(r.body).toEqual({ message: LAYOUT_LIMIT, reason: 'layout_limit' });
+    const listed = (await call('GET', `${loc}/layouts`)).body.data as { id: string }[];
+    expect(listed).toHaveLength(MAX_LAYOUTS_PER_LOCATION);
+    expect((await call('DELETE', `${loc}/layouts/${listed.at(-1)!.id}`)).status).toBe(200);
+    expect((await call('POST', `${loc}/layouts`, body(200))).status).toBe(201);
   });
 });
