@@ -181,6 +181,18 @@ describe('register-c administration', () => {
       { sku: 'SALAD', name: 'Salad', unit_price: 900, visible: true, location_ids: [loc] },
     ]);
     expect((await sync()).body.data.counts).toEqual({ created: 0, updated: 0, hidden: 0, suggested: 0 });
+    // Cola and Salad on the location's published menu (what its kiosk and storefront sell from).
+    const linked = await tdb().selectFrom('register_c_item_links').select(['sku', 'item_id']).where('location_id', '=', loc).where('sku', 'in', ['COLA', 'SALAD']).orderBy('sku').execute();
+    const menu = (await api.call('POST', '/api/back-office/menus', { token: owner, body: { name: 'Register-c menu', location_id: loc } })).body.data.id as string;
+    const group = (await api.call('POST', '/api/back-office/display-groups', { token: owner, body: { menu_id: menu, name: 'Counter' } })).body.data.id as string;
+    await api.call('POST', `/api/back-office/menus/display-group-items/${menu}`, { token: owner, body: { groups: [{ id: group, item_ids: linked.map((l) => l.item_id) }] } });
+    expect((await api.call('POST', `/api/back-office/menus/publish/${menu}`, { token: owner })).status).toBe(200);
+    const published = async () => {
+      const row = await tdb().selectFrom('published_catalogs').select('payload').where('location_id', '=', loc).executeTakeFirstOrThrow();
+      const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { name: string; unit_price: number }[] }[] };
+      return payload.display_groups.flatMap((g) => g.items.map((i) => `${i.name}:${i.unit_price}`));
+    };
+    expect(await published()).toEqual(['Cola:300', 'Salad:900']);
 
     // A price change and a dropped item at register-c: the diff shows them, adopt applies them.
     const site = rc.location('bl-1')!;
@@ -190,10 +202,13 @@ describe('register-c administration', () => {
     expect(d2).toMatchObject({ to_add: [], to_update: [{ sku: 'COLA', name: 'Cola', price_cents: 320, current_name: 'Cola', current_price_cents: 300, linked: true }], missing: [{ sku: 'SALAD', name: 'Salad' }], dismissed: false });
     expect((await api.call('POST', `${BASE}/menu-suggestion/${loc}/adopt`, { token: owner })).body).toEqual({ status: 'success', data: { upvendo_location_id: loc, counts: { created: 0, updated: 1, hidden: 1, suggested: 0 } } });
     expect((await rcItems()).map((i) => [i.sku, i.unit_price, i.visible])).toEqual([['BURGER', 1250, true], ['COLA', 320, true], ['SALAD', 900, false]]);
+    // The published menu follows in the same transaction: the new price, the dropped item gone.
+    expect(await published()).toEqual(['Cola:320']);
     expect((await mappingRow()).suggestion_dismissed_digest).toBeNull();
     // Back at register-c: the hidden item shows again on the next sync.
     site.items.push(salad);
     expect((await sync()).body.data.counts).toEqual({ created: 0, updated: 1, hidden: 0, suggested: 0 });
+    expect(await published()).toEqual(['Cola:320', 'Salad:900']);
     expect((await mappingRow()).last_sync_counts).toEqual({ created: 0, updated: 1, hidden: 0, suggested: 0 });
     expect(await api.call('POST', `${BASE}/menu-suggestion/${loc}/dismiss`, { token: owner })).toMatchObject({ status: 422, body: { message: 'There is no menu suggestion to dismiss.', reason: 'no_suggestion' } });
   });
