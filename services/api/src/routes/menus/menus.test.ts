@@ -228,6 +228,28 @@ describe('editing, drafts and publishing', () => {
   });
 });
 
+/**
+ * Runs `request` while a transaction holds what `write` changed (locked, not committed), lets the write
+ * commit 200 ms later, and answers the request's result: a request racing a write in flight.
+ */
+async function whileWriting<T>(write: (tx: TenantDb) => Promise<void>, request: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const edit = tdb.transaction().execute(async (tx) => {
+    await write(tx);
+    locked();
+    await held;
+  });
+  await isLocked;
+  const answer = request();
+  await Bun.sleep(200);
+  release();
+  await edit;
+  return answer;
+}
+
 describe('a publish and an edit of an item only the published menu shows', () => {
   test('the edit in flight commits first and the publish compiles its new price (before: the old one stayed on the channels)', async () => {
     const published = await newMenu('Shown now');
@@ -238,21 +260,10 @@ describe('a publish and an edit of an item only the published menu shows', () =>
     const g1 = await newGroup(next, 'G');
     await call('POST', `/menus/display-group-items/${next}`, { groups: [{ id: g1, item_ids: [item('Croissant')] }] });
     // An item write in flight: its row changed and locked, not committed yet.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const edit = tdb.transaction().execute(async (tx) => {
+    const publishing = await whileWriting(async (tx) => {
       await tx.updateTable('items').set({ unit_price: 333 }).where('id', '=', item('Croissant')).execute();
-      locked();
-      await held;
-    });
-    await isLocked;
-    const publishing = call('POST', `/menus/publish/${next}`);
-    await Bun.sleep(200);
-    release();
-    await edit;
-    expect((await publishing).status).toBe(200);
+    }, () => call('POST', `/menus/publish/${next}`));
+    expect(publishing.status).toBe(200);
     expect(await bootstrapGroups()).toEqual([{ name: 'G', items: ['Croissant:333'] }]);
     await tdb.updateTable('items').set({ unit_price: 220 }).where('id', '=', item('Croissant')).execute();
     expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
@@ -269,22 +280,11 @@ describe('a publish and an edit of a modifier group of an item only the publishe
     const g1 = await newGroup(next, 'G');
     await call('POST', `/menus/display-group-items/${next}`, { groups: [{ id: g1, item_ids: [item('Croissant')] }] });
     // A modifier group write in flight (as PUT /modifier-groups/{id} does it: the group row first).
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const edit = tdb.transaction().execute(async (tx) => {
+    const publishing = await whileWriting(async (tx) => {
       await tx.updateTable('modifier_groups').set({ name: 'Syrup race' }).where('id', '=', group.body.data.id).execute();
       await tx.updateTable('modifiers').set({ price: 75 }).where('id', '=', vanilla).execute();
-      locked();
-      await held;
-    });
-    await isLocked;
-    const publishing = call('POST', `/menus/publish/${next}`);
-    await Bun.sleep(200);
-    release();
-    await edit;
-    expect((await publishing).status).toBe(200);
+    }, () => call('POST', `/menus/publish/${next}`));
+    expect(publishing.status).toBe(200);
     const row = await tdb.selectFrom('published_catalogs').select('payload').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
     const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { modifier_groups: { modifiers: { id: string; name: string; price: number }[] }[] }[] }[] };
     expect(payload.display_groups[0]!.items[0]!.modifier_groups[0]!.modifiers).toEqual([{ id: vanilla, name: 'Vanilla', price: 75 }]);
