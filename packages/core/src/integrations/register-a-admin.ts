@@ -335,6 +335,12 @@ export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId:
   return report;
 }
 
+/** register-a refused the request itself (a 4xx other than a timeout or a rate limit), or refused the token. */
+function isRefusal(e: ProviderError | RegisterATokenError): boolean {
+  if (e instanceof RegisterATokenError) return true;
+  return e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
+}
+
 /** `POST /register-a/locations/sync`: refreshes each record's store name from register-a. */
 export async function refreshRegisterALocations(deps: RegisterAAdminDeps): Promise<{ locations: RegisterALocationView[] }> {
   const recs = await registerARecords(deps.central, deps.merchantId);
@@ -345,6 +351,10 @@ export async function refreshRegisterALocations(deps: RegisterAAdminDeps): Promi
       await deps.central.updateTable('integration_connections').set({ status: 'active', settings: JSON.stringify({ ...rec.settings, store_name: s.name, company_id: s.company }), updated_at: deps.now() }).where('id', '=', rec.id).execute();
     } catch (e) {
       if (!(e instanceof ProviderError || e instanceof RegisterATokenError)) throw e;
+      // Only a refusal (the token or the store refused) makes the record `error`: a record not `active`
+      // receives no orders (`dispatch-register`), so register-a away, slow or rate-limiting for one
+      // refresh must not stop every location's dispatch after it is back. The status stays as it was.
+      if (!isRefusal(e)) continue;
       await deps.central.updateTable('integration_connections').set({ status: 'error', updated_at: deps.now() }).where('id', '=', rec.id).execute();
     }
   }
@@ -367,8 +377,9 @@ export async function testRegisterAAll(deps: RegisterAAdminDeps): Promise<{ resu
 }
 
 /** `POST /register-a/sync` (merchant level): the catalog sync of every active location. */
-export async function syncRegisterAAll(deps: RegisterAAdminDeps): Promise<{ results: CatalogSyncReport[]; failed: { location_id: string; message: string }[] }> {
-  const recs = (await registerARecords(deps.central, deps.merchantId)).filter((r) => r.status === 'active');
+export async function syncRegisterAAll(deps: RegisterAAdminDeps, grant: { readonly allLocations: boolean; readonly locationIds: ReadonlySet<string> }): Promise<{ results: CatalogSyncReport[]; failed: { location_id: string; message: string }[] }> {
+  // Only the caller's locations: a location's sync deletes items at its register, which `/{locationId}/sync` already limits to the grant.
+  const recs = (await registerARecords(deps.central, deps.merchantId)).filter((r) => r.status === 'active' && (grant.allLocations || grant.locationIds.has(r.locationId)));
   const results: CatalogSyncReport[] = [];
   const failed: { location_id: string; message: string }[] = [];
   for (const r of recs) {

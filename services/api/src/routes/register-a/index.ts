@@ -54,17 +54,17 @@ export function registerARoutes(deps: ApiDeps) {
     .post('/locations/sync', async (ctx) => ({ data: await refreshRegisterALocations(adminOf(ctx)) }), {
       query: S.VendorQuery,
       response: { 200: S.LocationsResponse },
-      ...doc('Refresh the register-a locations', 'Reads each record\'s store from register-a again (name, company); a record whose token or store is refused becomes `error`.'),
+      ...doc('Refresh the register-a locations', 'Reads each record\'s store from register-a again (name, company); a record whose token or store is refused becomes `error` (register-a away or rate-limiting changes no status).'),
     })
     .post('/test', async (ctx) => ({ data: await testRegisterAAll(adminOf(ctx)) }), {
       query: S.VendorQuery,
       response: { 200: S.TestAllResponse },
       ...doc('Test every register-a location', 'The location test of each record: `{results:[{location_id, ok, message}]}`.'),
     })
-    .post('/sync', async (ctx) => ({ data: await syncRegisterAAll(adminOf(ctx)) }), {
+    .post('/sync', async (ctx) => ({ data: await syncRegisterAAll(adminOf(ctx), await ctx.access()) }), {
       query: S.VendorQuery,
       response: { 200: S.SyncAllResponse },
-      ...doc('Sync the catalog of every register-a location', 'The catalog sync of each active record; a location that fails is listed in `failed` with its message.'),
+      ...doc('Sync the catalog of every register-a location', 'The catalog sync of each active record at a location in the caller\'s grant; a location that fails is listed in `failed` with its message.'),
     })
     .get('/:locationId', async (ctx) => ({ data: await registerALocation(adminOf(ctx), ctx.params.locationId) }), {
       params: S.LocationParams,
