@@ -110,14 +110,38 @@ describe('marketplace order import, adversarial', () => {
     expect(await transactionsOf('no-such-order')).toEqual([]);
   });
 
-  test('an order arriving while the integration is disabled is ignored: nothing written, nothing accepted', async () => {
+  test('an order whose event came in before the integration was disabled is still imported: the marketplace took it (and the customer\'s money) while the store was ours', async () => {
     const order = sim.orders.create(store, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 1, unit_price: 260 }] });
     const id = await connectionId();
     await disableDeliveryA(env.handle.db, client, { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[0]!.id }, new Date());
     const r = await importMarketplaceOrder(deps(), { provider: 'delivery-a', connectionId: id, externalOrderId: order.id, eventId: `adv-${crypto.randomUUID()}` });
-    expect(r).toEqual({ outcome: 'ignored', transactionId: null, detail: 'connection gone or not active' });
-    expect(sim.orders.accepts.filter((x) => x === order.id)).toHaveLength(0);
-    expect(await transactionsOf(order.id)).toEqual([]);
+    expect(r.outcome).toBe('imported');
+    expect((await transactionsOf(order.id)).map((t) => t.status)).toEqual(['Complete']);
+  });
+
+  test('a location switched to another store: the store let go is turned off at delivery-a, its row kept (disabled) with its events, and its pending order still imported', async () => {
+    const scope = { merchant: { id: m.merchant.id, tenant_database: m.merchant.tenant_database }, locationId: m.locations[1]!.id };
+    const first = `da-adv-s1-${crypto.randomUUID().slice(0, 8)}`;
+    const second = `da-adv-s2-${crypto.randomUUID().slice(0, 8)}`;
+    sim.addStore(first);
+    sim.addStore(second);
+    await enableDeliveryA(env.handle.db, client, scope, { store_id: first, link_code: sim.stores.get(first)!.linkCode, auto_accept_orders: true }, new Date());
+    const firstRow = await env.handle.db.selectFrom('integration_connections').select('id').where('provider', '=', 'delivery-a').where('external_ref', '=', first).executeTakeFirstOrThrow();
+    // An order event of the first store, recorded and waiting for its import.
+    const order = sim.orders.create(first, { items: [{ external_id: espresso().id, name: 'Espresso', quantity: 1, unit_price: 260 }] });
+    await env.handle.db.insertInto('integration_events').values({ id: Bun.randomUUIDv7(), provider: 'delivery-a', event_id: `switch-${order.id}`, connection_id: firstRow.id, merchant_id: m.merchant.id, location_id: scope.locationId, kind: 'order', event_type: 'order.created', external_id: order.id, webhook_log_id: null, status: 'pending', created_at: new Date() }).execute();
+    await enableDeliveryA(env.handle.db, client, scope, { store_id: second, link_code: sim.stores.get(second)!.linkCode, auto_accept_orders: true }, new Date());
+    // Before: delivery-a still sent the first store's orders to us, its row and pending event were deleted.
+    expect(sim.stores.get(first)).toMatchObject({ integrationEnabled: false });
+    expect(await env.handle.db.selectFrom('integration_connections').select(['external_ref', 'status']).where('provider', '=', 'delivery-a').where('location_id', '=', scope.locationId).orderBy('external_ref').execute()).toEqual(
+      [{ external_ref: first, status: 'disabled' }, { external_ref: second, status: 'active' }].sort((x, y) => x.external_ref.localeCompare(y.external_ref)),
+    );
+    expect(await env.handle.db.selectFrom('integration_events').select('status').where('event_id', '=', `switch-${order.id}`).execute()).toHaveLength(1);
+    const r = await importMarketplaceOrder(deps(), { provider: 'delivery-a', connectionId: firstRow.id, externalOrderId: order.id, eventId: `switch-${order.id}` });
+    expect(r.outcome).toBe('imported');
+    // The location's status is the live store's.
+    const status = await api.call('GET', `/api/back-office/delivery-a/${scope.locationId}`, { token: await api.ownerToken(m) });
+    expect(status.body.data).toMatchObject({ enabled: true, store_id: second });
   });
 });
 

@@ -128,7 +128,7 @@ export async function finishClaimWith<T>(db: CentralDb, claim: ConnectClaim, wri
 
 /**
  * Writes the connection under the claim: the location's other stores are let go (one store per
- * location), the store's row is inserted or taken over (only when it is this merchant's), the claim is
+ * location: disabled), the store's row is inserted or taken over (only when it is this merchant's), the claim is
  * dropped, all in one transaction. Answers the connection id; 409 `integration_taken` if the row turned
  * out to be another merchant's. `extra` is written with the row (an OAuth callback's tokens).
  */
@@ -136,7 +136,17 @@ export function finishConnectClaim(db: CentralDb, claim: ConnectClaim, label: st
   return finishClaimWith(db, claim, async (trx) => {
     const { provider, externalRef, merchantId, locationId } = claim;
     const { settings, now, extra = {} } = values;
-    await trx.deleteFrom('integration_connections').where('merchant_id', '=', merchantId).where('provider', '=', provider).where('location_id', '=', locationId).where('external_ref', '<>', externalRef).execute();
+    // Disabled, not deleted: their order events already received (`integration_events`, which a delete
+    // took with it) are still imported, and their log is kept.
+    await trx
+      .updateTable('integration_connections')
+      .set({ status: 'disabled', updated_at: now })
+      .where('merchant_id', '=', merchantId)
+      .where('provider', '=', provider)
+      .where('location_id', '=', locationId)
+      .where('external_ref', '<>', externalRef)
+      .where('status', '<>', 'disabled')
+      .execute();
     const taken = { location_id: locationId, status: 'active', ...(settings !== undefined ? { settings } : {}), ...extra, connected_at: now, updated_at: now };
     const row = await trx
       .insertInto('integration_connections')

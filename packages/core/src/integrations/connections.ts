@@ -132,6 +132,9 @@ export async function locationConnection(db: CentralDb, merchantId: string, prov
     .where('merchant_id', '=', merchantId)
     .where('provider', '=', provider)
     .where('location_id', '=', locationId)
+    // The live store first: a location keeps the rows of stores it let go (disabled), and one taken back
+    // keeps its first `created_at`.
+    .orderBy(sql`status = 'active'`, 'desc')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .executeTakeFirst();

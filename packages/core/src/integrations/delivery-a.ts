@@ -88,16 +88,19 @@ export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, sc
   if (linkCode === undefined) throw errors.field('link_code', LINK_CODE_REQUIRED);
   const claim: ConnectClaim = { provider: PROVIDER, externalRef: input.store_id, merchantId: scope.merchant.id, locationId: scope.locationId };
   await claimConnection(db, claim, LABEL, now);
+  const previous = await connectionOf(db, scope);
   try {
     await client.getStore(input.store_id);
     await client.enableIntegration(input.store_id, scope.locationId, linkCode);
+    // The store this location lets go stops sending us orders (as delivery-b's connect does): left on, its
+    // customers went on paying for orders that reached no location.
+    if (previous && previous.status === 'active' && previous.external_ref !== input.store_id) await client.disableIntegration(previous.external_ref).catch(() => undefined);
   } catch (e) {
     await releaseConnectClaim(db, claim);
     if (e instanceof ProviderError && e.kind === 'http' && e.status === 403 && e.code === 'invalid_link_code') throw errors.field('link_code', LINK_CODE_INVALID);
     providerFailure(e, 'store_id');
   }
-  const existing = await connectionOf(db, scope);
-  const settings = { ...settingsOf(existing), ...pickSettings(input) };
+  const settings = { ...settingsOf(previous), ...pickSettings(input) };
   // One store per location: a previous store of this location is let go.
   const id = await finishConnectClaim(db, claim, LABEL, { settings: JSON.stringify(settings), now });
   await logAction(db, scope, id, 'enabled', input.store_id, now);

@@ -228,7 +228,9 @@ export async function importMarketplaceOrder(deps: MarketplaceImportDeps, job: M
     return { outcome, transactionId, detail };
   };
   const c = await syncConnection(deps.central, job.connectionId);
-  if (!c || c.status !== 'active' || !c.locationId || c.provider !== job.provider) return done('ignored', null, 'connection gone or not active', 'ignored');
+  // A store let go or disabled since its event came in still delivers that order: the marketplace took it
+  // (and the customer's money) while the store was ours. New events of a disabled store are not stored.
+  if (!c || (c.status !== 'active' && c.status !== 'disabled') || !c.locationId || c.provider !== job.provider) return done('ignored', null, 'connection gone or not active', 'ignored');
   const client = deps.clients[job.provider];
   if (!client) return done('not_configured', null, `${job.provider} is not configured`, 'not_configured');
   const conn = { ...c, locationId: c.locationId };

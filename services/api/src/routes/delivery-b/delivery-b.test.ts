@@ -113,7 +113,11 @@ describe('delivery-b administration', () => {
     expect(sel.body).toMatchObject({ status: 'success', data: { enabled: true, store_id: 'db-store-3' } });
     expect(sim.stores.get('db-store-1')!.integrationEnabled).toBe(false);
     expect(sim.stores.get('db-store-3')).toMatchObject({ integrationEnabled: true, integratorRef: loc });
-    expect(await connections(m.merchant.id)).toEqual([{ external_ref: 'db-store-3', location_id: loc, status: 'active', settings: { auto_accept_orders: false, prep_time_minutes: 15, fulfillment: { delivery: true, pickup: false } } }]);
+    // The store let go stays, disabled (its order events still import); the live one is active.
+    expect((await connections(m.merchant.id)).sort((x, y) => y.external_ref.localeCompare(x.external_ref))).toEqual([
+      { external_ref: 'db-store-3', location_id: loc, status: 'active', settings: { auto_accept_orders: false, prep_time_minutes: 15, fulfillment: { delivery: true, pickup: false } } },
+      { external_ref: 'db-store-1', location_id: loc, status: 'disabled', settings: { auto_accept_orders: false, prep_time_minutes: 25, fulfillment: { delivery: true, pickup: true } } },
+    ]);
     expect((await api.call('GET', `${base()}/store-list`, { token: owner })).body.data.filter((s: { selected: boolean }) => s.selected).map((s: { id: string }) => s.id)).toEqual(['db-store-3']);
 
     const logs = await api.call('GET', `${base()}/logs`, { token: owner });
@@ -128,7 +132,8 @@ describe('delivery-b administration', () => {
   });
 
   test('logs limit: default 50, clamped to 1-200', async () => {
-    const conn = await api.deps.db.selectFrom('integration_connections').select('id').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'delivery-b').executeTakeFirstOrThrow();
+    // The location's store (the one it let go earlier is kept, disabled).
+    const conn = await api.deps.db.selectFrom('integration_connections').select('id').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'delivery-b').where('external_ref', '=', 'db-store-3').executeTakeFirstOrThrow();
     const now = Date.now();
     await api.deps.db
       .insertInto('integration_events')
