@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { CentralDb, TenantDb } from '@pos/db';
+import { withSessionLock, type CentralDb, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAItem } from '@pos/providers/register-a/register-a-client';
@@ -264,7 +264,20 @@ export const CATALOG_TOO_LARGE = `The location sells more than ${MAX_REGISTER_A_
  * without our reference are left alone, and so are rows of items another of our locations on a store
  * of the same company sells (items are the company's). What the API cannot write is reported, not attempted.
  */
+export const CATALOG_SYNC_BUSY = 'A catalog sync of this register-a company is under way; try again when it has finished.';
+
 export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId: string): Promise<CatalogSyncReport> {
+  const rec = await recordOr404(deps, locationId);
+  if (!rec.storeId || !rec.companyId) throw errors.conflict('Select a register-a store first.', { reason: 'no_store' });
+  // One sync of a company at a time (its items are every store's of it): two at once both created the
+  // missing rows, and a second row of one reference was then never updated or deleted.
+  const run = await withSessionLock(deps.central, `register-a-catalog:${deps.merchantId}:${rec.companyId}`, () => syncCompanyCatalog(deps, locationId));
+  if (!run.held) throw errors.conflict(CATALOG_SYNC_BUSY, { reason: 'sync_in_progress' });
+  return run.value;
+}
+
+async function syncCompanyCatalog(deps: RegisterAAdminDeps, locationId: string): Promise<CatalogSyncReport> {
+  // Read again under the lock: a sync that just finished may have stored the price list.
   const rec = await recordOr404(deps, locationId);
   if (!rec.storeId || !rec.companyId) throw errors.conflict('Select a register-a store first.', { reason: 'no_store' });
   const ours = await deps.tdb

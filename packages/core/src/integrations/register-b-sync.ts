@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { CentralDb, TenantDb } from '@pos/db';
 import { withWriteRetry } from '@pos/db';
 import { catalogText, externalIdHoldable, itemPriceHoldable, itemVatRateHoldable } from '@pos/domain';
@@ -53,6 +54,10 @@ export async function runRegisterBSync(central: CentralDb, tdb: TenantDb, client
   }
   return withWriteRetry(() =>
     tdb.transaction().execute(async (tx) => {
+      // One write of the connection's catalog at a time (a manual sync over a scheduled one): both read the
+      // links before either wrote, so each created the new products' items, half of them left unlinked,
+      // on sale for good. The second now reads the first's links.
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`register-b-sync:${target.connectionId}`}, 0))`.execute(tx);
       const links = new Map((await tx.selectFrom('register_b_items').select(['product_id', 'item_id']).execute()).map((l) => [l.product_id, l.item_id]));
       let created = 0;
       let updated = 0;

@@ -108,6 +108,14 @@ export function menuDiffDigest(diff: RegisterCMenuDiff): string {
 export async function applyRegisterCMenuDiff(tdb: TenantDb, locationId: string, diff: RegisterCMenuDiff, opts: { create: boolean; now: Date }): Promise<RegisterCApplyCounts> {
   const { now } = opts;
   return tdb.transaction().execute(async (tx) => {
+    // One apply per location at a time (a sync and an adopt, two adopts): both computed the same diff
+    // before either wrote, and each created the new skus' items (duplicates, left unlinked). The second
+    // now skips what the first linked meanwhile.
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`register-c-catalog:${locationId}`}, 0))`.execute(tx);
+    const linkedNow = diff.to_add.length
+      ? new Set((await tx.selectFrom('register_c_item_links').select('sku').where('location_id', '=', locationId).where('sku', 'in', diff.to_add.map((a) => a.sku)).execute()).map((l) => l.sku))
+      : new Set<string>();
+    const toAdd = diff.to_add.filter((a) => !linkedNow.has(a.sku));
     const link = (sku: string, itemId: string) =>
       tx
         .insertInto('register_c_item_links')
@@ -119,7 +127,7 @@ export async function applyRegisterCMenuDiff(tdb: TenantDb, locationId: string, 
       await link(u.sku, u.item_id);
     }
     if (opts.create) {
-      for (const a of diff.to_add) {
+      for (const a of toAdd) {
         const id = Bun.randomUUIDv7();
         await tx.insertInto('items').values({ id, name: a.name, unit_price: a.price_cents, vat_rate: a.vat_rate, category: null, sku: a.sku, location_ids: [locationId], created_at: now, updated_at: now }).execute();
         await link(a.sku, id);
@@ -129,6 +137,6 @@ export async function applyRegisterCMenuDiff(tdb: TenantDb, locationId: string, 
     // The menus the channels read show the new prices and hide what the register dropped, as an edit in
     // the back office does (the channels' cached copy follows within its minute).
     await refreshPublished(tx as unknown as TenantDb, [...diff.to_update.map((u) => u.item_id), ...diff.missing.map((m) => m.item_id)]);
-    return { created: opts.create ? diff.to_add.length : 0, updated: diff.to_update.length, hidden: diff.missing.length, suggested: opts.create ? 0 : diff.to_add.length };
+    return { created: opts.create ? toAdd.length : 0, updated: diff.to_update.length, hidden: diff.missing.length, suggested: opts.create ? 0 : diff.to_add.length };
   });
 }

@@ -175,3 +175,19 @@ describe('register-b: another account replaces the connection', () => {
     expect(await api.deps.db.selectFrom('register_b_mappings').select('branch_id').where('merchant_id', '=', sw.merchant.id).execute()).toEqual([{ branch_id: 'br-1' }]);
   });
 });
+
+describe('register-b catalog syncs at once', () => {
+  test('two syncs of new products at once take turns: one item per product, every item linked', async () => {
+    const products = sim.accounts.get(acc)!.branches.get('br-a')!.products;
+    products.clear();
+    for (let i = 0; i < 20; i++) sim.addProduct(acc, 'br-a', { id: `p-race-${i}`, name: `Race ${i}`, price: 100 + i });
+    const answers = await Promise.all([api.call('POST', R('/start-sync'), { token: owner }), api.call('POST', R('/start-sync'), { token: owner })]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    // One created them, the other found them linked. Before: both created all 20 (40 items, 20 unlinked).
+    expect(answers.map((r) => r.body.data.created).sort()).toEqual([0, 20]);
+    const raced = await tenantOf(api, m).selectFrom('items').select('id').where('name', 'like', 'Race %').execute();
+    expect(raced).toHaveLength(20);
+    expect((await linkedItems()).filter((l) => l.product_id.startsWith('p-race-'))).toHaveLength(20);
+    products.clear();
+  });
+});

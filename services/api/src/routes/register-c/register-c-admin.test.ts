@@ -272,6 +272,17 @@ describe('register-c administration', () => {
     expect(await api.call('POST', `${BASE}/orders/local`, { token: owner, body: { ...order, location_id: other.locations[0]!.id, reference: 'x-1' } })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
   });
 
+  test('two applies of new skus at once (a sync and an adopt): one item per sku, every one linked', async () => {
+    const site = rc.location('bl-1')!;
+    for (const sku of ['TEA', 'SOUP', 'PIE']) site.items.push({ ...site.items[0]!, sku, name: `Race ${sku}` });
+    const answers = await Promise.all([api.call('POST', `${BASE}/mappings/${loc}/sync`, { token: owner }), api.call('POST', `${BASE}/menu-suggestion/${loc}/adopt`, { token: owner })]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    // Before: both created the three (six items, three unlinked and on sale for good).
+    const raced = await tdb().selectFrom('items').select('sku').where('name', 'like', 'Race %').orderBy('sku').execute();
+    expect(raced.map((r) => r.sku)).toEqual(['PIE', 'SOUP', 'TEA']);
+    expect((await rcItems()).filter((i) => i.name.startsWith('Race ')).map((i) => i.sku)).toEqual(['PIE', 'SOUP', 'TEA']);
+  });
+
   test('register-c down is 503; a refused token is reported by /test and is 409 elsewhere', async () => {
     rc.failWith = 503;
     try {
