@@ -66,6 +66,9 @@ export function validateAutoSyncPayload(body: AutoSyncPayload, opts: { platformA
  */
 export async function writeAutoSync(db: CentralDb, target: AutoSyncTarget, body: AutoSyncPayload, now: Date): Promise<AutoSyncStatus> {
   return db.transaction().execute(async (trx) => {
+    // The connection's row first: two first writes of a schedule both found no row to lock, and the
+    // second insert failed on the key (a 500). Now they take turns and the second updates.
+    await trx.selectFrom('integration_connections').select('id').where('id', '=', target.connectionId).forNoKeyUpdate().execute();
     const stored = await trx.selectFrom('integration_auto_syncs').selectAll().where('connection_id', '=', target.connectionId).forUpdate().executeTakeFirst();
     const syncTime = body.sync_time === undefined ? (stored?.sync_time ?? null) : body.sync_time === null ? null : normaliseTime(body.sync_time);
     let zone = stored?.sync_timezone ?? null;

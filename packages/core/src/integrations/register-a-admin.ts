@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { withSessionLock, type CentralDb, type TenantDb } from '@pos/db';
+import { isUniqueViolation, withSessionLock, type CentralDb, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAItem } from '@pos/providers/register-a/register-a-client';
@@ -182,13 +182,20 @@ export async function selectRegisterAStore(deps: RegisterAAdminDeps, locationId:
   } catch (e) {
     return providerFailure(e);
   }
+  const storeTaken = () => errors.conflict('This register-a store is already connected to another location.', { reason: 'integration_taken' });
   const taken = await deps.central.selectFrom('integration_connections').select(['id', 'merchant_id']).where('provider', '=', REGISTER_A).where('external_ref', '=', store.id).executeTakeFirst();
-  if (taken && taken.id !== rec.id) throw errors.conflict('This register-a store is already connected to another location.', { reason: 'integration_taken' });
-  await deps.central
-    .updateTable('integration_connections')
-    .set({ external_ref: store.id, external_group_ref: store.company, status: 'active', settings: JSON.stringify({ ...rec.settings, store_id: store.id, store_name: store.name, company_id: store.company }), updated_at: deps.now() })
-    .where('id', '=', rec.id)
-    .execute();
+  if (taken && taken.id !== rec.id) throw storeTaken();
+  try {
+    await deps.central
+      .updateTable('integration_connections')
+      .set({ external_ref: store.id, external_group_ref: store.company, status: 'active', settings: JSON.stringify({ ...rec.settings, store_id: store.id, store_name: store.name, company_id: store.company }), updated_at: deps.now() })
+      .where('id', '=', rec.id)
+      .execute();
+  } catch (e) {
+    // Another location selected the store between the check and this write (before: a 500).
+    if (isUniqueViolation(e, 'integration_connections_provider_ref')) throw storeTaken();
+    throw e;
+  }
   return registerALocation(deps, locationId);
 }
 

@@ -1,6 +1,6 @@
 import { errors } from '@pos/kernel';
 import { isUuid } from '@pos/domain/ids';
-import type { TenantDb } from '@pos/db';
+import { isUniqueViolation, type TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { locationExists } from '../auth/auth-records.ts';
 import { requireMerchantConnection, type MerchantIntegrationScope } from './merchant-integrations.ts';
@@ -48,13 +48,19 @@ export async function saveRegisterCMapping(scope: MerchantIntegrationScope, id: 
     .where('register_c_location_id', '=', registerCLocationId)
     .where('location_id', '!=', locationId)
     .executeTakeFirst();
-  if (taken) throw errors.field('register_c_location_id', 'The register-c location is already mapped to another location.');
+  const mappedElsewhere = () => errors.field('register_c_location_id', 'The register-c location is already mapped to another location.');
+  if (taken) throw mappedElsewhere();
   const row = await db
     .insertInto('register_c_mappings')
     .values({ merchant_id: merchant.id, location_id: locationId, connection_id: conn.connectionId, register_c_location_id: registerCLocationId, created_at: now, updated_at: now })
     .onConflict((oc) => oc.columns(['merchant_id', 'location_id']).doUpdateSet({ connection_id: conn.connectionId, register_c_location_id: registerCLocationId, updated_at: now }))
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    // Mapped to another location between the check and this write (before: a 500).
+    .catch((e: unknown) => {
+      if (isUniqueViolation(e, 'register_c_mappings_external')) throw mappedElsewhere();
+      throw e;
+    });
   await logActivity(tdb, { userId: scope.userId, action: 'updated', subject: 'register_c_mapping', properties: { location_id: locationId, register_c_location_id: registerCLocationId } });
   return view(row);
 }

@@ -100,3 +100,18 @@ describe('two catalog syncs of one register-a company at once', () => {
     expect(refs.sort()).toEqual(fresh.map((f) => `pos:${f.id}`).sort());
   });
 });
+
+describe('one register-a store selected from two locations at once', () => {
+  test('one 200, one 409 integration_taken, never a 500', async () => {
+    const two = sim.setup({ stores: 4 });
+    const l1 = m.locations[1]!.id;
+    const l2 = (await api.call('POST', '/api/back-office/settings/locations', { token: owner, body: { name: 'Register race', timezone: 'Europe/Brussels', country: 'BE' } })).body.data.id as string;
+    for (const l of [l1, l2]) expect((await api.call('POST', `${base}/${l}/enable`, { token: owner, body: { token: two.token } })).status).toBe(200);
+    for (const store of two.storeIds) {
+      const answers = await Promise.all([l1, l2].map((l) => api.call('POST', `${base}/${l}/stores/select`, { token: owner, body: { store_id: store } })));
+      // Before: one 500 when both passed the check before either wrote (the unique key).
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      expect(answers.find((r) => r.status === 409)!.body).toEqual({ message: 'This register-a store is already connected to another location.', reason: 'integration_taken' });
+    }
+  });
+});

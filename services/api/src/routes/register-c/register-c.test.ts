@@ -87,3 +87,28 @@ describe('register-c mappings', () => {
     expect(await rows(other.merchant.id)).toEqual([]);
   });
 });
+
+describe('register-c writes racing each other', () => {
+  test('one register-c location mapped from two locations at once: one 200, one 422, never a 500', async () => {
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    for (let round = 0; round < 6; round++) {
+      const external = `bl-race-${round}-${crypto.randomUUID().slice(0, 6)}`;
+      const answers = await Promise.all([l0, l1].map((l) => api.call('PUT', `/api/back-office/register-c/mappings/${l}`, { token: owner, body: { register_c_location_id: external } })));
+      // Before: a 500 in most rounds (the unique key, between the check and the write).
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 422]);
+      expect(answers.find((r) => r.status === 422)!.body.errors).toEqual({ register_c_location_id: ['The register-c location is already mapped to another location.'] });
+    }
+  });
+
+  test('the first schedule written twice at once: both 200, one schedule', async () => {
+    const conn = await api.deps.db.selectFrom('integration_connections').select('id').where('merchant_id', '=', m.merchant.id).where('provider', '=', 'register-c').executeTakeFirstOrThrow();
+    for (let round = 0; round < 4; round++) {
+      await api.deps.db.deleteFrom('integration_auto_syncs').where('connection_id', '=', conn.id).execute();
+      const answers = await Promise.all(['03:00', '04:30'].map((t) => api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: t } })));
+      // Before: one 500 (both found no row to lock and inserted).
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      expect(await api.deps.db.selectFrom('integration_auto_syncs').select('sync_time').where('connection_id', '=', conn.id).execute()).toHaveLength(1);
+    }
+  });
+});
+
