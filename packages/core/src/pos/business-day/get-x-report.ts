@@ -2,7 +2,7 @@ import type { TenantDb } from '@pos/db';
 import { xReport, type XReport } from '@pos/domain/reports/x-report';
 import type { FiscalCommon, FiscalEvent } from '@pos/fiscal';
 import { journalOnlyKind, runSignedChange, type SignedChangeFiscal } from '../signed-change/signed-change.ts';
-import { businessDayId, reportingDay } from './business-day-queries.ts';
+import { businessDayClosed, businessDayId, reportingDay } from './business-day-queries.ts';
 import { dayReportInput } from './day-report.ts';
 import { reportTurnover, userReportTurnovers } from './report-turnover.ts';
 import type { RegisterActor } from '../register-actor.ts';
@@ -25,6 +25,8 @@ export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE);
  */
 export async function getXReport(db: TenantDb, fiscal: SignedChangeFiscal, actor: RegisterActor, now: Date): Promise<XReport> {
   const day = await reportingDay(db, actor.locationId, now);
+  // Every X print is a fiscal event of the day's booking period: none after its Z (409, as sales are).
+  if (day.row?.status === 'closed') throw businessDayClosed(day.date);
   const input = await dayReportInput(db, actor.locationId, day.date);
   const booking = { id: day.row?.id ?? businessDayId(actor.locationId, day.date), date: day.date };
   const printId = Bun.randomUUIDv7();

@@ -45,7 +45,7 @@ export async function fireOrder(db: TenantDb, fiscal: FireFiscal, actor: Registe
       const lines = storedLines(fired);
       const kitchen = await fireToKitchen(tx, { ...fired, lines }, now);
       events = kitchen.tickets.map((t) => t.event);
-      reserved = await signFireInTransaction(tx, fiscal, actor, { orderId: fired.id, fireNo: fired.version, delta: kitchen.delta, orderLines: lines });
+      reserved = await signFireInTransaction(tx, fiscal, actor, { orderId: fired.id, fireNo: fired.version, delta: kitchen.delta, orderLines: lines, now });
       return fired;
     }),
   );

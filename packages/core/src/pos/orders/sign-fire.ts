@@ -4,6 +4,7 @@ import { orderEvent, type FiscalLine, type OrderEvent } from '@pos/fiscal';
 import type { FireDeltaLine } from '@pos/domain/kitchen/fire-delta';
 import { activeFdmFor, isSigning, requireVatLabels, type FiscalService, type ReservedEntry } from '../../fiscal/index.ts';
 import { journalOnlyKind } from '../signed-change/signed-change.ts';
+import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { fireFiscalLines } from './fire-fiscal-lines.ts';
 import type { StoredLine } from './order-resource.ts';
 import type { RegisterActor } from '../register-actor.ts';
@@ -33,6 +34,8 @@ export interface FireToSign {
   readonly delta: readonly FireDeltaLine[];
   /** The lines the delta's lines are priced from (by uuid). */
   readonly orderLines: readonly StoredLine[];
+  /** When the fire happens: the business day its event books on. */
+  readonly now: Date;
 }
 
 /**
@@ -82,7 +85,11 @@ export async function signFireInTransaction(tx: TenantTx, fiscal: FireFiscal, ac
   if (!lines.length) return null;
   // A line no VAT label signs: 422 `fiscal_vat_rate`, the fire (and its kitchen tickets) rolled back.
   requireVatLabels(lines.map((l) => l.vatRate));
+  // The event books on today's business day, held open until the commit (a Z close waits for it); after
+  // the day's Z: 409 `business_day_closed`, the fire rolled back (before: signed into the closed period).
+  const businessDay = await requireOpenBusinessDay(tx, actor.locationId, fire.now);
   const input = {
+    businessDay,
     locationId: actor.locationId,
     deviceId: actor.deviceId,
     employeeId: actor.staffId,

@@ -52,7 +52,7 @@ export async function voidOrder(db: TenantDb, fiscal: FireFiscal, actor: Registe
         const kitchen = await fireToKitchen(tx, { ...voided, lines: [] }, now);
         events = kitchen.tickets.map((t) => t.event);
         // The voided lines are kept on the order: they price the VOID lines.
-        reserved = await signFireInTransaction(tx, fiscal, actor, { orderId: voided.id, fireNo: voided.version, delta: kitchen.delta, orderLines: storedLines(voided) });
+        reserved = await signFireInTransaction(tx, fiscal, actor, { orderId: voided.id, fireNo: voided.version, delta: kitchen.delta, orderLines: storedLines(voided), now });
       }
       return voided;
     }),

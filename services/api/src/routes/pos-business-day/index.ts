@@ -41,7 +41,7 @@ export function posBusinessDayRoutes(deps: ApiDeps) {
           security,
           summary: 'X report of the business day: `{turnover_x, user_x}` in decimal major units',
           description:
-            'Over the settled sales and refunds booked on the day `GET /pos/business-day` shows. Every call is an X report print: it is signed as `report_x_turnover` and `report_x_user` events (label R) and journaled. The day stays open.',
+            'Over the settled sales and refunds booked on the day `GET /pos/business-day` shows. Every call is an X report print: it is signed as `report_x_turnover` and `report_x_user` events (label R) and journaled. The day stays open. After its Z close: 409 `business_day_closed` (nothing more is signed into that period).',
         },
       },
     )

@@ -204,6 +204,13 @@ describe('the fiscal business day', () => {
     expect((await call(cashier, 'PUT', `/pos/orders/${id}`, { lines: [line(cashier, 'Espresso')] })).status).toBe(200);
     expect(await call(cashier, 'POST', `/pos/orders/${id}/settle`, { amount_tendered: 280 })).toMatchObject({ status: 409, body: { message: CLOSED, reason: 'business_day_closed', business_date: '2026-11-20' } });
     expect((await call(cashier, 'GET', `/pos/orders/${id}`)).body).toMatchObject({ state: 'OPEN', fiscal: {} });
+    // No fiscal event either: a fire (its order event) and an X print (two report events) would sign into
+    // the period the Z closed. Before: both 200, signed after the Z with the closed day's booking period.
+    const journalBefore = await cashier.tdb.selectFrom('fiscal_journal').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(await call(cashier, 'POST', `/pos/orders/${id}/fire`)).toMatchObject({ status: 409, body: { message: CLOSED, reason: 'business_day_closed', business_date: '2026-11-20' } });
+    expect((await call(cashier, 'GET', `/pos/orders/${id}`)).body).toMatchObject({ state: 'OPEN', fired: false });
+    expect(await call(cashier, 'GET', '/pos/business-day/x-report')).toMatchObject({ status: 409, body: { reason: 'business_day_closed', business_date: '2026-11-20' } });
+    expect(await cashier.tdb.selectFrom('fiscal_journal').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).toEqual(journalBefore);
     expect(await call(manager, 'POST', '/pos/refunds', { transaction_id: firstSale.transaction_id, mode: 'full' })).toMatchObject({ status: 409, body: { reason: 'business_day_closed' } });
     expect(await call(manager, 'POST', '/pos/tills', { mode: 'staff_wallet', opening_float: 0 })).toMatchObject({ status: 409, body: { reason: 'business_day_closed' } });
     expect((await peek()).body).toMatchObject({ business_date: '2026-11-20', status: 'closed', z_report_no: 1, sales_count: 4, open_tills: 0 });
