@@ -48,15 +48,14 @@ async function integrationRows(lookup: IntegrationLookup): Promise<{ provider: s
 }
 
 /**
- * The merchant-scoped integration (platform-a, register-b or register-c, first match in that order), or
- * null. `connected` is the record's status `active`.
+ * The merchant-scoped integration (platform-a, register-b or register-c), or null: the first active one in
+ * that order, else the first of any status. `connected` is the record's status `active`. A disabled
+ * record is kept (its log) and must not hide the live one behind it.
  */
 export function merchantScopedIntegration(rows: readonly { provider: string; status: string }[]): ResolvedIntegration | null {
-  for (const provider of MERCHANT_SCOPED_PROVIDERS) {
-    const r = rows.find((x) => x.provider === provider);
-    if (r) return { provider, connected: r.status === 'active' };
-  }
-  return null;
+  const scoped = MERCHANT_SCOPED_PROVIDERS.flatMap((provider) => rows.filter((x) => x.provider === provider));
+  const r = scoped.find((x) => x.status === 'active') ?? scoped[0];
+  return r ? { provider: r.provider, connected: r.status === 'active' } : null;
 }
 
 /**
@@ -82,6 +81,7 @@ export function locationIntegration(rows: readonly { provider: string; location_
  *    register is ours: being on it is the connection);
  * 2. the merchant-scoped integration (platform-a, register-b, register-c), for every location;
  * 3. the location's own register-d provider, else its register-a record;
+ *    (of the merchant-scoped records, an active one before a disabled one: a disabled record is kept);
  * 4. `pos_provider` null and `pos_connected` false.
  * `pos_connected` of an integration is its record's connection status. A failed lookup throws (the
  * caller answers 5xx); it is never turned into `pos_connected: false`. Always a plain object, `{}`

@@ -51,6 +51,17 @@ describe('pos-coverage from the integration records', () => {
     await api.deps.db.deleteFrom('integration_connections').where('id', '=', id).execute();
   });
 
+  test('of the merchant-scoped records, a live one answers before a disabled one kept beside it', async () => {
+    const rows = ['platform-a', 'register-b'].map((provider, i) => ({ id: Bun.randomUUIDv7(), provider, external_ref: `cov-${provider}-${crypto.randomUUID()}`, merchant_id: m.merchant.id, status: i === 0 ? 'disabled' : 'active', settings: JSON.stringify({}), created_at: new Date(), updated_at: new Date() }));
+    await api.deps.db.insertInto('integration_connections').values(rows).execute();
+    try {
+      // Before: platform-a (first in the order) answered, disconnected, for every location.
+      expect((await coverage()).body).toEqual({ pos_coverage: { [loc0()]: { pos_provider: 'register-b', pos_connected: true }, [loc1()]: { pos_provider: 'register-b', pos_connected: true } } });
+    } finally {
+      await api.deps.db.deleteFrom('integration_connections').where('id', 'in', rows.map((r) => r.id)).execute();
+    }
+  });
+
   test('a failed integration lookup is an error response, never pos_connected false', async () => {
     await sql`alter table integration_connections rename to integration_connections_x`.execute(api.deps.db);
     try {
