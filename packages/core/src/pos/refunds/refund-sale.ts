@@ -1,5 +1,5 @@
 import type { TenantDb } from '@pos/db';
-import { errors, type FieldErrors, type Logger } from '@pos/kernel';
+import { AppError, errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
 import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
 import { refundEvent, type FiscalCommon } from '@pos/fiscal';
@@ -136,8 +136,9 @@ export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_a
  *    snapshot agreeing with the order's frozen tender (`tendersAgree`): otherwise 422
  *    `tender_mismatch`, an error is logged with the transaction id, and nothing is refunded;
  * 5. each named line is a line of the sale (422 on `line_uuids.N`);
- * 6. permission `refund` (403; escalate and retry with `approval_token`): asked only once the
- *    refund is known to be possible, so no manager is called for a refused one.
+ * 6. permission `refund` (403; escalate and retry with `approval_token`): asked once the input is
+ *    known to be good; a refusal after it (already refunded, no open till, the day closed) gives the
+ *    approval back (`giveBack`), so the manager is not called again for the next try.
  * Then, in one transaction holding the sale row: a line is refunded once (409 `already_refunded`
  * with the `line_uuids` already refunded; a `full` refund takes every line NOT yet refunded, and is
  * 409 `already_refunded` when none is left; the unique (transaction, line) constraint is the final
@@ -269,7 +270,12 @@ export async function refundSale(
       }),
     }, now);
   } catch (e) {
+    // Refused before anything was written: the approval serves the next try (no second manager PIN).
+    if (isUniqueViolation(e, LINES_ONCE) || (e instanceof AppError && REFUSED_BEFORE_WRITING.has(e.reason ?? ''))) await authorizer.giveBack();
     if (isUniqueViolation(e, LINES_ONCE)) throw alreadyRefunded(named);
     throw e;
   }
 }
+
+/** Refusals of the refund's transaction that leave nothing written. */
+const REFUSED_BEFORE_WRITING = new Set(['already_refunded', 'no_open_till', 'business_day_closed']);

@@ -23,13 +23,18 @@ export async function issueApproval(redis: Redis, rec: ApprovalRecord): Promise<
 
 /** Consumes the token when it approves `permission` on `deviceId`; a token for another permission is left untouched. */
 export async function consumeApproval(redis: Redis, token: string, permission: RegisterPermission, deviceId: string): Promise<string | null> {
+  return (await takeApproval(redis, token, permission, deviceId))?.approver ?? null;
+}
+
+/** `consumeApproval`, answering also what `giveBackApproval` needs to put the token back. */
+async function takeApproval(redis: Redis, token: string, permission: RegisterPermission, deviceId: string): Promise<{ approver: string; raw: string; ttlMs: number } | null> {
   const raw = await redis.get(key(token));
   if (!raw) return null;
   const rec = JSON.parse(raw) as ApprovalRecord;
   if (rec.permission !== permission || rec.device_id !== deviceId) return null;
   // GETDEL makes the single use atomic: of two concurrent requests only one gets the record.
-  const taken = await redis.getdel(key(token));
-  return taken ? rec.approver_staff_id : null;
+  const [[, ttlMs], [, taken]] = (await redis.multi().pttl(key(token)).getdel(key(token)).exec()) as [[Error | null, number], [Error | null, string | null]];
+  return taken ? { approver: rec.approver_staff_id, raw: taken, ttlMs } : null;
 }
 
 /**
@@ -38,6 +43,8 @@ export async function consumeApproval(redis: Redis, token: string, permission: R
  */
 export class StaffAuthorizer {
   private approvalUsed = false;
+  /** The approval this request took, to put back when its action is refused after all. */
+  private taken: { raw: string; ttlMs: number } | null = null;
   constructor(
     private readonly redis: Redis,
     private readonly held: readonly string[],
@@ -49,10 +56,11 @@ export class StaffAuthorizer {
   async require(permission: RegisterPermission): Promise<string | null> {
     if (staffMayAct(this.held, permission)) return null;
     if (this.approvalToken && !this.approvalUsed) {
-      const approver = await consumeApproval(this.redis, this.approvalToken, permission, this.deviceId);
-      if (approver) {
+      const approval = await takeApproval(this.redis, this.approvalToken, permission, this.deviceId);
+      if (approval) {
         this.approvalUsed = true;
-        return approver;
+        this.taken = { raw: approval.raw, ttlMs: approval.ttlMs };
+        return approval.approver;
       }
     }
     throw errors.insufficientPermissions();
@@ -60,5 +68,18 @@ export class StaffAuthorizer {
 
   async requireAll(perms: readonly RegisterPermission[]): Promise<void> {
     for (const p of perms) await this.require(p);
+  }
+
+  /**
+   * Puts the approval back, for what it had left of its 120 s, when the action it approved was refused
+   * after all (nothing happened): "usable once" is once for an action that takes place, and the cashier
+   * would otherwise have to call the manager again for a token spent on a refusal.
+   */
+  async giveBack(): Promise<void> {
+    if (!this.taken || !this.approvalToken || this.taken.ttlMs <= 0) return;
+    const { raw, ttlMs } = this.taken;
+    this.taken = null;
+    this.approvalUsed = false;
+    await this.redis.set(key(this.approvalToken), raw, 'PX', ttlMs, 'NX').catch(() => undefined);
   }
 }

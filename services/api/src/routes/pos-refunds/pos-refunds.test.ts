@@ -30,6 +30,19 @@ const refundsOf = (transactionId: string) => cashier.tdb.selectFrom('pos_refunds
 const order780 = () => [line(cashier, 'Espresso', 2), line(cashier, 'Croissant')];
 
 describe('POST /pos/refunds', () => {
+  test('an approval spent on a refused refund (already refunded) is given back: the same token then refunds another sale', async () => {
+    const done = await sell(cashier, order780(), { amount_tendered: 1000 });
+    expect((await refund(manager, { transaction_id: done.transaction_id, mode: 'full' })).status).toBe(200);
+    const token = await escalate(cashier, 'refund');
+    expect(await refund(cashier, { transaction_id: done.transaction_id, mode: 'full', approval_token: token })).toMatchObject({ status: 409, body: { reason: 'already_refunded' } });
+    const other = await sell(cashier, order780(), { amount_tendered: 1000 });
+    // Before: 403, the token spent on the refusal (the manager had to enter a PIN again).
+    expect((await refund(cashier, { transaction_id: other.transaction_id, mode: 'full', approval_token: token })).status).toBe(200);
+    // Used by an action that took place: gone.
+    const third = await sell(cashier, order780(), { amount_tendered: 1000 });
+    expect(await refund(cashier, { transaction_id: third.transaction_id, mode: 'full', approval_token: token })).toMatchObject({ status: 403, body: FORBIDDEN });
+  });
+
   test('a full refund hands back cash from the open till and is signed with one negative CASH line; a cashier escalates', async () => {
     const sale = await sell(cashier, order780(), { amount_tendered: 1000 });
     expect(await refund(cashier, { transaction_id: sale.transaction_id, mode: 'full' })).toMatchObject({ status: 403, body: FORBIDDEN });
