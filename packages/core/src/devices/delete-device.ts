@@ -3,6 +3,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 import { requireNotBeingSubscribed } from './device-subscription-claims.ts';
 import { findDevice, inMerchantTx, requireLocationAccess, type BackofficeScope } from './device-records.ts';
+import { unbindDeviceRegisters } from '../pos-admin/register-records.ts';
 
 /**
  * `DELETE /back-office/devices/{id}`: soft delete. The registry's token version is bumped and the
@@ -23,6 +24,7 @@ export async function deleteDevice(scope: BackofficeScope, deviceId: string): Pr
       .where('merchant_id', '=', scope.merchant.id)
       .execute();
     await endLiveStaffSessions(tenant, scope.merchant.tenant_database, { deviceId: d.id }, scope.now);
+    await unbindDeviceRegisters(tenant, d.id);
     await logActivity(tenant, { userId: scope.userId, action: 'deleted', subject: 'device', subjectId: d.id, properties: { name: d.name, type: d.type } });
   });
 }

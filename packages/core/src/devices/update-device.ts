@@ -2,6 +2,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
 import { requireNotBeingSubscribed } from './device-subscription-claims.ts';
 import { lockLocation } from '../settings/locations.ts';
+import { unbindDeviceRegisters } from '../pos-admin/register-records.ts';
 import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
 
 export interface UpdateDeviceInput {
@@ -44,8 +45,12 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
     }
     if (Object.keys(changes).length) {
       await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();
-      // A staff session belongs to the location it was opened at (its work-in was signed there): a move ends it.
-      if (changes.location_id !== undefined) await endLiveStaffSessions(tenant, scope.merchant.tenant_database, { deviceId: d.id }, scope.now);
+      // A staff session belongs to the location it was opened at (its work-in was signed there): a move ends
+      // it, and a register of the old location lets the device go.
+      if (changes.location_id !== undefined) {
+        await endLiveStaffSessions(tenant, scope.merchant.tenant_database, { deviceId: d.id }, scope.now);
+        await unbindDeviceRegisters(tenant, d.id);
+      }
       await logActivity(tenant, { userId: scope.userId, action: 'updated', subject: 'device', subjectId: d.id, properties: { changes } });
     }
     return deviceView(central, tenant, d.id, scope.access);

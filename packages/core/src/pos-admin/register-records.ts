@@ -94,6 +94,9 @@ export async function requireAssignableDevice(tx: TenantTx, locationId: string, 
     .where('location_id', '=', locationId)
     .where('type', '=', 'pos')
     .where('deleted_at', 'is', null)
+    // Share-locked: a move or delete of the device in flight commits first (and is seen), or waits for
+    // this binding and then unbinds it (`unbindDeviceRegisters`).
+    .forShare()
     .executeTakeFirst();
   if (!device) throw errors.field('device_id', DEVICE_INVALID);
   let q = tx.selectFrom('pos_registers').select('id').where('device_id', '=', deviceId).where('retired_at', 'is', null);
@@ -112,4 +115,14 @@ export async function requireLiveDrawer(tx: TenantTx, locationId: string, drawer
 /** Serialises writes that check a location-wide rule (one device per register, one active fiscal module). */
 export async function lockLocation(tx: TenantTx, locationId: string): Promise<void> {
   await tx.selectFrom('locations').select('id').where('id', '=', locationId).forUpdate().executeTakeFirstOrThrow();
+}
+
+/**
+ * A POS device moved to another location or deleted leaves the live registers that held it (a register
+ * holds a live POS device of its own location): before, the old location's register went on listing
+ * it, and the device could not be bound at its new location (422 `device_id` taken). Answers how many.
+ */
+export async function unbindDeviceRegisters(tx: TenantDb, deviceId: string): Promise<number> {
+  const r = await tx.updateTable('pos_registers').set({ device_id: null }).where('device_id', '=', deviceId).where('retired_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }

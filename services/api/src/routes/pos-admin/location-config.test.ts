@@ -65,6 +65,20 @@ describe('registers', () => {
     expect((await call('POST', `${loc0()}/registers`, { name: 'Successor', device_id: posDevice(0) })).status).toBe(201);
   });
 
+  test('a device moved to another location or deleted leaves its register; it can then be bound where it stands', async () => {
+    const device = await api.call('POST', '/api/back-office/devices', { token: owner, body: { name: 'Roaming till', type: 'pos', location_id: loc0() } });
+    expect(device.status).toBe(201);
+    const id = device.body.data.id as string;
+    const there = (await call('POST', `${loc0()}/registers`, { name: 'Roaming', device_id: id })).body.data;
+    expect((await api.call('PUT', `/api/back-office/devices/${id}`, { token: owner, body: { location_id: loc1() } })).status).toBe(200);
+    // Before: loc0's register still held it, and loc1 answered 422 "already assigned to another register".
+    expect((await call('GET', `${loc0()}/registers`)).body.data.find((r: { id: string }) => r.id === there.id)).toMatchObject({ device_id: null });
+    const here = await call('POST', `${loc1()}/registers`, { name: 'Roaming here', device_id: id });
+    expect(here.status).toBe(201);
+    expect((await api.call('DELETE', `/api/back-office/devices/${id}`, { token: owner })).status).toBe(200);
+    expect((await call('GET', `${loc1()}/registers`)).body.data.find((r: { id: string }) => r.id === here.body.data.id)).toMatchObject({ device_id: null });
+  });
+
   test('a device belongs to one live register of its location; only live drawers of the location', async () => {
     const first = await call('POST', `${loc0()}/registers`, { name: 'A', device_id: posDevice(1) });
     expect(first.status).toBe(201);
