@@ -13,7 +13,9 @@ import { isUuid } from '@pos/domain/ids';
  * - `sales_by_tender`: the day's settled sales per tender row (`salesByTender`: Cash, Card, Meal
  *   voucher, Gift voucher, Unknown; a split sale per leg, a malformed one wholly under Unknown), in
  *   integer cents, gross of refunds;
- * - `refunds`: the day's refunds, `{count, amount}` in cents (all handed back in cash).
+ * - `refunds`: the day's refunds, `{count, amount}` in cents, `amount` being the cash handed back (all
+ *   refunds are cash): the refunded lines' total less the cash rounding given back with them, as each
+ *   refund's own `amount` answers it.
  */
 export interface BusinessDayDetail extends BusinessDaySummary {
   location_id: string;
@@ -36,6 +38,6 @@ export async function getBusinessDay(scope: PosAdminScope, locationId: string, i
     location_id: row.location_id,
     z_report: row.z_report ?? null,
     sales_by_tender: salesByTender(input.sales),
-    refunds: { count: input.refunds.length, amount: input.refunds.reduce((s, r) => s + r.amount, 0) },
+    refunds: { count: input.refunds.length, amount: input.refunds.reduce((s, r) => s + r.amount - (r.rounding ?? 0), 0) },
   };
 }

@@ -42,7 +42,7 @@ export function posAdminReportRoutes(deps: ApiDeps) {
           query: P.VendorQuery,
           response: { 200: S.BusinessDayResponse },
           transform: locationGate('VIEW_POS_REPORTS'),
-          ...doc(tags, 'Z-report detail', 'The day, its stored `z_report` JSON verbatim (decimal major units; null while open), the day\'s `sales_by_tender` rows and `refunds` `{count, amount}` in cents.'),
+          ...doc(tags, 'Z-report detail', 'The day, its stored `z_report` JSON verbatim (decimal major units; null while open), the day\'s `sales_by_tender` rows and `refunds` `{count, amount}` in cents (`amount`: the cash handed back).'),
         },
       )
       .get(

@@ -36,6 +36,8 @@ beforeAll(async () => {
   await sellThroughApi(api, m, session, ['Belgian beer'], { tenders: [{ method: 'meal_voucher', amount: 450 }] });
   await insertSale(api, m, { locationId: loc0(), total: 1000, tender: { legs: [{ kind: 'bitcoin', amount: 1000 }], rounding: 0 }, byVatRate: [{ rate: 21, net: 826, vat: 174, gross: 1000 }], businessDate: today() });
   await insertRefund(api, m, { transactionId: saleTx, locationId: loc0(), amount: 220, byVatRate: [{ rate: 6, net: 208, vat: 12, gross: 220 }], businessDate: today() });
+  // A refund of a cash-rounded sale: lines 4.97, handed back 4.95 (the sale's 2 cents of rounding).
+  await insertRefund(api, m, { transactionId: saleTx, locationId: loc0(), amount: 497, rounding: 2, byVatRate: [{ rate: 21, net: 411, vat: 86, gross: 497 }], businessDate: today() });
 });
 afterAll(() => api.close());
 
@@ -112,7 +114,8 @@ describe('business days', () => {
           { label: 'Gift voucher', amount: 0, count: 0 },
           { label: 'Unknown', amount: 1000, count: 1 },
         ],
-        refunds: { count: 1, amount: 220 },
+        // The cash handed back (lines 220 + 497, less the 2 cents of cash rounding). Before: 717, the lines' total.
+        refunds: { count: 2, amount: 715 },
       },
     });
   });

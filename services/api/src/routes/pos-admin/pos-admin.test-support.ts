@@ -98,7 +98,7 @@ export async function insertSale(
 export async function insertRefund(
   api: TestApi,
   m: DemoSeedResult,
-  r: { transactionId: string; locationId: string; amount: number; byVatRate: { rate: number; net: number; vat: number; gross: number }[]; businessDate: string },
+  r: { transactionId: string; locationId: string; amount: number; rounding?: number; byVatRate: { rate: number; net: number; vat: number; gross: number }[]; businessDate: string },
 ): Promise<string> {
   const tdb = tdbOf(api, m);
   const staff = await tdb.selectFrom('staff_credentials').select('id').orderBy('name').executeTakeFirstOrThrow();
@@ -114,6 +114,7 @@ export async function insertRefund(
       approved_by: null,
       mode: 'partial',
       amount: r.amount,
+      ...(r.rounding !== undefined ? { rounding: r.rounding } : {}),
       by_vat_rate: JSON.stringify(r.byVatRate),
       till_id: null,
       fiscal: null,
