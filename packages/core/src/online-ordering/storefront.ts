@@ -40,10 +40,10 @@ export async function tableQrLocation(sf: Storefront, locationId: string): Promi
   return { loc, view: null };
 }
 
-/** A table session of the location still open for orders: unknown is 404 `table_session`, closed (or idle, closed now) a 422 `session_closed`. */
+/** A table session of the location still open for orders: unknown is 404 `table session`, closed (or idle, closed now) a 422 `session_closed`. */
 export async function requireOpenTableSession(sf: Storefront, locationId: string, sessionId: string, now: Date): Promise<void> {
   const session = await currentTableSession(sf.tdb, locationId, sessionId, now);
-  if (!session) throw errors.notFound('table_session');
+  if (!session) throw errors.notFound('table session');
   if (session.status !== 'open') throw errors.businessRule(SESSION_CLOSED, { reason: 'session_closed' });
 }
 

@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import { TABLE_SESSION_IDLE_MS } from '@pos/domain/table-qr/table-session-idle';
 import { errors } from '@pos/kernel';
 import type { CentralDb, TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
@@ -30,14 +31,30 @@ export interface TableSectionView {
   updated_at: string;
 }
 
-async function present(tdb: TenantDb | TenantTx, rows: TableSectionRow[]): Promise<TableSectionView[]> {
+/**
+ * A session still in use: open and not idle (`tableSessionIdle`: nothing ordered at it, nor scanned open,
+ * for `TABLE_SESSION_IDLE_MS`). An idle one is over; it is closed by whatever touches it next.
+ */
+function liveSession(now: Date) {
+  const since = new Date(now.getTime() - TABLE_SESSION_IDLE_MS);
+  return (eb: ExpressionBuilder<TenantTables, 'table_sessions'>) =>
+    eb.and([
+      eb('table_sessions.status', '=', 'open'),
+      eb.or([
+        eb('table_sessions.opened_at', '>', since),
+        eb.exists(eb.selectFrom('transactions').select('transactions.id').whereRef('transactions.table_session_id', '=', 'table_sessions.id').where('transactions.completed_at', '>', since)),
+      ]),
+    ]);
+}
+
+async function present(tdb: TenantDb | TenantTx, rows: TableSectionRow[], now = new Date()): Promise<TableSectionView[]> {
   const ids = rows.map((r) => r.id);
   const open = ids.length
     ? await tdb
         .selectFrom('table_sessions')
         .select((eb) => ['table_section_id', eb.fn.countAll<string>().as('n')])
         .where('table_section_id', 'in', ids)
-        .where('status', '=', 'open')
+        .where(liveSession(now))
         .groupBy('table_section_id')
         .execute()
     : [];
@@ -118,8 +135,10 @@ export async function updateTableSection(scope: BackofficeScope, id: string, inp
   const row = await inTenantTx(scope.tdb, async (tx) => {
     const locked = await tx.selectFrom('table_sections').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
     if (input.tables !== undefined && input.tables < locked.tables) {
-      const busy = await tx.selectFrom('table_sessions').select('id').where('table_section_id', '=', id).where('status', '=', 'open').where('table_number', '>', input.tables).executeTakeFirst();
+      // Only a party still at a table above the new number holds it (an idle session is over: closed here).
+      const busy = await tx.selectFrom('table_sessions').select('id').where('table_section_id', '=', id).where(liveSession(scope.now)).where('table_number', '>', input.tables).executeTakeFirst();
       if (busy) throw errors.field('tables', TABLES_IN_USE);
+      await tx.updateTable('table_sessions').set({ status: 'closed', closed_at: scope.now }).where('table_section_id', '=', id).where('status', '=', 'open').where('table_number', '>', input.tables).execute();
     }
     const updated = await tx
       .updateTable('table_sections')

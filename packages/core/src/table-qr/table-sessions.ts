@@ -39,8 +39,12 @@ export async function resolveQrLocation(db: CentralDb, locationId: string): Prom
   return { merchant, tdb };
 }
 
+/**
+ * An order bound to the session, as everyone at the table sees it: no transaction id. The id opens the
+ * order's lines to a guest (`GET /customer/{slug}/order-detail/{id}`), and the table's link holds no
+ * secret: anyone who knows it joins the open session, so the id stays with whoever placed the order.
+ */
 export interface SessionOrderView {
-  id: string;
   order_no: number;
   receipt_no: number | null;
   status: string;
@@ -70,7 +74,7 @@ async function present(tdb: TenantDb | TenantTx, s: TableSessionRow): Promise<Ta
   if (!section) throw errors.notFound('table session');
   const orders = await tdb
     .selectFrom('transactions')
-    .select(['id', 'order_no', 'receipt_no', 'status', 'order_status', 'total', 'completed_at'])
+    .select(['order_no', 'receipt_no', 'status', 'order_status', 'total', 'completed_at'])
     .where('table_session_id', '=', s.id)
     .orderBy('completed_at')
     .orderBy('id')

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { errors } from '@pos/kernel';
 import { isCalendarDate, REQUEST_KEY_INVALID, REQUEST_KEY_PATTERN } from '@pos/domain';
 import { availableTimeslots, describeStorefront, validateOnlineOffers } from '@pos/core/online-ordering/storefront';
@@ -139,7 +139,8 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       },
       {
         params: S.SlugLocationParams,
-        body: S.TimeslotsBody,
+        // Its only field is optional: no body at all is today, as `{}` is.
+        body: t.Optional(S.TimeslotsBody),
         response: { 200: S.TimeslotsResponse },
         ...doc(
           'Available timeslots',

@@ -94,6 +94,9 @@ describe('POST available-timeslots', () => {
     await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { opening_hours: [{ day: 4, open: '11:00', close: '12:30' }], preparation_minutes: 20 } });
     const r = await slots(a.merchant.slug, loc0());
     expect(r.status).toBe(200);
+    // No body at all is today too (its one field is optional). Before: 422 `The body field is required.`
+    const bare = await api.call('POST', `/api/online-ordering/${a.merchant.slug}/${loc0()}/available-timeslots`);
+    expect({ status: bare.status, body: bare.body }).toEqual({ status: 200, body: r.body });
     expect(r.body).toEqual({
       data: {
         location_id: loc0(),

@@ -169,7 +169,7 @@ describe('a guest at a table gets the quote their payment will charge', () => {
   test('an unknown session is 404 table_session, a closed one 422 session_closed, table QR off 404 location', async () => {
     const lines = [{ item_id: a.items[0]!.id, qty: 1 }];
     const unknown = await validate({ lines, table_session_id: crypto.randomUUID() });
-    expect([unknown.status, unknown.body.message]).toEqual([404, 'Unable to locate the table_session you requested.']);
+    expect([unknown.status, unknown.body.message]).toEqual([404, 'Unable to locate the table session you requested.']);
     const tdb = bindTenant(api.deps.db, a.merchant.tenant_database);
     const closed = Bun.randomUUIDv7();
     const open = await tdb.selectFrom('table_sessions').selectAll().where('id', '=', sessionId).executeTakeFirstOrThrow();

@@ -39,7 +39,6 @@ export const UpdateTableSectionBody = t.Object({ name: t.Optional(Name), tables:
 export const Success = t.Object({ status: t.Literal('success') });
 
 const SessionOrder = t.Object({
-  id: t.String(),
   order_no: Int(),
   receipt_no: t.Nullable(Int()),
   status: t.String(),

@@ -60,6 +60,13 @@ describe('table sections', () => {
     const shrink = await api.call('PUT', `/api/table-sections/${id}`, { token: owner, body: { tables: 7 } });
     expect(shrink).toMatchObject({ status: 422, body: { errors: { tables: [TABLES_IN_USE] } } });
     expect((await api.call('GET', `/api/table-sections/${id}`, { token: owner })).body.data).toMatchObject({ tables: 8, open_sessions: 1 });
+    // Once idle (nothing ordered at it for two hours), the session is over: not counted, and it no longer
+    // holds the section (it is closed by the shrink). Before: counted, and the shrink was refused until
+    // something else touched the session.
+    await tdbOf(a).updateTable('table_sessions').set({ opened_at: new Date(Date.now() - 5 * 3600_000) }).where('table_section_id', '=', id).execute();
+    expect((await api.call('GET', `/api/table-sections/${id}`, { token: owner })).body.data).toMatchObject({ tables: 8, open_sessions: 0 });
+    expect((await api.call('PUT', `/api/table-sections/${id}`, { token: owner, body: { tables: 7 } })).body.data).toMatchObject({ tables: 7, open_sessions: 0 });
+    expect(await tdbOf(a).selectFrom('table_sessions').select('status').where('table_section_id', '=', id).execute()).toEqual([{ status: 'closed' }]);
 
     const del = await api.call('DELETE', `/api/table-sections/${id}`, { token: owner });
     expect(del).toEqual({ status: 200, body: { status: 'success' }, text: expect.any(String), headers: expect.anything() });
@@ -195,7 +202,8 @@ describe('bind-order', () => {
     expect(r.body).toEqual({
       data: {
         ...s,
-        orders: [{ id: orderId, order_no: t.order_no, receipt_no: t.receipt_no, status: 'Complete', order_status: 'Queued', total: 1890, completed_at: t.completed_at!.toISOString() }],
+        // No transaction id: it would open the order's lines to anyone who scans the table's link.
+        orders: [{ order_no: t.order_no, receipt_no: t.receipt_no, status: 'Complete', order_status: 'Queued', total: 1890, completed_at: t.completed_at!.toISOString() }],
         total: 1890,
       },
     });
@@ -248,7 +256,9 @@ describe('bind-order', () => {
     const orderId = await onlineOrder(api, a, loc0(), { tableSessionId: s.id, total: 700 });
     expect(await boundTo(a, orderId)).toBe(s.id);
     const details = (await api.call('GET', `/api/table-qr-ordering/${loc0()}/session/${s.id}`)).body.data;
-    expect(details.orders.map((o: { id: string }) => o.id)).toEqual([orderId]);
+    const placed = await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('transactions').select('order_no').where('id', '=', orderId).executeTakeFirstOrThrow();
+    expect(details.orders.map((o: { order_no: number }) => o.order_no)).toEqual([placed.order_no]);
+    expect(JSON.stringify(details)).not.toContain(orderId);
     expect(details.total).toBe(700);
     // A snapshot naming another location's session binds nothing.
     const other = await onlineOrder(api, a, loc1(), { tableSessionId: s.id });
