@@ -180,6 +180,51 @@ export async function createMenu(scope: CatalogScope, input: MenuInput): Promise
   return getMenu(scope, id);
 }
 
+/**
+ * Share-locks the modifier groups of `itemIds` (in id order) before their menu is compiled: a group edit
+ * in flight (`PUT /modifier-groups/{id}` locks the group, then rewrites its modifiers) commits first and
+ * is read, and one starting later finds the menu compiled with the item and recompiles it. Without it a
+ * compile racing the edit read the old modifiers while the edit's refresh, not yet seeing the item on a
+ * published menu, skipped it: the old price stayed on the channels. Items need no more (their writes
+ * take `FOR UPDATE`, which the compile's key-share or share locks wait for), nor do variant groups (their
+ * writes lock the item) or categories (their renames update the items).
+ */
+async function shareLockModifierGroups(tx: TenantDb, itemIds: readonly string[]): Promise<void> {
+  if (itemIds.length === 0) return;
+  await tx
+    .selectFrom('modifier_groups')
+    .select('id')
+    .where('id', 'in', (eb) => eb.selectFrom('item_modifier_groups').select('modifier_group_id').where('item_id', 'in', [...itemIds]))
+    .orderBy('id')
+    .forShare()
+    .execute();
+}
+
+/** How many of `itemIds` a published menu at `locationId` shows (visible, sold there): what `compileMenu` keeps. */
+async function shownAt(tx: TenantDb, itemIds: readonly string[], locationId: string): Promise<number> {
+  if (itemIds.length === 0) return 0;
+  const row = await tx
+    .selectFrom('items')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('id', 'in', [...itemIds])
+    .where('visible', '=', true)
+    .where((eb) => eb.or([eb('location_ids', 'is', null), eb(eb.val(locationId), '=', eb.fn.any('location_ids'))]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The items a menu shows now (its saved structure). */
+async function menuItemIds(tx: TenantDb, menuId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('display_group_items')
+    .innerJoin('display_groups', 'display_groups.id', 'display_group_items.display_group_id')
+    .select('display_group_items.item_id')
+    .where('display_groups.menu_id', '=', menuId)
+    .distinct()
+    .execute();
+  return rows.map((r) => r.item_id);
+}
+
 /** Runs a structure-changing write on a menu: checks the state, and recompiles the channels' catalog when the menu is published. */
 async function editMenu<T>(scope: CatalogScope, menuId: string, op: MenuOperation, work: (tx: TenantDb, menu: MenuRow) => Promise<T>): Promise<T> {
   const [out, changed] = await catalogTx(scope, async (tx) => {
@@ -188,6 +233,7 @@ async function editMenu<T>(scope: CatalogScope, menuId: string, op: MenuOperatio
     decide(menu, op);
     const out = await work(tx, menu);
     await tx.updateTable('menus').set({ updated_at: scope.now }).where('id', '=', menu.id).execute();
+    if (menu.status === 'published') await shareLockModifierGroups(tx, await menuItemIds(tx, menu.id));
     return [out, await refreshMenu(tx, menu.id)] as const;
   });
   await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);
@@ -271,25 +317,19 @@ export async function publishMenu(scope: CatalogScope, id: string): Promise<Menu
     const live = draft ? await liveItems(tx, Object.values(draft.groups).flat()) : undefined;
     const effective = applyDraft(await structure(tx, menu.id), draft, live);
     const existing = new Set(effective.flatMap((g) => g.item_ids));
-    decide(menu, 'publish', existing.size);
-    if (draft) for (const g of effective) if (draft.groups[g.id]) await replaceGroupItems(tx, g.id, g.item_ids);
     // Every item compiled is share-locked first (in id order): an item edit or delete in flight commits
     // before it is read, and one that starts later finds this menu published and recompiles it. Without
     // it a publish racing an edit of an item only this menu shows compiled the old row, and the edit's
     // refresh, not seeing the menu published yet, skipped the location.
     if (existing.size > 0) {
       await tx.selectFrom('items').select('id').where('id', 'in', [...existing].sort()).orderBy('id').forShare().execute();
-      // Their modifier groups likewise (after the items, as an item write links them): a group edit locks
-      // the group row and edits its modifiers under it. Variant groups and categories need nothing more:
-      // their writes lock the item rows themselves (variant groups) or update them (category renames).
-      await tx
-        .selectFrom('modifier_groups')
-        .select('id')
-        .where('id', 'in', (eb) => eb.selectFrom('item_modifier_groups').select('modifier_group_id').where('item_id', 'in', [...existing]))
-        .orderBy('id')
-        .forShare()
-        .execute();
+      await shareLockModifierGroups(tx, [...existing]);
     }
+    // What the channels would show: items hidden, or sold only at other locations, are left out when the
+    // menu is compiled, so a menu of only those is `menu_empty` too (before: published, every channel of
+    // the location emptied).
+    decide(menu, 'publish', await shownAt(tx, [...existing], menu.location_id));
+    if (draft) for (const g of effective) if (draft.groups[g.id]) await replaceGroupItems(tx, g.id, g.item_ids);
     await tx.updateTable('menus').set({ status: 'draft', updated_at: scope.now }).where('location_id', '=', menu.location_id).where('status', '=', 'published').where('id', '<>', menu.id).execute();
     await tx.updateTable('menus').set({ status: 'published', draft: null, published_at: scope.now, updated_at: scope.now }).where('id', '=', menu.id).execute();
     await writePublished(tx, menu.location_id, menu.id);
@@ -556,6 +596,7 @@ export async function addItemToGroups(scope: CatalogScope, itemId: string, input
       if (added.length > 0) touched.add(g.menu_id);
     }
     const out: string[] = [];
+    if (touched.size > 0) await shareLockModifierGroups(tx, [item.id]);
     for (const m of touched) out.push(...(await refreshMenu(tx, m)));
     return out;
   });

@@ -76,6 +76,19 @@ describe('menus', () => {
   test('refused transitions carry a stable reason', async () => {
     const id = await newMenu('Empty');
     expect(await call('POST', `/menus/publish/${id}`)).toMatchObject({ status: 422, body: { reason: 'menu_empty', message: 'A menu without items cannot be published.' } });
+    // Items the location's channels would not show (sold only elsewhere, hidden) are no items either.
+    // Before: published, the location's menu replaced by an empty one (every kiosk quote refused).
+    const elsewhere = await call('POST', '/items', { name: 'Sold elsewhere', unit_price: 300, vat_rate: 6, category_id: null, location_ids: [m.locations[1]!.id] });
+    expect(elsewhere.status).toBe(201);
+    const hidden = await call('POST', '/items', { name: 'Hidden here', unit_price: 300, vat_rate: 6, category_id: null, visible: false });
+    expect(hidden.status).toBe(201);
+    const g = await newGroup(id, 'G');
+    await call('POST', `/menus/display-group-items/${id}`, { groups: [{ id: g, item_ids: [elsewhere.body.data.id, hidden.body.data.id] }] });
+    const before = await tdb.selectFrom('published_catalogs').select(['menu_id', 'version']).where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+    expect(await call('POST', `/menus/publish/${id}`)).toMatchObject({ status: 422, body: { reason: 'menu_empty', message: 'A menu without items cannot be published.' } });
+    expect(await tdb.selectFrom('published_catalogs').select(['menu_id', 'version']).where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow()).toEqual(before);
+    await call('POST', `/menus/display-group-items/${id}`, { groups: [{ id: g, item_ids: [] }] });
+    for (const x of [elsewhere, hidden]) expect((await call('DELETE', `/items/${x.body.data.id}`)).status).toBeLessThan(300);
     expect(await call('POST', `/menus/draft/${id}`)).toMatchObject({ status: 409, body: { reason: 'menu_already_draft' } });
     expect(await call('POST', `/menus/display-group-items/${id}/discard`)).toMatchObject({ status: 409, body: { reason: 'menu_no_draft' } });
     expect((await call('POST', `/menus/archive/${id}`)).body.data.status).toBe('archived');
@@ -288,6 +301,38 @@ describe('a publish and an edit of a modifier group of an item only the publishe
     const row = await tdb.selectFrom('published_catalogs').select('payload').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
     const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { modifier_groups: { modifiers: { id: string; name: string; price: number }[] }[] }[] }[] };
     expect(payload.display_groups[0]!.items[0]!.modifier_groups[0]!.modifiers).toEqual([{ id: vanilla, name: 'Vanilla', price: 75 }]);
+    expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [] })).status).toBe(200);
+    expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
+  });
+});
+
+describe('a live menu save adding an item while its modifier group is edited', () => {
+  test('the group edit in flight commits first and the save compiles its new modifier price (add-item-to-groups and display-group-items)', async () => {
+    const published = await newMenu('Live with syrup');
+    const g = await newGroup(published, 'G');
+    await call('POST', `/menus/display-group-items/${published}`, { groups: [{ id: g, item_ids: [item('Espresso')] }] });
+    expect((await call('POST', `/menus/publish/${published}`)).status).toBe(200);
+    const priceOf = async () => {
+      const row = await tdb.selectFrom('published_catalogs').select('payload').where('location_id', '=', m.locations[0]!.id).executeTakeFirstOrThrow();
+      const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { display_groups: { items: { name: string; modifier_groups: { modifiers: { price: number }[] }[] }[] }[] };
+      return payload.display_groups.flatMap((x) => x.items).find((i) => i.name === 'Croissant')?.modifier_groups[0]?.modifiers[0]?.price;
+    };
+    for (const [round, add] of [
+      [0, () => call('POST', `/menus/add-item-to-groups/${item('Croissant')}`, { display_group_ids: [g] })],
+      [1, () => call('POST', `/menus/display-group-items/${published}`, { groups: [{ id: g, item_ids: [item('Espresso'), item('Croissant')] }] })],
+    ] as const) {
+      const group = await call('POST', '/modifier-groups', { name: `Live syrup ${round}`, min_select: 0, max_select: 1, modifiers: [{ name: 'Vanilla', price: 40 }] });
+      const vanilla = group.body.data.modifiers[0].id as string;
+      expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [group.body.data.id] })).status).toBe(200);
+      const saved = await whileWriting(async (tx) => {
+        await tx.updateTable('modifier_groups').set({ name: `Live syrup ${round}` }).where('id', '=', group.body.data.id).execute();
+        await tx.updateTable('modifiers').set({ price: 75 }).where('id', '=', vanilla).execute();
+      }, add);
+      expect(saved.status).toBe(200);
+      // Before: 40, the old price, on the channels until some later write recompiled the catalog.
+      expect(await priceOf()).toBe(75);
+      await call('POST', `/menus/display-group-items/${published}`, { groups: [{ id: g, item_ids: [item('Espresso')] }] });
+    }
     expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [] })).status).toBe(200);
     expect((await call('POST', `/menus/publish/${seededMenu}`)).status).toBe(200);
   });
