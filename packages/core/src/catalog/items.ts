@@ -10,6 +10,7 @@ import { invalidatePublished } from './published/read-published-catalog.ts';
 import { isUuid } from '@pos/domain/ids';
 import { requireGrantWithin, type Access } from '../auth/access.ts';
 import { detachFromOffers } from './offers.ts';
+import { requireSelectableMinimum } from './line-bounds.ts';
 
 /** Sales channels an item (or a menu, or an offer) can be sold on. */
 export const CHANNELS = ['pos', 'kiosk', 'online_ordering', 'qr_ordering', 'delivery'] as const;
@@ -189,6 +190,8 @@ async function categoryName(tx: TenantDb, id: string | null): Promise<string | n
 async function setModifierGroups(tx: TenantDb, itemId: string, ids: readonly string[]): Promise<void> {
   await tx.deleteFrom('item_modifier_groups').where('item_id', '=', itemId).execute();
   if (ids.length > 0) await tx.insertInto('item_modifier_groups').values(ids.map((g, position) => ({ item_id: itemId, modifier_group_id: g.toLowerCase(), position }))).execute();
+  // Groups asking for more choices together than a basket line carries: an item nobody could order.
+  await requireSelectableMinimum(tx, [itemId], 'modifier_group_ids');
 }
 
 export async function createItem(scope: CatalogScope, input: ItemInput): Promise<ItemView> {

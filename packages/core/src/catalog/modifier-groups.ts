@@ -5,6 +5,7 @@ import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { isUuid } from '@pos/domain/ids';
 import { requireItemLocations } from './items.ts';
+import { requireSelectableMinimum } from './line-bounds.ts';
 
 /** Modifier groups with their ordered modifiers (spec 1 "Items, categories, modifiers, ..."). */
 export interface ModifierView {
@@ -162,6 +163,8 @@ export async function updateModifierGroup(scope: CatalogScope, id: string, input
     if (input.modifiers !== undefined) {
       await writeModifiers(tx, current.id, input.modifiers, new Set(existing.map((m) => m.id)));
     }
+    // A higher minimum must leave every item using the group orderable in one basket line.
+    if (input.min_select !== undefined) await requireSelectableMinimum(tx, items, 'min_select');
     return refreshPublished(tx, items);
   });
   await invalidatePublished(scope.tdb, scope.redis, scope.merchantId, changed);

@@ -4,6 +4,7 @@ import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { errors } from '@pos/kernel';
 import { findItemLocked, requireItemLocations } from './items.ts';
+import { requireVariantGroupRoom } from './line-bounds.ts';
 
 /** A variant group belongs to one item and lists its variants (e.g. sizes) with their own prices, in order. */
 export interface VariantGroupView {
@@ -59,6 +60,8 @@ export async function createVariantGroup(scope: CatalogScope, input: VariantGrou
   const [id, changed] = await catalogTx(scope, async (tx) => {
     await requireIds(tx, 'items', [input.item_id], 'item_id', 'item id', true);
     await requireItemReach(scope, tx, input.item_id);
+    // Counted under the item's lock (`requireItemReach`): two creates at once take turns.
+    await requireVariantGroupRoom(tx, input.item_id.toLowerCase());
     const id = newId();
     await tx.insertInto('variant_groups').values({ id, item_id: input.item_id.toLowerCase(), name: input.name.trim() }).execute();
     await writeVariants(tx, id, input.variants);

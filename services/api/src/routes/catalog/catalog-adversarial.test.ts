@@ -194,3 +194,32 @@ describe('names within one group', () => {
     expect((await call('GET', `/modifier-groups/${g.id}`)).body.data.modifiers).toHaveLength(1);
   });
 });
+
+describe('items a basket line could never order', () => {
+  const TOO_MANY = 'An item has at most 20 variant groups: a basket line names one variant of each.';
+  const OVER = 'The modifier groups of an item may ask for at most 50 choices together: a basket line carries no more.';
+
+  test('a 21st variant group of an item is a 422 on item_id, nothing written (a line names at most 20)', async () => {
+    const item = await newItem();
+    for (let i = 0; i < 20; i++) expect((await call('POST', '/variant-groups', { item_id: item, name: `G${i}`, variants: [{ name: 'One', unit_price: 100 }] })).status).toBe(201);
+    // Before: 201, and no basket could then name a variant of every group (the item unsellable).
+    expect(await call('POST', '/variant-groups', { item_id: item, name: 'G20', variants: [{ name: 'One', unit_price: 100 }] })).toMatchObject({ status: 422, body: { errors: { item_id: [TOO_MANY] } } });
+    expect(Number((await tdb.selectFrom('variant_groups').select((eb) => eb.fn.countAll().as('n')).where('item_id', '=', item).executeTakeFirstOrThrow()).n)).toBe(20);
+  });
+
+  test('modifier groups whose minimums add up past 50 on one item: the item write and the group edit are 422, nothing written', async () => {
+    const mods = Array.from({ length: 40 }, (_, i) => ({ name: `M${i}`, price: 10 }));
+    const a = (await call('POST', '/modifier-groups', { name: `Big A ${++seq}`, min_select: 30, max_select: 40, modifiers: mods })).body.data.id as string;
+    const b = (await call('POST', '/modifier-groups', { name: `Big B ${++seq}`, min_select: 20, max_select: 40, modifiers: mods })).body.data.id as string;
+    const c = (await call('POST', '/modifier-groups', { name: `Big C ${++seq}`, min_select: 30, max_select: 40, modifiers: mods })).body.data.id as string;
+    const item = await newItem();
+    const links = () => tdb.selectFrom('item_modifier_groups').select('modifier_group_id').where('item_id', '=', item).execute();
+    // 30 + 30: more than a line carries. Before: 200, the item unsellable on every customer channel.
+    expect(await call('PUT', `/items/${item}`, { modifier_group_ids: [a, c] })).toMatchObject({ status: 422, body: { errors: { modifier_group_ids: [OVER] } } });
+    expect(await links()).toEqual([]);
+    expect((await call('PUT', `/items/${item}`, { modifier_group_ids: [a, b] })).status).toBe(200);
+    // Raising one of them past it from the group's side is refused the same way.
+    expect(await call('PUT', `/modifier-groups/${b}`, { min_select: 21 })).toMatchObject({ status: 422, body: { errors: { min_select: [OVER] } } });
+    expect((await tdb.selectFrom('modifier_groups').select('min_select').where('id', '=', b).executeTakeFirstOrThrow()).min_select).toBe(20);
+  });
+});

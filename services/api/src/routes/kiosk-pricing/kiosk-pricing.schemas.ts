@@ -1,15 +1,16 @@
 import { t } from 'elysia';
 import { Int } from '../shared.schemas.ts';
 import { Strict, Uuid } from '../catalog/catalog.schemas.ts';
+import { LINE_MAX_MODIFIERS, LINE_MAX_VARIANT_GROUPS } from '@pos/core/catalog/line-bounds';
 
 export const QuoteBody = Strict({
   lines: t.Array(
     Strict({
       item_id: Uuid('item id'),
       qty: Int({ minimum: 1, maximum: 999, error: 'The qty must be a whole number between 1 and 999.' }),
-      modifier_ids: t.Optional(t.Array(Uuid('modifier id'), { maxItems: 50 })),
+      modifier_ids: t.Optional(t.Array(Uuid('modifier id'), { maxItems: LINE_MAX_MODIFIERS })),
       variant_id: t.Optional(t.Nullable(Uuid('variant id'))),
-      variant_ids: t.Optional(t.Nullable(t.Array(Uuid('variant id'), { maxItems: 20, description: 'one variant of each of the item\'s variant groups (a size and a milk); `variant_id` counts as one more' }))),
+      variant_ids: t.Optional(t.Nullable(t.Array(Uuid('variant id'), { maxItems: LINE_MAX_VARIANT_GROUPS, description: 'one variant of each of the item\'s variant groups (a size and a milk); `variant_id` counts as one more' }))),
     }),
     { minItems: 1, maxItems: 100 },
   ),
