@@ -2,7 +2,7 @@ import type { TenantDb } from '@pos/db';
 import { catalogTx, findOr404, iso, newId, requireDistinct, requireIds, type CatalogScope } from './catalog-scope.ts';
 import { refreshPublished } from './published/published-catalog.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
-import { errors } from '@pos/kernel';
+import { AppError, errors } from '@pos/kernel';
 import { findItemLocked, requireItemLocations } from './items.ts';
 import { requireVariantGroupRoom } from './line-bounds.ts';
 
@@ -59,7 +59,11 @@ async function writeVariants(tx: TenantDb, groupId: string, list: VariantGroupIn
 export async function createVariantGroup(scope: CatalogScope, input: VariantGroupInput): Promise<VariantGroupView> {
   const [id, changed] = await catalogTx(scope, async (tx) => {
     await requireIds(tx, 'items', [input.item_id], 'item_id', 'item id', true);
-    await requireItemReach(scope, tx, input.item_id);
+    // An item deleted at this moment is the unknown item's 422 whichever check sees it gone first.
+    await requireItemReach(scope, tx, input.item_id).catch((e: unknown) => {
+      if (e instanceof AppError && e.code === 'not_found') throw errors.field('item_id', 'The selected item id is invalid.');
+      throw e;
+    });
     // Counted under the item's lock (`requireItemReach`): two creates at once take turns.
     await requireVariantGroupRoom(tx, input.item_id.toLowerCase());
     const id = newId();

@@ -183,4 +183,26 @@ describe('remote module', () => {
     await hooks.onSigned!(t.tdb, { ...signed, subject: { type: 'not_a_kind', id: signedId } });
     expect(finished).toHaveLength(1);
   });
+
+  test('a failure after the module signed (its answer not written): the change is kept, and recovery finishes it with that one signature', async () => {
+    const r = await remote();
+    const { kind, finished, undone } = recordingKind();
+    const id = crypto.randomUUID();
+    const failingWrite: typeof r.fiscal = {
+      ...r.fiscal,
+      sendReserved: async (db, reserved) => {
+        await r.fiscal.sendReserved(db, reserved);
+        throw new Error('the database went away while the answer was written');
+      },
+    };
+    expect(await failure(runSignedChange(t.tdb, failingWrite, kind, call(r.loc, id), new Date()))).toMatchObject({ message: 'the database went away while the answer was written' });
+    // Before: undone, so a retry reserved and signed the same change a second time.
+    expect(undone).toEqual([]);
+    expect(finished).toEqual([]);
+    const entry = (await findJournalEntry(t.tdb, { type: kind.subjectType, id }))!;
+    const hooks = recoveryHooksOf([kind], { now: () => new Date() });
+    const outcome = await r.fiscal.completePending(t.tdb, entry.journal_id);
+    if (outcome.status === 'signed') await hooks.onSigned!(t.tdb, outcome.signed);
+    expect(finished).toEqual([{ id, journal_id: entry.journal_id }]);
+  });
 });

@@ -99,8 +99,8 @@ const prepareIn = <S>(tx: TenantTx, prepare: SignedChangeCall<unknown, S, unknow
 
 /**
  * Runs one signed change (DESIGN 2, Fiscal). Without an active enrolment: 422 `fiscal_not_enrolled`,
- * nothing written. With a remote module: 422 `fiscal_refused` (the change undone) or 503
- * `fiscal_unreachable` (the change kept with its pending entry, for recovery).
+ * nothing written. With a remote module: 422 `fiscal_refused` (the change undone), or 503
+ * `fiscal_unreachable` or any other failure (the change kept with its pending entry, for recovery).
  */
 export async function runSignedChange<F, S, R>(db: TenantDb, fiscal: SignedChangeFiscal, kind: SignedChangeKind<F>, call: SignedChangeCall<F, S, R>, now: Date): Promise<R> {
   const fdm = call.enrolment !== undefined ? call.enrolment : await activeFdmFor(db, call.locationId);
@@ -124,8 +124,12 @@ export async function runSignedChange<F, S, R>(db: TenantDb, fiscal: SignedChang
   try {
     signed = await fiscal.sendReserved(db, reserved);
   } catch (e) {
-    // Unreachable: the entry is pending, the reservation stays for recovery. Anything else counted nothing.
-    if (!(e instanceof AppError && e.reason === 'fiscal_unreachable')) await inTx(db, (tx) => kind.undo(tx, prepared.subjectId, null, now));
+    // Only the module's refusal (recorded on the entry: it counted nothing) undoes the change. Anything
+    // else (unreachable, or a failure after the module answered, such as the database going away while
+    // its answer was written) keeps the reservation and its pending entry for recovery, which replays
+    // the entry and finishes or undoes with the module's own answer. Undoing there let a retry sign the
+    // same sale a second time while the module had already counted the first.
+    if (e instanceof AppError && e.reason === 'fiscal_refused') await inTx(db, (tx) => kind.undo(tx, prepared.subjectId, null, now));
     throw e;
   }
   return call.respond(await inTx(db, (tx) => kind.finish(tx, prepared.subjectId, signed, now)), prepared.state);
