@@ -3,7 +3,7 @@ import { posProviderOptions, selectPosProvider } from '@pos/core/pos/select-prov
 import { logActivity } from '@pos/core/activity/log-activity';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { allLocations, permission } from '../../plugins/guards.ts';
 
 const tags = ['Register administration'];
 
@@ -23,10 +23,11 @@ export function posProviderRoutes(deps: ApiDeps) {
         return { status: 'success' as const, ...r };
       },
       {
-        transform: permission('EDIT_IN_HOUSE_CHANNEL'),
+        // Merchant-wide: it turns the register on or off at every location, so it needs every location too.
+        transform: [permission('EDIT_IN_HOUSE_CHANNEL'), allLocations()],
         body: t.Object({ provider: t.Nullable(t.String({ minLength: 1, maxLength: 64 })) }),
         response: { 200: t.Object({ status: t.Literal('success'), pos_provider: t.Nullable(t.String()) }) },
-        detail: { tags, summary: 'Select the register provider (writes the pos_provider marker); permission EDIT_IN_HOUSE_CHANNEL' },
+        detail: { tags, summary: 'Select the register provider (writes the pos_provider marker); permission EDIT_IN_HOUSE_CHANNEL at every location' },
       },
     );
 }

@@ -50,7 +50,14 @@ describe('availability gating (spec 2)', () => {
   test('needs EDIT_IN_HOUSE_CHANNEL', async () => {
     const viewer = await makeMember(api, m, ['VIEW_SALES_CHANNEL']);
     expect(await api.call('POST', '/api/back-office/pos/select-provider', { token: viewer.token, body: { provider: 'firstparty' } })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
-    const editor = await makeMember(api, m, ['EDIT_IN_HOUSE_CHANNEL']);
+    // Merchant-wide (the register at every location): a member granted one location is refused, nothing
+    // written (before: 200, switching the register off for every location).
+    const marker = async () => (await api.deps.db.selectFrom('merchants').select('pos_provider').where('id', '=', m.merchant.id).executeTakeFirstOrThrow()).pos_provider;
+    const before = await marker();
+    const partial = await makeMember(api, m, ['EDIT_IN_HOUSE_CHANNEL'], { locationIds: [m.locations[1]!.id] });
+    expect(await api.call('POST', '/api/back-office/pos/select-provider', { token: partial.token, body: { provider: before === null ? 'firstparty' : null } })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
+    expect(await marker()).toBe(before);
+    const editor = await makeMember(api, m, ['EDIT_IN_HOUSE_CHANNEL'], { allLocations: true });
     expect((await api.call('POST', '/api/back-office/pos/select-provider', { token: editor.token, body: { provider: 'firstparty' } })).status).toBe(200);
   });
 
