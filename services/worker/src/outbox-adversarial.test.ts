@@ -410,4 +410,29 @@ describe('staff work events whose job was lost', () => {
       await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: tenantDatabase });
     }
   });
+
+  test('a session that ran out without a pin-logout is ended at its expiry by the sweep, and its work-out queued', async () => {
+    const m = await seedDemo(env.handle.db, { slug: `adv-expired-${crypto.randomUUID().slice(0, 8)}`, reset: false, apiKey: 'k'.repeat(20), pinPepper: 'p'.repeat(20) });
+    const tenantDatabase = m.merchant.tenant_database;
+    const tdb = bindTenant(env.handle.db, tenantDatabase);
+    try {
+      const d = m.devices[0]!;
+      const staff = await tdb.selectFrom('staff_credentials').select('id').where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+      await tdb.updateTable('fdm_devices').set({ created_at: new Date(Date.now() - 20 * 3_600_000) }).where('location_id', '=', d.location_id).execute();
+      // Signed in 13 hours ago: its 12 hours ran out an hour ago, nobody signed out.
+      const { sessionId } = await openStaffSession(tdb, { staffId: staff.id, deviceId: d.id, locationId: d.location_id, now: new Date(Date.now() - 13 * 3_600_000) });
+      const session = () => tdb.selectFrom('pos_staff_sessions').select(['ended_at', 'expires_at']).where('id', '=', sessionId).executeTakeFirstOrThrow();
+      expect((await session()).ended_at).toBeNull();
+      await sweepFiscalJournals(env.handle.db, { fiscal: testFiscal(env.log), redis: env.redis, olderThanMs: 0 }, env.log, tenantDatabase);
+      // Before: never ended, so its work-out was never queued (and no sweep could find it).
+      const s = await session();
+      expect(s.ended_at).toEqual(s.expires_at);
+      const kinds = await env.handle.db.selectFrom('outbox').select(sql<string>`payload->>'kind'`.as('kind')).where('job', '=', 'fiscal.work-event').where(sql<string>`payload->>'session_id'`, '=', sessionId).execute();
+      expect(kinds.filter((k) => k.kind === 'work_out')).toHaveLength(1);
+    } finally {
+      await env.handle.db.deleteFrom('outbox').where(sql<string>`payload->>'tenant_database'`, '=', tenantDatabase).execute();
+      await dropMerchant(env.handle.db, { id: m.merchant.id, tenant_database: tenantDatabase });
+    }
+  });
 });
+

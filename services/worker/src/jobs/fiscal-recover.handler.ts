@@ -6,7 +6,7 @@ import type { FiscalService } from '@pos/core/fiscal/fiscal-service';
 import { recoverPendingEntries, type RecoveryHooks } from '@pos/core/fiscal/recover-pending';
 import type { JobHandler } from './job-handler.ts';
 import type Redis from 'ioredis';
-import { findUnsignedWorkEvents, requeueWorkEvents } from '@pos/core/pos/staff/work-event-sweep';
+import { endExpiredStaffSessions, findUnsignedWorkEvents, requeueWorkEvents } from '@pos/core/pos/staff/work-event-sweep';
 import { claimFor } from './sweep-claim.ts';
 
 /** A work event re-queued is not re-queued again for this long (its job may only be slow, behind a backlog). */
@@ -56,7 +56,9 @@ export async function sweepFiscalJournals(db: CentralDb, deps: FiscalRecoveryDep
     signed += r.signed;
     failed += r.failed;
     pending += r.pending;
-    const lost = await findUnsignedWorkEvents(tdb, (deps.clock ?? systemClock).now());
+    const now = (deps.clock ?? systemClock).now();
+    await endExpiredStaffSessions(tdb, now);
+    const lost = await findUnsignedWorkEvents(tdb, now);
     const n = await requeueWorkEvents(tdb, m.tenant_database, lost, (key) => claimFor(deps.redis, `work_event_requeue:${m.tenant_database}:${key}`, WORK_EVENT_REQUEUE_EVERY_MS));
     if (n > 0) log.warn('staff work events without a journal entry queued again', { merchant_id: m.id, events: n });
     requeued += n;

@@ -22,6 +22,16 @@ export const WORK_EVENT_SWEEP_LIMIT = 200;
 
 export interface UnsignedWorkEvent extends WorkEventInput {}
 
+/**
+ * Sessions that ran out (spec 2: staff tokens expire after 12 hours) without a pin-logout, which is
+ * best-effort, get their end: the expiry. Nothing else ends them, so their work-out was never queued or
+ * swept; from here it is swept as any other. Answers how many.
+ */
+export async function endExpiredStaffSessions(db: TenantDb, now: Date): Promise<number> {
+  const r = await db.updateTable('pos_staff_sessions').set({ ended_at: sql`expires_at` }).where('ended_at', 'is', null).where('expires_at', '<=', now).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
 /** The work events of the window with no journal entry, oldest first. */
 export async function findUnsignedWorkEvents(db: TenantDb, now: Date, limit = WORK_EVENT_SWEEP_LIMIT): Promise<UnsignedWorkEvent[]> {
   const from = new Date(now.getTime() - WORK_EVENT_SWEEP_WINDOW_MS);
