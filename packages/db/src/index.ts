@@ -3,7 +3,6 @@ export * from './database.ts';
 export * from './tenancy.ts';
 export * from './migrator.ts';
 export * from './write-retry.ts';
-export * from './session-lock.ts';
 export * from './pg-errors.ts';
 export * from './outbox.ts';
 export * from './prepared.ts';

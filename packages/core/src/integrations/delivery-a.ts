@@ -94,6 +94,8 @@ export async function enableDeliveryA(db: CentralDb, client: DeliveryAClient, sc
     await client.enableIntegration(input.store_id, scope.locationId, linkCode);
     // The store this location lets go stops sending us orders (as delivery-b's connect does): left on, its
     // customers went on paying for orders that reached no location.
+    // Failing that (delivery-a away), the switch goes on: the old store's events are then logged loudly
+    // as reaching a disabled connection (integration-webhook.ts).
     if (previous && previous.status === 'active' && previous.external_ref !== input.store_id) await client.disableIntegration(previous.external_ref).catch(() => undefined);
   } catch (e) {
     await releaseConnectClaim(db, claim);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { isUniqueViolation, withSessionLock, type CentralDb, type TenantDb } from '@pos/db';
+import { isUniqueViolation, type CentralDb, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAItem } from '@pos/providers/register-a/register-a-client';
@@ -271,20 +271,7 @@ export const CATALOG_TOO_LARGE = `The location sells more than ${MAX_REGISTER_A_
  * without our reference are left alone, and so are rows of items another of our locations on a store
  * of the same company sells (items are the company's). What the API cannot write is reported, not attempted.
  */
-export const CATALOG_SYNC_BUSY = 'A catalog sync of this register-a company is under way; try again when it has finished.';
-
 export async function syncRegisterACatalog(deps: RegisterAAdminDeps, locationId: string): Promise<CatalogSyncReport> {
-  const rec = await recordOr404(deps, locationId);
-  if (!rec.storeId || !rec.companyId) throw errors.conflict('Select a register-a store first.', { reason: 'no_store' });
-  // One sync of a company at a time (its items are every store's of it): two at once both created the
-  // missing rows, and a second row of one reference was then never updated or deleted.
-  const run = await withSessionLock(deps.central, `register-a-catalog:${deps.merchantId}:${rec.companyId}`, () => syncCompanyCatalog(deps, locationId));
-  if (!run.held) throw errors.conflict(CATALOG_SYNC_BUSY, { reason: 'sync_in_progress' });
-  return run.value;
-}
-
-async function syncCompanyCatalog(deps: RegisterAAdminDeps, locationId: string): Promise<CatalogSyncReport> {
-  // Read again under the lock: a sync that just finished may have stored the price list.
   const rec = await recordOr404(deps, locationId);
   if (!rec.storeId || !rec.companyId) throw errors.conflict('Select a register-a store first.', { reason: 'no_store' });
   const ours = await deps.tdb
@@ -348,6 +335,7 @@ async function syncCompanyCatalog(deps: RegisterAAdminDeps, locationId: string):
       await client.deleteItem(companyId, stale.id);
       report.deleted += 1;
     }
+    report.deleted += await dropDuplicateRows(client, companyId);
   } catch (e) {
     return providerFailure(e);
   }
@@ -359,6 +347,31 @@ async function syncCompanyCatalog(deps: RegisterAAdminDeps, locationId: string):
 function isRefusal(e: ProviderError | RegisterATokenError): boolean {
   if (e instanceof RegisterATokenError) return true;
   return e.kind === 'http' && e.status !== null && e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429;
+}
+
+/**
+ * Two syncs of one company at once (a manual one over the scheduled one, two locations of the company at
+ * one sync time) both create the rows they miss: a reference then has two rows, and only one of them was
+ * ever updated or deleted again. Every sync ends by keeping one row per reference of ours (the smallest
+ * id, so syncs running at once keep the same one) and deleting the others; one already gone is fine. The
+ * sync that finishes last sees every row the others created. Without a lock: a sync calls the register
+ * between its statements and may run for minutes, which no transaction or pooled connection should span.
+ */
+async function dropDuplicateRows(client: RegisterAClient, companyId: string): Promise<number> {
+  const byRef = new Map<string, RegisterAItem[]>();
+  for (const it of await client.items(companyId)) if (it.reference.startsWith('pos:')) byRef.set(it.reference, [...(byRef.get(it.reference) ?? []), it]);
+  let dropped = 0;
+  for (const rows of byRef.values()) {
+    for (const extra of rows.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(1)) {
+      try {
+        await client.deleteItem(companyId, extra.id);
+        dropped += 1;
+      } catch (e) {
+        if (!(e instanceof ProviderError && e.kind === 'http' && e.status === 404)) throw e;
+      }
+    }
+  }
+  return dropped;
 }
 
 /** `POST /register-a/locations/sync`: refreshes each record's store name from register-a. */

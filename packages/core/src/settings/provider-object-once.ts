@@ -12,8 +12,8 @@ const WAIT_MS = 20_000;
  * connected account), made at most once with no database transaction open across the provider call
  * (DESIGN section 2: a slow provider would hold a connection and the row's lock meanwhile):
  * - first calls of one row take turns under a Redis lock and read the row again inside it;
- * - the create carries an idempotency key from the row and the request, so a call that ran without the
- *   lock (Redis away, or the first outlived the wait) gets the provider's first object back, not a second;
+ * - without the lock (Redis away, or the first outlived the wait) the create carries an idempotency key
+ *   of the row and the request, so calls running at once get the provider's first object back, not a second;
  * - the id is stored under the row lock in `store`, which answers the id the row holds in the end (one
  *   stored by another call first wins).
  */
@@ -35,7 +35,12 @@ export async function providerObjectOnce(
   try {
     const now = await o.stored();
     if (now) return now;
-    const key = `${o.lockName}_${createHash('sha256').update(JSON.stringify(o.request)).digest('hex').slice(0, 32)}`;
+    // Under the lock the calls of a row take turns: a key of this attempt alone (card-a replays a key's
+    // answer for 24 hours, a failure included, so a fixed key would keep a refused or failed first call
+    // failing for a day). Without it (Redis away) calls may overlap: a key of the row and the request,
+    // so they get card-a's one object back.
+    const request = createHash('sha256').update(JSON.stringify(o.request)).digest('hex').slice(0, 32);
+    const key = lock.held ? `${o.lockName}_${request}_${crypto.randomUUID()}` : `${o.lockName}_${request}`;
     return await o.store(await o.create(key));
   } finally {
     await lock.release();

@@ -87,6 +87,9 @@ export async function handleIntegrationWebhook(deps: WebhookDeps, spec: Integrat
     merchantId = targets[0]!.merchantId;
     const effect = spec.effect(eventType, meta);
     const active = targets.filter((t) => t.status === 'active');
+    // A store the location let go (disabled, not deleted) still sending events: the marketplace was not
+    // told, or did not listen. Logged loudly: its orders reach no kitchen.
+    if (effect && !active.length) deps.log.warn(`${spec.provider} webhook for a disabled connection ignored`, { event_id: eventId, event_type: eventType, reference: ref });
     if (!effect || !active.length) return await claimThen(deps, spec.provider, eventId, done, async () => 'ignored');
     // A marketplace order event delivered again (or replayed) whose import never finished runs again:
     // its import is re-queued instead of the delivery being a duplicate (the import is idempotent).

@@ -9,6 +9,7 @@ import { storedLines, toOrderResource, type OrderResource, type OrderRow } from 
 import type { RegisterActor } from '../register-actor.ts';
 import { sendFireEntry, signFireInTransaction, type FireFiscal } from './sign-fire.ts';
 import type { ReservedEntry } from '../../fiscal/index.ts';
+import { AppError } from '@pos/kernel';
 
 /** The refusal (409 business rule, `reason`) when `action` may not happen to `row`, else null. */
 export function transitionRefusal(row: OrderRow, action: 'fire' | 'void' | 'settle'): Error | null {
@@ -48,7 +49,11 @@ export async function fireOrder(db: TenantDb, fiscal: FireFiscal, actor: Registe
       reserved = await signFireInTransaction(tx, fiscal, actor, { orderId: fired.id, fireNo: fired.version, delta: kitchen.delta, orderLines: lines, now });
       return fired;
     }),
-  );
+  ).catch(async (e: unknown) => {
+    // Refused after an approval was taken (the day's Z is done: nothing written): it serves the next try.
+    if (e instanceof AppError && e.reason === 'business_day_closed') await authorizer.giveBack();
+    throw e;
+  });
   // The screens hear of the new tickets after the commit (they catch up from the database otherwise).
   if (publish) await publish(events);
   // Then a remote module gets the fire's pending entry (the kitchen never waits for it).

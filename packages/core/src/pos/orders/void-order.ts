@@ -9,6 +9,7 @@ import { fireToKitchen } from '../../kitchen/tickets.ts';
 import type { KitchenEvent, KitchenPublisher } from '../../kitchen/kitchen-events.ts';
 import { sendFireEntry, signFireInTransaction, type FireFiscal } from './sign-fire.ts';
 import type { ReservedEntry } from '../../fiscal/index.ts';
+import { AppError } from '@pos/kernel';
 
 export interface VoidOrderInput {
   readonly clientUuid: string;
@@ -56,7 +57,12 @@ export async function voidOrder(db: TenantDb, fiscal: FireFiscal, actor: Registe
       }
       return voided;
     }),
-  );
+  ).catch(async (e: unknown) => {
+    // Refused after the approval was taken (the day's Z is done: nothing written): the approval serves
+    // the next try, as a refused refund's does.
+    if (e instanceof AppError && e.reason === 'business_day_closed') await authorizer.giveBack();
+    throw e;
+  });
   if (publish) await publish(events);
   await sendFireEntry(db, fiscal, reserved);
   return toOrderResource(row);

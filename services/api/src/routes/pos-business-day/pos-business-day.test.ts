@@ -153,6 +153,10 @@ describe('the fiscal business day', () => {
     expect((await call(manager, 'POST', `/pos/tills/${till.id}/close`)).body.till.state).toBe('closed');
 
     expect(await call(cashier, 'POST', '/pos/business-day/close', {})).toMatchObject({ status: 403, body: FORBIDDEN });
+    // An order fired before the Z and left open (voided after it, below).
+    const firedBefore = crypto.randomUUID();
+    expect((await call(cashier, 'PUT', `/pos/orders/${firedBefore}`, { lines: [line(cashier, 'Espresso')] })).status).toBe(200);
+    expect((await call(cashier, 'POST', `/pos/orders/${firedBefore}/fire`)).status).toBe(200);
     // A receipt printer at the location (issue 15): the Z report prints on it.
     const printerId = crypto.randomUUID();
     await cashier.tdb.insertInto('printers').values({ id: printerId, location_id: locationId, mac: '00:11:62:2E:00:01', state: 'paired', name: 'Counter', last_reported_at: new Date(), created_at: new Date(), updated_at: new Date() }).execute();
@@ -210,6 +214,10 @@ describe('the fiscal business day', () => {
     expect(await call(cashier, 'POST', `/pos/orders/${id}/fire`)).toMatchObject({ status: 409, body: { message: CLOSED, reason: 'business_day_closed', business_date: '2026-11-20' } });
     expect((await call(cashier, 'GET', `/pos/orders/${id}`)).body).toMatchObject({ state: 'OPEN', fired: false });
     expect(await call(cashier, 'GET', '/pos/business-day/x-report')).toMatchObject({ status: 409, body: { reason: 'business_day_closed', business_date: '2026-11-20' } });
+    // A void of the fired order signs a correction: refused too, and the manager's approval it took is
+    // given back (the same token is refused for the closed day again, not 403 as a spent one would be).
+    const approval = await escalate(cashier, 'void_order');
+    for (let i = 0; i < 2; i++) expect(await call(cashier, 'POST', `/pos/orders/${firedBefore}/void`, { reason: 'after the Z', approval_token: approval })).toMatchObject({ status: 409, body: { reason: 'business_day_closed' } });
     expect(await cashier.tdb.selectFrom('fiscal_journal').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).toEqual(journalBefore);
     expect(await call(manager, 'POST', '/pos/refunds', { transaction_id: firstSale.transaction_id, mode: 'full' })).toMatchObject({ status: 409, body: { reason: 'business_day_closed' } });
     expect(await call(manager, 'POST', '/pos/tills', { mode: 'staff_wallet', opening_float: 0 })).toMatchObject({ status: 409, body: { reason: 'business_day_closed' } });
@@ -257,7 +265,7 @@ describe('the fiscal business day', () => {
     expect(new Set(all.map((r) => r.fdm_id)).size).toBe(1);
     const booked = all.filter((r) => r.event_kind !== 'work_in' && r.event_kind !== 'work_out');
     expect(booked.map((r) => r.event_kind)).toEqual([
-      ...['sale', 'sale', 'sale', 'sale', 'refund', 'report_x_turnover', 'report_x_user', 'report_z'],
+      ...['sale', 'sale', 'sale', 'sale', 'refund', 'report_x_turnover', 'report_x_user', 'order', 'report_z'],
       ...['sale', 'report_z'],
       ...['sale', 'sale', 'report_x_turnover', 'report_x_user', 'report_z', 'report_z'],
     ]);

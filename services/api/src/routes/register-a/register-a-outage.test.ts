@@ -85,19 +85,24 @@ describe('POST /register-a/sync (every location)', () => {
 });
 
 describe('two catalog syncs of one register-a company at once', () => {
-  test('one runs, the other is 409 sync_in_progress: one row per item at register-a', async () => {
+  test('both run; each ends keeping one row per item at register-a, so none is left twice', async () => {
     const tdb = api.deps.db.withSchema(m.merchant.tenant_database);
     const now = new Date();
     const fresh = Array.from({ length: 5 }, (_, i) => ({ id: Bun.randomUUIDv7(), name: `Race item ${i}`, unit_price: 300 + i, vat_rate: 6, category: null, created_at: now, updated_at: now }));
     await tdb.insertInto('items' as never).values(fresh as never).execute();
     const answers = await Promise.all([api.call('POST', `${base}/${loc()}/sync`, { token: owner }), api.call('POST', `${base}/${loc()}/sync`, { token: owner })]);
-    const statuses = answers.map((r) => r.status).sort();
-    // Before: both 200, each creating the five (ten rows for five references, never cleaned up).
-    expect(statuses).toEqual(statuses[0] === 200 && statuses[1] === 200 ? [200, 200] : [200, 409]);
-    const busy = answers.find((r) => r.status === 409);
-    if (busy) expect(busy.body).toEqual({ message: 'A catalog sync of this register-a company is under way; try again when it has finished.', reason: 'sync_in_progress' });
+    // A sync whose just-created row the other dropped meanwhile may fail its price write: the next sync
+    // mends it. What must never stay is a second row of one reference.
+    expect(answers.some((r) => r.status === 200)).toBe(true);
+    // Before: ten rows for five references, never cleaned up.
     const refs = sim.items(setup.companyId).map((x) => x.reference).filter((r) => fresh.some((f) => r === `pos:${f.id}`));
     expect(refs.sort()).toEqual(fresh.map((f) => `pos:${f.id}`).sort());
+    // A leftover duplicate (as two syncs at once could leave before this fix) is dropped by the next sync.
+    const one = sim.items(setup.companyId).find((x) => x.reference === `pos:${fresh[0]!.id}`)!;
+    await fetch(`${sim.url}/v1/companies/${setup.companyId}/items`, { method: 'POST', headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: one.name, price: one.price, reference: one.reference }) });
+    expect(sim.items(setup.companyId).filter((x) => x.reference === one.reference)).toHaveLength(2);
+    expect((await api.call('POST', `${base}/${loc()}/sync`, { token: owner })).status).toBe(200);
+    expect(sim.items(setup.companyId).filter((x) => x.reference === one.reference)).toHaveLength(1);
   });
 });
 

@@ -18,6 +18,7 @@ let owner: string;
 const SECRET = 'sk_test_object_once';
 const held: { path: string; key: string | null; release: () => void }[] = [];
 let holding: string | null = null;
+let failNext: string | null = null;
 const creates: { path: string; key: string | null }[] = [];
 
 beforeAll(async () => {
@@ -30,6 +31,10 @@ beforeAll(async () => {
       const body = req.method === 'GET' ? undefined : await req.text();
       if (req.method === 'POST' && (url.pathname === '/v1/customers' || url.pathname === '/v1/accounts')) {
         creates.push({ path: url.pathname, key: req.headers.get('idempotency-key') });
+        if (failNext === url.pathname) {
+          failNext = null;
+          return Response.json({ error: { type: 'api_error', message: 'Something went wrong on our end.' } }, { status: 500 });
+        }
         if (holding === url.pathname) await new Promise<void>((release) => held.push({ path: url.pathname, key: req.headers.get('idempotency-key'), release }));
       }
       return fetch(`${cardA.url}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body });
@@ -98,6 +103,18 @@ describe.each(cases)('$name', (c) => {
     expect([x.status, y.status]).toEqual([200, 200]);
     expect(objectOf(x)).toBe(objectOf(y));
     expect(creates.slice(before).filter((k) => k.path === c.create)).toHaveLength(1);
+  });
+
+  test('a first create card-a failed is tried again with a key of its own (card-a replays a key\'s failure for a day)', async () => {
+    const id = (await api.call('POST', c.base, { token: owner, body: { name: `Failed once ${c.table}` } })).body.data.id as string;
+    failNext = c.create;
+    expect((await first(id)).status).toBeGreaterThanOrEqual(500);
+    const before = creates.length;
+    const again = await first(id);
+    expect(again.status).toBe(200);
+    const keys = creates.filter((k) => k.path === c.create).slice(-2).map((k) => k.key);
+    expect(creates.length).toBe(before + 1);
+    expect(keys[0]).not.toBe(keys[1]);
   });
 
   test('another merchant\'s profile is a 404 and nothing reaches card-a', async () => {
