@@ -18,8 +18,10 @@ export interface UpdateRegisterInput {
 export async function updateRegister(scope: PosAdminScope, locationId: string, id: string, input: UpdateRegisterInput): Promise<RegisterView> {
   const row = await inTenantTx(scope.tdb, async (tx) => {
     await lockLocation(tx, locationId);
-    const current = await findLiveRegisterForUpdate(tx, locationId, id);
+    // The device before the register row: a move or delete of the device writes the device, then the
+    // registers holding it (`unbindDeviceRegisters`); the other order deadlocked with it.
     if (input.device_id) await requireAssignableDevice(tx, locationId, input.device_id, id);
+    const current = await findLiveRegisterForUpdate(tx, locationId, id);
     if (input.drawer_id) await requireLiveDrawer(tx, locationId, input.drawer_id);
     const changes = {
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { DRAWER_HAS_TILL } from '@pos/core/pos-admin/drawer-records';
@@ -77,6 +78,35 @@ describe('registers', () => {
     expect(here.status).toBe(201);
     expect((await api.call('DELETE', `/api/back-office/devices/${id}`, { token: owner })).status).toBe(200);
     expect((await call('GET', `${loc1()}/registers`)).body.data.find((r: { id: string }) => r.id === here.body.data.id)).toMatchObject({ device_id: null });
+  });
+
+  test('a register re-binding its device while a move of the device is in flight: no deadlock (the device, then the register row, in both)', async () => {
+    const device = (await api.call('POST', '/api/back-office/devices', { token: owner, body: { name: 'Racing till', type: 'pos', location_id: loc0() } })).body.data.id as string;
+    const reg = (await call('POST', `${loc0()}/registers`, { name: 'Racing', device_id: device })).body.data.id as string;
+    const deadlocks = async () => Number((await sql<{ n: string }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(api.deps.db)).rows[0]!.n);
+    const before = await deadlocks();
+    // A move in flight, as `updateDevice` writes it: the device row, then (below) the registers holding it.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let wrote!: () => void;
+    const deviceWritten = new Promise<void>((r) => (wrote = r));
+    const move = tdbOf(api, m)
+      .transaction()
+      .execute(async (tx) => {
+        await tx.updateTable('devices').set({ name: 'Racing till (moving)' }).where('id', '=', device).execute();
+        wrote();
+        await gate;
+        await tx.updateTable('pos_registers').set({ device_id: null }).where('device_id', '=', device).where('retired_at', 'is', null).execute();
+      });
+    await deviceWritten;
+    const bind = call('PUT', `${loc0()}/registers/${reg}`, { device_id: device, name: 'Racing' });
+    await Bun.sleep(200);
+    release();
+    // Before: the register write held its row and waited for the device; the move then waited for the
+    // row: deadlock detected, one of the two aborted.
+    await move;
+    expect((await bind).status).toBe(200);
+    expect(await deadlocks()).toBe(before);
   });
 
   test('a device belongs to one live register of its location; only live drawers of the location', async () => {
