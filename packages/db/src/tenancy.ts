@@ -7,6 +7,14 @@ import { registerTenantSession } from './prepared.ts';
 export type TenantDb = Kysely<TenantTables>;
 export type TenantTx = Transaction<TenantTables>;
 
+/**
+ * The central tables through a tenant transaction's connection: central and tenant writes that must
+ * commit together (a location's listing beside its settings) share the one transaction.
+ */
+export function centralIn(tx: TenantDb): CentralDb {
+  return (tx as unknown as CentralDb).withSchema('public');
+}
+
 const SCHEMA_NAME = /^t_[a-z0-9_]{1,60}$/;
 
 /** True for a well-formed tenant schema name; anything else never reaches SQL. */

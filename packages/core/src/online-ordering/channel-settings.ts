@@ -91,11 +91,13 @@ export interface LocationRow {
   status: string;
 }
 
-/** The location of this tenant, or 404 `location`. */
-export async function findLocation(tdb: TenantDb, locationId: string): Promise<LocationRow> {
-  const loc = isUuid(locationId)
-    ? await tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone', 'status']).where('id', '=', locationId).executeTakeFirst()
-    : undefined;
+/**
+ * The location of this tenant, or 404 `location`. `share`: held until the caller's transaction ends, so
+ * a delete, rename or status change in flight commits first (and is read) or waits for the caller.
+ */
+export async function findLocation(tdb: TenantDb, locationId: string, opts: { share?: boolean } = {}): Promise<LocationRow> {
+  const q = tdb.selectFrom('locations').select(['id', 'name', 'address', 'country', 'timezone', 'status']).where('id', '=', locationId);
+  const loc = isUuid(locationId) ? await (opts.share ? q.forShare() : q).executeTakeFirst() : undefined;
   if (!loc) throw errors.notFound('location');
   return loc;
 }
@@ -112,10 +114,23 @@ export async function readSettings<K extends ChannelKind>(tdb: TenantDb, locatio
   return { settings, snoozed_until: row?.snoozed_until ?? null, updated_at: row?.updated_at ?? null };
 }
 
-/** Merges `patch` over the stored document (fields not sent keep their values). */
-export async function writeSettings<K extends ChannelKind>(tdb: TenantDb, locationId: string, kind: K, patch: Partial<SettingsByKind[K]>, now: Date): Promise<StoredSettings<K>> {
+/**
+ * Merges `patch` over the stored document (fields not sent keep their values), the location read under
+ * a share lock in the same transaction: a delete in flight is the 404 (before: the insert hit the foreign
+ * key, a 500), a rename or status change is read as committed. `after` runs in that transaction with the
+ * location and the saved settings (the online-ordering listing follows them there).
+ */
+export async function writeSettings<K extends ChannelKind>(
+  tdb: TenantDb,
+  locationId: string,
+  kind: K,
+  patch: Partial<SettingsByKind[K]>,
+  now: Date,
+  after?: (tx: TenantDb, loc: LocationRow, saved: StoredSettings<K>) => Promise<void>,
+): Promise<StoredSettings<K>> {
   await findLocation(tdb, locationId);
   return tdb.transaction().execute(async (tx) => {
+    const loc = await findLocation(tx, locationId, { share: true });
     // The row is made first (the defaults, as read without one), so there is always a row to lock: two
     // saves of different fields on a location without stored settings merge instead of one overwriting the other.
     await tx
@@ -126,7 +141,9 @@ export async function writeSettings<K extends ChannelKind>(tdb: TenantDb, locati
     const current = await tx.selectFrom('channel_settings').select('settings').where('location_id', '=', locationId).where('kind', '=', kind).forUpdate().executeTakeFirstOrThrow();
     const next = { ...CHANNEL_DEFAULTS[kind], ...(current.settings as object), ...patch };
     await tx.updateTable('channel_settings').set({ settings: JSON.stringify(next), updated_at: now }).where('location_id', '=', locationId).where('kind', '=', kind).execute();
-    return readSettings(tx, locationId, kind);
+    const saved = await readSettings(tx, locationId, kind);
+    if (after) await after(tx, loc, saved);
+    return saved;
   });
 }
 
@@ -134,12 +151,16 @@ export async function writeSettings<K extends ChannelKind>(tdb: TenantDb, locati
 export async function snoozeOnlineOrdering(tdb: TenantDb, locationId: string, minutes: number, now: Date): Promise<StoredSettings<'online_ordering'>> {
   await findLocation(tdb, locationId);
   const until = minutes > 0 ? new Date(now.getTime() + minutes * 60_000) : null;
-  await tdb
-    .insertInto('channel_settings')
-    .values({ location_id: locationId, kind: 'online_ordering', settings: JSON.stringify(CHANNEL_DEFAULTS.online_ordering), snoozed_until: until, updated_at: now })
-    .onConflict((oc) => oc.columns(['location_id', 'kind']).doUpdateSet({ snoozed_until: until, updated_at: now }))
-    .execute();
-  return readSettings(tdb, locationId, 'online_ordering');
+  return tdb.transaction().execute(async (tx) => {
+    // As `writeSettings`: a location deleted meanwhile is the 404, not a foreign-key 500.
+    await findLocation(tx, locationId, { share: true });
+    await tx
+      .insertInto('channel_settings')
+      .values({ location_id: locationId, kind: 'online_ordering', settings: JSON.stringify(CHANNEL_DEFAULTS.online_ordering), snoozed_until: until, updated_at: now })
+      .onConflict((oc) => oc.columns(['location_id', 'kind']).doUpdateSet({ snoozed_until: until, updated_at: now }))
+      .execute();
+    return readSettings(tx, locationId, 'online_ordering');
+  });
 }
 
 /** The answer body of the online-ordering settings: the document, the snooze (ISO or null) and whether it is open now. */

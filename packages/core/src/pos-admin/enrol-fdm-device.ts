@@ -4,8 +4,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { lockLocation } from './register-records.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { ACTIVE_FDM_EXISTS, FDM_ID_TAKEN, presentFdmDevice, REMOTE_NOT_CONFIGURED, type FdmDeviceView } from './fdm-device-records.ts';
-import { isUniqueViolation, type CentralTables, type TenantTx } from '@pos/db';
-import type { Kysely } from 'kysely';
+import { centralIn, isUniqueViolation, type TenantTx } from '@pos/db';
 
 export interface EnrolFdmDeviceInput {
   fdm_id: string;
@@ -31,7 +30,7 @@ function requireRemoteConfigured(fiscal: RemoteSignerLookup, fdmId: string): voi
 }
 
 /** The central tables, reached from inside a tenant transaction (its builder would add the tenant schema). */
-const central = (tx: TenantTx) => (tx as unknown as Kysely<CentralTables>).withSchema('public');
+const central = (tx: TenantTx) => centralIn(tx);
 
 /**
  * Registers `fdmId` platform-wide for the merchant (central `fdm_registry`), in the enrolment's

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { CentralTables, TenantTx } from '@pos/db';
+import { centralIn, type TenantTx } from '@pos/db';
 import { readSettings } from '../online-ordering/channel-settings.ts';
 
 /**
@@ -13,7 +12,7 @@ import { readSettings } from '../online-ordering/channel-settings.ts';
 export const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as const;
 
 /** The central tables, reached from inside a tenant transaction (its builder would add the tenant schema). */
-const central = (tx: TenantTx) => (tx as unknown as Kysely<CentralTables>).withSchema('public');
+const central = (tx: TenantTx) => centralIn(tx);
 
 /**
  * True while the location is still billed, connected or printed to: a printer in service (its token

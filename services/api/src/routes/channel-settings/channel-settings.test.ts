@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { bindTenant } from '@pos/db';
+import { bindTenant, centralIn } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
@@ -187,5 +187,60 @@ describe('routes without a permission of their own (spec "-")', () => {
     expect(await rows(a)).toEqual(before);
     // Another merchant's location stays a 404.
     expect((await api.call('GET', `${BO}/online-settings/${b.locations[0]!.id}`, { token: member })).status).toBe(404);
+  });
+});
+
+describe('settings saved while the location changes', () => {
+  /** Runs `request` while a transaction holds `write` (locked, not committed); the write commits 200 ms later. */
+  async function whileWriting<T>(write: (tx: ReturnType<typeof bindTenant>) => Promise<void>, request: () => Promise<T>): Promise<T> {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const tx = bindTenant(api.deps.db, a.merchant.tenant_database)
+      .transaction()
+      .execute(async (t) => {
+        await write(t);
+        locked();
+        await held;
+      });
+    await isLocked;
+    const answer = request();
+    await Bun.sleep(200);
+    release();
+    await tx;
+    return answer;
+  }
+
+  test('a status change to inactive in flight: the save reads it, and the location is not listed (before: listed again)', async () => {
+    const loc = (await api.call('POST', `${BO}/settings/locations`, { token: owner, body: { name: 'Listing race', timezone: 'Europe/Brussels', country: 'BE' } })).body.data.id as string;
+    expect((await api.call('PUT', `${BO}/online-ordering/${loc}`, { token: owner, body: { enabled: false } })).status).toBe(200);
+    const saved = await whileWriting(
+      async (t) => {
+        // As `PUT /settings/locations/{id}/status` writes it: the location row, then its listing.
+        await t.updateTable('locations').set({ status: 'inactive' }).where('id', '=', loc).execute();
+        await centralIn(t).updateTable('restaurant_listings').set({ listed: false }).where('location_id', '=', loc).execute();
+      },
+      () => api.call('PUT', `${BO}/online-ordering/${loc}`, { token: owner, body: { enabled: true } }),
+    );
+    expect(saved.status).toBe(200);
+    const listing = await api.deps.db.selectFrom('restaurant_listings').select('listed').where('location_id', '=', loc).executeTakeFirstOrThrow();
+    expect(listing.listed).toBe(false);
+  });
+
+  test('a delete of the location in flight: the save and the snooze are the 404 a later request gets (before: a foreign-key 500)', async () => {
+    for (const [method, path, body] of [
+      ['PUT', '', { enabled: true }],
+      ['POST', '/snooze', { minutes: 30 }],
+    ] as const) {
+      const loc = (await api.call('POST', `${BO}/settings/locations`, { token: owner, body: { name: `Deleted race ${method}`, timezone: 'Europe/Brussels', country: 'BE' } })).body.data.id as string;
+      const r = await whileWriting(
+        async (t) => {
+          await t.deleteFrom('locations').where('id', '=', loc).execute();
+        },
+        () => api.call(method, `${BO}/online-ordering/${loc}${path}`, { token: owner, body }),
+      );
+      expect({ status: r.status, body: r.body }).toEqual({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
+    }
   });
 });

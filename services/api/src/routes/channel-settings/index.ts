@@ -11,7 +11,7 @@ import {
   type SettingsByKind,
 } from '@pos/core/online-ordering/channel-settings';
 import { syncListing } from '@pos/core/online-ordering/restaurant-suggestions';
-import type { TenantDb } from '@pos/db';
+import { centralIn, type TenantDb } from '@pos/db';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { locationGrant, locationOwner, permission } from '../../plugins/guards.ts';
@@ -53,10 +53,14 @@ export function channelSettingsRoutes(deps: ApiDeps) {
       '/online-ordering/:locationId',
       async (ctx) => {
         const now = deps.clock.now();
-        const saved = await writeSettings(ctx.tenant.db, ctx.params.locationId, 'online_ordering', ctx.body as never, now);
-        const loc = await findLocation(ctx.tenant.db, ctx.params.locationId);
-        // Restaurant suggestions list the location while online ordering is on.
-        await syncListing(deps.db, ctx.tenant.merchant, loc, saved.settings, now);
+        let loc!: Awaited<ReturnType<typeof findLocation>>;
+        // Restaurant suggestions list the location while online ordering is on: written in the settings'
+        // transaction, the location share-locked, so a status change or rename at the same moment is never
+        // overwritten by what this request read before it.
+        const saved = await writeSettings(ctx.tenant.db, ctx.params.locationId, 'online_ordering', ctx.body as never, now, async (tx, l, s) => {
+          loc = l;
+          await syncListing(centralIn(tx), ctx.tenant.merchant, l, s.settings, now);
+        });
         return { data: onlineOrderingView(loc, saved, now) };
       },
       {
