@@ -118,22 +118,29 @@ export const ORPHANED_PENDING_AFTER_MS = 30 * 60_000;
  */
 export const ORPHAN_DISCARDABLE_PROVIDERS: readonly PaymentProvider[] = ['card-a', 'card-b'];
 
-/** Storefront orders left `Pending` past `ORPHANED_PENDING_AFTER_MS` that may be discarded, oldest first (partial index, tenant migration 700). */
-export async function findOrphanedPending(db: TenantDb, now: Date, limit = STALE_START_PAGE): Promise<string[]> {
-  const rows = await db
+/**
+ * Storefront orders (online ordering, table QR) still `Pending`, stored before `olderThanMs` ago, free
+ * (`is_free` answered) or not, oldest first: the partial index of tenant migration 700.
+ */
+async function pendingStorefrontOrders(db: TenantDb, now: Date, olderThanMs: number, free: boolean, limit: number, providers?: readonly PaymentProvider[]): Promise<string[]> {
+  let q = db
     .selectFrom('transactions')
     .select('id')
     .where('status', '=', 'Pending')
-    .where('created_at', '<', new Date(now.getTime() - ORPHANED_PENDING_AFTER_MS))
+    .where('created_at', '<', new Date(now.getTime() - olderThanMs))
     .where('channel', 'in', UNPAID_STILL_PAYABLE.channels)
-    .where('payment_provider', 'in', ORPHAN_DISCARDABLE_PROVIDERS)
-    // A free or test-mode order's start did run (the customer was answered `is_free`; its verify completes
-    // it): not an orphan, never discarded (as a retry of its key never resumes it).
-    .where(sql<boolean>`(payment_snapshot->>'is_free') is distinct from 'true'`)
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
+    .where(free ? sql<boolean>`(payment_snapshot->>'is_free') = 'true'` : sql<boolean>`(payment_snapshot->>'is_free') is distinct from 'true'`);
+  if (providers) q = q.where('payment_provider', 'in', providers);
+  return (await q.orderBy('created_at').limit(limit).execute()).map((r) => r.id);
+}
+
+/**
+ * Storefront orders left `Pending` past `ORPHANED_PENDING_AFTER_MS` that may be discarded, oldest first. A
+ * free or test-mode order's start did run (the customer was answered `is_free`; its verify completes it):
+ * not an orphan, never discarded (`findUncapturedFree` completes it).
+ */
+export function findOrphanedPending(db: TenantDb, now: Date, limit = STALE_START_PAGE): Promise<string[]> {
+  return pendingStorefrontOrders(db, now, ORPHANED_PENDING_AFTER_MS, false, limit, ORPHAN_DISCARDABLE_PROVIDERS);
 }
 
 /**
@@ -143,19 +150,9 @@ export async function findOrphanedPending(db: TenantDb, now: Date, limit = STALE
  */
 export const FREE_CAPTURE_AFTER_MS = 2 * 60_000;
 
-/** Free or test-mode storefront orders whose capture was lost, oldest first (partial index, tenant migration 700). */
-export async function findUncapturedFree(db: TenantDb, now: Date, limit = STALE_START_PAGE): Promise<string[]> {
-  const rows = await db
-    .selectFrom('transactions')
-    .select('id')
-    .where('status', '=', 'Pending')
-    .where('created_at', '<', new Date(now.getTime() - FREE_CAPTURE_AFTER_MS))
-    .where('channel', 'in', UNPAID_STILL_PAYABLE.channels)
-    .where(sql<boolean>`(payment_snapshot->>'is_free') = 'true'`)
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
+/** Free or test-mode storefront orders whose capture was lost, oldest first. */
+export function findUncapturedFree(db: TenantDb, now: Date, limit = STALE_START_PAGE): Promise<string[]> {
+  return pendingStorefrontOrders(db, now, FREE_CAPTURE_AFTER_MS, true, limit);
 }
 
 /**

@@ -3,6 +3,7 @@ import { bindTenant, centralIn } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
+import { whileWriting } from '../../testing/while-writing.ts';
 
 let api: TestApi;
 let a: DemoSeedResult;
@@ -191,31 +192,11 @@ describe('routes without a permission of their own (spec "-")', () => {
 });
 
 describe('settings saved while the location changes', () => {
-  /** Runs `request` while a transaction holds `write` (locked, not committed); the write commits 200 ms later. */
-  async function whileWriting<T>(write: (tx: ReturnType<typeof bindTenant>) => Promise<void>, request: () => Promise<T>): Promise<T> {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const tx = bindTenant(api.deps.db, a.merchant.tenant_database)
-      .transaction()
-      .execute(async (t) => {
-        await write(t);
-        locked();
-        await held;
-      });
-    await isLocked;
-    const answer = request();
-    await Bun.sleep(200);
-    release();
-    await tx;
-    return answer;
-  }
-
   test('a status change to inactive in flight: the save reads it, and the location is not listed (before: listed again)', async () => {
     const loc = (await api.call('POST', `${BO}/settings/locations`, { token: owner, body: { name: 'Listing race', timezone: 'Europe/Brussels', country: 'BE' } })).body.data.id as string;
     expect((await api.call('PUT', `${BO}/online-ordering/${loc}`, { token: owner, body: { enabled: false } })).status).toBe(200);
     const saved = await whileWriting(
+      bindTenant(api.deps.db, a.merchant.tenant_database),
       async (t) => {
         // As `PUT /settings/locations/{id}/status` writes it: the location row, then its listing.
         await t.updateTable('locations').set({ status: 'inactive' }).where('id', '=', loc).execute();
@@ -235,6 +216,7 @@ describe('settings saved while the location changes', () => {
     ] as const) {
       const loc = (await api.call('POST', `${BO}/settings/locations`, { token: owner, body: { name: `Deleted race ${method}`, timezone: 'Europe/Brussels', country: 'BE' } })).body.data.id as string;
       const r = await whileWriting(
+        bindTenant(api.deps.db, a.merchant.tenant_database),
         async (t) => {
           await t.deleteFrom('locations').where('id', '=', loc).execute();
         },

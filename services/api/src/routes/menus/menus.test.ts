@@ -3,6 +3,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { atOnce, sortedStatuses } from '../../testing/at-once.ts';
+import { whileWriting } from '../../testing/while-writing.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
@@ -241,28 +242,6 @@ describe('editing, drafts and publishing', () => {
   });
 });
 
-/**
- * Runs `request` while a transaction holds what `write` changed (locked, not committed), lets the write
- * commit 200 ms later, and answers the request's result: a request racing a write in flight.
- */
-async function whileWriting<T>(write: (tx: TenantDb) => Promise<void>, request: () => Promise<T>): Promise<T> {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  const edit = tdb.transaction().execute(async (tx) => {
-    await write(tx);
-    locked();
-    await held;
-  });
-  await isLocked;
-  const answer = request();
-  await Bun.sleep(200);
-  release();
-  await edit;
-  return answer;
-}
-
 describe('a publish and an edit of an item only the published menu shows', () => {
   test('the edit in flight commits first and the publish compiles its new price (before: the old one stayed on the channels)', async () => {
     const published = await newMenu('Shown now');
@@ -273,7 +252,7 @@ describe('a publish and an edit of an item only the published menu shows', () =>
     const g1 = await newGroup(next, 'G');
     await call('POST', `/menus/display-group-items/${next}`, { groups: [{ id: g1, item_ids: [item('Croissant')] }] });
     // An item write in flight: its row changed and locked, not committed yet.
-    const publishing = await whileWriting(async (tx) => {
+    const publishing = await whileWriting(tdb, async (tx) => {
       await tx.updateTable('items').set({ unit_price: 333 }).where('id', '=', item('Croissant')).execute();
     }, () => call('POST', `/menus/publish/${next}`));
     expect(publishing.status).toBe(200);
@@ -293,7 +272,7 @@ describe('a publish and an edit of a modifier group of an item only the publishe
     const g1 = await newGroup(next, 'G');
     await call('POST', `/menus/display-group-items/${next}`, { groups: [{ id: g1, item_ids: [item('Croissant')] }] });
     // A modifier group write in flight (as PUT /modifier-groups/{id} does it: the group row first).
-    const publishing = await whileWriting(async (tx) => {
+    const publishing = await whileWriting(tdb, async (tx) => {
       await tx.updateTable('modifier_groups').set({ name: 'Syrup race' }).where('id', '=', group.body.data.id).execute();
       await tx.updateTable('modifiers').set({ price: 75 }).where('id', '=', vanilla).execute();
     }, () => call('POST', `/menus/publish/${next}`));
@@ -324,7 +303,7 @@ describe('a live menu save adding an item while its modifier group is edited', (
       const group = await call('POST', '/modifier-groups', { name: `Live syrup ${round}`, min_select: 0, max_select: 1, modifiers: [{ name: 'Vanilla', price: 40 }] });
       const vanilla = group.body.data.modifiers[0].id as string;
       expect((await call('PUT', `/items/${item('Croissant')}`, { modifier_group_ids: [group.body.data.id] })).status).toBe(200);
-      const saved = await whileWriting(async (tx) => {
+      const saved = await whileWriting(tdb, async (tx) => {
         await tx.updateTable('modifier_groups').set({ name: `Live syrup ${round}` }).where('id', '=', group.body.data.id).execute();
         await tx.updateTable('modifiers').set({ price: 75 }).where('id', '=', vanilla).execute();
       }, add);

@@ -7,6 +7,7 @@ import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken } from '../devices/test-helpers.ts';
 import { call as posCall, signIn } from '../pos-tills/register-test-support.ts';
 import { clearThrottles } from '@pos/kernel';
+import { whileWriting } from '../../testing/while-writing.ts';
 
 /** Adversarial probes of the printer routes and the poll service they feed. */
 let api: TestApi;
@@ -196,26 +197,16 @@ describe('discovery report odd bodies', () => {
 });
 
 describe('configure racing the delete of what it names', () => {
-  /** Runs `write` in a transaction that deletes `table`'s row `id` and stays open until the request is on its way. */
-  async function whileDeleting(table: 'kitchen_stations' | 'printer_profiles', id: string, request: () => Promise<{ status: number; body: any }>) {
-    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const deleting = tdb.transaction().execute(async (tx) => {
-      await tx.selectFrom(table).select('id').where('id', '=', id).forUpdate().execute();
-      await tx.deleteFrom(table).where('id', '=', id).execute();
-      locked();
-      await held;
-    });
-    await isLocked;
-    const answer = request();
-    await Bun.sleep(200);
-    release();
-    await deleting;
-    return answer;
-  }
+  /** Runs `request` while a transaction that deleted `table`'s row `id` (locked first) stays open. */
+  const whileDeleting = (table: 'kitchen_stations' | 'printer_profiles', id: string, request: () => Promise<{ status: number; body: any }>) =>
+    whileWriting(
+      bindTenant(api.deps.db, m.merchant.tenant_database),
+      async (tx) => {
+        await tx.selectFrom(table).select('id').where('id', '=', id).forUpdate().execute();
+        await tx.deleteFrom(table).where('id', '=', id).execute();
+      },
+      request,
+    );
 
   test('a station deleted while a printer is configured onto it: 422 on station_id, never a 500, the printer unchanged', async () => {
     const { id } = await pairedAtHome('00:11:62:DE:AD:30');
