@@ -44,9 +44,38 @@ export async function hitThrottle(redis: Redis, rule: ThrottleRule, subject: str
 }
 
 /**
- * The subject's count in the rule's current window without counting a hit: for rules that count only
- * failures (a wrong PIN), checked before the attempt and hit after a failure.
+ * Reserves one of the subject's places under the rule, atomically: for rules that count only some
+ * outcomes (a wrong password, an order holding stock). A read before the attempt and a hit after it let
+ * every request of a burst read the same low count and all be tried; a reservation taken before the
+ * attempt bounds the attempts in flight and counted together by the limit. Refused (nothing counted)
+ * once the count reached the limit. `releaseThrottle` gives the place back when the outcome does not count.
  */
+export async function reserveThrottle(redis: Redis, rule: ThrottleRule, subject: string): Promise<ThrottleResult> {
+  const windowMs = rule.windowSeconds * 1000;
+  const [reserved, count, ttl] = (await redis.eval(RESERVE, 1, throttleKey(rule, subject), rule.limit, windowMs)) as [number, number, number];
+  return { allowed: reserved === 1, count, limit: rule.limit, retryAfter: Math.max(1, Math.ceil((ttl > 0 ? ttl : windowMs) / 1000)) };
+}
+
+/** Gives back a place `reserveThrottle` took; the counter goes when nothing is left in it, so the next window starts afresh. */
+export async function releaseThrottle(redis: Redis, rule: ThrottleRule, subject: string): Promise<void> {
+  await redis.eval(RELEASE, 1, throttleKey(rule, subject));
+}
+
+// Below the limit: count one (the window starts with the first) and answer 1; at or past it: answer 0.
+const RESERVE = `
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c >= tonumber(ARGV[1]) then return {0, c, redis.call('PTTL', KEYS[1])} end
+c = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
+return {1, c, ttl}`;
+const RELEASE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local c = redis.call('DECR', KEYS[1])
+if c <= 0 then redis.call('DEL', KEYS[1]) end
+return c`;
+
+/** The subject's count in the rule's current window without counting a hit. */
 export async function throttleCount(redis: Redis, rule: ThrottleRule, subject: string): Promise<ThrottleResult> {
   const key = throttleKey(rule, subject);
   const [[, raw], [, ttl]] = (await redis.multi().get(key).pttl(key).exec()) as [[Error | null, string | null], [Error | null, number]];

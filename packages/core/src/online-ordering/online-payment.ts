@@ -127,9 +127,10 @@ export interface OnlinePaymentRequest {
   /**
    * Called before an order that would hold something while unpaid is stored (tracked stock, or a place in
    * a slot of limited capacity), with the table session of a table order (else null): refuses (429) a
-   * client that holds too much already; `failed()` counts the hold once it is made.
+   * client that holds too much already. The place it takes counts; `release()` gives it back when the
+   * order ends up holding nothing or is not stored.
    */
-  readonly admitHold?: (locationId: string, tableSessionId: string | null) => Promise<{ failed(): Promise<void> }>;
+  readonly admitHold?: (locationId: string, tableSessionId: string | null) => Promise<{ release(): Promise<void> }>;
 }
 
 export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string, locationId: string, input: OnlinePaymentInput, request: OnlinePaymentRequest = {}) {
@@ -268,8 +269,10 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
       held = (await holdOrderStock(tx, { transactionId: id, locationId: loc.id, lines: quote.lines, now })) || slotHold;
     }),
   );
-  if (held && holdCounter) await holdCounter.failed();
+  // The place taken before the order was stored counts only when the order holds something.
+  if (!held) await holdCounter?.release();
   } catch (e) {
+    await holdCounter?.release();
     // The same request sent twice at once: the first one stored its order; this one answers as a retry.
     if (requestKey !== null && isUniqueViolation(e, 'transactions_location_request_key')) {
       const earlier = await replayRequest(deps, sf, slug, loc.id, requestKey, reqHash!, input);

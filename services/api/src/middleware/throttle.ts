@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { AppError, hitThrottle, throttleCount, type AppEnv, type ThrottleRule } from '@pos/kernel';
+import { AppError, hitThrottle, releaseThrottle, reserveThrottle, type AppEnv, type ThrottleRule } from '@pos/kernel';
 
 /** The named throttles of spec 1 section 8 and spec 2 section 8. */
 export const THROTTLES = {
@@ -145,15 +145,43 @@ export const THROTTLES = {
 
 const throttled = (retryAfter: number) => new AppError('throttled', 'Too Many Attempts.', { extra: { retry_after: retryAfter } });
 
+/** A place under a rule that counts some outcomes only, taken before the attempt (`reserveThrottle`). */
+export interface ReservedAttempt {
+  /** The outcome does not count (a right password, an order that holds nothing): the place is given back. */
+  release(): Promise<void>;
+}
+
 /**
- * A rule that counts failures only: 429 before the attempt once the subject's failures reached the
- * limit; `failed()` counts one after a failed attempt. Off in the local environment, as `throttle`.
+ * A rule that counts some outcomes only (failures): 429 before the attempt once the subject's count
+ * reached the limit. The attempt holds a place while it runs, so a burst of attempts at once is bounded
+ * as a sequence is; the caller gives the place back (`release`) when the outcome does not count. Off in
+ * the local environment, as `throttle`.
  */
-export async function failureThrottle(redis: Redis, env: AppEnv, rule: ThrottleRule, subject: string): Promise<{ failed(): Promise<void> }> {
-  if (env === 'local') return { failed: async () => undefined };
-  const r = await throttleCount(redis, rule, subject);
+export async function failureThrottle(redis: Redis, env: AppEnv, rule: ThrottleRule, subject: string): Promise<ReservedAttempt> {
+  if (env === 'local') return { release: async () => undefined };
+  const r = await reserveThrottle(redis, rule, subject);
   if (!r.allowed) throw throttled(r.retryAfter);
-  return { failed: async () => void (await hitThrottle(redis, rule, subject)) };
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      await releaseThrottle(redis, rule, subject);
+    },
+  };
+}
+
+/** Runs an attempt under `failureThrottle`: its place is kept when it throws what `isFailure` accepts, given back otherwise. */
+export async function countFailures<T>(redis: Redis, env: AppEnv, rule: ThrottleRule, subject: string, isFailure: (e: unknown) => boolean, attempt: () => Promise<T>): Promise<T> {
+  const place = await failureThrottle(redis, env, rule, subject);
+  try {
+    const value = await attempt();
+    await place.release();
+    return value;
+  } catch (e) {
+    if (!isFailure(e)) await place.release();
+    throw e;
+  }
 }
 
 /** Applies every rule to its subject; rate limiting is off in the local environment. 429 when exceeded. */

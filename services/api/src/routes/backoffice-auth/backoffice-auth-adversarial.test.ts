@@ -40,6 +40,18 @@ describe('POST /login, adversarial: password spraying from one address', () => {
     }
   });
 
+  test('a burst of attempts sent at once is bounded as a sequence is: at most the limit have their password checked', async () => {
+    const ip = randomIp();
+    const limit = THROTTLES.loginAddressFailures.limit;
+    const burst = await Promise.all(
+      Array.from({ length: 3 * limit }, (_, i) => login(ip, `burst-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, 'Spring2026!')),
+    );
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 422).length).toBe(limit);
+    expect(statuses.filter((s) => s === 429).length).toBe(2 * limit);
+    expect((await login(ip, a.backoffice.email, a.backoffice.password)).status).toBe(429);
+  });
+
   test('successful sign-ins from one address (an office) do not count towards it', async () => {
     const ip = randomIp();
     for (let i = 0; i < THROTTLES.loginAddressFailures.limit + 2; i++) {

@@ -15,7 +15,7 @@ import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
 import { authenticate } from '../../middleware/authenticate.ts';
 import { assertSessionLive, revokeToken } from '@pos/core/auth/revocation';
-import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, countFailures, throttle } from '../../middleware/throttle.ts';
 import * as S from './backoffice-auth.schemas.ts';
 
 const tags = ['Back-office authentication'];
@@ -27,12 +27,8 @@ export function guestAuthRoutes(deps: ApiDeps) {
       '/login',
       async ({ body, headers, server, request }) => {
         const address = deps.throttleAddress(request, server);
-        const failures = await failureThrottle(deps.redis, deps.env, THROTTLES.loginAddressFailures, address);
         await throttle(deps.redis, deps.env, [[THROTTLES.login, `${address}:${body.email.toLowerCase()}`]]);
-        const r = await signIn(deps.db, body).catch(async (e: unknown) => {
-          if (isBadCredentials(e)) await failures.failed();
-          throw e;
-        });
+        const r = await countFailures(deps.redis, deps.env, THROTTLES.loginAddressFailures, address, isBadCredentials, () => signIn(deps.db, body));
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
         // Issue 18: a second factor is due; the pending sign-in's token goes to request-otp / verify-otp.
         if (r.kind === 'two_factor_required') {

@@ -69,6 +69,17 @@ describe('stock held by unpaid storefront orders', () => {
     expect((await pay({ lines: [{ item_id: tracked().id, qty: 1 }] }, someAddress())).status).toBe(200);
   });
 
+  test('orders sent at once are bounded as orders sent in turn: of 20 at once, 10 hold stock and 10 are 429 with nothing stored', async () => {
+    await stock(1000);
+    const ip = someAddress();
+    const before = await counts();
+    // Before: each request read the count before any hold was counted, and all twenty held stock.
+    const burst = await Promise.all(Array.from({ length: 20 }, () => pay({ lines: [{ item_id: tracked().id, qty: 1 }] }, ip)));
+    expect(burst.map((r) => r.status).sort()).toEqual([...Array(10).fill(200), ...Array(10).fill(429)]);
+    const after = await counts();
+    expect([after.orders - before.orders, after.holds - before.holds]).toEqual([10, 10]);
+  });
+
   test('a refused basket (not enough stock) does not use up the client\'s holds', async () => {
     await stock(1000);
     const ip = someAddress();

@@ -4,7 +4,7 @@ import { pinLogout } from '@pos/core/pos/staff/pin-logout';
 import { escalate, isUnknownManagerPin } from '@pos/core/pos/staff/escalate';
 import type { ApiDeps } from '../../context.ts';
 import { posDevice, posStaff } from '../../plugins/pos-secured.ts';
-import { THROTTLES, failureThrottle, throttle } from '../../middleware/throttle.ts';
+import { THROTTLES, countFailures, throttle } from '../../middleware/throttle.ts';
 import * as S from './pos-staff.schemas.ts';
 
 const tags = ['Register: staff'];
@@ -18,11 +18,7 @@ export function posPinLoginRoutes(deps: ApiDeps) {
       '/pos/staff/pin-login',
       async ({ body, device, tenant }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.posPin, device.id]]);
-        const failures = await failureThrottle(deps.redis, deps.env, THROTTLES.posPinFailures, device.id);
-        const { token, staff, expiresAt } = await pinLogin(deps, tenant, device, body.pin).catch(async (e: unknown) => {
-          if (isWrongPin(e)) await failures.failed();
-          throw e;
-        });
+        const { token, staff, expiresAt } = await countFailures(deps.redis, deps.env, THROTTLES.posPinFailures, device.id, isWrongPin, () => pinLogin(deps, tenant, device, body.pin));
         return {
           staff_token: token,
           staff: { id: staff.id, name: staff.name, role: staff.role },
@@ -51,11 +47,9 @@ export function posStaffRoutes(deps: ApiDeps) {
       async ({ body, device, tenant, staff }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.posEscalate, device.id]]);
         // A PIN is guessed here as at sign-in: unknown PINs count against the same per-device bound.
-        const failures = await failureThrottle(deps.redis, deps.env, THROTTLES.posPinFailures, device.id);
-        const e = await escalate(deps, tenant, device, { managerPin: body.manager_pin, permission: body.permission, requestedBy: staff.staff.id }).catch(async (err: unknown) => {
-          if (isUnknownManagerPin(err)) await failures.failed();
-          throw err;
-        });
+        const e = await countFailures(deps.redis, deps.env, THROTTLES.posPinFailures, device.id, isUnknownManagerPin, () =>
+          escalate(deps, tenant, device, { managerPin: body.manager_pin, permission: body.permission, requestedBy: staff.staff.id }),
+        );
         return { approval_token: e.approvalToken, permission: e.permission, expires_in: e.expiresIn };
       },
       { body: S.EscalateBody, response: { 200: S.EscalateResponse }, detail: { tags, summary: 'Manager approval for one permission: 120 s, this device, one use (throttle pos-escalate; an unknown PIN counts as a wrong PIN at pin-login: 30 an hour per device)', security } },
