@@ -47,7 +47,8 @@ function jsonObjectOfStrings(variable: string, text: string): Record<string, str
     throw new ConfigError(variable, 'is invalid (not JSON)');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(variable, 'is invalid (expected a JSON object)');
-  const out: Record<string, string> = {};
+  // No prototype: looked up by module ids chosen in the back office.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(parsed)) {
     if (typeof v !== 'string' || v === '') throw new ConfigError(variable, `is invalid (value of "${k}" must be a non-empty string)`);
     out[k] = v;

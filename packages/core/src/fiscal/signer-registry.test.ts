@@ -5,6 +5,7 @@ import { testSale } from '@pos/fiscal/test-fixtures';
 import { AppError } from '@pos/kernel';
 import { createSignerRegistry, deriveSeedHex } from './signer-registry.ts';
 import { TEST_FISCAL_CONFIG } from './test-support.ts';
+import { fiscalConfigFromEnv } from './fiscal-config.ts';
 
 describe('signer registry', () => {
   test('software key: HKDF-SHA256(masterKey, info = fdm id), 32 bytes; stable and distinct per device', () => {
@@ -27,6 +28,20 @@ describe('signer registry', () => {
     const result = await registry.software('FDM-1').sign(sale);
     expect(verifySignature(own.publicKeyPem, sale, result)).toBe(true);
     expect(result.verificationUrl).toStartWith(TEST_FISCAL_CONFIG.verificationBaseUrl);
+  });
+
+  test('a module id named like a member of every object finds no configured key or secret (derived key; remote not configured)', async () => {
+    const config = fiscalConfigFromEnv({ FISCAL_MASTER_KEY: TEST_FISCAL_CONFIG.masterKey, FISCAL_SIGNING_KEYS: JSON.stringify({ 'FDM-1': '42'.repeat(32) }), FDM_REMOTE_URL: 'http://127.0.0.1:1', FDM_REMOTE_SECRETS: JSON.stringify({ 'FDM-2': 's' }) });
+    const registry = createSignerRegistry(config);
+    for (const id of ['toString', 'constructor', 'valueOf', 'hasOwnProperty']) {
+      // Before: Object.prototype's function was taken as the seed (a TypeError: every sale a 500) or the secret (enrolment passed).
+      expect(registry.publicKeyFor(id)).toBe(new SoftwareSigner({ fdmId: id, seedHex: deriveSeedHex(config.masterKey, id), verificationBaseUrl: 'https://x.test' }).publicKeyPem);
+      expect(() => registry.remote(id)).toThrow('The fiscal data module of this location is not configured.');
+    }
+    // Plain objects given directly are read by own key as well.
+    const plain = createSignerRegistry({ ...TEST_FISCAL_CONFIG, signingKeys: { 'FDM-1': '42'.repeat(32) }, remote: { baseUrl: 'http://127.0.0.1:1', secrets: { 'FDM-2': 's' } } });
+    expect(() => plain.software('toString')).not.toThrow();
+    expect(() => plain.remote('constructor')).toThrow('The fiscal data module of this location is not configured.');
   });
 
   test('remote: a clear 503 when the URL or the device secret is missing', () => {

@@ -50,7 +50,8 @@ export function createSignerRegistry(config: FiscalConfig, opts: SignerRegistryO
     if (!signer) {
       signer = new SoftwareSigner({
         fdmId,
-        seedHex: config.signingKeys?.[fdmId] ?? deriveSeedHex(config.masterKey, fdmId),
+        // Own keys only: a module id is chosen in the back office, and `toString` must not find Object.prototype's.
+        seedHex: (config.signingKeys && Object.hasOwn(config.signingKeys, fdmId) ? config.signingKeys[fdmId] : undefined) ?? deriveSeedHex(config.masterKey, fdmId),
         verificationBaseUrl: config.verificationBaseUrl,
         clock: () => clock.now(),
       });
@@ -65,7 +66,7 @@ export function createSignerRegistry(config: FiscalConfig, opts: SignerRegistryO
       let signer = remote.get(fdmId);
       if (!signer) {
         if (!config.remote) throw notConfigured(`FDM_REMOTE_URL is not set; fiscal device ${fdmId} is in remote mode`);
-        const sharedSecret = config.remote.secrets[fdmId];
+        const sharedSecret = Object.hasOwn(config.remote.secrets, fdmId) ? config.remote.secrets[fdmId] : undefined;
         if (!sharedSecret) throw notConfigured(`FDM_REMOTE_SECRETS has no shared secret for fiscal device ${fdmId}`);
         signer = new RemoteFdmSigner({
           baseUrl: config.remote.baseUrl,

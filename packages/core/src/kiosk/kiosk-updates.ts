@@ -18,7 +18,7 @@ const SEMVER = /^\d{1,6}(\.\d{1,6}){0,3}$/;
  * Unset means no platform has an update. A malformed value stops the API at start (ConfigError).
  */
 export function readKioskManifest(raw: string | undefined): KioskUpdateManifest {
-  if (!raw) return {};
+  if (!raw) return Object.create(null) as KioskUpdateManifest;
   const bad = (detail: string) => new ConfigError('KIOSK_UPDATE_MANIFEST', `is invalid (${detail})`);
   let parsed: unknown;
   try {
@@ -27,7 +27,8 @@ export function readKioskManifest(raw: string | undefined): KioskUpdateManifest 
     throw bad('not JSON');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad('not an object');
-  const out: Record<string, ManifestEntry> = {};
+  // No prototype: a platform is looked up by what a kiosk sends, and `constructor` must not be found.
+  const out: Record<string, ManifestEntry> = Object.create(null) as Record<string, ManifestEntry>;
   for (const [platform, v] of Object.entries(parsed as Record<string, unknown>)) {
     const e = v as Record<string, unknown>;
     if (!/^[a-z0-9_-]{1,32}$/.test(platform)) throw bad(`platform ${platform}`);
@@ -52,7 +53,7 @@ export function compareVersions(a: string, b: string): number {
 
 /** `GET /kiosk/updates/check`: what the manifest says for the kiosk's platform and version. */
 export function checkKioskUpdate(manifest: KioskUpdateManifest, platform: string, version: string) {
-  const e = manifest[platform];
+  const e = Object.hasOwn(manifest, platform) ? manifest[platform] : undefined;
   if (!e) return { platform, current_version: version, latest_version: null, update_available: false, mandatory: false, url: null, notes: null };
   return {
     platform,

@@ -32,6 +32,14 @@ describe('redactSecrets', () => {
     });
   });
 
+  test('a "__proto__" member of a provider payload stays a member of the copy, redacted within, and is not its prototype', () => {
+    const parsed = JSON.parse('{"id":"evt_1","__proto__":{"amount":500,"client_secret":"cs_1"},"data":{"ok":1}}');
+    const out = redactSecrets(parsed) as Record<string, unknown>;
+    expect(JSON.parse(JSON.stringify(out))).toEqual(JSON.parse('{"id":"evt_1","__proto__":{"amount":500,"client_secret":"[redacted]"},"data":{"ok":1}}'));
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect((out as { amount?: number }).amount).toBeUndefined();
+  });
+
   test('key spellings; null kept null; scalars and arrays of scalars unchanged', () => {
     for (const k of ['client_secret', 'ClientSecret', 'webhook-secret', 'access_token', 'refreshToken', 'card_number', 'X-Signature', 'CVV', 'pan', 'apiKey']) expect(isSensitiveKey(k)).toBe(true);
     for (const k of ['id', 'last4', 'brand', 'amount', 'order_code', 'panel', 'expires_at', 'status', 'event_type']) expect(isSensitiveKey(k)).toBe(false);

@@ -45,6 +45,9 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (depth > 64 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = isSensitiveKey(k) && v !== null && v !== undefined ? REDACTED : redactSecrets(v, depth + 1);
+  // Defined, not assigned: a provider's `"__proto__"` member (an own key after JSON.parse) stays a member of the copy.
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    Object.defineProperty(out, k, { value: isSensitiveKey(k) && v !== null && v !== undefined ? REDACTED : redactSecrets(v, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }

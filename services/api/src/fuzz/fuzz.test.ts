@@ -13,6 +13,7 @@ import { startRegisterCSimulator, type RegisterCSimulator } from '@pos/providers
 import { startOAuthSimulator, type OAuthSimulator } from '@pos/providers/oauth/oauth-simulator';
 import { startGenerationSimulator } from '@pos/providers/generation/generation-simulator';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
+import { startGeocodingSimulator, type GeocodingSimulator } from '@pos/providers/geocoding/geocoding-simulator';
 
 let deliveryA: DeliveryASimulator | undefined;
 let deliveryB: DeliveryBSimulator | undefined;
@@ -23,6 +24,8 @@ let registerCOAuth: OAuthSimulator | undefined;
 // The generation provider is its simulator, so description-generator and ai-photo answer rather than 503.
 let generation: ReturnType<typeof startGenerationSimulator> | undefined;
 let cardA: CardASimulator | undefined;
+// The storefront's address lookups answer (503 without a provider) once a query reaches them.
+let geocoding: GeocodingSimulator | undefined;
 import { hostileRequests, LEAK_PATTERN, operationsOf, type HostileRequest, type OpenApiOperation } from './hostile-variants.ts';
 
 /**
@@ -167,8 +170,11 @@ beforeAll(async () => {
   generation = startGenerationSimulator({ apiKey: 'fuzz-generation-key' });
   // card-a likewise (billing, payment profile accounts and credit purchases answer rather than 503).
   cardA = startCardASimulator({ secretKey: 'sk_fuzz_card_a' });
+  geocoding = startGeocodingSimulator({ apiKey: 'fuzz-geocoding-key' });
   api = await createTestApi({
     env: {
+      GEOCODING_BASE_URL: geocoding.url,
+      GEOCODING_API_KEY: 'fuzz-geocoding-key',
       CARD_A_BASE_URL: cardA.url,
       CARD_A_SECRET_KEY: 'sk_fuzz_card_a',
       DELIVERY_B_WEBHOOK_SECRET: 'fuzz-delivery-b-secret-0123',
@@ -211,6 +217,7 @@ afterAll(async () => {
   await registerCOAuth?.stop();
   generation?.stop();
   await cardA?.stop();
+  await geocoding?.stop();
 });
 
 describe('hostile-input fuzz pass', () => {

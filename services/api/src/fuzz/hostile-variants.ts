@@ -104,6 +104,9 @@ export function hostileRequests(op: OpenApiOperation, pathValues: Record<string,
     json('numbers-huge', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'number' ? 1e308 : v))));
     json('numbers-unsafe', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'number' ? -(2 ** 53) - 2 : v))));
     json('numbers-fraction', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'number' ? 0.5 : v))));
+    // A member of every object as each free text value (ids, e-mails and dates kept valid): a lookup keyed by it found Object.prototype.
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-/i;
+    json('prototype-values', JSON.stringify(mapLeaves(sample, (v) => (typeof v === 'string' && !UUID.test(v) && !v.includes('@') && Number.isNaN(Date.parse(v)) ? 'constructor' : v))));
     json('malformed-json', '{"a":');
     json('null-body', 'null');
     json('array-body', '[]');
@@ -115,6 +118,16 @@ export function hostileRequests(op: OpenApiOperation, pathValues: Record<string,
   query('query-number-limit', '1e308');
   query('query-repeated', '1&' + queryNames.map((n) => `${n}=2`).join('&'));
   query('query-prototype', '1', ['__proto__', 'constructor', ...queryNames]);
+  // One free text parameter at a time named like a member of every object, the others valid: the value
+  // reaches the handler (`platform=constructor` found Object.prototype's constructor in a lookup table).
+  const freeText = op.parameters.filter((p) => p.in === 'query' && (p.schema as { type?: string; enum?: unknown } | undefined)?.type === 'string' && !(p.schema as { enum?: unknown }).enum);
+  for (const target of freeText.slice(0, 4)) {
+    for (const value of ['constructor', '__proto__']) {
+      const params = op.parameters.filter((p) => p.in === 'query' && (p === target || (p as { required?: boolean }).required));
+      const q = params.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p === target ? value : String(sampleValue(p.schema, [crypto.randomUUID()]) ?? '1'))}`).join('&');
+      out.push({ variant: `query-prototype-value-${target.name}`, method: op.method, url: withPath(op, pathValues, q) });
+    }
+  }
   query('query-negative', '-1');
   query('query-fraction', '0.5');
   query('query-invalid-utf8', '%C0%AE%FF');
@@ -125,6 +138,7 @@ export function hostileRequests(op: OpenApiOperation, pathValues: Record<string,
   path('path-traversal', '..%2F..%2Fetc%2Fpasswd');
   path('path-number-limit', '1e308');
   path('path-surrogate', '%ED%A0%80');
+  path('path-prototype', 'constructor');
   return out;
 }
 

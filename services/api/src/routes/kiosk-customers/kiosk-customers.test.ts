@@ -427,6 +427,13 @@ describe('GET /kiosk/updates/check and POST /kiosk/updates/push/register', () =>
     expect(bad.status).toBe(422);
   });
 
+  test('a platform named like a member of every object (constructor, __proto__, toString) is an unknown platform, not a 500', async () => {
+    for (const platform of ['constructor', '__proto__', 'tostring', 'hasownproperty', 'valueof']) {
+      const r = await get(`/kiosk/updates/check?platform=${platform}&version=1.0.0`);
+      expect([r.status, r.body.data]).toEqual([200, { platform, current_version: '1.0.0', latest_version: null, update_available: false, mandatory: false, url: null, notes: null }]);
+    }
+  });
+
   test('push register stores one token per kiosk and replaces it', async () => {
     expect((await post('/kiosk/updates/push/register', { token: 'fcm-token-1', platform: 'android', app_version: '2.3.9' })).body).toEqual({ status: 'success' });
     expect((await post('/kiosk/updates/push/register', { token: 'fcm-token-2', platform: 'android' })).status).toBe(200);
