@@ -12,8 +12,8 @@ export const MAX_LINE_QTY = 999;
 // `lines`), never a 500.
 /** Largest unit price of a line: the catalog's own bound (100,000.00), so every item the catalog prices sells on the register too. */
 export const MAX_UNIT_PRICE = MAX_CATALOG_PRICE;
-/** Largest price of one modifier unit: 1,000.00. */
-export const MAX_MODIFIER_PRICE = 100_000;
+/** Largest price of one modifier unit: the catalog's bound, so every modifier the catalog prices sells on the register. */
+export const MAX_MODIFIER_PRICE = MAX_CATALOG_PRICE;
 /** Largest per-unit discount amount: 10,000.00. */
 export const MAX_DISCOUNT_AMOUNT = 1_000_000;
 /** Most modifiers on one line. */
@@ -24,7 +24,8 @@ export const MAX_ORDER_TOTAL = 100_000_000;
 export const MAX_ITEM_ID_LENGTH = 64;
 export const MAX_PRICE_SOURCE_LENGTH = 40;
 export const MAX_MODIFIER_ID_LENGTH = 64;
-export const MAX_MODIFIER_NAME_LENGTH = 120;
+/** The catalog's bound on a name: a catalog modifier's name is copied onto the line. */
+export const MAX_MODIFIER_NAME_LENGTH = 255;
 
 /** The catalog value of `price_source`: the server takes the unit price from the item. */
 export const CATALOG_PRICE_SOURCE = 'catalog';

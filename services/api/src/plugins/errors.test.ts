@@ -27,6 +27,7 @@ function app(debug: boolean) {
       throw Object.defineProperty(new Error('x'), 'cause', { get: () => { throw new Error('trap at /work/secret.ts:1'); } });
     })
     .post('/fields', ({ body }) => body, { body: t.Object({ a: t.String() }) })
+    .get('/bad-answer', () => ({ price: 150_000 }), { response: { 200: t.Object({ price: t.Integer({ maximum: 100_000 }) }) } })
     .get('/refusal', () => {
       throw errors.businessRule('Card-paid sales cannot be refunded on the POS yet — refund via the payment provider.', { reason: 'card_paid' });
     });
@@ -53,6 +54,11 @@ describe('error plugin', () => {
     const r = await send(app(false), 'POST', '/orders', JSON.stringify({ lines: [], table: 5 }));
     expect(r.status).toBe(422);
     expect(r.body.message).toBe(r.body.errors.table[0]);
+  });
+
+  test('an answer failing its own schema is a 500 (our defect, logged), not a 422 the caller would read as its request refused', async () => {
+    // Before: 422 {message, errors: {price: [...]}} after the handler had done its work.
+    expect(await send(app(false), 'GET', '/bad-answer')).toEqual({ status: 500, body: { message: 'An unexpected error occurred' } });
   });
 
   test('not found uses the model message', async () => {

@@ -75,6 +75,12 @@ function respond(opts: { debug: boolean; log: Logger }, code: unknown, error: un
   switch (code) {
     case 'VALIDATION': {
       const v = error as unknown as { all?: ValueIssue[]; type?: string };
+      // An answer that fails its own schema is our defect, not the caller's: never a 422 (a register
+      // reads a 422 on settle as "nothing happened" while the sale was written).
+      if (v.type === 'response') {
+        opts.log.error('response failed its schema', { err: error, path: pathOf(request) });
+        return json(500, { message: MESSAGES.unexpected });
+      }
       const type = v.type === 'property' ? queryKeyHolding(request, v.all?.[0]?.value) ?? 'query' : (v.type ?? 'body');
       const errs = fieldErrorsFrom(v.all ?? [], type);
       return json(422, { message: validationMessage(errs), errors: errs });

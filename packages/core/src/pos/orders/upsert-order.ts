@@ -110,6 +110,7 @@ async function priceLines(
   locationId: string,
   lines: readonly OrderLine[],
   signs: boolean,
+  stored: readonly StoredLine[] = [],
 ): Promise<{ lines: StoredLine[]; catalogPrice: (itemId: string) => number | undefined; modifierPrice: ModifierPriceOf }> {
   const ids = [...new Set(lines.map((l) => l.item_id).filter(isUuidText).map((s) => s.toLowerCase()))];
   const items: CatalogItem[] =
@@ -128,18 +129,27 @@ async function priceLines(
   const modifierOf = (itemId: string, modifierId: string) => modifiers.get(itemId.toLowerCase())?.get(modifierId.toLowerCase());
   const problems: FieldError[] = [];
   const out: StoredLine[] = [];
+  const storedByUuid = new Map(stored.map((l) => [l.uuid.toLowerCase(), l] as const));
   lines.forEach((l, i) => {
+    // A line already on the order, sent back as the order holds it (spec 2: a PUT is the whole
+    // document), stays as it was written when its item has left the menu since (hidden, deleted, sold
+    // in variants now, a modifier gone): otherwise one item taken off the menu froze every open tab
+    // holding it. A changed line is a new sale of the item and is checked as one.
+    const before = storedByUuid.get(l.uuid.toLowerCase());
+    const keep = before !== undefined && sameAsStored(l, before) ? before : null;
+    const offMenu: FieldError[] = [];
     const item = byId.get(l.item_id.toLowerCase());
     if (!item) {
-      problems.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is invalid.` });
+      if (keep) out.push(keep);
+      else problems.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is invalid.` });
       return;
     }
     const fromCatalog = l.price_source === CATALOG_PRICE_SOURCE;
     // The kiosk's words for an item its channel does not sell (quote-basket.ts).
-    if (fromCatalog && !soldHere(item, locationId)) problems.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is not on the menu.` });
+    if (fromCatalog && !soldHere(item, locationId)) offMenu.push({ field: `lines.${i}.item_id`, message: `The selected lines.${i}.item_id is not on the menu.` });
     // Items sold in variants have no price of their own, and the register names no variant (spec 2's
     // lines carry none): a catalog line of one would sell at a price the menu does not have.
-    else if (fromCatalog && item.in_variants) problems.push({ field: `lines.${i}.item_id`, message: `${item.name} is sold in variants, which have their own prices: sell it at its variant's price as an open price.` });
+    else if (fromCatalog && item.in_variants) offMenu.push({ field: `lines.${i}.item_id`, message: `${item.name} is sold in variants, which have their own prices: sell it at its variant's price as an open price.` });
     if (signs && unlabelledVatRates([Number(item.vat_rate)]).length > 0) {
       problems.push({ field: `lines.${i}.item_id`, message: unlabelledVatRateMessage(item.name, Number(item.vat_rate)) });
     }
@@ -148,11 +158,16 @@ async function priceLines(
       if (m.id === undefined || m.id === null) return m;
       const listed = modifierOf(item.id, m.id);
       if (!listed) {
-        problems.push({ field: `lines.${i}.modifiers.${j}.id`, message: `The selected lines.${i}.modifiers.${j}.id is not a modifier of this item.` });
+        offMenu.push({ field: `lines.${i}.modifiers.${j}.id`, message: `The selected lines.${i}.modifiers.${j}.id is not a modifier of this item.` });
         return m;
       }
       return { ...m, id: listed.id, name: listed.name, price: fromCatalog ? listed.price : m.price };
     });
+    if (offMenu.length > 0) {
+      if (keep) out.push(keep);
+      else problems.push(...offMenu);
+      return;
+    }
     const discount: LineDiscount | undefined = l.discount ? { type: l.discount.type, value: l.discount.value } as LineDiscount : undefined;
     const line: OrderLine = {
       uuid: l.uuid,
@@ -165,10 +180,31 @@ async function priceLines(
     };
     out.push({ ...line, modifiers: priced, name: item.name, vat_rate: item.vat_rate, category: item.category, line_total: lineTotals(line).gross });
   });
-  const total = orderTotalProblem(totalsOf(out).total);
+  // The bound on the lines' sum first: the VAT of a rate's gross is computed in safe integers, which
+  // an order far past the bound (each field within its own) overflows.
+  const total = orderTotalProblem(out.reduce((sum, l) => sum + l.line_total, 0));
   if (total) problems.push(total);
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   return { lines: out, catalogPrice: (itemId) => byId.get(itemId.toLowerCase())?.unit_price, modifierPrice: (itemId, modifierId) => modifierOf(itemId, modifierId)?.price };
+}
+
+/** Whether a line sent is the stored line as the order answered it: same item, quantity, prices, modifiers and discount. */
+function sameAsStored(sent: OrderLine, stored: StoredLine): boolean {
+  const lower = (v: string | null | undefined) => (typeof v === 'string' ? v.toLowerCase() : null);
+  const mods = sent.modifiers ?? [];
+  return (
+    lower(sent.item_id) === lower(stored.item_id) &&
+    sent.qty === stored.qty &&
+    sent.unit_price === stored.unit_price &&
+    sent.price_source === stored.price_source &&
+    (sent.discount?.type ?? null) === (stored.discount?.type ?? null) &&
+    (sent.discount?.value ?? null) === (stored.discount?.value ?? null) &&
+    mods.length === stored.modifiers.length &&
+    mods.every((m, j) => {
+      const o = stored.modifiers[j]!;
+      return lower(m.id) === lower(o.id) && m.price === o.price && (m.qty ?? 1) === (o.qty ?? 1) && (m.id ? true : (m.name ?? null) === (o.name ?? null));
+    })
+  );
 }
 
 /** The 422 text of a line whose item's VAT rate the fiscal data module has no label for. */
@@ -223,9 +259,10 @@ export async function upsertOrder(db: TenantDb, actor: RegisterActor, authorizer
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   const clientUuid = input.clientUuid.toLowerCase();
   const signs = isSigning(await activeFdmFor(db, actor.locationId));
-  const { lines, catalogPrice, modifierPrice } = await priceLines(db, actor.locationId, input.lines as OrderLine[], signs);
-
   const stored = await findLocationOrder(db, actor.locationId, clientUuid);
+  // Only an open order's lines are kept as written: a settled or voided one is refused below anyway.
+  const { lines, catalogPrice, modifierPrice } = await priceLines(db, actor.locationId, input.lines as OrderLine[], signs, stored?.state === 'OPEN' ? storedLines(stored) : []);
+
   if (!stored) {
     // Only another location's order is a 404: a row of this location that appeared meanwhile is a
     // concurrent create, which the insert below turns into 409 stale_version.

@@ -285,13 +285,61 @@ describe('PUT /pos/orders/{clientUuid}', () => {
     expect((await put(uuid(), { lines: [at(hidden, { price_source: 'open_price' })] })).status).toBe(200);
   });
 
+  test('an item taken off the menu after it was ordered: its line sent back as written is kept, the tab still takes new lines; a changed line of it is a new sale, refused', async () => {
+    const owner = await api.ownerToken(m);
+    const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+    const g = (await bo('POST', '/modifier-groups', { name: 'Syrup', min_select: 0, max_select: 1, modifiers: [{ name: 'Vanilla', price: 40 }] })).body.data;
+    const mocha = (await bo('POST', '/items', { name: 'Mocha', unit_price: 350, vat_rate: 21, category_id: null, modifier_group_ids: [g.id] })).body.data;
+    const gone = (await bo('POST', '/items', { name: 'Scone', unit_price: 220, vat_rate: 6, category_id: null })).body.data;
+    const sent = { uuid: uuid(), item_id: mocha.id, qty: 1, unit_price: 350, price_source: 'catalog', modifiers: [{ id: g.modifiers[0].id, price: 40 }] };
+    const scone = { uuid: uuid(), item_id: gone.id, qty: 2, unit_price: 220, price_source: 'catalog', modifiers: [] };
+    const id = uuid();
+    const first = await put(id, { lines: [sent, scone] });
+    expect(first.status).toBe(200);
+    expect((await post(`/api/pos/orders/${id}/fire`)).status).toBe(200);
+    const asWritten = first.body.lines as Record<string, unknown>[];
+    // 86'd mid-service: hidden; the other item deleted from the catalog.
+    expect((await bo('PUT', `/items/${mocha.id}`, { visible: false })).status).toBe(200);
+    expect((await bo('DELETE', `/items/${gone.id}`)).status).toBe(200);
+    // Before: 422 "not on the menu" / "invalid" on the lines the order already held; the only way on was a manager removing fired lines.
+    const more = await put(id, { expected_version: 2, lines: [...asWritten, line('Croissant')] });
+    expect([more.status, more.body.lines?.map((l: { name: string; line_total: number }) => [l.name, l.line_total])]).toEqual([200, [['Mocha', 390], ['Scone', 440], ['Croissant', 220]]]);
+    expect(more.body.totals.total).toBe(1050);
+    // One more Mocha of the hidden item is a new sale of it: refused, nothing written.
+    const again = await put(id, { expected_version: 3, lines: [{ ...asWritten[0], qty: 2 }, asWritten[1], more.body.lines[2]] });
+    expect([again.status, again.body.errors]).toEqual([422, { 'lines.0.item_id': ['The selected lines.0.item_id is not on the menu.'] }]);
+    const deletedMore = await put(id, { expected_version: 3, lines: [asWritten[0], { ...asWritten[1], qty: 3 }, more.body.lines[2]] });
+    expect([deletedMore.status, deletedMore.body.errors]).toEqual([422, { 'lines.1.item_id': ['The selected lines.1.item_id is invalid.'] }]);
+    // A new order of the hidden item is refused as before.
+    expect((await put(uuid(), { lines: [{ ...sent, uuid: uuid() }] })).status).toBe(422);
+    const settled = await post(`/api/pos/orders/${id}/settle`, cashier, { amount_tendered: 2000 });
+    expect([settled.status, settled.body.state, settled.body.totals.total]).toEqual([200, 'SETTLED', 1050]);
+  });
+
+  test('a catalog modifier at the catalog\'s bounds (price over 1,000.00, a 255-character name) sells, reads and settles', async () => {
+    const owner = await api.ownerToken(m);
+    const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+    const longName = `Caviar ${'x'.repeat(248)}`;
+    const g = (await bo('POST', '/modifier-groups', { name: 'Caviar', min_select: 0, max_select: 1, modifiers: [{ name: longName, price: 150_000 }] })).body.data;
+    const blini = (await bo('POST', '/items', { name: 'Blini', unit_price: 900, vat_rate: 21, category_id: null, modifier_group_ids: [g.id] })).body.data;
+    const caviar = g.modifiers[0].id as string;
+    const id = uuid();
+    // Before: the order was stored, then its answer failed the response schema (price at most 100000, name 120): a 422 the register read as "not written".
+    const r = await put(id, { lines: [{ uuid: uuid(), item_id: blini.id, qty: 1, unit_price: 900, price_source: 'catalog', modifiers: [{ id: caviar, price: 150_000 }] }] }, manager);
+    expect([r.status, r.body.lines?.[0]?.modifiers, r.body.totals?.total]).toEqual([200, [{ id: caviar, name: longName, price: 150_000 }], 150_900]);
+    expect((await get(`/api/pos/orders/${id}`)).status).toBe(200);
+    const settled = await post(`/api/pos/orders/${id}/settle`, manager, { amount_tendered: 200_000 });
+    expect([settled.status, settled.body.state, settled.body.tender]).toEqual([200, 'SETTLED', { amount_tendered: 200_000, change: 49_100 }]);
+    expect((await get('/api/pos/orders?state=settled&per_page=100')).status).toBe(200);
+  });
+
   test('prices, quantities, modifier amounts and text have upper bounds: 422 on the field, never a 500', async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ unit_price: 10_000_000_000, price_source: 'manual' }, 'lines.0.unit_price', 'The lines.0.unit_price field must be between 0 and 10000000.'],
-      [{ modifiers: [{ name: 'Gold leaf', price: 10_000_000_000 }] }, 'lines.0.modifiers.0.price', 'The lines.0.modifiers.0.price field must be between 0 and 100000.'],
+      [{ modifiers: [{ name: 'Gold leaf', price: 10_000_000_000 }] }, 'lines.0.modifiers.0.price', 'The lines.0.modifiers.0.price field must be between 0 and 10000000.'],
       [{ modifiers: [{ name: 'x', price: 1, qty: 1000 }] }, 'lines.0.modifiers.0.qty', 'The lines.0.modifiers.0.qty field must be between 1 and 999.'],
       [{ modifiers: Array.from({ length: 51 }, () => ({ price: 0 })) }, 'lines.0.modifiers', 'The lines.0.modifiers field must have at most 50 items.'],
-      [{ modifiers: [{ name: 'n'.repeat(121), price: 0 }] }, 'lines.0.modifiers.0.name', 'The lines.0.modifiers.0.name field must be at most 120 characters.'],
+      [{ modifiers: [{ name: 'n'.repeat(256), price: 0 }] }, 'lines.0.modifiers.0.name', 'The lines.0.modifiers.0.name field must be at most 255 characters.'],
       [{ discount: { type: 'amount', value: 10_000_000_000 } }, 'lines.0.discount.value', 'The lines.0.discount.value field must be between 1 and 1000000.'],
       [{ price_source: 'p'.repeat(41) }, 'lines.0.price_source', 'The lines.0.price_source field must be at most 40 characters.'],
       [{ qty: 10_000_000_000 }, 'lines.0.qty', 'The lines.0.qty field must be between 1 and 999.'],
@@ -307,6 +355,14 @@ describe('PUT /pos/orders/{clientUuid}', () => {
       status: 422,
       body: { message: 'The order total may not exceed 100000000 cents.', errors: { lines: ['The order total may not exceed 100000000 cents.'] } },
     });
+    // Far past it (a rate's gross times 10,000 beyond safe integers, each field still within its bound): the same 422, not a 500.
+    for (const lines of [
+      Array.from({ length: 100 }, () => line('Espresso', 999, { unit_price: 10_000_000, price_source: 'manual' })),
+      [line('Espresso', 999, { unit_price: 10_000_000, price_source: 'manual', modifiers: Array.from({ length: 50 }, () => ({ name: 'Gold', price: 10_000_000, qty: 999 })) })],
+    ]) {
+      const far = await put(uuid(), { lines }, manager);
+      expect([far.status, far.body.errors]).toEqual([422, { lines: ['The order total may not exceed 100000000 cents.'] }]);
+    }
   });
 
   test('a cashier needs apply_discount: 403, then an approval token from escalate passes once', async () => {
