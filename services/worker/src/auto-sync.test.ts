@@ -257,6 +257,31 @@ describe('the provider runs (sync-runners)', () => {
     }
   });
 
+  test('a run cut short after it recorded its start (worker killed, database gone) runs again on redelivery: yesterday\'s ok is not this instant\'s', async () => {
+    const sim = startDeliveryASimulator({ apiToken: 'autosync-delivery-a' });
+    try {
+      sim.addStore('da-store-cut').integrationEnabled = true;
+      const t = await connection('delivery-a', m.locations[0]!.id);
+      await env.handle.db.updateTable('integration_connections').set({ external_ref: 'da-store-cut' }).where('id', '=', t.connectionId).execute();
+      const handler = createIntegrationAutoSyncHandler(syncClientsFromEnv({ DELIVERY_A_API_URL: sim.url, DELIVERY_A_API_TOKEN: 'autosync-delivery-a' }));
+      const day1 = await due(t);
+      await handler(day1, ctx());
+      expect(sim.stores.get('da-store-cut')!.menuPushes).toBe(1);
+      // Day 2's first run wrote its start, then died before its outcome (what the handler's first statement writes).
+      const day2 = { ...day1, scheduledFor: new Date(new Date(day1.scheduledFor).getTime() + 86_400_000).toISOString() };
+      await env.handle.db.updateTable('integration_auto_syncs').set({ last_run_at: new Date(Date.now() + 1000), last_scheduled_for: new Date(day2.scheduledFor), attempts: 1 }).where('connection_id', '=', t.connectionId).execute();
+      // Before: last_status was still day 1's 'ok', so the redelivery logged "already ran" and day 2 was never pushed.
+      await handler(day2, { ...ctx(), clock: { now: () => new Date(Date.now() + 2000) } });
+      expect(sim.stores.get('da-store-cut')!.menuPushes).toBe(2);
+      expect(await row(t.connectionId)).toMatchObject({ last_status: 'ok', attempts: 2, last_scheduled_for: new Date(day2.scheduledFor) });
+      // Finished now: a further delivery of day 2 does not run it again.
+      await handler(day2, { ...ctx(), clock: { now: () => new Date(Date.now() + 3000) } });
+      expect(sim.stores.get('da-store-cut')!.menuPushes).toBe(2);
+    } finally {
+      await sim.stop();
+    }
+  });
+
   test('an unreachable provider is recorded and the job throws (retried with backoff); the retry that succeeds is recorded', async () => {
     const sim = startDeliveryBSimulator({ apiToken: 'autosync-delivery-b' });
     const url = sim.url;

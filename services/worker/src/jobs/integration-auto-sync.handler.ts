@@ -17,14 +17,22 @@ export function createIntegrationAutoSyncHandler(clients: SyncClients): JobHandl
   return async (payload, ctx) => {
     const db = ctx.db;
     const scheduledFor = new Date(payload.scheduledFor);
-    const schedule = await db.selectFrom('integration_auto_syncs').select(['last_status', 'last_scheduled_for', 'attempts']).where('connection_id', '=', payload.connectionId).executeTakeFirst();
+    const schedule = await db
+      .selectFrom('integration_auto_syncs')
+      .select(['last_status', 'last_scheduled_for', 'attempts', 'last_run_at', 'last_finished_at'])
+      .where('connection_id', '=', payload.connectionId)
+      .executeTakeFirst();
     const connection = await syncConnection(db, payload.connectionId);
     if (!schedule || !connection || connection.status !== 'active') {
       ctx.log.info('auto-sync skipped: connection gone or not active', { connection_id: payload.connectionId });
       return;
     }
     const sameInstant = schedule.last_scheduled_for !== null && new Date(schedule.last_scheduled_for).getTime() === scheduledFor.getTime();
-    if (sameInstant && (schedule.last_status === 'ok' || schedule.last_status === 'not_configured')) {
+    // The outcome is this instant's only when it finished after this instant's last start: a run cut
+    // short after recording its start (a killed worker, the database gone) left the previous instant's
+    // outcome in place, and its redelivery must run.
+    const finishedThisInstant = schedule.last_finished_at !== null && schedule.last_run_at !== null && new Date(schedule.last_finished_at).getTime() >= new Date(schedule.last_run_at).getTime();
+    if (sameInstant && finishedThisInstant && (schedule.last_status === 'ok' || schedule.last_status === 'not_configured')) {
       ctx.log.info('auto-sync already ran for this instant', { connection_id: payload.connectionId, scheduled_for: payload.scheduledFor });
       return;
     }
