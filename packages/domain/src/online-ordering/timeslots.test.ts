@@ -35,6 +35,23 @@ describe('timeslots in the location zone', () => {
     expect(new Set(s.map((x) => x.start.getTime())).size).toBe(12);
   });
 
+  test('fall back: a window ending (or opening) in the repeated hour means its first occurrence, east and west of UTC alike', () => {
+    // Saturday 24 October 2026, 18:00 to 02:30 in Brussels: it closes at 02:30 summer time (00:30Z).
+    const late = candidateSlots(brussels([{ day: 6, open: '18:00', close: '02:30' }]), '2026-10-24', longAgo);
+    // Before: it closed at the second 02:30 (01:30Z), four slots and an hour late.
+    expect(iso(late.at(-1)!.end)).toBe('2026-10-25T00:30:00.000Z');
+    expect(late.slice(-2).map((x) => x.local)).toEqual(['02:00', '02:15']);
+    expect(isOpenAt(brussels([{ day: 6, open: '18:00', close: '02:30' }]), new Date('2026-10-25T00:45:00Z'))).toBe(false);
+    expect(isOpenAt(brussels([{ day: 6, open: '18:00', close: '02:30' }]), new Date('2026-10-25T00:15:00Z'))).toBe(true);
+    const opening = candidateSlots(brussels(everyDay('02:30', '04:00')), '2026-10-25', longAgo);
+    expect(iso(opening[0]!.start)).toBe('2026-10-25T00:30:00.000Z');
+    // Auckland (east, +13 -> +12 on 5 April 2026) and Los Angeles (west, 1 November 2026) as well.
+    const auckland = candidateSlots({ ...brussels([{ day: 6, open: '20:00', close: '02:30' }]), timeZone: 'Pacific/Auckland' }, '2026-04-04', longAgo);
+    expect(iso(auckland.at(-1)!.end)).toBe('2026-04-04T13:30:00.000Z');
+    const la = candidateSlots({ ...brussels([{ day: 6, open: '17:00', close: '01:30' }]), timeZone: 'America/Los_Angeles' }, '2026-10-31', longAgo);
+    expect(iso(la.at(-1)!.end)).toBe('2026-11-01T08:30:00.000Z');
+  });
+
   test('a summer day is UTC+2', () => {
     const s = candidateSlots(brussels(everyDay('12:00', '12:30')), '2026-07-01', longAgo);
     expect(s.map((x) => iso(x.start))).toEqual(['2026-07-01T10:00:00.000Z', '2026-07-01T10:15:00.000Z']);

@@ -75,11 +75,21 @@ export function windowOn(date: string, w: OpeningWindow, timeZone: string): { st
   return { start, end };
 }
 
-/** The instant of a wall-clock time; one inside a spring-forward gap becomes the end of the gap. */
+/**
+ * The instant of a wall-clock time; one inside a spring-forward gap becomes the end of the gap. One the
+ * autumn change repeats is its FIRST occurrence, as everywhere else (`dayBounds`, `wallTimeToInstant`):
+ * `fromZonedTime` takes the second east of UTC and the first west of it, so a window closing at 02:30
+ * in Brussels on that night stayed open an hour late.
+ */
 export function wallClockInstant(date: string, time: string, timeZone: string): Date {
   const wanted = `${date}T${time}`;
   const at = fromZonedTime(`${wanted}:00`, timeZone);
-  if (formatInTimeZone(at, timeZone, "yyyy-MM-dd'T'HH:mm") === wanted) return at;
+  const shows = (d: Date) => formatInTimeZone(d, timeZone, "yyyy-MM-dd'T'HH:mm") === wanted;
+  if (shows(at)) {
+    // Clocks go back by 30 minutes (Lord Howe), an hour, or two (Troll): an earlier instant showing the same time is the first.
+    const earlier = [120, 60, 30].map((m) => new Date(at.getTime() - m * 60_000)).find(shows);
+    return earlier ?? at;
+  }
   // Gaps are at most a few hours; walk the wall clock forward minute by minute to the first time that exists.
   let t = new Date(`${wanted}:00Z`).getTime();
   for (let i = 0; i < 24 * 60; i++) {
