@@ -124,6 +124,18 @@ describe('post-capture steps, one statement each', () => {
     expect(await listSteps(tdb, unknown)).toEqual([]);
   });
 
+  test('an order cancelled after its capture and before its post-capture (a marketplace cancelling): nothing for the kitchen, the dispatch ends without waiting for kitchen documents', async () => {
+    const id = await transaction();
+    await tdb.updateTable('transactions').set({ order_status: 'Cancelled' }).where('id', '=', id).execute();
+    // Before: its kitchen item documents and ticket were written, and the register was sent a paid order.
+    expect(await runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: id, stock_changed: false }])).toEqual([null]);
+    expect(await tdb.selectFrom('kitchen_items').select('transaction_id').where('transaction_id', '=', id).execute()).toEqual([]);
+    expect(await tdb.selectFrom('kitchen_tickets').select('id').where('source_id', '=', id).execute()).toEqual([]);
+    expect((await listSteps(tdb, id)).map((s) => s.step)).toEqual(expect.arrayContaining(['reread', 'payment_captured', 'queue_jobs']));
+    expect(await dispatchOrdersToRegister(tdb, [id])).toEqual([null]);
+    expect((await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' });
+  });
+
   test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date', async () => {
     const fresh = await transaction();
     const earlier = await transaction();

@@ -125,6 +125,25 @@ describe('order dispatch to register-b', () => {
     expect(await registerSyncOf(tdb, id)).toEqual({ status: 'synced', detail: `register-b order ${order!.id}` });
   });
 
+  test('an order cancelled after it was paid (a marketplace cancelling) is not placed, by the job or a retry-sync', async () => {
+    await unmap();
+    let id: string;
+    try {
+      id = await captureKioskOrder();
+      expect(await settled(id)).toEqual(notConfigured);
+    } finally {
+      await map();
+    }
+    await tdb.updateTable('transactions').set({ order_status: 'Cancelled' }).where('id', '=', id).execute();
+    const skipped = 'The order was cancelled after it was paid: it is not sent to the register.';
+    // Before: the dispatch (a sweep's re-drive, a retry-sync) placed it at the branch as a paid sale.
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    await retryRegisterSync(tdb, m.merchant.tenant_database, await loadTransaction(tdb, id)).catch(() => undefined);
+    expect(ordersOf(id)).toEqual([]);
+    expect(await dispatchStep(id)).toEqual({ step: 'register_dispatch', outcome: 'skipped', detail: skipped });
+    expect(await registerSyncOf(tdb, id)).toEqual({ status: 'skipped', detail: skipped });
+  });
+
   test('an unmapped location, a disabled connection or none at all: not configured, nothing placed', async () => {
     const before = branch().orders.size;
     await unmap();

@@ -57,8 +57,8 @@ export interface DispatchOrder extends RegisterOrder {
 export type DispatchOutcome =
   | { readonly status: 'synced'; readonly provider: string; readonly detail: string }
   | { readonly status: 'not_configured'; readonly detail: string }
-  /** A test-mode order not sent to a register that has no test orders (it would be a real sale there). */
-  | { readonly status: 'skipped'; readonly provider: string; readonly detail: string }
+  /** A test-mode order not sent to a register that has no test orders (it would be a real sale there), or an order cancelled after it was paid. */
+  | { readonly status: 'skipped'; readonly provider?: string; readonly detail: string }
   /** Refused for good (licence, amounts, token claims): retrying cannot help. */
   | { readonly status: 'failed'; readonly provider: string; readonly detail: string }
   /** Could not reach the register or it failed on its side: the job is retried with backoff. */
@@ -177,8 +177,16 @@ export async function findRegister(deps: RegisterDispatchDeps, tenantDatabase: s
   return null;
 }
 
+export const CANCELLED_NOT_SENT = 'The order was cancelled after it was paid: it is not sent to the register.';
+
 /** Pushes the transaction's order to its location's register and writes the outcome on the transaction. */
 export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<DispatchOutcome> {
+  // Cancelled after it was paid (a marketplace's cancellation): no sale for the register's takings.
+  if (t.order_status === 'Cancelled') {
+    const skipped = { status: 'skipped', detail: CANCELLED_NOT_SENT } as const;
+    await setRegisterSync(tdb, t.id, skipped.status, skipped.detail);
+    return skipped;
+  }
   const found = await findRegister(deps, tenantDatabase, t.location_id, t.channel);
   const outcome = found === null ? ({ status: 'not_configured', detail: NO_REGISTER } as const) : 'error' in found ? classify(found.dispatcher.provider, found.error) : await pushTo(tdb, t, found);
   await setRegisterSync(tdb, t.id, outcome.status, outcome.detail.slice(0, 500));

@@ -81,14 +81,15 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
  * The transactions are locked (key share) when read: a test-mode DELETE committed meanwhile leaves its
  * transaction out, and one still running waits for this statement and then removes the step.
  */
-export const dispatchStatement = new TenantStatement<{ id: string; kitchen: number; lines: number }>(
+export const dispatchStatement = new TenantStatement<{ id: string; kitchen: number; lines: number; cancelled: boolean }>(
   'pc_dispatch_none',
   `with c as (
      select t.id,
        (select count(*) from $schema.kitchen_items k where k.transaction_id = t.id)::int as kitchen,
-       (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines
+       (select count(*) from $schema.transaction_lines l where l.transaction_id = t.id)::int as lines,
+       t.order_status is not distinct from 'Cancelled' as cancelled
      from $schema.transactions t where t.id = any($1::uuid[]) order by t.id for key share of t),
-   ok as (select id from c where c.kitchen >= c.lines),
+   ok as (select id from c where c.kitchen >= c.lines or c.cancelled),
    held as (select transaction_id from $schema.transaction_register_sync where transaction_id in (select id from ok) order by transaction_id for update),
    u as (update $schema.transaction_register_sync set status = 'not_configured', detail = $2::text, updated_at = now()
      where transaction_id in (select transaction_id from held)),
@@ -96,7 +97,7 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
      select ok.id, 'register_dispatch', 'not_configured', $2::text from ok order by ok.id
      on conflict (transaction_id, step) do update set outcome = excluded.outcome, detail = excluded.detail
        where (transaction_steps.outcome, transaction_steps.detail) is distinct from (excluded.outcome, excluded.detail))
-   select id::text, kitchen, lines from c`,
+   select id::text, kitchen, lines, cancelled from c`,
 );
 
 /**

@@ -18,6 +18,9 @@ import { loadTransaction } from './transaction-records.ts';
 import type { CapturedLine, CapturedOrder, CapturedTransaction } from './captured-order.ts';
 import { dailyStatsStatement, dispatchStatement, registerCandidatesStatement, finaliseReadStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
+
+/** The `order_status` of an order cancelled after it was paid (a marketplace's cancellation). */
+const CANCELLED_ORDER = 'Cancelled';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { customerFinaliseSteps, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
@@ -239,7 +242,11 @@ export async function runPostCaptureMany(
   const captured = [...orders.values()].sort((a, b) => (a.t.id < b.t.id ? -1 : a.t.id > b.t.id ? 1 : 0));
   const gone = items.filter((i) => read.get(i.transaction_id) === null).map((i) => i.transaction_id);
   if (captured.length > 0) {
-    for (const listener of listeners) await listener(db, captured);
+    // An order cancelled since its capture (a marketplace cancelling before this job ran) is no sale:
+    // nothing for the kitchen. Its follow-up jobs are still queued (the dispatch skips it, the stats
+    // took it out already).
+    const cooking = captured.filter((o) => o.t.order_status !== CANCELLED_ORDER);
+    if (cooking.length > 0) for (const listener of listeners) await listener(db, cooking);
     const { won, live } = await queuePostCaptureJobs(db, tenantDatabase, captured);
     gone.push(...captured.filter((o) => !live.has(o.t.id)).map((o) => o.t.id));
     // Announced once: only the orders whose `queue_jobs` this run claimed (a re-run claims none).
@@ -288,7 +295,7 @@ export async function dispatchOrdersToRegister(db: TenantDb, ids: readonly strin
       if (bound.has(id)) return;
       const r = byId.get(id);
       if (!r) gone.push(id);
-      else if (r.kitchen < r.lines) outcomes[i] = new Error(`order ${id}: kitchen item documents not written yet`);
+      else if (r.kitchen < r.lines && !r.cancelled) outcomes[i] = new Error(`order ${id}: kitchen item documents not written yet`);
     });
   }
   if (registers && bound.size > 0) {
@@ -344,6 +351,8 @@ async function dispatchConfigured(db: TenantDb, transactionId: string, registers
     throw e;
   });
   if (!t) return 'gone';
+  // A cancelled order gets no kitchen documents; `dispatchToRegister` records it as not sent.
+  if (t.order_status === CANCELLED_ORDER) return dispatchCaptured(registers.deps, db, registers.tenantDatabase, t);
   const kitchen = await db.selectFrom('kitchen_items').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
   const lines = await db.selectFrom('transaction_lines').select((eb) => eb.fn.countAll<string>().as('n')).where('transaction_id', '=', t.id).executeTakeFirstOrThrow();
   if (Number(kitchen.n) < Number(lines.n)) throw new Error(`order ${t.id}: kitchen item documents not written yet`);
