@@ -185,9 +185,6 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   const addressRefused = deliveryAddressRefusal(diningOption, input.delivery_address);
   if (addressRefused) throw errors.field('delivery_address', addressRefused);
   const deliveryAddress = input.delivery_address && diningOption === 'Delivery' ? normaliseDeliveryAddress(input.delivery_address) : null;
-  if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name)) {
-    throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
-  }
   // Stored as customer records keep them (lower-case e-mail, E.164 phone read in the location's country),
   // so erasing that customer finds the guest orders placed with the same contact.
   const email = input.customer?.email?.trim() ? normaliseEmail(input.customer.email, 'customer.email') : null;
@@ -204,6 +201,13 @@ export async function createOnlinePayment(deps: OnlinePaymentDeps, slug: string,
   // No device online: the transaction id stands in for it, so two orders in one millisecond never share a key.
   const key = mintIdempotencyKey(`online-${id}`, now.getTime());
   const tip = input.tip_amount ?? 0;
+  // Spec 3 "Online ordering payment creation", in its order: a free or test-mode order gets the synthetic
+  // snapshot (rule 1); only then does a card-a payment by the local debit scheme need a full name (rule 2).
+  // Another provider (an active platform-a overrides at payment time) takes the order without one.
+  if (method === 'local_debit' && settings.local_debit_intent && !isFullName(input.customer?.name) && quote.total + tip > 0 && !pay.test_mode) {
+    const provider = onlinePaymentProvider(stamped, { platformAActive: pay.platform_a_active, registerBActive: await registerBIntegrated(deps.db, sf.merchant.id) });
+    if (provider === 'card-a') throw errors.field('customer.name', LOCAL_DEBIT_NAME_REQUIRED);
+  }
   const tenantDatabase = await tenantDatabaseOf(deps.db, sf.merchant.id);
   // Tracked stock and a place in a slot of limited capacity are held 15 minutes by an unpaid order: a
   // client (a table session) holds only so much.

@@ -204,6 +204,25 @@ describe('free, test mode, platform-a', () => {
     await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
   });
 
+  test('the local debit full name is card-a\'s rule: a test-mode order or a platform-a payment takes the order without one', async () => {
+    expect((await api.call('PUT', `/api/back-office/online-ordering/${loc0()}`, { token: owner, body: { local_debit_intent: true } })).status).toBe(200);
+    try {
+      // Before: 422 on customer.name in both, ahead of rule 1 (test mode) and of the provider override.
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', loc0()).execute();
+      const test = await pay({ lines: [line()], payment_method: 'local_debit', customer: { name: 'Ann' } });
+      expect([test.status, test.body.data?.provider, test.body.data?.payment?.is_free]).toEqual([200, null, true]);
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true, location_id: 'PA-LOC-1' } }) }).where('id', '=', loc0()).execute();
+      const pa = await pay({ lines: [line()], payment_method: 'local_debit' });
+      expect([pa.status, pa.body.data?.provider]).toEqual([200, 'platform-a']);
+      // card-a still needs it.
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
+      const card = await pay({ lines: [line()], payment_method: 'local_debit', customer: { name: 'Ann' } });
+      expect([card.status, card.body.errors]).toEqual([422, { 'customer.name': [LOCAL_DEBIT_NAME_REQUIRED] }]);
+    } finally {
+      await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({}) }).where('id', '=', loc0()).execute();
+    }
+  });
+
   test('a payment that cannot start leaves no order behind (platform-a active without its location)', async () => {
     await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ platform_a: { active: true } }) }).where('id', '=', loc0()).execute();
     try {
