@@ -21,7 +21,7 @@ import * as tr from '@pos/core/settings/translations';
 import { THROTTLES, throttle } from '../../middleware/throttle.ts';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
-import { permission } from '../../plugins/guards.ts';
+import { locationOwner, permission } from '../../plugins/guards.ts';
 import * as S from './settings.schemas.ts';
 
 const doc = (tag: string, summary: string, perm: string | null, description?: string) => ({
@@ -159,6 +159,8 @@ export function settingsRoutes(deps: ApiDeps) {
         query: S.VendorQuery,
         body: S.ReceiptBody,
         response: { 200: S.ReceiptResponse },
+        // Before the body is validated: a member without it learnt the route's fields from a 422.
+        transform: [locationOwner(), permission('EDIT_RECEIPTS', 'locationId')],
         ...doc(R, 'Save the receipt layout of a location', 'EDIT_RECEIPTS', 'Held for that location. Only the fields sent change.'),
       })
       // Languages

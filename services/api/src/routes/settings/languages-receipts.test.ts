@@ -157,6 +157,8 @@ describe('receipts per location', () => {
     const reader = await limitedUserToken(api, a, [], [l0]);
     expect((await api.call('GET', `${P}/receipts/${l0}`, { token: reader })).status).toBe(200);
     expect((await api.call('PUT', `${P}/receipts/${l0}`, { token: reader, body: { footer: 'Nope' } })).status).toBe(403);
+    // Refused before the body is read: a 403, not the route's field list in a 422.
+    expect(await api.call('PUT', `${P}/receipts/${l0}`, { token: reader, body: { show_logo: 'x', unknown: 1 } })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
     const theirs = b.locations[0]!.id;
     expect(await api.call('GET', `${P}/receipts/${theirs}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the location you requested.' } });
     expect((await api.call('PUT', `${P}/receipts/${theirs}`, { token: owner, body: { footer: 'Hijack' } })).status).toBe(404);
