@@ -52,7 +52,7 @@ test.describe.serial('table QR ordering', () => {
     const owner = await ownerHeaders(request);
 
     // The printed code of table 4: a real PNG whose code reads the scan URL.
-    const file = await request.post(`/api/qr-ordering/${section.location_id}/download-multiple`, { headers: owner, data: { table_section_id: section.id, tables: [4], format: 'png', size: 256 } });
+    const file = await request.post(`/api/back-office/qr-ordering/${section.location_id}/download-multiple`, { headers: owner, data: { table_section_id: section.id, tables: [4], format: 'png', size: 256 } });
     expect(file.status()).toBe(200);
     expect(file.headers()['content-type']).toBe('image/png');
     const png = PNG.sync.read(await file.body());
@@ -81,7 +81,7 @@ test.describe.serial('table QR ordering', () => {
     expect(JSON.stringify(details)).not.toContain(order.id);
     expect(details.data.total).toBe(order.total);
     // The back office sees the open session on the section.
-    const shown = await (await request.get(`/api/table-sections/${section.id}`, { headers: owner })).json();
+    const shown = await (await request.get(`/api/back-office/table-sections/${section.id}`, { headers: owner })).json();
     expect(shown.data).toMatchObject({ id: section.id, tables: 20, open_sessions: expect.any(Number) });
     expect(shown.data.open_sessions).toBeGreaterThanOrEqual(1);
   });

@@ -90,7 +90,7 @@ describe('sales report channels: a table QR order', () => {
       const token = await qa.ownerToken(q);
       const loc = q.locations[0]!.id;
       expect((await qa.call('PUT', `/api/back-office/qr-ordering/${loc}`, { token, body: { enabled: true } })).status).toBe(200);
-      const section = await qa.call('POST', '/api/table-sections', { token, body: { location_id: loc, name: 'Terrace', tables: 2 } });
+      const section = await qa.call('POST', '/api/back-office/table-sections', { token, body: { location_id: loc, name: 'Terrace', tables: 2 } });
       const scan = await qa.call('GET', `/api/table-qr-ordering/${loc}/${section.body.data.id}/1`);
       expect(scan.status).toBe(200);
       const espresso = q.items.find((i) => i.name === 'Espresso')!;

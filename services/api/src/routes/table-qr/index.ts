@@ -22,9 +22,9 @@ async function scopeOf(deps: ApiDeps, ctx: { tenant: TenantContext; auth: { user
 
 const baseUrlOf = (deps: ApiDeps) => deps.config.TABLE_QR_PUBLIC_BASE_URL ?? DEFAULT_PUBLIC_BASE_URL;
 
-/** `/table-sections` (spec 1): back-office CRUD of a location's table sections. auth, type:backoffice, admin-vendor-override. */
+/** `/back-office/table-sections` (spec 1; back-office paths are under `/back-office`): CRUD of a location's table sections. auth, type:backoffice, admin-vendor-override. */
 export function tableSectionRoutes(deps: ApiDeps) {
-  return new Elysia({ name: 'table-sections', prefix: '/table-sections' })
+  return new Elysia({ name: 'table-sections', prefix: '/back-office/table-sections' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .post(
       '',
@@ -74,9 +74,9 @@ export function tableSectionRoutes(deps: ApiDeps) {
     );
 }
 
-/** `/qr-ordering/{locationId}` QR code downloads (spec 1). auth, type:backoffice, admin-vendor-override, location-owner. */
+/** `/back-office/qr-ordering/{locationId}` QR code downloads (spec 1, beside its GET/PUT). auth, type:backoffice, admin-vendor-override, location-owner. */
 export function qrDownloadRoutes(deps: ApiDeps) {
-  return new Elysia({ name: 'qr-ordering-downloads', prefix: '/qr-ordering' })
+  return new Elysia({ name: 'qr-ordering-downloads', prefix: '/back-office/qr-ordering' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
     .get('/:locationId/qr-download-options', async (ctx) => ({ data: await qrDownloadOptions(await scopeOf(deps, ctx), ctx.params.locationId, baseUrlOf(deps)) }), {
       params: S.LocationParams,

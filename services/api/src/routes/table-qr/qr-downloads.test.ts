@@ -21,7 +21,7 @@ const scanUrl = (n: number) => `${BASE}/table-qr-ordering/${loc0()}/${section().
 /** The raw response (the harness reads bodies as text, which would mangle a binary file). */
 async function download(body: unknown, token = owner, locationId = loc0()) {
   const res = await api.app.handle(
-    new Request(`http://localhost/api/qr-ordering/${locationId}/download-multiple`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    new Request(`http://localhost/api/back-office/qr-ordering/${locationId}/download-multiple`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   );
   return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
@@ -60,23 +60,23 @@ afterAll(() => api.close());
 
 describe('GET /qr-ordering/{locationId}/qr-download-options', () => {
   test('formats, sizes and the sections with the URL of table 1', async () => {
-    const r = await api.call('GET', `/api/qr-ordering/${loc0()}/qr-download-options`, { token: owner });
+    const r = await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: owner });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       data: { formats: ['png', 'pdf'], sizes: [256, 512, 1024], default_size: 512, max_tables: 200, sections: [{ id: section().id, name: 'Dining room', tables: 20, first_url: scanUrl(1) }] },
     });
-    expect((await api.call('GET', `/api/qr-ordering/${a.locations[1]!.id}/qr-download-options`, { token: owner })).body.data.sections).toEqual([]);
+    expect((await api.call('GET', `/api/back-office/qr-ordering/${a.locations[1]!.id}/qr-download-options`, { token: owner })).body.data.sections).toEqual([]);
   });
 
   test('permission, location grant, isolation', async () => {
-    expect((await api.call('GET', `/api/qr-ordering/${loc0()}/qr-download-options`)).status).toBe(401);
+    expect((await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`)).status).toBe(401);
     const none = await limitedUserToken(api, a, ['VIEW_ITEMS'], [loc0()]);
-    expect((await api.call('GET', `/api/qr-ordering/${loc0()}/qr-download-options`, { token: none })).status).toBe(403);
+    expect((await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: none })).status).toBe(403);
     const elsewhere = await limitedUserToken(api, a, ['VIEW_SALES_CHANNEL'], [a.locations[1]!.id]);
-    expect((await api.call('GET', `/api/qr-ordering/${loc0()}/qr-download-options`, { token: elsewhere })).status).toBe(403);
+    expect((await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: elsewhere })).status).toBe(403);
     const viewer = await limitedUserToken(api, a, ['VIEW_SALES_CHANNEL'], [loc0()]);
-    expect((await api.call('GET', `/api/qr-ordering/${loc0()}/qr-download-options`, { token: viewer })).status).toBe(200);
-    expect((await api.call('GET', `/api/qr-ordering/${loc0()}/qr-download-options`, { token: ownerB })).status).toBe(404);
+    expect((await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: viewer })).status).toBe(200);
+    expect((await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: ownerB })).status).toBe(404);
   });
 });
 
@@ -132,7 +132,7 @@ describe('POST /qr-ordering/{locationId}/download-multiple', () => {
     expect((await download({ table_section_id: section().id, format: 'pdf' }, owner, a.locations[1]!.id)).status).toBe(404);
     const none = await limitedUserToken(api, a, ['VIEW_ITEMS'], [loc0()]);
     expect((await download({ table_section_id: section().id, format: 'pdf' }, none)).status).toBe(403);
-    const res = await api.app.handle(new Request(`http://localhost/api/qr-ordering/${loc0()}/download-multiple`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    const res = await api.app.handle(new Request(`http://localhost/api/back-office/qr-ordering/${loc0()}/download-multiple`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
     expect(res.status).toBe(401);
   });
 });

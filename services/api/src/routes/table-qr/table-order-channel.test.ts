@@ -18,7 +18,7 @@ beforeAll(async () => {
   await bindTenant(api.deps.db, a.merchant.tenant_database).updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', a.locations[0]!.id).execute();
   // Table QR ordering on (off by default: the tests below that need it off turn it off themselves).
   await api.call('PUT', `/api/back-office/qr-ordering/${a.locations[0]!.id}`, { token: owner, body: { enabled: true } });
-  const s = await api.call('POST', '/api/table-sections', { token: owner, body: { location_id: a.locations[0]!.id, name: 'Terrace', tables: 5 } });
+  const s = await api.call('POST', '/api/back-office/table-sections', { token: owner, body: { location_id: a.locations[0]!.id, name: 'Terrace', tables: 5 } });
   if (s.status !== 201) throw new Error(`section ${s.status} ${s.text}`);
   const scan = await api.call('GET', `/api/table-qr-ordering/${a.locations[0]!.id}/${s.body.data.id}/2`);
   if (scan.status !== 200) throw new Error(`scan ${scan.status} ${scan.text}`);

@@ -27,7 +27,7 @@ beforeAll(async () => {
   owner = await api.ownerToken(a);
   await tdb().updateTable('locations').set({ payment_settings: JSON.stringify({ test_mode: true }) }).where('id', '=', loc0()).execute();
   await api.call('PUT', `/api/back-office/qr-ordering/${loc0()}`, { token: owner, body: { enabled: true } });
-  const s = await api.call('POST', '/api/table-sections', { token: owner, body: { location_id: loc0(), name: 'Patio', tables: 4 } });
+  const s = await api.call('POST', '/api/back-office/table-sections', { token: owner, body: { location_id: loc0(), name: 'Patio', tables: 4 } });
   if (s.status !== 201) throw new Error(`section ${s.status} ${s.text}`);
   const scan = await api.call('GET', `/api/table-qr-ordering/${loc0()}/${s.body.data.id}/3`);
   if (scan.status !== 200) throw new Error(`scan ${scan.status} ${scan.text}`);

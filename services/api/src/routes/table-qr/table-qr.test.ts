@@ -17,7 +17,7 @@ const loc0 = () => a.locations[0]!.id;
 const loc1 = () => a.locations[1]!.id;
 const seeded = () => a.table_sections[0]!;
 const sectionCount = async (m = a) => Number((await tdbOf(m).selectFrom('table_sections').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
-const create = (body: Record<string, unknown>, token = owner) => api.call('POST', '/api/table-sections', { token, body });
+const create = (body: Record<string, unknown>, token = owner) => api.call('POST', '/api/back-office/table-sections', { token, body });
 const scan = (locationId: string, sectionId: string, table: number | string, token?: string) => api.call('GET', `/api/table-qr-ordering/${locationId}/${sectionId}/${table}`, { token });
 
 beforeAll(async () => {
@@ -45,32 +45,32 @@ describe('table sections', () => {
     const id = r.body.data.id;
     expect(r.body).toEqual({ data: { id, location_id: loc1(), name: 'Terrace', tables: 12, open_sessions: 0, created_at: expect.any(String), updated_at: expect.any(String) } });
     expect(await api.deps.db.selectFrom('table_qr_directory').select('merchant_id').where('table_section_id', '=', id).executeTakeFirst()).toEqual({ merchant_id: a.merchant.id });
-    expect(await api.call('GET', `/api/table-sections/${id}`, { token: owner })).toMatchObject({ status: 200, body: { data: r.body.data } });
-    const listed = await api.call('GET', `/api/table-sections/location/${loc1()}`, { token: owner });
+    expect(await api.call('GET', `/api/back-office/table-sections/${id}`, { token: owner })).toMatchObject({ status: 200, body: { data: r.body.data } });
+    const listed = await api.call('GET', `/api/back-office/table-sections/location/${loc1()}`, { token: owner });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([id]);
-    expect((await api.call('GET', `/api/table-sections/location/${loc0()}`, { token: owner })).body.data.map((s: { id: string }) => s.id)).toEqual([seeded().id]);
+    expect((await api.call('GET', `/api/back-office/table-sections/location/${loc0()}`, { token: owner })).body.data.map((s: { id: string }) => s.id)).toEqual([seeded().id]);
 
-    const upd = await api.call('PUT', `/api/table-sections/${id}`, { token: owner, body: { name: 'Garden', tables: 8 } });
+    const upd = await api.call('PUT', `/api/back-office/table-sections/${id}`, { token: owner, body: { name: 'Garden', tables: 8 } });
     expect(upd.status).toBe(200);
     expect(upd.body.data).toMatchObject({ id, name: 'Garden', tables: 8, location_id: loc1() });
 
     // An open session at table 8 keeps the section from shrinking below it.
     expect((await scan(loc1(), id, 8)).status).toBe(200);
-    const shrink = await api.call('PUT', `/api/table-sections/${id}`, { token: owner, body: { tables: 7 } });
+    const shrink = await api.call('PUT', `/api/back-office/table-sections/${id}`, { token: owner, body: { tables: 7 } });
     expect(shrink).toMatchObject({ status: 422, body: { errors: { tables: [TABLES_IN_USE] } } });
-    expect((await api.call('GET', `/api/table-sections/${id}`, { token: owner })).body.data).toMatchObject({ tables: 8, open_sessions: 1 });
+    expect((await api.call('GET', `/api/back-office/table-sections/${id}`, { token: owner })).body.data).toMatchObject({ tables: 8, open_sessions: 1 });
     // Once idle (nothing ordered at it for two hours), the session is over: not counted, and it no longer
     // holds the section (it is closed by the shrink). Before: counted, and the shrink was refused until
     // something else touched the session.
     await tdbOf(a).updateTable('table_sessions').set({ opened_at: new Date(Date.now() - 5 * 3600_000) }).where('table_section_id', '=', id).execute();
-    expect((await api.call('GET', `/api/table-sections/${id}`, { token: owner })).body.data).toMatchObject({ tables: 8, open_sessions: 0 });
-    expect((await api.call('PUT', `/api/table-sections/${id}`, { token: owner, body: { tables: 7 } })).body.data).toMatchObject({ tables: 7, open_sessions: 0 });
+    expect((await api.call('GET', `/api/back-office/table-sections/${id}`, { token: owner })).body.data).toMatchObject({ tables: 8, open_sessions: 0 });
+    expect((await api.call('PUT', `/api/back-office/table-sections/${id}`, { token: owner, body: { tables: 7 } })).body.data).toMatchObject({ tables: 7, open_sessions: 0 });
     expect(await tdbOf(a).selectFrom('table_sessions').select('status').where('table_section_id', '=', id).execute()).toEqual([{ status: 'closed' }]);
 
-    const del = await api.call('DELETE', `/api/table-sections/${id}`, { token: owner });
+    const del = await api.call('DELETE', `/api/back-office/table-sections/${id}`, { token: owner });
     expect(del).toEqual({ status: 200, body: { status: 'success' }, text: expect.any(String), headers: expect.anything() });
-    expect(await api.call('GET', `/api/table-sections/${id}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the table section you requested.' } });
+    expect(await api.call('GET', `/api/back-office/table-sections/${id}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the table section you requested.' } });
     expect(await api.deps.db.selectFrom('table_qr_directory').select('merchant_id').where('table_section_id', '=', id).executeTakeFirst()).toBeUndefined();
     expect(await tdbOf(a).selectFrom('table_sessions').select('id').where('table_section_id', '=', id).execute()).toEqual([]);
     expect((await scan(loc1(), id, 1)).status).toBe(404);
@@ -85,40 +85,40 @@ describe('table sections', () => {
     expect((await create({ location_id: loc0(), name: 'X', tables: 501 })).status).toBe(422);
     expect((await create({ location_id: loc0(), name: 'X', tables: 2, extra: true })).status).toBe(422);
     expect((await create({ location_id: loc0(), name: 'x'.repeat(121), tables: 2 })).status).toBe(422);
-    expect((await api.call('PUT', `/api/table-sections/${seeded().id}`, { token: owner, body: { tables: 1.5 } })).status).toBe(422);
+    expect((await api.call('PUT', `/api/back-office/table-sections/${seeded().id}`, { token: owner, body: { tables: 1.5 } })).status).toBe(422);
     expect(await sectionCount()).toBe(before);
   });
 
   test('permissions: no token 401; VIEW_SALES_CHANNEL reads, EDIT_ONLINE_ORDERING writes, only at granted locations', async () => {
-    expect((await api.call('GET', `/api/table-sections/${seeded().id}`)).status).toBe(401);
+    expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`)).status).toBe(401);
     expect((await create({ location_id: loc0(), name: 'X', tables: 2 }, '')).status).toBe(401);
     const viewer = await limitedUserToken(api, a, ['VIEW_SALES_CHANNEL'], [loc0()]);
     const editor = await limitedUserToken(api, a, ['EDIT_ONLINE_ORDERING', 'VIEW_SALES_CHANNEL'], [loc0()]);
     const none = await limitedUserToken(api, a, ['VIEW_ITEMS'], [loc0()]);
     const before = await sectionCount();
-    expect((await api.call('GET', `/api/table-sections/${seeded().id}`, { token: viewer })).status).toBe(200);
-    expect((await api.call('GET', `/api/table-sections/location/${loc0()}`, { token: viewer })).status).toBe(200);
+    expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`, { token: viewer })).status).toBe(200);
+    expect((await api.call('GET', `/api/back-office/table-sections/location/${loc0()}`, { token: viewer })).status).toBe(200);
     const denied = await create({ location_id: loc0(), name: 'X', tables: 2 }, viewer);
     expect(denied).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
-    expect((await api.call('PUT', `/api/table-sections/${seeded().id}`, { token: viewer, body: { name: 'Y' } })).status).toBe(403);
-    expect((await api.call('DELETE', `/api/table-sections/${seeded().id}`, { token: viewer })).status).toBe(403);
-    expect((await api.call('GET', `/api/table-sections/${seeded().id}`, { token: none })).status).toBe(403);
+    expect((await api.call('PUT', `/api/back-office/table-sections/${seeded().id}`, { token: viewer, body: { name: 'Y' } })).status).toBe(403);
+    expect((await api.call('DELETE', `/api/back-office/table-sections/${seeded().id}`, { token: viewer })).status).toBe(403);
+    expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`, { token: none })).status).toBe(403);
     // A location outside the editor's grant.
     expect((await create({ location_id: loc1(), name: 'X', tables: 2 }, editor)).status).toBe(403);
     expect(await sectionCount()).toBe(before);
     const ok = await create({ location_id: loc0(), name: 'Bar', tables: 4 }, editor);
     expect(ok.status).toBe(201);
-    expect((await api.call('DELETE', `/api/table-sections/${ok.body.data.id}`, { token: editor })).status).toBe(200);
+    expect((await api.call('DELETE', `/api/back-office/table-sections/${ok.body.data.id}`, { token: editor })).status).toBe(200);
   });
 
   test('isolation: another merchant sees a 404 and changes nothing', async () => {
     const id = seeded().id;
-    expect(await api.call('GET', `/api/table-sections/${id}`, { token: ownerB })).toMatchObject({ status: 404, body: { message: 'Unable to locate the table section you requested.' } });
-    expect((await api.call('PUT', `/api/table-sections/${id}`, { token: ownerB, body: { name: 'Stolen' } })).status).toBe(404);
-    expect((await api.call('DELETE', `/api/table-sections/${id}`, { token: ownerB })).status).toBe(404);
-    expect((await api.call('GET', `/api/table-sections/location/${loc0()}`, { token: ownerB })).status).toBe(404);
+    expect(await api.call('GET', `/api/back-office/table-sections/${id}`, { token: ownerB })).toMatchObject({ status: 404, body: { message: 'Unable to locate the table section you requested.' } });
+    expect((await api.call('PUT', `/api/back-office/table-sections/${id}`, { token: ownerB, body: { name: 'Stolen' } })).status).toBe(404);
+    expect((await api.call('DELETE', `/api/back-office/table-sections/${id}`, { token: ownerB })).status).toBe(404);
+    expect((await api.call('GET', `/api/back-office/table-sections/location/${loc0()}`, { token: ownerB })).status).toBe(404);
     expect((await create({ location_id: loc0(), name: 'X', tables: 2 }, ownerB)).status).toBe(404);
-    expect((await api.call('GET', `/api/table-sections/${id}`, { token: owner })).body.data.name).toBe('Dining room');
+    expect((await api.call('GET', `/api/back-office/table-sections/${id}`, { token: owner })).body.data.name).toBe('Dining room');
   });
 });
 
@@ -152,7 +152,7 @@ describe('QR scan and sessions', () => {
       const id = (await create({ location_id: loc1(), name: `Race ${round}`, tables: 30 })).body.data.id as string;
       const rs = await Promise.all([
         ...Array.from({ length: 8 }, (_, i) => scan(loc1(), id, i + 1)),
-        api.call('DELETE', `/api/table-sections/${id}`, { token: owner }),
+        api.call('DELETE', `/api/back-office/table-sections/${id}`, { token: owner }),
         ...Array.from({ length: 8 }, (_, i) => scan(loc1(), id, i + 11)),
       ]);
       expect(rs[8]!.status).toBe(200);

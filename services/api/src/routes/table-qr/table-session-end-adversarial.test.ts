@@ -19,7 +19,7 @@ const section = () => a.table_sections[0]!.id;
 const scan = async (table: number) => (await api.call('GET', `/api/table-qr-ordering/${loc()}/${section()}/${table}`)).body as { data: { id: string; status: string }; opened: boolean };
 const session = (id: string) => tdb().selectFrom('table_sessions').select(['status', 'closed_at']).where('id', '=', id).executeTakeFirstOrThrow();
 const age = (id: string, ms: number) => tdb().updateTable('table_sessions').set({ opened_at: new Date(Date.now() - ms) }).where('id', '=', id).execute();
-const close = (table: number | string, token = owner, sectionId = section()) => api.call('POST', `/api/table-sections/${sectionId}/tables/${table}/close`, { token });
+const close = (table: number | string, token = owner, sectionId = section()) => api.call('POST', `/api/back-office/table-sections/${sectionId}/tables/${table}/close`, { token });
 
 beforeAll(async () => {
   api = await createTestApi();
@@ -86,7 +86,7 @@ describe('staff close a table', () => {
     for (const t of [0, 21, 'x', '1e1']) expect([t, (await close(t)).status]).toEqual([t, 404]);
     const ownerB = await api.ownerToken(b);
     expect((await close(10, ownerB)).status).toBe(404);
-    expect((await api.call('POST', `/api/table-sections/${section()}/tables/10/close`)).status).toBe(401);
+    expect((await api.call('POST', `/api/back-office/table-sections/${section()}/tables/10/close`)).status).toBe(401);
     expect((await session(s.data.id)).status).toBe('open');
   });
 });
