@@ -37,6 +37,15 @@ async function storefrontCustomer(deps: ApiDeps, headers: Record<string, string 
   return asCustomer ? (await optionalCustomer(deps, headers, slug)).customerId : null;
 }
 
+/**
+ * The storefront's caller, worked out in a transform: spec 1's `auth` / `auth.optional` run before the
+ * body is validated, so a bad token is 401 (and another merchant's customer 404) before any 422. Kept
+ * per request for the handler.
+ */
+const callers = new WeakMap<Request, string | null>();
+type CallerContext = { request: Request; headers: Record<string, string | undefined>; params: unknown };
+const slugOf = (params: unknown) => (params as { slug?: string } | undefined)?.slug ?? '';
+
 const doc = (summary: string, description?: string) => ({ detail: { tags: ['Online ordering'], summary, ...(description ? { description } : {}) } });
 
 /**
@@ -53,6 +62,9 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     now: () => deps.clock.now(),
     ...(deps.config.ONLINE_ORDERING_PUBLIC_URL ? { checkoutReturnUrl: deps.config.ONLINE_ORDERING_PUBLIC_URL } : {}),
   };
+  const storefrontAuth = async (ctx: CallerContext) => void callers.set(ctx.request, await storefrontCustomer(deps, ctx.headers, slugOf(ctx.params)));
+  const customerAuth = async (ctx: CallerContext) => void callers.set(ctx.request, await customerOf(deps, ctx.headers));
+  const callerOf = (ctx: CallerContext): Promise<string | null> => (callers.has(ctx.request) ? Promise.resolve(callers.get(ctx.request)!) : storefrontCustomer(deps, ctx.headers, slugOf(ctx.params)));
   const geocoding = geocodingFromEnv(deps.config);
   // Every lookup is a paid provider call anyone can make: counted per client address (429 past the limit).
   const geocodingThrottle = async ({ request, server }: { request: Request; server: Parameters<ApiDeps['throttleAddress']>[1] }) => {
@@ -89,8 +101,9 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     })
     .post(
       '/restaurant-suggestions/upvote',
-      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, await customerOf(deps, ctx.headers), deps.clock.now()) }),
+      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, callers.get(ctx.request) ?? (await customerOf(deps, ctx.headers)), deps.clock.now()) }),
       {
+        transform: [customerAuth],
         body: S.UpvoteBody,
         response: { 200: S.UpvoteResponse },
         ...doc('Upvote a restaurant', 'Once per customer (a customer token); a second upvote answers the same count with `counted: false`.'),
@@ -132,13 +145,13 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     .post(
       '/:slug/:locationId/available-timeslots',
       async (ctx) => {
-        await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
         const date = ctx.body?.date;
         if (date !== undefined && !isCalendarDate(date)) throw errors.field('date', 'The date field must be a date (YYYY-MM-DD).');
         return { data: await availableTimeslots(deps.db, ctx.params.slug, ctx.params.locationId, date, deps.clock.now()) };
       },
       {
         params: S.SlugLocationParams,
+        transform: [storefrontAuth],
         // Its only field is optional: no body at all is today, as `{}` is.
         body: t.Optional(S.TimeslotsBody),
         response: { 200: S.TimeslotsResponse },
@@ -151,11 +164,11 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     .post(
       '/:slug/:locationId/offers/validate',
       async (ctx) => {
-        await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
         return { data: await validateOnlineOffers(deps.db, deps.redis, ctx.params.slug, ctx.params.locationId, ctx.body, deps.clock.now()) };
       },
       {
         params: S.SlugLocationParams,
+        transform: [storefrontAuth],
         body: S.OffersBody,
         response: { 200: S.OffersResponse },
         ...doc('Validate offers', 'Prices the basket on the online channel with the location\'s active offers: which apply and the discount. With `table_session_id` (a guest at a table) it prices on the table QR channel, as that guest\'s payment will. Nothing is stored.'),
@@ -168,7 +181,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
         const requestKey = ctx.headers['idempotency-key'] ?? null;
         if (requestKey !== null && !REQUEST_KEY_PATTERN.test(requestKey)) throw errors.field('Idempotency-Key', REQUEST_KEY_INVALID);
         // A logged-in customer's order carries customer_id (loyalty earn, order history).
-        const customerId = await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
+        const customerId = await callerOf(ctx);
         // Per client address and location, counted once the location takes orders (a 404 costs nothing):
         // one restaurant's orders and stock are what a flood takes.
         const address = deps.throttleAddress(ctx.request, ctx.server);
@@ -181,6 +194,7 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       },
       {
       params: S.SlugLocationParams,
+      transform: [storefrontAuth],
       body: S.PaymentBody,
       response: { 200: S.PaymentResponse },
       ...doc(
@@ -189,13 +203,13 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
       ),
     })
     .post('/:slug/:locationId/verify-payment', async (ctx) => {
-      await storefrontCustomer(deps, ctx.headers, ctx.params.slug);
       // Per client address and order, counted once the order is found (an unknown id asks no provider).
       const address = deps.throttleAddress(ctx.request, ctx.server);
       const admit = (transactionId: string) => throttle(deps.redis, deps.env, [[THROTTLES.onlineVerify, `${address}|${transactionId}`]]);
       return { data: await verifyOnlinePayment(pay, ctx.params.slug, ctx.params.locationId, ctx.body.transaction_id, admit) };
     }, {
       params: S.SlugLocationParams,
+      transform: [storefrontAuth],
       body: S.VerifyBody,
       response: { 200: S.VerifiedResponse },
       ...doc('Verify the online payment', 'Asks the provider and captures once (spec 3 "Verification"); answers the transaction status. One provider check of an order at a time: a verify sent while one is under way waits for it and answers what it found. Throttle: 60 a minute per client address and order (429 past it).'),

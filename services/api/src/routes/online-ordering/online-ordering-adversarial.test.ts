@@ -39,6 +39,19 @@ describe('auth.optional on the storefront routes (spec 1: auth.optional, tenant:
     }
   });
 
+  test('the token is checked before the body: a bad token with a bad body is 401, another merchant\'s customer 404, never the 422 of the body', async () => {
+    const theirs = await makeCustomer(api, b);
+    const storefront = `/api/online-ordering/${a.merchant.slug}/${loc0()}`;
+    // Before: each answered the body's 422 (its field list) to a caller its token refused.
+    for (const path of [`${storefront}/offers/validate`, `${storefront}/available-timeslots`, `${storefront}/payment`, `${storefront}/verify-payment`]) {
+      const bad = await api.call('POST', path, { body: { unexpected: 1, lines: 'x', date: 5 }, token: 'x.y.z' });
+      expect([path, bad.status, bad.body]).toEqual([path, 401, { message: 'Invalid token' }]);
+      expect([path, (await api.call('POST', path, { body: { unexpected: 1 }, token: theirs.token })).status]).toEqual([path, 404]);
+    }
+    const upvote = await api.call('POST', '/api/online-ordering/restaurant-suggestions/upvote', { body: {} });
+    expect([upvote.status, upvote.body]).toEqual([401, { message: 'Unauthenticated' }]);
+  });
+
   test('a customer of this merchant is served; a customer of another merchant is the 404 the payment answers', async () => {
     const mine = await makeCustomer(api, a);
     const theirs = await makeCustomer(api, b);
