@@ -1,10 +1,11 @@
 /**
  * Fiscal recovery of the register's signed changes (DESIGN 2, Fiscal): a till movement, a refund
- * and a Z close made while their remote fiscal module is unreachable are kept (503) with a pending
- * journal entry; recovery with `registerRecoveryHooks` then records the late signature on them as
- * the synchronous path would have, or, when the module refuses (wrong shared secret), undoes them
- * as the synchronous refusal does. Real PostgreSQL, the API driven through its test harness, the
- * FDM simulator over HTTP, and the worker's own `fiscal.recover` handler (`createHandlers`).
+ * and a Z close made while their remote fiscal module is unreachable are kept (503; the movement
+ * 200, unsigned) with a pending journal entry; recovery with `registerRecoveryHooks` then records
+ * the late signature on them as the synchronous path would have, or, when the module refuses (wrong
+ * shared secret), undoes them as the synchronous refusal does. Real PostgreSQL, the API driven
+ * through its test harness, the FDM simulator over HTTP, and the worker's own `fiscal.recover`
+ * handler (`createHandlers`).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createLogger, systemClock } from '@pos/kernel';
@@ -57,11 +58,12 @@ async function runWorkerJob(): Promise<void> {
   await handlers['fiscal.recover']({ tenant_database: m.merchant.tenant_database }, { db: api.deps.db, log, clock: systemClock, notifications: devLogDriver(log), jobId: 'test-register-recovery' });
 }
 
-/** `path` answered 503 `fiscal_unreachable` while the module is down. */
+/** `path` answered 503 `fiscal_unreachable` while the module is down (a till movement: 200, unsigned). */
 async function duringOutage(method: string, path: string, body?: unknown): Promise<void> {
   sim.simulateOutage(1000);
   try {
-    expect(await call(manager, method, path, body)).toMatchObject({ status: 503, body: { reason: 'fiscal_unreachable' } });
+    const kept = path.endsWith('/movements') ? { status: 200, body: { fiscal: {} } } : { status: 503, body: { reason: 'fiscal_unreachable' } };
+    expect(await call(manager, method, path, body)).toMatchObject(kept);
   } finally {
     sim.simulateOutage(0);
   }

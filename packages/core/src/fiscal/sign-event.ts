@@ -91,9 +91,12 @@ export interface FiscalSignDeps {
 /** 422 `fiscal_not_enrolled`: no active Belgian-regime enrolment at the location. */
 export const notEnrolledError = (): AppError => errors.businessRule('This location has no active fiscal data module.', { reason: 'fiscal_not_enrolled' });
 
-/** 503 `fiscal_unreachable` (message verbatim for the register). */
-export const unreachableError = (cause?: unknown): AppError =>
-  errors.unavailable('The fiscal data module is unreachable; the sale is kept and will be signed when it answers.', { reason: 'fiscal_unreachable', cause });
+/**
+ * 503 `fiscal_unreachable` (message verbatim for the register). `kept` names what is kept: the sale by
+ * default (its words are spec'd); a signed-change kind names its own (`the refund`, `the Z report`).
+ */
+export const unreachableError = (cause?: unknown, kept = 'the sale'): AppError =>
+  errors.unavailable(`The fiscal data module is unreachable; ${kept} is kept and will be signed when it answers.`, { reason: 'fiscal_unreachable', cause });
 
 /** 422 `fiscal_refused`: the module refused the event and counted nothing. */
 export const refusedError = (error: FiscalSignError, cause?: unknown): AppError =>

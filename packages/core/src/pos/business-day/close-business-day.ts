@@ -6,9 +6,9 @@ import { zReport, type ZReport } from '@pos/domain/reports/x-report';
 import type { FiscalCommon } from '@pos/fiscal';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { activeFdmFor, findJournalEntry } from '../../fiscal/index.ts';
-import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
+import { findChangeEntry, orphanSignature, resumeSignedChange, runSignedChange, storedSignature, type ResumableSignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
 import { toTillResource } from '../tills/till-queries.ts';
-import { ensureBusinessDay, reportingDay } from './business-day-queries.ts';
+import { ensureBusinessDay, locationTimeZone, reportingDay } from './business-day-queries.ts';
 import { dayReportInput, unclosedTills } from './day-report.ts';
 import { businessDayResource, type BusinessDayResource } from './get-business-day.ts';
 import { reportTurnover } from './report-turnover.ts';
@@ -44,6 +44,7 @@ type DayRow = Selectable<TenantTables['pos_business_days']>;
 export const zReportChange: SignedChangeKind<{ row: DayRow; z_report: StoredZReport }> = {
   name: 'z_report',
   subjectType: Z_REPORT_SUBJECT_TYPE,
+  kept: 'the Z report',
   async finish(tx, dayId, signed) {
     const day = await tx.selectFrom('pos_business_days').selectAll().where('id', '=', dayId).forUpdate().executeTakeFirst();
     if (!day) throw orphanSignature(signed, `business day ${dayId} does not exist`);
@@ -103,6 +104,42 @@ async function closeRefusal(tx: TenantDb, locationId: string, date: string, time
 }
 
 /**
+ * A close retried while the location's latest Z waits for its remote module (the day closed with its
+ * unsigned report, `journal_id` null: the first request answered 503 `fiscal_unreachable`): that Z is
+ * resumed (`resumeSignedChange`) and answered as the first request would have been, or null when
+ * there is none. The close names no day (the register's business day), so any close while that Z is
+ * open is its retry: no other day can be closed while its entry is pending anyway (`fiscal_pending`).
+ *
+ * The permission is not asked again of the register that made the close: its approval token was spent
+ * on it (single use), so the retry of the same request would be a 403 and the register would never get
+ * its Z report. Resuming writes nothing new (it completes what the `fiscal.recover` sweep would). Another
+ * register needs `close_business_day` as for a close; an approval it spent on it is given back (it
+ * approved no action of its own).
+ */
+async function resumeUnsignedZ(db: TenantDb, fiscal: ResumableSignedChangeFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, now: Date): Promise<BusinessDayCloseResponse | null> {
+  const day = await db
+    .selectFrom('pos_business_days')
+    .selectAll()
+    .where('location_id', '=', actor.locationId)
+    .where('status', '=', 'closed')
+    .orderBy('z_report_no', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!day || day.journal_id !== null) return null;
+  const entry = await findChangeEntry(db, zReportChange, day.id);
+  if (!entry) return null;
+  const made = await db.selectFrom('fiscal_journal').select('payload').where('id', '=', entry.journal_id).executeTakeFirstOrThrow();
+  const sameRegister = (JSON.parse(made.payload) as { posId?: unknown }).posId === actor.deviceId;
+  if (!sameRegister) await authorizer.require('close_business_day');
+  try {
+    const { row, z_report } = await resumeSignedChange(db, fiscal, zReportChange, entry, day.id, now);
+    return { ...(await businessDayResource(db, actor.locationId, row.business_date, await locationTimeZone(db, actor.locationId), row)), z_report };
+  } finally {
+    if (!sameRegister) await authorizer.giveBack();
+  }
+}
+
+/**
  * `POST /pos/business-day/close` (permission `close_business_day`), body `{approval_token?}`: the
  * Z close of the register's business day (the location's oldest day still open up to today, else
  * today's, as `GET /pos/business-day` shows; the day row is created here if the date had no
@@ -126,8 +163,14 @@ async function closeRefusal(tx: TenantDb, locationId: string, date: string, time
  * stored with its signature on the day, which becomes `closed`. From then on, sales, refunds, till
  * movements and till openings of that date are refused with 409 `business_day_closed`; the next
  * business day starts at local midnight.
+ *
+ * With a remote module, a close while the latest Z still waits for it (the first close answered 503
+ * `fiscal_unreachable`) is that close's retry: `resumeUnsignedZ`. A Z already signed is 409
+ * `already_closed` as before.
  */
-export async function closeBusinessDay(db: TenantDb, fiscal: SignedChangeFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, now: Date): Promise<BusinessDayCloseResponse> {
+export async function closeBusinessDay(db: TenantDb, fiscal: ResumableSignedChangeFiscal, actor: RegisterActor, authorizer: StaffAuthorizer, now: Date): Promise<BusinessDayCloseResponse> {
+  const resumed = await resumeUnsignedZ(db, fiscal, actor, authorizer, now);
+  if (resumed) return resumed;
   const early = await reportingDay(db, actor.locationId, now);
   const refused = await closeRefusal(db, actor.locationId, early.date, early.timeZone, early.row?.status);
   if (refused) throw refused;

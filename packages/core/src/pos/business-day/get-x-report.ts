@@ -11,7 +11,7 @@ import type { RegisterActor } from '../register-actor.ts';
 export const X_REPORT_SUBJECT_TYPE = 'pos_x_report';
 
 /** X report prints as a signed change: the journal entry is the whole record (nothing to finish or undo). */
-export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE);
+export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE, 'the report');
 
 /**
  * `GET /pos/business-day/x-report`: `{turnover_x, user_x}` in DECIMAL MAJOR UNITS (domain
@@ -21,7 +21,9 @@ export const xReportChange = journalOnlyKind('x_report', X_REPORT_SUBJECT_TYPE);
  * Every call is an X report print, and the fiscal data module counts each print: it is signed as
  * two report events (label R), `report_x_turnover` (the day's turnover) then `report_x_user` (per
  * employee), each journaled, with the cents turnover the module takes. Without an active fiscal
- * enrolment: 422 `fiscal_not_enrolled`. Nothing else is written.
+ * enrolment: 422 `fiscal_not_enrolled`. Nothing else is written. A remote module unreachable: 503
+ * `fiscal_unreachable` ("... the report is kept and will be signed when it answers."), the entry
+ * pending for the `fiscal.recover` sweep.
  */
 export async function getXReport(db: TenantDb, fiscal: SignedChangeFiscal, actor: RegisterActor, now: Date): Promise<XReport> {
   const day = await reportingDay(db, actor.locationId, now);

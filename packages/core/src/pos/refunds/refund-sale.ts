@@ -1,4 +1,5 @@
-import type { TenantDb } from '@pos/db';
+import type { Selectable } from 'kysely';
+import type { TenantDb, TenantTables } from '@pos/db';
 import { AppError, errors, type FieldErrors, type Logger } from '@pos/kernel';
 import type { Cents } from '@pos/domain/money';
 import { vatGroup, type VatRateTotal } from '@pos/domain/orders/order-totals';
@@ -8,7 +9,17 @@ import { isUuidText } from '../orders/order-queries.ts';
 import { storedLines, type StoredLine } from '../orders/order-resource.ts';
 import { fiscalLineOf } from '../orders/settle-order.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
-import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind, type StoredSignature } from '../signed-change/signed-change.ts';
+import type { JournalEntryState } from '../../fiscal/index.ts';
+import {
+  findChangeEntry,
+  orphanSignature,
+  resumeSignedChange,
+  runSignedChange,
+  storedSignature,
+  type ResumableSignedChangeFiscal,
+  type SignedChangeKind,
+  type StoredSignature,
+} from '../signed-change/signed-change.ts';
 import { findTakingTill, fiscalDrawerOf, isUniqueViolation } from '../tills/till-queries.ts';
 import { allRecordedAtTill, tendersAgree } from './tender-agreement.ts';
 import { refundCash } from './refund-cash.ts';
@@ -104,6 +115,7 @@ const parseJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) 
 export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_at: Date }> = {
   name: 'refund',
   subjectType: REFUND_SUBJECT_TYPE,
+  kept: 'the refund',
   async finish(tx, id, signed) {
     const stored = storedSignature(signed);
     const row = await tx.updateTable('pos_refunds').set({ fiscal: JSON.stringify(stored) }).where('id', '=', id).where('fiscal', 'is', null).returning(['created_at']).executeTakeFirst();
@@ -122,6 +134,66 @@ export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_a
     return (await db.selectFrom('pos_refunds').select('id').where('fiscal', 'is', null).where('created_at', '<=', olderThan).orderBy('created_at').limit(limit).execute()).map((r) => r.id);
   },
 };
+
+type RefundRow = Selectable<TenantTables['pos_refunds']>;
+
+/** The answer of a refund: its record's figures, its lines (as the sale holds them) and its signature. */
+function refundResource(
+  r: Pick<RefundRow, 'id' | 'transaction_id' | 'mode' | 'amount' | 'rounding' | 'business_date'> & { till_id: string },
+  orderId: string,
+  lines: readonly StoredLine[],
+  by_vat_rate: VatRateTotal[],
+  stored: StoredSignature,
+  created_at: Date,
+): RefundResource {
+  return {
+    id: r.id,
+    transaction_id: r.transaction_id,
+    order_id: orderId,
+    mode: r.mode,
+    amount: r.amount - r.rounding,
+    rounding: r.rounding,
+    lines: lines.map(lineResource),
+    by_vat_rate,
+    till_id: r.till_id,
+    business_date: r.business_date,
+    fiscal: {
+      ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
+      digital_signature: stored.digital_signature,
+      ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
+    },
+    created_at: new Date(created_at).toISOString(),
+  };
+}
+
+/**
+ * The refund a request retries: a refund of the sale by this register, of the same mode, not signed
+ * yet (`fiscal` null) and holding exactly the requested lines (`full`: the sale's full refund;
+ * `partial`: the same line set as `line_uuids`), with its journal entry. A first request answered 503
+ * `fiscal_unreachable` for it (spec 2: a 5xx is transient, the register retries the same request).
+ */
+async function unfinishedRefundOf(db: TenantDb, actor: RegisterActor, saleId: string, input: RefundSaleInput): Promise<{ row: RefundRow; uuids: Set<string>; entry: JournalEntryState } | null> {
+  const rows = await db
+    .selectFrom('pos_refunds')
+    .selectAll()
+    .where('transaction_id', '=', saleId)
+    .where('device_id', '=', actor.deviceId)
+    .where('mode', '=', input.mode)
+    .where('fiscal', 'is', null)
+    .orderBy('created_at', 'desc')
+    .execute();
+  if (rows.length === 0) return null;
+  const lines = await db.selectFrom('pos_refund_lines').select(['refund_id', 'line_uuid']).where('refund_id', 'in', rows.map((r) => r.id)).execute();
+  const named = input.line_uuids ?? [];
+  for (const row of rows) {
+    const uuids = new Set(lines.filter((l) => l.refund_id === row.id).map((l) => l.line_uuid));
+    if (input.mode === 'partial' && !(uuids.size === named.length && named.every((u) => uuids.has(u)))) continue;
+    const entry = await findChangeEntry(db, refundChange, row.id);
+    // No entry: a refund written before its entry committed with it; nothing to resume.
+    if (entry) return { row, uuids, entry };
+  }
+  return null;
+}
 
 /**
  * `POST /pos/refunds` (permission `refund`; spec 2 "Refund rules"), body `{transaction_id, mode,
@@ -151,10 +223,16 @@ export const refundChange: SignedChangeKind<{ stored: StoredSignature; created_a
  * except that the sale's cash rounding goes back with the refund that completes the sale, so a
  * cash-rounded sale gives back exactly what was paid. The refund record keeps the lines' total as
  * `amount` (turnover, as its VAT groups) beside that `rounding`; the response's `amount` is the cash.
+ *
+ * A retry (with a remote module): the same request from the same register while its refund waits for
+ * the module (`fiscal` null: its entry pending, the first answer 503 `fiscal_unreachable`; or the
+ * module's answer not yet recorded on the refund) resumes that refund (`resumeSignedChange`): 200 with
+ * it once signed, 503 while the module is still unreachable, 422 `fiscal_refused` (the refund undone)
+ * if refused. Nothing new is written. A refund already signed keeps the 409 `already_refunded`.
  */
 export async function refundSale(
   db: TenantDb,
-  fiscal: SignedChangeFiscal,
+  fiscal: ResumableSignedChangeFiscal,
   log: Logger,
   actor: RegisterActor,
   authorizer: StaffAuthorizer,
@@ -180,6 +258,21 @@ export async function refundSale(
     if (!byUuid.has(u)) unknown[`line_uuids.${i}`] = ['This line is not a line of the sale.'];
   });
   if (Object.keys(unknown).length) throw errors.validation(unknown);
+
+  const retried = await unfinishedRefundOf(db, actor, sale.id, input);
+  if (retried) {
+    // No permission is asked again: the refund was approved when its first request wrote it, and that
+    // request's approval token was spent on it (single use, spec 2 section 5), so the register's retry
+    // of the same request, token and all, would be a 403 and never learn the refund's fate. Resuming
+    // writes nothing new (it completes the entry the `fiscal.recover` sweep would complete), and only
+    // the register that made the refund resumes it this way; any other request takes the path below.
+    const { row, uuids, entry } = retried;
+    const { stored, created_at } = await resumeSignedChange(db, fiscal, refundChange, entry, row.id, now);
+    const lines = input.mode === 'full' ? saleLines.filter((l) => uuids.has(l.uuid)) : named.map((u) => byUuid.get(u)!);
+    // `till_id` is always written by a refund (the column is nullable only by its migration).
+    return { refund: refundResource({ ...row, till_id: row.till_id ?? '' }, order.id, lines, parseJson<VatRateTotal[]>(row.by_vat_rate), stored, created_at) };
+  }
+
   const approvedBy = await authorizer.require('refund');
 
   const id = Bun.randomUUIDv7();
@@ -249,24 +342,14 @@ export async function refundSale(
         };
       },
       respond: ({ stored, created_at }, state) => ({
-        refund: {
-          id,
-          transaction_id: sale.id,
-          order_id: order.id,
-          mode: input.mode,
-          amount: state.amount - state.rounding,
-          rounding: state.rounding,
-          lines: state.lines.map(lineResource),
-          by_vat_rate: state.by_vat_rate,
-          till_id: state.till_id,
-          business_date: state.business_date,
-          fiscal: {
-            ...(stored.short_signature !== undefined ? { short_signature: stored.short_signature } : {}),
-            digital_signature: stored.digital_signature,
-            ...(stored.verification_url !== undefined ? { verification_url: stored.verification_url } : {}),
-          },
-          created_at: new Date(created_at).toISOString(),
-        },
+        refund: refundResource(
+          { id, transaction_id: sale.id, mode: input.mode, amount: state.amount, rounding: state.rounding, till_id: state.till_id, business_date: state.business_date },
+          order.id,
+          state.lines,
+          state.by_vat_rate,
+          stored,
+          created_at,
+        ),
       }),
     }, now);
   } catch (e) {

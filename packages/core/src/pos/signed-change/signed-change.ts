@@ -32,6 +32,9 @@ import {
 /** What the step needs from the fiscal service (the whole FiscalService in production). */
 export type SignedChangeFiscal = Pick<FiscalService, 'signInTransaction' | 'reserveRemote' | 'sendReserved'>;
 
+/** The step's fiscal service for a use case that also resumes its own pending change (`resumeSignedChange`). */
+export type ResumableSignedChangeFiscal = SignedChangeFiscal & Pick<FiscalService, 'completePending'>;
+
 /** The refusal an `undo` answers: null for the call's own refusal just now; the refused entry for recovery. */
 export type Refusal = { readonly journal_id: string } | null;
 
@@ -45,6 +48,12 @@ export interface SignedChangeKind<F> {
   readonly name: string;
   /** The journal subject type of the change's entries (`subject_type`). */
   readonly subjectType: string;
+  /**
+   * What the 503 `fiscal_unreachable` message says is kept (`the refund`, `the Z report`): "The fiscal
+   * data module is unreachable; <kept> is kept and will be signed when it answers." Default: the sale's
+   * words (`the sale`).
+   */
+  readonly kept?: string;
   /** The module signed: record its signature on the change and return the finished record. */
   finish(tx: TenantTx, subjectId: string, signed: SignedFiscalEvent, now: Date): Promise<F>;
   /** The module refused and counted nothing: take the reservation back. */
@@ -130,7 +139,7 @@ export async function runSignedChange<F, S, R>(db: TenantDb, fiscal: SignedChang
     // the entry and finishes or undoes with the module's own answer. Undoing there let a retry sign the
     // same sale a second time while the module had already counted the first.
     if (e instanceof AppError && e.reason === 'fiscal_refused') await inTx(db, (tx) => kind.undo(tx, prepared.subjectId, null, now));
-    throw e;
+    throw keptBy(kind, e);
   }
   return call.respond(await inTx(db, (tx) => kind.finish(tx, prepared.subjectId, signed, now)), prepared.state);
 }
@@ -149,8 +158,14 @@ export async function resumeSignedChange<F>(db: TenantDb, fiscal: Pick<FiscalSer
       await inTx(db, (tx) => kind.undo(tx, subjectId, { journal_id: outcome.journal_id }, now));
       throw refusedError(outcome.error);
     case 'pending':
-      throw unreachableError(outcome.cause);
+      throw unreachableError(outcome.cause, kind.kept);
   }
+}
+
+/** The 503 `fiscal_unreachable` of the fiscal service, in the words of `kind` (what it keeps). */
+function keptBy(kind: SignedChangeKind<unknown>, e: unknown): unknown {
+  if (!(e instanceof AppError && e.reason === 'fiscal_unreachable') || kind.kept === undefined) return e;
+  return unreachableError(e.cause, kind.kept);
 }
 
 /** The latest journal entry of a change (e.g. to resume it), or null. */
@@ -161,10 +176,11 @@ export const orphanSignature = (signed: SignedFiscalEvent, what: string): Error 
   new Error(`Fiscal journal entry ${signed.journal_id} (${signed.subject?.type}) was signed, but ${what}`);
 
 /** A kind whose journal entry is the whole record (X report prints, work events): nothing to finish or undo. */
-export function journalOnlyKind(name: string, subjectType: string): SignedChangeKind<SignedFiscalEvent> {
+export function journalOnlyKind(name: string, subjectType: string, kept?: string): SignedChangeKind<SignedFiscalEvent> {
   return {
     name,
     subjectType,
+    ...(kept !== undefined ? { kept } : {}),
     finish: async (_tx, _id, signed) => signed,
     undo: async () => {},
   };

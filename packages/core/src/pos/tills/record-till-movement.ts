@@ -1,11 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { TenantDb, TenantTables } from '@pos/db';
-import { errors } from '@pos/kernel';
+import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
 import { movementPermission, signedMovementAmount, tillTransition, validateMovement, type TillMovementType } from '@pos/domain/tills/till-rules';
 import type { Cents } from '@pos/domain/money';
 import { moneyInOutEvent, type FiscalCommon, type FiscalEvent } from '@pos/fiscal';
-import type { SignedFiscalEvent } from '../../fiscal/index.ts';
+import { findJournalEntry, refusedError, type FiscalSignError, type SignedFiscalEvent } from '../../fiscal/index.ts';
+import { signedEventOf } from '../../fiscal/journal-rows.ts';
 import type { StaffAuthorizer } from '../staff/approvals.ts';
 import { requireOpenBusinessDay } from '../business-day/business-day-queries.ts';
 import { orphanSignature, runSignedChange, storedSignature, type SignedChangeFiscal, type SignedChangeKind } from '../signed-change/signed-change.ts';
@@ -30,7 +31,8 @@ export interface TillMovementResource {
   reason: string | null;
   staff_id: string;
   approved_by: string | null;
-  fiscal: { digital_signature: string };
+  /** Without `digital_signature` while a remote module has not signed it yet (its entry pending for recovery). */
+  fiscal: { digital_signature?: string };
   created_at: string;
 }
 
@@ -42,6 +44,39 @@ function movementEvent(common: FiscalCommon, type: TillMovementType, amount: Cen
 
 type MovementRow = Selectable<TenantTables['pos_till_movements']>;
 
+const movementResource = (row: MovementRow, signed: SignedFiscalEvent | null): TillMovementResource => ({
+  id: row.id,
+  till_id: row.till_id,
+  type: row.type,
+  amount: row.amount,
+  reason: row.reason,
+  staff_id: row.staff_id,
+  approved_by: row.approved_by,
+  fiscal: signed ? { digital_signature: storedSignature(signed).digital_signature } : {},
+  created_at: new Date(row.created_at).toISOString(),
+});
+
+/**
+ * The movement as stored, after its remote module was unreachable (docs/decisions.md, "A till
+ * movement kept for an unreachable module answers 200"): unsigned while its entry is pending, signed
+ * when recovery (or the send of a later entry) completed it meanwhile. Gone: a completion since
+ * refused it and took it back, 422 `fiscal_refused` as the request's own refusal; else `unreachable`.
+ */
+async function keptMovement(db: TenantDb, id: string, unreachable: AppError): Promise<TillMovementResource> {
+  const row = await db.selectFrom('pos_till_movements').selectAll().where('id', '=', id).executeTakeFirst();
+  if (row) {
+    if (row.journal_id === null) return movementResource(row, null);
+    const entry = await db.selectFrom('fiscal_journal').selectAll().where('id', '=', row.journal_id).executeTakeFirstOrThrow();
+    return movementResource(row, signedEventOf(entry));
+  }
+  const entry = await findJournalEntry(db, { type: MOVEMENT_SUBJECT_TYPE, id });
+  if (entry?.status === 'failed') {
+    const failed = await db.selectFrom('fiscal_journal').select('sign_result').where('id', '=', entry.journal_id).executeTakeFirstOrThrow();
+    throw refusedError((JSON.parse(failed.sign_result ?? 'null') as FiscalSignError | null) ?? { code: 'UNKNOWN', message: 'unreadable refusal', status: 0 });
+  }
+  throw unreachable;
+}
+
 /**
  * Till movements as a signed change: the movement row is the reservation (`journal_id` null until
  * signed); a signature sets `journal_id`, a refusal deletes the row (the module counted nothing).
@@ -49,6 +84,7 @@ type MovementRow = Selectable<TenantTables['pos_till_movements']>;
 export const tillMovementChange: SignedChangeKind<{ row: MovementRow; signed: SignedFiscalEvent }> = {
   name: 'till_movement',
   subjectType: MOVEMENT_SUBJECT_TYPE,
+  kept: 'the till movement',
   async finish(tx, id, signed) {
     const row = await tx.updateTable('pos_till_movements').set({ journal_id: signed.journal_id }).where('id', '=', id).where('journal_id', 'is', null).returningAll().executeTakeFirst();
     if (row) return { row, signed };
@@ -77,7 +113,10 @@ export const tillMovementChange: SignedChangeKind<{ row: MovementRow; signed: Si
  * - Only an OPEN till of this location moves cash (409 `till_not_open` / `till_closed`; 404 for
  *   another location's). After the Z close of the day: 409 `business_day_closed`.
  * - Each movement is signed as a fiscal event with the till's drawer identity, in the transaction
- *   that records it: `money_in_out` (signed amount) or `drawer_open` for a no-sale.
+ *   that records it: `money_in_out` (signed amount) or `drawer_open` for a no-sale. With a remote
+ *   module, the movement commits with its pending entry; a refusal takes it back (422
+ *   `fiscal_refused`), an unreachable module answers 200 with the movement unsigned (`fiscal`
+ *   without `digital_signature`), its entry left pending for the `fiscal.recover` sweep.
  */
 export async function recordTillMovement(
   db: TenantDb,
@@ -126,18 +165,16 @@ export async function recordTillMovement(
           },
         };
       },
-      respond: ({ row, signed }): TillMovementResource => ({
-        id: row.id,
-        till_id: row.till_id,
-        type: row.type,
-        amount: row.amount,
-        reason: row.reason,
-        staff_id: row.staff_id,
-        approved_by: row.approved_by,
-        fiscal: { digital_signature: storedSignature(signed).digital_signature },
-        created_at: new Date(row.created_at).toISOString(),
-      }),
+      respond: ({ row, signed }): TillMovementResource => movementResource(row, signed),
     },
     now,
-  );
+  ).catch((e: unknown) => {
+    // Like a fire (docs/decisions.md "Fires are signed"), an unreachable module does not fail the
+    // movement: it committed with its pending entry, the cash has moved, and the `fiscal.recover`
+    // sweep signs it. A 503 made the register retry (spec 2: a 5xx is transient) and record the cash
+    // a second time, both signed later and both counted in the till's expected cash. A refusal stays
+    // 422 `fiscal_refused` with the movement taken back (`runSignedChange`).
+    if (e instanceof AppError && e.reason === 'fiscal_unreachable') return keptMovement(db, id, e);
+    throw e;
+  });
 }

@@ -64,7 +64,7 @@ export function posBusinessDayRoutes(deps: ApiDeps) {
           security,
           summary: 'Z close of the business day (`close_business_day`)',
           description:
-            "Signs the Z report (`report_z`, numbered 1, 2, 3... per location), stores it on the day and closes it. 409 `already_closed` for a closed day; 409 `open_tills` (with `tills`) while a till of the day is not closed; 409 `sales_in_flight` while a sale waits for a remote fiscal module. After the close, that date's sales, refunds, till movements and till openings are 409 `business_day_closed`; the next business day starts at local midnight.",
+            "Signs the Z report (`report_z`, numbered 1, 2, 3... per location), stores it on the day and closes it. 409 `already_closed` for a closed day; 409 `open_tills` (with `tills`) while a till of the day is not closed; 409 `sales_in_flight` while a sale waits for a remote fiscal module. After the close, that date's sales, refunds, till movements and till openings are 409 `business_day_closed`; the next business day starts at local midnight. A remote fiscal module that does not answer: 503 `fiscal_unreachable`, the day closed with its Z kept; a close while that Z waits is its retry (200 with the Z report once signed, 503 while unreachable).",
         },
       },
     );

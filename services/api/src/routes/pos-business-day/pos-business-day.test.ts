@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ManualClock } from '@pos/kernel';
 import { verifyJournal, type ReportXTurnoverEvent, type ReportXUserEvent, type ReportZEvent } from '@pos/fiscal';
 import { exportJournal } from '@pos/core/fiscal/export-journal';
 import { toJournalEntry } from '@pos/core/fiscal/journal-rows';
+import { ManualClock, systemClock } from '@pos/kernel';
+import { recoverPendingEntries } from '@pos/core/fiscal/recover-pending';
+import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { remoteFdm, type RemoteFdm } from '../../testing/remote-fdm.ts';
 import { call, escalate, journalOf, line, sell, signIn, type Register } from '../pos-tills/register-test-support.ts';
 
 const FORBIDDEN = { message: 'Unauthorized: Insufficient permissions' };
@@ -290,5 +293,87 @@ describe('the fiscal business day', () => {
     expect(verifyJournal(all.map(toJournalEntry), { publicKey: api.deps.fiscal.publicKeyFor(fdmId) })).toEqual({ ok: true, count: all.length, pending: 0 });
     const [exported] = await exportJournal(cashier.tdb, { locationId }, api.deps.fiscal);
     expect(exported!.verification).toEqual({ ok: true, count: all.length, pending: 0, failed: 0, last_seq: all.length });
+  });
+});
+
+describe('the Z close through a remote fiscal data module that does not answer', () => {
+  const SECRET = 'remote-business-day-secret';
+  const unreachable = (kept: string) => ({ message: `The fiscal data module is unreachable; ${kept} is kept and will be signed when it answers.`, reason: 'fiscal_unreachable' });
+  let remote: RemoteFdm;
+  let rCashier: Register;
+  let rLocation: string;
+
+  beforeAll(async () => {
+    const m = await api.seed('business-day-remote');
+    remote = await remoteFdm(api.deps.db, m, SECRET);
+    rCashier = await signIn(remote.api, m, 'cashier', 0);
+    rLocation = m.locations[0]!.id;
+  });
+  afterAll(async () => {
+    await remote?.close();
+  });
+
+  async function duringOutage<T>(fn: () => Promise<T>): Promise<T> {
+    remote.sim.simulateOutage(1000);
+    try {
+      return await fn();
+    } finally {
+      remote.sim.simulateOutage(0);
+    }
+  }
+  const recover = () => recoverPendingEntries(rCashier.tdb, remote.api.deps.fiscal, { olderThanMs: 0, hooks: registerRecoveryHooks(systemClock) });
+  const zPrints = (printerId: string) => rCashier.tdb.selectFrom('print_jobs').select(['kind', 'source_key']).where('printer_id', '=', printerId).execute();
+
+  test('an X report print the module did not answer is 503 in the report\'s words, kept for recovery', async () => {
+    const x = await duringOutage(() => call(rCashier, 'GET', '/pos/business-day/x-report'));
+    expect([x.status, x.body]).toEqual([503, unreachable('the report')]);
+    expect(await recover()).toMatchObject({ signed: 1, failed: 0, pending: 0 });
+  });
+
+  test('the register retries its Z close: 503 again while the module is down, then 200 with the Z report, printed once and signed once', async () => {
+    const printerId = crypto.randomUUID();
+    await rCashier.tdb.insertInto('printers').values({ id: printerId, location_id: rLocation, mac: '00:11:62:2E:00:02', state: 'paired', name: 'Counter', last_reported_at: new Date(), created_at: new Date(), updated_at: new Date() }).execute();
+    const date = (await call(rCashier, 'GET', '/pos/business-day')).body.business_date as string;
+    // The cashier escalates once; the register's retries carry the same (spent) token.
+    const body = { approval_token: await escalate(rCashier, 'close_business_day') };
+
+    const first = await duringOutage(() => call(rCashier, 'POST', '/pos/business-day/close', body));
+    expect([first.status, first.body]).toEqual([503, unreachable('the Z report')]);
+    const kept = await rCashier.tdb.selectFrom('pos_business_days').selectAll().where('location_id', '=', rLocation).executeTakeFirstOrThrow();
+    expect(kept).toMatchObject({ business_date: date, status: 'closed', z_report_no: 1, journal_id: null });
+    expect((await journalOf(rCashier, 'pos_business_day', kept.id)).map((j) => j.status)).toEqual(['pending']);
+
+    // Before: 409 already_closed, and the register never got its Z report nor printed it.
+    const again = await duringOutage(() => call(rCashier, 'POST', '/pos/business-day/close', body));
+    expect([again.status, again.body]).toEqual([503, unreachable('the Z report')]);
+    expect(await zPrints(printerId)).toEqual([]);
+
+    const signedBefore = remote.sim.signedCount;
+    const z = await call(rCashier, 'POST', '/pos/business-day/close', body);
+    expect(z.status).toBe(200);
+    const entries = await journalOf(rCashier, 'pos_business_day', kept.id);
+    expect(entries.map((j) => [j.event_kind, j.status])).toEqual([['report_z', 'signed']]);
+    expect(remote.sim.signedCount).toBe(signedBefore + 1);
+    expect(z.body).toEqual({
+      business_date: date,
+      status: 'closed',
+      location_id: rLocation,
+      opened_at: new Date(kept.opened_at).toISOString(),
+      closed_at: new Date(kept.closed_at!).toISOString(),
+      sales_count: 0,
+      open_tills: 0,
+      z_report_no: 1,
+      z_report: {
+        ...(kept.z_report as object),
+        fiscal: { digital_signature: expect.any(String), fdm_id: remote.fdmId, journal_id: entries[0]!.id, journal_seq: Number(entries[0]!.seq), fdm_ref: expect.objectContaining({ eventLabel: 'R' }) },
+      },
+    });
+    expect(await rCashier.tdb.selectFrom('pos_business_days').select(['status', 'journal_id']).where('id', '=', kept.id).executeTakeFirstOrThrow()).toEqual({ status: 'closed', journal_id: entries[0]!.id });
+    expect(await zPrints(printerId)).toEqual([{ kind: 'report', source_key: `z:${rLocation}:${date}` }]);
+
+    // Signed now: a close is 409 already_closed as before; nothing printed or signed again.
+    expect(await call(rCashier, 'POST', '/pos/business-day/close', body)).toMatchObject({ status: 409, body: { reason: 'already_closed' } });
+    expect(await zPrints(printerId)).toHaveLength(1);
+    expect(remote.sim.signedCount).toBe(signedBefore + 1);
   });
 });

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import { businessDate } from '@pos/domain/business-day/business-day';
 import { verifySignature, type RefundEvent, type SignResult } from '@pos/fiscal';
+import type { FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { remoteFdm, type RemoteFdm } from '../../testing/remote-fdm.ts';
 import { call, escalate, journalOf, line, sell, signIn, type Register } from '../pos-tills/register-test-support.ts';
 
 const CARD_PAID = 'Card-paid sales cannot be refunded on the POS yet — refund via the payment provider.';
@@ -224,5 +226,108 @@ describe('POST /pos/refunds', () => {
     expect((await call(elsewhere, 'POST', `/pos/tills/${wallet.id}/end`)).status).toBe(200);
     expect((await refund(elsewhere, { transaction_id: sale.transaction_id, mode: 'full' })).body.reason).toBe('no_open_till');
     expect(await refundsOf(sale.transaction_id)).toHaveLength(0);
+  });
+});
+
+describe('POST /pos/refunds through a remote fiscal data module that does not answer', () => {
+  const SECRET = 'remote-refunds-secret';
+  const UNREACHABLE = { message: 'The fiscal data module is unreachable; the refund is kept and will be signed when it answers.', reason: 'fiscal_unreachable' };
+  let remote: RemoteFdm;
+  let sim: FdmSimulator;
+  let rCashier: Register;
+  let rManager: Register;
+  let rTill: { id: string };
+
+  beforeAll(async () => {
+    const m = await api.seed('refunds-remote');
+    remote = await remoteFdm(api.deps.db, m, SECRET);
+    sim = remote.sim;
+    rCashier = await signIn(remote.api, m, 'cashier', 0);
+    rManager = await signIn(remote.api, m, 'manager', 0);
+    rTill = (await call(rManager, 'POST', '/pos/tills', { mode: 'register_drawer', opening_float: 5000 })).body;
+  });
+  afterAll(async () => {
+    await remote?.close();
+  });
+
+  const keptOf = (transactionId: string) => rCashier.tdb.selectFrom('pos_refunds').selectAll().where('transaction_id', '=', transactionId).execute();
+
+  /** `fn` while every call to the module fails. */
+  async function duringOutage<T>(fn: () => Promise<T>): Promise<T> {
+    sim.simulateOutage(1000);
+    try {
+      return await fn();
+    } finally {
+      sim.simulateOutage(0);
+    }
+  }
+
+  test('the register retries an approved partial refund: 503 again while the module is down, nothing new written; then 200 with the same refund, signed once', async () => {
+    const sale = await sell(rCashier, [line(rCashier, 'Espresso', 2), line(rCashier, 'Croissant')], { amount_tendered: 1000 });
+    const [espresso, croissant] = (sale.body.lines as { uuid: string }[]).map((l) => l.uuid) as [string, string];
+    // The cashier escalates once; the retries carry the same (spent) token, as a register retrying a 5xx does.
+    const body = { transaction_id: sale.transaction_id, mode: 'partial', line_uuids: [espresso], approval_token: await escalate(rCashier, 'refund') };
+
+    const first = await duringOutage(() => refund(rCashier, body));
+    expect([first.status, first.body]).toEqual([503, UNREACHABLE]);
+    const [kept, ...others] = await keptOf(sale.transaction_id);
+    expect(others).toHaveLength(0);
+    expect(kept).toMatchObject({ mode: 'partial', amount: 560, fiscal: null });
+    expect((await journalOf(rCashier, 'pos_refund', kept!.id)).map((j) => j.status)).toEqual(['pending']);
+
+    // Before: 409 already_refunded (403 with the spent token), no refund for the register, the entry left to the sweep.
+    const again = await duringOutage(() => refund(rCashier, body));
+    expect([again.status, again.body]).toEqual([503, UNREACHABLE]);
+    // Other lines, or the same lines from another register, are not this retry: today's answers.
+    expect(await duringOutage(() => refund(rManager, { transaction_id: sale.transaction_id, mode: 'partial', line_uuids: [espresso, croissant] }))).toMatchObject({
+      status: 409,
+      body: { reason: 'already_refunded', line_uuids: [espresso] },
+    });
+    const elsewhere = await signIn(remote.api, rManager.m, 'manager', 1);
+    expect(await duringOutage(() => refund(elsewhere, { transaction_id: sale.transaction_id, mode: 'partial', line_uuids: [espresso] }))).toMatchObject({ status: 409, body: { reason: 'already_refunded' } });
+    expect((await keptOf(sale.transaction_id)).map((r) => r.id)).toEqual([kept!.id]);
+    expect(await rCashier.tdb.selectFrom('pos_refund_lines').select('line_uuid').where('transaction_id', '=', sale.transaction_id).execute()).toEqual([{ line_uuid: espresso }]);
+    expect((await journalOf(rCashier, 'pos_refund', kept!.id)).map((j) => j.status)).toEqual(['pending']);
+
+    const signedBefore = sim.signedCount;
+    const done = await refund(rCashier, body);
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({
+      refund: {
+        id: kept!.id,
+        transaction_id: sale.transaction_id,
+        order_id: sale.id,
+        mode: 'partial',
+        amount: 560,
+        rounding: 0,
+        lines: [{ uuid: espresso, item_id: sale.body.lines[0].item_id, name: 'Espresso', qty: 2, amount: 560 }],
+        by_vat_rate: [{ rate: 21, net: 463, vat: 97, gross: 560 }],
+        till_id: rTill.id,
+        business_date: kept!.business_date,
+        fiscal: { short_signature: expect.any(String), digital_signature: expect.any(String), verification_url: expect.any(String) },
+        created_at: new Date(kept!.created_at).toISOString(),
+      },
+    });
+    expect(sim.signedCount).toBe(signedBefore + 1);
+    const entries = await journalOf(rCashier, 'pos_refund', kept!.id);
+    expect(entries.map((j) => j.status)).toEqual(['signed']);
+    expect(JSON.parse(entries[0]!.sign_result!).digitalSignature).toBe(done.body.refund.fiscal.digital_signature);
+    expect((await keptOf(sale.transaction_id)).map((r) => r.id)).toEqual([kept!.id]);
+
+    // Signed now: the same request is a line refunded twice again.
+    expect(await refund(rManager, { ...body, approval_token: undefined })).toMatchObject({ status: 409, body: { reason: 'already_refunded', line_uuids: [espresso] } });
+    expect(sim.signedCount).toBe(signedBefore + 1);
+  });
+
+  test('a full refund retried after the outage answers the kept refund; a full refund with nothing left is 409 as before', async () => {
+    const sale = await sell(rManager, [line(rManager, 'Espresso', 2), line(rManager, 'Croissant')], { amount_tendered: 1000 });
+    const body = { transaction_id: sale.transaction_id, mode: 'full' };
+    expect(await duringOutage(() => refund(rManager, body))).toMatchObject({ status: 503, body: UNREACHABLE });
+    const [kept] = await keptOf(sale.transaction_id);
+    const done = await refund(rManager, body);
+    expect(done).toMatchObject({ status: 200, body: { refund: { id: kept!.id, mode: 'full', amount: 780, lines: [{ name: 'Espresso' }, { name: 'Croissant' }], fiscal: { digital_signature: expect.any(String) } } } });
+    expect((await journalOf(rManager, 'pos_refund', kept!.id)).map((j) => j.status)).toEqual(['signed']);
+    expect(await refund(rManager, body)).toMatchObject({ status: 409, body: { reason: 'already_refunded' } });
+    expect(await keptOf(sale.transaction_id)).toHaveLength(1);
   });
 });

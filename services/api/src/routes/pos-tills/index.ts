@@ -61,7 +61,7 @@ export function posTillRoutes(deps: ApiDeps) {
           security,
           summary: 'Record a cash movement on an open till; signed as a fiscal event',
           description:
-            '`amount` is a positive integer of cents, signed by the server (`paid_in`, `float_issue` +; `paid_out`, `float_return` -); `drawer_open_no_sale` carries 0 or no amount. Permissions: `paid_out` and `float_return` (cash out) need `till_paid_out`, `drawer_open_no_sale` needs `no_sale`, the others `open_till`. Only an open till (409 `till_not_open`). Signed with the drawer identity as money in/out (or drawer open for a no-sale) in the same transaction.',
+            '`amount` is a positive integer of cents, signed by the server (`paid_in`, `float_issue` +; `paid_out`, `float_return` -); `drawer_open_no_sale` carries 0 or no amount. Permissions: `paid_out` and `float_return` (cash out) need `till_paid_out`, `drawer_open_no_sale` needs `no_sale`, the others `open_till`. Only an open till (409 `till_not_open`). Signed with the drawer identity as money in/out (or drawer open for a no-sale) in the same transaction. A remote fiscal module that does not answer does not fail it: 200 with `fiscal` without `digital_signature` (signed later by recovery); a refusal is 422 `fiscal_refused`, nothing recorded.',
         },
       },
     )

@@ -76,6 +76,9 @@ export const Movement = t.Object({
   reason: t.Union([t.String(), t.Null()]),
   staff_id: t.String(),
   approved_by: t.Union([t.String(), t.Null()]),
-  fiscal: t.Object({ digital_signature: t.String() }),
+  fiscal: t.Object(
+    { digital_signature: t.Optional(t.String()) },
+    { description: 'no `digital_signature` while a remote fiscal data module is unreachable: the movement is kept and signed by recovery' },
+  ),
   created_at: t.String(),
 });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
+import { systemClock } from '@pos/kernel';
+import { recoverPendingEntries } from '@pos/core/fiscal/recover-pending';
+import { registerRecoveryHooks } from '@pos/core/pos/fiscal-recovery/recovery-hooks';
 import type { DrawerOpenEvent, MoneyInOutEvent, SaleEvent } from '@pos/fiscal';
 import { startFdmSimulator, type FdmSimulator } from '@pos/providers/fdm/fdm-simulator';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -389,6 +392,37 @@ describe('through a remote fiscal data module', () => {
     await sim.stop();
   });
 
+  test('a movement while the module is unreachable answers 200 unsigned (no retry, no second movement); recovery signs it once and the till counts it once', async () => {
+    const till = (await call(manager, 'POST', '/pos/tills', { mode: 'staff_wallet', opening_float: 1000 })).body;
+    sim.simulateOutage(1000);
+    let kept;
+    try {
+      kept = await call(manager, 'POST', `/pos/tills/${till.id}/movements`, { type: 'paid_in', amount: 250, reason: 'change for the float' });
+    } finally {
+      sim.simulateOutage(0);
+    }
+    // Before: 503 fiscal_unreachable ("the sale is kept"), and the register's retry recorded the cash twice.
+    expect(kept.status).toBe(200);
+    expect(kept.body).toEqual({ id: UUID7, till_id: till.id, type: 'paid_in', amount: 250, reason: 'change for the float', staff_id: expect.any(String), approved_by: null, fiscal: {}, created_at: ISO });
+    const rows = await manager.tdb.selectFrom('pos_till_movements').selectAll().where('till_id', '=', till.id).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: kept.body.id, amount: 250, journal_id: null });
+    expect(new Date(rows[0]!.created_at).toISOString()).toBe(kept.body.created_at);
+    expect((await journalOf(manager, 'pos_till_movement', kept.body.id)).map((j) => j.status)).toEqual(['pending']);
+
+    const signedBefore = sim.signedCount;
+    expect(await recoverPendingEntries(manager.tdb, remoteApi.deps.fiscal, { olderThanMs: 0, hooks: registerRecoveryHooks(systemClock) })).toMatchObject({ signed: 1, failed: 0, pending: 0 });
+    expect(sim.signedCount).toBe(signedBefore + 1);
+    const [entry, ...more] = await journalOf(manager, 'pos_till_movement', kept.body.id);
+    expect(more).toHaveLength(0);
+    expect(entry!.status).toBe('signed');
+    expect(await manager.tdb.selectFrom('pos_till_movements').select(['id', 'journal_id']).where('till_id', '=', till.id).execute()).toEqual([{ id: kept.body.id, journal_id: entry!.id }]);
+
+    expect((await call(manager, 'POST', `/pos/tills/${till.id}/end`)).status).toBe(200);
+    expect((await call(manager, 'POST', `/pos/tills/${till.id}/count`, { counted: 1250 })).body).toMatchObject({ expected: 1250, counted: 1250, variance: 0 });
+    expect((await call(manager, 'POST', `/pos/tills/${till.id}/close`)).body.till.state).toBe('closed');
+  });
+
   test('movements, a cash sale, a refund, the X report and the Z close are signed by the module; an unreachable module keeps the movement pending', async () => {
     const till = (await call(manager, 'POST', '/pos/tills', { mode: 'register_drawer', opening_float: 5000 })).body;
     const paidIn = await call(manager, 'POST', `/pos/tills/${till.id}/movements`, { type: 'paid_in', amount: 500 });
@@ -401,7 +435,8 @@ describe('through a remote fiscal data module', () => {
 
     sim.simulateOutage(10);
     const lost = await call(manager, 'POST', `/pos/tills/${till.id}/movements`, { type: 'paid_in', amount: 100 });
-    expect(lost).toMatchObject({ status: 503, body: { reason: 'fiscal_unreachable' } });
+    expect(lost).toMatchObject({ status: 200, body: { amount: 100, fiscal: {} } });
+    expect(lost.body.fiscal.digital_signature).toBeUndefined();
     sim.simulateOutage(0);
     const kept = await manager.tdb.selectFrom('pos_till_movements').select(['id', 'amount', 'journal_id']).where('amount', '=', 100).executeTakeFirstOrThrow();
     expect(kept.journal_id).toBeNull();
@@ -418,6 +453,7 @@ describe('through a remote fiscal data module', () => {
 
     const journal = await manager.tdb.selectFrom('fiscal_journal').select(['event_kind', 'status']).orderBy('seq').execute();
     expect(journal.every((j) => j.status === 'signed')).toBe(true);
-    expect(journal.map((j) => j.event_kind).filter((k) => k !== 'work_in')).toEqual(['money_in_out', 'drawer_open', 'sale', 'refund', 'money_in_out', 'report_x_turnover', 'report_x_user', 'report_z']);
+    // The first money_in_out is the previous test's movement, signed by recovery.
+    expect(journal.map((j) => j.event_kind).filter((k) => k !== 'work_in')).toEqual(['money_in_out', 'money_in_out', 'drawer_open', 'sale', 'refund', 'money_in_out', 'report_x_turnover', 'report_x_user', 'report_z']);
   });
 });
