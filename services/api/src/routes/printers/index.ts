@@ -27,13 +27,22 @@ const DISCOVERY_DOC =
 /** A discovery entry whose `mac` is all zeros or the broadcast address (422 on `printers.N.mac`). */
 export const PLACEHOLDER_MAC_MESSAGE = 'The mac must be the printer\'s own address, not 00:00:00:00:00:00 or FF:FF:FF:FF:FF:FF.';
 
-/** The discovery report, shared by the register and the kiosk route (one contract). */
-async function discovery(deps: ApiDeps, ctx: { tenant: TenantContext; device: { id: string; location_id: string }; body: typeof S.DiscoveryBody.static; request: Request; server: unknown }) {
+/**
+ * Throttle `printer-discovery` (spec 2 section 8), as a route transform: it runs before the body is
+ * validated, so a report refused for its shape counts as one (it was counted only once valid, and a
+ * device sent any number of refused reports besides its 4 a minute).
+ */
+const discoveryThrottle = (deps: ApiDeps) => async (ctx: { device?: { id: string } | null; request: Request; server: unknown }) => {
+  if (!ctx.device) return;
   await throttle(deps.redis, deps.env, [
     [THROTTLES.printerDiscoveryMinute, ctx.device.id],
     [THROTTLES.printerDiscoveryHour, ctx.device.id],
     [THROTTLES.printerDiscoveryAddress, deps.throttleAddress(ctx.request, ctx.server as never)],
   ]);
+};
+
+/** The discovery report, shared by the register and the kiosk route (one contract). */
+async function discovery(deps: ApiDeps, ctx: { tenant: TenantContext; device: { id: string; location_id: string }; body: typeof S.DiscoveryBody.static; request: Request; server: unknown }) {
   const bad: Record<string, string[]> = {};
   ctx.body.printers.forEach((p, i) => {
     if (isPlaceholderMac(p.mac)) bad[`printers.${i}.mac`] = [PLACEHOLDER_MAC_MESSAGE];
@@ -48,6 +57,7 @@ export function posPrinterDiscoveryRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'pos-printer-discovery' })
     .use(posDevice(deps))
     .post('/pos/printers/discovery-report', (ctx) => discovery(deps, ctx), {
+      transform: [discoveryThrottle(deps)],
       body: S.DiscoveryBody,
       response: { 200: S.DiscoveryResponse },
       detail: { tags: ['Register: printers'], security, summary: 'Report LAN-discovered printers (device level, throttle printer-discovery)', description: DISCOVERY_DOC },
@@ -59,6 +69,7 @@ export function kioskPrinterRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'kiosk-printers' })
     .use(secured(deps, { types: ['kiosk'], deviceKey: true }))
     .post('/kiosk/printers/discovery-report', (ctx) => discovery(deps, { ...ctx, device: ctx.device! }), {
+      transform: [discoveryThrottle(deps)],
       body: S.DiscoveryBody,
       response: { 200: S.DiscoveryResponse },
       detail: { tags: ['Kiosk'], security, summary: 'Report LAN-discovered printers (same contract as the register route)', description: DISCOVERY_DOC },

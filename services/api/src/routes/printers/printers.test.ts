@@ -106,6 +106,13 @@ describe('discovery report (register and kiosk, one contract)', () => {
     expect((await report(cashier.device, { printers: [{ mac: mac() }] })).status).toBe(200);
   });
 
+  test('a report refused for its shape counts too: 4 refused reports use the minute up', async () => {
+    await api.deps.redis.flushdb();
+    // Before: only valid reports were counted, so a device sent any number of refused ones.
+    for (let i = 0; i < 4; i++) expect((await report(manager.device, { printers: [] })).status).toBe(422);
+    expect((await report(manager.device, { printers: [{ mac: mac() }] })).status).toBe(429);
+  });
+
   test('the register route takes a pos device token only; the kiosk route a kiosk one', async () => {
     await api.deps.redis.flushdb();
     expect((await report(kds, { printers: [{ mac: mac() }] })).status).toBe(403);
