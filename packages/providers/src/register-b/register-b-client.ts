@@ -134,12 +134,18 @@ export interface RegisterBQuote {
   readonly total: number;
 }
 
-/** `"4.50"` -> 450 (exact: no floating point on the way). */
+/**
+ * `"4.50"` -> 450 (exact: no floating point on the way). Trailing zeros past the cents are the same
+ * amount (`"4.5000"`); a digit past the cents, or anything not a decimal amount, is an answer we cannot
+ * hold: `invalid_response` (the fraction was read whole, so `"4.5000"` became 54.00 and `"4.505"` 9.05).
+ */
 export function centsOf(major: string): number {
-  const neg = major.startsWith('-');
-  const [whole, frac = ''] = (neg ? major.slice(1) : major).split('.');
-  const cents = Number(whole) * 100 + Number(frac.padEnd(2, '0'));
-  return neg ? -cents : cents;
+  const m = typeof major === 'string' ? /^(-?)(\d{1,13})(?:\.(\d+))?$/.exec(major) : null;
+  if (!m) throw new ProviderError('register-b', 'invalid_response', `not an amount: ${String(major).slice(0, 20)}`);
+  const frac = m[3] ?? '';
+  if (/[1-9]/.test(frac.slice(2))) throw new ProviderError('register-b', 'invalid_response', `not a whole number of cents: ${major.slice(0, 20)}`);
+  const cents = Number(m[2]) * 100 + Number(frac.slice(0, 2).padEnd(2, '0'));
+  return m[1] ? -cents : cents;
 }
 
 /** 450 -> `"4.50"`. */

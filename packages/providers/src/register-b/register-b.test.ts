@@ -33,6 +33,15 @@ describe('register-b money conversion', () => {
     expect(majorOf(7)).toBe('0.07');
     expect(majorOf(-199)).toBe('-1.99');
   });
+
+  test('more decimals than cents: trailing zeros are the same amount, a sub-cent digit or a non-amount is refused', () => {
+    // Before: "4.5000" read 5400 and "4.505" 905 (the fraction taken whole), published as item prices.
+    expect(centsOf('4.5000')).toBe(450);
+    expect(centsOf('12.300')).toBe(1230);
+    for (const bad of ['4.505', '12.345', '1e3', '', '4,50', ' 4.50', 'abc', '-', '4.']) {
+      expect(() => centsOf(bad)).toThrow(/register-b: not (an amount|a whole number of cents)/);
+    }
+  });
 });
 
 describe('register-b client against the simulator over HTTP', () => {
