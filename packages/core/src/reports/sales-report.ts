@@ -15,8 +15,9 @@ export type SalesReportInput = ReportQuery;
  * - `location_ids`: the locations counted, sorted (the request's `location_id`, or every location the
  *   caller may report on);
  * - `totals`: every channel together: `sales_count`, `refunds_count`, `gross` (what the goods sold
- *   for, discounts taken off, tips and fees left out), `refunds` (money handed back, a positive
- *   magnitude), `net` = gross - refunds, `tips`, `fees` (a marketplace's delivery fee);
+ *   for, discounts taken off, tips and fees left out), `refunds` (the refunded goods' turnover, a positive
+ *   magnitude: a register refund's lines; the cash it handed back differs by the sale's cash rounding,
+ *   which the Z detail's `refunds.amount` counts), `net` = gross - refunds, `tips`, `fees` (a marketplace's delivery fee);
  * - `by_channel`: the same figures per channel, always all of `SALES_CHANNELS` in that order
  *   (`register`, `kiosk`, `online_ordering`, `table_qr`, `delivery`); they add up to `totals`. The
  *   register counts settled sales and refunds by fiscal business date (so its row agrees with the Z

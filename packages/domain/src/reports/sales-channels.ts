@@ -15,7 +15,10 @@ export interface ChannelFigures {
   readonly refunds_count: number;
   /** What the goods sold for, their discounts taken off; tips and fees left out. */
   readonly gross: Cents;
-  /** Money handed back, a positive magnitude. */
+  /**
+   * The refunded goods' turnover (as `gross` counts a sale), a positive magnitude. Not the cash handed
+   * back: a register refund of a cash-rounded sale hands back what was paid (the Z detail's figure).
+   */
   readonly refunds: Cents;
   /** Tips paid on top of the sales (they are not turnover). */
   readonly tips: Cents;

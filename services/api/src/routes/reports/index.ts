@@ -52,7 +52,7 @@ export function reportRoutes(deps: ApiDeps) {
         tags,
         security,
         summary: 'Sales report',
-        description: `${WINDOW} ${COUNTED} Answers \`{data:{from, to, location_ids, totals:{sales_count, refunds_count, gross, refunds, net, tips, fees}, by_channel:[{channel, ...the same figures}] (register, kiosk, online_ordering, table_qr, delivery, always all five), by_tender:[{label, amount, count}] (the register's sales: Cash, Card, Meal voucher, Gift voucher, Unknown; refunds off Cash, as in the X/Z reports), by_vat_rate:[{rate, net, vat, gross}]}}\`; \`gross\` is what the goods sold for, discounts taken off, tips and fees (a marketplace's delivery fee) apart; a marketplace order its marketplace cancelled is no sale.`,
+        description: `${WINDOW} ${COUNTED} Answers \`{data:{from, to, location_ids, totals:{sales_count, refunds_count, gross, refunds, net, tips, fees}, by_channel:[{channel, ...the same figures}] (register, kiosk, online_ordering, table_qr, delivery, always all five), by_tender:[{label, amount, count}] (the register's sales: Cash, Card, Meal voucher, Gift voucher, Unknown; refunds off Cash, as in the X/Z reports), by_vat_rate:[{rate, net, vat, gross}]}}\`; \`gross\` is what the goods sold for, discounts taken off, tips and fees (a marketplace's delivery fee) apart; \`refunds\` the refunded goods' turnover in the same terms (not the cash handed back, which differs by a cash-rounded sale's rounding: the Z report's detail counts that); a marketplace order its marketplace cancelled is no sale.`,
       },
     })
     .get('/products', async (ctx) => ({ data: await productsReport({ tdb: ctx.tenant.db, access: await ctx.access() }, ctx.query) }), {
