@@ -136,6 +136,22 @@ describe('post-capture steps, one statement each', () => {
     expect((await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' });
   });
 
+  test('the edge stock sync is a final block (spec 3 step 7): a failing kitchen step still queues it when stock changed, once however often the job is retried', async () => {
+    const id = await transaction();
+    const failing = async () => {
+      throw new Error('kitchen ticket listener failed');
+    };
+    // Before: nothing was queued, the edge sync included, though the capture had moved the stock.
+    for (let run = 0; run < 2; run++) {
+      await expect(runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: id, stock_changed: true }], [writeKitchenItems, failing])).rejects.toThrow('kitchen ticket listener failed');
+    }
+    expect(await outboxJobs(id)).toEqual(['stock.edge-sync']);
+    // Without a stock change there is nothing to sync.
+    const still = await transaction();
+    await expect(runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: still, stock_changed: false }], [failing])).rejects.toThrow();
+    expect(await outboxJobs(still)).toEqual([]);
+  });
+
   test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date', async () => {
     const fresh = await transaction();
     const earlier = await transaction();

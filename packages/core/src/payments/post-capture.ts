@@ -1,4 +1,4 @@
-import type { TenantDb, TenantTx } from '@pos/db';
+import { enqueueOutboxUnlessPending, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors, type Logger } from '@pos/kernel';
 import { nameWithVariant } from '@pos/domain/catalog/variants';
 import {
@@ -201,6 +201,15 @@ export async function queuePostCaptureJobs(
   return { won, live };
 }
 
+/** The edge stock syncs of the orders whose capture changed stock, each written unless one is still pending (a retried job writes none twice). */
+async function queueEdgeSyncs(db: TenantDb, tenantDatabase: string, orders: readonly (CapturedOrder & { stockChanged: boolean })[]): Promise<void> {
+  for (const o of orders) {
+    if (!o.stockChanged) continue;
+    const sync = followUpJobs(tenantDatabase, o.t, o.lines, true).messages.find((m) => m.job === stockEdgeSyncJob.name)!;
+    await enqueueOutboxUnlessPending(db, { queue: sync.queue, job: sync.job, payload: sync.payload as Record<string, unknown> }, []);
+  }
+}
+
 /** Transactions whose follow-up jobs share one fan-out row (five jobs each at most). */
 const FAN_OUT_TRANSACTIONS = Math.floor(MAX_FAN_OUT_MESSAGES / 5);
 
@@ -246,7 +255,14 @@ export async function runPostCaptureMany(
     // nothing for the kitchen. Its follow-up jobs are still queued (the dispatch skips it, the stats
     // took it out already).
     const cooking = captured.filter((o) => o.t.order_status !== CANCELLED_ORDER);
-    if (cooking.length > 0) for (const listener of listeners) await listener(db, cooking);
+    try {
+      if (cooking.length > 0) for (const listener of listeners) await listener(db, cooking);
+    } catch (e) {
+      // Step 7 is a final block (spec 3): the capture moved the stock, so the edge stock sync is queued
+      // even when an earlier step failed (the job is retried, and its own claim makes a copy a no-op).
+      await queueEdgeSyncs(db, tenantDatabase, captured).catch((err: unknown) => log?.warn('edge stock sync not queued after a failed post-capture step', { err }));
+      throw e;
+    }
     const { won, live } = await queuePostCaptureJobs(db, tenantDatabase, captured);
     gone.push(...captured.filter((o) => !live.has(o.t.id)).map((o) => o.t.id));
     // Announced once: only the orders whose `queue_jobs` this run claimed (a re-run claims none).
