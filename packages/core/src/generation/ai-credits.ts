@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { errors } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
+import { formatCents } from '@pos/domain/printing/render';
 
 export const NOT_ENOUGH_CREDITS = 'Not enough AI photo credits — buy a credits package first.';
 
@@ -10,6 +11,14 @@ export const CREDIT_PACKAGES = [
   { id: 'medium', credits: 50, price: 2000, currency: 'EUR' },
   { id: 'large', credits: 200, price: 6000, currency: 'EUR' },
 ] as const;
+
+/**
+ * `GET /ai-photo/credits-package-options`: select options `{value: id, label, credits, price, currency}`;
+ * the label reads `10 credits — 5.00 EUR` (the price is in cents).
+ */
+export function creditPackageOptions(): { value: string; label: string; credits: number; price: number; currency: string }[] {
+  return CREDIT_PACKAGES.map((p) => ({ value: p.id, label: `${p.credits} credits — ${formatCents(p.price)} ${p.currency}`, credits: p.credits, price: p.price, currency: p.currency }));
+}
 
 export async function creditBalance(tdb: TenantDb): Promise<number> {
   const row = await tdb.selectFrom('ai_credits').select('balance').where('id', '=', 1).executeTakeFirst();

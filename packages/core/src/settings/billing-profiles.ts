@@ -76,8 +76,10 @@ export async function listBillingProfiles(tdb: TenantDb): Promise<BillingProfile
   return (await tdb.selectFrom('billing_profiles').selectAll().orderBy('name').orderBy('id').execute()).map(view);
 }
 
-export function billingProfileOptions(tdb: TenantDb): Promise<{ id: string; name: string }[]> {
-  return tdb.selectFrom('billing_profiles').select(['id', 'name']).orderBy('name').orderBy('id').execute();
+/** `GET /billing-profiles/options`: select options `{value: id, label: name}`, by name. */
+export async function billingProfileOptions(tdb: TenantDb): Promise<{ value: string; label: string }[]> {
+  const rows = await tdb.selectFrom('billing_profiles').select(['id', 'name']).orderBy('name').orderBy('id').execute();
+  return rows.map((r) => ({ value: r.id, label: r.name }));
 }
 
 export async function showBillingProfile(tdb: TenantDb, id: string): Promise<BillingProfileView> {

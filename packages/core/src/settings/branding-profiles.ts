@@ -91,8 +91,10 @@ export async function listBrandingProfiles(tdb: TenantDb): Promise<BrandingProfi
   return (await tdb.selectFrom('branding_profiles').selectAll().orderBy('is_default', 'desc').orderBy('name').orderBy('id').execute()).map(view);
 }
 
-export async function brandingProfileOptions(tdb: TenantDb): Promise<{ id: string; name: string; is_default: boolean }[]> {
-  return tdb.selectFrom('branding_profiles').select(['id', 'name', 'is_default']).orderBy('name').orderBy('id').execute();
+/** `GET /branding-profiles/options`: select options `{value: id, label: name, is_default}`, by name. */
+export async function brandingProfileOptions(tdb: TenantDb): Promise<{ value: string; label: string; is_default: boolean }[]> {
+  const rows = await tdb.selectFrom('branding_profiles').select(['id', 'name', 'is_default']).orderBy('name').orderBy('id').execute();
+  return rows.map((r) => ({ value: r.id, label: r.name, is_default: r.is_default }));
 }
 
 export async function showBrandingProfile(tdb: TenantDb, id: string): Promise<BrandingProfileView> {

@@ -116,9 +116,10 @@ export function locationDatatable(tdb: TenantDb, access: Access, q: LocationFilt
   });
 }
 
-/** `GET /location-options`: id, name, timezone of the caller's locations, by name. */
-export async function locationOptions(tdb: TenantDb, access: Access): Promise<{ id: string; name: string; timezone: string; status: string }[]> {
-  return visible(tdb, access).select(['id', 'name', 'timezone', 'status']).orderBy('name').orderBy('id').execute();
+/** `GET /location-options`: select options `{value: id, label: name, timezone, status}` of the caller's locations, by name. */
+export async function locationOptions(tdb: TenantDb, access: Access): Promise<{ value: string; label: string; timezone: string; status: string }[]> {
+  const rows = await visible(tdb, access).select(['id', 'name', 'timezone', 'status']).orderBy('name').orderBy('id').execute();
+  return rows.map((r) => ({ value: r.id, label: r.name, timezone: r.timezone, status: r.status }));
 }
 
 export async function showLocation(tdb: TenantDb, access: Access, id: string): Promise<LocationView> {

@@ -57,8 +57,10 @@ export async function listPaymentProfiles(tdb: TenantDb): Promise<PaymentProfile
   return (await tdb.selectFrom('payment_profiles').selectAll().orderBy('is_default', 'desc').orderBy('name').orderBy('id').execute()).map(view);
 }
 
-export function paymentProfileOptions(tdb: TenantDb): Promise<{ id: string; name: string; is_default: boolean }[]> {
-  return tdb.selectFrom('payment_profiles').select(['id', 'name', 'is_default']).orderBy('name').orderBy('id').execute();
+/** `GET /payment-profiles/options`: select options `{value: id, label: name, is_default}`, by name. */
+export async function paymentProfileOptions(tdb: TenantDb): Promise<{ value: string; label: string; is_default: boolean }[]> {
+  const rows = await tdb.selectFrom('payment_profiles').select(['id', 'name', 'is_default']).orderBy('name').orderBy('id').execute();
+  return rows.map((r) => ({ value: r.id, label: r.name, is_default: r.is_default }));
 }
 
 export async function showPaymentProfile(tdb: TenantDb, id: string): Promise<PaymentProfileView> {

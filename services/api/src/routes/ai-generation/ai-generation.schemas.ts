@@ -31,7 +31,17 @@ const Photo = {
 export const PhotoResponse = t.Object({ data: t.Object(Photo) });
 export const GeneratedPhotoResponse = t.Object({ data: t.Object({ ...Photo, credits: Int() }) });
 export const CreditsResponse = t.Object({ data: t.Object({ balance: Int() }) });
-export const PackagesResponse = t.Object({ data: t.Array(t.Object({ id: t.String(), credits: Int(), price: Int(), currency: t.String() })) });
+export const PackagesResponse = t.Object({
+  data: t.Array(
+    t.Object({
+      value: t.String({ description: 'package id, the `package_id` of a purchase' }),
+      label: t.String({ description: 'e.g. `10 credits — 5.00 EUR`' }),
+      credits: Int(),
+      price: Int({ description: 'in cents' }),
+      currency: t.String(),
+    }),
+  ),
+});
 
 const PackageId = t.Union([t.Literal('small'), t.Literal('medium'), t.Literal('large')], { error: 'The package id must be one of small, medium, large.' });
 const ReturnUrl = (field: string) => t.String({ maxLength: 2000, pattern: '^https?://[^\\s]+$', error: `The ${field} field must be a valid http(s) URL.` });

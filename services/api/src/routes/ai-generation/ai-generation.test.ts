@@ -101,13 +101,13 @@ describe('ai photo', () => {
     expect(await photoCount(b)).toBe(5);
   });
 
-  test('credit packages on offer', async () => {
+  test('credit packages on offer, as select options (prices in cents, the label in EUR)', async () => {
     const r = await api.call('GET', `${P}/credits-package-options`, { token: owner });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual([
-      { id: 'small', credits: 10, price: 500, currency: 'EUR' },
-      { id: 'medium', credits: 50, price: 2000, currency: 'EUR' },
-      { id: 'large', credits: 200, price: 6000, currency: 'EUR' },
+      { value: 'small', label: '10 credits — 5.00 EUR', credits: 10, price: 500, currency: 'EUR' },
+      { value: 'medium', label: '50 credits — 20.00 EUR', credits: 50, price: 2000, currency: 'EUR' },
+      { value: 'large', label: '200 credits — 60.00 EUR', credits: 200, price: 6000, currency: 'EUR' },
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { GenerationClient } from '@pos/providers/generation/generation-client';
 import { generateDescription } from '@pos/core/generation/description-generator';
 import { aiPhotoStatus, generateAiPhoto } from '@pos/core/generation/ai-photos';
-import { CREDIT_PACKAGES, creditBalance } from '@pos/core/generation/ai-credits';
+import { creditBalance, creditPackageOptions } from '@pos/core/generation/ai-credits';
 import { createCreditsCheckout, purchaseWithDefault } from '@pos/core/generation/ai-credit-purchases';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
@@ -66,10 +66,10 @@ export function aiGenerationRoutes(deps: ApiDeps) {
       response: { 200: S.CreditsResponse },
       ...doc('AI photo credit balance'),
     })
-    .get('/ai-photo/credits-package-options', () => ({ data: CREDIT_PACKAGES.map((p) => ({ ...p })) }), {
+    .get('/ai-photo/credits-package-options', () => ({ data: creditPackageOptions() }), {
       query: S.VendorQuery,
       response: { 200: S.PackagesResponse },
-      ...doc('Credit packages on offer', 'Prices in cents.'),
+      ...doc('Credit packages on offer', 'Select options `{value: id, label, credits, price, currency}`; prices in cents, the label e.g. `10 credits — 5.00 EUR`.'),
     })
     .post(
       '/ai-photo/create-checkout-url',

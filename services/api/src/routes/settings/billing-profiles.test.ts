@@ -58,7 +58,7 @@ describe('billing profiles', () => {
     expect(r.body).toEqual({ data: { id, name: 'Head office', card_a_customer_id: null, created_at: expect.any(String), updated_at: expect.any(String) } });
     const second = (await api.call('POST', P, { token: owner, body: { name: 'Franchise' } })).body.data;
     expect((await api.call('GET', P, { token: owner })).body.data.map((p: { name: string }) => p.name)).toEqual(['Franchise', 'Head office']);
-    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({ data: [{ id: second.id, name: 'Franchise' }, { id, name: 'Head office' }] });
+    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({ data: [{ value: second.id, label: 'Franchise' }, { value: id, label: 'Head office' }] });
     expect(await api.call('GET', `${P}/${id}`, { token: owner })).toMatchObject({ status: 200, body: { data: r.body.data } });
     expect(await api.call('PUT', `${P}/${id}`, { token: owner, body: { name: 'HQ' } })).toMatchObject({ status: 200, body: { data: { id, name: 'HQ' } } });
     expect(await api.call('GET', `${P}/${id}/subscriptions`, { token: owner })).toMatchObject({ status: 200, body: { data: [] } });

@@ -61,12 +61,18 @@ describe('branding profiles', () => {
 
     expect(await api.call('POST', `${P}/set-default`, { token: owner, body: { id: second.id } })).toMatchObject({ status: 200, body: { data: { id: second.id, is_default: true } } });
     expect((await rows(a)).map((x) => [x.name, x.is_default])).toEqual([['Main', false], ['Winter', true]]);
+    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({
+      data: [
+        { value: main, label: 'Main', is_default: false },
+        { value: second.id, label: 'Winter', is_default: true },
+      ],
+    });
     expect(await api.call('DELETE', `${P}/${second.id}`, { token: owner })).toMatchObject({ status: 422, body: { message: DEFAULT_PROFILE_NOT_DELETABLE } });
     expect(await api.call('DELETE', `${P}/${main}`, { token: owner })).toMatchObject({ status: 200, body: { status: 'success' } });
     expect(await api.call('GET', `${P}/${main}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the branding profile you requested.' } });
     const list = await api.call('GET', P, { token: owner });
     expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['Winter']);
-    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({ data: [{ id: second.id, name: 'Winter', is_default: true }] });
+    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({ data: [{ value: second.id, label: 'Winter', is_default: true }] });
   });
 
   test('fonts from the option list, colours and names checked; nothing written on a refusal', async () => {

@@ -57,7 +57,7 @@ export function settingsRoutes(deps: ApiDeps) {
       .get('/location-options', async ({ tenant, access }) => ({ data: await loc.locationOptions(tenant.db, await access()) }), {
         query: S.VendorQuery,
         response: { 200: S.LocationOptions },
-        ...doc(L, 'Location select options', null, 'The caller\'s locations, by name.'),
+        ...doc(L, 'Location select options', null, 'The caller\'s locations, by name: `{value: id, label: name, timezone, status}`.'),
       })
       .get('/locations/datatable', async ({ tenant, access, query }) => loc.locationDatatable(tenant.db, await access(), query), {
         query: S.LocationDatatableQuery,
@@ -235,7 +235,7 @@ export function settingsRoutes(deps: ApiDeps) {
       .get('/branding-profiles/options', async ({ tenant }) => ({ data: await brand.brandingProfileOptions(tenant.db) }), {
         query: S.VendorQuery,
         response: { 200: S.BrandingOptions },
-        ...doc(B, 'Branding profile select options', null),
+        ...doc(B, 'Branding profile select options', null, 'By name: `{value: id, label: name, is_default}`.'),
       })
       .get('/branding-profiles/:id', async ({ tenant, params }) => ({ data: await brand.showBrandingProfile(tenant.db, params.id) }), {
         params: S.IdParams,
@@ -305,7 +305,7 @@ export function settingsRoutes(deps: ApiDeps) {
       .get('/billing-profiles/options', async ({ tenant }) => ({ data: await bill.billingProfileOptions(tenant.db) }), {
         query: S.VendorQuery,
         response: { 200: S.BillingOptions },
-        ...doc(BP, 'Billing profile select options', null),
+        ...doc(BP, 'Billing profile select options', null, 'By name: `{value: id, label: name}`.'),
       })
       .get('/billing-profiles/:id', async ({ tenant, params }) => ({ data: await bill.showBillingProfile(tenant.db, params.id) }), {
         params: S.IdParams,
@@ -408,8 +408,8 @@ export function settingsRoutes(deps: ApiDeps) {
       })
       .get('/payment-profiles/options', async ({ tenant }) => ({ data: await pay.paymentProfileOptions(tenant.db) }), {
         query: S.VendorQuery,
-        response: { 200: S.BrandingOptions },
-        ...doc(PP, 'Payment profile select options', null),
+        response: { 200: S.PaymentProfileOptions },
+        ...doc(PP, 'Payment profile select options', null, 'By name: `{value: id, label: name, is_default}`.'),
       })
       .get('/payment-profiles/:id', async ({ tenant, params }) => ({ data: await pay.showPaymentProfile(tenant.db, params.id) }), {
         params: S.IdParams,

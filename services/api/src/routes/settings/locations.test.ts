@@ -248,8 +248,14 @@ describe('lists, export, options, terminals', () => {
     expect(paged.body).toMatchObject({ page: 2, per_page: 1, total: all.body.total });
     expect(paged.body.data).toHaveLength(1);
     const opts = await api.call('GET', `${P}/location-options`, { token: owner });
-    expect(opts.body.data.map((o: { id: string }) => o.id).sort()).toEqual(all.body.data.map((l: { id: string }) => l.id).sort());
-    expect(opts.body.data[0]).toEqual({ id: expect.any(String), name: expect.any(String), timezone: expect.any(String), status: expect.any(String) });
+    type Opt = { value: string; label: string };
+    type Loc = { id: string; name: string; timezone: string; status: string };
+    // Select options like every options route: `{value: id, label: name}` plus timezone and status.
+    expect([...opts.body.data].sort((x: Opt, y: Opt) => (x.value < y.value ? -1 : 1))).toEqual(
+      [...all.body.data].sort((x: Loc, y: Loc) => (x.id < y.id ? -1 : 1)).map((l: Loc) => ({ value: l.id, label: l.name, timezone: l.timezone, status: l.status })),
+    );
+    expect(opts.body.data.map((o: Opt) => o.label)).toEqual([...opts.body.data.map((o: Opt) => o.label)].sort((x: string, y: string) => (x < y ? -1 : 1)));
+    expect(opts.body.data.find((o: Opt) => o.value === made.body.data.id)).toEqual({ value: made.body.data.id, label: 'Zulu Search Spot', timezone: 'UTC', status: 'inactive' });
   });
 
   test('export is a CSV of the caller\'s locations (or of the ids given), formula cells defused', async () => {
@@ -333,7 +339,7 @@ describe('grant and isolation', () => {
     const token = await limitedUserToken(api, a, [], [a.locations[0]!.id]);
     const list = await api.call('GET', `${P}/locations/datatable`, { token });
     expect(list.body.data.map((l: { id: string }) => l.id)).toEqual([a.locations[0]!.id]);
-    expect((await api.call('GET', `${P}/location-options`, { token })).body.data.map((l: { id: string }) => l.id)).toEqual([a.locations[0]!.id]);
+    expect((await api.call('GET', `${P}/location-options`, { token })).body.data.map((l: { value: string }) => l.value)).toEqual([a.locations[0]!.id]);
     expect(await api.call('GET', `${P}/locations/${a.locations[1]!.id}`, { token })).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
     expect((await api.call('PUT', `${P}/locations/${a.locations[1]!.id}/status`, { token, body: { status: 'inactive' } })).status).toBe(403);
     const before = await count('locations');

@@ -35,11 +35,17 @@ describe('payment profiles', () => {
     expect((await api.call('PUT', `${P}/${second.id}`, { token: owner, body: { name: 'Festival' } })).body.data).toMatchObject({ id: second.id, name: 'Festival' });
     expect(await api.call('POST', `${P}/${second.id}/default`, { token: owner })).toMatchObject({ status: 200, body: { data: { id: second.id, is_default: true } } });
     expect(await rows(a)).toEqual([{ name: 'Festival', is_default: true }, { name: 'Main', is_default: false }]);
+    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({
+      data: [
+        { value: second.id, label: 'Festival', is_default: true },
+        { value: main, label: 'Main', is_default: false },
+      ],
+    });
     expect(await api.call('DELETE', `${P}/${second.id}`, { token: owner })).toMatchObject({ status: 422, body: { message: DEFAULT_PAYMENT_PROFILE_NOT_DELETABLE } });
     expect(await api.call('DELETE', `${P}/${main}`, { token: owner })).toMatchObject({ status: 200, body: { status: 'success' } });
     expect(await api.call('GET', `${P}/${main}`, { token: owner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the payment profile you requested.' } });
     expect((await api.call('GET', P, { token: owner })).body.data.map((p: { name: string }) => p.name)).toEqual(['Festival']);
-    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({ data: [{ id: second.id, name: 'Festival', is_default: true }] });
+    expect((await api.call('GET', `${P}/options`, { token: owner })).body).toEqual({ data: [{ value: second.id, label: 'Festival', is_default: true }] });
   });
 
   test('names checked, nothing written on a refusal', async () => {

@@ -78,7 +78,10 @@ export const LocationDatatableQuery = t.Object({
   status: t.Optional(Status),
   ...vendorIdField(),
 });
-export const LocationOptions = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), timezone: t.String(), status: t.String() })) });
+/** Select options (`{value, label, ...}`, as every options route); the extra fields ride along. */
+export const LocationOptions = t.Object({
+  data: t.Array(t.Object({ value: t.String({ description: 'location id' }), label: t.String({ description: 'location name' }), timezone: t.String(), status: t.String() })),
+});
 export const ExportBody = t.Object(
   { ids: t.Optional(t.Array(t.String({ maxLength: ID_MAX_LENGTH }), { maxItems: 500, error: 'The ids field must be a list of at most 500 location ids.' })) },
   { additionalProperties: false },
@@ -177,7 +180,7 @@ export const BrandingProfile = t.Object({
 });
 export const BrandingResponse = t.Object({ data: BrandingProfile });
 export const BrandingList = t.Object({ data: t.Array(BrandingProfile) });
-export const BrandingOptions = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String(), is_default: t.Boolean() })) });
+export const BrandingOptions = t.Object({ data: t.Array(t.Object({ value: t.String({ description: 'branding profile id' }), label: t.String({ description: 'profile name' }), is_default: t.Boolean() })) });
 
 // VAT verify
 export const VatVerifyBody = t.Object(
@@ -303,7 +306,7 @@ export const CreateBillingBody = t.Object({ name: ProfileName }, { additionalPro
 export const BillingProfile = t.Object({ id: t.String(), name: t.String(), card_a_customer_id: t.Nullable(t.String()), created_at: Iso, updated_at: Iso });
 export const BillingResponse = t.Object({ data: BillingProfile });
 export const BillingList = t.Object({ data: t.Array(BillingProfile) });
-export const BillingOptions = t.Object({ data: t.Array(t.Object({ id: t.String(), name: t.String() })) });
+export const BillingOptions = t.Object({ data: t.Array(t.Object({ value: t.String({ description: 'billing profile id' }), label: t.String({ description: 'profile name' }) })) });
 export const BillingSubscription = t.Object({
   id: t.String(),
   provider_subscription_id: t.String(),
@@ -338,3 +341,4 @@ export const PaymentProfile = t.Object({
 });
 export const PaymentProfileResponse = t.Object({ data: PaymentProfile });
 export const PaymentProfileList = t.Object({ data: t.Array(PaymentProfile) });
+export const PaymentProfileOptions = t.Object({ data: t.Array(t.Object({ value: t.String({ description: 'payment profile id' }), label: t.String({ description: 'profile name' }), is_default: t.Boolean() })) });
