@@ -108,7 +108,17 @@ async function recover(deps: WebhookDeps, tx: TenantTx, subscriptionId: string):
   const metadata: Record<string, string> = { location_id: old.location_id, recovered_from: subscriptionId };
   if (old.device_ids) metadata.device_ids = (old.device_ids as string[]).join(',');
   // One recreation per cancelled subscription: a redelivered event, or a retry after a lost answer, gets the first one.
-  const created = await deps.providers.cardA.createSubscription({ customer: old.customer_id, price: old.price_id, paymentMethod: old.payment_method_id, metadata, idempotencyKey: `recover_${subscriptionId}` });
+  // One unit per device, as the subscription was bought (`subscribe-devices.ts`): without the quantity
+  // card-a made it one unit, and that one unit went on serving every device.
+  const quantity = old.device_ids ? (old.device_ids as string[]).length : undefined;
+  const created = await deps.providers.cardA.createSubscription({
+    customer: old.customer_id,
+    price: old.price_id,
+    paymentMethod: old.payment_method_id,
+    metadata,
+    ...(quantity ? { quantity } : {}),
+    idempotencyKey: `recover_${subscriptionId}`,
+  });
   const now = deps.now();
   const end = typeof created.current_period_end === 'number' ? new Date(created.current_period_end * 1000) : null;
   await tx

@@ -309,6 +309,24 @@ describe('invoice.payment_failed and the SEPA recovery', () => {
     expect(records.filter((r) => r.status === 'active').length).toBe(5);
   });
 
+  test('a recovered device subscription keeps its units: one per device, as it was bought', async () => {
+    const m = await api.seed('caunits');
+    const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+    const devices = m.devices.filter((d) => d.type !== 'pos').slice(0, 2).map((d) => d.id);
+    expect(devices.length).toBe(2);
+    const s = await cardA().createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: null, quantity: 2, metadata: { location_id: m.locations[0]!.id, device_ids: devices.join(',') }, idempotencyKey: crypto.randomUUID() });
+    await sim.idle();
+    const sepa = (await simPost(`/_sim/customers/${customer}/sepa`)).body;
+    await sim.idle();
+    await simPost(`/_sim/mandates/${sepa.mandate}/decline`);
+    await simPost(`/_sim/subscriptions/${s.id}/invoice-failed`, { cancel: true });
+    await sim.idle();
+    const fresh = sim.billing.subscriptionsOf(customer).find((x) => x.id !== s.id)!;
+    expect(fresh.metadata).toMatchObject({ recovered_from: s.id, device_ids: devices.join(',') });
+    // Before: created without a quantity, one unit went on serving both devices.
+    expect(fresh.items.data[0]!.quantity).toBe(2);
+  });
+
   test('a deletion the customer asked for is not recovered, even with a failure cached', async () => {
     const m = await api.seed('canorec');
     const { s, customer, sepa } = await subscribed(m, { sepa: true });
