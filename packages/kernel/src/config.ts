@@ -48,6 +48,12 @@ export const PaymentEnv = {
   PAYMENT_DEFAULT_PROVIDER: Type.Optional(ProviderWord),
   PAYMENT_KIOSK_DEFAULT_PROVIDER: Type.Optional(ProviderWord),
   PAYMENT_AUTO_SUCCESS: Type.Optional(Bool),
+  /**
+   * Spec 2 gating 2: whether a provider staged `test_only` is hidden from merchants not flagged `is_test`.
+   * Default: on in production (where spec 2 stages the first-party register so), off elsewhere, so a
+   * merchant registered under `bun run dev` can select the register.
+   */
+  POS_PROVIDER_STAGING: Type.Optional(Bool),
   /** card-a price of one kiosk or kds subscription (`POST /devices/subscribe/{locationId}`, quantity = devices). */
   CARD_A_DEVICE_PRICE_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 };

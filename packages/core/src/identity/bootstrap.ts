@@ -9,7 +9,7 @@ import { getProfile } from './profile.ts';
  * admin-vendor-override): profile, merchant and location options, unread notifications, feature
  * flags and, per granted location, its channel, pricing and ordering options.
  */
-export async function backofficeBootstrap(db: CentralDb, tdb: TenantDb, userId: string, merchant: { id: string; pos_provider: string | null; is_test: boolean }, access: Access, now: Date) {
+export async function backofficeBootstrap(db: CentralDb, tdb: TenantDb, userId: string, merchant: { id: string; pos_provider: string | null; is_test: boolean }, access: Access, now: Date, staged = true) {
   const [user, merchants, locations, notifications, features, devices, rates] = await Promise.all([
     getProfile(db, userId, merchant.id),
     merchantOptions(db, userId),
@@ -23,7 +23,7 @@ export async function backofficeBootstrap(db: CentralDb, tdb: TenantDb, userId: 
       .orderBy('created_at', 'desc')
       .limit(50)
       .execute(),
-    merchantFeatures(db, tdb, merchant, now),
+    merchantFeatures(db, tdb, merchant, now, staged),
     tdb.selectFrom('devices').select(['location_id', 'type']).where('deleted_at', 'is', null).execute(),
     tdb.selectFrom('tax_rates').select('rate').distinct().orderBy('rate', 'desc').execute(),
   ]);

@@ -8,13 +8,22 @@ export interface MerchantFeatures {
   test_mode: boolean;
 }
 
-/** Spec 2 gating 2: `active` first, then `test_only` against the merchant's `is_test`. */
-export function providerVisible(p: { active: boolean; test_only: boolean }, isTest: boolean): boolean {
-  return p.active && (!p.test_only || isTest);
+/**
+ * Spec 2 gating 2: `active` first, then `test_only` against the merchant's `is_test`, where providers are
+ * staged (`staged`: production by default, `providerStaging`).
+ */
+export function providerVisible(p: { active: boolean; test_only: boolean }, isTest: boolean, staged = true): boolean {
+  return p.active && (!(staged && p.test_only) || isTest);
+}
+
+/** Whether `test_only` stages providers: `POS_PROVIDER_STAGING`, else on in production only. */
+export function providerStaging(config: { POS_PROVIDER_STAGING?: string | undefined }, env: string): boolean {
+  const v = config.POS_PROVIDER_STAGING;
+  return v === undefined ? env === 'production' : v === 'true' || v === '1';
 }
 
 /** Feature flags derived from the merchant's state (marker, provider list, subscribed devices). */
-export async function merchantFeatures(db: CentralDb, tdb: TenantDb, merchant: { pos_provider: string | null; is_test: boolean }, now: Date): Promise<MerchantFeatures> {
+export async function merchantFeatures(db: CentralDb, tdb: TenantDb, merchant: { pos_provider: string | null; is_test: boolean }, now: Date, staged = true): Promise<MerchantFeatures> {
   const provider = await db.selectFrom('pos_providers').selectAll().where('key', '=', 'firstparty').executeTakeFirst();
   const subscribed = await tdb
     .selectFrom('devices')
@@ -26,7 +35,7 @@ export async function merchantFeatures(db: CentralDb, tdb: TenantDb, merchant: {
   const types = new Set(subscribed.map((d) => d.type));
   return {
     first_party_pos: merchant.pos_provider === 'firstparty',
-    first_party_pos_selectable: !!provider && providerVisible(provider, merchant.is_test),
+    first_party_pos_selectable: !!provider && providerVisible(provider, merchant.is_test, staged),
     kiosk: types.has('kiosk'),
     kitchen_display: types.has('kds'),
     test_mode: merchant.is_test,

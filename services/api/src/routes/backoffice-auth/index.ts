@@ -6,7 +6,7 @@ import { startPendingLogin } from '@pos/core/accounts/second-factor';
 import { getProfile, startUsing, updateBusinessInfo, updatePersonalInfo } from '@pos/core/identity/profile';
 import { merchantOptions, switchMerchant } from '@pos/core/identity/merchant-access';
 import { backofficeBootstrap } from '@pos/core/identity/bootstrap';
-import { merchantFeatures } from '@pos/core/identity/features';
+import { merchantFeatures, providerStaging } from '@pos/core/identity/features';
 import { TOKEN_LIFETIME_SECONDS } from '@pos/core/auth/principal';
 import { bindTokenTenant } from '@pos/core/auth/tenant-context';
 import { signedInCustomer } from '@pos/core/customers/customer-profile';
@@ -124,10 +124,10 @@ export function backofficeUserRoutes(deps: ApiDeps) {
     )
     .get(
       '/back-office/bootstrap',
-      async ({ auth, tenant, access }) => ({ data: await backofficeBootstrap(deps.db, tenant.db, auth.userId, tenant.merchant, await access(), deps.clock.now()) }),
+      async ({ auth, tenant, access }) => ({ data: await backofficeBootstrap(deps.db, tenant.db, auth.userId, tenant.merchant, await access(), deps.clock.now(), providerStaging(deps.config, deps.env)) }),
       { response: { 200: t.Object({ data: S.Bootstrap }) }, ...doc("Boot payload for the caller's own merchant (no permission gate, no vendor override)") },
     )
-    .get('/back-office/features', async ({ tenant }) => ({ data: await merchantFeatures(deps.db, tenant.db, tenant.merchant, deps.clock.now()) }), {
+    .get('/back-office/features', async ({ tenant }) => ({ data: await merchantFeatures(deps.db, tenant.db, tenant.merchant, deps.clock.now(), providerStaging(deps.config, deps.env)) }), {
       response: { 200: t.Object({ data: S.Features }) },
       ...doc('Feature flags of the current merchant'),
     })

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { posProviderOptions, selectPosProvider } from '@pos/core/pos/select-provider';
+import { providerStaging } from '@pos/core/identity/features';
 import { logActivity } from '@pos/core/activity/log-activity';
 import type { ApiDeps } from '../../context.ts';
 import { secured } from '../../plugins/secured.ts';
@@ -9,16 +10,17 @@ const tags = ['Register administration'];
 
 /** Spec 2 gating: the provider list and `POST /back-office/pos/select-provider` (no first-party-pos gate). */
 export function posProviderRoutes(deps: ApiDeps) {
+  const staged = providerStaging(deps.config, deps.env);
   return new Elysia({ name: 'pos-provider', prefix: '/back-office/pos' })
     .use(secured(deps, { types: ['backoffice'], vendorOverride: true }))
-    .get('/provider-options', async ({ tenant }) => ({ data: await posProviderOptions(deps.db, tenant.merchant) }), {
+    .get('/provider-options', async ({ tenant }) => ({ data: await posProviderOptions(deps.db, tenant.merchant, staged) }), {
       response: { 200: t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String() })) }) },
       detail: { tags, summary: 'Register providers this merchant may select' },
     })
     .post(
       '/select-provider',
       async ({ tenant, body, auth }) => {
-        const r = await selectPosProvider(deps.db, tenant.merchant, body.provider);
+        const r = await selectPosProvider(deps.db, tenant.merchant, body.provider, staged);
         await logActivity(tenant.db, { userId: auth.userId, action: 'selected', subject: 'pos_provider', properties: { provider: body.provider } });
         return { status: 'success' as const, ...r };
       },

@@ -11,7 +11,8 @@ const setProvider = (v: { active?: boolean; test_only?: boolean }) => api.deps.d
 const marker = async () => (await api.deps.db.selectFrom('merchants').select('pos_provider').where('id', '=', m.merchant.id).executeTakeFirstOrThrow()).pos_provider;
 
 beforeAll(async () => {
-  api = await createTestApi();
+  // Staged as in production (spec 2 gating 2); the default outside production is tested below.
+  api = await createTestApi({ env: { POS_PROVIDER_STAGING: 'true' } });
   m = await api.seed('provider');
   owner = await api.ownerToken(m);
 });
@@ -37,6 +38,25 @@ describe('availability gating (spec 2)', () => {
     expect(await marker()).toBeNull();
     await setProvider({ test_only: false });
     expect((await api.call('POST', '/api/back-office/pos/select-provider', { token: owner, body: { provider: 'firstparty' } })).status).toBe(200);
+  });
+
+  test('outside production providers are not staged: a merchant that signed up itself selects the register (active still counts)', async () => {
+    const dev = await createTestApi();
+    try {
+      await setProvider({ active: true, test_only: true });
+      await setMerchant({ pos_provider: null, is_test: false });
+      const token = await dev.ownerToken(m);
+      // Before: a self-registered merchant (never is_test) could never select it under `bun run dev`, so it had no register nor kitchen display.
+      expect((await dev.call('GET', '/api/back-office/pos/provider-options', { token })).body).toEqual({ data: [{ value: 'firstparty', label: 'First-party register' }] });
+      expect((await dev.call('GET', '/api/back-office/features', { token })).body.data).toMatchObject({ first_party_pos_selectable: true, test_mode: false });
+      expect((await dev.call('POST', '/api/back-office/pos/select-provider', { token, body: { provider: 'firstparty' } })).body).toEqual({ status: 'success', pos_provider: 'firstparty' });
+      await setProvider({ active: false });
+      expect((await dev.call('POST', '/api/back-office/pos/select-provider', { token, body: { provider: 'firstparty' } })).status).toBe(403);
+    } finally {
+      await setProvider({ active: true, test_only: true });
+      await setMerchant({ pos_provider: null, is_test: true });
+      await dev.close();
+    }
   });
 
   test('active is a kill switch checked first, even for a test merchant; unknown providers are refused', async () => {
