@@ -77,9 +77,15 @@ async function findSubscription(tdb: TenantDb, access: Access, profileId: string
   return row;
 }
 
-/** Writes the provider's answer onto the local record. */
+/**
+ * Writes the provider's answer onto the local record. A record that became `canceled` while card-a was
+ * asked (its `deleted` event handled meanwhile) stays so: the answer read before the deletion would bring
+ * a dead subscription back to `active` for good (no event follows a deletion), serving its devices unpaid.
+ */
 async function record(tdb: TenantDb, userId: string, localId: string, s: CardASubscription, action: string) {
   return withSubscriptionLock(tdb, s.id, async (tx) => {
+    const current = await tx.selectFrom('billing_subscriptions').select('status').where('id', '=', localId).forUpdate().executeTakeFirstOrThrow();
+    if (current.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
     const row = await tx
       .updateTable('billing_subscriptions')
       .set({ status: s.status, cancel_at_period_end: s.cancel_at_period_end === true, updated_at: new Date() })

@@ -56,6 +56,25 @@ describe('billing profile subscriptions through card-a', () => {
     expect(cardA.billing.subscription(provider)!.cancel_at_period_end).toBe(false);
   });
 
+  test('a subscription card-a deleted while the cancel was answered stays canceled: 422, never revived by the earlier answer', async () => {
+    const { profile, local } = await subscribed(a, 'cus_bsub_race');
+    const client = api.deps.payments.cardA!;
+    const real = client.setCancelAtPeriodEnd;
+    // card-a answers (active, cancel at period end), then its `deleted` event is handled before the route writes that answer.
+    client.setCancelAtPeriodEnd = async (...args: Parameters<typeof real>) => {
+      const answer = await real.apply(client, args);
+      await tdbOf(a).updateTable('billing_subscriptions').set({ status: 'canceled' }).where('id', '=', local).execute();
+      return answer;
+    };
+    try {
+      // Before: 200 with status active, and the record active for good though card-a had deleted it.
+      expect(await api.call('POST', `${P}/${profile}/subscriptions/${local}/cancel`, { token: owner })).toMatchObject({ status: 422, body: { message: ALREADY_CANCELED } });
+      expect((await localRow(a, local)).status).toBe('canceled');
+    } finally {
+      client.setCancelAtPeriodEnd = real;
+    }
+  });
+
   test('retry payment pays the open bill; past bills and their export', async () => {
     const { profile, local, provider } = await subscribed(a, 'cus_bsub_2');
     expect(await api.call('POST', `${P}/${profile}/subscriptions/${local}/retry-payment`, { token: owner })).toMatchObject({ status: 422, body: { message: NOTHING_TO_RETRY } });
