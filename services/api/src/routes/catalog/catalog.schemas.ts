@@ -1,5 +1,5 @@
 import { t, type TSchema } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, vendorIdField } from '../shared.schemas.ts';
 import { MAX_CATALOG_PRICE } from '@pos/domain/money';
 
 /**
@@ -38,6 +38,7 @@ export const OptionList = t.Object({ data: t.Array(Option) });
 
 /** The data-table query shared by every `…/datatable` route. */
 export const DatatableQuery = {
+  ...vendorIdField(),
   page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
   per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   search: t.Optional(Search),
@@ -76,7 +77,7 @@ export const ItemDatatableQuery = t.Object({
   visible: t.Optional(t.Boolean()),
   channel: t.Optional(Channel),
 });
-export const ItemOptionsQuery = t.Object({ search: t.Optional(Search), category_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })) });
+export const ItemOptionsQuery = t.Object({ ...vendorIdField(), search: t.Optional(Search), category_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })) });
 export const ItemOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), unit_price: Int() })) });
 
 const itemFields = {
@@ -109,6 +110,7 @@ export const UpdateItemBody = Strict({
 });
 
 export const ExportQuery = t.Object({
+  ...vendorIdField(),
   format: t.Optional(t.Union([t.Literal('csv'), t.Literal('xlsx')], { error: 'The format must be csv or xlsx.' })),
   search: t.Optional(Search),
   category_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })),
@@ -196,7 +198,7 @@ export const DisplayGroup = t.Object({
 });
 export const DisplayGroupResponse = t.Object({ data: DisplayGroup });
 export const DisplayGroupList = t.Object({ data: t.Array(DisplayGroup) });
-export const DisplayGroupListQuery = t.Object({ menu_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })) });
+export const DisplayGroupListQuery = t.Object({ ...vendorIdField(), menu_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })) });
 export const CreateDisplayGroupBody = Strict({ menu_id: Uuid('menu id'), name: Name, position: t.Optional(Position), parent_id: t.Optional(t.Nullable(Uuid('parent id'))) });
 export const UpdateDisplayGroupBody = Strict({ name: t.Optional(Name), position: t.Optional(Position), parent_id: t.Optional(t.Nullable(Uuid('parent id'))) });
 

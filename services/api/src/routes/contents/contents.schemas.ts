@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, vendorIdField } from '../shared.schemas.ts';
 import { DatatableQuery, IdParams, Name, NO_NUL, Strict, Success, Text, Uuid } from '../catalog/catalog.schemas.ts';
 
 export { IdParams, Success };
@@ -18,7 +18,7 @@ export const ContentResponse = t.Object({ data: Content });
 export const ContentList = t.Object({ data: t.Array(Content) });
 export const ContentDatatable = t.Object({ data: t.Array(Content), total: Int(), page: Int(), per_page: Int() });
 export const ContentDatatableQuery = t.Object({ ...DatatableQuery, content_type: t.Optional(t.String({ maxLength: 40, pattern: NO_NUL })) });
-export const ContentShowQuery = t.Object({ download: t.Optional(t.Boolean({ description: 'true: answer the bytes instead of the record' })) });
+export const ContentShowQuery = t.Object({ ...vendorIdField(), download: t.Optional(t.Boolean({ description: 'true: answer the bytes instead of the record' })) });
 
 export const UploadBody = t.Object(
   {

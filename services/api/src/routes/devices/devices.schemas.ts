@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Paging as PageFields, PathId, Phone, Int } from '../shared.schemas.ts';
+import { Paging as PageFields, PathId, Phone, Int, vendorIdField } from '../shared.schemas.ts';
 
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (error: string) => t.String({ format: 'uuid', error });
@@ -43,6 +43,7 @@ export const Device = t.Object({
 export const DeviceResponse = t.Object({ data: Device });
 
 export const DeviceListQuery = t.Object({
+  ...vendorIdField(),
   ...Paging,
   location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
   type: t.Optional(DeviceType),
@@ -92,6 +93,7 @@ export const DeviceForm = t.Object({
 });
 
 export const DeviceOptionsQuery = t.Object({
+  ...vendorIdField(),
   location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
   type: t.Optional(DeviceType),
 });
@@ -183,8 +185,8 @@ export const DeviceProfile = t.Object({
 });
 export const DeviceProfileResponse = t.Object({ data: DeviceProfile });
 export const DeviceProfileList = t.Object({ data: t.Array(DeviceProfile), total: Int(), page: Int(), per_page: Int() });
-export const DeviceProfileListQuery = t.Object({ ...Paging, type: t.Optional(ProfileType) });
-export const DeviceProfileOptionsQuery = t.Object({ type: t.Optional(ProfileType) });
+export const DeviceProfileListQuery = t.Object({ ...Paging, ...vendorIdField(), type: t.Optional(ProfileType) });
+export const DeviceProfileOptionsQuery = t.Object({ ...vendorIdField(), type: t.Optional(ProfileType) });
 export const DeviceProfileOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), type: ProfileType })) });
 
 const Settings = t.Record(t.String(), t.Unknown(), { error: 'The settings field must be an object.' });

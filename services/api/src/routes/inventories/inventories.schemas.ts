@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, vendorIdField } from '../shared.schemas.ts';
 import { DatatableQuery, NO_NUL, Strict, Text, Uuid } from '../catalog/catalog.schemas.ts';
 
 export const MovementType = t.Union([t.Literal('restock'), t.Literal('sale'), t.Literal('waste'), t.Literal('adjustment'), t.Literal('count')], { error: 'The selected type is invalid.' });
@@ -16,6 +16,7 @@ const Entry = t.Object({
   created_at: t.String(),
 });
 export const OverviewQuery = t.Object({
+  ...vendorIdField(),
   page: DatatableQuery.page,
   per_page: DatatableQuery.per_page,
   search: DatatableQuery.search,

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, vendorIdField } from '../shared.schemas.ts';
 import { Channels, IdParams, ItemIdParams, Name, NO_NUL, Position, Strict, Success, Uuid } from '../catalog/catalog.schemas.ts';
 
 export { IdParams, ItemIdParams, Success };
@@ -25,7 +25,7 @@ export const Menu = t.Object(MenuFields);
 export const MenuDetail = t.Object({ ...MenuFields, display_groups: t.Array(Structure) });
 export const MenuResponse = t.Object({ data: MenuDetail });
 export const MenuList = t.Object({ data: t.Array(Menu) });
-export const MenuListQuery = t.Object({ location_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })), status: t.Optional(MenuStatus) });
+export const MenuListQuery = t.Object({ ...vendorIdField(), location_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })), status: t.Optional(MenuStatus) });
 export const MenuOptions = t.Object({ data: t.Array(t.Object({ value: t.String(), label: t.String(), status: MenuStatus, location_id: t.String() })) });
 
 export const CreateMenuBody = Strict({ name: Name, location_id: Uuid('location id'), channels: t.Optional(Channels) });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, vendorIdField } from '../shared.schemas.ts';
 import { Channels, IdParams, MAX_PRICE, Name, Strict, Success, Text, Uuid } from '../catalog/catalog.schemas.ts';
 
 export { IdParams, Success };
@@ -39,7 +39,7 @@ export const Offer = t.Object({
 });
 export const OfferResponse = t.Object({ data: Offer });
 export const OfferList = t.Object({ data: t.Array(Offer) });
-export const OfferListQuery = t.Object({ status: t.Optional(OfferStatus) });
+export const OfferListQuery = t.Object({ ...vendorIdField(), status: t.Optional(OfferStatus) });
 
 const fields = {
   description: t.Optional(t.Nullable(Text(2000))),

@@ -1,10 +1,11 @@
 import { t } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, vendorIdField } from '../shared.schemas.ts';
 import { Strict } from '../catalog/catalog.schemas.ts';
 
 const STATUSES = ['received', 'processed', 'duplicate', 'location_not_resolved', 'ignored', 'failed'] as const;
 
 export const WebhookLogQuery = Strict({
+  ...vendorIdField(),
   page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
   per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   provider: t.Optional(t.Union([t.Literal('card-a'), t.Literal('card-b'), t.Literal('platform-a')], { error: 'The provider must be card-a, card-b or platform-a.' })),
