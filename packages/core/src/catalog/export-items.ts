@@ -10,7 +10,16 @@ export type ItemExport = TableFile;
 
 type Row = Record<(typeof EXPORT_COLUMNS)[number], Cell>;
 
-async function* rows(tdb: TenantDb, q: { search?: string; category_id?: string }): AsyncGenerator<Row> {
+/** The datatable's filters (`GET /items/datatable`), so an export holds the rows the table showed. */
+export interface ItemExportQuery {
+  format?: ExportFormat;
+  search?: string;
+  category_id?: string;
+  visible?: boolean;
+  channel?: string;
+}
+
+async function* rows(tdb: TenantDb, q: ItemExportQuery): AsyncGenerator<Row> {
   let after: string | null = null;
   for (;;) {
     let qb = tdb
@@ -18,7 +27,13 @@ async function* rows(tdb: TenantDb, q: { search?: string; category_id?: string }
       .leftJoin('categories', 'categories.id', 'items.category_id')
       .select(['items.id', 'items.name', 'items.sku', 'categories.name as category', 'items.unit_price', 'items.vat_rate', 'items.allergens', 'items.dietary', 'items.channels', 'items.visible', 'items.created_at']);
     if (q.category_id !== undefined) qb = isUuid(q.category_id) ? qb.where('items.category_id', '=', q.category_id) : qb.where((eb) => eb.val(false));
-    if (q.search?.trim()) qb = qb.where('items.name', 'ilike', `%${q.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (q.visible !== undefined) qb = qb.where('items.visible', '=', q.visible);
+    if (q.channel !== undefined) qb = qb.where((eb) => eb(eb.val(q.channel), '=', eb.fn.any('items.channels')));
+    // Name or sku, as the datatable searches.
+    if (q.search?.trim()) {
+      const like = `%${q.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      qb = qb.where((eb) => eb.or([eb('items.name', 'ilike', like), eb('items.sku', 'ilike', like)]));
+    }
     if (after) qb = qb.where('items.id', '>', after);
     const page = await qb.orderBy('items.id').limit(PAGE).execute();
     for (const r of page) {
@@ -46,6 +61,7 @@ async function* rows(tdb: TenantDb, q: { search?: string; category_id?: string }
  * `GET /items/export`: the merchant's items as CSV or XLSX, streamed (rows are read from the database
  * in pages of `PAGE` by id and written as they come, so memory stays flat for any catalog size).
  */
-export function exportItems(tdb: TenantDb, q: { format?: ExportFormat; search?: string; category_id?: string }, now: Date): ItemExport {
-  return exportTable({ basename: `items-${now.toISOString().slice(0, 10)}`, sheet: 'Items', columns: EXPORT_COLUMNS, rows: rows(tdb, q), format: q.format ?? 'csv' });
+export function exportItems(tdb: TenantDb, q: ItemExportQuery, now: Date): ItemExport {
+  // A byte-order mark, as every other CSV export: a spreadsheet reads "Café" as UTF-8.
+  return exportTable({ basename: `items-${now.toISOString().slice(0, 10)}`, sheet: 'Items', columns: EXPORT_COLUMNS, rows: rows(tdb, q), format: q.format ?? 'csv', bom: true });
 }

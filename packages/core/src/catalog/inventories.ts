@@ -69,7 +69,7 @@ export async function inventoryOverview(
       .execute(),
   ]);
   let history: HistoryEntry[] | null = null;
-  if (q.item_id && q.location_id && isUuid(q.item_id) && isUuid(q.location_id) && (scope.access.allLocations || scope.access.locationIds.has(q.location_id))) {
+  if (q.item_id && q.location_id && isUuid(q.item_id) && isUuid(q.location_id) && (scope.access.allLocations || scope.access.locationIds.has(q.location_id.toLowerCase()))) {
     const h = await scope.tdb.selectFrom('inventory_history').selectAll().where('item_id', '=', q.item_id).where('location_id', '=', q.location_id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
     history = h.map(entryView);
   }

@@ -22,8 +22,8 @@ export async function exportCustomers(db: TenantDb, actor: BackofficeActor, form
     .execute();
   const records = rows.map((r) => ({
     id: r.id,
-    name: safeCell(r.name ?? ''),
-    email: safeCell(r.email ?? ''),
+    name: r.name ?? '',
+    email: r.email ?? '',
     phone: r.phone ?? '',
     marketing_consent: r.marketing_consent ? 'true' : 'false',
     points: Number(r.points),
@@ -33,7 +33,8 @@ export async function exportCustomers(db: TenantDb, actor: BackofficeActor, form
   await logActivity(db, { userId: actor.userId, action: 'exported', subject: 'customer', properties: { format, rows: records.length } });
   const day = now.toISOString().slice(0, 10);
   if (format === 'csv') {
-    const text = stringify(records, { header: true, columns: [...CUSTOMER_EXPORT_COLUMNS], bom: true });
+    // Defused in the CSV only: a workbook cell is typed text and keeps the name as it is.
+    const text = stringify(records.map((r) => ({ ...r, name: safeCell(r.name), email: safeCell(r.email) })), { header: true, columns: [...CUSTOMER_EXPORT_COLUMNS], bom: true });
     return { filename: `customers-${day}.csv`, contentType: 'text/csv; charset=utf-8', body: new TextEncoder().encode(text) };
   }
   // Loaded on first use: ExcelJS costs the API about 10 MB of resident memory, and exports are rare.

@@ -114,6 +114,8 @@ export const ExportQuery = t.Object({
   format: t.Optional(t.Union([t.Literal('csv'), t.Literal('xlsx')], { error: 'The format must be csv or xlsx.' })),
   search: t.Optional(Search),
   category_id: t.Optional(t.String({ maxLength: 64, pattern: NO_NUL })),
+  visible: t.Optional(t.Boolean()),
+  channel: t.Optional(Channel),
 });
 
 /** The export answers the file itself (text/csv or the xlsx type), as an attachment. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { bindTenant } from '@pos/db';
 import ExcelJS from 'exceljs';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
@@ -57,6 +58,23 @@ describe('GET /items/export', () => {
     expect(ws.getRow(2).getCell(2).value).toBe('Belgian beer');
     expect(ws.getRow(2).getCell(5).value).toBe(450);
     expect(ws.getRow(2).getCell(6).value).toBe('4.50');
+  });
+
+  test('a CSV starts with a byte-order mark; the datatable\'s filters hold: search on name or sku, visible, channel', async () => {
+    const bytes = new Uint8Array(await (await raw('?format=csv&search=beer')).arrayBuffer());
+    // Before: no byte-order mark ("Café" read as "CafÃ©"), the search on names only, visible and channel a 422.
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const beer = m.items.find((i) => i.name === 'Belgian beer')!;
+    await bindTenant(api.deps.db, m.merchant.tenant_database).updateTable('items').set({ sku: 'ZZ-SKU-3' }).where('id', '=', beer.id).execute();
+    const ids = async (q: string) => (await (await raw(q)).text()).trim().split('\n').slice(1).map((l) => l.split(',')[0]!.replace(/^\uFEFF/, ''));
+    expect(await ids('?search=zz-sku')).toEqual([beer.id]);
+    const table = await api.call('GET', '/api/back-office/items/datatable?search=zz-sku', { token: owner });
+    expect(table.body.data.map((i: { id: string }) => i.id)).toEqual([beer.id]);
+    const hidden = await ids('?visible=false');
+    const tableHidden = (await api.call('GET', '/api/back-office/items/datatable?visible=false&per_page=100', { token: owner })).body;
+    expect(hidden.length).toBe(tableHidden.total);
+    expect((await raw('?channel=kiosk&search=beer')).status).toBe(200);
+    expect(await ids('?channel=kiosk&search=zz-sku')).toEqual([beer.id]);
   });
 
   test('a bad format is a 422; without EXPORT_ITEMS a 403', async () => {

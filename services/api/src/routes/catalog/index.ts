@@ -40,7 +40,7 @@ export function itemRoutes(deps: ApiDeps) {
           tags,
           'Export items as CSV or XLSX',
           'EXPORT_ITEMS',
-          '`format` csv (default) or xlsx; optional search and category_id. Streamed as an attachment; columns id, name, sku, category, unit_price_cents, price, vat_rate, allergens, dietary, channels (lists joined by `|`), visible, created_at. Text that a spreadsheet would run as a formula is prefixed with `\'`.',
+          '`format` csv (default, UTF-8 with a byte-order mark) or xlsx; the datatable\'s filters: search (name, sku), category_id, visible, channel. Streamed as an attachment; columns id, name, sku, category, unit_price_cents, price, vat_rate, allergens, dietary, channels (lists joined by `|`), visible, created_at. Text that a spreadsheet would run as a formula is prefixed with `\'`.',
         ),
       },
     )

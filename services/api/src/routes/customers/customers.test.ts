@@ -146,6 +146,10 @@ describe('privacy', () => {
     const ws = wb.getWorksheet('Customers')!;
     expect(ws.getRow(1).values).toEqual([undefined, 'id', 'name', 'email', 'phone', 'marketing_consent', 'points', 'lifetime_points', 'created_at']);
     expect(ws.rowCount).toBe(total + 1);
+    // A workbook cell is typed text: the name as it is (before: `'=HYPERLINK("x")`, the CSV's defusing copied in).
+    const names = Array.from({ length: total }, (_, i) => ws.getRow(i + 2).getCell(2).value);
+    expect(names).toContain('=HYPERLINK("x")');
+    expect(names).not.toContain('\'=HYPERLINK("x")');
     const logs = await logsOf(null, 'exported');
     expect(logs.map((l) => l.properties)).toEqual([{ format: 'csv', rows: total }, { format: 'xlsx', rows: total }]);
     expect((await call('GET', '/export?format=pdf')).status).toBe(422);

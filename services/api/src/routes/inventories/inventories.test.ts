@@ -92,6 +92,10 @@ describe('inventories', () => {
     const limited = await limitedUserToken(api, m, [], [m.locations[1]!.id]);
     expect(await call('POST', '/inventories', { item_id: item('Espresso'), location_id: loc(), type: 'restock', quantity: 1 }, limited)).toMatchObject({ status: 403 });
     expect((await call('GET', '/inventories', undefined, limited)).body.total).toBe(0);
+    // A member granted the location gets its history whatever the id's case (before: null for an upper-case id).
+    const granted = await limitedUserToken(api, m, [], [loc()]);
+    const upper = await call('GET', `/inventories?item_id=${item('Croissant')}&location_id=${loc().toUpperCase()}`, undefined, granted);
+    expect([upper.status, Array.isArray(upper.body.history)]).toEqual([200, true]);
   });
 
   test('restock, sale and waste take a positive quantity (a negative one is 422, never flipped), a JSON number (a string is 422); adjustment is signed', async () => {

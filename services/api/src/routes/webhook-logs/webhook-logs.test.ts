@@ -52,6 +52,11 @@ describe('/back-office/webhook-logs', () => {
     const detail = await api.call('GET', `/api/back-office/webhook-logs/${row.id}`, { token: owner });
     expect(detail.body.data).toMatchObject({ id: row.id, payload: JSON.parse(early), fields: { event_type_id: 1796, merchant_trns: `${m.locations[0]!.id}:${first.order_no + 1}` } });
 
+    // Any provider the log holds filters (before: only card-a, card-b and platform-a; delivery-a was a 422).
+    const none = await api.call('GET', '/api/back-office/webhook-logs/datatable?provider=delivery-a', { token: owner });
+    expect([none.status, none.body.data.every((r: { provider: string }) => r.provider === 'delivery-a')]).toEqual([200, true]);
+    expect((await api.call('GET', '/api/back-office/webhook-logs/datatable?provider=Not%20a%20provider', { token: owner })).status).toBe(422);
+
     // Another merchant: not listed, 404 on detail and replay.
     const theirs = await api.call('GET', '/api/back-office/webhook-logs/datatable', { token: otherOwner });
     expect(theirs.body.data.some((r: { id: string }) => r.id === row.id)).toBe(false);
