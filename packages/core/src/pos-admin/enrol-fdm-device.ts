@@ -1,5 +1,6 @@
 import { AppError, errors } from '@pos/kernel';
 import { GKS_REGIME } from '../fiscal/active-fdm.ts';
+import { requireFiscalIdentity } from '../fiscal/sign-event.ts';
 import { logActivity } from '../activity/log-activity.ts';
 import { lockLocation } from './register-records.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
@@ -58,6 +59,10 @@ export async function enrolFdmDevice(scope: PosAdminScope, fiscal: RemoteSignerL
   try {
     const row = await inTenantTx(scope.tdb, async (tx) => {
       await lockLocation(tx, locationId);
+      // A module signs nothing without the location's VAT and establishment numbers: refused here, not at
+      // the register's first fire or sale.
+      const identity = await tx.selectFrom('locations').select(['timezone', 'vat_no', 'est_no']).where('id', '=', locationId).executeTakeFirstOrThrow();
+      requireFiscalIdentity(identity);
       const active = await tx.selectFrom('fdm_devices').select('id').where('location_id', '=', locationId).where('status', '=', 'active').executeTakeFirst();
       if (active) throw errors.conflict(ACTIVE_FDM_EXISTS, { reason: 'fdm_active' });
       const taken = await tx.selectFrom('fdm_devices').select('id').where('fdm_id', '=', fdmId).executeTakeFirst();

@@ -196,6 +196,13 @@ export async function lockLocation(tx: TenantDb, id: string, mode: 'update' | 's
   if (!locked) throw errors.notFound('location');
 }
 
+export const FISCAL_IDENTITY_KEPT = 'A location with an active fiscal data module keeps its VAT and establishment numbers: every signed event carries them.';
+
+/** Whether the location has an active fiscal data module enrolment. */
+async function activeFdmAt(tx: TenantTx, locationId: string): Promise<boolean> {
+  return !!(await tx.selectFrom('fdm_devices').select('id').where('location_id', '=', locationId).where('status', '=', 'active').executeTakeFirst());
+}
+
 export async function updateLocation(tdb: TenantDb, access: Access, merchantId: string, userId: string, id: string, input: Partial<LocationInput>, now: Date): Promise<LocationView> {
   const row = await findVisibleLocation(tdb, access, id);
   // Spec 2: the key `pos_tenders` needs `edit-locations` at the location (the other fields need none).
@@ -203,6 +210,11 @@ export async function updateLocation(tdb: TenantDb, access: Access, merchantId: 
   const values = await columns(tdb, input);
   return inTenantTx(tdb, async (tx) => {
     await lockLocation(tx, row.id, 'update');
+    // Every signed event carries them (`requireFiscalIdentity`): clearing one under an active fiscal
+    // module would make the register's next fire, sale or report a 422 with nothing to show why here.
+    for (const k of ['vat_no', 'est_no'] as const) {
+      if (values[k] === null && (await activeFdmAt(tx, row.id))) throw errors.field(k, FISCAL_IDENTITY_KEPT);
+    }
     Object.assign(values, await locationPaymentProfile(tx, input));
     const updated = await tx.updateTable('locations').set({ ...values, updated_at: now }).where('id', '=', row.id).returning([...COLUMNS]).executeTakeFirstOrThrow();
     if (values.name !== undefined) await renameListing(tx, merchantId, row.id, updated.name, now);

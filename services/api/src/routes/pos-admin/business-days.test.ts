@@ -187,7 +187,7 @@ describe('GET /back-office/pos/fiscal-locations', () => {
   test('per granted location: regime, mandated, signing, fiscal history (which survives retirement)', async () => {
     const tdb = tdbOf(api, m);
     const nl = Bun.randomUUIDv7();
-    await tdb.insertInto('locations').values({ id: nl, name: 'Zz Amsterdam', timezone: 'Europe/Amsterdam', country: 'NL', address: null, vat_no: null, est_no: null, pos_tenders: JSON.stringify({}) }).execute();
+    await tdb.insertInto('locations').values({ id: nl, name: 'Zz Amsterdam', timezone: 'Europe/Amsterdam', country: 'NL', address: null, vat_no: 'NL123456789B01', est_no: '1', pos_tenders: JSON.stringify({}) }).execute();
     const r = await call('fiscal-locations');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { bindTenant } from '@pos/db';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { DRAWER_HAS_TILL } from '@pos/core/pos-admin/drawer-records';
@@ -247,6 +248,33 @@ describe('fiscal data modules', () => {
     expect((await call('POST', `${loc1()}/fdm-devices`, { fdm_id: 'bad id!', mode: 'software' })).status).toBe(422);
     expect((await call('PUT', `${loc0()}/fdm-devices/${enrolled.body.data.id}`, { status: 'active' })).status).toBe(422);
     expect(await call('PUT', `${loc1()}/fdm-devices/${enrolled.body.data.id}`, { status: 'retired' })).toMatchObject({ status: 404, body: { message: 'Unable to locate the fiscal device you requested.' } });
+  });
+});
+
+describe('fiscal identity of an enrolled location', () => {
+  test('a module is enrolled only at a location with its VAT and establishment numbers, which it then keeps', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const id = Bun.randomUUIDv7();
+    await tdb.insertInto('locations').values({ id, name: 'Zz Ghent', timezone: 'Europe/Brussels', country: 'BE', address: null, vat_no: 'BE0123456789', est_no: null, pos_tenders: JSON.stringify({}) }).execute();
+    const fdmId = `FDM-ID-${id.slice(-6)}`;
+    // Before: 201 and `signing: true`, then every fire, sale and X report at the register a 422 fiscal_identity_missing.
+    expect(await call('POST', `${id}/fdm-devices`, { fdm_id: fdmId, mode: 'software' })).toMatchObject({
+      status: 422,
+      body: { message: 'This location needs a VAT number and an establishment number before it can sign fiscal events.', reason: 'fiscal_identity_missing' },
+    });
+    expect(await tdb.selectFrom('fdm_devices').select('id').where('location_id', '=', id).execute()).toEqual([]);
+    const settings = (method: string, body: unknown) => api.call(method, `/api/back-office/settings/locations/${id}`, { token: owner, body });
+    expect((await settings('PUT', { est_no: '2.123.456.789' })).status).toBe(200);
+    const enrolled = await call('POST', `${id}/fdm-devices`, { fdm_id: fdmId, mode: 'software' });
+    expect(enrolled.status).toBe(201);
+    // Cleared under an active module: refused on the field, nothing written.
+    for (const field of ['est_no', 'vat_no']) {
+      const r = await settings('PUT', { [field]: null });
+      expect([r.status, r.body.errors]).toEqual([422, { [field]: ['A location with an active fiscal data module keeps its VAT and establishment numbers: every signed event carries them.'] }]);
+    }
+    expect((await settings('PUT', { est_no: '2.123.456.790' })).status).toBe(200);
+    expect((await call('PUT', `${id}/fdm-devices/${enrolled.body.data.id}`, { status: 'retired' })).status).toBe(200);
+    expect((await settings('PUT', { est_no: null })).status).toBe(200);
   });
 });
 
