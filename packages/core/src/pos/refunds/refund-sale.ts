@@ -242,7 +242,16 @@ export async function refundSale(
   const sale = isUuidText(input.transaction_id)
     ? await db.selectFrom('pos_transactions').selectAll().where('id', '=', input.transaction_id).where('location_id', '=', actor.locationId).executeTakeFirst()
     : undefined;
-  if (!sale) throw errors.notFound('transaction');
+  if (!sale) {
+    // Spec 2 refund rule 3: a sale the platform captured (a kiosk, online, table or marketplace order of
+    // this location, which the register lists in its order stream) is refused as card-paid, not unknown.
+    const captured = isUuidText(input.transaction_id)
+      ? await db.selectFrom('transactions').select('id').where('id', '=', input.transaction_id).where('location_id', '=', actor.locationId).where('status', '=', 'Complete').executeTakeFirst()
+      : undefined;
+    if (!captured) throw errors.notFound('transaction');
+    checkInput(input);
+    throw errors.businessRule(CARD_PAID_MESSAGE, { reason: 'card_paid' });
+  }
   checkInput(input);
   if (sale.captured_by_platform) throw errors.businessRule(CARD_PAID_MESSAGE, { reason: 'card_paid' });
   const order = await db.selectFrom('pos_orders').select(['id', 'lines', 'tender']).where('id', '=', sale.order_id).executeTakeFirstOrThrow();

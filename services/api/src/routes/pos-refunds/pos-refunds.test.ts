@@ -176,6 +176,26 @@ describe('POST /pos/refunds', () => {
     expect(await refundsOf(sale.transaction_id)).toHaveLength(0);
   });
 
+  test('a kiosk or online order the platform captured, named to the register\'s refund, is 422 card_paid (not an unknown 404)', async () => {
+    const id = Bun.randomUUIDv7();
+    const now = Date.now();
+    await cashier.tdb
+      .insertInto('transactions')
+      .values({
+        id, location_id: cashier.m.locations[0]!.id, device_id: null, channel: 'kiosk', order_no: 90_001, status: 'Complete', order_status: 'Queued',
+        payment_provider: 'card-b', payment_snapshot: JSON.stringify({}), idempotency_key: `idemp_${id}_${now}`, all_idempotency_keys: [`idemp_${id}_${now}`],
+        receipt_no: 90_001, subtotal: 500, discount: 0, vat: 87, total: 500, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1,
+        customer_id: null, loyalty_token: null, cart_session_id: null, completed_at: new Date(now), created_at: new Date(now), updated_at: new Date(now),
+      })
+      .execute();
+    // Before: 404 "Unable to locate the transaction you requested." for an order the register lists in its stream.
+    expect(await refund(manager, { transaction_id: id, mode: 'full' })).toMatchObject({ status: 422, body: { message: CARD_PAID, reason: 'card_paid' } });
+    expect(await refundsOf(id)).toHaveLength(0);
+    // Another location's is still the uniform 404.
+    await cashier.tdb.updateTable('transactions').set({ location_id: cashier.m.locations[1]!.id }).where('id', '=', id).execute();
+    expect(await refund(manager, { transaction_id: id, mode: 'full' })).toMatchObject({ status: 404, body: NOT_FOUND });
+  });
+
   test('records that disagree are 422 tender_mismatch: nothing refunded, nothing signed, an error logged; order, key order and whole-cent decimals do not matter', async () => {
     const sale = await sell(cashier, order780(), { tenders: [{ method: 'card', funding: 'debit', amount: 500 }, { method: 'cash', amount_tendered: 300 }] });
     const snapshot = (await cashier.tdb.selectFrom('pos_transactions').select('payment_snapshot').where('id', '=', sale.transaction_id).executeTakeFirstOrThrow()).payment_snapshot;
