@@ -142,6 +142,14 @@ export interface DeviceView {
   subscription_active_until: string | null;
   /** Kiosks: the terminal payment switch (`activate-payment` / `deactivate-payment`); null for other types. */
   payment_enabled: boolean | null;
+  /**
+   * Kiosks: the terminals its payments start on (`PUT /devices/{id}` binds the card-b terminal and the
+   * card-a reader, `platform-a-device-code` pairs the platform-a device); the ids
+   * `GET /locations/{id}/terminal-options` lists as `terminal_id`. Null when unbound, and for other types.
+   */
+  card_b_terminal_id: string | null;
+  card_a_reader_id: string | null;
+  platform_a_device_id: string | null;
   network_info: Record<string, unknown>;
   created_at: string;
 }
@@ -179,6 +187,9 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
       'devices.last_seen_at',
       'devices.subscription_active_until',
       'devices.payment_enabled',
+      'devices.card_b_terminal_id',
+      'devices.card_a_reader_id',
+      'devices.platform_a_device_id',
       'devices.network_info',
       'devices.created_at',
     ])
@@ -204,6 +215,9 @@ export async function deviceViews(db: CentralDb | Transaction<CentralTables>, td
         online: deviceOnline(r.type, r.last_seen_at, now),
         subscription_active_until: iso(r.subscription_active_until),
         payment_enabled: r.type === 'kiosk' ? r.payment_enabled : null,
+        card_b_terminal_id: r.type === 'kiosk' ? r.card_b_terminal_id : null,
+        card_a_reader_id: r.type === 'kiosk' ? r.card_a_reader_id : null,
+        platform_a_device_id: r.type === 'kiosk' ? r.platform_a_device_id : null,
         network_info: r.network_info ?? {},
         created_at: r.created_at.toISOString(),
       },

@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { Paging as PageFields, PathId, Phone, Int, vendorIdField } from '../shared.schemas.ts';
+import { CARD_A_READER_PATTERN, TERMINAL_ID_FORMAT, TERMINAL_ID_PATTERN, type KioskTerminalField } from '@pos/core/devices/terminal-bindings';
 
 const Iso = t.String({ format: 'date-time' });
 const Uuid = (error: string) => t.String({ format: 'uuid', error });
@@ -37,6 +38,9 @@ export const Device = t.Object({
   online: t.Nullable(t.Boolean({ description: 'kds, kiosk, pos: seen within DEVICE_OFFLINE_AFTER_SECONDS (default 120); null for other types' })),
   subscription_active_until: t.Nullable(Iso),
   payment_enabled: t.Nullable(t.Boolean({ description: 'kiosk: terminal payments on (activate-payment) or off (deactivate-payment); null for other types' })),
+  card_b_terminal_id: t.Nullable(t.String({ description: 'kiosk: the card-b terminal its payments start on (PUT binds it); null when unbound and for other types' })),
+  card_a_reader_id: t.Nullable(t.String({ description: 'kiosk: the card-a reader its payments start on (PUT binds it); null when unbound and for other types' })),
+  platform_a_device_id: t.Nullable(t.String({ description: 'kiosk: the platform-a device paired through platform-a-device-code; null when unpaired and for other types' })),
   network_info: t.Record(t.String(), t.Unknown()),
   created_at: Iso,
 });
@@ -62,11 +66,17 @@ export const CreateDeviceBody = t.Object(
   { additionalProperties: false },
 );
 
+/** A kiosk terminal id: trimmed by the use case, so white space around it passes here. */
+const TerminalId = (field: KioskTerminalField, pattern: string, description: string) =>
+  t.Optional(t.Nullable(t.String({ maxLength: 100, pattern: `^\\s*${pattern}\\s*$`, error: TERMINAL_ID_FORMAT[field], description }), { error: TERMINAL_ID_FORMAT[field] }));
+
 export const UpdateDeviceBody = t.Object(
   {
     name: t.Optional(Name),
     location_id: t.Optional(Uuid('The location id field must be a valid UUID.')),
     device_profile_id: t.Optional(t.Nullable(Uuid('The device profile id field must be a valid UUID.'))),
+    card_b_terminal_id: TerminalId('card_b_terminal_id', TERMINAL_ID_PATTERN, 'kiosk only: the card-b terminal id (1-64 letters, digits, _ . : -, trimmed); null unbinds'),
+    card_a_reader_id: TerminalId('card_a_reader_id', CARD_A_READER_PATTERN, 'kiosk only: the card-a reader id (tmr_…, at most 64 characters, trimmed); null unbinds'),
   },
   { additionalProperties: false },
 );

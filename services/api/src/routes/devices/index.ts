@@ -111,12 +111,16 @@ export function deviceRoutes(deps: ApiDeps) {
       transform: [permission('VIEW_DEVICES')],
       ...doc(tags, 'Show a device'),
     })
-    .put('/:id', async (ctx) => ({ data: await updateDevice(await scopeOf(deps, ctx), ctx.params.id, ctx.body) }), {
+    .put('/:id', async (ctx) => ({ data: await updateDevice(await scopeOf(deps, ctx), ctx.params.id, ctx.body, { cardA: deps.payments.cardA }) }), {
       params: S.IdParams,
       body: S.UpdateDeviceBody,
       response: { 200: S.DeviceResponse },
       transform: [permission('EDIT_DEVICES')],
-      ...doc(tags, 'Update a device', 'Rename, move to another granted location, or rebind the profile. The type never changes. A move is 409 `device_subscribing` while a subscribe request is billing the device at card-a.'),
+      ...doc(
+        tags,
+        'Update a device',
+        'Rename, move to another granted location, rebind the profile, or bind a kiosk\'s payment terminals. The type never changes. A move is 409 `device_subscribing` while a subscribe request is billing the device at card-a. `card_b_terminal_id` (the card-b terminal) and `card_a_reader_id` (the card-a reader, `tmr_…`): kiosks only (422 on the field for another type), trimmed, 1-64 letters, digits or `_ . : -`; null unbinds. A terminal already bound to another live kiosk of the merchant or paired with a live register (`pair-terminal`) is 409. A new card-a reader is looked up at card-a when card-a is configured: 422 on the field when card-a has no such reader, 503 when card-a is unavailable. The kiosk\'s payments start on the bound terminal (`activate-payment` needs one); the device view answers them.',
+      ),
     })
     .delete(
       '/:id',

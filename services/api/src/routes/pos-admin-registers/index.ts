@@ -65,7 +65,7 @@ export function posAdminRegisterRoutes(deps: ApiDeps) {
           query: P.VendorQuery,
           response: { 200: S.RegisterResponse },
           transform: locationGate('MANAGE_POS_CONFIGURATION'),
-          ...doc(tags, 'Pair a card terminal', 'Body `{provider (card-a, card-b, platform-a), terminal_id, label?}`, stored in `terminal` with `paired_at`. 409 when the terminal is paired with another live register.'),
+          ...doc(tags, 'Pair a card terminal', 'Body `{provider (card-a, card-b, platform-a), terminal_id, label?}`, stored in `terminal` with `paired_at`. 409 when the terminal is paired with another live register or bound to a live kiosk (`PUT /back-office/devices/{id}`).'),
         },
       )
       .delete('/:locationId/registers/:registerId/terminal', async (ctx) => ({ data: await unpairTerminal(scopeOf(deps, ctx), ctx.params.locationId, ctx.params.registerId) }), {
