@@ -9,7 +9,7 @@ export const WebhookLogQuery = Strict({
   page: t.Optional(t.Integer({ minimum: 1, maximum: 100_000 })),
   per_page: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
   // Every provider the log holds (payments and integrations: delivery-a, register-b, shop-a, crm...); an unknown one lists nothing.
-  provider: t.Optional(t.String({ pattern: '^[a-z][a-z0-9-]{0,39}$', error: 'The provider must be a provider name such as card-a or delivery-a.' })),
+  provider: t.Optional(t.String({ maxLength: 40, pattern: '^[a-z][a-z0-9-]{0,39}$', error: 'The provider must be a provider name such as card-a or delivery-a.' })),
   status: t.Optional(t.Union(STATUSES.map((s) => t.Literal(s)), { error: `The status must be one of ${STATUSES.join(', ')}.` })),
 });
 export const IdParams = t.Object({ id: t.String({ format: 'uuid', maxLength: 36, error: 'The id field must be a valid UUID.' }) });
