@@ -1,4 +1,4 @@
-import { withWriteRetry } from '@pos/db';
+import { withWriteRetry, type TenantDb } from '@pos/db';
 import { inHouseDiningRefusal, type InHouseDiningOption } from '@pos/domain/online-ordering/dining-options';
 import { readSettings } from '../online-ordering/channel-settings.ts';
 import { AppError, errors } from '@pos/kernel';
@@ -34,6 +34,16 @@ export interface CreateKioskIntentInput {
  * `transaction_id` it retries the payment of that transaction instead (a fresh key folded into the
  * history). Client prices are never read: the body carries item ids and quantities only.
  */
+/**
+ * Only a dining option the location offers in house (the kiosk's channel settings), as online orders:
+ * 422 on `dining_option` otherwise. The quote checks it as create-intent does, so a kiosk learns before
+ * paying that takeaway is off.
+ */
+export async function requireKioskDiningOption(tdb: TenantDb, locationId: string, option: string): Promise<void> {
+  const refused = inHouseDiningRefusal(option as InHouseDiningOption, (await readSettings(tdb, locationId, 'in_house')).settings);
+  if (refused) throw errors.field('dining_option', refused);
+}
+
 export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: string }, device: KioskDevice, input: CreateKioskIntentInput): Promise<{ transaction: TransactionRow; lines: TransactionLineRow[] }> {
   const hasLines = input.lines !== undefined;
   const hasRetry = input.transaction_id !== undefined;
@@ -53,11 +63,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
   }
 
   const now = deps.now();
-  // Only a dining option the location offers in house (the kiosk's channel settings), as online orders.
-  if (input.dining_option !== undefined) {
-    const refused = inHouseDiningRefusal(input.dining_option as InHouseDiningOption, (await readSettings(deps.tdb, device.location_id, 'in_house')).settings);
-    if (refused) throw errors.field('dining_option', refused);
-  }
+  if (input.dining_option !== undefined) await requireKioskDiningOption(deps.tdb, device.location_id, input.dining_option);
   // The customer comes from a live loyalty token of this kiosk; the transaction keeps the token's hash.
   const loyalty = input.loyalty_token !== undefined ? await resolveLoyaltyToken(deps.tdb, input.loyalty_token, device.id, now) : null;
   if (input.reward_id !== undefined && !loyalty) throw errors.field('reward_id', 'A reward needs the customer\'s loyalty_token.');

@@ -14,6 +14,8 @@ export const QuoteBody = Strict({
     }),
     { minItems: 1, maxItems: 100 },
   ),
+  // As create-intent takes it: the quote of the basket about to be paid, checked against the in-house settings.
+  dining_option: t.Optional(t.Union([t.Literal('For Here'), t.Literal('Takeaway')], { error: 'The dining_option must be For Here or Takeaway.' })),
 });
 
 const VatGroup = t.Object({ rate: t.Number(), net: Int(), vat: Int(), gross: Int() });

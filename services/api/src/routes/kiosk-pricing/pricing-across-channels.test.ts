@@ -260,7 +260,12 @@ describe('pricing across channels: kiosk dining option follows the in-house sett
     expect(put.status).toBe(200);
     const before = (await tdb().selectFrom('transactions').select('id').execute()).length;
     const c = await create({ lines: [{ item_id: item('Espresso').id, qty: 1 }], dining_option: 'Takeaway' });
+    // The quote of the same basket says so first (before: 422 "unexpected property" for any dining_option).
+    const quoted = await api.call('POST', '/api/kiosk/pricing/quote', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: item('Espresso').id, qty: 1 }], dining_option: 'Takeaway' } });
+    const forHere = await api.call('POST', '/api/kiosk/pricing/quote', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: item('Espresso').id, qty: 1 }], dining_option: 'For Here' } });
     try {
+      expect([quoted.status, Object.keys(quoted.body.errors ?? {})]).toEqual([422, ['dining_option']]);
+      expect(forHere.status).toBe(200);
       expect(c.status).toBe(422);
       expect(Object.keys(c.body.errors ?? {})).toEqual(['dining_option']);
       expect((await tdb().selectFrom('transactions').select('id').execute()).length).toBe(before);
