@@ -92,7 +92,8 @@ export const UpsertOrderBody = t.Object({
   lines: t.Array(t.Unknown(), {
     maxItems: 500,
     error: 'The lines field must be an array of order lines.',
-    description: 'order lines (see OrderLineInput): the full intent, replacing the stored lines',
+    description:
+      'order lines, the full intent, replacing the stored lines; each `{uuid (UUID v4, the client\'s), item_id, qty (1-999), unit_price (cents, VAT included), price_source (`catalog`: the item\'s price is taken), modifiers?: [{id? (a catalog modifier of the item), name?, price (cents, required; on a `catalog` line the catalog\'s replaces it), qty?}], discount?: {type: `pct` | `amount`, value}}`, checked by the server with dot-path 422s (`lines.0.modifiers.0.price`)',
   }),
   approval_token: t.Optional(t.String({ maxLength: 200, description: 'from POST /pos/staff/escalate, for exactly one missing permission' })),
   ...SERVER_OWNED,
