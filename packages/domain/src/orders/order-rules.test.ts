@@ -284,7 +284,7 @@ describe('validateLines', () => {
       { field: 'lines.2.qty', message: 'The lines.2.qty field must be an integer.' },
       { field: 'lines.2.unit_price', message: 'The lines.2.unit_price field must be an integer.' },
       { field: 'lines.2.discount.value', message: 'The lines.2.discount.value field must be a whole percent.' },
-      { field: 'lines.3.modifiers.0.price', message: 'The lines.3.modifiers.0.price field must be between 0 and 100000.' },
+      { field: 'lines.3.modifiers.0.price', message: 'The lines.3.modifiers.0.price field must be between 0 and 10000000.' },
       { field: 'lines.3.modifiers.1.price', message: 'The lines.3.modifiers.1.price field must be an integer.' },
       { field: 'lines.3.modifiers.1.qty', message: 'The lines.3.modifiers.1.qty field must be between 1 and 999.' },
       { field: 'lines.3.modifiers.2', message: 'The lines.3.modifiers.2 field must be an object.' },
