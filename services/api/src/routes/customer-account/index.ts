@@ -1,4 +1,4 @@
-import { Elysia, type AnyElysia } from 'elysia';
+import { Elysia, t, type AnyElysia } from 'elysia';
 import { errors } from '@pos/kernel';
 import type { CustomerPrincipal } from '@pos/core/auth/principal';
 import { countryOptions } from '@pos/core/options/countries';
@@ -156,16 +156,17 @@ function customerOrderRoutes(deps: ApiDeps) {
       async ({ params, body, headers, request, server }) => {
         await throttle(deps.redis, deps.env, [[THROTTLES.orderHistory, deps.throttleAddress(request, server as never)]]);
         const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
-        const page = body.page ?? 1;
-        const perPage = body.per_page ?? 25;
+        const page = body?.page ?? 1;
+        const perPage = body?.per_page ?? 25;
         if (customerId) return orderSummaries(t.db, { customerId }, page, perPage);
         // A guest sees only the orders it names (ids are unguessable UUIDs) and never a customer's.
-        const ids = (body.order_ids ?? []).filter(isUuid);
+        const ids = (body?.order_ids ?? []).filter(isUuid);
         return orderSummaries(t.db, { ids: await guestOrderIds(t.db, ids) }, page, perPage);
       },
       {
         params: S.SlugParams,
-        body: S.OrderHistoryBody,
+        // Every field is optional: no body at all is the first page, as `{}` is.
+        body: t.Optional(S.OrderHistoryBody),
         response: { 200: S.OrderPage },
         detail: doc(
           'Order history',
