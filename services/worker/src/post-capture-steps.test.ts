@@ -152,6 +152,38 @@ describe('post-capture steps, one statement each', () => {
     expect(await outboxJobs(still)).toEqual([]);
   });
 
+  test('a table QR order names its table on the kitchen ticket and the receipt ("Terrace 7 · 12"); other orders keep their number', async () => {
+    const loc = m.locations[0]!.id;
+    const section = Bun.randomUUIDv7();
+    const session = Bun.randomUUIDv7();
+    const now = new Date();
+    await tdb.insertInto('table_sections').values({ id: section, location_id: loc, name: 'Terrace', tables: 12, created_at: now, updated_at: now }).execute();
+    await tdb.insertInto('table_sessions').values({ id: session, location_id: loc, table_section_id: section, table_number: 7, opened_at: now }).execute();
+    const atTable = await transaction();
+    const plain = await transaction();
+    await tdb.updateTable('transactions').set({ channel: 'table_qr', table_session_id: session }).where('id', '=', atTable).execute();
+    // Routed to the seed's station by the item's category.
+    const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', m.items[0]!.id).executeTakeFirstOrThrow()).category_id;
+    await tdb.updateTable('transaction_lines').set({ category_id: category }).where('transaction_id', 'in', [atTable, plain]).execute();
+    const printer = Bun.randomUUIDv7();
+    await tdb.insertInto('printers').values({ id: printer, location_id: loc, mac: `00:11:22:${printer.slice(-8, -6)}:${printer.slice(-6, -4)}:${printer.slice(-4, -2)}`, state: 'configured', role: 'receipt', last_reported_at: now, created_at: now, updated_at: now }).execute();
+    try {
+      expect(await runPostCaptureMany(tdb, m.merchant.tenant_database, [atTable, plain].map((transaction_id) => ({ transaction_id, stock_changed: false })))).toEqual([null, null]);
+      const orderNo = async (id: string) => (await tdb.selectFrom('transactions').select('order_no').where('id', '=', id).executeTakeFirstOrThrow()).order_no;
+      const tickets = async (id: string) => (await tdb.selectFrom('kitchen_tickets').select('order_no').where('source_id', '=', id).execute()).map((r) => r.order_no);
+      // Before: the kitchen read only the order number, so nobody knew which table to take the food to.
+      expect(await tickets(atTable)).toEqual([`Terrace 7 · ${await orderNo(atTable)}`]);
+      expect(await tickets(plain)).toEqual([String(await orderNo(plain))]);
+      const receipts = await tdb.selectFrom('print_jobs').select(['source_key', 'document']).where('printer_id', '=', printer).execute();
+      const receiptOf = (id: string) => JSON.stringify(receipts.find((r) => r.source_key === `order:${id}`)?.document ?? null);
+      expect(receiptOf(atTable)).toContain(`${await orderNo(atTable)} · Terrace 7`);
+      expect(receiptOf(plain)).not.toContain('Terrace');
+    } finally {
+      await tdb.deleteFrom('print_jobs').where('printer_id', '=', printer).execute();
+      await tdb.deleteFrom('printers').where('id', '=', printer).execute();
+    }
+  });
+
   test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date', async () => {
     const fresh = await transaction();
     const earlier = await transaction();

@@ -18,6 +18,7 @@ import { loadTransaction } from './transaction-records.ts';
 import type { CapturedLine, CapturedOrder, CapturedTransaction } from './captured-order.ts';
 import { dailyStatsStatement, dispatchStatement, registerCandidatesStatement, finaliseReadStatement, kitchenItemsStatement, queueJobsStatement, recordStepsStatement, rereadStatement } from './post-capture-statements.ts';
 import { createKitchenTicketsMany } from '../kitchen/tickets.ts';
+import { tableLabels } from '../table-qr/table-labels.ts';
 
 /** The `order_status` of an order cancelled after it was paid (a marketplace's cancellation). */
 const CANCELLED_ORDER = 'Cancelled';
@@ -67,10 +68,14 @@ export const kitchenTicketsListener =
   async (db, orders) => {
     // Tickets, lines and events commit together (one statement, or one transaction with print jobs).
     const at = new Date();
+    // A table QR order names its table ("Terrace 7 · 12"), as a register ticket does: read only when the batch holds one.
+    const tabled = orders.filter((o) => o.t.table_session_id !== null).map((o) => o.t.id);
+    const tables = tabled.length > 0 ? await tableLabels(db, tabled) : new Map<string, string>();
+    const orderNoOf = (t: CapturedTransaction) => (tables.has(t.id) ? `${tables.get(t.id)} · ${t.order_no}` : String(t.order_no));
     const created = await createKitchenTicketsMany(
       db,
       // The cook sees the variants chosen with the item ("Latte (Large)").
-      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: String(t.order_no), at, lines: lines.map((l) => ({ ...l, name: nameWithVariant(l.name, l.variant) })) })),
+      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: orderNoOf(t), at, lines: lines.map((l) => ({ ...l, name: nameWithVariant(l.name, l.variant) })) })),
       // A test-mode transaction deleted since the re-read gets no ticket (nothing would ever remove it).
       { liveTransactionsOnly: true },
     );

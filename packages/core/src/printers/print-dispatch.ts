@@ -6,6 +6,7 @@ import { orderChargeRows, orderTenderLabel } from '@pos/domain/printing/order-re
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
 import { effectiveSettings, profileSettingsOf, type EffectivePrinterSettings } from './printer-settings.ts';
+import { tableLabels } from '../table-qr/table-labels.ts';
 
 /**
  * What gets printed when things happen (issue 15 point 6): builds the print model from the stored
@@ -245,6 +246,9 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
   const locationIds = [...new Set(txs.map((t) => t.location_id))];
   const printersAt = groupPrinters(await printersOf(db, { locationIds, role: 'receipt' }), 'location_id');
   const lines = await db.selectFrom('transaction_lines').select(['transaction_id', 'name', 'qty', 'total', 'modifiers', 'variant']).where(uuidIn('transaction_id', txs.map((t) => t.id))).orderBy('transaction_id').orderBy('position').execute();
+  // The table of a table QR order is printed with its number ("6 · Terrace 7"): the receipt goes to the table.
+  const tabled = txs.filter((t) => t.channel === 'table_qr').map((t) => t.id);
+  const tables = tabled.length > 0 ? await tableLabels(db, tabled) : new Map<string, string>();
   const headers = new Map<string, Awaited<ReturnType<typeof customerHeaderOf>>>();
   let n = 0;
   for (const t of txs) {
@@ -260,7 +264,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
       kind: 'order',
       channel: CHANNEL_LABELS[t.channel] ?? 'Order',
       header,
-      number: String(t.order_no),
+      number: tables.has(t.id) ? `${t.order_no} · ${tables.get(t.id)}` : String(t.order_no),
       date: printedDate(now, timezone),
       lines: printed,
       ...(charges.length ? { charges } : {}),
