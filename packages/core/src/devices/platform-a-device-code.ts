@@ -5,6 +5,7 @@ import { logActivity } from '../activity/log-activity.ts';
 import { readPaymentSettings } from '../payments/kiosk-device.ts';
 import { atTerminalProvider, requireClient } from './device-provider.ts';
 import { findDevice, requireLocationAccess, type BackofficeScope } from './device-records.ts';
+import { lockTerminal, requireTerminalFreeOfRegisters } from './terminal-bindings.ts';
 
 export const KIOSK_ONLY = 'A platform-a terminal pairs with a kiosk only.';
 export const PLATFORM_A_NOT_CONNECTED = 'platform-a is not connected for this location.';
@@ -66,6 +67,10 @@ export async function platformADeviceCode(scope: BackofficeScope, platformA: Pla
     if (here && current.status === 'PAIRED' && current.device_id) {
       const pairedId = current.device_id;
       const done = await scope.tdb.transaction().execute(async (tx) => {
+        // One terminal, one till point (terminal-bindings.ts): a terminal a live register is paired with
+        // is refused here too, under the lock the other binding paths take.
+        await lockTerminal(tx, 'platform-a', pairedId);
+        await requireTerminalFreeOfRegisters(tx, 'platform-a', pairedId);
         const bound = await tx
           .updateTable('devices')
           .set({ platform_a_device_id: pairedId, platform_a_device_code_id: null, platform_a_device_code_location: null })

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { CardAClient } from '@pos/providers/card-a/card-a-client';
 import { ProviderError } from '@pos/providers/shared/provider-error';
-import type { TenantDb, TenantTx } from '@pos/db';
+import type { CentralDb, CentralTables, TenantDb, TenantTx } from '@pos/db';
+import { isMissingRelation } from '../webhooks/tenant-resolution.ts';
+import type { Transaction } from 'kysely';
 import { errors } from '@pos/kernel';
 import { TERMINAL_TAKEN, type TerminalProvider } from '../pos-admin/register-records.ts';
 import { atTerminalProvider } from './device-provider.ts';
@@ -93,6 +95,25 @@ export async function requireTerminalFreeOfKiosks(tx: TenantDb | TenantTx, provi
   let q = tx.selectFrom('devices').select('id').where(KIOSK_TERMINAL_COLUMNS[provider], '=', terminalId).where('deleted_at', 'is', null);
   if (exceptDeviceId) q = q.where('id', '<>', exceptDeviceId);
   if (await q.executeTakeFirst()) throw errors.conflict(exceptDeviceId ? TERMINAL_BOUND_TO_OTHER_KIOSK : TERMINAL_BOUND_TO_KIOSK);
+}
+
+/** A card-a reader another merchant's kiosk holds. */
+export const READER_HELD_ELSEWHERE = 'This card-a reader is bound to a kiosk of another account.';
+
+/**
+ * 409 when a live kiosk of ANOTHER merchant holds the card-a reader: card-a's reader events find their
+ * merchant by the reader alone (`tenantOfCardAReader`), and a reader two merchants named would resolve to
+ * none, so the first one's kiosk would stop hearing its payments. Call under `lockTerminal` (its key is
+ * the same in every schema, so two merchants binding one reader take turns).
+ */
+export async function requireReaderFreeElsewhere(central: CentralDb | Transaction<CentralTables>, readerId: string, merchantId: string): Promise<void> {
+  const merchants = await central.selectFrom('merchants').select(['id', 'tenant_database']).where('id', '<>', merchantId).execute();
+  for (const m of merchants) {
+    const held = await sql<{ id: string }>`select id from ${sql.id(m.tenant_database)}.devices where card_a_reader_id = ${readerId} and deleted_at is null limit 1`
+      .execute(central)
+      .then((r) => r.rows.length > 0, (e: unknown) => (isMissingRelation(e) ? false : Promise.reject(e)));
+    if (held) throw errors.conflict(READER_HELD_ELSEWHERE);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { requireNotBeingSubscribed } from './device-subscription-claims.ts';
 import { lockLocation } from '../settings/locations.ts';
 import { unbindDeviceRegisters } from '../pos-admin/register-records.ts';
 import { deviceView, findDevice, findLocation, findProfile, inMerchantTx, lockProfile, requireLocationAccess, requireProfileFits, type BackofficeScope, type DeviceView } from './device-records.ts';
-import { KIOSK_TERMINAL_FIELDS, lockTerminal, requireCardAReaderExists, requireTerminalFreeOfKiosks, requireTerminalFreeOfRegisters, terminalIdErrors, terminalLockOrder, type KioskTerminalField } from './terminal-bindings.ts';
+import { KIOSK_TERMINAL_FIELDS, lockTerminal, requireCardAReaderExists, requireReaderFreeElsewhere, requireTerminalFreeOfKiosks, requireTerminalFreeOfRegisters, terminalIdErrors, terminalLockOrder, type KioskTerminalField } from './terminal-bindings.ts';
 
 export interface UpdateDeviceInput {
   name?: string;
@@ -73,6 +73,7 @@ export async function updateDevice(scope: BackofficeScope, deviceId: string, inp
       await lockTerminal(tenant, t.provider, t.terminalId);
       await requireTerminalFreeOfKiosks(tenant, t.provider, t.terminalId, d.id);
       await requireTerminalFreeOfRegisters(tenant, t.provider, t.terminalId);
+      if (t.provider === 'card-a') await requireReaderFreeElsewhere(central, t.terminalId, scope.merchant.id);
     }
     if (Object.keys(changes).length) {
       await tenant.updateTable('devices').set(changes).where('id', '=', d.id).execute();

@@ -86,7 +86,7 @@ export async function tenantOfPlatformADevice(db: CentralDb, deviceId: string): 
 }
 
 /** undefined_table, undefined_column, invalid_schema_name: a schema that is not (or no longer) complete. */
-function isMissingRelation(e: unknown): boolean {
+export function isMissingRelation(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   return code === '42P01' || code === '42703' || code === '3F000';
 }

@@ -220,6 +220,19 @@ describe('POST /devices/{id}/platform-a-device-code', () => {
     expect(next.body.data.code_id).not.toBe(first.body.data.code_id);
   });
 
+  test('a terminal a live register is paired with is not paired to a kiosk by code: 409, the kiosk keeps what it had', async () => {
+    await setPlatformALocation('PA-LOC-1');
+    const kiosk = await newDevice('kiosk');
+    const register = (await api.call('POST', `/api/back-office/pos/${loc0()}/registers`, { token: owner, body: { name: `Till ${crypto.randomUUID().slice(0, 6)}` } })).body.data.id as string;
+    const terminal = `PA-TERM-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await api.call('POST', `/api/back-office/pos/${loc0()}/registers/${register}/pair-terminal`, { token: owner, body: { provider: 'platform-a', terminal_id: terminal } })).status).toBe(200);
+    const code = (await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).body.data;
+    platformA.pairDeviceCode(code.code_id, terminal);
+    // Before: 200 PAIRED, and the register and the kiosk both took their payments on one terminal.
+    expect(await api.call('POST', `/api/back-office/devices/${kiosk.id}/platform-a-device-code`, { token: owner })).toMatchObject({ status: 409, body: { message: 'This terminal is already paired with a register.' } });
+    expect((await tdbOf(a).selectFrom('devices').select('platform_a_device_id').where('id', '=', kiosk.id).executeTakeFirstOrThrow()).platform_a_device_id).toBeNull();
+  });
+
   test('a terminal paired again to another kiosk leaves the kiosk it served (one terminal, one kiosk)', async () => {
     await setPlatformALocation('PA-LOC-1');
     const [first, second] = [await newDevice('kiosk'), await newDevice('kiosk')];

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { TERMINAL_TAKEN } from '@pos/core/pos-admin/register-records';
-import { READER_UNKNOWN, TERMINAL_BOUND_TO_KIOSK, TERMINAL_BOUND_TO_OTHER_KIOSK, TERMINAL_ID_FORMAT, TERMINAL_PAIRED_WITH_REGISTER } from '@pos/core/devices/terminal-bindings';
+import { READER_HELD_ELSEWHERE, READER_UNKNOWN, TERMINAL_BOUND_TO_KIOSK, TERMINAL_BOUND_TO_OTHER_KIOSK, TERMINAL_ID_FORMAT, TERMINAL_PAIRED_WITH_REGISTER } from '@pos/core/devices/terminal-bindings';
 import { CardAClient, startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken, loginToken } from './test-helpers.ts';
@@ -193,9 +193,13 @@ describe('PUT /devices/{id} binds a kiosk\'s payment terminals', () => {
     expect((await terminalsOf(a, k2)).card_b_terminal_id).toBeNull();
     expect((await api.call('DELETE', `/api/back-office/devices/${k1}`, { token: owner })).status).toBe(200);
     expect(await put(k2, { card_b_terminal_id: terminal })).toMatchObject({ status: 200, body: { data: { card_b_terminal_id: terminal } } });
-    // Another merchant's kiosk or register is no conflict.
+    // Another merchant's kiosk or register is no conflict for a card-b terminal (its events name the location)...
     const theirs = b.kiosk.device_id;
     expect(await put(theirs, { card_b_terminal_id: terminal }, ownerB)).toMatchObject({ status: 200, body: { data: { card_b_terminal_id: terminal } } });
+    // ...but a card-a reader's events find their merchant by the reader alone: held by two merchants they
+    // would resolve to none (before: 200, and the first merchant's kiosk stopped hearing its payments).
+    expect(await put(theirs, { card_a_reader_id: reader }, ownerB)).toMatchObject({ status: 409, body: { message: READER_HELD_ELSEWHERE } });
+    expect((await terminalsOf(b, theirs)).card_a_reader_id).not.toBe(reader);
   });
 
   test('bindings of one terminal at once (kiosks and registers, two locations): exactly one wins, no 500', async () => {
