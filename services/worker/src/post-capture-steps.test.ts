@@ -128,7 +128,10 @@ describe('post-capture steps, one statement each', () => {
     const id = await transaction();
     await tdb.updateTable('transactions').set({ order_status: 'Cancelled' }).where('id', '=', id).execute();
     // Before: its kitchen item documents and ticket were written, and the register was sent a paid order.
-    expect(await runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: id, stock_changed: false }])).toEqual([null]);
+    const announced: string[] = [];
+    expect(await runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: id, stock_changed: false }], undefined, undefined, async (orders) => void announced.push(...orders.map((o) => o.t.id)))).toEqual([null]);
+    // No `kitchen.order` push to the kitchen screens either.
+    expect(announced).toEqual([]);
     expect(await tdb.selectFrom('kitchen_items').select('transaction_id').where('transaction_id', '=', id).execute()).toEqual([]);
     expect(await tdb.selectFrom('kitchen_tickets').select('id').where('source_id', '=', id).execute()).toEqual([]);
     expect((await listSteps(tdb, id)).map((s) => s.step)).toEqual(expect.arrayContaining(['reread', 'payment_captured', 'queue_jobs']));

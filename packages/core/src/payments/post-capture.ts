@@ -270,8 +270,9 @@ export async function runPostCaptureMany(
     }
     const { won, live } = await queuePostCaptureJobs(db, tenantDatabase, captured);
     gone.push(...captured.filter((o) => !live.has(o.t.id)).map((o) => o.t.id));
-    // Announced once: only the orders whose `queue_jobs` this run claimed (a re-run claims none).
-    const first = captured.filter((o) => won.has(o.t.id));
+    // Announced once: only the orders whose `queue_jobs` this run claimed (a re-run claims none), and
+    // only those going to the kitchen (a cancelled order is no `kitchen.order` for its screens).
+    const first = cooking.filter((o) => won.has(o.t.id));
     if (announce && first.length > 0) await announce(first);
   }
   skipDeleted(log, 'post_capture', gone);
