@@ -70,6 +70,15 @@ describe('another customer\'s and another merchant\'s records', () => {
     expect((await call('POST', `/customer/${m.merchant.slug}/order-history`, theirs.token, {})).status).toBe(404);
     expect((await call('GET', `/customer/loyalties/${other.merchant.slug}/${m.locations[0]!.id}`, theirs.token)).status).toBe(404);
   });
+
+  test('the order routes check the token before the body: a refused token is 401, another merchant\'s customer 404, never the body\'s 422', async () => {
+    const theirs = await makeCustomer(api, other);
+    const history = `/customer/${m.merchant.slug}/order-history`;
+    // Before: both answered the body's 422 (its fields) to callers their tokens refused.
+    const bad = await call('POST', history, 'x.y.z', { page: 'x', unexpected: 1 });
+    expect([bad.status, bad.body]).toEqual([401, { message: 'Invalid token' }]);
+    expect((await call('POST', history, theirs.token, { page: 'x' })).status).toBe(404);
+  });
 });
 
 describe('marketing consent given or withdrawn in the app', () => {

@@ -1,5 +1,5 @@
 import { Elysia, t, type AnyElysia } from 'elysia';
-import { errors } from '@pos/kernel';
+import { errors, type ThrottleRule } from '@pos/kernel';
 import type { CustomerPrincipal } from '@pos/core/auth/principal';
 import { countryOptions } from '@pos/core/options/countries';
 import { guestOrderIds, signedInCustomer, updatePersonalInfo } from '@pos/core/customers/customer-profile';
@@ -149,13 +149,24 @@ export async function optionalCustomer(deps: ApiDeps, headers: Record<string, st
 }
 
 
+/** The caller of a customer order route, worked out in its transform (before the body and the params are validated). */
+const orderCallers = new WeakMap<Request, Awaited<ReturnType<typeof optionalCustomer>>>();
+type OrderCallerContext = { request: Request; server: unknown; headers: Record<string, string | undefined>; params: unknown };
+
 function customerOrderRoutes(deps: ApiDeps) {
+  // Spec 1: `auth.optional` and the throttle run first, so a refused token is 401 (another merchant's
+  // customer 404) whatever the body, and a refused body counts against the throttle like any request.
+  const gate = (rule: ThrottleRule) => async (ctx: OrderCallerContext) => {
+    await throttle(deps.redis, deps.env, [[rule, deps.throttleAddress(ctx.request, ctx.server as never)]]);
+    orderCallers.set(ctx.request, await optionalCustomer(deps, ctx.headers, (ctx.params as { slug?: string } | undefined)?.slug ?? ''));
+  };
+  const callerOf = (ctx: OrderCallerContext & { params: { slug: string } }) => orderCallers.get(ctx.request) ?? optionalCustomer(deps, ctx.headers, ctx.params.slug);
   return new Elysia({ name: 'customer-orders' })
     .post(
       '/customer/:slug/order-history',
-      async ({ params, body, headers, request, server }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.orderHistory, deps.throttleAddress(request, server as never)]]);
-        const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
+      async (ctx) => {
+        const { body } = ctx;
+        const { t, customerId } = await callerOf(ctx);
         const page = body?.page ?? 1;
         const perPage = body?.per_page ?? 25;
         if (customerId) return orderSummaries(t.db, { customerId }, page, perPage);
@@ -165,6 +176,7 @@ function customerOrderRoutes(deps: ApiDeps) {
       },
       {
         params: S.SlugParams,
+        transform: [gate(THROTTLES.orderHistory)],
         // Every field is optional: no body at all is the first page, as `{}` is.
         body: t.Optional(S.OrderHistoryBody),
         response: { 200: S.OrderPage },
@@ -176,9 +188,9 @@ function customerOrderRoutes(deps: ApiDeps) {
     )
     .get(
       '/customer/:slug/order-detail/:orderId',
-      async ({ params, headers, request, server }) => {
-        await throttle(deps.redis, deps.env, [[THROTTLES.orderDetail, deps.throttleAddress(request, server as never)]]);
-        const { t, customerId } = await optionalCustomer(deps, headers, params.slug);
+      async (ctx) => {
+        const { params } = ctx;
+        const { t, customerId } = await callerOf(ctx);
         if (!isUuid(params.orderId)) throw errors.notFound('order');
         const d = await orderDetail(t.db, params.orderId, customerId ?? undefined);
         // A guest may open a guest order by its id, never a customer's order.
@@ -187,6 +199,7 @@ function customerOrderRoutes(deps: ApiDeps) {
       },
       {
         params: S.OrderParams,
+        transform: [gate(THROTTLES.orderDetail)],
         response: { 200: S.OrderDetailResponse },
         detail: doc('Order detail', '`auth.optional`. With a customer token: one of the customer\'s orders; without: a guest order by its id. Otherwise 404. Throttle: 10 per minute per client address.'),
       },
