@@ -3,6 +3,7 @@ import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { CHANNEL_LABELS, FULFILLMENT_BUCKETS, fulfillmentBucket, sortedCounts, type FulfillmentBucket } from '@pos/domain/orders/fulfillment-bucket';
 import { isUuid } from '@pos/domain/ids';
+import { tableLabel } from '../../table-qr/table-labels.ts';
 
 /**
  * The omni-channel order stream of a register's location (spec 2 "Omni-channel order stream"): the
@@ -55,6 +56,8 @@ export interface ChannelOrderSummary {
   paid_at: string;
   scheduled_for: string | null;
   completed_at: string | null;
+  /** A table QR order's table ("Terrace 7"), where staff take it; null for every other order. */
+  table: string | null;
 }
 
 /** Every paid, uncancelled order of the location with its kitchen progress (one row per order). */
@@ -77,7 +80,11 @@ function streamRows(db: TenantDb, locationId: string, now: Date) {
     .selectFrom('transactions as t')
     .leftJoin(tickets.as('k'), 'k.source_id', 't.id')
     .leftJoin(items.as('q'), 'q.transaction_id', 't.id')
+    .leftJoin('table_sessions as ts', 'ts.id', 't.table_session_id')
+    .leftJoin('table_sections as sec', 'sec.id', 'ts.table_section_id')
     .select([
+      'sec.name as table_section',
+      'ts.table_number',
       't.id',
       't.order_no',
       't.channel',
@@ -138,6 +145,7 @@ function summary(r: StreamRow): ChannelOrderSummary {
     paid_at: (r.paid_at ?? new Date(0)).toISOString(),
     scheduled_for: r.scheduled_for ? r.scheduled_for.toISOString() : null,
     completed_at: r.kitchen_completed_at ? r.kitchen_completed_at.toISOString() : null,
+    table: r.table_section !== null && r.table_number !== null ? tableLabel(r.table_section, r.table_number) : null,
   };
 }
 

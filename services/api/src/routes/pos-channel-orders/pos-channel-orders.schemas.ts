@@ -29,6 +29,7 @@ const summaryFields = {
   paid_at: t.String(),
   scheduled_for: t.Nullable(t.String()),
   completed_at: t.Nullable(t.String({ description: 'when the kitchen completed it' })),
+  table: t.Nullable(t.String({ description: 'a table QR order: its section and table (`Terrace 7`), where staff take it' })),
 };
 const Counts = (description: string) => t.Record(t.String(), Int(), { description });
 export const ChannelOrderList = t.Object({

@@ -154,6 +154,7 @@ describe('GET /pos/channel-orders', () => {
       paid_at: expect.any(String),
       scheduled_for: null,
       completed_at: null,
+      table: null,
     });
     expect(Object.fromEntries(r.body.data.map((o: any) => [keysOf([o])[0], [o.fulfillment, o.kitchen_status]]))).toEqual({
       a: ['self_serve', 'Queued'],
@@ -203,6 +204,23 @@ describe('GET /pos/channel-orders', () => {
     const empty = await list('?view=scheduled&channel=Kiosk');
     expect(empty.status).toBe(200);
     expect(empty.text).toContain('"data":[],"total":0,"fulfillment":{},"channels":{"Online Ordering":1}');
+  });
+
+  test('a table QR order names its table, where staff take it (before: no table anywhere in the stream)', async () => {
+    const section = Bun.randomUUIDv7();
+    const session = Bun.randomUUIDv7();
+    const now = new Date();
+    await tdb().insertInto('table_sections').values({ id: section, location_id: m.locations[0]!.id, name: 'Terrace', tables: 9, created_at: now, updated_at: now }).execute();
+    await tdb().insertInto('table_sessions').values({ id: session, location_id: m.locations[0]!.id, table_section_id: section, table_number: 4, opened_at: now }).execute();
+    await tdb().updateTable('transactions').set({ table_session_id: session }).where('id', '=', ids.e!).execute();
+    try {
+      const r = await list('?view=active');
+      expect(r.body.data.find((o: { id: string }) => o.id === ids.e)).toMatchObject({ channel: 'Table Qr Ordering', table: 'Terrace 4' });
+      expect(r.body.data.filter((o: { table: string | null }) => o.table !== null).map((o: { id: string }) => o.id)).toEqual([ids.e]);
+      expect((await show(ids.e!)).body).toMatchObject({ table: 'Terrace 4' });
+    } finally {
+      await tdb().updateTable('transactions').set({ table_session_id: null }).where('id', '=', ids.e!).execute();
+    }
   });
 
   test('view is required and every filter takes only its listed values (422 on the field)', async () => {
