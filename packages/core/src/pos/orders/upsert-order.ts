@@ -8,6 +8,7 @@ import {
   isUuidV4,
   orderTotalProblem,
   planUpsert,
+  sameLine,
   STALE_VERSION_MESSAGE,
   requiredPermissions,
   validateLines,
@@ -136,7 +137,7 @@ async function priceLines(
     // in variants now, a modifier gone): otherwise one item taken off the menu froze every open tab
     // holding it. A changed line is a new sale of the item and is checked as one.
     const before = storedByUuid.get(l.uuid.toLowerCase());
-    const keep = before !== undefined && sameAsStored(l, before) ? before : null;
+    const keep = before !== undefined && sameLine(l, before) ? before : null;
     const offMenu: FieldError[] = [];
     const item = byId.get(l.item_id.toLowerCase());
     if (!item) {
@@ -186,25 +187,6 @@ async function priceLines(
   if (total) problems.push(total);
   if (problems.length > 0) throw errors.validation(toFieldErrorMap(problems));
   return { lines: out, catalogPrice: (itemId) => byId.get(itemId.toLowerCase())?.unit_price, modifierPrice: (itemId, modifierId) => modifierOf(itemId, modifierId)?.price };
-}
-
-/** Whether a line sent is the stored line as the order answered it: same item, quantity, prices, modifiers and discount. */
-function sameAsStored(sent: OrderLine, stored: StoredLine): boolean {
-  const lower = (v: string | null | undefined) => (typeof v === 'string' ? v.toLowerCase() : null);
-  const mods = sent.modifiers ?? [];
-  return (
-    lower(sent.item_id) === lower(stored.item_id) &&
-    sent.qty === stored.qty &&
-    sent.unit_price === stored.unit_price &&
-    sent.price_source === stored.price_source &&
-    (sent.discount?.type ?? null) === (stored.discount?.type ?? null) &&
-    (sent.discount?.value ?? null) === (stored.discount?.value ?? null) &&
-    mods.length === stored.modifiers.length &&
-    mods.every((m, j) => {
-      const o = stored.modifiers[j]!;
-      return lower(m.id) === lower(o.id) && m.price === o.price && (m.qty ?? 1) === (o.qty ?? 1) && (m.id ? true : (m.name ?? null) === (o.name ?? null));
-    })
-  );
 }
 
 /** The 422 text of a line whose item's VAT rate the fiscal data module has no label for. */
