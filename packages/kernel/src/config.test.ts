@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiEnv, ConfigError, readEnv } from './config.ts';
+import { ApiEnv, ConfigError, PrinterPollEnv, isDebug, readEnv } from './config.ts';
 import { BUN, bareEnv } from './test-process.ts';
 
 const ROOT = join(import.meta.dir, '..', '..', '..');
@@ -40,6 +40,11 @@ describe('configuration from the environment', () => {
       'Invalid configuration: PAYMENT_AUTO_SUCCESS is refused in production (payments would complete without a terminal)',
     );
     expect(readEnv(ApiEnv, { ...good, APP_ENV: 'production', PAYMENT_AUTO_SUCCESS: 'false' }).PAYMENT_AUTO_SUCCESS).toBe('false');
+    expect(() => readEnv(ApiEnv, { ...good, APP_ENV: 'production', DEBUG: 'true' })).toThrow('Invalid configuration: DEBUG is refused in production (5xx answers would show internal error text)');
+    expect(() => readEnv(PrinterPollEnv, { ...good, APP_ENV: 'production', DEBUG: '1' })).toThrow('Invalid configuration: DEBUG is refused in production');
+    expect(readEnv(ApiEnv, { ...good, APP_ENV: 'production', DEBUG: 'false' }).DEBUG).toBe('false');
+    expect(isDebug({ APP_ENV: 'production', DEBUG: 'true' })).toBe(false);
+    expect(isDebug({ APP_ENV: 'local', DEBUG: 'true' })).toBe(true);
   });
 
   test('the service exits with that one line', () => {

@@ -289,6 +289,10 @@ export function readEnv<P extends TProperties>(props: P, env: Record<string, str
   if ((picked.PAYMENT_AUTO_SUCCESS === 'true' || picked.PAYMENT_AUTO_SUCCESS === '1') && env.APP_ENV === 'production') {
     throw new ConfigError('PAYMENT_AUTO_SUCCESS', 'is refused in production (payments would complete without a terminal)');
   }
+  // Spec 1 section 7: a 5xx never shows its error text in production; debug would show it (and a schema name).
+  if ((picked.DEBUG === 'true' || picked.DEBUG === '1') && env.APP_ENV === 'production') {
+    throw new ConfigError('DEBUG', 'is refused in production (5xx answers would show internal error text)');
+  }
   return picked as Static<TObject<P>>;
 }
 
@@ -307,5 +311,6 @@ export function exitOnConfigError<T>(load: () => T): T {
 
 export type AppEnv = 'local' | 'test' | 'production';
 export const appEnv = (env: { APP_ENV?: AppEnv | undefined }): AppEnv => env.APP_ENV ?? 'local';
-export const isDebug = (env: { DEBUG?: string | undefined }): boolean => env.DEBUG === 'true' || env.DEBUG === '1';
+/** Never in production, whatever `DEBUG` says (readEnv refuses the pair; this holds for a config built by hand too). */
+export const isDebug = (env: { DEBUG?: string | undefined; APP_ENV?: string | undefined }): boolean => env.APP_ENV !== 'production' && (env.DEBUG === 'true' || env.DEBUG === '1');
 export const portOf = (v: string | undefined, dflt: number): number => (v ? Number(v) : dflt);
