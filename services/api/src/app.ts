@@ -107,11 +107,13 @@ export function createApp(deps: ApiDeps) {
   // allows it), so each handler compiles only the JSON parser, the form parser only beside a file.
   const app = new Elysia({ normalize: false, jsonBodies: true, websocket: { maxPayloadLength: REALTIME_MAX_FRAME_BYTES } } as ElysiaConfig<''>)
     .use(errorPlugin({ debug: deps.debug, log: deps.log }))
+    // Before the other hooks: spec 1 gives `/version` no middleware ("always 200, never fails"), so a
+    // query value the request guard would refuse (a NUL) does not reach it.
+    .use(versionRoutes(deps))
     .use(metricsPlugin(metrics, patterns, { token: deps.config.METRICS_TOKEN, production: deps.env === 'production' }))
     .use(authInvalidationPlugin(deps, patterns))
     .use(requestGuard(deps.bodyPolicies, patterns))
     .use(apiDocs())
-    .use(versionRoutes(deps))
     .use(api);
   // Payments (spec 3) as a statement: one more chained `.use` passes the compiler's depth limit (TS2589).
   app.use(paymentApi(deps));

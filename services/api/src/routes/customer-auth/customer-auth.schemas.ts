@@ -9,7 +9,8 @@ export const SendOtpBody = t.Object({
   slug: Slug,
   phone: PhoneField,
   email: EmailField,
-  'challenge-response': t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'bot challenge token; required while the challenge secret is configured' })),
+  // Empty or null is "no response" (an unsolved or switched-off widget posts its empty value): spec 1 section 7 answers it 403 CAPTCHA_REQUIRED, or lets it pass while no secret is configured.
+  'challenge-response': t.Optional(t.Union([t.String({ maxLength: 4096 }), t.Null()], { description: 'bot challenge token; required while the challenge secret is configured (empty or null: none)' })),
 });
 
 export const SendOtpResponse = t.Object({ status: t.Literal('success'), channel: t.Union([t.Literal('sms'), t.Literal('email')]), expires_at: t.String() });

@@ -110,6 +110,13 @@ describe('POST /customer/send-otp', () => {
     const ip = freshIp();
     const missing = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone }, ip });
     expect(missing).toMatchObject({ status: 403, body: { code: 'CAPTCHA_REQUIRED' } });
+    // An unsolved widget's empty value (or null) is no response: 403 here, a pass without the secret.
+    for (const empty of ['', null]) {
+      const r = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone, 'challenge-response': empty }, ip });
+      expect(r).toMatchObject({ status: 403, body: { message: 'A bot challenge response is required.', code: 'CAPTCHA_REQUIRED' } });
+      const open = await api.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone: randomPhone(), 'challenge-response': empty }, ip: freshIp() });
+      expect(open.status).toBe(200);
+    }
     const bad = await gated.call('POST', '/api/customer/send-otp', { body: { slug: m.merchant.slug, phone, 'challenge-response': 'forged' }, ip });
     expect(bad).toMatchObject({ status: 403, body: { code: 'CAPTCHA_INVALID' } });
     expect(lastCode(phone)).toBeNull();

@@ -49,7 +49,7 @@ function customerAuthRoutesTyped(deps: ApiDeps) {
     .post(
       '/customer/send-otp',
       async ({ body, request, server }) => {
-        await checkChallenge(providers, body['challenge-response'], deps.clientAddress(request, server as never));
+        await checkChallenge(providers, body['challenge-response'] ?? undefined, deps.clientAddress(request, server as never));
         const t = await merchantBySlug(deps.db, body.slug);
         const r = await sendCustomerOtp(providers, t, body, now(), limitSends(t.merchant.id, deps.throttleAddress(request, server as never)));
         return { status: 'success' as const, channel: r.channel, expires_at: r.expires_at.toISOString() };

@@ -33,6 +33,14 @@ describe('GET /version (address root)', () => {
     expect(r.body).toEqual({ app: 'ordering-platform-api', commit: 'b'.repeat(40), short: 'bbbbbbb', branch: 'release', environment: 'test', deployed_at: '2026-11-01T10:00:00.000Z' });
   });
 
+  test('never fails: a query it does not read (a NUL, a prototype name, a huge value) is no 4xx', async () => {
+    for (const q of ['x=%00', 'constructor=1&__proto__=2', `x=${'y'.repeat(20_000)}`]) {
+      const r = await api.call('GET', `/version?${q}`);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ app: 'ordering-platform-api', environment: 'test' });
+    }
+  });
+
   test('is not under /api', async () => {
     expect((await api.call('GET', '/api/version')).status).toBe(404);
   });
