@@ -4,7 +4,7 @@ import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { findDevice, findLocation, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
-import { lockLocation } from '../pos-admin/register-records.ts';
+import { lockLocation } from '../settings/locations.ts';
 import { isUuid } from '@pos/domain/ids';
 
 /**
@@ -79,7 +79,7 @@ async function requireCategories(tdb: TenantDb | TenantTx, ids: readonly string[
  * holding the flag instead of tripping `kitchen_stations_one_fallback`. Call it before locking `id`.
  */
 async function takeFallback(tx: TenantTx, locationId: string, id: string): Promise<void> {
-  await lockLocation(tx, locationId);
+  await lockLocation(tx, locationId, 'update');
   await tx.updateTable('kitchen_stations').set({ is_fallback: false }).where('location_id', '=', locationId).where('is_fallback', '=', true).where('id', '<>', id).execute();
 }
 
@@ -105,6 +105,8 @@ export async function createStation(scope: BackofficeScope, input: CreateStation
   requireLocationAccess(scope.access, input.location_id, 'EDIT_DEVICES');
   const id = Bun.randomUUIDv7();
   const row = await inTenantTx(scope.tdb, async (tx) => {
+    // The location held from here: deleted meanwhile, the create is its 404, not a foreign-key 500.
+    await lockLocation(tx, input.location_id, input.is_fallback ? 'update' : 'key share');
     const category_ids = await requireCategories(tx, input.category_ids ?? []);
     if (input.is_fallback) await takeFallback(tx, input.location_id, id);
     const created = await tx

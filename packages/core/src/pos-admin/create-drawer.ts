@@ -1,4 +1,5 @@
 import { logActivity } from '../activity/log-activity.ts';
+import { lockLocation } from '../settings/locations.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { presentDrawer, type DrawerKind, type DrawerView } from './drawer-records.ts';
 
@@ -15,6 +16,7 @@ export async function createDrawer(scope: PosAdminScope, locationId: string, inp
   const id = Bun.randomUUIDv7();
   const name = input.name.trim();
   const row = await inTenantTx(scope.tdb, async (tx) => {
+    await lockLocation(tx, locationId, 'key share');
     const created = await tx
       .insertInto('drawers')
       .values({ id, location_id: locationId, name, kind: input.kind, fiscal_identity: JSON.stringify({ drawerId: id, drawerName: name }), created_at: scope.now })

@@ -1,6 +1,7 @@
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
-import { lockLocation, presentRegister, requireAssignableDevice, requireLiveDrawer, type RegisterView } from './register-records.ts';
+import { lockLocation } from '../settings/locations.ts';
+import { presentRegister, requireAssignableDevice, requireLiveDrawer, type RegisterView } from './register-records.ts';
 
 export interface CreateRegisterInput {
   name: string;
@@ -13,7 +14,7 @@ export interface CreateRegisterInput {
 /** `POST /back-office/pos/{locationId}/registers` (MANAGE_POS_CONFIGURATION): a new live register without a terminal. */
 export async function createRegister(scope: PosAdminScope, locationId: string, input: CreateRegisterInput): Promise<RegisterView> {
   const row = await inTenantTx(scope.tdb, async (tx) => {
-    await lockLocation(tx, locationId);
+    await lockLocation(tx, locationId, 'update');
     if (input.device_id) await requireAssignableDevice(tx, locationId, input.device_id);
     if (input.drawer_id) await requireLiveDrawer(tx, locationId, input.drawer_id);
     const created = await tx

@@ -2,7 +2,7 @@ import { AppError, errors } from '@pos/kernel';
 import { GKS_REGIME } from '../fiscal/active-fdm.ts';
 import { requireFiscalIdentity } from '../fiscal/sign-event.ts';
 import { logActivity } from '../activity/log-activity.ts';
-import { lockLocation } from './register-records.ts';
+import { lockLocation } from '../settings/locations.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { ACTIVE_FDM_EXISTS, FDM_ID_TAKEN, presentFdmDevice, REMOTE_NOT_CONFIGURED, type FdmDeviceView } from './fdm-device-records.ts';
 import { centralIn, isUniqueViolation, type TenantTx } from '@pos/db';
@@ -58,7 +58,7 @@ export async function enrolFdmDevice(scope: PosAdminScope, fiscal: RemoteSignerL
   if (input.mode === 'remote') requireRemoteConfigured(fiscal, fdmId);
   try {
     const row = await inTenantTx(scope.tdb, async (tx) => {
-      await lockLocation(tx, locationId);
+      await lockLocation(tx, locationId, 'update');
       // A module signs nothing without the location's VAT and establishment numbers: refused here, not at
       // the register's first fire or sale.
       const identity = await tx.selectFrom('locations').select(['timezone', 'vat_no', 'est_no']).where('id', '=', locationId).executeTakeFirstOrThrow();

@@ -1,7 +1,8 @@
 import { logActivity } from '../activity/log-activity.ts';
 import { lockTerminal, requireTerminalFreeOfKiosks, requireTerminalFreeOfRegisters } from '../devices/terminal-bindings.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
-import { findLiveRegisterForUpdate, lockLocation, presentRegister, type RegisterTerminal, type RegisterView, type TerminalProvider } from './register-records.ts';
+import { lockLocation } from '../settings/locations.ts';
+import { findLiveRegisterForUpdate, presentRegister, type RegisterTerminal, type RegisterView, type TerminalProvider } from './register-records.ts';
 
 export interface PairTerminalInput {
   provider: TerminalProvider;
@@ -18,7 +19,7 @@ export interface PairTerminalInput {
  */
 export async function pairTerminal(scope: PosAdminScope, locationId: string, id: string, input: PairTerminalInput): Promise<RegisterView> {
   const row = await inTenantTx(scope.tdb, async (tx) => {
-    await lockLocation(tx, locationId);
+    await lockLocation(tx, locationId, 'update');
     await findLiveRegisterForUpdate(tx, locationId, id);
     const terminalId = input.terminal_id.trim();
     // The checks below read every location's registers and the merchant's kiosks, but the lock above is

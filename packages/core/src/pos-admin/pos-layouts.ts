@@ -5,6 +5,7 @@ import { toFieldErrorMap, type FieldError } from '@pos/domain/field-error';
 import { layoutGridErrors } from '@pos/domain/pos-layouts/layout-grid';
 import { logActivity } from '../activity/log-activity.ts';
 import { lockedIds, uniqueOr } from '../catalog/catalog-scope.ts';
+import { lockLocation } from '../settings/locations.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
 import { findLayout, layoutView, locationLayouts, presentLayouts, type PosLayoutTileRow, type PosLayoutView } from './pos-layout-records.ts';
 
@@ -64,7 +65,7 @@ export async function getLayout(scope: PosAdminScope, locationId: string, id: st
 export async function createLayout(scope: PosAdminScope, locationId: string, input: PosLayoutInput): Promise<PosLayoutView> {
   const id = Bun.randomUUIDv7();
   return inTenantTx(scope.tdb, async (tx) => {
-    await lockLocation(tx, locationId);
+    await lockLocation(tx, locationId, 'no key update');
     // Counted under the location's lock: concurrent creates take turns, so the bound holds.
     const held = Number((await tx.selectFrom('pos_layouts').select((eb) => eb.fn.countAll<string>().as('n')).where('location_id', '=', locationId).executeTakeFirstOrThrow()).n);
     if (held >= MAX_LAYOUTS_PER_LOCATION) throw errors.businessRule(LAYOUT_LIMIT, { reason: 'layout_limit' });
@@ -90,7 +91,7 @@ export async function createLayout(scope: PosAdminScope, locationId: string, inp
 /** Replaces the layout: name, grid, default flag (absent: unchanged), pages and tiles. */
 export async function updateLayout(scope: PosAdminScope, locationId: string, id: string, input: PosLayoutInput): Promise<PosLayoutView> {
   return inTenantTx(scope.tdb, async (tx) => {
-    await lockLocation(tx, locationId);
+    await lockLocation(tx, locationId, 'no key update');
     const current = await findLayout(tx, locationId, id, { lock: true });
     const isDefault = input.is_default ?? current.is_default;
     await checkTiles(tx, locationId, input);
@@ -115,17 +116,11 @@ export async function updateLayout(scope: PosAdminScope, locationId: string, id:
 /** Deletes the layout with its tiles. Deleting the default leaves the location without one until another is made the default. */
 export async function deleteLayout(scope: PosAdminScope, locationId: string, id: string): Promise<void> {
   await inTenantTx(scope.tdb, async (tx) => {
-    await lockLocation(tx, locationId);
+    await lockLocation(tx, locationId, 'no key update');
     const current = await findLayout(tx, locationId, id, { lock: true });
     await tx.deleteFrom('pos_layouts').where('id', '=', id).execute();
     await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'pos_layout', subjectId: id, properties: { location_id: locationId, name: current.name } });
   });
-}
-
-async function lockLocation(tx: TenantTx, locationId: string): Promise<void> {
-  // The route's location gate found it; a location deleted since is the same 404.
-  const row = await tx.selectFrom('locations').select('id').where('id', '=', locationId).forNoKeyUpdate().executeTakeFirst();
-  if (!row) throw errors.notFound('location');
 }
 
 async function clearDefault(tx: TenantTx, locationId: string): Promise<void> {

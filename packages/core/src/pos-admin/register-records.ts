@@ -112,11 +112,6 @@ export async function requireLiveDrawer(tx: TenantTx, locationId: string, drawer
   if (!drawer) throw errors.field('drawer_id', DRAWER_INVALID);
 }
 
-/** Serialises writes that check a location-wide rule (one device per register, one active fiscal module). */
-export async function lockLocation(tx: TenantTx, locationId: string): Promise<void> {
-  await tx.selectFrom('locations').select('id').where('id', '=', locationId).forUpdate().executeTakeFirstOrThrow();
-}
-
 /**
  * A POS device moved to another location or deleted leaves the live registers that held it (a register
  * holds a live POS device of its own location): before, the old location's register went on listing

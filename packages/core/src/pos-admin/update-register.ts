@@ -1,6 +1,7 @@
 import { logActivity } from '../activity/log-activity.ts';
 import { inTenantTx, type PosAdminScope } from './pos-admin-scope.ts';
-import { findLiveRegisterForUpdate, lockLocation, presentRegister, requireAssignableDevice, requireLiveDrawer, type RegisterView } from './register-records.ts';
+import { lockLocation } from '../settings/locations.ts';
+import { findLiveRegisterForUpdate, presentRegister, requireAssignableDevice, requireLiveDrawer, type RegisterView } from './register-records.ts';
 
 export interface UpdateRegisterInput {
   name?: string;
@@ -17,7 +18,7 @@ export interface UpdateRegisterInput {
  */
 export async function updateRegister(scope: PosAdminScope, locationId: string, id: string, input: UpdateRegisterInput): Promise<RegisterView> {
   const row = await inTenantTx(scope.tdb, async (tx) => {
-    await lockLocation(tx, locationId);
+    await lockLocation(tx, locationId, 'update');
     // The device before the register row: a move or delete of the device writes the device, then the
     // registers holding it (`unbindDeviceRegisters`); the other order deadlocked with it.
     if (input.device_id) await requireAssignableDevice(tx, locationId, input.device_id, id);

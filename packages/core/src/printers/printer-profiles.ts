@@ -119,7 +119,9 @@ export async function deletePrinterProfile(tdb: TenantDb, access: Access, id: st
       // then the profile it names). The other order deadlocked a configure of a bound printer (a 500).
       await tx.selectFrom('printers').select('id').where('printer_profile_id', '=', p.id).orderBy('id').forUpdate().execute();
       // Then the profile: a printer bound meanwhile waits, then finds the profile gone (its binding checks the grant itself).
-      await tx.selectFrom('printer_profiles').select('id').where('id', '=', p.id).forUpdate().executeTakeFirst();
+      const locked = await tx.selectFrom('printer_profiles').select('id').where('id', '=', p.id).forUpdate().executeTakeFirst();
+      // Deleted since it was found (two deletes at once): the 404 a later delete gets.
+      if (!locked) throw errors.notFound('printer profile');
       await requirePrintersWithinGrant(tx, access, p.id);
       const r = await tx.updateTable('printers').set({ printer_profile_id: null }).where('printer_profile_id', '=', p.id).executeTakeFirst();
       await tx.deleteFrom('printer_profiles').where('id', '=', p.id).execute();

@@ -190,11 +190,25 @@ export async function createLocation(tdb: TenantDb, access: Access, userId: stri
  * gone, the 404 a later request gets (before, the update found no row, or the receipt insert hit the
  * foreign key: a 500).
  */
-export async function lockLocation(tx: TenantDb, id: string, mode: 'update' | 'share'): Promise<void> {
-  const q = tx.selectFrom('locations').select('id').where('id', '=', id);
-  const locked = await (mode === 'update' ? q.forUpdate() : q.forShare()).executeTakeFirst();
+export async function lockLocation(tx: TenantDb, id: string, mode: LocationLock): Promise<void> {
+  const locked = await LOCK[mode](locationRow(tx, id)).executeTakeFirst();
   if (!locked) throw errors.notFound('location');
 }
+
+/**
+ * `update` serialises location-wide rules (one device per register, one fallback station); `key share`
+ * is the lock a row's foreign key takes, held from the check on: a record created at the location
+ * either commits before its delete (which then sees it) or finds the location gone.
+ */
+export type LocationLock = 'update' | 'no key update' | 'share' | 'key share';
+type LocationQuery = ReturnType<typeof locationRow>;
+const locationRow = (tx: TenantDb, id: string) => tx.selectFrom('locations').select('id').where('id', '=', id);
+const LOCK: Record<LocationLock, (q: LocationQuery) => LocationQuery> = {
+  update: (q) => q.forUpdate(),
+  'no key update': (q) => q.forNoKeyUpdate(),
+  share: (q) => q.forShare(),
+  'key share': (q) => q.forKeyShare(),
+};
 
 export const FISCAL_IDENTITY_KEPT = 'A location with an active fiscal data module keeps its VAT and establishment numbers: every signed event carries them.';
 

@@ -5,6 +5,7 @@ import type { CentralDb, TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { findLocation, inMerchantTx, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
+import { lockLocation } from '../settings/locations.ts';
 import { isUuid } from '@pos/domain/ids';
 
 /**
@@ -89,6 +90,7 @@ export async function createTableSection(scope: BackofficeScope, input: CreateTa
   const id = Bun.randomUUIDv7();
   // The section and its directory row commit together: a scan never finds one without the other.
   const row = await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant: tx }) => {
+    await lockLocation(tx, input.location_id, 'key share');
     const created = await tx
       .insertInto('table_sections')
       .values({ id, location_id: input.location_id, name: input.name.trim(), tables: input.tables, created_at: scope.now, updated_at: scope.now })
@@ -133,7 +135,9 @@ export async function updateTableSection(scope: BackofficeScope, id: string, inp
   const existing = await findTableSection(scope.tdb, id);
   requireLocationAccess(scope.access, existing.location_id, WRITE_PERMISSION);
   const row = await inTenantTx(scope.tdb, async (tx) => {
-    const locked = await tx.selectFrom('table_sections').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+    const locked = await tx.selectFrom('table_sections').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    // Deleted since it was found: the 404 a later request gets.
+    if (!locked) throw errors.notFound('table section');
     if (input.tables !== undefined && input.tables < locked.tables) {
       // Only a party still at a table above the new number holds it (an idle session is over: closed here).
       const busy = await tx.selectFrom('table_sessions').select('id').where('table_section_id', '=', id).where(liveSession(scope.now)).where('table_number', '>', input.tables).executeTakeFirst();
@@ -164,18 +168,31 @@ export async function closeTable(scope: BackofficeScope, id: string, tableNumber
   const n = /^[0-9]{1,6}$/.test(tableNumber) ? Number(tableNumber) : NaN;
   if (!(n >= 1 && n <= existing.tables)) throw errors.notFound('table');
   const row = await inTenantTx(scope.tdb, async (tx) => {
+    const section = await tx.selectFrom('table_sections').selectAll().where('id', '=', id).forKeyShare().executeTakeFirst();
+    if (!section) throw errors.notFound('table section');
     const closed = await tx.updateTable('table_sessions').set({ status: 'closed', closed_at: scope.now }).where('table_section_id', '=', id).where('table_number', '=', n).where('status', '=', 'open').returning('id').executeTakeFirst();
     if (closed) await logActivity(tx, { userId: scope.userId, action: 'closed', subject: 'table session', subjectId: closed.id, properties: { table_section_id: id, table_number: n } });
-    return tx.selectFrom('table_sections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    return section;
   });
   return (await present(scope.tdb, [row]))[0]!;
 }
 
-/** `DELETE /table-sections/{id}`: its sessions go with it; bound orders keep their data (the link is cleared). */
+export const SECTION_IN_USE = 'The section has an open session: close its tables first.';
+
+/**
+ * `DELETE /table-sections/{id}`: its sessions go with it; bound orders keep their data (the link is
+ * cleared). Refused while a party is still at a table (409 `section_in_use`), as a shrink is: the
+ * party's orders would lose the table the kitchen, the receipt and the register's stream name.
+ */
 export async function deleteTableSection(scope: BackofficeScope, id: string): Promise<void> {
   const existing = await findTableSection(scope.tdb, id);
   requireLocationAccess(scope.access, existing.location_id, WRITE_PERMISSION);
   await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant: tx }) => {
+    // Locked first: a scan opening a session waits for the delete (or is seen here); two deletes at once, one 200.
+    const locked = await tx.selectFrom('table_sections').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!locked) throw errors.notFound('table section');
+    const busy = await tx.selectFrom('table_sessions').select('id').where('table_section_id', '=', id).where(liveSession(scope.now)).executeTakeFirst();
+    if (busy) throw errors.conflict(SECTION_IN_USE, { reason: 'section_in_use' });
     await tx.deleteFrom('table_sections').where('id', '=', id).execute();
     await logActivity(tx, { userId: scope.userId, action: 'deleted', subject: 'table section', subjectId: id, properties: { name: existing.name } });
     await central.deleteFrom('table_qr_directory').where('table_section_id', '=', id).execute();

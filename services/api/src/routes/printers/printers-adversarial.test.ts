@@ -228,6 +228,15 @@ describe('configure racing the delete of what it names', () => {
   });
 });
 
+describe('a printer profile deleted twice at once', () => {
+  test('one 200, the other the 404 a later delete gets (before: two 200s)', async () => {
+    const prof = (await bo('POST', '/printer-profiles', { name: 'Twice' })).body.data.id as string;
+    const answers = await Promise.all([1, 2, 3].map(() => bo('DELETE', `/printer-profiles/${prof}`)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404]);
+    expect(answers.find((r) => r.status === 404)!.body).toEqual({ message: 'Unable to locate the printer profile you requested.' });
+  });
+});
+
 describe('a printer profile deleted while a printer bound to it is configured', () => {
   test('the configure (printer, then profile) and the delete do not deadlock: the configure commits, the delete unbinds the printer', async () => {
     const { id } = await pairedAtHome('00:11:62:DE:AD:32');

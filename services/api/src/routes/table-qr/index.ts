@@ -70,7 +70,7 @@ export function tableSectionRoutes(deps: ApiDeps) {
         await deleteTableSection(await scopeOf(deps, ctx), ctx.params.id);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, query: S.VendorQuery, response: { 200: S.Success }, ...doc('Table sections', 'Delete a table section', `Its sessions go with it; bound orders stay, unbound. ${PERMS}`) },
+      { params: S.IdParams, query: S.VendorQuery, response: { 200: S.Success }, ...doc('Table sections', 'Delete a table section', `Its sessions go with it; bound orders stay, unbound. Refused while a party is at one of its tables (an open session used in the last 2 hours): 409 \`section_in_use\`; close the table first. ${PERMS}`) },
     );
 }
 

@@ -146,7 +146,7 @@ describe('QR scan and sessions', () => {
     expect(rows.length).toBe(1);
   });
 
-  test('a section deleted while guests scan: each scan is 200 or 404 (never a 500) and no session outlives it', async () => {
+  test('a section deleted while guests scan: each scan is 200 or 404 (never a 500); the delete is refused once a party sat down, and no session outlives a delete', async () => {
     const statuses: number[] = [];
     for (let round = 0; round < 10; round++) {
       const id = (await create({ location_id: loc1(), name: `Race ${round}`, tables: 30 })).body.data.id as string;
@@ -155,9 +155,11 @@ describe('QR scan and sessions', () => {
         api.call('DELETE', `/api/back-office/table-sections/${id}`, { token: owner }),
         ...Array.from({ length: 8 }, (_, i) => scan(loc1(), id, i + 11)),
       ]);
-      expect(rs[8]!.status).toBe(200);
       statuses.push(...rs.filter((_, i) => i !== 8).map((r) => r.status));
-      expect(await tdbOf(a).selectFrom('table_sessions').select('id').where('table_section_id', '=', id).execute()).toEqual([]);
+      const sessions = await tdbOf(a).selectFrom('table_sessions').select('id').where('table_section_id', '=', id).execute();
+      // A scan that opened its session first holds the section: 409 section_in_use, its party keeps it.
+      if (rs[8]!.status === 409) expect(sessions.length).toBeGreaterThan(0);
+      else expect({ status: rs[8]!.status, sessions }).toEqual({ status: 200, sessions: [] });
     }
     expect(statuses.filter((st) => st !== 200 && st !== 404)).toEqual([]);
   }, 60_000);
