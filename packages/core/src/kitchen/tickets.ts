@@ -3,7 +3,7 @@ import { routeKitchenTickets, type RoutedTicket } from './ticket-routing.ts';
 import { ticketViewsOf, type TicketLineRow, type TicketRow } from './kds-orders.ts';
 import { pruneKitchenEventsIfDue, type KitchenEvent } from './kitchen-events.ts';
 import { createTicketsStatement, locationStationsStatement } from './ticket-statements.ts';
-import { kitchenFireDelta, type FireDeltaLine, type SentLine } from '@pos/domain/kitchen/fire-delta';
+import { dishKey, kitchenFireDelta, type FireDeltaLine, type SentLine } from '@pos/domain/kitchen/fire-delta';
 import { kitchenPrinters, queueKitchenTickets } from '../printers/print-dispatch.ts';
 
 /**
@@ -20,7 +20,17 @@ export interface KitchenOrderInput {
   /** Which fire of a register order; 1 for a transaction. */
   readonly fireNo?: number;
   readonly at: Date;
-  readonly lines: readonly { position: number; item_id: string; category_id: string | null; name: string; qty: number; modifiers: unknown; line_ref?: string | null }[];
+  readonly lines: readonly {
+    position: number;
+    item_id: string;
+    category_id: string | null;
+    name: string;
+    qty: number;
+    modifiers: unknown;
+    line_ref?: string | null;
+    /** The stations this line goes to, instead of routing it by its category (a register fire's `VOID` line). */
+    station_ids?: readonly string[];
+  }[];
 }
 
 export interface CreatedTicket {
@@ -141,7 +151,9 @@ function newTicketLine(ticketId: string, l: KitchenOrderInput['lines'][number]):
  * A register order was fired (`POST /pos/orders/{clientUuid}/fire`): what changed since the earlier
  * fires goes to the kitchen as fire number `version` (the order's version after the fire), by
  * `kitchenFireDelta`: new lines and raised quantities as the extra, lowered or removed fired lines as
- * `VOID` lines with a negative quantity. Categories come from the catalog by item id. The ticket shows
+ * `VOID` lines with a negative quantity. New quantities are routed by the item's category in the catalog
+ * now; a `VOID` line goes to the stations the earlier fires sent the dish to, under the category it was
+ * sent with (the item may have been deleted or moved, or its category deleted, since). The ticket shows
  * the table number, else the last four characters of the order's id. Runs in the fire's transaction
  * (the order row is locked, so two fires of one order take turns). Returns the tickets created and the
  * delta they were made from (the fire's fiscal order event signs it).
@@ -159,16 +171,18 @@ export async function fireToKitchen(
   const rows = await tx
     .selectFrom('kitchen_ticket_lines as l')
     .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
-    .select(['l.line_ref', 't.fire_no', 'l.qty', 'l.item_id', 'l.name', 'l.modifiers'])
+    .select(['l.line_ref', 't.fire_no', 'l.qty', 'l.item_id', 'l.name', 'l.modifiers', 't.station_id', 'l.category_id'])
     .where('t.source', '=', 'pos_order')
     .where('t.source_id', '=', order.id)
     .orderBy('t.fire_no')
+    .orderBy('t.id')
     .execute();
   const fresh = kitchenFireDelta(order.lines, sentLines(rows));
   if (!fresh.length) return { tickets: [], delta: [] };
   const itemIds = [...new Set(fresh.map((l) => l.item_id))];
   const items = await tx.selectFrom('items').select(['id', 'category_id']).where('id', 'in', itemIds).execute();
   const categoryOf = new Map(items.map((i) => [i.id, i.category_id]));
+  const sent = sentTo(rows);
   const tickets = await createKitchenTickets(tx, {
     source: 'pos_order',
     sourceId: order.id,
@@ -176,9 +190,44 @@ export async function fireToKitchen(
     orderNo: order.table_number ?? order.id.slice(-4).toUpperCase(),
     fireNo: order.version,
     at,
-    lines: fresh.map((l) => ({ position: l.position, item_id: l.item_id, category_id: categoryOf.get(l.item_id) ?? null, name: l.name, qty: l.qty, modifiers: l.modifiers, line_ref: l.uuid })),
+    lines: fresh.map((l) => fireLine(l, categoryOf.get(l.item_id) ?? null, sent.get(dishKey(l.uuid, l.item_id, l.modifiers)))),
   });
   return { tickets, delta: fresh };
+}
+
+/** Where earlier fires of a register order sent a dish, as its ticket lines recorded it. */
+interface SentTo {
+  /** The stations whose tickets still hold some of the dish, in the order they first got it. */
+  readonly stationIds: string[];
+  /** The category of the dish's latest fire that sent some. */
+  readonly categoryId: string | null;
+}
+
+/** `SentTo` per dish (`dishKey`: line uuid, item, modifiers) of the order's ticket lines, in fire order. */
+function sentTo(rows: readonly { line_ref: string | null; qty: number; item_id: string; modifiers: unknown; station_id: string; category_id: string | null }[]): Map<string, SentTo> {
+  const netOf = new Map<string, Map<string, number>>();
+  const categoryOf = new Map<string, string | null>();
+  for (const r of rows) {
+    if (r.line_ref === null) continue;
+    const key = dishKey(r.line_ref, r.item_id, r.modifiers);
+    const net = netOf.get(key) ?? new Map<string, number>();
+    net.set(r.station_id, (net.get(r.station_id) ?? 0) + r.qty);
+    netOf.set(key, net);
+    if (r.qty > 0) categoryOf.set(key, r.category_id);
+  }
+  return new Map([...netOf].map(([key, net]) => [key, { stationIds: [...net].filter(([, qty]) => qty > 0).map(([id]) => id), categoryId: categoryOf.get(key) ?? null }]));
+}
+
+/**
+ * A fire's line as the kitchen gets it. A `VOID` line goes to the stations holding the dish (the catalog
+ * may no longer route its item there), each with the whole negative quantity: a fire sends a line with one
+ * quantity to every station it goes to (`sentLines` counts each fire once). Anything else, or a `VOID` of
+ * a dish no station holds, is routed by `catalogCategory`.
+ */
+function fireLine(l: FireDeltaLine, catalogCategory: string | null, sent: SentTo | undefined): KitchenOrderInput['lines'][number] {
+  const line = { position: l.position, item_id: l.item_id, name: l.name, qty: l.qty, modifiers: l.modifiers, line_ref: l.uuid };
+  if (l.qty < 0 && sent?.stationIds.length) return { ...line, category_id: sent.categoryId, station_ids: sent.stationIds };
+  return { ...line, category_id: catalogCategory };
 }
 
 /**

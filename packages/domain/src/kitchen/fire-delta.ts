@@ -38,7 +38,7 @@ export const VOID_PREFIX = 'VOID ';
  * What a line is to the kitchen: its uuid, item and modifiers (key order aside). A fired line whose item
  * or modifiers change is another dish: the old one is voided and the new one sent, not a quantity change.
  */
-function dishKey(uuid: string, itemId: string, modifiers: unknown): string {
+export function dishKey(uuid: string, itemId: string, modifiers: unknown): string {
   return `${uuid}|${itemId}|${stableJson(modifiers ?? [])}`;
 }
 

@@ -578,6 +578,70 @@ describe('fire and void', () => {
     expect(await tickets(unfired)).toEqual([]);
   });
 
+  test('a VOID goes to the station the fired line went to, though its item was deleted, its category deleted or the item moved since the fire', async () => {
+    const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+    const owner = await api.ownerToken(m);
+    const bo = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+    const food = (await tdb.selectFrom('categories').select('id').where('name', '=', 'Food').executeTakeFirstOrThrow()).id;
+    const changes: Record<string, (item: string, category: string) => Promise<{ status: number }>> = {
+      'item deleted': (item) => bo('DELETE', `/items/${item}`),
+      'category deleted': (_, category) => bo('DELETE', `/categories/${category}`),
+      'item moved': (item) => bo('PUT', `/items/${item}`, { category_id: food }),
+    };
+    /** Per ticket line of the order: station name, fire, line name and qty. */
+    const routed = (id: string) =>
+      tdb
+        .selectFrom('kitchen_ticket_lines as l')
+        .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
+        .innerJoin('kitchen_stations as s', 's.id', 't.station_id')
+        .select(['s.name as station', 't.fire_no', 'l.name', 'l.qty'])
+        .where('t.source', '=', 'pos_order')
+        .where('t.source_id', '=', id)
+        .orderBy('t.fire_no')
+        .orderBy('s.name')
+        .orderBy('l.position')
+        .execute();
+    const got: unknown[] = [];
+    const want: unknown[] = [];
+    let n = 0;
+    for (const [change, apply] of Object.entries(changes)) {
+      for (const ending of ['remove and fire', 'void order'] as const) {
+        n++;
+        // A "Cocktails" category served only by a "Bar" station; the seeded Kitchen serves Drinks and Food and is no fallback.
+        const category = await bo('POST', '/categories', { name: `Cocktails ${n}` });
+        expect(category.status).toBe(201);
+        const mojito = await bo('POST', '/items', { name: 'Mojito', unit_price: 900, vat_rate: 21, category_id: category.body.data.id });
+        expect(mojito.status).toBe(201);
+        const bar = await bo('POST', '/devices/stations', { location_id: m.devices[0]!.location_id, name: `Bar ${n}`, category_ids: [category.body.data.id] });
+        expect(bar.status).toBe(201);
+        const cocktail = { uuid: uuid(), item_id: mojito.body.data.id, qty: 1, unit_price: 900, price_source: 'catalog', modifiers: [] };
+        const espresso = line('Espresso', 1);
+        const id = uuid();
+        expect((await put(id, { lines: [cocktail, espresso], table_number: `B${n}` })).status).toBe(200);
+        expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ version: 2 });
+        expect((await apply(mojito.body.data.id, category.body.data.id)).status).toBe(200);
+        const fired = [
+          { station: `Bar ${n}`, fire_no: 2, name: 'Mojito', qty: 1 },
+          { station: 'Kitchen', fire_no: 2, name: 'Espresso', qty: 1 },
+        ];
+        if (ending === 'remove and fire') {
+          // The manager holds remove_fired_line (no escalation: the file's approvals are rate-limited).
+          const removed = await put(id, { lines: [espresso], table_number: `B${n}`, expected_version: 2 }, manager);
+          expect(removed).toMatchObject({ status: 200, body: { version: 3 } });
+          expect((await post(`/api/pos/orders/${id}/fire`)).body).toMatchObject({ version: 4 });
+          got.push([change, ending, await routed(id)]);
+          want.push([change, ending, [...fired, { station: `Bar ${n}`, fire_no: 4, name: 'VOID Mojito', qty: -1 }]]);
+        } else {
+          expect(await post(`/api/pos/orders/${id}/void`, manager)).toMatchObject({ status: 200, body: { state: 'VOIDED', version: 3 } });
+          got.push([change, ending, await routed(id)]);
+          want.push([change, ending, [...fired, { station: `Bar ${n}`, fire_no: 3, name: 'VOID Mojito', qty: -1 }, { station: 'Kitchen', fire_no: 3, name: 'VOID Espresso', qty: -1 }]]);
+        }
+      }
+    }
+    // Before: the VOID Mojito went nowhere (item or category gone, no fallback) or to the Kitchen (item moved to Food).
+    expect(got).toEqual(want);
+  });
+
   test('void takes an optional reason and records it in the activity log', async () => {
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
     const id = await create([line('Espresso')]);
