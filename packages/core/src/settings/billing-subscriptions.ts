@@ -100,43 +100,64 @@ async function record(tdb: TenantDb, userId: string, localId: string, s: CardASu
 export type SubscriptionActionView = BillingSubscriptionView & { cancel_at_period_end: boolean };
 const actionView = (r: Parameters<typeof subscriptionView>[0]): SubscriptionActionView => ({ ...subscriptionView(r), cancel_at_period_end: r.cancel_at_period_end });
 
-export async function cancelSubscription(tdb: TenantDb, cardA: CardAClient | null, actor: SubscriptionActor, profileId: string, subId: string): Promise<SubscriptionActionView> {
-  // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
-  const row = await findSubscription(tdb, actor.access, profileId, subId);
-  const c = client(cardA);
-  if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
-  const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, true));
-  return actionView(await record(tdb, actor.userId, row.id, s, 'cancel_scheduled'));
+export type BillingLockDeps = { readonly redis: Redis; readonly log: Logger };
+
+/**
+ * How long one change holds its subscription (three provider calls of at most 15 s each fit), and how
+ * long another change of it waits for the first.
+ */
+const TURN_LOCK_MS = 60_000;
+const TURN_WAIT_MS = 20_000;
+
+/**
+ * The changes made to one card-a subscription (cancel, reactivate, retry-payment, a deleted device's unit
+ * taken off) take turns under one Redis lock, `billing_subscription_{provider id}`, held from before the
+ * provider call until its answer is written (Redis, not a database lock: no transaction stays open across
+ * a provider call). So the record holds what card-a applied last: of a cancel and a reactivate sent
+ * together, the answer that arrived last was written before, though card-a had applied the other last.
+ * Without the lock (Redis away, or a holder still running after the wait) a change goes on, the provider
+ * deciding, unless it names `refusal`: then it is refused (503) and nothing is sent.
+ */
+export async function inSubscriptionTurn<T>(deps: BillingLockDeps, providerSubscriptionId: string, fn: () => Promise<T>, refusal?: string): Promise<T> {
+  const lock = await acquireLock(deps.redis, `billing_subscription_${providerSubscriptionId}`, TURN_LOCK_MS, TURN_WAIT_MS, deps.log);
+  try {
+    if (!lock.held && refusal) throw errors.unavailable(refusal, { reason: 'provider_error' });
+    return await fn();
+  } finally {
+    await lock.release();
+  }
 }
 
-export async function reactivateSubscription(tdb: TenantDb, cardA: CardAClient | null, actor: SubscriptionActor, profileId: string, subId: string): Promise<SubscriptionActionView> {
+/** Schedules (true) or withdraws (false) the cancellation at the period end, in the subscription's turn. */
+async function setCancellation(tdb: TenantDb, cardA: CardAClient | null, lockDeps: BillingLockDeps, actor: SubscriptionActor, profileId: string, subId: string, cancel: boolean) {
   // The records are checked first: another merchant's or profile's id is a 404 whatever the configuration.
   const row = await findSubscription(tdb, actor.access, profileId, subId);
   const c = client(cardA);
   // A subscription that has ended cannot be revived at the provider; a new one is needed.
   if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
-  const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, false));
-  return actionView(await record(tdb, actor.userId, row.id, s, 'reactivated'));
+  return inSubscriptionTurn(lockDeps, row.provider_subscription_id, async () => {
+    const s = await atProvider(() => c.setCancelAtPeriodEnd(row.provider_subscription_id, cancel));
+    return actionView(await record(tdb, actor.userId, row.id, s, cancel ? 'cancel_scheduled' : 'reactivated'));
+  });
+}
+
+export function cancelSubscription(tdb: TenantDb, cardA: CardAClient | null, lockDeps: BillingLockDeps, actor: SubscriptionActor, profileId: string, subId: string): Promise<SubscriptionActionView> {
+  return setCancellation(tdb, cardA, lockDeps, actor, profileId, subId, true);
+}
+
+export function reactivateSubscription(tdb: TenantDb, cardA: CardAClient | null, lockDeps: BillingLockDeps, actor: SubscriptionActor, profileId: string, subId: string): Promise<SubscriptionActionView> {
+  return setCancellation(tdb, cardA, lockDeps, actor, profileId, subId, false);
 }
 
 /**
- * How long one retry holds its subscription (three provider calls of at most 15 s each fit), and how
- * long a second retry of it waits for the first.
- */
-const RETRY_LOCK_MS = 60_000;
-const RETRY_WAIT_MS = 20_000;
-
-/**
- * Pays the newest open bill. Retries of one subscription take turns (`billing_retry_{provider id}`, a
- * Redis lock: no transaction stays open across the provider calls): the second finds the bill the first
- * paid and answers NOTHING_TO_RETRY, where it could read the invoice still open, retry it while card-a
- * was charging it, and report PAYMENT_FAILED for a paid bill. Without the lock (Redis away, or the
- * first still running after the wait) it goes on as before, the provider deciding.
+ * Pays the newest open bill, in the subscription's turn (`inSubscriptionTurn`): of two retries, the
+ * second finds the bill the first paid and answers NOTHING_TO_RETRY, where it could read the invoice
+ * still open, retry it while card-a was charging it, and report PAYMENT_FAILED for a paid bill.
  */
 export async function retrySubscriptionPayment(
   tdb: TenantDb,
   cardA: CardAClient | null,
-  lockDeps: { readonly redis: Redis; readonly log: Logger },
+  lockDeps: BillingLockDeps,
   actor: SubscriptionActor,
   profileId: string,
   subId: string,
@@ -145,16 +166,13 @@ export async function retrySubscriptionPayment(
   const row = await findSubscription(tdb, actor.access, profileId, subId);
   const c = client(cardA);
   if (row.status === 'canceled') throw errors.businessRule(ALREADY_CANCELED);
-  const lock = await acquireLock(lockDeps.redis, `billing_retry_${row.provider_subscription_id}`, RETRY_LOCK_MS, RETRY_WAIT_MS, lockDeps.log);
-  try {
+  return inSubscriptionTurn(lockDeps, row.provider_subscription_id, async () => {
     const open = await atProvider(() => c.listInvoices({ customer: row.customer_id, subscription: row.provider_subscription_id, status: 'open', limit: 1 }));
     if (!open[0]) throw errors.businessRule(NOTHING_TO_RETRY);
     await atProvider(() => c.retryInvoice(open[0]!.id), PAYMENT_FAILED);
     const s = await atProvider(() => c.retrieveSubscription(row.provider_subscription_id));
     return actionView(await record(tdb, actor.userId, row.id, s, 'payment_retried'));
-  } finally {
-    await lock.release();
-  }
+  });
 }
 
 const billView = (i: CardAInvoice): PastBillView => ({

@@ -61,10 +61,15 @@ export function subscriptionFacts(o: Obj): SubscriptionFacts | null {
   };
 }
 
+/** Takes the subscription's lock in the transaction `tx` runs in (held until it ends). */
+export async function lockSubscription(tx: TenantDb, subscriptionId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`card_a_subscription:${subscriptionId}`}))`.execute(tx);
+}
+
 /** Runs `fn` in one tenant transaction holding the subscription's lock. */
 export function withSubscriptionLock<T>(tdb: TenantDb, subscriptionId: string, fn: (tx: TenantTx) => Promise<T>): Promise<T> {
   return tdb.transaction().execute(async (tx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`card_a_subscription:${subscriptionId}`}))`.execute(tx);
+    await lockSubscription(tx, subscriptionId);
     return fn(tx);
   });
 }

@@ -11,7 +11,8 @@ import { route, type Route } from '../shared/sim-server.ts';
  * Test controls (`/_sim/…`): set up a SEPA mandate for a customer, fail a subscription's invoice
  * (optionally cancelling the subscription for that failure at the same moment, as the provider does
  * after its last attempt), decline retries with a mandate, change a subscription, attach an
- * application fee to a charge.
+ * application fee to a charge. In process: make the next changes of a subscription fail (an outage) or
+ * answer late (`failUpdates`, `delayUpdateAnswer`).
  */
 export interface Subscription {
   id: string;
@@ -20,7 +21,8 @@ export interface Subscription {
   status: 'active' | 'trialing' | 'past_due' | 'canceled' | 'unpaid' | 'paused' | 'incomplete';
   current_period_end: number;
   default_payment_method: string | null;
-  items: { data: { price: { id: string }; quantity: number }[] };
+  /** One item per price; `id` (`si_…`) is what an update names to change its quantity. */
+  items: { data: { id: string; price: { id: string }; quantity: number }[] };
   metadata: Record<string, string>;
   cancellation_details: { reason: 'cancellation_requested' | 'payment_failed' | null };
   canceled_at: number | null;
@@ -70,6 +72,10 @@ export interface CardABilling {
   chargeFor(paymentIntent: string, amount: number): Charge;
   /** Invoice pay calls received with a mandate (what the platform retried). */
   readonly mandateRetries: readonly { invoice: string; mandate: string; ok: boolean }[];
+  /** The next `times` updates of the subscription (`POST /v1/subscriptions/{id}`) answer 500, nothing changed. */
+  failUpdates(id: string, times?: number): void;
+  /** The next update of the subscription is applied at once and answered `ms` later (a slow answer). */
+  delayUpdateAnswer(id: string, ms: number): void;
 }
 
 const PERIOD_S = 30 * 24 * 3600;
@@ -83,6 +89,9 @@ export function cardABilling(ctx: BillingContext): CardABilling {
   /** mandates whose retries decline (the account has no funds) */
   const declining = new Set<string>();
   const mandateRetries: { invoice: string; mandate: string; ok: boolean }[] = [];
+  /** subscription -> updates still to fail; subscription -> the delay of its next update's answer */
+  const failing = new Map<string, number>();
+  const delayed = new Map<string, number>();
   const now = () => Math.floor(Date.now() / 1000);
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const meta = (v: unknown): Record<string, string> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {});
@@ -103,7 +112,7 @@ export function cardABilling(ctx: BillingContext): CardABilling {
       status: 'active',
       current_period_end: now() + PERIOD_S,
       default_payment_method: paymentMethod,
-      items: { data: [{ price: { id: price }, quantity }] },
+      items: { data: [{ id: ctx.rid('si'), price: { id: price }, quantity }] },
       metadata,
       cancellation_details: { reason: null },
       canceled_at: null,
@@ -157,7 +166,9 @@ export function cardABilling(ctx: BillingContext): CardABilling {
         return Response.json(s);
       }),
     ),
-    // Schedules (or withdraws) the cancellation at the period end, as the provider's subscription update does.
+    // The provider's subscription update: the cancellation at the period end (scheduled or withdrawn), an
+    // item's quantity (`items[0][id]` names the item; an item without an id would be a new item, which
+    // needs a price) and metadata (merged into the subscription's; an empty value removes the key).
     route(
       'POST',
       '/v1/subscriptions/:id',
@@ -165,12 +176,35 @@ export function cardABilling(ctx: BillingContext): CardABilling {
         const s = subscriptions.get(p.id!);
         if (!s) return ctx.error(404, 'resource_missing', `No such subscription: '${p.id}'`);
         const f = fromForm(await req.text());
-        if (s.status === 'canceled') return ctx.error(400, 'resource_missing', 'A canceled subscription can only update its cancellation_details and metadata.');
+        const failures = failing.get(s.id) ?? 0;
+        if (failures > 0) {
+          failing.set(s.id, failures - 1);
+          return Response.json({ error: { type: 'api_error', message: 'An error occurred with our connection to card-a.' } }, { status: 500 });
+        }
         const flag = text(f.cancel_at_period_end);
         if (flag !== null && flag !== 'true' && flag !== 'false') return ctx.error(400, 'parameter_invalid_boolean', 'Invalid boolean: cancel_at_period_end', 'cancel_at_period_end');
+        const itemId = text(f['items[0][id]']);
+        const rawQuantity = f['items[0][quantity]'];
+        if (rawQuantity !== undefined && !itemId) return ctx.error(400, 'parameter_missing', 'Missing required param: items[0][price].', 'items');
+        const item = itemId ? s.items.data.find((i) => i.id === itemId) : undefined;
+        if (itemId && !item) return ctx.error(400, 'resource_missing', `No such subscription item: '${itemId}'`, 'items');
+        const quantity = rawQuantity === undefined ? null : Number(rawQuantity);
+        if (quantity !== null && (!Number.isInteger(quantity) || quantity < 0)) return ctx.error(400, 'parameter_invalid_integer', 'Invalid integer: items[0][quantity].', 'items');
+        if (s.status === 'canceled' && (flag !== null || item)) return ctx.error(400, 'resource_missing', 'A canceled subscription can only update its cancellation_details and metadata.');
         if (flag !== null) s.cancel_at_period_end = flag === 'true';
-        void ctx.send('customer.subscription.updated', { ...s });
-        return Response.json(s);
+        if (item && quantity !== null) item.quantity = quantity;
+        for (const [k, v] of Object.entries(meta(f.metadata))) {
+          if (v === '') delete s.metadata[k];
+          else s.metadata[k] = v;
+        }
+        const answer = JSON.parse(JSON.stringify(s)) as Subscription;
+        void ctx.send('customer.subscription.updated', answer);
+        const delay = delayed.get(s.id);
+        if (delay !== undefined) {
+          delayed.delete(s.id);
+          await Bun.sleep(delay);
+        }
+        return Response.json(answer);
       }),
     ),
     // Invoices of a customer and/or subscription, newest first (a list object, as the provider answers).
@@ -326,5 +360,7 @@ export function cardABilling(ctx: BillingContext): CardABilling {
     charge: (id) => charges.get(id),
     chargeFor,
     mandateRetries,
+    failUpdates: (id, times = 1) => void failing.set(id, times),
+    delayUpdateAnswer: (id, ms) => void delayed.set(id, ms),
   };
 }

@@ -57,6 +57,8 @@ export interface CardASubscription {
   readonly default_payment_method: string | null;
   readonly metadata: Readonly<Record<string, string>>;
   readonly cancel_at_period_end?: boolean;
+  /** Its items (one per price): `id` (`si_…`) is what an update names to change a quantity. */
+  readonly items?: { readonly data: readonly { readonly id: string; readonly quantity?: number }[] };
 }
 
 export interface CardAInvoice {
@@ -255,6 +257,19 @@ export class CardAClient {
   /** Schedules (true) or withdraws (false) the cancellation at the end of the paid period. */
   setCancelAtPeriodEnd(id: string, cancel: boolean) {
     return this.call<CardASubscription>('POST', `/v1/subscriptions/${encodeURIComponent(id)}`, { cancel_at_period_end: cancel ? 'true' : 'false' });
+  }
+
+  /**
+   * Changes a subscription (`POST /v1/subscriptions/{id}`): the quantity of one of its items (named by
+   * its `si_…` id; without the id card-a would add an item), metadata keys (card-a merges them into the
+   * subscription's; an empty value removes the key) and/or the cancellation at the end of the period.
+   */
+  updateSubscription(id: string, input: { item?: { id: string; quantity: number }; metadata?: Record<string, string>; cancelAtPeriodEnd?: boolean }) {
+    return this.call<CardASubscription>('POST', `/v1/subscriptions/${encodeURIComponent(id)}`, {
+      ...(input.item ? { 'items[0][id]': input.item.id, 'items[0][quantity]': String(input.item.quantity) } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+      ...(input.cancelAtPeriodEnd !== undefined ? { cancel_at_period_end: input.cancelAtPeriodEnd ? 'true' : 'false' } : {}),
+    });
   }
 
   /** Pays an open invoice now with the subscription's default payment method. */

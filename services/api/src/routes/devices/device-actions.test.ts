@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type CardASimulator, type CardBSimulator, type PlatformASimulator } from '@pos/providers/payments';
+import { DEVICE_BILLING_NOT_UPDATED } from '@pos/core/devices/device-subscription-units';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken, loginToken } from './test-helpers.ts';
 
@@ -72,6 +73,20 @@ describe('the spec routes exist and answer for the record', () => {
     expect(await api.call('PATCH', `/api/back-office/devices/${kiosk}/reader/label`, { token: t, body: { label: 'Front' } })).toMatchObject(forbidden);
     const row = await tdbOf(a).selectFrom('devices').select('payment_enabled').where('id', '=', kiosk).executeTakeFirstOrThrow();
     expect(row.payment_enabled).toBe(true);
+  });
+});
+
+describe('DELETE /devices/{id} sent five times at once', () => {
+  test('one 200, one "deleted" entry and one token bump; the others the 404 a later delete gets', async () => {
+    const d = await newDevice('pos');
+    const version = async () => (await api.deps.db.selectFrom('device_registry').select('token_version').where('id', '=', d.id).executeTakeFirstOrThrow()).token_version;
+    const before = await version();
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => api.call('DELETE', `/api/back-office/devices/${d.id}`, { token: owner })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404, 404, 404]);
+    expect(answers.find((r) => r.status === 404)).toMatchObject(deviceMissing);
+    expect(await version()).toBe(before + 1);
+    const logs = await tdbOf(a).selectFrom('activity_logs').select('id').where('subject_id', '=', d.id).where('action', '=', 'deleted').execute();
+    expect(logs.length).toBe(1);
   });
 });
 
@@ -458,9 +473,11 @@ describe('POST /devices/subscribe/{locationId}', () => {
       const c = `cus_devices_del${i}`;
       const [s, d] = await Promise.all([subscribe({ billing_profile_id: await profile(c), device_ids: [k.id] }), api.call('DELETE', `/api/back-office/devices/${k.id}`, { token: owner })]);
       if (d.status === 200 && s.status === 200) {
-        // The subscription was applied (the kiosk served) before the delete began.
+        // The subscription was applied (the kiosk served) before the delete began; the delete then took
+        // its only unit off: the subscription names no device and ends at the period end.
         expect(s.body.data.devices.map((x: { id: string }) => x.id)).toEqual([k.id]);
-        expect(billedFor([c], k.id)).toHaveLength(1);
+        expect(billedFor([c], k.id)).toHaveLength(0);
+        expect(cardA.billing.subscriptionsOf(c).map((x) => x.cancel_at_period_end)).toEqual([true]);
       } else if (d.status === 200) {
         // Deleted first: the subscribe found no such kiosk.
         expect(s).toMatchObject({ status: 422, body: { errors: { 'device_ids.0': ['The selected device is not a kiosk or kitchen display at this location.'] } } });
@@ -514,6 +531,67 @@ describe('POST /devices/subscribe/{locationId}', () => {
       expect((await subscribe(body)).status).toBe(422);
     }
     expect(cardA.billing.subscriptionsOf('cus_devices_3')).toHaveLength(0);
+  });
+
+  /** The subscription at card-a and its local record, as the delete tests compare them. */
+  const billing = async (subId: string) => {
+    const s = cardA.billing.subscription(subId)!;
+    const local = await tdbOf(a).selectFrom('billing_subscriptions').select(['status', 'device_ids', 'cancel_at_period_end']).where('provider_subscription_id', '=', subId).executeTakeFirstOrThrow();
+    return { card_a: { status: s.status, quantity: s.items.data[0]!.quantity, device_ids: s.metadata.device_ids ?? null, cancel_at_period_end: s.cancel_at_period_end }, local };
+  };
+  const subscribedPair = async (customer: string) => {
+    const [k, d] = [await newDevice('kiosk', loc1()), await newDevice('kds', loc1())];
+    const billingProfile = await profile(customer);
+    const r = await subscribe({ billing_profile_id: billingProfile, device_ids: [k.id, d.id] });
+    expect(r.status).toBe(200);
+    return { k, d, billingProfile, subId: r.body.data.provider_subscription_id as string };
+  };
+  const del = (id: string) => api.call('DELETE', `/api/back-office/devices/${id}`, { token: owner });
+  const deleted = { status: 200, body: { status: 'success' } };
+
+  test('deleting a subscribed device takes its unit off the card-a subscription; the last one cancels it at the period end', async () => {
+    const c = 'cus_devices_unit_off';
+    const { k, d, billingProfile, subId } = await subscribedPair(c);
+    expect(await del(k.id)).toMatchObject(deleted);
+    // Before: card-a still billed 2 units, naming the deleted kiosk, and the record named it too.
+    expect(await billing(subId)).toEqual({
+      card_a: { status: 'active', quantity: 1, device_ids: d.id, cancel_at_period_end: false },
+      local: { status: 'active', device_ids: [d.id], cancel_at_period_end: false },
+    });
+    // A replacement kiosk is a second subscription: 2 units for the 2 live devices.
+    const k2 = await newDevice('kiosk', loc1());
+    expect((await subscribe({ billing_profile_id: billingProfile, device_ids: [k2.id] })).status).toBe(200);
+    const units = () => cardA.billing.subscriptionsOf(c).filter((s) => s.status !== 'canceled' && !s.cancel_at_period_end).reduce((n, s) => n + s.items.data[0]!.quantity, 0);
+    expect(units()).toBe(2);
+    // The last unit: cancelled at the end of the paid period, as the cancel route does; it names no device.
+    expect(await del(d.id)).toMatchObject(deleted);
+    expect(await billing(subId)).toEqual({
+      card_a: { status: 'active', quantity: 1, device_ids: null, cancel_at_period_end: true },
+      local: { status: 'active', device_ids: [], cancel_at_period_end: true },
+    });
+    expect(units()).toBe(1);
+  });
+
+  test('two subscribed devices of one subscription deleted at once: both units come off, the subscription ends at the period end', async () => {
+    const { k, d, subId } = await subscribedPair('cus_devices_unit_off_together');
+    expect(await Promise.all([del(k.id), del(d.id)])).toMatchObject([deleted, deleted]);
+    expect(await billing(subId)).toEqual({
+      card_a: { status: 'active', quantity: 1, device_ids: null, cancel_at_period_end: true },
+      local: { status: 'active', device_ids: [], cancel_at_period_end: true },
+    });
+  });
+
+  test('card-a failing to take the unit off refuses the delete (503): the device, card-a and the record are unchanged', async () => {
+    const { k, d, subId } = await subscribedPair('cus_devices_unit_off_fails');
+    const before = await billing(subId);
+    cardA.billing.failUpdates(subId);
+    expect(await del(k.id)).toMatchObject({ status: 503, body: { message: DEVICE_BILLING_NOT_UPDATED, reason: 'provider_error' } });
+    expect(await billing(subId)).toEqual(before);
+    expect(before.card_a).toEqual({ status: 'active', quantity: 2, device_ids: [k.id, d.id].sort().join(','), cancel_at_period_end: false });
+    expect((await api.call('GET', `/api/back-office/devices/${k.id}`, { token: owner })).status).toBe(200);
+    // card-a back: the delete goes through.
+    expect(await del(k.id)).toMatchObject(deleted);
+    expect((await billing(subId)).card_a).toEqual({ status: 'active', quantity: 1, device_ids: d.id, cancel_at_period_end: false });
   });
 
   test('CREATE_DEVICES at that location; another merchant\'s location is 404', async () => {

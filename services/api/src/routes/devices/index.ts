@@ -126,7 +126,7 @@ export function deviceRoutes(deps: ApiDeps) {
       '/:id',
       async (ctx) => {
         const scope = await scopeOf(deps, ctx);
-        await deleteDevice(scope, ctx.params.id);
+        await deleteDevice(scope, ctx.params.id, { cardA: deps.payments.cardA, redis: deps.redis, log: deps.log });
         await announceDeviceRevoked(deps.redis, scope.merchant.tenant_database, ctx.params.id.toLowerCase(), deps.log);
         return { status: 'success' as const };
       },
@@ -134,7 +134,7 @@ export function deviceRoutes(deps: ApiDeps) {
         params: S.IdParams,
         response: { 200: S.Success },
         transform: [permission('DELETE_DEVICES')],
-        ...doc(tags, 'Delete a device', 'Soft delete; the device\'s tokens stop working and its activation code is cleared. 409 `device_subscribing` while a subscribe request is billing the device at card-a.'),
+        ...doc(tags, 'Delete a device', 'Soft delete; the device\'s tokens stop working and its activation code is cleared. 409 `device_subscribing` while a subscribe request is billing the device at card-a. A kiosk or kds a serving subscription bills has its unit taken off that card-a subscription first (the last unit cancels it at the end of the period); 503 `provider_error` when card-a cannot be updated, nothing deleted.'),
       },
     )
     .post('/:id/new-activation-code', async (ctx) => ({ data: await regenerateActivationCode(await scopeOf(deps, ctx), ctx.params.id) }), {

@@ -110,6 +110,18 @@ describe('billing profile subscriptions through card-a', () => {
     }
   });
 
+  test('cancel and reactivate sent together take turns: the stored flag is what card-a applied last, every round', async () => {
+    const { profile, local, provider } = await subscribed(a, 'cus_bsub_together');
+    const act = (action: string) => api.call('POST', `${P}/${profile}/subscriptions/${local}/${action}`, { token: owner });
+    for (let round = 0; round < 20; round++) {
+      // card-a answers the first change it receives late: before, that answer was written over the second's.
+      cardA.billing.delayUpdateAnswer(provider, 150);
+      const [c, r] = await Promise.all([act('cancel'), act('reactivate')]);
+      expect([c.status, c.body.data?.cancel_at_period_end, r.status, r.body.data?.cancel_at_period_end]).toEqual([200, true, 200, false]);
+      expect([round, (await localRow(a, local)).cancel_at_period_end]).toEqual([round, cardA.billing.subscription(provider)!.cancel_at_period_end]);
+    }
+  });
+
   test('permissions, another profile\'s or merchant\'s subscription is a 404, nothing sent to card-a', async () => {
     const mine = await subscribed(a, 'cus_bsub_3');
     const other = await subscribed(a, 'cus_bsub_4');

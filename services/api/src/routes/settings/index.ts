@@ -342,14 +342,14 @@ export function settingsRoutes(deps: ApiDeps) {
           ...doc(BP, 'Export past bills as CSV', 'VIEW_BILLING_PROFILES', 'The past bills with a header row and a byte-order mark.'),
         },
       )
-      .post('/billing-profiles/:id/subscriptions/:subId/cancel', async ({ tenant, access, auth, params }) => ({ data: await billSub.cancelSubscription(tenant.db, deps.payments.cardA, { userId: auth.userId, access: await access() }, params.id, params.subId) }), {
+      .post('/billing-profiles/:id/subscriptions/:subId/cancel', async ({ tenant, access, auth, params }) => ({ data: await billSub.cancelSubscription(tenant.db, deps.payments.cardA, deps, { userId: auth.userId, access: await access() }, params.id, params.subId) }), {
         params: S.SubscriptionParams,
         query: S.VendorQuery,
         transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.SubscriptionActionResponse },
         ...doc(BP, 'Cancel a subscription at the end of its period', 'EDIT_BILLING_PROFILES', 'Through card-a; the devices keep serving until the period ends. An ended subscription is a 422.'),
       })
-      .post('/billing-profiles/:id/subscriptions/:subId/reactivate', async ({ tenant, access, auth, params }) => ({ data: await billSub.reactivateSubscription(tenant.db, deps.payments.cardA, { userId: auth.userId, access: await access() }, params.id, params.subId) }), {
+      .post('/billing-profiles/:id/subscriptions/:subId/reactivate', async ({ tenant, access, auth, params }) => ({ data: await billSub.reactivateSubscription(tenant.db, deps.payments.cardA, deps, { userId: auth.userId, access: await access() }, params.id, params.subId) }), {
         params: S.SubscriptionParams,
         query: S.VendorQuery,
         transform: permission('EDIT_BILLING_PROFILES'),
