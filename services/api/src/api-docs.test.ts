@@ -41,6 +41,15 @@ describe('GET /api/docs', () => {
     expect(r.text).toBe(installed);
   });
 
+  test('a number enum is documented as numbers (the generator wrote every enum as a string the API refuses)', async () => {
+    const doc = (await api.call('GET', '/api/docs/json')).body as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: unknown }> } }>> };
+    const body = doc.paths['/api/kiosk/printers/discovery-report']!.post!.requestBody.content['application/json']!.schema as { properties: { printers: { items: { properties: Record<string, unknown> } } } };
+    expect(body.properties.printers.items.properties.paper_width_mm).toEqual({ type: 'integer', enum: [58, 80] });
+    const text = JSON.stringify(doc);
+    // No string enum of numbers is left anywhere.
+    expect(text).not.toMatch(/"type":"string","enum":\[-?\d/);
+  });
+
   test('the asset route is not part of the OpenAPI document', async () => {
     const doc = (await api.call('GET', '/api/docs/json')).body as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/docs'))).toEqual([]);

@@ -1,3 +1,5 @@
+import { fixEnumTypes } from './enum-types.ts';
+
 type Doc = { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
 
 /**
@@ -16,12 +18,12 @@ export function keepJsonBodies<T>(doc: T): T {
 }
 
 /**
- * An after-handle hook applying `keepJsonBodies` to the document route's answer. Registered as a
+ * An after-handle hook applying `keepJsonBodies` and `fixEnumTypes` to the document route's answer. Registered as a
  * local hook of the docs plugin (api-docs.ts), so it runs on the docs routes only: a global hook is
  * compiled into every route's handler, and each handler's code is compiled once per route.
  */
 export const jsonBodiesOf =
   (path: string) =>
   ({ request, response }: { request: Request; response: unknown }) => {
-    if (new URL(request.url).pathname === path && response && typeof response === 'object' && 'paths' in response) return keepJsonBodies(response);
+    if (new URL(request.url).pathname === path && response && typeof response === 'object' && 'paths' in response) return fixEnumTypes(keepJsonBodies(response));
   };
