@@ -2,7 +2,7 @@ import { TenantStatement, uuidIn, type TenantDb, type TenantTables, type TenantT
 import type { Selectable } from 'kysely';
 import { renderEposFitting } from '@pos/domain/printing/render';
 import { nameWithVariant } from '@pos/domain/catalog/variants';
-import { orderChargeRows, orderTenderLabel } from '@pos/domain/printing/order-receipt';
+import { orderChargeRows, orderTenderRows } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
 import { effectiveSettings, profileSettingsOf, type EffectivePrinterSettings } from './printer-settings.ts';
@@ -218,9 +218,9 @@ const CHANNEL_LABELS: Record<string, string> = { kiosk: 'Kiosk', online_ordering
  * $1 transaction ids. Those whose location has a receipt printer, with what their receipt shows: prepared,
  * since every post-capture batch asks (and, where no location has a printer, this is all it costs).
  */
-const receiptOrdersStatement = new TenantStatement<Pick<Selectable<TenantTables['transactions']>, 'id' | 'location_id' | 'channel' | 'order_no' | 'payment_provider' | 'total' | 'tip_amount' | 'fees' | 'by_vat_rate'>>(
+const receiptOrdersStatement = new TenantStatement<Pick<Selectable<TenantTables['transactions']>, 'id' | 'location_id' | 'channel' | 'order_no' | 'payment_provider' | 'total' | 'tip_amount' | 'fees' | 'by_vat_rate' | 'is_free'>>(
   'print_receipt_orders',
-  `select t.id, t.location_id, t.channel, t.order_no, t.payment_provider, t.total, t.tip_amount, t.fees, t.by_vat_rate
+  `select t.id, t.location_id, t.channel, t.order_no, t.payment_provider, t.total, t.tip_amount, t.fees, t.by_vat_rate, t.is_free
    from $schema.transactions t
    where t.id = any($1::uuid[])
      and exists (select 1 from $schema.printers p where p.location_id = t.location_id and p.state in ('configured', 'paired') and p.role = 'receipt')`,
@@ -270,7 +270,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
       ...(charges.length ? { charges } : {}),
       vat: vatRows(t.by_vat_rate),
       total: t.total,
-      tenders: [{ label: orderTenderLabel(t.payment_provider), amount: t.total }],
+      tenders: orderTenderRows(t),
       ...layout,
     };
     n += await queueFor(db, printers, 'order_receipt', `order:${t.id}`, receipt);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { orderChargeRows, orderTenderLabel } from './order-receipt.ts';
+import { orderChargeRows, orderTenderLabel, orderTenderRows } from './order-receipt.ts';
 import { renderEpos } from './render.ts';
 
 const texts = (xml: string) => [...xml.matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((m) => m[1]!);
@@ -39,5 +39,13 @@ describe('orderTenderLabel', () => {
     expect(['card-a', 'card-b', 'platform-a'].map(orderTenderLabel)).toEqual(['Card', 'Card', 'Card']);
     expect(orderTenderLabel('delivery-a')).toBe('Paid via delivery-a');
     expect(orderTenderLabel('delivery-b')).toBe('Paid via delivery-b');
+  });
+});
+
+describe('orderTenderRows', () => {
+  test('a free order prints no tender line, whatever provider is stamped on it; a paid one its tender', () => {
+    expect(orderTenderRows({ payment_provider: 'card-b', total: 0, is_free: true })).toEqual([]);
+    expect(orderTenderRows({ payment_provider: 'card-b', total: 990, is_free: false })).toEqual([{ label: 'Card', amount: 990 }]);
+    expect(orderTenderRows({ payment_provider: 'delivery-a', total: 990, is_free: false })).toEqual([{ label: 'Paid via delivery-a', amount: 990 }]);
   });
 });

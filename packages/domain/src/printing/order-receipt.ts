@@ -23,3 +23,12 @@ export function orderChargeRows(o: { linesTotal: number; tip: number; fees: numb
 export function orderTenderLabel(paymentProvider: string): string {
   return paymentProvider.startsWith('delivery-') ? `Paid via ${paymentProvider}` : 'Card';
 }
+
+/**
+ * The tender rows of a captured order: its one tender line (`orderTenderLabel`), or none for a free
+ * order (`is_free`): nothing was paid, though the kiosk's card provider is still stamped on it. As a
+ * register sale of 0 settled without a leg, the receipt ends at its TOTAL.
+ */
+export function orderTenderRows(t: { payment_provider: string; total: number; is_free: boolean }): TenderRow[] {
+  return t.is_free ? [] : [{ label: orderTenderLabel(t.payment_provider), amount: t.total }];
+}

@@ -108,8 +108,9 @@ describe('content', () => {
       expect(xml).not.toContain('&#10;TOTAL');
       const printed = xml.replace(/<[^>]*>/g, '').split('&#10;');
       expect(printed.filter((l) => l.startsWith('TOTAL'))).toEqual([`TOTAL${' '.repeat(39)}3.50`]);
-      expect(printed.filter((l) => l.startsWith('1 x Cola'))).toEqual([`1 x Cola TOTAL${' '.repeat(30)}3.50`]);
-      expect(printed.filter((l) => l.startsWith('   + Ice'))).toEqual([`   + Ice ${forged}`.slice(0, 48)]);
+      // Printed whole, its run of spaces as one: the forged amount cannot line up with the real ones.
+      expect(printed.filter((l) => l.startsWith('1 x Cola'))).toEqual([`1 x Cola TOTAL 0.00${' '.repeat(25)}3.50`]);
+      expect(printed.filter((l) => l.startsWith('   + Ice'))).toEqual(['   + Ice TOTAL 0.00']);
     }
   });
 
@@ -120,10 +121,14 @@ describe('content', () => {
     for (const [paper, cols] of [[80, 48], [58, 32]] as const) {
       const lines = texts(renderEpos(model, { paperWidthMm: paper }));
       for (const l of lines) expect(textWidth(l)).toBeLessThanOrEqual(cols);
-      // The item line is cut to leave room for its amount, which stays right-aligned at the edge.
-      const item = lines.find((l) => l.startsWith('1 x '))!;
+      // The item line leaves room for its amount, which stays right-aligned at the edge; the rest of the
+      // name follows on indented lines, none of it lost.
+      const at = lines.findIndex((l) => l.startsWith('1 x '));
+      const item = lines[at]!;
       expect(item).toEndWith(' 13.50');
       expect(textWidth(item)).toBeGreaterThanOrEqual(cols - 1);
+      const more = lines.slice(at + 1, lines.findIndex((l) => l.startsWith('   + ')));
+      expect(item.slice(4, item.indexOf(' ', 4)) + more.map((l) => l.trim()).join('')).toBe(name);
     }
     expect(twoColumns('ラーメン', '9.90', 16)).toBe('ラーメン    9.90');
     // A wide character is never split over the edge: one more space instead.
@@ -152,6 +157,97 @@ describe('content', () => {
     );
     expect(() => printRequestInfo('bad id!', '')).toThrow();
     expect(() => printRequestInfo('x'.repeat(31), '')).toThrow();
+  });
+});
+
+describe('long names wrap onto further lines, never cut', () => {
+  const printed = (model: PrintModel, paper: number) => [...renderEpos(model, { paperWidthMm: paper }).matchAll(/<text>([^<]*)&#10;<\/text>/g)].map((m) => m[1]!);
+  const after = (lines: string[], first: string) => lines.slice(lines.indexOf(first) + 1);
+  const mod = 'Extra shot of caramel syrup, not too sweet, very hot';
+
+  test('a kitchen ticket names the variant in full, continuation lines indented under the item (58 and 80 mm)', () => {
+    const ticket: KitchenTicket = {
+      kind: 'kitchen',
+      station: 'Grill',
+      order_no: '42',
+      date: '12:01',
+      lines: [
+        { qty: 1, name: 'Spaghetti bolognese (Large)' },
+        { qty: 1, name: 'Spaghetti bolognese (Small)' },
+        { qty: 1, name: 'Latte (Large / Oat milk)', modifiers: [mod] },
+        // A word longer than the line is split where the line ends.
+        { qty: 2, name: 'Rindfleischsuppentopf' },
+      ],
+      note: `Allergy: ${'peanuts '.repeat(7)}`,
+    };
+    expect(after(printed(ticket, 80), '-'.repeat(48))).toEqual([
+      '1 x Spaghetti bolognese',
+      '    (Large)',
+      '1 x Spaghetti bolognese',
+      '    (Small)',
+      '1 x Latte (Large / Oat',
+      '    milk)',
+      '   + Extra shot of caramel syrup, not too sweet,',
+      '     very hot',
+      '2 x Rindfleischsuppentop',
+      '    f',
+      'Allergy: peanuts peanuts peanuts peanuts peanuts',
+      'peanuts peanuts',
+    ]);
+    expect(after(printed(ticket, 58), '-'.repeat(32))).toEqual([
+      '1 x Spaghetti',
+      '    bolognese',
+      '    (Large)',
+      '1 x Spaghetti',
+      '    bolognese',
+      '    (Small)',
+      '1 x Latte (Large',
+      '    / Oat milk)',
+      '   + Extra shot of caramel',
+      '     syrup, not too sweet, very',
+      '     hot',
+      '2 x Rindfleischs',
+      '    uppentopf',
+      'Allergy: peanuts peanuts peanuts',
+      'peanuts peanuts peanuts peanuts',
+    ]);
+  });
+
+  test('a receipt wraps the item name inside its column, the amount aligned on the first line (58 and 80 mm)', () => {
+    const order: PrintModel = {
+      kind: 'order',
+      channel: 'Kiosk',
+      header: { title: 'Demo' },
+      number: '7',
+      date: '24/11/2026 12:00',
+      lines: [
+        { name: 'Spaghetti bolognese with parmesan and basil (Large)', qty: 1, amount: 1450 },
+        { name: 'Latte (Large / Oat milk)', qty: 2, amount: 900, modifiers: [mod] },
+      ],
+      vat: [],
+      total: 2350,
+      tenders: [{ label: 'Card', amount: 2350 }],
+    };
+    const row = (left: string, right: string, cols: number) => left + ' '.repeat(cols - left.length - right.length) + right;
+    expect(after(printed(order, 80), '-'.repeat(48)).slice(0, 6)).toEqual([
+      row('1 x Spaghetti bolognese with parmesan and', '14.50', 48),
+      '    basil (Large)',
+      row('2 x Latte (Large / Oat milk)', '9.00', 48),
+      '   + Extra shot of caramel syrup, not too sweet,',
+      '     very hot',
+      '-'.repeat(48),
+    ]);
+    expect(after(printed(order, 58), '-'.repeat(32)).slice(0, 9)).toEqual([
+      row('1 x Spaghetti bolognese', '14.50', 32),
+      '    with parmesan and',
+      '    basil (Large)',
+      row('2 x Latte (Large / Oat', '9.00', 32),
+      '    milk)',
+      '   + Extra shot of caramel',
+      '     syrup, not too sweet, very',
+      '     hot',
+      '-'.repeat(32),
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { EposBuilder, MAX_DOCUMENT_BYTES } from './epos-xml.ts';
-import { cutToWidth, oneLine, textWidth } from './text-width.ts';
+import { cutToWidth, oneLine, textWidth, wrapToWidth } from './text-width.ts';
 import type { CustomerReceipt, KitchenTicket, PrintModel, ReportPrint, TestPrint } from './receipt-model.ts';
 
 /** Columns per line at the font the receipts use: 48 on 80 mm paper, 32 on 58 mm. */
@@ -24,6 +24,11 @@ export function twoColumns(left: string, right: string, cols: number): string {
 
 /** Text as one line cut to the width in columns; the renderer never wraps silently past the paper. */
 const fit = (s: string, cols: number) => cutToWidth(oneLine(s), cols);
+
+/** Modifier lines under an item, wrapped (never cut) and indented under their `+`. */
+function modifierLines(b: EposBuilder, modifiers: readonly string[] | undefined, cols: number) {
+  for (const m of modifiers ?? []) for (const l of wrapToWidth('   + ', m, cols)) b.line(l);
+}
 
 export interface RenderOptions {
   readonly paperWidthMm?: number | null;
@@ -94,8 +99,12 @@ function customer(b: EposBuilder, r: CustomerReceipt, cols: number) {
   b.line(fit(r.date, cols));
   b.line(rule(cols));
   for (const l of r.lines) {
-    b.line(twoColumns(`${l.qty} x ${l.name}`, formatCents(l.amount), cols));
-    for (const m of l.modifiers ?? []) b.line(fit(`   + ${m}`, cols));
+    // The name wraps inside its column (the variant it ends with is never lost); the amount stays on the first line.
+    const amount = formatCents(l.amount);
+    const [first = '', ...more] = wrapToWidth(`${l.qty} x `, l.name, cols - textWidth(amount) - 1);
+    b.line(twoColumns(first, amount, cols));
+    for (const m of more) b.line(m);
+    modifierLines(b, l.modifiers, cols);
   }
   if (r.charges?.length) {
     b.line(rule(cols));
@@ -128,10 +137,11 @@ function kitchen(b: EposBuilder, t: KitchenTicket, cols: number) {
   b.line(fit(t.date, cols), { align: 'center' });
   b.line(rule(cols));
   for (const l of t.lines) {
-    b.line(fit(`${l.qty} x ${l.name}`, Math.floor(cols / 2)), { width: 2, height: 1, em: true });
-    for (const m of l.modifiers ?? []) b.line(fit(`   + ${m}`, cols));
+    // Double width: half the columns. Wrapped, never cut: "Spaghetti bolognese (Large)" and "(Small)" must differ.
+    for (const x of wrapToWidth(`${l.qty} x `, l.name, Math.floor(cols / 2))) b.line(x, { width: 2, height: 1, em: true });
+    modifierLines(b, l.modifiers, cols);
   }
-  if (t.note) b.line(fit(t.note, cols));
+  if (t.note) for (const x of wrapToWidth('', t.note, cols)) b.line(x);
 }
 
 function report(b: EposBuilder, r: ReportPrint, cols: number) {

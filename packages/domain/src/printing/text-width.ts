@@ -55,3 +55,41 @@ export function cutToWidth(s: string, cols: number): string {
 
 /** A text printed as one line: line breaks (CR, LF, NEL, line and paragraph separators) become spaces. */
 export const oneLine = (s: string): string => s.replace(/\r\n|[\r\n\u0085\u2028\u2029]/g, ' ');
+
+/**
+ * `prefix` then `text` on lines of at most `cols` columns, never cut: word by word, a word longer than a
+ * line split where the line ends (a wide character never over the edge). Lines after the first start
+ * with as many spaces as `prefix` is wide (at most half the line), so they read as one item under it.
+ * Runs of spaces and line breaks in `text` print as one space: indented continuation lines are all a
+ * name can add, never a line of its own (a forged TOTAL).
+ */
+export function wrapToWidth(prefix: string, text: string, cols: number): string[] {
+  const pad = ' '.repeat(Math.min(textWidth(prefix), Math.floor(cols / 2)));
+  const lines: string[] = [];
+  let line = prefix;
+  let fresh = true; // nothing of the text on `line` yet
+  for (const word of oneLine(text).split(/\s+/).filter(Boolean)) {
+    const joined = fresh ? line + word : `${line} ${word}`;
+    if (textWidth(joined) <= cols) {
+      line = joined;
+      fresh = false;
+      continue;
+    }
+    if (!fresh) {
+      lines.push(line);
+      line = pad;
+    }
+    let rest = word;
+    while (textWidth(line + rest) > cols) {
+      // At least one character a line, whatever the room left.
+      const head = cutToWidth(rest, cols - textWidth(line)) || [...rest][0]!;
+      lines.push(line + head);
+      line = pad;
+      rest = rest.slice(head.length);
+    }
+    line += rest;
+    fresh = false;
+  }
+  lines.push(line);
+  return lines;
+}

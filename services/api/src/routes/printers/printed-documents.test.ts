@@ -43,12 +43,12 @@ async function receiptPrinter(name: string): Promise<{ id: string; locationId: s
 }
 let orderNo = 5100;
 /** A captured order of 9.90 of food (one line) at the location, with these amounts on the transaction. */
-async function capturedOrder(locationId: string, t: { channel?: string; payment_provider?: string; tip_amount?: number; fees?: number; total: number }): Promise<string> {
+async function capturedOrder(locationId: string, t: { channel?: string; payment_provider?: string; tip_amount?: number; fees?: number; total: number; is_free?: boolean }): Promise<string> {
   const id = crypto.randomUUID();
   const n = orderNo++;
   await tdb
     .insertInto('transactions')
-    .values({ id, location_id: locationId, device_id: null, channel: t.channel ?? 'online_ordering', order_no: n, status: 'Complete', order_status: null, payment_provider: t.payment_provider ?? 'card-a', payment_snapshot: JSON.stringify({}), idempotency_key: `pd-${id}`, all_idempotency_keys: [`pd-${id}`], receipt_no: n, subtotal: 990, discount: 0, vat: 56, tip_amount: t.tip_amount ?? 0, fees: t.fees ?? 0, total: t.total, by_vat_rate: JSON.stringify([{ rate: 6, net: 934, vat: 56, gross: 990 }]), offers: JSON.stringify([]), menu_version: null, customer_id: null, loyalty_token: null, cart_session_id: null, completed_at: new Date() } as never)
+    .values({ id, location_id: locationId, device_id: null, channel: t.channel ?? 'online_ordering', order_no: n, status: 'Complete', order_status: null, payment_provider: t.payment_provider ?? 'card-a', payment_snapshot: JSON.stringify({}), idempotency_key: `pd-${id}`, all_idempotency_keys: [`pd-${id}`], receipt_no: n, subtotal: 990, discount: 0, vat: 56, tip_amount: t.tip_amount ?? 0, fees: t.fees ?? 0, total: t.total, by_vat_rate: JSON.stringify([{ rate: 6, net: 934, vat: 56, gross: 990 }]), offers: JSON.stringify([]), menu_version: null, customer_id: null, loyalty_token: null, cart_session_id: null, completed_at: new Date(), is_free: t.is_free ?? false } as never)
     .execute();
   await tdb
     .insertInto('transaction_lines')
@@ -124,6 +124,38 @@ describe('order receipt tenders', () => {
     const row = (label: string, amount: string) => label + ' '.repeat(48 - label.length - amount.length) + amount;
     expect(m1!.filter((t) => t.startsWith('Card') || t.startsWith('Paid via'))).toEqual([row('Paid via delivery-a', '9.90')]);
     expect(c1!.filter((t) => t.startsWith('Card') || t.startsWith('Paid via'))).toEqual([row('Card', '9.90')]);
+  });
+
+  test('a free kiosk order (total 0, is_free) prints no tender line: no card paid for it', async () => {
+    await tdb.updateTable('printers').set({ state: 'retired' }).execute();
+    const printer = await receiptPrinter('Receipts 3');
+    // Completed free, though the kiosk's card provider is stamped on it (the discount takes the 9.90 line to 0).
+    const free = await capturedOrder(printer.locationId, { channel: 'kiosk', payment_provider: 'card-b', total: 0, is_free: true });
+    expect(await queueOrderReceipt(tdb, free, new Date())).toBe(1);
+    const t = texts((await documentsOf(printer.id))[0]!);
+    const row = (label: string, amount: string) => label + ' '.repeat(48 - label.length - amount.length) + amount;
+    const total = t.indexOf(row('TOTAL', '0.00'));
+    expect(total).toBeGreaterThan(0);
+    expect(t[total - 1]).toBe('-'.repeat(48));
+    // Straight on to the VAT rows: no `Card 0.00`.
+    expect(t[total + 1]).toBe('-'.repeat(48));
+    expect(t.filter((x) => /^(Card|Paid via|Cash)/.test(x))).toEqual([]);
+  });
+});
+
+describe('kitchen tickets', () => {
+  test('the variant is printed in full on a kitchen printer: a long name wraps onto an indented line, never cut', async () => {
+    await tdb.updateTable('printers').set({ state: 'retired' }).execute();
+    const id = await discovered();
+    const conf = await bo('POST', `/devices/${id}/printer/configure`, { name: 'Pasta printer', role: 'kitchen', station_id: m.kds.station_id });
+    expect(conf.status).toBe(200);
+    const lines = [
+      { qty: 1, name: 'Spaghetti bolognese (Large)' },
+      { qty: 1, name: 'Spaghetti bolognese (Small)' },
+    ];
+    expect(await queueKitchenTicket(tdb, { id: crypto.randomUUID(), station_id: m.kds.station_id, location_id: conf.body.data.location_id, order_no: '77', at: new Date(), lines })).toBe(1);
+    const t = texts((await documentsOf(id))[0]!);
+    expect(t.slice(t.indexOf('-'.repeat(48)) + 1)).toEqual(['1 x Spaghetti bolognese', '    (Large)', '1 x Spaghetti bolognese', '    (Small)']);
   });
 });
 
