@@ -21,6 +21,8 @@ const ROOT = resolve(import.meta.dir, '..');
 const ENV_FILE = join(ROOT, '.env');
 const ENV_EXAMPLE = join(ROOT, '.env.example');
 const STOP_GRACE_MS = 8000;
+/** How long a child that exited waits for a Ctrl-C this process received at the same moment (see the exit handler). */
+const STOP_SIGNAL_GRACE_MS = 300;
 
 const tty = process.stdout.isTTY === true;
 const paint = (code: number, s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -211,6 +213,12 @@ env.DELIVERY_B_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api
 env.REGISTER_B_SIM_ACCOUNTS ||= 'dev-register-b-account';
 // register-c's connect flow (POST /back-office/register-c/oauth) comes back to this API's callback.
 env.REGISTER_C_OAUTH_REDIRECT_URI ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/register-c/callback`;
+// Addresses the platform hands out (a printer's poll URL, mail links, QR codes, a checkout's way back)
+// follow the ports of this run: their defaults name ports 3000 and 3100.
+env.PRINTER_POLL_PUBLIC_URL ||= `http://localhost:${env.PRINTER_POLL_PORT || 3100}/print/printer-a/sdp`;
+env.APP_URL ||= `http://localhost:${env.API_PORT || 3000}`;
+env.TABLE_QR_PUBLIC_BASE_URL ||= `http://localhost:${env.API_PORT || 3000}/api`;
+env.ONLINE_ORDERING_PUBLIC_URL ||= `http://localhost:${env.API_PORT || 3000}`;
 for (const sim of SIMULATORS) {
   if (env[sim.baseUrlVar]) {
     say(`${sim.baseUrlVar} is set: no ${sim.name}`);
@@ -275,7 +283,10 @@ process.on('SIGINT', () => void stopAll(0, 'SIGINT'));
 process.on('SIGTERM', () => void stopAll(0, 'SIGTERM'));
 
 for (const c of children) {
-  void c.proc.exited.then((code) => {
+  void c.proc.exited.then(async (code) => {
+    // Ctrl-C reaches every process of the terminal's group: a child may exit on it before this
+    // process's own SIGINT handler has run. Give that handler a moment before calling it a crash.
+    await Bun.sleep(STOP_SIGNAL_GRACE_MS);
     if (stopping) return;
     complain(`${c.service.name} exited unexpectedly (${c.proc.signalCode ?? `code ${code}`}); stopping the others`);
     void stopAll(1, `${c.service.name} exited`);
