@@ -41,16 +41,16 @@ afterAll(async () => {
 });
 
 /** A kiosk transaction captured (its post-capture job is left in the outbox: the test runs it itself). */
-async function captured(): Promise<string> {
+async function captured(opts: { item?: string; variant?: { id: string; name: string } } = {}): Promise<string> {
   const id = Bun.randomUUIDv7();
-  const item = m.items.find((i) => i.name === 'Espresso')!;
+  const item = m.items.find((i) => i.name === (opts.item ?? 'Espresso'))!;
   const key = `idemp_${m.kiosk.device_id}_${Date.now()}${orderNo}`;
   await tdb
     .insertInto('transactions')
     .values({ id, location_id: m.locations[0]!.id, device_id: m.kiosk.device_id, channel: 'kiosk', order_no: ++orderNo, status: 'Awaiting Payment', order_status: null, payment_provider: 'card-b', payment_snapshot: JSON.stringify({ provider: 'card-b' }), idempotency_key: key, all_idempotency_keys: [key], receipt_no: null, subtotal: item.unit_price, discount: 0, vat: 0, total: item.unit_price, by_vat_rate: JSON.stringify([]), offers: JSON.stringify([]), menu_version: 1, customer_id: null, loyalty_token: null, cart_session_id: null, created_at: new Date(), updated_at: new Date() })
     .execute();
   const { category_id } = await tdb.selectFrom('items').select('category_id').where('id', '=', item.id).executeTakeFirstOrThrow();
-  await tdb.insertInto('transaction_lines').values({ transaction_id: id, position: 0, item_id: item.id, category_id, name: item.name, qty: 1, unit_price: item.unit_price, vat_rate: item.vat_rate, gross: item.unit_price, discount: 0, total: item.unit_price, modifiers: JSON.stringify([]), variant: null }).execute();
+  await tdb.insertInto('transaction_lines').values({ transaction_id: id, position: 0, item_id: item.id, category_id, name: item.name, qty: 1, unit_price: item.unit_price, vat_rate: item.vat_rate, gross: item.unit_price, discount: 0, total: item.unit_price, modifiers: JSON.stringify([]), variant: opts.variant ? JSON.stringify(opts.variant) : null }).execute();
   const r = await capturePayment({ tdb, tenantDatabase: m.merchant.tenant_database, redis: env.redis, log: env.log, now: () => new Date() }, id, { kind: 'webhook', outcome: 'succeeded', data: {} });
   expect(r.status).toBe('Complete');
   return id;
@@ -80,5 +80,17 @@ describe('kitchen.order push: once per transaction', () => {
     expect(ordersHeard(id).length).toBe(1);
     expect(ordersHeard(other).length).toBe(1);
     expect((await listSteps(tdb, id)).filter((s) => s.step === 'queue_jobs').length).toBe(1);
+  });
+});
+
+describe('kitchen.order push: the item as the kitchen documents name it', () => {
+  test('a line sold in a variant is pushed with the variant, as its kitchen ticket shows it', async () => {
+    const id = await captured({ item: 'Spaghetti bolognese', variant: { id: crypto.randomUUID(), name: 'Large' } });
+    await postCapture([id]);
+    await waitFor(() => ordersHeard(id).length === 1, 5000, 'the kitchen.order');
+    expect(ordersHeard(id)).toEqual([{ type: 'kitchen.order', location_id: m.locations[0]!.id, transaction_id: id, order_no: orderNo, items: [{ name: 'Spaghetti bolognese (Large)', qty: 1 }] } as never]);
+    // The same name as the order's kitchen ticket line.
+    const lines = await tdb.selectFrom('kitchen_ticket_lines as l').innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id').select('l.name').where('t.source_id', '=', id).execute();
+    expect(lines).toEqual([{ name: 'Spaghetti bolognese (Large)' }]);
   });
 });

@@ -78,7 +78,7 @@ export async function kdsCategories(tdb: TenantDb, device: KdsDevice) {
 /**
  * `GET /kds/items`: the catalog items whose lines reach the device's station (by category, or through
  * the fallback), each with `open_qty`: the quantity of its lines on the station's open tickets not
- * marked ready yet (what the kitchen still has to make).
+ * marked ready yet, neither the ticket (`Ready` or `Complete`) nor the line (what the kitchen still has to make).
  */
 export async function kdsItems(tdb: TenantDb, device: KdsDevice) {
   const { stationId } = await kdsBinding(tdb, device);
@@ -109,7 +109,9 @@ export async function kdsItems(tdb: TenantDb, device: KdsDevice) {
     .innerJoin('kitchen_tickets as t', 't.id', 'l.ticket_id')
     .select(['l.item_id', 't.source', 't.source_id', (eb) => eb.fn.sum<string>('l.qty').as('qty')])
     .where('t.station_id', '=', stationId)
-    .where('t.status', '<>', 'Complete')
+    // Still to make: a ticket bumped Ready leaves its lines as they were (Queued), so the ticket's status
+    // decides first (a recall brings a ticket back to Ready, still made); then a line marked ready.
+    .where('t.status', 'in', ['Queued', 'In Progress'])
     .where('l.status', '<>', 'Ready')
     .groupBy(['l.item_id', 't.source', 't.source_id'])
     .execute();

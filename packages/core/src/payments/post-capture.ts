@@ -23,6 +23,7 @@ import { tableLabels } from '../table-qr/table-labels.ts';
 /** The `order_status` of an order cancelled after it was paid (a marketplace's cancellation). */
 const CANCELLED_ORDER = 'Cancelled';
 import type { KitchenPublisher } from '../kitchen/kitchen-events.ts';
+import type { KitchenOrderEvent } from './payment-events.ts';
 import { customerFinaliseSteps, type FinaliseStep, type FinaliseTransaction } from '../customers/finalise-steps.ts';
 import { queueOrderReceipts } from '../printers/print-dispatch.ts';
 import { dispatchCaptured, findRegister, NO_REGISTER, REGISTER_PROVIDERS, type OrderChannel, type RegisterDispatchDeps } from '../integrations/dispatch-register.ts';
@@ -58,6 +59,13 @@ export const writeKitchenItems: PaymentCapturedListener = async (db, orders) => 
   if (rows.length === 0) return;
   await kitchenItemsStatement.execute(db, [JSON.stringify(rows)]);
 };
+
+/**
+ * The `kitchen.order` push of captured orders: each line named as the kitchen item documents above name
+ * it, with its variants ("Latte (Large)"), as its kitchen ticket shows it.
+ */
+export const kitchenOrderEvents = (orders: readonly CapturedOrder[]): KitchenOrderEvent[] =>
+  orders.map(({ t, lines }) => ({ location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: nameWithVariant(l.name, l.variant), qty: l.qty })) }));
 
 /**
  * The kitchen tickets of captured orders, one per station an order's lines are routed to (issue 14);

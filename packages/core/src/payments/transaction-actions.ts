@@ -1,5 +1,6 @@
 import { enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
+import { lineModifierNames, nameWithVariant } from '@pos/domain/catalog/variants';
 import { jobMessage, notificationSendJob, orderDispatchJob } from '@pos/kernel/queues/index';
 import { loadLines, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { cancelKioskPayment } from './cancel-kiosk-payment.ts';
@@ -7,6 +8,14 @@ import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { removeKitchenTickets } from '../kitchen/remove-tickets.ts';
 import { kitchenPublisher } from '../kitchen/kitchen-events.ts';
 import { deletePrintJobs } from '../printers/print-jobs.ts';
+
+const money = (c: number) => (c / 100).toFixed(2);
+
+/** A sold line on the mailed receipt: `2 x Latte (Large)  9.00`, then `   + Oat milk` per modifier. */
+const receiptLines = (l: { qty: number; name: string; variant: unknown; modifiers: unknown; total: number }): string[] => [
+  `${l.qty} x ${nameWithVariant(l.name, l.variant)}  ${money(l.total)}`,
+  ...lineModifierNames(l.modifiers).map((m) => `   + ${m}`),
+];
 
 /**
  * Sends the receipt of a completed transaction by e-mail (`notification.send`, template
@@ -16,7 +25,6 @@ import { deletePrintJobs } from '../printers/print-jobs.ts';
 export async function sendReceipt(tdb: TenantDb, t: TransactionRow, email: string): Promise<void> {
   if (t.status !== 'Complete' || t.receipt_no === null) throw errors.conflict('This transaction has no receipt yet: it is not complete.', { reason: 'no_receipt' });
   const lines = await loadLines(tdb, t.id);
-  const money = (c: number) => (c / 100).toFixed(2);
   await enqueueOutbox(
     tdb,
     jobMessage(notificationSendJob, {
@@ -27,8 +35,9 @@ export async function sendReceipt(tdb: TenantDb, t: TransactionRow, email: strin
         order_no: String(t.order_no),
         receipt_no: String(t.receipt_no),
         total: money(t.total),
-        // Line totals are after discounts; with the tip's line they add up to the total.
-        lines: [...lines.map((l) => `${l.qty} x ${l.name}  ${money(l.total)}`), ...(t.tip_amount > 0 ? [`Tip  ${money(t.tip_amount)}`] : [])].join('\n'),
+        // Line totals are after discounts; with the tip's line they add up to the total. Each line is named
+        // as on the printed receipt: the item with its variants, then its modifiers under it.
+        lines: [...lines.flatMap(receiptLines), ...(t.tip_amount > 0 ? [`Tip  ${money(t.tip_amount)}`] : [])].join('\n'),
       },
     }),
   );

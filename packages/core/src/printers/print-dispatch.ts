@@ -1,7 +1,7 @@
 import { TenantStatement, uuidIn, type TenantDb, type TenantTables, type TenantTx } from '@pos/db';
 import type { Selectable } from 'kysely';
 import { renderEposFitting } from '@pos/domain/printing/render';
-import { nameWithVariant } from '@pos/domain/catalog/variants';
+import { lineModifierNames, nameWithVariant } from '@pos/domain/catalog/variants';
 import { orderChargeRows, orderTenderRows } from '@pos/domain/printing/order-receipt';
 import type { CustomerReceipt, PrintModel, ReceiptLine, TenderRow, VatRow } from '@pos/domain/printing/receipt-model';
 import { enqueuePrintJob } from './print-jobs.ts';
@@ -125,8 +125,6 @@ async function customerHeaderOf(db: Db, locationId: string) {
 }
 
 const parse = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
-const modifierNames = (mods: unknown): string[] => (Array.isArray(mods) ? mods.map((m) => (m && typeof m === 'object' && 'name' in m ? String((m as { name: unknown }).name) : '')).filter(Boolean) : []);
-
 const TENDER_LABELS: Record<string, string> = { cash: 'Cash', card: 'Card', meal_voucher: 'Meal voucher', gift_voucher: 'Gift voucher' };
 interface StoredLeg {
   kind: string;
@@ -159,7 +157,7 @@ export async function queueSaleReceipt(db: Db, orderId: string, now: Date, locat
   const totals = parse<{ total: number; by_vat_rate?: unknown }>(o.totals);
   const tender = parse<{ legs?: StoredLeg[]; rounding?: number; change?: number } | null>(o.tender);
   const fiscal = parse<{ short_signature?: string; verification_url?: string } | null>(o.fiscal) ?? {};
-  const lines: ReceiptLine[] = (parse<{ name: string; qty: number; line_total: number; modifiers?: unknown }[]>(o.lines) ?? []).map((l) => ({ name: l.name, qty: l.qty, amount: l.line_total, modifiers: modifierNames(l.modifiers) }));
+  const lines: ReceiptLine[] = (parse<{ name: string; qty: number; line_total: number; modifiers?: unknown }[]>(o.lines) ?? []).map((l) => ({ name: l.name, qty: l.qty, amount: l.line_total, modifiers: lineModifierNames(l.modifiers) }));
   const receipt: CustomerReceipt = {
     kind: 'sale',
     header,
@@ -258,7 +256,7 @@ export async function queueOrderReceipts(db: Db, transactionIds: readonly string
     let h = headers.get(t.location_id);
     if (!h) headers.set(t.location_id, (h = await customerHeaderOf(db, t.location_id)));
     const { header, timezone, layout } = h;
-    const printed = lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: nameWithVariant(l.name, l.variant), qty: l.qty, amount: l.total, modifiers: modifierNames(l.modifiers) }));
+    const printed = lines.filter((l) => l.transaction_id === t.id).map((l) => ({ name: nameWithVariant(l.name, l.variant), qty: l.qty, amount: l.total, modifiers: lineModifierNames(l.modifiers) }));
     const charges = orderChargeRows({ linesTotal: printed.reduce((n, l) => n + l.amount, 0), tip: t.tip_amount, fees: t.fees, total: t.total });
     const receipt: CustomerReceipt = {
       kind: 'order',
@@ -319,7 +317,7 @@ export async function queueKitchenTickets(db: Db, tickets: readonly KitchenTicke
       station: nameOf.get(t.station_id) ?? 'Kitchen',
       order_no: t.order_no,
       date: printedDate(t.at, zoneOf.get(t.location_id) ?? 'UTC'),
-      lines: t.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: modifierNames(l.modifiers) })),
+      lines: t.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: lineModifierNames(l.modifiers) })),
     });
   }
   return n;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { chooseVariants, nameWithVariant } from './variants.ts';
+import { chooseVariants, lineModifierNames, nameWithVariant } from './variants.ts';
 
 const size = { id: 'g1', name: 'Size', variants: [{ id: 's', name: 'Small', unit_price: 300 }, { id: 'l', name: 'Large', unit_price: 350 }] };
 const milk = { id: 'g2', name: 'Milk', variants: [{ id: 'r', name: 'Regular', unit_price: 300 }, { id: 'o', name: 'Oat', unit_price: 340 }] };
@@ -35,5 +35,14 @@ describe('nameWithVariant', () => {
     expect(nameWithVariant('Latte', { id: 'v1' })).toBe('Latte');
     expect(nameWithVariant('Latte', { id: 'v1', name: '  ' })).toBe('Latte');
     expect(nameWithVariant('Latte', 'Large')).toBe('Latte');
+  });
+});
+
+describe('lineModifierNames', () => {
+  test('the names of the stored modifiers, in order; entries without a name and non-lists give nothing', () => {
+    expect(lineModifierNames([{ id: 'm1', name: 'Andalouse', price: 70 }, { id: 'm2', name: 'Extra shot', price: 60 }, { id: 'm2', name: 'Extra shot', price: 60 }])).toEqual(['Andalouse', 'Extra shot', 'Extra shot']);
+    expect(lineModifierNames([{ id: 'm1' }, null, 'x', { name: '' }])).toEqual([]);
+    expect(lineModifierNames(null)).toEqual([]);
+    expect(lineModifierNames('Andalouse')).toEqual([]);
   });
 });

@@ -48,3 +48,12 @@ export function nameWithVariant(name: string, variant: unknown): string {
   const v = variant as { name?: unknown } | null;
   return v && typeof v === 'object' && typeof v.name === 'string' && v.name.trim() !== '' ? `${name} (${v.name.trim()})` : name;
 }
+
+/**
+ * The names of a sold line's modifiers, in order, as the printed receipt lists them under the line
+ * ("+ Andalouse"), from the line's stored `modifiers` (`{ id, name, price }`); an entry without a name is left out.
+ */
+export function lineModifierNames(modifiers: unknown): string[] {
+  if (!Array.isArray(modifiers)) return [];
+  return modifiers.map((m) => (m && typeof m === 'object' && 'name' in m ? String((m as { name: unknown }).name) : '')).filter(Boolean);
+}

@@ -19,6 +19,7 @@ import {
   defaultFinaliseSteps,
   dispatchOrdersToRegister,
   finalisePayments,
+  kitchenOrderEvents,
   kitchenTicketsListener,
   printOrderReceipt,
   recordSteps,
@@ -141,13 +142,7 @@ function capturedListeners(redis: Redis | undefined, tenantDatabase: string, log
 /** The `kitchen.order` push on the real-time channel, of the orders a post-capture run claimed first (once per transaction). */
 function kitchenOrderPush(redis: Redis | undefined, tenantDatabase: string, log: Logger): ((orders: readonly CapturedOrder[]) => Promise<void>) | undefined {
   if (!redis) return undefined;
-  return (orders) =>
-    publishKitchenOrders(
-      redis,
-      tenantDatabase,
-      orders.map(({ t, lines }) => ({ location_id: t.location_id, transaction_id: t.id, order_no: t.order_no, items: lines.map((l) => ({ name: l.name, qty: l.qty })) })),
-      log,
-    );
+  return (orders) => publishKitchenOrders(redis, tenantDatabase, kitchenOrderEvents(orders), log);
 }
 
 /** The post-capture jobs' batch handlers: each step once for all the rows of a batch (per tenant). */

@@ -211,6 +211,36 @@ describe('GET /kds/items, /kds/categories', () => {
   });
 });
 
+describe('GET /kds/items after an order action', () => {
+  test('a ticket bumped ready or complete no longer counts; one taken back to in progress counts again; a recall stays ready', async () => {
+    const qty = async () => {
+      const data = (await call('GET', '/api/kds/items')).body.data as { id: string; open_qty: number }[];
+      const of = (id: string) => data.find((i) => i.id === id)!.open_qty;
+      return { burger: of(a.items[0]!.id), fries: of(a.items[1]!.id) };
+    };
+    const base = await qty();
+    const id = await ticket();
+    expect(await qty()).toEqual({ burger: base.burger + 2, fries: base.fries + 1 });
+    // The order-level bump leaves the lines Queued: the ticket's status decides (was still counted).
+    const ready = await call('PUT', `/api/kds/${id}/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.data.status).toBe('Ready');
+    expect(ready.body.data.items.map((i: { status: string }) => i.status)).toEqual(['Queued', 'Queued']);
+    expect(await qty()).toEqual(base);
+    // A cook taking the order back (Ready -> In Progress): still to make.
+    expect((await call('PUT', `/api/kds/${id}/in-progress`)).body.data.status).toBe('In Progress');
+    expect(await qty()).toEqual({ burger: base.burger + 2, fries: base.fries + 1 });
+    expect((await call('PUT', `/api/kds/${id}/complete`)).body.data.status).toBe('Complete');
+    expect(await qty()).toEqual(base);
+    // Recall brings the order back to Ready (made, not yet handed over): not counted.
+    expect((await call('PUT', `/api/kds/${id}/recall`)).body.data.status).toBe('Ready');
+    expect(await qty()).toEqual(base);
+    expect((await call('PUT', `/api/kds/${id}/in-progress`)).body.data.status).toBe('In Progress');
+    expect(await qty()).toEqual({ burger: base.burger + 2, fries: base.fries + 1 });
+    await call('PUT', `/api/kds/${id}/complete`);
+  });
+});
+
 describe('GET /kds/items in a large catalog', () => {
   test('every item routed to the station, past the first 2000 of the catalog by name; not items sold only elsewhere', async () => {
     const cat = await tdb.selectFrom('categories').select(['id', 'name']).orderBy('id').executeTakeFirstOrThrow();

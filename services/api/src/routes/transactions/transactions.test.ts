@@ -244,3 +244,38 @@ describe('back-office transactions', () => {
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan Backward using transactions_created_id[\s\S]*Index Cond: \(ROW\(created_at, id\) < ROW\(/);
   });
 });
+
+describe('the mailed receipt', () => {
+  test('send-receipt and resend-receipt name the variant with the item and list its modifiers under it, as the printed receipt does', async () => {
+    const admin = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+    const item = (name: string) => m.items.find((i) => i.name === name)!;
+    const size = (await admin('POST', '/variant-groups', { item_id: item('Spaghetti bolognese').id, name: 'Size', variants: [{ name: 'Small', unit_price: 1150 }, { name: 'Large', unit_price: 1650 }] })).body.data;
+    const sauces = (await admin('POST', '/modifier-groups', { name: 'Sauces', min_select: 0, max_select: 2, modifiers: [{ name: 'Andalouse', price: 70 }] })).body.data;
+    expect((await admin('PUT', `/items/${item('Fries with mayonnaise').id}`, { modifier_group_ids: [sauces.id] })).status).toBe(200);
+    try {
+      const c = await api.call('POST', '/api/kiosk/payment/create-intent', {
+        token: kiosk,
+        deviceKey: true,
+        body: { lines: [{ item_id: item('Fries with mayonnaise').id, qty: 1, modifier_ids: [sauces.modifiers[0].id] }, { item_id: item('Spaghetti bolognese').id, qty: 2, variant_ids: [size.variants[0].id] }] },
+      });
+      expect(c.body.data.total).toBe(2765);
+      await sim.complete(c.body.data.idempotency_key);
+      expect((await bo('POST', `/${c.body.data.id}/verify-payment-status`)).body.data.status).toBe('Complete');
+      const lines = '1 x Fries with mayonnaise  4.65\n   + Andalouse\n2 x Spaghetti bolognese (Small)  23.00';
+      // Inboxes of this run only (the outbox is in the central database, kept between runs).
+      const inbox = (n: string) => `${n}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const [kioskTo, officeTo] = [inbox('kiosk'), inbox('office')];
+      const mailed = async (to: string) => (await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', to).execute()).map((r) => (r.payload as any).data);
+      const k = await api.call('POST', '/api/kiosk/payment/send-receipt', { token: kiosk, deviceKey: true, body: { idempotency_key: c.body.data.idempotency_key, email: kioskTo } });
+      expect(k.body).toEqual({ status: 'success' });
+      expect((await bo('POST', `/${c.body.data.id}/resend-receipt`, { body: { email: officeTo } })).body).toEqual({ status: 'success' });
+      const receiptNo = String((await bo('GET', `/${c.body.data.id}`)).body.data.receipt_no);
+      const data = { order_no: String(c.body.data.order_no), receipt_no: receiptNo, total: '27.65', lines };
+      expect(await mailed(kioskTo)).toEqual([data]);
+      expect(await mailed(officeTo)).toEqual([data]);
+    } finally {
+      await admin('PUT', `/items/${item('Fries with mayonnaise').id}`, { modifier_group_ids: [] });
+      await admin('DELETE', `/variant-groups/${size.id}`);
+    }
+  });
+});
