@@ -8,9 +8,11 @@ import type { TenantTables } from '@pos/db';
  * - its subject is the location itself (location, its receipt settings, its loyalty program: the
  *   subject id is the location id);
  * - its subject is a record of one location (device, station, register, drawer, fiscal module,
- *   register order, table section): that record's location.
- * Any other entry (roles, team, catalog, profiles, billing) is merchant-wide and shown to every holder
- * of VIEW_ACTIVITY_LOGS.
+ *   register order, table section, table session, billing subscription): that record's location.
+ * Any other entry (roles, team, catalog, profiles, billing profiles) is merchant-wide and shown to every
+ * holder of VIEW_ACTIVITY_LOGS. A record gone since counts as merchant-wide, except a table session's
+ * closure written before it named its `location_id` (`UNPLACED_HIDDEN`): it is hidden (a closure is
+ * never merchant-wide, and its session goes with its section).
  */
 export const LOCATION_SUBJECTS = ['location', 'receipt', 'loyalty_program'] as const;
 
@@ -23,7 +25,12 @@ export const LOCATED_SUBJECTS = {
   fdm_device: 'fdm_devices',
   pos_order: 'pos_orders',
   'table section': 'table_sections',
+  'table session': 'table_sessions',
+  billing_subscription: 'billing_subscriptions',
 } as const satisfies Record<string, keyof TenantTables>;
+
+/** Located subjects whose entry, naming no `location_id` and its record gone, is hidden from a member without every location. */
+const UNPLACED_HIDDEN = ['table session'] as const satisfies readonly (keyof typeof LOCATED_SUBJECTS)[];
 
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -48,6 +55,14 @@ export function withinGrant(eb: ExpressionBuilder<TenantTables, 'activity_logs'>
       .select(sql<number>`1`.as('one'))
       .where(sql<SqlBool>`r.id = activity_logs.subject_id::uuid and not (r.location_id::text = any(${g}))`);
     conditions.push(sql<SqlBool>`case when activity_logs.subject = ${subject} and activity_logs.subject_id ~ ${UUID_TEXT} then not exists (${outside}) else true end`);
+  }
+  for (const subject of UNPLACED_HIDDEN) {
+    const table = LOCATED_SUBJECTS[subject];
+    const found = eb.selectFrom(`${table as 'devices'} as r`).select(sql<number>`1`.as('one')).where(sql<SqlBool>`r.id = activity_logs.subject_id::uuid`);
+    conditions.push(
+      sql<SqlBool>`case when activity_logs.subject = ${subject} and activity_logs.properties->>'location_id' is null
+        then (case when activity_logs.subject_id ~ ${UUID_TEXT} then exists (${found}) else false end) else true end`,
+    );
   }
   return eb.and(conditions);
 }

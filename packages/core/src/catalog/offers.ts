@@ -63,7 +63,7 @@ const findLocked = (tdb: TenantDb, id: string) => findOr404('offer', id, (x) => 
  * grant as menus are: every listed location must be granted, and `null` (every location, including
  * ones created later) needs a caller with all locations; otherwise 403.
  */
-function requireOfferLocations(access: Access, locationIds: readonly string[] | null): void {
+export function requireOfferLocations(access: Access, locationIds: readonly string[] | null): void {
   if (locationIds === null) requireAllLocations(access);
   else requireGrantedLocations(access, locationIds);
 }

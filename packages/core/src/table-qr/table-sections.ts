@@ -171,7 +171,8 @@ export async function closeTable(scope: BackofficeScope, id: string, tableNumber
     const section = await tx.selectFrom('table_sections').selectAll().where('id', '=', id).forKeyShare().executeTakeFirst();
     if (!section) throw errors.notFound('table section');
     const closed = await tx.updateTable('table_sessions').set({ status: 'closed', closed_at: scope.now }).where('table_section_id', '=', id).where('table_number', '=', n).where('status', '=', 'open').returning('id').executeTakeFirst();
-    if (closed) await logActivity(tx, { userId: scope.userId, action: 'closed', subject: 'table session', subjectId: closed.id, properties: { table_section_id: id, table_number: n } });
+    // The location is recorded: the activity log shows the closure within the location grant only.
+    if (closed) await logActivity(tx, { userId: scope.userId, action: 'closed', subject: 'table session', subjectId: closed.id, properties: { table_section_id: id, table_number: n, location_id: section.location_id } });
     return section;
   });
   return (await present(scope.tdb, [row]))[0]!;

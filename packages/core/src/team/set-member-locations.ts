@@ -1,7 +1,18 @@
 import type { FieldErrors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { requireAllLocations, requireGrantedLocations, type Access } from '../auth/access.ts';
-import { checkLocationIds, findMember, inTeamTransaction, loadMember, lockMember, throwIfInvalid, type MemberView, type TeamScope } from './team-scope.ts';
+import {
+  checkLocationIds,
+  findMember,
+  inTeamTransaction,
+  loadMember,
+  lockMember,
+  requireAssignableRoles,
+  requireMembersWithinGrant,
+  throwIfInvalid,
+  type MemberView,
+  type TeamScope,
+} from './team-scope.ts';
 
 export interface SetMemberLocationsInput {
   location_ids: readonly string[];
@@ -16,7 +27,11 @@ export interface SetMemberLocationsInput {
  *
  * The caller (`grantor`, the acting user's access) changes access only within their own grant: a
  * location added or removed outside it, or `all_locations` switched on or off, needs a caller holding
- * every location; else 403 `Unauthorized: Insufficient permissions` and nothing is written.
+ * every location; as for role assignment, the member's whole grant must be within the caller's (a
+ * global member or the owner needs a caller holding every location), and access is extended (a
+ * location added, `all_locations` switched on) only for a member whose role permissions the caller
+ * all holds, the member acting with them there. Else 403 `Unauthorized: Insufficient permissions` and
+ * nothing is written.
  *
  * The member's membership row is locked first, so requests for the same member run one after the
  * other (each replaces what the previous one wrote) instead of colliding on `user_locations_pk`.
@@ -30,11 +45,19 @@ export async function setMemberLocations(scope: TeamScope, grantor: Access, user
     const current = await tx.selectFrom('member_settings').select('all_locations').where('user_id', '=', member.id).executeTakeFirst();
     const wasAll = current?.all_locations ?? false;
     const allLocations = input.all_locations ?? wasAll;
+    await requireMembersWithinGrant(central, tx, scope.merchant.id, grantor, [member.id]);
+    const held = (await tx.selectFrom('user_locations').select('location_id').where('user_id', '=', member.id).execute()).map((g) => g.location_id);
+    const added = locationIds.filter((id) => !held.includes(id));
     if (!grantor.allLocations) {
       if (allLocations !== wasAll) requireAllLocations(grantor);
-      const held = (await tx.selectFrom('user_locations').select('location_id').where('user_id', '=', member.id).execute()).map((g) => g.location_id);
       const next = new Set(locationIds);
-      requireGrantedLocations(grantor, [...locationIds.filter((id) => !held.includes(id)), ...held.filter((id) => !next.has(id))]);
+      requireGrantedLocations(grantor, [...added, ...held.filter((id) => !next.has(id))]);
+    }
+    // Extending access hands the member's permissions out at more places: as giving them a role would.
+    // (A global member's explicit list widens nothing while the flag holds.)
+    if (!wasAll && (added.length > 0 || allLocations)) {
+      const roles = await tx.selectFrom('user_roles').select('role_id').where('user_id', '=', member.id).execute();
+      await requireAssignableRoles(tx, grantor, roles.map((r) => r.role_id));
     }
     throwIfInvalid(errs);
     await tx.deleteFrom('user_locations').where('user_id', '=', member.id).execute();

@@ -157,4 +157,42 @@ describe('activity within the location grant', () => {
     const both = await makeMember(api, a, ['VIEW_ACTIVITY_LOGS'], { locationIds: [loc0, loc1] });
     expect((await api.call('GET', `${path}?per_page=100`, { token: both.token })).body.total).toBe((await api.call('GET', `${path}?per_page=100`, { token: owner })).body.total);
   });
+
+  test('a table closed at loc0 is loc0\'s activity: hidden from a member granted loc1, older entries without location_id too; so is a loc0 billing subscription\'s', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const section = a.table_sections[0]!;
+    expect(section.location_id).toBe(loc0);
+    const scan = async (table: number) => (await api.call('GET', `/api/table-qr-ordering/${loc0}/${section.id}/${table}`)).body.data.id as string;
+    const first = await scan(3);
+    expect((await api.call('POST', `/api/back-office/table-sections/${section.id}/tables/3/close`, { token: owner })).status).toBe(200);
+    const tdb = tenantOf(api, a);
+    const written = await tdb.selectFrom('activity_logs').select('properties').where('subject', '=', 'table session').where('subject_id', '=', first).executeTakeFirstOrThrow();
+    expect(written.properties).toEqual({ table_section_id: section.id, table_number: 3, location_id: loc0 });
+    // Entries written before the location was recorded: placed through their session, or (session gone) hidden.
+    const entry = (subject: string, subject_id: string, properties: Record<string, unknown>) =>
+      tdb.insertInto('activity_logs').values({ id: Bun.randomUUIDv7(), user_id: ownerId, action: 'closed', subject, subject_id, properties: JSON.stringify(properties) }).execute();
+    const second = await scan(4);
+    expect((await api.call('POST', `/api/back-office/table-sections/${section.id}/tables/4/close`, { token: owner })).status).toBe(200);
+    await tdb.deleteFrom('activity_logs').where('subject_id', '=', second).execute();
+    await entry('table session', second, { table_section_id: section.id, table_number: 4 });
+    await entry('table session', crypto.randomUUID(), { table_section_id: crypto.randomUUID(), table_number: 5 });
+    const sub = Bun.randomUUIDv7();
+    await tdb
+      .insertInto('billing_subscriptions')
+      .values({ id: sub, provider_subscription_id: `sub_${sub.slice(-12)}`, customer_id: 'cus_logs', location_id: loc0, price_id: null, device_ids: JSON.stringify([]), status: 'active', current_period_end: null, cancel_reason: null, canceled_at: null, payment_method_id: null, mandate_id: null, recovered_by: null, event_created: 1 })
+      .execute();
+    await entry('billing_subscription', sub, { provider_subscription_id: `sub_${sub.slice(-12)}` });
+
+    const read = async (token: string, subject: string) => (await api.call('GET', `${path}?per_page=100&subject=${encodeURIComponent(subject)}`, { token })).body;
+    const outside = await makeMember(api, a, ['VIEW_ACTIVITY_LOGS'], { locationIds: [loc1] });
+    expect(await read(outside.token, 'table session')).toMatchObject({ total: 0, data: [] });
+    expect(await read(outside.token, 'billing_subscription')).toMatchObject({ total: 0, data: [] });
+    // loc0's member reads the two placed closures (not the one of no known location); the owner all three.
+    const inside = await makeMember(api, a, ['VIEW_ACTIVITY_LOGS'], { locationIds: [loc0] });
+    const theirs = await read(inside.token, 'table session');
+    expect(theirs.total).toBe(2);
+    expect(theirs.data.map((e: any) => e.subject_id).sort()).toEqual([first, second].sort());
+    expect((await read(inside.token, 'billing_subscription')).total).toBe(1);
+    expect((await read(owner, 'table session')).total).toBe(3);
+  });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { bindTenant, type TenantDb } from '@pos/db';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { limitedUserToken } from '../devices/test-helpers.ts';
 
 /**
  * Catalog structure after a prober's pass (spec 1 "Items, categories, modifiers, variants, display
@@ -221,5 +222,61 @@ describe('items a basket line could never order', () => {
     // Raising one of them past it from the group's side is refused the same way.
     expect(await call('PUT', `/modifier-groups/${b}`, { min_select: 21 })).toMatchObject({ status: 422, body: { errors: { min_select: [OVER] } } });
     expect((await tdb.selectFrom('modifier_groups').select('min_select').where('id', '=', b).executeTakeFirstOrThrow()).min_select).toBe(20);
+  });
+});
+
+// Spec 1 section 5: permissions are scoped to the granted locations. Deleting a category changes the
+// offers, kitchen stations and items naming it, so it needs each of them within the caller's grant,
+// as their own writes do (docs/decisions.md, "A category is deleted only within the grant").
+describe('a deleted category and the caller\'s location grant', () => {
+  const FORBIDDEN = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+  const loc1 = () => m.locations[1]!.id;
+  const offerAt = async (location_ids: string[] | null, category_ids: string[]) =>
+    (await call('POST', '/offers', { name: `Grant offer ${++seq}`, rule: { kind: 'percentage', percent: 10 }, item_ids: [], category_ids, location_ids })).body.data.id as string;
+  const stationAt = async (location_id: string, category_ids: string[]) => (await call('POST', '/devices/stations', { location_id, name: `Grant station ${++seq}`, category_ids })).body.data.id as string;
+  const itemAt = async (location_ids: string[] | null, category_id: string) =>
+    (await call('POST', '/items', { name: `Grant item ${++seq}`, unit_price: 100, vat_rate: 21, category_id, location_ids })).body.data.id as string;
+  const stationCategories = async (id: string) => (await tdb.selectFrom('kitchen_stations').select('category_ids').where('id', '=', id).executeTakeFirstOrThrow()).category_ids;
+  const itemCategory = async (id: string) => (await tdb.selectFrom('items').select('category_id').where('id', '=', id).executeTakeFirstOrThrow()).category_id;
+
+  test('DELETE_CATEGORIES at loc1: refused while a loc0 offer, station or item names the category (nothing changed); within the grant it goes', async () => {
+    const member = await limitedUserToken(api, m, ['DELETE_CATEGORIES'], [loc1()]);
+    const del = async (id: string) => {
+      const r = await api.call('DELETE', `/api/back-office/categories/${id}`, { token: member });
+      return { status: r.status, body: r.body };
+    };
+    const other = await newCategory();
+
+    const byOffer = await newCategory();
+    const offer = await offerAt([loc0()], [byOffer, other]);
+    expect(await del(byOffer)).toEqual(FORBIDDEN);
+    expect(await offerRow(offer)).toEqual({ item_ids: [], category_ids: [byOffer, other] });
+    expect(await exists('categories', byOffer)).toBe(true);
+    const everywhere = await newCategory();
+    await offerAt(null, [everywhere, other]);
+    expect(await del(everywhere)).toEqual(FORBIDDEN);
+
+    const byStation = await newCategory();
+    const station = await stationAt(loc0(), [byStation, other]);
+    expect(await del(byStation)).toEqual(FORBIDDEN);
+    expect((await stationCategories(station)).sort()).toEqual([byStation, other].sort());
+
+    const byItem = await newCategory();
+    const item = await itemAt([loc0()], byItem);
+    expect(await del(byItem)).toEqual(FORBIDDEN);
+    expect(await itemCategory(item)).toBe(byItem);
+    const byItemEverywhere = await newCategory();
+    const itemEverywhere = await itemAt(null, byItemEverywhere);
+    expect(await del(byItemEverywhere)).toEqual(FORBIDDEN);
+    expect(await itemCategory(itemEverywhere)).toBe(byItemEverywhere);
+
+    // Only loc1's offer, station and item: the member's to delete, and each loses the category.
+    const mine = await newCategory();
+    const [o1, s1, i1] = [await offerAt([loc1()], [mine, other]), await stationAt(loc1(), [mine, other]), await itemAt([loc1()], mine)];
+    expect(await del(mine)).toEqual({ status: 200, body: { status: 'success' } });
+    expect(await offerRow(o1)).toEqual({ item_ids: [], category_ids: [other] });
+    expect(await stationCategories(s1)).toEqual([other]);
+    expect(await itemCategory(i1)).toBeNull();
+    expect(await exists('categories', mine)).toBe(false);
   });
 });

@@ -119,8 +119,14 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
     })
     .post(
       '/billing-profiles/:id',
-      async ({ tenant, auth, params, body }) => ({
-        data: await attachBillingPaymentMethod(tenant.db, cardA, deps, { userId: auth.userId, merchantId: tenant.merchant.id, profileId: params.id, paymentMethod: body.payment_method }),
+      async ({ tenant, access, auth, params, body }) => ({
+        data: await attachBillingPaymentMethod(tenant.db, cardA, deps, {
+          userId: auth.userId,
+          access: await access(),
+          merchantId: tenant.merchant.id,
+          profileId: params.id,
+          paymentMethod: body.payment_method,
+        }),
       }),
       {
         params: IdParams,
@@ -128,7 +134,7 @@ export function settingsProviderAccountRoutes(deps: ApiDeps) {
         body: S.AttachPaymentMethodBody,
         transform: permission('EDIT_BILLING_PROFILES'),
         response: { 200: S.AttachPaymentMethodResponse },
-        ...doc(BP, 'Attach a payment method', 'EDIT_BILLING_PROFILES', 'The card-a payment method becomes the default of the profile\'s card-a customer (created on the first attach).'),
+        ...doc(BP, 'Attach a payment method', 'EDIT_BILLING_PROFILES', 'The card-a payment method becomes the default of the profile\'s card-a customer (created on the first attach). It pays the profile\'s subscriptions: every location they pay for must be in the caller\'s grant (403).'),
       },
     );
 }

@@ -200,4 +200,31 @@ describe('POST /billing-profiles/{id}: attach a payment method', () => {
     expect((await api.call('POST', `${BP}/${id}`, { token: viewer, body: { payment_method: 'pm_card_visa' } })).status).toBe(403);
     expect(await api.call('POST', `${BP}/${id}`, { token: await api.ownerToken(b), body: { payment_method: 'pm_card_visa' } })).toMatchObject({ status: 404, body: { message: 'Unable to locate the billing profile you requested.' } });
   });
+
+  // Spec 1 section 5: permissions are scoped to the granted locations. The customer's default card pays
+  // every subscription of the profile (they are created without a method of their own), so changing it
+  // needs each location those subscriptions pay for within the caller's grant, as cancelling one does.
+  test('a member granted loc1 changes no card paying loc0\'s subscriptions: 403, the default card stays; within the grant 200', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const id = (await api.call('POST', BP, { token: owner, body: { name: 'Chain billing' } })).body.data.id as string;
+    const first = await api.call('POST', `${BP}/${id}`, { token: owner, body: { payment_method: 'pm_card_visa' } });
+    const customer = first.body.data.card_a_customer_id as string;
+    const card = first.body.data.payment_method.id as string;
+    const sub = Bun.randomUUIDv7();
+    await tdbOf(a)
+      .insertInto('billing_subscriptions')
+      .values({ id: sub, provider_subscription_id: `sub_${sub.slice(-12)}`, customer_id: customer, location_id: loc0, price_id: 'price_kiosk', device_ids: JSON.stringify([]), status: 'active', current_period_end: null, cancel_reason: null, canceled_at: null, payment_method_id: null, mandate_id: null, recovered_by: null, event_created: 1 })
+      .execute();
+    const perms = ['VIEW_BILLING_PROFILES', 'EDIT_BILLING_PROFILES'];
+    const member = await limitedUserToken(api, a, perms, [loc1]);
+    const refused = await api.call('POST', `${BP}/${id}`, { token: member, body: { payment_method: 'pm_card_chargeDeclined' } });
+    expect([refused.status, refused.body]).toEqual([403, { message: 'Unauthorized: Insufficient permissions' }]);
+    expect(cardA.connect.customer(customer)!.invoice_settings.default_payment_method).toBe(card);
+
+    // The location's own member may; a profile whose subscriptions have all ended pays no location.
+    const local = await limitedUserToken(api, a, perms, [loc0]);
+    expect(await api.call('POST', `${BP}/${id}`, { token: local, body: { payment_method: 'pm_card_mastercard' } })).toMatchObject({ status: 200, body: { data: { id, payment_method: { brand: 'mastercard', last4: '4444' } } } });
+    await tdbOf(a).updateTable('billing_subscriptions').set({ status: 'canceled' }).where('id', '=', sub).execute();
+    expect(await api.call('POST', `${BP}/${id}`, { token: member, body: { payment_method: 'pm_card_visa' } })).toMatchObject({ status: 200, body: { data: { id, payment_method: { brand: 'visa', last4: '4242' } } } });
+  });
 });

@@ -400,13 +400,41 @@ describe('location grants stay within the caller\'s grant', () => {
     expect(await put(global.userId, { location_ids: [], all_locations: false })).toMatchObject(FORBIDDEN);
     expect(await isGlobal(global.userId)).toBe(true);
 
-    // Within the grant it works: location [1] given and taken, leaving the rest as it was.
+    // A member reaching location [0] (or every location) is out of reach whatever the change, even one within the grant.
+    expect(await put(both.userId, { location_ids: [loc0] })).toMatchObject(FORBIDDEN);
+    expect(await put(global.userId, { location_ids: [loc1] })).toMatchObject(FORBIDDEN);
+    expect(await grantsOf(both.userId)).toEqual([loc0, loc1].sort());
+    expect(await grantsOf(global.userId)).toEqual([]);
+
+    // Within the grant it works: location [1] given and taken.
     const plain = await makeMember(api, a, [], { locationIds: [] });
     expect(await put(plain.userId, { location_ids: [loc1] })).toMatchObject({ status: 200, body: { data: { location_ids: [loc1], all_locations: false } } });
-    expect(await put(both.userId, { location_ids: [loc0] })).toMatchObject({ status: 200, body: { data: { location_ids: [loc0], all_locations: false } } });
-    expect(await put(global.userId, { location_ids: [loc1] })).toMatchObject({ status: 200, body: { data: { location_ids: [loc1], all_locations: true } } });
+    expect(await put(plain.userId, { location_ids: [] })).toMatchObject({ status: 200, body: { data: { location_ids: [], all_locations: false } } });
     // An unknown id is still the 422 it always was.
     expect(await put(plain.userId, { location_ids: [crypto.randomUUID()] })).toMatchObject({ status: 422, body: { errors: { 'location_ids.0': ['The selected location_ids.0 is invalid.'] } } });
+  });
+
+  // As role assignment and member edits (docs/decisions.md, "Permissions and location grants"): the
+  // member's whole grant within the caller's, and a location given only to a member whose permissions
+  // the caller holds (there the member would act with them).
+  test('EDIT_USER_LOCATION_ACCESS at location [1]: no grant change for a member reaching location [0], no location given to a member holding more; nothing written', async () => {
+    const [loc0, loc1] = [a.locations[0]!.id, a.locations[1]!.id];
+    const member = await makeMember(api, a, ['EDIT_USER_LOCATION_ACCESS'], { locationIds: [loc1] });
+    const put = (userId: string, body: unknown) => api.call('PUT', `${base}/users/${userId}/locations`, { token: member.token, body });
+    const devices0 = await makeMember(api, a, ['DELETE_DEVICES'], { locationIds: [loc0] });
+    const refused = await put(devices0.userId, { location_ids: [loc0, loc1] });
+    expect([refused.status, refused.body]).toEqual([403, { message: 'Unauthorized: Insufficient permissions' }]);
+    expect(await grantsOf(devices0.userId)).toEqual([loc0]);
+
+    // Within the grant, but holding DELETE_DEVICES the caller lacks: location [1] is not given, and may be taken.
+    const devices = await makeMember(api, a, ['DELETE_DEVICES'], { locationIds: [] });
+    expect(await put(devices.userId, { location_ids: [loc1] })).toMatchObject(FORBIDDEN);
+    expect(await grantsOf(devices.userId)).toEqual([]);
+    const devices1 = await makeMember(api, a, ['DELETE_DEVICES'], { locationIds: [loc1] });
+    expect(await put(devices1.userId, { location_ids: [] })).toMatchObject({ status: 200, body: { data: { location_ids: [] } } });
+    // The owner gives it.
+    expect((await api.call('PUT', `${base}/users/${devices.userId}/locations`, { token: owner, body: { location_ids: [loc1] } })).status).toBe(200);
+    expect(await grantsOf(devices.userId)).toEqual([loc1]);
   });
 
   test('a caller holding every location grants any location and every location', async () => {
