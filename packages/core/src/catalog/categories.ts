@@ -6,7 +6,7 @@ import { runDatatable, type Datatable, type DatatableQuery } from '../shared/dat
 import { catalogTx, findOr404, iso, newId, uniqueOr, type CatalogScope } from './catalog-scope.ts';
 import { invalidatePublished } from './published/read-published-catalog.ts';
 import { refreshPublished } from './published/published-catalog.ts';
-import { detachFromOffers, requireOfferLocations } from './offers.ts';
+import { detachFromOffers } from './offers.ts';
 import { requireItemLocations } from './items.ts';
 import { forgetStationCategory } from '../kitchen/stations.ts';
 import { requireGrantedLocations, type Access } from '../auth/access.ts';
@@ -119,20 +119,13 @@ export async function updateCategory(scope: CatalogScope, id: string, input: Par
 /**
  * A deleted category changes every offer, kitchen station and item naming it, whatever their location,
  * so the caller needs each of them within their grant as its own write would (spec 1 section 5): an
- * offer's and an item's locations (null, every location, needs a caller holding every location), a
- * station's location. Else 403 `Unauthorized: Insufficient permissions`. The rows are locked (in id
+ * item's locations (null, every location, needs a caller holding every location), a station's location
+ * (the offers' locations are checked by `detachFromOffers`). Else 403 `Unauthorized: Insufficient permissions`. The rows are locked (in id
  * order, as the detaching below takes them) so a location changed meanwhile is seen.
  */
 async function requireCategoryReach(tx: TenantDb, access: Access, categoryId: string): Promise<void> {
   if (access.allLocations) return;
-  const offers = await tx
-    .selectFrom('offers')
-    .select('location_ids')
-    .where((eb) => eb(eb.val(categoryId), '=', eb.fn.any('category_ids')))
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  for (const o of offers) requireOfferLocations(access, o.location_ids);
+  // The offers naming it: checked by `detachFromOffers`, as for an item's delete.
   const stations = await tx
     .selectFrom('kitchen_stations')
     .select('location_id')
@@ -156,7 +149,7 @@ export async function deleteCategory(scope: CatalogScope, id: string): Promise<v
     // before we look for the category's items, so it loses its category name with the others.
     const current = await findOr404('category', id, (x) => tx.selectFrom('categories').selectAll().where('id', '=', x).forUpdate().executeTakeFirst());
     await requireCategoryReach(tx, scope.access, current.id);
-    await detachFromOffers(tx, 'category', current.id, scope.now);
+    await detachFromOffers(tx, scope.access, 'category', current.id, scope.now);
     await forgetStationCategory(tx, current.id, scope.now);
     const items = await tx.updateTable('items').set({ category: null, category_id: null, updated_at: scope.now }).where('category_id', '=', current.id).returning('id').execute();
     await tx.deleteFrom('categories').where('id', '=', current.id).execute();

@@ -266,7 +266,7 @@ export async function deleteItem(scope: CatalogScope, id: string): Promise<void>
     // look for the published menus showing it, or finds it gone.
     const current = await findItemLocked(tx, id);
     requireItemLocations(scope.access, current.location_ids);
-    await detachFromOffers(tx, 'item', current.id, scope.now);
+    await detachFromOffers(tx, scope.access, 'item', current.id, scope.now);
     const affected = await refreshTargets(tx, current.id);
     await tx.deleteFrom('items').where('id', '=', current.id).execute();
     for (const t of affected) await writePublished(tx, t.location_id, t.menu_id);

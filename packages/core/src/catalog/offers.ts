@@ -189,15 +189,17 @@ export async function deleteOffer(scope: CatalogScope, id: string): Promise<void
  * would be left with no target at all (which means every item) refuses the deletion: 409
  * `item_in_offer` / `category_in_offer`, nothing changed.
  */
-export async function detachFromOffers(tx: TenantDb, kind: 'item' | 'category', id: string, now: Date): Promise<void> {
+export async function detachFromOffers(tx: TenantDb, access: Access, kind: 'item' | 'category', id: string, now: Date): Promise<void> {
   const column = kind === 'item' ? 'item_ids' : 'category_ids';
   const named = await tx
     .selectFrom('offers')
-    .select(['id', 'name', 'item_ids', 'category_ids'])
+    .select(['id', 'name', 'item_ids', 'category_ids', 'location_ids'])
     .where((eb) => eb(eb.val(id), '=', eb.fn.any(column)))
     .orderBy('id')
     .forUpdate()
     .execute();
+  // Narrowing an offer is writing it: each within the caller's grant, as `PUT /offers/{id}` (403 before any 409).
+  for (const o of named) requireOfferLocations(access, o.location_ids);
   for (const o of named) {
     const d = removeOfferTarget(o, { kind, id });
     if (d.kind === 'refused') throw errors.conflict(offerTargetRefusal(kind, o.name), { reason: `${kind}_in_offer` });

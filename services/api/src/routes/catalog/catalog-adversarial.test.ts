@@ -279,4 +279,22 @@ describe('a deleted category and the caller\'s location grant', () => {
     expect(await itemCategory(i1)).toBeNull();
     expect(await exists('categories', mine)).toBe(false);
   });
+
+  test('DELETE_ITEMS at loc1: a loc1 item a loc0 offer names is not deleted (the offer would narrow); named by a loc1 offer only, it goes', async () => {
+    const member = await limitedUserToken(api, m, ['DELETE_ITEMS'], [loc1()]);
+    const cat = await newCategory();
+    const item = await itemAt([loc1()], cat);
+    const spare = await itemAt([loc1()], cat);
+    const offer = (await call('POST', '/offers', { name: `Grant offer ${++seq}`, rule: { kind: 'percentage', percent: 10 }, item_ids: [item, spare], category_ids: [], location_ids: [loc0()] })).body.data.id as string;
+    const r = await api.call('DELETE', `/api/back-office/items/${item}`, { token: member });
+    expect({ status: r.status, body: r.body }).toEqual(FORBIDDEN);
+    expect(await offerRow(offer)).toEqual({ item_ids: [item, spare], category_ids: [] });
+    expect(await exists('items', item)).toBe(true);
+
+    const own = (await call('POST', '/offers', { name: `Grant offer ${++seq}`, rule: { kind: 'percentage', percent: 10 }, item_ids: [spare, item], category_ids: [], location_ids: [loc1()] })).body.data.id as string;
+    await call('PUT', `/offers/${offer}`, { item_ids: [item], category_ids: [cat] });
+    const ok = await api.call('DELETE', `/api/back-office/items/${spare}`, { token: member });
+    expect(ok.status).toBe(200);
+    expect(await offerRow(own)).toEqual({ item_ids: [item], category_ids: [] });
+  });
 });
