@@ -202,6 +202,13 @@ describe('delivery-b (acceptance on the marketplace side)', () => {
     expect(pending).toMatchObject({ status: 'Pending', channel: 'delivery', payment_provider: 'delivery-b', total: 1050, dining_option: 'Pickup', external_status: 'CREATED', receipt_no: null });
     expect(simB.orders.accepts).toEqual([]);
     expect(await ticketsOf(pending.id)).toEqual([]);
+    // Its item's stock is tracked at the location: the capture takes 3, the cancellation gives them back.
+    await tdb.insertInto('inventory_levels').values({ item_id: water.id, location_id: pending.location_id, quantity: 20 }).onConflict((oc) => oc.columns(['item_id', 'location_id']).doUpdateSet({ quantity: 20 })).execute();
+    const stock = async () => {
+      const level = await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', water.id).where('location_id', '=', pending.location_id).executeTakeFirstOrThrow();
+      const moves = await tdb.selectFrom('inventory_history').select(['type', 'quantity_change', 'quantity_after']).where('item_id', '=', water.id).where('note', 'like', `Order ${pending.order_no}%`).orderBy('created_at').orderBy('id').execute();
+      return { level: level.quantity, moves };
+    };
 
     // The merchant accepts on the marketplace; the update webhook arrives (twice).
     const accepted = await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'ACCEPTED' });
@@ -213,13 +220,19 @@ describe('delivery-b (acceptance on the marketplace side)', () => {
     await waitFor(async () => ((await ticketsOf(t.id)).length > 0 ? true : undefined), 10_000, 'kitchen ticket');
     const tickets = await ticketsOf(t.id);
 
-    await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
+    const cancel = await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
     await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0]?.order_status === 'Cancelled' || undefined, 10_000, 'cancelled');
     const [final] = await transactionsOf('delivery-b', placed.order.id);
     expect(final).toMatchObject({ id: pending.id, status: 'Complete', order_status: 'Cancelled', external_status: 'CANCELED' });
     expect(await ticketsOf(t.id)).toEqual(tickets);
     expect(await transactionsOf('delivery-b', placed.order.id)).toHaveLength(1);
     expect((await eventStatuses(placed.order.id)).map((e) => e.event_type)).toEqual(['order.new', 'order.updated', 'order.cancelled']);
+    // No sale: the stock is as before it (once, though the cancellation is sent again).
+    const returned = { level: 20, moves: [{ type: 'sale', quantity_change: -3, quantity_after: 17 }, { type: 'sale', quantity_change: 3, quantity_after: 20 }] };
+    expect(await stock()).toEqual(returned);
+    await simPost(simB.url, `/_sim/webhooks/${cancel.event_id}/redeliver`);
+    await Bun.sleep(500);
+    expect(await stock()).toEqual(returned);
   });
 
   test('an order cancelled before it was ever captured ends Cancelled', async () => {

@@ -8,7 +8,9 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { takeOutOfDailyStats } from '../payments/daily-stats-uncount.ts';
-import { insertQuotedLines, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { insertQuotedLines, loadLines, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { recordStep } from '../payments/post-capture.ts';
+import { moveSoldStock } from '../payments/sold-stock.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
 import { importFinished } from './marketplace-import-recovery.ts';
@@ -205,8 +207,14 @@ async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDat
       const d = paymentTransition(cur.status, { kind: 'cancel' });
       const change = d.kind === 'accepted' ? { status: d.next } : cur.status === 'Complete' ? { order_status: 'Cancelled' } : {};
       await tx.updateTable('transactions').set({ ...change, external_status: order.status, updated_at: now }).where('id', '=', t.id).execute();
-      // Paid, then cancelled by the marketplace: no sale, so not in the daily stats either (once).
-      if (d.kind !== 'accepted' && cur.status === 'Complete') await takeOutOfDailyStats(tx, t.id);
+      // Paid, then cancelled by the marketplace: no sale, so not in the daily stats either, and the stock
+      // its capture took comes back (each once: a step marks it).
+      if (d.kind !== 'accepted' && cur.status === 'Complete') {
+        await takeOutOfDailyStats(tx, t.id);
+        if (await recordStep(tx, t.id, 'stock_returned', 'ok', 'marketplace order cancelled after paying')) {
+          await moveSoldStock(tx, { location_id: t.location_id, lines: await loadLines(tx, t.id) }, 'returned', `Order ${t.order_no} cancelled by ${provider}`, now);
+        }
+      }
     });
     return;
   }

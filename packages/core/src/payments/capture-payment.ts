@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { moveSoldStock } from './sold-stock.ts';
 import { sql } from 'kysely';
 import { CAPTURE_ATTEMPTS, enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
@@ -133,26 +134,9 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           // written last, so their locks are held for the shortest time before the commit.
           const lines = await loadLines(tx, t.id);
           await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind === 'poll' && trigger.via ? trigger.via : trigger.kind, detail: null }).execute();
-          // Stock of tracked items (a level row at the location) goes down by what was sold; a paid
-          // sale is recorded even when it takes the level below zero. A test-mode order sold nothing
-          // (no money taken, and its DELETE would leave the stock short): it moves no stock.
-          let stockChanged = false;
-          // In item order, as a checkout's stock hold locks them, so the two never wait on each other.
-          for (const l of t.is_test ? [] : [...lines].sort((x, y) => (x.item_id < y.item_id ? -1 : x.item_id > y.item_id ? 1 : 0))) {
-            const level = await tx
-              .updateTable('inventory_levels')
-              .set({ quantity: sql`quantity - ${l.qty}`, updated_at: now })
-              .where('item_id', '=', l.item_id)
-              .where('location_id', '=', t.location_id)
-              .returning('quantity')
-              .executeTakeFirst();
-            if (!level) continue;
-            stockChanged = true;
-            await tx
-              .insertInto('inventory_history')
-              .values({ id: Bun.randomUUIDv7(), item_id: l.item_id, location_id: t.location_id, type: 'sale', quantity_change: -l.qty, quantity_after: level.quantity, note: `Order ${t.order_no}`, user_id: null })
-              .execute();
-          }
+          // Stock of tracked items goes down by what was sold (sold-stock.ts). A test-mode order sold
+          // nothing (no money taken, and its DELETE would leave the stock short): it moves no stock.
+          const stockChanged = t.is_test ? false : await moveSoldStock(tx, { location_id: t.location_id, lines }, 'sold', `Order ${t.order_no}`, now);
           await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
           await expireLoyaltyToken(tx, t.loyalty_token, now);
           const receiptNo = await nextCounter(tx, t.location_id, 'receipt_no');

@@ -1,3 +1,4 @@
+import { sellRegisterStock } from './settle-statements.ts';
 import { tenantSession, withWriteRetry, type TenantDb, type TenantTx } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { toFieldErrorMap } from '@pos/domain/field-error';
@@ -167,6 +168,7 @@ async function recordSale(tx: TenantTx, row: OrderRow, state: OrderState, tender
       created_at: now,
     })
     .execute();
+  await sellRegisterStock.execute(tx, [row.id, row.location_id, now]);
   return tx
     .updateTable('pos_orders')
     .set({

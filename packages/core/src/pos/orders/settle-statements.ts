@@ -60,6 +60,34 @@ export const readForSettle = new TenantStatement<SettleReadRow>(
 );
 
 /**
+ * A register sale moves stock as a platform capture does (capture-payment.ts): each tracked item of the
+ * order (a level row at the location) goes down by the quantity sold, also below zero, locked in item
+ * order (as captures and stock holds take them), with a `sale` history entry. Lines whose `item_id` is no
+ * uuid (a free-text item) track nothing. `guard`: a statement part the sale's write depends on (the settle's
+ * journal head), or null. $schema, then the given parameters: the order id, the location id, now.
+ */
+export function registerSaleStock(p: { order: string; location: string; now: string; guard: string | null }): string {
+  const guard = p.guard ? ` and exists (select 1 from ${p.guard})` : '';
+  return `s_sold as (select (x->>'item_id')::uuid as item_id, sum((x->>'qty')::int) as qty
+    from $schema.pos_orders so cross join jsonb_array_elements(so.lines) x
+    where so.id = ${p.order} and x->>'item_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'${guard}
+    group by 1),
+  s_locked as (select l.item_id, s.qty from $schema.inventory_levels l join s_sold s on s.item_id = l.item_id
+    where l.location_id = ${p.location} order by l.item_id for update of l),
+  s_levels as (update $schema.inventory_levels l set quantity = l.quantity - k.qty, updated_at = ${p.now}
+    from s_locked k where l.item_id = k.item_id and l.location_id = ${p.location} returning l.item_id, l.quantity, k.qty),
+  s_history as (insert into $schema.inventory_history (id, item_id, location_id, type, quantity_change, quantity_after, note, user_id, created_at)
+    select gen_random_uuid(), v.item_id, ${p.location}, 'sale', -v.qty, v.quantity, 'Register order ' || upper(right(${p.order}::text, 4)), null, ${p.now}
+    from s_levels v returning 1)`;
+}
+
+/** `registerSaleStock` alone, in the settle's transaction (the settle path whose sale is written by Kysely): $1 order id, $2 location id, $3 now. */
+export const sellRegisterStock = new TenantStatement<{ n: string }>(
+  'register_sale_stock',
+  `with ${registerSaleStock({ order: '$1::uuid', location: '$2::uuid', now: '$3::timestamptz', guard: null })} select count(*) as n from s_levels`,
+);
+
+/**
  * The whole settle as one statement (one implicit transaction). The guards lock, in the order every
  * other writer uses (order, business day, till, journal head), and each runs only when the previous
  * one held: the order still OPEN at the version read, the business day still open, the till (when the
@@ -86,7 +114,8 @@ function writeSettle(withTill: boolean): string {
     select $9::uuid, $3, $10::uuid, $11, $12, $13, $14, 'signed', $15, $16, $17, $18, $19, $20, $21, $22::timestamptz, $22::timestamptz from g_head returning 1),
   w_transaction as (insert into $schema.pos_transactions
       (id, order_id, location_id, device_id, staff_id, total, tender, payment_snapshot, captured_by_platform, fiscal, business_date, till_id, created_at)
-    select $23::uuid, $1::uuid, $10::uuid, $24::uuid, $25::uuid, $26, $27::jsonb, $28::jsonb, false, $29::jsonb, $30::date, $6::uuid, $22::timestamptz from g_head returning 1)
+    select $23::uuid, $1::uuid, $10::uuid, $24::uuid, $25::uuid, $26, $27::jsonb, $28::jsonb, false, $29::jsonb, $30::date, $6::uuid, $22::timestamptz from g_head returning 1),
+  ${registerSaleStock({ order: '$1::uuid', location: '$10::uuid', now: '$22::timestamptz', guard: 'g_head' })}
 update $schema.pos_orders set state = 'SETTLED', tender = $27::jsonb, fiscal = $29::jsonb, transaction_id = $23::uuid, settled_at = $22::timestamptz,
     version = $2 + 1, updated_at = $22::timestamptz
   where id = $1::uuid and exists (select 1 from g_head)

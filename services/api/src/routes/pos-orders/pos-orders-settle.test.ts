@@ -257,6 +257,47 @@ describe('POST /pos/orders/{clientUuid}/settle', () => {
   });
 });
 
+/** The stock level of `name` at location [0] and its history entries, newest first. */
+async function stockOf(db: TenantDb, seeded: DemoSeedResult, name: string) {
+  const item = seeded.items.find((i) => i.name === name)!.id;
+  const loc = seeded.locations[0]!.id;
+  const level = await db.selectFrom('inventory_levels').select('quantity').where('item_id', '=', item).where('location_id', '=', loc).executeTakeFirst();
+  const history = await db.selectFrom('inventory_history').select(['type', 'quantity_change', 'quantity_after', 'note']).where('item_id', '=', item).where('location_id', '=', loc).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return { level: level?.quantity ?? null, history };
+}
+async function track(db: TenantDb, seeded: DemoSeedResult, name: string, quantity: number) {
+  const item = seeded.items.find((i) => i.name === name)!.id;
+  await db.insertInto('inventory_levels').values({ item_id: item, location_id: seeded.locations[0]!.id, quantity }).onConflict((oc) => oc.columns(['item_id', 'location_id']).doUpdateSet({ quantity })).execute();
+  await db.deleteFrom('inventory_history').where('item_id', '=', item).execute();
+}
+
+describe('a register sale moves stock (as a kiosk or online capture does)', () => {
+  test('each tracked item goes down by what was sold, with a sale entry; an untracked item and a refused settle move nothing', async () => {
+    await track(tdb, m, 'Espresso', 10);
+    const croissant = m.items.find((i) => i.name === 'Croissant')!.id;
+    await tdb.deleteFrom('inventory_levels').where('item_id', '=', croissant).execute();
+    const { id } = await order([line(here(), 'Espresso', 2), line(here(), 'Croissant'), line(here(), 'Espresso', 1)]);
+    expect((await settle(id, { amount_tendered: 10 })).status).toBe(422);
+    expect((await stockOf(tdb, m, 'Espresso')).level).toBe(10);
+    expect((await settle(id, { amount_tendered: 2000 })).status).toBe(200);
+    expect(await stockOf(tdb, m, 'Espresso')).toEqual({ level: 7, history: [{ type: 'sale', quantity_change: -3, quantity_after: 7, note: `Register order ${id.slice(-4).toUpperCase()}` }] });
+    expect(await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', croissant).executeTakeFirst()).toBeUndefined();
+    // A settle sent again (409) moves nothing more.
+    expect((await settle(id, { amount_tendered: 2000 })).status).toBe(409);
+    expect((await stockOf(tdb, m, 'Espresso')).level).toBe(7);
+  });
+
+  test('sold below zero is recorded (the sale happened); settles of one item at once each count', async () => {
+    await track(tdb, m, 'Espresso', 1);
+    const ids = await Promise.all([1, 2, 3, 4].map(async () => (await order([line(here(), 'Espresso', 1)])).id));
+    const rs = await Promise.all(ids.map((id) => settle(id, { amount_tendered: 500 })));
+    expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const { level, history } = await stockOf(tdb, m, 'Espresso');
+    expect(level).toBe(-3);
+    expect(history.map((h) => h.quantity_after).sort((a, b) => a - b)).toEqual([-3, -2, -1, 0]);
+  });
+});
+
 describe('settle through a remote fiscal data module', () => {
   const SECRET = 'remote-settle-secret';
   let remote: RemoteFdm;
@@ -290,6 +331,17 @@ describe('settle through a remote fiscal data module', () => {
     const rows = await journalOf(id, rdb);
     expect(rows.map((row) => row.status)).toEqual(['signed']);
     expect(await transactionOf(id, rdb)).toHaveLength(1);
+  });
+
+  test('the sale moves stock on this path too (once, also after an outage and a retry)', async () => {
+    await track(rdb, ctx.m, 'Espresso', 5);
+    const id = await remoteOrder();
+    sim.simulateOutage(10);
+    expect((await rcall('POST', `/api/pos/orders/${id}/settle`, { amount_tendered: 1000 })).status).toBe(503);
+    expect((await stockOf(rdb, ctx.m, 'Espresso')).level).toBe(5);
+    sim.simulateOutage(0);
+    expect((await rcall('POST', `/api/pos/orders/${id}/settle`, { amount_tendered: 1000 })).status).toBe(200);
+    expect(await stockOf(rdb, ctx.m, 'Espresso')).toEqual({ level: 3, history: [{ type: 'sale', quantity_change: -2, quantity_after: 3, note: `Register order ${id.slice(-4).toUpperCase()}` }] });
   });
 
   test('an unreachable module leaves the order SETTLING (listed by state=settling); a retried settle completes it', async () => {

@@ -170,12 +170,13 @@ describe('GET /back-office/reports/inventory', () => {
       from: today(),
       to: today(),
       location_ids: m.locations.map((l) => l.id).sort(),
-      // Restocked 10, the kiosk sold 1 (its capture wrote the movement), 2 wasted.
-      stocks: [{ ...espresso, opening: 0, movements: { restock: 10, sale: -1, waste: -2, adjustment: 0, count: 0 }, closing: 7, current: 7 }],
+      // Restocked 10, the register sold 2 (its settle wrote the movement; its refund returns nothing to the
+      // shelf) and the kiosk 1 (its capture did), 2 wasted.
+      stocks: [{ ...espresso, opening: 0, movements: { restock: 10, sale: -3, waste: -2, adjustment: 0, count: 0 }, closing: 5, current: 5 }],
     });
     const quiet = { restock: 0, sale: 0, waste: 0, adjustment: 0, count: 0 };
-    expect((await get(`inventory?from=${yesterday()}&to=${yesterday()}`)).body.data.stocks).toEqual([{ ...espresso, opening: 0, movements: quiet, closing: 0, current: 7 }]);
-    expect((await get(`inventory?from=${tomorrow()}&to=${tomorrow()}`)).body.data.stocks).toEqual([{ ...espresso, opening: 7, movements: quiet, closing: 7, current: 7 }]);
+    expect((await get(`inventory?from=${yesterday()}&to=${yesterday()}`)).body.data.stocks).toEqual([{ ...espresso, opening: 0, movements: quiet, closing: 0, current: 5 }]);
+    expect((await get(`inventory?from=${tomorrow()}&to=${tomorrow()}`)).body.data.stocks).toEqual([{ ...espresso, opening: 5, movements: quiet, closing: 5, current: 5 }]);
     expect((await get(`inventory?from=${today()}&to=${today()}&location_id=${m.locations[1]!.id}`)).body.data.stocks).toEqual([]);
   });
 
@@ -214,7 +215,7 @@ describe('GET /back-office/reports/export', () => {
       ['item_id,name,quantity,gross,refunded_quantity,refunds,net,net_eur', `${itemId('Espresso')},Espresso,4,2090,0,0,2090,20.90`, `${itemId('Croissant')},Croissant,1,220,1,220,0,0.00`, ''].join('\n'),
     );
     expect(await csvOf(`report=inventory&from=${today()}&to=${today()}`)).toBe(
-      ['item_id,item_name,location_id,location_name,opening,restock,sale,waste,adjustment,count,closing,current', `${itemId('Espresso')},Espresso,${loc0()},${m.locations[0]!.name},0,10,-1,-2,0,0,7,7`, ''].join('\n'),
+      ['item_id,item_name,location_id,location_name,opening,restock,sale,waste,adjustment,count,closing,current', `${itemId('Espresso')},Espresso,${loc0()},${m.locations[0]!.name},0,10,-3,-2,0,0,5,5`, ''].join('\n'),
     );
     const x = await download(`report=products&from=${today()}&to=${today()}&format=xlsx`);
     expect(x.status).toBe(200);
