@@ -228,7 +228,7 @@ describe('delivery-b (acceptance on the marketplace side)', () => {
     expect(await transactionsOf('delivery-b', placed.order.id)).toHaveLength(1);
     expect((await eventStatuses(placed.order.id)).map((e) => e.event_type)).toEqual(['order.new', 'order.updated', 'order.cancelled']);
     // No sale: the stock is as before it (once, though the cancellation is sent again).
-    const returned = { level: 20, moves: [{ type: 'sale', quantity_change: -3, quantity_after: 17 }, { type: 'sale', quantity_change: 3, quantity_after: 20 }] };
+    const returned = { level: 20, moves: [{ type: 'sale' as const, quantity_change: -3, quantity_after: 17 }, { type: 'sale' as const, quantity_change: 3, quantity_after: 20 }] };
     expect(await stock()).toEqual(returned);
     await simPost(simB.url, `/_sim/webhooks/${cancel.event_id}/redeliver`);
     await Bun.sleep(500);
