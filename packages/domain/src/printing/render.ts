@@ -69,17 +69,28 @@ export function renderEpos(model: PrintModel, opts: RenderOptions = {}): string 
 /** What a kitchen ticket past the printer's limit prints instead: its heading and where to read it (fits 58 mm paper). */
 export const KITCHEN_TICKET_TOO_LARGE = 'Too large: see kitchen screen';
 
+/** What a customer receipt past the printer's limit prints for its lines: one line of their quantity and amount. */
+export const RECEIPT_LINES_TOO_LARGE = 'Items (too many to print)';
+
 /**
- * `renderEpos`, except that a kitchen ticket past the printer's limit (thousands of modifier lines,
- * each character of a name escaped into six bytes) prints as its heading and a notice: a ticket is
- * queued inside the fire's transaction, and a refusal there refused the fire itself, every time.
+ * `renderEpos`, except that a kitchen ticket or a customer receipt past the printer's limit (thousands
+ * of modifier lines, each character of a name escaped into six bytes) prints without them: a ticket as
+ * its heading and a notice, a receipt with its lines as one (the totals, VAT, tenders and signature
+ * kept). Both are queued inside a transaction (a fire's; a capture's post-capture run, whose every
+ * retry failed the same way and held back the order's register dispatch, stats and finalisation).
  */
 export function renderEposFitting(model: PrintModel, opts: RenderOptions = {}): string {
   try {
     return renderEpos(model, opts);
   } catch (e) {
-    if (!(e instanceof DocumentTooLarge) || model.kind !== 'kitchen') throw e;
-    return renderEpos({ kind: 'kitchen', station: model.station, order_no: model.order_no, date: model.date, lines: [], note: KITCHEN_TICKET_TOO_LARGE }, opts);
+    if (!(e instanceof DocumentTooLarge)) throw e;
+    if (model.kind === 'kitchen') return renderEpos({ kind: 'kitchen', station: model.station, order_no: model.order_no, date: model.date, lines: [], note: KITCHEN_TICKET_TOO_LARGE }, opts);
+    if (model.kind === 'sale' || model.kind === 'refund' || model.kind === 'order') {
+      const qty = model.lines.reduce((n, l) => n + l.qty, 0);
+      const amount = model.lines.reduce((n, l) => n + l.amount, 0);
+      return renderEpos({ ...model, lines: [{ qty, name: RECEIPT_LINES_TOO_LARGE, amount }] }, opts);
+    }
+    throw e;
   }
 }
 
