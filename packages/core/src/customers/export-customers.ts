@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
 import type { TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { safeCell } from '../shared/table-export.ts';
+import { safeCell, workbookText } from '../shared/table-export.ts';
 import type { BackofficeActor } from './customer-admin.ts';
 
 export const CUSTOMER_EXPORT_COLUMNS = ['id', 'name', 'email', 'phone', 'marketing_consent', 'points', 'lifetime_points', 'created_at'] as const;
@@ -42,7 +42,7 @@ export async function exportCustomers(db: TenantDb, actor: BackofficeActor, form
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Customers');
   ws.columns = CUSTOMER_EXPORT_COLUMNS.map((c) => ({ header: c, key: c }));
-  for (const r of records) ws.addRow(r);
+  for (const r of records) ws.addRow(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? workbookText(v) : v])));
   const buf = await wb.xlsx.writeBuffer();
   return { filename: `customers-${day}.xlsx`, contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', body: new Uint8Array(buf as ArrayBuffer) };
 }

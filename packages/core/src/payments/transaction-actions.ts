@@ -1,6 +1,7 @@
 import { enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
 import { lineModifierNames, nameWithVariant } from '@pos/domain/catalog/variants';
+import { oneLine } from '@pos/domain/printing/text-width';
 import { jobMessage, notificationSendJob, orderDispatchJob } from '@pos/kernel/queues/index';
 import { loadLines, loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { cancelKioskPayment } from './cancel-kiosk-payment.ts';
@@ -11,10 +12,13 @@ import { deletePrintJobs } from '../printers/print-jobs.ts';
 
 const money = (c: number) => (c / 100).toFixed(2);
 
-/** A sold line on the mailed receipt: `2 x Latte (Large)  9.00`, then `   + Oat milk` per modifier. */
+/**
+ * A sold line on the mailed receipt: `2 x Latte (Large)  9.00`, then `   + Oat milk` per modifier. Each
+ * name on one line (`oneLine`, as the printer prints it): a name's line break could forge a receipt line.
+ */
 const receiptLines = (l: { qty: number; name: string; variant: unknown; modifiers: unknown; total: number }): string[] => [
-  `${l.qty} x ${nameWithVariant(l.name, l.variant)}  ${money(l.total)}`,
-  ...lineModifierNames(l.modifiers).map((m) => `   + ${m}`),
+  `${l.qty} x ${oneLine(nameWithVariant(l.name, l.variant))}  ${money(l.total)}`,
+  ...lineModifierNames(l.modifiers).map((m) => `   + ${oneLine(m)}`),
 ];
 
 /**

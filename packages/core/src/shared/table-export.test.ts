@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DecimalCents, exportTable, safeCell } from './table-export.ts';
+import { DecimalCents, exportTable, safeCell, workbookText } from './table-export.ts';
 
 async function text(body: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(body).text();
@@ -18,6 +18,21 @@ describe('table export', () => {
     const f = exportTable({ basename: 'x', sheet: 'X', columns: ['name', 'net', 'net_eur'] as const, rows: rows([{ name: '-1+cmd', net: -220, net_eur: new DecimalCents(-220) }]), format: 'csv' });
     expect(await text(f.body)).toBe("name,net,net_eur\n'-1+cmd,-220,-2.20\n");
     expect(safeCell('=SUM(A1)')).toBe("'=SUM(A1)");
+  });
+});
+
+describe('a workbook holds any name', () => {
+  test('characters XML excludes (U+FFFE, U+FFFF, controls) are dropped and an unpaired surrogate is U+FFFD: the file opens (it was unreadable)', async () => {
+    expect(workbookText('Eve\uFFFE')).toBe('Eve');
+    expect(workbookText('a\u0001b\tc\nd')).toBe('ab\tc\nd');
+    expect(workbookText('half \ud83d')).toBe('half \uFFFD');
+    expect(workbookText('whole \ud83d\ude00')).toBe('whole \ud83d\ude00');
+    const f = exportTable({ basename: 'x', sheet: 'X', columns: ['name'] as const, rows: rows([{ name: 'Latte\uFFFF' }, { name: 'Eve\uFFFE' }, { name: 'half \ud83d' }]), format: 'xlsx' });
+    const { default: ExcelJS } = await import('exceljs');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(await new Response(f.body).arrayBuffer()) as never);
+    const names = wb.worksheets[0]!.getColumn(1).values.slice(2);
+    expect(names).toEqual(['Latte', 'Eve', 'half \uFFFD']);
   });
 });
 

@@ -100,14 +100,28 @@ async function writeXlsx<C extends string>(columns: readonly C[], source: AsyncI
   await wb.commit();
 }
 
-/** The row with its `DecimalCents` as numbers: a numeric cell of the workbook (e.g. -2.2), which the sheet's format shows. */
+/**
+ * The row as workbook cells: `DecimalCents` as numbers (a numeric cell, e.g. -2.2, which the sheet's
+ * format shows), text as `workbookText`.
+ */
 function numericMoney<C extends string>(r: Record<C, Cell>): Record<C, string | number | boolean> {
   const out = {} as Record<C, string | number | boolean>;
   for (const k in r) {
     const v: Cell = r[k];
-    out[k] = v instanceof DecimalCents ? v.cents / 100 : v;
+    out[k] = v instanceof DecimalCents ? v.cents / 100 : typeof v === 'string' ? workbookText(v) : v;
   }
   return out;
+}
+
+/**
+ * Text a workbook's XML can hold: characters XML 1.0 excludes (controls other than tab and line breaks,
+ * U+FFFE, U+FFFF) are dropped, an unpaired surrogate is U+FFFD. One such character in a customer's or an item's
+ * name made the whole file unreadable (exceljs drops the controls, not the rest).
+ */
+export function workbookText(s: string): string {
+  // An unpaired surrogate becomes U+FFFD (toWellFormed), which XML holds.
+  // eslint-disable-next-line no-control-regex
+  return s.toWellFormed().replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '');
 }
 
 /**

@@ -11,18 +11,28 @@ export type WebhookLogStatus = 'received' | 'processed' | 'duplicate' | 'locatio
 
 /**
  * Text PostgreSQL can store: a NUL character (or, in a jsonb document, the `\u0000` escape) is
- * refused by text and jsonb columns, and a delivery carrying one would otherwise leave no log row at
- * all. It becomes U+FFFD in the log; the raw body keeps everything else.
+ * refused by text and jsonb columns, and so is an unpaired surrogate in a jsonb document (half an
+ * emoji, a provider's note cut at its length limit); a delivery carrying one would otherwise leave no
+ * log row at all. Each becomes U+FFFD in the log; the raw body keeps everything else.
  */
-const storableText = <T extends string | null>(s: T): T => (s === null ? s : s.replaceAll('\u0000', '\uFFFD')) as T;
+const storableText = <T extends string | null>(s: T): T => (s === null ? s : s.replaceAll('\u0000', '\uFFFD').toWellFormed()) as T;
 
-/** A JSON document PostgreSQL's jsonb accepts (see `storableText`); null when it cannot be serialised (nesting too deep). */
+/** A JSON document PostgreSQL's jsonb accepts (see `storableText`, for keys and values); null when it cannot be serialised (nesting too deep). */
 function storableJson(value: unknown): string | null {
   try {
-    return JSON.stringify(value ?? null, (_k, v: unknown) => (typeof v === 'string' ? storableText(v) : v)).replaceAll('\\u0000', '\\ufffd');
+    return JSON.stringify(value ?? null, (_k, v: unknown) => (typeof v === 'string' ? storableText(v) : isPlainObject(v) ? storableKeys(v) : v));
   } catch {
     return null;
   }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The object with keys PostgreSQL accepts; the same object when they all are (the usual case). */
+function storableKeys(o: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(o);
+  if (keys.every((k) => storableText(k) === k)) return o;
+  return Object.fromEntries(keys.map((k) => [storableText(k), o[k]]));
 }
 
 /** SHA-256 of the raw bytes received: the content hash a card-b event is stored under. */

@@ -278,4 +278,22 @@ describe('the mailed receipt', () => {
       await admin('DELETE', `/variant-groups/${size.id}`);
     }
   });
+
+  test('a line break in a modifier name cannot forge a line of the mailed receipt (it is mailed on one line, as printed)', async () => {
+    const admin = (method: string, path: string, body?: unknown) => api.call(method, `/api/back-office${path}`, { token: owner, body });
+    const fries = m.items.find((i) => i.name === 'Fries with mayonnaise')!;
+    const forged = (await admin('POST', '/modifier-groups', { name: 'Forged', min_select: 0, max_select: 1, modifiers: [{ name: 'Andalouse\nTotal: 0.01', price: 0 }] })).body.data;
+    expect((await admin('PUT', `/items/${fries.id}`, { modifier_group_ids: [forged.id] })).status).toBe(200);
+    try {
+      const c = await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: fries.id, qty: 1, modifier_ids: [forged.modifiers[0].id] }] } });
+      await sim.complete(c.body.data.idempotency_key);
+      expect((await bo('POST', `/${c.body.data.id}/verify-payment-status`)).body.data.status).toBe('Complete');
+      const to = `forged-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      expect((await bo('POST', `/${c.body.data.id}/resend-receipt`, { body: { email: to } })).body).toEqual({ status: 'success' });
+      const [mail] = (await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', to).execute()).map((r) => (r.payload as any).data);
+      expect(mail.lines).toBe('1 x Fries with mayonnaise  3.95\n   + Andalouse Total: 0.01');
+    } finally {
+      await admin('PUT', `/items/${fries.id}`, { modifier_group_ids: [] });
+    }
+  });
 });

@@ -37,6 +37,18 @@ describe('a verified delivery is logged whatever its JSON holds', () => {
     expect({ events: ev.length, logs }).toEqual({ events: 1, logs: [{ status: 'processed', error: null }] });
   });
 
+  test('half an emoji (an unpaired surrogate) in a note or a key: the delivery is one webhook_logs row (jsonb refused it: none)', async () => {
+    for (const extra of ['"note":"ring bell \\ud83d"', '"\\udc00key":"x"']) {
+      const orderId = `o-${ref()}`;
+      const raw = `{"event_id":"${crypto.randomUUID()}","event_type":"orders.new","store_id":"${store}","order":{"id":"${orderId}",${extra}}}`;
+      const r = await api.call('POST', '/api/webhook/delivery-b', { rawBody: raw, headers: sig(raw) });
+      expect(r.status).toBe(200);
+      expect(await logsOf(raw)).toEqual([{ status: 'processed', error: null }]);
+      const [log] = await api.deps.db.selectFrom('webhook_logs').select('payload').where('provider', '=', 'delivery-b').where('raw_body', '=', raw).execute();
+      expect(JSON.stringify(log!.payload)).toContain('\uFFFD');
+    }
+  });
+
   test('event id with \\u0000: the delivery is logged as failed (visible, replayable), not dropped', async () => {
     const raw = `{"event_id":"ev\\u0000${ref()}","event_type":"orders.new","store_id":"${store}","order":{"id":"o-${ref()}"}}`;
     const r = await api.call('POST', '/api/webhook/delivery-b', { rawBody: raw, headers: sig(raw) });
