@@ -14,7 +14,9 @@ export async function deleteRole(scope: TeamScope, roleId: string): Promise<void
     const role = await findRole(tx, roleId);
     if (role.is_owner) throw errors.conflict(OWNER_ROLE_UNDELETABLE);
     // Lock the role so a concurrent assignment cannot slip in between the count and the delete.
-    await tx.selectFrom('roles').select('id').where('id', '=', role.id).forUpdate().execute();
+    const locked = await tx.selectFrom('roles').select('id').where('id', '=', role.id).forUpdate().executeTakeFirst();
+    // Deleted by a delete sent at the same time (which held the lock): the 404 a later delete gets.
+    if (!locked) throw errors.notFound('role');
     const holders = await countRoleUsers(tx, role.id);
     if (holders > 0) throw errors.conflict(`The role "${role.name}" is assigned to ${holders} ${holders === 1 ? 'user' : 'users'}; remove it from them before deleting it.`, { reason: 'role_in_use' });
     await tx.deleteFrom('roles').where('id', '=', role.id).execute();

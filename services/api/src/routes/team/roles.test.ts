@@ -1,3 +1,4 @@
+import { bindTenant } from '@pos/db';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { BACKOFFICE_PERMISSIONS } from '@pos/domain/permissions';
@@ -231,5 +232,17 @@ describe('role writes stay within the caller\'s permissions', () => {
     expect(await permsOf(shared)).toEqual([]);
     const manager = await makeMember(api, a, ['EDIT_ROLES', 'VIEW_ITEMS'], { locationIds: [], allLocations: true });
     expect((await api.call('PUT', `${base}/roles/${shared}`, { token: manager.token, body: { name: `Shared ${tag()}`, permissions: ['VIEW_ITEMS'] } })).status).toBe(200);
+  });
+});
+
+describe('a role deleted several times at once', () => {
+  test('an unused role deleted five times at once: one 200 and one log entry, the others the 404 a later delete gets', async () => {
+    for (let round = 0; round < 3; round++) {
+      const id = (await api.call('POST', `${base}/roles`, { token: owner, body: { name: `Twice ${round} ${crypto.randomUUID().slice(0, 6)}`, permissions: [] } })).body.data.id as string;
+      const answers = await Promise.all([1, 2, 3, 4, 5].map(() => api.call('DELETE', `${base}/roles/${id}`, { token: owner })));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 404, 404, 404, 404]);
+      const logs = await bindTenant(api.deps.db, a.merchant.tenant_database).selectFrom('activity_logs').select('id').where('subject_id', '=', id).where('action', '=', 'deleted').execute();
+      expect(logs.length).toBe(1);
+    }
   });
 });
