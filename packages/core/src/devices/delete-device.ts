@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { errors } from '@pos/kernel';
 import { logActivity } from '../activity/log-activity.ts';
 import { endLiveStaffSessions } from '../pos/staff/staff-session.ts';
-import { requireNotBeingSubscribed } from './device-subscription-claims.ts';
+import { DEVICE_BEING_SUBSCRIBED, requireNotBeingSubscribed } from './device-subscription-claims.ts';
 import { recordUnitTakenOff, servingSubscriptionNaming, takingUnitOff, type DeviceBillingDeps, type UnitTakenOff } from './device-subscription-units.ts';
 import { findDevice, inMerchantTx, requireLocationAccess, type BackofficeScope } from './device-records.ts';
 import { unbindDeviceRegisters } from '../pos-admin/register-records.ts';
@@ -19,18 +19,22 @@ export async function deleteDevice(scope: BackofficeScope, deviceId: string, dep
   const d = await findDevice(scope.tdb, deviceId);
   requireLocationAccess(scope.access, d.location_id, 'DELETE_DEVICES');
   const billed = await servingSubscriptionNaming(scope.tdb, d.id);
-  if (!billed) return removeDevice(scope, d, null);
+  if (!billed) return removeDevice(scope, d, null, true);
   // Refused before card-a is asked, so a 409 never follows a unit already taken off.
   await requireNotBeingSubscribed(scope.tdb, d.id, scope.now);
-  return takingUnitOff(scope.tdb, deps, billed, d.id, (unit) => removeDevice(scope, d, unit));
+  return takingUnitOff(scope.tdb, deps, billed, d.id, (unit) => removeDevice(scope, d, unit, false));
 }
 
 /** The delete's transaction; the record takes the unit card-a took off (`unit`) in it. */
-async function removeDevice(scope: BackofficeScope, d: { id: string; name: string; type: string }, unit: UnitTakenOff | null): Promise<void> {
+async function removeDevice(scope: BackofficeScope, d: { id: string; name: string; type: string }, unit: UnitTakenOff | null, unbilled: boolean): Promise<void> {
   await inMerchantTx(scope.db, scope.merchant.tenant_database, async ({ central, tenant }) => {
     // The subscription's lock first, the device row's after, in the webhooks' order.
     if (unit) await recordUnitTakenOff(tenant, unit, scope.now);
     await requireNotBeingSubscribed(tenant, d.id, scope.now);
+    // Found unbilled: read again with the device locked. A subscribe that finished since (its claim
+    // cleared in the commit this lock waited for) now bills it: refused like a subscribe in flight, and
+    // the retried delete takes its unit off.
+    if (unbilled && (await servingSubscriptionNaming(tenant, d.id))) throw errors.conflict(DEVICE_BEING_SUBSCRIBED, { reason: 'device_subscribing' });
     const deleted = await tenant.updateTable('devices').set({ deleted_at: scope.now }).where('id', '=', d.id).where('deleted_at', 'is', null).executeTakeFirst();
     // Deleted by a delete sent at the same time: the 404 a later delete gets (before: a second 200, log entry and token bump).
     if (Number(deleted.numUpdatedRows) === 0) throw errors.notFound('device');

@@ -4,7 +4,7 @@ import { errors } from '@pos/kernel';
 import type { CardAClient } from '@pos/providers/card-a/card-a-client';
 import { inSubscriptionTurn, type BillingLockDeps } from '../settings/billing-subscriptions.ts';
 import { lockSubscription } from '../webhooks/card-a-subscriptions.ts';
-import { SERVING } from './device-subscription-claims.ts';
+import { ENDED_SUBSCRIPTION_STATUSES } from '../settings/location-references.ts';
 
 /**
  * A kiosk or kds a subscribe request billed is one unit of its card-a subscription, named in the
@@ -30,12 +30,18 @@ export interface UnitTakenOff {
 
 const named = (deviceIds: unknown): string[] => (Array.isArray(deviceIds) ? (deviceIds as string[]) : []);
 
-/** The serving subscription record naming the device (a subscribe never bills a device twice: at most one). */
+/**
+ * A subscription that has not ended bills its units (past due, unpaid, incomplete or paused ones too,
+ * once paid or resumed): only `canceled` and `incomplete_expired` bill nothing (location-references.ts).
+ */
+const billing = (status: string) => !(ENDED_SUBSCRIPTION_STATUSES as readonly string[]).includes(status);
+
+/** The billing subscription record naming the device (a subscribe never bills a device twice: at most one). */
 export function servingSubscriptionNaming(tdb: TenantDb, deviceId: string) {
   return tdb
     .selectFrom('billing_subscriptions')
     .select(['id', 'provider_subscription_id'])
-    .where('status', 'in', SERVING)
+    .where('status', 'not in', [...ENDED_SUBSCRIPTION_STATUSES])
     .where(sql<boolean>`jsonb_typeof(device_ids) = 'array' and device_ids @> ${JSON.stringify([deviceId])}::jsonb`)
     .orderBy('id')
     .executeTakeFirst();
@@ -56,14 +62,14 @@ export function takingUnitOff<T>(tdb: TenantDb, deps: DeviceBillingDeps, record:
     async () => {
       // Read again in the turn: another delete of this subscription may have gone first.
       const current = await tdb.selectFrom('billing_subscriptions').select(['status', 'device_ids']).where('id', '=', record.id).executeTakeFirstOrThrow();
-      if (!SERVING.includes(current.status) || !named(current.device_ids).includes(deviceId)) return remove(null);
+      if (!billing(current.status) || !named(current.device_ids).includes(deviceId)) return remove(null);
       const left = named(current.device_ids).filter((id) => id !== deviceId);
       const s = await atCardA(async () => {
         const client = deps.cardA;
         if (!client) throw new Error('card-a is not configured');
         const sub = await client.retrieveSubscription(subId);
         // Ended at card-a (its event not handled yet): nothing is billed any more.
-        if (!SERVING.includes(sub.status)) return null;
+        if (!billing(sub.status)) return null;
         if (!left.length) return client.updateSubscription(subId, { metadata: { device_ids: '' }, cancelAtPeriodEnd: true });
         const item = sub.items?.data[0];
         if (!item) throw new Error('card-a subscription without an item');

@@ -5,6 +5,7 @@ import { startCardASimulator, startCardBSimulator, startPlatformASimulator, type
 import { DEVICE_BILLING_NOT_UPDATED } from '@pos/core/devices/device-subscription-units';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { limitedUserToken, loginToken } from './test-helpers.ts';
+import { whileWriting } from '../../testing/while-writing.ts';
 
 /**
  * The device action routes of spec 1 "Devices and device profiles" (docs/decisions.md "Device routes"):
@@ -592,6 +593,31 @@ describe('POST /devices/subscribe/{locationId}', () => {
     // card-a back: the delete goes through.
     expect(await del(k.id)).toMatchObject(deleted);
     expect((await billing(subId)).card_a).toEqual({ status: 'active', quantity: 1, device_ids: d.id, cancel_at_period_end: false });
+  });
+
+  test('an unpaid (or incomplete, paused) subscription still bills: deleting its device takes the unit off too', async () => {
+    const { k, d, subId } = await subscribedPair('cus_devices_unit_off_unpaid');
+    await tdbOf(a).updateTable('billing_subscriptions').set({ status: 'unpaid' }).where('provider_subscription_id', '=', subId).execute();
+    expect(await del(k.id)).toMatchObject(deleted);
+    expect((await billing(subId)).card_a).toEqual({ status: 'active', quantity: 1, device_ids: d.id, cancel_at_period_end: false });
+  });
+
+  test('a delete that finds no subscription while a subscribe of the device is committing is refused (409), never a billed deleted device', async () => {
+    const k = await newDevice('kiosk', loc1());
+    // The subscribe's last commit in flight: its record names the kiosk, its claim on the device cleared.
+    const r = await whileWriting(
+      tdbOf(a),
+      async (t) => {
+        await t.updateTable('devices').set({ subscription_claim: null, subscription_claim_until: null }).where('id', '=', k.id).execute();
+        await t
+          .insertInto('billing_subscriptions')
+          .values({ id: Bun.randomUUIDv7(), location_id: loc1(), provider_subscription_id: `sub_race_${crypto.randomUUID().slice(0, 8)}`, customer_id: 'cus_devices_race', status: 'active', device_ids: JSON.stringify([k.id]) } as never)
+          .execute();
+      },
+      () => del(k.id),
+    );
+    expect(r).toMatchObject({ status: 409, body: { message: 'The device is being subscribed; try again in a moment.', reason: 'device_subscribing' } });
+    expect((await api.call('GET', `/api/back-office/devices/${k.id}`, { token: owner })).status).toBe(200);
   });
 
   test('CREATE_DEVICES at that location; another merchant\'s location is 404', async () => {
