@@ -235,6 +235,22 @@ describe('delivery-b (acceptance on the marketplace side)', () => {
     expect(await stock()).toEqual(returned);
   });
 
+  test('a cancellation after paying gives back only the stock the capture took (an item tracked since took none)', async () => {
+    const water = item('Sparkling water');
+    const placed = await place(simB.url, storeB, { type: 'PICKUP', items: [{ external_id: water.id, name: 'Sparkling water', quantity: 2, unit_price: 350 }] });
+    const pending = await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0], 10_000, 'pending delivery-b order');
+    await tdb.deleteFrom('inventory_levels').where('item_id', '=', water.id).where('location_id', '=', pending.location_id).execute();
+    await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'ACCEPTED' });
+    await waitFor(async () => ((await transactionsOf('delivery-b', placed.order.id))[0]?.status === 'Complete' ? true : undefined), 10_000, 'captured');
+    // Tracked only now: the capture took nothing.
+    await tdb.insertInto('inventory_levels').values({ item_id: water.id, location_id: pending.location_id, quantity: 20 }).execute();
+    await simPost(simB.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
+    await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0]?.order_status === 'Cancelled' || undefined, 10_000, 'cancelled');
+    const level = await tdb.selectFrom('inventory_levels').select('quantity').where('item_id', '=', water.id).where('location_id', '=', pending.location_id).executeTakeFirstOrThrow();
+    expect(level.quantity).toBe(20);
+    expect(await tdb.selectFrom('inventory_history').select('id').where('note', 'like', `Order ${pending.order_no} %`).execute()).toEqual([]);
+  });
+
   test('an order cancelled before it was ever captured ends Cancelled', async () => {
     const water = item('Sparkling water');
     const placed = await place(simB.url, storeB, { items: [{ external_id: water.id, name: 'Sparkling water', quantity: 1, unit_price: 350 }] });

@@ -8,9 +8,9 @@ import { ProviderError } from '@pos/providers/shared/provider-error';
 import type { MarketplaceOrder, MarketplaceOrderStatus } from '@pos/providers/shared/marketplace-orders';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { takeOutOfDailyStats } from '../payments/daily-stats-uncount.ts';
-import { insertQuotedLines, loadLines, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
+import { insertQuotedLines, loadTransaction, nextCounter, type TransactionRow } from '../payments/transaction-records.ts';
 import { recordStep } from '../payments/post-capture.ts';
-import { moveSoldStock } from '../payments/sold-stock.ts';
+import { moveSoldStock, stockSoldOf } from '../payments/sold-stock.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
 import { importFinished } from './marketplace-import-recovery.ts';
@@ -212,7 +212,9 @@ async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDat
       if (d.kind !== 'accepted' && cur.status === 'Complete') {
         await takeOutOfDailyStats(tx, t.id);
         if (await recordStep(tx, t.id, 'stock_returned', 'ok', 'marketplace order cancelled after paying')) {
-          await moveSoldStock(tx, { location_id: t.location_id, lines: await loadLines(tx, t.id) }, 'returned', `Order ${t.order_no} cancelled by ${provider}`, now);
+          // What the capture took, as its step names it (an item tracked since took nothing).
+          const capture = await tx.selectFrom('transaction_steps').select('detail').where('transaction_id', '=', t.id).where('step', '=', 'capture').executeTakeFirst();
+          await moveSoldStock(tx, { location_id: t.location_id, lines: stockSoldOf(capture?.detail) }, 'returned', `Order ${t.order_no} cancelled by ${provider}`, now);
         }
       }
     });

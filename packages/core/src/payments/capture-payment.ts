@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { moveSoldStock } from './sold-stock.ts';
+import { moveSoldStock, stockSoldDetail } from './sold-stock.ts';
 import { sql } from 'kysely';
 import { CAPTURE_ATTEMPTS, enqueueOutbox, withWriteRetry, type TenantDb } from '@pos/db';
 import { errors, type Logger } from '@pos/kernel';
@@ -133,10 +133,12 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
           // Rows many captures share (the item's stock level, the location's receipt counter) are
           // written last, so their locks are held for the shortest time before the commit.
           const lines = await loadLines(tx, t.id);
-          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind === 'poll' && trigger.via ? trigger.via : trigger.kind, detail: null }).execute();
           // Stock of tracked items goes down by what was sold (sold-stock.ts). A test-mode order sold
           // nothing (no money taken, and its DELETE would leave the stock short): it moves no stock.
-          const stockChanged = t.is_test ? false : await moveSoldStock(tx, { location_id: t.location_id, lines }, 'sold', `Order ${t.order_no}`, now);
+          const sold = t.is_test ? [] : await moveSoldStock(tx, { location_id: t.location_id, lines }, 'sold', `Order ${t.order_no}`, now);
+          const stockChanged = sold.length > 0;
+          // The capture's step names the stock it took: what a cancellation after paying gives back.
+          await tx.insertInto('transaction_steps').values({ transaction_id: t.id, step: 'capture', outcome: trigger.kind === 'poll' && trigger.via ? trigger.via : trigger.kind, detail: stockSoldDetail(sold) }).execute();
           await enqueueOutbox(tx, jobMessage(paymentPostCaptureJob, { tenant_database: deps.tenantDatabase, transaction_id: t.id, stock_changed: stockChanged }));
           await expireLoyaltyToken(tx, t.loyalty_token, now);
           const receiptNo = await nextCounter(tx, t.location_id, 'receipt_no');
