@@ -4,7 +4,7 @@ import { dropMerchant } from '@pos/core/merchants/create-merchant';
 import { seedDemo, type DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { paymentProvidersFromEnv } from '@pos/core/payments/payment-providers';
 import { dispatchOrdersToRegister, dispatchOrderToRegister } from '@pos/core/payments/post-capture';
-import { retryRegisterSync } from '@pos/core/payments/transaction-actions';
+import { ALREADY_SYNCED, retryRegisterSync } from '@pos/core/payments/transaction-actions';
 import { loadTransaction, registerSyncOf } from '@pos/core/payments/transaction-records';
 import { NO_REGISTER, registerDispatchFromEnv, type RegisterDispatchDeps } from '@pos/core/integrations/dispatch-register';
 import { saveRegisterAToken, selectRegisterAStore, verifyRegisterAOrders, type RegisterAAdminDeps } from '@pos/core/integrations/register-a-admin';
@@ -81,15 +81,25 @@ describe('order dispatch to register-a', () => {
     const kitchen = await tdb.selectFrom('kitchen_items').select(['name', 'qty', 'total']).where('transaction_id', '=', id).orderBy('position').execute();
     expect((o.body.items as any[]).map((l) => [l.name, l.quantity, Math.round(l.price * l.quantity * 100)])).toEqual(kitchen.map((k) => [k.name, k.qty, k.total]));
 
-    // The job again, twice, and `retry-sync`: the register answers the same order.
+    // The job again, twice: the register answers the same order. `retry-sync` of a synced order is 409.
     const created = regA.ordersCreated;
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
-    await retryRegisterSync(tdb, m.merchant.tenant_database, t);
+    await expect(retryRegisterSync(tdb, m.merchant.tenant_database, t)).rejects.toMatchObject({ message: ALREADY_SYNCED, reason: 'already_synced' });
     await Bun.sleep(600);
     expect(regA.ordersCreated).toBe(created);
     expect(regA.orders(setup.storeIds[0]!).length).toBe(1);
     expect((await registerSyncOf(tdb, id)).status).toBe('synced');
+
+    // At another register already (the location's register changed since): the job never sends it here.
+    await tdb.updateTable('transaction_register_sync').set({ detail: 'register-d order rd-ord-9' }).where('transaction_id', '=', id).execute();
+    await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
+    expect(regA.ordersCreated).toBe(created);
+    expect(await registerSyncOf(tdb, id)).toMatchObject({ status: 'synced', detail: 'register-d order rd-ord-9' });
+    // orders/verify leaves it out: it was never meant for register-a (before: listed as missing).
+    const elsewhere = await verifyRegisterAOrders(admin(), m.locations[0]!.id);
+    expect([...elsewhere.found, ...elsewhere.missing]).not.toContain(id);
+    await tdb.updateTable('transaction_register_sync').set({ detail: `register-a order ${o.id}` }).where('transaction_id', '=', id).execute();
 
     // orders/verify finds it in the store.
     const v = await verifyRegisterAOrders(admin(), m.locations[0]!.id);

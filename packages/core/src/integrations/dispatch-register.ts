@@ -3,7 +3,7 @@ import type { CentralDb, TenantDb } from '@pos/db';
 import { registerDiscount } from '@pos/domain';
 import { ProviderError } from '@pos/providers/shared/provider-error';
 import { RegisterAClient, RegisterAError, RegisterATokenError, type RegisterAOrderInput, type RegisterAOrderType } from '@pos/providers/register-a/register-a-client';
-import { setRegisterSync, type TransactionRow } from '../payments/transaction-records.ts';
+import { registerSyncOf, setRegisterSync, type TransactionRow } from '../payments/transaction-records.ts';
 import { recordToken, registerARecordByTenant } from './register-a-records.ts';
 import { RegisterBClient } from '@pos/providers/register-b/register-b-client';
 import { registerBDispatcher } from './register-b-dispatch.ts';
@@ -188,6 +188,11 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
     return skipped;
   }
   const found = await findRegister(deps, tenantDatabase, t.location_id, t.channel);
+  // At a register already (a job run again, a sweep): never sent to another one the location has now.
+  if (found !== null && !('error' in found)) {
+    const sync = await registerSyncOf(tdb, t.id);
+    if (sync.status === 'synced' && !sync.detail?.startsWith(`${found.dispatcher.provider} order `)) return { status: 'synced', provider: sync.detail?.split(' ')[0] ?? '', detail: sync.detail ?? '' };
+  }
   const outcome = found === null ? ({ status: 'not_configured', detail: NO_REGISTER } as const) : 'error' in found ? classify(found.dispatcher.provider, found.error) : await pushTo(tdb, t, found);
   await setRegisterSync(tdb, t.id, outcome.status, outcome.detail.slice(0, 500));
   return outcome;

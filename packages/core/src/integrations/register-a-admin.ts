@@ -222,7 +222,8 @@ export async function disableRegisterA(deps: RegisterAAdminDeps, locationId: str
 /**
  * `POST /register-a/{locationId}/orders/verify`: the location's orders the dispatch reported sent
  * (latest 50) are looked up in register-a's store (every kitchen status, `done` asked explicitly);
- * answers which were found and which are missing there.
+ * answers which were found and which are missing there. Only the orders sent to register-a: those
+ * another register took (the location used one before) were never meant to be there.
  */
 export async function verifyRegisterAOrders(deps: RegisterAAdminDeps, locationId: string): Promise<{ checked: number; found: string[]; missing: string[] }> {
   const rec = await recordOr404(deps, locationId);
@@ -233,6 +234,7 @@ export async function verifyRegisterAOrders(deps: RegisterAAdminDeps, locationId
     .select('transactions.id')
     .where('transactions.location_id', '=', locationId)
     .where('s.status', '=', 'synced')
+    .where('s.detail', 'like', 'register-a order %')
     .orderBy('transactions.created_at', 'desc')
     .limit(50)
     .execute();

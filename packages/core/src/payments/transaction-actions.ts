@@ -3,7 +3,7 @@ import { AppError, errors } from '@pos/kernel';
 import { lineModifierNames, nameWithVariant } from '@pos/domain/catalog/variants';
 import { oneLine } from '@pos/domain/printing/text-width';
 import { jobMessage, notificationSendJob, orderDispatchJob } from '@pos/kernel/queues/index';
-import { loadLines, loadTransaction, type TransactionRow } from './transaction-records.ts';
+import { loadLines, loadTransaction, registerSyncOf, type TransactionRow } from './transaction-records.ts';
 import { cancelKioskPayment } from './cancel-kiosk-payment.ts';
 import type { KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { removeKitchenTickets } from '../kitchen/remove-tickets.ts';
@@ -47,9 +47,16 @@ export async function sendReceipt(tdb: TenantDb, t: TransactionRow, email: strin
   );
 }
 
-/** `retry-sync`: dispatches the completed order to the register again (`order.dispatch`). */
+export const ALREADY_SYNCED = 'The order is already at its register.';
+
+/**
+ * `retry-sync` ("retry a failed POS sync"): dispatches the completed order to the register again
+ * (`order.dispatch`). An order already at a register is 409 `already_synced`: the location's register
+ * may have changed since, and a second dispatch would book the paid order at two registers.
+ */
 export async function retryRegisterSync(tdb: TenantDb, tenantDatabase: string, t: TransactionRow): Promise<void> {
   if (t.status !== 'Complete') throw errors.conflict('Only a complete transaction is sent to the register.', { reason: 'not_complete' });
+  if ((await registerSyncOf(tdb, t.id)).status === 'synced') throw errors.conflict(ALREADY_SYNCED, { reason: 'already_synced' });
   await enqueueOutbox(tdb, jobMessage(orderDispatchJob, { tenant_database: tenantDatabase, transaction_id: t.id }));
 }
 

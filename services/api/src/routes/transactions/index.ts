@@ -84,7 +84,7 @@ export function transactionRoutes(deps: ApiDeps) {
         await retryRegisterSync(tenant.db, tenant.merchant.tenant_database, t);
         return { status: 'success' as const };
       },
-      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again. Throttled (429 `Too Many Attempts.`): 5 a minute per transaction, 30 a minute per user.') },
+      { params: S.IdParams, response: { 200: S.Success }, transform: [permission('VIEW_TRANSACTIONS')], ...doc('Retry the register sync', 'VIEW_TRANSACTIONS', 'Queues the register dispatch of a complete transaction again; one already at its register is 409 `already_synced` (the location\'s register may have changed since). Throttled (429 `Too Many Attempts.`): 5 a minute per transaction, 30 a minute per user.') },
     )
     .post(
       '/:id/verify-payment-status',
