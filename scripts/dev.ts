@@ -213,6 +213,9 @@ env.DELIVERY_B_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api
 env.REGISTER_B_SIM_ACCOUNTS ||= 'dev-register-b-account';
 // register-c's connect flow (POST /back-office/register-c/oauth) comes back to this API's callback.
 env.REGISTER_C_OAUTH_REDIRECT_URI ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/register-c/callback`;
+// delivery-b's connect flow likewise; both sign their OAuth state (without a secret, connecting answers 503).
+env.DELIVERY_B_OAUTH_REDIRECT_URI ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/delivery-b/callback`;
+env.OAUTH_STATE_SECRET ||= randomSecret(32);
 // Addresses the platform hands out (a printer's poll URL, mail links, QR codes, a checkout's way back)
 // follow the ports of this run: their defaults name ports 3000 and 3100.
 env.PRINTER_POLL_PUBLIC_URL ||= `http://localhost:${env.PRINTER_POLL_PORT || 3100}/print/printer-a/sdp`;

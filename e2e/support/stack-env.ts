@@ -86,6 +86,7 @@ export const E2E = {
     REGISTER_C_API_URL: `http://127.0.0.1:${sims.registerC}`,
     // The connect flow's redirect: the OAuth simulator's consent screen sends the browser back to this API.
     REGISTER_C_OAUTH_REDIRECT_URI: `http://127.0.0.1:${apiPort}/api/register-c/callback`,
+    DELIVERY_B_OAUTH_REDIRECT_URI: `http://127.0.0.1:${apiPort}/api/delivery-b/callback`,
     // The poll URL handed to printers at pairing: the stack's printer-poll service (issue 15).
     PRINTER_POLL_PUBLIC_URL: `http://127.0.0.1:${Number(process.env.E2E_PRINTER_PORT ?? 3401)}/print/printer-a/sdp`,
     // Customer login codes and the bot challenge (issue 16), through their simulators.
