@@ -172,6 +172,8 @@ export interface CentralTables {
     scopes: string | null;
     settings: Json<Record<string, unknown>>;
     menu_sync_requested_at: NullableTimestamp;
+    /** The last menu push (`sync-menu`; migration 2026-12-03-101). */
+    menu_synced_at: NullableTimestamp;
     last_event_at: NullableTimestamp;
     connected_at: NullableTimestamp;
     created_at: Timestamp;

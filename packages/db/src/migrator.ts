@@ -88,6 +88,7 @@ import * as central601printerTokensNotify from './migrations/central/2026-11-28-
 import * as central701fdmRegistry from './migrations/central/2026-11-28-701-fdm-registry.ts';
 import * as central550jobFailures from './migrations/central/2026-12-01-550-job-failures.ts';
 import * as central101otpCredentialStamp from './migrations/central/2026-12-02-101-otp-credential-stamp.ts';
+import * as central101menuSyncedAt from './migrations/central/2026-12-03-101-menu-synced-at.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -116,6 +117,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-11-28-701-fdm-registry': central701fdmRegistry,
   '2026-12-01-550-job-failures': central550jobFailures,
   '2026-12-02-101-otp-credential-stamp': central101otpCredentialStamp,
+  '2026-12-03-101-menu-synced-at': central101menuSyncedAt,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

@@ -120,7 +120,7 @@ export interface LocationConnectionRow {
   external_ref: string;
   status: string;
   connected_at: Date | null;
-  menu_sync_requested_at: Date | null;
+  menu_synced_at: Date | null;
   settings: Record<string, unknown>;
 }
 
@@ -128,7 +128,7 @@ export interface LocationConnectionRow {
 export async function locationConnection(db: CentralDb, merchantId: string, provider: string, locationId: string): Promise<LocationConnectionRow | null> {
   const r = await db
     .selectFrom('integration_connections')
-    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_sync_requested_at', 'settings'])
+    .select(['id', 'external_ref', 'status', 'connected_at', 'menu_synced_at', 'settings'])
     .where('merchant_id', '=', merchantId)
     .where('provider', '=', provider)
     .where('location_id', '=', locationId)

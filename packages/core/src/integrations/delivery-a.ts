@@ -54,7 +54,7 @@ function statusOf(c: ConnectionRow | null): DeliveryAStatus {
     store_id: c?.external_ref ?? null,
     status: c?.status ?? 'disconnected',
     connected_at: c?.connected_at ? new Date(c.connected_at).toISOString() : null,
-    menu_synced_at: c?.menu_sync_requested_at ? new Date(c.menu_sync_requested_at).toISOString() : null,
+    menu_synced_at: c?.menu_synced_at ? new Date(c.menu_synced_at).toISOString() : null,
     settings: settingsOf(c),
   };
 }
@@ -141,7 +141,7 @@ export async function syncDeliveryAMenu(db: CentralDb, tdb: TenantDb, client: De
   } catch (e) {
     providerFailure(e);
   }
-  await db.updateTable('integration_connections').set({ menu_sync_requested_at: now, updated_at: now }).where('id', '=', c.id).execute();
+  await db.updateTable('integration_connections').set({ menu_synced_at: now, updated_at: now }).where('id', '=', c.id).execute();
   await logAction(db, scope, c.id, 'menu_synced', String(pushed), now);
   return { items: pushed };
 }

@@ -112,7 +112,7 @@ export async function registerDStatus(db: CentralDb, scope: RegisterDScope): Pro
     site_id: c?.external_ref ?? null,
     site_name: typeof name === 'string' ? name : null,
     connected_at: c?.connected_at ? new Date(c.connected_at).toISOString() : null,
-    menu_synced_at: c?.menu_sync_requested_at ? new Date(c.menu_sync_requested_at).toISOString() : null,
+    menu_synced_at: c?.menu_synced_at ? new Date(c.menu_synced_at).toISOString() : null,
     ...schedule,
   };
 }
@@ -248,7 +248,7 @@ export async function syncRegisterDMenu(db: CentralDb, tdb: TenantDb, client: Re
   } catch (e) {
     providerFailure(e);
   }
-  await db.updateTable('integration_connections').set({ menu_sync_requested_at: now, updated_at: now }).where('id', '=', c.id).execute();
+  await db.updateTable('integration_connections').set({ menu_synced_at: now, updated_at: now }).where('id', '=', c.id).execute();
   await logAction(db, scope, c.id, 'menu_synced', `items=${result.items} created=${result.created} updated=${result.updated} removed=${result.removed}`, now);
   return result;
 }

@@ -98,6 +98,9 @@ describe('delivery-b administration', () => {
 
     // Menu read before any push: delivery-b has none (409).
     expect((await api.call('GET', `${base()}/menu`, { token: owner })).status).toBe(409);
+    // delivery-b's "menu changed" event (it sets menu_sync_requested_at) is no sync: still none shown (before: its time).
+    await api.deps.db.updateTable('integration_connections').set({ menu_sync_requested_at: new Date() }).where('merchant_id', '=', m.merchant.id).where('provider', '=', 'delivery-b').execute();
+    expect((await api.call('GET', base(), { token: owner })).body.data.menu_synced_at).toBeNull();
     const menu = await api.call('POST', `${base()}/sync-menu`, { token: owner });
     expect(menu.status).toBe(200);
     const pushed = sim.stores.get('db-store-1')!.menu!;
