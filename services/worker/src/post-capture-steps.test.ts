@@ -187,16 +187,23 @@ describe('post-capture steps, one statement each', () => {
     }
   });
 
-  test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date', async () => {
+  test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date, unless a register took the order', async () => {
     const fresh = await transaction();
     const earlier = await transaction();
-    for (const id of [fresh, earlier]) await writeKitchenItems(tdb, [{ t: await loadTransaction(tdb, id), lines: await loadLines(tdb, id) }]);
-    // `earlier` went to a register before (since removed from the location); `retry-sync` dispatches it again.
-    await tdb.insertInto('transaction_register_sync').values({ transaction_id: earlier, status: 'synced', detail: 'register-b order 77' }).execute();
+    const taken = await transaction();
+    for (const id of [fresh, earlier, taken]) await writeKitchenItems(tdb, [{ t: await loadTransaction(tdb, id), lines: await loadLines(tdb, id) }]);
+    // `earlier` was refused by a register before (since removed from the location); `retry-sync` dispatches it again.
+    await tdb.insertInto('transaction_register_sync').values({ transaction_id: earlier, status: 'failed', detail: 'register-b refused it' }).execute();
     // The per-order path recorded its step with that outcome: the new outcome replaces it, as that path's upsert does.
-    await tdb.insertInto('transaction_steps').values({ transaction_id: earlier, step: 'register_dispatch', outcome: 'synced', detail: 'register-b order 77' }).execute();
+    await tdb.insertInto('transaction_steps').values({ transaction_id: earlier, step: 'register_dispatch', outcome: 'failed', detail: 'register-b refused it' }).execute();
+    // `taken` is at register-b (a sweep runs its dispatch again): it stays recorded there, step and row, so
+    // `retry-sync` cannot send it to a second register.
+    await tdb.insertInto('transaction_register_sync').values({ transaction_id: taken, status: 'synced', detail: 'register-b order 77' }).execute();
+    await tdb.insertInto('transaction_steps').values({ transaction_id: taken, step: 'register_dispatch', outcome: 'synced', detail: 'register-b order 77' }).execute();
 
-    expect(await dispatchOrdersToRegister(tdb, [earlier, fresh])).toEqual([null, null]);
+    expect(await dispatchOrdersToRegister(tdb, [earlier, fresh, taken])).toEqual([null, null, null]);
+    expect(await registerSyncOf(tdb, taken)).toEqual({ status: 'synced', detail: 'register-b order 77' });
+    expect(await listSteps(tdb, taken)).toEqual([{ step: 'register_dispatch', outcome: 'synced', detail: 'register-b order 77' }]);
     const rows = await tdb.selectFrom('transaction_register_sync').select(['transaction_id', 'status', 'detail']).where('transaction_id', 'in', [fresh, earlier]).execute();
     expect(rows).toEqual([{ transaction_id: earlier, status: 'not_configured', detail: 'No register is configured for this location.' }]);
     for (const id of [fresh, earlier]) {

@@ -118,7 +118,8 @@ describe('order dispatch to register-b', () => {
     // The job again, twice, and `retry-sync`: register-b answers the order already placed.
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
-    await retryRegisterSync(tdb, m.merchant.tenant_database, t);
+    // `retry-sync` of an order already at its register is refused (409 already_synced): nothing sent.
+    await expect(retryRegisterSync(tdb, m.merchant.tenant_database, t)).rejects.toMatchObject({ reason: 'already_synced' });
     await Bun.sleep(600);
     expect(ordersOf(id).map((o) => o.id)).toEqual([order!.id]);
     expect(branch().orders.size).toBe(1);

@@ -137,7 +137,8 @@ describe('order dispatch to register-c', () => {
     // The job again, twice, and `retry-sync`: register-c answers the same check, paid once.
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
-    await retryRegisterSync(tdb, m.merchant.tenant_database, t);
+    // `retry-sync` of an order already at its register is refused (409 already_synced): nothing sent.
+    await expect(retryRegisterSync(tdb, m.merchant.tenant_database, t)).rejects.toMatchObject({ reason: 'already_synced' });
     await Bun.sleep(600);
     expect(checksOf(id).map((c) => [c.id, c.paid, c.payments.length])).toEqual([[check!.id, amount, 1]]);
     expect(rcLocation().checks.length).toBe(1);
@@ -159,7 +160,8 @@ describe('order dispatch to register-c', () => {
       expect(out).toEqual({ status: 'synced', provider: 'register-c', detail: `register-c order ${check!.id}` });
       const amount = fromCents(ORDER_TOTAL());
       expect(check).toEqual({ id: check!.id, reference: id, profileCode: 'DINE', tableNumber: 2, status: 'CLOSED', total: amount, paid: amount, lines: LINES(), openedAt: expect.any(String), payments: [{ reference: `${id}:pay`, paymentMethodId: 'pm-online', amount }] });
-      // A delivery (marketplace) order is not sent to register-c.
+      // A delivery (marketplace) order is not sent to register-c (one no register took yet).
+      await tdb.deleteFrom('transaction_register_sync').where('transaction_id', '=', id).execute();
       expect(await dispatchToRegister(registers(), tdb, m.merchant.tenant_database, { ...t, channel: 'delivery' })).toEqual({ status: 'not_configured', detail: 'No register is configured for this location.' });
     } finally {
       await setMapping({ order_settings: { kiosk: KIOSK_TO_GO, online: ONLINE_TABLE_2 } });

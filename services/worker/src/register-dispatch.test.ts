@@ -96,6 +96,12 @@ describe('order dispatch to register-a', () => {
     await dispatchOrderToRegister(tdb, id, { deps: registers(), tenantDatabase: m.merchant.tenant_database });
     expect(regA.ordersCreated).toBe(created);
     expect(await registerSyncOf(tdb, id)).toMatchObject({ status: 'synced', detail: 'register-d order rd-ord-9' });
+    // Nor does a run with no register configured any more (one by one, or a batch's statement) unmark it:
+    // `retry-sync` would then send it to a second register.
+    await dispatchOrderToRegister(tdb, id, { deps: registerDispatchFromEnv(env.handle.db, {}), tenantDatabase: m.merchant.tenant_database });
+    const ctx = { db: env.handle.db, log: env.log, clock: systemClock, notifications: devLogDriver(env.log), jobId: 'test-dispatch-none', finalAttempt: true };
+    await createPaymentBatchHandlers({ registers: registerDispatchFromEnv(env.handle.db, {}) })['order.dispatch']!([{ tenant_database: m.merchant.tenant_database, transaction_id: id }], ctx);
+    expect(await registerSyncOf(tdb, id)).toMatchObject({ status: 'synced', detail: 'register-d order rd-ord-9' });
     // orders/verify leaves it out: it was never meant for register-a (before: listed as missing).
     const elsewhere = await verifyRegisterAOrders(admin(), m.locations[0]!.id);
     expect([...elsewhere.found, ...elsewhere.missing]).not.toContain(id);
@@ -175,7 +181,12 @@ describe('order dispatch to register-a', () => {
     expect(asked.sort()).toEqual([m.locations[0]!.id, m.locations[0]!.id, m.locations[1]!.id].sort());
     expect(regA.ordersCreated).toBe(created);
     expect((await registerSyncOf(tdb, ids[0]!)).status).toBe('synced');
-    for (const id of ids.slice(1)) expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: NO_REGISTER });
+    // Already at register-a: they stay recorded there (a location without a register now does not unmark them).
+    for (const id of ids.slice(1)) expect(await registerSyncOf(tdb, id)).toMatchObject({ status: 'synced', detail: expect.stringMatching(/^register-a order /) });
+    // An order never sent anywhere is recorded as not configured in the same statement.
+    await tdb.deleteFrom('transaction_register_sync').where('transaction_id', '=', ids[2]!).execute();
+    await dispatchOrdersToRegister(tdb, [ids[2]!], { deps: counting, tenantDatabase: m.merchant.tenant_database });
+    expect(await registerSyncOf(tdb, ids[2]!)).toEqual({ status: 'not_configured', detail: NO_REGISTER });
   });
 
   test('a merchant without an active register connection: the batch asks no register client and records every order as not configured', async () => {
@@ -190,7 +201,8 @@ describe('order dispatch to register-a', () => {
     try {
       expect(await dispatchOrdersToRegister(tdb, ids, { deps: counting, tenantDatabase: m.merchant.tenant_database })).toEqual([null, null]);
       expect(asked).toEqual([]);
-      for (const id of ids) expect(await registerSyncOf(tdb, id)).toEqual({ status: 'not_configured', detail: NO_REGISTER });
+      // Synced already: kept as they were (see above); no client asked.
+      for (const id of ids) expect(await registerSyncOf(tdb, id)).toMatchObject({ status: 'synced' });
     } finally {
       await connections().set({ status: 'active' }).execute();
     }

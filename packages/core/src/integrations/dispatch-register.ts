@@ -188,11 +188,12 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
     return skipped;
   }
   const found = await findRegister(deps, tenantDatabase, t.location_id, t.channel);
-  // At a register already (a job run again, a sweep): never sent to another one the location has now.
-  if (found !== null && !('error' in found)) {
-    const sync = await registerSyncOf(tdb, t.id);
-    if (sync.status === 'synced' && !sync.detail?.startsWith(`${found.dispatcher.provider} order `)) return { status: 'synced', provider: sync.detail?.split(' ')[0] ?? '', detail: sync.detail ?? '' };
-  }
+  // At a register already (a job run again, a sweep): never sent to another one the location has now,
+  // and its record kept whatever the location has now (no register, a failing lookup); sent again only
+  // to the register that has it (which finds the order by our id).
+  const sync = await registerSyncOf(tdb, t.id);
+  const sameRegister = found !== null && !('error' in found) && !!sync.detail?.startsWith(`${found.dispatcher.provider} order `);
+  if (sync.status === 'synced' && !sameRegister) return { status: 'synced', provider: sync.detail?.split(' ')[0] ?? '', detail: sync.detail ?? '' };
   const outcome = found === null ? ({ status: 'not_configured', detail: NO_REGISTER } as const) : 'error' in found ? classify(found.dispatcher.provider, found.error) : await pushTo(tdb, t, found);
   await setRegisterSync(tdb, t.id, outcome.status, outcome.detail.slice(0, 500));
   return outcome;

@@ -75,8 +75,9 @@ export const queueJobsStatement = new TenantStatement<{ won: string[]; live: str
  * per transaction found. No `transaction_register_sync` row is written for them: that row is what a
  * dispatch that reached a register client ended with, and "no register" is the step's own record
  * (`registerSyncOf` reads it there), one row and one foreign-key check less per sequence. A row left by an
- * earlier dispatch (the register since removed, `retry-sync`) is updated, locked in id order first, and so
- * is that dispatch's step (the latest outcome replaces the one before, as `dispatchCaptured`'s upsert does;
+ * earlier dispatch that did not reach a register (the register since removed, `retry-sync`) is updated,
+ * locked in id order first, and so is that dispatch's step; an order a register took stays recorded as
+ * synced there (a sweep's re-run must not open it to `retry-sync` and a second register) (the latest outcome replaces the one before, as `dispatchCaptured`'s upsert does;
  * a re-run with the same outcome writes nothing).
  * The transactions are locked (key share) when read: a test-mode DELETE committed meanwhile leaves its
  * transaction out, and one still running waits for this statement and then removes the step.
@@ -90,11 +91,12 @@ export const dispatchStatement = new TenantStatement<{ id: string; kitchen: numb
        t.order_status is not distinct from 'Cancelled' as cancelled
      from $schema.transactions t where t.id = any($1::uuid[]) order by t.id for key share of t),
    ok as (select id from c where c.kitchen >= c.lines or c.cancelled),
-   held as (select transaction_id from $schema.transaction_register_sync where transaction_id in (select id from ok) order by transaction_id for update),
+   held as (select transaction_id, status from $schema.transaction_register_sync where transaction_id in (select id from ok) order by transaction_id for update),
    u as (update $schema.transaction_register_sync set status = 'not_configured', detail = $2::text, updated_at = now()
-     where transaction_id in (select transaction_id from held)),
+     where transaction_id in (select transaction_id from held where status <> 'synced')),
    s as (insert into $schema.transaction_steps (transaction_id, step, outcome, detail)
-     select ok.id, 'register_dispatch', 'not_configured', $2::text from ok order by ok.id
+     select ok.id, 'register_dispatch', 'not_configured', $2::text from ok
+     where ok.id not in (select transaction_id from held where status = 'synced') order by ok.id
      on conflict (transaction_id, step) do update set outcome = excluded.outcome, detail = excluded.detail
        where (transaction_steps.outcome, transaction_steps.detail) is distinct from (excluded.outcome, excluded.detail))
    select id::text, kitchen, lines, cancelled from c`,
