@@ -177,6 +177,12 @@ export async function findRegister(deps: RegisterDispatchDeps, tenantDatabase: s
   return null;
 }
 
+/** The sync detail of an order a register took: `<provider> order <its id there>`. */
+export const syncedDetail = (provider: string, externalId: string): string => `${provider} order ${externalId}`;
+
+/** The register a synced order's detail (`syncedDetail`) names. */
+export const registerOfSynced = (detail: string | null): string | null => /^(\S+) order /.exec(detail ?? '')?.[1] ?? null;
+
 export const CANCELLED_NOT_SENT = 'The order was cancelled after it was paid: it is not sent to the register.';
 
 /** Pushes the transaction's order to its location's register and writes the outcome on the transaction. */
@@ -192,8 +198,9 @@ export async function dispatchToRegister(deps: RegisterDispatchDeps, tdb: Tenant
   // and its record kept whatever the location has now (no register, a failing lookup); sent again only
   // to the register that has it (which finds the order by our id).
   const sync = await registerSyncOf(tdb, t.id);
-  const sameRegister = found !== null && !('error' in found) && !!sync.detail?.startsWith(`${found.dispatcher.provider} order `);
-  if (sync.status === 'synced' && !sameRegister) return { status: 'synced', provider: sync.detail?.split(' ')[0] ?? '', detail: sync.detail ?? '' };
+  const holder = sync.status === 'synced' ? registerOfSynced(sync.detail) : null;
+  const sameRegister = found !== null && !('error' in found) && holder === found.dispatcher.provider;
+  if (sync.status === 'synced' && !sameRegister) return { status: 'synced', provider: holder ?? '', detail: sync.detail ?? '' };
   const outcome = found === null ? ({ status: 'not_configured', detail: NO_REGISTER } as const) : 'error' in found ? classify(found.dispatcher.provider, found.error) : await pushTo(tdb, t, found);
   await setRegisterSync(tdb, t.id, outcome.status, outcome.detail.slice(0, 500));
   return outcome;
@@ -206,7 +213,7 @@ async function pushTo(tdb: TenantDb, t: TransactionRow, { dispatcher: d, target 
   const order: DispatchOrder = { ...registerOrderOf(t, kitchen), channel: t.channel, items: kitchen.map((k) => ({ itemId: k.item_id, name: k.name, qty: k.qty })) };
   try {
     const r = await target.push(order);
-    return { status: 'synced', provider: d.provider, detail: `${d.provider} order ${r.externalId}` };
+    return { status: 'synced', provider: d.provider, detail: syncedDetail(d.provider, r.externalId) };
   } catch (e) {
     return classify(d.provider, e);
   }

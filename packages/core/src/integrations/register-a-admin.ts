@@ -1,3 +1,4 @@
+import { syncedDetail } from './dispatch-register.ts';
 import { sql } from 'kysely';
 import { isUniqueViolation, type CentralDb, type TenantDb } from '@pos/db';
 import { AppError, errors } from '@pos/kernel';
@@ -234,7 +235,7 @@ export async function verifyRegisterAOrders(deps: RegisterAAdminDeps, locationId
     .select('transactions.id')
     .where('transactions.location_id', '=', locationId)
     .where('s.status', '=', 'synced')
-    .where('s.detail', 'like', 'register-a order %')
+    .where('s.detail', 'like', `${syncedDetail('register-a', '')}%`)
     .orderBy('transactions.created_at', 'desc')
     .limit(50)
     .execute();
