@@ -82,6 +82,7 @@ import * as tenant20261201onlineRequestKey from './migrations/tenant/2026-12-01-
 import * as tenant20261201tableQrChannel from './migrations/tenant/2026-12-01-540-table-qr-channel.ts';
 import * as tenant20261202transactionsPending from './migrations/tenant/2026-12-02-700-transactions-pending.ts';
 import * as tenant20261204posLayouts from './migrations/tenant/2026-12-04-100-pos-layouts.ts';
+import * as tenant20261205kitchenTicketDue from './migrations/tenant/2026-12-05-100-kitchen-ticket-due.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
@@ -179,6 +180,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-540-table-qr-channel': tenant20261201tableQrChannel,
   '2026-12-02-700-transactions-pending': tenant20261202transactionsPending,
   '2026-12-04-100-pos-layouts': tenant20261204posLayouts,
+  '2026-12-05-100-kitchen-ticket-due': tenant20261205kitchenTicketDue,
 };
 
 /**

@@ -91,6 +91,8 @@ export interface TenantTables {
     /** Customer signals (migration 2026-11-24-101-kds-live). */
     customer_arrived_at: NullableTimestamp;
     estimated_arrival_at: NullableTimestamp;
+    /** When a scheduled order is due (its `scheduled_for`); null for an order for now (migration 2026-12-05-100-kitchen-ticket-due). */
+    due_at: NullableTimestamp;
   };
   kitchen_ticket_lines: {
     ticket_id: string;

@@ -187,6 +187,37 @@ describe('post-capture steps, one statement each', () => {
     }
   });
 
+  test('a scheduled order reaches the kitchen when paid with its due time: on the ticket, the screen\'s event and the printed kitchen ticket (the location\'s time)', async () => {
+    const loc = m.locations[0]!.id;
+    const now = new Date();
+    const scheduled = await transaction();
+    const forNow = await transaction();
+    // Tomorrow's lunch, paid today (an online order for a later slot): 12:30 in Brussels.
+    await tdb.updateTable('transactions').set({ channel: 'online_ordering', scheduled_for: new Date('2026-12-01T11:30:00Z') }).where('id', '=', scheduled).execute();
+    const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', m.items[0]!.id).executeTakeFirstOrThrow()).category_id;
+    await tdb.updateTable('transaction_lines').set({ category_id: category }).where('transaction_id', 'in', [scheduled, forNow]).execute();
+    const printer = Bun.randomUUIDv7();
+    await tdb.insertInto('printers').values({ id: printer, location_id: loc, mac: `00:11:23:${printer.slice(-8, -6)}:${printer.slice(-6, -4)}:${printer.slice(-4, -2)}`, state: 'configured', role: 'kitchen', station_id: m.kds.station_id, last_reported_at: now, created_at: now, updated_at: now }).execute();
+    try {
+      expect(await runPostCaptureMany(tdb, m.merchant.tenant_database, [scheduled, forNow].map((transaction_id) => ({ transaction_id, stock_changed: false })), [writeKitchenItems, writeKitchenTickets])).toEqual([null, null]);
+      const tickets = await tdb.selectFrom('kitchen_tickets').select(['id', 'source_id', 'due_at']).where('source_id', 'in', [scheduled, forNow]).execute();
+      // Before: no ticket said when the order was due, so the kitchen cooked tomorrow's order at once.
+      expect(tickets.filter((t) => t.source_id === scheduled).map((t) => t.due_at?.toISOString())).toEqual(['2026-12-01T11:30:00.000Z']);
+      expect(tickets.filter((t) => t.source_id === forNow).map((t) => t.due_at)).toEqual([null]);
+      const events = await tdb.selectFrom('kitchen_events').select(['ticket_id', 'payload']).where('ticket_id', 'in', tickets.map((t) => t.id)).execute();
+      const dueOf = (source: string) => events.filter((e) => tickets.find((t) => t.id === e.ticket_id)!.source_id === source).map((e) => (e.payload as { order: { due_at: string | null } }).order.due_at);
+      expect(dueOf(scheduled)).toEqual(['2026-12-01T11:30:00.000Z']);
+      expect(dueOf(forNow)).toEqual([null]);
+      const jobs = await tdb.selectFrom('print_jobs').select(['source_key', 'document']).where('printer_id', '=', printer).execute();
+      const printed = (id: string) => JSON.stringify(jobs.find((j) => j.source_key === `ticket:${tickets.find((t) => t.source_id === id)!.id}`)?.document ?? null);
+      expect(printed(scheduled)).toContain('Due 01/12/2026 12:30');
+      expect(printed(forNow)).not.toContain('Due');
+    } finally {
+      await tdb.deleteFrom('print_jobs').where('printer_id', '=', printer).execute();
+      await tdb.deleteFrom('printers').where('id', '=', printer).execute();
+    }
+  });
+
   test('"no register" is the step alone; a sync row an earlier dispatch left is brought up to date, unless a register took the order', async () => {
     const fresh = await transaction();
     const earlier = await transaction();

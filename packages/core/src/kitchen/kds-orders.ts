@@ -32,6 +32,8 @@ export interface KdsOrderView {
   completed_at: string | null;
   customer_arrived_at: string | null;
   estimated_arrival_at: string | null;
+  /** When a scheduled order is due; null for an order for now. */
+  due_at: string | null;
   items: { position: number; name: string; qty: number; status: string; modifiers: unknown[]; modifier_statuses: string[] }[];
 }
 
@@ -71,6 +73,7 @@ export function ticketViewsOf(rows: readonly TicketRow[], lines: readonly Ticket
     completed_at: iso(r.completed_at),
     customer_arrived_at: iso(r.customer_arrived_at),
     estimated_arrival_at: iso(r.estimated_arrival_at),
+    due_at: iso(r.due_at),
     items: (linesOf.get(r.id) ?? []).map((l) => {
       const modifiers = (Array.isArray(l.modifiers) ? l.modifiers : []) as unknown[];
       const marks = (Array.isArray(l.modifier_statuses) ? l.modifier_statuses : []) as string[];

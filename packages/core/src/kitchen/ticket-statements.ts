@@ -2,7 +2,7 @@ import { TenantStatement } from '@pos/db';
 
 /**
  * $1 the planned tickets as one JSON array, in the order their events are numbered: `{ ord, id,
- * location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, lines,
+ * location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, due_at, lines,
  * payload }` (`lines` the ticket's lines, `payload` its `created` event without `seq`, built from the
  * same row and lines). In one statement: the tickets (one
  * already written for its order, fire and station is skipped), the lines of the new ones, each
@@ -22,11 +22,11 @@ export const createTicketsStatement = new TenantStatement<{ id: string; seq: num
   'kitchen_tickets_create',
   `with x as (
      select * from json_to_recordset($1::json)
-       as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, lines json, payload jsonb)),
+       as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, due_at timestamptz, lines json, payload jsonb)),
    live as (select id from $schema.transactions where $2::boolean and id in (select source_id from x where source = 'transaction') order by id for key share),
    st as (select id from $schema.kitchen_stations where id in (select station_id from x) order by id for key share),
-   t as (insert into $schema.kitchen_tickets (id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, queued_at, updated_at)
-     select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at from x
+   t as (insert into $schema.kitchen_tickets (id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, queued_at, updated_at, due_at)
+     select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at, due_at from x
      where (not $2::boolean or x.source <> 'transaction' or x.source_id in (select id from live)) and x.station_id in (select id from st) order by ord
      on conflict on constraint kitchen_tickets_once do nothing
      returning id),

@@ -20,6 +20,8 @@ export interface KitchenOrderInput {
   /** Which fire of a register order; 1 for a transaction. */
   readonly fireNo?: number;
   readonly at: Date;
+  /** When a scheduled order is due (an online order's `scheduled_for`); none for an order for now. */
+  readonly dueAt?: Date | null;
   readonly lines: readonly {
     position: number;
     item_id: string;
@@ -96,6 +98,7 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
         held: row.held,
         prioritized: row.prioritized,
         at: row.queued_at,
+        due_at: row.due_at,
         lines: t.lines.map((l) => ({ position: l.position, item_id: l.item_id, line_ref: l.line_ref, category_id: l.category_id, name: l.name, qty: l.qty, modifiers: l.modifiers })),
         payload: { type: 'kitchen.ticket', ...t.event },
       };
@@ -105,7 +108,7 @@ export async function createKitchenTicketsMany(db: TenantDb | TenantTx, orders: 
     const fresh = planned.filter((t) => seqOf.has(t.id));
     await queueKitchenTickets(
       q,
-      fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, at: t.order.at, lines: t.lines })),
+      fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, at: t.order.at, due_at: t.row.due_at, lines: t.lines })),
       printers,
     );
     return fresh.map((t) => ({ id: t.id, station_id: t.stationId, location_id: t.order.locationId, order_no: t.order.orderNo, lines: t.lines.length, event: { type: 'kitchen.ticket', seq: seqOf.get(t.id)!, ...t.event } }));
@@ -139,6 +142,7 @@ function newTicketRow(id: string, t: RoutedTicket): TicketRow {
     updated_at: at,
     customer_arrived_at: null,
     estimated_arrival_at: null,
+    due_at: t.order.dueAt ?? null,
   };
 }
 

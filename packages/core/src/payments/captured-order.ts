@@ -5,7 +5,7 @@ import type { TransactionLineRow, TransactionRow } from './transaction-records.t
  * reads (its listeners, the jobs it queues), re-read by internal id. A listener that needs another
  * column adds it here.
  */
-export const CAPTURED_COLUMNS = ['id', 'location_id', 'order_no', 'status', 'order_status', 'cart_session_id', 'is_test', 'table_session_id'] as const;
+export const CAPTURED_COLUMNS = ['id', 'location_id', 'order_no', 'status', 'order_status', 'cart_session_id', 'is_test', 'table_session_id', 'scheduled_for'] as const;
 /** The line columns the kitchen documents and tickets are written from. */
 export const CAPTURED_LINE_COLUMNS = ['position', 'item_id', 'category_id', 'name', 'qty', 'unit_price', 'total', 'modifiers', 'variant'] as const;
 

@@ -83,7 +83,7 @@ export const kitchenTicketsListener =
     const created = await createKitchenTicketsMany(
       db,
       // The cook sees the variants chosen with the item ("Latte (Large)").
-      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: orderNoOf(t), at, lines: lines.map((l) => ({ ...l, name: nameWithVariant(l.name, l.variant) })) })),
+      orders.map(({ t, lines }) => ({ source: 'transaction' as const, sourceId: t.id, locationId: t.location_id, orderNo: orderNoOf(t), at, dueAt: t.scheduled_for, lines: lines.map((l) => ({ ...l, name: nameWithVariant(l.name, l.variant) })) })),
       // A test-mode transaction deleted since the re-read gets no ticket (nothing would ever remove it).
       { liveTransactionsOnly: true },
     );

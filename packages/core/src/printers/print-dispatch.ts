@@ -282,6 +282,8 @@ export interface KitchenTicketPrint {
   readonly location_id: string;
   readonly order_no: string;
   readonly at: Date;
+  /** A scheduled order's due time, printed under the ticket's heading. */
+  readonly due_at?: Date | null;
   readonly lines: readonly { qty: number; name: string; modifiers?: unknown }[];
 }
 
@@ -317,6 +319,7 @@ export async function queueKitchenTickets(db: Db, tickets: readonly KitchenTicke
       station: nameOf.get(t.station_id) ?? 'Kitchen',
       order_no: t.order_no,
       date: printedDate(t.at, zoneOf.get(t.location_id) ?? 'UTC'),
+      ...(t.due_at ? { due: printedDate(t.due_at, zoneOf.get(t.location_id) ?? 'UTC') } : {}),
       lines: t.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: lineModifierNames(l.modifiers) })),
     });
   }

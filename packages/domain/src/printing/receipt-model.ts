@@ -63,6 +63,8 @@ export interface KitchenTicket {
   readonly station: string;
   readonly order_no: string;
   readonly date: string;
+  /** A scheduled order's due date and time ("01/12/2026 12:30"), printed as "Due ..." under the heading. */
+  readonly due?: string;
   readonly note?: string;
   readonly lines: readonly { readonly qty: number; readonly name: string; readonly modifiers?: readonly string[] }[];
 }

@@ -272,6 +272,25 @@ describe('a kitchen ticket past the printer limit', () => {
     const small: KitchenTicket = { ...huge, lines: huge.lines.slice(0, 2) };
     expect(renderEposFitting(small)).toBe(renderEpos(small));
   });
+
+  test('a scheduled order keeps its due time when its lines do not fit', () => {
+    const doc = renderEposFitting({ ...huge, due: '01/12/2026 12:30' });
+    expect(doc).toContain('Due 01/12/2026 12:30');
+    expect(doc).toContain(KITCHEN_TICKET_TOO_LARGE);
+  });
+});
+
+describe('a scheduled order\'s kitchen ticket', () => {
+  test('prints its due time under the heading, emphasised and whole on 58 mm paper', () => {
+    const ticket: KitchenTicket = { kind: 'kitchen', station: 'Kitchen', order_no: '42', date: '30/11/2026 18:02', due: '01/12/2026 12:30', lines: [{ qty: 1, name: 'Lasagne' }] };
+    for (const paperWidthMm of [58, 80]) {
+      const doc = renderEpos(ticket, { paperWidthMm });
+      expect(doc).toContain('<text width="1" height="2" em="true"/><text>Due 01/12/2026 12:30&#10;</text>');
+      expect(doc.indexOf('Due 01/12/2026 12:30')).toBeGreaterThan(doc.indexOf('30/11/2026 18:02'));
+      expect(doc.indexOf('Due 01/12/2026 12:30')).toBeLessThan(doc.indexOf('Lasagne'));
+    }
+    expect(renderEpos({ ...ticket, due: undefined })).not.toContain('Due');
+  });
 });
 
 describe('a customer receipt past the printer limit', () => {

@@ -84,7 +84,7 @@ export function renderEposFitting(model: PrintModel, opts: RenderOptions = {}): 
     return renderEpos(model, opts);
   } catch (e) {
     if (!(e instanceof DocumentTooLarge)) throw e;
-    if (model.kind === 'kitchen') return renderEpos({ kind: 'kitchen', station: model.station, order_no: model.order_no, date: model.date, lines: [], note: KITCHEN_TICKET_TOO_LARGE }, opts);
+    if (model.kind === 'kitchen') return renderEpos({ kind: 'kitchen', station: model.station, order_no: model.order_no, date: model.date, ...(model.due ? { due: model.due } : {}), lines: [], note: KITCHEN_TICKET_TOO_LARGE }, opts);
     if (model.kind === 'sale' || model.kind === 'refund' || model.kind === 'order') {
       const qty = model.lines.reduce((n, l) => n + l.qty, 0);
       const amount = model.lines.reduce((n, l) => n + l.amount, 0);
@@ -146,6 +146,8 @@ function kitchen(b: EposBuilder, t: KitchenTicket, cols: number) {
   b.line(fit(t.station, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2, em: true });
   b.line(fit(`Order ${t.order_no}`, Math.floor(cols / 2)), { align: 'center', width: 2, height: 2 });
   b.line(fit(t.date, cols), { align: 'center' });
+  // Paid now, cooked later: the due time stands out, or the kitchen would start it at once.
+  if (t.due) b.line(fit(`Due ${t.due}`, cols), { align: 'center', height: 2, em: true });
   b.line(rule(cols));
   for (const l of t.lines) {
     // Double width: half the columns. Wrapped, never cut: "Spaghetti bolognese (Large)" and "(Small)" must differ.

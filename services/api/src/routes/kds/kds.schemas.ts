@@ -21,6 +21,8 @@ export const KdsOrder = t.Object({
   completed_at: t.Nullable(Iso),
   customer_arrived_at: t.Nullable(Iso),
   estimated_arrival_at: t.Nullable(Iso),
+  /** When a scheduled order is due; null for an order for now. */
+  due_at: t.Nullable(Iso),
   items: t.Array(
     t.Object({ position: Int(), name: t.String(), qty: Int(), status: t.String(), modifiers: t.Array(t.Unknown()), modifier_statuses: t.Array(t.String()) }),
   ),

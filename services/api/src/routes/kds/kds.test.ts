@@ -58,6 +58,7 @@ describe('GET /kds/orders', () => {
       completed_at: null,
       customer_arrived_at: null,
       estimated_arrival_at: null,
+      due_at: null,
       items: [{ position: 0, name: 'Espresso', qty: 2, status: 'Queued', modifiers: [{ name: 'Oat milk' }], modifier_statuses: ['Queued'] }],
     });
     await call('PUT', `/api/kds/${id}/complete`);

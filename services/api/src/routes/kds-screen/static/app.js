@@ -188,12 +188,19 @@
     return n;
   }
 
+  // A scheduled order's due time on the screen's clock (the screen stands at its location): "12:30", or "Tue 12:30" on another day.
+  function dueText(iso) {
+    var d = new Date(iso);
+    var time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+    return d.toDateString() === new Date().toDateString() ? time : d.toLocaleDateString([], { weekday: 'short', day: 'numeric', month: 'short' }) + ' ' + time;
+  }
+
   function ticket(o) {
     var buttons = [];
     if (o.status === 'Queued') buttons.push(['in-progress', 'Start']);
     if (o.status === 'Queued' || o.status === 'In Progress') buttons.push(['ready', 'Ready']);
     buttons.push(['complete', 'Complete']);
-    var flags = [o.held ? 'ON HOLD' : '', o.prioritized ? 'PRIORITY' : '', o.customer_arrived_at ? 'CUSTOMER HERE' : ''].filter(Boolean).join(' · ');
+    var flags = [o.due_at ? 'DUE ' + dueText(o.due_at) : '', o.held ? 'ON HOLD' : '', o.prioritized ? 'PRIORITY' : '', o.customer_arrived_at ? 'CUSTOMER HERE' : ''].filter(Boolean).join(' · ');
     return el('article', { class: 'ticket' + (o.prioritized ? ' prioritized' : '') + (o.held ? ' held' : ''), 'data-order-id': o.id, 'data-order-no': o.order_no, 'data-status': o.status }, [
       el('h2', {}, [el('span', { text: '#' + o.order_no }), el('span', { class: 'status', text: o.status + ' · ' + minutesSince(o.queued_at) + ' min' })]),
       flags ? el('div', { class: 'flags', text: flags }) : null,
