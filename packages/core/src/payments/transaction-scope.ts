@@ -1,10 +1,11 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { isBusinessDate } from '@pos/domain/business-day/business-day';
 import type { Access } from '../auth/access.ts';
 import { loadTransaction, type TransactionRow } from './transaction-records.ts';
 import { transactionProviderSql } from './running-provider.ts';
+import { utcEnvelope } from '../reports/report-window.ts';
 
 /** Filters of the back-office transaction lists (datatable, stats, export). */
 export interface TransactionFilters {
@@ -13,7 +14,7 @@ export interface TransactionFilters {
   /** The provider the payment ran on (`transactionProvider`). */
   payment_provider?: string;
   channel?: string;
-  /** Local dates are not used here: `from`/`to` are UTC dates (inclusive), `YYYY-MM-DD`. */
+  /** Dates (inclusive), `YYYY-MM-DD`, local to each transaction's location (as the sales report reads them). */
   from?: string;
   to?: string;
   search?: string;
@@ -43,8 +44,14 @@ export function scopedTransactions(tdb: TenantDb, access: Access, f: Transaction
   // The provider the money went through (platform-a's override included), not the stamp alone.
   if (f.payment_provider) q = q.where(transactionProviderSql(), '=', f.payment_provider as TransactionRow['payment_provider']);
   if (f.channel) q = q.where('transactions.channel', '=', f.channel as TransactionRow['channel']);
-  if (f.from) q = q.where('transactions.created_at', '>=', new Date(`${f.from}T00:00:00.000Z`));
-  if (f.to) q = q.where('transactions.created_at', '<', new Date(new Date(`${f.to}T00:00:00.000Z`).getTime() + 86_400_000));
+  if (f.from || f.to) {
+    // A merchant's "29 March" is the date at the till: a Brussels sale at 00:30 on the 29th is the 29th's,
+    // as in the sales report. The UTC envelope keeps the created_at indexes usable; each row's local date decides.
+    const env = utcEnvelope(f.from ?? f.to!, f.to ?? f.from!);
+    const local = sql`(transactions.created_at at time zone ${tdb.selectFrom('locations').select('locations.timezone').where('locations.id', '=', sql.ref<string>('transactions.location_id'))})::date`;
+    if (f.from) q = q.where('transactions.created_at', '>=', env.start).where(sql<SqlBool>`${local} >= ${f.from}::date`);
+    if (f.to) q = q.where('transactions.created_at', '<', env.end).where(sql<SqlBool>`${local} <= ${f.to}::date`);
+  }
   const s = f.search?.trim();
   if (s) {
     q = /^[0-9]{1,9}$/.test(s)

@@ -223,6 +223,37 @@ describe('back-office transactions', () => {
     expect(await allowed('transactions_payment_provider_check')).toEqual([...TRANSACTION_PROVIDERS].sort());
   });
 
+  test('from and to are dates at the location (Brussels), as in the sales report: the data table, the stats and the export agree', async () => {
+    const table = sql.raw(`"${m.merchant.tenant_database}".transactions`);
+    // 00:30 on 29 March in Brussels (23:30 UTC the day before), and 01:30 on 30 March (23:30 UTC on the 29th).
+    const copies = [
+      { id: crypto.randomUUID(), at: '2026-03-28T23:30:00Z', total: 1000, no: 900001 },
+      { id: crypto.randomUUID(), at: '2026-03-29T23:30:00Z', total: 7, no: 900002 },
+    ];
+    for (const c of copies) {
+      await sql`
+        insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object('id', ${c.id}::uuid, 'order_no', ${c.no}::int, 'receipt_no', ${c.no}::int, 'total', ${c.total}::int,
+          'idempotency_key', t.idempotency_key || ${`d${c.no}`}::text, 'all_idempotency_keys', jsonb_build_array(t.idempotency_key || ${`d${c.no}`}::text), 'created_at', ${c.at}::timestamptz, 'completed_at', ${c.at}::timestamptz))).*
+        from ${table} t where t.id = ${made[0]!.id}`.execute(api.deps.db);
+    }
+    try {
+      // Before: UTC dates, so "29 March" listed the 30th's 7 cents and hid the 29th's 1000.
+      const day = 'from=2026-03-29&to=2026-03-29';
+      expect((await bo('GET', `/datatable?${day}`)).body.data.map((t: any) => t.id)).toEqual([copies[0]!.id]);
+      expect((await bo('GET', `/stats?${day}`)).body.data).toMatchObject({ complete: { count: 1, total: 1000 } });
+      const exported = (await bo('GET', `/export?${day}`)).text.replace(/^\uFEFF/, '').trim().split('\n').slice(1);
+      expect(exported.map((l) => l.split(',')[0])).toEqual([copies[0]!.id]);
+      expect((await bo('GET', '/datatable?from=2026-03-30&to=2026-03-30')).body.data.map((t: any) => t.id)).toEqual([copies[1]!.id]);
+      expect((await bo('GET', '/datatable?from=2026-03-28&to=2026-03-28')).body.total).toBe(0);
+      // The sales report counts the same sale for that date.
+      const report = await api.call('GET', `/api/back-office/reports/sales?${day}`, { token: owner });
+      expect(report.status).toBe(200);
+      expect(report.body.data.totals).toMatchObject({ sales_count: 1, gross: 1000 });
+    } finally {
+      await sql`delete from ${table} where id in (${sql.join(copies.map((c) => c.id))})`.execute(api.deps.db);
+    }
+  });
+
   test('the export pages through more rows than a page, newest first, each row once (ties on created_at broken by id), on the (created_at, id) index', async () => {
     const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
     const table = sql.raw(`"${m.merchant.tenant_database}".transactions`);
