@@ -59,6 +59,12 @@ export interface SignEventInput {
    * location's zone and a period id derived from location and date.
    */
   readonly businessDay?: { readonly id: string; readonly date: string };
+  /**
+   * When the event happened, for an event signed after the fact (a staff work-in or work-out, signed
+   * by its queued job): `posDateTime`, and the default `bookingDate` is its local date. Default: the
+   * signing clock's now. The journal's `created_at` / `completed_at` stay the signing time.
+   */
+  readonly at?: Date;
   /** Default false. */
   readonly isTraining?: boolean;
   /** Default 'NL'. */
@@ -150,14 +156,14 @@ export function requireFiscalIdentity(location: FiscalLocation): asserts locatio
 
 /** The fields every event carries, from the location, the caller's input and the register's ticket number. */
 export function fiscalCommon(deps: Pick<FiscalSignDeps, 'clock' | 'posSwVersion'>, location: FiscalLocation & { vat_no: string; est_no: string }, input: SignEventInput, posFiscalTicketNo: number): FiscalCommon {
-  const now = deps.clock.now();
-  const bookingDate = input.businessDay?.date ?? businessDateIn(location.timezone, now);
+  const at = input.at ?? deps.clock.now();
+  const bookingDate = input.businessDay?.date ?? businessDateIn(location.timezone, at);
   return {
     vatNo: location.vat_no,
     estNo: location.est_no,
     posId: input.deviceId,
     posFiscalTicketNo,
-    posDateTime: now.toISOString(),
+    posDateTime: at.toISOString(),
     posSwVersion: deps.posSwVersion,
     terminalId: input.terminalId ?? input.deviceId,
     deviceId: input.deviceId,

@@ -80,17 +80,31 @@ export function businessDate(instant: Date, timeZone: string, opts?: BusinessDay
  */
 const wallClocks = new Map<string, Intl.DateTimeFormat>();
 
-/** The local calendar date (YYYY-MM-DD) and hour (0-23) of an instant in `timeZone`. */
-function localDateHour(instant: Date, timeZone: string): { date: BusinessDate; hour: number } {
+/** The local calendar date (YYYY-MM-DD), hour (0-23) and minute of an instant in `timeZone`. */
+function localDateHour(instant: Date, timeZone: string): { date: BusinessDate; hour: number; minute: number } {
   let f = wallClocks.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     if (wallClocks.size < 1000) wallClocks.set(timeZone, f);
   }
   const parts: Record<string, string> = {};
   for (const p of f.formatToParts(instant)) parts[p.type] = p.value;
   const year = parts.year!.padStart(4, '0');
-  return { date: `${year}-${parts.month}-${parts.day}`, hour: Number(parts.hour) % 24 };
+  return { date: `${year}-${parts.month}-${parts.day}`, hour: Number(parts.hour) % 24, minute: Number(parts.minute) };
+}
+
+/**
+ * The wall clock of an instant in `timeZone`: its local date, ISO weekday (1 = Monday .. 7 = Sunday),
+ * hour and minute. Read through Intl in that zone, so the process's own zone (`TZ`) plays no part
+ * (a `toZonedTime` Date read with `getHours()` is shifted by the host zone's DST gap).
+ */
+export function localWallClock(instant: Date, timeZone: string): { date: BusinessDate; weekday: number; hour: number; minute: number } {
+  assertZone(timeZone);
+  if (Number.isNaN(instant.getTime())) throw new RangeError('Invalid instant');
+  const { date, hour, minute } = localDateHour(instant, timeZone);
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  return { date, weekday: day === 0 ? 7 : day, hour, minute };
 }
 
 /**

@@ -95,6 +95,26 @@ describe('schedule', () => {
     expect(localMoment(new Date('2026-07-06T10:00:00Z'), 'Europe/Brussels')).toEqual({ weekday: 1, minute: 12 * 60 });
     expect(localMoment(new Date('2026-11-23T23:30:00Z'), 'Europe/Brussels')).toEqual({ weekday: 2, minute: 30 });
   });
+  test('the local moment does not depend on the process time zone (a location wall time in the host zone’s DST gap)', async () => {
+    // New York 02:30 on 29 March is Brussels' spring-forward gap; Brussels 02:30 on 8 March is New York's.
+    const script = `import { localMoment } from ${JSON.stringify(`${import.meta.dir}/pricing.ts`)};
+      console.log(JSON.stringify([
+        localMoment(new Date('2026-03-29T06:30:00Z'), 'America/New_York'),
+        localMoment(new Date('2026-03-08T01:30:00Z'), 'Europe/Brussels'),
+        localMoment(new Date('2026-07-06T10:00:00Z'), 'Europe/Brussels'),
+      ]));`;
+    const expected = [
+      { weekday: 7, minute: 2 * 60 + 30 },
+      { weekday: 7, minute: 2 * 60 + 30 },
+      { weekday: 1, minute: 12 * 60 },
+    ];
+    for (const tz of ['Europe/Brussels', 'America/New_York', 'UTC', 'Pacific/Kiritimati']) {
+      const p = Bun.spawn([process.execPath, '--no-env-file', '-e', script], { env: { PATH: process.env.PATH ?? '', TZ: tz }, stdout: 'pipe', stderr: 'pipe' });
+      const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      expect({ tz, code, err }).toEqual({ tz, code: 0, err: '' });
+      expect({ tz, moments: JSON.parse(out) }).toEqual({ tz, moments: expected });
+    }
+  });
 });
 
 function randomRule(r: Prng): OfferRule {

@@ -1,4 +1,4 @@
-import { toZonedTime } from 'date-fns-tz';
+import { localWallClock } from '../business-day/business-day.ts';
 import type { Cents } from '../money.ts';
 import { vatGroup, type VatRateTotal } from '../orders/order-totals.ts';
 
@@ -80,11 +80,10 @@ export interface PricedBasket {
   readonly offers: readonly AppliedOffer[];
 }
 
-/** The local moment of `at` in an IANA zone, as the pricing context wants it. */
+/** The local moment of `at` in an IANA zone, as the pricing context wants it (whatever the process's own zone). */
 export function localMoment(at: Date, timeZone: string): { weekday: number; minute: number } {
-  const z = toZonedTime(at, timeZone);
-  const day = z.getDay();
-  return { weekday: day === 0 ? 7 : day, minute: z.getHours() * 60 + z.getMinutes() };
+  const { weekday, hour, minute } = localWallClock(at, timeZone);
+  return { weekday, minute: hour * 60 + minute };
 }
 
 const HHMM = /^([01]?\d|2[0-3]):([0-5]\d)$/;

@@ -102,25 +102,40 @@ async function completePendingWorkIn(db: TenantDb, fiscal: WorkEventFiscal, sess
 
 const subjectOf = (sessionId: string, kind: WorkEventInput['kind']) => `${sessionId}:${kind}`;
 
-/** The session's row lock: every check-and-write of its work events runs under it. */
-async function lockSession(tx: TenantTx, sessionId: string): Promise<void> {
-  await tx.selectFrom('pos_staff_sessions').select('id').where('id', '=', sessionId).forUpdate().executeTakeFirst();
+/**
+ * The session's row lock: every check-and-write of its work events runs under it. Answers when the
+ * event happened: the session's start for a work-in, its end for a work-out (undefined without one:
+ * the event is then stamped with the signing time).
+ */
+async function lockSession(tx: TenantTx, sessionId: string, kind: WorkEventInput['kind']): Promise<Date | undefined> {
+  const row = await tx.selectFrom('pos_staff_sessions').select(['created_at', 'ended_at']).where('id', '=', sessionId).forUpdate().executeTakeFirst();
+  const at = kind === 'work_in' ? row?.created_at : row?.ended_at;
+  return at ? new Date(at) : undefined;
 }
 
-/** Under the session's lock: throws when this event must not be written now (already written; work-in not signed yet). */
-async function checkUnderLock(tx: TenantTx, e: WorkEventInput): Promise<void> {
-  await lockSession(tx, e.sessionId);
+/**
+ * Under the session's lock: throws when this event must not be written now (already written; work-in
+ * not signed yet); else answers when the event happened (`lockSession`).
+ */
+async function checkUnderLock(tx: TenantTx, e: WorkEventInput): Promise<Date | undefined> {
+  const at = await lockSession(tx, e.sessionId, e.kind);
   const own = await findChangeEntry(tx, workEventChange, subjectOf(e.sessionId, e.kind));
   if (own && own.status !== 'failed') throw new AlreadyJournaled();
-  if (e.kind !== 'work_out') return;
+  if (e.kind !== 'work_out') return at;
   const workIn = await findChangeEntry(tx, workEventChange, subjectOf(e.sessionId, 'work_in'));
   if (workIn?.status === 'pending') throw new WorkInPending();
   // Signed just before by this job or by the work-in's; anything else (refused meanwhile) waits for the retry.
   if (workIn?.status !== 'signed') throw new Error(`Work-in of staff session ${e.sessionId} is not signed; the work-out waits for it`);
+  return at;
 }
 
-function eventInput(e: WorkEventInput): Omit<SignEventInput, 'subject'> {
-  return { locationId: e.locationId, deviceId: e.deviceId, employeeId: e.staffId, build: (common) => ({ ...common, kind: e.kind }) };
+/**
+ * The event as signed. `at` is when it happened (the session's start or end), not when its job runs:
+ * it is the event's `posDateTime` and its local date the `bookingDate`, closed or not (a business
+ * day's Z does not keep staff from signing in or out; see docs/decisions.md).
+ */
+function eventInput(e: WorkEventInput, at: Date | undefined): Omit<SignEventInput, 'subject'> {
+  return { locationId: e.locationId, deviceId: e.deviceId, employeeId: e.staffId, ...(at ? { at } : {}), build: (common) => ({ ...common, kind: e.kind }) };
 }
 
 async function signOnce(db: TenantDb, fiscal: SignedChangeFiscal, e: WorkEventInput, now: Date): Promise<WorkEventOutcome> {
@@ -133,8 +148,8 @@ async function signOnce(db: TenantDb, fiscal: SignedChangeFiscal, e: WorkEventIn
       {
         locationId: e.locationId,
         prepare: async (tx) => {
-          await checkUnderLock(tx, e);
-          return { subjectId, state: null, input: eventInput(e) };
+          const at = await checkUnderLock(tx, e);
+          return { subjectId, state: null, input: eventInput(e, at) };
         },
         respond: () => 'signed' as const,
       },
@@ -154,10 +169,10 @@ async function reserveBehindWorkIn(db: TenantDb, fiscal: SignedChangeFiscal, e: 
   try {
     await withWriteRetry(() =>
       db.transaction().execute(async (tx) => {
-        await lockSession(tx, e.sessionId);
+        const at = await lockSession(tx, e.sessionId, e.kind);
         const own = await findChangeEntry(tx, workEventChange, subjectOf(e.sessionId, e.kind));
         if (own && own.status !== 'failed') throw new AlreadyJournaled();
-        await fiscal.reserveRemote(tx, { ...eventInput(e), subject: { type: WORK_EVENT_SUBJECT_TYPE, id: subjectOf(e.sessionId, e.kind) } });
+        await fiscal.reserveRemote(tx, { ...eventInput(e, at), subject: { type: WORK_EVENT_SUBJECT_TYPE, id: subjectOf(e.sessionId, e.kind) } });
       }),
     );
   } catch (err) {
