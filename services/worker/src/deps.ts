@@ -1,4 +1,4 @@
-import { createLogger, createRedis, ensureRedis, portOf, readEnv, systemClock, WorkerEnv, type Clock } from '@pos/kernel';
+import { createLogger, createRedis, ensureRedis, portOf, readEnv, systemClock, WorkerEnv, type Clock, type Logger } from '@pos/kernel';
 import { createDatabase, resolveDatabase } from '@pos/db';
 import { createFiscalService } from '@pos/core/fiscal/fiscal-service';
 import { fiscalConfigFromEnv } from '@pos/core/fiscal/fiscal-config';
@@ -15,7 +15,7 @@ import { registerDispatchFromEnv } from '@pos/core/integrations/dispatch-registe
 import { syncClientsFromEnv } from '@pos/core/integrations/sync-runners';
 import { mailerFromEnv } from '@pos/providers/mail/mailer';
 import { createSmsClient } from '@pos/providers/sms/sms-client';
-import { messagingDriver } from './notifications/driver.ts';
+import { notificationDriverFromEnv } from './notifications/driver.ts';
 
 /**
  * The worker's PostgreSQL connections. More is slower here, not faster: its jobs are batches of
@@ -24,14 +24,14 @@ import { messagingDriver } from './notifications/driver.ts';
  */
 export const WORKER_DB_POOL = 10;
 
-/** Builds the worker's dependencies from the environment; `close` releases the connections. */
-export async function buildWorkerDeps(env: Record<string, string | undefined>, opts: { clock?: Clock } = {}) {
+/** Builds the worker's dependencies from the environment (`log`: the worker's logger, tests pass their own); `close` releases the connections. */
+export async function buildWorkerDeps(env: Record<string, string | undefined>, opts: { clock?: Clock; log?: Logger } = {}) {
   const config = readEnv(WorkerEnv, env);
   // Parsed before any connection is opened: a bad fiscal setting stops the worker with its one line.
   const fiscalConfig = fiscalConfigFromEnv(config);
   const payments = paymentProvidersFromEnv(config);
   const clock = opts.clock ?? systemClock;
-  const log = createLogger({ service: 'worker' });
+  const log = opts.log ?? createLogger({ service: 'worker' });
   const database = await resolveDatabase(env, process.cwd(), (m) => log.info(m));
   const handle = createDatabase(database.url, { applicationName: 'worker', max: WORKER_DB_POOL });
   const redisUrl = await ensureRedis(config.REDIS_URL);
@@ -53,8 +53,9 @@ export async function buildWorkerDeps(env: Record<string, string | undefined>, o
     integrations: syncClientsFromEnv(config),
     accountMailing: { db: handle.db, mailer, appUrl: config.APP_URL ?? 'http://localhost:3000' },
     // `notification.send` (receipts, invitations, activation codes) mails and texts for real once a
-    // transport is configured; with neither, the development driver logs them.
-    ...(mailer || sms ? { notifications: messagingDriver({ mailer, sms }) } : {}),
+    // transport is configured; with neither, the development driver logs them in local and test, and in
+    // production each fails for good (after one warning now naming the missing settings).
+    notifications: notificationDriverFromEnv(config, { mailer, sms }, log),
     fiscalRecoverMs: config.FISCAL_RECOVER_MS ? Number(config.FISCAL_RECOVER_MS) : DEFAULT_FISCAL_RECOVER_MS,
     webhookPurgeMs: DEFAULT_WEBHOOK_PURGE_MS,
     postCaptureSweepMs: config.POST_CAPTURE_SWEEP_MS ? Number(config.POST_CAPTURE_SWEEP_MS) : DEFAULT_POST_CAPTURE_SWEEP_MS,

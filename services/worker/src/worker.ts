@@ -63,6 +63,7 @@ export interface WorkerDeps {
   failedPurgeIntervalMs?: number;
   /** Between looks for former queues (renamed or retired) still holding jobs, each then given a processor (default 60 s; the first at start). */
   formerQueueScanMs?: number;
+  /** Delivers `notification.send` (`buildWorkerDeps` always gives one); absent: the dev-log driver, logging no rendered content. */
   notifications?: NotificationDriver;
   /** Listen for /health and /metrics on this port (0 = any free port); omitted: no HTTP server. */
   port?: number;

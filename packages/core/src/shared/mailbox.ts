@@ -17,3 +17,12 @@ export function mailboxKey(to: string): string {
   if (domain === 'gmail.com' || domain === 'googlemail.com') return sha256(`${local.replaceAll('.', '')}@gmail.com`);
   return sha256(`${local}@${domain}`);
 }
+
+/**
+ * An e-mail address as the back-office login throttle counts it, per account tried: lower-cased and
+ * hashed (no typed address is kept in Redis), otherwise as typed, since `name+1@` and `name+2@` are two
+ * accounts there, not one inbox as for `mailboxKey`.
+ */
+export function accountKey(email: string): string {
+  return sha256(email.toLowerCase());
+}

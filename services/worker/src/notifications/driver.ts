@@ -1,4 +1,4 @@
-import type { Logger } from '@pos/kernel';
+import { appEnv, type AppEnv, type Logger } from '@pos/kernel';
 import type { Mailer } from '@pos/providers/mail/mailer';
 import { MessagingError, type SmsClient } from '@pos/providers/sms/sms-client';
 import { UnrecoverableJobError } from '../jobs/job-handler.ts';
@@ -11,16 +11,57 @@ export interface NotificationDriver {
 }
 
 /**
- * The development driver: sends nothing, writes one structured log line `notification sent` with
- * the rendered subject (where a developer reads an activation code).
+ * The development driver: sends nothing, writes one structured log line. In `local` and `test` the line is
+ * `notification sent` with the recipient and the rendered subject (where a developer reads an activation
+ * code); anywhere else, or when `env` is not given, only the channel and template (`notification not sent
+ * (dev-log driver)`): a rendered subject carries activation codes, invitation tokens and receipts, and a
+ * log is no place for them.
  */
-export function devLogDriver(log: Logger): NotificationDriver {
+export function devLogDriver(log: Logger, env?: AppEnv): NotificationDriver {
+  const showContent = env === 'local' || env === 'test';
   return {
     name: 'dev-log',
     async send(n) {
-      log.info('notification sent', { driver: 'dev-log', channel: n.channel, to: n.to, template: n.template, subject: n.subject });
+      if (showContent) log.info('notification sent', { driver: 'dev-log', channel: n.channel, to: n.to, template: n.template, subject: n.subject });
+      else log.info('notification not sent (dev-log driver)', { driver: 'dev-log', channel: n.channel, template: n.template });
     },
   };
+}
+
+/** The settings that give `notification.send` its transports (`SMTP_URL`; `SMS_BASE_URL` with `SMS_API_KEY`). */
+export const NOTIFICATION_TRANSPORT_SETTINGS = ['SMTP_URL', 'SMS_BASE_URL', 'SMS_API_KEY'] as const;
+
+/**
+ * The driver of a production worker without any transport: every notification fails for good at once
+ * (`UnrecoverableJobError`: recorded in `job_failures`), naming the settings to set; nothing is logged as sent.
+ */
+export function undeliverableDriver(): NotificationDriver {
+  const settings = NOTIFICATION_TRANSPORT_SETTINGS.join(', ');
+  return {
+    name: 'undeliverable',
+    async send(n) {
+      throw new UnrecoverableJobError(`notification.send: no mail or SMS transport is configured (${settings}); the ${n.channel} ${n.template} was not sent`);
+    },
+  };
+}
+
+/**
+ * The worker's notification driver from its settings: `messagingDriver` once SMTP or SMS is configured;
+ * without either, the dev-log driver in `local` and `test` (APP_ENV, `local` when unset), and in production
+ * `undeliverableDriver` and one warning now naming the missing settings.
+ */
+export function notificationDriverFromEnv(
+  config: { APP_ENV?: AppEnv; SMTP_URL?: string; SMS_BASE_URL?: string; SMS_API_KEY?: string },
+  transports: { mailer: Mailer | null; sms: SmsClient | null },
+  log: Logger,
+): NotificationDriver {
+  if (transports.mailer || transports.sms) return messagingDriver(transports);
+  const env = appEnv(config);
+  if (env === 'local' || env === 'test') return devLogDriver(log, env);
+  log.warn('notifications cannot be sent: no mail or SMS transport is configured; notification.send jobs fail', {
+    missing: NOTIFICATION_TRANSPORT_SETTINGS.filter((k) => !config[k]),
+  });
+  return undeliverableDriver();
 }
 
 /** A number typed with spaces, dashes or parentheses (`+32 (470) 12-34 56`) as the provider takes it (`+32470123456`); others as typed. */

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createHash } from 'node:crypto';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { accountKey } from '@pos/core/shared/mailbox';
 import { THROTTLES } from '../../middleware/throttle.ts';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
@@ -56,8 +58,24 @@ describe('POST /login, adversarial: password spraying from one address', () => {
     const ip = randomIp();
     for (let i = 0; i < THROTTLES.loginAddressFailures.limit + 2; i++) {
       // The address-and-account throttle (10 a minute) is not what is tested here: alternate two accounts' worth.
-      if (i % 9 === 8) await api.deps.redis.del(`throttle:${THROTTLES.login.name}:${THROTTLES.login.windowSeconds}:${ip}:${a.backoffice.email.toLowerCase()}`);
+      if (i % 9 === 8) await api.deps.redis.del(`throttle:${THROTTLES.login.name}:${THROTTLES.login.windowSeconds}:${ip}:${accountKey(a.backoffice.email)}`);
       expect((await login(ip, a.backoffice.email, a.backoffice.password)).status).toBe(200);
     }
+  });
+});
+
+describe('POST /login, adversarial: what the throttle keeps in Redis', () => {
+  test('the address-and-account counter is keyed by a hash of the lower-cased e-mail, never the typed address; same limit, case-insensitive', async () => {
+    const ip = randomIp();
+    const typed = `Someone.Private+${crypto.randomUUID().slice(0, 6)}@Example.com`;
+    const hashed = createHash('sha256').update(typed.toLowerCase()).digest('hex');
+    // Each attempt under another casing of one address: one counter, 10 a minute, then 429.
+    const cased = (i: number) => (i % 2 ? typed.toUpperCase() : typed.toLowerCase());
+    for (let i = 0; i < THROTTLES.login.limit; i++) expect((await login(ip, cased(i), 'Autumn2026!')).status).toBe(422);
+    expect((await login(ip, typed, 'Autumn2026!')).status).toBe(429);
+    const keys = await api.deps.redis.keys(`throttle:${THROTTLES.login.name}:*:${ip}:*`);
+    expect(keys).toEqual([`throttle:${THROTTLES.login.name}:${THROTTLES.login.windowSeconds}:${ip}:${hashed}`]);
+    const everything = await api.deps.redis.keys('throttle:*');
+    expect(everything.filter((k) => k.toLowerCase().includes('someone.private'))).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { secured } from '../../plugins/secured.ts';
 import { authenticate } from '../../middleware/authenticate.ts';
 import { assertSessionLive, revokeToken } from '@pos/core/auth/revocation';
 import { THROTTLES, countFailures, throttle } from '../../middleware/throttle.ts';
+import { accountKey } from '@pos/core/shared/mailbox';
 import * as S from './backoffice-auth.schemas.ts';
 
 const tags = ['Back-office authentication'];
@@ -27,7 +28,7 @@ export function guestAuthRoutes(deps: ApiDeps) {
       '/login',
       async ({ body, headers, server, request }) => {
         const address = deps.throttleAddress(request, server);
-        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${address}:${body.email.toLowerCase()}`]]);
+        await throttle(deps.redis, deps.env, [[THROTTLES.login, `${address}:${accountKey(body.email)}`]]);
         const r = await countFailures(deps.redis, deps.env, THROTTLES.loginAddressFailures, address, isBadCredentials, () => signIn(deps.db, body));
         if (r.kind === 'verification_required') return { status: 'verification_required' as const, email: r.email };
         // Issue 18: a second factor is due; the pending sign-in's token goes to request-otp / verify-otp.
