@@ -104,6 +104,33 @@ export async function pollQueue(db: CentralDb, schema: string, printerId: string
  * (it would print twice). A late success still counts: it did print. Answers what happened, or null.
  */
 export async function recordPrintResult(tdb: TenantDb, printerId: string, seq: string, success: boolean, code: string | undefined, now: Date, attempt: number | null = null): Promise<PrintOutcome | null> {
+  const outcome = await recordOnce(tdb, printerId, seq, success, code, now, attempt);
+  // Now and then (about one finished job in PRUNE_EVERY of the merchant's), the printer's long-finished jobs go.
+  if (outcome !== null && outcome !== 'retry' && /^[0-9]+$/.test(seq) && BigInt(seq) % PRUNE_EVERY === 0n) await pruneFinishedPrintJobs(tdb, printerId, now);
+  return outcome;
+}
+
+/** How long a finished job (printed, failed, cancelled) is kept: nothing reads it again; its source key guards re-runs of the last day only (the post-capture sweep). */
+export const FINISHED_JOB_RETENTION_MS = 7 * 24 * 3_600_000;
+/** A printer's finished jobs are pruned when a job whose `seq` is a multiple of this finishes. */
+const PRUNE_EVERY = 100n;
+
+/**
+ * Deletes a printer's jobs finished more than `FINISHED_JOB_RETENTION_MS` ago: each held its whole
+ * rendered document (one per receipt and kitchen ticket: ~200 MB a location a year). Waiting and leased
+ * jobs stay whatever their age. Answers how many went.
+ */
+export async function pruneFinishedPrintJobs(tdb: TenantDb | TenantTx, printerId: string, now: Date): Promise<number> {
+  const r = await tdb
+    .deleteFrom('print_jobs')
+    .where('printer_id', '=', printerId)
+    .where('state', 'in', ['printed', 'failed', 'cancelled'])
+    .where('finished_at', '<', new Date(now.getTime() - FINISHED_JOB_RETENTION_MS))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+async function recordOnce(tdb: TenantDb, printerId: string, seq: string, success: boolean, code: string | undefined, now: Date, attempt: number | null): Promise<PrintOutcome | null> {
   return tdb.transaction().execute(async (tx) => {
     const job = await tx.selectFrom('print_jobs').select(['id', 'state', 'attempts']).where('printer_id', '=', printerId).where('seq', '=', seq).forUpdate().executeTakeFirst();
     if (!job || (job.state !== 'queued' && job.state !== 'leased')) return null;

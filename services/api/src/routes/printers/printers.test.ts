@@ -527,3 +527,39 @@ describe('back office', () => {
     await api.deps.db.updateTable('merchants').set({ pos_provider: 'firstparty' }).where('id', '=', other.merchant.id).execute();
   });
 });
+
+describe('finished print jobs do not pile up', () => {
+  test('a printer\'s jobs finished over 7 days ago are deleted as its jobs finish (about one in 100); waiting and recent ones stay', async () => {
+    const id = await configured();
+    const now = new Date();
+    const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
+    const job = (seq: number, state: 'printed' | 'failed' | 'cancelled' | 'queued', finished: Date | null) => ({
+      id: crypto.randomUUID(),
+      seq: String(seq),
+      printer_id: id,
+      kind: 'order_receipt',
+      source_key: `order:${crypto.randomUUID()}`,
+      document: '<epos-print/>',
+      state,
+      attempts: state === 'queued' ? 0 : 1,
+      created_at: finished ?? days(9),
+      printed_at: state === 'printed' ? finished : null,
+      finished_at: finished,
+    });
+    const base = 9_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
+    const old = [job(base + 1, 'printed', days(8)), job(base + 2, 'failed', days(9)), job(base + 3, 'cancelled', days(30))];
+    const keep = [job(base + 4, 'printed', days(6)), job(base + 5, 'queued', null)];
+    // The job whose result arrives: leased, its seq a multiple of 100 (the prune's turn).
+    const head = { ...job(base + 100, 'queued', null), state: 'leased' as const, attempts: 1, lease_until: new Date(now.getTime() + 60_000) };
+    await tdb.insertInto('print_jobs').values([...old, ...keep, head]).execute();
+    // A result whose seq is not the prune's turn deletes nothing.
+    const other = { ...job(base + 101, 'queued', null), state: 'leased' as const, attempts: 1, lease_until: new Date(now.getTime() + 60_000) };
+    await tdb.insertInto('print_jobs').values(other).execute();
+    expect(await recordPrintResult(tdb, id, other.seq, true, undefined, now)).toBe('printed');
+    const left = async () => (await tdb.selectFrom('print_jobs').select('id').where('printer_id', '=', id).execute()).map((r) => r.id).sort();
+    expect(await left()).toEqual([...old, ...keep, head, other].map((j) => j.id).sort());
+    // Before: every printed receipt and kitchen ticket kept its document forever.
+    expect(await recordPrintResult(tdb, id, head.seq, true, undefined, now)).toBe('printed');
+    expect(await left()).toEqual([...keep, head, other].map((j) => j.id).sort());
+  });
+});
