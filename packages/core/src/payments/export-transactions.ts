@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { Access } from '../auth/access.ts';
 import { abandon, safeCell, writeRow } from '../shared/table-export.ts';
 import { transactionProvider } from './running-provider.ts';
-import { checkTransactionFilters, scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
+import { checkTransactionFilters, scopedTransactions, transactionDateScope, type TransactionFilters } from './transaction-scope.ts';
 
 export const TRANSACTION_EXPORT_COLUMNS = [
   'id',
@@ -51,8 +51,9 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
     // The cursor is the last row's time as PostgreSQL wrote it (microseconds; a JavaScript Date keeps
     // milliseconds, and rows of the same millisecond were skipped at a page's end) and its id.
     let after: { at: string; id: string } | null = null;
+    const dates = await transactionDateScope(tdb, f);
     for (;;) {
-      let q = scopedTransactions(tdb, access, f).selectAll().select(sql<string>`transactions.created_at::text`.as('page_at'));
+      let q = scopedTransactions(tdb, access, f, dates).selectAll().select(sql<string>`transactions.created_at::text`.as('page_at'));
       if (after) {
         const a = after;
         // A row comparison, which the (created_at, id) index answers (an OR of the two made every page sort the table).

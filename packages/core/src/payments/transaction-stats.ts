@@ -1,7 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { TRANSACTION_CHANNELS, type TransactionChannel } from '@pos/domain/payments/transaction-values';
 import type { Access } from '../auth/access.ts';
-import { scopedTransactions, type TransactionFilters } from './transaction-scope.ts';
+import { scopedTransactions, transactionDateScope, type TransactionFilters } from './transaction-scope.ts';
 import { transactionProviderSql } from './running-provider.ts';
 import { cancelledMarketplaceOrder } from './counted-sale.ts';
 
@@ -26,7 +26,7 @@ export interface TransactionStats {
  * and so are the marketplace orders cancelled after paying (still `Complete` in `by_status`, as listed).
  */
 export async function transactionStats(tdb: TenantDb, access: Access, f: TransactionFilters): Promise<TransactionStats> {
-  const rows = await scopedTransactions(tdb, access, f)
+  const rows = await scopedTransactions(tdb, access, f, await transactionDateScope(tdb, f))
     .select((eb) => [
       'transactions.status',
       transactionProviderSql().as('provider'),

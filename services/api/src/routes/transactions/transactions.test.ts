@@ -245,6 +245,22 @@ describe('back-office transactions', () => {
       expect(exported.map((l) => l.split(',')[0])).toEqual([copies[0]!.id]);
       expect((await bo('GET', '/datatable?from=2026-03-30&to=2026-03-30')).body.data.map((t: any) => t.id)).toEqual([copies[1]!.id]);
       expect((await bo('GET', '/datatable?from=2026-03-28&to=2026-03-28')).body.total).toBe(0);
+      // A merchant over two zones: each location's own dates. 03:30 UTC on the 30th is 23:30 on the 29th in New York.
+      const ny = { id: crypto.randomUUID(), at: '2026-03-30T03:30:00Z', total: 55, no: 900003 };
+      copies.push(ny);
+      await sql`
+        insert into ${table} select (jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object('id', ${ny.id}::uuid, 'order_no', ${ny.no}::int, 'receipt_no', ${ny.no}::int, 'total', ${ny.total}::int, 'location_id', ${m.locations[1]!.id}::uuid,
+          'idempotency_key', t.idempotency_key || 'ny'::text, 'all_idempotency_keys', jsonb_build_array(t.idempotency_key || 'ny'::text), 'created_at', ${ny.at}::timestamptz, 'completed_at', ${ny.at}::timestamptz))).*
+        from ${table} t where t.id = ${made[0]!.id}`.execute(api.deps.db);
+      const tdb = bindTenant(api.deps.db, m.merchant.tenant_database);
+      await tdb.updateTable('locations').set({ timezone: 'America/New_York' }).where('id', '=', m.locations[1]!.id).execute();
+      try {
+        expect((await bo('GET', `/datatable?${day}&sort=total`)).body.data.map((t: any) => t.id)).toEqual([ny.id, copies[0]!.id]);
+        expect((await bo('GET', '/datatable?from=2026-03-30&to=2026-03-30')).body.data.map((t: any) => t.id)).toEqual([copies[1]!.id]);
+        expect((await bo('GET', `/stats?${day}`)).body.data).toMatchObject({ complete: { count: 2, total: 1055 } });
+      } finally {
+        await tdb.updateTable('locations').set({ timezone: 'Europe/Brussels' }).where('id', '=', m.locations[1]!.id).execute();
+      }
       // The sales report counts the same sale for that date.
       const report = await api.call('GET', `/api/back-office/reports/sales?${day}`, { token: owner });
       expect(report.status).toBe(200);
