@@ -1,15 +1,13 @@
-import { enqueueOutbox } from '@pos/db';
 import { errors, type FieldErrors } from '@pos/kernel';
-import { NOTIFICATION_SEND_JOB, QUEUES } from '@pos/kernel/queues/index';
 import { logActivity } from '../activity/log-activity.ts';
 import { requireAllLocations, requireGrantedLocations, type Access } from '../auth/access.ts';
 import { hashSecret, randomSecret } from '../security/passwords.ts';
+import { enqueueInvitationEmail, unmailedInvitationHash } from './invitation-mail.ts';
 import {
   INVITATION_TTL_MS,
   addError,
   checkLocationIds,
   checkRoleIds,
-  hashInvitationToken,
   inTeamTransaction,
   loadMember,
   requireAssignableRoles,
@@ -30,7 +28,7 @@ export interface InviteMemberInput {
 }
 
 export const ALREADY_MEMBER = 'This user is already a member of this team.';
-export const INVITATION_TEMPLATE = 'team-invitation';
+export { INVITATION_TEMPLATE } from './invitation-mail.ts';
 
 /**
  * Called with the recipient before an invitation mail is queued (the route's per-address cap: a team
@@ -46,7 +44,8 @@ export type InvitationMailLimit = (email: string) => Promise<void>;
  * created whose password hash is of a random secret nobody knows (unusable until the invitation is
  * accepted). Roles, location grants and the `all_locations` flag are written on the tenant side,
  * an invitation (7 days, only its SHA-256 stored) centrally, and the e-mail goes through the outbox
- * in the same transaction. Logs `invited user`. Someone already in the merchant is 422 on `email`.
+ * in the same transaction: a `team.invitation-mail` job naming the invitation, whose worker issues the
+ * token as it sends the mail (the token is never stored in clear). Logs `invited user`. Someone already in the merchant is 422 on `email`.
  *
  * The inviter (`grantor`, the acting user's access) grants only within their own grant: a global
  * member needs an inviter holding every location, a location outside the inviter's grant is refused,
@@ -64,7 +63,6 @@ export async function inviteMember(
   const allLocations = input.allLocations ?? false;
   if (allLocations) requireAllLocations(grantor);
   const unusableHash = await hashSecret(randomSecret(32));
-  const token = randomSecret(32);
 
   const userId = await inTeamTransaction(scope, async (central, tx) => {
     const errs: FieldErrors = {};
@@ -98,16 +96,18 @@ export async function inviteMember(
       .onConflict((oc) => oc.column('user_id').doUpdateSet({ all_locations: allLocations, updated_at: scope.now }))
       .execute();
 
-    const tokenHash = hashInvitationToken(token);
+    // No link works until the worker mails one (`issueInvitationMail`).
+    const tokenHash = unmailedInvitationHash();
     const expiresAt = new Date(scope.now.getTime() + INVITATION_TTL_MS);
-    await central
+    const invitation = await central
       .insertInto('invitations')
       .values({ id: Bun.randomUUIDv7(), merchant_id: scope.merchant.id, user_id: id, invited_by: scope.userId, token_hash: tokenHash, expires_at: expiresAt, created_at: scope.now, updated_at: scope.now })
       .onConflict((oc) =>
         oc.columns(['merchant_id', 'user_id']).doUpdateSet({ token_hash: tokenHash, expires_at: expiresAt, accepted_at: null, invited_by: scope.userId, updated_at: scope.now }),
       )
-      .execute();
-    await enqueueInvitationEmail(central, email, scope.merchant.name, token);
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await enqueueInvitationEmail(central, invitation.id);
     await logActivity(tx, {
       userId: scope.userId,
       action: 'invited',
@@ -136,13 +136,4 @@ async function createInvitedUser(central: CentralTx, u: { email: string; name: s
   // Created concurrently by someone else: use that account.
   const row = await central.selectFrom('users').select('id').where('email', '=', u.email).executeTakeFirstOrThrow();
   return row.id;
-}
-
-/** The invitation e-mail, relayed after commit (`notification.send`, template `team-invitation`). */
-export async function enqueueInvitationEmail(central: CentralTx, to: string, merchantName: string, token: string): Promise<void> {
-  await enqueueOutbox(central, {
-    queue: QUEUES.notifications,
-    job: NOTIFICATION_SEND_JOB,
-    payload: { channel: 'email', to, template: INVITATION_TEMPLATE, data: { merchant_name: merchantName, invite_token: token } },
-  });
 }

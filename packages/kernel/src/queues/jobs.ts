@@ -5,6 +5,7 @@ import { fiscalWorkEventJob } from './jobs/fiscal-work-event.job.ts';
 import { heartbeatJob } from './jobs/heartbeat.job.ts';
 import { notificationSendJob } from './jobs/notification-send.job.ts';
 import { accountMailJob } from './jobs/account-mail.job.ts';
+import { teamInvitationMailJob } from './jobs/team-invitation-mail.job.ts';
 import { webhooksPurgeJob } from './jobs/webhooks-purge.job.ts';
 import { postCaptureSweepJob } from './jobs/post-capture-sweep.job.ts';
 import { integrationAutoSyncJob } from './jobs/integration-auto-sync.job.ts';
@@ -17,6 +18,7 @@ export { fiscalWorkEventJob, FISCAL_WORK_EVENT_JOB } from './jobs/fiscal-work-ev
 export { heartbeatJob, HEARTBEAT_JOB } from './jobs/heartbeat.job.ts';
 export { notificationSendJob, NOTIFICATION_SEND_JOB } from './jobs/notification-send.job.ts';
 export { accountMailJob, ACCOUNT_MAIL_JOB } from './jobs/account-mail.job.ts';
+export { teamInvitationMailJob, TEAM_INVITATION_MAIL_JOB } from './jobs/team-invitation-mail.job.ts';
 export * from './jobs/payments.job.ts';
 export { webhooksPurgeJob, WEBHOOKS_PURGE_JOB } from './jobs/webhooks-purge.job.ts';
 export { postCaptureSweepJob, POST_CAPTURE_SWEEP_JOB } from './jobs/post-capture-sweep.job.ts';
@@ -29,6 +31,7 @@ export const JOBS = [
   heartbeatJob,
   notificationSendJob,
   accountMailJob,
+  teamInvitationMailJob,
   fiscalRecoverJob,
   fiscalWorkEventJob,
   paymentCaptureJob,

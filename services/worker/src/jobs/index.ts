@@ -8,6 +8,7 @@ import { createFiscalWorkEventHandler } from './fiscal-work-event.handler.ts';
 import { handleHeartbeat } from './heartbeat.handler.ts';
 import { handleNotificationSend } from './notification-send.handler.ts';
 import { createAccountMailHandler } from './account-mail.handler.ts';
+import { handleTeamInvitationMail } from './team-invitation-mail.handler.ts';
 import type { AccountMailing } from '@pos/core/accounts/sign-up';
 import { handleWebhooksPurge } from './webhooks-purge.handler.ts';
 import { createPostCaptureSweepHandler } from './post-capture-sweep.handler.ts';
@@ -48,6 +49,7 @@ export function createHandlers(deps: HandlerDeps): JobHandlers {
     heartbeat: handleHeartbeat,
     'notification.send': handleNotificationSend,
     'account.mail': createAccountMailHandler(deps.accountMailing ?? null),
+    'team.invitation-mail': handleTeamInvitationMail,
     'fiscal.recover': createFiscalRecoverHandler({
       fiscal: deps.fiscal,
       ...(deps.redis ? { redis: deps.redis } : {}),

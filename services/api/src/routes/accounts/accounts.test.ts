@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'kysely';
 import { startSmtpCatcher, type SmtpCatcher } from '@pos/providers/mail/smtp-catcher';
 import { startIdpSimulator, type IdpSimulator } from '@pos/providers/idp/idp-simulator';
 import { sha256 } from '@pos/core/accounts/account-tokens';
@@ -7,6 +6,7 @@ import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { SoftAuthenticator } from '../../testing/soft-authenticator.ts';
 import { runAccountMailJobs } from '../../testing/account-mail-jobs.ts';
+import { invitationTokenIn, runInvitationMailJobs } from '../../testing/invitation-mail-jobs.ts';
 import { PASSKEY_REJECTED, authenticatePasskey, registerPasskey } from '@pos/core/accounts/passkeys';
 import { updatePassword } from '@pos/core/accounts/sign-up';
 import { startPendingLogin } from '@pos/core/accounts/second-factor';
@@ -117,8 +117,9 @@ describe('POST /back-office/register and verify-email', () => {
     const invite = async (email: string) => {
       const r = await api.call('POST', '/api/back-office/settings/team/users', { token: owner, body: { email, name: 'Ivy Invited', role_ids: [], location_ids: [other.locations[0]!.id] } });
       expect(r.status).toBe(200);
-      const rows = await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', email).orderBy('id', 'desc').execute();
-      return (rows[0]!.payload as { data: { invite_token: string } }).data.invite_token;
+      // The token as the invitee reads it: in the mail the worker's job sends.
+      await runInvitationMailJobs(api);
+      return invitationTokenIn((await mail.waitFor(email, (x) => x.subject.startsWith('You are invited to join '))).text);
     };
     const email = uniqueEmail('invited');
     const inviteToken = await invite(email);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { TEAM_INVITATION_MAIL_JOB } from '@pos/kernel/queues/index';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { login, makeMember, tenantOf } from '../team/team.test-support.ts';
 
@@ -11,6 +12,7 @@ let owner: string;
 let ownerId: string;
 let roleId: string;
 let invitedId: string;
+let invitationId: string;
 
 const team = '/api/back-office/settings/team';
 const path = '/api/back-office/settings/activity-logs/datatable';
@@ -26,6 +28,7 @@ beforeAll(async () => {
   await api.call('PUT', `${team}/roles/${roleId}`, { token: owner, body: { name: 'Head barista', permissions: ['VIEW_ITEMS', 'EDIT_ITEMS'] } });
   const email = `log-${crypto.randomUUID().slice(0, 8)}@example.com`;
   invitedId = (await api.call('POST', `${team}/users`, { token: owner, body: { email, name: 'Logan', role_ids: [], location_ids: [] } })).body.data.id;
+  invitationId = (await api.deps.db.selectFrom('invitations').select('id').where('merchant_id', '=', a.merchant.id).where('user_id', '=', invitedId).executeTakeFirstOrThrow()).id;
   await api.call('PUT', `${team}/users/${invitedId}/roles`, { token: owner, body: { role_ids: [roleId] } });
   await api.call('PUT', `${team}/users/${invitedId}/locations`, { token: owner, body: { location_ids: [a.locations[0]!.id] } });
   await api.call('POST', `${team}/users/${invitedId}/resend-invitation`, { token: owner });
@@ -35,7 +38,7 @@ beforeAll(async () => {
   await api.call('DELETE', `${team}/users/${invitedId}`, { token: owner });
 });
 afterAll(async () => {
-  await api.deps.db.deleteFrom('outbox').where(sql<string>`payload->>'template'`, '=', 'team-invitation').where(sql<string>`payload->'data'->>'merchant_name'`, '=', `Demo ${a.merchant.slug}`).execute();
+  await api.deps.db.deleteFrom('outbox').where('job', '=', TEAM_INVITATION_MAIL_JOB).where(sql<string>`payload->>'invitation_id'`, '=', invitationId).execute();
   await api.close();
 });
 

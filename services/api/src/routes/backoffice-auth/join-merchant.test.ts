@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'kysely';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { dropInvitationMailJobs, mailedInvitationToken, runInvitationMailJobs } from '../../testing/invitation-mail-jobs.ts';
 
 let api: TestApi;
 let m: DemoSeedResult;
 let owner: string;
 const email = `joiner-${crypto.randomUUID().slice(0, 8)}@example.com`;
 
+/** The token as the invitee reads it: from the invitation mail the worker's job sends. */
 async function inviteToken(): Promise<string> {
-  const rows = await api.deps.db.selectFrom('outbox').select('payload').where(sql<string>`payload->>'to'`, '=', email).orderBy('id', 'desc').execute();
-  return (rows[0]!.payload as { data: { invite_token: string } }).data.invite_token;
+  await runInvitationMailJobs(api);
+  return mailedInvitationToken(api, email);
 }
 
 beforeAll(async () => {
@@ -21,7 +22,7 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
 });
 afterAll(async () => {
-  await api.deps.db.deleteFrom('outbox').where(sql<string>`payload->>'to'`, '=', email).execute();
+  await dropInvitationMailJobs(api, [m.merchant.id]);
   await api.close();
 });
 

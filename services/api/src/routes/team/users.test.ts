@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'kysely';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { hashInvitationToken } from '@pos/core/team/team-scope';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
+import { dropInvitationMailJobs, invitationMailRows, invitationTokenIn, mailedInvitationToken, runInvitationMailJobs } from '../../testing/invitation-mail-jobs.ts';
 import { login, makeMember, tenantOf } from './team.test-support.ts';
 
 let api: TestApi;
@@ -22,14 +22,8 @@ const DAY = 24 * 3600 * 1000;
 
 const uniqueEmail = (p: string) => `${p}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 
-async function outboxFor(email: string) {
-  return api.deps.db
-    .selectFrom('outbox')
-    .select(['queue', 'job', 'payload'])
-    .where(sql<string>`payload->>'to'`, '=', email)
-    .orderBy('id')
-    .execute();
-}
+/** The invitation mail jobs queued for the address (they name the invitation only). */
+const outboxFor = (email: string) => invitationMailRows(api, email);
 
 async function invitationOf(merchantId: string, userId: string) {
   return api.deps.db.selectFrom('invitations').selectAll().where('merchant_id', '=', merchantId).where('user_id', '=', userId).executeTakeFirst();
@@ -49,11 +43,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // Leave no invitation e-mails behind for a relay running against the same database.
-  await api.deps.db
-    .deleteFrom('outbox')
-    .where(sql<string>`payload->>'template'`, '=', 'team-invitation')
-    .where(sql<string>`payload->'data'->>'merchant_name'`, 'in', [`Demo ${a.merchant.slug}`, `Demo ${b.merchant.slug}`])
-    .execute();
+  await dropInvitationMailJobs(api, [a.merchant.id, b.merchant.id]);
   await api.close();
 });
 
@@ -112,16 +102,19 @@ describe('POST /team/users (invite)', () => {
     // The random password hash is unusable: signing in fails.
     expect((await api.call('POST', '/api/login', { body: { email, password: '' } })).status).toBe(422);
 
-    const mail = await outboxFor(email);
-    expect(mail).toHaveLength(1);
-    const token = (mail[0]!.payload as { data: { invite_token: string } }).data.invite_token;
-    expect(mail[0]).toEqual({
-      queue: 'notifications',
-      job: 'notification.send',
-      payload: { channel: 'email', to: email, template: 'team-invitation', data: { merchant_name: 'Demo ' + a.merchant.slug, invite_token: token } },
-    });
+    // The outbox names the invitation only: the worker issues the token as it sends the mail.
+    const queued = await outboxFor(email);
+    expect(queued).toHaveLength(1);
+    const pending = await invitationOf(a.merchant.id, invitedId);
+    expect(queued[0]).toEqual({ queue: 'notifications', job: 'team.invitation-mail', payload: { invitation_id: pending!.id } });
+    expect(await runInvitationMailJobs(api)).toBe(1);
+    const mail = await api.mail!.waitFor(email);
+    expect(mail.subject).toBe('You are invited to join Demo ' + a.merchant.slug);
+    const token = invitationTokenIn(mail.text);
+    expect(mail.text).toBe(`You have been invited to the back office of Demo ${a.merchant.slug}. Accept the invitation with this token within 7 days: ${token}`);
+    expect(JSON.stringify(await api.deps.db.selectFrom('outbox').select('payload').execute())).not.toContain(token);
     const inv = await invitationOf(a.merchant.id, invitedId);
-    expect(inv).toMatchObject({ token_hash: hashInvitationToken(token), accepted_at: null, invited_by: ownerId });
+    expect(inv).toMatchObject({ id: pending!.id, token_hash: hashInvitationToken(token), accepted_at: null, invited_by: ownerId });
     expect(inv!.token_hash).not.toContain(token);
   });
 
@@ -165,12 +158,15 @@ describe('POST /team/users (invite)', () => {
 
   test('resend: new token, the old one no longer matches, exactly one more e-mail', async () => {
     const before = await invitationOf(a.merchant.id, invitedId);
-    const oldToken = ((await outboxFor(email))[0]!.payload as { data: { invite_token: string } }).data.invite_token;
+    const oldToken = await mailedInvitationToken(api, email);
     const r = await api.call('POST', `${base}/users/${invitedId}/resend-invitation`, { token: owner });
     expect(r).toMatchObject({ status: 200, body: { status: 'success', data: { id: invitedId, status: 'invited' } } });
-    const mail = await outboxFor(email);
-    expect(mail).toHaveLength(2);
-    const newToken = (mail[1]!.payload as { data: { invite_token: string } }).data.invite_token;
+    expect(await outboxFor(email)).toHaveLength(2);
+    // The old link stops working with the resend, before the new mail leaves.
+    expect((await api.call('GET', `/api/back-office/join-merchant?token=${oldToken}`)).status).toBe(404);
+    await runInvitationMailJobs(api);
+    const newToken = invitationTokenIn((await api.mail!.waitFor(email, (x) => !x.text.includes(oldToken))).text);
+    expect(api.mail!.messages(email)).toHaveLength(2);
     expect(newToken).not.toBe(oldToken);
     const after = await invitationOf(a.merchant.id, invitedId);
     expect(after!.token_hash).toBe(hashInvitationToken(newToken));
