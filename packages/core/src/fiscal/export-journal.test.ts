@@ -17,16 +17,19 @@ afterAll(async () => {
   await t.close();
 });
 
+/** The booking dates of the 5 entries: days long past, though all are signed now (as a Z report closing a day late is). */
+const BOOKED = ['2026-10-24', '2026-10-24', '2026-10-25', '2026-10-26', '2026-10-26'];
+
 /** A fresh device with a journal of 5 signed entries. */
 beforeEach(async () => {
   loc = await t.addLocation();
   fdmId = await t.enrol(loc, 'software');
-  for (let i = 0; i < 5; i++) await fiscal.signEvent(t.tdb, saleInput(loc, crypto.randomUUID(), 100 + i * 5));
+  for (let i = 0; i < 5; i++) await fiscal.signEvent(t.tdb, { ...saleInput(loc, crypto.randomUUID(), 100 + i * 5), businessDay: { id: crypto.randomUUID(), date: BOOKED[i]! } });
 });
 
 /** The device's verification; `withPublicKey` false checks as for a remote module (seals and hashes only). */
 async function verification(withPublicKey = true) {
-  const devices = await exportJournal(t.tdb, { locationId: loc }, withPublicKey ? fiscal : { publicKeyFor: () => '', sealKey: fiscal.sealKey });
+  const devices = await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, withPublicKey ? fiscal : { publicKeyFor: () => '', sealKey: fiscal.sealKey });
   expect(devices.map((d) => d.fdm_id)).toEqual([fdmId]);
   return devices[0]!.verification;
 }
@@ -38,24 +41,24 @@ const update = (seq: number, set: Record<string, unknown>) =>
 describe('exportJournal verification', () => {
   test('an intact journal verifies and exports the window', async () => {
     expect(await verification()).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
-    const all = (await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!;
+    const all = (await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, fiscal))[0]!;
     expect(all.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(all.entries[0]).toMatchObject({ status: 'signed', event_kind: 'sale', subject_type: 'pos_order', sign_error: null });
     expect(all.entries[0]!.sign_result!.fdmRef.fdmId).toBe(fdmId);
-    const third = all.entries[2]!;
-    const window: DeviceJournal = (await exportJournal(t.tdb, { locationId: loc, from: third.created_at, to: new Date(third.created_at.getTime() + 1) }, fiscal))[0]!;
+    // The window is of booking dates, not of signing times: every entry here was signed today.
+    const window: DeviceJournal = (await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels', from: '2026-10-25', to: '2026-10-25' }, fiscal))[0]!;
     expect(window.entries.map((e) => e.seq)).toEqual([3]);
+    expect((await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels', to: '2026-10-24' }, fiscal))[0]!.entries.map((e) => e.seq)).toEqual([1, 2]);
     expect(window.verification.ok).toBe(true); // always over the whole journal
-    expect(await exportJournal(t.tdb, { locationId: await t.addLocation() }, fiscal)).toEqual([]);
+    expect(await exportJournal(t.tdb, { locationId: await t.addLocation(), timeZone: 'Europe/Brussels' }, fiscal)).toEqual([]);
     expect(await locationsWithFiscalHistory(t.tdb, [loc])).toEqual(new Set([loc]));
   });
 
   test('a window holding more entries than an export answers is refused; fewer, and a narrower window, are answered', async () => {
-    expect((await exportJournal(t.tdb, { locationId: loc, maxEntries: 5 }, fiscal))[0]!.entries).toHaveLength(5);
-    const refused = await exportJournal(t.tdb, { locationId: loc, maxEntries: 4 }, fiscal, 2).catch((e: unknown) => e);
+    expect((await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels', maxEntries: 5 }, fiscal))[0]!.entries).toHaveLength(5);
+    const refused = await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels', maxEntries: 4 }, fiscal, 2).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'validation', message: fiscalExportTooLarge(4), errors: { from: [fiscalExportTooLarge(4)] } });
-    const third = (await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!.entries[2]!;
-    const narrowed = await exportJournal(t.tdb, { locationId: loc, maxEntries: 4, from: third.created_at }, fiscal, 2);
+    const narrowed = await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels', maxEntries: 4, from: '2026-10-25' }, fiscal, 2);
     expect(narrowed[0]!.entries.map((e) => e.seq)).toEqual([3, 4, 5]);
     expect(narrowed[0]!.verification.ok).toBe(true);
   });
@@ -80,7 +83,7 @@ describe('exportJournal verification', () => {
     const { resultHash } = await import('@pos/fiscal');
     await update(4, { sign_result: canonicalJson(forged), result_hash: resultHash(r.hash, forged) });
     expect(await verification()).toMatchObject({ ok: false, seq: 4, problem: 'bad_signature' });
-    expect((await exportJournal(t.tdb, { locationId: loc }, { ...fiscal, publicKeyFor: () => '' }))[0]!.verification).toMatchObject({ ok: false, seq: 4, problem: 'bad_seal' }); // without the public key, the seal still catches it
+    expect((await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, { ...fiscal, publicKeyFor: () => '' }))[0]!.verification).toMatchObject({ ok: false, seq: 4, problem: 'bad_seal' }); // without the public key, the seal still catches it
   });
 
   test('an entry altered with every later hash recomputed (a re-forged journal)', async () => {
@@ -147,13 +150,13 @@ describe('exportJournal verification', () => {
   });
 
   test('read page by page (2 rows at a time here): the same entries and verification, and an entry altered on a later page is found', async () => {
-    const whole = (await exportJournal(t.tdb, { locationId: loc }, fiscal))[0]!;
-    const paged = (await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!;
+    const whole = (await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, fiscal))[0]!;
+    const paged = (await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, fiscal, 2))[0]!;
     expect(paged).toEqual(whole);
     expect(paged.verification).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
     const r = await rowAt(5);
     await update(5, { payload: r.payload.replace('"lineTotal":120', '"lineTotal":1') });
-    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!.verification).toMatchObject({ ok: false, seq: 5, problem: 'altered' });
+    expect((await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, fiscal, 2))[0]!.verification).toMatchObject({ ok: false, seq: 5, problem: 'altered' });
   });
 
   test('a remote module completing entries while the export reads its pages: one snapshot, no false alarm', async () => {
@@ -178,12 +181,12 @@ describe('exportJournal verification', () => {
         return args.result;
       },
     });
-    const during = (await exportJournal(reading, { locationId: loc }, fiscal, 2))[0]!;
+    const during = (await exportJournal(reading, { locationId: loc, timeZone: 'Europe/Brussels' }, fiscal, 2))[0]!;
     expect(completed).toBe(true);
     // Before: { ok: false, seq: 2, problem: 'altered', detail: 'pending entry before a completed one' }.
     expect(during.verification).toEqual({ ok: true, count: 5, pending: 4, failed: 0, last_seq: 5 });
     expect(during.entries.map((e) => e.status)).toEqual(['signed', 'pending', 'pending', 'pending', 'pending']);
-    expect((await exportJournal(t.tdb, { locationId: loc }, fiscal, 2))[0]!.verification).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
+    expect((await exportJournal(t.tdb, { locationId: loc, timeZone: 'Europe/Brussels' }, fiscal, 2))[0]!.verification).toEqual({ ok: true, count: 5, pending: 0, failed: 0, last_seq: 5 });
   });
 
   test('signing refuses to continue a journal whose head was removed', async () => {

@@ -3,6 +3,8 @@ import type { TenantDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { counterValue, SEQ_LABEL } from './counter-store.ts';
 import { failureHash, parseOr, toJournalEntry, type JournalRow } from './journal-rows.ts';
+import { isBusinessDate } from '@pos/domain/business-day/business-day';
+import { businessDateIn } from './sign-event.ts';
 
 /** Journal rows read at a time for the export's verification. */
 const JOURNAL_PAGE = 1000;
@@ -45,10 +47,15 @@ export interface DeviceJournal {
 
 export interface ExportJournalInput {
   readonly locationId: string;
-  /** Inclusive lower bound on created_at. */
-  readonly from?: Date;
-  /** Exclusive upper bound on created_at. */
-  readonly to?: Date;
+  /**
+   * First and last booking date kept (`YYYY-MM-DD`, inclusive): an entry's own `bookingDate`, so the Z
+   * report closing a day at 02:45 the next morning, or days later, is in that day's export with its sales.
+   * An entry whose payload names none is dated by its creation in `timeZone`.
+   */
+  readonly from?: string;
+  readonly to?: string;
+  /** The location's zone (UTC when not given). */
+  readonly timeZone?: string;
   /** Most entries the window may hold across devices (`FISCAL_EXPORT_MAX_ENTRIES` by default). */
   readonly maxEntries?: number;
 }
@@ -176,6 +183,19 @@ function exported(row: JournalRow): ExportedEntry {
   };
 }
 
+/** The entry's booking date (its payload's `bookingDate`; else its creation's local date) within the export's dates. */
+function inWindow(r: Pick<JournalRow, 'payload' | 'created_at'>, input: ExportJournalInput): boolean {
+  if (!input.from && !input.to) return true;
+  const date = bookingDateOf(r, input.timeZone ?? 'UTC');
+  return (!input.from || date >= input.from) && (!input.to || date <= input.to);
+}
+
+function bookingDateOf(r: Pick<JournalRow, 'payload' | 'created_at'>, timeZone: string): string {
+  const payload = parseOr(r.payload) as { bookingDate?: unknown } | null;
+  const date = payload && typeof payload === 'object' ? payload.bookingDate : undefined;
+  return typeof date === 'string' && isBusinessDate(date) ? date : businessDateIn(timeZone, r.created_at);
+}
+
 /**
  * The fiscal journal of a location, per fiscal device it ever had (the back-office fiscal-events
  * export): the entries in the window, and a verification of each device's whole journal against
@@ -215,7 +235,7 @@ async function exportInSnapshot(tdb: TenantDb, input: ExportJournalInput, keys: 
       const page = await tdb.selectFrom('fiscal_journal').selectAll().where('fdm_id', '=', fdmId).where('seq', '>', after).orderBy('seq').limit(pageSize).execute();
       for (const r of page) {
         verifier.add(r);
-        if (r.location_id === input.locationId && (!input.from || r.created_at >= input.from) && (!input.to || r.created_at < input.to)) {
+        if (r.location_id === input.locationId && inWindow(r, input)) {
           if (++kept > maxEntries) throw errors.field('from', fiscalExportTooLarge(maxEntries));
           entries.push(exported(r));
         }

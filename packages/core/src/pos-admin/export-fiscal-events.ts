@@ -1,5 +1,5 @@
 import { errors } from '@pos/kernel';
-import { dayBounds, isBusinessDate } from '@pos/domain/business-day/business-day';
+import { isBusinessDate } from '@pos/domain/business-day/business-day';
 import { exportJournal, type DeviceVerification, type ExportedEntry, type JournalKeys } from '../fiscal/export-journal.ts';
 import type { PosAdminScope } from './pos-admin-scope.ts';
 
@@ -30,9 +30,8 @@ export type FiscalKeys = JournalKeys;
 
 /**
  * `GET /back-office/pos/{locationId}/fiscal-events` (VIEW_POS_REPORTS): the location's fiscal
- * journal per fiscal device it ever had (`exportJournal`), with the entries whose creation falls in
- * the optional window of local dates (from the start of `from` to the end of `to` in the location's
- * zone) and each device's verification: seals for every device, and signatures of software-mode
+ * journal per fiscal device it ever had (`exportJournal`), with the entries booked on the optional
+ * window's dates (each entry's `bookingDate`: a day's late Z report is that day's) and each device's verification: seals for every device, and signatures of software-mode
  * devices with their public keys. 422 for a malformed date, `to` before `from`, or a window holding more
  * entries than one export answers (`FISCAL_EXPORT_MAX_ENTRIES`).
  */
@@ -44,11 +43,7 @@ export async function exportFiscalEvents(scope: PosAdminScope, keys: FiscalKeys,
   if (!loc) throw errors.notFound('location');
   const devices = await exportJournal(
     scope.tdb,
-    {
-      locationId,
-      ...(input.from !== undefined ? { from: dayBounds(input.from, loc.timezone).start } : {}),
-      ...(input.to !== undefined ? { to: dayBounds(input.to, loc.timezone).end } : {}),
-    },
+    { locationId, timeZone: loc.timezone, ...(input.from !== undefined ? { from: input.from } : {}), ...(input.to !== undefined ? { to: input.to } : {}) },
     keys,
   );
   return devices.map((d) => ({
