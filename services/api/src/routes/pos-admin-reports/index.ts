@@ -56,7 +56,7 @@ export function posAdminReportRoutes(deps: ApiDeps) {
           ...doc(
             tags,
             'Fiscal journal export',
-            '`{data:[{fdm_id, mode, status, entries, verification}]}` per fiscal device the location ever had; entries booked on the optional dates `from`..`to` (inclusive, each entry's `bookingDate`: a Z report taken after midnight or days later is its day's; a window holding more than 20000 entries is 422 on `from`); `verification` covers the device\'s whole journal (chain, results, head, and software-mode signatures).',
+            '`{data:[{fdm_id, mode, status, entries, verification}]}` per fiscal device the location ever had; entries booked on the optional dates `from`..`to` (inclusive, each entry\'s `bookingDate`: a Z report taken after midnight or days later is its day\'s; a window holding more than 20000 entries is 422 on `from`); `verification` covers the device\'s whole journal (chain, results, head, and software-mode signatures).',
           ),
         },
       )
