@@ -83,6 +83,7 @@ import * as tenant20261201tableQrChannel from './migrations/tenant/2026-12-01-54
 import * as tenant20261202transactionsPending from './migrations/tenant/2026-12-02-700-transactions-pending.ts';
 import * as tenant20261204posLayouts from './migrations/tenant/2026-12-04-100-pos-layouts.ts';
 import * as tenant20261205kitchenTicketDue from './migrations/tenant/2026-12-05-100-kitchen-ticket-due.ts';
+import * as tenant20261205readIndexes from './migrations/tenant/2026-12-05-200-read-indexes.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
@@ -90,6 +91,7 @@ import * as central701fdmRegistry from './migrations/central/2026-11-28-701-fdm-
 import * as central550jobFailures from './migrations/central/2026-12-01-550-job-failures.ts';
 import * as central101otpCredentialStamp from './migrations/central/2026-12-02-101-otp-credential-stamp.ts';
 import * as central101menuSyncedAt from './migrations/central/2026-12-03-101-menu-synced-at.ts';
+import * as central201webhookLogIndexes from './migrations/central/2026-12-05-201-webhook-log-indexes.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -119,6 +121,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-550-job-failures': central550jobFailures,
   '2026-12-02-101-otp-credential-stamp': central101otpCredentialStamp,
   '2026-12-03-101-menu-synced-at': central101menuSyncedAt,
+  '2026-12-05-201-webhook-log-indexes': central201webhookLogIndexes,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -181,6 +184,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-12-02-700-transactions-pending': tenant20261202transactionsPending,
   '2026-12-04-100-pos-layouts': tenant20261204posLayouts,
   '2026-12-05-100-kitchen-ticket-due': tenant20261205kitchenTicketDue,
+  '2026-12-05-200-read-indexes': tenant20261205readIndexes,
 };
 
 /**
