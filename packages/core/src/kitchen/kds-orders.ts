@@ -97,16 +97,29 @@ export async function kdsBinding(tdb: TenantDb, device: KdsDevice) {
   return { stationId: row?.station_id ?? null, settings: materialiseKdsSettings(merged) };
 }
 
+/** Most open orders a screen is sent. */
+export const KDS_OPEN_ORDERS_LIMIT = 500;
+
 /**
  * `GET /kds/orders`: the station's open orders (not complete), prioritised first when the profile
- * sorts by priority, then oldest first. An unbound device sees none.
+ * sorts by priority, then oldest first. An unbound device sees none. Past `KDS_OPEN_ORDERS_LIMIT` open
+ * orders the newest are sent: a kitchen that never bumps its tickets (a screen used to read orders
+ * only) would otherwise see the same 500 stale ones and never a new order.
  */
 export async function listKdsOrders(tdb: TenantDb, device: KdsDevice): Promise<KdsOrderView[]> {
   const { stationId, settings } = await kdsBinding(tdb, device);
   if (!stationId) return [];
-  let q = tdb.selectFrom('kitchen_tickets').selectAll().where('station_id', '=', stationId).where('status', '<>', 'Complete');
-  if (settings.sort === 'priority_first') q = q.orderBy('prioritized', 'desc');
-  const rows = await q.orderBy('queued_at').orderBy('id').limit(500).execute();
+  const newest = tdb
+    .selectFrom('kitchen_tickets')
+    .selectAll()
+    .where('station_id', '=', stationId)
+    .where('status', '<>', 'Complete')
+    .orderBy('queued_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(KDS_OPEN_ORDERS_LIMIT);
+  let q = tdb.selectFrom(newest.as('k')).selectAll();
+  if (settings.sort === 'priority_first') q = q.orderBy('k.prioritized', 'desc');
+  const rows = (await q.orderBy('k.queued_at').orderBy('k.id').execute()) as TicketRow[];
   return ticketViews(tdb, rows);
 }
 

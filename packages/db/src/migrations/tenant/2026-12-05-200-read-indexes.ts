@@ -20,11 +20,13 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('kitchen_tickets_open_station').on('kitchen_tickets').columns(['station_id', 'queued_at']).where(sql.ref('status'), '<>', 'Complete').execute();
-  await db.schema.dropIndex('kitchen_tickets_station_open').ifExists().execute();
   await db.schema.createIndex('kitchen_tickets_location_ready').on('kitchen_tickets').columns(['location_id', 'ready_at']).where(sql.ref('ready_at'), 'is not', null).execute();
   await db.schema.createIndex('kitchen_tickets_station_ready').on('kitchen_tickets').columns(['station_id', 'ready_at']).where(sql.ref('ready_at'), 'is not', null).execute();
   await db.schema.createIndex('customers_created_id').on('customers').columns(['created_at', 'id']).execute();
   await db.schema.createIndex('transactions_scheduled_for').on('transactions').column('scheduled_for').where(sql.ref('scheduled_for'), 'is not', null).execute();
+  // Last: a dropped index locks its table against reads until the schema's migrations commit; the builds
+  // above only hold writes back (the upgrade review measured kitchen screens blocked 3.5 s with the drop first).
+  await db.schema.dropIndex('kitchen_tickets_station_open').ifExists().execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

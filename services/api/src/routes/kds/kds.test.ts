@@ -65,6 +65,35 @@ describe('GET /kds/orders', () => {
     expect((await call('GET', '/api/kds/orders')).body.data.some((o: { id: string }) => o.id === id)).toBe(false);
   });
 
+  test('past 500 open orders the newest are sent, oldest first: a kitchen that never bumps still sees its new orders', async () => {
+    const old = new Date(Date.now() - 3 * 86_400_000);
+    const stale = Array.from({ length: 500 }, (_, i) => ({
+      id: Bun.randomUUIDv7(),
+      location_id: a.locations[0]!.id,
+      station_id: a.kds.station_id,
+      source: 'transaction' as const,
+      source_id: crypto.randomUUID(),
+      order_no: `S${i}`,
+      queued_at: new Date(old.getTime() + i * 1000),
+      updated_at: old,
+    }));
+    await tdb.insertInto('kitchen_tickets').values(stale).execute();
+    try {
+      const fresh = await ticket(a, 'NEW');
+      const r = await call('GET', '/api/kds/orders');
+      expect(r.status).toBe(200);
+      // Before: the 500 oldest open tickets, so the new order was never on the screen.
+      expect(r.body.data).toHaveLength(500);
+      expect(r.body.data.at(-1).id).toBe(fresh);
+      expect(r.body.data.some((o: { id: string }) => o.id === stale[0]!.id)).toBe(false);
+      const queued = r.body.data.map((o: { queued_at: string }) => o.queued_at);
+      expect(queued).toEqual([...queued].sort());
+      await call('PUT', `/api/kds/${fresh}/complete`);
+    } finally {
+      await tdb.deleteFrom('kitchen_tickets').where('id', 'in', stale.map((t) => t.id)).execute();
+    }
+  });
+
   test('prioritised orders come first', async () => {
     const older = await ticket(a, 'old');
     const newer = await ticket(a, 'new');
