@@ -208,15 +208,39 @@ function check(result: MigrationResultSet, where: string): void {
   }
 }
 
-export async function migrateCentral(db: CentralDb): Promise<void> {
+/**
+ * Migrations recorded in `schema` that this release does not know: a newer release migrated it (a
+ * rollback, or an old pod still running during a rolling update). Kysely refuses such a schema
+ * ("corrupted migrations"), which made every older API and worker stop at start after a deploy.
+ */
+export async function unknownMigrations(db: CentralDb, schema: string, known: Readonly<Record<string, Migration>>): Promise<string[]> {
+  const table = await sql<{ t: string | null }>`select to_regclass(quote_ident(${schema}) || '.kysely_migration')::text as t`.execute(db);
+  if (!table.rows[0]?.t) return [];
+  const rows = await sql<{ name: string }>`select name from ${sql.id(schema, 'kysely_migration')} order by name`.execute(db);
+  return rows.rows.map((r) => r.name).filter((n) => !Object.hasOwn(known, n));
+}
+
+/** What a migration run did not do because the database is ahead of this release. */
+export type AheadOfRelease = (where: string, unknown: readonly string[]) => void;
+
+/**
+ * Brings the central schema to this release's migrations. A schema a newer release migrated is left as
+ * it is (`onAhead` is told): a release never migrates a database past it, and its code reads what it knows.
+ */
+export async function migrateCentral(db: CentralDb, onAhead?: AheadOfRelease): Promise<void> {
+  const ahead = await unknownMigrations(db, 'public', CENTRAL_MIGRATIONS);
+  if (ahead.length > 0) return onAhead?.('central schema', ahead);
   const migrator = new Migrator({ db: migrationDb(db, 'public'), migrationTableSchema: 'public', provider: new StaticProvider(CENTRAL_MIGRATIONS), allowUnorderedMigrations: true });
   check(await migrator.migrateToLatest(), 'central schema');
 }
 
 /** Creates the tenant schema when missing, brings it to the latest tenant migration and records that centrally. */
-export async function migrateTenant(db: CentralDb, schema: string): Promise<void> {
+export async function migrateTenant(db: CentralDb, schema: string, onAhead?: AheadOfRelease): Promise<void> {
   if (!isTenantSchemaName(schema)) throw new Error('Invalid tenant schema name');
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  // Migrated by a newer release: left as it is, its recorded migration set too.
+  const ahead = await unknownMigrations(db, schema, TENANT_MIGRATIONS);
+  if (ahead.length > 0) return onAhead?.(`tenant schema ${schema}`, ahead);
   const migrator = new Migrator({
     db: migrationDb(db, schema).withSchema(schema),
     provider: new StaticProvider(TENANT_MIGRATIONS),
@@ -249,6 +273,8 @@ export interface MigrateAllOptions {
   concurrency?: number;
   /** Called after each tenant schema, for progress reports. */
   onProgress?: (p: { done: number; total: number; schema: string }) => void;
+  /** Told of each schema left alone because a newer release migrated it. */
+  onAhead?: AheadOfRelease;
 }
 
 /**
@@ -256,7 +282,7 @@ export interface MigrateAllOptions {
  * time. Schemas already current cost nothing beyond the one query that finds the others.
  */
 export async function migrateAll(db: CentralDb, opts: MigrateAllOptions = {}): Promise<{ tenants: number; migrated: number }> {
-  await migrateCentral(db);
+  await migrateCentral(db, opts.onAhead);
   const { n } = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const pending = await pendingTenantSchemas(db);
   let next = 0;
@@ -264,7 +290,7 @@ export async function migrateAll(db: CentralDb, opts: MigrateAllOptions = {}): P
   const worker = async () => {
     while (next < pending.length) {
       const schema = pending[next++]!;
-      await migrateTenant(db, schema);
+      await migrateTenant(db, schema, opts.onAhead);
       opts.onProgress?.({ done: ++done, total: pending.length, schema });
     }
   };

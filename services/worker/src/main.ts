@@ -9,7 +9,8 @@ let built: Awaited<ReturnType<typeof buildWorkerDeps>> | undefined;
 let worker: RunningWorker;
 try {
   built = await buildWorkerDeps(process.env);
-  await migrateCentral(built.deps.db);
+  const log = built.deps.log;
+  await migrateCentral(built.deps.db, (where, unknown) => log.warn('database migrated by a newer release: left as it is', { where, unknown }));
   worker = await startWorker(built.deps);
 } catch (e) {
   createLogger({ service: 'worker' }).error('worker could not start', { err: e });
