@@ -11,16 +11,20 @@ import type { TestApi } from './harness.ts';
 /**
  * Runs the `team.invitation-mail` jobs waiting in the outbox as the worker does (API tests start no
  * worker): marks the rows relayed and runs the worker's handler for each, which issues the token and
- * mails it through the test API's SMTP catcher (`api.mail`). Answers how many ran.
+ * mails it through the test API's SMTP catcher (`api.mail`). Only those of `merchantIds`' invitations
+ * when given (the outbox is shared with other test files, which may leave rows of their own). Answers
+ * how many ran.
  */
-export async function runInvitationMailJobs(api: TestApi): Promise<number> {
-  const rows = await api.deps.db
-    .updateTable('outbox')
-    .set({ relayed_at: new Date() })
-    .where('job', '=', TEAM_INVITATION_MAIL_JOB)
-    .where('relayed_at', 'is', null)
-    .returning(['payload'])
-    .execute();
+export async function runInvitationMailJobs(api: TestApi, merchantIds?: readonly string[]): Promise<number> {
+  let q = api.deps.db.updateTable('outbox').set({ relayed_at: new Date() }).where('job', '=', TEAM_INVITATION_MAIL_JOB).where('relayed_at', 'is', null);
+  if (merchantIds) {
+    q = q.where(
+      sql<string>`payload->>'invitation_id'`,
+      'in',
+      api.deps.db.selectFrom('invitations').select(sql<string>`id::text`.as('id')).where('merchant_id', 'in', merchantIds.length ? [...merchantIds] : ['00000000-0000-0000-0000-000000000000']),
+    );
+  }
+  const rows = await q.returning(['payload']).execute();
   const mailer = mailerFromEnv(api.deps.config);
   const ctx: JobContext = { db: api.deps.db, log: api.deps.log, clock: systemClock, notifications: messagingDriver({ mailer, sms: null }), jobId: 'test' };
   try {
