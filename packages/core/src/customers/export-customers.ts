@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { stringify } from 'csv-stringify/sync';
 import type { TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
-import { ExportAbandoned, safeCell, workbookText, writeRow } from '../shared/table-export.ts';
+import { drainedOrGone, ExportAbandoned, safeCell, workbookText, writeRow } from '../shared/table-export.ts';
 import type { BackofficeActor } from './customer-admin.ts';
 
 export const CUSTOMER_EXPORT_COLUMNS = ['id', 'name', 'email', 'phone', 'marketing_consent', 'points', 'lifetime_points', 'created_at'] as const;
@@ -69,18 +69,7 @@ async function roomIn(out: Writable): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   if (out.destroyed) throw new ExportAbandoned();
   if (!out.writableNeedDrain) return;
-  await new Promise<void>((resolve, reject) => {
-    const settle = (gone: boolean) => () => {
-      out.off('drain', drained);
-      out.off('close', closed);
-      if (gone) reject(new ExportAbandoned());
-      else resolve();
-    };
-    const drained = settle(false);
-    const closed = settle(true);
-    out.once('drain', drained);
-    out.once('close', closed);
-  });
+  await drainedOrGone(out, out);
 }
 
 /** Ends the response after a failure (cut short, never a complete-looking file), or quietly once its reader left. */

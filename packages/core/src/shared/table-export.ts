@@ -55,7 +55,12 @@ export class ExportAbandoned extends Error {
 export async function writeRow(from: Writable, out: Writable, row: unknown): Promise<void> {
   if (out.destroyed) throw new ExportAbandoned();
   if (from.write(row)) return;
-  await new Promise<void>((resolve, reject) => {
+  await drainedOrGone(from, out);
+}
+
+/** Resolves once `from` drains; rejects with `ExportAbandoned` once `out` (the response) is gone. */
+export function drainedOrGone(from: Writable, out: Writable): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const settle = (gone: boolean) => () => {
       from.off('drain', drained);
       out.off('close', closed);
