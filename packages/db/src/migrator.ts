@@ -4,6 +4,7 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { CentralDb } from './database.ts';
 import { migrationDb } from './migration-dialect.ts';
 import { isTenantSchemaName } from './tenancy.ts';
+import { isLockNotAvailable } from './pg-errors.ts';
 import * as central001 from './migrations/central/2026-11-21-001-foundation.ts';
 import * as central002team from './migrations/central/2026-11-21-002-team.ts';
 import * as central003versions from './migrations/central/2026-11-23-003-tenant-schema-versions.ts';
@@ -208,47 +209,109 @@ function check(result: MigrationResultSet, where: string): void {
   }
 }
 
+/** The migrations recorded in `schema`, in name order; null when it has no migration table yet (a new schema). */
+async function executedMigrations(db: CentralDb, schema: string): Promise<string[] | null> {
+  const table = await sql<{ t: string | null }>`select to_regclass(quote_ident(${schema}) || '.kysely_migration')::text as t`.execute(db);
+  if (!table.rows[0]?.t) return null;
+  const rows = await sql<{ name: string }>`select name from ${sql.id(schema, 'kysely_migration')} order by name`.execute(db);
+  return rows.rows.map((r) => r.name);
+}
+
 /**
  * Migrations recorded in `schema` that this release does not know: a newer release migrated it (a
  * rollback, or an old pod still running during a rolling update). Kysely refuses such a schema
  * ("corrupted migrations"), which made every older API and worker stop at start after a deploy.
  */
 export async function unknownMigrations(db: CentralDb, schema: string, known: Readonly<Record<string, Migration>>): Promise<string[]> {
-  const table = await sql<{ t: string | null }>`select to_regclass(quote_ident(${schema}) || '.kysely_migration')::text as t`.execute(db);
-  if (!table.rows[0]?.t) return [];
-  const rows = await sql<{ name: string }>`select name from ${sql.id(schema, 'kysely_migration')} order by name`.execute(db);
-  return rows.rows.map((r) => r.name).filter((n) => !Object.hasOwn(known, n));
+  return ((await executedMigrations(db, schema)) ?? []).filter((n) => !Object.hasOwn(known, n));
 }
 
 /** What a migration run did not do because the database is ahead of this release. */
 export type AheadOfRelease = (where: string, unknown: readonly string[]) => void;
 
 /**
+ * How migrations of a live schema wait for their tables. A migration waiting for a table's lock (behind
+ * a long report, say) queues every later query of that table behind it, so it waits at most
+ * `lockTimeoutMs`, gives the lock up and tries again later. Each such migration commits on its own: one
+ * transaction for all of a schema's migrations held the first one's locks until the last committed.
+ */
+export interface MigrationLocking {
+  /** Longest wait for one lock (default 2 s). */
+  lockTimeoutMs?: number;
+  /** Tries of one migration that found its tables busy (default 10), then the run fails. */
+  attempts?: number;
+  /** Wait before the second try, doubled for each next one, at most 30 s (default 1 s): about 4 minutes in all. */
+  backoffMs?: number;
+  /** Told of each try that gave up waiting. */
+  onBusy?: (where: string, migration: string, attempt: number) => void;
+}
+
+const LOCK_TIMEOUT_MS = 2_000;
+const LOCK_ATTEMPTS = 10;
+const LOCK_BACKOFF_MS = 1_000;
+
+/**
+ * Applies the migrations of `known` that `executed` lacks. A new schema (nothing executed: a new
+ * merchant, a fresh install) takes them all in one transaction: nobody else uses its tables yet. A live
+ * schema takes them one transaction each, under `locking`.
+ */
+async function applyPending(
+  migrator: (lockTimeoutMs?: number) => Migrator,
+  known: Readonly<Record<string, Migration>>,
+  executed: readonly string[] | null,
+  where: string,
+  locking: MigrationLocking = {},
+): Promise<void> {
+  if (!executed || executed.length === 0) return check(await migrator().migrateToLatest(), where);
+  if (Object.keys(known).every((n) => executed.includes(n))) return;
+  const attempts = locking.attempts ?? LOCK_ATTEMPTS;
+  const live = migrator(locking.lockTimeoutMs ?? LOCK_TIMEOUT_MS);
+  let attempt = 1;
+  for (;;) {
+    const result = await live.migrateUp();
+    if (!result.error) {
+      if (!result.results?.length) return;
+      attempt = 1;
+      continue;
+    }
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? '';
+    if (!isLockNotAvailable(result.error) || attempt >= attempts) return check(result, where);
+    locking.onBusy?.(where, failed, attempt);
+    await new Promise((r) => setTimeout(r, Math.min(30_000, (locking.backoffMs ?? LOCK_BACKOFF_MS) * 2 ** (attempt - 1))));
+    attempt++;
+  }
+}
+
+/**
  * Brings the central schema to this release's migrations. A schema a newer release migrated is left as
  * it is (`onAhead` is told): a release never migrates a database past it, and its code reads what it knows.
  */
-export async function migrateCentral(db: CentralDb, onAhead?: AheadOfRelease): Promise<void> {
-  const ahead = await unknownMigrations(db, 'public', CENTRAL_MIGRATIONS);
+export async function migrateCentral(db: CentralDb, onAhead?: AheadOfRelease, locking?: MigrationLocking): Promise<void> {
+  const executed = await executedMigrations(db, 'public');
+  const ahead = (executed ?? []).filter((n) => !Object.hasOwn(CENTRAL_MIGRATIONS, n));
   if (ahead.length > 0) return onAhead?.('central schema', ahead);
-  const migrator = new Migrator({ db: migrationDb(db, 'public'), migrationTableSchema: 'public', provider: new StaticProvider(CENTRAL_MIGRATIONS), allowUnorderedMigrations: true });
-  check(await migrator.migrateToLatest(), 'central schema');
+  const migrator = (lockTimeoutMs?: number) =>
+    new Migrator({ db: migrationDb(db, 'public', lockTimeoutMs), migrationTableSchema: 'public', provider: new StaticProvider(CENTRAL_MIGRATIONS), allowUnorderedMigrations: true });
+  await applyPending(migrator, CENTRAL_MIGRATIONS, executed, 'central schema', locking);
 }
 
 /** Creates the tenant schema when missing, brings it to the latest tenant migration and records that centrally. */
-export async function migrateTenant(db: CentralDb, schema: string, onAhead?: AheadOfRelease): Promise<void> {
+export async function migrateTenant(db: CentralDb, schema: string, onAhead?: AheadOfRelease, locking?: MigrationLocking): Promise<void> {
   if (!isTenantSchemaName(schema)) throw new Error('Invalid tenant schema name');
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   // Migrated by a newer release: left as it is, its recorded migration set too.
-  const ahead = await unknownMigrations(db, schema, TENANT_MIGRATIONS);
+  const executed = await executedMigrations(db, schema);
+  const ahead = (executed ?? []).filter((n) => !Object.hasOwn(TENANT_MIGRATIONS, n));
   if (ahead.length > 0) return onAhead?.(`tenant schema ${schema}`, ahead);
-  const migrator = new Migrator({
-    db: migrationDb(db, schema).withSchema(schema),
-    provider: new StaticProvider(TENANT_MIGRATIONS),
-    migrationTableSchema: schema,
-    // Features land in parallel branches; a later-dated file may be applied before an earlier one.
-    allowUnorderedMigrations: true,
-  });
-  check(await migrator.migrateToLatest(), `tenant schema ${schema}`);
+  const migrator = (lockTimeoutMs?: number) =>
+    new Migrator({
+      db: migrationDb(db, schema, lockTimeoutMs).withSchema(schema),
+      provider: new StaticProvider(TENANT_MIGRATIONS),
+      migrationTableSchema: schema,
+      // Features land in parallel branches; a later-dated file may be applied before an earlier one.
+      allowUnorderedMigrations: true,
+    });
+  await applyPending(migrator, TENANT_MIGRATIONS, executed, `tenant schema ${schema}`, locking);
   await db
     .insertInto('tenant_schema_versions')
     .values({ schema_name: schema, fingerprint: TENANT_MIGRATIONS_FINGERPRINT, latest: LATEST_TENANT_MIGRATION, migrated_at: new Date() })
@@ -275,6 +338,8 @@ export interface MigrateAllOptions {
   onProgress?: (p: { done: number; total: number; schema: string }) => void;
   /** Told of each schema left alone because a newer release migrated it. */
   onAhead?: AheadOfRelease;
+  /** How migrations of live schemas wait for their tables' locks. */
+  locking?: MigrationLocking;
 }
 
 /**
@@ -282,7 +347,7 @@ export interface MigrateAllOptions {
  * time. Schemas already current cost nothing beyond the one query that finds the others.
  */
 export async function migrateAll(db: CentralDb, opts: MigrateAllOptions = {}): Promise<{ tenants: number; migrated: number }> {
-  await migrateCentral(db, opts.onAhead);
+  await migrateCentral(db, opts.onAhead, opts.locking);
   const { n } = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const pending = await pendingTenantSchemas(db);
   let next = 0;
@@ -290,7 +355,7 @@ export async function migrateAll(db: CentralDb, opts: MigrateAllOptions = {}): P
   const worker = async () => {
     while (next < pending.length) {
       const schema = pending[next++]!;
-      await migrateTenant(db, schema, opts.onAhead);
+      await migrateTenant(db, schema, opts.onAhead, opts.locking);
       opts.onProgress?.({ done: ++done, total: pending.length, schema });
     }
   };

@@ -8,3 +8,8 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
 export function isForeignKeyViolation(e: unknown): boolean {
   return (e as { code?: unknown } | null)?.code === '23503';
 }
+
+/** True for PostgreSQL `lock_not_available` (SQLSTATE 55P03): a `lock_timeout` or `NOWAIT` gave up waiting. */
+export function isLockNotAvailable(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === '55P03';
+}

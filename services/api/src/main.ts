@@ -7,7 +7,9 @@ import { serveOptions } from './request-guard/serve-options.ts';
 
 exitOnConfigError(() => readEnv(ApiEnv));
 const { deps, close } = await buildDeps(process.env);
-await migrateCentral(deps.db, (where, unknown) => deps.log.warn('database migrated by a newer release: left as it is', { where, unknown }));
+await migrateCentral(deps.db, (where, unknown) => deps.log.warn('database migrated by a newer release: left as it is', { where, unknown }), {
+  onBusy: (where, migration, attempt) => deps.log.warn('migration waited too long for a table lock: trying again', { where, migration, attempt }),
+});
 const port = portOf(deps.config.API_PORT, 3000);
 const processes = Number(deps.config.API_PROCESSES ?? 1);
 // reusePort only with several API processes (API_PROCESSES): they share the port and the kernel

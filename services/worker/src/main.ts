@@ -10,7 +10,9 @@ let worker: RunningWorker;
 try {
   built = await buildWorkerDeps(process.env);
   const log = built.deps.log;
-  await migrateCentral(built.deps.db, (where, unknown) => log.warn('database migrated by a newer release: left as it is', { where, unknown }));
+  await migrateCentral(built.deps.db, (where, unknown) => log.warn('database migrated by a newer release: left as it is', { where, unknown }), {
+    onBusy: (where, migration, attempt) => log.warn('migration waited too long for a table lock: trying again', { where, migration, attempt }),
+  });
   worker = await startWorker(built.deps);
 } catch (e) {
   createLogger({ service: 'worker' }).error('worker could not start', { err: e });

@@ -19,6 +19,7 @@ import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { createHandlers } from './jobs/index.ts';
 import type { BatchJobHandler, JobHandler } from './jobs/job-handler.ts';
 import { OutboxRelay, outboxJobId } from './outbox-relay.ts';
+import { NEWER_RELEASE_DEFERRAL } from './processor.ts';
 import { dropPrefix, openTestEnv, TEST_REDIS_URL, TEST_WORKER_ENV, testFiscal, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
 /**
@@ -148,7 +149,7 @@ describe('poison bee-queue jobs', () => {
     }
   });
 
-  test('a payload of a version this worker does not know fails once, handler not run', async () => {
+  test('a payload of a newer version than this worker knows is handed back to its queue, handler not run', async () => {
     const service = `adv-version-${crypto.randomUUID()}`;
     const ran: string[] = [];
     const w = await start({ [heartbeatJob.name]: async (p: { service: string }) => void (p.service === service && ran.push(p.service)) });
@@ -158,11 +159,14 @@ describe('poison bee-queue jobs', () => {
         .createJob({ job: heartbeatJob.name, version: heartbeatJob.version + 1, payload: beat(service).payload })
         .retries(3)
         .save();
-      const failed = await waitFor(async () => (await producer.getJobs('failed', { size: 100 })).find((j) => j.id === job.id), 10_000, 'the failed job');
-      await Bun.sleep(300);
-      expect(failed.options.retries).toBe(0);
-      expect(String(failed.options.stacktraces[0])).toContain(`unsupported payload version ${heartbeatJob.version + 1} (this worker knows ${heartbeatJob.version})`);
-      expect(await w.metrics.failedCount(heartbeatJob.name)).toBe(1);
+      const deferred = await waitFor(async () => {
+        const j = await producer.getJob(job.id);
+        return j.status === 'retrying' ? j : undefined;
+      }, 10_000, 'the deferred job');
+      // The deferral's own retries (NEWER_RELEASE_DEFERRAL), not the job's three, one spent.
+      expect(deferred.options).toMatchObject({ newerRelease: true, retries: NEWER_RELEASE_DEFERRAL.retries - 1 });
+      expect(String(deferred.options.stacktraces[0])).toContain(`unsupported payload version ${heartbeatJob.version + 1} (this worker knows ${heartbeatJob.version})`);
+      expect(await w.metrics.failedCount(heartbeatJob.name)).toBe(0);
       expect(ran).toEqual([]);
     } finally {
       await producer.close();

@@ -53,6 +53,14 @@ export class RejectedJobError extends Error {
   }
 }
 
+/** A job a newer release wrote, handed back to its queue for a worker that knows it (`NEWER_RELEASE_DEFERRAL`). */
+export class NewerReleaseJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NewerReleaseJobError';
+  }
+}
+
 export interface ProcessorOptions {
   db: CentralDb;
   /** For the done markers (see `DONE_MARKER_TTL_S`). */
@@ -73,7 +81,18 @@ export interface ProcessorOptions {
   failedRetentionMs?: number;
   /** Between two purges of this queue's failed jobs (default 1 hour, the first at start). */
   failedPurgeIntervalMs?: number;
+  /** How a job written by a newer release is handed back (`NEWER_RELEASE_DEFERRAL`); tests shorten it. */
+  newerReleaseDeferral?: { retries: number; backoffMs: number };
 }
+
+/**
+ * A job this worker cannot read because a newer release wrote it (a job name it does not know, a payload
+ * version above its own) is put back on its queue for a worker that knows it: during a rolling deploy old
+ * and new workers take jobs from the same queues. 12 retries backing off from 5 s wait about 5.7 hours in
+ * all (a deploy, or a rollback followed by a fix); then the job fails for good and is recorded in
+ * `job_failures`, as a refused job always was.
+ */
+export const NEWER_RELEASE_DEFERRAL = { retries: 12, backoffMs: 5_000 } as const;
 
 /**
  * Takes jobs from one queue: checks the envelope, finds the job's definition, checks the version and
@@ -179,12 +198,28 @@ export class QueueProcessor {
       throw new RejectedJobError(message, problems);
     };
 
+    // Deferral is counted on the job itself (bee-queue saves its options with each retry): the first
+    // deferral sets the retries and backoff, the ones after it spend them, the last refuses for good.
+    const deferToNewerRelease = (message: string): never => {
+      const options = job.options as typeof job.options & { newerRelease?: boolean };
+      if (options.newerRelease && (options.retries ?? 0) <= 0) return refuse(message);
+      if (!options.newerRelease) {
+        const deferral = this.opts.newerReleaseDeferral ?? NEWER_RELEASE_DEFERRAL;
+        options.newerRelease = true;
+        options.retries = deferral.retries;
+        options.backoff = { strategy: 'exponential', delay: deferral.backoffMs };
+      }
+      log.warn('job of a newer release: left for a worker that knows it', { reason: message, retries_left: options.retries });
+      throw new NewerReleaseJobError(message);
+    };
+
     if (!check(JobEnvelope, envelope)) return refuse('malformed job envelope', payloadProblems(JobEnvelope, envelope));
     const def: JobDefinition | undefined = findJob(envelope.job);
-    if (!def) return refuse(`unknown job ${envelope.job}`);
+    if (!def) return deferToNewerRelease(`unknown job ${envelope.job}`);
     // A job found on another queue than its definition names (written before the job moved, or to a
     // queue since retired) is still the job: run it here rather than fail it for good.
     if (def.queue !== this.queueName) log.info('job found on a former queue; run here', { definition_queue: def.queue });
+    if (envelope.version > def.version) return deferToNewerRelease(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);

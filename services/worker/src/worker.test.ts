@@ -35,7 +35,7 @@ function prefix(): string {
   return p;
 }
 
-async function start(opts: { notifications?: NotificationDriver; port?: number } = {}): Promise<RunningWorker> {
+async function start(opts: { notifications?: NotificationDriver; port?: number; newerReleaseDeferral?: { retries: number; backoffMs: number } } = {}): Promise<RunningWorker> {
   worker = await startWorker({
     db: env.handle.db,
     redis: env.redis,
@@ -167,14 +167,48 @@ describe('outbox relay and processor', () => {
     }
   });
 
-  test('the processor refuses a job it does not know and a malformed envelope', async () => {
+  test('the processor refuses a malformed envelope at once', async () => {
     const w = await start();
-    const p = w.processors.find((x) => x.queueName === QUEUES.notifications)!;
     const producer = createQueue(QUEUES.notifications, TEST_REDIS_URL, { prefix: w.prefix });
     try {
-      await producer.createJob({ job: 'no.such.job', version: 1, payload: {} }).save();
-      await producer.createJob({ nonsense: true } as never).save();
-      await waitFor(async () => (await w.metrics.failedCount('no.such.job')) === 1 && (await w.metrics.failedCount('unknown')) === 1, 5000, 'two refusals');
+      const job = await producer.createJob({ nonsense: true } as never).save();
+      await waitFor(async () => (await w.metrics.failedCount('unknown')) === 1, 5000, 'the refusal');
+      const stored = await producer.getJob(job.id);
+      expect(stored.status).toBe('failed');
+      expect(stored.options.retries).toBe(0);
+    } finally {
+      await producer.close();
+    }
+  });
+
+  test('a job of a newer release (unknown name, newer payload version) is handed back to its queue, then failed for good after the deferral', async () => {
+    const w = await start({ newerReleaseDeferral: { retries: 2, backoffMs: 150 } });
+    const producer = createQueue(QUEUES.notifications, TEST_REDIS_URL, { prefix: w.prefix });
+    try {
+      const unknown = await producer.createJob({ job: 'newer.job', version: 1, payload: {} }).save();
+      const newer = await producer.createJob({ job: notificationSendJob.name, version: notificationSendJob.version + 1, payload: { anything: true } }).save();
+      // First run: back on the queue (delayed), not failed, its deferral counted on the job.
+      for (const id of [unknown.id, newer.id]) {
+        const deferred = await waitFor(async () => {
+          const j = await producer.getJob(id);
+          return j.status === 'retrying' ? j : undefined;
+        }, 5000, 'the deferral');
+        expect(deferred.options).toMatchObject({ newerRelease: true, retries: 1, backoff: { strategy: 'exponential', delay: 300 } });
+      }
+      expect(await w.metrics.failedCount('newer.job')).toBe(0);
+      expect(await w.metrics.failedCount(notificationSendJob.name)).toBe(0);
+      // After 150 + 300 ms of backoff (three runs in all), failed for good and recorded.
+      await waitFor(async () => (await w.metrics.failedCount('newer.job')) === 1 && (await w.metrics.failedCount(notificationSendJob.name)) === 1, 10_000, 'two refusals');
+      for (const id of [unknown.id, newer.id]) {
+        const stored = await producer.getJob(id);
+        expect(stored.status).toBe('failed');
+        expect(stored.options.stacktraces).toHaveLength(3);
+      }
+      const recorded = await waitFor(async () => {
+        const rows = await env.handle.db.selectFrom('job_failures').select(['job', 'runs']).where('prefix', '=', w.prefix).where('queue', '=', QUEUES.notifications).where('job_id', 'in', [unknown.id, newer.id]).execute();
+        return rows.length === 2 ? rows : undefined;
+      }, 5000, 'job_failures rows');
+      expect(recorded.map((r) => `${r.job} ${r.runs}`).sort()).toEqual([`newer.job 3`, `${notificationSendJob.name} 3`].sort());
     } finally {
       await producer.close();
     }

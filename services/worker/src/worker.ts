@@ -61,6 +61,8 @@ export interface WorkerDeps {
   failedRetentionMs?: number;
   /** Between two purges of each queue's failed jobs (default 1 hour, the first at start). */
   failedPurgeIntervalMs?: number;
+  /** How a job written by a newer release is handed back (default `NEWER_RELEASE_DEFERRAL`). */
+  newerReleaseDeferral?: { retries: number; backoffMs: number };
   /** Between looks for former queues (renamed or retired) still holding jobs, each then given a processor (default 60 s; the first at start). */
   formerQueueScanMs?: number;
   /** Delivers `notification.send` (`buildWorkerDeps` always gives one); absent: the dev-log driver, logging no rendered content. */
@@ -152,6 +154,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
       ...(deps.failedRetentionMs !== undefined ? { failedRetentionMs: deps.failedRetentionMs } : {}),
       ...(deps.failedPurgeIntervalMs !== undefined ? { failedPurgeIntervalMs: deps.failedPurgeIntervalMs } : {}),
+      ...(deps.newerReleaseDeferral ? { newerReleaseDeferral: deps.newerReleaseDeferral } : {}),
       handlers,
       batchHandlers,
     });

@@ -14,6 +14,8 @@ try {
     concurrency,
     // A rollback's migrate job: a schema a newer release migrated is left as it is, not refused.
     onAhead: (where, unknown) => log.warn('migrated by a newer release: left as it is', { where, unknown }),
+    // A live table busy past the lock timeout: the migration gave its lock request up and tries again.
+    locking: { onBusy: (where, migration, attempt) => log.warn('migration waited too long for a table lock: trying again', { where, migration, attempt }) },
     onProgress: ({ done, total }) => {
       // At most one line a second, and always the last one.
       if (done === total || Date.now() - lastReport > 1000) {
