@@ -96,13 +96,13 @@ export const MESSAGES = {
   malformedJson: 'Malformed JSON body',
 } as const;
 
-/** 422 summary of spec 1 / CONTRACTS 3: "<first error> (and N more errors)". */
+/** 422 summary of spec 1 / CONTRACTS 3: "<first error> (and N more errors)", word for word, one more error too. */
 export function validationMessage(errors: FieldErrors): string {
   const all = Object.values(errors).flat();
   const first = all[0] ?? 'The given data was invalid.';
   const rest = all.length - 1;
   if (rest <= 0) return first;
-  return `${first} (and ${rest} more ${rest === 1 ? 'error' : 'errors'})`;
+  return `${first} (and ${rest} more errors)`;
 }
 
 export const errors = {

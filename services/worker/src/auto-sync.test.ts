@@ -96,7 +96,7 @@ describe('writing the schedule (rules 1-4, 6)', () => {
     await tdb.updateTable('locations').set({ timezone: 'America/New_York' }).where('id', '=', m.locations[0]!.id).execute();
     await tdb.updateTable('locations').set({ timezone: 'Asia/Tokyo', created_at: new Date(Date.now() + 60_000) }).where('id', '=', m.locations[1]!.id).execute();
     const t = await connection('register-b');
-    expect(await writeAutoSync(env.handle.db, t, { sync_time: '6:30' }, now)).toEqual({ sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null });
+    expect(await writeAutoSync(env.handle.db, t, { sync_time: '6:30' }, now)).toEqual({ sync_time: '6:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null });
     await env.handle.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2026-06-02T10:30:00Z') }).where('connection_id', '=', t.connectionId).execute();
     // Omitted zone: the stored one is kept; the next run is reset.
     await writeAutoSync(env.handle.db, t, { sync_time: '08:00' }, now);

@@ -2,6 +2,7 @@ import type Redis from 'ioredis';
 import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { isUuid } from '@pos/domain/ids';
 import { pickMerchant } from '../identity/sign-in.ts';
 import { assertSessionLive } from '../auth/revocation.ts';
 
@@ -99,6 +100,8 @@ export async function registerPasskey(db: CentralDb, redis: Redis, rp: RelyingPa
 
 /** `DELETE /back-office/passkeys/{id}`: only the caller's own; another user's is 404. */
 export async function deletePasskey(db: CentralDb, userId: string, id: string): Promise<void> {
+  // An id that is not a UUID names no passkey (and must not reach the uuid column).
+  if (!isUuid(id)) throw errors.notFound('passkey');
   const r = await db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   if (!r.numDeletedRows) throw errors.notFound('passkey');
 }

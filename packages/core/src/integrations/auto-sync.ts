@@ -70,7 +70,7 @@ export async function writeAutoSync(db: CentralDb, target: AutoSyncTarget, body:
     // second insert failed on the key (a 500). Now they take turns and the second updates.
     await trx.selectFrom('integration_connections').select('id').where('id', '=', target.connectionId).forNoKeyUpdate().execute();
     const stored = await trx.selectFrom('integration_auto_syncs').selectAll().where('connection_id', '=', target.connectionId).forUpdate().executeTakeFirst();
-    const syncTime = body.sync_time === undefined ? (stored?.sync_time ?? null) : body.sync_time === null ? null : normaliseTime(body.sync_time);
+    const syncTime = body.sync_time === undefined ? (stored?.sync_time ?? null) : body.sync_time === null ? null : body.sync_time;
     let zone = stored?.sync_timezone ?? null;
     // The zone as the zone database spells it (`europe/brussels` is stored as `Europe/Brussels`).
     if (syncTime !== null) zone = (body.sync_timezone ? (ianaZone(body.sync_timezone) ?? body.sync_timezone) : null) || zone || (await defaultSyncZone(trx, target));
@@ -82,12 +82,6 @@ export async function writeAutoSync(db: CentralDb, target: AutoSyncTarget, body:
     // As the status reads it: no time, no auto-sync (a cleared time answered `enable_auto_sync: true`).
     return { sync_time: syncTime, sync_timezone: zone ?? (await defaultSyncZone(trx, target)), enable_auto_sync: enabled && syncTime !== null, next_sync_at: null, last_sync: lastSyncOf(stored) };
   });
-}
-
-/** Two-digit hour, so `7:30` and `07:30` are one time. */
-function normaliseTime(value: string): string {
-  const t = parseSyncTime(value)!;
-  return `${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')}`;
 }
 
 /** Rule 6: the schedule of a status payload, with the default zone substituted when none is stored. */

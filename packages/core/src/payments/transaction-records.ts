@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { TenantDb, TenantTables, TenantTx } from '@pos/db';
 import { errors } from '@pos/kernel';
+import { isUuid } from '@pos/domain/ids';
 import { isPaymentProvider, runningPaymentProvider, type PaymentProvider } from '@pos/domain';
 import type { Quote } from '../catalog/quote-basket.ts';
 
@@ -65,6 +66,8 @@ export async function insertQuotedLines(tx: TenantTx | TenantDb, transactionId: 
 
 /** The transaction by internal id; 404 when absent (or of another tenant: a different schema). */
 export async function loadTransaction(db: TenantDb | TenantTx, id: string): Promise<TransactionRow> {
+  // A path id that is not a UUID names no transaction (and must not reach the uuid column).
+  if (!isUuid(id)) throw errors.notFound('transaction');
   const row = await db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw errors.notFound('transaction');
   return row;

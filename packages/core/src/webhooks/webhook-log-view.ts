@@ -48,6 +48,8 @@ export async function listWebhookLogs(db: CentralDb, merchantId: string, q: Webh
 }
 
 async function loadOwn(db: CentralDb, merchantId: string, id: string): Promise<Row> {
+  // A path id that is not a UUID names no event (and must not reach the uuid column).
+  if (!isUuid(id)) throw errors.notFound('webhook event');
   const row = await db.selectFrom('webhook_logs').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
   if (!row) throw errors.notFound('webhook event');
   return row;

@@ -47,7 +47,7 @@ describe('error plugin', () => {
     expect(r.status).toBe(422);
     expect(Object.keys(r.body.errors).sort()).toEqual(['lines.1.qty', 'table']);
     expect(r.body.errors.table).toEqual(['The table field is required.']);
-    expect(r.body.message).toBe(`${r.body.errors[Object.keys(r.body.errors)[0]!][0]} (and 1 more error)`);
+    expect(r.body.message).toBe(`${r.body.errors[Object.keys(r.body.errors)[0]!][0]} (and 1 more errors)`);
   });
 
   test('a single validation error has no "and N more" suffix', async () => {

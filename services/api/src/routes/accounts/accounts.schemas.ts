@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Int } from '../shared.schemas.ts';
+import { Int, PathId } from '../shared.schemas.ts';
 
 const Email = t.String({ format: 'email', maxLength: 255, error: 'The email field must be a valid email address.' });
 const Password = t.String({ minLength: 8, maxLength: 255, error: 'The password field must be at least 8 characters.' });
@@ -69,4 +69,7 @@ export const AuthenticatePasskeyBody = t.Object({ response: AuthenticationRespon
 export const Passkey = t.Object({ id: t.String(), name: t.String(), created_at: t.String(), last_used_at: t.Nullable(t.String()) });
 /** The options objects of @simplewebauthn/server, passed to `navigator.credentials.create/get` as they are. */
 export const WebAuthnOptions = t.Object({ challenge: t.String() }, { additionalProperties: true });
-export const IdParam = t.Object({ id: t.String({ format: 'uuid', maxLength: 36 }) });
+/** Any id: one that is not a UUID is not found (404), as on every other `{id}` route. */
+export const IdParam = t.Object({ id: PathId() });
+/** `DELETE /back-office/passkeys` names the passkey in its body. */
+export const PasskeyDeleteBody = t.Object({ id: t.String({ minLength: 1, maxLength: 64, error: 'The id field is required.' }) });

@@ -562,6 +562,16 @@ describe('passkeys', () => {
     expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth1.assert(c4) } })).status).toBe(422);
     const c5 = (await api.call('POST', '/api/back-office/passkeys', { ip: ip() })).body.data;
     expect((await api.call('POST', '/api/back-office/authenticate-passkey', { ip: ip(), body: { response: auth2.assert(c5) } })).status).toBe(200);
+
+    // Spec 1's `DELETE /back-office/passkeys`: the passkey named in the body; an id that is not a UUID is not found.
+    const phone = (await api.call('GET', '/api/back-office/passkeys', { token })).body.data[0].id;
+    const notFound = { status: 404, body: { message: 'Unable to locate the passkey you requested.' } };
+    expect(await api.call('DELETE', '/api/back-office/passkeys/not-a-uuid', { token })).toMatchObject(notFound);
+    expect(await api.call('DELETE', '/api/back-office/passkeys', { token, body: { id: 'not-a-uuid' } })).toMatchObject(notFound);
+    expect(await api.call('DELETE', '/api/back-office/passkeys', { token: otherToken, body: { id: phone } })).toMatchObject(notFound);
+    expect(await api.call('DELETE', '/api/back-office/passkeys', { token, body: {} })).toMatchObject({ status: 422, body: { errors: { id: ['The id field is required.'] } } });
+    expect(await api.call('DELETE', '/api/back-office/passkeys', { token, body: { id: phone } })).toMatchObject({ status: 200, body: { status: 'success' } });
+    expect((await api.call('GET', '/api/back-office/passkeys', { token })).body.data).toEqual([]);
   });
 
   test('user verification (PIN or biometrics) is required: an authenticator that did not verify its user neither enrols nor signs in', async () => {

@@ -170,6 +170,15 @@ export function accountRoutes(deps: ApiDeps) {
         return { status: 'success' as const };
       },
       { params: S.IdParam, response: { 200: S.Success }, ...authDoc('Delete one of your passkeys') },
+    )
+    // Spec 1 lists `DELETE /back-office/passkeys`: the passkey named in the body, as `/{id}` names it in the path.
+    .delete(
+      '/back-office/passkeys',
+      async ({ auth, body }) => {
+        await deletePasskey(deps.db, auth.userId, body.id);
+        return { status: 'success' as const };
+      },
+      { body: S.PasskeyDeleteBody, response: { 200: S.Success }, ...authDoc('Delete one of your passkeys, named in the body (`{id}`)') },
     );
 
   return new Elysia({ name: 'accounts' }).use(guest).use(signedIn);

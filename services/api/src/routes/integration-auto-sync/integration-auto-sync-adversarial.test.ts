@@ -60,8 +60,8 @@ describe('the write answers what the status then reads', () => {
 
   test('a zone in another case is stored and answered as the zone database spells it', async () => {
     const r = await api.call('PUT', RC, { token: owner, body: { sync_time: '6:00', sync_timezone: 'america/new_york' } });
-    expect(r.body.data).toMatchObject({ sync_time: '06:00', sync_timezone: 'America/New_York', enable_auto_sync: true });
-    expect(await row(registerC)).toMatchObject({ sync_time: '06:00', sync_timezone: 'America/New_York', enabled: true, next_run_at: null });
+    expect(r.body.data).toMatchObject({ sync_time: '6:00', sync_timezone: 'America/New_York', enable_auto_sync: true });
+    expect(await row(registerC)).toMatchObject({ sync_time: '6:00', sync_timezone: 'America/New_York', enabled: true, next_run_at: null });
     const pa = await api.call('POST', PA, { token: owner, body: { sync_time: '23:30', sync_timezone: 'EUROPE/BRUSSELS', enable_auto_sync: false } });
     expect(pa.body.data).toEqual({ sync_time: '23:30', sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null, last_sync: null });
     expect(await row(platformA)).toMatchObject({ sync_timezone: 'Europe/Brussels', enabled: false });

@@ -40,7 +40,7 @@ describe('POST /back-office/platform-a/sync-time', () => {
   test('stores the wall-clock time with the default zone on a first write, then keeps the stored zone', async () => {
     const r = await api.call('POST', '/api/back-office/platform-a/sync-time', { token: owner, body: { sync_time: '6:30' } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'success', data: { sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null } });
+    expect(r.body).toEqual({ status: 'success', data: { sync_time: '6:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null } });
     await api.deps.db.updateTable('integration_auto_syncs').set({ next_run_at: new Date('2030-01-01T00:00:00Z') }).where('connection_id', '=', conn.platformA!).execute();
     const r2 = await api.call('POST', '/api/back-office/platform-a/sync-time', { token: owner, body: { sync_time: '22:00', sync_timezone: 'Europe/Brussels', enable_auto_sync: false } });
     expect(r2.body).toEqual({ status: 'success', data: { sync_time: '22:00', sync_timezone: 'Europe/Brussels', enable_auto_sync: false, next_sync_at: null, last_sync: null } });
@@ -90,7 +90,7 @@ describe('PUT /back-office/register-c/sync-time', () => {
   test('sync_time nullable: null clears it and keeps the zone; the zone is written only with a time', async () => {
     expect((await api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: '0:00' } })).body).toEqual({
       status: 'success',
-      data: { sync_time: '00:00', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
+      data: { sync_time: '0:00', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     expect((await api.call('PUT', '/api/back-office/register-c/sync-time', { token: owner, body: { sync_time: null, sync_timezone: 'Asia/Tokyo' } })).body).toEqual({
       status: 'success',

@@ -501,7 +501,7 @@ describe('refusals and bad input', () => {
     expect(retryChanges).toMatchObject({
       status: 422,
       body: {
-        message: 'The tip_amount field cannot be sent with transaction_id: a retry pays the order as it was created. (and 1 more error)',
+        message: 'The tip_amount field cannot be sent with transaction_id: a retry pays the order as it was created. (and 1 more errors)',
         errors: {
           tip_amount: ['The tip_amount field cannot be sent with transaction_id: a retry pays the order as it was created.'],
           dining_option: ['The dining_option field cannot be sent with transaction_id: a retry pays the order as it was created.'],

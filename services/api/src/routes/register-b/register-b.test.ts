@@ -61,7 +61,7 @@ describe('register-b administration', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'success',
-      data: { connected: true, status: 'active', account_id: account, sync_time: '06:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
+      data: { connected: true, status: 'active', account_id: account, sync_time: '6:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     expect(typeof r.body.data.connected_at).toBe('string');
     const [c] = await connections(m.merchant.id);
@@ -229,7 +229,7 @@ describe('register-b provider routes (against the register-b simulator)', () => 
     const bad = await api.call('PUT', R('/location-mappings'), { token: shopOwner, body: { mappings: [{ location_id: l0!.id, branch_id: 'br-9' }, { location_id: l1!.id, branch_id: 'br-9' }] } });
     expect(bad.status).toBe(422);
     expect(bad.body).toEqual({
-      message: 'The branch could not be found at register-b. (and 1 more error)',
+      message: 'The branch could not be found at register-b. (and 1 more errors)',
       errors: { 'mappings.0.branch_id': ['The branch could not be found at register-b.'], 'mappings.1.branch_id': ['The branch is mapped to more than one location.'] },
     });
     const twice = await api.call('PUT', R('/location-mappings'), { token: shopOwner, body: { mappings: [{ location_id: l0!.id, branch_id: 'br-1' }, { location_id: l0!.id, branch_id: 'br-2' }] } });

@@ -119,10 +119,10 @@ describe('register-d administration', () => {
     expect(new Date(connectedAt).getTime()).toBeGreaterThanOrEqual(at.getTime() - 1000);
     expect(c.body).toEqual({
       status: 'success',
-      data: { provider: 'vendor-a', connected: true, status: 'active', site_id: 'rd-1', site_name: 'Centre till', connected_at: connectedAt, menu_synced_at: null, sync_time: '07:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
+      data: { provider: 'vendor-a', connected: true, status: 'active', site_id: 'rd-1', site_name: 'Centre till', connected_at: connectedAt, menu_synced_at: null, sync_time: '7:30', sync_timezone: 'America/New_York', enable_auto_sync: true, next_sync_at: null, last_sync: null },
     });
     expect(await connections(m.merchant.id)).toEqual([{ provider: 'register-d:vendor-a', external_ref: 'rd-1', location_id: loc, status: 'active', settings: { site_name: 'Centre till' } }]);
-    expect(await schedules(m.merchant.id)).toEqual([{ provider: 'register-d:vendor-a', sync_time: '07:30', sync_timezone: 'America/New_York', next_run_at: null }]);
+    expect(await schedules(m.merchant.id)).toEqual([{ provider: 'register-d:vendor-a', sync_time: '7:30', sync_timezone: 'America/New_York', next_run_at: null }]);
     expect(sim.site('vendor-a', 'rd-1')!.linkedRef).toBe(loc);
     expect((await api.call('GET', base(), { token: owner })).body).toEqual({ data: c.body.data });
 

@@ -93,7 +93,7 @@ describe('roles CRUD', () => {
     const r = await api.call('POST', `${base}/roles`, { token: owner, body: { name: 'Bad', permissions: ['VIEW_ITEMS', 'FLY', 'take_orders'] } });
     expect(r.status).toBe(422);
     expect(r.body).toEqual({
-      message: 'The selected permissions.1 is invalid. (and 1 more error)',
+      message: 'The selected permissions.1 is invalid. (and 1 more errors)',
       errors: { 'permissions.1': ['The selected permissions.1 is invalid.'], 'permissions.2': ['The selected permissions.2 is invalid.'] },
     });
     const missing = await api.call('POST', `${base}/roles`, { token: owner, body: { name: 'No perms key' } });

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { Strict } from '../catalog/catalog.schemas.ts';
 import { Transaction } from '../kiosk-payments/kiosk-payments.schemas.ts';
-import { vendorIdField, Int } from '../shared.schemas.ts';
+import { PathId, vendorIdField, Int } from '../shared.schemas.ts';
 import { TRANSACTION_CHANNELS, TRANSACTION_PROVIDERS } from '@pos/domain/payments/transaction-values';
 
 const Date_ = (f: string) => t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', maxLength: 10, error: `The ${f} field must be a date (YYYY-MM-DD).` });
@@ -35,7 +35,8 @@ export const TransactionsQuery = Strict({
   sort: t.Optional(t.Union([t.Literal('created_at'), t.Literal('-created_at'), t.Literal('total'), t.Literal('-total'), t.Literal('order_no'), t.Literal('-order_no'), t.Literal('status'), t.Literal('-status')])),
 });
 export const FiltersQuery = Strict(Filters);
-export const IdParams = t.Object({ id: t.String({ format: 'uuid', maxLength: 36, error: 'The id field must be a valid UUID.' }) });
+/** Any id: one that is not a UUID is not found (404), as on every other `{id}` route. */
+export const IdParams = t.Object({ id: PathId() });
 export const ReceiptBody = Strict({ email: t.String({ format: 'email', minLength: 3, maxLength: 254, error: 'The email field must be a valid email address.' }) });
 
 export const Datatable = t.Object({ data: t.Array(Transaction), total: Int(), page: Int(), per_page: Int() });

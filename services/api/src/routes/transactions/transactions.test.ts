@@ -156,6 +156,16 @@ describe('back-office transactions', () => {
     expect((await bo('GET', '/datatable', { token: otherOwner })).body.total).toBe(0);
   });
 
+  test('an id that is not a UUID is not found (404), on every route that takes one', async () => {
+    const notFound = { message: 'Unable to locate the transaction you requested.' };
+    for (const id of ['not-a-uuid', '123']) {
+      for (const [method, path, body] of [['GET', `/${id}`], ['DELETE', `/${id}`], ['POST', `/${id}/resend-receipt`, { email: 'guest@example.test' }], ['POST', `/${id}/retry-sync`], ['POST', `/${id}/verify-payment-status`]] as const) {
+        const r = await bo(method, path, { body });
+        expect([method, path, r.status, r.body]).toEqual([method, path, 404, notFound]);
+      }
+    }
+  });
+
   test('admin-vendor-override: vendor_id lets an internal admin read another merchant\'s data table, stats and export; anyone else is refused', async () => {
     const other = await api.seed('bo-tx-admin');
     const admin = await makeMember(api, other, ['VIEW_TRANSACTIONS', 'EXPORT_TRANSACTION_REPORTS'], { allLocations: true });

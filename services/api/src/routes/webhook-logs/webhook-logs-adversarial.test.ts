@@ -79,6 +79,9 @@ describe('event detail', () => {
     const id = await stored(m, 'card-a', 'card_a_webhook', { id: 'evt_private' });
     expect(await api.call('GET', `${P}/${id}`, { token: otherOwner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the webhook event you requested.' } });
     expect((await api.call('POST', `${P}/${id}/replay`, { token: otherOwner })).status).toBe(404);
+    // An id that is not a UUID is not found either (it was a 422).
+    for (const [method, path] of [['GET', `${P}/not-a-uuid`], ['POST', `${P}/123/replay`]] as const)
+      expect(await api.call(method, path, { token: otherOwner })).toMatchObject({ status: 404, body: { message: 'Unable to locate the webhook event you requested.' } });
     expect((await api.call('GET', `${P}/${id}?vendor_id=${m.merchant.id}`, { token: otherOwner })).status).toBe(403);
     const theirs = await api.call('GET', `${P}/datatable?per_page=100`, { token: otherOwner });
     expect(theirs.body.data.some((e: { id: string }) => e.id === id)).toBe(false);

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { Int, vendorIdField } from '../shared.schemas.ts';
+import { Int, PathId, vendorIdField } from '../shared.schemas.ts';
 import { Strict } from '../catalog/catalog.schemas.ts';
 
 const STATUSES = ['received', 'processed', 'duplicate', 'location_not_resolved', 'ignored', 'failed'] as const;
@@ -12,7 +12,8 @@ export const WebhookLogQuery = Strict({
   provider: t.Optional(t.String({ maxLength: 40, pattern: '^[a-z][a-z0-9-]{0,39}$', error: 'The provider must be a provider name such as card-a or delivery-a.' })),
   status: t.Optional(t.Union(STATUSES.map((s) => t.Literal(s)), { error: `The status must be one of ${STATUSES.join(', ')}.` })),
 });
-export const IdParams = t.Object({ id: t.String({ format: 'uuid', maxLength: 36, error: 'The id field must be a valid UUID.' }) });
+/** Any id: one that is not a UUID is not found (404), as on every other `{id}` route. */
+export const IdParams = t.Object({ id: PathId() });
 
 const Row = t.Object({
   id: t.String(),
