@@ -3,12 +3,13 @@ import type { CentralDb } from '@pos/db';
 import { errors } from '@pos/kernel';
 import type { OnlineOrderingSettings } from './channel-settings.ts';
 import { isUuid } from '@pos/domain/ids';
+import { sha256 } from '../accounts/account-tokens.ts';
 
 /**
  * Restaurant suggestions (spec 1 "Online ordering"): every merchant's locations with online ordering
  * on, platform-wide, from the central `restaurant_listings` kept in step with the online ordering
  * settings. Nearby by great-circle distance, top by upvotes, categories with their counts; a customer
- * upvotes a restaurant once.
+ * upvotes a restaurant once, and so does a client without a customer token (per client address).
  */
 export interface Suggestion {
   location_id: string;
@@ -99,12 +100,24 @@ export async function restaurantCategories(db: CentralDb): Promise<{ category: s
   return r.rows.map((x) => ({ category: x.category, restaurants: Number(x.n) }));
 }
 
-/** One upvote per customer and restaurant: a second is answered with the same count (`counted: false`). */
-export async function upvoteRestaurant(db: CentralDb, locationId: string, customerId: string, now: Date): Promise<{ location_id: string; upvotes: number; counted: boolean }> {
+/**
+ * The upvoter key of a client without a customer token (spec 1: the upvote is optional auth): a hash of
+ * its address as the throttles count it, so no address is stored. The `anon:` prefix keeps it apart from
+ * the `{merchantId}:{customerId}` keys of customers in the same `customer_id` column.
+ */
+export function anonymousUpvoter(clientAddress: string): string {
+  return `anon:${sha256(`restaurant-upvote\0${clientAddress}`)}`;
+}
+
+/**
+ * One upvote per upvoter and restaurant: a second is answered with the same count (`counted: false`).
+ * `upvoter` is `{merchantId}:{customerId}` for a customer, `anonymousUpvoter(address)` otherwise.
+ */
+export async function upvoteRestaurant(db: CentralDb, locationId: string, upvoter: string, now: Date): Promise<{ location_id: string; upvotes: number; counted: boolean }> {
   return db.transaction().execute(async (tx) => {
     const listing = isUuid(locationId) ? await tx.selectFrom('restaurant_listings').select(['location_id']).where('location_id', '=', locationId).where('listed', '=', true).forUpdate().executeTakeFirst() : undefined;
     if (!listing) throw errors.notFound('restaurant');
-    const added = await tx.insertInto('restaurant_upvotes').values({ location_id: locationId, customer_id: customerId, created_at: now }).onConflict((oc) => oc.columns(['location_id', 'customer_id']).doNothing()).returning('customer_id').executeTakeFirst();
+    const added = await tx.insertInto('restaurant_upvotes').values({ location_id: locationId, customer_id: upvoter, created_at: now }).onConflict((oc) => oc.columns(['location_id', 'customer_id']).doNothing()).returning('customer_id').executeTakeFirst();
     const row = added
       ? await tx.updateTable('restaurant_listings').set((eb) => ({ upvotes: eb('upvotes', '+', 1) })).where('location_id', '=', locationId).returning('upvotes').executeTakeFirstOrThrow()
       : await tx.selectFrom('restaurant_listings').select('upvotes').where('location_id', '=', locationId).executeTakeFirstOrThrow();

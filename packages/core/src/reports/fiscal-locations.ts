@@ -3,7 +3,7 @@ import { errors } from '@pos/kernel';
 import type { Access } from '../auth/access.ts';
 import { activeFdmsFor, GKS_REGIME, isSigning } from '../fiscal/active-fdm.ts';
 import { locationsWithFiscalHistory } from '../fiscal/export-journal.ts';
-import { fiscalMandated } from './fiscal-mandate.ts';
+import { registerRequiresSigning } from './fiscal-mandate.ts';
 import { holdsAny, reportableLocations } from './reportable-locations.ts';
 
 /** The only permission of `GET /back-office/pos/fiscal-locations`, checked here (spec 2). */
@@ -27,7 +27,7 @@ export interface FiscalLocationsScope {
  * for every location the caller may report on (403 without VIEW_POS_REPORTS).
  * - `signing`: the location has an active enrolment of the Belgian regime (`isSigning`);
  * - `has_fiscal_history`: at least one journaled fiscal event; stays true after retirement;
- * - `mandated`: `fiscalMandated(location, now)`;
+ * - `mandated`: what the register enforces (`registerRequiresSigning`: every location);
  * - `regime`: `gks` when mandated, enrolled in any state (active or retired), or with history; else null.
  * Always a plain object, `{}` when the caller may report on no location.
  */
@@ -44,7 +44,7 @@ export async function fiscalLocations(scope: FiscalLocationsScope): Promise<Reco
   ]);
   const enrolled = new Set(enrolledRows.map((r) => r.location_id));
   for (const l of locations) {
-    const mandated = fiscalMandated(l, scope.now);
+    const mandated = registerRequiresSigning(l, scope.now);
     const has_fiscal_history = history.has(l.id);
     out[l.id] = {
       regime: mandated || enrolled.has(l.id) || has_fiscal_history ? GKS_REGIME : null,

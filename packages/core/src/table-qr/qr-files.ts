@@ -1,7 +1,6 @@
 import { errors } from '@pos/kernel';
 import type { TenantDb } from '@pos/db';
 import { findLocation, requireLocationAccess, type BackofficeScope } from '../devices/device-records.ts';
-import { READ_PERMISSION } from './table-sections.ts';
 
 /** qrcode floors `(modules + margins) * (width / (modules + margins))`, which floating point can leave one pixel short; half a pixel more lands on `size`. */
 const exactWidth = (size: number): number => size + 0.5;
@@ -10,6 +9,7 @@ const exactWidth = (size: number): number => size + 0.5;
  * QR code downloads (spec 1 `qr-ordering/{locationId}/qr-download-options`, `download-multiple`): one
  * code per table pointing at the scan route under the configured public base URL, as PNG (one table)
  * or a PDF with one labelled code per page (`qrcode` draws the codes, `pdf-lib` lays out the PDF).
+ * No permission of their own (spec 1 "-"): the location grant is checked.
  */
 
 export const QR_FORMATS = ['png', 'pdf'] as const;
@@ -38,7 +38,7 @@ export interface QrDownloadOptions {
 /** `GET /qr-ordering/{locationId}/qr-download-options`: what can be downloaded for the location. */
 export async function qrDownloadOptions(scope: BackofficeScope, locationId: string, baseUrl: string): Promise<QrDownloadOptions> {
   await findLocation(scope.tdb, locationId);
-  requireLocationAccess(scope.access, locationId, READ_PERMISSION);
+  requireLocationAccess(scope.access, locationId);
   const sections = await scope.tdb.selectFrom('table_sections').select(['id', 'name', 'tables']).where('location_id', '=', locationId).orderBy('name').orderBy('id').execute();
   return {
     formats: [...QR_FORMATS],
@@ -74,7 +74,7 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(
 /** `POST /qr-ordering/{locationId}/download-multiple`: the codes of the chosen tables as one file. */
 export async function downloadQrCodes(scope: BackofficeScope, locationId: string, input: DownloadInput, baseUrl: string): Promise<QrFile> {
   await findLocation(scope.tdb, locationId);
-  requireLocationAccess(scope.access, locationId, READ_PERMISSION);
+  requireLocationAccess(scope.access, locationId);
   const section = await sectionOf(scope.tdb, locationId, input.table_section_id);
   const tables = input.tables ? [...new Set(input.tables)].sort((a, b) => a - b) : Array.from({ length: section.tables }, (_, i) => i + 1);
   const outside = tables.filter((n) => n > section.tables);

@@ -4,14 +4,14 @@ import { isCalendarDate, REQUEST_KEY_INVALID, REQUEST_KEY_PATTERN } from '@pos/d
 import { availableTimeslots, describeStorefront, validateOnlineOffers } from '@pos/core/online-ordering/storefront';
 import { createOnlinePayment, processPlatformAPayment, verifyOnlinePayment, type OnlinePaymentDeps } from '@pos/core/online-ordering/online-payment';
 import { addressSuggestions, coordinatesToAddress, geocodingFromEnv } from '@pos/core/online-ordering/address-lookup';
-import { nearbyRestaurants, restaurantCategories, topRestaurants, upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
+import { anonymousUpvoter, nearbyRestaurants, restaurantCategories, topRestaurants, upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
 import type { ApiDeps } from '../../context.ts';
 import { resolveSecured } from '../../plugins/secured.ts';
 import { signedInCustomer } from '@pos/core/customers/customer-profile';
 
 /**
- * The customer behind the bearer token, authenticated as on every customer route: none is 401, a bad,
- * revoked (logged out) or erased customer's token 401 `Invalid token`, another type 403.
+ * The upvoter key of the customer behind a customer bearer token, authenticated as on every customer
+ * route: a bad, revoked (logged out) or erased customer's token is 401 `Invalid token`.
  */
 async function customerOf(deps: ApiDeps, headers: Record<string, string | undefined>): Promise<string> {
   const s = await resolveSecured(deps, { types: ['customer'] }, { headers, query: {} });
@@ -63,7 +63,15 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     ...(deps.config.ONLINE_ORDERING_PUBLIC_URL ? { checkoutReturnUrl: deps.config.ONLINE_ORDERING_PUBLIC_URL } : {}),
   };
   const storefrontAuth = async (ctx: CallerContext) => void callers.set(ctx.request, await storefrontCustomer(deps, ctx.headers, slugOf(ctx.params)));
-  const customerAuth = async (ctx: CallerContext) => void callers.set(ctx.request, await customerOf(deps, ctx.headers));
+  /**
+   * The upvote is optional auth (spec 1), as the other suggestion routes: a token, when sent, must be valid
+   * (401). A customer counts once per customer; anyone else (no token, or another type's token, as on
+   * the storefront where it is a guest) once per client address, hashed (`anonymousUpvoter`).
+   */
+  const upvoterAuth = async (ctx: CallerContext & { server: Parameters<ApiDeps['throttleAddress']>[1] }) => {
+    const principal = await authenticateOptional(deps, ctx.headers.authorization);
+    callers.set(ctx.request, principal?.type === 'customer' ? await customerOf(deps, ctx.headers) : anonymousUpvoter(deps.throttleAddress(ctx.request, ctx.server)));
+  };
   const callerOf = (ctx: CallerContext): Promise<string | null> => (callers.has(ctx.request) ? Promise.resolve(callers.get(ctx.request)!) : storefrontCustomer(deps, ctx.headers, slugOf(ctx.params)));
   const geocoding = geocodingFromEnv(deps.config);
   // Every lookup is a paid provider call anyone can make: counted per client address (429 past the limit).
@@ -101,12 +109,15 @@ export function onlineOrderingRoutes(deps: ApiDeps) {
     })
     .post(
       '/restaurant-suggestions/upvote',
-      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, callers.get(ctx.request) ?? (await customerOf(deps, ctx.headers)), deps.clock.now()) }),
+      async (ctx) => ({ data: await upvoteRestaurant(deps.db, ctx.body.location_id, callers.get(ctx.request)!, deps.clock.now()) }),
       {
-        transform: [customerAuth],
+        transform: [upvoterAuth],
         body: S.UpvoteBody,
         response: { 200: S.UpvoteResponse },
-        ...doc('Upvote a restaurant', 'Once per customer (a customer token); a second upvote answers the same count with `counted: false`.'),
+        ...doc(
+          'Upvote a restaurant',
+          'Optional auth: once per customer with a customer token; without one (or with a token of another type) once per client address. A second upvote answers the same count with `counted: false`. A token that is sent must be valid (401).',
+        ),
       },
     )
     .get('/coordinates-to-address', async (ctx) => ({ data: await coordinatesToAddress(geocoding, deps.log, ctx.query.lat, ctx.query.lng) }), {

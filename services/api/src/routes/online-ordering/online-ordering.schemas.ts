@@ -203,4 +203,4 @@ const Suggestion = t.Object({
 export const SuggestionsResponse = t.Object({ data: t.Array(Suggestion) });
 export const CategoriesResponse = t.Object({ data: t.Array(t.Object({ category: t.String(), restaurants: Int() })) });
 export const UpvoteBody = t.Object({ location_id: t.String({ maxLength: 64, error: 'The location id field is required.' }) }, { additionalProperties: false });
-export const UpvoteResponse = t.Object({ data: t.Object({ location_id: t.String(), upvotes: Int(), counted: t.Boolean({ description: 'false when this customer had already upvoted' }) }) });
+export const UpvoteResponse = t.Object({ data: t.Object({ location_id: t.String(), upvotes: Int(), counted: t.Boolean({ description: 'false when this customer (or, without a customer token, this client address) had already upvoted' }) }) });

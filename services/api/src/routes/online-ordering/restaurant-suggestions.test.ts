@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
-import { upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
+import { anonymousUpvoter, upvoteRestaurant } from '@pos/core/online-ordering/restaurant-suggestions';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeCustomer } from '../customer-account/customer-test-support.ts';
 
@@ -10,7 +10,7 @@ let a: DemoSeedResult;
 let b: DemoSeedResult;
 const cat = `cuisine-${crypto.randomUUID().slice(0, 8)}`;
 const other = `${cat}-x`;
-/** A real customer of `m` (the upvote authenticates as every customer route: the customer must exist). */
+/** A real customer of `m` (a customer's upvote authenticates as every customer route: the customer must exist). */
 const customerToken = async (m: DemoSeedResult) => (await makeCustomer(api, m)).token;
 const upvote = (location_id: string, token?: string) => api.call('POST', '/api/online-ordering/restaurant-suggestions/upvote', { body: { location_id }, ...(token ? { token } : {}) });
 // Somewhere in the sea (no other test lists a restaurant there): distances are exact and only ours are near.
@@ -75,10 +75,12 @@ describe('suggestions', () => {
     ]);
   });
 
-  test('upvote needs a customer token; an unlisted or unknown restaurant is a 404 and counts nothing', async () => {
-    expect(await upvote(a.locations[0]!.id)).toMatchObject({ status: 401, body: { message: 'Unauthenticated' } });
+  test('upvote: a token that is sent must be valid; an unlisted or unknown restaurant is a 404 and counts nothing', async () => {
+    const before = (await api.call('GET', `/api/online-ordering/restaurant-suggestions/top?category=${other}`)).body.data;
     expect(await upvote(a.locations[0]!.id, 'nope')).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
-    expect(await upvote(a.locations[0]!.id, await api.ownerToken(a))).toMatchObject({ status: 403, body: { message: 'Unauthorized: Invalid user type' } });
+    expect(await upvote(a.locations[0]!.id, `${await customerToken(a)}x`)).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+    expect((await api.call('GET', `/api/online-ordering/restaurant-suggestions/top?category=${other}`)).body.data).toEqual(before);
+    expect(await upvote(b.locations[1]!.id)).toMatchObject({ status: 404, body: { message: 'Unable to locate the restaurant you requested.' } });
     const c3 = await customerToken(b);
     expect(await upvote(b.locations[1]!.id, c3)).toMatchObject({ status: 404, body: { message: 'Unable to locate the restaurant you requested.' } });
     expect(await upvote(crypto.randomUUID(), c3)).toMatchObject({ status: 404 });
@@ -93,6 +95,42 @@ describe('suggestions', () => {
     expect(results.filter((r) => r.counted)).toHaveLength(1);
     const other = await upvoteRestaurant(api.deps.db, loc, `${b.merchant.id}:same`, now);
     expect(other).toEqual({ location_id: loc, upvotes: 2, counted: true });
+  });
+
+  test('optional auth: without a customer token the upvote counts once per client address, hashed; customers still once each', async () => {
+    const m = await api.seed('rs-anon');
+    const tag = `anon-${crypto.randomUUID().slice(0, 8)}`;
+    for (const [i, lng] of [[0, 50], [1, 50.1]] as const) {
+      expect((await api.call('PUT', `/api/back-office/online-ordering/${m.locations[i]!.id}`, { token: await api.ownerToken(m), body: { enabled: true, latitude: -40, longitude: lng, categories: [tag] } })).status).toBe(200);
+    }
+    const [l0, l1] = [m.locations[0]!.id, m.locations[1]!.id];
+    const anon = (location_id: string, ip: string, token?: string) => api.call('POST', '/api/online-ordering/restaurant-suggestions/upvote', { body: { location_id }, ip, ...(token ? { token } : {}) });
+    // Before: 401 Unauthenticated without a token.
+    expect(await anon(l0, '203.0.113.7')).toEqual({ status: 200, body: { data: { location_id: l0, upvotes: 1, counted: true } }, text: expect.any(String), headers: expect.anything() });
+    expect((await anon(l0, '203.0.113.7')).body).toEqual({ data: { location_id: l0, upvotes: 1, counted: false } });
+    expect((await anon(l0, '203.0.113.8')).body).toEqual({ data: { location_id: l0, upvotes: 2, counted: true } });
+    // The same address upvotes another restaurant once too.
+    expect((await anon(l1, '203.0.113.7')).body).toEqual({ data: { location_id: l1, upvotes: 1, counted: true } });
+    // A valid token of another type is a guest, as on the storefront: counted per address (before: 403).
+    expect((await anon(l0, '203.0.113.7', await api.ownerToken(a))).body).toEqual({ data: { location_id: l0, upvotes: 2, counted: false } });
+    expect((await anon(l0, '203.0.113.9', await api.ownerToken(a))).body).toEqual({ data: { location_id: l0, upvotes: 3, counted: true } });
+    // A customer counts once per customer, from an address that already upvoted too.
+    const c = await customerToken(a);
+    expect((await anon(l0, '203.0.113.7', c)).body).toEqual({ data: { location_id: l0, upvotes: 4, counted: true } });
+    expect((await anon(l0, '203.0.113.50', c)).body).toEqual({ data: { location_id: l0, upvotes: 4, counted: false } });
+    // An invalid token is 401 and counts nothing, from a new address too.
+    expect(await anon(l0, '203.0.113.60', 'nope')).toMatchObject({ status: 401, body: { message: 'Invalid token' } });
+    const top = await api.call('GET', `/api/online-ordering/restaurant-suggestions/top?category=${tag}`);
+    expect(top.body.data.map((x: { location_id: string; upvotes: number }) => [x.location_id, x.upvotes])).toEqual([
+      [l0, 4],
+      [l1, 1],
+    ]);
+    // Stored as a hash of the address, never the address.
+    const keys = (await api.deps.db.selectFrom('restaurant_upvotes').select('customer_id').where('location_id', '=', l0).orderBy('customer_id').execute()).map((r) => r.customer_id);
+    expect(keys.filter((k) => k.startsWith('anon:'))).toEqual([anonymousUpvoter('203.0.113.7'), anonymousUpvoter('203.0.113.8'), anonymousUpvoter('203.0.113.9')].sort());
+    expect(keys.filter((k) => k.startsWith('anon:')).every((k) => /^anon:[0-9a-f]{64}$/.test(k))).toBe(true);
+    expect(keys.some((k) => k.includes('203.0.113'))).toBe(false);
+    expect(keys.filter((k) => !k.startsWith('anon:'))).toHaveLength(1);
   });
 
   test('turning online ordering off unlists the restaurant', async () => {

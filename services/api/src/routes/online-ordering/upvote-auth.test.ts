@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 const upvote = (token: string) => api.call('POST', '/api/online-ordering/restaurant-suggestions/upvote', { body: { location_id: a.locations[0]!.id }, token });
 
-describe('restaurant upvote: only a live customer token', () => {
+describe('restaurant upvote: a customer token that is sent must be live', () => {
   test('a customer token revoked by POST /customer/logout is 401 Invalid token', async () => {
     const c = await makeCustomer(api, a);
     expect((await api.call('POST', '/api/customer/logout', { token: c.token })).status).toBe(200);

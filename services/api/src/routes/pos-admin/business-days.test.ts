@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { FIRST_PARTY_POS_REQUIRED } from '@pos/core/pos/first-party';
-import { fiscalMandated } from '@pos/core/reports/fiscal-mandate';
+import { registerRequiresSigning } from '@pos/core/reports/fiscal-mandate';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeMember } from '../team/team.test-support.ts';
 import { runQueuedWorkEvents } from '../pos-tills/register-test-support.ts';
@@ -184,7 +184,7 @@ describe('GET /back-office/pos/{locationId}/fiscal-events', () => {
 });
 
 describe('GET /back-office/pos/fiscal-locations', () => {
-  test('per granted location: regime, mandated, signing, fiscal history (which survives retirement)', async () => {
+  test('per granted location: regime, mandated (what the register enforces: every location, a Dutch one too), signing, fiscal history (which survives retirement)', async () => {
     const tdb = tdbOf(api, m);
     const nl = Bun.randomUUIDv7();
     await tdb.insertInto('locations').values({ id: nl, name: 'Zz Amsterdam', timezone: 'Europe/Amsterdam', country: 'NL', address: null, vat_no: 'NL123456789B01', est_no: '1', pos_tenders: JSON.stringify({}) }).execute();
@@ -194,22 +194,22 @@ describe('GET /back-office/pos/fiscal-locations', () => {
       fiscal_locations: {
         [loc0()]: { regime: 'gks', mandated: true, signing: true, has_fiscal_history: true },
         [loc1()]: { regime: 'gks', mandated: true, signing: false, has_fiscal_history: false },
-        [nl]: { regime: null, mandated: false, signing: false, has_fiscal_history: false },
+        [nl]: { regime: 'gks', mandated: true, signing: false, has_fiscal_history: false },
       },
     });
 
-    // retire loc0's module: no longer signing, history stays; enrol and retire one at the Dutch location: regime gks
+    // retire loc0's module: no longer signing, history stays; enrol and retire one at the Dutch location
     const fdm = (await call(`${loc0()}/fdm-devices`)).body.data[0];
     expect((await api.call('PUT', `/api/back-office/pos/${loc0()}/fdm-devices/${fdm.id}`, { token: owner, body: { status: 'retired' } })).status).toBe(200);
     const nlFdm = await api.call('POST', `/api/back-office/pos/${nl}/fdm-devices`, { token: owner, body: { fdm_id: `FDM-NL-${nl.slice(-6)}`, mode: 'software' } });
     expect(nlFdm.status).toBe(201);
-    expect((await call('fiscal-locations')).body.fiscal_locations[nl]).toEqual({ regime: 'gks', mandated: false, signing: true, has_fiscal_history: false });
+    expect((await call('fiscal-locations')).body.fiscal_locations[nl]).toEqual({ regime: 'gks', mandated: true, signing: true, has_fiscal_history: false });
     await api.call('PUT', `/api/back-office/pos/${nl}/fdm-devices/${nlFdm.body.data.id}`, { token: owner, body: { status: 'retired' } });
     expect((await call('fiscal-locations')).body).toEqual({
       fiscal_locations: {
         [loc0()]: { regime: 'gks', mandated: true, signing: false, has_fiscal_history: true },
         [loc1()]: { regime: 'gks', mandated: true, signing: false, has_fiscal_history: false },
-        [nl]: { regime: 'gks', mandated: false, signing: false, has_fiscal_history: false },
+        [nl]: { regime: 'gks', mandated: true, signing: false, has_fiscal_history: false },
       },
     });
   });
@@ -232,12 +232,9 @@ describe('GET /back-office/pos/fiscal-locations', () => {
   });
 });
 
-describe('fiscalMandated', () => {
-  test('Belgian locations from 2026-07-01 (local date), nowhere else', () => {
-    const be = { country: 'BE', timezone: 'Europe/Brussels' };
-    expect(fiscalMandated(be, new Date('2026-07-01T00:30:00+02:00'))).toBe(true);
-    expect(fiscalMandated(be, new Date('2026-06-30T23:30:00+02:00'))).toBe(false);
-    expect(fiscalMandated({ country: 'be', timezone: 'Europe/Brussels' }, new Date('2027-01-01T00:00:00Z'))).toBe(true);
-    expect(fiscalMandated({ country: 'NL', timezone: 'Europe/Amsterdam' }, new Date('2027-01-01T00:00:00Z'))).toBe(false);
+describe('registerRequiresSigning', () => {
+  test('every location, whatever its country or date: the register refuses to sell unsigned anywhere (422 fiscal_not_enrolled)', () => {
+    for (const [country, timezone, at] of [['BE', 'Europe/Brussels', '2026-06-30T23:30:00+02:00'], ['NL', 'Europe/Amsterdam', '2027-01-01T00:00:00Z']] as const)
+      expect(registerRequiresSigning({ country, timezone }, new Date(at))).toBe(true);
   });
 });

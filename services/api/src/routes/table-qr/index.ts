@@ -11,7 +11,7 @@ import { secured } from '../../plugins/secured.ts';
 import { locationOwner } from '../../plugins/guards.ts';
 import * as S from './table-qr.schemas.ts';
 
-const PERMS = 'Reads need VIEW_SALES_CHANNEL, changes EDIT_ONLINE_ORDERING, at a location of the caller\'s grant.';
+const PERMS = 'No permission of its own (spec 1 "-"): the location must be in the caller\'s grant (403 otherwise).';
 const doc = (tag: string, summary: string, description?: string, secured = true) => ({
   detail: { tags: [tag], summary, ...(description ? { description } : {}), ...(secured ? { security: [{ bearer: [] }] } : {}) },
 });
@@ -83,7 +83,7 @@ export function qrDownloadRoutes(deps: ApiDeps) {
       query: S.VendorQuery,
       response: { 200: S.DownloadOptions },
       transform: [locationOwner()],
-      ...doc('Table QR ordering', 'QR code download options', `Formats, sizes, and the location's sections with the URL of table 1. VIEW_SALES_CHANNEL.`),
+      ...doc('Table QR ordering', 'QR code download options', `Formats, sizes, and the location's sections with the URL of table 1. ${PERMS}`),
     })
     .post(
       '/:locationId/download-multiple',
@@ -100,7 +100,7 @@ export function qrDownloadRoutes(deps: ApiDeps) {
         ...doc(
           'Table QR ordering',
           'Download table QR codes',
-          'Each code points at `{TABLE_QR_PUBLIC_BASE_URL}/table-qr-ordering/{locationId}/{tableSectionId}/{tableNumber}`. `png`: one table; `pdf`: a page per table (all tables of the section when `tables` is absent). VIEW_SALES_CHANNEL.',
+          'Each code points at `{TABLE_QR_PUBLIC_BASE_URL}/table-qr-ordering/{locationId}/{tableSectionId}/{tableNumber}`. `png`: one table; `pdf`: a page per table (all tables of the section when `tables` is absent). ' + PERMS,
         ),
       },
     );

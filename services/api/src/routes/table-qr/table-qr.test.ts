@@ -89,26 +89,36 @@ describe('table sections', () => {
     expect(await sectionCount()).toBe(before);
   });
 
-  test('permissions: no token 401; VIEW_SALES_CHANNEL reads, EDIT_ONLINE_ORDERING writes, only at granted locations', async () => {
+  test('permissions: no token 401; no permission slug needed (spec 1 "-"), only the location grant', async () => {
     expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`)).status).toBe(401);
     expect((await create({ location_id: loc0(), name: 'X', tables: 2 }, '')).status).toBe(401);
-    const viewer = await limitedUserToken(api, a, ['VIEW_SALES_CHANNEL'], [loc0()]);
-    const editor = await limitedUserToken(api, a, ['EDIT_ONLINE_ORDERING', 'VIEW_SALES_CHANNEL'], [loc0()]);
-    const none = await limitedUserToken(api, a, ['VIEW_ITEMS'], [loc0()]);
+    // A member with no permission slug at all, location [0] granted: every table-section route answers.
+    const bare = await limitedUserToken(api, a, [], [loc0()]);
+    const listed = await api.call('GET', `/api/back-office/table-sections/location/${loc0()}`, { token: bare });
+    expect(listed).toMatchObject({ status: 200, body: { data: [{ id: seeded().id, location_id: loc0(), name: 'Dining room', tables: 20 }] } });
+    const made = await create({ location_id: loc0(), name: 'Bar', tables: 4 }, bare);
+    expect(made).toMatchObject({ status: 201, body: { data: { location_id: loc0(), name: 'Bar', tables: 4, open_sessions: 0 } } });
+    const id = made.body.data.id as string;
+    expect(await api.call('GET', `/api/back-office/table-sections/${id}`, { token: bare })).toMatchObject({ status: 200, body: { data: made.body.data } });
+    expect(await api.call('PUT', `/api/back-office/table-sections/${id}`, { token: bare, body: { name: 'Bar 2', tables: 3 } })).toMatchObject({ status: 200, body: { data: { id, name: 'Bar 2', tables: 3 } } });
+    expect((await scan(loc0(), id, 2)).status).toBe(200);
+    expect(await api.call('POST', `/api/back-office/table-sections/${id}/tables/2/close`, { token: bare })).toMatchObject({ status: 200, body: { data: { id, open_sessions: 0 } } });
+    expect(await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: bare })).toMatchObject({ status: 200, body: { data: { formats: ['png', 'pdf'] } } });
+    expect(await api.call('DELETE', `/api/back-office/table-sections/${id}`, { token: bare })).toMatchObject({ status: 200, body: { status: 'success' } });
+
+    // Location [0] outside the grant: refused as before, whatever the slugs, and nothing changes.
+    const elsewhere = await limitedUserToken(api, a, ['VIEW_SALES_CHANNEL', 'EDIT_ONLINE_ORDERING'], [loc1()]);
     const before = await sectionCount();
-    expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`, { token: viewer })).status).toBe(200);
-    expect((await api.call('GET', `/api/back-office/table-sections/location/${loc0()}`, { token: viewer })).status).toBe(200);
-    const denied = await create({ location_id: loc0(), name: 'X', tables: 2 }, viewer);
-    expect(denied).toMatchObject({ status: 403, body: { message: 'Unauthorized: Insufficient permissions' } });
-    expect((await api.call('PUT', `/api/back-office/table-sections/${seeded().id}`, { token: viewer, body: { name: 'Y' } })).status).toBe(403);
-    expect((await api.call('DELETE', `/api/back-office/table-sections/${seeded().id}`, { token: viewer })).status).toBe(403);
-    expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`, { token: none })).status).toBe(403);
-    // A location outside the editor's grant.
-    expect((await create({ location_id: loc1(), name: 'X', tables: 2 }, editor)).status).toBe(403);
+    const denied = { status: 403, body: { message: 'Unauthorized: Insufficient permissions' } };
+    expect(await create({ location_id: loc0(), name: 'X', tables: 2 }, elsewhere)).toMatchObject(denied);
+    expect(await api.call('GET', `/api/back-office/table-sections/location/${loc0()}`, { token: elsewhere })).toMatchObject(denied);
+    expect(await api.call('GET', `/api/back-office/table-sections/${seeded().id}`, { token: elsewhere })).toMatchObject(denied);
+    expect(await api.call('PUT', `/api/back-office/table-sections/${seeded().id}`, { token: elsewhere, body: { name: 'Y' } })).toMatchObject(denied);
+    expect(await api.call('POST', `/api/back-office/table-sections/${seeded().id}/tables/1/close`, { token: elsewhere })).toMatchObject(denied);
+    expect(await api.call('DELETE', `/api/back-office/table-sections/${seeded().id}`, { token: elsewhere })).toMatchObject(denied);
+    expect(await api.call('GET', `/api/back-office/qr-ordering/${loc0()}/qr-download-options`, { token: elsewhere })).toMatchObject(denied);
     expect(await sectionCount()).toBe(before);
-    const ok = await create({ location_id: loc0(), name: 'Bar', tables: 4 }, editor);
-    expect(ok.status).toBe(201);
-    expect((await api.call('DELETE', `/api/back-office/table-sections/${ok.body.data.id}`, { token: editor })).status).toBe(200);
+    expect((await api.call('GET', `/api/back-office/table-sections/${seeded().id}`, { token: owner })).body.data.name).toBe('Dining room');
   });
 
   test('isolation: another merchant sees a 404 and changes nothing', async () => {
