@@ -7,6 +7,7 @@ export * from './pg-errors.ts';
 export * from './outbox.ts';
 export * from './prepared.ts';
 export * from './sql-arrays.ts';
+export * from './cursor.ts';
 export * from './embedded.ts';
 export type { CentralTables } from './central-types.ts';
 export { EXTERNAL_ID_MAX } from './central-types.ts';

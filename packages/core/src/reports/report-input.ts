@@ -1,6 +1,7 @@
-import type { TenantDb } from '@pos/db';
+import { sql } from 'kysely';
+import { readInPages, type TenantDb } from '@pos/db';
 import type { VatRateTotal } from '@pos/domain/orders/order-totals';
-import type { ReportInput, ReportRefund, ReportSale } from '@pos/domain/reports/x-report';
+import { TurnoverTally, type ReportInput, type ReportRefund, type ReportSale, type TurnoverCents } from '@pos/domain/reports/x-report';
 
 /**
  * The settled register sales and refunds of some locations over an inclusive range of business
@@ -69,4 +70,40 @@ export async function loadReportInput(tdb: TenantDb, w: ReportWindow): Promise<R
     ),
     refunds: refunds.map((r): ReportRefund => ({ amount: Number(r.amount), rounding: Number(r.rounding), by_vat_rate: vatGroupsOf(r.by_vat_rate), staff_id: r.staff_id })),
   };
+}
+
+/** Rows read per page by `turnoverOfWindow`. */
+export const REPORT_PAGE_ROWS = 5_000;
+
+/**
+ * The register's turnover (`turnoverCents`) over a window of any length: its sales and refunds read
+ * through a cursor a page at a time (`readInPages`) and added to one `TurnoverTally`. Loading a year of
+ * a busy merchant's sales (500k) held every row in the API at once (824 MB of process at 500k) and
+ * blocked its event loop while they were turned into objects. Only what the tally reads is fetched:
+ * the sale's total and tender and its order's VAT groups, not the order's whole totals document.
+ */
+export async function turnoverOfWindow(tdb: TenantDb, w: ReportWindow, pageRows = REPORT_PAGE_ROWS): Promise<TurnoverCents> {
+  const tally = new TurnoverTally();
+  if (w.locationIds.length === 0) return tally.result();
+  const ids = [...w.locationIds];
+  const sales = tdb
+    .selectFrom('pos_transactions')
+    .innerJoin('pos_orders', 'pos_orders.id', 'pos_transactions.order_id')
+    .select(['pos_transactions.total', 'pos_transactions.tender', sql<unknown>`pos_orders.totals->'by_vat_rate'`.as('by_vat_rate')])
+    .where('pos_transactions.location_id', 'in', ids)
+    .where('pos_transactions.business_date', '>=', w.from)
+    .where('pos_transactions.business_date', '<=', w.to);
+  const refunds = tdb
+    .selectFrom('pos_refunds')
+    .select(['amount', 'by_vat_rate'])
+    .where('location_id', 'in', ids)
+    .where('business_date', '>=', w.from)
+    .where('business_date', '<=', w.to);
+  await readInPages(tdb, pageRows, [
+    { query: sales, onPage: (rows) => rows.forEach((s) => tally.addSale({ total: Number(s.total), tender: s.tender, by_vat_rate: vatGroupsOf(s.by_vat_rate), staff_id: '' })) },
+  ]);
+  await readInPages(tdb, pageRows, [
+    { query: refunds, onPage: (rows) => rows.forEach((r) => tally.addRefund({ amount: Number(r.amount), by_vat_rate: vatGroupsOf(r.by_vat_rate), staff_id: '' })) },
+  ]);
+  return tally.result();
 }

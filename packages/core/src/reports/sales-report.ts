@@ -1,9 +1,8 @@
 import type { TenantDb } from '@pos/db';
 import type { VatRateTotal } from '@pos/domain/orders/order-totals';
 import type { TenderRow } from '@pos/domain/reports/sales-by-tender';
-import { turnoverCents } from '@pos/domain/reports/x-report';
 import type { Access } from '../auth/access.ts';
-import { loadReportInput } from './report-input.ts';
+import { turnoverOfWindow } from './report-input.ts';
 import { channelRows, mergeVatRates, totalsOf, type ChannelRow, type SalesTotals } from '@pos/domain/reports/sales-channels';
 import { loadChannelSales } from './channel-sales.ts';
 import { resolveReportScope, type ReportQuery } from './report-window.ts';
@@ -49,7 +48,7 @@ export interface SalesReportScope {
 /** The sales report over the register's settled sales and refunds and the other channels' completed transactions. */
 export async function salesReport(scope: SalesReportScope, input: SalesReportInput): Promise<SalesReport> {
   const w = await resolveReportScope(scope.tdb, scope.access, input);
-  const [register, channels] = await Promise.all([loadReportInput(scope.tdb, { locationIds: w.locationIds, from: w.from, to: w.to }).then(turnoverCents), loadChannelSales(scope.tdb, w)]);
+  const [register, channels] = await Promise.all([turnoverOfWindow(scope.tdb, { locationIds: w.locationIds, from: w.from, to: w.to }), loadChannelSales(scope.tdb, w)]);
   const by_channel = channelRows({ register: { sales_count: register.sales_count, refunds_count: register.refunds_count, gross: register.gross, refunds: register.refunds, tips: 0, fees: 0 }, ...channels.byChannel });
   return {
     from: w.from,

@@ -80,6 +80,32 @@ export function countedLegs(sale: TenderedSale): CountedLeg[] | null {
 }
 
 /**
+ * Sales per tender row, in cents, fed one sale at a time (a report over a year of sales reads them in
+ * pages instead of holding them all); `salesByTender` is one over an array. The rules are
+ * `salesByTender`'s.
+ */
+export class TenderTally {
+  private readonly amount = new Map<TenderRowLabel, number>(TENDER_ROWS.map((r) => [r, 0]));
+  private readonly count = new Map<TenderRowLabel, number>(TENDER_ROWS.map((r) => [r, 0]));
+
+  add(sale: TenderedSale): void {
+    if (!Number.isSafeInteger(sale.total)) throw new RangeError(`Sale total must be integer cents, got ${sale.total}`);
+    const legs = countedLegs(sale);
+    if (legs === null) this.addTo('Unknown', sale.total);
+    else for (const leg of legs) this.addTo(ROW_OF_KIND[leg.kind], leg.amount);
+  }
+
+  rows(): TenderRow[] {
+    return TENDER_ROWS.map((label) => ({ label, amount: this.amount.get(label) ?? 0, count: this.count.get(label) ?? 0 }));
+  }
+
+  private addTo(row: TenderRowLabel, cents: Cents): void {
+    this.amount.set(row, (this.amount.get(row) ?? 0) + cents);
+    this.count.set(row, (this.count.get(row) ?? 0) + 1);
+  }
+}
+
+/**
  * Sales per tender row, in cents, always all five rows in the fixed order (zero rows kept, so
  * reports and receipts have a stable shape and a missing tender is visibly 0 rather than absent).
  * A split sale is counted per leg; a sale whose legs are malformed or do not add up puts its WHOLE
@@ -87,17 +113,7 @@ export function countedLegs(sale: TenderedSale): CountedLeg[] | null {
  * Throws RangeError when a sale total is not an integer of cents (totals come from our own orders).
  */
 export function salesByTender(sales: readonly TenderedSale[]): TenderRow[] {
-  const amount = new Map<TenderRowLabel, number>(TENDER_ROWS.map((r) => [r, 0]));
-  const count = new Map<TenderRowLabel, number>(TENDER_ROWS.map((r) => [r, 0]));
-  const add = (row: TenderRowLabel, cents: Cents) => {
-    amount.set(row, (amount.get(row) ?? 0) + cents);
-    count.set(row, (count.get(row) ?? 0) + 1);
-  };
-  for (const sale of sales) {
-    if (!Number.isSafeInteger(sale.total)) throw new RangeError(`Sale total must be integer cents, got ${sale.total}`);
-    const legs = countedLegs(sale);
-    if (legs === null) add('Unknown', sale.total);
-    else for (const leg of legs) add(ROW_OF_KIND[leg.kind], leg.amount);
-  }
-  return TENDER_ROWS.map((label) => ({ label, amount: amount.get(label) ?? 0, count: count.get(label) ?? 0 }));
+  const tally = new TenderTally();
+  for (const sale of sales) tally.add(sale);
+  return tally.rows();
 }

@@ -1,6 +1,6 @@
 import { toMajor, type Cents } from '../money.ts';
 import type { VatRateTotal } from '../orders/order-totals.ts';
-import { salesByTender, type TenderedSale, type TenderRow, type TenderRowLabel } from './sales-by-tender.ts';
+import { TenderTally, type TenderedSale, type TenderRow, type TenderRowLabel } from './sales-by-tender.ts';
 
 /** A settled sale of the business day: its totals' `total` and `by_vat_rate`, its frozen tender, who took it. */
 export interface ReportSale extends TenderedSale {
@@ -55,28 +55,56 @@ export interface UserTurnoverCents {
   readonly by_tender: readonly TenderRow[];
 }
 
-function byVatRate(input: ReportInput): VatRateTotal[] {
-  const acc = new Map<number, { net: number; vat: number; gross: number }>();
-  const add = (g: VatRateTotal, sign: 1 | -1) => {
-    const a = acc.get(g.rate) ?? { net: 0, vat: 0, gross: 0 };
+function assertRefund(r: ReportRefund): void {
+  if (!Number.isSafeInteger(r.amount) || r.amount < 0) throw new RangeError(`Refund amount must be non-negative integer cents, got ${r.amount}`);
+}
+
+/**
+ * The turnover of settled sales and refunds, fed a sale or refund at a time (a report over a year reads
+ * them in pages instead of holding them all); `turnoverCents` is one over a `ReportInput`. The rules
+ * are `turnoverCents`'s.
+ */
+export class TurnoverTally {
+  private salesCount = 0;
+  private refundsCount = 0;
+  private gross = 0;
+  private refunded = 0;
+  private readonly tender = new TenderTally();
+  private readonly vat = new Map<number, { net: number; vat: number; gross: number }>();
+
+  addSale(s: ReportSale): void {
+    this.tender.add(s);
+    this.salesCount++;
+    this.gross += s.total;
+    for (const g of s.by_vat_rate) this.addVat(g, 1);
+  }
+
+  addRefund(r: ReportRefund): void {
+    assertRefund(r);
+    this.refundsCount++;
+    this.refunded += r.amount;
+    for (const g of r.by_vat_rate) this.addVat(g, -1);
+  }
+
+  result(): TurnoverCents {
+    return {
+      sales_count: this.salesCount,
+      refunds_count: this.refundsCount,
+      gross: this.gross,
+      refunds: this.refunded,
+      net: this.gross - this.refunded,
+      by_vat_rate: [...this.vat.entries()].sort(([a], [b]) => b - a).map(([rate, a]) => ({ rate, net: a.net, vat: a.vat, gross: a.gross })),
+      // Refunds hand back cash: they come off the Cash row.
+      by_tender: this.tender.rows().map((row) => (row.label === 'Cash' ? { ...row, amount: row.amount - this.refunded } : row)),
+    };
+  }
+
+  private addVat(g: VatRateTotal, sign: 1 | -1): void {
+    const a = this.vat.get(g.rate) ?? { net: 0, vat: 0, gross: 0 };
     a.net += sign * g.net;
     a.vat += sign * g.vat;
     a.gross += sign * g.gross;
-    acc.set(g.rate, a);
-  };
-  for (const s of input.sales) for (const g of s.by_vat_rate) add(g, 1);
-  for (const r of input.refunds) for (const g of r.by_vat_rate) add(g, -1);
-  return [...acc.entries()].sort(([a], [b]) => b - a).map(([rate, a]) => ({ rate, net: a.net, vat: a.vat, gross: a.gross }));
-}
-
-function tenderRows(input: ReportInput): TenderRow[] {
-  const refunded = input.refunds.reduce((s, r) => s + r.amount, 0);
-  return salesByTender(input.sales).map((row) => (row.label === 'Cash' ? { ...row, amount: row.amount - refunded } : row));
-}
-
-function assertRefunds(refunds: readonly ReportRefund[]): void {
-  for (const r of refunds) {
-    if (!Number.isSafeInteger(r.amount) || r.amount < 0) throw new RangeError(`Refund amount must be non-negative integer cents, got ${r.amount}`);
+    this.vat.set(g.rate, a);
   }
 }
 
@@ -91,19 +119,12 @@ function assertRefunds(refunds: readonly ReportRefund[]): void {
  * up to its total and every refund's to its amount.
  */
 export function turnoverCents(input: ReportInput): TurnoverCents {
-  assertRefunds(input.refunds);
-  const by_tender = tenderRows(input);
-  const gross = input.sales.reduce((s, x) => s + x.total, 0);
-  const refunds = input.refunds.reduce((s, r) => s + r.amount, 0);
-  return {
-    sales_count: input.sales.length,
-    refunds_count: input.refunds.length,
-    gross,
-    refunds,
-    net: gross - refunds,
-    by_vat_rate: byVatRate(input),
-    by_tender,
-  };
+  // Every refund checked before anything is added, as before the tally: a bad one throws the same error whatever the order.
+  for (const r of input.refunds) assertRefund(r);
+  const tally = new TurnoverTally();
+  for (const s of input.sales) tally.addSale(s);
+  for (const r of input.refunds) tally.addRefund(r);
+  return tally.result();
 }
 
 /**
