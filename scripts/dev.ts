@@ -7,7 +7,8 @@
  * 3. Resolve the database once (`DATABASE_URL` unset: the embedded PostgreSQL under `.data/`) and
  *    Redis once, apply every migration, and hand both URLs to the children.
  * 4. Start the payment provider simulators (card-a, card-b, platform-a; CONTRACTS 6) for every
- *    provider whose base URL is not set, and point the platform at them.
+ *    provider whose base URL is not set, point the platform at them and their webhooks at the API
+ *    (`dev-webhooks.ts`).
  * 5. Start api, worker and printer-poll, each output line prefixed with `[api]`, `[worker]` or
  *    `[printer]`. Ctrl-C or SIGTERM stops them all; if one exits on its own, the others are stopped
  *    and this exits non-zero.
@@ -16,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureRedis } from '@pos/kernel';
 import { createDatabase, migrateAll, resolveDatabase, type ResolvedDatabase } from '@pos/db';
+import { devWebhookEnv } from './dev-webhooks.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 const ENV_FILE = join(ROOT, '.env');
@@ -206,9 +208,8 @@ const SIMULATORS: readonly Simulator[] = [
   { name: 'idp-sim', label: '[idp]', colour: 34, entry: 'packages/providers/src/idp/main.ts', baseUrlVar: 'IDP_ISSUER', portVar: 'IDP_SIM_PORT', defaultPort: 3318, credentials: { IDP_CLIENT_ID: 'sim-client-' } },
 ];
 const simulators: Running[] = [];
-// The marketplaces' simulators send their signed order webhooks to this API (issue 17).
-env.DELIVERY_A_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-a/orders`;
-env.DELIVERY_B_SIM_WEBHOOK_URL ||= `http://127.0.0.1:${env.API_PORT || 3000}/api/webhook/delivery-b`;
+// The simulators started below send their webhooks to this API, with secrets both sides read here.
+Object.assign(env, devWebhookEnv(env, new Set(SIMULATORS.filter((s) => !env[s.baseUrlVar]).map((s) => s.baseUrlVar)), randomSecret));
 // A register-b account for the dev seed to connect (POST /back-office/register-b {account_id, link_code: LINK-<id>}).
 env.REGISTER_B_SIM_ACCOUNTS ||= 'dev-register-b-account';
 // register-c's connect flow (POST /back-office/register-c/oauth) comes back to this API's callback.

@@ -70,7 +70,7 @@ if (!only || only === 'unit') {
   console.log('\n== unit and integration tests (bun test) ==');
   // The 30 s limit on the command line: bunfig's `timeout` and the preload's `setDefaultTimeout` only
   // reach the first test file of a multi-file run in Bun 1.4 (the others got 5 s, and timed out under load).
-  const r = run(['bun', 'test', '--timeout', '30000', 'packages', 'services', 'infra'], env);
+  const r = run(['bun', 'test', '--timeout', '30000', 'packages', 'services', 'infra', 'scripts'], env);
   const p = /^\s*(\d+) pass\s*$/m.exec(r.out);
   const f = /^\s*(\d+) fail\s*$/m.exec(r.out);
   failures.push(...new Set(r.out.split('\n').filter((l) => l.startsWith('(fail)'))));

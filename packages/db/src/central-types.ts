@@ -152,6 +152,8 @@ export interface CentralTables {
     fee_amount: number | null;
     reason: string | null;
     status: Generated<string>;
+    /** The reseller a reseller subscription commission row is owed to (migration 2026-12-06-101-commission-reseller); null otherwise. */
+    reseller_id: string | null;
     created_at: Timestamp;
   };
   /** A merchant's account at an integration provider (issue 13 item 5; issue 17 extends it). */

@@ -86,6 +86,7 @@ import * as tenant20261204posLayouts from './migrations/tenant/2026-12-04-100-po
 import * as tenant20261205kitchenTicketDue from './migrations/tenant/2026-12-05-100-kitchen-ticket-due.ts';
 import * as tenant20261205readIndexes from './migrations/tenant/2026-12-05-200-read-indexes.ts';
 import * as tenant20261206refundDays from './migrations/tenant/2026-12-06-100-refund-days.ts';
+import * as tenant20261206cardBStatus from './migrations/tenant/2026-12-06-101-payment-profile-card-b-status.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
 import * as central601printerTokensNotify from './migrations/central/2026-11-28-601-printer-tokens-notify.ts';
@@ -94,6 +95,7 @@ import * as central550jobFailures from './migrations/central/2026-12-01-550-job-
 import * as central101otpCredentialStamp from './migrations/central/2026-12-02-101-otp-credential-stamp.ts';
 import * as central101menuSyncedAt from './migrations/central/2026-12-03-101-menu-synced-at.ts';
 import * as central201webhookLogIndexes from './migrations/central/2026-12-05-201-webhook-log-indexes.ts';
+import * as central101commissionReseller from './migrations/central/2026-12-06-101-commission-reseller.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -124,6 +126,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-12-02-101-otp-credential-stamp': central101otpCredentialStamp,
   '2026-12-03-101-menu-synced-at': central101menuSyncedAt,
   '2026-12-05-201-webhook-log-indexes': central201webhookLogIndexes,
+  '2026-12-06-101-commission-reseller': central101commissionReseller,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,
@@ -188,6 +191,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-12-05-100-kitchen-ticket-due': tenant20261205kitchenTicketDue,
   '2026-12-05-200-read-indexes': tenant20261205readIndexes,
   '2026-12-06-100-refund-days': tenant20261206refundDays,
+  '2026-12-06-101-payment-profile-card-b-status': tenant20261206cardBStatus,
 };
 
 /**

@@ -729,6 +729,12 @@ export interface TenantTables {
     card_b_account_id: string | null;
     /** The card-a account's `charges_enabled`, as last read at the provider (migration 2026-11-28-020-location-payment-profile). */
     card_a_charges_enabled: Generated<boolean>;
+    /** When card-b reported the card-b account connected (8193); migration 2026-12-06-101-payment-profile-card-b-status. */
+    card_b_connected_at: NullableTimestamp;
+    /** The card-b account's verification (KYC) as card-b last reported it (8194); null until it did. */
+    card_b_verified: boolean | null;
+    /** The time of the verification event applied (an older one delivered late changes nothing). */
+    card_b_verification_at: NullableTimestamp;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
   };

@@ -129,6 +129,16 @@ export const AccountEnv = {
   IDP_JWKS_URL: Type.Optional(HttpUrl),
 };
 
+/** Commission rates the webhook handlers record in the ledger (the API's routes and `webhooks:replay`), basis points; each defaults to 0. */
+export const CommissionEnv = {
+  /** Commission recorded per card-b terminal payment, in basis points of the amount. */
+  CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  /** Reseller subscription commission: basis points of a paid service invoice, owed to the merchant's reseller (card-a `invoice.paid`). */
+  CARD_A_RESELLER_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  /** Invoice-collection commission: basis points of a service invoice collected through card-a (card-a `invoice.paid`). */
+  CARD_A_INVOICE_COLLECTION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+};
+
 export const ApiEnv = {
   ...CommonEnv,
   ...PaymentEnv,
@@ -201,8 +211,7 @@ export const ApiEnv = {
   /** platform-a webhook signature key and the notification URL exactly as subscribed (both are signed). */
   PLATFORM_A_WEBHOOK_SIGNATURE_KEY: Type.Optional(Type.String({ minLength: 8 })),
   PLATFORM_A_WEBHOOK_URL: Type.Optional(HttpUrl),
-  /** Commission recorded per card-b terminal payment, in basis points of the amount; default 0. */
-  CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  ...CommissionEnv,
   /** Seconds between two checks of an open real-time socket's credentials and grant (default 30): a revoked token, a deleted device or a withdrawn permission ends its access within that time. */
   REALTIME_RECHECK_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
   /** JSON object platform -> {version, url, min_version?, notes?}: what `GET /kiosk/updates/check` answers (unset: no updates). */

@@ -42,6 +42,31 @@ describe('simulator processes', () => {
     expect((await pc.getTerminalCheckout(c.id)).status).toBe('COMPLETED');
   });
 
+  test('card-b verifies its webhook URL with CARD_B_WEBHOOK_KEY and retries after CARD_B_SIM_WEBHOOK_RETRY_MS', async () => {
+    const seen: string[] = [];
+    const hook = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: (req) => (seen.push(req.method), req.method === 'GET' ? Response.json({ Key: 'proc-key-123' }) : new Response(null, { status: seen.length === 2 ? 500 : 200 })),
+    });
+    try {
+      const b = await start('card-b/main.ts', { CARD_B_SIM_PORT: '0', CARD_B_CLIENT_ID: 'c', CARD_B_CLIENT_SECRET: 'secret-1234', CARD_B_SIM_WEBHOOK_URL: `http://127.0.0.1:${hook.port}/hook`, CARD_B_WEBHOOK_KEY: 'proc-key-123', CARD_B_SIM_WEBHOOK_RETRY_MS: '50' });
+      const cb = new CardBClient({ baseUrl: b, clientId: 'c', clientSecret: 'secret-1234' });
+      await cb.startSale({ sessionId: 'w-1', terminalId: 'T', cashRegisterId: 'R', amount: 100, currencyCode: '978', merchantReference: 'm', customerTrns: 'c' });
+      expect((await fetch(`${b}/_sim/sessions/w-1/complete`, { method: 'POST' })).status).toBe(200);
+      for (let i = 0; i < 100 && seen.length < 3; i++) await Bun.sleep(20);
+      expect(seen).toEqual(['GET', 'POST', 'POST']);
+      const read = async () => (await (await fetch(`${b}/_sim/webhooks`)).json()) as { verification: unknown; deliveries: { delivered: boolean }[] };
+      let state = await read();
+      // The receiver counts the retry before the simulator reads its answer.
+      for (let i = 0; i < 50 && !state.deliveries[0]?.delivered; i++) state = (await Bun.sleep(20), await read());
+      expect(state.verification).toEqual({ url: `http://127.0.0.1:${hook.port}/hook`, verified: true, reason: null });
+      expect(state.deliveries).toMatchObject([{ attempts: 2, delivered: true, result: { status: 200 } }]);
+    } finally {
+      await hook.stop(true);
+    }
+  });
+
   test('the OAuth token endpoints of shop-a, platform-a, delivery-b and register-c start from their environment', async () => {
     for (const [provider, entry] of [['shop-a', 'shop-a/main.ts'], ['platform-a', 'platform-a/oauth-main.ts'], ['delivery-b', 'delivery-b/main.ts'], ['register-c', 'register-c/main.ts']] as const) {
       const p = provider.toUpperCase().replace('-', '_');

@@ -177,7 +177,9 @@ export async function setCardBAccount(tdb: TenantDb, userId: string, profileId: 
       const profile = await findPaymentProfile(tx, profileId, true);
       const other = await tx.selectFrom('payment_profiles').select('id').where('card_b_account_id', '=', accountId).where('id', '!=', profile.id).executeTakeFirst();
       if (other) throw taken();
-      await tx.updateTable('payment_profiles').set({ card_b_account_id: accountId, updated_at: new Date() }).where('id', '=', profile.id).execute();
+      // Another account: what card-b reported of the previous one (connected, verified) is not this one's.
+      const status = profile.card_b_account_id === accountId ? {} : { card_b_connected_at: null, card_b_verified: null, card_b_verification_at: null };
+      await tx.updateTable('payment_profiles').set({ card_b_account_id: accountId, ...status, updated_at: new Date() }).where('id', '=', profile.id).execute();
       await logActivity(tx, { userId, action: 'connected', subject: 'payment_profile', subjectId: profile.id, properties: { provider: 'card-b', account_id: accountId } });
     });
   } catch (e) {

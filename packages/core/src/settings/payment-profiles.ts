@@ -26,6 +26,10 @@ export interface PaymentProfileView {
   card_b_account_id: string | null;
   /** The card-a account's `charges_enabled`, as card-a last reported it. */
   card_a_charges_enabled: boolean;
+  /** When card-b reported the card-b account connected (event 8193), or null. */
+  card_b_connected_at: string | null;
+  /** The card-b account's verification (KYC) as card-b last reported it (event 8194); null until it did. */
+  card_b_verified: boolean | null;
   /** What the profile reports to its locations' kiosks (spec 3 "Provider choice"). */
   in_person_provider: 'card-a' | 'card-b' | null;
   created_at: string;
@@ -39,6 +43,8 @@ const view = (r: Row): PaymentProfileView => ({
   card_a_account_id: r.card_a_account_id,
   card_b_account_id: r.card_b_account_id,
   card_a_charges_enabled: r.card_a_charges_enabled,
+  card_b_connected_at: r.card_b_connected_at?.toISOString() ?? null,
+  card_b_verified: r.card_b_verified,
   in_person_provider: reportedInPersonProvider(r),
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),

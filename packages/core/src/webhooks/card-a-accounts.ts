@@ -39,3 +39,21 @@ export async function syncConnectedAccount(deps: WebhookDeps, target: AccountTar
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0 ? 'processed' : 'ignored';
 }
+
+/**
+ * The connected account a `capability.updated` or `person.*` event is about: the object's `account`
+ * (a capability's, a person's), else the envelope's (an event of a connected account carries it).
+ */
+export const accountOfEvent = (object: Obj, envelopeAccount: string | null): string | null => str(object.account) ?? envelopeAccount;
+
+/**
+ * `capability.updated`, `person.created`, `person.updated` (spec 3: connected account updated,
+ * connected-account person changed): a capability or a person's verification decides whether the
+ * account can take charges, so the profile holding the account is refreshed as on `account.updated`.
+ * Their objects say nothing of `charges_enabled`, so the account must be read at card-a: without a
+ * card-a client the event is stored failed (replayable).
+ */
+export async function refreshConnectedAccount(deps: WebhookDeps, target: AccountTarget, accountId: string): Promise<WebhookLogStatus> {
+  if (!deps.providers.cardA) throw new Error('card_a_not_configured');
+  return syncConnectedAccount(deps, target, { id: accountId });
+}

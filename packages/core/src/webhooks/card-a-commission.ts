@@ -38,8 +38,8 @@ export async function paymentIntentOfFee(deps: WebhookDeps, fee: Obj): Promise<s
   return (await deps.providers.cardA.retrieveCharge(chargeId)).payment_intent;
 }
 
-type LedgerRow = Selectable<CentralTables['commission_ledger']>;
-type Tx = Transaction<CentralTables>;
+export type LedgerRow = Selectable<CentralTables['commission_ledger']>;
+export type Tx = Transaction<CentralTables>;
 
 /** The merchant's locked ledger row of a payment (not voided), or `ledger_row_missing` (replayable). */
 async function lockedEntry(tx: Tx, paymentIntentId: string): Promise<LedgerRow> {
@@ -57,15 +57,28 @@ async function lockedEntry(tx: Tx, paymentIntentId: string): Promise<LedgerRow> 
 }
 
 /**
- * Brings the commission given back on `entry` to `commission × refunded / amount`, reading the charge
- * again at card-a: events are not delivered in order, so the event's own `amount_refunded` may be older
- * than one already applied. Read under the entry's row lock, so concurrent events see the charge in
- * order; a refund is never undone (no positive adjustment).
+ * The charge as card-a has it now: events are not delivered in order, so an event's own
+ * `amount_refunded` may be older than one already applied. Read under the ledger rows' lock, so
+ * concurrent events see the charge in order.
  */
-async function clawBackRefunded(deps: WebhookDeps, tx: Tx, entry: LedgerRow, chargeId: string, sourceRef: string): Promise<'processed' | 'ignored'> {
+export async function currentCharge(deps: WebhookDeps, chargeId: string): Promise<{ amount: number; amount_refunded: number }> {
   if (!deps.providers.cardA) throw new Error('card_a_not_configured');
   const charge = await deps.providers.cardA.retrieveCharge(chargeId);
   if (!(charge.amount > 0) || !(charge.amount_refunded >= 0)) throw new Error('charge_amounts_missing');
+  return charge;
+}
+
+/** Brings the commission given back on `entry` to `commission × refunded / amount` of the charge as card-a has it now (`currentCharge`). */
+async function clawBackRefunded(deps: WebhookDeps, tx: Tx, entry: LedgerRow, chargeId: string, sourceRef: string): Promise<'processed' | 'ignored'> {
+  return clawBackTo(deps, tx, entry, await currentCharge(deps, chargeId), sourceRef);
+}
+
+/**
+ * One adjustment (reason `card_a_refund`, source reference `sourceRef`) bringing what `entry` gave back
+ * to its share of the charge refunded; a refund is never undone (no positive adjustment). The caller
+ * holds the entry's row lock.
+ */
+export async function clawBackTo(deps: WebhookDeps, tx: Tx, entry: LedgerRow, charge: { amount: number; amount_refunded: number }, sourceRef: string): Promise<'processed' | 'ignored'> {
   const given = await tx
     .selectFrom('commission_ledger')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'))
@@ -80,7 +93,9 @@ async function clawBackRefunded(deps: WebhookDeps, tx: Tx, entry: LedgerRow, cha
     .values({
       id: Bun.randomUUIDv7(),
       merchant_id: entry.merchant_id,
-      source: CARD_A_LEDGER_SOURCE,
+      // The entry's own source (a payment's, or a service invoice's commission): adjustments are read by it.
+      source: entry.source,
+      reseller_id: entry.reseller_id,
       source_ref: sourceRef,
       is_adjustment: true,
       adjusts_id: entry.id,

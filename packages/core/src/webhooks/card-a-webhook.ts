@@ -5,7 +5,7 @@ import type { ProviderOutcome } from '@pos/domain';
 import { capturePayment } from '../payments/capture-payment.ts';
 import { runningProvider } from '../payments/running-provider.ts';
 import { acquireLock } from './redis-lock.ts';
-import { tenantOfCardACustomer, tenantOfCardAReader, tenantOfCardASubscription, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
+import { tenantOfCardAAccount, tenantOfCardABillingCustomer, tenantOfCardACustomer, tenantOfCardAReader, tenantOfCardASubscription, tenantOfLocation, type WebhookMerchant, type WebhookTenant } from './tenant-resolution.ts';
 import { storeMandate, syncSubscription } from './card-a-subscriptions.ts';
 import { invoiceLocation, invoicePaymentFailed, subscriptionDeleted } from './card-a-invoices.ts';
 import { adjustForRefund, backfillApplicationFee, merchantOfPaymentIntent, paymentIntentOfFee, recordCardAPayment } from './card-a-commission.ts';
@@ -14,7 +14,8 @@ import { REPLAY_OTHER_MERCHANT, replayMismatch, WEBHOOK_PAYMENT_LOCK_MS, type Re
 import { obj, parsePayload, str, type Obj } from './payload.ts';
 import { AI_CREDITS_KIND } from '../generation/ai-credit-purchases.ts';
 import { aiCreditsTenant, creditFromCardAEvent } from './card-a-ai-credits.ts';
-import { connectedAccountTarget, syncConnectedAccount } from './card-a-accounts.ts';
+import { accountOfEvent, connectedAccountTarget, refreshConnectedAccount, syncConnectedAccount } from './card-a-accounts.ts';
+import { adjustInvoiceForRefund, invoicePaid, invoiceVoided, merchantOfInvoice } from './card-a-invoice-commission.ts';
 
 
 export interface CardAOutcome {
@@ -22,7 +23,7 @@ export interface CardAOutcome {
   readonly logId: string | null;
 }
 
-/** Payment events acted on here; every other event is stored and acknowledged. */
+/** Payment events acted on here; every event no handler below matches (`payment_method.attached`, spec 3) is stored `ignored` and acknowledged. */
 const PAYMENT_EVENTS = new Set(['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled', 'terminal.reader.action_succeeded', 'terminal.reader.action_failed']);
 
 /** Subscription events that synchronise the local record (spec 3 "Card-a events"); `deleted` has its own handler. */
@@ -42,6 +43,8 @@ interface Target {
   readonly tenant: WebhookTenant | null;
   /** The payment intent (fee and refund events). */
   readonly paymentIntent?: string;
+  /** The service invoice a refunded charge paid (its commission rows are adjusted). */
+  readonly invoice?: string;
   /** The tenant schema of an event about no location (a connected account). */
   readonly tenantDatabase?: string;
 }
@@ -56,6 +59,7 @@ interface EventCtx {
 }
 
 const withTenant = (t: WebhookTenant | null): Target | null => (t ? { merchantId: t.merchantId, tenant: t } : null);
+const withMerchant = (t: WebhookMerchant | null): Target | null => (t ? { merchantId: t.merchantId, tenant: null, tenantDatabase: t.tenantDatabase } : null);
 
 /** Tenant of a subscription-side object: its metadata `location_id`, else its local record or customer. */
 async function billingTenant(deps: WebhookDeps, location: string | null, subscriptionId: string | null, customer: string | null): Promise<WebhookTenant | null> {
@@ -105,9 +109,10 @@ const HANDLERS: ReadonlyArray<{
     run: (deps, target, e) => storeMandate(deps, target.tenant!, e.object),
   },
   {
-    matches: (type) => type === 'invoice.payment_failed',
+    matches: (type) => type === 'invoice.payment_failed' || type === 'invoice.paid' || type === 'invoice.voided',
     resolve: async (deps, e) => withTenant(await billingTenant(deps, invoiceLocation(e.object), str(e.object.subscription), str(e.object.customer))),
-    run: (deps, target, e) => invoicePaymentFailed(deps, target.tenant!, e.object, e.eventId),
+    run: (deps, target, e) =>
+      e.type === 'invoice.paid' ? invoicePaid(deps, target.tenant!, e.object) : e.type === 'invoice.voided' ? invoiceVoided(deps, target.tenant!, e.object) : invoicePaymentFailed(deps, target.tenant!, e.object, e.eventId),
   },
   {
     // A payment profile's connected account: whether it takes charges decides the kiosks' provider.
@@ -117,6 +122,28 @@ const HANDLERS: ReadonlyArray<{
       return t ? { merchantId: t.merchantId, tenant: null, tenantDatabase: t.tenantDatabase } : null;
     },
     run: (deps, target, e) => syncConnectedAccount(deps, { merchantId: target.merchantId, tenantDatabase: target.tenantDatabase! }, e.object),
+  },
+  {
+    // A capability or a person of a payment profile's connected account: the account is refreshed (read at card-a).
+    matches: (type) => type === 'capability.updated' || type === 'person.created' || type === 'person.updated',
+    resolve: async (deps, e) => {
+      const account = accountOfEvent(e.object, e.account);
+      return account ? withMerchant(await tenantOfCardAAccount(deps.db, account)) : null;
+    },
+    run: (deps, target, e) => refreshConnectedAccount(deps, { merchantId: target.merchantId, tenantDatabase: target.tenantDatabase! }, accountOfEvent(e.object, e.account)!),
+  },
+  {
+    // A billing profile's customer (spec 3: customer record changed). Its name, e-mail and payment method
+    // are read at card-a wherever they are shown; no local copy exists to refresh.
+    matches: (type) => type === 'customer.updated',
+    resolve: async (deps, e) => {
+      const customer = str(e.object.id);
+      return customer ? withMerchant(await tenantOfCardABillingCustomer(deps.db, customer)) : null;
+    },
+    run: async (deps, target, e) => {
+      deps.log.info('card-a billing customer changed: nothing stored locally to update', { customer: str(e.object.id), merchant_id: target.merchantId });
+      return 'processed';
+    },
   },
   {
     matches: (type) => type === 'application_fee.created',
@@ -134,9 +161,13 @@ const HANDLERS: ReadonlyArray<{
     resolve: async (deps, e) => {
       const pi = str(e.object.payment_intent);
       const merchantId = pi ? await merchantOfPaymentIntent(deps, pi) : null;
-      return pi && merchantId ? { merchantId, tenant: null, paymentIntent: pi } : null;
+      if (pi && merchantId) return { merchantId, tenant: null, paymentIntent: pi };
+      // Not a payment's charge: a service invoice's, whose commission rows are adjusted alike.
+      const invoice = str(e.object.invoice);
+      const invoiceMerchant = invoice ? await merchantOfInvoice(deps, invoice) : null;
+      return invoice && invoiceMerchant ? { merchantId: invoiceMerchant, tenant: null, invoice } : null;
     },
-    run: (deps, target, e) => adjustForRefund(deps, target.paymentIntent!, e.object, e.eventId),
+    run: (deps, target, e) => (target.invoice ? adjustInvoiceForRefund(deps, target.invoice, e.object, e.eventId) : adjustForRefund(deps, target.paymentIntent!, e.object, e.eventId)),
   },
 ];
 

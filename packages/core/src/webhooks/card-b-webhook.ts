@@ -9,7 +9,8 @@ import { loadTransaction, type TransactionRow } from '../payments/transaction-re
 import { verifyCardBOnline } from '../payments/card-b-online-verify.ts';
 import { cardBDuplicateHash, forgetCardBDelivery, isCardBDuplicate } from './card-b-duplicates.ts';
 import { acquireLock } from './redis-lock.ts';
-import { tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
+import { tenantOfCardBAccount, tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
+import { applyCardBAccountEvent, CARD_B_ACCOUNT_CONNECTED, CARD_B_ACCOUNT_VERIFICATION, cardBEventTime } from './card-b-accounts.ts';
 import { markWebhook, storeCardBWebhook, type StoredWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { parsePayload } from './payload.ts';
 
@@ -53,6 +54,8 @@ export interface WebhookDeps {
   readonly now: () => Date;
   /** Commission the platform records per card-b terminal payment, in basis points of the amount. */
   readonly commissionBps: number;
+  /** Commission rates of a paid service invoice (card-a `invoice.paid`), basis points of what was collected; 0 each when absent. */
+  readonly invoiceCommission?: { readonly resellerBps: number; readonly collectionBps: number };
   /** Counts an outcome per provider (metrics); optional. */
   readonly count?: (provider: string, outcome: WebhookLogStatus | 'verified' | 'rejected') => void;
 }
@@ -147,9 +150,20 @@ export async function handleCardBWebhook(deps: WebhookDeps, raw: string, pathEve
       deps.log.debug('card-b price calculated (not handled)', { event_id: eventId });
       return await done('ignored');
     }
-    if (eventTypeId === 8193 || eventTypeId === 8194) {
-      deps.log.info('card-b account event', { event_type: eventType, event_id: eventId });
-      return await done('processed');
+    if (eventTypeId === CARD_B_ACCOUNT_CONNECTED || eventTypeId === CARD_B_ACCOUNT_VERIFICATION) {
+      // Not a payment: no duplicate detection (rule 3 hashes payment fields, all empty here), and the
+      // tenant is the one whose payment profile holds the account (rule 4 otherwise).
+      const account = str(data.ConnectedAccountId);
+      const owner = account ? await tenantOfCardBAccount(deps.db, account) : null;
+      if (!owner) {
+        deps.log.warn('card-b webhook location_not_resolved', { event_id: eventId, event_type: eventType, account_id: account });
+        return await done('location_not_resolved');
+      }
+      if (replayMismatch(opts, owner.merchantId)) return await done('failed', { error: REPLAY_OTHER_MERCHANT });
+      merchantId = owner.merchantId;
+      const r = await applyCardBAccountEvent(deps, owner, eventTypeId, account!, data, cardBEventTime(body, deps.now()));
+      // The same bytes again (card-b's retry) that change nothing: a duplicate, so the shared row keeps its first outcome.
+      return await done(r === 'ignored' && (stored?.occurrences ?? 0) > 1 ? 'duplicate' : r, { merchantId });
     }
     if (eventTypeId !== 1796 && eventTypeId !== 1797 && eventTypeId !== 1798) return await done('ignored');
 

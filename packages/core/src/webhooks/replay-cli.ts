@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { CommonEnv, PaymentEnv, createLogger, createRedis, ensureRedis, readEnv } from '@pos/kernel';
+import { CommissionEnv, CommonEnv, PaymentEnv, createLogger, createRedis, ensureRedis, readEnv } from '@pos/kernel';
 import { createDatabase, resolveDatabase } from '@pos/db';
 import { AppError } from '@pos/kernel';
 import { paymentProvidersFromEnv } from '../payments/payment-providers.ts';
@@ -17,13 +16,21 @@ if (!id) {
   log.error('usage: bun run webhooks:replay <webhook log id>');
   process.exit(1);
 }
-const env = readEnv({ ...CommonEnv, ...PaymentEnv, CARD_B_COMMISSION_BPS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })) });
+const env = readEnv({ ...CommonEnv, ...PaymentEnv, ...CommissionEnv });
 const resolved = await resolveDatabase(process.env, process.cwd(), (m) => log.info(m));
 const h = createDatabase(resolved.url, { max: 2, applicationName: 'webhooks-replay' });
 const redis = createRedis(await ensureRedis(env.REDIS_URL), 'webhooks-replay');
 try {
   const r = await replayWebhookById(
-    { db: h.db, redis, providers: paymentProvidersFromEnv(env), log, now: () => new Date(), commissionBps: Number(env.CARD_B_COMMISSION_BPS ?? 0) },
+    {
+      db: h.db,
+      redis,
+      providers: paymentProvidersFromEnv(env),
+      log,
+      now: () => new Date(),
+      commissionBps: Number(env.CARD_B_COMMISSION_BPS ?? 0),
+      invoiceCommission: { resellerBps: Number(env.CARD_A_RESELLER_COMMISSION_BPS ?? 0), collectionBps: Number(env.CARD_A_INVOICE_COLLECTION_BPS ?? 0) },
+    },
     id,
   );
   log.info('webhook event replayed', { id, status: r.status });

@@ -102,3 +102,33 @@ export async function tenantOfCardACustomer(db: CentralDb, customerId: string): 
   if (!customerId || customerId.length > 200) return null;
   return findOne(db, (schema) => sql`select location_id::text as location_id from ${sql.id(schema)}.billing_subscriptions where customer_id = ${customerId} order by created_at desc limit 1`);
 }
+
+/** A merchant and its tenant schema, for an event about no location (a connected account, a billing customer). */
+export interface WebhookMerchant {
+  readonly merchantId: string;
+  readonly tenantDatabase: string;
+}
+
+/** The tenant of a record that names no location: the same one-statement search, its `location_id` slot left null. */
+async function findMerchant(db: CentralDb, query: (schema: string) => ReturnType<typeof sql>): Promise<WebhookMerchant | null> {
+  const t = await findOne(db, query);
+  return t ? { merchantId: t.merchantId, tenantDatabase: t.tenantDatabase } : null;
+}
+
+/** The tenant whose payment profile holds card-a connected account `accountId` (`payment_profiles.card_a_account_id`). */
+export async function tenantOfCardAAccount(db: CentralDb, accountId: string): Promise<WebhookMerchant | null> {
+  if (!accountId || accountId.length > 200) return null;
+  return findMerchant(db, (schema) => sql`select null::text as location_id from ${sql.id(schema)}.payment_profiles where card_a_account_id = ${accountId}`);
+}
+
+/** The tenant whose payment profile holds card-b account `accountId` (`payment_profiles.card_b_account_id`, one profile per account). */
+export async function tenantOfCardBAccount(db: CentralDb, accountId: string): Promise<WebhookMerchant | null> {
+  if (!accountId || accountId.length > 200) return null;
+  return findMerchant(db, (schema) => sql`select null::text as location_id from ${sql.id(schema)}.payment_profiles where card_b_account_id = ${accountId}`);
+}
+
+/** The tenant whose billing profile holds card-a customer `customerId` (`billing_profiles.card_a_customer_id`). */
+export async function tenantOfCardABillingCustomer(db: CentralDb, customerId: string): Promise<WebhookMerchant | null> {
+  if (!customerId || customerId.length > 200) return null;
+  return findMerchant(db, (schema) => sql`select null::text as location_id from ${sql.id(schema)}.billing_profiles where card_a_customer_id = ${customerId}`);
+}

@@ -6,12 +6,14 @@ import { route, type Route } from '../shared/sim-server.ts';
  * subscriptions, their invoices, SEPA setup intents with mandates, charges, refunds and application
  * fees. Each state change sends the provider's signed event through `send`, as the provider does:
  * `customer.subscription.created|updated|deleted`, `setup_intent.succeeded`, `invoice.payment_failed`,
- * `invoice.paid`, `charge.refunded`, `application_fee.created`.
+ * `invoice.paid`, `invoice.voided`, `charge.refunded`, `application_fee.created`. A paid invoice has
+ * its charge (`charge`, whose `invoice` names it back), unless it was paid out of band.
  *
  * Test controls (`/_sim/…`): set up a SEPA mandate for a customer, fail a subscription's invoice
  * (optionally cancelling the subscription for that failure at the same moment, as the provider does
- * after its last attempt), decline retries with a mandate, change a subscription, attach an
- * application fee to a charge. In process: make the next changes of a subscription fail (an outage) or
+ * after its last attempt), pay a subscription's next invoice (or mark it paid out of band), void an
+ * open invoice, decline retries with a mandate, change a subscription, attach an application fee to a
+ * charge. In process: make the next changes of a subscription fail (an outage) or
  * answer late (`failUpdates`, `delayUpdateAnswer`).
  */
 export interface Subscription {
@@ -37,6 +39,10 @@ export interface Invoice {
   subscription: string;
   subscription_details: { metadata: Record<string, string> };
   amount_due: number;
+  /** What card-a collected (cents); the whole amount once paid, out of band included. */
+  amount_paid: number;
+  /** The charge that paid it; null while unpaid or when paid out of band. */
+  charge: string | null;
   attempt_count: number;
   status: 'open' | 'paid' | 'void';
   paid_out_of_band: boolean;
@@ -51,6 +57,8 @@ export interface Charge {
   amount_refunded: number;
   refunded: boolean;
   payment_intent: string;
+  /** The invoice the charge paid (a subscription's), or null. */
+  invoice: string | null;
   application_fee: string | null;
   application_fee_amount: number | null;
 }
@@ -122,8 +130,8 @@ export function cardABilling(ctx: BillingContext): CardABilling {
     return s;
   }
 
-  function chargeFor(paymentIntent: string, amount: number): Charge {
-    const c: Charge = { id: ctx.rid('ch'), object: 'charge', amount, amount_refunded: 0, refunded: false, payment_intent: paymentIntent, application_fee: null, application_fee_amount: null };
+  function chargeFor(paymentIntent: string, amount: number, invoice: string | null = null): Charge {
+    const c: Charge = { id: ctx.rid('ch'), object: 'charge', amount, amount_refunded: 0, refunded: false, payment_intent: paymentIntent, invoice, application_fee: null, application_fee_amount: null };
     charges.set(c.id, c);
     return c;
   }
@@ -250,6 +258,8 @@ export function cardABilling(ctx: BillingContext): CardABilling {
           return Response.json({ error: { type: 'card_error', code: 'payment_intent_payment_attempt_failed', message: 'The payment attempt failed.' } }, { status: 402 });
         }
         i.status = 'paid';
+        i.amount_paid = i.amount_due;
+        i.charge = chargeFor(ctx.rid('pi'), i.amount_due, i.id).id;
         const s = subscriptions.get(i.subscription);
         if (s && s.status === 'past_due') {
           s.status = 'active';
@@ -321,6 +331,8 @@ export function cardABilling(ctx: BillingContext): CardABilling {
         subscription: s.id,
         subscription_details: { metadata: { ...s.metadata } },
         amount_due: typeof b.amount === 'number' ? b.amount : 4900,
+        amount_paid: 0,
+        charge: null,
         attempt_count: 1,
         status: 'open',
         paid_out_of_band: false,
@@ -336,6 +348,43 @@ export function cardABilling(ctx: BillingContext): CardABilling {
         s.status = 'past_due';
       }
       await Promise.all(sends);
+      return Response.json(i);
+    }),
+    // The subscription's next invoice is paid: charged to its payment method, or (`out_of_band`) marked
+    // paid outside card-a, as the provider's dashboard does (no charge then).
+    route('POST', '/_sim/subscriptions/:id/invoice-paid', async (req, p) => {
+      const s = subscriptions.get(p.id!);
+      if (!s) return ctx.error(404, 'resource_missing', `No such subscription: '${p.id}'`);
+      const b = await json(req);
+      const amount = typeof b.amount === 'number' && Number.isInteger(b.amount) && b.amount >= 0 ? b.amount : 4900;
+      const outOfBand = b.out_of_band === true;
+      const i: Invoice = {
+        id: ctx.rid('in'),
+        object: 'invoice',
+        customer: s.customer,
+        subscription: s.id,
+        subscription_details: { metadata: { ...s.metadata } },
+        amount_due: amount,
+        amount_paid: amount,
+        charge: null,
+        attempt_count: outOfBand ? 0 : 1,
+        status: 'paid',
+        paid_out_of_band: outOfBand,
+        payment_settings: { payment_method_types: ['card'] },
+        created: now(),
+      };
+      if (!outOfBand && amount > 0) i.charge = chargeFor(ctx.rid('pi'), amount, i.id).id;
+      invoices.set(i.id, i);
+      await ctx.send('invoice.paid', { ...i });
+      return Response.json(i);
+    }),
+    // The merchant (or the provider's dunning) voids an open invoice; a paid one cannot be voided.
+    route('POST', '/_sim/invoices/:id/void', async (_req, p) => {
+      const i = invoices.get(p.id!);
+      if (!i) return ctx.error(404, 'resource_missing', `No such invoice: '${p.id}'`);
+      if (i.status !== 'open') return ctx.error(400, 'invoice_not_open', `You can only void an open invoice; this one is ${i.status}.`);
+      i.status = 'void';
+      await ctx.send('invoice.voided', { ...i });
       return Response.json(i);
     }),
     route('POST', '/_sim/charges/:id/application_fee', async (req, p) => {

@@ -10,7 +10,9 @@ import type { BillingContext } from './card-a-billing-simulator.ts';
  * `starting_after`, at most 100), customers and card payment methods attached to them (test method ids
  * `pm_card_*` as the provider accepts them). `account.updated` is sent when onboarding completes.
  *
- * Test controls (`/_sim/…`): complete an account's onboarding, stop its charges, add payouts to an account.
+ * Test controls (`/_sim/…`): complete an account's onboarding, stop its charges, change its
+ * `card_payments` capability (`capability.updated`), add or change a person of it (`person.created`,
+ * `person.updated`; the provider may turn charges on or off after it), add payouts to an account.
  */
 export interface ConnectedAccount {
   id: string;
@@ -99,6 +101,15 @@ export function cardAConnect(ctx: BillingContext & { baseUrl: () => string }): C
   };
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const meta = (v: unknown): Record<string, string> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {});
+  /** A control's JSON body, or an empty one. */
+  const body = async (req: Request): Promise<Record<string, unknown>> => {
+    try {
+      const v = await req.json();
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  };
   const noAccount = (id: string) => ctx.error(404, 'resource_missing', `No such account: '${id}'`, 'account');
 
   /** A `pm_card_*` test id becomes a fresh method (as the provider does); an id it issued is itself. */
@@ -311,6 +322,32 @@ export function cardAConnect(ctx: BillingContext & { baseUrl: () => string }): C
       a.charges_enabled = false;
       await ctx.send('account.updated', structuredClone(a));
       return Response.json(a);
+    }),
+    // The account's `card_payments` capability changes (`active` turns charges on, anything else off);
+    // card-a sends `capability.updated`, whose object names the account but not `charges_enabled`.
+    route('POST', '/_sim/accounts/:id/capability', async (req, p) => {
+      const a = accounts.get(p.id!);
+      if (!a) return noAccount(p.id!);
+      const b = await body(req);
+      const status = str(b.status);
+      if (status !== 'active' && status !== 'inactive' && status !== 'pending') return ctx.error(400, 'parameter_invalid', 'status must be active, inactive or pending', 'status');
+      a.charges_enabled = status === 'active';
+      const capability = { id: 'card_payments', object: 'capability', account: a.id, requested: true, status, requirements: { currently_due: [], past_due: [], disabled_reason: status === 'active' ? null : 'requirements.pending_verification' } };
+      await ctx.send('capability.updated', capability);
+      return Response.json(capability);
+    }),
+    // A person of the account is added (no `id`) or changed; `charges_enabled`, when given, is what the
+    // provider decides for the account after it (a representative failing verification stops charges).
+    route('POST', '/_sim/accounts/:id/persons', async (req, p) => {
+      const a = accounts.get(p.id!);
+      if (!a) return noAccount(p.id!);
+      const b = await body(req);
+      const id = str(b.id);
+      const verification = str(b.verification) ?? 'pending';
+      if (typeof b.charges_enabled === 'boolean') a.charges_enabled = b.charges_enabled;
+      const person = { id: id ?? ctx.rid('person'), object: 'person', account: a.id, relationship: { representative: true }, verification: { status: verification } };
+      await ctx.send(id ? 'person.updated' : 'person.created', person);
+      return Response.json(person);
     }),
     // Payouts the provider made to the account, newest first as it lists them.
     route('POST', '/_sim/accounts/:id/payouts', async (req, p) => {

@@ -1,5 +1,7 @@
-import { dispatch, jsonBody, postWebhook, route } from '../shared/sim-server.ts';
+import { dispatch, jsonBody, route } from '../shared/sim-server.ts';
+import { webhookRetries, type RetriedDelivery } from '../shared/webhook-retries.ts';
 import { cardBEventBody } from './card-b-events.ts';
+import { cardBHandshake } from './card-b-handshake.ts';
 
 /**
  * card-b over real HTTP (PROTOCOLS.md "card-b"): an OAuth token endpoint (client credentials), the
@@ -12,8 +14,21 @@ import { cardBEventBody } from './card-b-events.ts';
  * Hosted checkout (legacy): `POST /checkout/v2/orders` answers an `orderCode`; `GET /api/orders/{code}`
  * answers its `StateId` (0 pending, 3 paid); `POST /_sim/orders/{code}/pay` is the customer paying.
  *
+ * Webhooks: before the first event goes to a URL the simulator verifies it as card-b does (`GET`, the
+ * answer must be `{"Key": …}` with the merchant's key); events are not sent to a URL that fails, and each
+ * is recorded refused. An event answered non-2xx or not answered is sent again, same body, every
+ * `webhookRetryMs` (one hour, as card-b does) up to CARD_B_WEBHOOK_ATTEMPTS attempts (card-b's 72 retries
+ * over 3 days, after the first). `GET /_sim/webhooks` shows the verification and the deliveries.
+ *
+ * Connected accounts (marketplace / ISV): `POST /_sim/accounts/{id}/connected` and
+ * `POST /_sim/accounts/{id}/verification` (`{"verified": bool}`) send the account events 8193 and 8194
+ * with `EventData.ConnectedAccountId` (and `Verified`), as card-b's documentation shows them.
+ *
  * Simulator assumptions (not from the vendor): a sale repeated with the same `sessionId` answers 200
- * again without a second session; aborting a finished session changes nothing and answers 200.
+ * again without a second session; aborting a finished session changes nothing and answers 200. card-b
+ * verifies a URL when the merchant enters it in its dashboard; the simulator does at the first event
+ * after the URL is set (dev starts it before the API listens), and asks again at the next event after
+ * a failed verification.
  */
 export interface CardBSimulatorOptions {
   readonly port?: number;
@@ -22,6 +37,10 @@ export interface CardBSimulatorOptions {
   readonly clientSecret: string;
   /** Where completed and failed payments are notified (1796 / 1798); none when absent. */
   readonly webhookUrl?: string;
+  /** The merchant's verification key the URL must answer to the handshake; absent, any non-empty `Key` passes. */
+  readonly webhookKey?: string;
+  /** Interval between attempts of an event answered non-2xx or not answered; one hour by default. */
+  readonly webhookRetryMs?: number;
   /** Dev convenience: every session completes by itself after this many ms. */
   readonly autoCompleteMs?: number;
 }
@@ -69,6 +88,23 @@ export interface CardBOrderTransaction {
   readonly ParentId: string | null;
 }
 
+/** One event sent (or refused: attempts 0 and the verification's failure as `result.error`); updated by its retries. */
+export interface CardBWebhookDelivery extends RetriedDelivery {
+  readonly body: unknown;
+  readonly url: string;
+}
+
+/** The state of the webhook URL's verification (`GET /_sim/webhooks`). */
+export interface CardBWebhookVerification {
+  readonly url: string;
+  readonly verified: boolean;
+  /** Why the last handshake failed; null once verified. */
+  readonly reason: string | null;
+}
+
+/** card-b's first attempt plus its 72 hourly retries. */
+export const CARD_B_WEBHOOK_ATTEMPTS = 73;
+
 export interface CardBSimulator {
   readonly url: string;
   /** Where its webhooks go from now on (a test's API listens on a port the system picks, after the simulator started). */
@@ -85,8 +121,14 @@ export interface CardBSimulator {
   complete(sessionId: string, terminalTip?: number): Promise<void>;
   decline(sessionId: string): Promise<void>;
   timeout(sessionId: string): Promise<void>;
-  /** Webhook deliveries so far, newest last. */
-  readonly webhooks: readonly { body: unknown; result: { status: number } | { error: string } }[];
+  /** The merchant's account is connected to the platform (webhook 8193). */
+  connectAccount(accountId: string): Promise<void>;
+  /** card-b's verification (KYC) of the account changes (webhook 8194). */
+  verifyAccount(accountId: string, verified: boolean): Promise<void>;
+  /** Webhook events so far, newest last; each follows its retries. */
+  readonly webhooks: readonly CardBWebhookDelivery[];
+  /** The verification of the current webhook URL; null before the first event is sent to it. */
+  readonly webhookVerification: CardBWebhookVerification | null;
   stop(): Promise<void>;
 }
 
@@ -105,7 +147,9 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
   /** terminal id -> session id it is busy with */
   const busy = new Map<string, string>();
   const tokens = new Set<string>();
-  const webhooks: { body: unknown; result: { status: number } | { error: string } }[] = [];
+  const webhooks: CardBWebhookDelivery[] = [];
+  let verification: CardBWebhookVerification | null = null;
+  const retries = webhookRetries(options.webhookRetryMs ?? 60 * 60_000, CARD_B_WEBHOOK_ATTEMPTS);
   let saleRequests = 0;
   /** Pre-authorisation captures received (what a test counts to prove a capture happened once). */
   const captures: string[] = [];
@@ -114,6 +158,19 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     const m = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '');
     return m !== null && tokens.has(m[1]!);
   };
+
+  /** Sends `body` to the webhook URL once it passed the handshake; recorded refused when it does not. */
+  async function notify(body: Record<string, unknown>): Promise<void> {
+    const url = webhookUrl;
+    if (!url) return;
+    if (verification?.url !== url || !verification.verified) {
+      const reason = await cardBHandshake(url, options.webhookKey);
+      verification = { url, verified: reason === null, reason };
+    }
+    const d: CardBWebhookDelivery = { body, url, attempts: 0, delivered: false, result: { error: `webhook URL not verified: ${verification.reason}` } };
+    if (verification.verified) await retries.deliver(url, JSON.stringify(body), {}, d);
+    webhooks.push(d);
+  }
 
   async function finish(id: string, state: Exclude<CardBSessionState, 'processing'>, terminalTip = 0): Promise<void> {
     const s = sessions.get(id);
@@ -126,7 +183,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
       s.transactionId = crypto.randomUUID();
       s.orderCode = String(Date.now()).padStart(16, '7').slice(-16);
     }
-    if (webhookUrl && (state === 'succeeded' || state === 'declined')) {
+    if (state === 'succeeded' || state === 'declined') {
       const body = cardBEventBody(state === 'succeeded' ? 1796 : 1798, {
         Amount: Math.round(s.amount) / 100,
         OrderCode: s.orderCode,
@@ -138,7 +195,7 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
         TerminalId: s.terminalId,
         TipAmount: s.tipAmount / 100,
       });
-      webhooks.push({ body, result: await postWebhook(webhookUrl, JSON.stringify(body), {}) });
+      await notify(body);
     }
   }
 
@@ -149,11 +206,22 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     o.transactionId = crypto.randomUUID();
     const typeId = o.preauth ? 1 : 5;
     o.transactions.push({ TransactionId: o.transactionId, OrderCode: o.orderCode, StatusId: 'F', TransactionTypeId: typeId, Amount: o.amount / 100, ParentId: null });
-    if (webhookUrl) {
-      const body = cardBEventBody(1796, { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, TransactionTypeId: typeId, Tags: [...o.tags] });
-      webhooks.push({ body, result: await postWebhook(webhookUrl, JSON.stringify(body), {}) });
-    }
+    await notify(cardBEventBody(1796, { Amount: o.amount / 100, OrderCode: o.orderCode, StatusId: 'F', TransactionId: o.transactionId, MerchantTrns: o.merchantTrns, CustomerTrns: o.customerTrns, TransactionTypeId: typeId, Tags: [...o.tags] }));
   }
+
+  /** An account event (8193, 8194): no transaction fields, the connected account's ids in `EventData`. */
+  function accountEvent(eventTypeId: 8193 | 8194, accountId: string, extra: Record<string, unknown> = {}): Promise<void> {
+    return notify({
+      EventTypeId: eventTypeId,
+      EventData: { PersonId: crypto.randomUUID(), ...(eventTypeId === 8193 ? { WalletId: 3_059_898_763_296 } : {}), PlatformPersonId: crypto.randomUUID(), ConnectedAccountId: accountId, ...extra },
+      Created: new Date().toISOString(),
+      CorrelationId: crypto.randomUUID(),
+      MessageId: crypto.randomUUID(),
+      MessageTypeId: 512,
+    });
+  }
+  const connectAccount = (id: string) => accountEvent(8193, id);
+  const verifyAccount = (id: string, verified: boolean) => accountEvent(8194, id, { Verified: verified });
 
   const orderBody = (o: CardBOrder) => ({ OrderCode: o.orderCode, Amount: o.amount / 100, StateId: o.stateId, CustomerTrns: o.customerTrns, MerchantTrns: o.merchantTrns, Tags: o.tags, TransactionId: o.transactionId });
 
@@ -307,7 +375,18 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     }),
     route('POST', '/_sim/sessions/:id/decline', control((id) => finish(id, 'declined'))),
     route('POST', '/_sim/sessions/:id/timeout', control((id) => finish(id, 'timed_out'))),
+    route('GET', '/_sim/webhooks', () => Response.json({ url: webhookUrl ?? null, verification, deliveries: webhooks })),
     route('GET', '/_sim/terminals/:id', (_req, p) => Response.json({ terminalId: p.id, busyWith: busy.get(p.id!) ?? null })),
+    route('POST', '/_sim/accounts/:id/connected', async (_req, p) => {
+      await connectAccount(p.id!);
+      return Response.json({ ConnectedAccountId: p.id });
+    }),
+    route('POST', '/_sim/accounts/:id/verification', async (req, p) => {
+      const b = await jsonBody(req);
+      if (typeof b?.verified !== 'boolean') return err(400, 'verified (boolean) is required');
+      await verifyAccount(p.id!, b.verified);
+      return Response.json({ ConnectedAccountId: p.id, Verified: b.verified });
+    }),
   ];
 
   const server = Bun.serve({
@@ -319,7 +398,11 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
   return {
     url: `http://${server.hostname}:${server.port}`,
     setWebhookUrl: (url: string) => {
+      if (url !== webhookUrl) verification = null;
       webhookUrl = url;
+    },
+    get webhookVerification() {
+      return verification;
     },
     session: (id) => sessions.get(id),
     order: (code) => orders.get(code),
@@ -331,8 +414,11 @@ export function startCardBSimulator(options: CardBSimulatorOptions): CardBSimula
     complete: (id, terminalTip) => finish(id, 'succeeded', terminalTip ?? 0),
     decline: (id) => finish(id, 'declined'),
     timeout: (id) => finish(id, 'timed_out'),
+    connectAccount,
+    verifyAccount,
     webhooks,
     async stop() {
+      retries.stop();
       await server.stop(true);
     },
   };

@@ -9,8 +9,9 @@ const hooks: unknown[] = [];
 let hookServer: ReturnType<typeof Bun.serve>;
 
 beforeAll(() => {
-  hookServer = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => (hooks.push(await req.json()), new Response('ok')) });
-  sim = startCardBSimulator({ clientId: 'cid', clientSecret: 'csecret', webhookUrl: `http://127.0.0.1:${hookServer.port}/hook` });
+  // Answers card-b's handshake with the merchant's key, then takes the events.
+  hookServer = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => (req.method === 'GET' ? Response.json({ Key: 'cb-key-123' }) : (hooks.push(await req.json()), new Response('ok'))) });
+  sim = startCardBSimulator({ clientId: 'cid', clientSecret: 'csecret', webhookUrl: `http://127.0.0.1:${hookServer.port}/hook`, webhookKey: 'cb-key-123' });
   client = new CardBClient({ baseUrl: sim.url, clientId: 'cid', clientSecret: 'csecret' });
 });
 afterAll(async () => {

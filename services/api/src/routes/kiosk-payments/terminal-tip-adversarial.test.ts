@@ -14,7 +14,7 @@ import { kioskCardBPayment } from '../../testing/card-b-events.ts';
 const BPS = 200;
 let cardB: CardBSimulator, cardA: CardASimulator, platformA: PlatformASimulator, api: TestApi, m: DemoSeedResult, kiosk: string;
 // Listening, so the simulator can deliver card-b's webhooks to the route (from the allowed address).
-kioskTestbed('ktip', (bed) => ({ cardB, cardA, platformA, api, m, kiosk } = bed), { env: { CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_COMMISSION_BPS: String(BPS) }, listen: true });
+kioskTestbed('ktip', (bed) => ({ cardB, cardA, platformA, api, m, kiosk } = bed), { env: { CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_WEBHOOK_KEY: 'ktip-verification-key', CARD_B_COMMISSION_BPS: String(BPS) }, listen: true });
 
 const tdb = () => bindTenant(api.deps.db, m.merchant.tenant_database);
 const item = (name: string) => m.items.find((i) => i.name === name)!;

@@ -28,7 +28,7 @@ describe('payment profiles', () => {
     const r = await api.call('POST', P, { token: owner, body: { name: ' Main ' } });
     expect(r.status).toBe(201);
     const main = r.body.data.id;
-    expect(r.body).toEqual({ data: { id: main, name: 'Main', is_default: true, card_a_account_id: null, card_b_account_id: null, card_a_charges_enabled: false, in_person_provider: null, created_at: expect.any(String), updated_at: expect.any(String) } });
+    expect(r.body).toEqual({ data: { id: main, name: 'Main', is_default: true, card_a_account_id: null, card_b_account_id: null, card_a_charges_enabled: false, card_b_connected_at: null, card_b_verified: null, in_person_provider: null, created_at: expect.any(String), updated_at: expect.any(String) } });
     const second = (await api.call('POST', P, { token: owner, body: { name: 'Events' } })).body.data;
     expect(second.is_default).toBe(false);
     expect(await api.call('GET', `${P}/${main}`, { token: owner })).toMatchObject({ status: 200, body: { data: r.body.data } });

@@ -335,6 +335,8 @@ export const PaymentProfile = t.Object({
   card_a_account_id: t.Nullable(t.String()),
   card_b_account_id: t.Nullable(t.String()),
   card_a_charges_enabled: t.Boolean({ description: "the card-a account's charges_enabled as last reported by card-a" }),
+  card_b_connected_at: t.Nullable(t.String({ format: 'date-time', description: 'when card-b reported the card-b account connected (event 8193); null until it did' })),
+  card_b_verified: t.Nullable(t.Boolean({ description: "the card-b account's verification (KYC) as card-b last reported it (event 8194); null until it did" })),
   in_person_provider: t.Nullable(t.String({ description: 'card-a once the card-a account takes charges, else card-b with a card-b account, else null' })),
   created_at: Iso,
   updated_at: Iso,

@@ -164,10 +164,10 @@ describe('POST /card-a-webhook/{countryCode}', () => {
     expect((await txn(t.id)).status).toBe('Awaiting Payment');
   });
 
-  test('events not acted on are stored and acknowledged', async () => {
-    const raw = JSON.stringify({ id: 'evt_customer_1', object: 'event', created: now(), type: 'customer.updated', data: { object: { id: 'cus_1' } }, livemode: false });
+  test('events not acted on (spec 3: the payment-method-attached event) are stored and acknowledged', async () => {
+    const raw = JSON.stringify({ id: 'evt_pm_attached_1', object: 'event', created: now(), type: 'payment_method.attached', data: { object: { id: 'pm_1', object: 'payment_method', customer: 'cus_1' } }, livemode: false });
     expect(await post(raw, sign(raw))).toMatchObject({ status: 200, text: '{"received":true}' });
-    expect((await logOf('evt_customer_1'))[0]).toMatchObject({ status: 'ignored' });
+    expect((await logOf('evt_pm_attached_1'))[0]).toMatchObject({ status: 'ignored' });
   });
 
   test('terminal.reader.action_failed marks the transaction failed', async () => {
@@ -207,7 +207,7 @@ describe('POST /card-a-webhook/{countryCode}', () => {
   test('APP_ENV=local skips the signature check (and only local does)', async () => {
     const local = await createTestApi({ env: { ...CREDS, APP_ENV: 'local', CARD_A_BASE_URL: cardA.url } });
     try {
-      const raw = JSON.stringify({ id: `evt_local_${crypto.randomUUID()}`, object: 'event', created: now(), type: 'customer.updated', data: { object: {} }, livemode: false });
+      const raw = JSON.stringify({ id: `evt_local_${crypto.randomUUID()}`, object: 'event', created: now(), type: 'payment_method.attached', data: { object: {} }, livemode: false });
       expect(await local.call('POST', '/api/card-a-webhook/BE', { rawBody: raw })).toMatchObject({ status: 200, text: '{"received":true}' });
       expect((await local.deps.db.selectFrom('webhook_logs').select('status').where('event_id', '=', JSON.parse(raw).id).executeTakeFirst())?.status).toBe('ignored');
     } finally {

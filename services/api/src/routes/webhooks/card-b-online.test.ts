@@ -15,12 +15,14 @@ let m: DemoSeedResult;
 let server: { stop(): unknown };
 let hookUrl: string;
 const CREDS = { CARD_B_CLIENT_ID: 'cbo-test', CARD_B_CLIENT_SECRET: 'cbo-test-secret' };
+/** The verification key the API answers to the simulator's handshake (PROTOCOLS card-b). */
+const KEY = 'cbo-verification-key';
 
 beforeAll(async () => {
   // The API listens on a port the system picks (a port probed and released first could be taken by the
   // simulator or another test meanwhile); the simulator is told the API's address once it listens.
-  sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
-  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_COMMISSION_BPS: '100' } });
+  sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET, webhookKey: KEY });
+  api = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_WEBHOOK_KEY: KEY, CARD_B_COMMISSION_BPS: '100' } });
   server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
   hookUrl = `http://127.0.0.1:${api.app.server!.port}/api/card-b-webhook/BE/1796`;
   sim.setWebhookUrl(hookUrl);

@@ -365,8 +365,9 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
   });
 
   test('the simulator delivers its own webhook over a real socket and the kiosk sees Complete', async () => {
-    const sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET });
-    const live = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1' } });
+    // The simulator verifies the URL first: the API answers its handshake with this key.
+    const sim = startCardBSimulator({ clientId: CREDS.CARD_B_CLIENT_ID, clientSecret: CREDS.CARD_B_CLIENT_SECRET, webhookKey: 'cb-live-key-123' });
+    const live = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, CARD_B_WEBHOOK_IPS: '127.0.0.1', CARD_B_WEBHOOK_KEY: 'cb-live-key-123' } });
     // On a port the system picks (one probed and released first could be taken meanwhile); the simulator is told it after.
     const server = live.app.listen({ port: 0, hostname: '127.0.0.1' });
     sim.setWebhookUrl(`http://127.0.0.1:${live.app.server!.port}${URL_()}`);

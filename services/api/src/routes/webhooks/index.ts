@@ -60,6 +60,7 @@ export function webhookHandlerDeps(deps: ApiDeps, metrics?: ApiMetrics): Webhook
     log: deps.log,
     now: () => deps.clock.now(),
     commissionBps: Number(deps.config.CARD_B_COMMISSION_BPS ?? 0),
+    invoiceCommission: { resellerBps: Number(deps.config.CARD_A_RESELLER_COMMISSION_BPS ?? 0), collectionBps: Number(deps.config.CARD_A_INVOICE_COLLECTION_BPS ?? 0) },
     count: (provider, outcome) => metrics?.webhooks.inc({ provider, outcome: outcome === 'location_not_resolved' ? 'unresolved' : outcome }),
   };
 }
