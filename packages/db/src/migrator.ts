@@ -86,6 +86,7 @@ import * as tenant20261204posLayouts from './migrations/tenant/2026-12-04-100-po
 import * as tenant20261205kitchenTicketDue from './migrations/tenant/2026-12-05-100-kitchen-ticket-due.ts';
 import * as tenant20261205readIndexes from './migrations/tenant/2026-12-05-200-read-indexes.ts';
 import * as tenant20261206refundDays from './migrations/tenant/2026-12-06-100-refund-days.ts';
+import * as tenant20261206listedAt from './migrations/tenant/2026-12-06-200-transactions-listed-at.ts';
 import * as tenant20261206cardBStatus from './migrations/tenant/2026-12-06-101-payment-profile-card-b-status.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
@@ -191,6 +192,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-12-05-100-kitchen-ticket-due': tenant20261205kitchenTicketDue,
   '2026-12-05-200-read-indexes': tenant20261205readIndexes,
   '2026-12-06-100-refund-days': tenant20261206refundDays,
+  '2026-12-06-200-transactions-listed-at': tenant20261206listedAt,
   '2026-12-06-101-payment-profile-card-b-status': tenant20261206cardBStatus,
 };
 

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { dayBounds, isBusinessDate } from '@pos/domain/business-day/business-day';
@@ -36,8 +36,9 @@ export function checkTransactionFilters(f: TransactionFilters): void {
 /**
  * `from`/`to` as instants per time zone of the merchant's locations: a merchant's "29 March" is the date
  * at the till (a Brussels sale at 00:30 on the 29th is the 29th's), as in the sales report. Read once per
- * request (a handful of locations); the conditions are plain `created_at` ranges the indexes answer (a
- * per-row zone lookup made a month's list 20 times slower).
+ * request (a handful of locations); the conditions are plain ranges the indexes answer (a
+ * per-row zone lookup made a month's list 20 times slower). The instant compared is the transaction's
+ * listed date (`listedAt`): when it completed, else when it was created, as the sales report dates a payment.
  */
 export interface DateScope {
   readonly zones: readonly { readonly locationIds: readonly string[]; readonly start: Date | null; readonly end: Date | null }[];
@@ -61,6 +62,9 @@ export async function transactionDateScope(tdb: TenantDb, f: TransactionFilters)
   };
 }
 
+/** When a transaction counts in the back office's date filters: its completion, else its creation (index `transactions_listed_at`). */
+export const listedAt = sql<Date>`coalesce(transactions.completed_at, transactions.created_at)`;
+
 /** Applies the filters (checked first) and the caller's location grant (a location outside it sees nothing); `dates` from `transactionDateScope`. */
 export function scopedTransactions(tdb: TenantDb, access: Access, f: TransactionFilters, dates: DateScope | null): Q {
   checkTransactionFilters(f);
@@ -75,15 +79,15 @@ export function scopedTransactions(tdb: TenantDb, access: Access, f: Transaction
     const [one] = dates.zones;
     if (dates.zones.length === 0) q = q.where('transactions.location_id', 'in', ['00000000-0000-0000-0000-000000000000']);
     // Every location in one zone (the usual merchant): one range.
-    else if (dates.zones.length === 1) q = q.$if(one!.start !== null, (w) => w.where('transactions.created_at', '>=', one!.start!)).$if(one!.end !== null, (w) => w.where('transactions.created_at', '<', one!.end!));
+    else if (dates.zones.length === 1) q = q.$if(one!.start !== null, (w) => w.where(listedAt, '>=', one!.start!)).$if(one!.end !== null, (w) => w.where(listedAt, '<', one!.end!));
     else
       q = q.where((eb) =>
         eb.or(
           dates.zones.map((z) =>
             eb.and([
               eb('transactions.location_id', 'in', [...z.locationIds]),
-              ...(z.start ? [eb('transactions.created_at', '>=', z.start)] : []),
-              ...(z.end ? [eb('transactions.created_at', '<', z.end)] : []),
+              ...(z.start ? [eb(listedAt, '>=', z.start)] : []),
+              ...(z.end ? [eb(listedAt, '<', z.end)] : []),
             ]),
           ),
         ),

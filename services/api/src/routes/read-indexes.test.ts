@@ -140,6 +140,17 @@ describe('transactions (tenant migration 2026-12-05-200-read-indexes)', () => {
     expect(plan).toMatch(/Bitmap Index Scan on transactions_scheduled_for\b/);
     expect(plan).not.toMatch(/Seq Scan on transactions\b/);
   });
+
+  test('GET /back-office/transactions/datatable and /stats with from/to (tenant migration 2026-12-06-200): the day is found by transactions_listed_at, the date each transaction counts on', async () => {
+    const day = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const sent = await sentQueries(api.deps.db, async () => {
+      expect((await bo('GET', `/transactions/datatable?from=${day}&to=${day}`)).status).toBe(200);
+      expect((await bo('GET', `/transactions/stats?from=${day}&to=${day}`)).status).toBe(200);
+    });
+    const dated = sent.filter((q) => q.sql.includes('coalesce(transactions.completed_at, transactions.created_at) >='));
+    expect(dated.length).toBeGreaterThanOrEqual(3);
+    for (const q of dated) expect(await planOf(api.deps.db, q)).toMatch(usesIndex('transactions_listed_at'));
+  });
 });
 
 describe('webhook logs (central migration 2026-12-05-201-webhook-log-indexes)', () => {

@@ -27,7 +27,7 @@ export function transactionRoutes(deps: ApiDeps) {
       query: S.TransactionsQuery,
       response: { 200: S.Datatable },
       transform: [permission('VIEW_TRANSACTIONS')],
-      ...doc('Transactions data table', 'VIEW_TRANSACTIONS', 'Filters location_id, status, payment_provider, channel, from and to (dates, inclusive, local to each transaction\'s location, as in the sales report), search (an order or receipt number, or part of an idempotency key); sort created_at, total, order_no, status (`-` descending); page, per_page (max 100).'),
+      ...doc('Transactions data table', 'VIEW_TRANSACTIONS', 'Filters location_id, status, payment_provider, channel, from and to (dates, inclusive, local to each transaction\'s location; a transaction counts on the date it completed, else the date it was created, as in the sales report), search (an order or receipt number, or part of an idempotency key); sort created_at, total, order_no, status (`-` descending); page, per_page (max 100).'),
     })
     .get('/stats', async ({ tenant, access, query }) => ({ data: await transactionStats(tenant.db, await access(), query) }), {
       query: S.FiltersQuery,

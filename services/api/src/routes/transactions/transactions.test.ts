@@ -156,6 +156,36 @@ describe('back-office transactions', () => {
     expect((await bo('GET', '/datatable', { token: otherOwner })).body.total).toBe(0);
   });
 
+  test('a payment counts on the day it completed, as in the sales report: an order started at 23:59 and paid at 00:00 is the next day\'s in the data table, stats and report; an unpaid one is its start day\'s', async () => {
+    const n = await api.seed('bo-tx-midnight');
+    const nOwner = await api.ownerToken(n);
+    const nKiosk = await api.deviceToken(n, 'kiosk');
+    const start = async () => (await api.call('POST', '/api/kiosk/payment/create-intent', { token: nKiosk, deviceKey: true, body: { lines: [{ item_id: n.items[0]!.id, qty: 1 }] } })).body.data;
+    const paid = await start();
+    await sim.complete(paid.idempotency_key);
+    expect((await api.call('POST', `/api/back-office/transactions/${paid.id}/verify-payment-status`, { token: nOwner })).body.data.status).toBe('Complete');
+    const cancelled = await start();
+    await api.call('POST', '/api/kiosk/payment/cancel-action', { token: nKiosk, deviceKey: true, body: { idempotency_key: cancelled.idempotency_key } });
+    // Brussels (CET): started 23:59:30 on 9 March, paid 00:00:10 on 10 March.
+    const tdb = bindTenant(api.deps.db, n.merchant.tenant_database);
+    await tdb.updateTable('transactions').set({ created_at: new Date('2026-03-09T22:59:30Z'), completed_at: new Date('2026-03-09T23:00:10Z') }).where('id', '=', paid.id).execute();
+    await tdb.updateTable('transactions').set({ created_at: new Date('2026-03-09T22:59:30Z') }).where('id', '=', cancelled.id).execute();
+    const day = async (d: string) => {
+      const q = `from=${d}&to=${d}`;
+      const list = await api.call('GET', `/api/back-office/transactions/datatable?${q}`, { token: nOwner });
+      const stats = await api.call('GET', `/api/back-office/transactions/stats?${q}`, { token: nOwner });
+      const report = await api.call('GET', `/api/back-office/reports/sales?${q}`, { token: nOwner });
+      return {
+        listed: list.body.data.map((t: { id: string }) => t.id).sort(),
+        by_status: stats.body.data.by_status,
+        kiosk: stats.body.data.by_channel.kiosk,
+        report: report.body.data.by_channel.find((c: { channel: string }) => c.channel === 'kiosk').sales_count,
+      };
+    };
+    expect(await day('2026-03-10')).toEqual({ listed: [paid.id], by_status: { Complete: 1 }, kiosk: { count: 1, total: paid.total }, report: 1 });
+    expect(await day('2026-03-09')).toEqual({ listed: [cancelled.id], by_status: { Cancelled: 1 }, kiosk: { count: 0, total: 0 }, report: 0 });
+  });
+
   test('an id that is not a UUID is not found (404), on every route that takes one', async () => {
     const notFound = { message: 'Unable to locate the transaction you requested.' };
     for (const id of ['not-a-uuid', '123']) {
