@@ -157,7 +157,8 @@ export async function capturePayment(deps: CaptureDeps, transactionId: string, t
               updated_at: now,
               ...(tipped ?? {}),
               payment_snapshot: JSON.stringify(decision.effects.markFree ? { ...snapshot, is_free: true } : snapshot),
-              ...(decision.effects.markFree ? { is_free: true } : {}),
+              // A free order's flag (spec 3): a test-mode order completes by the same path but was not free.
+              ...(decision.effects.markFree ? { is_free: t.total === 0 } : {}),
               ...(decision.effects.markAutoSuccess ? { auto_success: true } : {}),
               // The loyalty token of the order is spent: it cannot identify another payment.
               loyalty_token: null,

@@ -36,8 +36,10 @@ test('a kiosk order in payment test mode is not charged on the real terminal: it
   const t = r.body.data;
   expect(cardB.session(t.idempotency_key)).toBeUndefined();
   expect(t.status).toBe('Complete');
-  const row = await tdb().selectFrom('transactions').select(['status', 'is_test', 'payment_snapshot']).where('id', '=', t.id).executeTakeFirstOrThrow();
-  expect(row).toMatchObject({ status: 'Complete', is_test: true, payment_snapshot: expect.objectContaining({ id: `free_${t.id}`, is_free: true }) });
+  const row = await tdb().selectFrom('transactions').select(['status', 'is_test', 'is_free', 'total', 'payment_snapshot']).where('id', '=', t.id).executeTakeFirstOrThrow();
+  // The synthetic snapshot says is_free (spec 3); the order itself was not free: `is_free` is the free-order flag.
+  expect(row).toMatchObject({ status: 'Complete', is_test: true, is_free: false, total: m.items[0]!.unit_price, payment_snapshot: expect.objectContaining({ id: `free_${t.id}`, is_free: true }) });
+  expect(t.is_free).toBe(false);
   const owner = await api.ownerToken(m);
   expect((await api.call('DELETE', `/api/back-office/transactions/${t.id}`, { token: owner })).status).toBe(200);
 });
