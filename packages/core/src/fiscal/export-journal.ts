@@ -257,6 +257,13 @@ export async function hasFiscalHistory(tdb: TenantDb, locationId: string): Promi
 /** The locations among `locationIds` with fiscal history (the fiscal-locations report). */
 export async function locationsWithFiscalHistory(tdb: TenantDb, locationIds: readonly string[]): Promise<Set<string>> {
   if (locationIds.length === 0) return new Set();
-  const rows = await tdb.selectFrom('fiscal_journal').select('location_id').distinct().where('location_id', 'in', [...locationIds]).execute();
-  return new Set(rows.map((r) => r.location_id));
+  // One look per location (an EXISTS on `fiscal_journal_location`), not a DISTINCT over every entry of
+  // the journal: at a busy merchant the journal holds a row per sale, refund and till event for years.
+  const rows = await tdb
+    .selectFrom('locations as l')
+    .select('l.id')
+    .where('l.id', 'in', [...locationIds])
+    .where((eb) => eb.exists(eb.selectFrom('fiscal_journal as j').select('j.location_id').whereRef('j.location_id', '=', 'l.id')))
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
