@@ -164,7 +164,7 @@ describe('poison bee-queue jobs', () => {
         return j.status === 'retrying' ? j : undefined;
       }, 10_000, 'the deferred job');
       // The deferral's own retries (NEWER_RELEASE_DEFERRAL), not the job's three, one spent.
-      expect(deferred.options).toMatchObject({ newerRelease: true, retries: NEWER_RELEASE_DEFERRAL.retries - 1 });
+      expect(deferred.options).toMatchObject({ newerRelease: { retries: 3 }, retries: NEWER_RELEASE_DEFERRAL.retries - 1 });
       expect(String(deferred.options.stacktraces[0])).toContain(`unsupported payload version ${heartbeatJob.version + 1} (this worker knows ${heartbeatJob.version})`);
       expect(await w.metrics.failedCount(heartbeatJob.name)).toBe(0);
       expect(ran).toEqual([]);

@@ -53,6 +53,12 @@ export class RejectedJobError extends Error {
   }
 }
 
+/** The job's own retries and backoff, kept aside while a deferral (`NEWER_RELEASE_DEFERRAL`) spends its own. */
+interface NewerReleaseDeferral {
+  readonly retries: number;
+  readonly backoff: unknown;
+}
+
 /** A job a newer release wrote, handed back to its queue for a worker that knows it (`NEWER_RELEASE_DEFERRAL`). */
 export class NewerReleaseJobError extends Error {
   constructor(message: string) {
@@ -199,18 +205,28 @@ export class QueueProcessor {
     };
 
     // Deferral is counted on the job itself (bee-queue saves its options with each retry): the first
-    // deferral sets the retries and backoff, the ones after it spend them, the last refuses for good.
+    // deferral keeps the job's own retries and backoff aside (`newerRelease`) and sets the deferral's,
+    // the ones after it spend them, the last refuses for good. A worker that knows the job puts the
+    // job's own back before running it (`restoreOwnRetries`), so the job gets the budget it was written with.
+    const options = job.options as typeof job.options & { newerRelease?: NewerReleaseDeferral };
     const deferToNewerRelease = (message: string): never => {
-      const options = job.options as typeof job.options & { newerRelease?: boolean };
       if (options.newerRelease && (options.retries ?? 0) <= 0) return refuse(message);
       if (!options.newerRelease) {
         const deferral = this.opts.newerReleaseDeferral ?? NEWER_RELEASE_DEFERRAL;
-        options.newerRelease = true;
+        options.newerRelease = { retries: options.retries ?? 0, backoff: options.backoff ? { ...options.backoff } : null };
         options.retries = deferral.retries;
         options.backoff = { strategy: 'exponential', delay: deferral.backoffMs };
       }
       log.warn('job of a newer release: left for a worker that knows it', { reason: message, retries_left: options.retries });
       throw new NewerReleaseJobError(message);
+    };
+    const restoreOwnRetries = () => {
+      const own = options.newerRelease;
+      if (!own) return;
+      options.retries = own.retries;
+      if (own.backoff) options.backoff = own.backoff as typeof options.backoff;
+      else delete (options as { backoff?: unknown }).backoff;
+      delete options.newerRelease;
     };
 
     if (!check(JobEnvelope, envelope)) return refuse('malformed job envelope', payloadProblems(JobEnvelope, envelope));
@@ -221,6 +237,7 @@ export class QueueProcessor {
     if (def.queue !== this.queueName) log.info('job found on a former queue; run here', { definition_queue: def.queue });
     if (envelope.version > def.version) return deferToNewerRelease(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
     if (envelope.version !== def.version) return refuse(`unsupported payload version ${envelope.version} (this worker knows ${def.version})`);
+    restoreOwnRetries();
     const handler = this.opts.handlers[def.name] as JobHandler<JobDefinition> | undefined;
     if (!handler) return refuse(`no handler for job ${def.name}`);
     // A batch of a job that takes none (an older build batched it): refused for good like any envelope this worker cannot run.

@@ -193,7 +193,7 @@ describe('outbox relay and processor', () => {
           const j = await producer.getJob(id);
           return j.status === 'retrying' ? j : undefined;
         }, 5000, 'the deferral');
-        expect(deferred.options).toMatchObject({ newerRelease: true, retries: 1, backoff: { strategy: 'exponential', delay: 300 } });
+        expect(deferred.options).toMatchObject({ newerRelease: { retries: 0, backoff: null }, retries: 1, backoff: { strategy: 'exponential', delay: 300 } });
       }
       expect(await w.metrics.failedCount('newer.job')).toBe(0);
       expect(await w.metrics.failedCount(notificationSendJob.name)).toBe(0);
@@ -210,6 +210,35 @@ describe('outbox relay and processor', () => {
       }, 5000, 'job_failures rows');
       expect(recorded.map((r) => `${r.job} ${r.runs}`).sort()).toEqual([`newer.job 3`, `${notificationSendJob.name} 3`].sort());
     } finally {
+      await producer.close();
+    }
+  });
+
+  test('a deferred job that reaches a worker knowing it runs with its own retries and backoff, not what is left of the deferral', async () => {
+    let runs = 0;
+    const w = await start({ newerReleaseDeferral: { retries: 4, backoffMs: 100 }, notifications: { name: 'failing', send: async () => { runs++; throw new Error('smtp down'); } } });
+    const producer = createQueue(QUEUES.notifications, TEST_REDIS_URL, { prefix: w.prefix });
+    const def = notificationSendJob as { version: number };
+    const known = def.version;
+    try {
+      const payload = { channel: 'email', to: `newer-${crypto.randomUUID()}@example.test`, template: 'activation_code', data: { code: '482913', expires_in_minutes: 15 } };
+      // Written by a newer release: version + 1, its own budget 2 retries, 50 ms apart.
+      const job = await producer.createJob({ job: notificationSendJob.name, version: known + 1, payload }).retries(2).backoff('fixed', 50).save();
+      const deferred = await waitFor(async () => {
+        const j = await producer.getJob(job.id);
+        return j.status === 'retrying' ? j : undefined;
+      }, 5000, 'the deferral');
+      expect(deferred.options).toMatchObject({ newerRelease: { retries: 2, backoff: { strategy: 'fixed', delay: 50 } }, retries: 3 });
+      // The worker is upgraded (it now knows the version): the job runs 1 + its own 2 retries, not 1 + the deferral's 3 left.
+      def.version = known + 1;
+      await waitFor(async () => (await producer.getJob(job.id)).status === 'failed' || undefined, 10_000, 'the failure');
+      await Bun.sleep(300);
+      expect(runs).toBe(3);
+      const failed = await producer.getJob(job.id);
+      expect(failed.options.newerRelease).toBeUndefined();
+      expect(failed.options.retries).toBe(0);
+    } finally {
+      def.version = known;
       await producer.close();
     }
   });
