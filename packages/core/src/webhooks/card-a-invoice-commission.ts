@@ -13,7 +13,8 @@ import type { WebhookTenant } from './tenant-resolution.ts';
  * ledger's unique entry index), at the configured rates (`CARD_A_RESELLER_COMMISSION_BPS`,
  * `CARD_A_INVOICE_COLLECTION_BPS`) of what card-a collected (`amount_paid`). An invoice paid out of band
  * (collected outside card-a) or not issued by the service earns neither. A refund of the invoice's charge
- * claws both back in proportion (as a card-a payment's); a voided invoice voids its rows.
+ * claws both back in proportion (as a card-a payment's), whichever of the two events is processed first;
+ * a voided invoice voids its rows.
  */
 export const RESELLER_SUBSCRIPTION_SOURCE = 'card_a_reseller_subscription';
 export const INVOICE_COLLECTION_SOURCE = 'card_a_invoice_collection';
@@ -50,8 +51,11 @@ async function issuedByService(deps: WebhookDeps, tenant: WebhookTenant, invoice
   return known !== undefined || invoiceLocation(invoice) === tenant.locationId;
 }
 
-/** `invoice.paid`: the invoice's commission rows, written once (a replay or another delivery finds them: `ignored`). */
-export async function invoicePaid(deps: WebhookDeps, tenant: WebhookTenant, invoice: Obj): Promise<'processed' | 'ignored'> {
+/**
+ * `invoice.paid`: the invoice's commission rows, written once (a replay or another delivery finds them:
+ * `ignored`), less what card-a already refunded of its charge (`clawBackRefunded`).
+ */
+export async function invoicePaid(deps: WebhookDeps, tenant: WebhookTenant, invoice: Obj, eventId: string): Promise<'processed' | 'ignored'> {
   const invoiceId = str(invoice.id);
   if (!invoiceId) throw new Error('invoice_unreadable');
   const facts = { invoice_id: invoiceId, merchant_id: tenant.merchantId };
@@ -77,7 +81,12 @@ export async function invoicePaid(deps: WebhookDeps, tenant: WebhookTenant, invo
     .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
     .returning('id')
     .execute();
-  return written.length ? 'processed' : 'ignored';
+  // A refund processed before these rows existed found none (`location_not_resolved`), so it is clawed
+  // back here. The rows are committed first: a refund event from then on finds them and adjusts them
+  // itself, and one that found none was refunded at card-a before the charge is read below.
+  const charge = str(invoice.charge);
+  const clawed = charge ? await clawBackRefunded(deps, invoiceId, charge, eventId) : 'ignored';
+  return written.length || clawed === 'processed' ? 'processed' : 'ignored';
 }
 
 /**
@@ -118,6 +127,16 @@ export async function merchantOfInvoice(deps: WebhookDeps, invoiceId: string): P
 export async function adjustInvoiceForRefund(deps: WebhookDeps, invoiceId: string, charge: Obj, eventId: string): Promise<'processed' | 'ignored'> {
   const chargeId = str(charge.id);
   if (!chargeId) throw new Error('charge_id_missing');
+  return clawBackRefunded(deps, invoiceId, chargeId, eventId);
+}
+
+/**
+ * Brings the invoice's rows (not voided) to their share of what card-a has refunded of `chargeId` now,
+ * under the rows' lock: whichever of `invoice.paid` and `charge.refunded` runs second finds the share
+ * given back already (`clawBackTo` adds only the difference), so a refund nets once in either order.
+ * Each adjustment's source reference is the event that made it.
+ */
+async function clawBackRefunded(deps: WebhookDeps, invoiceId: string, chargeId: string, eventId: string): Promise<'processed' | 'ignored'> {
   return deps.db.transaction().execute(async (tx) => {
     const entries = await tx
       .selectFrom('commission_ledger')

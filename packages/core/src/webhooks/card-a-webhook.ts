@@ -111,8 +111,19 @@ const HANDLERS: ReadonlyArray<{
   {
     matches: (type) => type === 'invoice.payment_failed' || type === 'invoice.paid' || type === 'invoice.voided',
     resolve: async (deps, e) => withTenant(await billingTenant(deps, invoiceLocation(e.object), str(e.object.subscription), str(e.object.customer))),
-    run: (deps, target, e) =>
-      e.type === 'invoice.paid' ? invoicePaid(deps, target.tenant!, e.object) : e.type === 'invoice.voided' ? invoiceVoided(deps, target.tenant!, e.object) : invoicePaymentFailed(deps, target.tenant!, e.object, e.eventId),
+    run: async (deps, target, e) => {
+      // The service bills from the platform's account: a connected account's invoice is never one of
+      // ours, whatever its subscription metadata names (it would earn commission, or be retried).
+      if (e.account) {
+        deps.log.warn('card-a invoice event of a connected account: not the service\'s', { event_id: e.eventId, event_type: e.type, account: e.account, invoice_id: str(e.object.id) });
+        return 'ignored';
+      }
+      return e.type === 'invoice.paid'
+        ? invoicePaid(deps, target.tenant!, e.object, e.eventId)
+        : e.type === 'invoice.voided'
+          ? invoiceVoided(deps, target.tenant!, e.object)
+          : invoicePaymentFailed(deps, target.tenant!, e.object, e.eventId);
+    },
   },
   {
     // A payment profile's connected account: whether it takes charges decides the kiosks' provider.

@@ -5,10 +5,11 @@ import { paymentProvidersFromEnv } from '../payments/payment-providers.ts';
 import { replayWebhookById } from './webhook-log-view.ts';
 
 /**
- * `bun run webhooks:replay <webhook log id>`: runs a stored event that failed through its handler
- * again, the back office's replay path without the merchant scope (operations may replay events that
- * resolved to no tenant once the mapping is fixed). Prints `{"id", "status"}` as the last line of
- * stdout; exit 1 when the event is unknown or did not fail (logs go to stderr).
+ * `bun run webhooks:replay <webhook log id>`: runs a stored event that failed, or that resolved to no
+ * tenant (`location_not_resolved`), through its handler again: the back office's replay path without
+ * the merchant scope (operations replay events that resolved to no tenant once the mapping is fixed).
+ * Prints `{"id", "status"}` as the last line of stdout; exit 1 when the event is unknown or neither
+ * failed nor unresolved (logs go to stderr).
  */
 const log = createLogger({ cmd: 'webhooks:replay' });
 const id = process.argv[2];

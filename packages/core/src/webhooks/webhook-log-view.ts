@@ -72,24 +72,27 @@ export async function getWebhookLog(db: CentralDb, merchantId: string, id: strin
  */
 export async function replayWebhookLog(deps: WebhookDeps, merchantId: string, id: string): Promise<{ status: WebhookLogStatus }> {
   // Acts only within this merchant: an event that now resolves to another is left failed (`replayFor`).
-  return replayRow(deps, await loadOwn(deps.db, merchantId, id), merchantId);
+  return replayRow(deps, await loadOwn(deps.db, merchantId, id), ['failed'], merchantId);
 }
 
 /**
  * The operations replay (`bun run webhooks:replay <id>`): any stored event that failed, the tenant's
- * or not, through the same path as the back office's.
+ * or not, through the same path as the back office's; also one that resolved to no tenant
+ * (`location_not_resolved`: a card-b account event before the merchant attached the account, a shop
+ * not mapped yet), resolved again as a new delivery would be. Every provider resolves the tenant before
+ * it claims the event or acts, so such a row has had no effect and its replay is a first run.
  */
 export async function replayWebhookById(deps: WebhookDeps, id: string): Promise<{ status: WebhookLogStatus }> {
   const row = isUuid(id)
     ? await deps.db.selectFrom('webhook_logs').selectAll().where('id', '=', id).executeTakeFirst()
     : undefined;
   if (!row) throw errors.notFound('webhook event');
-  return replayRow(deps, row);
+  return replayRow(deps, row, ['failed', 'location_not_resolved']);
 }
 
-async function replayRow(deps: WebhookDeps, r: Row, replayFor?: string): Promise<{ status: WebhookLogStatus }> {
+async function replayRow(deps: WebhookDeps, r: Row, replayable: readonly WebhookLogStatus[], replayFor?: string): Promise<{ status: WebhookLogStatus }> {
   const opts = { replayOf: r.id, ...(replayFor !== undefined ? { replayFor } : {}) };
-  if (r.status !== 'failed') throw errors.conflict('Only a failed webhook event can be replayed.', { reason: 'not_failed' });
+  if (!replayable.includes(r.status as WebhookLogStatus)) throw errors.conflict('Only a failed webhook event can be replayed.', { reason: 'not_failed' });
   switch (r.provider) {
     case 'card-b': {
       const typeId = (r.fields as { event_type_id?: unknown }).event_type_id;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { bindTenant } from '@pos/db';
 import { startCardASimulator, type CardASimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
+import { failedInvoiceKey } from '@pos/core/webhooks/card-a-invoices';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 
 // Spec 3 "Card-a events" beyond payments and subscriptions: invoice.paid drives the reseller subscription
@@ -12,6 +13,7 @@ import { createTestApi, type TestApi } from '../../testing/harness.ts';
 let sim: CardASimulator;
 let api: TestApi;
 let server: { stop(): unknown };
+let webhookUrl: string;
 const SECRET = 'whsec_invoice_events_0123';
 const CREDS = { CARD_A_SECRET_KEY: 'sk_test_cainvoices' };
 const RESELLER_BPS = 1000;
@@ -23,7 +25,8 @@ beforeAll(async () => {
     env: { ...CREDS, CARD_A_BASE_URL: sim.url, CARD_A_WEBHOOK_SECRET: SECRET, CARD_A_RESELLER_COMMISSION_BPS: String(RESELLER_BPS), CARD_A_INVOICE_COLLECTION_BPS: String(COLLECTION_BPS) },
   });
   server = api.app.listen({ port: 0, hostname: '127.0.0.1' });
-  sim.setWebhookUrl(`http://127.0.0.1:${api.app.server!.port}/api/card-a-webhook/BE`);
+  webhookUrl = `http://127.0.0.1:${api.app.server!.port}/api/card-a-webhook/BE`;
+  sim.setWebhookUrl(webhookUrl);
 });
 afterAll(async () => {
   await sim.idle();
@@ -56,6 +59,21 @@ const ledger = (merchantId: string) =>
     .orderBy('source', 'desc')
     .orderBy('created_at')
     .execute();
+/** Runs `fn` with card-a's deliveries lost (still listed in `sim.webhooks`), so the test delivers them in its own order. */
+async function held<T>(fn: () => Promise<T>): Promise<T> {
+  sim.setWebhookUrl('http://127.0.0.1:9/lost');
+  try {
+    return await fn();
+  } finally {
+    await sim.idle();
+    sim.setWebhookUrl(webhookUrl);
+  }
+}
+const refundAtCardA = async (charge: string, amount?: number) => {
+  const r = await fetch(`${sim.url}/v1/refunds`, { method: 'POST', headers: { authorization: `Bearer ${CREDS.CARD_A_SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ charge, ...(amount ? { amount: String(amount) } : {}) }) });
+  expect(r.status).toBe(200);
+  await sim.idle();
+};
 const tdbOf = (m: DemoSeedResult) => bindTenant(api.deps.db, m.merchant.tenant_database);
 
 /** A device subscription at the merchant's first location as the service creates it (metadata `location_id`), known locally. */
@@ -143,6 +161,125 @@ describe('invoice.paid: reseller subscription commission and invoice-collection 
     expect(rows.filter((r) => r.is_adjustment).map((r) => r.commission_amount)).toEqual([-200, -600, -30, -90]);
     expect(rows.reduce((sum, r) => sum + r.commission_amount, 0)).toBe(0);
     expect((await logsOf('charge.refunded', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'processed', 'duplicate']);
+  });
+});
+
+describe('a refund of an invoice\'s charge processed before, after or with its invoice.paid', () => {
+  /**
+   * A merchant with a reseller, a paid 100.00 invoice and a refund of `refund` (all of it when absent)
+   * made at card-a, neither event delivered yet: the test delivers them.
+   */
+  async function paidAndRefunded(name: string, refund?: number) {
+    const m = await api.seed(name);
+    const reseller = crypto.randomUUID();
+    await api.deps.db.updateTable('merchants').set({ reseller_id: reseller }).where('id', '=', m.merchant.id).execute();
+    const { s } = await subscribed(m);
+    const { inv, paid, refunded } = await held(async () => {
+      const inv = (await simPost(`/_sim/subscriptions/${s.id}/invoice-paid`, { amount: 10_000 })).body;
+      const paid = lastSent('invoice.paid');
+      await refundAtCardA(inv.charge, refund);
+      return { inv, paid, refunded: lastSent('charge.refunded') };
+    });
+    expect(refunded.data.object).toMatchObject({ invoice: inv.id, amount_refunded: refund ?? 10_000 });
+    return { m, reseller, inv, paid, refunded };
+  }
+  /** The merchant's rows and adjustments as [source, amount, the adjusted row's source, source_ref]. */
+  const invoiceLedger = async (merchantId: string) => {
+    const rows = await ledger(merchantId);
+    const sourceOf = new Map(rows.map((r) => [r.id, r.source]));
+    return rows.map((r) => [r.source, r.commission_amount, r.adjusts_id ? sourceOf.get(r.adjusts_id) : null, r.source_ref]);
+  };
+  const net = async (merchantId: string) => (await ledger(merchantId)).reduce((sum, r) => sum + r.commission_amount, 0);
+  const statusOf = async (raw: any) => (await logOf(raw.id)).status;
+
+  test('the refund first (stored location_not_resolved): invoice.paid writes the commission and claws the refund back at once; the refund again changes nothing', async () => {
+    const { m, inv, paid, refunded } = await paidAndRefunded('invrefirst');
+    expect((await post(JSON.stringify(refunded))).status).toBe(200);
+    expect(await statusOf(refunded)).toBe('location_not_resolved');
+    expect((await post(JSON.stringify(paid))).status).toBe(200);
+    expect(await statusOf(paid)).toBe('processed');
+    expect(await invoiceLedger(m.merchant.id)).toEqual([
+      ['card_a_reseller_subscription', 1000, null, inv.id],
+      ['card_a_invoice_collection', 150, null, inv.id],
+      ['card_a_reseller_subscription', -1000, 'card_a_reseller_subscription', paid.id],
+      ['card_a_invoice_collection', -150, 'card_a_invoice_collection', paid.id],
+    ]);
+    expect(await net(m.merchant.id)).toBe(0);
+    // card-a delivers the refund again (or operations replay it): already clawed back.
+    expect((await post(copyOf(refunded))).status).toBe(200);
+    expect((await post(copyOf(paid))).status).toBe(200);
+    expect((await logsOf('charge.refunded', m.merchant.id)).map((l) => l.status)).toEqual(['ignored']);
+    expect((await logsOf('invoice.paid', m.merchant.id)).map((l) => l.status)).toEqual(['processed', 'ignored']);
+    expect(await net(m.merchant.id)).toBe(0);
+    expect((await ledger(m.merchant.id)).length).toBe(4);
+  });
+
+  test('invoice.paid delivered first, card-a having refunded already: the same net; the refund delivered after claws back nothing twice', async () => {
+    const { m, paid, refunded } = await paidAndRefunded('invrefafter');
+    expect((await post(JSON.stringify(paid))).status).toBe(200);
+    expect((await post(JSON.stringify(refunded))).status).toBe(200);
+    expect([await statusOf(paid), await statusOf(refunded)]).toEqual(['processed', 'ignored']);
+    expect((await invoiceLedger(m.merchant.id)).map((r) => r[1])).toEqual([1000, 150, -1000, -150]);
+    expect(await net(m.merchant.id)).toBe(0);
+  });
+
+  test('both delivered at once: the refund is clawed back exactly once, whichever runs first', async () => {
+    for (const round of [1, 2, 3]) {
+      const { m, paid, refunded } = await paidAndRefunded(`invrefboth${round}`);
+      const answers = await Promise.all([post(JSON.stringify(paid)), post(JSON.stringify(refunded))]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(await statusOf(paid)).toBe('processed');
+      expect(['location_not_resolved', 'ignored', 'processed']).toContain(await statusOf(refunded));
+      expect((await invoiceLedger(m.merchant.id)).map((r) => r[1])).toEqual([1000, 150, -1000, -150]);
+      expect(await net(m.merchant.id)).toBe(0);
+    }
+  });
+
+  test('a partial refund first: invoice.paid keeps the unrefunded share; the rest refunded later gives back the remainder', async () => {
+    const { m, inv, paid, refunded } = await paidAndRefunded('invrefpart', 3000);
+    expect((await post(JSON.stringify(refunded))).status).toBe(200);
+    expect((await post(JSON.stringify(paid))).status).toBe(200);
+    expect((await invoiceLedger(m.merchant.id)).map((r) => r[1])).toEqual([1000, 150, -300, -45]);
+    expect(await net(m.merchant.id)).toBe(805);
+    // The rest refunded, delivered as it happens.
+    await refundAtCardA(inv.charge);
+    const rest = lastSent('charge.refunded');
+    expect(await statusOf(rest)).toBe('processed');
+    expect((await invoiceLedger(m.merchant.id)).filter((r) => r[3] === rest.id).map((r) => r[1])).toEqual([-700, -105]);
+    expect(await net(m.merchant.id)).toBe(0);
+  });
+});
+
+describe('invoice events of a connected account', () => {
+  test('an invoice.paid (or payment_failed) of a connected account earns nothing, even when its subscription metadata names our location; the platform\'s own earns by that metadata', async () => {
+    const m = await api.seed('invconn');
+    await api.deps.db.updateTable('merchants').set({ reseller_id: crypto.randomUUID() }).where('id', '=', m.merchant.id).execute();
+    // The subscription's own events are lost: no local record, only its metadata names the location.
+    const { paid, failed } = await held(async () => {
+      const customer = `cus_${crypto.randomUUID().replaceAll('-', '').slice(0, 14)}`;
+      const s = await api.deps.payments.cardA!.createSubscription({ customer, price: 'price_kiosk_monthly', paymentMethod: null, metadata: { location_id: m.locations[0]!.id }, idempotencyKey: crypto.randomUUID() });
+      await simPost(`/_sim/subscriptions/${s.id}/invoice-paid`, { amount: 4900 });
+      const paid = lastSent('invoice.paid');
+      await simPost(`/_sim/subscriptions/${s.id}/invoice-failed`, { amount: 4900 });
+      return { paid, failed: lastSent('invoice.payment_failed') };
+    });
+    expect(await tdbOf(m).selectFrom('billing_subscriptions').select('id').execute()).toEqual([]);
+    const ofConnected = (e: any) => JSON.stringify({ ...e, id: `evt_${crypto.randomUUID().replaceAll('-', '')}`, account: 'acct_connected_1' });
+    const connectedPaid = ofConnected(paid);
+    const connectedFailed = ofConnected(failed);
+    expect((await post(connectedPaid)).status).toBe(200);
+    expect((await post(connectedFailed)).status).toBe(200);
+    expect(await logOf(JSON.parse(connectedPaid).id)).toMatchObject({ status: 'ignored', error: null });
+    expect(await logOf(JSON.parse(connectedFailed).id)).toMatchObject({ status: 'ignored', error: null });
+    expect(await ledger(m.merchant.id)).toEqual([]);
+    expect(await api.deps.redis.get(failedInvoiceKey(failed.data.object.subscription))).toBeNull();
+    // The platform's own event of the same invoice: the metadata fallback still earns.
+    expect((await post(JSON.stringify(paid))).status).toBe(200);
+    expect(await logOf(paid.id)).toMatchObject({ status: 'processed', merchant_id: m.merchant.id });
+    expect((await ledger(m.merchant.id)).map((r) => [r.source, r.commission_amount])).toEqual([
+      ['card_a_reseller_subscription', 490],
+      ['card_a_invoice_collection', 74],
+    ]);
   });
 });
 

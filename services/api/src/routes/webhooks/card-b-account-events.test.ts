@@ -92,4 +92,36 @@ describe('card-b account events update the payment profile holding the account',
     expect(await post(bad)).toMatchObject({ status: 200, body: { received: true } });
     expect(await logOf(bad)).toMatchObject({ status: 'failed', error: 'verification_unreadable', merchant_id: m.merchant.id });
   });
+
+  test('an 8193 that arrived before the merchant attached the account (location_not_resolved) is replayed by operations (webhooks:replay) once it is attached; not from the back office', async () => {
+    const replay = async (id: string) => {
+      const cli = Bun.spawn(['bun', 'run', 'webhooks:replay', id], {
+        cwd: `${import.meta.dir}/../../../../..`,
+        env: { ...process.env, DATABASE_URL: api.env.DATABASE_URL, REDIS_URL: api.env.REDIS_URL, LOG_LEVEL: 'error' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const out = await new Response(cli.stdout).text();
+      return { code: await cli.exited, last: out.trim() ? JSON.parse(out.trim().split('\n').at(-1)!) : null };
+    };
+    const m = await api.seed('cbacctlate');
+    const owner = await api.ownerToken(m);
+    const id = (await api.call('POST', PP, { token: owner, body: { name: 'Terminals' } })).body.data.id as string;
+    const account = crypto.randomUUID();
+    await sim.connectAccount(account);
+    const connected = lastSent();
+    const row = await logOf(connected);
+    expect(row).toMatchObject({ status: 'location_not_resolved', merchant_id: null });
+    // Still no profile holds it: the replay resolves nobody again, the row stays as it was.
+    expect(await replay(row.id)).toEqual({ code: 0, last: { id: row.id, status: 'location_not_resolved' } });
+
+    await api.call('POST', `${PP}/${id}/card-b/account`, { token: owner, body: { account_id: account } });
+    // The back office replays its merchant's failed events only: this row belongs to no merchant.
+    expect((await api.call('POST', `/api/back-office/webhook-logs/${row.id}/replay`, { token: owner })).status).toBe(404);
+    expect(await replay(row.id)).toEqual({ code: 0, last: { id: row.id, status: 'processed' } });
+    expect(await logOf(connected)).toMatchObject({ status: 'processed', merchant_id: m.merchant.id, error: null, occurrences: 1 });
+    expect((await api.call('GET', `${PP}/${id}`, { token: owner })).body.data).toMatchObject({ card_b_account_id: account, card_b_connected_at: new Date(connected.Created).toISOString() });
+    // Processed now: not replayed again.
+    expect(await replay(row.id)).toEqual({ code: 1, last: null });
+  }, 60_000);
 });
