@@ -192,8 +192,8 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-12-05-100-kitchen-ticket-due': tenant20261205kitchenTicketDue,
   '2026-12-05-200-read-indexes': tenant20261205readIndexes,
   '2026-12-06-100-refund-days': tenant20261206refundDays,
-  '2026-12-06-200-transactions-listed-at': tenant20261206listedAt,
   '2026-12-06-101-payment-profile-card-b-status': tenant20261206cardBStatus,
+  '2026-12-06-200-transactions-listed-at': tenant20261206listedAt,
 };
 
 /**
