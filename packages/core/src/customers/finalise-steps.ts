@@ -3,7 +3,8 @@ import { pointsEarned } from '@pos/domain/customers/loyalty-points';
 import type { TransactionRow } from '../payments/transaction-records.ts';
 import { movePoints, programAt } from './loyalty.ts';
 import { addTimelineEvent } from './timeline.ts';
-import { rewardsAmong } from './rewards.ts';
+import { storedOffers } from '@pos/domain/customers/reward-cost';
+import { rewardsOf } from './rewards.ts';
 
 /** The columns of a transaction the finalisation steps read (the job reads only these). */
 export const FINALISE_COLUMNS = ['id', 'location_id', 'customer_id', 'channel', 'order_no', 'receipt_no', 'total', 'tip_amount', 'offers', 'is_test'] as const;
@@ -37,14 +38,13 @@ export function customerFinaliseSteps(db: TenantDb, now: () => Date = () => new 
       },
     },
     {
-      // Offers count a redemption; a loyalty reward (priced as an offer) takes its points, once.
+      // Offers count a redemption; a loyalty reward (priced as an offer) takes its points, once, at the
+      // cost the order froze when it applied the reward (the back office may have changed it since).
       name: 'offer_redemption',
       run: async (t) => {
-        const applied = ((Array.isArray(t.offers) ? t.offers : []) as { id?: unknown; discount?: unknown }[]).filter(
-          (o): o is { id: string; discount: number } => typeof o.id === 'string' && typeof o.discount === 'number',
-        );
+        const applied = storedOffers(t.offers);
         if (applied.length === 0) return 'skipped: no offer';
-        const rewards = await rewardsAmong(db, applied.map((o) => o.id));
+        const rewards = await rewardsOf(db, applied);
         const offers = applied.filter((o) => !rewards.has(o.id)).map((o) => ({ offer_id: o.id, transaction_id: t.id, customer_id: t.customer_id, discount: o.discount, created_at: now() }));
         const parts: string[] = [];
         if (offers.length > 0) {

@@ -9,6 +9,7 @@ import { readPaymentSettings, type KioskDevice } from './kiosk-device.ts';
 import { inPersonProviderOf } from './in-person-provider.ts';
 import { resolveLoyaltyToken } from '../customers/loyalty-tokens.ts';
 import { checkRewardPoints, rewardAsOffer } from '../customers/rewards.ts';
+import { withRewardCost } from '@pos/domain/customers/reward-cost';
 import { startKioskPayment, type KioskPaymentDeps } from './start-kiosk-payment.ts';
 import { mintKioskKey } from './kiosk-keys.ts';
 import { discardUnstarted, insertQuotedLines, loadLines, nextCounter, type TransactionLineRow, type TransactionRow } from './transaction-records.ts';
@@ -83,7 +84,7 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
     deps.tdb.transaction().execute(async (tx) => {
       // One set of points pays for one reward: checked again under the account's lock, beside the
       // customer's other orders still holding theirs.
-      if (reward.length > 0 && loyalty) await checkRewardPoints(tx, loyalty.customer_id, input.reward_id!, now);
+      if (reward[0] && loyalty) await checkRewardPoints(tx, loyalty.customer_id, reward[0], now);
       const orderNo = await nextCounter(tx, device.location_id, 'order_no');
       await tx
         .insertInto('transactions')
@@ -107,7 +108,8 @@ export async function createKioskIntent(deps: KioskPaymentDeps & { merchantId: s
           tip_amount: tip,
           total: quote.total + tip,
           by_vat_rate: JSON.stringify(quote.by_vat_rate),
-          offers: JSON.stringify(quote.offers),
+          // The reward's entry keeps the points it costs now: the order pays those, not a later cost.
+          offers: JSON.stringify(withRewardCost(quote.offers, reward[0] ?? null)),
           menu_version: quote.menu_version,
           is_test: settings.test_mode,
           customer_id: loyalty?.customer_id ?? null,

@@ -3,6 +3,9 @@ import { bindTenant } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { issueGiftCard } from '@pos/core/customers/gift-cards';
 import { movePoints } from '@pos/core/customers/loyalty';
+import { issueLoyaltyToken } from '@pos/core/customers/loyalty-tokens';
+import { createReward } from '@pos/core/customers/rewards';
+import { finalisePayment } from '@pos/core/payments/post-capture';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { makeCustomer } from '../customer-account/customer-test-support.ts';
 
@@ -99,6 +102,65 @@ describe('rewards of a paused loyalty program', () => {
     // Running again, the reward is redeemable again.
     expect((await api.call('POST', `/api/back-office/loyalty/${location}`, { token: owner, body: { active: true, points_per_euro: 1 } })).status).toBe(200);
     expect((await post('/kiosk/offers/validate', { lines, loyalty_token: token, reward_id: rewardId })).status).toBe(200);
+  });
+});
+
+describe('a reward\'s cost changed between the order and its finalisation', () => {
+  test('an order pays the points its reward cost when applied (cost raised to 50 or 15 before the finalisation: 5 taken); a later order\'s balance check counts those 5', async () => {
+    const location = m.locations[0]!.id;
+    const owner = await api.ownerToken(m);
+    const saved = await api.call('POST', `/api/back-office/loyalty/${location}`, { token: owner, body: { active: true, points_per_euro: 1, rewards: [{ name: 'Frozen treat', points: 5, discount: 300 }] } });
+    expect(saved.status).toBe(200);
+    const rewardId = saved.body.data.rewards.find((r: { name: string }) => r.name === 'Frozen treat').id as string;
+    // The back office changes the cost; the location's other rewards are sent back as they are.
+    const setCost = async (points: number) => {
+      const config = (await api.call('GET', `/api/back-office/loyalty/${location}`, { token: owner })).body.data;
+      const rewards = config.rewards.map((r: { id: string; name: string; points: number; discount: number; active: boolean }) => ({ id: r.id, name: r.name, points: r.id === rewardId ? points : r.points, discount: r.discount, active: r.active }));
+      expect((await api.call('POST', `/api/back-office/loyalty/${location}`, { token: owner, body: { active: true, points_per_euro: 1, rewards } })).status).toBe(200);
+    };
+    const customerId = (await post('/kiosk/customer/identify', { phone: '+32470000707' })).body.data.customer.id as string;
+    await movePoints(tdb(), { customerId, kind: 'adjust', points: 25, transactionId: null }, new Date());
+    const order = async () => {
+      const token = (await issueLoyaltyToken(tdb(), customerId, m.kiosk.device_id, new Date())).token;
+      return post('/kiosk/payment/create-intent', { lines: [{ item_id: m.items.find((i) => i.name === 'Spaghetti bolognese')!.id, qty: 1 }], loyalty_token: token, reward_id: rewardId });
+    };
+    const stored = async (id: string) => (await tdb().selectFrom('transactions').select('offers').where('id', '=', id).executeTakeFirstOrThrow()).offers;
+    const a1 = await order();
+    const a2 = await order();
+    expect([a1.status, a2.status]).toEqual([200, 200]);
+    expect(a1.body.data).toMatchObject({ status: 'Complete', subtotal: 1450, discount: 300, total: 1150 });
+    await setCost(15);
+    // 25 points less the 5 each of the two paid orders not finalised yet still hold: 15, enough at the new cost.
+    const b = await order();
+    expect(b.status).toBe(200);
+    expect(await order()).toMatchObject({ status: 409, body: { message: 'Not enough loyalty points.', reason: 'insufficient_points' } });
+    // Each order is charged the cost it was priced against: 5 with the reward at 15, 5 with it at 50, and the later order its 15.
+    expect(await finalisePayment(tdb(), a1.body.data.id)).toMatchObject({ loyalty_earn: 'earned 11 points (balance 36)', offer_redemption: `reward ${rewardId}: -5 points (balance 31)` });
+    await setCost(50);
+    expect(await finalisePayment(tdb(), a2.body.data.id)).toMatchObject({ loyalty_earn: 'earned 11 points (balance 42)', offer_redemption: `reward ${rewardId}: -5 points (balance 37)` });
+    expect(await finalisePayment(tdb(), b.body.data.id)).toMatchObject({ loyalty_earn: 'earned 11 points (balance 48)', offer_redemption: `reward ${rewardId}: -15 points (balance 33)` });
+    const redeemed = await tdb().selectFrom('loyalty_ledger').select(['transaction_id', 'points']).where('customer_id', '=', customerId).where('kind', '=', 'redeem').orderBy('created_at').execute();
+    expect(redeemed).toEqual([
+      { transaction_id: a1.body.data.id, points: -5 },
+      { transaction_id: a2.body.data.id, points: -5 },
+      { transaction_id: b.body.data.id, points: -15 },
+    ]);
+    expect((await tdb().selectFrom('loyalty_accounts').select('points').where('customer_id', '=', customerId).executeTakeFirstOrThrow()).points).toBe(33);
+    // The cost each order froze is on its reward's entry.
+    expect(await stored(a1.body.data.id)).toEqual([{ id: rewardId, name: 'Frozen treat', discount: 300, points: 5 }]);
+    expect(await stored(b.body.data.id)).toEqual([{ id: rewardId, name: 'Frozen treat', discount: 300, points: 15 }]);
+  });
+
+  test('an order stored before costs were frozen (no points on its entry) pays the reward\'s cost now', async () => {
+    const rewardId = await createReward(tdb(), { locationId: m.locations[0]!.id, name: 'Unfrozen treat', points: 5, discount: 300 }, new Date());
+    const customerId = (await post('/kiosk/customer/identify', { phone: '+32470000808' })).body.data.customer.id as string;
+    await movePoints(tdb(), { customerId, kind: 'adjust', points: 60, transactionId: null }, new Date());
+    const token = (await issueLoyaltyToken(tdb(), customerId, m.kiosk.device_id, new Date())).token;
+    const r = await post('/kiosk/payment/create-intent', { lines: [{ item_id: m.items.find((i) => i.name === 'Spaghetti bolognese')!.id, qty: 1 }], loyalty_token: token, reward_id: rewardId });
+    expect(r.status).toBe(200);
+    await tdb().updateTable('transactions').set({ offers: JSON.stringify([{ id: rewardId, name: 'Unfrozen treat', discount: 300 }]) }).where('id', '=', r.body.data.id).execute();
+    await tdb().updateTable('loyalty_rewards').set({ points: 50 }).where('id', '=', rewardId).execute();
+    expect((await finalisePayment(tdb(), r.body.data.id)).offer_redemption).toBe(`reward ${rewardId}: -50 points (balance 21)`);
   });
 });
 
