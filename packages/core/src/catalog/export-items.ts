@@ -1,6 +1,7 @@
 import type { TenantDb } from '@pos/db';
 import { isUuid } from '@pos/domain/ids';
 import { exportTable, type Cell, type ExportFormat, type TableFile } from '../shared/table-export.ts';
+import { merchantDate } from '../shared/merchant-date.ts';
 
 export const EXPORT_COLUMNS = ['id', 'name', 'sku', 'category', 'unit_price_cents', 'price', 'vat_rate', 'allergens', 'dietary', 'channels', 'visible', 'created_at'] as const;
 
@@ -61,7 +62,7 @@ async function* rows(tdb: TenantDb, q: ItemExportQuery): AsyncGenerator<Row> {
  * `GET /items/export`: the merchant's items as CSV or XLSX, streamed (rows are read from the database
  * in pages of `PAGE` by id and written as they come, so memory stays flat for any catalog size).
  */
-export function exportItems(tdb: TenantDb, q: ItemExportQuery, now: Date): ItemExport {
+export async function exportItems(tdb: TenantDb, q: ItemExportQuery, now: Date): Promise<ItemExport> {
   // A byte-order mark, as every other CSV export: a spreadsheet reads "Café" as UTF-8.
-  return exportTable({ basename: `items-${now.toISOString().slice(0, 10)}`, sheet: 'Items', columns: EXPORT_COLUMNS, rows: rows(tdb, q), format: q.format ?? 'csv', bom: true });
+  return exportTable({ basename: `items-${await merchantDate(tdb, now)}`, sheet: 'Items', columns: EXPORT_COLUMNS, rows: rows(tdb, q), format: q.format ?? 'csv', bom: true });
 }

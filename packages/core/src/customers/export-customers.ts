@@ -4,6 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { TenantDb } from '@pos/db';
 import { logActivity } from '../activity/log-activity.ts';
 import { drainedOrGone, ExportAbandoned, safeCell, workbookText, writeRow } from '../shared/table-export.ts';
+import { merchantDate } from '../shared/merchant-date.ts';
 import type { BackofficeActor } from './customer-admin.ts';
 
 export const CUSTOMER_EXPORT_COLUMNS = ['id', 'name', 'email', 'phone', 'marketing_consent', 'points', 'lifetime_points', 'created_at'] as const;
@@ -129,12 +130,12 @@ export async function exportCustomers(
   format: 'csv' | 'xlsx',
   now: Date,
 ): Promise<{ filename: string; contentType: string; body: ReadableStream<Uint8Array>; done: Promise<void> }> {
+  const day = await merchantDate(db, now);
   const first = await readPage(db, null);
   const rows = first.next ? Number((await db.selectFrom('customers').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n) : first.records.length;
   await logActivity(db, { userId: actor.userId, action: 'exported', subject: 'customer', properties: { format, rows } });
   const out = new PassThrough();
   const work = format === 'csv' ? writeCsv(pages(db, first), out) : writeXlsx(pages(db, first), out);
-  const day = now.toISOString().slice(0, 10);
   return {
     filename: `customers-${day}.${format}`,
     contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',

@@ -4,6 +4,7 @@ import type { TenantDb } from '@pos/db';
 import { sql } from 'kysely';
 import type { Access } from '../auth/access.ts';
 import { abandon, safeCell, writeRow } from '../shared/table-export.ts';
+import { merchantDate } from '../shared/merchant-date.ts';
 import { transactionProvider } from './running-provider.ts';
 import { checkTransactionFilters, scopedTransactions, transactionDateScope, type TransactionFilters } from './transaction-scope.ts';
 
@@ -40,10 +41,12 @@ const PAGE = 500;
 
 /**
  * `GET /transactions/export`: CSV (header row, UTF-8 with a byte-order mark so a spreadsheet reads
- * accents, one row per transaction, money in cents and in major units), streamed page by page.
+ * accents, one row per transaction, money in cents and in major units), streamed page by page. Named
+ * with the merchant's date (`merchantDate`).
  */
-export function exportTransactions(tdb: TenantDb, access: Access, f: TransactionFilters, now: Date): { filename: string; contentType: string; body: ReadableStream<Uint8Array>; done: Promise<void> } {
+export async function exportTransactions(tdb: TenantDb, access: Access, f: TransactionFilters, now: Date): Promise<{ filename: string; contentType: string; body: ReadableStream<Uint8Array>; done: Promise<void> }> {
   checkTransactionFilters(f);
+  const day = await merchantDate(tdb, now);
   const out = new PassThrough();
   const csv = stringify({ header: true, columns: [...TRANSACTION_EXPORT_COLUMNS], bom: true, cast: { boolean: (b) => (b ? 'true' : 'false') } });
   csv.pipe(out);
@@ -93,5 +96,5 @@ export function exportTransactions(tdb: TenantDb, access: Access, f: Transaction
     csv.end();
   })().catch((e) => abandon(csv, out, e));
   // `done` settles once the file is written or given up (a client that hung up stops the page reads).
-  return { filename: `transactions-${now.toISOString().slice(0, 10)}.csv`, contentType: 'text/csv; charset=utf-8', body: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>, done: work };
+  return { filename: `transactions-${day}.csv`, contentType: 'text/csv; charset=utf-8', body: Readable.toWeb(out) as unknown as ReadableStream<Uint8Array>, done: work };
 }

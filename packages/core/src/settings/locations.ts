@@ -10,6 +10,7 @@ import { requireLocationAccess } from '../devices/device-records.ts';
 import { inTenantTx } from '../pos-admin/pos-admin-scope.ts';
 import { runDatatable, type Datatable, type DatatableQuery } from '../shared/datatable.ts';
 import { safeCell } from '../shared/table-export.ts';
+import { merchantDate } from '../shared/merchant-date.ts';
 import { isUuid } from '@pos/domain/ids';
 import { usableZone } from './location-zone.ts';
 import { listingFollowsStatus, locationHeldOutside, releaseCentralRows, renameListing } from './location-references.ts';
@@ -294,7 +295,7 @@ export async function exportLocations(tdb: TenantDb, access: Access, ids: readon
     rows.map((r) => columns.map((c) => (typeof r[c] === 'string' ? safeCell(r[c] as string) : (r[c] ?? '')))),
     { header: true, columns: [...columns], bom: true },
   );
-  return { filename: `locations-${now.toISOString().slice(0, 10)}.csv`, contentType: 'text/csv; charset=utf-8', body };
+  return { filename: `locations-${await merchantDate(tdb, now)}.csv`, contentType: 'text/csv; charset=utf-8', body };
 }
 
 export interface TerminalOption {

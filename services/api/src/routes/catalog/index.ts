@@ -28,8 +28,8 @@ export function itemRoutes(deps: ApiDeps) {
     })
     .get(
       '/export',
-      ({ tenant, query }) => {
-        const file = exportItems(tenant.db, query, deps.clock.now());
+      async ({ tenant, query }) => {
+        const file = await exportItems(tenant.db, query, deps.clock.now());
         return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"` } });
       },
       {

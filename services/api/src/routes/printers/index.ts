@@ -1,12 +1,9 @@
-import { isIP } from 'node:net';
 import { Elysia } from 'elysia';
-import { errors } from '@pos/kernel';
 import type { Access } from '@pos/core/auth/access';
 import { grantedLocationIds, requireLocationAccess } from '@pos/core/devices/device-records';
 import { reportDiscoveredPrinters, type DiscoveredPrinter } from '@pos/core/printers/discovery-report';
 import { configurePrinter, confirmPairingWrite, getPairing, queueTestPrint, retirePrinter, rotatePrinterToken, startPairing, type PrinterScope } from '@pos/core/printers/printer-admin';
 import { findPrinter, listPrinters, toViews } from '@pos/core/printers/printer-records';
-import { isPlaceholderMac } from '@pos/domain/printing/printer-rules';
 import { queueLocationTestPrint } from '@pos/core/printers/print-dispatch';
 import type { ApiDeps } from '../../context.ts';
 import type { TenantContext } from '@pos/core/auth/tenant-context';
@@ -16,6 +13,7 @@ import { secured } from '../../plugins/secured.ts';
 import { permission } from '../../plugins/guards.ts';
 import { firstPartyPos } from '../../plugins/first-party-pos.ts';
 import * as S from './printers.schemas.ts';
+import { discoveryEntryChecks } from './discovery-checks.ts';
 
 const security = [{ bearer: [] }];
 export const DEFAULT_POLL_URL = 'http://localhost:3100/print/printer-a/sdp';
@@ -24,8 +22,7 @@ const pollUrlOf = (deps: ApiDeps) => deps.config.PRINTER_POLL_PUBLIC_URL ?? DEFA
 const DISCOVERY_DOC =
   'Body `{printers:[{mac, ip?, model?, device_name?, serial?, paper_width_mm?, mac_source?}]}`: 1 to 16 entries (more is refused, not truncated); `mac` in MAC format, not the all-zero or broadcast placeholder; `ip` a valid address; strings up to 64; `paper_width_mm` 58 or 80; `mac_source` one of `ipp-uuid`, `vendor-http`, `manual` or null (omitted: `ipp-uuid`). Any other key in an entry: 422 for the whole batch naming the accepted keys. Scope is the reporting device (its location); one printer record per MAC per merchant whoever saw it. Answers `{reported, known}` (counts only). Throttle `printer-discovery`: 4 a minute and 60 an hour per device, 120 a minute per client address.';
 
-/** A discovery entry whose `mac` is all zeros or the broadcast address (422 on `printers.N.mac`). */
-export const PLACEHOLDER_MAC_MESSAGE = 'The mac must be the printer\'s own address, not 00:00:00:00:00:00 or FF:FF:FF:FF:FF:FF.';
+export { PLACEHOLDER_MAC_MESSAGE } from './printers.schemas.ts';
 
 /**
  * Throttle `printer-discovery` (spec 2 section 8), as a route transform: it runs before the body is
@@ -41,14 +38,11 @@ const discoveryThrottle = (deps: ApiDeps) => async (ctx: { device?: { id: string
   ]);
 };
 
-/** The discovery report, shared by the register and the kiosk route (one contract). */
+/**
+ * The discovery report, shared by the register and the kiosk route (one contract). The placeholder mac
+ * and ip checks ran in the route's transform (`discoveryEntryChecks`), with the schema's errors.
+ */
 async function discovery(deps: ApiDeps, ctx: { tenant: TenantContext; device: { id: string; location_id: string }; body: typeof S.DiscoveryBody.static; request: Request; server: unknown }) {
-  const bad: Record<string, string[]> = {};
-  ctx.body.printers.forEach((p, i) => {
-    if (isPlaceholderMac(p.mac)) bad[`printers.${i}.mac`] = [PLACEHOLDER_MAC_MESSAGE];
-    if (p.ip !== undefined && isIP(p.ip) === 0) bad[`printers.${i}.ip`] = ['The ip must be a valid IP address.'];
-  });
-  if (Object.keys(bad).length) throw errors.validation(bad);
   return reportDiscoveredPrinters(ctx.tenant.db, { deviceId: ctx.device.id, locationId: ctx.device.location_id }, ctx.body.printers as DiscoveredPrinter[], deps.clock.now());
 }
 
@@ -57,7 +51,7 @@ export function posPrinterDiscoveryRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'pos-printer-discovery' })
     .use(posDevice(deps))
     .post('/pos/printers/discovery-report', (ctx) => discovery(deps, ctx), {
-      transform: [discoveryThrottle(deps)],
+      transform: [discoveryThrottle(deps), discoveryEntryChecks],
       body: S.DiscoveryBody,
       response: { 200: S.DiscoveryResponse },
       detail: { tags: ['Register: printers'], security, summary: 'Report LAN-discovered printers (device level, throttle printer-discovery)', description: DISCOVERY_DOC },
@@ -69,7 +63,7 @@ export function kioskPrinterRoutes(deps: ApiDeps) {
   return new Elysia({ name: 'kiosk-printers' })
     .use(secured(deps, { types: ['kiosk'], deviceKey: true }))
     .post('/kiosk/printers/discovery-report', (ctx) => discovery(deps, { ...ctx, device: ctx.device! }), {
-      transform: [discoveryThrottle(deps)],
+      transform: [discoveryThrottle(deps), discoveryEntryChecks],
       body: S.DiscoveryBody,
       response: { 200: S.DiscoveryResponse },
       detail: { tags: ['Kiosk'], security, summary: 'Report LAN-discovered printers (same contract as the register route)', description: DISCOVERY_DOC },

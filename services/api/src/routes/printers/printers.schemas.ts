@@ -3,6 +3,9 @@ import { ApprovalToken, PathId, vendorIdField, Int } from '../shared.schemas.ts'
 
 export const DISCOVERY_KEYS = ['mac', 'ip', 'model', 'device_name', 'serial', 'paper_width_mm', 'mac_source'] as const;
 export const UNKNOWN_KEY_MESSAGE = `A printer entry may only have the keys ${DISCOVERY_KEYS.join(', ')}.`;
+export const INVALID_IP_MESSAGE = 'The ip must be a valid IP address.';
+/** A discovery entry whose `mac` is all zeros or the broadcast address (422 on `printers.N.mac`). */
+export const PLACEHOLDER_MAC_MESSAGE = 'The mac must be the printer\'s own address, not 00:00:00:00:00:00 or FF:FF:FF:FF:FF:FF.';
 
 const Text64 = (field: string) => t.String({ maxLength: 64, error: `The ${field} may not be greater than 64 characters.` });
 
@@ -10,7 +13,7 @@ const Text64 = (field: string) => t.String({ maxLength: 64, error: `The ${field}
 export const DiscoveryEntry = t.Object(
   {
     mac: t.String({ maxLength: 17, pattern: '^[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}\\1[0-9A-Fa-f]{2}\\1[0-9A-Fa-f]{2}\\1[0-9A-Fa-f]{2}\\1[0-9A-Fa-f]{2}$', error: 'The mac must be a valid MAC address.' }),
-    ip: t.Optional(t.String({ maxLength: 45, error: 'The ip must be a valid IP address.' })),
+    ip: t.Optional(t.String({ maxLength: 45, error: INVALID_IP_MESSAGE })),
     model: t.Optional(Text64('model')),
     device_name: t.Optional(Text64('device name')),
     serial: t.Optional(Text64('serial')),

@@ -97,6 +97,50 @@ describe('discovery report (register and kiosk, one contract)', () => {
     expect(await counts()).toEqual(before);
   });
 
+  test('one 422 lists the schema errors and the ip and placeholder-mac checks together, in field order, on both routes', async () => {
+    const before = await counts();
+    const ipText = 'The ip must be a valid IP address.';
+    const widthText = 'The paper width mm must be 58 or 80.';
+    const placeholderText = "The mac must be the printer's own address, not 00:00:00:00:00:00 or FF:FF:FF:FF:FF:FF.";
+    for (const [token, path] of [[manager.device, '/api/pos/printers/discovery-report'], [kiosk, '/api/kiosk/printers/discovery-report']] as const) {
+      await api.deps.redis.flushdb();
+      // Before: the schema's error was answered alone (no `printers.0.ip`, no "(and 1 more errors)").
+      const one = await report(token, { printers: [{ mac: 'AA:BB:CC:DD:EE:05', ip: '999.1.1.1', paper_width_mm: '80' }] }, path);
+      expect(one.status).toBe(422);
+      expect(one.body).toEqual({ message: `${ipText} (and 1 more errors)`, errors: { 'printers.0.ip': [ipText], 'printers.0.paper_width_mm': [widthText] } });
+      expect(Object.keys(one.body.errors)).toEqual(['printers.0.ip', 'printers.0.paper_width_mm']);
+
+      await api.deps.redis.flushdb();
+      const many = await report(
+        token,
+        {
+          printers: [
+            { mac: '00:00:00:00:00:00', location_id: 'x', ip: '1.2.3', model: 'x'.repeat(65) },
+            { mac: '00:11:22:33:44', ip: 'fe80::1' },
+            { mac: 'ff-ff-ff-ff-ff-ff', ip: 'x'.repeat(46), paper_width_mm: 72 },
+          ],
+        },
+        path,
+      );
+      expect(many.status).toBe(422);
+      expect(many.body).toEqual({
+        message: `${UNKNOWN_KEY_MESSAGE} (and 7 more errors)`,
+        errors: {
+          'printers.0.location_id': [UNKNOWN_KEY_MESSAGE],
+          'printers.0.mac': [placeholderText],
+          'printers.0.ip': [ipText],
+          'printers.0.model': ['The model may not be greater than 64 characters.'],
+          'printers.1.mac': ['The mac must be a valid MAC address.'],
+          'printers.2.mac': [placeholderText],
+          'printers.2.ip': [ipText],
+          'printers.2.paper_width_mm': [widthText],
+        },
+      });
+      expect(Object.keys(many.body.errors)).toEqual(['printers.0.location_id', 'printers.0.mac', 'printers.0.ip', 'printers.0.model', 'printers.1.mac', 'printers.2.mac', 'printers.2.ip', 'printers.2.paper_width_mm']);
+    }
+    expect(await counts()).toEqual(before);
+  });
+
   test('throttle printer-discovery: 4 a minute per device, then 429', async () => {
     await api.deps.redis.flushdb();
     for (let i = 0; i < 4; i++) expect((await report(manager.device, { printers: [{ mac: mac() }] })).status).toBe(200);

@@ -274,6 +274,28 @@ describe('real-time channel', () => {
     expect(answered).toBeLessThanOrEqual(MESSAGE_BURST + 5);
   });
 
+  test('with APP_ENV=local the message rate is not limited (spec 1 section 8): a flood is all answered, the socket stays open', async () => {
+    const local = await createTestApi({ env: { ...CREDS, CARD_B_BASE_URL: sim.url, APP_ENV: 'local' } });
+    try {
+      local.app.listen({ port: 0, hostname: '127.0.0.1' });
+      const office = connect(`ws://127.0.0.1:${local.app.server!.port}/api/realtime?token=${await api1.ownerToken(m)}`);
+      expect(await office.next()).toEqual({ type: 'ready' });
+      const flood = MESSAGE_BURST * 3;
+      for (let i = 0; i < flood; i++) office.send({ action: 'subscribe', channel: 'location' });
+      const seen: any[] = [];
+      for (let i = 0; i < flood; i++) seen.push(await office.next(3000));
+      // Before: closed with 4429 `Too Many Attempts.` after about MESSAGE_BURST answers, as in test or production.
+      expect(seen).toEqual(Array.from({ length: flood }, () => ({ type: 'subscribed', channel: 'location' })));
+      office.send({ action: 'subscribe', channel: 'location' });
+      expect(await office.next()).toEqual({ type: 'subscribed', channel: 'location' });
+      expect(office.ws.readyState).toBe(WebSocket.OPEN);
+      office.close();
+    } finally {
+      await local.app.stop(true);
+      await local.close();
+    }
+  });
+
   test(`a frame over ${REALTIME_MAX_FRAME_BYTES} bytes closes the socket with 1009, unparsed; frames within it (long, deep, binary) are answered`, async () => {
     const office = connect(`${base}?token=${await api1.ownerToken(m)}`);
     expect(await office.next()).toEqual({ type: 'ready' });

@@ -38,7 +38,7 @@ export function transactionRoutes(deps: ApiDeps) {
     .get(
       '/export',
       async ({ tenant, access, query }) => {
-        const file = exportTransactions(tenant.db, await access(), query, deps.clock.now());
+        const file = await exportTransactions(tenant.db, await access(), query, deps.clock.now());
         return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"` } });
       },
       {
