@@ -164,9 +164,10 @@ describe('GET /customers/export past one page', () => {
     expect(logs).toEqual([{ user_id: ownerId, properties: { format: 'xlsx', rows: total } }]);
   });
   test('a reader that does not read holds the export at its first pages (memory stays bounded), CSV and XLSX; hanging up ends it', async () => {
-    // 10,000 more customers: more than the stream's buffers hold (a few hundred kilobytes) in either format.
+    // 40,000 more customers: far more than the stream's buffers hold (a few hundred kilobytes, 13 pages
+    // seen in one loaded CI run) in either format.
     const customers = sql.raw(`"${m.merchant.tenant_database}".customers`);
-    await sql`insert into ${customers} (id, name, email, created_at, updated_at) select gen_random_uuid(), 'More ' || g, 'more' || g || '@example.com', now() + make_interval(secs => g), now() from generate_series(1, 10000) g`.execute(api.deps.db);
+    await sql`insert into ${customers} (id, name, email, created_at, updated_at) select gen_random_uuid(), 'More ' || g, 'more' || g || '@example.com', now() + make_interval(secs => g), now() from generate_series(1, 40000) g`.execute(api.deps.db);
     const total = (await expectedRecords()).length;
     const allPages = Math.floor(total / CUSTOMER_EXPORT_PAGE) + 1;
     for (const format of ['csv', 'xlsx'] as const) {
