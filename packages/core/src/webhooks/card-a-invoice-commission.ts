@@ -75,12 +75,20 @@ export async function invoicePaid(deps: WebhookDeps, tenant: WebhookTenant, invo
   }
   const merchant = await deps.db.selectFrom('merchants').select('reseller_id').where('id', '=', tenant.merchantId).executeTakeFirst();
   const rows = invoiceCommissionRows(amountPaid, merchant?.reseller_id ?? null, deps.invoiceCommission ?? { resellerBps: 0, collectionBps: 0 });
-  const written = await deps.db
-    .insertInto('commission_ledger')
-    .values(rows.map((r) => ({ id: Bun.randomUUIDv7(), merchant_id: tenant.merchantId, source: r.source, source_ref: invoiceId, commission_amount: r.commission, reseller_id: r.resellerId, created_at: deps.now() })))
-    .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
-    .returning('id')
-    .execute();
+  // An invoice's rows are written together by its first run or not at all: a later run (another
+  // delivery, a replay after a failed charge read) with the merchant's reseller changed meanwhile must
+  // not add the new reseller's row to an invoice paid before. One writer per invoice at a time.
+  const written = await deps.db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`card-a-invoice:${invoiceId}`}, 0))`.execute(tx);
+    const existing = await tx.selectFrom('commission_ledger').select('id').where('source', 'in', INVOICE_SOURCES).where('source_ref', '=', invoiceId).where('is_adjustment', '=', false).limit(1).executeTakeFirst();
+    if (existing) return [];
+    return tx
+      .insertInto('commission_ledger')
+      .values(rows.map((r) => ({ id: Bun.randomUUIDv7(), merchant_id: tenant.merchantId, source: r.source, source_ref: invoiceId, commission_amount: r.commission, reseller_id: r.resellerId, created_at: deps.now() })))
+      .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
+      .returning('id')
+      .execute();
+  });
   // A refund processed before these rows existed found none (`location_not_resolved`), so it is clawed
   // back here. The rows are committed first: a refund event from then on finds them and adjusts them
   // itself, and one that found none was refunded at card-a before the charge is read below.

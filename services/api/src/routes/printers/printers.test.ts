@@ -137,6 +137,15 @@ describe('discovery report (register and kiosk, one contract)', () => {
         },
       });
       expect(Object.keys(many.body.errors)).toEqual(['printers.0.location_id', 'printers.0.mac', 'printers.0.ip', 'printers.0.model', 'printers.1.mac', 'printers.2.mac', 'printers.2.ip', 'printers.2.paper_width_mm']);
+
+      // A thousand bad entries (the request guard's bound): one 422 of at most 64 issues, the entry
+      // checks stopped there too (they were all made and merged one by one before).
+      await api.deps.redis.flushdb();
+      const flood = await report(token, { printers: Array.from({ length: 1000 }, () => ({ mac: 'FF:FF:FF:FF:FF:FF', ip: 'bad' })) }, path);
+      expect(flood.status).toBe(422);
+      expect(Object.keys(flood.body.errors).length).toBeLessThanOrEqual(64);
+      expect(flood.body.errors.printers).toBeDefined();
+      expect(flood.body.errors['printers.0.mac']).toEqual([placeholderText]);
     }
     expect(await counts()).toEqual(before);
   });

@@ -118,6 +118,11 @@ describe('invoice.paid: reseller subscription commission and invoice-collection 
     const inv = (await simPost(`/_sim/subscriptions/${s.id}/invoice-paid`, { amount: 10_000 })).body.id as string;
     expect((await ledger(m.merchant.id)).map((r) => [r.source, r.source_ref, r.commission_amount, r.reseller_id])).toEqual([['card_a_invoice_collection', inv, 150, null]]);
     expect((await logsOf('invoice.paid', m.merchant.id)).map((l) => l.status)).toEqual(['processed']);
+    // Given a reseller afterwards, another delivery (or a replay) of the same invoice writes no reseller
+    // row: an invoice's rows are written all at once, by its first run, or not at all.
+    await api.deps.db.updateTable('merchants').set({ reseller_id: crypto.randomUUID() }).where('id', '=', m.merchant.id).execute();
+    expect((await post(copyOf(lastSent('invoice.paid')))).status).toBe(200);
+    expect((await ledger(m.merchant.id)).map((r) => [r.source, r.source_ref, r.commission_amount, r.reseller_id])).toEqual([['card_a_invoice_collection', inv, 150, null]]);
   });
 
   test('an invoice paid out of band, or not issued by the service (no subscription, or one the service did not create), earns no commission', async () => {
