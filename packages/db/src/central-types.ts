@@ -154,6 +154,8 @@ export interface CentralTables {
     status: Generated<string>;
     /** The reseller a reseller subscription commission row is owed to (migration 2026-12-06-101-commission-reseller); null otherwise. */
     reseller_id: string | null;
+    /** A card-b terminal entry: the cents its commission was computed on, which a reversal's share is taken of; a `card_b_reversal` adjustment: the cents it reversed (migration 2026-12-06-301-commission-base-amount). Null otherwise and on older rows. */
+    base_amount: number | null;
     created_at: Timestamp;
   };
   /** A merchant's account at an integration provider (issue 13 item 5; issue 17 extends it). */

@@ -97,6 +97,7 @@ import * as central101otpCredentialStamp from './migrations/central/2026-12-02-1
 import * as central101menuSyncedAt from './migrations/central/2026-12-03-101-menu-synced-at.ts';
 import * as central201webhookLogIndexes from './migrations/central/2026-12-05-201-webhook-log-indexes.ts';
 import * as central101commissionReseller from './migrations/central/2026-12-06-101-commission-reseller.ts';
+import * as central301commissionBaseAmount from './migrations/central/2026-12-06-301-commission-base-amount.ts';
 
 /** Migrations are listed here (not read from disk) so a bundled service carries them, in name order (date-prefixed names order them). */
 export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
@@ -128,6 +129,7 @@ export const CENTRAL_MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-101-menu-synced-at': central101menuSyncedAt,
   '2026-12-05-201-webhook-log-indexes': central201webhookLogIndexes,
   '2026-12-06-101-commission-reseller': central101commissionReseller,
+  '2026-12-06-301-commission-base-amount': central301commissionBaseAmount,
 };
 export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-11-21-001-foundation': tenant001,

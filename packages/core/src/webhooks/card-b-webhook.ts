@@ -11,6 +11,7 @@ import { cardBDuplicateHash, forgetCardBDelivery, isCardBDuplicate } from './car
 import { acquireLock } from './redis-lock.ts';
 import { tenantOfCardBAccount, tenantOfCardBSourceCode, tenantOfLocation, type WebhookTenant } from './tenant-resolution.ts';
 import { applyCardBAccountEvent, CARD_B_ACCOUNT_CONNECTED, CARD_B_ACCOUNT_VERIFICATION, cardBEventTime } from './card-b-accounts.ts';
+import { cardBClawback } from './card-b-clawback.ts';
 import { markWebhook, storeCardBWebhook, type StoredWebhook, type WebhookLogStatus } from './webhook-log.ts';
 import { parsePayload } from './payload.ts';
 
@@ -304,7 +305,9 @@ async function recordCommission(deps: WebhookDeps, merchantId: string, transacti
     await lockLedgerOf(tx, transactionId);
     return tx
       .insertInto('commission_ledger')
-      .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: 'card_b_terminal', source_ref: transactionId, commission_amount: Math.round((amountCents * deps.commissionBps) / 10_000), created_at: deps.now() })
+      // With the amount it was computed on: its reversals claw back its own share of it (`cardBClawback`),
+      // whatever rate is configured when they come.
+      .values({ id: Bun.randomUUIDv7(), merchant_id: merchantId, source: 'card_b_terminal', source_ref: transactionId, commission_amount: Math.round((amountCents * deps.commissionBps) / 10_000), base_amount: amountCents, created_at: deps.now() })
       .onConflict((oc) => oc.columns(['source', 'source_ref']).where(sql<boolean>`not is_adjustment`).doNothing())
       .returning('id')
       .executeTakeFirst();
@@ -386,18 +389,28 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data, lo
       const reversedAmount = majorToCents(data.Amount);
       const reversedCents = reversedAmount === null ? null : reversedAmount + (reversedTip !== null && reversedTip > 0 ? reversedTip : 0);
       for (const e of entries) {
-        // A partial reversal claws back its own part (the commission rate of the amount reversed); all
-        // reversals together never give back more than the entry earned (the row lock orders them).
+        // A partial reversal claws back the entry's share of the amount reversed; all reversals together
+        // never give back more than the entry earned (the row lock orders them).
         const given = await tx
           .selectFrom('commission_ledger')
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'))
+          .select((eb) => [
+            eb.fn.coalesce(eb.fn.sum<number>('commission_amount'), sql<number>`0`).as('sum'),
+            eb.fn.coalesce(eb.fn.sum<number>('base_amount'), sql<number>`0`).as('reversed'),
+          ])
           .where('adjusts_id', '=', e.id)
           .where('reason', '=', 'card_b_reversal')
           .executeTakeFirstOrThrow();
-        const remaining = e.commission_amount + Number(given.sum);
-        const part = reversedCents !== null && reversedCents > 0 ? Math.round((reversedCents * deps.commissionBps) / 10_000) : remaining;
-        const amount = Math.min(remaining, part);
-        if (amount <= 0) continue;
+        const amount = cardBClawback({
+          commission: e.commission_amount,
+          baseAmount: e.base_amount === null ? null : Number(e.base_amount),
+          clawedBack: -Number(given.sum),
+          reversedBefore: Number(given.reversed),
+          reversedCents,
+          currentBps: deps.commissionBps,
+        });
+        // Nothing to give back: no adjustment. But a reversal whose share of an entry with a base rounds to 0
+        // while the entry still has some is recorded (0), so the next one's share counts what it reversed.
+        if (amount <= 0 && (e.base_amount === null || e.commission_amount + Number(given.sum) <= 0)) continue;
         await tx
           .insertInto('commission_ledger')
           .values({
@@ -407,7 +420,9 @@ async function reversal(deps: WebhookDeps, tenant: WebhookTenant, data: Data, lo
             source_ref: eventId,
             is_adjustment: true,
             adjusts_id: e.id,
-            commission_amount: -amount,
+            commission_amount: amount > 0 ? -amount : 0,
+            // What this reversal gave back of the sale: the next reversal's share counts it.
+            base_amount: reversedCents,
             reason: 'card_b_reversal',
             created_at: deps.now(),
           })

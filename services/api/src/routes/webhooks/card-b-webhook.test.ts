@@ -7,6 +7,8 @@ import { capturePayment } from '@pos/core/payments/capture-payment';
 import { createTestApi, type TestApi } from '../../testing/harness.ts';
 import { gate, providerHop } from '../../testing/provider-hop.ts';
 import { cardBReversal, kioskCardBPayment } from '../../testing/card-b-events.ts';
+import { handleCardBWebhook } from '@pos/core/webhooks/card-b-webhook';
+import { webhookHandlerDeps } from './index.ts';
 
 // card-b webhooks against real PostgreSQL, Redis and the card-b simulator over HTTP (rules 1-6).
 let cardB: CardBSimulator;
@@ -356,6 +358,80 @@ describe('POST /card-b-webhook/{countryCode}/{eventTypeId}', () => {
     expect((await post(extra, PROVIDER_IP, {}, 1797)).status).toBe(200);
     expect(await logOf(extra)).toMatchObject({ status: 'processed' });
     expect((await adjustments()).length).toBe(2);
+  });
+
+  describe('the clawback follows the entry, not the rate configured when the reversal comes', () => {
+    /** A reversal handled after a redeploy with another CARD_B_COMMISSION_BPS: the handler with the API's real deps. */
+    const reverseAt = async (bps: number, raw: string) => (await handleCardBWebhook({ ...webhookHandlerDeps(api.deps), commissionBps: bps }, raw, '1797')).status;
+    /** A kiosk sale paid over HTTP at the API's 150 bps: its ledger entry. */
+    const sale = async () => {
+      const t = await awaitingPayment();
+      const pay = kioskCardBPayment(m, t);
+      expect((await post(pay)).status).toBe(200);
+      const parentId = JSON.parse(pay).EventData.TransactionId as string;
+      const entry = await api.deps.db.selectFrom('commission_ledger').selectAll().where('source', '=', 'card_b_terminal').where('source_ref', '=', parentId).where('is_adjustment', '=', false).executeTakeFirstOrThrow();
+      return { t, parentId, entry };
+    };
+    const adjustments = (entryId: string) =>
+      api.deps.db.selectFrom('commission_ledger').select(['commission_amount', 'base_amount', 'reason']).where('adjusts_id', '=', entryId).orderBy('created_at').orderBy('id').execute();
+
+    test('a sale at 150 bps fully reversed at 50 bps and at 0 bps: exactly the entry\'s commission is clawed back', async () => {
+      for (const bps of [50, 0]) {
+        const { t, parentId, entry } = await sale();
+        expect([t.total, entry.commission_amount]).toEqual([280, 4]);
+        expect(await reverseAt(bps, cardBReversal(m, parentId, t.total / 100))).toBe('processed');
+        expect((await adjustments(entry.id)).map((a) => a.commission_amount)).toEqual([-4]);
+        // The entry keeps what its commission was computed on; the adjustment, what it reversed.
+        expect(entry.base_amount).toBe(280);
+        expect(await adjustments(entry.id)).toEqual([{ commission_amount: -4, base_amount: 280, reason: 'card_b_reversal' }]);
+      }
+    });
+
+    test('a partial reversal claws back the entry\'s share; three partial reversals together give back exactly the entry, never more', async () => {
+      const { parentId, entry } = await sale();
+      // 92 of 280 cents: round(4 x 92 / 280) = 1 (at today's 50 bps it would be round(0.46) = 0).
+      expect(await reverseAt(50, cardBReversal(m, parentId, 0.92))).toBe('processed');
+      expect((await adjustments(entry.id)).map((a) => a.commission_amount)).toEqual([-1]);
+      // 187 of 280 reversed in all: round(4 x 187 / 280) = 3, so 2 more (each part rounded alone gives 1).
+      expect(await reverseAt(50, cardBReversal(m, parentId, 0.95))).toBe('processed');
+      // The rest, at 0 bps: the entry's last cent.
+      expect(await reverseAt(0, cardBReversal(m, parentId, 0.93))).toBe('processed');
+      expect(await adjustments(entry.id)).toEqual([
+        { commission_amount: -1, base_amount: 92, reason: 'card_b_reversal' },
+        { commission_amount: -2, base_amount: 95, reason: 'card_b_reversal' },
+        { commission_amount: -1, base_amount: 93, reason: 'card_b_reversal' },
+      ]);
+      // More reversed than was sold: nothing is left to give back (processed, no adjustment).
+      expect(await reverseAt(150, cardBReversal(m, parentId, 2.8))).toBe('processed');
+      expect((await adjustments(entry.id)).length).toBe(3);
+    });
+
+    test('small reversals whose shares round to 0 are recorded (0) and counted: 30 + 31 + 219 of 280 cents give back the entry\'s 4', async () => {
+      const { parentId, entry } = await sale();
+      for (const major of [0.3, 0.31, 2.19]) expect(await reverseAt(150, cardBReversal(m, parentId, major))).toBe('processed');
+      // round(4 x 30 / 280) = 0; round(4 x 61 / 280) = 1; round(4 x 280 / 280) = 4.
+      expect(await adjustments(entry.id)).toEqual([
+        { commission_amount: 0, base_amount: 30, reason: 'card_b_reversal' },
+        { commission_amount: -1, base_amount: 31, reason: 'card_b_reversal' },
+        { commission_amount: -3, base_amount: 219, reason: 'card_b_reversal' },
+      ]);
+    });
+
+    test('an entry written before its base was kept (base_amount null) keeps the rate-based clawback', async () => {
+      const older = async () => {
+        const s = await sale();
+        await api.deps.db.updateTable('commission_ledger').set({ base_amount: null }).where('id', '=', s.entry.id).execute();
+        return s;
+      };
+      // The rate unchanged: the whole commission.
+      const a = await older();
+      expect(await reverseAt(150, cardBReversal(m, a.parentId, 2.8))).toBe('processed');
+      expect(await adjustments(a.entry.id)).toEqual([{ commission_amount: -4, base_amount: 280, reason: 'card_b_reversal' }]);
+      // The rate changed: the rate now on the amount reversed (round(280 x 50 / 10000) = 1), as before.
+      const b = await older();
+      expect(await reverseAt(50, cardBReversal(m, b.parentId, 2.8))).toBe('processed');
+      expect(await adjustments(b.entry.id)).toEqual([{ commission_amount: -1, base_amount: 280, reason: 'card_b_reversal' }]);
+    });
   });
 
   test('a reversal without ParentId stops with a warning', async () => {
