@@ -8,7 +8,7 @@ import { bindTenant, type TenantDb } from '@pos/db';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
 import { disableDeliveryA, enableDeliveryA } from '@pos/core/integrations/delivery-a';
 import { importMarketplaceOrder } from '@pos/core/integrations/marketplace-orders';
-import { addToDailyStats, listSteps } from '@pos/core/payments/post-capture';
+import { addToDailyStats, listSteps, runPostCaptureMany } from '@pos/core/payments/post-capture';
 import { DeliveryAClient } from '@pos/providers/delivery-a/delivery-a-client';
 import { startDeliveryASimulator, type DeliveryASimulator } from '@pos/providers/delivery-a/delivery-a-simulator';
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
@@ -209,6 +209,19 @@ describe('a marketplace order cancelled after paying leaves the daily stats (no 
     await addToDailyStats(tdb, t.id);
     expect(await statsOf(t.location_id)).toEqual(before);
     expect(await stepsOf(t.id)).toEqual([['daily_stats', 'ok'], ['daily_stats_undo', 'ok']]);
+  });
+
+  test('cancelled before its post-capture ran: the kitchen never gets its tickets, however often the job or the cancel runs', async () => {
+    const { order, t } = await paidOrder(1);
+    await cancel(order.id);
+    for (let i = 0; i < 2; i++) {
+      expect(await runPostCaptureMany(tdb, m.merchant.tenant_database, [{ transaction_id: t.id, stock_changed: false }])).toEqual([null]);
+      await cancel(order.id);
+    }
+    expect(await tdb.selectFrom('kitchen_tickets').select('id').where('source', '=', 'transaction').where('source_id', '=', t.id).execute()).toEqual([]);
+    expect(await tdb.selectFrom('kitchen_items').select('transaction_id').where('transaction_id', '=', t.id).execute()).toEqual([]);
+    // The withdrawal ran once, finding nothing to withdraw.
+    expect((await listSteps(tdb, t.id)).filter((s) => s.step === 'kitchen_withdrawn').map((s) => s.outcome)).toEqual(['ok']);
   });
 
   test('cancelled before the stats job ran: the job never counts it', async () => {

@@ -19,6 +19,8 @@ import { startDeliveryBSimulator, type DeliveryBSimulator } from '@pos/providers
 import { createTestApi, type TestApi } from '../../api/src/testing/harness.ts';
 import { connectTestDeliveryBAccount } from '@pos/core/integrations/delivery-b-account.test-support';
 import { parseTokenKey } from '@pos/core/integrations/token-crypto';
+import { kitchenChannel } from '@pos/core/payments/payment-events';
+import { listSteps } from '@pos/core/payments/post-capture';
 import { startWorker, stopWorker, type RunningWorker } from './worker.ts';
 import { dropPrefix, openTestEnv, testWorkerDeps, uniquePrefix, waitFor, type TestEnv } from './test-support.ts';
 
@@ -224,7 +226,8 @@ describe('delivery-b (acceptance on the marketplace side)', () => {
     await waitFor(async () => (await transactionsOf('delivery-b', placed.order.id))[0]?.order_status === 'Cancelled' || undefined, 10_000, 'cancelled');
     const [final] = await transactionsOf('delivery-b', placed.order.id);
     expect(final).toMatchObject({ id: pending.id, status: 'Complete', order_status: 'Cancelled', external_status: 'CANCELED' });
-    expect(await ticketsOf(t.id)).toEqual(tickets);
+    // Withdrawn from the kitchen: completed, so off the screens.
+    expect(await ticketsOf(t.id)).toEqual(tickets.map((k) => ({ ...k, status: 'Complete' })));
     expect(await transactionsOf('delivery-b', placed.order.id)).toHaveLength(1);
     expect((await eventStatuses(placed.order.id)).map((e) => e.event_type)).toEqual(['order.new', 'order.updated', 'order.cancelled']);
     // No sale: the stock is as before it (once, though the cancellation is sent again).
@@ -262,5 +265,87 @@ describe('delivery-b (acceptance on the marketplace side)', () => {
     }, 10_000, 'cancelled');
     expect(t).toMatchObject({ external_status: 'CANCELED', receipt_no: null });
     expect(await ticketsOf(t.id)).toEqual([]);
+  });
+});
+
+describe('a marketplace order cancelled after it reached the kitchen', () => {
+  test('its ticket leaves the kitchen screens (a cancelled event, live) and its station printer prints one VOID, however often the cancel comes', async () => {
+    const kds = await api.deviceToken(m, 'kds');
+    const onScreen = async () => ((await api.call('GET', '/api/kds/orders', { token: kds, deviceKey: true })).body.data as { id: string }[]).map((o) => o.id);
+    const location = m.locations[0]!.id;
+    const now = new Date();
+    const printer = Bun.randomUUIDv7();
+    await tdb.insertInto('printers').values({ id: printer, location_id: location, station_id: m.kds.station_id, mac: `00:11:33:${printer.slice(-8, -6)}:${printer.slice(-6, -4)}:${printer.slice(-4, -2)}`, state: 'configured', role: 'kitchen', last_reported_at: now, created_at: now, updated_at: now }).execute();
+    const heard: { type: string; action: string; order: { id: string } }[] = [];
+    const sub = env.redis.duplicate();
+    await sub.subscribe(kitchenChannel(m.merchant.tenant_database));
+    sub.on('message', (_channel, text: string) => {
+      for (const line of text.split('\n')) heard.push(JSON.parse(line));
+    });
+    try {
+      const espresso = item('Espresso');
+      const croissant = item('Croissant');
+      const placed = await place(simA.url, storeA, {
+        items: [
+          { external_id: espresso.id, name: 'Espresso', quantity: 2, unit_price: 260 },
+          { external_id: croissant.id, name: 'Croissant', quantity: 1, unit_price: 310 },
+        ],
+      });
+      const t = await waitFor(async () => {
+        const [row] = await transactionsOf('delivery-a', placed.order.id);
+        return row?.status === 'Complete' ? row : undefined;
+      }, 10_000, 'captured delivery-a order');
+      const [ticket] = await waitFor(async () => {
+        const rows = await ticketsOf(t.id);
+        return rows.length > 0 ? rows : undefined;
+      }, 10_000, 'kitchen ticket');
+      expect(await ticketsOf(t.id)).toHaveLength(1);
+      expect(await onScreen()).toContain(ticket!.id);
+
+      await simPost(simA.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
+      // The marketplace sends it again: the same delivery (a duplicate), then a new cancel event.
+      const again = await simPost(simA.url, `/_sim/orders/${placed.order.id}/status`, { status: 'CANCELED' });
+      await simPost(simA.url, `/_sim/webhooks/${again.event_id}/redeliver`);
+      await waitFor(async () => {
+        const events = await eventStatuses(placed.order.id);
+        return events.length === 3 && events.every((e) => e.status === 'done') ? true : undefined;
+      }, 10_000, 'both cancel events imported');
+      await Bun.sleep(400);
+
+      expect(await transactionsOf('delivery-a', placed.order.id)).toEqual([expect.objectContaining({ status: 'Complete', order_status: 'Cancelled', external_status: 'CANCELED' })]);
+      // Before: still open on the screen, nothing sent to the kitchen.
+      expect(await onScreen()).not.toContain(ticket!.id);
+      expect(await ticketsOf(t.id)).toEqual([{ ...ticket!, status: 'Complete' }]);
+      const cancelled = heard.filter((e) => e.type === 'kitchen.ticket' && e.order.id === ticket!.id && e.action === 'cancelled');
+      expect(cancelled).toEqual([
+        {
+          type: 'kitchen.ticket',
+          seq: expect.any(Number),
+          action: 'cancelled',
+          location_id: location,
+          station_id: m.kds.station_id,
+          order: expect.objectContaining({
+            id: ticket!.id,
+            order_no: String(t.order_no),
+            status: 'Complete',
+            completed_at: expect.any(String),
+            items: [expect.objectContaining({ name: 'Espresso', qty: 2 }), expect.objectContaining({ name: 'Croissant', qty: 1 })],
+          }),
+        } as never,
+      ]);
+      // The station's printer: the ticket, then one VOID of all it held.
+      const jobs = await tdb.selectFrom('print_jobs').select(['kind', 'source_key', 'document']).where('printer_id', '=', printer).orderBy('seq').execute();
+      expect(jobs.map((j) => [j.kind, j.source_key])).toEqual([
+        ['kitchen_ticket', `ticket:${ticket!.id}`],
+        ['kitchen_ticket', `void:${ticket!.id}`],
+      ]);
+      expect(jobs[1]!.document).toContain('-2 x VOID Espresso');
+      expect(jobs[1]!.document).toContain('-1 x VOID Croissant');
+      expect(jobs[1]!.document).toContain('Cancelled by delivery-a');
+      expect((await listSteps(tdb, t.id)).filter((s) => s.step === 'kitchen_withdrawn')).toEqual([{ step: 'kitchen_withdrawn', outcome: 'ok', detail: 'marketplace order cancelled after paying' }]);
+    } finally {
+      sub.disconnect();
+      await tdb.updateTable('printers').set({ state: 'retired', retired_at: new Date() }).where('id', '=', printer).execute();
+    }
   });
 });

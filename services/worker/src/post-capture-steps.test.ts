@@ -139,6 +139,44 @@ describe('post-capture steps, one statement each', () => {
     expect((await listSteps(tdb, id)).find((s) => s.step === 'register_dispatch')).toEqual({ step: 'register_dispatch', outcome: 'not_configured', detail: 'No register is configured for this location.' });
   });
 
+  test('an order cancelled after its post-capture read it gets no kitchen ticket: cancelled before the ticket write, or while the write waits on its row', async () => {
+    // Routed to the seed's station by the item's category.
+    const category = (await tdb.selectFrom('items').select('category_id').where('id', '=', m.items[0]!.id).executeTakeFirstOrThrow()).category_id;
+    const tickets = (id: string) => tdb.selectFrom('kitchen_tickets').select('id').where('source', '=', 'transaction').where('source_id', '=', id).execute();
+    const cancelled = (id: string) => tdb.updateTable('transactions').set({ order_status: 'Cancelled' }).where('id', '=', id).execute();
+    const [before, during, control] = [await transaction(), await transaction(), await transaction()];
+    await tdb.updateTable('transaction_lines').set({ category_id: category }).where('transaction_id', 'in', [before, during, control]).execute();
+    const [readBefore, readDuring, readControl] = [await rereadTransaction(tdb, before), await rereadTransaction(tdb, during), await rereadTransaction(tdb, control)];
+
+    // Cancelled (a marketplace's cancel) after the re-read, before the listener writes.
+    await cancelled(before);
+    await writeKitchenTickets(tdb, [readBefore]);
+
+    // Cancelled by a transaction holding the order's row while the listener writes: the write waits, then reads the row again.
+    let locked!: () => void;
+    let release!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const held = new Promise<void>((r) => (release = r));
+    const cancelling = tdb.transaction().execute(async (tx) => {
+      await tx.selectFrom('transactions').select('id').where('id', '=', during).forUpdate().execute();
+      await tx.updateTable('transactions').set({ order_status: 'Cancelled' }).where('id', '=', during).execute();
+      locked();
+      await held;
+    });
+    await isLocked;
+    const writing = writeKitchenTickets(tdb, [readDuring]);
+    await Bun.sleep(300);
+    release();
+    await cancelling;
+    await writing;
+
+    // Before: both got a ticket nothing would ever withdraw (the cancel had already looked for tickets).
+    expect(await tickets(before)).toEqual([]);
+    expect(await tickets(during)).toEqual([]);
+    await writeKitchenTickets(tdb, [readControl]);
+    expect(await tickets(control)).toHaveLength(1);
+  });
+
   test('the edge stock sync is a final block (spec 3 step 7): a failing kitchen step still queues it when stock changed, once however often the job is retried', async () => {
     const id = await transaction();
     const failing = async () => {

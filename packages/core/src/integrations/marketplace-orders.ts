@@ -14,6 +14,8 @@ import { moveSoldStock, stockSoldOf } from '../payments/sold-stock.ts';
 import { syncConnection, type SyncConnection } from './sync-runners.ts';
 import { acquireLock } from '../webhooks/redis-lock.ts';
 import { importFinished } from './marketplace-import-recovery.ts';
+import { withdrawKitchenTickets } from '../kitchen/withdraw-tickets.ts';
+import { kitchenPublisher, type KitchenEvent } from '../kitchen/kitchen-events.ts';
 
 const ORDER_LOCK_MS = 30_000;
 
@@ -34,7 +36,7 @@ const ORDER_LOCK_MS = 30_000;
  *   dispatch) through the outbox;
  * - cancelled or denied: a transaction not yet captured is `Cancelled`; a captured one keeps its
  *   payment and its `order_status` becomes `Cancelled`, and it is taken out of the daily stats once
- *   (`takeOutOfDailyStats`);
+ *   (`takeOutOfDailyStats`) and its kitchen tickets are withdrawn once (`withdrawKitchenTickets`);
  * The marketplace's latest status is kept in `external_status`.
  */
 export interface MarketplaceClient {
@@ -202,7 +204,9 @@ async function createOnce(tdb: TenantDb, c: SyncConnection & { locationId: strin
 async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDatabase: string, t: TransactionRow, order: MarketplaceOrder, provider: MarketplaceProvider): Promise<void> {
   const now = deps.now();
   if (ENDED.includes(order.status)) {
+    let withdrawn: KitchenEvent[] = [];
     await tdb.transaction().execute(async (tx) => {
+      withdrawn = [];
       const cur = await tx.selectFrom('transactions').select(['status']).where('id', '=', t.id).forUpdate().executeTakeFirstOrThrow();
       const d = paymentTransition(cur.status, { kind: 'cancel' });
       const change = d.kind === 'accepted' ? { status: d.next } : cur.status === 'Complete' ? { order_status: 'Cancelled' } : {};
@@ -216,8 +220,14 @@ async function applyStatus(deps: MarketplaceImportDeps, tdb: TenantDb, tenantDat
           const capture = await tx.selectFrom('transaction_steps').select('detail').where('transaction_id', '=', t.id).where('step', '=', 'capture').executeTakeFirst();
           await moveSoldStock(tx, { location_id: t.location_id, lines: stockSoldOf(capture?.detail) }, 'returned', `Order ${t.order_no} cancelled by ${provider}`, now);
         }
+        // Nothing to cook: its tickets leave the screens and its stations' printers print a VOID, once (a
+        // cancel delivered again finds the step). Before its post-capture there are none, and none come.
+        if (await recordStep(tx, t.id, 'kitchen_withdrawn', 'ok', 'marketplace order cancelled after paying')) {
+          withdrawn = await withdrawKitchenTickets(tx, t.id, now, `Cancelled by ${provider}`);
+        }
       }
     });
+    await kitchenPublisher(deps.redis, tenantDatabase, deps.log)(withdrawn);
     return;
   }
   await tdb.updateTable('transactions').set({ external_status: order.status, updated_at: now }).where('id', '=', t.id).where('external_status', 'is distinct from', order.status).execute();

@@ -11,7 +11,10 @@ import { TenantStatement } from '@pos/db';
  * - n + k). $2 true (the post-capture listener): a transaction's ticket is written only while the
  * transaction exists, its row locked (key share) until the commit, so a test-mode DELETE committed
  * first leaves no ticket for it, and one running meanwhile waits and then removes the ticket with the
- * transaction (no foreign key would). Likewise every ticket is written only while its station exists,
+ * transaction (no foreign key would). So does an order cancelled since the listener read it (a
+ * marketplace's cancel, which locks the row `for update`): one committed first, or while this waits (the
+ * row is read again after the wait), leaves no ticket; one coming after waits and withdraws the tickets
+ * (`withdrawKitchenTickets`). Likewise every ticket is written only while its station exists,
  * the station row key-share locked until the commit: a station delete (which locks it `for update`
  * before it looks for open tickets) committed first leaves no ticket for it (the statement waits for
  * it, then finds the row gone), and one coming after waits and then sees the ticket (409). Answers each new ticket with its event's number. As one statement, outside a transaction it
@@ -23,7 +26,7 @@ export const createTicketsStatement = new TenantStatement<{ id: string; seq: num
   `with x as (
      select * from json_to_recordset($1::json)
        as x(ord int, id uuid, location_id uuid, station_id uuid, source text, source_id uuid, fire_no int, order_no text, status text, held boolean, prioritized boolean, at timestamptz, due_at timestamptz, lines json, payload jsonb)),
-   live as (select id from $schema.transactions where $2::boolean and id in (select source_id from x where source = 'transaction') order by id for key share),
+   live as (select id from $schema.transactions where $2::boolean and id in (select source_id from x where source = 'transaction') and order_status is distinct from 'Cancelled' order by id for key share),
    st as (select id from $schema.kitchen_stations where id in (select station_id from x) order by id for key share),
    t as (insert into $schema.kitchen_tickets (id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, queued_at, updated_at, due_at)
      select id, location_id, station_id, source, source_id, fire_no, order_no, status, held, prioritized, at, at, due_at from x

@@ -285,6 +285,10 @@ export interface KitchenTicketPrint {
   /** A scheduled order's due time, printed under the ticket's heading. */
   readonly due_at?: Date | null;
   readonly lines: readonly { qty: number; name: string; modifiers?: unknown }[];
+  /** What caused the print when not the ticket itself (`ticket:<id>`): a withdrawn ticket's VOID is `void:<id>`. */
+  readonly source_key?: string;
+  /** Printed under the lines (why a VOID was sent). */
+  readonly note?: string;
 }
 
 /** The kitchen printers of these stations (read before their tickets are written: see `queueKitchenTickets`). */
@@ -314,13 +318,14 @@ export async function queueKitchenTickets(db: Db, tickets: readonly KitchenTicke
   const zoneOf = new Map(locations.map((l) => [l.id, l.timezone]));
   let n = 0;
   for (const t of printed) {
-    n += await queueFor(db, printersAt.get(t.station_id)!, 'kitchen_ticket', `ticket:${t.id}`, {
+    n += await queueFor(db, printersAt.get(t.station_id)!, 'kitchen_ticket', t.source_key ?? `ticket:${t.id}`, {
       kind: 'kitchen',
       station: nameOf.get(t.station_id) ?? 'Kitchen',
       order_no: t.order_no,
       date: printedDate(t.at, zoneOf.get(t.location_id) ?? 'UTC'),
       ...(t.due_at ? { due: printedDate(t.due_at, zoneOf.get(t.location_id) ?? 'UTC') } : {}),
       lines: t.lines.map((l) => ({ qty: l.qty, name: l.name, modifiers: lineModifierNames(l.modifiers) })),
+      ...(t.note ? { note: t.note } : {}),
     });
   }
   return n;
