@@ -87,6 +87,7 @@ import * as tenant20261205kitchenTicketDue from './migrations/tenant/2026-12-05-
 import * as tenant20261205readIndexes from './migrations/tenant/2026-12-05-200-read-indexes.ts';
 import * as tenant20261206refundDays from './migrations/tenant/2026-12-06-100-refund-days.ts';
 import * as tenant20261206listedAt from './migrations/tenant/2026-12-06-200-transactions-listed-at.ts';
+import * as tenant20261206testModeNotFree from './migrations/tenant/2026-12-06-300-test-mode-not-free.ts';
 import * as tenant20261206cardBStatus from './migrations/tenant/2026-12-06-101-payment-profile-card-b-status.ts';
 import * as central401tokenRefreshLease from './migrations/central/2026-11-26-401-token-refresh-lease.ts';
 import * as central501connectClaims from './migrations/central/2026-11-28-501-integration-connect-claims.ts';
@@ -196,6 +197,7 @@ export const TENANT_MIGRATIONS: Record<string, Migration> = {
   '2026-12-06-100-refund-days': tenant20261206refundDays,
   '2026-12-06-101-payment-profile-card-b-status': tenant20261206cardBStatus,
   '2026-12-06-200-transactions-listed-at': tenant20261206listedAt,
+  '2026-12-06-300-test-mode-not-free': tenant20261206testModeNotFree,
 };
 
 /**

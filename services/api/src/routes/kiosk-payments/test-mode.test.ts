@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { bindTenant } from '@pos/db';
+import { sql } from 'kysely';
+import { bindTenant, migrateTenant } from '@pos/db';
 import { capturePayment } from '@pos/core/payments/capture-payment';
 import { startCardBSimulator, type CardBSimulator } from '@pos/providers/payments';
 import type { DemoSeedResult } from '@pos/core/seed/demo-seed';
@@ -59,4 +60,20 @@ test('a test-mode transaction the customer paid for at the terminal cannot be de
   expect(del.status).toBe(409);
   expect(del.body).toEqual({ message: 'A transaction paid at a payment provider cannot be deleted.', reason: 'provider_paid' });
   expect(await tdb().selectFrom('transactions').select('status').where('id', '=', t.id).executeTakeFirst()).toEqual({ status: 'Complete' });
+});
+
+test('tenant migration 2026-12-06-300 clears is_free on test-mode orders the earlier capture marked free (not the free ones, not other orders)', async () => {
+  await setTestMode(true);
+  const start = async (qty: number) => (await api.call('POST', '/api/kiosk/payment/create-intent', { token: kiosk, deviceKey: true, body: { lines: [{ item_id: m.items[0]!.id, qty }] } })).body.data;
+  const paid = await start(1);
+  const other = await start(2);
+  await setTestMode(false);
+  // As the capture before this session left them: both flagged free; `other` stands for a free order (total 0).
+  await tdb().updateTable('transactions').set({ is_free: true }).where('id', '=', paid.id).execute();
+  await tdb().updateTable('transactions').set({ is_free: true, total: 0 }).where('id', '=', other.id).execute();
+  await sql`delete from ${sql.id(m.merchant.tenant_database, 'kysely_migration')} where name = '2026-12-06-300-test-mode-not-free'`.execute(api.deps.db);
+  await api.deps.db.deleteFrom('tenant_schema_versions').where('schema_name', '=', m.merchant.tenant_database).execute();
+  await migrateTenant(api.deps.db, m.merchant.tenant_database);
+  const flags = await tdb().selectFrom('transactions').select(['id', 'is_free']).where('id', 'in', [paid.id, other.id]).execute();
+  expect(Object.fromEntries(flags.map((f) => [f.id, f.is_free]))).toEqual({ [paid.id]: false, [other.id]: true });
 });
