@@ -349,3 +349,55 @@ describe('a marketplace order cancelled after it reached the kitchen', () => {
     }
   });
 });
+
+describe('a marketplace order cancelled after its ticket was made ready', () => {
+  test('the withdrawn ticket cannot be recalled onto the screen (409 order_cancelled, nothing changed) and leaves the kitchen\'s completed counts, a normally completed order counting', async () => {
+    const kds = await api.deviceToken(m, 'kds');
+    const owner = await api.ownerToken(m);
+    const location = m.locations[0]!.id;
+    const kdsCall = (method: string, path: string) => api.call(method, `/api/kds${path}`, { token: kds, deviceKey: true });
+    const onScreen = async () => ((await kdsCall('GET', '/orders')).body.data as { id: string }[]).map((o) => o.id);
+    const completedToday = async () => (await kdsCall('GET', '/metrics/summary')).body.data.completed_today as number;
+    const reportOrders = async () => {
+      const r = await api.call('GET', `/api/back-office/kds-reports/summary?location_id=${location}`, { token: owner });
+      expect(r.status).toBe(200);
+      const station = (r.body.data.stations as { station_id: string; orders: number }[]).find((s) => s.station_id === m.kds.station_id)!;
+      return { total: r.body.data.totals.orders as number, station: station.orders };
+    };
+    const orderWithTicket = async () => {
+      const placed = await place(simA.url, storeA, { items: [{ external_id: item('Espresso').id, name: 'Espresso', quantity: 1, unit_price: 260 }] });
+      const t = await waitFor(async () => {
+        const [row] = await transactionsOf('delivery-a', placed.order.id);
+        return row?.status === 'Complete' ? row : undefined;
+      }, 10_000, 'captured delivery-a order');
+      const [ticket] = await waitFor(async () => {
+        const rows = await ticketsOf(t.id);
+        return rows.length > 0 ? rows : undefined;
+      }, 10_000, 'kitchen ticket');
+      return { placed, t, ticket: ticket! };
+    };
+    const kept = await orderWithTicket();
+    const cancelled = await orderWithTicket();
+    const before = { completed: await completedToday(), report: await reportOrders() };
+
+    // The cook completes one order, and makes the other ready: the marketplace then cancels that one.
+    expect((await kdsCall('PUT', `/${kept.ticket.id}/complete`)).status).toBe(200);
+    expect((await kdsCall('PUT', `/${cancelled.ticket.id}/ready`)).status).toBe(200);
+    await simPost(simA.url, `/_sim/orders/${cancelled.placed.order.id}/status`, { status: 'CANCELED' });
+    await waitFor(async () => (await ticketsOf(cancelled.t.id))[0]?.status === 'Complete' || undefined, 10_000, 'withdrawn');
+    expect(await transactionsOf('delivery-a', cancelled.placed.order.id)).toEqual([expect.objectContaining({ status: 'Complete', order_status: 'Cancelled' })]);
+    const withdrawn = await tdb.selectFrom('kitchen_tickets').selectAll().where('id', '=', cancelled.ticket.id).executeTakeFirstOrThrow();
+
+    // Within the recall window, but cancelled: refused, the ticket as it was, still off the screen.
+    const recall = await kdsCall('PUT', `/${cancelled.ticket.id}/recall`);
+    expect({ status: recall.status, body: recall.body }).toEqual({ status: 409, body: { message: 'This order was cancelled and cannot be recalled.', reason: 'order_cancelled' } });
+    expect(await tdb.selectFrom('kitchen_tickets').selectAll().where('id', '=', cancelled.ticket.id).executeTakeFirstOrThrow()).toEqual(withdrawn);
+    expect(withdrawn).toMatchObject({ status: 'Complete', recalled_at: null });
+    expect(await onScreen()).not.toContain(cancelled.ticket.id);
+    expect((await transactionsOf('delivery-a', cancelled.placed.order.id))[0]!.order_status).toBe('Cancelled');
+
+    // Completed today: the order the cook completed, not the withdrawn one (made ready before its cancel).
+    expect(await completedToday()).toBe(before.completed + 1);
+    expect(await reportOrders()).toEqual({ total: before.report.total + 1, station: before.report.station + 1 });
+  });
+});

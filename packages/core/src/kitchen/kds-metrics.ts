@@ -1,4 +1,5 @@
-import type { TenantDb } from '@pos/db';
+import type { ExpressionBuilder } from 'kysely';
+import type { TenantDb, TenantTables } from '@pos/db';
 import { errors } from '@pos/kernel';
 import { businessDate, dayBounds, isBusinessDate } from '@pos/domain/business-day/business-day';
 import { lateOpenCount, prepStats, prepStatsByHour, type PrepStats } from '@pos/domain/kitchen/kds-metrics';
@@ -18,6 +19,24 @@ async function locationZone(tdb: TenantDb, locationId: string): Promise<string> 
   return l.timezone;
 }
 
+/**
+ * Not a ticket of a paid order cancelled after it reached the kitchen (a marketplace's cancel withdrew
+ * it, `withdraw-tickets.ts`: completed, though nothing was handed over). No sale, so left out of the
+ * daily stats, and out of the kitchen's figures over a day likewise. Read from the order, so a ticket
+ * completed before the cancel is left out too.
+ */
+const notOfCancelledOrder = (eb: ExpressionBuilder<TenantTables, 'kitchen_tickets'>) =>
+  eb.not(
+    eb.exists(
+      eb
+        .selectFrom('transactions')
+        .select('transactions.id')
+        .whereRef('transactions.id', '=', 'kitchen_tickets.source_id')
+        .where('kitchen_tickets.source', '=', 'transaction')
+        .where('transactions.order_status', '=', 'Cancelled'),
+    ),
+  );
+
 export interface KdsMetricsSummary {
   station_id: string | null;
   date: string;
@@ -35,7 +54,8 @@ export interface KdsMetricsSummary {
 /**
  * `GET /kds/metrics/summary`: the device's station now: orders waiting (`Queued`), in progress, ready;
  * late orders (open, not ready, waiting longer than the device's `late_after_minutes`); and today's
- * average and p90 preparation time over the tickets made ready today. An unbound device sees zeros.
+ * average and p90 preparation time over the tickets made ready today (a cancelled order's left out).
+ * An unbound device sees zeros.
  */
 export async function kdsMetricsSummary(tdb: TenantDb, device: KdsDevice, now: Date): Promise<KdsMetricsSummary> {
   const { stationId, settings } = await kdsBinding(tdb, device);
@@ -52,6 +72,7 @@ export async function kdsMetricsSummary(tdb: TenantDb, device: KdsDevice, now: D
     .where('station_id', '=', stationId)
     .where('ready_at', '>=', start)
     .where('ready_at', '<', end)
+    .where(notOfCancelledOrder)
     .execute();
   const stats = prepStats(today.map((r) => ({ queuedAt: r.queued_at, readyAt: r.ready_at })), lateMs);
   return {
@@ -131,8 +152,8 @@ export interface KdsReportInput {
 
 /**
  * `GET /back-office/kds-reports/summary`: one location's kitchen on one local date (default today in
- * its zone): the tickets made ready that day, in total, per station and per local hour of becoming
- * ready. A location of another merchant is 404, one outside the caller's grant 403.
+ * its zone): the tickets made ready that day (a cancelled order's left out), in total, per station and
+ * per local hour of becoming ready. A location of another merchant is 404, one outside the caller's grant 403.
  */
 export async function kdsReportSummary(scope: { tdb: TenantDb; access: Access; now: Date }, input: KdsReportInput) {
   const allowed = (await reportableLocations(scope.tdb, scope.access)).find((l) => l.id === input.location_id.toLowerCase());
@@ -153,6 +174,7 @@ export async function kdsReportSummary(scope: { tdb: TenantDb; access: Access; n
     .where('location_id', '=', input.location_id)
     .where('ready_at', '>=', start)
     .where('ready_at', '<', end)
+    .where(notOfCancelledOrder)
     .execute();
   const stations = await scope.tdb.selectFrom('kitchen_stations').select(['id', 'name']).where('location_id', '=', input.location_id).orderBy('name').orderBy('id').execute();
   const times = (list: typeof rows) => list.map((r) => ({ queuedAt: r.queued_at, readyAt: r.ready_at }));

@@ -143,7 +143,7 @@ async function changeTicket(
   device: KdsDevice,
   ticketId: string,
   action: string,
-  change: (tx: TenantTx, current: TicketRow, binding: Awaited<ReturnType<typeof kdsBinding>>) => Promise<boolean>,
+  change: (tx: TenantTx, current: TicketRow, binding: Awaited<ReturnType<typeof kdsBinding>>, orderCancelled: boolean) => Promise<boolean>,
 ): Promise<KdsOrderView> {
   const binding = await kdsBinding(deps.tdb, device);
   const stationId = binding.stationId;
@@ -153,10 +153,11 @@ async function changeTicket(
       // A paid order's row is locked before its ticket, the order deleting a transaction takes
       // (`removeKitchenTickets`), so following the order status cannot deadlock with it.
       const source = await tx.selectFrom('kitchen_tickets').select(['source', 'source_id']).where('id', '=', ticketId).where('station_id', '=', stationId).executeTakeFirst();
-      if (source?.source === 'transaction') await tx.selectFrom('transactions').select('id').where('id', '=', source.source_id).forUpdate().execute();
+      const order = source?.source === 'transaction' ? await tx.selectFrom('transactions').select('order_status').where('id', '=', source.source_id).forUpdate().executeTakeFirst() : undefined;
       const current = await tx.selectFrom('kitchen_tickets').selectAll().where('id', '=', ticketId).where('station_id', '=', stationId).forUpdate().executeTakeFirst();
       if (!current) throw errors.notFound('order');
-      if (!(await change(tx, current, binding))) return { view: (await ticketViews(tx, [current]))[0]!, event: null };
+      // Cancelled after it reached the kitchen (a marketplace's cancel withdrew its tickets, `withdraw-tickets.ts`).
+      if (!(await change(tx, current, binding, order?.order_status === 'Cancelled'))) return { view: (await ticketViews(tx, [current]))[0]!, event: null };
       const updated = await tx.selectFrom('kitchen_tickets').selectAll().where('id', '=', current.id).executeTakeFirstOrThrow();
       if (updated.status !== current.status) await followOrderStatus(tx, updated, deps.now);
       const [v] = await ticketViews(tx, [updated]);
@@ -189,12 +190,12 @@ async function followOrderStatus(tx: TenantTx, ticket: TicketRow, now: Date): Pr
 /**
  * `PUT /kds/{id}/{action}`: one of the eight order actions on a ticket of the device's station. A
  * refusal is 409 `{message, reason}`; an action already true answers the order unchanged. The recall
- * window comes from the device's settings.
+ * window comes from the device's settings; a cancelled order's withdrawn ticket is never recalled.
  */
 export async function kdsOrderAction(deps: KdsActionDeps, device: KdsDevice, ticketId: string, action: KdsOrderAction): Promise<KdsOrderView> {
-  return changeTicket(deps, device, ticketId, action, async (tx, current, { settings }) => {
+  return changeTicket(deps, device, ticketId, action, async (tx, current, { settings }, orderCancelled) => {
     const d = kdsOrderTransition(
-      { status: current.status, held: current.held, prioritized: current.prioritized, completedAt: current.completed_at?.getTime() ?? null },
+      { status: current.status, held: current.held, prioritized: current.prioritized, completedAt: current.completed_at?.getTime() ?? null, orderCancelled },
       action,
       { now: deps.now.getTime(), recallWindowMs: settings.recall_window_minutes * 60_000 },
     );

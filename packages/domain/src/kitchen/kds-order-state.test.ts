@@ -114,6 +114,11 @@ describe('kdsOrderTransition: refusals', () => {
     const d = kdsOrderTransition(s, 'recall', { now: NOW, recallWindowMs: 60_000 });
     expect(d.kind === 'refused' && d.reason).toBe('recall_window_passed');
   });
+  test('a cancelled order (its tickets withdrawn) is never recalled, inside the window too', () => {
+    const s = { ...state('Complete', false, false, 60_000), orderCancelled: true };
+    expect(kdsOrderTransition(s, 'recall', { now: NOW })).toEqual({ kind: 'refused', status: 409, reason: 'order_cancelled', message: 'This order was cancelled and cannot be recalled.' });
+    expect(outcome({ ...state('Complete', false, false, 60_000), orderCancelled: false }, 'recall')).toBe('Ready');
+  });
   test('a complete order without a completion time cannot be recalled', () => {
     expect(outcome({ status: 'Complete', held: false, prioritized: false, completedAt: null }, 'recall')).toBe('recall_window_passed');
   });

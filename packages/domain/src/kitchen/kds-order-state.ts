@@ -9,7 +9,8 @@
  *
  * Statuses: `Queued` -> `In Progress` -> `Ready` -> `Complete`; a cook may skip steps forwards (bump
  * straight to ready or complete) and move a `Ready` order back to `In Progress`. Hold and priority are
- * flags beside the status. Recall brings a completed order back to `Ready` within a time limit.
+ * flags beside the status. Recall brings a completed order back to `Ready` within a time limit, never
+ * a cancelled order's.
  * The refusal rules are written in docs/decisions.md, "Kitchen display".
  */
 export const KDS_ORDER_STATUSES = ['Queued', 'In Progress', 'Ready', 'Complete'] as const;
@@ -32,12 +33,18 @@ export interface KdsOrderState {
   readonly prioritized: boolean;
   /** When the order last became `Complete` (epoch ms); null while it is not complete. */
   readonly completedAt: number | null;
+  /**
+   * The paid order behind the ticket was cancelled after it reached the kitchen (a marketplace
+   * cancelling it: its tickets were withdrawn, completed). Nothing is to be cooked, so it is never
+   * recalled onto the screens.
+   */
+  readonly orderCancelled?: boolean;
 }
 
 /** Default recall window: a completed order may be recalled for 30 minutes. */
 export const DEFAULT_RECALL_WINDOW_MS = 30 * 60 * 1000;
 
-export type KdsRefusalReason = 'order_held' | 'order_complete' | 'order_ready' | 'order_not_complete' | 'recall_window_passed';
+export type KdsRefusalReason = 'order_held' | 'order_complete' | 'order_ready' | 'order_not_complete' | 'recall_window_passed' | 'order_cancelled';
 
 export const KDS_REFUSALS: Readonly<Record<KdsRefusalReason, { status: 409; message: string }>> = {
   order_held: { status: 409, message: 'This order is on hold. Release it first.' },
@@ -45,6 +52,7 @@ export const KDS_REFUSALS: Readonly<Record<KdsRefusalReason, { status: 409; mess
   order_ready: { status: 409, message: 'This order is ready and cannot be put on hold.' },
   order_not_complete: { status: 409, message: 'Only a completed order can be recalled.' },
   recall_window_passed: { status: 409, message: 'This order was completed too long ago to be recalled.' },
+  order_cancelled: { status: 409, message: 'This order was cancelled and cannot be recalled.' },
 };
 
 /** Which state-change time an accepted action records. */
@@ -100,6 +108,7 @@ export function kdsOrderTransition(state: KdsOrderState, action: KdsOrderAction,
       return state.prioritized ? accept({ ...state, prioritized: false }) : unchanged(state);
     case 'recall': {
       if (status !== 'Complete') return refuse('order_not_complete');
+      if (state.orderCancelled) return refuse('order_cancelled');
       const window = opts.recallWindowMs ?? DEFAULT_RECALL_WINDOW_MS;
       if (state.completedAt === null || opts.now - state.completedAt > window) return refuse('recall_window_passed');
       return accept({ ...state, status: 'Ready', completedAt: null }, ['recalled']);

@@ -35,7 +35,7 @@ const actionDeps = (deps: ApiDeps, tenant: TenantContext): KdsActionDeps => ({
   now: deps.clock.now(),
 });
 
-const REFUSALS = 'Refusals are 409 `{message, reason}`: `order_held`, `order_complete`, `order_ready`, `order_not_complete`, `recall_window_passed`.';
+const REFUSALS = 'Refusals are 409 `{message, reason}`: `order_held`, `order_complete`, `order_ready`, `order_not_complete`, `recall_window_passed`, `order_cancelled` (recall of an order cancelled after it reached the kitchen).';
 
 /**
  * Spec 1 "Kitchen display": auth, type:kds, device-key, tenant:kds, then the device gates (402 without
