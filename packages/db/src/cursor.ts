@@ -8,7 +8,17 @@ import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
  * (`queries`, read one after the other). `cursor_tuple_fraction` 1: the plan is the one for reading
  * every row (a cursor is otherwise planned for its first tenth, which picks nested loops over hash joins).
  */
-export async function readInPages<R>(db: Kysely<any>, pageRows: number, queries: readonly { query: Compilable<R>; onPage: (rows: R[]) => void }[]): Promise<void> {
+/** A query and what to do with each page of its rows (`pagedQuery` keeps the two typed together). */
+export interface PagedQuery {
+  readonly query: Compilable<unknown>;
+  readonly onPage: (rows: never[]) => void;
+}
+
+export function pagedQuery<R>(query: Compilable<R>, onPage: (rows: R[]) => void): PagedQuery {
+  return { query, onPage: onPage as (rows: never[]) => void };
+}
+
+export async function readInPages(db: Kysely<any>, pageRows: number, queries: readonly PagedQuery[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`set local cursor_tuple_fraction = 1`.execute(trx);
     for (const [i, { query, onPage }] of queries.entries()) {
@@ -16,7 +26,7 @@ export async function readInPages<R>(db: Kysely<any>, pageRows: number, queries:
       const cursor = `page_cursor_${i}`;
       await trx.executeQuery(CompiledQuery.raw(`declare ${cursor} no scroll cursor for ${compiled.sql}`, [...compiled.parameters]));
       for (;;) {
-        const page = await trx.executeQuery<R>(CompiledQuery.raw(`fetch ${Math.trunc(pageRows)} from ${cursor}`));
+        const page = await trx.executeQuery<never>(CompiledQuery.raw(`fetch ${Math.trunc(pageRows)} from ${cursor}`));
         if (page.rows.length > 0) onPage(page.rows);
         if (page.rows.length < pageRows) break;
       }

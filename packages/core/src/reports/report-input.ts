@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { readInPages, type TenantDb } from '@pos/db';
+import { pagedQuery, readInPages, type TenantDb } from '@pos/db';
 import type { VatRateTotal } from '@pos/domain/orders/order-totals';
 import { TurnoverTally, type ReportInput, type ReportRefund, type ReportSale, type TurnoverCents } from '@pos/domain/reports/x-report';
 
@@ -99,11 +99,10 @@ export async function turnoverOfWindow(tdb: TenantDb, w: ReportWindow, pageRows 
     .where('location_id', 'in', ids)
     .where('business_date', '>=', w.from)
     .where('business_date', '<=', w.to);
+  // One transaction for both reads: the sales and refunds of one snapshot.
   await readInPages(tdb, pageRows, [
-    { query: sales, onPage: (rows) => rows.forEach((s) => tally.addSale({ total: Number(s.total), tender: s.tender, by_vat_rate: vatGroupsOf(s.by_vat_rate), staff_id: '' })) },
-  ]);
-  await readInPages(tdb, pageRows, [
-    { query: refunds, onPage: (rows) => rows.forEach((r) => tally.addRefund({ amount: Number(r.amount), by_vat_rate: vatGroupsOf(r.by_vat_rate), staff_id: '' })) },
+    pagedQuery(sales, (rows) => rows.forEach((s) => tally.addSale({ total: Number(s.total), tender: s.tender, by_vat_rate: vatGroupsOf(s.by_vat_rate), staff_id: '' }))),
+    pagedQuery(refunds, (rows) => rows.forEach((r) => tally.addRefund({ amount: Number(r.amount), by_vat_rate: vatGroupsOf(r.by_vat_rate), staff_id: '' }))),
   ]);
   return tally.result();
 }

@@ -101,6 +101,17 @@ export function cardABilling(ctx: BillingContext): CardABilling {
   const failing = new Map<string, number>();
   const delayed = new Map<string, number>();
   const now = () => Math.floor(Date.now() / 1000);
+  /** The next invoice of subscription `s` (no charge yet), with what differs between paid and failed. */
+  const periodInvoice = (s: Subscription, fields: Pick<Invoice, 'amount_due' | 'amount_paid' | 'attempt_count' | 'status' | 'paid_out_of_band' | 'payment_settings'>): Invoice => ({
+    id: ctx.rid('in'),
+    object: 'invoice',
+    customer: s.customer,
+    subscription: s.id,
+    subscription_details: { metadata: { ...s.metadata } },
+    charge: null,
+    created: now(),
+    ...fields,
+  });
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const meta = (v: unknown): Record<string, string> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {});
   const json = async (req: Request): Promise<Record<string, unknown>> => {
@@ -324,21 +335,7 @@ export function cardABilling(ctx: BillingContext): CardABilling {
       const s = subscriptions.get(p.id!);
       if (!s) return ctx.error(404, 'resource_missing', `No such subscription: '${p.id}'`);
       const b = await json(req);
-      const i: Invoice = {
-        id: ctx.rid('in'),
-        object: 'invoice',
-        customer: s.customer,
-        subscription: s.id,
-        subscription_details: { metadata: { ...s.metadata } },
-        amount_due: typeof b.amount === 'number' ? b.amount : 4900,
-        amount_paid: 0,
-        charge: null,
-        attempt_count: 1,
-        status: 'open',
-        paid_out_of_band: false,
-        payment_settings: { payment_method_types: ['sepa_debit'] },
-        created: now(),
-      };
+      const i = periodInvoice(s, { amount_due: typeof b.amount === 'number' ? b.amount : 4900, amount_paid: 0, attempt_count: 1, status: 'open', paid_out_of_band: false, payment_settings: { payment_method_types: ['sepa_debit'] } });
       invoices.set(i.id, i);
       const sends = [ctx.send('invoice.payment_failed', { ...i })];
       if (b.cancel === true) {
@@ -358,21 +355,7 @@ export function cardABilling(ctx: BillingContext): CardABilling {
       const b = await json(req);
       const amount = typeof b.amount === 'number' && Number.isInteger(b.amount) && b.amount >= 0 ? b.amount : 4900;
       const outOfBand = b.out_of_band === true;
-      const i: Invoice = {
-        id: ctx.rid('in'),
-        object: 'invoice',
-        customer: s.customer,
-        subscription: s.id,
-        subscription_details: { metadata: { ...s.metadata } },
-        amount_due: amount,
-        amount_paid: amount,
-        charge: null,
-        attempt_count: outOfBand ? 0 : 1,
-        status: 'paid',
-        paid_out_of_band: outOfBand,
-        payment_settings: { payment_method_types: ['card'] },
-        created: now(),
-      };
+      const i = periodInvoice(s, { amount_due: amount, amount_paid: amount, attempt_count: outOfBand ? 0 : 1, status: 'paid', paid_out_of_band: outOfBand, payment_settings: { payment_method_types: ['card'] } });
       if (!outOfBand && amount > 0) i.charge = chargeFor(ctx.rid('pi'), amount, i.id).id;
       invoices.set(i.id, i);
       await ctx.send('invoice.paid', { ...i });

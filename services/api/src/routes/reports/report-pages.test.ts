@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
-import { bindTenant, readInPages } from '@pos/db';
+import { bindTenant, pagedQuery, readInPages } from '@pos/db';
 import { turnoverCents } from '@pos/domain/reports/x-report';
 import { loadReportInput, turnoverOfWindow } from '@pos/core/reports/report-input';
 import { createTestApi } from '../../testing/harness.ts';
@@ -61,11 +61,11 @@ describe('register turnover read in pages', () => {
     const pages: number[][] = [];
     const series = (n: number) => db.selectFrom(sql<{ g: number }>`generate_series(1, ${n})`.as('s')).select(sql<number>`s::int`.as('g'));
     await readInPages(db, 4, [
-      { query: series(10), onPage: (rows) => void pages.push(rows.map((r) => r.g)) },
-      { query: series(3), onPage: (rows) => void pages.push(rows.map((r) => r.g)) },
+      pagedQuery(series(10), (rows) => void pages.push(rows.map((r) => r.g))),
+      pagedQuery(series(3), (rows) => void pages.push(rows.map((r) => r.g))),
     ]);
     expect(pages).toEqual([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10], [1, 2, 3]]);
-    await expect(readInPages(db, 2, [{ query: series(5), onPage: () => { throw new Error('page refused'); } }])).rejects.toThrow('page refused');
+    await expect(readInPages(db, 2, [pagedQuery(series(5), () => { throw new Error('page refused'); })])).rejects.toThrow('page refused');
     const settings = await Promise.all(Array.from({ length: 5 }, () => sql<{ f: string; cursors: number }>`select current_setting('cursor_tuple_fraction') as f, (select count(*) from pg_cursors)::int as cursors`.execute(db)));
     expect(settings.map((s) => s.rows[0])).toEqual(Array(5).fill({ f: '0.1', cursors: 0 }));
   });
